@@ -1,0 +1,107 @@
+"""Chapter snapshots: reading, the prose normalisation, the fingerprint, and quote anchors."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import RegisterError
+
+#: The normalisation behind the fingerprint, stated in every report.
+NORMALISATION = (
+    "Unicode NFC; CRLF and CR line endings to LF; lines that are editorial markers of the form "
+    "'[... … ...]' removed; every run of whitespace (line breaks included) replaced by one space; "
+    "leading and trailing whitespace removed; SHA-256 of the UTF-8 bytes"
+)
+
+_MARKER = re.compile(r"^\s*\[\.\.\..*\.\.\.\]\s*$")
+_QUOTE_FOLD = str.maketrans({"‘": "'", "’": "'", "‚": "'", "‛": "'", "“": '"', "”": '"',
+                             "„": '"', "‟": '"', "–": "-", "—": "-", "\u00a0": " "})
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A chapter's text as read: ``path``, raw ``text`` (LF line endings)."""
+
+    path: Path
+    text: str
+
+    @classmethod
+    def read(cls, path: Path) -> "Snapshot":
+        """Read a UTF-8 snapshot. Raises ``RegisterError`` naming the file when missing or not UTF-8."""
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise RegisterError("snapshot file not found; the register's snapshot.file must name a file "
+                                "beside chapter.yaml", file=str(path))
+        except UnicodeDecodeError as exc:
+            raise RegisterError(f"snapshot is not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path))
+        return cls(path, raw.replace("\r\n", "\n").replace("\r", "\n"))
+
+    def prose(self) -> str:
+        """The normalised prose the fingerprint is taken over (see ``NORMALISATION``)."""
+        text = unicodedata.normalize("NFC", self.text)
+        lines = [line for line in text.split("\n") if not _MARKER.match(line)]
+        return " ".join(" ".join(lines).split())
+
+    def fingerprint(self) -> str:
+        """SHA-256 hex digest of ``prose()``."""
+        return hashlib.sha256(self.prose().encode("utf-8")).hexdigest()
+
+    def find(self, quote: str) -> "Anchor":
+        """Locate ``quote``: exactly, then with whitespace, quote marks and dashes folded.
+
+        Returns an ``Anchor`` whose ``status`` is ``"exact"``, ``"normalised"`` or ``"not found"``;
+        ``count`` says how many times it occurs (more than one is ambiguous and reported).
+        """
+        if quote in self.text:
+            start = self.text.index(quote)
+            return self._anchor("exact", start, self.text.count(quote))
+        folded, index = _fold_with_index(self.text)
+        needle = " ".join(unicodedata.normalize("NFC", quote).translate(_QUOTE_FOLD).split())
+        if needle and needle in folded:
+            return self._anchor("normalised", index[folded.index(needle)], folded.count(needle))
+        return Anchor("not found", None, None, 0)
+
+    def _anchor(self, status: str, start: int, count: int) -> "Anchor":
+        line = self.text.count("\n", 0, start) + 1
+        column = start - (self.text.rfind("\n", 0, start) + 1) + 1
+        return Anchor(status, line, column, count)
+
+    def line_text(self, line: int) -> str:
+        return self.text.split("\n")[line - 1]
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Where a quote was found: 1-based ``line`` and ``column`` in the snapshot."""
+
+    status: str
+    line: int | None
+    column: int | None
+    count: int
+
+    @property
+    def found(self) -> bool:
+        return self.status != "not found"
+
+
+def _fold_with_index(text: str) -> tuple[str, list[int]]:
+    """Text with quotes/dashes folded and whitespace runs collapsed, and each char's source offset."""
+    out: list[str] = []
+    index: list[int] = []
+    previous_space = False
+    for offset, char in enumerate(text):
+        char = unicodedata.normalize("NFC", char).translate(_QUOTE_FOLD)
+        if char.isspace():
+            if previous_space:
+                continue
+            char, previous_space = " ", True
+        else:
+            previous_space = False
+        out.append(char)
+        index.append(offset)
+    return "".join(out), index

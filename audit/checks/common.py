@@ -1,0 +1,121 @@
+"""Measuring a fixture with the chapter's evaluator and every reference, once per (fixture, measure)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+from .. import evaluator
+from ..errors import AuditError
+from ..measures import parse as parse_measure
+from ..references import Reference
+from ..register import Fixture
+from ..results import ImplValue
+from ..values import ClaimedValue, format_exact
+
+CHAPTER = "chapter"
+
+
+def scored_run(fixture: Fixture) -> dict[str, dict[str, float]]:
+    """Scores references receive: the fixture's explicit scores (tie claims) or strictly
+    decreasing small integers along each ranking, distinct even as 32-bit floats, so no
+    reference's tie rule can change the order."""
+    if fixture.scores is not None:
+        return {q: dict(s) for q, s in fixture.scores.items()}
+    return {q: {d: float(len(r) - i) for i, d in enumerate(r)} for q, r in fixture.run.items()}
+
+
+def fmt_float(x: float | Fraction | None) -> str:
+    return "—" if x is None else f"{float(x):.4f}"
+
+
+class Measurements:
+    """Caches the chapter's and each reference's per-query values by (fixture, measure)."""
+
+    def __init__(self, references: Sequence[Reference]) -> None:
+        self.references = list(references)
+        self._chapter: dict[tuple[int, str], dict[str, Fraction]] = {}
+        self._refs: dict[tuple[int, str, str], object] = {}
+
+    def chapter(self, fixture: Fixture, measure: str) -> dict[str, Fraction]:
+        """Per-query exact values by the chapter's definitions. Raises ``AuditError`` on bad input."""
+        key = (id(fixture), measure)
+        if key not in self._chapter:
+            _, spec = parse_measure(measure)
+            self._chapter[key] = evaluator.evaluate(spec, fixture.qrels, fixture.run)
+        return self._chapter[key]
+
+    def reference(self, ref: Reference, fixture: Fixture, measure: str):
+        key = (id(fixture), measure, ref.name)
+        if key not in self._refs:
+            m, _ = parse_measure(measure)
+            self._refs[key] = ref.evaluate([m], fixture.qrels, scored_run(fixture))[str(m)]
+        return self._refs[key]
+
+    def values(self, fixture: Fixture, measure: str, *, query: str | None = None,
+               claimed: ClaimedValue | None = None) -> list[ImplValue]:
+        """The chapter's value then each reference's, as mean over queries (or one ``query``)."""
+        out: list[ImplValue] = []
+        try:
+            per_query = self.chapter(fixture, measure)
+            value = per_query.get(query, Fraction(0)) if query else evaluator.mean(per_query)
+            out.append(ImplValue(implementation=CHAPTER, provider="chapter 23 definitions", value=float(value),
+                                 exact=format_exact(value), per_query={q: format_exact(v) for q, v in per_query.items()},
+                                 in_interval=claimed.contains(value) if claimed else None))
+        except AuditError as exc:
+            out.append(ImplValue(implementation=CHAPTER, status="error", detail=exc.message))
+        for ref in self.references:
+            outcome = self.reference(ref, fixture, measure)
+            if outcome.status == "ok":
+                value = outcome.per_query.get(query, 0.0) if query else outcome.mean
+                out.append(ImplValue(implementation=ref.name, provider=outcome.provider, value=value,
+                                     per_query={q: fmt_float(v) for q, v in outcome.per_query.items()},
+                                     in_interval=claimed.contains(value) if claimed else None))
+            else:
+                out.append(ImplValue(implementation=ref.name, provider=outcome.provider, status=outcome.status,
+                                     detail=outcome.detail))
+        return out
+
+
+def exact_of(v: ImplValue) -> Fraction | float | None:
+    """The comparable value of an ``ImplValue``: exact Fraction for the chapter, float otherwise."""
+    if v.status != "ok":
+        return None
+    return Fraction(v.exact) if v.exact is not None else v.value
+
+
+def shown(v: ImplValue) -> str:
+    if v.status != "ok":
+        return v.status
+    return v.exact if v.exact is not None else fmt_float(v.value)
+
+
+def reference_note(ref: Reference, measure: str) -> str:
+    """The reference's declared convention relevant to ``measure`` (e.g. its AP@k denominator)."""
+    name = measure.split("@")[0].split("(")[0]
+    conv = ref.conventions()
+    for key in (f"{name}@k", name):
+        if key in conv:
+            return conv[key]
+    return ""
+
+
+def errors_of(values: Sequence[ImplValue], label: str) -> list[str]:
+    return [f"{v.implementation} ({v.provider or 'n/a'}) failed on {label}: {v.detail}"
+            for v in values if v.status == "error"]
+
+
+def applicable(values: Sequence[ImplValue]) -> list[ImplValue]:
+    return [v for v in values if v.implementation != CHAPTER and v.status == "ok"]
+
+
+def not_applicable_names(values: Sequence[ImplValue]) -> list[str]:
+    return [f"{v.implementation} ({v.detail})" for v in values if v.status == "not applicable"]
+
+
+def fixture_name(ref: "str | Fixture") -> str:
+    return f"fixture '{ref}'" if isinstance(ref, str) else "inline fixture"
+
+
+def by_name(refs: Sequence[Reference]) -> Mapping[str, Reference]:
+    return {r.name: r for r in refs}

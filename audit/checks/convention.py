@@ -1,0 +1,206 @@
+"""Convention claims: how an evaluator behaves on a probe input — the chapter's rule against each reference.
+
+For each convention the chapter evaluator computes the probe under every known rule
+(e.g. repeated IDs: reject, keep first, keep last, count each). Each implementation's
+per-query values are then matched to the rules they agree with, so the report can say
+which rule each one follows, from its behaviour rather than its documentation.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import replace
+from fractions import Fraction
+
+from .. import evaluator
+from ..errors import AuditError, RepeatedIDError
+from ..measures import parse as parse_measure
+from ..register import CONVENTION_RULES, Chapter, ConventionClaim, Fixture
+from ..results import Check, ImplValue
+from ..values import format_exact
+from ..verdict import Evidence, Point
+from .common import CHAPTER, Measurements, fmt_float, scored_run
+
+REJECT = "reject"
+
+DESCRIBE = {
+    "reject": "rejects the run",
+    "keep first": "silently keeps the first occurrence of a repeated ID",
+    "keep last": "silently keeps the last occurrence (the last score read) of a repeated ID",
+    "count each": "counts every occurrence of a repeated ID",
+    "reference order": "keeps tied documents in the given (reference) order",
+    "docno descending": "orders tied documents by docno, descending",
+    "docno ascending": "orders tied documents by docno, ascending",
+    "relevant first": "puts relevant tied documents first",
+    "relevant last": "puts relevant tied documents last",
+    "zero": "treats unjudged documents as non-relevant (zero)",
+    "condensed": "drops unjudged documents before cutting at k",
+    "first k": "scores only the first k documents",
+    "whole ranking": "scores the whole ranking",
+}
+
+ADVICE = {
+    "repeated_ids": "check runs for repeated IDs before scoring them with those libraries",
+    "ties": "give strictly decreasing scores in the reference order before scoring with those libraries",
+    "unjudged": "state which convention produced each number",
+    "cutoff": "state the cutoff with every number",
+}
+
+
+def _rule_ranking(convention: str, rule: str, fixture: Fixture, query: str) -> tuple[list[str], dict[str, int]]:
+    """The ranking (and judgements) the chapter evaluator scores under ``rule``."""
+    ranking, judgements = list(fixture.run[query]), dict(fixture.qrels[query])
+    if convention == "repeated_ids":
+        if rule == "keep first":
+            return list(dict.fromkeys(ranking)), judgements
+        if rule == "keep last":
+            last = {d: i for i, d in enumerate(ranking)}
+            return [d for i, d in enumerate(ranking) if last[d] == i], judgements
+        if rule == "count each":
+            seen: dict[str, int] = {}
+            out = []
+            for d in ranking:
+                seen[d] = seen.get(d, 0) + 1
+                name = d if seen[d] == 1 else f"{d}\u0000{seen[d]}"
+                if d in judgements:
+                    judgements[name] = judgements[d]
+                out.append(name)
+            return out, judgements
+    if convention == "ties":
+        scores = (fixture.scores or {}).get(query) or {d: float(len(ranking) - i) for i, d in enumerate(ranking)}
+        if rule == "reference order":
+            return ranking, judgements
+        if rule in ("docno descending", "docno ascending"):
+            by_doc = sorted(ranking, reverse=rule == "docno descending")
+        else:
+            by_doc = sorted(ranking, key=lambda d: judgements.get(d, 0), reverse=rule == "relevant first")
+        return sorted(by_doc, key=lambda d: -scores[d]), judgements
+    if convention == "unjudged" and rule == "condensed":
+        return [d for d in ranking if d in judgements], judgements
+    return ranking, judgements
+
+
+def rule_values(convention: str, rule: str, fixture: Fixture, measure: str) -> dict[str, Fraction] | str:
+    """Per-query values by the chapter's definitions under ``rule``; ``REJECT`` for the reject rule."""
+    if rule == REJECT:
+        return REJECT
+    _, spec = parse_measure(measure)
+    if convention == "cutoff" and rule == "whole ranking":
+        spec = replace(spec, cutoff=None)
+    out = {}
+    for q in fixture.run:
+        ranking, judgements = _rule_ranking(convention, rule, fixture, q)
+        s = replace(spec, cutoff=len(ranking)) if spec.name == "P" and spec.cutoff is None else spec
+        out[q] = evaluator.evaluate_query(s, judgements, ranking)
+    return out
+
+
+def _matches(observed: dict[str, float | Fraction], expected: dict[str, Fraction]) -> bool:
+    if set(observed) != set(expected):
+        return False
+    return all(abs(float(observed[q]) - float(expected[q])) <= 1e-9 for q in expected)
+
+
+def _behaviour(observed, rules: dict[str, dict | str]) -> list[str]:
+    if observed == REJECT:
+        return [REJECT]
+    return [r for r, vals in rules.items() if vals != REJECT and _matches(observed, vals)]
+
+
+def _write_trec_run(fixture: Fixture, folder: str) -> str:
+    """The probe as a TREC run file: one line per occurrence, scores decreasing down the ranking."""
+    path = os.path.join(folder, "probe.run")
+    with open(path, "w", encoding="utf-8") as handle:
+        for q, ranking in fixture.run.items():
+            for i, d in enumerate(ranking, start=1):
+                handle.write(f"{q} Q0 {d} {i} {len(ranking) - i + 1} probe\n")
+    return path
+
+
+def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    evidence = Evidence()
+    probe = chapter.fixture(claim.probe)
+    conv = claim.convention
+    diverging: dict[str, list[str]] = {}
+    for measure in claim.measures:
+        m, _ = parse_measure(measure)
+        rules = {r: rule_values(conv, r, probe, measure) for r in CONVENTION_RULES[conv]}
+        rows: list[ImplValue] = []
+        # The chapter's evaluator on the probe as given.
+        try:
+            own_vals = evaluator.evaluate(parse_measure(measure)[1], probe.qrels, probe.run)
+            own: object = own_vals
+        except RepeatedIDError as exc:
+            own, own_vals = REJECT, {}
+            evidence.scopes.append(f"the chapter's evaluator rejects the probe: {exc.message}")
+        own_rules = _behaviour(own, rules)
+        rows.append(ImplValue(implementation=CHAPTER, provider="chapter 23 definitions",
+                              status="rejected" if own == REJECT else "ok",
+                              value=float(evaluator.mean(own_vals)) if own_vals else None,
+                              exact=format_exact(evaluator.mean(own_vals)) if own_vals else None,
+                              per_query={q: format_exact(v) for q, v in own_vals.items()},
+                              in_interval=claim.rule in own_rules, behaviour=", ".join(own_rules) or "no known rule"))
+        if claim.rule not in own_rules:
+            evidence.failures.append(Point(
+                f"on the probe, the chapter's definitions {' / '.join(DESCRIBE[r] for r in own_rules) or 'follow no known rule'}"
+                f" for {measure}, not the stated rule ({DESCRIBE[claim.rule]})",
+                "Revise the stated rule to match what the chapter's definitions do."))
+        # Each reference, through its own reader when a dict cannot hold the probe.
+        with tempfile.TemporaryDirectory(prefix="chapter-audit-") as folder:
+            for ref in ms.references:
+                if conv == "repeated_ids":
+                    outcome = ref.evaluate_run_file([m], {q: probe.qrels[q] for q in probe.run},
+                                                    _write_trec_run(probe, folder))[str(m)]
+                else:
+                    outcome = ref.evaluate([m], probe.qrels, scored_run(probe))[str(m)]
+                if outcome.status == "not applicable":
+                    rows.append(ImplValue(implementation=ref.name, status="not applicable", detail=outcome.detail))
+                    continue
+                if outcome.status == "error":
+                    rows.append(ImplValue(implementation=ref.name, provider=outcome.provider, status="error",
+                                          detail=outcome.detail))
+                    evidence.errors.append(f"{ref.name} ({outcome.provider}) failed on the {measure} probe: "
+                                           f"{outcome.detail}")
+                    continue
+                observed = REJECT if outcome.status == "rejected" else outcome.per_query
+                matched = _behaviour(observed, rules)
+                rows.append(ImplValue(implementation=ref.name, provider=outcome.provider,
+                                      status="rejected" if observed == REJECT else "ok",
+                                      value=outcome.mean, per_query={q: fmt_float(v) for q, v in outcome.per_query.items()},
+                                      in_interval=claim.rule in matched,
+                                      behaviour=", ".join(matched) or "no known rule", detail=outcome.detail))
+                if claim.rule not in matched:
+                    what = " / ".join(DESCRIBE[r] for r in matched) or (
+                        "follows none of the known rules (values " + ", ".join(
+                            f"{q}: {fmt_float(v)}" for q, v in outcome.per_query.items()) + ")")
+                    diverging.setdefault(what, []).append(f"{ref.name} ({outcome.provider}, {measure})")
+                elif len(matched) > 1:
+                    evidence.notes.append(f"the probe cannot tell {' from '.join(matched)} apart for {ref.name}")
+        evidence.checks.append(Check(
+            label=f"{conv.replace('_', ' ')} probe, {measure}; rules: " + "; ".join(
+                f"{r} → {'rejects' if v == REJECT else ', '.join(f'{q}: {format_exact(x)}' for q, x in v.items())}"
+                for r, v in rules.items()),
+            measure=measure, claimed=claim.rule, interval=DESCRIBE[claim.rule], values=rows))
+    names = []
+    for what, who in diverging.items():
+        evidence.conditions.append(Point(f"{'; '.join(who)} {what}, where the chapter's rule {DESCRIBE[claim.rule]}"))
+        names += [w.split(" (")[0] for w in who]
+    if diverging:
+        listed = ", ".join(dict.fromkeys(names))
+        evidence.conditions[-1].wording = (
+            f"Add: “{_sentence(diverging)}; {ADVICE[conv]}.”")
+        evidence.conditions[-1].text += f" (so readers using {listed} get other numbers)"
+    agreeing = sorted({v.implementation for c in evidence.checks for v in c.values
+                       if v.implementation != CHAPTER and v.in_interval})
+    evidence.scopes.append(f"on the probe, the chapter's definitions and {', '.join(agreeing) or 'no reference'} "
+                           f"{DESCRIBE[claim.rule]}" + ("" if agreeing else " (no reference can express it)"))
+    return evidence
+
+
+def _sentence(diverging: dict[str, list[str]]) -> str:
+    parts = []
+    for what, who in diverging.items():
+        libs = sorted({w.split(" (")[0] for w in who})
+        parts.append(f"{' and '.join(libs)} {what}")
+    return "; ".join(parts)

@@ -1,0 +1,88 @@
+"""Value claims: a measure on a fixture equals the printed value."""
+
+from __future__ import annotations
+
+from ..measures import parse as parse_measure
+from ..register import Chapter, ValueClaim
+from ..results import Check
+from ..values import parse_claimed
+from ..verdict import Evidence, Point
+from .common import (CHAPTER, Measurements, applicable, by_name, errors_of, exact_of, fixture_name,
+                     not_applicable_names, reference_note, shown)
+
+
+def gain_variant(measure: str) -> str | None:
+    """The same nDCG measure with the other gain function (``nDCG@4`` ↔ ``nDCG(dcg='exp-log2')@4``)."""
+    m, spec = parse_measure(measure)
+    if spec.name != "nDCG":
+        return None
+    cut = f"@{spec.cutoff}" if spec.cutoff is not None else ""
+    return f"nDCG(dcg='exp-log2'){cut}" if spec.gain == "log2" else f"nDCG{cut}"
+
+
+def check_expectation(ms: Measurements, chapter: Chapter, fixture_ref, measure: str, claimed_text,
+                      evidence: Evidence, *, tolerance=None, derived: str = "", query: str | None = None,
+                      unstated=(), label_prefix: str = "") -> None:
+    """Compare one measure on one fixture with the claimed value; add checks and points to ``evidence``."""
+    fixture = chapter.fixture(fixture_ref)
+    claimed = parse_claimed(claimed_text, tolerance=tolerance)
+    label = f"{label_prefix}{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "")
+    values = ms.values(fixture, measure, query=query, claimed=claimed)
+    evidence.checks.append(Check(label=label, measure=measure, claimed=str(claimed_text),
+                                 interval=claimed.interval(), derived=derived, values=values))
+    evidence.errors += errors_of(values, label)
+    own = values[0]
+    if own.status != "ok":
+        return
+    if not own.in_interval:
+        evidence.failures.append(Point(
+            f"By the chapter's definition {measure} on this fixture is {own.exact}"
+            f"{f' (≈ {own.value:.4f})' if '/' in (own.exact or '') else ''}, outside the claimed {claimed.interval()}",
+            f"Change “{claimed_text}” to “{claimed.write_like(exact_of(own))}”." if not derived else
+            f"Revise the statement: on the fixture encoding it, {measure} is {own.exact}, not {claimed.interval()}."))
+    refs = by_name(ms.references)
+    for v in applicable(values):
+        if v.in_interval == own.in_interval:
+            continue
+        note = reference_note(refs[v.implementation], measure)
+        text = (f"{v.implementation} ({v.provider}) gives {measure} = {shown(v)}"
+                + (f" — its convention: {note}" if note else ""))
+        if own.in_interval:
+            convention = note or "see the reference ledger"
+            evidence.conditions.append(Point(text, (
+                f"Add after the definition: “{v.implementation} computes {measure} differently ({convention}); "
+                f"readers using it get {shown(v)} here.”")))
+        else:
+            evidence.notes.append(f"{text}, which matches the claim: the claim fits that convention, "
+                                  "not the chapter's own definition")
+    if "gain" in unstated:
+        other = gain_variant(measure)
+        if other:
+            alt_values = ms.values(fixture, other, query=query, claimed=claimed)
+            evidence.checks.append(Check(label=f"{label_prefix}{other} on {fixture_name(fixture_ref)} "
+                                         "(the other gain function)", measure=other, claimed=str(claimed_text),
+                                         interval=claimed.interval(), values=alt_values))
+            evidence.errors += errors_of(alt_values, other)
+            alt = alt_values[0]
+            if alt.status == "ok" and own.in_interval and not alt.in_interval:
+                evidence.conditions.append(Point(
+                    f"the value depends on the gain function, which the chapter does not state: linear gain "
+                    f"gives {own.value:.4f}, exponential gain (2^grade − 1) gives {alt.value:.4f}",
+                    "Name the gain function where nDCG is defined, e.g. “with gain equal to the grade "
+                    "(linear), as in trec_eval's ndcg_cut”."))
+    scope = f"{label}: the chapter's definition gives {own.exact}"
+    agreeing = [v.implementation for v in applicable(values) if v.in_interval]
+    if agreeing:
+        scope += f", and {', '.join(agreeing)} agree"
+    na = not_applicable_names(values)
+    if na:
+        scope += f" (not applicable: {'; '.join(na)})"
+    evidence.scopes.append(scope)
+
+
+def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    evidence = Evidence()
+    for e in claim.expect:
+        check_expectation(ms, chapter, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
+                          derived=e.derived, query=e.query, unstated=claim.unstated)
+    return evidence

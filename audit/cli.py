@@ -1,0 +1,136 @@
+"""Command line: ``audit run [CHAPTER_DIR …]`` writes Markdown and JSON reports and prints a summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import __version__
+from .errors import AuditError
+
+#: Exit codes (also in the README).
+EXIT_OK = 0           # the audit ran; reports written
+EXIT_FAIL_ON = 1      # the audit ran, and a claim has a verdict named by --fail-on
+EXIT_USAGE = 2        # bad command line
+EXIT_INPUT = 3        # a chapter folder or register is invalid (other chapters are still audited)
+EXIT_INTERNAL = 4     # an unexpected failure inside chapter-audit
+
+FAILABLE = ("contradicted", "qualified", "stale", "error")
+
+
+def _fail_on(text: str) -> set[str]:
+    chosen = {t.strip() for t in text.split(",") if t.strip()}
+    unknown = chosen - set(FAILABLE)
+    if not chosen or unknown:
+        raise argparse.ArgumentTypeError(
+            f"--fail-on takes a comma-separated list of {', '.join(FAILABLE)}; got {text!r}")
+    return chosen
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="audit", description="Audit the quantitative claims of book chapters "
+                                     "about retrieval metrics.")
+    parser.add_argument("--version", action="version", version=f"chapter-audit {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="audit chapters and write their reports")
+    run.add_argument("chapters", nargs="*", type=Path,
+                     help="chapter folders (default: every folder under claims/ with a chapter.yaml)")
+    run.add_argument("--claims-dir", type=Path, default=Path("claims"),
+                     help="where to look for chapters when none are named (default: claims)")
+    run.add_argument("--reports", type=Path, default=Path("reports"),
+                     help="folder for <chapter-id>.md and .json (default: reports)")
+    run.add_argument("--fail-on", type=_fail_on, default=set(), metavar="VERDICTS",
+                     help="exit 1 when any claim has one of these verdicts, e.g. contradicted,stale,error")
+    run.add_argument("--quiet", action="store_true", help="print only errors and the written paths")
+    return parser
+
+
+def _chapters(args) -> list[Path]:
+    if args.chapters:
+        return args.chapters
+    if not args.claims_dir.is_dir():
+        raise AuditError(f"no chapters named and no {args.claims_dir}/ folder here; run from the project root "
+                         "or name chapter folders")
+    found = sorted(p.parent for p in args.claims_dir.glob("*/chapter.yaml"))
+    if not found:
+        raise AuditError(f"no chapter folders (with chapter.yaml) under {args.claims_dir}/")
+    return found
+
+
+def run(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .audit import audit_chapter
+    from .provenance import collect
+    from .references import all_references
+    from .references.ranx_ref import numba_cache_dir
+    from .register import load_chapter
+    from .report import json_report, markdown
+    from .report.writer import write_text
+
+    err = Console(stderr=True)
+    out = Console()
+    cache = numba_cache_dir()
+    if not args.quiet and not any(Path(cache).rglob("*.nbi")):
+        err.print(f"[dim]ranx compiles its metrics on first use (about a minute, once); cache: {cache}[/dim]")
+    provenance = collect(sys.argv, numba_cache=cache)
+    references = all_references()
+    status = EXIT_OK
+    reports = []
+    for folder in _chapters(args):
+        try:
+            chapter = load_chapter(folder)
+        except AuditError as exc:
+            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            status = EXIT_INPUT
+            continue
+        claims = chapter.register.claims
+        with err.status(f"auditing {chapter.identity.id}", spinner="dots") as spinner:
+            def progress(claim_id: str) -> None:
+                index = next(i for i, c in enumerate(claims, 1) if c.id == claim_id)
+                spinner.update(f"auditing {chapter.identity.id}: claim {claim_id} ({index}/{len(claims)})")
+            report = audit_chapter(chapter, references, provenance, progress=None if args.quiet else progress)
+        base = args.reports / chapter.identity.id
+        written = [write_text(base.with_suffix(".json"), json_report.render(report)),
+                   write_text(base.with_suffix(".md"), markdown.render(report))]
+        reports.append(report)
+        if not args.quiet:
+            table = Table(title=f"{chapter.identity.id}: {len(report.claims)} claims", title_justify="left")
+            for col in ("verdict", "claims", "ids"):
+                table.add_column(col)
+            for verdict, count in report.summary.items():
+                if count:
+                    ids = [c.id for c in report.claims if c.verdict == verdict]
+                    table.add_row(verdict, str(count), ", ".join(ids) if verdict != "supported" else "")
+            out.print(table)
+        for path in written:
+            out.print(f"wrote {path}", highlight=False)
+    if status == EXIT_OK and args.fail_on:
+        hits = [(r.chapter["id"], c.id, c.verdict) for r in reports for c in r.claims if c.verdict in args.fail_on]
+        if hits:
+            listed = ", ".join(f"{ch}:{cid} ({v})" for ch, cid, v in hits)
+            err.print(f"[red]--fail-on {','.join(sorted(args.fail_on))}:[/red] {len(hits)} claim(s): {listed}",
+                      highlight=False)
+            return EXIT_FAIL_ON
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "run":
+            return run(args)
+    except AuditError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("interrupted; reports already written are complete", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

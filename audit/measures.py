@@ -1,0 +1,42 @@
+"""Measure names in ir-measures syntax (``P@4``, ``RR@4``, ``nDCG@4``) → the chapter evaluator's spec."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import ir_measures
+
+from .errors import MeasureError
+from .evaluator import GAINS, SUPPORTED, MeasureSpec
+
+
+@lru_cache(maxsize=None)
+def parse(text: str) -> tuple[object, MeasureSpec]:
+    """Parse a measure name with ``ir_measures.parse_measure``.
+
+    Returns ``(ir_measures measure, MeasureSpec)``. Raises ``MeasureError`` listing the
+    measures the chapter evaluator implements when the name is unknown, malformed, or
+    uses a parameter the evaluator does not model.
+    """
+    known = ", ".join(f"{n}@k" if n in ("P", "R", "Judged") else n for n in SUPPORTED)
+    try:
+        measure = ir_measures.parse_measure(str(text).strip())
+    except (NameError, ValueError, SyntaxError, TypeError, AttributeError) as exc:
+        raise MeasureError(f"unknown measure {text!r} ({exc}); known measures: {known} "
+                           "(ir-measures syntax, e.g. P@4, RR@4, nDCG@4, nDCG(dcg='exp-log2')@4)")
+    name = {"MRR": "RR", "MAP": "AP", "NDCG": "nDCG", "Precision": "P", "Recall": "R"}.get(measure.NAME, measure.NAME)
+    if name not in SUPPORTED:
+        raise MeasureError(f"measure {text!r} is not implemented by the chapter evaluator; known measures: {known}")
+    params = dict(measure.params)
+    cutoff = params.pop("cutoff", None)
+    rel = params.pop("rel", 1)
+    gain = params.pop("dcg", "log2")
+    if gain not in GAINS:
+        raise MeasureError(f"measure {text!r}: gain {gain!r} is not modelled; use one of {', '.join(GAINS)}")
+    if params:
+        raise MeasureError(f"measure {text!r}: parameters {sorted(params)} are not modelled by the chapter evaluator")
+    if name == "P" and cutoff is None:
+        raise MeasureError(f"measure {text!r} needs a cutoff (P@k); for set precision use SetP")
+    if name == "Judged" and cutoff is None:
+        raise MeasureError(f"measure {text!r} needs a cutoff (Judged@k)")
+    return measure, MeasureSpec(name=name, cutoff=cutoff, rel=rel, gain=gain)

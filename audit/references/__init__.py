@@ -1,0 +1,21 @@
+"""Reference implementations, one adapter per library; the only place that knows their quirks."""
+
+from __future__ import annotations
+
+from .base import Outcome, Reference, Support
+
+_REFERENCES: list[Reference] | None = None
+
+
+def all_references() -> list[Reference]:
+    """Every reference adapter, in report order: trec_eval (pytrec_eval), ir-measures, ranx."""
+    global _REFERENCES
+    if _REFERENCES is None:
+        from .ir_measures_ref import IrMeasuresReference
+        from .pytrec_eval_ref import PytrecEvalReference
+        from .ranx_ref import RanxReference
+        _REFERENCES = [PytrecEvalReference(), IrMeasuresReference(), RanxReference()]
+    return _REFERENCES
+
+
+__all__ = ["Outcome", "Reference", "Support", "all_references"]

@@ -1,0 +1,104 @@
+"""trec_eval through pytrec_eval (pytrec-eval-terrier): trec_eval's measure names and quirks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from importlib.metadata import version as dist_version
+
+from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_applicable
+
+# ir-measures name → trec_eval measure (with and without cutoff).
+_CUT = {"P": "P", "R": "recall", "AP": "map_cut", "nDCG": "ndcg_cut"}
+_FULL = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "SetP": "set_P", "SetR": "set_recall"}
+
+
+def trec_order(scores: Mapping[str, float]) -> list[str]:
+    """Documents in trec_eval's order: score descending (as 32-bit floats), then docno descending."""
+    import numpy as np
+    return sorted(scores, key=lambda d: (float(np.float32(scores[d])), d), reverse=True)
+
+
+class PytrecEvalReference(Reference):
+    name = "pytrec_eval"
+    library = "pytrec-eval-terrier"
+    title = "trec_eval via pytrec_eval"
+
+    def version(self) -> str:
+        return dist_version(self.library)
+
+    def conventions(self) -> dict[str, str]:
+        return {
+            "ties": "scores are stored as 32-bit floats; equal scores are ordered by docno descending",
+            "repeated_ids": "its TREC run reader (parse_run) fails an assertion; a dict run cannot hold a repeat",
+            "unjudged": "unjudged documents count as non-relevant",
+            "P@k": "denominator k, even when fewer documents are returned (P_k)",
+            "AP@k": "denominator |R|, all relevant documents in the qrels (map_cut_k)",
+            "nDCG@k": "linear gain (the grade), log2(rank+1) discount, ideal from all qrels grades (ndcg_cut_k)",
+            "RR@k": "trec_eval has no RR cutoff: recip_rank on the first k documents of its own order",
+            "Judged@k": "not available in the bundled trec_eval",
+        }
+
+    def _translate(self, measure) -> tuple[str | None, str]:
+        name, params = measure.NAME, dict(measure.params)
+        cutoff = params.pop("cutoff", None)
+        params.pop("rel", None)
+        if params.pop("dcg", "log2") != "log2" or params:
+            return None, "trec_eval's ndcg uses linear gain only" if name == "nDCG" else f"parameters {params} not expressible"
+        if name == "RR":
+            return "recip_rank", ("recip_rank on the first k documents" if cutoff is not None else "")
+        if cutoff is not None and name in _CUT:
+            return f"{_CUT[name]}.{cutoff}", ""
+        if cutoff is None and name in _FULL:
+            return _FULL[name], ""
+        return None, f"trec_eval has no measure for {measure}"
+
+    def supports(self, measure) -> Support:
+        trec, how = self._translate(measure)
+        if trec is None:
+            return Support(False, reason=how)
+        return Support(True, how=how or trec)
+
+    def evaluate(self, measures: Sequence[object], qrels, run: ScoredRun) -> dict[str, Outcome]:
+        support = {str(m): self.supports(m) for m in measures}
+        out = not_applicable(measures, support)
+        for m in measures:
+            if not support[str(m)].ok:
+                continue
+            try:
+                out[str(m)] = self._one(m, qrels, run)
+            except Exception as exc:  # a library failure is evidence, not a crash
+                out[str(m)] = error_outcome(exc, "trec_eval")
+        return out
+
+    def _one(self, measure, qrels, run: ScoredRun) -> Outcome:
+        import pytrec_eval
+
+        trec, _ = self._translate(measure)
+        cutoff = measure.params.get("cutoff")
+        rel = measure.params.get("rel", 1)
+        if measure.NAME == "RR" and cutoff is not None:
+            run = {q: {d: docs[d] for d in trec_order(docs)[:cutoff]} for q, docs in run.items()}
+        evaluator = pytrec_eval.RelevanceEvaluator(
+            {q: dict(j) for q, j in qrels.items()}, {trec}, relevance_level=rel)
+        results = evaluator.evaluate({q: {d: float(s) for d, s in docs.items()} for q, docs in run.items()})
+        key = trec.replace(".", "_")
+        per_query = {q: float(v[key]) for q, v in results.items()}
+        # trec_eval scores a run query with no documents as absent; such a query scores 0.
+        for q in run:
+            if q in qrels and q not in per_query:
+                per_query[q] = 0.0
+        return Outcome("ok", per_query=per_query, provider="trec_eval")
+
+    def evaluate_run_file(self, measures, qrels, path: str) -> dict[str, Outcome]:
+        import pytrec_eval
+
+        try:
+            with open(path, encoding="utf-8") as handle:
+                run = pytrec_eval.parse_run(handle)
+        except AssertionError as exc:
+            return {str(m): Outcome("rejected", provider="trec_eval",
+                                    detail="pytrec_eval.parse_run failed an assertion" + (f": {exc}" if str(exc) else "")
+                                    ) for m in measures}
+        except Exception as exc:
+            return {str(m): error_outcome(exc, "trec_eval") for m in measures}
+        return self.evaluate(measures, qrels, run)

@@ -1,0 +1,153 @@
+"""ranx, called directly: metric names, numba compilation cache, fixed-width ids."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from importlib.metadata import version as dist_version
+from pathlib import Path
+
+from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_applicable
+
+_CUT = {"P": "precision", "R": "recall", "RR": "mrr", "AP": "map"}
+
+
+def numba_cache_dir() -> str:
+    """Where numba keeps ranx's compiled functions: ``$NUMBA_CACHE_DIR`` or ``~/.cache/chapter-audit/numba``.
+
+    ranx compiles on first use (tens of seconds with an empty cache); a persistent cache
+    makes later runs take seconds.
+    """
+    default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "chapter-audit" / "numba"
+    return os.environ.setdefault("NUMBA_CACHE_DIR", str(default))
+
+
+def _import_ranx():
+    numba_cache_dir()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import ranx
+    return ranx
+
+
+def _rename(qrels: Mapping[str, Mapping[str, int]], run: ScoredRun):
+    """Map ids to fixed-width tokens that keep their sort order.
+
+    ranx stores ids as fixed-width numpy strings and numba compiles once per width, so
+    fixed-width tokens compile once. Order is preserved (lexicographic and insertion), so
+    no tie rule can change.
+    """
+    queries = sorted(set(qrels) | set(run))
+    docs = sorted({d for j in qrels.values() for d in j} | {d for r in run.values() for d in r})
+    qmap = {q: f"q{i:07d}" for i, q in enumerate(queries)}
+    dmap = {d: f"d{i:09d}" for i, d in enumerate(docs)}
+    new_qrels = {qmap[q]: {dmap[d]: int(g) for d, g in j.items()} for q, j in qrels.items()}
+    new_run = {qmap[q]: {dmap[d]: float(s) for d, s in r.items()} for q, r in run.items()}
+    return new_qrels, new_run, {v: k for k, v in qmap.items()}
+
+
+class RanxReference(Reference):
+    name = "ranx"
+    library = "ranx"
+    title = "ranx"
+
+    def version(self) -> str:
+        return dist_version(self.library)
+
+    def conventions(self) -> dict[str, str]:
+        return {
+            "ties": "equal scores keep the run's insertion order",
+            "repeated_ids": "the last score read for a repeated doc ID silently replaces the earlier ones",
+            "unjudged": "unjudged documents count as non-relevant",
+            "P@k": "denominator k (precision@k)",
+            "AP@k": "denominator |R| (map@k)",
+            "nDCG@k": "ndcg@k: linear gain; ndcg_burges@k: gain 2^grade − 1; ideal from all qrels grades",
+            "SetP/SetR": "no set measures: SetP is precision@n and SetR recall@n with n the query's run length",
+            "Judged@k": "no judged-fraction measure",
+            "input": "ids are renamed to order-preserving fixed-width tokens so numba compiles once",
+        }
+
+    def _metric(self, measure) -> tuple[str | None, str]:
+        name, params = measure.NAME, dict(measure.params)
+        cutoff = params.pop("cutoff", None)
+        if params.pop("rel", 1) != 1:
+            return None, "relevance levels other than 1 are not mapped"
+        gain = params.pop("dcg", "log2")
+        if params:
+            return None, f"parameters {params} not expressible"
+        suffix = f"@{cutoff}" if cutoff is not None else ""
+        if name == "nDCG":
+            return ("ndcg" if gain == "log2" else "ndcg_burges") + suffix, ""
+        if name in _CUT:
+            if name == "P" and cutoff is None:
+                return None, "precision needs a cutoff"
+            return _CUT[name] + suffix, ""
+        if name == "SetP":
+            return "precision@n", "precision@n, n = the query's run length"
+        if name == "SetR":
+            return "recall", "recall over the whole run"
+        return None, f"ranx has no measure for {measure}"
+
+    def supports(self, measure) -> Support:
+        metric, how = self._metric(measure)
+        return Support(True, how=how or metric) if metric else Support(False, reason=how)
+
+    def evaluate(self, measures: Sequence[object], qrels, run: ScoredRun) -> dict[str, Outcome]:
+        support = {str(m): self.supports(m) for m in measures}
+        out = not_applicable(measures, support)
+        wanted = [m for m in measures if support[str(m)].ok]
+        if not wanted:
+            return out
+        try:
+            ranx = _import_ranx()
+            qrels_t, run_t, back = _rename(qrels, {q: r for q, r in run.items() if q in qrels})
+            metrics: dict[str, list[tuple[str, list[str]]]] = {}
+            # SetP needs a cutoff per query: group queries by run length.
+            for m in wanted:
+                metric, _ = self._metric(m)
+                if metric == "precision@n":
+                    by_len: dict[int, list[str]] = {}
+                    for q, r in run_t.items():
+                        by_len.setdefault(len(r), []).append(q)
+                    metrics[str(m)] = [(f"precision@{n}", qs) for n, qs in by_len.items()]
+                else:
+                    metrics[str(m)] = [(metric, list(run_t))]
+            for key, parts in metrics.items():
+                per_query: dict[str, float] = {}
+                for metric, qs in parts:
+                    if metric == "precision@0":
+                        per_query.update({back[q]: 0.0 for q in qs})
+                        continue
+                    per_query.update(self._call(ranx, metric, {q: qrels_t[q] for q in qs},
+                                                {q: run_t[q] for q in qs}, back))
+                out[key] = Outcome("ok", per_query=per_query, provider="ranx")
+        except Exception as exc:
+            for m in wanted:
+                out[str(m)] = error_outcome(exc, "ranx")
+        return out
+
+    @staticmethod
+    def _call(ranx, metric: str, qrels, run, back) -> dict[str, float]:
+        empty = [q for q, r in run.items() if not r]
+        run = {q: r for q, r in run.items() if r}
+        values = {back[q]: 0.0 for q in empty}
+        if run:
+            ranx_run = ranx.Run({q: dict(r) for q, r in run.items()})
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ranx.evaluate(ranx.Qrels({q: dict(qrels[q]) for q in run}), ranx_run, [metric],
+                              make_comparable=True)
+            values.update({back[q]: float(v) for q, v in ranx_run.scores[metric].items()})
+        return values
+
+    def evaluate_run_file(self, measures, qrels, path: str) -> dict[str, Outcome]:
+        try:
+            ranx = _import_ranx()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                loaded = ranx.Run.from_file(path, kind="trec")
+            run = {q: dict(docs) for q, docs in loaded.to_dict().items()}
+        except Exception as exc:
+            return {str(m): error_outcome(exc, "ranx") for m in measures}
+        return self.evaluate(measures, qrels, run)

@@ -1,0 +1,369 @@
+"""The claim register: schema, loading and validation of a chapter folder.
+
+A chapter folder holds ``chapter.yaml`` (identity and snapshot), the snapshot file, and
+``claims.yaml`` (fixtures, cohorts and numbered claims). Every error names the file,
+the claim id and the field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .chapter import Snapshot
+from .errors import AuditError, RegisterError
+from .evaluator import check_ranking
+from .measures import parse as parse_measure
+from .values import parse_claimed, parse_expression
+
+CHAPTER_FILE = "chapter.yaml"
+CLAIMS_FILE = "claims.yaml"
+
+Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SnapshotInfo(Strict):
+    file: str = "snapshot.txt"
+    excerpt: bool = False
+    source: str = ""
+
+
+class Identity(Strict):
+    """Who the chapter is: book, number, title, stable id, URLs, recorded fingerprint."""
+
+    id: Id
+    book: str
+    chapter: int | str | None = None
+    title: str
+    kind: str = "chapter"
+    url: str | None = None
+    research_pack: str | None = None
+    fingerprint: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
+    snapshot: SnapshotInfo = SnapshotInfo()
+
+
+class Fixture(Strict):
+    """Judgements and rankings: ``qrels: {query_id: {doc_id: grade}}``, ``run: {query_id: [doc_id, …]}``.
+
+    ``scores`` (``{query_id: {doc_id: score}}``) is only for claims about ties: the run then
+    gives the order the chapter's rule keeps, and the scores are what references see.
+    """
+
+    description: str = ""
+    qrels: dict[str, dict[str, int]]
+    run: dict[str, list[str]]
+    scores: dict[str, dict[str, float]] | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Fixture":
+        for q in self.run:
+            if q not in self.qrels:
+                raise ValueError(f"run query {q!r} has no qrels; every query of a fixture needs judgements")
+        if self.scores is not None:
+            for q, ranking in self.run.items():
+                given = self.scores.get(q, {})
+                if sorted(given) != sorted(set(ranking)):
+                    raise ValueError(f"scores for query {q!r} must give one score per ranked document")
+                values = [given[d] for d in ranking]
+                if any(a < b for a, b in zip(values, values[1:])):
+                    raise ValueError(f"scores for query {q!r} must not increase along the ranking")
+        return self
+
+
+class Cohort(Strict):
+    """A labelled cohort for set-based measures: ``cells: {decision: {label: count}}``."""
+
+    description: str = ""
+    positive: str = "positive"
+    cells: dict[str, dict[str, Annotated[int, Field(ge=0)]]]
+
+    def candidates(self) -> list[tuple[str, str, str]]:
+        """``(candidate_id, decision, label)`` for every candidate, numbered in table order."""
+        out = []
+        for decision, labels in self.cells.items():
+            for label, count in labels.items():
+                for _ in range(count):
+                    out.append((f"c{len(out) + 1:03d}", decision, label))
+        return out
+
+
+class ClaimBase(Strict):
+    id: Id
+    title: str
+    quote: str = Field(min_length=1)
+    claim: str = Field(min_length=1)
+    note: str = ""
+
+
+class Expect(Strict):
+    measure: str
+    claimed: str | int
+    tolerance: str | None = None
+    derived: str = ""
+    query: str | None = None
+
+
+class ValueClaim(ClaimBase):
+    kind: Literal["value"]
+    fixture: str | Fixture
+    expect: list[Expect] = Field(min_length=1)
+    unstated: list[Literal["gain"]] = []
+
+
+class Change(Strict):
+    measure: str
+    after_measure: str | None = None
+    change: Literal["increases", "decreases", "unchanged"]
+    before: str | int | None = None
+    after: str | int | None = None
+
+
+class ComparisonClaim(ClaimBase):
+    kind: Literal["comparison"]
+    before: str | Fixture
+    after: str | Fixture
+    expect: list[Change] = Field(min_length=1)
+    unstated: list[Literal["gain"]] = []
+
+
+class SetMeasure(Strict):
+    cohort: str
+    measure: Literal["SetP", "SetR"]
+    selected: list[str] = Field(min_length=1)
+    among: list[str] | None = None
+
+
+class ArithmeticClaim(ClaimBase):
+    kind: Literal["arithmetic"]
+    expression: str
+    claimed: str | int
+    tolerance: str | None = None
+    set_measure: SetMeasure | None = None
+
+
+CONVENTION_RULES = {
+    "repeated_ids": ("reject", "keep first", "keep last", "count each"),
+    "ties": ("reference order", "docno descending", "docno ascending", "relevant first", "relevant last"),
+    "unjudged": ("zero", "condensed"),
+    "cutoff": ("first k", "whole ranking"),
+}
+
+
+class ConventionClaim(ClaimBase):
+    kind: Literal["convention"]
+    convention: Literal["repeated_ids", "ties", "unjudged", "cutoff"]
+    rule: str
+    probe: str | Fixture
+    measures: list[str] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _rule_known(self) -> "ConventionClaim":
+        if self.rule not in CONVENTION_RULES[self.convention]:
+            raise ValueError(f"rule {self.rule!r} is not a known {self.convention} rule; "
+                             f"expected one of {', '.join(CONVENTION_RULES[self.convention])}")
+        return self
+
+
+class NotCheckableClaim(ClaimBase):
+    kind: Literal["not checkable"]
+    reason: str = Field(min_length=1)
+
+
+Claim = Annotated[Union[ValueClaim, ComparisonClaim, ArithmeticClaim, ConventionClaim, NotCheckableClaim],
+                  Field(discriminator="kind")]
+KINDS = ("value", "comparison", "arithmetic", "convention", "not checkable")
+
+
+class ClaimsFile(Strict):
+    fixtures: dict[str, Fixture] = {}
+    cohorts: dict[str, Cohort] = {}
+    claims: list[Claim] = Field(min_length=1)
+
+
+@dataclass
+class Chapter:
+    """A loaded chapter: folder, identity, snapshot, register and each claim's line in claims.yaml."""
+
+    folder: Path
+    identity: Identity
+    snapshot: Snapshot
+    register: ClaimsFile
+    lines: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def claims_path(self) -> Path:
+        return self.folder / CLAIMS_FILE
+
+    def fixture(self, ref: "str | Fixture") -> Fixture:
+        return self.register.fixtures[ref] if isinstance(ref, str) else ref
+
+
+def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RegisterError(f"missing; a chapter folder needs {CHAPTER_FILE}, {CLAIMS_FILE} and a snapshot "
+                            "(see README, 'Writing claims for a new chapter')", file=str(path))
+    except UnicodeDecodeError as exc:
+        raise RegisterError(f"not UTF-8 text ({exc.reason})", file=str(path))
+    try:
+        return yaml.safe_load(text), yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise RegisterError(f"malformed YAML{where}: {problem}", file=str(path))
+
+
+def _claim_lines(node: yaml.Node | None) -> list[int]:
+    """1-based line of each entry of the top-level ``claims`` list."""
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    for key, value in node.value:
+        if getattr(key, "value", None) == "claims" and isinstance(value, yaml.SequenceNode):
+            return [item.start_mark.line + 1 for item in value.value]
+    return []
+
+
+def _validation_error(exc: ValidationError, path: Path, data: Any) -> RegisterError:
+    """The first few pydantic errors as one message naming file, claim id and field."""
+    messages = []
+    first_claim = first_field = None
+    for err in exc.errors()[:5]:
+        loc = list(err["loc"])
+        claim_id = None
+        if len(loc) >= 2 and loc[0] == "claims" and isinstance(loc[1], int):
+            items = data.get("claims") if isinstance(data, dict) else None
+            entry = items[loc[1]] if isinstance(items, list) and loc[1] < len(items) else None
+            claim_id = entry.get("id") if isinstance(entry, dict) else None
+            claim_id = claim_id or f"#{loc[1] + 1}"
+            loc = loc[2:]
+            if loc and loc[0] in KINDS:  # the discriminator tag pydantic inserts
+                loc = loc[1:]
+        dotted = ".".join(str(p) for p in loc if not str(p).startswith(("function-", "str")) ) or "(entry)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "union_tag_invalid":
+            msg = f"unknown kind {err.get('input', {}).get('kind') if isinstance(err.get('input'), dict) else ''!r}; expected one of {', '.join(KINDS)}"
+        if err["type"] == "missing":
+            msg = "required field is missing"
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field (check its spelling)"
+        messages.append((f"claim {claim_id}, " if claim_id else "") + f"field {dotted}: {msg}")
+        if first_claim is None:
+            first_claim, first_field = claim_id, dotted
+    more = len(exc.errors()) - len(messages)
+    text = "; ".join(messages) + (f"; and {more} more" if more > 0 else "")
+    return RegisterError(f"invalid register: {text}", file=str(path))
+
+
+def load_chapter(folder: Path | str) -> Chapter:
+    """Load and validate a chapter folder.
+
+    Raises ``RegisterError`` (file, claim id, field, what was expected) for a missing or
+    malformed file, a schema violation, an unknown fixture, cohort or measure, a claimed
+    value that does not parse, or a ranking that repeats an ID (outside a repeated-ID probe).
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise RegisterError("not a chapter folder (expected a directory with chapter.yaml and claims.yaml)",
+                            file=str(folder))
+    chapter_path, claims_path = folder / CHAPTER_FILE, folder / CLAIMS_FILE
+    data, _ = _read_yaml(chapter_path)
+    try:
+        identity = Identity.model_validate(data if data is not None else {})
+    except ValidationError as exc:
+        raise _validation_error(exc, chapter_path, data)
+    data, node = _read_yaml(claims_path)
+    try:
+        register = ClaimsFile.model_validate(data if data is not None else {})
+    except ValidationError as exc:
+        raise _validation_error(exc, claims_path, data)
+    snapshot = Snapshot.read(folder / identity.snapshot.file)
+    lines = dict(zip((c.id for c in register.claims), _claim_lines(node)))
+    chapter = Chapter(folder, identity, snapshot, register, lines)
+    _check_references(chapter)
+    return chapter
+
+
+def _check_references(chapter: Chapter) -> None:
+    path = str(chapter.claims_path)
+    seen: set[str] = set()
+    for claim in chapter.register.claims:
+        if claim.id in seen:
+            raise RegisterError("claim id is used twice; ids must be unique and stable", file=path,
+                                claim=claim.id, field="id")
+        seen.add(claim.id)
+
+        def fail(field_name: str, message: str) -> RegisterError:
+            return RegisterError(message, file=path, claim=claim.id, field=field_name)
+
+        def fixture(field_name: str, ref, allow_repeats: bool = False) -> Fixture:
+            if isinstance(ref, str) and ref not in chapter.register.fixtures:
+                known = ", ".join(sorted(chapter.register.fixtures)) or "none"
+                raise fail(field_name, f"unknown fixture {ref!r}; fixtures defined: {known}")
+            fx = chapter.fixture(ref)
+            if not allow_repeats:
+                for q, ranking in fx.run.items():
+                    try:
+                        check_ranking(ranking, query_id=q)
+                    except AuditError as exc:
+                        raise fail(f"{field_name} (fixture {ref if isinstance(ref, str) else 'inline'}), run.{q}",
+                                   exc.message)
+            return fx
+
+        def measure(field_name: str, text: str) -> None:
+            try:
+                parse_measure(text)
+            except AuditError as exc:
+                raise fail(field_name, exc.message)
+
+        def claimed(field_name: str, text, tolerance=None) -> None:
+            try:
+                parse_claimed(text, tolerance=tolerance)
+            except AuditError as exc:
+                raise fail(field_name, exc.message)
+
+        if claim.kind == "value":
+            fixture("fixture", claim.fixture)
+            for i, e in enumerate(claim.expect):
+                measure(f"expect[{i}].measure", e.measure)
+                claimed(f"expect[{i}].claimed", e.claimed, e.tolerance)
+        elif claim.kind == "comparison":
+            fixture("before", claim.before)
+            fixture("after", claim.after)
+            for i, e in enumerate(claim.expect):
+                measure(f"expect[{i}].measure", e.measure)
+                if e.after_measure:
+                    measure(f"expect[{i}].after_measure", e.after_measure)
+                for side in ("before", "after"):
+                    if getattr(e, side) is not None:
+                        claimed(f"expect[{i}].{side}", getattr(e, side))
+        elif claim.kind == "arithmetic":
+            try:
+                parse_expression(claim.expression)
+            except AuditError as exc:
+                raise fail("expression", exc.message)
+            claimed("claimed", claim.claimed, claim.tolerance)
+            sm = claim.set_measure
+            if sm is not None:
+                if sm.cohort not in chapter.register.cohorts:
+                    raise fail("set_measure.cohort", f"unknown cohort {sm.cohort!r}; cohorts defined: "
+                               f"{', '.join(sorted(chapter.register.cohorts)) or 'none'}")
+                decisions = chapter.register.cohorts[sm.cohort].cells
+                for part in ("selected", "among"):
+                    for d in getattr(sm, part) or []:
+                        if d not in decisions:
+                            raise fail(f"set_measure.{part}", f"unknown decision {d!r}; the cohort has "
+                                       f"{', '.join(decisions)}")
+        elif claim.kind == "convention":
+            fixture("probe", claim.probe, allow_repeats=claim.convention == "repeated_ids")
+            for i, m in enumerate(claim.measures):
+                measure(f"measures[{i}]", m)

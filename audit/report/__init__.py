@@ -1,0 +1,1 @@
+"""Reporters: render a ``ChapterReport``; they never decide anything."""

@@ -1,0 +1,100 @@
+"""The one result model every reporter renders (Markdown, JSON); reporters never decide verdicts."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+#: Version of the JSON report layout; bump on any incompatible change.
+FORMAT_VERSION = "1.0"
+
+VERDICTS = ("supported", "qualified", "contradicted", "stale", "error", "not checkable")
+PRIORITIES = ("high", "medium", "low", "none")
+
+
+class ImplValue(BaseModel):
+    """One implementation's value for one check.
+
+    ``implementation``: ``chapter`` (the chapter's definitions) or a reference name.
+    ``status``: ok, not applicable, error, rejected. ``value`` is the mean over queries;
+    ``exact`` the exact fraction (chapter only); ``per_query`` values as text;
+    ``behaviour`` the convention rule(s) the values match (convention checks).
+    """
+
+    implementation: str
+    provider: str = ""
+    status: str = "ok"
+    value: float | None = None
+    exact: str | None = None
+    per_query: dict[str, str] = Field(default_factory=dict)
+    in_interval: bool | None = None
+    behaviour: str = ""
+    detail: str = ""
+
+
+class Check(BaseModel):
+    """One computed comparison behind a verdict (a measure on a fixture, an expression, a probe)."""
+
+    label: str
+    measure: str = ""
+    claimed: str | None = None
+    interval: str | None = None
+    derived: str = ""
+    values: list[ImplValue] = Field(default_factory=list)
+
+
+class ClaimResult(BaseModel):
+    """A claim's verdict with its reason, concern, proposed response, priority and evidence."""
+
+    id: str
+    kind: str
+    title: str
+    claim: str
+    quote: str
+    anchor: str
+    line: int | None = None
+    column: int | None = None
+    register_line: int | None = None
+    verdict: str
+    reason: str
+    concern: str
+    response: str
+    priority: str
+    claimed: str = ""
+    checks: list[Check] = Field(default_factory=list)
+    note: str = ""
+
+
+class ReferenceInfo(BaseModel):
+    name: str
+    title: str
+    library: str
+    version: str
+    conventions: dict[str, str]
+
+
+class Fingerprint(BaseModel):
+    recorded: str | None
+    computed: str
+    matches: bool
+    normalisation: str
+    statement: str
+
+
+class Provenance(BaseModel):
+    date: str
+    command: str
+    python: str
+    versions: dict[str, str]
+    numba_cache: str = ""
+
+
+class ChapterReport(BaseModel):
+    format_version: str = FORMAT_VERSION
+    tool: str
+    chapter: dict[str, object]
+    snapshot: dict[str, object]
+    fingerprint: Fingerprint
+    provenance: Provenance
+    references: list[ReferenceInfo]
+    summary: dict[str, int]
+    claims: list[ClaimResult]

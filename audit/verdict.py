@@ -1,0 +1,104 @@
+"""Verdict rules (DESIGN.md "Verdicts"): evidence → supported / qualified / contradicted, or stale / error.
+
+Checkers gather evidence; this module alone turns it into a verdict, a reason, a
+concern, a proposed response and a priority.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .results import Check
+
+PRIORITY = {"contradicted": "high", "stale": "high", "error": "high", "qualified": "medium",
+            "supported": "none", "not checkable": "none"}
+
+
+@dataclass
+class Point:
+    """A finding from a checker: what was seen, and a concrete wording change if one is due."""
+
+    text: str
+    wording: str = ""
+
+
+@dataclass
+class Evidence:
+    """What a checker found for one claim.
+
+    ``failures``: the chapter's own definition does not give the claim (→ contradicted).
+    ``conditions``: the claim holds only under a condition a reference or a variant does
+    not share (→ qualified). ``errors``: an implementation or the fixture failed (→ error;
+    the other values are kept). ``scope``: what was checked, for the supported reason.
+    """
+
+    checks: list[Check] = field(default_factory=list)
+    failures: list[Point] = field(default_factory=list)
+    conditions: list[Point] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    scope: str = ""
+    notes: list[str] = field(default_factory=list)  # side observations worth stating in the reason
+    scopes: list[str] = field(default_factory=list)  # what each check covered, for a supported reason
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str
+    reason: str
+    concern: str
+    response: str
+    priority: str
+
+
+def _join(points: list[Point]) -> str:
+    return " ".join(p.text.rstrip(".") + "." for p in points)
+
+
+def _wording(points: list[Point], fallback: str) -> str:
+    changes = [p.wording for p in points if p.wording]
+    return " ".join(changes) if changes else fallback
+
+
+def decide(evidence: Evidence) -> Decision:
+    """Apply the verdict rules in order: error, contradicted, qualified, supported."""
+    if evidence.errors:
+        others = ""
+        if evidence.failures:
+            others = " The implementations that did run contradict the claim: " + _join(evidence.failures)
+        elif evidence.conditions:
+            others = " The implementations that did run qualify it: " + _join(evidence.conditions)
+        return Decision("error", "Could not be fully checked: " + "; ".join(evidence.errors) + "." + others,
+                        "A reference failed, so agreement across implementations is not established.",
+                        "Investigate the failure (see the values below), then rerun the audit.", PRIORITY["error"])
+    if evidence.failures:
+        extra = (" Also: " + "; ".join(evidence.notes) + ".") if evidence.notes else ""
+        return Decision("contradicted", _join(evidence.failures) + extra,
+                        "Readers who apply the chapter's own definition get a different result than the text states.",
+                        _wording(evidence.failures, "Correct the statement to match the computed value."),
+                        PRIORITY["contradicted"])
+    if evidence.conditions:
+        return Decision("qualified",
+                        "Holds by the chapter's definition, but " + _lower_first(_join(evidence.conditions)),
+                        "A reader reproducing this with another implementation or reading may get a different answer.",
+                        _wording(evidence.conditions, "Name the condition in the text."),
+                        PRIORITY["qualified"])
+    scope = evidence.scope or ("; ".join(evidence.scopes) + "." if evidence.scopes else "")
+    return Decision("supported", scope or "The chapter's definition and every applicable reference agree.",
+                    "None.", "Keep as written.", PRIORITY["supported"])
+
+
+def stale(quote: str) -> Decision:
+    """The quote is not in this revision: never verified silently."""
+    return Decision("stale", "The quoted sentence was not found in the snapshot, so the claim was not checked "
+                    "against this revision.", "The register no longer matches the chapter.",
+                    "Update the claim's quote to the current wording (or remove the claim if the sentence is gone), "
+                    "then rerun.", PRIORITY["stale"])
+
+
+def not_checkable(reason: str) -> Decision:
+    return Decision("not checkable", reason, "None; kept in the register so coverage stays visible.",
+                    "No change needed.", PRIORITY["not checkable"])
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
