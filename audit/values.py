@@ -143,8 +143,17 @@ class ClaimedValue:
 
 
 def format_exact(x: Fraction) -> str:
-    """An exact value as an integer or a reduced fraction."""
+    """An exact value as an integer or a reduced fraction (lossless; see ``display``)."""
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def display(exact: str | None) -> str:
+    """An exact value for people: small fractions as written, long ones (nDCG carried to 50
+    digits because its logarithms are irrational) as a 16-digit decimal."""
+    if exact is None:
+        return "—"
+    x = Fraction(exact)
+    return exact if x.denominator <= 10**6 else f"{float(x):.16f}"
 
 
 def format_decimal(x: Fraction | float, places: int = 6) -> str:

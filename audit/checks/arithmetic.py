@@ -7,7 +7,7 @@ from fractions import Fraction
 from .. import evaluator
 from ..register import ArithmeticClaim, Chapter, Cohort, Fixture
 from ..results import Check, ImplValue
-from ..values import format_exact, parse_claimed, parse_expression
+from ..values import display, format_exact, parse_claimed, parse_expression
 from ..verdict import Evidence, Point
 from .common import CHAPTER, Measurements, errors_of, shown
 
@@ -55,9 +55,9 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
         own_exact = Fraction(own.exact)
         if own_exact != exact:
             evidence.failures.append(Point(
-                f"the cohort gives {measure} = {own.exact}, but the prose computes {claim.expression} = "
+                f"the cohort gives {measure} = {display(own.exact)}, but the prose computes {claim.expression} = "
                 f"{format_exact(exact)}: the ratio does not follow from the table",
-                f"Recompute from the table: {measure} = {own.exact} ≈ {float(own_exact):.4f}."))
+                f"Recompute from the table: {measure} = {display(own.exact)} ≈ {float(own_exact):.4f}."))
         refs = [v for v in values[1:] if v.status == "ok"]
         off = [v for v in refs if not v.in_interval]
         for v in off:
@@ -65,6 +65,6 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                                              "Name the set-measure definition used."))
         if refs and not off:
             evidence.scopes.append(f"{measure} on the reconstructed cohort ({len(fixture.run['cohort'])} selected of "
-                                   f"{len(fixture.qrels['cohort'])}) is {own.exact} by the chapter's definition and "
+                                   f"{len(fixture.qrels['cohort'])}) is {display(own.exact)} by the chapter's definition and "
                                    f"{', '.join(f'{v.implementation} ({v.provider})' for v in refs)} agree")
     return evidence

@@ -11,7 +11,7 @@ from ..measures import parse as parse_measure
 from ..references import Reference
 from ..register import Fixture
 from ..results import ImplValue
-from ..values import ClaimedValue, format_exact
+from ..values import ClaimedValue, display, format_exact
 
 CHAPTER = "chapter"
 
@@ -60,7 +60,7 @@ class Measurements:
             per_query = self.chapter(fixture, measure)
             value = per_query.get(query, Fraction(0)) if query else evaluator.mean(per_query)
             out.append(ImplValue(implementation=CHAPTER, provider="chapter 23 definitions", value=float(value),
-                                 exact=format_exact(value), per_query={q: format_exact(v) for q, v in per_query.items()},
+                                 exact=format_exact(value), per_query={q: display(format_exact(v)) for q, v in per_query.items()},
                                  in_interval=claimed.contains(value) if claimed else None))
         except AuditError as exc:
             out.append(ImplValue(implementation=CHAPTER, status="error", detail=exc.message))
@@ -87,7 +87,7 @@ def exact_of(v: ImplValue) -> Fraction | float | None:
 def shown(v: ImplValue) -> str:
     if v.status != "ok":
         return v.status
-    return v.exact if v.exact is not None else fmt_float(v.value)
+    return display(v.exact) if v.exact is not None else fmt_float(v.value)
 
 
 def reference_note(ref: Reference, measure: str) -> str:

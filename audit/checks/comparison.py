@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from ..register import Chapter, ComparisonClaim
 from ..results import Check, ImplValue
-from ..values import parse_claimed
+from ..values import display, parse_claimed
 from ..verdict import Evidence, Point
 from .common import CHAPTER, Measurements, errors_of, exact_of, fixture_name, shown
 from .value import gain_variant
@@ -50,7 +50,7 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
             for side, v, c, text in (("before", b, bc, before_claim), ("after", a, ac, after_claim)):
                 if c is not None and v.status == "ok" and not v.in_interval:
                     evidence.failures.append(Point(
-                        f"{side}, the chapter's definition gives {v.exact}, outside the claimed {c.interval()}",
+                        f"{side}, the chapter's definition gives {display(v.exact)}, outside the claimed {c.interval()}",
                         f"Change “{text}” to “{c.write_like(exact_of(v))}”."))
         elif d and own_direction and d != own_direction:
             evidence.conditions.append(Point(

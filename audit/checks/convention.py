@@ -18,7 +18,7 @@ from ..errors import AuditError, RepeatedIDError
 from ..measures import parse as parse_measure
 from ..register import CONVENTION_RULES, Chapter, ConventionClaim, Fixture
 from ..results import Check, ImplValue
-from ..values import format_exact
+from ..values import display, format_exact
 from ..verdict import Evidence, Point
 from .common import CHAPTER, Measurements, fmt_float, scored_run
 
@@ -122,7 +122,7 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     evidence = Evidence()
     probe = chapter.fixture(claim.probe)
     conv = claim.convention
-    diverging: dict[str, list[str]] = {}
+    observed_rules: dict[str, list[tuple[str, str, list[str]]]] = {}
     for measure in claim.measures:
         m, _ = parse_measure(measure)
         rules = {r: rule_values(conv, r, probe, measure) for r in CONVENTION_RULES[conv]}
@@ -139,7 +139,7 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                               status="rejected" if own == REJECT else "ok",
                               value=float(evaluator.mean(own_vals)) if own_vals else None,
                               exact=format_exact(evaluator.mean(own_vals)) if own_vals else None,
-                              per_query={q: format_exact(v) for q, v in own_vals.items()},
+                              per_query={q: display(format_exact(v)) for q, v in own_vals.items()},
                               in_interval=claim.rule in own_rules, behaviour=", ".join(own_rules) or "no known rule"))
         if claim.rule not in own_rules:
             evidence.failures.append(Point(
@@ -170,27 +170,23 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                                       value=outcome.mean, per_query={q: fmt_float(v) for q, v in outcome.per_query.items()},
                                       in_interval=claim.rule in matched,
                                       behaviour=", ".join(matched) or "no known rule", detail=outcome.detail))
-                if claim.rule not in matched:
-                    what = " / ".join(DESCRIBE[r] for r in matched) or (
-                        "follows none of the known rules (values " + ", ".join(
-                            f"{q}: {fmt_float(v)}" for q, v in outcome.per_query.items()) + ")")
-                    diverging.setdefault(what, []).append(f"{ref.name} ({outcome.provider}, {measure})")
+                observed_rules.setdefault(ref.name, []).append((measure, outcome.provider, matched))
+                if claim.rule not in matched and not matched:
+                    evidence.notes.append(f"{ref.name} gives {measure} values matching no known rule: " + ", ".join(
+                        f"{q}: {fmt_float(v)}" for q, v in outcome.per_query.items()))
                 elif len(matched) > 1:
                     evidence.notes.append(f"the probe cannot tell {' from '.join(matched)} apart for {ref.name}")
         evidence.checks.append(Check(
             label=f"{conv.replace('_', ' ')} probe, {measure}; rules: " + "; ".join(
-                f"{r} → {'rejects' if v == REJECT else ', '.join(f'{q}: {format_exact(x)}' for q, x in v.items())}"
+                f"{r} → {'rejects' if v == REJECT else ', '.join(f'{q}: {display(format_exact(x))}' for q, x in v.items())}"
                 for r, v in rules.items()),
             measure=measure, claimed=claim.rule, interval=DESCRIBE[claim.rule], values=rows))
-    names = []
-    for what, who in diverging.items():
-        evidence.conditions.append(Point(f"{'; '.join(who)} {what}, where the chapter's rule {DESCRIBE[claim.rule]}"))
-        names += [w.split(" (")[0] for w in who]
-    if diverging:
-        listed = ", ".join(dict.fromkeys(names))
-        evidence.conditions[-1].wording = (
-            f"Add: “{_sentence(diverging)}; {ADVICE[conv]}.”")
-        evidence.conditions[-1].text += f" (so readers using {listed} get other numbers)"
+    clauses = [c for name, seen in observed_rules.items() if (c := _clause(name, seen, claim.rule))]
+    if clauses:
+        evidence.conditions.append(Point(
+            "; ".join(clauses) + f" — where the chapter's rule {DESCRIBE[claim.rule]}, so readers using "
+            f"{' or '.join(n for n, seen in observed_rules.items() if _clause(n, seen, claim.rule))} get other numbers",
+            f"Add: “{'; '.join(clauses)}; {ADVICE[conv]}.”"))
     agreeing = sorted({v.implementation for c in evidence.checks for v in c.values
                        if v.implementation != CHAPTER and v.in_interval})
     evidence.scopes.append(f"on the probe, the chapter's definitions and {', '.join(agreeing) or 'no reference'} "
@@ -198,9 +194,14 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     return evidence
 
 
-def _sentence(diverging: dict[str, list[str]]) -> str:
-    parts = []
-    for what, who in diverging.items():
-        libs = sorted({w.split(" (")[0] for w in who})
-        parts.append(f"{' and '.join(libs)} {what}")
-    return "; ".join(parts)
+def _clause(name: str, seen: list[tuple[str, str, list[str]]], rule: str) -> str:
+    """How one reference departs from ``rule`` across the probe's measures ('' if it does not)."""
+    if all(rule in matched for _, _, matched in seen):
+        return ""
+    common = set.intersection(*(set(m) for _, _, m in seen)) if seen else set()
+    if common and rule not in common:
+        rules = [r for r in seen[0][2] if r in common]
+        return f"{name} {' / '.join(DESCRIBE[r] for r in rules)}"
+    parts = [f"{' / '.join(DESCRIBE[r] for r in matched) or 'follows no known rule'} for {measure} "
+             f"({provider} provider)" for measure, provider, matched in seen if rule not in matched]
+    return f"{name} {' and '.join(parts)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..measures import parse as parse_measure
 from ..register import Chapter, ValueClaim
 from ..results import Check
-from ..values import parse_claimed
+from ..values import display, parse_claimed
 from ..verdict import Evidence, Point
 from .common import (CHAPTER, Measurements, applicable, by_name, errors_of, exact_of, fixture_name,
                      not_applicable_names, reference_note, shown)
@@ -36,10 +36,10 @@ def check_expectation(ms: Measurements, chapter: Chapter, fixture_ref, measure: 
         return
     if not own.in_interval:
         evidence.failures.append(Point(
-            f"By the chapter's definition {measure} on this fixture is {own.exact}"
+            f"By the chapter's definition {measure} on this fixture is {display(own.exact)}"
             f"{f' (≈ {own.value:.4f})' if '/' in (own.exact or '') else ''}, outside the claimed {claimed.interval()}",
             f"Change “{claimed_text}” to “{claimed.write_like(exact_of(own))}”." if not derived else
-            f"Revise the statement: on the fixture encoding it, {measure} is {own.exact}, not {claimed.interval()}."))
+            f"Revise the statement: on the fixture encoding it, {measure} is {display(own.exact)}, not {claimed.interval()}."))
     refs = by_name(ms.references)
     for v in applicable(values):
         if v.in_interval == own.in_interval:
@@ -70,7 +70,7 @@ def check_expectation(ms: Measurements, chapter: Chapter, fixture_ref, measure: 
                     f"gives {own.value:.4f}, exponential gain (2^grade − 1) gives {alt.value:.4f}",
                     "Name the gain function where nDCG is defined, e.g. “with gain equal to the grade "
                     "(linear), as in trec_eval's ndcg_cut”."))
-    scope = f"{label}: the chapter's definition gives {own.exact}"
+    scope = f"{label}: the chapter's definition gives {display(own.exact)}"
     agreeing = [v.implementation for v in applicable(values) if v.in_interval]
     if agreeing:
         scope += f", and {', '.join(agreeing)} agree"

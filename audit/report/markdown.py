@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..results import VERDICTS, ChapterReport, Check, ClaimResult, ImplValue
+from ..values import display
 
 CHAPTER = "chapter"
 _MARK = {"supported": "✅ supported", "qualified": "⚠️ qualified", "contradicted": "❌ contradicted",
@@ -27,7 +28,7 @@ def short(v: ImplValue, check: Check) -> str:
     if "before" in v.per_query and "after" in v.per_query:
         return f"{v.per_query['before']} → {v.per_query['after']}"
     if v.exact is not None:
-        return v.exact
+        return display(v.exact)
     return f"{v.value:.4f}" if v.value is not None else "—"
 
 
@@ -152,7 +153,7 @@ def _check_table(check: Check) -> str:
              "| implementation | provider | status | value | per query | agrees | detail |",
              "|---|---|---|---|---|---|---|"]
     for v in check.values:
-        value = v.exact or (f"{v.value:.6f}" if v.value is not None else "—")
+        value = display(v.exact) if v.exact else (f"{v.value:.6f}" if v.value is not None else "—")
         if v.behaviour and "probe" in check.label:
             value = v.behaviour
         if "before" in v.per_query:
