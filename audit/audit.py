@@ -62,7 +62,8 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements) -> ClaimResult:
         claimed = "; ".join(f"{e.measure} = {e.claimed}" for e in claim.expect)
     elif claim.kind == "comparison":
         claimed = "; ".join(f"{e.measure}{' → ' + e.after_measure if e.after_measure else ''} {e.change}"
-                            + (f" ({e.before} → {e.after})" if e.before is not None or e.after is not None else "")
+                            + (f" ({e.before if e.before is not None else '·'} → {e.after if e.after is not None else '·'})"
+                               if e.before is not None or e.after is not None else "")
                             for e in claim.expect)
     elif claim.kind == "arithmetic":
         claimed = f"{claim.expression} = {claim.claimed}"
