@@ -1,0 +1,180 @@
+"""audit.values: claimed values read as intervals, safe arithmetic expressions, corrections.
+
+Interval conventions come from DESIGN.md ("Verdicts") and the module docstring of
+audit/values.py: ``1/4`` is exact; ``.4884`` stands for [.48835, .48845] (half a unit in
+the last printed place); ``0.33`` for [0.325, 0.335]; ``80%`` for [79.5%, 80.5%]; "about
+0.9" is widened by the claim's own tolerance. Chapter 23 prints ``21/43 ≈ .4884`` and
+``27/43 ≈ .6279``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from audit.errors import ValueParseError
+from audit.values import parse_claimed, parse_expression
+
+F = Fraction
+
+
+# --- parse_claimed: the interval a printed value stands for -------------------------------
+
+# (printed, low, high): bounds by hand from the printed precision.
+INTERVALS = [
+    ("1/4", F(1, 4), F(1, 4)),              # a fraction is exact
+    ("≈ .4884", F("0.48835"), F("0.48845")),  # 4 places: ± 0.00005
+    ("0.33", F("0.325"), F("0.335")),         # 2 places: ± 0.005
+    ("80%", F("0.795"), F("0.805")),          # whole percents: 79.5 % … 80.5 %
+    ("fifty", F(50), F(50)),                  # chapter 23: "fifty retained candidate IDs"
+    ("twenty-one", F(21), F(21)),             # chapter 23: "only twenty-one of the forty-three"
+    ("a fifth", F(1, 5), F(1, 5)),            # "a fifth" = 1/5
+]
+
+
+@pytest.mark.parametrize("printed, low, high", INTERVALS, ids=[c[0] for c in INTERVALS])
+def test_parse_claimed_interval(printed, low, high):
+    claimed = parse_claimed(printed)
+    assert (claimed.low, claimed.high) == (low, high)
+
+
+def test_fraction_is_exact():
+    # "1/4" as printed in chapter 23 ("P@4 = 1/4") admits exactly one value.
+    claimed = parse_claimed("1/4")
+    assert claimed.exact
+    assert claimed.contains(F(1, 4))
+    assert not claimed.contains(F(1, 4) + F(1, 10**12))
+
+
+# (printed, value, inside?): hand-checked membership at and around the bounds.
+MEMBERSHIP = [
+    ("≈ .4884", F(21, 43), True),     # 21/43 = 0.488372… lies in [.48835, .48845] (chapter 23's own ratio)
+    ("≈ .4884", F("0.4883"), False),  # 0.4883 < 0.48835
+    ("0.33", F(1, 3), True),          # 0.3333… in [0.325, 0.335]
+    ("0.33", F("0.336"), False),      # above 0.335
+    ("80%", F(4, 5), True),           # 0.8
+    ("< 1", F(1, 2), True),           # half-line below one
+    ("< 1", F(1), False),             # strict: 1 itself is excluded
+]
+
+
+@pytest.mark.parametrize("printed, value, inside", MEMBERSHIP,
+                         ids=[f"{c[0]} ∋ {c[1]}: {c[2]}" for c in MEMBERSHIP])
+def test_contains(printed, value, inside):
+    assert parse_claimed(printed).contains(value) is inside
+
+
+def test_less_than_is_one_sided():
+    claimed = parse_claimed("< 1")
+    assert (claimed.low, claimed.high, claimed.high_closed) == (None, F(1), False)
+
+
+def test_tolerance_widens_loose_value():
+    # "about 0.9" with the claim's tolerance 0.05 means [0.85, 0.95].
+    claimed = parse_claimed("about 0.9", tolerance="0.05")
+    assert (claimed.low, claimed.high) == (F("0.85"), F("0.95"))
+    assert claimed.contains(F("0.94")) and not claimed.contains(F("0.96"))
+
+
+def test_float_from_reference_inside_exact_fraction():
+    # float64 cannot hold 1/3; a reference's 0.333…33 must still count as 1/3
+    # (FLOAT_TOLERANCE, relative 1e-9, applies to floats only).
+    assert parse_claimed("1/3").contains(1 / 3)
+
+
+def test_exact_fraction_near_exact_claim_is_outside():
+    # The float tolerance is for floats only: an exact value 1e-12 off is a different value.
+    assert not parse_claimed("1/3").contains(F(1, 3) + F(1, 10**12))
+
+
+# Open bounds: a float exactly at the bound is *at* the bound, not below or above it.
+OPEN_BOUND_FLOATS = [
+    ("< 1", 1.0),   # e.g. nDCG@4 = 1.0 from a reference against a claim "< 1" (chapter 23 table, C33)
+    ("> 0", 0.0),   # e.g. RR@4 = 0.0 from a reference against a claim "> 0"
+]
+
+
+@pytest.mark.xfail(strict=True, reason="ClaimedValue.contains adds FLOAT_TOLERANCE slack on the wrong side of "
+                   "open bounds: a float exactly equal to the bound of '< 1' / '> 0' counts as inside")
+@pytest.mark.parametrize("printed, value", OPEN_BOUND_FLOATS, ids=[c[0] for c in OPEN_BOUND_FLOATS])
+def test_open_bound_excludes_float_at_bound(printed, value):
+    assert parse_claimed(printed).contains(value) is False
+
+
+# --- parse_claimed: bad values ---------------------------------------------------------------
+
+# (value, text the message must contain): the message names the value as found.
+BAD_VALUES = [
+    ("abc", "'abc'"),
+    ("1/0", "'1/0'"),
+    (0.5, "0.5"),     # a bare YAML float loses the printed precision; must be quoted text
+    ("", "''"),
+]
+
+
+@pytest.mark.parametrize("value, named", BAD_VALUES, ids=[repr(c[0]) for c in BAD_VALUES])
+def test_bad_value_raises_naming_it(value, named):
+    with pytest.raises(ValueParseError) as info:
+        parse_claimed(value)
+    assert named in str(info.value)
+
+
+@pytest.mark.xfail(strict=True, reason="parse_claimed accepts a negative tolerance and builds an empty interval "
+                   "(low 0.95 > high 0.85) in which no value fits, instead of raising ValueParseError")
+def test_negative_tolerance_is_rejected():
+    with pytest.raises(ValueParseError, match="-0.05"):
+        parse_claimed("about 0.9", tolerance="-0.05")
+
+
+# --- parse_expression: exact, and never eval ---------------------------------------------------
+
+EXPRESSIONS = [
+    ("21/(21+16)", F(21, 37)),   # chapter 23: "The selector’s own figure, 21/(21+16)"
+    ("0.1+0.2", F(3, 10)),       # decimals read from their text: exactly 3/10, not 0.30000000000000004
+    ("21 + 6 + 16", F(43)),      # chapter 23's whole-cohort positives
+]
+
+
+@pytest.mark.parametrize("text, value", EXPRESSIONS, ids=[c[0] for c in EXPRESSIONS])
+def test_parse_expression_exact(text, value):
+    result = parse_expression(text)
+    assert isinstance(result, Fraction)
+    assert result == value
+
+
+BAD_EXPRESSIONS = ['__import__("os")', "a+1", "2**8", "1/0"]
+
+
+@pytest.mark.parametrize("text", BAD_EXPRESSIONS)
+def test_parse_expression_rejects(text):
+    with pytest.raises(ValueParseError) as info:
+        parse_expression(text)
+    assert repr(text) in str(info.value)
+
+
+def test_parse_expression_never_evaluates(monkeypatch):
+    # If the expression were passed to eval, this call would run; it must not.
+    calls = []
+    monkeypatch.setattr("builtins.__import__", lambda *a, **k: calls.append(a) or None, raising=True)
+    try:
+        with pytest.raises(ValueParseError):
+            parse_expression('__import__("os")')
+    finally:
+        monkeypatch.undo()
+    assert calls == []
+
+
+# --- write_like: a correction printed the way the claim was printed ---------------------------
+
+WRITE_LIKE = [
+    ("≈ .4884", F(27, 43), "≈ .6279"),   # 27/43 = 0.627906…; chapter 23 prints it "≈ .6279"
+    ("≈ .4883", F(21, 43), "≈ .4884"),   # 21/43 = 0.488372… rounds to .4884
+    ("1/3", F(1, 4), "1/4"),             # fraction style stays a fraction
+    ("80%", F(1, 4), "25%"),             # exact in whole percents: no ≈
+]
+
+
+@pytest.mark.parametrize("printed, value, written", WRITE_LIKE, ids=[f"{c[0]}→{c[2]}" for c in WRITE_LIKE])
+def test_write_like(printed, value, written):
+    assert parse_claimed(printed).write_like(value) == written
