@@ -1,0 +1,93 @@
+"""The reference adapters: one table of edge cases through the chapter evaluator and every reference."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from audit import evaluator
+from audit.checks.common import scored_run
+from audit.measures import parse
+from audit.references import all_references
+from audit.register import Fixture
+
+REFS = {r.name: r for r in all_references()}
+
+# (case, qrels, run, measure, expected chapter value, where the value comes from)
+CASES = [
+    ("fewer results than k", {"q": {"a": 1}}, {"q": ["a"]}, "P@4", Fraction(1, 4),
+     "chapter 23: P@4 = 1/4 for a single relevant result"),
+    ("recall denominator |R| > k", {"q": {d: 1 for d in "abcdef"}}, {"q": list("abcd")}, "R@4", Fraction(2, 3),
+     "4 of |R| = 6"),
+    ("RR beyond the cutoff", {"q": {"a": 1, "n": 0}}, {"q": ["n", "m", "o", "p", "a"]}, "RR@4", Fraction(0),
+     "first relevant at rank 5 > k"),
+    ("RR without cutoff", {"q": {"a": 1, "n": 0}}, {"q": ["n", "m", "o", "p", "a"]}, "RR", Fraction(1, 5),
+     "first relevant at rank 5"),
+    ("AP@k over |R|", {"q": {"a": 1, "b": 1, "c": 1}}, {"q": ["a", "n", "b", "m"]}, "AP@4", Fraction(5, 9),
+     "(1 + 2/3) / 3"),
+    ("no relevant document judged", {"q": {"n": 0}}, {"q": ["n", "a"]}, "R@4", Fraction(0),
+     "|R| = 0 scores 0, as trec_eval"),
+    ("grade 2 counts as relevant", {"q": {"a": 2, "n": 0}}, {"q": ["n", "a"]}, "P@2", Fraction(1, 2),
+     "grade >= 1 is relevant"),
+    ("set precision", {"q": {"a": 1, "b": 0, "c": 1}}, {"q": ["a", "b"]}, "SetP", Fraction(1, 2),
+     "1 relevant of 2 selected"),
+    ("set recall", {"q": {"a": 1, "b": 0, "c": 1}}, {"q": ["a", "b"]}, "SetR", Fraction(1, 2),
+     "1 of |R| = 2"),
+    ("judged fraction of a short prefix", {"q": {"a": 1}}, {"q": ["a", "u"]}, "Judged@4", Fraction(1, 2),
+     "1 judged of the 2 returned (ir-measures divides by min(k, returned))"),
+]
+
+
+@pytest.mark.parametrize("case,qrels,run,measure,expected,source", CASES, ids=[c[0] for c in CASES])
+def test_chapter_and_every_reference_agree(case, qrels, run, measure, expected, source):
+    _, spec = parse(measure)
+    assert evaluator.mean(evaluator.evaluate(spec, qrels, run)) == expected, source
+    fixture = Fixture(qrels=qrels, run=run)
+    m, _ = parse(measure)
+    for ref in REFS.values():
+        outcome = ref.evaluate([m], qrels, scored_run(fixture))[str(m)]
+        if ref.supports(m).ok:
+            assert outcome.status == "ok", (ref.name, outcome.detail)
+            assert outcome.mean == pytest.approx(float(expected), abs=1e-12), (ref.name, source)
+        else:
+            assert outcome.status == "not applicable" and outcome.detail
+
+
+@pytest.mark.parametrize("measure,provider", [("P@4", "pytrec_eval"), ("RR@4", "msmarco"), ("RR", "pytrec_eval"),
+                                              ("Judged@4", "judged"), ("nDCG@4", "pytrec_eval")])
+def test_ir_measures_records_the_provider(measure, provider):
+    """ir-measures' routing (DESIGN.md): RR@k → msmarco, Judged@k → judged, the rest → pytrec_eval."""
+    m, _ = parse(measure)
+    outcome = REFS["ir_measures"].evaluate([m], {"q": {"a": 1}}, {"q": {"a": 1.0}})[str(m)]
+    assert outcome.provider == provider
+
+
+def test_ir_measures_never_uses_its_ranx_provider():
+    """Under pandas 3 that provider fails (query-id dtype); ranx is evaluated directly instead."""
+    from audit.references.ir_measures_ref import PROVIDERS
+    assert "ranx" not in PROVIDERS
+
+
+def test_ranx_keeps_insertion_order_for_ties_after_renaming():
+    """Tied scores: ranx keeps insertion order; renaming ids to fixed-width tokens must not change it."""
+    m, _ = parse("RR@4")
+    qrels = {"q": {"z": 0, "b": 1}}
+    outcome = REFS["ranx"].evaluate([m], qrels, {"q": {"z": 1.0, "b": 1.0}})[str(m)]
+    assert outcome.per_query["q"] == pytest.approx(0.5)  # z (non-relevant) stays first
+
+
+def test_trec_eval_breaks_ties_by_docno_descending():
+    """trec_eval orders equal scores by docno descending: 'z' before 'b'."""
+    m, _ = parse("RR")
+    outcome = REFS["pytrec_eval"].evaluate([m], {"q": {"z": 0, "b": 1}}, {"q": {"b": 1.0, "z": 1.0}})[str(m)]
+    assert outcome.per_query["q"] == pytest.approx(0.5)
+
+
+def test_empty_ranking_scores_zero_everywhere():
+    """A query with no returned documents scores 0 (trec_eval -c convention for a present query)."""
+    m, _ = parse("P@4")
+    for ref in REFS.values():
+        outcome = ref.evaluate([m], {"q": {"a": 1}, "r": {"a": 1}}, {"q": {}, "r": {"a": 1.0}})[str(m)]
+        assert outcome.status == "ok", ref.name
+        assert outcome.per_query.get("q", 0.0) == 0.0 and outcome.per_query["r"] == pytest.approx(0.25), ref.name
