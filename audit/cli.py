@@ -84,17 +84,29 @@ def run(args) -> int:
             chapter = load_chapter(folder)
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
-            status = EXIT_INPUT
+            status = max(status, EXIT_INPUT)
             continue
         claims = chapter.register.claims
         with err.status(f"auditing {chapter.identity.id}", spinner="dots") as spinner:
             def progress(claim_id: str) -> None:
                 index = next(i for i, c in enumerate(claims, 1) if c.id == claim_id)
                 spinner.update(f"auditing {chapter.identity.id}: claim {claim_id} ({index}/{len(claims)})")
-            report = audit_chapter(chapter, references, provenance, progress=None if args.quiet else progress)
+            try:
+                report = audit_chapter(chapter, references, provenance, progress=None if args.quiet else progress)
+                texts = [json_report.render(report), markdown.render(report)]
+            except Exception as exc:  # an internal fault: say so, keep going with the other chapters
+                err.print(f"[red]internal error[/red] while auditing {chapter.identity.id}: "
+                          f"{type(exc).__name__}: {exc} (no report written for this chapter; please report this)",
+                          highlight=False)
+                status = EXIT_INTERNAL
+                continue
         base = args.reports / chapter.identity.id
-        written = [write_text(base.with_suffix(".json"), json_report.render(report)),
-                   write_text(base.with_suffix(".md"), markdown.render(report))]
+        try:
+            written = [write_text(base.with_suffix(".json"), texts[0]), write_text(base.with_suffix(".md"), texts[1])]
+        except AuditError as exc:
+            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            status = EXIT_INPUT
+            continue
         reports.append(report)
         if not args.quiet:
             table = Table(title=f"{chapter.identity.id}: {len(report.claims)} claims", title_justify="left")

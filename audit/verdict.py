@@ -83,6 +83,7 @@ def decide(evidence: Evidence) -> Decision:
                         _wording(evidence.conditions, "Name the condition in the text."),
                         PRIORITY["qualified"])
     scope = evidence.scope or ("; ".join(evidence.scopes) + "." if evidence.scopes else "")
+    scope = scope[:1].upper() + scope[1:]
     return Decision("supported", scope or "The chapter's definition and every applicable reference agree.",
                     "None.", "Keep as written.", PRIORITY["supported"])
 

@@ -187,10 +187,23 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             "; ".join(clauses) + f" — where the chapter's rule {DESCRIBE[claim.rule]}, so readers using "
             f"{' or '.join(n for n, seen in observed_rules.items() if _clause(n, seen, claim.rule))} get other numbers",
             f"Add: “{'; '.join(clauses)}; {ADVICE[conv]}.”"))
+    order = [r.name for r in ms.references]
     agreeing = sorted({v.implementation for c in evidence.checks for v in c.values
-                       if v.implementation != CHAPTER and v.in_interval})
-    evidence.scopes.append(f"on the probe, the chapter's definitions and {', '.join(agreeing) or 'no reference'} "
-                           f"{DESCRIBE[claim.rule]}" + ("" if agreeing else " (no reference can express it)"))
+                       if v.implementation != CHAPTER and v.in_interval}, key=order.index)
+    if agreeing:
+        names = ", ".join(agreeing[:-1]) + (" and " if len(agreeing) > 1 else "") + agreeing[-1]
+        evidence.scopes.append(f"On the probe, each of the chapter's definitions, {names} {DESCRIBE[claim.rule]}")
+    else:
+        evidence.scopes.append(f"On the probe, the chapter's definitions {DESCRIBE[claim.rule]}; no reference "
+                               "can express the probe")
+    for check in evidence.checks:
+        if check.measure.startswith("Judged"):
+            shown_values = [f"{v.implementation} ({v.provider}): " + ", ".join(f"{q} {x}" for q, x in v.per_query.items())
+                            for v in check.values if v.status == "ok"]
+            missing = [v.implementation for v in check.values if v.status == "not applicable"]
+            evidence.scopes.append(f"the judged fraction of the prefix, {check.measure}, is reported as "
+                                   + "; ".join(shown_values)
+                                   + (f" ({' and '.join(missing)} have no such measure)" if missing else ""))
     return evidence
 
 

@@ -1,0 +1,169 @@
+"""audit.cli.main and audit.report.writer.write_text, with every path under tmp_path.
+
+The CLI runs the real references (one process-wide list, see
+audit.references.all_references), so the chapters here are tiny: one or two value
+claims each. Exit codes are the ones documented in audit/cli.py (0 ok, 1 --fail-on hit,
+2 usage, 3 invalid chapter).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from audit.cli import main
+from audit.errors import AuditError
+from audit.report.writer import write_text
+
+SNAPSHOT = "At cutoff four, a single relevant result gives P@4 = 1/4. A draft said P@4 = 1/3.\n"
+
+FIXTURE = """\
+fixtures:
+  one-hit:
+    qrels: {q1: {a: 1}}
+    run: {q1: [a]}
+"""
+
+# One relevant result at cutoff 4: P@4 = 1/4 (chapter 23), so "1/4" is supported, "1/3" contradicted.
+SUPPORTED_CLAIM = """\
+  - id: C1
+    title: right
+    kind: value
+    quote: "a single relevant result gives P@4 = 1/4"
+    claim: P@4 = 1/4 for one hit.
+    fixture: one-hit
+    expect:
+      - {measure: "P@4", claimed: "1/4"}
+"""
+
+NOT_CHECKABLE_CLAIM = """\
+  - id: C2
+    title: prose
+    kind: not checkable
+    quote: "At cutoff four"
+    claim: The cutoff is four.
+    reason: framing only.
+"""
+
+CONTRADICTED_CLAIM = """\
+  - id: C3
+    title: wrong
+    kind: value
+    quote: "A draft said P@4 = 1/3."
+    claim: P@4 = 1/3 for one hit.
+    fixture: one-hit
+    expect:
+      - {measure: "P@4", claimed: "1/3"}
+"""
+
+
+def write_chapter(root: Path, chapter_id: str, *claims: str) -> Path:
+    folder = root / chapter_id
+    folder.mkdir(parents=True)
+    (folder / "chapter.yaml").write_text(f"id: {chapter_id}\nbook: Test Book\ntitle: CLI test\n", encoding="utf-8")
+    (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
+    (folder / "claims.yaml").write_text(FIXTURE + "claims:\n" + "".join(claims), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch):
+    # rich wraps stderr at 80 columns when not on a terminal; keep messages on one line.
+    monkeypatch.setenv("COLUMNS", "1000")
+
+
+def run(*args) -> int:
+    return main(["run", *map(str, args), "--quiet"])
+
+
+def test_run_writes_markdown_and_json(tmp_path):
+    chapter = write_chapter(tmp_path / "claims", "good", SUPPORTED_CLAIM, NOT_CHECKABLE_CLAIM)
+    reports = tmp_path / "reports"
+    assert run(chapter, "--reports", reports) == 0
+    assert sorted(p.name for p in reports.iterdir()) == ["good.json", "good.md"]
+
+
+def test_json_report_has_format_version_and_every_claim(tmp_path):
+    chapter = write_chapter(tmp_path / "claims", "good", SUPPORTED_CLAIM, NOT_CHECKABLE_CLAIM)
+    reports = tmp_path / "reports"
+    run(chapter, "--reports", reports)
+    data = json.loads((reports / "good.json").read_text(encoding="utf-8"))
+    assert data["format_version"] == "1.0"  # audit.results.FORMAT_VERSION
+    assert [(c["id"], c["verdict"]) for c in data["claims"]] == [("C1", "supported"), ("C2", "not checkable")]
+
+
+def test_default_chapters_come_from_claims_dir(tmp_path, monkeypatch):
+    write_chapter(tmp_path / "claims", "good", SUPPORTED_CLAIM)
+    monkeypatch.chdir(tmp_path)
+    assert run() == 0  # defaults: --claims-dir claims, --reports reports
+    assert (tmp_path / "reports" / "good.md").is_file()
+
+
+# (claims, expected exit code with --fail-on contradicted)
+FAIL_ON = [
+    ((SUPPORTED_CLAIM, CONTRADICTED_CLAIM), 1),   # C3 is contradicted
+    ((SUPPORTED_CLAIM, NOT_CHECKABLE_CLAIM), 0),  # nothing contradicted
+]
+
+
+@pytest.mark.parametrize("claims, code", FAIL_ON, ids=["contradicted", "none contradicted"])
+def test_fail_on_contradicted(tmp_path, claims, code):
+    chapter = write_chapter(tmp_path / "claims", "ch", *claims)
+    assert run(chapter, "--reports", tmp_path / "reports", "--fail-on", "contradicted") == code
+
+
+def test_fail_on_unknown_verdict_is_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        run(tmp_path, "--fail-on", "nonsense")
+    assert info.value.code == 2
+    assert "--fail-on" in capsys.readouterr().err
+
+
+def test_invalid_chapter_among_two(tmp_path, capsys):
+    good = write_chapter(tmp_path / "claims", "good", SUPPORTED_CLAIM)
+    bad = write_chapter(tmp_path / "claims", "bad", SUPPORTED_CLAIM.replace("kind: value", "kind: valeu"))
+    reports = tmp_path / "reports"
+    assert run(bad, good, "--reports", reports) == 3
+    # The valid chapter is still audited and reported.
+    assert (reports / "good.json").is_file() and (reports / "good.md").is_file()
+    assert not (reports / "bad.json").exists()
+    err = capsys.readouterr().err
+    assert str(bad / "claims.yaml") in err
+    assert "unknown kind 'valeu'" in err
+    assert "Traceback" not in err
+
+
+# --- write_text: atomic, errors name the path ---------------------------------------------------------
+
+
+def test_write_text_parent_is_a_file(tmp_path):
+    blocker = tmp_path / "reports"
+    blocker.write_text("not a folder", encoding="utf-8")
+    target = blocker / "chapter.md"
+    with pytest.raises(AuditError) as info:
+        write_text(target, "# report\n")
+    assert str(target) in str(info.value)
+
+
+def test_write_text_failure_keeps_old_report(tmp_path, monkeypatch):
+    target = tmp_path / "chapter.md"
+    target.write_text("old report\n", encoding="utf-8")
+
+    def failing_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(AuditError) as info:
+        write_text(target, "new report\n")
+    assert str(target) in str(info.value)
+    assert target.read_text(encoding="utf-8") == "old report\n"
+    assert [name for name in os.listdir(tmp_path) if name.endswith(".tmp")] == []
+
+
+def test_write_text_replaces_content(tmp_path):
+    target = tmp_path / "sub" / "chapter.md"
+    assert write_text(target, "# report\n") == str(target)
+    assert target.read_text(encoding="utf-8") == "# report\n"
