@@ -70,8 +70,8 @@ def run(args) -> int:
     from .report import json_report, markdown
     from .report.writer import write_text
 
-    err = Console(stderr=True)
-    out = Console()
+    err = Console(stderr=True, soft_wrap=True)
+    out = Console(soft_wrap=True)
     cache = numba_cache_dir()
     if not args.quiet and not any(Path(cache).rglob("*.nbi")):
         err.print(f"[dim]ranx compiles its metrics on first use (about a minute, once); cache: {cache}[/dim]")

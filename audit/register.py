@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationError, model_validator
 
 from .chapter import Snapshot
 from .errors import AuditError, RegisterError
@@ -24,6 +24,9 @@ CHAPTER_FILE = "chapter.yaml"
 CLAIMS_FILE = "claims.yaml"
 
 Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
+#: A claimed value as written in YAML. Kept strict so an unquoted 1.0 is not silently read as the
+#: integer 1 (exact) instead of the printed "1.0" (an interval); parse_claimed then asks for quotes.
+Claimed = StrictStr | StrictInt | StrictFloat
 
 
 class Strict(BaseModel):
@@ -105,7 +108,7 @@ class ClaimBase(Strict):
 
 class Expect(Strict):
     measure: str
-    claimed: str | int
+    claimed: Claimed
     tolerance: str | None = None
     derived: str = ""
     query: str | None = None
@@ -122,8 +125,8 @@ class Change(Strict):
     measure: str
     after_measure: str | None = None
     change: Literal["increases", "decreases", "unchanged"]
-    before: str | int | None = None
-    after: str | int | None = None
+    before: Claimed | None = None
+    after: Claimed | None = None
 
 
 class ComparisonClaim(ClaimBase):
@@ -144,7 +147,7 @@ class SetMeasure(Strict):
 class ArithmeticClaim(ClaimBase):
     kind: Literal["arithmetic"]
     expression: str
-    claimed: str | int
+    claimed: Claimed
     tolerance: str | None = None
     set_measure: SetMeasure | None = None
 
@@ -233,6 +236,15 @@ def _claim_lines(node: yaml.Node | None) -> list[int]:
     return []
 
 
+_TYPE_TAGS = {"str", "int", "float", "bool", "list[str]", "Fixture"}
+_TYPE_TAG_PREFIXES = ("function-", "lax-or-strict[")
+
+
+def _is_union_tag(part: object) -> bool:
+    """Whether a pydantic location part names a union member (``str``, ``Fixture``) rather than a field."""
+    return isinstance(part, str) and (part in _TYPE_TAGS or part.startswith(_TYPE_TAG_PREFIXES))
+
+
 def _validation_error(exc: ValidationError, path: Path, data: Any) -> RegisterError:
     """The first few pydantic errors as one message naming file, claim id and field."""
     messages = []
@@ -248,7 +260,7 @@ def _validation_error(exc: ValidationError, path: Path, data: Any) -> RegisterEr
             loc = loc[2:]
             if loc and loc[0] in KINDS:  # the discriminator tag pydantic inserts
                 loc = loc[1:]
-        dotted = ".".join(str(p) for p in loc if not str(p).startswith(("function-", "str")) ) or "(entry)"
+        dotted = ".".join(str(p) for p in loc if not _is_union_tag(p)) or "(entry)"
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "union_tag_invalid":
             msg = f"unknown kind {err.get('input', {}).get('kind') if isinstance(err.get('input'), dict) else ''!r}; expected one of {', '.join(KINDS)}"
@@ -261,7 +273,9 @@ def _validation_error(exc: ValidationError, path: Path, data: Any) -> RegisterEr
             first_claim, first_field = claim_id, dotted
     more = len(exc.errors()) - len(messages)
     text = "; ".join(messages) + (f"; and {more} more" if more > 0 else "")
-    return RegisterError(f"invalid register: {text}", file=str(path))
+    error = RegisterError(f"invalid register: {text}", file=str(path))
+    error.claim, error.field = first_claim, first_field  # located, without repeating them in the message
+    return error
 
 
 def load_chapter(folder: Path | str) -> Chapter:
@@ -332,9 +346,12 @@ def _check_references(chapter: Chapter) -> None:
                 raise fail(field_name, exc.message)
 
         if claim.kind == "value":
-            fixture("fixture", claim.fixture)
+            fx = fixture("fixture", claim.fixture)
             for i, e in enumerate(claim.expect):
                 measure(f"expect[{i}].measure", e.measure)
+                if e.query is not None and e.query not in fx.run:
+                    raise fail(f"expect[{i}].query", f"query {e.query!r} is not in the fixture's run; "
+                               f"it has {', '.join(map(repr, fx.run))}")
                 claimed(f"expect[{i}].claimed", e.claimed, e.tolerance)
         elif claim.kind == "comparison":
             fixture("before", claim.before)

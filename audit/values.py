@@ -103,15 +103,17 @@ class ClaimedValue:
         else:
             x = Fraction(value)
             slack = Fraction(0)
+        # Float slack widens a closed bound; an open bound ("< 1") is never met by a value
+        # within the slack of it, so a float that may really equal the bound does not pass.
         if self.low is not None:
             if self.low_closed and x < self.low - slack:
                 return False
-            if not self.low_closed and x <= self.low - slack:
+            if not self.low_closed and x <= self.low + slack:
                 return False
         if self.high is not None:
             if self.high_closed and x > self.high + slack:
                 return False
-            if not self.high_closed and x >= self.high + slack:
+            if not self.high_closed and x >= self.high - slack:
                 return False
         return True
 
@@ -210,6 +212,8 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
             half = Fraction(str(tolerance).strip())
         except (ValueError, ZeroDivisionError):
             raise ValueParseError(f"tolerance {tolerance!r} is not a number; write it like '0.05'")
+        if half < 0:
+            raise ValueParseError(f"tolerance {tolerance!r} is negative; write a half-width such as '0.05'")
         approximate = True
     if comparator:
         if comparator in ("lt", "le"):

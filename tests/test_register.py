@@ -180,12 +180,18 @@ def test_folder_does_not_exist(tmp_path):
     assert "not a chapter folder" in message
 
 
-# --- real bugs (strict xfail) ------------------------------------------------------------------
+# Regression: location parts starting with "str" (meant for pydantic's 'str' union tag) used to be
+# dropped, so the fixture name 'strong-run' vanished from the field path.
+def test_schema_error_keeps_names_starting_with_str(tmp_path):
+    folder = chapter_copy(tmp_path, "fixtures:\n",
+                          "fixtures:\n  strong-run:\n    qrels: {q1: {a: high}}\n    run: {q1: [a]}\n")
+    assert "field fixtures.strong-run.qrels.q1.a" in str(load_error(folder))
 
 
-@pytest.mark.xfail(strict=True, reason="an expectation's `query` is never checked against the fixture: a query "
-                   "the fixture lacks is scored 0 by the chapter and every reference, so a claimed '0' is "
-                   "'supported' without anything being measured")
+# --- regressions: faults found and fixed ---------------------------------------------------------
+
+
+# Regression: an expectation's `query` was not checked against the fixture: a query the fixture lacks is scored 0 by the chapter and every reference, so a claimed '0' is 'supported' without anything being measured
 def test_expect_query_not_in_fixture(tmp_path):
     # C27's fixture rr-positions has queries q1 and q2 only; q3 is a typo for q2.
     folder = chapter_copy(tmp_path, '{measure: "RR@4", query: q2, claimed: "0"',
@@ -195,9 +201,8 @@ def test_expect_query_not_in_fixture(tmp_path):
     assert "q3" in message
 
 
-@pytest.mark.xfail(strict=True, reason="Expect.claimed is `str | int`, so pydantic coerces an unquoted YAML 1.0 "
-                   "to the exact integer 1: the printed precision (1.0 = [0.95, 1.05]) is lost silently and "
-                   "parse_claimed's 'write decimals as quoted text' check never runs")
+# Regression: Expect.claimed was `str | int`, so pydantic coerced an unquoted YAML 1.0 to the exact integer 1,
+# losing the printed precision (1.0 = [0.95, 1.05]) silently.
 def test_unquoted_decimal_claimed_value_is_rejected(tmp_path):
     # C17 expects P@1 = "1"; an author writing the decimal unquoted must be told to quote it.
     folder = chapter_copy(tmp_path, '{measure: "P@1", claimed: "1"}', '{measure: "P@1", claimed: 1.0}')
@@ -206,18 +211,8 @@ def test_unquoted_decimal_claimed_value_is_rejected(tmp_path):
     assert "claimed" in message
 
 
-@pytest.mark.xfail(strict=True, reason="_validation_error computes first_claim/first_field but never passes them "
-                   "to RegisterError, so schema errors have .claim and .field None although they are known")
+# Regression: _validation_error computed first_claim/first_field but did not pass them to RegisterError, so schema errors have .claim and .field None although they are known
 def test_schema_error_sets_claim_and_field_attributes(tmp_path):
     folder = chapter_copy(tmp_path, C14_QUOTE, "")
     err = load_error(folder)
     assert (err.file, err.claim, err.field) == (str(folder / "claims.yaml"), "C14", "quote")
-
-
-@pytest.mark.xfail(strict=True, reason="_validation_error drops every location part that starts with 'str' "
-                   "(meant for pydantic's 'str' union tag), so a fixture named 'strong-run' is left out of the "
-                   "field path: 'field fixtures.qrels.q1.a'")
-def test_schema_error_keeps_names_starting_with_str(tmp_path):
-    folder = chapter_copy(tmp_path, "fixtures:\n",
-                          "fixtures:\n  strong-run:\n    qrels: {q1: {a: high}}\n    run: {q1: [a]}\n")
-    assert "field fixtures.strong-run.qrels.q1.a" in str(load_error(folder))

@@ -295,16 +295,15 @@ def test_agreeing_fake_reference_supports(chapter):
     assert "same agree" in result.reason
 
 
-# --- real bug (strict xfail) -------------------------------------------------------------------------
+# --- measurement cache -------------------------------------------------------------------------
 
 SELECTOR = Cohort(cells={"promoted": {"positive": 21, "negative": 0},
                          "deferred": {"positive": 6, "negative": 1},
                          "rejected": {"positive": 16, "negative": 6}})  # chapter 23's selector table
 
 
-@pytest.mark.xfail(strict=True, reason="Measurements caches by id(fixture); arithmetic claims build a new cohort "
-                   "Fixture per claim and drop it, CPython reuses the address, and the next claim's set measure "
-                   "is served the previous claim's cached value")
+# Regression: Measurements used to cache by id(fixture); arithmetic claims build a cohort Fixture per
+# claim and drop it, CPython reuses the address, and the next claim got the previous claim's value.
 def test_measurements_cache_not_fooled_by_reused_ids():
     # SetR over the whole cohort: promoted → 21/43; promoted + deferred → 27/43 (chapter 23).
     ms = Measurements([])

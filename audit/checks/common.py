@@ -29,24 +29,30 @@ def fmt_float(x: float | Fraction | None) -> str:
     return "—" if x is None else f"{float(x):.4f}"
 
 
+def _content_key(fixture: Fixture) -> str:
+    """A cache key from the fixture's content (not its address: fixtures built on the fly are freed
+    and their addresses reused)."""
+    return fixture.model_dump_json(exclude={"description"})
+
+
 class Measurements:
     """Caches the chapter's and each reference's per-query values by (fixture, measure)."""
 
     def __init__(self, references: Sequence[Reference]) -> None:
         self.references = list(references)
-        self._chapter: dict[tuple[int, str], dict[str, Fraction]] = {}
-        self._refs: dict[tuple[int, str, str], object] = {}
+        self._chapter: dict[tuple[str, str], dict[str, Fraction]] = {}
+        self._refs: dict[tuple[str, str, str], object] = {}
 
     def chapter(self, fixture: Fixture, measure: str) -> dict[str, Fraction]:
         """Per-query exact values by the chapter's definitions. Raises ``AuditError`` on bad input."""
-        key = (id(fixture), measure)
+        key = (_content_key(fixture), measure)
         if key not in self._chapter:
             _, spec = parse_measure(measure)
             self._chapter[key] = evaluator.evaluate(spec, fixture.qrels, fixture.run)
         return self._chapter[key]
 
     def reference(self, ref: Reference, fixture: Fixture, measure: str):
-        key = (id(fixture), measure, ref.name)
+        key = (_content_key(fixture), measure, ref.name)
         if key not in self._refs:
             m, _ = parse_measure(measure)
             self._refs[key] = ref.evaluate([m], fixture.qrels, scored_run(fixture))[str(m)]
