@@ -37,6 +37,12 @@ def fingerprint_statement(chapter: Chapter) -> Fingerprint:
                        normalisation=NORMALISATION, statement=statement)
 
 
+def _relation(claimed) -> str:
+    """`` = 1/4``, `` ≈ .4884`` or `` < 1``: the claimed value with the right relation sign."""
+    text = str(claimed).strip()
+    return f" {text}" if text[:1] in "≈~<>≤≥" else f" = {text}"
+
+
 def audit_claim(claim, chapter: Chapter, ms: Measurements) -> ClaimResult:
     """One claim's result; checker failures become an ``error`` verdict, never a crash."""
     anchor = chapter.snapshot.find(claim.quote)
@@ -59,14 +65,15 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements) -> ClaimResult:
         anchor_text += f"; the quote occurs {anchor.count} times, the first is used"
     claimed = ""
     if claim.kind == "value":
-        claimed = "; ".join(f"{e.measure} = {e.claimed}" for e in claim.expect)
+        claimed = "; ".join(f"{e.measure}{_relation(e.claimed)}" + (" (derived, not printed)" if e.derived else "")
+                            for e in claim.expect)
     elif claim.kind == "comparison":
         claimed = "; ".join(f"{e.measure}{' → ' + e.after_measure if e.after_measure else ''} {e.change}"
                             + (f" ({e.before if e.before is not None else '·'} → {e.after if e.after is not None else '·'})"
                                if e.before is not None or e.after is not None else "")
                             for e in claim.expect)
     elif claim.kind == "arithmetic":
-        claimed = f"{claim.expression} = {claim.claimed}"
+        claimed = f"{claim.expression}{_relation(claim.claimed)}"
     elif claim.kind == "convention":
         claimed = f"{claim.convention.replace('_', ' ')}: {claim.rule}"
     return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,
@@ -93,7 +100,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
                  "kind": ident.kind, "url": ident.url, "research_pack": ident.research_pack},
         snapshot={"file": str(chapter.folder / ident.snapshot.file), "excerpt": ident.snapshot.excerpt,
                   "source": ident.snapshot.source, "characters": len(chapter.snapshot.text),
-                  "lines": chapter.snapshot.text.count("\n") + 1},
+                  "lines": len(chapter.snapshot.text.splitlines())},
         fingerprint=fingerprint_statement(chapter),
         provenance=provenance,
         references=[ReferenceInfo(name=r.name, title=r.title, library=r.library, version=r.version(),

@@ -79,9 +79,15 @@ def run(args) -> int:
     references = all_references()
     status = EXIT_OK
     reports = []
+    seen_ids: dict[str, Path] = {}
     for folder in _chapters(args):
         try:
             chapter = load_chapter(folder)
+            if chapter.identity.id in seen_ids:
+                raise AuditError(f"chapter id {chapter.identity.id!r} is also used by {seen_ids[chapter.identity.id]}; "
+                                 "ids name the reports, so they must be unique", file=str(folder / "chapter.yaml"),
+                                 field="id")
+            seen_ids[chapter.identity.id] = folder
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             status = max(status, EXIT_INPUT)
@@ -140,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("interrupted; reports already written are complete", file=sys.stderr)
+        return EXIT_INTERNAL
+    except Exception as exc:  # never a traceback; never exit 1, which means --fail-on
+        print(f"internal error: {type(exc).__name__}: {exc} (please report this)", file=sys.stderr)
         return EXIT_INTERNAL
     return EXIT_USAGE
 

@@ -35,6 +35,8 @@ def parse(text: str) -> tuple[object, MeasureSpec]:
         raise MeasureError(f"measure {text!r}: gain {gain!r} is not modelled; use one of {', '.join(GAINS)}")
     if params:
         raise MeasureError(f"measure {text!r}: parameters {sorted(params)} are not modelled by the chapter evaluator")
+    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1):
+        raise MeasureError(f"measure {text!r}: the cutoff k must be a whole number of at least 1, found {cutoff!r}")
     if name == "P" and cutoff is None:
         raise MeasureError(f"measure {text!r} needs a cutoff (P@k); for set precision use SetP")
     if name == "Judged" and cutoff is None:

@@ -70,6 +70,9 @@ class Fixture(Strict):
         for q in self.run:
             if q not in self.qrels:
                 raise ValueError(f"run query {q!r} has no qrels; every query of a fixture needs judgements")
+        for q in self.qrels:
+            if q not in self.run:
+                raise ValueError(f"qrels query {q!r} has no ranking; write `{q}: []` in run if nothing was returned")
         if self.scores is not None:
             for q, ranking in self.run.items():
                 given = self.scores.get(q, {})
@@ -300,7 +303,11 @@ def load_chapter(folder: Path | str) -> Chapter:
         register = ClaimsFile.model_validate(data if data is not None else {})
     except ValidationError as exc:
         raise _validation_error(exc, claims_path, data)
-    snapshot = Snapshot.read(folder / identity.snapshot.file)
+    snapshot_path = folder / identity.snapshot.file
+    if not snapshot_path.resolve().is_relative_to(folder.resolve()):
+        raise RegisterError(f"snapshot.file {identity.snapshot.file!r} points outside the chapter folder; keep the "
+                            "snapshot beside chapter.yaml", file=str(chapter_path), field="snapshot.file")
+    snapshot = Snapshot.read(snapshot_path)
     lines = dict(zip((c.id for c in register.claims), _claim_lines(node)))
     chapter = Chapter(folder, identity, snapshot, register, lines)
     _check_references(chapter)

@@ -79,13 +79,13 @@ def decide(evidence: Evidence) -> Decision:
     if evidence.conditions:
         return Decision("qualified",
                         "Holds by the chapter's definition, but " + _lower_first(_join(evidence.conditions)),
-                        "A reader reproducing this with another implementation or reading may get a different answer.",
+                        "A reader who reproduces this with another implementation, or under the unstated condition, gets a different answer.",
                         _wording(evidence.conditions, "Name the condition in the text."),
                         PRIORITY["qualified"])
     scope = evidence.scope or ("; ".join(evidence.scopes) + "." if evidence.scopes else "")
     scope = scope[:1].upper() + scope[1:]
     return Decision("supported", scope or "The chapter's definition and every applicable reference agree.",
-                    "None.", "Keep as written.", PRIORITY["supported"])
+                    "No concern.", "Keep as written.", PRIORITY["supported"])
 
 
 def stale(quote: str) -> Decision:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from audit.cli import main
+from audit.cli import EXIT_INPUT, main
 from audit.errors import AuditError
 from audit.report.writer import write_text
 
@@ -167,3 +167,38 @@ def test_write_text_replaces_content(tmp_path):
     target = tmp_path / "sub" / "chapter.md"
     assert write_text(target, "# report\n") == str(target)
     assert target.read_text(encoding="utf-8") == "# report\n"
+
+
+def test_duplicate_chapter_ids_do_not_overwrite_each_other(tmp_path, capsys, monkeypatch):
+    """Regression: two folders with one id wrote the same report file, the second silently replacing the first."""
+    import shutil
+    monkeypatch.setenv("COLUMNS", "1000")
+    shipped = Path(__file__).resolve().parents[1] / "claims" / "retrieval-23-chapter"
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(shipped, a)
+    shutil.copytree(shipped, b)
+    code = main(["run", str(a), str(b), "--reports", str(tmp_path / "out"), "--quiet"])
+    assert code == EXIT_INPUT
+    assert "also used by" in capsys.readouterr().err
+    assert (tmp_path / "out" / "retrieval-23-chapter.md").exists()
+
+
+def test_unexpected_failure_exits_4_without_traceback(tmp_path, capsys, monkeypatch):
+    """An internal fault must not look like a failed --fail-on gate (exit 1) nor print a traceback."""
+    import audit.cli as cli
+
+    def boom(args):
+        raise RuntimeError("simulated fault")
+    monkeypatch.setattr(cli, "run", boom)
+    assert main(["run"]) == cli.EXIT_INTERNAL
+    err = capsys.readouterr().err
+    assert "simulated fault" in err and "Traceback" not in err
+
+
+def test_reports_are_readable_by_others(tmp_path):
+    """Regression: mkstemp made reports 0600; they are meant to be shared."""
+    import stat
+    from audit.report.writer import write_text
+    path = tmp_path / "r.md"
+    write_text(path, "x")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644

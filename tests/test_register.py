@@ -216,3 +216,32 @@ def test_schema_error_sets_claim_and_field_attributes(tmp_path):
     folder = chapter_copy(tmp_path, C14_QUOTE, "")
     err = load_error(folder)
     assert (err.file, err.claim, err.field) == (str(folder / "claims.yaml"), "C14", "quote")
+
+
+@pytest.mark.parametrize("measure", ["P@0", "R@0", "AP@0", "nDCG@0", "RR@0"])
+def test_cutoff_zero_is_rejected_at_load(tmp_path, measure):
+    """Regression: P@0 reached trec_eval's C code, which aborts the whole process ("Negative cutoff detected")."""
+    folder = chapter_copy(tmp_path, '{measure: "P@4", claimed: "1/4"}', f'{{measure: "{measure}", claimed: "1/4"}}')
+    err = load_error(folder)
+    assert (err.claim, err.field) == ("C14", "expect[0].measure")
+    assert "at least 1" in str(err)
+
+
+def test_fractional_cutoff_is_rejected_at_load(tmp_path):
+    """Regression: RR@1.5 raised a traceback from deep inside the references."""
+    folder = chapter_copy(tmp_path, '{measure: "P@4", claimed: "1/4"}', '{measure: "RR@1.5", claimed: "1/4"}')
+    assert "whole number" in str(load_error(folder))
+
+
+def test_judged_query_without_ranking_is_rejected(tmp_path):
+    """Regression: a qrels query with no ranking was averaged differently by the references and blamed on the chapter."""
+    folder = chapter_copy(tmp_path, "qrels: {q1: {a: 1}}\n    run: {q1: [a]}",
+                          "qrels: {q1: {a: 1}, q2: {a: 1}}\n    run: {q1: [a]}")
+    message = str(load_error(folder))
+    assert "one-relevant-result" in message and "'q2' has no ranking" in message
+
+
+def test_snapshot_outside_the_chapter_folder_is_rejected(tmp_path):
+    folder = chapter_copy(tmp_path, "file: snapshot.txt", "file: ../../../etc/passwd", file="chapter.yaml")
+    err = load_error(folder)
+    assert err.field == "snapshot.file" and "outside the chapter folder" in str(err)

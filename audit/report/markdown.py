@@ -77,7 +77,7 @@ def render(report: ChapterReport) -> str:
              if report.snapshot["excerpt"] else "the whole chapter as supplied"),
             ("recorded fingerprint", fp.recorded or "none recorded"),
             ("computed fingerprint", fp.computed),
-            ("fingerprints", ("match — " if fp.matches else "differ — ") + fp.statement),
+            ("fingerprints", fp.statement),
             ("normalisation", fp.normalisation),
             ("date", pv.date), ("command", f"`{pv.command}`"), ("Python", pv.python)]
     rows += [(name, ver) for name, ver in pv.versions.items()]
@@ -103,10 +103,11 @@ def render(report: ChapterReport) -> str:
 
     w("## 3. Reference ledger\n")
     w("| implementation | library | version | conventions |\n|---|---|---|---|")
-    w(f"| chapter | this project (`audit.evaluator`) | {report.tool.split()[-1]} | the chapter's stated definitions in "
-      "exact arithmetic: prefix = first k distinct IDs, repeated IDs rejected, ties kept in reference order, "
-      "unjudged = 0 with the judged fraction of the prefix reported, P@k over k, Recall@k and AP@k over |R|; "
-      "nDCG gain is an explicit parameter (to 50 digits) |")
+    chapter_conventions = ("the chapter's stated definitions in exact arithmetic: prefix = first k distinct IDs, "
+                           "repeated IDs rejected, ties kept in reference order, unjudged = 0 with the judged "
+                           "fraction of the prefix reported, P@k over k, Recall@k and AP@k over |R|; nDCG gain is "
+                           "an explicit parameter (to 50 digits)")
+    w(f"| chapter | this project (`audit.evaluator`) | {report.tool.split()[-1]} | {cell(chapter_conventions)} |")
     for r in report.references:
         conv = "; ".join(f"**{k}**: {v}" for k, v in r.conventions.items())
         w(f"| {cell(r.name)} | {cell(r.title)} (`{r.library}`) | {cell(r.version)} | {cell(conv)} |")

@@ -26,6 +26,7 @@ def write_text(path: Path | str, text: str) -> str:
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
                 handle.write(text)
+            os.chmod(tmp, 0o644)  # mkstemp creates 0600; reports are meant to be shared
             os.replace(tmp, path)
         except BaseException:
             if os.path.exists(tmp):
