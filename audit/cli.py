@@ -74,7 +74,7 @@ def run(args) -> int:
     out = Console(soft_wrap=True)
     cache = numba_cache_dir()
     if not args.quiet and not any(Path(cache).rglob("*.nbi")):
-        err.print(f"[dim]ranx compiles its metrics on first use (about a minute, once); cache: {cache}[/dim]")
+        err.print(f"[dim]ranx compiles its metrics on first use in an installation (about 40 s); cache: {cache}[/dim]")
     provenance = collect(sys.argv, numba_cache=cache)
     references = all_references()
     status = EXIT_OK

@@ -151,11 +151,11 @@ def format_exact(x: Fraction) -> str:
 
 def display(exact: str | None) -> str:
     """An exact value for people: small fractions as written, long ones (nDCG carried to 50
-    digits because its logarithms are irrational) as a 16-digit decimal."""
+    digits because its logarithms are irrational) as a 6-place decimal."""
     if exact is None:
         return "—"
     x = Fraction(exact)
-    return exact if x.denominator <= 10**6 else f"{float(x):.16f}"
+    return exact if x.denominator <= 10**6 else f"{float(x):.6f}"
 
 
 def format_decimal(x: Fraction | float, places: int = 6) -> str:
