@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from . import __version__
-from .checks import CHECKERS, Measurements
+from .checks import CHECKERS, NEEDS, Measurements
 from .chapter import NORMALISATION
 from .errors import AuditError
 from .references import Reference
@@ -87,6 +87,11 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
                   progress: Callable[[str], None] | None = None) -> ChapterReport:
     """Audit every claim of ``chapter`` in register order and return the report model."""
     ms = Measurements(references)
+    requests = []
+    for claim in chapter.register.claims:
+        if claim.kind in NEEDS and chapter.snapshot.find(claim.quote).found:
+            requests += NEEDS[claim.kind](claim, chapter)
+    ms.prefetch(requests)
     results = []
     for claim in chapter.register.claims:
         if progress:

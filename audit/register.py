@@ -61,9 +61,29 @@ class Fixture(Strict):
     """
 
     description: str = ""
-    qrels: dict[str, dict[str, int]]
+    qrels: dict[str, dict[str, StrictInt]]
     run: dict[str, list[str]]
-    scores: dict[str, dict[str, float]] | None = None
+    scores: dict[str, dict[str, Annotated[float, Field(allow_inf_nan=False)]]] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ids_as_text(cls, data: Any) -> Any:
+        """Query and document IDs are text; YAML reads ``10`` as a number, so numbers become their digits."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+
+        def ident(x: Any) -> Any:
+            return str(x) if isinstance(x, int) and not isinstance(x, bool) else x
+
+        for key in ("qrels", "scores"):
+            if isinstance(data.get(key), dict):
+                data[key] = {ident(q): ({ident(d): g for d, g in docs.items()} if isinstance(docs, dict) else docs)
+                             for q, docs in data[key].items()}
+        if isinstance(data.get("run"), dict):
+            data["run"] = {ident(q): ([ident(d) for d in r] if isinstance(r, list) else r)
+                           for q, r in data["run"].items()}
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> "Fixture":
@@ -212,6 +232,21 @@ class Chapter:
         return self.register.fixtures[ref] if isinstance(ref, str) else ref
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a mapping that repeats a key (YAML says keys are unique;
+    PyYAML would silently keep the last)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (first at line {seen[key]})", key_node.start_mark)
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
 def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     try:
         text = path.read_text(encoding="utf-8")
@@ -221,7 +256,7 @@ def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     except UnicodeDecodeError as exc:
         raise RegisterError(f"not UTF-8 text ({exc.reason})", file=str(path))
     try:
-        return yaml.safe_load(text), yaml.compose(text)
+        return yaml.load(text, Loader=_UniqueKeyLoader), yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -12,4 +12,11 @@ CHECKERS = {
     "convention": convention.check,
 }
 
-__all__ = ["CHECKERS", "Measurements"]
+#: What each kind will measure, so the references can be called once for the whole chapter.
+NEEDS = {
+    "value": value.needs,
+    "comparison": comparison.needs,
+    "arithmetic": arithmetic.needs,
+}
+
+__all__ = ["CHECKERS", "NEEDS", "Measurements"]

@@ -68,3 +68,11 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                                    f"{len(fixture.qrels['cohort'])}) is {display(own.exact)} by the chapter's definition and "
                                    f"{', '.join(f'{v.implementation} ({v.provider})' for v in refs)} agree")
     return evidence
+
+
+def needs(claim: ArithmeticClaim, chapter: Chapter) -> list[tuple]:
+    """(fixture, measure) pairs this claim will measure, for batching."""
+    sm = claim.set_measure
+    if sm is None:
+        return []
+    return [(cohort_fixture(chapter.register.cohorts[sm.cohort], sm.selected, sm.among), sm.measure)]

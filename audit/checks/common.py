@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 
 from .. import evaluator
@@ -57,6 +58,46 @@ class Measurements:
             m, _ = parse_measure(measure)
             self._refs[key] = ref.evaluate([m], fixture.qrels, scored_run(fixture))[str(m)]
         return self._refs[key]
+
+    def prefetch(self, requests: Sequence[tuple[Fixture, str]]) -> None:
+        """Evaluate many (fixture, measure) pairs with one call per reference.
+
+        Fixtures become queries of one combined input (``f<k>~<query_id>``), so each
+        reference pays its per-call cost once rather than once per pair. A reference that
+        fails on the batch is left uncached, so each pair is retried alone and a failure
+        stays attached to the fixture that caused it.
+        """
+        fixtures: dict[str, Fixture] = {}
+        measures: dict[str, None] = {}
+        for fixture, measure in requests:
+            fixtures.setdefault(_content_key(fixture), fixture)
+            measures[measure] = None
+        if not fixtures or not measures:
+            return
+        qrels: dict[str, dict[str, int]] = {}
+        run: dict[str, dict[str, float]] = {}
+        owner: dict[str, tuple[str, str]] = {}
+        for k, (key, fixture) in enumerate(fixtures.items()):
+            for q, judgements in fixture.qrels.items():
+                batch_q = f"f{k}~{q}"
+                qrels[batch_q] = dict(judgements)
+                owner[batch_q] = (key, q)
+            for q, docs in scored_run(fixture).items():
+                run[f"f{k}~{q}"] = docs
+        texts = {text: parse_measure(text)[0] for text in measures}
+        parsed = list({str(m): m for m in texts.values()}.values())
+        for ref in self.references:
+            outcomes = ref.evaluate(parsed, qrels, run)
+            for text, m in texts.items():
+                outcome = outcomes[str(m)]
+                if outcome.status == "error":
+                    continue
+                split: dict[str, dict[str, float]] = {key: {} for key in fixtures}
+                for batch_q, value in outcome.per_query.items():
+                    key, q = owner[batch_q]
+                    split[key][q] = value
+                for key in fixtures:
+                    self._refs[(key, text, ref.name)] = replace(outcome, per_query=split[key])
 
     def values(self, fixture: Fixture, measure: str, *, query: str | None = None,
                claimed: ClaimedValue | None = None) -> list[ImplValue]:

@@ -92,3 +92,16 @@ def check(claim: ComparisonClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     if agree and not evidence.conditions:
         evidence.scopes.append(f"{', '.join(sorted(agree))} show the same changes")
     return evidence
+
+
+def needs(claim: ComparisonClaim, chapter: Chapter) -> list[tuple]:
+    """(fixture, measure) pairs this claim will measure, for batching."""
+    before, after = chapter.fixture(claim.before), chapter.fixture(claim.after)
+    out = []
+    for e in claim.expect:
+        pairs = [(e.measure, e.after_measure or e.measure)]
+        if "gain" in claim.unstated and gain_variant(e.measure) and gain_variant(pairs[0][1]):
+            pairs.append((gain_variant(e.measure), gain_variant(pairs[0][1])))
+        for b, a in pairs:
+            out += [(before, b), (after, a)]
+    return out

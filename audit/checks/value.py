@@ -86,3 +86,14 @@ def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         check_expectation(ms, chapter, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
                           derived=e.derived, query=e.query, unstated=claim.unstated)
     return evidence
+
+
+def needs(claim: ValueClaim, chapter: Chapter) -> list[tuple]:
+    """(fixture, measure) pairs this claim will measure, for batching."""
+    fixture = chapter.fixture(claim.fixture)
+    out = []
+    for e in claim.expect:
+        out.append((fixture, e.measure))
+        if "gain" in claim.unstated and gain_variant(e.measure):
+            out.append((fixture, gain_variant(e.measure)))
+    return out
