@@ -75,7 +75,7 @@ def run(args) -> int:
     cache = numba_cache_dir()
     if not args.quiet and not any(Path(cache).rglob("*.nbi")):
         err.print(f"[dim]ranx compiles its metrics on first use in an installation (about 40 s); cache: {cache}[/dim]")
-    provenance = collect(sys.argv, numba_cache=cache)
+    provenance = collect(sys.argv)
     references = all_references()
     status = EXIT_OK
     reports = []

@@ -35,7 +35,8 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             f"{claim.expression} = {format_exact(exact)} (≈ {float(exact):.6f}), outside the claimed {claimed.interval()}",
             f"Change “{claim.claimed}” to “{claimed.write_like(exact)}”."))
     else:
-        evidence.scopes.append(f"{claim.expression} = {format_exact(exact)}"
+        same = claim.expression.replace(" ", "") == format_exact(exact)
+        evidence.scopes.append(f"{claim.expression}" + ("" if same else f" = {format_exact(exact)}")
                                + (f" ≈ {float(exact):.6f}" if exact.denominator != 1 else "")
                                + f", inside the claimed {claimed.interval()}")
     sm = claim.set_measure

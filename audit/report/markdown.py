@@ -25,7 +25,7 @@ def short(v: ImplValue, check: Check) -> str:
         return ("rejects" if v.status == "rejected" else v.behaviour)
     if v.status == "rejected":
         return "rejects"
-    if "before" in v.per_query and "after" in v.per_query:
+    if "before" in v.per_query and "after" in v.per_query and v.status == "ok":
         return f"{v.per_query['before']} → {v.per_query['after']}"
     if v.exact is not None:
         return display(v.exact)
@@ -37,16 +37,23 @@ def implementations(report: ChapterReport) -> list[str]:
 
 
 def values_cell(claim: ClaimResult, name: str) -> str:
+    """One implementation's values for a claim; labelled by measure when the claim has several checks."""
     parts = []
     for check in claim.checks:
         for v in check.values:
             if v.implementation == name:
-                parts.append(short(v, check))
+                parts.append((check.measure or "exact", short(v, check)))
     if not parts:
         return ""
-    if len(set(parts)) == 1 and len(parts) > 1 and parts[0] in ("n/a", "error"):
-        return parts[0]
-    return "; ".join(parts)
+    if len({p[1] for p in parts}) == 1 and parts[0][1] in ("n/a", "error"):
+        return parts[0][1]
+    if len(parts) == 1:
+        return parts[0][1]
+    applicable = {value for _, value in parts if value != "n/a"}
+    if len(applicable) == 1 and any("probe" in c.label for c in claim.checks):
+        missing = [label for label, value in parts if value == "n/a"]
+        return applicable.pop() + (f" (n/a: {', '.join(missing)})" if missing else "")
+    return "; ".join(f"{label}: {value}" for label, value in parts)
 
 
 def _where(claim: ClaimResult) -> str:
@@ -81,8 +88,6 @@ def render(report: ChapterReport) -> str:
             ("normalisation", fp.normalisation),
             ("date", pv.date), ("command", f"`{pv.command}`"), ("Python", pv.python)]
     rows += [(name, ver) for name, ver in pv.versions.items()]
-    if pv.numba_cache:
-        rows.append(("numba cache (ranx)", pv.numba_cache))
     for k, v in rows:
         w(f"| {cell(k)} | {cell(v)} |")
     w("")
@@ -157,9 +162,11 @@ def _check_table(check: Check) -> str:
         value = display(v.exact) if v.exact else (f"{v.value:.6f}" if v.value is not None else "—")
         if v.behaviour and "probe" in check.label:
             value = v.behaviour
-        if "before" in v.per_query:
-            value = f"{v.per_query['before']} → {v.per_query['after']} ({v.behaviour or '—'})"
+        if "before" in v.per_query and v.status == "ok":
+            value = f"{v.per_query['before']} → {v.per_query['after']} ({v.behaviour})"
             per_query = ""
+        elif "before" in v.per_query:
+            value, per_query = "—", ""
         else:
             per_query = ", ".join(f"{q}: {x}" for q, x in v.per_query.items())
         agrees = {True: "yes", False: "**no**", None: "—"}[v.in_interval]
