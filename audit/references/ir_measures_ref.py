@@ -50,21 +50,28 @@ class IrMeasuresReference(Reference):
         return Support(True, how=f"provider {provider.NAME}")
 
     def evaluate(self, measures: Sequence[object], qrels, run) -> dict[str, Outcome]:
+        """One evaluator per provider, all of that provider's measures at once."""
         support = {str(m): self.supports(m) for m in measures}
         out = not_applicable(measures, support)
+        groups: dict[str, tuple[object, list]] = {}
         for m in measures:
-            if not support[str(m)].ok:
-                continue
-            provider = self._provider(m)
+            if support[str(m)].ok:
+                provider = self._provider(m)
+                groups.setdefault(provider.NAME, (provider, []))[1].append(m)
+        judged = {q: dict(j) for q, j in qrels.items()}
+        for name, (provider, group) in groups.items():
             try:
-                evaluator = provider.evaluator([m], {q: dict(j) for q, j in qrels.items()})
-                per_query = {metric.query_id: float(metric.value) for metric in evaluator.iter_calc(run)}
-                for q in (run if isinstance(run, dict) else {}):
-                    if q in qrels and q not in per_query:
-                        per_query[q] = 0.0
-                out[str(m)] = Outcome("ok", per_query=per_query, provider=provider.NAME)
+                per_query: dict[str, dict[str, float]] = {str(m): {} for m in group}
+                for metric in provider.evaluator(group, judged).iter_calc(run):
+                    per_query[str(metric.measure)][metric.query_id] = float(metric.value)
+                for m in group:
+                    values = per_query[str(m)]
+                    for q in (run if isinstance(run, dict) else {}):
+                        if q in qrels and q not in values:
+                            values[q] = 0.0
+                    out[str(m)] = Outcome("ok", per_query=values, provider=name)
             except Exception as exc:
-                out[str(m)] = error_outcome(exc, provider.NAME)
+                out.update({str(m): error_outcome(exc, name) for m in group})
         return out
 
     def evaluate_run_file(self, measures, qrels, path: str) -> dict[str, Outcome]:

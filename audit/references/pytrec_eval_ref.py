@@ -59,35 +59,40 @@ class PytrecEvalReference(Reference):
         return Support(True, how=how or trec)
 
     def evaluate(self, measures: Sequence[object], qrels, run: ScoredRun) -> dict[str, Outcome]:
+        """One ``RelevanceEvaluator`` per (relevance level, RR truncation) group, all measures at once."""
         support = {str(m): self.supports(m) for m in measures}
         out = not_applicable(measures, support)
+        groups: dict[tuple[int, int | None], list] = {}
         for m in measures:
-            if not support[str(m)].ok:
-                continue
+            if support[str(m)].ok:
+                truncate = m.params.get("cutoff") if m.NAME == "RR" else None
+                groups.setdefault((m.params.get("rel", 1), truncate), []).append(m)
+        for (rel, truncate), group in groups.items():
             try:
-                out[str(m)] = self._one(m, qrels, run)
+                out.update(self._group(group, qrels, run, rel, truncate))
             except Exception as exc:  # a library failure is evidence, not a crash
-                out[str(m)] = error_outcome(exc, "trec_eval")
+                out.update({str(m): error_outcome(exc, "trec_eval") for m in group})
         return out
 
-    def _one(self, measure, qrels, run: ScoredRun) -> Outcome:
+    def _group(self, measures, qrels, run: ScoredRun, rel: int, truncate: int | None) -> dict[str, Outcome]:
         import pytrec_eval
 
-        trec, _ = self._translate(measure)
-        cutoff = measure.params.get("cutoff")
-        rel = measure.params.get("rel", 1)
-        if measure.NAME == "RR" and cutoff is not None:
-            run = {q: {d: docs[d] for d in trec_order(docs)[:cutoff]} for q, docs in run.items()}
+        if truncate is not None:
+            run = {q: {d: docs[d] for d in trec_order(docs)[:truncate]} for q, docs in run.items()}
+        names = {str(m): self._translate(m)[0] for m in measures}
         evaluator = pytrec_eval.RelevanceEvaluator(
-            {q: dict(j) for q, j in qrels.items()}, {trec}, relevance_level=rel)
+            {q: dict(j) for q, j in qrels.items()}, set(names.values()), relevance_level=rel)
         results = evaluator.evaluate({q: {d: float(s) for d, s in docs.items()} for q, docs in run.items()})
-        key = trec.replace(".", "_")
-        per_query = {q: float(v[key]) for q, v in results.items()}
-        # trec_eval scores a run query with no documents as absent; such a query scores 0.
-        for q in run:
-            if q in qrels and q not in per_query:
-                per_query[q] = 0.0
-        return Outcome("ok", per_query=per_query, provider="trec_eval")
+        out = {}
+        for key, trec in names.items():
+            column = trec.replace(".", "_")
+            per_query = {q: float(v[column]) for q, v in results.items()}
+            # trec_eval leaves out a run query with no documents; such a query scores 0.
+            for q in run:
+                if q in qrels and q not in per_query:
+                    per_query[q] = 0.0
+            out[key] = Outcome("ok", per_query=per_query, provider="trec_eval")
+        return out
 
     def evaluate_run_file(self, measures, qrels, path: str) -> dict[str, Outcome]:
         import pytrec_eval

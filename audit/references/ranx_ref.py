@@ -94,6 +94,7 @@ class RanxReference(Reference):
         return Support(True, how=how or metric) if metric else Support(False, reason=how)
 
     def evaluate(self, measures: Sequence[object], qrels, run: ScoredRun) -> dict[str, Outcome]:
+        """One ``ranx.evaluate`` call per set of queries, with every metric that applies to them."""
         support = {str(m): self.supports(m) for m in measures}
         out = not_applicable(measures, support)
         wanted = [m for m in measures if support[str(m)].ok]
@@ -102,43 +103,46 @@ class RanxReference(Reference):
         try:
             ranx = _import_ranx()
             qrels_t, run_t, back = _rename(qrels, {q: r for q, r in run.items() if q in qrels})
-            metrics: dict[str, list[tuple[str, list[str]]]] = {}
-            # SetP needs a cutoff per query: group queries by run length.
+            everyone = tuple(run_t)
+            # jobs: query subset → [(measure key, ranx metric)]; SetP needs one cutoff per run length.
+            jobs: dict[tuple[str, ...], list[tuple[str, str]]] = {}
             for m in wanted:
                 metric, _ = self._metric(m)
                 if metric == "precision@n":
                     by_len: dict[int, list[str]] = {}
                     for q, r in run_t.items():
                         by_len.setdefault(len(r), []).append(q)
-                    metrics[str(m)] = [(f"precision@{n}", qs) for n, qs in by_len.items()]
+                    for n, qs in by_len.items():
+                        jobs.setdefault(tuple(qs), []).append((str(m), f"precision@{n}"))
                 else:
-                    metrics[str(m)] = [(metric, list(run_t))]
-            for key, parts in metrics.items():
-                per_query: dict[str, float] = {}
-                for metric, qs in parts:
-                    if metric == "precision@0":
-                        per_query.update({back[q]: 0.0 for q in qs})
-                        continue
-                    per_query.update(self._call(ranx, metric, {q: qrels_t[q] for q in qs},
-                                                {q: run_t[q] for q in qs}, back))
-                out[key] = Outcome("ok", per_query=per_query, provider="ranx")
+                    jobs.setdefault(everyone, []).append((str(m), metric))
+            per_query: dict[str, dict[str, float]] = {str(m): {} for m in wanted}
+            for qs, items in jobs.items():
+                metrics = sorted({metric for _, metric in items if metric != "precision@0"})
+                values = self._call(ranx, metrics, {q: qrels_t[q] for q in qs}, {q: run_t[q] for q in qs}, back)
+                for key, metric in items:
+                    per_query[key].update(values.get(metric, {back[q]: 0.0 for q in qs}))
+            for m in wanted:
+                out[str(m)] = Outcome("ok", per_query=per_query[str(m)], provider="ranx")
         except Exception as exc:
             for m in wanted:
                 out[str(m)] = error_outcome(exc, "ranx")
         return out
 
     @staticmethod
-    def _call(ranx, metric: str, qrels, run, back) -> dict[str, float]:
+    def _call(ranx, metrics: list[str], qrels, run, back) -> dict[str, dict[str, float]]:
+        """{metric: {query_id: value}}; queries with an empty ranking score 0 (ranx rejects them)."""
         empty = [q for q, r in run.items() if not r]
         run = {q: r for q, r in run.items() if r}
-        values = {back[q]: 0.0 for q in empty}
-        if run:
+        values = {metric: {back[q]: 0.0 for q in empty} for metric in metrics}
+        if run and metrics:
             ranx_run = ranx.Run({q: dict(r) for q, r in run.items()})
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                ranx.evaluate(ranx.Qrels({q: dict(qrels[q]) for q in run}), ranx_run, [metric],
+                ranx.evaluate(ranx.Qrels({q: dict(qrels[q]) for q in run}), ranx_run, metrics,
                               make_comparable=True)
-            values.update({back[q]: float(v) for q, v in ranx_run.scores[metric].items()})
+            for metric in metrics:
+                values[metric].update({back[q]: float(v) for q, v in ranx_run.scores[metric].items()})
         return values
 
     def evaluate_run_file(self, measures, qrels, path: str) -> dict[str, Outcome]:
