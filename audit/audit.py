@@ -12,7 +12,7 @@ from .errors import AuditError
 from .references import Reference
 from .register import Chapter
 from .results import VERDICTS, ChapterReport, ClaimResult, Fingerprint, Provenance, ReferenceInfo
-from .verdict import Decision, Evidence, decide, not_checkable, stale
+from .verdict import Decision, Evidence, decide, not_checkable, pending, stale
 
 
 def fingerprint_statement(chapter: Chapter) -> Fingerprint:
@@ -51,6 +51,8 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements) -> ClaimResult:
         decision = stale(claim.quote)
     elif claim.kind == "not checkable":
         decision = not_checkable(claim.reason)
+    elif claim.kind not in CHECKERS:
+        decision = pending(claim.kind)
     else:
         try:
             evidence = CHECKERS[claim.kind](claim, chapter, ms)
@@ -76,6 +78,12 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements) -> ClaimResult:
         claimed = f"{claim.expression}{_relation(claim.claimed)}"
     elif claim.kind == "convention":
         claimed = f"{claim.convention.replace('_', ' ')}: {claim.rule}"
+    elif claim.kind == "property":
+        target = {"next_cutoff": f"as k grows", "measure": f"vs {claim.other}@k",
+                  "transform": f"under {claim.transform}"}[claim.compare]
+        claimed = f"{claim.measure}@k {claim.relation} {target}"
+    elif claim.kind == "code":
+        claimed = f"{claim.function} computes {claim.measure}"
     return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,
                        anchor=anchor_text, line=anchor.line, column=anchor.column,
                        register_line=chapter.lines.get(claim.id), verdict=decision.verdict, reason=decision.reason,

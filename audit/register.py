@@ -198,14 +198,70 @@ class ConventionClaim(ClaimBase):
         return self
 
 
+class UniverseSpec(Strict):
+    """The exhaustive search space of a property claim (see ``audit.universe.Universe``)."""
+
+    max_length: int = Field(5, ge=0, le=8)
+    documents: int = Field(6, ge=1, le=10)
+    grades: list[StrictInt] = Field(default_factory=lambda: [0, 1], min_length=2)
+    max_k: int = Field(6, ge=1)
+    unjudged: bool = True
+    relevant: int | None = Field(None, ge=0)
+
+
+class SearchSpec(Strict):
+    """The random stage: ``random_cases`` Hypothesis cases up to ``max_length``, seeded."""
+
+    random_cases: int = Field(2000, ge=0)
+    max_length: int = Field(30, ge=1, le=200)
+    seed: int = 20261130
+    time_limit: float = Field(60.0, gt=0)
+
+
+PROPERTY_TRANSFORMS = ("promote_second_relevant", "change_after_first_relevant", "add_unretrieved_relevant",
+                       "regrade_positives", "judge_unjudged_as_zero")
+
+
+class PropertyClaim(ClaimBase):
+    """A universal statement: ``measure`` (no cutoff) related to the next cutoff, a transformed
+    case, or another measure, for every case searched."""
+
+    kind: Literal["property"]
+    measure: str
+    relation: Literal["increases", "decreases", "never decreases", "never increases", "unchanged",
+                      "never exceeds"]
+    compare: Literal["next_cutoff", "transform", "measure"]
+    transform: Literal[PROPERTY_TRANSFORMS] | None = None
+    other: str | None = None
+    universe: UniverseSpec = UniverseSpec()
+    search: SearchSpec = SearchSpec()
+
+    @model_validator(mode="after")
+    def _complete(self) -> "PropertyClaim":
+        if self.compare == "transform" and self.transform is None:
+            raise ValueError(f"compare: transform needs a transform, one of {', '.join(PROPERTY_TRANSFORMS)}")
+        if self.compare == "measure" and self.other is None:
+            raise ValueError("compare: measure needs `other`, the measure to compare with")
+        return self
+
+
+class CodeClaim(ClaimBase):
+    """A code listing in the chapter said to compute a measure (checked by the code checker)."""
+
+    kind: Literal["code"]
+    function: str
+    measure: str
+    arguments: dict[str, str] = {}
+
+
 class NotCheckableClaim(ClaimBase):
     kind: Literal["not checkable"]
     reason: str = Field(min_length=1)
 
 
-Claim = Annotated[Union[ValueClaim, ComparisonClaim, ArithmeticClaim, ConventionClaim, NotCheckableClaim],
-                  Field(discriminator="kind")]
-KINDS = ("value", "comparison", "arithmetic", "convention", "not checkable")
+Claim = Annotated[Union[ValueClaim, ComparisonClaim, ArithmeticClaim, ConventionClaim, PropertyClaim, CodeClaim,
+                        NotCheckableClaim], Field(discriminator="kind")]
+KINDS = ("value", "comparison", "arithmetic", "convention", "property", "code", "not checkable")
 
 
 class ClaimsFile(Strict):
@@ -422,6 +478,10 @@ def _check_references(chapter: Chapter) -> None:
                         if d not in decisions:
                             raise fail(f"set_measure.{part}", f"unknown decision {d!r}; the cohort has "
                                        f"{', '.join(decisions)}")
+        elif claim.kind == "property":
+            measure("measure", f"{claim.measure}@1")
+            if claim.other:
+                measure("other", f"{claim.other}@1")
         elif claim.kind == "convention":
             fixture("probe", claim.probe, allow_repeats=claim.convention == "repeated_ids")
             for i, m in enumerate(claim.measures):

@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 #: Version of the JSON report layout; bump on any incompatible change.
 FORMAT_VERSION = "1.0"
 
-VERDICTS = ("supported", "qualified", "contradicted", "stale", "error", "not checkable")
+VERDICTS = ("supported", "qualified", "contradicted", "stale", "error", "pending", "not checkable")
 PRIORITIES = ("high", "medium", "low", "none")
 
 
@@ -40,6 +40,7 @@ class Check(BaseModel):
     interval: str | None = None
     derived: str = ""
     values: list[ImplValue] = Field(default_factory=list)
+    table: list[list[str]] = Field(default_factory=list)  # a counterexample a reader can check by hand
 
 
 class ClaimResult(BaseModel):

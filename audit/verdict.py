@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from .results import Check
 
 PRIORITY = {"contradicted": "high", "stale": "high", "error": "high", "qualified": "medium",
-            "supported": "none", "not checkable": "none"}
+            "supported": "none", "pending": "low", "not checkable": "none"}
 
 
 @dataclass
@@ -39,6 +39,7 @@ class Evidence:
     scope: str = ""
     notes: list[str] = field(default_factory=list)  # side observations worth stating in the reason
     scopes: list[str] = field(default_factory=list)  # what each check covered, for a supported reason
+    lead: str = "Holds by the chapter's definition, but "  # how a qualified reason opens
 
 
 @dataclass(frozen=True)
@@ -72,13 +73,15 @@ def decide(evidence: Evidence) -> Decision:
                         "Investigate the failure (see the values below), then rerun the audit.", PRIORITY["error"])
     if evidence.failures:
         extra = (" Also: " + "; ".join(evidence.notes) + ".") if evidence.notes else ""
-        return Decision("contradicted", _join(evidence.failures) + extra,
+        reason = _join(evidence.failures) + extra
+        return Decision("contradicted", reason[:1].upper() + reason[1:],
                         "Readers who apply the chapter's own definition get a different result than the text states.",
                         _wording(evidence.failures, "Correct the statement to match the computed value."),
                         PRIORITY["contradicted"])
     if evidence.conditions:
         return Decision("qualified",
-                        "Holds by the chapter's definition, but " + _lower_first(_join(evidence.conditions)),
+                        (evidence.lead + _lower_first(_join(evidence.conditions))) if evidence.lead
+                        else _join(evidence.conditions),
                         "A reader who reproduces this with another implementation, or under the unstated condition, gets a different answer.",
                         _wording(evidence.conditions, "Name the condition in the text."),
                         PRIORITY["qualified"])
@@ -103,3 +106,10 @@ def not_checkable(reason: str) -> Decision:
 
 def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+
+
+def pending(kind: str) -> Decision:
+    """A claim whose kind has no checker in this version: shown, never silently skipped."""
+    return Decision("pending", f"Registered as a {kind} claim; the {kind} checker is not available in this version, "
+                    "so nothing was verified.", "Unverified until the checker exists.",
+                    "No change to the chapter yet; rerun when the checker is available.", PRIORITY["pending"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import arithmetic, comparison, convention, value
+from . import arithmetic, comparison, convention, property, value
 from .common import Measurements
 
 CHECKERS = {
@@ -10,6 +10,7 @@ CHECKERS = {
     "comparison": comparison.check,
     "arithmetic": arithmetic.check,
     "convention": convention.check,
+    "property": property.check,
 }
 
 #: What each kind will measure, so the references can be called once for the whole chapter.

@@ -7,7 +7,7 @@ from ..values import display
 
 CHAPTER = "chapter"
 _MARK = {"supported": "✅ supported", "qualified": "⚠️ qualified", "contradicted": "❌ contradicted",
-         "stale": "🕸 stale", "error": "💥 error", "not checkable": "— not checkable"}
+         "stale": "🕸 stale", "error": "💥 error", "pending": "⏳ pending", "not checkable": "— not checkable"}
 
 
 def cell(text: object) -> str:
@@ -152,14 +152,29 @@ def render(report: ChapterReport) -> str:
     return "\n".join(out)
 
 
+def _case_table(rows: list[list[str]]) -> str:
+    if not rows:
+        return ""
+    lines = ["| " + " | ".join(cell(x) for x in rows[0]) + " |", "|" + "---|" * len(rows[0])]
+    lines += ["| " + " | ".join(cell(x) for x in r) + " |" for r in rows[1:]]
+    return "\n".join(lines) + "\n\n"
+
+
 def _check_table(check: Check) -> str:
     lines = [f"*{check.label}*" + (f" — claimed {check.claimed}" if check.claimed else "")
              + (f", interval {check.interval}" if check.interval else "")
              + (f"; expected value derived from the claim: {check.derived}" if check.derived else ""), "",
              "| implementation | provider | status | value | per query | agrees | detail |",
              "|---|---|---|---|---|---|---|"]
+    if check.table:
+        lines.insert(1, "\n" + _case_table(check.table).rstrip("\n") + "\n")
     for v in check.values:
         value = display(v.exact) if v.exact else (f"{v.value:.6f}" if v.value is not None else "—")
+        if "left" in v.per_query:
+            lines.append("| " + " | ".join(cell(x) for x in (
+                v.implementation, v.provider or "—", v.status, f"{v.per_query['left']} → {v.per_query['right']}",
+                "—", {True: "holds", False: "**breaks**", None: "—"}[v.in_interval], v.detail or "")) + " |")
+            continue
         if v.behaviour and "probe" in check.label:
             value = v.behaviour
         if "before" in v.per_query and v.status == "ok":

@@ -1,0 +1,366 @@
+"""Property claims: a universal statement searched for counterexamples.
+
+Two stages, both through the chapter's definitions and every reference that supports the
+measure: exhaustive enumeration of a small universe (``audit.universe``), then a seeded
+Hypothesis search beyond it (longer rankings, unjudged documents, graded judgements). Cases
+are evaluated as many queries in one call per reference. A statement found false is tried
+in its weaker form ("increases" → "never decreases") so a qualified verdict can name what
+does hold.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from .. import evaluator
+from ..errors import AuditError
+from ..measures import parse as parse_measure
+from ..references import Reference
+from ..register import Chapter, PropertyClaim
+from ..results import Check, ImplValue
+from ..universe import Case, Universe, case_strategy
+from ..values import display, format_exact
+from ..verdict import Evidence, Point
+from .common import CHAPTER, Measurements, fmt_float
+
+RELATIONS: dict[str, Callable[[float, float], bool]] = {
+    "increases": lambda a, b: b > a,
+    "decreases": lambda a, b: b < a,
+    "never decreases": lambda a, b: b >= a,
+    "never increases": lambda a, b: b <= a,
+    "unchanged": lambda a, b: a == b,
+    "never exceeds": lambda a, b: a <= b,
+}
+WEAKER = {"increases": "never decreases", "decreases": "never increases"}
+_EPS = 1e-9
+
+
+def holds(relation: str, left, right) -> bool:
+    """Whether ``relation`` holds; floats (references) are compared with a 1e-9 tolerance."""
+    if isinstance(left, Fraction) and isinstance(right, Fraction):
+        return RELATIONS[relation](left, right)
+    a, b = float(left), float(right)
+    if abs(a - b) <= _EPS:
+        b = a
+    return RELATIONS[relation](a, b)
+
+
+# --- transformations: case → variants (empty when the case does not apply) --------------------
+
+def _is_rel(g) -> bool:
+    return g is not None and g >= 1
+
+
+def _promote_second(case: Case, grades) -> list[Case]:
+    r = case.ranked
+    if len(r) >= 2 and _is_rel(r[1]) and not _is_rel(r[0]):
+        return [Case((r[1], r[0]) + r[2:], case.unretrieved)]
+    return []
+
+
+def _change_after_first_relevant(case: Case, grades) -> list[Case]:
+    first = next((i for i, g in enumerate(case.ranked) if _is_rel(g)), None)
+    if first is None:
+        return []
+    head, tail = case.ranked[:first + 1], case.ranked[first + 1:]
+    top = max(grades)
+    variants = [Case(head, case.unretrieved), Case(head + tuple(reversed(tail)), case.unretrieved),
+                Case(head + tuple(top for _ in tail) + (top,), case.unretrieved)]
+    return [v for v in variants if v != case]
+
+
+def _add_unretrieved_relevant(case: Case, grades) -> list[Case]:
+    return [Case(case.ranked, tuple(sorted(case.unretrieved + (max(grades),))))]
+
+
+def _regrade_positives(case: Case, grades) -> list[Case]:
+    positive = sorted(g for g in grades if g >= 1)
+    if not any(_is_rel(g) for g in case.ranked + case.unretrieved):
+        return []
+    out = []
+    for target in (positive[0], positive[-1]):
+        def regrade(g):
+            return target if _is_rel(g) else g
+        out.append(Case(tuple(regrade(g) for g in case.ranked), tuple(regrade(g) for g in case.unretrieved)))
+    return [v for v in out if v != case]
+
+
+def _judge_unjudged_as_zero(case: Case, grades) -> list[Case]:
+    if None not in case.ranked:
+        return []
+    return [Case(tuple(0 if g is None else g for g in case.ranked), case.unretrieved)]
+
+
+TRANSFORMS = {
+    "promote_second_relevant": (_promote_second, "the relevant document at rank 2 is swapped with a non-relevant "
+                                "one at rank 1"),
+    "change_after_first_relevant": (_change_after_first_relevant, "everything after the first relevant document is "
+                                    "removed, reversed, or replaced by relevant documents"),
+    "add_unretrieved_relevant": (_add_unretrieved_relevant, "a relevant document that is never retrieved is added "
+                                 "to the judgements"),
+    "regrade_positives": (_regrade_positives, "every positive grade is set to the lowest, or to the highest, "
+                          "positive grade"),
+    "judge_unjudged_as_zero": (_judge_unjudged_as_zero, "every unjudged returned document is judged non-relevant"),
+}
+
+
+# --- evaluation of many cases, batched per reference -------------------------------------------
+
+@dataclass(frozen=True)
+class Pair:
+    """One comparison: ``left`` measured on (case, k), ``right`` on (other, k2) with ``right_measure``."""
+
+    case: Case
+    k: int
+    other: Case
+    k2: int
+    right_measure: str
+
+
+@dataclass
+class Finding:
+    pair: Pair
+    values: dict[str, tuple[object, object]] = field(default_factory=dict)  # impl → (left, right)
+
+
+class Evaluations:
+    """Per-implementation values of (measure, case, k), filled one batch at a time.
+
+    Each batch costs one call per reference: every case is a query, every cutoff a measure.
+    """
+
+    def __init__(self, references: Sequence[Reference]) -> None:
+        self.references = list(references)
+        self.calls = 0
+
+    def compute(self, requests: set[tuple[str, Case, int]]) -> dict[str, dict[tuple[str, Case, int], object]]:
+        out: dict[str, dict] = {CHAPTER: {}}
+        for measure, case, k in requests:
+            _, spec = parse_measure(f"{measure}@{k}")
+            out[CHAPTER][(measure, case, k)] = evaluator.evaluate_query(spec, case.qrels(), case.ranking())
+        cases = sorted({case for _, case, _ in requests},
+                       key=lambda c: (c.size, tuple(-1 if g is None else g for g in c.ranked), c.unretrieved))
+        index = {case: f"c{i}" for i, case in enumerate(cases)}
+        qrels = {index[c]: c.qrels() for c in cases}
+        run = {index[c]: {d: float(len(c.ranked) - i) for i, d in enumerate(c.ranking())} for c in cases}
+        wanted = sorted({(measure, k) for measure, _, k in requests})
+        parsed = {(measure, k): parse_measure(f"{measure}@{k}")[0] for measure, k in wanted}
+        for ref in self.references:
+            usable = [m for m in parsed.values() if ref.supports(m).ok]
+            if not usable:
+                continue
+            self.calls += 1
+            outcomes = ref.evaluate(usable, qrels, run)
+            values = {}
+            for measure, case, k in requests:
+                outcome = outcomes.get(str(parsed[(measure, k)]))
+                if outcome is None:
+                    continue
+                if outcome.status != "ok":
+                    raise AuditError(f"{ref.name} failed while searching: {outcome.detail}")
+                values[(measure, case, k)] = outcome.per_query.get(index[case], 0.0)
+            out[ref.name] = values
+        return out
+
+    def violations(self, measure: str, relation: str, pairs: Sequence[Pair]) -> dict[str, Finding]:
+        """The first violating pair per implementation (pairs are given smallest first)."""
+        requests = set()
+        for p in pairs:
+            requests.add((measure, p.case, p.k))
+            requests.add((p.right_measure, p.other, p.k2))
+        values = self.compute(requests)
+        found: dict[str, Finding] = {}
+        for impl, table in values.items():
+            for p in pairs:
+                left, right = table.get((measure, p.case, p.k)), table.get((p.right_measure, p.other, p.k2))
+                if left is None or right is None:
+                    continue
+                if not holds(relation, left, right):
+                    found[impl] = Finding(p)
+                    break
+        for finding in found.values():
+            for impl, table in values.items():
+                left = table.get((measure, finding.pair.case, finding.pair.k))
+                right = table.get((finding.pair.right_measure, finding.pair.other, finding.pair.k2))
+                if left is not None and right is not None:
+                    finding.values[impl] = (left, right)
+        return found
+
+
+# --- the search ---------------------------------------------------------------------------------
+
+def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -> list[Pair]:
+    """Every comparison the claim makes on these cases, smallest case and cutoff first."""
+    out: list[Pair] = []
+    for case in cases:
+        for k in range(1, max_k + (0 if claim.compare == "next_cutoff" else 1)):
+            if claim.compare == "next_cutoff":
+                out.append(Pair(case, k, case, k + 1, claim.measure))
+            elif claim.compare == "measure":
+                out.append(Pair(case, k, case, k, claim.other))
+            else:
+                for variant in TRANSFORMS[claim.transform][0](case, grades):
+                    out.append(Pair(case, k, variant, k, claim.measure))
+    return out
+
+
+@dataclass
+class SearchResult:
+    relation: str
+    exhaustive_cases: int = 0
+    exhaustive_pairs: int = 0
+    random_cases: int = 0
+    findings: dict[str, Finding] = field(default_factory=dict)
+    timed_out: bool = False
+
+
+def search(claim: PropertyClaim, relation: str, ev: Evaluations, deadline: float) -> SearchResult:
+    """Exhaustive stage, then the seeded Hypothesis stage; the first counterexample per implementation."""
+    u = claim.universe
+    universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant)
+    cases = list(universe.cases())
+    pairs = pairs_for(claim, cases, u.max_k, u.grades)
+    result = SearchResult(relation, exhaustive_cases=len(cases), exhaustive_pairs=len(pairs))
+    if not pairs:
+        raise AuditError(f"the universe yields no valid case for this property ({universe.describe()}); "
+                         "widen it (a longer max_length, more documents, a larger max_k)")
+    result.findings = ev.violations(claim.measure, relation, pairs)
+    if result.findings or claim.search.random_cases == 0:
+        return result
+    result.findings, result.random_cases, result.timed_out = _random_stage(claim, relation, ev, deadline)
+    return result
+
+
+def _random_stage(claim: PropertyClaim, relation: str, ev: Evaluations, deadline: float):
+    from hypothesis import HealthCheck, find, settings
+    from hypothesis import strategies as st
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    s = claim.search
+    batch = 50
+    strategy = st.lists(case_strategy(s.max_length, tuple(claim.universe.grades), claim.universe.unjudged,
+                                      claim.universe.relevant), min_size=batch, max_size=batch)
+    seen = {"cases": 0, "timed_out": False}
+    max_k = s.max_length + (1 if claim.compare == "next_cutoff" else 0)
+
+    def violated(cases: list[Case]) -> bool:
+        if time.monotonic() > deadline:
+            seen["timed_out"] = True
+            return False
+        seen["cases"] += len(cases)
+        ks = max(1, min(max_k, max(len(c.ranked) for c in cases) + 1))
+        return bool(ev.violations(claim.measure, relation, pairs_for(claim, cases, ks, claim.universe.grades)))
+
+    try:
+        smallest = find(strategy, violated, random=random.Random(s.seed),
+                        settings=settings(max_examples=max(1, -(-s.random_cases // batch)), database=None,
+                                          deadline=None, suppress_health_check=list(HealthCheck)))
+    except (NoSuchExample, Unsatisfiable):
+        return {}, seen["cases"], seen["timed_out"]
+    # Re-run the minimal batch, smallest case first, to report its values.
+    smallest = sorted(smallest, key=lambda c: c.size)
+    ks = max(1, min(max_k, max(len(c.ranked) for c in smallest) + 1))
+    return (ev.violations(claim.measure, relation, pairs_for(claim, smallest, ks, claim.universe.grades)),
+            seen["cases"], seen["timed_out"])
+
+
+# --- the checker ----------------------------------------------------------------------------------
+
+def _show(x) -> str:
+    return display(format_exact(x)) if isinstance(x, Fraction) else fmt_float(x)
+
+
+def _statement(claim: PropertyClaim, relation: str) -> str:
+    if claim.compare == "next_cutoff":
+        return f"{claim.measure}@k+1 {relation} relative to {claim.measure}@k"
+    if claim.compare == "measure":
+        return f"{claim.measure}@k {relation} {claim.other}@k"
+    return f"{claim.measure}@k {relation} when {TRANSFORMS[claim.transform][1]}"
+
+
+def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding, stage: str) -> Check:
+    p = finding.pair
+    right_label = f"{p.right_measure}@{p.k2}" + (" after the change" if p.other != p.case else "")
+    values = [ImplValue(implementation=impl, value=float(right),
+                        per_query={"left": _show(left), "right": _show(right)},
+                        in_interval=holds(relation, left, right))
+              for impl, (left, right) in finding.values.items()]
+    table = p.case.table()
+    if p.other != p.case:
+        table += [["after the change", "", ""]] + p.other.table()[1:]
+    return Check(label=f"counterexample to “{_statement(claim, relation)}” ({stage}): "
+                       f"{claim.measure}@{p.k} → {right_label}; {p.case.describe()}"
+                       + (f" → {p.other.describe()}" if p.other != p.case else ""),
+                 measure=f"{claim.measure}@{p.k} → {right_label}", claimed=relation,
+                 values=values, table=table)
+
+
+def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    evidence = Evidence()
+    refs = [r for r in ms.references if r.supports(parse_measure(f"{claim.measure}@1")[0]).ok
+            and (claim.compare != "measure" or r.supports(parse_measure(f"{claim.other}@1")[0]).ok)]
+    ev = Evaluations(refs)
+    deadline = time.monotonic() + claim.search.time_limit
+    u = claim.universe
+    universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant)
+    if claim.compare == "next_cutoff" and u.max_k < 2:
+        raise AuditError("max_k must be at least 2 to compare a cutoff with the next one")
+    if u.max_k > u.documents:
+        raise AuditError(f"max_k = {u.max_k} is larger than the universe of {u.documents} documents; "
+                         "no ranking can fill such a cutoff")
+    claimed = search(claim, claim.relation, ev, deadline)
+    impls = [CHAPTER] + [r.name for r in refs]
+
+    def scope_of(result: SearchResult) -> str:
+        return (f"{universe.describe()}: {result.exhaustive_cases} cases, {result.exhaustive_pairs} comparisons"
+                + (f"; plus {result.random_cases} random cases up to length {claim.search.max_length} "
+                   f"(Hypothesis, seed {claim.search.seed})" if result.random_cases else "")
+                + ("; the time limit stopped the random stage early" if result.timed_out else "")
+                + f"; implementations: {', '.join(impls)}")
+
+    scope = scope_of(claimed)
+    stage = "exhaustive stage" if claimed.exhaustive_pairs and not claimed.random_cases else "random stage"
+    own = claimed.findings.get(CHAPTER)
+    if own is None:
+        bad = {impl: f for impl, f in claimed.findings.items() if impl != CHAPTER}
+        for impl, f in bad.items():
+            evidence.checks.append(_counterexample_check(claim, claim.relation, f, stage))
+            evidence.conditions.append(Point(
+                f"{impl} breaks it: {f.pair.case.describe()}, k = {f.pair.k}",
+                f"Add: “with {impl}, this does not hold in every case (see the counterexample)”."))
+        evidence.scopes.append(f"No counterexample by the chapter's definitions or the references in {scope}. "
+                               "This is evidence from the search, not a proof")
+        return evidence
+    evidence.checks.append(_counterexample_check(claim, claim.relation, own, stage))
+    weaker = WEAKER.get(claim.relation)
+    if weaker:
+        weak = search(claim, weaker, ev, deadline)
+        if CHAPTER not in weak.findings:
+            evidence.lead = ""
+            evidence.conditions.append(Point(
+                f"False as written (“{claim.relation}”): {own.pair.case.describe()}, k = {own.pair.k}: "
+                f"{claim.measure} goes {_show(own.values[CHAPTER][0])} → {_show(own.values[CHAPTER][1])}; the weaker "
+                f"form “{_statement(claim, weaker)}” holds on the whole search ({scope_of(weak)}; evidence, "
+                "not proof)",
+                f"Reword to the weaker form that holds: “{claim.measure}@k {weaker}” instead of “{claim.relation}”."))
+            for impl, f in weak.findings.items():
+                evidence.checks.append(_counterexample_check(claim, weaker, f, "weaker form"))
+                evidence.conditions.append(Point(f"{impl} breaks even the weaker form"))
+            return evidence
+        strong = weak.findings[CHAPTER]
+        evidence.checks.append(_counterexample_check(claim, weaker, strong, "weaker form"))
+        evidence.failures.append(Point(
+            f"False as written, and so is the weaker form “{weaker}”: {strong.pair.case.describe()}, "
+            f"k = {strong.pair.k}: "
+            f"{claim.measure} goes {_show(strong.values[CHAPTER][0])} → {_show(strong.values[CHAPTER][1])}",
+            f"Remove or correct the statement; e.g. say that {claim.measure}@k can move either way as k grows."))
+        return evidence
+    evidence.failures.append(Point(
+        f"False by the chapter's definitions: {own.pair.case.describe()}, k = {own.pair.k}: {claim.measure} gives "
+        f"{_show(own.values[CHAPTER][0])} and then {_show(own.values[CHAPTER][1])}",
+        "Remove or qualify the statement; the counterexample shows where it fails."))
+    return evidence

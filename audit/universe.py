@@ -1,0 +1,125 @@
+"""Cases for universal claims: an exhaustive small universe, and a Hypothesis strategy beyond it.
+
+A case is one judged ranking: the grades of the ranked documents in rank order (``None``
+for an unjudged document) and the grades of judged documents that were never retrieved.
+Document names carry no meaning (every reference gets strictly decreasing scores), so the
+exhaustive universe enumerates grade patterns rather than named documents: every ranking up
+to ``max_length`` over ``documents`` documents, up to relabelling the documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import combinations_with_replacement, product
+
+
+@dataclass(frozen=True)
+class Case:
+    """``ranked``: grades in rank order (None = unjudged); ``unretrieved``: grades of judged,
+    never-retrieved documents."""
+
+    ranked: tuple[int | None, ...]
+    unretrieved: tuple[int, ...] = ()
+
+    def qrels(self) -> dict[str, int]:
+        """``{doc_id: grade}``: ranked documents are ``r1…``, unretrieved ones ``x1…``."""
+        out = {f"r{i}": g for i, g in enumerate(self.ranked, start=1) if g is not None}
+        out.update({f"x{i}": g for i, g in enumerate(self.unretrieved, start=1)})
+        return out
+
+    def ranking(self) -> list[str]:
+        return [f"r{i}" for i in range(1, len(self.ranked) + 1)]
+
+    @property
+    def size(self) -> tuple[int, int, int, int]:
+        """Order used to call one counterexample smaller than another: cases with a relevant
+        document first (a need with nothing relevant scores 0 by convention, which makes a
+        poor witness), then fewer documents, a shorter ranking, lower grades."""
+        return (int(_relevant(self) == 0), len(self.ranked) + len(self.unretrieved), len(self.ranked),
+                sum(g or 0 for g in self.ranked) + sum(self.unretrieved))
+
+    def table(self) -> list[list[str]]:
+        """The case as rows a reader can check by hand: rank, document, grade."""
+        rows = [["rank", "document", "grade"]]
+        for i, g in enumerate(self.ranked, start=1):
+            rows.append([str(i), f"r{i}", "unjudged" if g is None else str(g)])
+        for i, g in enumerate(self.unretrieved, start=1):
+            rows.append(["not retrieved", f"x{i}", str(g)])
+        return rows
+
+    def describe(self) -> str:
+        """``ranking with grades 0, 1 (u = unjudged); never retrieved: grade 1`` or ``an empty ranking``."""
+        extra = (f"; judged but never retrieved: grade {', '.join(map(str, self.unretrieved))}"
+                 if self.unretrieved else "")
+        if not self.ranked:
+            return ("an empty ranking" + extra) if extra else "an empty ranking and no judged documents"
+        grades = ", ".join("u" if g is None else str(g) for g in self.ranked)
+        return f"a ranking with grades {grades}{' (u = unjudged)' if None in self.ranked else ''}{extra}"
+
+
+@dataclass(frozen=True)
+class Universe:
+    """The exhaustive search space, as stated in a property claim.
+
+    ``max_length``: longest ranking; ``documents``: documents in the collection (ranked
+    plus judged-but-unretrieved); ``grades``: judged grades used; ``unjudged``: whether a
+    ranked document may be unjudged; ``relevant``: if set, only cases with exactly this
+    many documents of grade >= 1; ``max_k``: largest cutoff.
+    """
+
+    max_length: int
+    documents: int
+    grades: tuple[int, ...]
+    max_k: int
+    unjudged: bool = True
+    relevant: int | None = None
+
+    def describe(self) -> str:
+        grades = f"grades {min(self.grades)}–{max(self.grades)}" if len(self.grades) > 2 or \
+            self.grades != (0, 1) else "binary grades"
+        return (f"every ranking up to length {self.max_length} over {self.documents} documents (up to relabelling) "
+                f"with {grades}"
+                + (" and unjudged documents" if self.unjudged else "")
+                + (f", exactly {self.relevant} relevant" if self.relevant is not None else "")
+                + f", every k ≤ {self.max_k}")
+
+    def cases(self) -> Iterator[Case]:
+        """Every case, smallest first (by number of documents, then ranking length)."""
+        labels: list[int | None] = list(self.grades) + ([None] if self.unjudged else [])
+        found = []
+        for length in range(0, self.max_length + 1):
+            if length > self.documents:
+                break
+            for ranked in product(labels, repeat=length):
+                room = self.documents - length
+                # A judged document that is never retrieved matters only through its grade when the
+                # grade is positive (it enters R and the ideal DCG); others change no measure.
+                positive = sorted(g for g in self.grades if g >= 1)
+                for extra in range(0, room + 1):
+                    for unretrieved in combinations_with_replacement(positive, extra):
+                        case = Case(tuple(ranked), tuple(unretrieved))
+                        if self.relevant is not None and _relevant(case) != self.relevant:
+                            continue
+                        found.append(case)
+        found.sort(key=lambda c: c.size)
+        return iter(found)
+
+
+def _relevant(case: Case) -> int:
+    return sum(1 for g in case.ranked if g is not None and g >= 1) + sum(1 for g in case.unretrieved if g >= 1)
+
+
+def case_strategy(max_length: int, grades: tuple[int, ...], unjudged: bool, relevant: int | None = None):
+    """A Hypothesis strategy for one case beyond the exhaustive universe: longer rankings,
+    unjudged documents, graded judgements."""
+    from hypothesis import strategies as st
+
+    label = st.sampled_from(list(grades) + ([None] if unjudged else []))
+    strategy = st.builds(
+        lambda ranked, unretrieved: Case(tuple(ranked), tuple(sorted(unretrieved))),
+        st.lists(label, max_size=max_length),
+        st.lists(st.sampled_from([g for g in grades if g >= 1] or list(grades)), max_size=5))
+    if relevant is not None:
+        strategy = strategy.filter(lambda c: _relevant(c) == relevant)
+    return strategy
