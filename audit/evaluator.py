@@ -163,6 +163,13 @@ def ndcg(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
         return Fraction(dcg / ideal)
 
 
+def success(judgements: Mapping[str, int], ranking: Ranking, k: int | None, rel: int = 1) -> Fraction:
+    """Success@k: 1 if the prefix holds a relevant document, else 0 (trec_eval ``success_k``;
+    ranx ``hit_rate@k``). Its mean over needs is the share of needs answered at all."""
+    r = relevant_set(judgements, rel)
+    return Fraction(int(any(d in r for d in prefix(ranking, k))))
+
+
 def judged(judgements: Mapping[str, int], ranking: Ranking, k: int | None) -> Fraction:
     """Judged@k: the fraction of the returned prefix that has a judgement (any grade).
 
@@ -208,7 +215,7 @@ class MeasureSpec:
 
 
 #: Measure names the chapter evaluator implements (ir-measures names).
-SUPPORTED = ("P", "R", "RR", "AP", "nDCG", "Judged", "SetP", "SetR")
+SUPPORTED = ("P", "R", "RR", "AP", "nDCG", "Success", "Judged", "SetP", "SetR")
 
 
 def evaluate_query(spec: MeasureSpec, judgements: Mapping[str, int], ranking: Ranking) -> Fraction:
@@ -228,6 +235,8 @@ def evaluate_query(spec: MeasureSpec, judgements: Mapping[str, int], ranking: Ra
         return ndcg(judgements, ranking, k, spec.gain)
     if spec.name == "Judged":
         return judged(judgements, ranking, k)
+    if spec.name == "Success":
+        return success(judgements, ranking, k, spec.rel)
     if spec.name == "SetP":
         return set_precision(judgements, ranking, spec.rel)
     if spec.name == "SetR":
@@ -247,6 +256,19 @@ def evaluate(spec: MeasureSpec, qrels: Qrels, run: Run) -> dict[str, Fraction]:
         check_ranking(ranking, query_id=query_id)
         out[query_id] = evaluate_query(spec, qrels[query_id], ranking)
     return out
+
+
+def pooled_recall(qrels: Qrels, run: Run, k: int | None, rel: int = 1) -> Fraction:
+    """Σ relevant found in the prefixes / Σ |R| over needs: the share of *all* relevant material
+    retrieved, as opposed to the mean of per-need recall. 0 when no need has a relevant document."""
+    found = total = 0
+    for query_id, ranking in run.items():
+        if query_id not in qrels:
+            continue
+        r = relevant_set(qrels[query_id], rel)
+        found += sum(1 for d in prefix(ranking, k) if d in r)
+        total += len(r)
+    return Fraction(found, total) if total else Fraction(0)
 
 
 def mean(values: Mapping[str, Fraction]) -> Fraction:

@@ -18,7 +18,7 @@ def parse(text: str) -> tuple[object, MeasureSpec]:
     measures the chapter evaluator implements when the name is unknown, malformed, or
     uses a parameter the evaluator does not model.
     """
-    known = ", ".join(f"{n}@k" if n in ("P", "R", "Judged") else n for n in SUPPORTED)
+    known = ", ".join(f"{n}@k" if n in ("P", "R", "Judged", "Success") else n for n in SUPPORTED)
     try:
         measure = ir_measures.parse_measure(str(text).strip())
     except (NameError, ValueError, SyntaxError, TypeError, AttributeError) as exc:
@@ -39,6 +39,6 @@ def parse(text: str) -> tuple[object, MeasureSpec]:
         raise MeasureError(f"measure {text!r}: the cutoff k must be a whole number of at least 1, found {cutoff!r}")
     if name == "P" and cutoff is None:
         raise MeasureError(f"measure {text!r} needs a cutoff (P@k); for set precision use SetP")
-    if name == "Judged" and cutoff is None:
-        raise MeasureError(f"measure {text!r} needs a cutoff (Judged@k)")
+    if name in ("Judged", "Success") and cutoff is None:
+        raise MeasureError(f"measure {text!r} needs a cutoff ({name}@k)")
     return measure, MeasureSpec(name=name, cutoff=cutoff, rel=rel, gain=gain)

@@ -43,7 +43,7 @@ class Identity(Strict):
     """Who the chapter is: book, number, title, stable id, URLs, recorded fingerprint."""
 
     id: Id
-    book: str
+    book: str | None = None
     chapter: int | str | None = None
     title: str
     kind: str = "chapter"
@@ -130,11 +130,16 @@ class ClaimBase(Strict):
 
 
 class Expect(Strict):
+    """One claimed value. ``aggregate`` says how a value over several needs is read: ``mean`` of
+    per-need values (MRR, mean recall; the default), ``pooled`` (Σ found / Σ |R|: the share of all
+    relevant material, recall only) or ``both`` (the wording fits either; both are checked)."""
+
     measure: str
     claimed: Claimed
     tolerance: str | None = None
     derived: str = ""
     query: str | None = None
+    aggregate: Literal["mean", "pooled", "both"] = "mean"
 
 
 class ValueClaim(ClaimBase):
@@ -228,7 +233,7 @@ class PropertyClaim(ClaimBase):
 
     kind: Literal["property"]
     measure: str
-    relation: Literal["increases", "decreases", "never decreases", "never increases", "unchanged",
+    relation: Literal["increases", "decreases", "never decreases", "never increases", "unchanged", "equals",
                       "never exceeds"]
     compare: Literal["next_cutoff", "transform", "measure"]
     transform: Literal[PROPERTY_TRANSFORMS] | None = None
@@ -447,6 +452,9 @@ def _check_references(chapter: Chapter) -> None:
             fx = fixture("fixture", claim.fixture)
             for i, e in enumerate(claim.expect):
                 measure(f"expect[{i}].measure", e.measure)
+                if e.aggregate != "mean" and (e.query is not None or parse_measure(e.measure)[1].name != "R"):
+                    raise fail(f"expect[{i}].aggregate", "a pooled reading is defined for recall (R@k) over all "
+                               "needs; drop `query` or use aggregate: mean")
                 if e.query is not None and e.query not in fx.run:
                     raise fail(f"expect[{i}].query", f"query {e.query!r} is not in the fixture's run; "
                                f"it has {', '.join(map(repr, fx.run))}")

@@ -112,14 +112,24 @@ def _relevant(case: Case) -> int:
 
 def case_strategy(max_length: int, grades: tuple[int, ...], unjudged: bool, relevant: int | None = None):
     """A Hypothesis strategy for one case beyond the exhaustive universe: longer rankings,
-    unjudged documents, graded judgements."""
+    unjudged documents, graded judgements; with ``relevant`` set, exactly that many documents of
+    grade >= 1, placed at drawn ranks or left unretrieved (built directly, not filtered)."""
     from hypothesis import strategies as st
 
+    positive = [g for g in grades if g >= 1] or list(grades)
     label = st.sampled_from(list(grades) + ([None] if unjudged else []))
-    strategy = st.builds(
-        lambda ranked, unretrieved: Case(tuple(ranked), tuple(sorted(unretrieved))),
-        st.lists(label, max_size=max_length),
-        st.lists(st.sampled_from([g for g in grades if g >= 1] or list(grades)), max_size=5))
-    if relevant is not None:
-        strategy = strategy.filter(lambda c: _relevant(c) == relevant)
-    return strategy
+    if relevant is None:
+        return st.builds(lambda ranked, unretrieved: Case(tuple(ranked), tuple(sorted(unretrieved))),
+                         st.lists(label, max_size=max_length), st.lists(st.sampled_from(positive), max_size=5))
+    other = st.sampled_from([g for g in grades if g < 1] + ([None] if unjudged else []) or [None])
+
+    @st.composite
+    def exactly(draw):
+        ranked = draw(st.lists(other, max_size=max(0, max_length - relevant)))
+        placed = draw(st.integers(0, relevant))
+        for _ in range(placed):
+            ranked.insert(draw(st.integers(0, len(ranked))), draw(st.sampled_from(positive)))
+        unretrieved = [draw(st.sampled_from(positive)) for _ in range(relevant - placed)]
+        return Case(tuple(ranked), tuple(sorted(unretrieved)))
+
+    return exactly()

@@ -33,6 +33,7 @@ RELATIONS: dict[str, Callable[[float, float], bool]] = {
     "never decreases": lambda a, b: b >= a,
     "never increases": lambda a, b: b <= a,
     "unchanged": lambda a, b: a == b,
+    "equals": lambda a, b: a == b,
     "never exceeds": lambda a, b: a <= b,
 }
 WEAKER = {"increases": "never decreases", "decreases": "never increases"}

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from .. import evaluator
 from ..measures import parse as parse_measure
 from ..register import Chapter, ValueClaim
-from ..results import Check
-from ..values import display, parse_claimed
+from ..results import Check, ImplValue
+from ..values import display, format_exact, parse_claimed
 from ..verdict import Evidence, Point
 from .common import (CHAPTER, Measurements, applicable, by_name, errors_of, exact_of, fixture_name,
                      not_applicable_names, reference_note, shown)
@@ -80,11 +81,64 @@ def check_expectation(ms: Measurements, chapter: Chapter, fixture_ref, measure: 
     evidence.scopes.append(scope)
 
 
+def pooled_values(ms: Measurements, fixture, measure: str, claimed) -> list[ImplValue]:
+    """Recall pooled over needs (Σ found / Σ |R|): the chapter's exactly; each reference's derived
+    from its per-need recall weighted by that need's |R|."""
+    _, spec = parse_measure(measure)
+    sizes = {q: len(evaluator.relevant_set(j, spec.rel)) for q, j in fixture.qrels.items() if q in fixture.run}
+    total = sum(sizes.values())
+    own = evaluator.pooled_recall(fixture.qrels, fixture.run, spec.cutoff, spec.rel)
+    out = [ImplValue(implementation=CHAPTER, provider="chapter 23 definitions", value=float(own),
+                     exact=format_exact(own), in_interval=claimed.contains(own),
+                     detail="Σ relevant found / Σ |R| over needs")]
+    for v in ms.values(fixture, measure)[1:]:
+        if v.status != "ok":
+            out.append(v)
+            continue
+        outcome = ms.reference(next(r for r in ms.references if r.name == v.implementation), fixture, measure)
+        value = (sum(outcome.per_query.get(q, 0.0) * n for q, n in sizes.items()) / total) if total else 0.0
+        out.append(ImplValue(implementation=v.implementation, provider=v.provider, value=value,
+                             in_interval=claimed.contains(value),
+                             detail="derived from its per-need recall, weighted by |R|"))
+    return out
+
+
+def check_pooled(ms: Measurements, chapter: Chapter, claim: ValueClaim, e, evidence: Evidence) -> None:
+    fixture = chapter.fixture(claim.fixture)
+    claimed = parse_claimed(e.claimed, tolerance=e.tolerance)
+    values = pooled_values(ms, fixture, e.measure, claimed)
+    label = f"{e.measure} pooled over the needs of {fixture_name(claim.fixture)} (Σ found / Σ |R|)"
+    evidence.checks.append(Check(label=label, measure=f"{e.measure} pooled", claimed=str(e.claimed),
+                                 interval=claimed.interval(), derived=e.derived, values=values))
+    own = values[0]
+    mean_own = ms.values(fixture, e.measure)[0]
+    if e.aggregate == "pooled":
+        if not own.in_interval:
+            evidence.failures.append(Point(
+                f"pooled over needs, {e.measure} is {display(own.exact)}, outside the claimed {claimed.interval()}",
+                f"Change “{e.claimed}” to “{claimed.write_like(exact_of(own))}”."))
+        else:
+            evidence.scopes.append(f"{label}: {display(own.exact)}")
+        return
+    if own.in_interval:
+        evidence.scopes.append(f"pooled over needs it is {display(own.exact)} too, so both readings hold")
+    elif mean_own.status == "ok" and claimed.contains(exact_of(mean_own)):
+        evidence.conditions.append(Point(
+            f"{e.claimed} is the mean of per-need {e.measure} ({display(mean_own.exact)}); the share of all relevant "
+            f"material found, pooled over needs, is {display(own.exact)} on this fixture, because needs differ in "
+            "how many relevant documents they have — the wording fits the mean reading only",
+            f"Say “on average per question” (the mean of per-question {e.measure}), not a share of all the "
+            "relevant material."))
+
+
 def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     for e in claim.expect:
-        check_expectation(ms, chapter, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
-                          derived=e.derived, query=e.query, unstated=claim.unstated)
+        if e.aggregate != "pooled":
+            check_expectation(ms, chapter, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
+                              derived=e.derived, query=e.query, unstated=claim.unstated)
+        if e.aggregate != "mean":
+            check_pooled(ms, chapter, claim, e, evidence)
     return evidence
 
 

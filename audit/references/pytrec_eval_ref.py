@@ -8,7 +8,7 @@ from importlib.metadata import version as dist_version
 from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_applicable
 
 # ir-measures name → trec_eval measure (with and without cutoff).
-_CUT = {"P": "P", "R": "recall", "AP": "map_cut", "nDCG": "ndcg_cut"}
+_CUT = {"P": "P", "R": "recall", "AP": "map_cut", "nDCG": "ndcg_cut", "Success": "success"}
 _FULL = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "SetP": "set_P", "SetR": "set_recall"}
 
 

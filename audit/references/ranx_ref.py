@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_applicable
 
-_CUT = {"P": "precision", "R": "recall", "RR": "mrr", "AP": "map"}
+_CUT = {"P": "precision", "R": "recall", "RR": "mrr", "AP": "map", "Success": "hit_rate"}
 
 
 def numba_cache_dir() -> str:
@@ -80,8 +80,8 @@ class RanxReference(Reference):
         if name == "nDCG":
             return ("ndcg" if gain == "log2" else "ndcg_burges") + suffix, ""
         if name in _CUT:
-            if name == "P" and cutoff is None:
-                return None, "precision needs a cutoff"
+            if name in ("P", "Success") and cutoff is None:
+                return None, f"{name} needs a cutoff"
             return _CUT[name] + suffix, ""
         if name == "SetP":
             return "precision@n", "precision@n, n = the query's run length"
