@@ -137,12 +137,16 @@ class Evaluations:
     def __init__(self, references: Sequence[Reference]) -> None:
         self.references = list(references)
         self.calls = 0
+        self._chapter: dict[tuple[str, Case, int], Fraction] = {}
 
     def compute(self, requests: set[tuple[str, Case, int]]) -> dict[str, dict[tuple[str, Case, int], object]]:
-        out: dict[str, dict] = {CHAPTER: {}}
-        for measure, case, k in requests:
-            _, spec = parse_measure(f"{measure}@{k}")
-            out[CHAPTER][(measure, case, k)] = evaluator.evaluate_query(spec, case.qrels(), case.ranking())
+        cache = self._chapter
+        for request in requests:
+            if request not in cache:
+                measure, case, k = request
+                cache[request] = evaluator.evaluate_query(parse_measure(f"{measure}@{k}")[1], case.qrels(),
+                                                          case.ranking())
+        out: dict[str, dict] = {CHAPTER: cache}
         cases = sorted({case for _, case, _ in requests},
                        key=lambda c: (c.size, tuple(-1 if g is None else g for g in c.ranked), c.unretrieved))
         index = {case: f"c{i}" for i, case in enumerate(cases)}
@@ -150,20 +154,21 @@ class Evaluations:
         run = {index[c]: {d: float(len(c.ranked) - i) for i, d in enumerate(c.ranking())} for c in cases}
         wanted = sorted({(measure, k) for measure, _, k in requests})
         parsed = {(measure, k): parse_measure(f"{measure}@{k}")[0] for measure, k in wanted}
+        names = {key: str(m) for key, m in parsed.items()}
         for ref in self.references:
             usable = [m for m in parsed.values() if ref.supports(m).ok]
             if not usable:
                 continue
             self.calls += 1
             outcomes = ref.evaluate(usable, qrels, run)
+            for outcome in outcomes.values():
+                if outcome.status == "error":
+                    raise AuditError(f"{ref.name} failed while searching: {outcome.detail}")
             values = {}
             for measure, case, k in requests:
-                outcome = outcomes.get(str(parsed[(measure, k)]))
-                if outcome is None:
-                    continue
-                if outcome.status != "ok":
-                    raise AuditError(f"{ref.name} failed while searching: {outcome.detail}")
-                values[(measure, case, k)] = outcome.per_query.get(index[case], 0.0)
+                outcome = outcomes.get(names[(measure, k)])
+                if outcome is not None and outcome.status == "ok":
+                    values[(measure, case, k)] = outcome.per_query.get(index[case], 0.0)
             out[ref.name] = values
         return out
 
@@ -242,7 +247,7 @@ def _random_stage(claim: PropertyClaim, relation: str, ev: Evaluations, deadline
     from hypothesis.errors import NoSuchExample, Unsatisfiable
 
     s = claim.search
-    batch = 50
+    batch = 200
     strategy = st.lists(case_strategy(s.max_length, tuple(claim.universe.grades), claim.universe.unjudged,
                                       claim.universe.relevant), min_size=batch, max_size=batch)
     seen = {"cases": 0, "timed_out": False}
