@@ -1,0 +1,117 @@
+"""Property claims: counterexample search, weaker forms, scope statements, bad universes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from audit.audit import audit_chapter
+from audit.provenance import collect
+from audit.references import all_references
+from audit.register import load_chapter
+from audit.universe import Case, Universe
+
+SNAPSHOT = "Raising k always helps recall and always hurts precision. RR ignores later items. Small claims.\n"
+SMALL = {"max_length": 3, "documents": 4, "grades": [0, 1], "max_k": 4}
+
+
+def prop(cid, quote, measure, relation, compare, **extra):
+    return {"id": cid, "title": cid, "kind": "property", "quote": quote, "claim": f"{measure} {relation}",
+            "measure": measure, "relation": relation, "compare": compare,
+            "universe": extra.pop("universe", SMALL), "search": extra.pop("search", {"random_cases": 200,
+                                                                                       "max_length": 12}),
+            **extra}
+
+
+CLAIMS = [
+    prop("P1", "always hurts precision", "P", "decreases", "next_cutoff"),
+    prop("P2", "always helps recall", "R", "increases", "next_cutoff"),
+    prop("P3", "RR ignores later items.", "RR", "unchanged", "transform", transform="change_after_first_relevant"),
+    prop("P4", "Small claims.", "R", "never decreases", "next_cutoff",
+         universe={"max_length": 3, "documents": 3, "grades": [0, 1], "max_k": 5}),
+    prop("P5", "Small claims.", "AP", "never exceeds", "measure", other="R"),
+]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("chapter")
+    (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: props\ntitle: Properties\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(yaml.safe_dump({"claims": CLAIMS}, allow_unicode=True), encoding="utf-8")
+    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    return {c.id: c for c in report.claims}
+
+
+def test_known_false_property_gives_its_minimal_counterexample(results):
+    """'Raising k always hurts precision' fails even as 'never increases': P@1 = 0 → P@2 = 1/2 for grades 0, 1
+    (hand computation: one relevant document in the first two, none in the first one)."""
+    claim = results["P1"]
+    assert claim.verdict == "contradicted"
+    assert "a ranking with grades 0, 1, k = 1: P goes 0 → 1/2" in claim.reason
+    weaker = claim.checks[-1]
+    assert weaker.table == [["rank", "document", "grade"], ["1", "r1", "0"], ["2", "r2", "1"]]
+    assert {v.implementation: v.per_query["right"] for v in weaker.values} == \
+        {"chapter": "1/2", "pytrec_eval": "0.5000", "ir_measures": "0.5000", "ranx": "0.5000"}
+
+
+def test_weaker_form_is_named_when_it_holds(results):
+    """'Always helps recall' is false (recall can stay flat) but 'never decreases' holds."""
+    claim = results["P2"]
+    assert claim.verdict == "qualified"
+    assert "never decreases" in claim.reason and "never decreases" in claim.response
+
+
+def test_true_property_is_supported_with_its_scope(results):
+    claim = results["P3"]
+    assert claim.verdict == "supported"
+    assert "every ranking up to length 3 over 4 documents" in claim.reason
+    assert "random cases up to length 12 (Hypothesis, seed 20261130)" in claim.reason
+    assert "evidence from the search, not a proof" in claim.reason
+
+
+def test_cutoff_beyond_the_universe_is_an_error_naming_the_claim(results):
+    """max_k 5 over 3 documents cannot be filled: an error, never a vacuous 'supported'."""
+    claim = results["P4"]
+    assert claim.verdict == "error"
+    assert "max_k = 5 is larger than the universe of 3 documents" in claim.reason
+
+
+def test_ap_never_exceeds_recall(results):
+    """AP@k ≤ R@k: each term P@i ≤ 1 and there are |relevant in prefix| terms, all over |R|."""
+    assert results["P5"].verdict == "supported"
+
+
+def test_the_search_is_reproducible(results, tmp_path):
+    folder = tmp_path / "again"
+    folder.mkdir()
+    (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: props\ntitle: Properties\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(yaml.safe_dump({"claims": CLAIMS[:2]}, allow_unicode=True), encoding="utf-8")
+    again = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    for claim in again.claims:
+        assert claim.reason == results[claim.id].reason
+
+
+def test_universe_counts_every_pattern_once():
+    """Rankings up to length 1 over 2 documents, binary grades, unjudged allowed: () with 0–2 unretrieved
+    relevant (3), then one ranked document of grade 0, 1 or unjudged with 0–1 unretrieved relevant (6)."""
+    cases = list(Universe(1, 2, (0, 1), 2).cases())
+    assert len(cases) == 9 and len(set(cases)) == 9
+    assert Case((1,), ()) in cases and Case((), (1, 1)) in cases
+
+
+def test_course_module_verdicts():
+    """The recall-and-precision module: the two universal sentences, the average, the pending listings."""
+    folder = Path(__file__).resolve().parents[1] / "claims" / "recall-and-precision"
+    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    verdicts = {c.id: c.verdict for c in report.claims}
+    assert verdicts["M17"] == "qualified"      # raising k never lowers recall, but need not raise it
+    assert verdicts["M18"] == "contradicted"   # P@1 = 0 → P@2 = 1/2
+    assert verdicts["M06"] == "qualified"      # mean recall 0.80, pooled 1/2 on uneven needs
+    assert verdicts["M14"] == verdicts["M15"] == "pending"
+    assert {cid for cid, v in verdicts.items() if v == "supported"} == {"M04", "M07", "M08", "M09", "M11", "M12", "M13"}
+    m06 = next(c for c in report.claims if c.id == "M06")
+    assert "pooled over needs, is 1/2" in m06.reason
