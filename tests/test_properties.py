@@ -115,3 +115,29 @@ def test_course_module_verdicts():
     assert {cid for cid, v in verdicts.items() if v == "supported"} == {"M04", "M07", "M08", "M09", "M11", "M12", "M13"}
     m06 = next(c for c in report.claims if c.id == "M06")
     assert "pooled over needs, is 1/2" in m06.reason
+
+
+def test_a_search_cut_short_by_its_time_limit_says_so(tmp_path):
+    """A random stage stopped by the time limit reports what it covered instead of claiming the full search."""
+    folder = tmp_path / "timed"
+    folder.mkdir()
+    (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: timed\ntitle: Timed\n", encoding="utf-8")
+    claim = prop("T1", "RR ignores later items.", "RR", "unchanged", "transform",
+                 transform="change_after_first_relevant", search={"random_cases": 100000, "time_limit": 0.01})
+    (folder / "claims.yaml").write_text(yaml.safe_dump({"claims": [claim]}, allow_unicode=True), encoding="utf-8")
+    result = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
+    assert "the time limit stopped the random stage early" in result.reason
+    assert "100000 random cases" not in result.reason
+
+
+def test_a_universe_with_no_valid_case_is_an_error(tmp_path):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: empty\ntitle: Empty\n", encoding="utf-8")
+    claim = prop("E1", "Small claims.", "R", "never decreases", "next_cutoff",
+                 universe={"max_length": 2, "documents": 3, "grades": [0, 1], "max_k": 3, "relevant": 5})
+    (folder / "claims.yaml").write_text(yaml.safe_dump({"claims": [claim]}, allow_unicode=True), encoding="utf-8")
+    result = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
+    assert result.verdict == "error" and "yields no valid case" in result.reason

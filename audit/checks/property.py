@@ -241,6 +241,10 @@ def search(claim: PropertyClaim, relation: str, ev: Evaluations, deadline: float
     return result
 
 
+class _TimeUp(BaseException):
+    """Raised inside the Hypothesis search when the claim's time limit is reached."""
+
+
 def _random_stage(claim: PropertyClaim, relation: str, ev: Evaluations, deadline: float):
     from hypothesis import HealthCheck, find, settings
     from hypothesis import strategies as st
@@ -256,7 +260,7 @@ def _random_stage(claim: PropertyClaim, relation: str, ev: Evaluations, deadline
     def violated(cases: list[Case]) -> bool:
         if time.monotonic() > deadline:
             seen["timed_out"] = True
-            return False
+            raise _TimeUp
         seen["cases"] += len(cases)
         ks = max(1, min(max_k, max(len(c.ranked) for c in cases) + 1))
         return bool(ev.violations(claim.measure, relation, pairs_for(claim, cases, ks, claim.universe.grades)))
@@ -265,7 +269,7 @@ def _random_stage(claim: PropertyClaim, relation: str, ev: Evaluations, deadline
         smallest = find(strategy, violated, random=random.Random(s.seed),
                         settings=settings(max_examples=max(1, -(-s.random_cases // batch)), database=None,
                                           deadline=None, suppress_health_check=list(HealthCheck)))
-    except (NoSuchExample, Unsatisfiable):
+    except (NoSuchExample, Unsatisfiable, _TimeUp):
         return {}, seen["cases"], seen["timed_out"]
     # Re-run the minimal batch, smallest case first, to report its values.
     smallest = sorted(smallest, key=lambda c: c.size)
