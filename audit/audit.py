@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from . import __version__
+from .book import Book
 from .checks import CHECKERS, NEEDS, Measurements
 from .chapter import NORMALISATION
 from .errors import AuditError
@@ -92,9 +93,13 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements) -> ClaimResult:
 
 
 def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance: Provenance,
-                  progress: Callable[[str], None] | None = None) -> ChapterReport:
-    """Audit every claim of ``chapter`` in register order and return the report model."""
-    ms = Measurements(references)
+                  progress: Callable[[str], None] | None = None, book: Book | None = None) -> ChapterReport:
+    """Audit every claim of ``chapter`` in register order and return the report model.
+
+    ``book``: the chapters audited together, so a listing can be held to a convention another
+    chapter states; conflicts are added to ``book.conflicts`` (see ``add_book_findings``).
+    """
+    ms = Measurements(references, book)
     requests = []
     for claim in chapter.register.claims:
         if claim.kind in NEEDS and chapter.snapshot.find(claim.quote).found:
@@ -120,3 +125,8 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
                                   conventions=r.conventions()) for r in references],
         summary={v: counts.get(v, 0) for v in VERDICTS},
         claims=results)
+
+
+def add_book_findings(report: ChapterReport, book: Book) -> None:
+    """Record the book-level conflicts that involve this chapter in its report."""
+    report.book_conflicts = [c.sentence() for c in book.involving(str(report.chapter["id"]))]

@@ -62,7 +62,8 @@ def run(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from .audit import audit_chapter
+    from .audit import add_book_findings, audit_chapter
+    from .book import Book
     from .provenance import collect
     from .references import all_references
     from .references.ranx_ref import numba_cache_dir
@@ -80,6 +81,7 @@ def run(args) -> int:
     status = EXIT_OK
     reports = []
     seen_ids: dict[str, Path] = {}
+    chapters = []
     for folder in _chapters(args):
         try:
             chapter = load_chapter(folder)
@@ -88,34 +90,41 @@ def run(args) -> int:
                                  "ids name the reports, so they must be unique", file=str(folder / "chapter.yaml"),
                                  field="id")
             seen_ids[chapter.identity.id] = folder
+            chapters.append(chapter)
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             status = max(status, EXIT_INPUT)
-            continue
+    book = Book(chapters)
+    audited = []
+    for chapter in chapters:
         claims = chapter.register.claims
         with err.status(f"auditing {chapter.identity.id}", spinner="dots") as spinner:
             def progress(claim_id: str) -> None:
                 index = next(i for i, c in enumerate(claims, 1) if c.id == claim_id)
                 spinner.update(f"auditing {chapter.identity.id}: claim {claim_id} ({index}/{len(claims)})")
             try:
-                report = audit_chapter(chapter, references, provenance, progress=None if args.quiet else progress)
-                texts = [json_report.render(report), markdown.render(report)]
+                report = audit_chapter(chapter, references, provenance, progress=None if args.quiet else progress,
+                                       book=book)
             except Exception as exc:  # an internal fault: say so, keep going with the other chapters
                 err.print(f"[red]internal error[/red] while auditing {chapter.identity.id}: "
                           f"{type(exc).__name__}: {exc} (no report written for this chapter; please report this)",
                           highlight=False)
                 status = EXIT_INTERNAL
                 continue
-        base = args.reports / chapter.identity.id
+        audited.append(report)
+    for report in audited:
+        add_book_findings(report, book)
+        base = args.reports / str(report.chapter["id"])
         try:
+            texts = [json_report.render(report), markdown.render(report)]
             written = [write_text(base.with_suffix(".json"), texts[0]), write_text(base.with_suffix(".md"), texts[1])]
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
-            status = EXIT_INPUT
+            status = max(status, EXIT_INPUT)
             continue
         reports.append(report)
         if not args.quiet:
-            table = Table(title=f"{chapter.identity.id}: {len(report.claims)} claims", title_justify="left")
+            table = Table(title=f"{report.chapter['id']}: {len(report.claims)} claims", title_justify="left")
             for col in ("verdict", "claims", "ids"):
                 table.add_column(col)
             for verdict, count in report.summary.items():
@@ -125,6 +134,10 @@ def run(args) -> int:
             out.print(table)
         for path in written:
             out.print(f"wrote {path}", highlight=False)
+    if book.conflicts and not args.quiet:
+        out.print(f"\nBook-level consistency: {len(book.conflicts)} conflict(s) between chapters")
+        for conflict in book.conflicts:
+            out.print(f"  - {conflict.sentence()}", highlight=False)
     if status == EXIT_OK and args.fail_on:
         hits = [(r.chapter["id"], c.id, c.verdict) for r in reports for c in r.claims if c.verdict in args.fail_on]
         if hits:

@@ -99,3 +99,4 @@ class ChapterReport(BaseModel):
     references: list[ReferenceInfo]
     summary: dict[str, int]
     claims: list[ClaimResult]
+    book_conflicts: list[str] = Field(default_factory=list)

@@ -52,7 +52,9 @@ class Decision:
 
 
 def _join(points: list[Point]) -> str:
-    return " ".join(p.text.rstrip(".") + "." for p in points)
+    """Points as sentences: each ends with a full stop, each after the first starts upper-case."""
+    texts = [p.text.rstrip(".") + "." for p in points]
+    return " ".join(t if i == 0 else t[:1].upper() + t[1:] for i, t in enumerate(texts))
 
 
 def _wording(points: list[Point], fallback: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import arithmetic, comparison, convention, property, value
+from . import arithmetic, code, comparison, convention, property, value
 from .common import Measurements
 
 CHECKERS = {
@@ -11,6 +11,7 @@ CHECKERS = {
     "arithmetic": arithmetic.check,
     "convention": convention.check,
     "property": property.check,
+    "code": code.check,
 }
 
 #: What each kind will measure, so the references can be called once for the whole chapter.

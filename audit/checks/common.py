@@ -39,8 +39,9 @@ def _content_key(fixture: Fixture) -> str:
 class Measurements:
     """Caches the chapter's and each reference's per-query values by (fixture, measure)."""
 
-    def __init__(self, references: Sequence[Reference]) -> None:
+    def __init__(self, references: Sequence[Reference], book=None) -> None:
         self.references = list(references)
+        self.book = book  # the Book audited with this chapter, for cross-chapter conventions (may be None)
         self._chapter: dict[tuple[str, str], dict[str, Fraction]] = {}
         self._refs: dict[tuple[str, str, str], object] = {}
 

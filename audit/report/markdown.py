@@ -141,6 +141,12 @@ def render(report: ChapterReport) -> str:
                 w(f"**Note.** {c.note}\n")
             for check in c.checks:
                 w(_check_table(check))
+    if report.book_conflicts:
+        w("### Book-level consistency\n")
+        w("Conventions one registered chapter states and another chapter's code breaks:\n")
+        for text in report.book_conflicts:
+            w(f"- {text}")
+        w("")
     w("## 5. Review checklist\n")
     todo = [c for c in report.claims if c.verdict in ("contradicted", "stale", "error", "qualified")]
     if not todo:

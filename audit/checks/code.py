@@ -1,0 +1,255 @@
+"""Code claims: a listing in the chapter, run in isolation and compared with the chapter's
+definitions and the references on edge cases a reviewer would try and on generated input."""
+
+from __future__ import annotations
+
+import ast
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .. import evaluator
+from ..errors import AuditError, RepeatedIDError
+from ..listings import function_source
+from ..measures import parse as parse_measure
+from ..register import Chapter, CodeClaim
+from ..results import Check, ImplValue
+from ..sandbox import CallResult, run_listing
+from ..values import display, format_exact
+from ..verdict import Evidence, Point
+from .common import CHAPTER, Measurements, fmt_float
+
+ROLES = ("ranking", "relevant set", "cutoff")
+TIME_LIMIT = 5.0
+SAMPLE = 300
+SEED = 20261130
+
+
+@dataclass(frozen=True)
+class Input:
+    """One call of a listing: a ranking, a relevant set and a cutoff (None when the listing has none)."""
+
+    ranking: tuple
+    relevant: frozenset
+    k: int | None
+    label: str = "generated"
+
+    def describe(self) -> str:
+        ranking = "[" + ", ".join(repr(d) for d in self.ranking) + "]"
+        relevant = "{" + ", ".join(repr(d) for d in sorted(self.relevant, key=repr)) + "}" if self.relevant else "set()"
+        return f"ranking {ranking}, relevant {relevant}" + (f", k = {self.k}" if self.k is not None else "")
+
+
+# Edge cases every reviewer would try: (label, ranking, relevant, k, suggested fix when the listing fails).
+EDGES = [
+    ("repeated ID in the ranking", ("a", "n", "a", "b"), {"a", "b"}, 4,
+     "reject a ranking that repeats an ID (chapter 23's rule), or count each ID once"),
+    ("empty relevant set", ("a", "b"), set(), 2,
+     "return 0.0 when the relevant set is empty, as trec_eval, ir-measures and ranx do"),
+    ("empty ranking", (), {"a"}, 3, "return 0.0 for an empty ranking"),
+    ("k = 0", ("a",), {"a"}, 0, "return 0.0 for k = 0 (an empty prefix), or reject k < 1"),
+    ("k larger than the ranking", ("a", "n"), {"a", "b"}, 10, "cut at min(k, len(ranking))"),
+    ("IDs of mixed type", (1, "b"), {"1", "b"}, 2, "compare IDs as strings (str(doc_id)) on both sides"),
+    ("relevant documents never retrieved", ("n", "m"), {"a", "b"}, 2, "return 0.0 when nothing relevant is found"),
+]
+
+
+def _parameters(claim: CodeClaim, source: str) -> list[str]:
+    """The function's parameters, each mapped to a role; raises ``AuditError`` on a mismatch."""
+    node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
+    params = [a.arg for a in node.args.args]
+    unknown = [p for p in params if p not in claim.arguments]
+    if unknown:
+        raise AuditError(f"{claim.function}() takes {', '.join(params)}; the claim's arguments do not map "
+                         f"{', '.join(unknown)} (roles: {', '.join(ROLES)})")
+    for p, role in claim.arguments.items():
+        if role not in ROLES:
+            raise AuditError(f"argument {p!r} has role {role!r}; expected one of {', '.join(ROLES)}")
+    return params
+
+
+def _measure(claim: CodeClaim, k: int | None) -> str:
+    return claim.measure.replace("@k", f"@{k}") if "@k" in claim.measure else claim.measure
+
+
+def chapter_value(claim: CodeClaim, item: Input) -> Fraction | str:
+    """The chapter's value for an input, or ``"rejects"`` for a ranking that repeats an ID. IDs are
+    compared as text, as in qrels and runs."""
+    ranking = [str(d) for d in item.ranking]
+    qrels = {str(d): 1 for d in item.relevant}
+    measure = _measure(claim, item.k)
+    try:
+        if item.k == 0:
+            evaluator.prefix(ranking, 0)
+            return Fraction(0)
+        _, spec = parse_measure(measure)
+        return evaluator.evaluate_query(spec, qrels, ranking)
+    except RepeatedIDError:
+        return "rejects"
+
+
+def _call(params: list[str], claim: CodeClaim, item: Input) -> list:
+    by_role = {"ranking": list(item.ranking), "relevant set": set(item.relevant), "cutoff": item.k}
+    return [by_role[claim.arguments[p]] for p in params]
+
+
+def _generated(claim: CodeClaim, n: int, seed: int) -> list[Input]:
+    """Well-formed input: distinct string IDs, a non-empty relevant set, 1 ≤ k ≤ len + 2."""
+    rng = random.Random(seed)
+    uses_k = "cutoff" in claim.arguments.values()
+    out = []
+    for _ in range(n):
+        pool = [f"d{i}" for i in range(rng.randint(1, 12))]
+        ranking = tuple(rng.sample(pool, rng.randint(0, len(pool))))
+        relevant = frozenset(rng.sample(pool, rng.randint(1, len(pool))))
+        k = rng.randint(1, len(ranking) + 2) if uses_k else None
+        out.append(Input(ranking, relevant, k))
+    return out
+
+
+def _agrees(result: CallResult, expected) -> bool:
+    return result.status == "ok" and not isinstance(expected, str) and abs(result.value - float(expected)) <= 1e-9
+
+
+def _problem(result: CallResult, expected, item: Input, book_rule: str) -> str:
+    """How a call went wrong, in words (empty when it agrees)."""
+    if result.status in ("raises", "timeout", "crashed", "not run", "returns"):
+        what = {"raises": "raises", "timeout": "hangs", "crashed": "crashes the interpreter", "not run": "was not run",
+                "returns": "returns a non-number"}[result.status]
+        return f"{what} ({result.detail})" if result.detail else what
+    if expected == "rejects":
+        out_of_range = " — outside [0, 1]" if not 0 <= result.value <= 1 else ""
+        return (f"returns {fmt_float(result.value)}{out_of_range} where {book_rule or 'the chapter'} rejects a ranking "
+                "that repeats an ID")
+    if not 0 <= result.value <= 1:
+        return f"returns {fmt_float(result.value)}, outside [0, 1] (the chapter gives {display(format_exact(expected))})"
+    if not _agrees(result, expected):
+        return (f"returns {fmt_float(result.value)} where the chapter's definition gives "
+                f"{display(format_exact(expected))} (off by {abs(result.value - float(expected)):.4g})")
+    return ""
+
+
+def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input) -> Input:
+    """Shrink a failing generated input with Hypothesis to the smallest one that still fails."""
+    from hypothesis import HealthCheck, find, settings
+    from hypothesis import strategies as st
+    from hypothesis.errors import NoSuchExample
+
+    uses_k = "cutoff" in claim.arguments.values()
+    ids = st.sampled_from([f"d{i}" for i in range(6)])
+
+    @st.composite
+    def inputs(draw):
+        ranking = tuple(draw(st.lists(ids, unique=True, max_size=6)))
+        relevant = frozenset(draw(st.sets(ids, min_size=1)))
+        k = draw(st.integers(1, len(ranking) + 2)) if uses_k else None
+        return Input(ranking, relevant, k)
+
+    def fails(item: Input) -> bool:
+        result = run_listing(source, claim.function, [_call(params, claim, item)], time_limit=TIME_LIMIT).results[0]
+        return not _agrees(result, chapter_value(claim, item))
+
+    try:
+        return find(inputs(), fails, random=random.Random(SEED),
+                    settings=settings(max_examples=200, database=None, deadline=None,
+                                      suppress_health_check=list(HealthCheck)))
+    except NoSuchExample:
+        return bad
+
+
+def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    evidence = Evidence()
+    book = ms.book
+    listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function)
+    params = _parameters(claim, source)
+    uses_k = "cutoff" in claim.arguments.values()
+    edges = [Input(tuple(r), frozenset(rel), k if uses_k else None, label)
+             for label, r, rel, k, _ in EDGES if uses_k or label not in ("k = 0", "k larger than the ranking")]
+    fixes = {label: fix for label, _, _, _, fix in EDGES}
+    generated = _generated(claim, SAMPLE, SEED)
+    items = edges + generated
+    run = run_listing(source, claim.function, [_call(params, claim, i) for i in items], time_limit=TIME_LIMIT)
+    if run.load_error:
+        evidence.failures.append(Point(f"the listing does not load: {run.load_error}",
+                                       "Fix the listing so it runs as printed."))
+        return evidence
+    for v in run.violations:
+        evidence.failures.append(Point(f"the listing {v}", "Remove the side effect from the listing."))
+    book_rule = book.repeated_id_rule(chapter.identity.id) if book else ""
+    # Edge cases: one row each.
+    edge_rows = []
+    for item, result in zip(edges, run.results):
+        expected = chapter_value(claim, item)
+        problem = _problem(result, expected, item, book_rule)
+        edge_rows.append([item.label, item.describe(), "rejects" if expected == "rejects" else
+                          display(format_exact(expected)),
+                          fmt_float(result.value) if result.status == "ok" else result.status, problem or "agrees"])
+        if problem:
+            evidence.conditions.append(Point(f"on {item.label} ({item.describe()}) it {problem}",
+                                             f"Suggested fix: {fixes[item.label]}."))
+            if expected == "rejects" and book is not None:
+                book.conflict(chapter.identity.id, claim.id, f"{claim.function}() {problem.split(' where ')[0]} "
+                              f"on a ranking that repeats an ID ({item.describe()})")
+    evidence.checks.append(Check(label=f"{claim.function}() on the edge cases (listing at snapshot lines "
+                                       f"{listing.start}–{listing.end}; {run.isolation})",
+                                 measure=claim.measure, table=[["edge case", "input", "chapter", "listing", "finding"]]
+                                 + edge_rows))
+    # Generated input, against the chapter and every reference.
+    gen_results = run.results[len(edges):]
+    bad = [(i, r) for i, r in zip(generated, gen_results) if not _agrees(r, chapter_value(claim, i))]
+    ref_rows = _references(claim, ms, generated, gen_results)
+    evidence.checks.append(Check(label=f"{claim.function}() on {len(generated)} generated well-formed inputs "
+                                       f"(distinct IDs, non-empty relevant set; seed {SEED})",
+                                 measure=claim.measure, values=ref_rows))
+    if bad:
+        smallest = _minimal(claim, source, params, bad[0][0])
+        result = run_listing(source, claim.function, [_call(params, claim, smallest)], time_limit=TIME_LIMIT).results[0]
+        expected = chapter_value(claim, smallest)
+        evidence.failures.append(Point(
+            f"wrong on ordinary input: {len(bad)} of {len(generated)} generated inputs disagree with the chapter's "
+            f"definition of {claim.measure}; the smallest, {smallest.describe()}: it "
+            f"{_problem(result, expected, smallest, book_rule)}",
+            "Correct the listing so it computes the measure as the chapter defines it."))
+        return evidence
+    evidence.scopes.append(f"{claim.function}() matches the chapter's definition of {claim.measure} on all "
+                           f"{len(generated)} generated well-formed inputs (seed {SEED})"
+                           + "".join(f"; {v.implementation} agrees on {v.detail}" for v in ref_rows if v.status == "ok")
+                           + f", and on {sum(1 for r in edge_rows if r[-1] == 'agrees')} of {len(edge_rows)} edge cases")
+    if evidence.conditions:
+        evidence.lead = "It matches on well-formed input, but "
+    return evidence
+
+
+def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results: list[CallResult]) -> list[ImplValue]:
+    """How often each reference agrees with the listing on the generated inputs (one call per reference)."""
+    qrels = {f"g{i}": {str(d): 1 for d in item.relevant} for i, item in enumerate(items)}
+    run = {f"g{i}": {str(d): float(len(item.ranking) - r) for r, d in enumerate(item.ranking)}
+           for i, item in enumerate(items)}
+    measures = {i: parse_measure(_measure(claim, item.k))[0] for i, item in enumerate(items)}
+    distinct = list({str(m): m for m in measures.values()}.values())
+    rows = [ImplValue(implementation=CHAPTER, provider="chapter 23 definitions",
+                      detail=f"{sum(_agrees(r, chapter_value(claim, i)) for i, r in zip(items, results))} of "
+                             f"{len(items)} inputs")]
+    for ref in ms.references:
+        usable = [m for m in distinct if ref.supports(m).ok]
+        if not usable:
+            rows.append(ImplValue(implementation=ref.name, status="not applicable",
+                                  detail=ref.supports(distinct[0]).reason))
+            continue
+        outcomes = ref.evaluate(usable, qrels, run)
+        agree = total = 0
+        provider = ""
+        for i, (item, result) in enumerate(zip(items, results)):
+            outcome = outcomes.get(str(measures[i]))
+            if outcome is None or outcome.status != "ok":
+                continue
+            provider = outcome.provider
+            total += 1
+            agree += result.status == "ok" and abs(result.value - outcome.per_query.get(f"g{i}", 0.0)) <= 1e-9
+        rows.append(ImplValue(implementation=ref.name, provider=provider, detail=f"{agree} of {total} inputs",
+                              in_interval=agree == total))
+    return rows
+
+
+def needs(claim: CodeClaim, chapter: Chapter) -> list[tuple]:
+    return []

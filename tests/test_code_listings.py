@@ -1,0 +1,134 @@
+"""Code listings: extraction, isolation, and differential testing against the chapter and the references."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from audit.audit import add_book_findings, audit_chapter
+from audit.book import Book
+from audit.listings import find_listings, function_source
+from audit.provenance import collect
+from audit.references import all_references
+from audit.register import load_chapter
+from audit.sandbox import run_listing
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# --- extraction ------------------------------------------------------------------------------------
+
+def test_fenced_indented_and_unfenced_listings_are_found():
+    text = ("Prose.\n\n```python\ndef a():\n    return 1\n```\n\nMore prose.\n\n    def b():\n        return 2\n\n"
+            "Plain text follows.\ndef c(x):\n    return x\n\n    # trailing comment\nBack to prose.\n")
+    found = [(l.style, l.code.split("\n")[0]) for l in find_listings(text)]
+    assert found == [("fenced", "def a():"), ("indented", "def b():"), ("unfenced", "def c(x):")]
+
+
+def test_the_module_listing_is_found_unfenced_on_lines_15_to_24():
+    text = (ROOT / "claims" / "recall-and-precision" / "snapshot.txt").read_text(encoding="utf-8")
+    listing, source = function_source(text, "def mrr(retrieved: list[str], relevant: set[str]) -> float:", "mrr")
+    assert (listing.start, listing.end, listing.style) == (15, 24, "unfenced")
+    assert source.startswith("def mrr(") and "recall_at_k" not in source
+
+
+# --- isolation -------------------------------------------------------------------------------------
+
+def test_a_listing_that_loops_forever_is_stopped_by_the_time_limit():
+    report = run_listing("def f(x):\n    while True:\n        pass\n", "f", [[1], [2]], time_limit=1, max_hangs=1)
+    assert report.results[0].status == "timeout"
+    assert report.results[1].status == "not run"
+
+
+def test_a_listing_that_raises_is_classified():
+    report = run_listing("def f(x):\n    return 1 / x\n", "f", [[0], [4]], time_limit=3)
+    assert report.results[0].status == "raises" and report.results[0].detail.startswith("ZeroDivisionError")
+    assert report.results[1].status == "ok" and report.results[1].value == 0.25
+
+
+def test_a_listing_that_writes_outside_its_scratch_folder_is_caught(tmp_path):
+    target = tmp_path / "outside.txt"
+    code = f"def f(x):\n    open({str(target)!r}, 'w').write('x')\n    return 1\n"
+    report = run_listing(code, "f", [[1]], time_limit=3)
+    assert report.violations == [f"wrote outside its scratch folder: {target}"]
+    assert not target.exists()
+
+
+def test_a_listing_that_crashes_the_interpreter_is_reported_and_the_harness_goes_on():
+    before = (os.getpid(), os.getcwd())
+    report = run_listing("import os\ndef f(x):\n    os.abort()\n", "f", [[1], [2]], time_limit=3)
+    assert report.results[0].status == "crashed" and "SIGABRT" in report.results[0].detail
+    assert report.results[1].status == "crashed"
+    assert (os.getpid(), os.getcwd()) == before
+
+
+def test_a_listing_cannot_reach_the_network():
+    code = "import socket\ndef f(x):\n    socket.create_connection(('127.0.0.1', 9), timeout=1)\n    return 1\n"
+    report = run_listing(code, "f", [[1]], time_limit=3)
+    assert report.results[0].status == "raises" and "PermissionError" in report.results[0].detail
+
+
+# --- differential testing and verdicts ----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def module_report():
+    chapters = [load_chapter(ROOT / "claims" / "recall-and-precision"),
+                load_chapter(ROOT / "claims" / "retrieval-23-chapter")]
+    book = Book(chapters)
+    report = audit_chapter(chapters[0], all_references(), collect(["audit", "run"]), book=book)
+    add_book_findings(report, book)
+    return {c.id: c for c in report.claims}, report, book
+
+
+def test_recall_at_k_fails_on_an_empty_relevant_set_and_on_repeated_ids(module_report):
+    """recall_at_k divides by len(relevant) (ZeroDivisionError on an empty set) and counts a repeated relevant
+    ID twice: ['a', 'n', 'a', 'b'] with relevant {'a', 'b'} gives 3 hits / 2 = 1.5, a recall above 1."""
+    claim = module_report[0]["M14"]
+    assert claim.verdict == "qualified"
+    assert "ZeroDivisionError" in claim.reason
+    assert "returns 1.5000 — outside [0, 1]" in claim.reason
+    assert "retrieval-23-chapter C08" in claim.reason
+    assert claim.response.startswith("Suggested fix")
+
+
+def test_mrr_matches_everywhere_but_repeated_ids_and_mixed_types(module_report):
+    claim = module_report[0]["M15"]
+    assert claim.verdict == "qualified"
+    rows = {row[0]: row[-1] for row in claim.checks[0].table[1:]}
+    assert rows["empty relevant set"] == "agrees" and rows["empty ranking"] == "agrees"
+    assert rows["repeated ID in the ranking"].startswith("returns 1.0000")
+
+
+def test_listings_agree_with_every_reference_on_generated_input(module_report):
+    claim = module_report[0]["M14"]
+    generated = claim.checks[1]
+    assert {v.implementation: v.detail for v in generated.values} == {
+        "chapter": "300 of 300 inputs", "pytrec_eval": "300 of 300 inputs", "ir_measures": "300 of 300 inputs",
+        "ranx": "300 of 300 inputs"}
+
+
+def test_the_conflict_with_chapter_23_is_reported_at_book_level(module_report):
+    _, report, book = module_report
+    assert {(c.chapter, c.claim, c.rule_chapter, c.rule_claim) for c in book.conflicts} == {
+        ("recall-and-precision", "M14", "retrieval-23-chapter", "C08"),
+        ("recall-and-precision", "M15", "retrieval-23-chapter", "C08")}
+    assert len(report.book_conflicts) == 2
+
+
+def test_a_listing_wrong_on_ordinary_input_is_contradicted_with_a_minimal_input(tmp_path):
+    """A recall that divides by k instead of |R| is wrong on ordinary input; the smallest failing input is shown."""
+    (tmp_path / "snapshot.txt").write_text(
+        "Listing:\n\ndef recall(ranking, relevant, k):\n    return sum(1 for d in ranking[:k] if d in relevant) / k\n",
+        encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: wrong\ntitle: Wrong\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(
+        "claims:\n  - id: W1\n    title: recall\n    kind: code\n    quote: \"def recall(ranking, relevant, k):\"\n"
+        "    claim: computes recall\n    function: recall\n    measure: R@k\n"
+        "    arguments: {ranking: ranking, relevant: relevant set, k: cutoff}\n", encoding="utf-8")
+    result = audit_chapter(load_chapter(tmp_path), all_references(), collect(["audit", "run"])).claims[0]
+    assert result.verdict == "contradicted"
+    assert result.reason.startswith("Wrong on ordinary input")
+    # Hypothesis shrinks to one retrieved relevant document out of two: 1/1 from the listing, 1/2 by |R|.
+    assert "the smallest, ranking ['d0'], relevant {'d0', 'd1'}, k = 1: it returns 1.0000" in result.reason
