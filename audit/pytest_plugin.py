@@ -1,0 +1,160 @@
+"""pytest plugin: each claim of a chapter register is a test item named by its id.
+
+``pytest claims/`` or ``pytest --audit claims/retrieval-23-chapter`` collects every
+``claims.yaml`` that has a ``chapter.yaml`` beside it. supported → passed; qualified → passed
+with a ``ClaimQualifiedWarning`` carrying the condition; contradicted and stale → failed, with a
+plain failure text instead of a traceback; error → error; not checkable and pending → skipped
+with the reason. Registered through the ``pytest11`` entry point.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+from .errors import AuditError
+from .register import CHAPTER_FILE, CLAIMS_FILE
+
+
+class ClaimQualifiedWarning(UserWarning):
+    """A claim that holds only under a condition; the message names it."""
+
+
+class ClaimFailed(Exception):
+    """A contradicted or stale claim; rendered as plain lines by ``ClaimItem.repr_failure``."""
+
+
+class ClaimErrored(Exception):
+    """A claim whose check could not run."""
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("chapter-audit")
+    group.addoption("--audit", action="append", default=[], metavar="CHAPTER_DIR",
+                    help="collect the claims of this chapter folder as tests (repeatable)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "claim: a chapter claim collected by chapter-audit")
+    for folder in config.getoption("audit") or []:
+        config.args.append(str(Path(folder) / CLAIMS_FILE))
+
+
+def pytest_collect_file(file_path: Path, parent):
+    if file_path.name == CLAIMS_FILE and (file_path.parent / CHAPTER_FILE).exists():
+        return ChapterFile.from_parent(parent, path=file_path)
+    return None
+
+
+class _Session:
+    """Audits each chapter once per pytest session, with all collected chapters as the book."""
+
+    def __init__(self) -> None:
+        self.chapters = {}
+        self.reports = {}
+        self.book = None
+
+    def report(self, folder: Path):
+        from .audit import add_book_findings, audit_chapter
+        from .book import Book
+        from .provenance import collect
+        from .references import all_references
+
+        if folder not in self.reports:
+            if self.book is None:
+                self.book = Book(list(self.chapters.values()))
+            report = audit_chapter(self.chapters[folder], all_references(), collect(["pytest"]), book=self.book)
+            add_book_findings(report, self.book)
+            self.reports[folder] = {c.id: c for c in report.claims}
+        return self.reports[folder]
+
+
+def _session(config) -> _Session:
+    if not hasattr(config, "_chapter_audit"):
+        config._chapter_audit = _Session()
+    return config._chapter_audit
+
+
+class ChapterFile(pytest.File):
+    """A chapter register: yields one ``ClaimItem`` per claim, in register order."""
+
+    def collect(self):
+        from .register import load_chapter
+
+        try:
+            chapter = load_chapter(self.path.parent)
+        except AuditError as exc:
+            raise self.CollectError(str(exc)) from None
+        _session(self.config).chapters[self.path.parent] = chapter
+        for claim in chapter.register.claims:
+            yield ClaimItem.from_parent(self, name=claim.id, line=chapter.lines.get(claim.id))
+
+    class CollectError(Exception):
+        pass
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(self.CollectError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class ClaimItem(pytest.Item):
+    def __init__(self, *, line: int | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.line = line
+        self.add_marker("claim")
+        self.result = None
+
+    def setup(self) -> None:
+        self.result = _session(self.config).report(self.path.parent)[self.name]
+        if self.result.verdict == "error":
+            raise ClaimErrored(self._text())
+
+    def runtest(self) -> None:
+        verdict = self.result.verdict
+        if verdict in ("not checkable", "pending"):
+            # Report the skip at the claim's line in the register, not at this line.
+            raise pytest.skip.Exception(f"{self.name} {verdict}: {self.result.reason}", _use_item_location=True)
+        if verdict in ("contradicted", "stale"):
+            raise ClaimFailed(self._text())
+        if verdict == "qualified":
+            warnings.warn(ClaimQualifiedWarning(f"{self.name} qualified: {self.result.reason}"))
+
+    def _text(self) -> str:
+        r = self.result
+        lines = [f"{r.id} {r.verdict}: {r.title}", f"  quote:    “{r.quote}” (snapshot line {r.line or '—'})",
+                 f"  claimed:  {r.claimed or '—'}", f"  reason:   {r.reason}"]
+        for check in r.checks:
+            shown = [f"{v.implementation}={_value(v)}" for v in check.values]
+            if shown:
+                lines.append(f"  {check.label}: " + ", ".join(shown))
+            for row in check.table:
+                lines.append("    " + " | ".join(row))
+        lines.append(f"  response: {r.response}")
+        return "\n".join(lines)
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance((ClaimFailed, ClaimErrored)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def _repr_failure_py(self, excinfo, style=None):
+        # pytest renders errors raised in setup() through this method rather than repr_failure.
+        if excinfo.errisinstance(ClaimErrored):
+            return str(excinfo.value)
+        return super()._repr_failure_py(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, (self.line - 1) if self.line else None, f"{self.path.parent.name}::{self.name}"
+
+
+def _value(v) -> str:
+    if v.status != "ok":
+        return v.status
+    if "left" in v.per_query:
+        return f"{v.per_query['left']}→{v.per_query['right']}"
+    if "before" in v.per_query:
+        return f"{v.per_query['before']}→{v.per_query['after']}"
+    return v.exact or (f"{v.value:.4f}" if v.value is not None else "—")

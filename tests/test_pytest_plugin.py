@@ -1,0 +1,145 @@
+"""The pytest plugin, checked with pytester: outcomes per verdict, -k, JUnit XML, locations, failure text."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+SNAPSHOT = ("At cutoff four, a single relevant result gives P@4 = 1/4. Ties keep their order.\n\n"
+            "def present(ranking, relevant):\n    return 0.0\n")
+CLAIMS = """\
+fixtures:
+  one:
+    qrels: {q1: {a: 1}}
+    run: {q1: [a]}
+  ties:
+    qrels: {q1: {a: 0, b: 1}}
+    run: {q1: [a, b]}
+    scores: {q1: {a: 1.0, b: 1.0}}
+claims:
+  - id: S1
+    title: supported
+    kind: value
+    quote: "a single relevant result gives P@4 = 1/4"
+    claim: P@4 = 1/4
+    fixture: one
+    expect: [{measure: "P@4", claimed: "1/4"}]
+  - id: C1
+    title: contradicted
+    kind: value
+    quote: "a single relevant result gives P@4 = 1/4"
+    claim: P@4 = 1/3
+    fixture: one
+    expect: [{measure: "P@4", claimed: "1/3"}]
+  - id: Q1
+    title: qualified
+    kind: convention
+    quote: "Ties keep their order."
+    claim: ties keep the reference order
+    convention: ties
+    rule: reference order
+    probe: ties
+    measures: ["RR"]
+  - id: T1
+    title: stale
+    kind: value
+    quote: "a sentence that is not in the chapter"
+    claim: P@4 = 1/4
+    fixture: one
+    expect: [{measure: "P@4", claimed: "1/4"}]
+  - id: N1
+    title: not checkable
+    kind: not checkable
+    quote: "Ties keep their order."
+    claim: prose
+    reason: qualitative
+  - id: E1
+    title: error
+    kind: code
+    quote: "def present(ranking, relevant):"
+    claim: a listing that does not define the function named
+    function: missing
+    measure: RR
+    arguments: {ranking: ranking, relevant: relevant set}
+"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm_references():
+    """Import ranx before pytester moves HOME, so its compiled metrics come from the usual cache."""
+    from audit.references.ranx_ref import _import_ranx
+    _import_ranx()
+
+
+@pytest.fixture
+def chapter(pytester):
+    folder = pytester.mkdir("claims") / "demo"
+    folder.mkdir()
+    (folder / "chapter.yaml").write_text("id: demo\ntitle: Demo\n", encoding="utf-8")
+    (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
+    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    return folder
+
+
+def test_one_item_per_claim_with_the_verdicts_outcome(pytester, chapter):
+    result = pytester.runpytest("claims/", "-p", "no:cacheprovider", "-rA")
+    result.assert_outcomes(passed=2, failed=2, skipped=1, errors=1, warnings=1)
+    result.stdout.fnmatch_lines(["*ClaimQualifiedWarning: Q1 qualified*docno*"])
+    for claim_id, outcome in [("S1", "PASSED"), ("Q1", "PASSED"), ("C1", "FAILED"), ("T1", "FAILED"),
+                              ("N1", "SKIPPED"), ("E1", "ERROR")]:
+        assert any(claim_id in line and line.startswith(outcome) for line in result.outlines), claim_id
+
+
+def test_an_errored_claim_is_an_error_with_plain_text(pytester, chapter):
+    result = pytester.runpytest("claims/", "-p", "no:cacheprovider", "-k", "E1")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*E1 error: error*", "*does not define missing()*"])
+    assert "Traceback" not in result.stdout.str() and "is_historic" not in result.stdout.str()
+
+
+def test_a_contradicted_claim_fails_with_plain_text_not_a_traceback(pytester, chapter):
+    result = pytester.runpytest("claims/", "-p", "no:cacheprovider", "-k", "C1")
+    result.assert_outcomes(failed=1)
+    text = result.stdout.str()
+    assert "Traceback" not in text and "def runtest" not in text
+    result.stdout.fnmatch_lines(["C1 contradicted: contradicted", "*claimed:  P@4 = 1/3*",
+                                 "*chapter=1/4, pytrec_eval=0.2500, ir_measures=0.2500, ranx=0.2500*",
+                                 "*response: Change “1/3” to “1/4”.*"])
+
+
+def test_k_selects_by_claim_id(pytester, chapter):
+    result = pytester.runpytest("claims/", "-p", "no:cacheprovider", "-k", "S1 or N1")
+    result.assert_outcomes(passed=1, skipped=1)
+
+
+def test_the_audit_option_collects_a_chapter_folder(pytester, chapter):
+    result = pytester.runpytest("--audit", str(chapter), "-p", "no:cacheprovider", "-k", "S1")
+    result.assert_outcomes(passed=1)
+
+
+def test_junit_xml_is_valid_and_names_each_claim(pytester, chapter):
+    xml = pytester.path / "out.xml"
+    pytester.runpytest("claims/", "-p", "no:cacheprovider", f"--junitxml={xml}")
+    suite = ET.parse(xml).getroot().find("testsuite")
+    names = [case.get("name") for case in suite.iter("testcase")]
+    assert names == ["S1", "C1", "Q1", "T1", "N1", "E1"]
+    assert suite.get("failures") == "2" and suite.get("errors") == "1" and suite.get("skipped") == "1"
+
+
+def test_item_location_is_the_claims_line_in_the_register(pytester, chapter):
+    items, _ = pytester.inline_genitems("claims/", "-p", "no:cacheprovider")
+    lines = {item.name: item.location[1] for item in items}
+    register = CLAIMS.split("\n")
+    assert register[lines["S1"]].strip() == "- id: S1"
+    assert register[lines["E1"]].strip() == "- id: E1"
+
+
+def test_a_malformed_register_is_a_collection_error_naming_the_file(pytester, chapter):
+    (chapter / "claims.yaml").write_text("claims: [\n", encoding="utf-8")
+    result = pytester.runpytest("claims/", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*claims.yaml: malformed YAML at line*"])
+    assert "Traceback" not in result.stdout.str()
