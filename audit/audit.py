@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from collections.abc import Callable, Sequence
 
 from . import __version__
@@ -58,6 +59,8 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements) -> ClaimResult:
         try:
             evidence = CHECKERS[claim.kind](claim, chapter, ms)
             decision = decide(evidence)
+            if claim.rewording and decision.verdict in ("qualified", "contradicted"):
+                decision = replace(decision, response=f"Replace with: “{claim.rewording.strip()}”")
         except AuditError as exc:
             decision = Decision("error", f"The check could not run: {exc.message}.",
                                 "The claim's encoding or fixture is faulty; nothing was verified.",
@@ -72,16 +75,19 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements) -> ClaimResult:
                             for e in claim.expect)
     elif claim.kind == "comparison":
         claimed = "; ".join(f"{e.measure}{' → ' + e.after_measure if e.after_measure else ''} {e.change}"
-                            + (f" ({e.before if e.before is not None else '·'} → {e.after if e.after is not None else '·'})"
-                               if e.before is not None or e.after is not None else "")
+                            + (f" ({e.before} → {e.after})" if e.before is not None and e.after is not None else
+                               f" (before {e.before})" if e.before is not None else
+                               f" (after {_relation(e.after).strip().removeprefix('= ')})" if e.after is not None
+                               else "")
                             for e in claim.expect)
     elif claim.kind == "arithmetic":
         claimed = f"{claim.expression}{_relation(claim.claimed)}"
     elif claim.kind == "convention":
         claimed = f"{claim.convention.replace('_', ' ')}: {claim.rule}"
     elif claim.kind == "property":
-        target = {"next_cutoff": f"as k grows", "measure": f"vs {claim.other}@k",
-                  "transform": f"under {claim.transform}"}[claim.compare]
+        from .checks.property import TRANSFORMS
+        target = {"next_cutoff": "as k grows", "measure": f"{claim.other}@k",
+                  "transform": f"when {TRANSFORMS[claim.transform][1]}" if claim.transform else ""}[claim.compare]
         claimed = f"{claim.measure}@k {claim.relation} {target}"
     elif claim.kind == "code":
         claimed = f"{claim.function} computes {claim.measure}"

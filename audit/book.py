@@ -40,7 +40,7 @@ class Book:
     def repeated_id_rule(self, chapter_id: str) -> str:
         """How to name the book's repeated-ID rule in a finding ('' when no chapter states one)."""
         rules = [f"{cid} {claim.id}" for cid, claim in self._rejecting()]
-        return f"the book ({', '.join(rules)})" if rules else ""
+        return " and ".join(rules)
 
     def conflict(self, chapter_id: str, claim_id: str, text: str) -> None:
         for rule_chapter, rule in self._rejecting():

@@ -122,11 +122,15 @@ class Cohort(Strict):
 
 
 class ClaimBase(Strict):
+    """Fields every claim has. ``rewording``: the author-side replacement text to propose when the
+    computed verdict is qualified or contradicted (it never decides the verdict)."""
+
     id: Id
     title: str
     quote: str = Field(min_length=1)
     claim: str = Field(min_length=1)
     note: str = ""
+    rewording: str = ""
 
 
 class Expect(Strict):

@@ -32,12 +32,12 @@ class Case:
         return [f"r{i}" for i in range(1, len(self.ranked) + 1)]
 
     @property
-    def size(self) -> tuple[int, int, int, int]:
+    def size(self) -> tuple[int, int, int, int, int]:
         """Order used to call one counterexample smaller than another: cases with a relevant
-        document first (a need with nothing relevant scores 0 by convention, which makes a
-        poor witness), then fewer documents, a shorter ranking, lower grades."""
-        return (int(_relevant(self) == 0), len(self.ranked) + len(self.unretrieved), len(self.ranked),
-                sum(g or 0 for g in self.ranked) + sum(self.unretrieved))
+        document and a non-empty ranking first (a need with nothing relevant, or nothing
+        returned, makes a poor witness), then fewer documents, a shorter ranking, lower grades."""
+        return (int(_relevant(self) == 0), int(not self.ranked), len(self.ranked) + len(self.unretrieved),
+                len(self.ranked), sum(g or 0 for g in self.ranked) + sum(self.unretrieved))
 
     def table(self) -> list[list[str]]:
         """The case as rows a reader can check by hand: rank, document, grade."""
@@ -49,13 +49,22 @@ class Case:
         return rows
 
     def describe(self) -> str:
-        """``ranking with grades 0, 1 (u = unjudged); never retrieved: grade 1`` or ``an empty ranking``."""
-        extra = (f"; judged but never retrieved: grade {', '.join(map(str, self.unretrieved))}"
-                 if self.unretrieved else "")
-        if not self.ranked:
-            return ("an empty ranking" + extra) if extra else "an empty ranking and no judged documents"
-        grades = ", ".join("u" if g is None else str(g) for g in self.ranked)
-        return f"a ranking with grades {grades}{' (u = unjudged)' if None in self.ranked else ''}{extra}"
+        """In words: ``ranking [non-relevant, relevant] plus 1 relevant document never retrieved``."""
+        binary = all(g is None or g in (0, 1) for g in self.ranked + self.unretrieved)
+
+        def word(g):
+            if g is None:
+                return "unjudged"
+            if g <= 0:
+                return "non-relevant"
+            return "relevant" if binary else f"grade {g}"
+
+        ranking = "an empty ranking" if not self.ranked else f"ranking [{', '.join(word(g) for g in self.ranked)}]"
+        if not self.unretrieved:
+            return ranking
+        missing = (f"{len(self.unretrieved)} relevant document{'s' if len(self.unretrieved) > 1 else ''}"
+                   if binary else "documents of grade " + ", ".join(map(str, self.unretrieved)))
+        return f"{ranking} plus {missing} never retrieved"
 
 
 @dataclass(frozen=True)

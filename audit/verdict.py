@@ -40,6 +40,7 @@ class Evidence:
     notes: list[str] = field(default_factory=list)  # side observations worth stating in the reason
     scopes: list[str] = field(default_factory=list)  # what each check covered, for a supported reason
     lead: str = "Holds by the chapter's definition, but "  # how a qualified reason opens
+    concern: str = ""  # what the finding means for a reader, when the default sentence does not fit
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ def decide(evidence: Evidence) -> Decision:
         extra = (" Also: " + "; ".join(evidence.notes) + ".") if evidence.notes else ""
         reason = _join(evidence.failures) + extra
         return Decision("contradicted", reason[:1].upper() + reason[1:],
+                        evidence.concern or
                         "Readers who apply the chapter's own definition get a different result than the text states.",
                         _wording(evidence.failures, "Correct the statement to match the computed value."),
                         PRIORITY["contradicted"])
@@ -84,7 +86,8 @@ def decide(evidence: Evidence) -> Decision:
         return Decision("qualified",
                         (evidence.lead + _lower_first(_join(evidence.conditions))) if evidence.lead
                         else _join(evidence.conditions),
-                        "A reader who reproduces this with another implementation, or under the unstated condition, gets a different answer.",
+                        evidence.concern or "A reader who reproduces this with another implementation, or under the "
+                        "unstated condition, gets a different answer.",
                         _wording(evidence.conditions, "Name the condition in the text."),
                         PRIORITY["qualified"])
     scope = evidence.scope or ("; ".join(evidence.scopes) + "." if evidence.scopes else "")

@@ -84,13 +84,13 @@ def module_report():
 
 def test_recall_at_k_fails_on_an_empty_relevant_set_and_on_repeated_ids(module_report):
     """recall_at_k divides by len(relevant) (ZeroDivisionError on an empty set) and counts a repeated relevant
-    ID twice: ['a', 'n', 'a', 'b'] with relevant {'a', 'b'} gives 3 hits / 2 = 1.5, a recall above 1."""
+    ID twice: ['n', 'n', 'a', 'a'] with relevant {'a'} gives 2 hits / 1 = 2.0, a recall above 1."""
     claim = module_report[0]["M14"]
     assert claim.verdict == "qualified"
     assert "ZeroDivisionError" in claim.reason
-    assert "returns 1.5000 — outside [0, 1]" in claim.reason
+    assert "returns 2.0000 — outside [0, 1]" in claim.reason
     assert "retrieval-23-chapter C08" in claim.reason
-    assert claim.response.startswith("Suggested fix")
+    assert claim.response.startswith("Fix the listing: reject a ranking that repeats an ID")
 
 
 def test_mrr_matches_everywhere_but_repeated_ids_and_mixed_types(module_report):
@@ -98,7 +98,8 @@ def test_mrr_matches_everywhere_but_repeated_ids_and_mixed_types(module_report):
     assert claim.verdict == "qualified"
     rows = {row[0]: row[-1] for row in claim.checks[0].table[1:]}
     assert rows["empty relevant set"] == "agrees" and rows["empty ranking"] == "agrees"
-    assert rows["repeated ID in the ranking"].startswith("returns 1.0000")
+    # ['n', 'n', 'a', 'a'] with relevant {'a'}: the listing counts ranks 1, 2, 3 → 1/3; one copy of n gives 1/2.
+    assert rows["repeated ID in the ranking"].startswith("returns 0.3333")
 
 
 def test_listings_agree_with_every_reference_on_generated_input(module_report):

@@ -50,7 +50,8 @@ def test_known_false_property_gives_its_minimal_counterexample(results):
     (hand computation: one relevant document in the first two, none in the first one)."""
     claim = results["P1"]
     assert claim.verdict == "contradicted"
-    assert "a ranking with grades 0, 1, k = 1: P goes 0 → 1/2" in claim.reason
+    assert "ranking [non-relevant, relevant], k = 1: P goes 0 → 1/2" in claim.reason
+    assert len(claim.checks) == 1  # only the counterexample that breaks even the weaker form
     weaker = claim.checks[-1]
     assert weaker.table == [["rank", "document", "grade"], ["1", "r1", "0"], ["2", "r2", "1"]]
     assert {v.implementation: v.per_query["right"] for v in weaker.values} == \

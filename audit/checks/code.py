@@ -42,7 +42,7 @@ class Input:
 
 # Edge cases every reviewer would try: (label, ranking, relevant, k, suggested fix when the listing fails).
 EDGES = [
-    ("repeated ID in the ranking", ("a", "n", "a", "b"), {"a", "b"}, 4,
+    ("repeated ID in the ranking", ("n", "n", "a", "a"), {"a"}, 4,
      "reject a ranking that repeats an ID (chapter 23's rule), or count each ID once"),
     ("empty relevant set", ("a", "b"), set(), 2,
      "return 0.0 when the relevant set is empty, as trec_eval, ir-measures and ranx do"),
@@ -66,6 +66,12 @@ def _parameters(claim: CodeClaim, source: str) -> list[str]:
         if role not in ROLES:
             raise AuditError(f"argument {p!r} has role {role!r}; expected one of {', '.join(ROLES)}")
     return params
+
+
+def _function_lines(listing, function: str) -> tuple[int, int]:
+    """The snapshot lines of ``function`` within its listing."""
+    node = next(n for n in ast.parse(listing.code).body if isinstance(n, ast.FunctionDef) and n.name == function)
+    return listing.start + node.lineno - 1, listing.start + node.end_lineno - 1
 
 
 def _measure(claim: CodeClaim, k: int | None) -> str:
@@ -186,12 +192,13 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                           fmt_float(result.value) if result.status == "ok" else result.status, problem or "agrees"])
         if problem:
             evidence.conditions.append(Point(f"on {item.label} ({item.describe()}) it {problem}",
-                                             f"Suggested fix: {fixes[item.label]}."))
+                                             f"{fixes[item.label]}"))
             if expected == "rejects" and book is not None:
                 book.conflict(chapter.identity.id, claim.id, f"{claim.function}() {problem.split(' where ')[0]} "
                               f"on a ranking that repeats an ID ({item.describe()})")
-    evidence.checks.append(Check(label=f"{claim.function}() on the edge cases (listing at snapshot lines "
-                                       f"{listing.start}–{listing.end}; {run.isolation})",
+    first, last = _function_lines(listing, claim.function)
+    evidence.checks.append(Check(label=f"{claim.function}() (snapshot lines {first}–{last}) on the edge cases; "
+                                       f"run in {run.isolation}",
                                  measure=claim.measure, table=[["edge case", "input", "chapter", "listing", "finding"]]
                                  + edge_rows))
     # Generated input, against the chapter and every reference.
@@ -217,6 +224,12 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                            + f", and on {sum(1 for r in edge_rows if r[-1] == 'agrees')} of {len(edge_rows)} edge cases")
     if evidence.conditions:
         evidence.lead = "It matches on well-formed input, but "
+        evidence.concern = ("Readers who copy the listing get an exception or a wrong value on inputs they will "
+                            "meet in practice.")
+        fixes_text = "; ".join(dict.fromkeys(p.wording for p in evidence.conditions))
+        for point in evidence.conditions:
+            point.wording = ""
+        evidence.conditions[0].wording = f"Fix the listing: {fixes_text}."
     return evidence
 
 

@@ -181,11 +181,19 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                 f"{r} → {'rejects' if v == REJECT else ', '.join(f'{q}: {display(format_exact(x))}' for q, x in v.items())}"
                 for r, v in rules.items()),
             measure=measure, claimed=claim.rule, interval=DESCRIBE[claim.rule], values=rows))
-    clauses = [c for name, seen in observed_rules.items() if (c := _clause(name, seen, claim.rule))]
+    by_text: dict[str, list[str]] = {}
+    for name, seen in observed_rules.items():
+        text = _clause("", seen, claim.rule).strip()
+        if text:
+            by_text.setdefault(text, []).append(name)
+    titles = {r.name: r.title for r in ms.references}
+    clauses = [f"{' and '.join(titles[n] for n in names)} {_plural(text) if len(names) > 1 else text}"
+               for text, names in by_text.items()]
     if clauses:
+        users = " or ".join(titles[n] for names in by_text.values() for n in names)
+        evidence.concern = f"Readers who score with {users} get other numbers from the same input, with no warning."
         evidence.conditions.append(Point(
-            "; ".join(clauses) + f" — where the chapter's rule {DESCRIBE[claim.rule]}, so readers using "
-            f"{' or '.join(n for n, seen in observed_rules.items() if _clause(n, seen, claim.rule))} get other numbers",
+            "; ".join(clauses) + f" — where the chapter's rule {DESCRIBE[claim.rule]}",
             f"Add: “{'; '.join(clauses)}; {ADVICE[conv]}.”"))
     order = [r.name for r in ms.references]
     agreeing = sorted({v.implementation for c in evidence.checks for v in c.values
@@ -218,3 +226,13 @@ def _clause(name: str, seen: list[tuple[str, str, list[str]]], rule: str) -> str
     parts = [f"{' / '.join(DESCRIBE[r] for r in matched) or 'follows no known rule'} for {measure} "
              f"({provider} provider)" for measure, provider, matched in seen if rule not in matched]
     return f"{name} {' and '.join(parts)}"
+
+
+def _plural(text: str) -> str:
+    """'silently keeps the last …' → 'silently keep the last …' for a plural subject."""
+    words = text.split(" ")
+    for i, w in enumerate(words):
+        if w in ("keeps", "rejects", "orders", "treats", "scores", "puts", "counts", "drops", "follows"):
+            words[i] = w[:-1]
+            break
+    return " ".join(words)

@@ -326,7 +326,7 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     impls = [CHAPTER] + [r.name for r in refs]
 
     def scope_of(result: SearchResult) -> str:
-        return (f"{universe.describe()}: {result.exhaustive_cases} cases, {result.exhaustive_pairs} comparisons"
+        return (f"{universe.describe()} ({result.exhaustive_cases} cases, {result.exhaustive_pairs} comparisons)"
                 + (f"; plus {result.random_cases} random cases up to length {claim.search.max_length} "
                    f"(Hypothesis, seed {claim.search.seed})" if result.random_cases else "")
                 + ("; the time limit stopped the random stage early" if result.timed_out else "")
@@ -342,8 +342,10 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             evidence.conditions.append(Point(
                 f"{impl} breaks it: {f.pair.case.describe()}, k = {f.pair.k}",
                 f"Add: “with {impl}, this does not hold in every case (see the counterexample)”."))
-        evidence.scopes.append(f"No counterexample by the chapter's definitions or the references in {scope}. "
-                               "This is evidence from the search, not a proof")
+        applies = ("" if claim.compare != "transform" else
+                   f" ({claimed.exhaustive_pairs} comparisons where the change applies)")
+        evidence.scopes.append(f"Searched {scope}{applies}: no counterexample under the chapter's definitions or "
+                               "any reference. This is evidence from the search, not a proof")
         return evidence
     evidence.checks.append(_counterexample_check(claim, claim.relation, own, stage))
     weaker = WEAKER.get(claim.relation)
@@ -351,6 +353,8 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         weak = search(claim, weaker, ev, deadline)
         if CHAPTER not in weak.findings:
             evidence.lead = ""
+            evidence.concern = (f"The strict wording (“{claim.relation}”) promises more than holds: readers will "
+                                f"expect every case to change {claim.measure}, and some do not.")
             evidence.conditions.append(Point(
                 f"False as written (“{claim.relation}”): {own.pair.case.describe()}, k = {own.pair.k}: "
                 f"{claim.measure} goes {_show(own.values[CHAPTER][0])} → {_show(own.values[CHAPTER][1])}; the weaker "
@@ -362,7 +366,9 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                 evidence.conditions.append(Point(f"{impl} breaks even the weaker form"))
             return evidence
         strong = weak.findings[CHAPTER]
-        evidence.checks.append(_counterexample_check(claim, weaker, strong, "weaker form"))
+        evidence.checks = [_counterexample_check(claim, weaker, strong, "weaker form")]  # the telling one
+        evidence.concern = (f"Readers will believe {claim.measure} always moves one way with k; it can move the "
+                            "other way, as the counterexample shows.")
         evidence.failures.append(Point(
             f"False as written, and so is the weaker form “{weaker}”: {strong.pair.case.describe()}, "
             f"k = {strong.pair.k}: "

@@ -126,9 +126,11 @@ def check_pooled(ms: Measurements, chapter: Chapter, claim: ValueClaim, e, evide
         evidence.conditions.append(Point(
             f"{e.claimed} is the mean of per-need {e.measure} ({display(mean_own.exact)}); the share of all relevant "
             f"material found, pooled over needs, is {display(own.exact)} on this fixture, because needs differ in "
-            "how many relevant documents they have — the wording fits the mean reading only",
-            f"Say “on average per question” (the mean of per-question {e.measure}), not a share of all the "
-            "relevant material."))
+            f"how many relevant documents they have — so the printed {e.claimed} holds only in the mean reading",
+            f"Make the sentence about the average need, not about all the relevant material: e.g. “the average "
+            f"question has {1 - float(claimed.nominal):.0%} of its relevant material missing”."))
+        evidence.concern = ("Read as a share of all the relevant material, the sentence is wrong whenever needs differ "
+                            "in how many relevant documents they have.")
 
 
 def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:

@@ -25,6 +25,8 @@ def short(v: ImplValue, check: Check) -> str:
         return ("rejects" if v.status == "rejected" else v.behaviour)
     if v.status == "rejected":
         return "rejects"
+    if "left" in v.per_query:
+        return f"{v.per_query['left']} → {v.per_query['right']}"
     if "before" in v.per_query and "after" in v.per_query and v.status == "ok":
         return f"{v.per_query['before']} → {v.per_query['after']}"
     if v.exact is not None:
@@ -42,9 +44,15 @@ def values_cell(claim: ClaimResult, name: str) -> str:
     for check in claim.checks:
         for v in check.values:
             if v.implementation == name:
-                parts.append((check.measure or "exact", short(v, check)))
+                label = check.measure or "exact"
+                before, _, after = label.partition(" → ")
+                if after and before == after:
+                    label = before
+                if "left" in v.per_query:
+                    label = f"{check.claimed} ({label})"
+                parts.append((label, short(v, check)))
     if not parts:
-        return ""
+        return "no counterexample" if claim.kind == "property" and claim.verdict == "supported" else ""
     if len({p[1] for p in parts}) == 1 and parts[0][1] in ("n/a", "error"):
         return parts[0][1]
     if len(parts) == 1:
@@ -122,7 +130,7 @@ def render(report: ChapterReport) -> str:
     w("")
 
     w("## 4. Findings\n")
-    for verdict in VERDICTS:
+    for verdict in ("contradicted", "stale", "error", "qualified", "pending", "supported", "not checkable"):
         group = [c for c in report.claims if c.verdict == verdict]
         if not group:
             continue
@@ -142,8 +150,9 @@ def render(report: ChapterReport) -> str:
             for check in c.checks:
                 w(_check_table(check))
     if report.book_conflicts:
-        w("### Book-level consistency\n")
-        w("Conventions one registered chapter states and another chapter's code breaks:\n")
+        w("### Cross-chapter consistency\n")
+        w("Conventions one audited chapter states and another chapter's code breaks (the chapter that states "
+          "the convention needs no change for it):\n")
         for text in report.book_conflicts:
             w(f"- {text}")
         w("")
@@ -173,10 +182,12 @@ def _check_table(check: Check) -> str:
     lines = [f"*{check.label}*" + (f" — claimed {check.claimed}" if check.claimed else "")
              + (f", interval {check.interval}" if check.interval else "")
              + (f"; expected value derived from the claim: {check.derived}" if check.derived else ""), "",
-             "| implementation | provider | status | value | per query | agrees | detail |",
+             "| implementation | provider | status | value | per query | agrees / holds | detail |",
              "|---|---|---|---|---|---|---|"]
     if check.table:
         lines.insert(1, "\n" + _case_table(check.table).rstrip("\n") + "\n")
+    if not check.values:
+        return "\n".join(lines[:2]) + "\n"
     for v in check.values:
         value = display(v.exact) if v.exact else (f"{v.value:.6f}" if v.value is not None else "—")
         if "left" in v.per_query:
