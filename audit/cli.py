@@ -68,7 +68,7 @@ def run(args) -> int:
     from .references import all_references
     from .references.ranx_ref import numba_cache_dir
     from .register import load_chapter
-    from .report import json_report, markdown
+    from .report import html_report, json_report, markdown
     from .report.writer import write_text
 
     err = Console(stderr=True, soft_wrap=True)
@@ -112,12 +112,14 @@ def run(args) -> int:
                 status = EXIT_INTERNAL
                 continue
         audited.append(report)
+    snapshots = {c.identity.id: c.snapshot.text for c in chapters}
     for report in audited:
         add_book_findings(report, book)
         base = args.reports / str(report.chapter["id"])
         try:
-            texts = [json_report.render(report), markdown.render(report)]
-            written = [write_text(base.with_suffix(".json"), texts[0]), write_text(base.with_suffix(".md"), texts[1])]
+            texts = {".json": json_report.render(report), ".md": markdown.render(report),
+                     ".html": html_report.render(report, snapshots[str(report.chapter["id"])])}
+            written = [write_text(base.with_suffix(suffix), text) for suffix, text in texts.items()]
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             status = max(status, EXIT_INPUT)

@@ -41,6 +41,9 @@ class Check(BaseModel):
     derived: str = ""
     values: list[ImplValue] = Field(default_factory=list)
     table: list[list[str]] = Field(default_factory=list)  # a counterexample a reader can check by hand
+    low: float | None = None    # the claimed interval as numbers, for charts (None = unbounded)
+    high: float | None = None
+    curves: dict[str, list[float]] = Field(default_factory=dict)  # measure → values at k = 1, 2, … (chapter)
 
 
 class ClaimResult(BaseModel):

@@ -10,6 +10,7 @@ from ..results import Check, ImplValue
 from ..values import display, format_exact, parse_claimed, parse_expression
 from ..verdict import Evidence, Point
 from .common import CHAPTER, Measurements, errors_of, shown
+from .value import bounds
 
 
 def cohort_fixture(cohort: Cohort, selected: list[str], among: list[str] | None) -> Fixture:
@@ -28,6 +29,7 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     holds = claimed.contains(exact)
     evidence.checks.append(Check(
         label=f"{claim.expression} in exact arithmetic", claimed=str(claim.claimed), interval=claimed.interval(),
+        **bounds(claimed),
         values=[ImplValue(implementation=CHAPTER, provider="exact arithmetic", value=float(exact),
                           exact=format_exact(exact), in_interval=holds)]))
     if not holds:
@@ -49,7 +51,7 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     population = "the whole cohort" if sm.among is None else "candidates " + " or ".join(sm.among)
     label = f"{measure} on cohort '{sm.cohort}': selected = {' + '.join(sm.selected)}, judged over {population}"
     evidence.checks.append(Check(label=label, measure=measure, claimed=str(claim.claimed),
-                                 interval=claimed.interval(), values=values))
+                                 interval=claimed.interval(), values=values, **bounds(claimed)))
     evidence.errors += errors_of(values, label)
     own = values[0]
     if own.status == "ok":

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from .. import evaluator
+from ..measures import parse as parse_measure
 from ..register import Chapter, ComparisonClaim
 from ..results import Check, ImplValue
 from ..values import display, parse_claimed
@@ -57,7 +59,8 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
                 f"{b.implementation} ({b.provider}) sees {measure} {d} "
                 f"({shown(b)} → {shown(a)}) where the chapter's definition {own_direction}",
                 "Name the convention under which the change holds."))
-    evidence.checks.append(Check(label=label, measure=f"{measure} → {after_measure}", claimed=expected,
+    curves = _curves(measure, after_measure, before_fx, after_fx)
+    evidence.checks.append(Check(label=label, measure=f"{measure} → {after_measure}", claimed=expected, curves=curves,
                                  interval=(f"before {bc.interval()}" if bc else "")
                                  + (", " if bc and ac else "") + (f"after {ac.interval()}" if ac else ""),
                                  values=rows))
@@ -67,6 +70,22 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
             f"({rows[0].per_query['before']} → {rows[0].per_query['after']}); the claim says it {expected}",
             f"Revise: the measure {own_direction} here; state that instead of “{expected}”."))
     return own_direction
+
+
+def _curves(measure: str, after_measure: str, before, after) -> dict[str, list[float]]:
+    """When a claim moves the cutoff (R@1 → R@3), the chapter's P@k and R@k at every k on each fixture."""
+    _, b = parse_measure(measure)
+    _, a = parse_measure(after_measure)
+    if b.name != a.name or b.cutoff == a.cutoff or b.cutoff is None or a.cutoff is None:
+        return {}
+    out = {}
+    for side, fixture in (("before", before), ("after", after)):
+        longest = max((len(r) for r in fixture.run.values()), default=0)
+        for name in ("P", "R"):
+            out[f"{name}@k, {side}"] = [
+                float(evaluator.mean(evaluator.evaluate(parse_measure(f"{name}@{k}")[1], fixture.qrels, fixture.run)))
+                for k in range(1, max(longest, a.cutoff, b.cutoff) + 2)]
+    return out
 
 
 def check(claim: ComparisonClaim, chapter: Chapter, ms: Measurements) -> Evidence:

@@ -302,7 +302,12 @@ def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding,
     table = p.case.table()
     if p.other != p.case:
         table += [["after the change", "", ""]] + p.other.table()[1:]
-    return Check(label=f"counterexample to “{_statement(claim, relation)}” ({stage}): "
+    curves = {}
+    if claim.compare == "next_cutoff":
+        ks = range(1, max(len(p.case.ranked), p.k2) + 2)
+        curves = {f"{claim.measure}@k": [float(evaluator.evaluate_query(parse_measure(f"{claim.measure}@{k}")[1],
+                                                                     p.case.qrels(), p.case.ranking())) for k in ks]}
+    return Check(curves=curves, label=f"counterexample to “{_statement(claim, relation)}” ({stage}): "
                        f"{claim.measure}@{p.k} → {right_label}; {p.case.describe()}"
                        + (f" → {p.other.describe()}" if p.other != p.case else ""),
                  measure=f"{claim.measure}@{p.k} → {right_label}", claimed=relation,

@@ -12,6 +12,12 @@ from .common import (CHAPTER, Measurements, applicable, by_name, errors_of, exac
                      not_applicable_names, reference_note, shown)
 
 
+def bounds(claimed) -> dict:
+    """The claimed interval as floats for charts."""
+    return {"low": None if claimed.low is None else float(claimed.low),
+            "high": None if claimed.high is None else float(claimed.high)}
+
+
 def gain_variant(measure: str) -> str | None:
     """The same nDCG measure with the other gain function (``nDCG@4`` ↔ ``nDCG(dcg='exp-log2')@4``)."""
     m, spec = parse_measure(measure)
@@ -30,7 +36,7 @@ def check_expectation(ms: Measurements, chapter: Chapter, fixture_ref, measure: 
     label = f"{label_prefix}{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "")
     values = ms.values(fixture, measure, query=query, claimed=claimed)
     evidence.checks.append(Check(label=label, measure=measure, claimed=str(claimed_text),
-                                 interval=claimed.interval(), derived=derived, values=values))
+                                 interval=claimed.interval(), derived=derived, values=values, **bounds(claimed)))
     evidence.errors += errors_of(values, label)
     own = values[0]
     if own.status != "ok":

@@ -1,0 +1,73 @@
+"""Small inline SVG charts (matplotlib): a claimed interval with each implementation's value,
+and measure@k curves. Rendering only: every number comes from the result model."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from ..results import Check
+
+_COLOURS = {"chapter": "#1f4e79", "pytrec_eval": "#c55a11", "ir_measures": "#548235", "ranx": "#7030a0"}
+
+
+def _svg(fig) -> str:
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    text = buffer.getvalue()
+    text = text[text.index("<svg"):]
+    # Unique ids per chart so several inline SVGs never clash.
+    return re.sub(r'(id="|url\(#|href="#)([A-Za-z0-9_-]+)', lambda m: m.group(1) + "c" + str(id(fig)) + m.group(2), text)
+
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plt.rcParams.update({"svg.fonttype": "none", "font.size": 8})
+    return plt
+
+
+def interval_chart(check: Check) -> str:
+    """The claimed interval (band or line) and each implementation's value (dots); '' when nothing to draw."""
+    points = [(v.implementation, v.value) for v in check.values if v.status == "ok" and v.value is not None
+              and "left" not in v.per_query and "before" not in v.per_query]
+    if not points or (check.low is None and check.high is None):
+        return ""
+    plt = _pyplot()
+    values = [x for _, x in points] + [b for b in (check.low, check.high) if b is not None]
+    lo, hi = min(values), max(values)
+    pad = max((hi - lo) * 0.25, 0.01)
+    fig, ax = plt.subplots(figsize=(4.2, 0.35 + 0.22 * len(points)))
+    left = check.low if check.low is not None else lo - pad
+    right = check.high if check.high is not None else hi + pad
+    if right - left < 1e-12:
+        ax.axvline(left, color="#2e7d32", linewidth=2, label="claimed")
+    else:
+        ax.axvspan(left, right, color="#c8e6c9", label="claimed")
+    for i, (name, x) in enumerate(points):
+        ax.plot([x], [i], "o", color=_COLOURS.get(name, "#444"))
+    ax.set_yticks(range(len(points)), [n for n, _ in points])
+    ax.set_xlim(lo - pad, hi + pad)
+    ax.set_ylim(-0.6, len(points) - 0.4)
+    ax.invert_yaxis()
+    ax.spines[["top", "right"]].set_visible(False)
+    return _svg(fig)
+
+
+def curve_chart(check: Check) -> str:
+    """measure@k against k for each curve of the check; '' when the check has none."""
+    if not check.curves:
+        return ""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(4.2, 2.2))
+    for name, ys in check.curves.items():
+        ax.plot(range(1, len(ys) + 1), ys, marker="o", markersize=3, label=name)
+    ax.set_xlabel("cutoff k")
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_xticks(range(1, max(len(ys) for ys in check.curves.values()) + 1))
+    ax.legend(frameon=False, fontsize=7)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _svg(fig)

@@ -1,0 +1,65 @@
+"""HTML report: one self-contained page (inline CSS, JavaScript and SVG charts; no network)."""
+
+from __future__ import annotations
+
+from html import escape
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from ..results import ChapterReport, ClaimResult, ImplValue
+from ..values import display
+from . import charts
+from .markdown import implementations, values_cell
+
+_ORDER = ("contradicted", "stale", "error", "qualified", "pending", "supported", "not checkable")
+
+
+def _context(report_text: str, claim: ClaimResult) -> Markup:
+    """The snapshot line holding the quote, with the quote highlighted."""
+    if not claim.line:
+        return Markup(f"<em>quote not found:</em> “{escape(claim.quote)}”")
+    line = report_text.split("\n")[claim.line - 1]
+    start = (claim.column or 1) - 1
+    end = start + len(claim.quote)
+    if line[start:end] != claim.quote:  # found after folding quotes/whitespace: highlight nothing, show the line
+        return Markup(escape(line))
+    return Markup(f"{escape(line[:start])}<mark>{escape(line[start:end])}</mark>{escape(line[end:])}")
+
+
+def _value_text(v: ImplValue) -> str:
+    if v.status != "ok":
+        return v.status
+    if "left" in v.per_query:
+        return f"{v.per_query['left']} → {v.per_query['right']}"
+    if "before" in v.per_query:
+        return f"{v.per_query['before']} → {v.per_query['after']}"
+    if v.behaviour:
+        return v.behaviour
+    return display(v.exact) if v.exact else (f"{v.value:.6f}" if v.value is not None else "—")
+
+
+def _per_query_text(v: ImplValue) -> str:
+    if "left" in v.per_query or "before" in v.per_query:
+        return ""
+    return ", ".join(f"{q}: {x}" for q, x in v.per_query.items())
+
+
+def render(report: ChapterReport, snapshot_text: str) -> str:
+    """The page for ``report``; ``snapshot_text`` supplies each quote's context line."""
+    env = Environment(loader=PackageLoader("audit.report", "templates"), autoescape=select_autoescape(["j2", "html"]))
+    impls = implementations(report)
+    charts_by_key = {}
+    for c in report.claims:
+        for i, check in enumerate(c.checks):
+            charts_by_key[f"{c.id}:{i}"] = Markup(charts.interval_chart(check) + charts.curve_chart(check))
+    ch = report.chapter
+    subtitle = ", ".join(str(x) for x in (ch.get("book"), f"chapter {ch['chapter']}" if ch.get("chapter")
+                                          else ch.get("kind")) if x)
+    return env.get_template("report.html.j2").render(
+        report=report, ch=ch, subtitle=subtitle, impls=impls,
+        cells={c.id: {n: values_cell(c, n) for n in impls} for c in report.claims},
+        ordered=sorted(report.claims, key=lambda c: _ORDER.index(c.verdict)),
+        contexts={c.id: _context(snapshot_text, c) for c in report.claims},
+        charts=charts_by_key, check_key=lambda c, i: f"{c.id}:{i}",
+        value_text=_value_text, per_query_text=_per_query_text)

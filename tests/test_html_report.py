@@ -1,0 +1,87 @@
+"""The HTML report: self-contained, and rendered for real in headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from audit.audit import audit_chapter
+from audit.provenance import collect
+from audit.references import all_references
+from audit.register import load_chapter
+from audit.report import html_report
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTEFACTS = ROOT / "build"   # screenshots land here, outside git (.gitignore)
+
+SNAPSHOT = "At cutoff four, a single relevant result gives P@4 = 1/4. Raising k always hurts precision.\n"
+CLAIMS = """\
+fixtures:
+  one: {qrels: {q1: {a: 1}}, run: {q1: [a]}}
+claims:
+  - {id: V1, title: P@4 is 1/4, kind: value, quote: "a single relevant result gives P@4 = 1/4", claim: P@4 = 1/4,
+     fixture: one, expect: [{measure: "P@4", claimed: "1/4"}]}
+  - {id: V2, title: P@4 is 1/3, kind: value, quote: "a single relevant result gives P@4 = 1/4", claim: P@4 = 1/3,
+     fixture: one, expect: [{measure: "P@4", claimed: "1/3"}]}
+  - {id: P1, title: precision falls, kind: property, quote: "Raising k always hurts precision", claim: P falls,
+     measure: P, relation: decreases, compare: next_cutoff,
+     universe: {max_length: 3, documents: 4, grades: [0, 1], max_k: 4}, search: {random_cases: 0}}
+"""
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("chapter")
+    (folder / "chapter.yaml").write_text("id: html-demo\ntitle: HTML demo\n", encoding="utf-8")
+    (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
+    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    chapter = load_chapter(folder)
+    report = audit_chapter(chapter, all_references(), collect(["audit", "run"]))
+    path = folder / "html-demo.html"
+    path.write_text(html_report.render(report, chapter.snapshot.text), encoding="utf-8")
+    return path
+
+
+def test_the_page_is_self_contained(page):
+    html = page.read_text(encoding="utf-8")
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html), "no network resources"
+    assert "<link" not in html and "@import" not in html
+    assert html.count('<tr class="row"') == 3
+    assert "<mark>a single relevant result gives P@4 = 1/4</mark>" in html
+    assert html.count("<svg") >= 2   # an interval chart and a precision@k curve
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def _run_chromium(binary: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}"]
+    return subprocess.run([binary, *flags, *args], capture_output=True, text=True, timeout=120)
+
+
+def test_the_page_loads_in_a_real_browser_without_errors(page, tmp_path):
+    binary = _chromium()
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("Chromium is not installed; .ci/run installs the Debian package 'chromium'")
+        pytest.skip("Chromium is not installed (Debian: apt-get install chromium)")
+    dom = _run_chromium(binary, tmp_path, "--dump-dom", page.as_uri()).stdout
+    body = re.search(r"<body([^>]*)>", dom).group(1)
+    assert 'data-ready="yes"' in body, "the page's script ran to the end"
+    assert 'data-errors="0"' in body, "no JavaScript error"
+    assert 'data-rows="3"' in body, "the claim table shows every claim"
+    ARTEFACTS.mkdir(exist_ok=True)
+    shot = ARTEFACTS / "html-report.png"
+    _run_chromium(binary, tmp_path, "--window-size=1400,1000", f"--screenshot={shot}", page.as_uri())
+    assert shot.exists() and shot.stat().st_size > 10_000
