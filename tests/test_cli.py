@@ -83,7 +83,7 @@ def test_run_writes_markdown_and_json(tmp_path):
     chapter = write_chapter(tmp_path / "claims", "good", SUPPORTED_CLAIM, NOT_CHECKABLE_CLAIM)
     reports = tmp_path / "reports"
     assert run(chapter, "--reports", reports) == 0
-    assert sorted(p.name for p in reports.iterdir()) == ["good.json", "good.md"]
+    assert sorted(p.name for p in reports.iterdir()) == ["good.html", "good.json", "good.md"]
 
 
 def test_json_report_has_format_version_and_every_claim(tmp_path):
