@@ -7,13 +7,16 @@ from dataclasses import replace
 from collections.abc import Callable, Sequence
 
 from . import __version__
+from .anchors import Anchor, apply_numbers, locate, number_changes
 from .book import Book
+from .scan import covered_by, has_number, scan
 from .checks import CHECKERS, NEEDS, Measurements
 from .chapter import NORMALISATION
 from .errors import AuditError
 from .references import Reference
 from .register import Chapter
 from .results import VERDICTS, ChapterReport, ClaimResult, Fingerprint, Provenance, ReferenceInfo
+from .results import Statement as StatementResult
 from .verdict import Decision, Evidence, decide, not_checkable, pending, stale
 
 
@@ -45,19 +48,44 @@ def _relation(claimed) -> str:
     return f" {text}" if text[:1] in "≈~<>≤≥" else f" = {text}"
 
 
-def audit_claim(claim, chapter: Chapter, ms: Measurements) -> ClaimResult:
+def _edited_claim(claim, anchor: Anchor):
+    """The claim with its printed numbers taken from the edited wording, and a note of the change."""
+    changes = number_changes(claim.quote, anchor.text)
+    if not changes:
+        return claim, ""
+    update: dict = {}
+    if claim.kind == "value":
+        update["expect"] = [e.model_copy(update={"claimed": apply_numbers(str(e.claimed), changes)})
+                            if not e.derived else e for e in claim.expect]
+    elif claim.kind == "comparison":
+        update["expect"] = [e.model_copy(update={k: apply_numbers(str(getattr(e, k)), changes)
+                                                 for k in ("before", "after") if getattr(e, k) is not None})
+                            for e in claim.expect]
+    elif claim.kind == "arithmetic":
+        update = {"claimed": apply_numbers(str(claim.claimed), changes),
+                  "expression": apply_numbers(claim.expression, changes)}
+    described = ", ".join(f"{a} → {b}" for a, b in changes.items())
+    return claim.model_copy(update=update), f"numbers changed in the new wording ({described}); checked as now printed"
+
+
+def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None = None) -> ClaimResult:
     """One claim's result; checker failures become an ``error`` verdict, never a crash."""
-    anchor = chapter.snapshot.find(claim.quote)
+    anchor = anchor or locate(chapter.snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix,
+                              line=claim.line)
     evidence = Evidence()
+    edit_note = ""
     if not anchor.found:
-        decision = stale(claim.quote)
+        decision = stale(claim.quote, anchor.note)
     elif claim.kind == "not checkable":
         decision = not_checkable(claim.reason)
     elif claim.kind not in CHECKERS:
         decision = pending(claim.kind)
     else:
+        checked = claim
+        if anchor.state == "edited":
+            checked, edit_note = _edited_claim(claim, anchor)
         try:
-            evidence = CHECKERS[claim.kind](claim, chapter, ms)
+            evidence = CHECKERS[claim.kind](checked, chapter, ms)
             decision = decide(evidence)
             if claim.rewording and decision.verdict in ("qualified", "contradicted"):
                 decision = replace(decision, response=f"Replace with: “{claim.rewording.strip()}”")
@@ -65,10 +93,15 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements) -> ClaimResult:
             decision = Decision("error", f"The check could not run: {exc.message}.",
                                 "The claim's encoding or fixture is faulty; nothing was verified.",
                                 "Fix the register entry named in the reason, then rerun.", "high")
-    anchor_text = {"exact": "found", "normalised": "found (whitespace or quote marks differ)",
-                   "not found": "not found"}[anchor.status]
-    if anchor.count > 1:
-        anchor_text += f"; the quote occurs {anchor.count} times, the first is used"
+        if anchor.state == "edited":
+            decision = replace(decision, reason=f"Edited since the register was written: now “{anchor.text}”"
+                               + (f"; {edit_note}" if edit_note else "") + f". {decision.reason}",
+                               priority="high" if decision.priority in ("none", "low") else decision.priority)
+            claim = checked
+    anchor_text = {"unchanged": "found", "moved": "moved", "edited": f"edited ({anchor.similarity:.0%} similar)",
+                   "ambiguous": "ambiguous", "lost": "not found"}[anchor.state]
+    if anchor.note and anchor.state in ("unchanged", "moved"):
+        anchor_text += f" — {anchor.note}"
     claimed = ""
     if claim.kind == "value":
         claimed = "; ".join(f"{e.measure}{_relation(e.claimed)}" + (" (derived, not printed)" if e.derived else "")
@@ -92,7 +125,8 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements) -> ClaimResult:
     elif claim.kind == "code":
         claimed = f"{claim.function} computes {claim.measure}"
     return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,
-                       anchor=anchor_text, line=anchor.line, column=anchor.column,
+                       anchor=anchor_text, anchor_state=anchor.state, found_text=anchor.text if anchor.found else "",
+                       similarity=round(anchor.similarity, 4), line=anchor.line, column=anchor.column,
                        register_line=chapter.lines.get(claim.id), verdict=decision.verdict, reason=decision.reason,
                        concern=decision.concern, response=decision.response, priority=decision.priority,
                        claimed=claimed, checks=evidence.checks, note=claim.note)
@@ -106,16 +140,19 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     chapter states; conflicts are added to ``book.conflicts`` (see ``add_book_findings``).
     """
     ms = Measurements(references, book)
+    anchors = {claim.id: locate(chapter.snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix,
+                                line=claim.line) for claim in chapter.register.claims}
     requests = []
     for claim in chapter.register.claims:
-        if claim.kind in NEEDS and chapter.snapshot.find(claim.quote).found:
+        if claim.kind in NEEDS and anchors[claim.id].found:
             requests += NEEDS[claim.kind](claim, chapter)
     ms.prefetch(requests)
     results = []
     for claim in chapter.register.claims:
         if progress:
             progress(claim.id)
-        results.append(audit_claim(claim, chapter, ms))
+        results.append(audit_claim(claim, chapter, ms, anchors[claim.id]))
+    statements, scan_summary = scan_coverage(chapter, anchors)
     counts = Counter(r.verdict for r in results)
     ident = chapter.identity
     return ChapterReport(
@@ -130,7 +167,29 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         references=[ReferenceInfo(name=r.name, title=r.title, library=r.library, version=r.version(),
                                   conventions=r.conventions()) for r in references],
         summary={v: counts.get(v, 0) for v in VERDICTS},
-        claims=results)
+        claims=results, statements=statements, scan=scan_summary)
+
+
+def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
+    """The prose's quantitative statements with the claims covering each, and the scanner's recall:
+    the share of hand-registered claims whose quote states a number that the scanner also found."""
+    text = chapter.snapshot.text
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    spans = {}
+    for cid, anchor in anchors.items():
+        if anchor.found and anchor.line:
+            start = starts[anchor.line - 1] + anchor.column - 1
+            spans[cid] = (start, start + len(anchor.text))
+    found = scan(chapter.snapshot)
+    statements = [StatementResult(line=s.line, kind=s.kind, text=s.text, covered_by=covered_by(s, spans))
+                  for s in found]
+    numeric = [c.id for c in chapter.register.claims if c.kind != "not checkable" and has_number(c.quote)
+               and c.id in spans]
+    hit = [cid for cid in numeric if any(spans[cid][0] < s.end and s.start < spans[cid][1] for s in found)]
+    uncovered = sum(1 for s in statements if not s.covered_by)
+    return statements, {"statements": len(statements), "uncovered": uncovered,
+                        "numeric_claims": len(numeric), "numeric_claims_found": len(hit),
+                        "recall": round(len(hit) / len(numeric), 4) if numeric else 1.0}
 
 
 def add_book_findings(report: ChapterReport, book: Book) -> None:

@@ -13,8 +13,10 @@ from .errors import RegisterError
 #: The normalisation behind the fingerprint, stated in every report.
 NORMALISATION = (
     "Unicode NFC; CRLF and CR line endings to LF; lines that are editorial markers of the form "
-    "'[... … ...]' removed; every run of whitespace (line breaks included) replaced by one space; "
-    "leading and trailing whitespace removed; SHA-256 of the UTF-8 bytes"
+    "'[... … ...]' removed; curly quotes and apostrophes to straight ones, en and em dashes to '-', "
+    "no-break spaces to spaces; every run of whitespace (line breaks included) replaced by one space; "
+    "leading and trailing whitespace removed; SHA-256 of the UTF-8 bytes. Typographic and whitespace "
+    "edits therefore keep the fingerprint; any change of words or numbers changes it"
 )
 
 _MARKER = re.compile(r"^\s*\[\.\.\..*\.\.\.\]\s*$")
@@ -45,7 +47,7 @@ class Snapshot:
         """The normalised prose the fingerprint is taken over (see ``NORMALISATION``)."""
         text = unicodedata.normalize("NFC", self.text)
         lines = [line for line in text.split("\n") if not _MARKER.match(line)]
-        return " ".join(" ".join(lines).split())
+        return " ".join(" ".join(lines).translate(_QUOTE_FOLD).split())
 
     def fingerprint(self) -> str:
         """SHA-256 hex digest of ``prose()``."""

@@ -128,6 +128,9 @@ class ClaimBase(Strict):
     id: Id
     title: str
     quote: str = Field(min_length=1)
+    prefix: str = ""          # text just before the quote, to tell repeated quotes apart
+    suffix: str = ""          # text just after it
+    line: int | None = Field(None, ge=1)  # where the quote was when the claim was written (a hint)
     claim: str = Field(min_length=1)
     note: str = ""
     rewording: str = ""

@@ -55,6 +55,9 @@ class ClaimResult(BaseModel):
     claim: str
     quote: str
     anchor: str
+    anchor_state: str = "unchanged"   # unchanged, moved, edited, ambiguous, lost (see audit.anchors)
+    found_text: str = ""              # the passage found; the new wording when edited
+    similarity: float = 1.0
     line: int | None = None
     column: int | None = None
     register_line: int | None = None
@@ -92,6 +95,15 @@ class Provenance(BaseModel):
     numba_cache: str = ""
 
 
+class Statement(BaseModel):
+    """A quantitative statement found in the prose, and the claims whose quotes cover it."""
+
+    line: int
+    kind: str
+    text: str
+    covered_by: list[str] = Field(default_factory=list)
+
+
 class ChapterReport(BaseModel):
     format_version: str = FORMAT_VERSION
     tool: str
@@ -103,3 +115,6 @@ class ChapterReport(BaseModel):
     summary: dict[str, int]
     claims: list[ClaimResult]
     book_conflicts: list[str] = Field(default_factory=list)
+    statements: list[Statement] = Field(default_factory=list)
+    scan: dict[str, float] = Field(default_factory=dict)
+

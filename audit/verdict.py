@@ -96,10 +96,11 @@ def decide(evidence: Evidence) -> Decision:
                     "No concern.", "Keep as written.", PRIORITY["supported"])
 
 
-def stale(quote: str) -> Decision:
-    """The quote is not in this revision: never verified silently."""
+def stale(quote: str, note: str = "") -> Decision:
+    """The quote is not in this revision (or matches two places equally): never verified silently."""
     return Decision("stale", "The quoted sentence was not found in the snapshot, so the claim was not checked "
-                    "against this revision.", "The register no longer matches the chapter.",
+                    "against this revision" + (f" ({note})" if note else "") + ".",
+                    "The register no longer matches the chapter.",
                     "Update the claim's quote to the current wording (or remove the claim if the sentence is gone), "
                     "then rerun.", PRIORITY["stale"])
 

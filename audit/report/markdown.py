@@ -156,7 +156,22 @@ def render(report: ChapterReport) -> str:
         for text in report.book_conflicts:
             w(f"- {text}")
         w("")
-    w("## 5. Review checklist\n")
+    w("## 5. Experiment opportunities\n")
+    sc = report.scan
+    if sc:
+        w(f"The scanner found {int(sc['statements'])} quantitative statements in the prose; "
+          f"{int(sc['uncovered'])} are covered by no claim. Its recall on this register: "
+          f"{int(sc['numeric_claims_found'])} of {int(sc['numeric_claims'])} claims whose quote states a number "
+          f"({sc['recall']:.0%}).\n")
+    open_items = [s for s in report.statements if not s.covered_by]
+    if open_items:
+        w("| line | kind | statement | status |\n|---|---|---|---|")
+        for s in open_items:
+            w(f"| {s.line} | {cell(s.kind)} | {cell(s.text)} | UNRUN — no claim covers it |")
+        w("")
+    else:
+        w("Every statement the scanner found is covered by a claim.\n")
+    w("## 6. Review checklist\n")
     todo = [c for c in report.claims if c.verdict in ("contradicted", "stale", "error", "qualified")]
     if not todo:
         w("Nothing to decide: every checkable claim is supported.\n")

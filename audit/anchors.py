@@ -1,0 +1,175 @@
+"""Re-anchoring a claim's quote in a new revision of a chapter.
+
+A quote is a text-quote selector: the exact text, an optional ``prefix``/``suffix`` (text
+just before/after it) and an optional ``line`` hint. The states:
+
+- ``unchanged``: the exact text (after folding whitespace, quote marks and dashes) is found, at
+  the hinted line when there is a hint;
+- ``moved``: the exact text is found, but on another line than the hint;
+- ``edited``: no exact match, but a passage of the chapter is at least ``SIMILARITY`` similar
+  (difflib's ratio on the folded text, over word windows of about the quote's length); the claim
+  is re-checked against the new text;
+- ``ambiguous``: two separate passages match about equally (within ``MARGIN``); nothing is
+  re-anchored silently, and the claim is not verified;
+- ``lost``: nothing is similar enough; the claim is stale, never verified.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from .chapter import Snapshot, _QUOTE_FOLD
+
+#: Smallest similarity (0–1, difflib ratio) at which an edited passage still counts as the quote.
+SIMILARITY = 0.75
+#: Two passages whose similarities differ by less than this are "about equal": ambiguous.
+MARGIN = 0.03
+
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Where a quote is now: ``state`` (see module doc), 1-based ``line``/``column``, the passage
+    found (``text``, the new wording when edited), ``similarity`` and a plain ``note``."""
+
+    state: str
+    line: int | None = None
+    column: int | None = None
+    text: str = ""
+    similarity: float = 1.0
+    count: int = 1
+    note: str = ""
+
+    @property
+    def found(self) -> bool:
+        return self.state in ("unchanged", "moved", "edited")
+
+
+def _fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", text).translate(_QUOTE_FOLD).split())
+
+
+def _position(text: str, start: int) -> tuple[int, int]:
+    line = text.count("\n", 0, start) + 1
+    return line, start - (text.rfind("\n", 0, start) + 1) + 1
+
+
+def locate(snapshot: Snapshot, quote: str, *, prefix: str = "", suffix: str = "",
+           line: int | None = None) -> Anchor:
+    """Anchor ``quote`` in ``snapshot`` (see the module doc for the states)."""
+    text = snapshot.text
+    exact = [m.start() for m in re.finditer(re.escape(quote), text)] if quote else []
+    if not exact:
+        found = snapshot.find(quote)
+        if found.found:
+            exact = [_offset(text, found.line, found.column)]
+    if exact:
+        return _choose(text, quote, exact, prefix, suffix, line)
+    return _fuzzy(text, quote, line)
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    return starts[line - 1] + column - 1
+
+
+def _choose(text: str, quote: str, starts: list[int], prefix: str, suffix: str, hint: int | None) -> Anchor:
+    def context_score(start: int) -> int:
+        score = 0
+        if prefix and _fold(text[max(0, start - len(prefix) - 5):start]).endswith(_fold(prefix)):
+            score += 1
+        if suffix and _fold(text[start + len(quote):start + len(quote) + len(suffix) + 5]).startswith(_fold(suffix)):
+            score += 1
+        return score
+
+    ranked = sorted(starts, key=lambda s: (-context_score(s), abs(_position(text, s)[0] - hint) if hint else 0, s))
+    best = ranked[0]
+    line, column = _position(text, best)
+    note = ""
+    if len(starts) > 1:
+        tied = [s for s in ranked if context_score(s) == context_score(best)
+                and (not hint or abs(_position(text, s)[0] - hint) == abs(line - hint))]
+        if len(tied) > 1:
+            lines = ", ".join(str(_position(text, s)[0]) for s in tied)
+            return Anchor("ambiguous", line, column, quote, 1.0, len(starts),
+                          f"the quote occurs {len(tied)} times (lines {lines}) and nothing tells them apart; add a "
+                          "prefix, suffix or line hint to the claim")
+        note = f"the quote occurs {len(starts)} times; the one matching the claim's context is used"
+    state = "moved" if hint is not None and line != hint else "unchanged"
+    if state == "moved":
+        note = (note + "; " if note else "") + f"moved from line {hint} to line {line}"
+    return Anchor(state, line, column, text[best:best + len(quote)], 1.0, len(starts), note)
+
+
+def _fuzzy(text: str, quote: str, hint: int | None) -> Anchor:
+    """The most similar passage of about the quote's length, or ``lost``/``ambiguous``."""
+    target = _fold(quote)
+    n = len(target.split())
+    words = list(_WORD.finditer(text))
+    if not words or not target:
+        return Anchor("lost", similarity=0.0, note="the chapter has no text")
+    scored: list[tuple[float, int, int]] = []
+    matcher = SequenceMatcher(autojunk=False)
+    matcher.set_seq2(target)
+    for i in range(len(words)):
+        best = (0.0, i, i)
+        for size in range(max(1, n - 3), n + 4):
+            j = i + size - 1
+            if j >= len(words):
+                break
+            candidate = _fold(text[words[i].start():words[j].end()])
+            matcher.set_seq1(candidate)
+            if matcher.real_quick_ratio() < SIMILARITY - 0.1 or matcher.quick_ratio() < SIMILARITY - 0.1:
+                continue
+            ratio = matcher.ratio()
+            if ratio > best[0]:
+                best = (ratio, i, j)
+        if best[0] > 0:
+            scored.append(best)
+    if not scored:
+        return Anchor("lost", similarity=0.0, note="no passage of the chapter resembles the quote")
+    scored.sort(reverse=True)
+    top, i, j = scored[0]
+    start, end = words[i].start(), words[j].end()
+    line, column = _position(text, start)
+    if top < SIMILARITY:
+        return Anchor("lost", similarity=top,
+                      note=f"the most similar passage (line {line}) is only {top:.0%} similar, below {SIMILARITY:.0%}")
+    rival = next(((r, a, b) for r, a, b in scored[1:] if b < i or a > j), None)
+    if rival and rival[0] >= top - MARGIN:
+        other_line = _position(text, words[rival[1]].start())[0]
+        return Anchor("ambiguous", line, column, text[start:end], top, 2,
+                      f"two passages match about equally (lines {line} and {other_line}, {top:.0%} and "
+                      f"{rival[0]:.0%}); not re-anchored")
+    return Anchor("edited", line, column, text[start:end], top, 1,
+                  f"the sentence was edited ({top:.0%} similar); re-checked against the new wording")
+
+
+_NUMBER = re.compile(r"(?<![\w@/.])(\d+/\d+|\d+(?:\.\d+)?|\.\d+)(?![\w@/])")
+
+
+def number_changes(old: str, new: str) -> dict[str, str]:
+    """Numbers (integers, decimals, fractions) that changed between the quoted and the edited
+    wording, matched in order: ``{"1/4": "1/3"}``; empty when the counts differ or a number
+    changed two different ways."""
+    a, b = _NUMBER.findall(old), _NUMBER.findall(new)
+    if len(a) != len(b):
+        return {}
+    changes: dict[str, str] = {}
+    for x, y in zip(a, b):
+        if x != y:
+            if changes.get(x, y) != y:
+                return {}
+            changes[x] = y
+    return changes
+
+
+def apply_numbers(text: str, changes: dict[str, str]) -> str:
+    """``text`` with every whole number token in ``changes`` replaced."""
+    if not changes:
+        return text
+    return _NUMBER.sub(lambda m: changes.get(m.group(1), m.group(1)), text)
