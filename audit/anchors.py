@@ -49,7 +49,8 @@ class Anchor:
         return self.state in ("unchanged", "moved", "edited")
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
+    """Text compared the way quotes are: NFC, quote marks and dashes folded, whitespace collapsed."""
     return " ".join(unicodedata.normalize("NFC", text).translate(_QUOTE_FOLD).split())
 
 
@@ -80,9 +81,9 @@ def _offset(text: str, line: int, column: int) -> int:
 def _choose(text: str, quote: str, starts: list[int], prefix: str, suffix: str, hint: int | None) -> Anchor:
     def context_score(start: int) -> int:
         score = 0
-        if prefix and _fold(text[max(0, start - len(prefix) - 5):start]).endswith(_fold(prefix)):
+        if prefix and fold(text[max(0, start - len(prefix) - 5):start]).endswith(fold(prefix)):
             score += 1
-        if suffix and _fold(text[start + len(quote):start + len(quote) + len(suffix) + 5]).startswith(_fold(suffix)):
+        if suffix and fold(text[start + len(quote):start + len(quote) + len(suffix) + 5]).startswith(fold(suffix)):
             score += 1
         return score
 
@@ -107,7 +108,7 @@ def _choose(text: str, quote: str, starts: list[int], prefix: str, suffix: str, 
 
 def _fuzzy(text: str, quote: str, hint: int | None) -> Anchor:
     """The most similar passage of about the quote's length, or ``lost``/``ambiguous``."""
-    target = _fold(quote)
+    target = fold(quote)
     n = len(target.split())
     words = list(_WORD.finditer(text))
     if not words or not target:
@@ -121,7 +122,7 @@ def _fuzzy(text: str, quote: str, hint: int | None) -> Anchor:
             j = i + size - 1
             if j >= len(words):
                 break
-            candidate = _fold(text[words[i].start():words[j].end()])
+            candidate = fold(text[words[i].start():words[j].end()])
             matcher.set_seq1(candidate)
             if matcher.real_quick_ratio() < SIMILARITY - 0.1 or matcher.quick_ratio() < SIMILARITY - 0.1:
                 continue

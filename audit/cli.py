@@ -43,7 +43,45 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--fail-on", type=_fail_on, default=set(), metavar="VERDICTS",
                      help="exit 1 when any claim has one of these verdicts, e.g. contradicted,stale,error")
     run.add_argument("--quiet", action="store_true", help="print only errors and the written paths")
+    dif = sub.add_parser("diff", help="what changed between two JSON reports of a chapter")
+    dif.add_argument("old", type=Path, help="the previous report (e.g. the committed reports/<id>.json)")
+    dif.add_argument("new", type=Path, help="the new report")
+    init = sub.add_parser("init", help="start a chapter register from a snapshot's numeric statements")
+    init.add_argument("snapshot", type=Path, help="the chapter text (plain text or Markdown)")
+    init.add_argument("--id", required=True, help="the chapter's stable id (the folder and report name)")
+    init.add_argument("--title", help="the chapter's title (default: the snapshot's first line)")
+    init.add_argument("--book", help="the book's title")
+    init.add_argument("--claims-dir", type=Path, default=Path("claims"), help="where to create the folder")
     return parser
+
+
+def _read_report(path: Path) -> dict:
+    import json
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise AuditError("report not found", file=str(path))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise AuditError(f"not a JSON report ({exc})", file=str(path))
+    if not isinstance(data, dict) or "claims" not in data:
+        raise AuditError("not a chapter-audit JSON report (no claims)", file=str(path))
+    return data
+
+
+def diff(args) -> int:
+    from .diff import diff_reports
+
+    print("\n".join(diff_reports(_read_report(args.old), _read_report(args.new)).lines()))
+    return EXIT_OK
+
+
+def init(args) -> int:
+    from .init import create_chapter
+
+    folder, counts = create_chapter(args.snapshot, args.id, args.claims_dir, title=args.title, book=args.book)
+    print(f"created {folder}: {counts['statements']} numeric statements found; {counts['arithmetic']} encoded as "
+          f"arithmetic claims, {counts['draft']} drafts to encode (see {folder / 'claims.yaml'})")
+    return EXIT_OK
 
 
 def _chapters(args) -> list[Path]:
@@ -116,6 +154,14 @@ def run(args) -> int:
     for report in audited:
         add_book_findings(report, book)
         base = args.reports / str(report.chapter["id"])
+        previous = base.with_suffix(".json")
+        if previous.exists() and not args.quiet:
+            from .diff import diff_reports
+            try:
+                change = diff_reports(_read_report(previous), report.model_dump(mode="json"))
+                out.print("\n".join(change.lines()), highlight=False, markup=False)
+            except AuditError as exc:
+                err.print(f"[yellow]note:[/yellow] previous report not compared: {exc}", highlight=False)
         try:
             texts = {".json": json_report.render(report), ".md": markdown.render(report),
                      ".html": html_report.render(report, snapshots[str(report.chapter["id"])])}
@@ -156,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "run":
             return run(args)
+        if args.command == "diff":
+            return diff(args)
+        if args.command == "init":
+            return init(args)
     except AuditError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INPUT

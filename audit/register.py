@@ -266,20 +266,27 @@ class CodeClaim(ClaimBase):
     arguments: dict[str, str] = {}
 
 
+class DraftClaim(ClaimBase):
+    """A statement found by the numeric scan that still needs encoding (reported as pending)."""
+
+    kind: Literal["draft"]
+    statement: str = ""
+
+
 class NotCheckableClaim(ClaimBase):
     kind: Literal["not checkable"]
     reason: str = Field(min_length=1)
 
 
 Claim = Annotated[Union[ValueClaim, ComparisonClaim, ArithmeticClaim, ConventionClaim, PropertyClaim, CodeClaim,
-                        NotCheckableClaim], Field(discriminator="kind")]
-KINDS = ("value", "comparison", "arithmetic", "convention", "property", "code", "not checkable")
+                        DraftClaim, NotCheckableClaim], Field(discriminator="kind")]
+KINDS = ("value", "comparison", "arithmetic", "convention", "property", "code", "draft", "not checkable")
 
 
 class ClaimsFile(Strict):
     fixtures: dict[str, Fixture] = {}
     cohorts: dict[str, Cohort] = {}
-    claims: list[Claim] = Field(min_length=1)
+    claims: list[Claim] = Field(default_factory=list)
 
 
 @dataclass

@@ -115,7 +115,11 @@ def _lower_first(text: str) -> str:
 
 
 def pending(kind: str) -> Decision:
-    """A claim whose kind has no checker in this version: shown, never silently skipped."""
+    """A claim whose kind has no checker in this version (or a draft): shown, never silently skipped."""
+    if kind == "draft":
+        return Decision("pending", "A draft from the numeric scan: it has a quote but no encoding yet, so nothing "
+                        "was verified.", "Unverified until encoded.",
+                        "Encode the claim (kind, fixture, expected values) in claims.yaml.", PRIORITY["pending"])
     return Decision("pending", f"Registered as a {kind} claim; the {kind} checker is not available in this version, "
                     "so nothing was verified.", "Unverified until the checker exists.",
                     "No change to the chapter yet; rerun when the checker is available.", PRIORITY["pending"])
