@@ -46,6 +46,15 @@ def build_parser() -> argparse.ArgumentParser:
     dif = sub.add_parser("diff", help="what changed between two JSON reports of a chapter")
     dif.add_argument("old", type=Path, help="the previous report (e.g. the committed reports/<id>.json)")
     dif.add_argument("new", type=Path, help="the new report")
+    cross = sub.add_parser("crosscheck", help="where trec_eval, ir-measures, ranx and the chapter disagree on a "
+                           "TREC qrels and run, and why")
+    cross.add_argument("--qrels", type=Path, required=True, help="TREC qrels file")
+    cross.add_argument("--run", type=Path, action="append", required=True, help="TREC run file (repeatable)")
+    cross.add_argument("--measures", default="P@10 R@100 RR AP nDCG@10",
+                       help="space-separated ir-measures names (default: %(default)s)")
+    cross.add_argument("--expected", type=Path, help="trec_eval output for the same files, to compare 'all' values")
+    cross.add_argument("--out", type=Path, default=Path("reports/crosscheck"),
+                       help="report path without suffix; .md and .json are written (default: %(default)s)")
     init = sub.add_parser("init", help="start a chapter register from a snapshot's numeric statements")
     init.add_argument("snapshot", type=Path, help="the chapter text (plain text or Markdown)")
     init.add_argument("--id", required=True, help="the chapter's stable id (the folder and report name)")
@@ -72,6 +81,21 @@ def diff(args) -> int:
     from .diff import diff_reports
 
     print("\n".join(diff_reports(_read_report(args.old), _read_report(args.new)).lines()))
+    return EXIT_OK
+
+
+def crosscheck(args) -> int:
+    from .crosscheck import crosscheck as run_crosscheck
+    from .crosscheck import render_markdown
+    from .provenance import collect
+    from .references import all_references
+    from .report.writer import write_text
+
+    report = run_crosscheck(args.qrels, args.run, args.measures.split(), all_references(), expected=args.expected,
+                            provenance=collect(sys.argv).model_dump(),
+                            progress=lambda text: print(text, file=sys.stderr))
+    for suffix, text in ((".json", report.model_dump_json(indent=2) + "\n"), (".md", render_markdown(report))):
+        print(f"wrote {write_text(args.out.with_suffix(suffix), text)}")
     return EXIT_OK
 
 
@@ -206,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
             return diff(args)
         if args.command == "init":
             return init(args)
+        if args.command == "crosscheck":
+            return crosscheck(args)
     except AuditError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INPUT

@@ -1,0 +1,402 @@
+"""Cross-check real TREC runs: where trec_eval, ir-measures, ranx and the chapter's definitions
+disagree on a qrels and run, and the cause of each disagreement, detected in the input."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from . import evaluator
+from .errors import AuditError
+from .measures import parse as parse_measure
+from .references import Reference
+
+CHAPTER = "chapter"
+_TREC_NAMES = {"P": "P_{k}", "R": "recall_{k}", "AP": "map_cut_{k}", "nDCG": "ndcg_cut_{k}", "Success": "success_{k}"}
+_TREC_FULL = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "SetP": "set_P", "SetR": "set_recall"}
+
+
+@dataclass
+class Issue:
+    """Something in an input file that can change a number: ``line`` (1-based), ``cause``, ``text``."""
+
+    line: int
+    cause: str
+    text: str
+
+
+@dataclass
+class TrecInput:
+    """A qrels or run as read: ``data`` (qrels {q: {d: grade}}; run {q: {d: score}}), ``order``
+    (run only: documents in file order per query), ``issues`` found, and each library reader's verdict."""
+
+    path: Path
+    kind: str
+    data: dict
+    order: dict = field(default_factory=dict)
+    issues: list[Issue] = field(default_factory=list)
+    readers: dict[str, str] = field(default_factory=dict)
+
+
+def _reader_verdicts(path: Path, kind: str) -> dict[str, str]:
+    """What each library's own reader does with the raw file."""
+    import warnings
+
+    import ir_measures
+    import pytrec_eval
+
+    from .references.ranx_ref import _import_ranx
+
+    out = {}
+    checks = {
+        "pytrec_eval": lambda: (pytrec_eval.parse_qrel if kind == "qrels" else pytrec_eval.parse_run)(
+            open(path, encoding="utf-8")),
+        "ir_measures": lambda: list((ir_measures.read_trec_qrels if kind == "qrels" else ir_measures.read_trec_run)(
+            str(path))),
+        "ranx": lambda: (_import_ranx().Qrels if kind == "qrels" else _import_ranx().Run).from_file(str(path),
+                                                                                                   kind="trec"),
+    }
+    for name, read in checks.items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                read()
+            out[name] = "reads it"
+        except AssertionError:
+            out[name] = "rejects it (its reader fails an assertion)"
+        except Exception as exc:
+            out[name] = f"fails: {type(exc).__name__}: {str(exc)[:120]}"
+    return out
+
+
+def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput:
+    """Read a TREC qrels (``query iter doc grade``) or run (``query Q0 doc rank score tag``) file.
+
+    Comment lines (``#`` first) are skipped, extra fields beyond the standard ones ignored, and
+    a repeated (query, doc) keeps its last line, as ir-measures and ranx do — each recorded as
+    an ``Issue`` with its line number. Raises ``AuditError`` (file and line) for an empty file,
+    a line with too few fields or a score/grade that is not a number.
+    """
+    width = 4 if kind == "qrels" else 6
+    data: dict = defaultdict(dict)
+    order: dict = defaultdict(list)
+    seen: dict[tuple[str, str], int] = {}
+    result = TrecInput(path, kind, data, order)
+    try:
+        handle = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise AuditError(f"cannot read {kind}: {exc.strerror}", file=str(path))
+    lines = 0
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            fields = line.split()
+            if not fields:
+                continue
+            lines += 1
+            if line.lstrip().startswith("#"):
+                result.issues.append(Issue(number, "comment line", line.rstrip("\n")))
+                continue
+            if len(fields) < width:
+                raise AuditError(f"line {number} has {len(fields)} fields; a {kind} line has {width}: "
+                                 f"{line.strip()!r}", file=str(path))
+            if len(fields) > width:
+                result.issues.append(Issue(number, f"{len(fields)} fields (extra ones ignored)", line.rstrip("\n")))
+            query, doc = fields[0], fields[2]
+            if (query, doc) in seen:
+                result.issues.append(Issue(number, f"repeats document {doc} of query {query} (line {seen[(query, doc)]});"
+                                           " the last line is used", line.rstrip("\n")))
+                order[query].remove(doc)
+            seen[(query, doc)] = number
+            value = fields[3] if kind == "qrels" else fields[4]
+            try:
+                if kind == "qrels":
+                    grade = float(value)
+                    if grade != int(grade):
+                        result.issues.append(Issue(number, f"non-integer grade {value} (read as {int(grade)})",
+                                                   line.rstrip("\n")))
+                    elif grade < 0:
+                        result.issues.append(Issue(number, f"negative grade {value}", line.rstrip("\n")))
+                    data[query][doc] = int(grade)
+                else:
+                    data[query][doc] = float(value)
+                    order[query].append(doc)
+            except ValueError:
+                raise AuditError(f"line {number}: {'grade' if kind == 'qrels' else 'score'} {value!r} is not a number",
+                                 file=str(path))
+    if lines == 0:
+        raise AuditError(f"the {kind} file is empty", file=str(path))
+    result.data, result.order = dict(data), dict(order)
+    if check_readers:
+        result.readers = _reader_verdicts(path, kind)
+    return result
+
+
+class ImplMean(BaseModel):
+    """One implementation's mean: over the run's judged queries (trec_eval's default) and over every
+    judged query with missing ones scored 0 (trec_eval -c)."""
+
+    implementation: str
+    provider: str = ""
+    status: str = "ok"
+    mean: float | None = None
+    mean_all_judged: float | None = None
+    detail: str = ""
+
+
+class Cause(BaseModel):
+    """A detected cause of disagreement: what it is, the queries it touches, and what each
+    implementation gives for those queries when the cause is removed."""
+
+    cause: str
+    queries: list[str] = Field(default_factory=list)
+    detail: str = ""
+    without: dict[str, float] = Field(default_factory=dict)
+    explains: bool | None = None
+
+
+class MeasureResult(BaseModel):
+    measure: str
+    trec_eval_name: str = ""
+    expected: float | None = None
+    means: list[ImplMean]
+    differing_queries: list[str] = Field(default_factory=list)
+    largest_difference: float = 0.0
+    largest_query: str = ""
+    largest_values: dict[str, float] = Field(default_factory=dict)
+    causes: list[Cause] = Field(default_factory=list)
+
+
+class RunResult(BaseModel):
+    run: str
+    queries: int
+    issues: list[dict] = Field(default_factory=list)
+    readers: dict[str, str] = Field(default_factory=dict)
+    run_only_queries: list[str] = Field(default_factory=list)
+    qrels_only_queries: list[str] = Field(default_factory=list)
+    tied_queries: int = 0
+    float32_tied_queries: int = 0
+    measures: list[MeasureResult]
+
+
+class CrosscheckReport(BaseModel):
+    format_version: str = "1.0"
+    tool: str
+    qrels: str
+    qrels_issues: list[dict] = Field(default_factory=list)
+    qrels_readers: dict[str, str] = Field(default_factory=dict)
+    runs: list[RunResult]
+    provenance: dict
+
+
+def trec_eval_name(measure: str) -> str:
+    _, spec = parse_measure(measure)
+    if spec.cutoff is not None and spec.name in _TREC_NAMES:
+        return _TREC_NAMES[spec.name].format(k=spec.cutoff)
+    return _TREC_FULL.get(spec.name, "") if spec.cutoff is None else ""
+
+
+def read_expected(path: Path) -> dict[str, float]:
+    """The ``all`` lines of a trec_eval output file: ``{measure: value}``."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "all":
+            try:
+                out[parts[0]] = float(parts[2])
+            except ValueError:
+                pass
+    return out
+
+
+def _chapter_order(scores: dict[str, float], order: list[str]) -> list[str]:
+    """The chapter's ranking: score descending, ties kept in file order (the reference order)."""
+    position = {d: i for i, d in enumerate(order)}
+    return sorted(scores, key=lambda d: (-scores[d], position[d]))
+
+
+def _tie_broken(run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """Scores made strictly decreasing by one stated rule: score descending, then docno descending
+    (trec_eval's), as small integers, distinct even in single precision."""
+    out = {}
+    for q, docs in run.items():
+        ranked = sorted(docs, key=lambda d: (docs[d], d), reverse=True)
+        out[q] = {d: float(len(ranked) - i) for i, d in enumerate(ranked)}
+    return out
+
+
+def _ties(docs: dict[str, float]) -> tuple[bool, bool]:
+    values = list(docs.values())
+    tied64 = len(set(values)) < len(values)
+    tied32 = len({float(np.float32(v)) for v in values}) < len(values)
+    return tied64, tied32 and not tied64
+
+
+def _evaluate(measure: str, qrels, run, orders, references: list[Reference]) -> dict[str, object]:
+    """Per-query values for every implementation: {name: ({q: value}, provider, status, detail)}."""
+    m, spec = parse_measure(measure)
+    out = {}
+    chapter = {}
+    for q, docs in run.items():
+        if q in qrels:
+            chapter[q] = float(evaluator.evaluate_query(spec, qrels[q], _chapter_order(docs, orders.get(q, list(docs)))))
+    out[CHAPTER] = (chapter, "chapter definitions, ties in file order", "ok", "")
+    for ref in references:
+        outcome = ref.evaluate([m], qrels, run)[str(m)]
+        out[ref.name] = (outcome.per_query, outcome.provider, outcome.status, outcome.detail)
+    return out
+
+
+def _mean(values: dict[str, float], queries: list[str]) -> float:
+    return sum(values.get(q, 0.0) for q in queries) / len(queries) if queries else 0.0
+
+
+def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], references: list[Reference], *,
+               expected: Path | None = None, provenance: dict | None = None, check_readers: bool = True,
+               progress=None) -> CrosscheckReport:
+    """Evaluate each run with every implementation and explain each disagreement by its cause."""
+    from . import __version__
+
+    for m in measures:
+        parse_measure(m)
+    qrels_in = read_trec(qrels_path, "qrels", check_readers=check_readers)
+    qrels = qrels_in.data
+    expected_values = read_expected(expected) if expected else {}
+    runs = []
+    for path in run_paths:
+        if progress:
+            progress(f"reading {path}")
+        run_in = read_trec(path, "run", check_readers=check_readers)
+        run = run_in.data
+        common = sorted(q for q in run if q in qrels)
+        if not common:
+            raise AuditError("the run shares no query with the qrels; nothing can be evaluated", file=str(path))
+        tied = {q for q in common if _ties(run[q])[0]}
+        tied32 = {q for q in common if _ties(run[q])[1]}
+        duplicates = sorted({i.text.split()[0] for i in run_in.issues if i.cause.startswith("repeats")})
+        negative = sorted({i.text.split()[0] for i in qrels_in.issues if "grade" in i.cause})
+        broken = _tie_broken({q: run[q] for q in common})
+        results = []
+        for measure in measures:
+            if progress:
+                progress(f"{path.name}: {measure}")
+            per = _evaluate(measure, qrels, {q: run[q] for q in common}, run_in.order, references)
+            judged = sorted(qrels)
+            means = [ImplMean(implementation=name, provider=prov, status=status,
+                              mean=_mean(vals, common) if status == "ok" else None,
+                              mean_all_judged=_mean(vals, judged) if status == "ok" else None, detail=detail)
+                     for name, (vals, prov, status, detail) in per.items()]
+            ok = {name: vals for name, (vals, _, status, _) in per.items() if status == "ok"}
+            differing, largest, largest_q = [], 0.0, ""
+            for q in common:
+                values = [vals.get(q, 0.0) for vals in ok.values()]
+                spread = max(values) - min(values)
+                if spread > 1e-9:
+                    differing.append(q)
+                    if spread > largest:
+                        largest, largest_q = spread, q
+            causes = []
+            if tied & set(differing) or tied32 & set(differing):
+                after = _evaluate(measure, qrels, {q: broken[q] for q in differing},
+                                  {q: sorted(broken[q], key=lambda d: -broken[q][d]) for q in differing}, references)
+                without = {name: _mean(vals, differing) for name, (vals, _, status, _) in after.items() if status == "ok"}
+                agree = max(without.values()) - min(without.values()) <= 1e-9 if without else None
+                affected = sorted((tied | tied32) & set(differing))
+                causes.append(Cause(
+                    cause="tied scores" + (" (some only in single precision)" if tied32 & set(differing) else ""),
+                    queries=affected,
+                    detail=("trec_eval orders equal scores by docno descending and reads scores as 32-bit floats; "
+                            "ir-measures' pytrec_eval provider does the same, its msmarco and judged providers use "
+                            "docno ascending; ranx keeps file order; the chapter keeps file order (the reference "
+                            "order)"),
+                    without=without, explains=agree))
+            if duplicates and set(duplicates) & set(differing):
+                causes.append(Cause(cause="repeated doc ids in the run", queries=sorted(set(duplicates) & set(differing)),
+                                    detail="the last line of a repeated doc is used by every implementation here; "
+                                           "trec_eval's own reader rejects the run"))
+            if negative and set(negative) & set(differing):
+                causes.append(Cause(cause="negative or non-integer grades", queries=sorted(set(negative) & set(differing))))
+            unexplained = sorted(set(differing) - {q for c in causes for q in c.queries})
+            if unexplained:
+                causes.append(Cause(cause="not explained by a detected cause", queries=unexplained,
+                                    detail="a difference of definition; compare the conventions in the reference ledger"))
+            name = trec_eval_name(measure)
+            results.append(MeasureResult(measure=measure, trec_eval_name=name, expected=expected_values.get(name),
+                                         means=means, differing_queries=differing, largest_difference=largest,
+                                         largest_query=largest_q, causes=causes,
+                                         largest_values={n: v.get(largest_q, 0.0) for n, v in ok.items()}
+                                         if largest_q else {}))
+        runs.append(RunResult(
+            run=str(path), queries=len(run), readers=run_in.readers,
+            issues=[{"line": i.line, "cause": i.cause, "text": i.text[:120]} for i in run_in.issues],
+            run_only_queries=sorted(q for q in run if q not in qrels),
+            qrels_only_queries=sorted(q for q in qrels if q not in run),
+            tied_queries=len(tied), float32_tied_queries=len(tied32), measures=results))
+    return CrosscheckReport(tool=f"chapter-audit {__version__}", qrels=str(qrels_path), qrels_readers=qrels_in.readers,
+                            qrels_issues=[{"line": i.line, "cause": i.cause, "text": i.text[:120]}
+                                          for i in qrels_in.issues],
+                            runs=runs, provenance=provenance or {})
+
+
+def render_markdown(report: CrosscheckReport) -> str:
+    """The cross-check as Markdown: per run, per measure means, differing queries and causes."""
+    out = [f"# Cross-check: {report.qrels}\n", f"Generated by `{report.tool}`.\n"]
+    if report.qrels_issues or report.qrels_readers:
+        out.append("## Qrels\n")
+        for name, verdict in report.qrels_readers.items():
+            out.append(f"- {name}'s reader {verdict}")
+        for i in report.qrels_issues[:20]:
+            out.append(f"- line {i['line']}: {i['cause']} — `{i['text']}`")
+        if len(report.qrels_issues) > 20:
+            out.append(f"- … and {len(report.qrels_issues) - 20} more")
+        out.append("")
+    for run in report.runs:
+        out.append(f"## Run {run.run}\n")
+        out.append(f"{run.queries} queries; {run.tied_queries} with tied scores, {run.float32_tied_queries} more tied "
+                   "only in single precision.")
+        if run.qrels_only_queries:
+            out.append(f"Queries judged but absent from the run: {', '.join(run.qrels_only_queries)} — every "
+                       "implementation here averages over the queries of the run (trec_eval's default); "
+                       "trec_eval -c would count them as 0.")
+        if run.run_only_queries:
+            out.append(f"Queries in the run without judgements (ignored by every implementation): "
+                       f"{', '.join(run.run_only_queries)}.")
+        for name, verdict in run.readers.items():
+            out.append(f"- {name}'s reader {verdict}")
+        for i in run.issues[:20]:
+            out.append(f"- line {i['line']}: {i['cause']}")
+        if len(run.issues) > 20:
+            out.append(f"- … and {len(run.issues) - 20} more")
+        impls = [m.implementation for m in run.measures[0].means] if run.measures else []
+        out.append("")
+        missing = bool(run.qrels_only_queries)
+        out.append("| measure | trec_eval expected | " + " | ".join(impls) + " | queries differing | largest difference |")
+        out.append("|---|---|" + "---|" * len(impls) + "---|---|")
+        for m in run.measures:
+            def shown(x):
+                if x.mean is None:
+                    return x.status
+                return f"{x.mean:.4f}" + (f" ({x.mean_all_judged:.4f} with -c)" if missing else "")
+            cells = [shown(x) for x in m.means]
+            expected = f"{m.expected:.4f} ({m.trec_eval_name})" if m.expected is not None else "—"
+            largest = (f"{m.largest_difference:.2g} (query {m.largest_query}: "
+                       + ", ".join(f"{k} {v:.6f}" for k, v in m.largest_values.items()) + ")"
+                       if m.largest_query else "0")
+            out.append(f"| {m.measure} | {expected} | " + " | ".join(cells) +
+                       f" | {len(m.differing_queries)} | {largest} |")
+        out.append("")
+        for m in run.measures:
+            for c in m.causes:
+                line = f"- **{m.measure}**: {c.cause} — queries {', '.join(c.queries)}"
+                if c.without:
+                    line += ("; with ties broken by one rule (score, then docno descending) the means over those "
+                             "queries are " + ", ".join(f"{k} {v:.4f}" for k, v in c.without.items())
+                             + (" — the disagreement disappears" if c.explains else " — a difference remains"))
+                out.append(line + (f". {c.detail}" if c.detail else ""))
+        out.append("")
+    return "\n".join(out) + "\n"
