@@ -237,18 +237,24 @@ def _ties(docs: dict[str, float]) -> tuple[bool, bool]:
     return tied64, tied32 and not tied64
 
 
-def _evaluate(measure: str, qrels, run, orders, references: list[Reference]) -> dict[str, object]:
-    """Per-query values for every implementation: {name: ({q: value}, provider, status, detail)}."""
-    m, spec = parse_measure(measure)
-    out = {}
-    chapter = {}
+def _evaluate(measures: list[str], qrels, run, orders, references: list[Reference]) -> dict[str, dict[str, tuple]]:
+    """Per-query values for every implementation and measure, one call per reference:
+    {measure: {name: ({q: value}, provider, status, detail)}}."""
+    parsed = {m: parse_measure(m) for m in measures}
+    out: dict[str, dict[str, tuple]] = {m: {} for m in measures}
+    chapter: dict[str, dict[str, float]] = {m: {} for m in measures}
     for q, docs in run.items():
         if q in qrels:
-            chapter[q] = float(evaluator.evaluate_query(spec, qrels[q], _chapter_order(docs, orders.get(q, list(docs)))))
-    out[CHAPTER] = (chapter, "chapter definitions, ties in file order", "ok", "")
+            ranking = _chapter_order(docs, orders.get(q, list(docs)))
+            for m, (_, spec) in parsed.items():
+                chapter[m][q] = float(evaluator.evaluate_query(spec, qrels[q], ranking))
+    for m in measures:
+        out[m][CHAPTER] = (chapter[m], "chapter definitions, ties in file order", "ok", "")
     for ref in references:
-        outcome = ref.evaluate([m], qrels, run)[str(m)]
-        out[ref.name] = (outcome.per_query, outcome.provider, outcome.status, outcome.detail)
+        outcomes = ref.evaluate([p[0] for p in parsed.values()], qrels, run)
+        for m, (obj, _) in parsed.items():
+            o = outcomes[str(obj)]
+            out[m][ref.name] = (o.per_query, o.provider, o.status, o.detail)
     return out
 
 
@@ -281,11 +287,12 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
         duplicates = sorted({i.text.split()[0] for i in run_in.issues if i.cause.startswith("repeats")})
         negative = sorted({i.text.split()[0] for i in qrels_in.issues if "grade" in i.cause})
         broken = _tie_broken({q: run[q] for q in common})
+        if progress:
+            progress(f"{path.name}: evaluating {', '.join(measures)} with every implementation")
+        evaluated = _evaluate(measures, qrels, {q: run[q] for q in common}, run_in.order, references)
         results = []
         for measure in measures:
-            if progress:
-                progress(f"{path.name}: {measure}")
-            per = _evaluate(measure, qrels, {q: run[q] for q in common}, run_in.order, references)
+            per = evaluated[measure]
             judged = sorted(qrels)
             means = [ImplMean(implementation=name, provider=prov, status=status,
                               mean=_mean(vals, common) if status == "ok" else None,
@@ -302,8 +309,9 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
                         largest, largest_q = spread, q
             causes = []
             if tied & set(differing) or tied32 & set(differing):
-                after = _evaluate(measure, qrels, {q: broken[q] for q in differing},
-                                  {q: sorted(broken[q], key=lambda d: -broken[q][d]) for q in differing}, references)
+                after = _evaluate([measure], qrels, {q: broken[q] for q in differing},
+                                  {q: sorted(broken[q], key=lambda d: -broken[q][d]) for q in differing},
+                                  references)[measure]
                 without = {name: _mean(vals, differing) for name, (vals, _, status, _) in after.items() if status == "ok"}
                 agree = max(without.values()) - min(without.values()) <= 1e-9 if without else None
                 affected = sorted((tied | tied32) & set(differing))
