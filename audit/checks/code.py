@@ -240,7 +240,7 @@ def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results:
            for i, item in enumerate(items)}
     measures = {i: parse_measure(_measure(claim, item.k))[0] for i, item in enumerate(items)}
     distinct = list({str(m): m for m in measures.values()}.values())
-    rows = [ImplValue(implementation=CHAPTER, provider="chapter 23 definitions",
+    rows = [ImplValue(implementation=CHAPTER, provider="book definitions, exact",
                       detail=f"{sum(_agrees(r, chapter_value(claim, i)) for i, r in zip(items, results))} of "
                              f"{len(items)} inputs")]
     for ref in ms.references:

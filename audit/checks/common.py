@@ -107,7 +107,7 @@ class Measurements:
         try:
             per_query = self.chapter(fixture, measure)
             value = per_query.get(query, Fraction(0)) if query else evaluator.mean(per_query)
-            out.append(ImplValue(implementation=CHAPTER, provider="chapter 23 definitions", value=float(value),
+            out.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(value),
                                  exact=format_exact(value), per_query={q: display(format_exact(v)) for q, v in per_query.items()},
                                  in_interval=claimed.contains(value) if claimed else None))
         except AuditError as exc:

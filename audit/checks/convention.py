@@ -135,12 +135,12 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             own, own_vals = REJECT, {}
             evidence.scopes.append(f"the chapter's evaluator rejects the probe: {exc.message}")
         own_rules = _behaviour(own, rules)
-        rows.append(ImplValue(implementation=CHAPTER, provider="chapter 23 definitions",
+        rows.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact",
                               status="rejected" if own == REJECT else "ok",
                               value=float(evaluator.mean(own_vals)) if own_vals else None,
                               exact=format_exact(evaluator.mean(own_vals)) if own_vals else None,
                               per_query={q: display(format_exact(v)) for q, v in own_vals.items()},
-                              in_interval=claim.rule in own_rules, behaviour=", ".join(own_rules) or "no known rule"))
+                              in_interval=claim.rule in own_rules, behaviour=" or ".join(own_rules) or "no known rule"))
         if claim.rule not in own_rules:
             evidence.failures.append(Point(
                 f"on the probe, the chapter's definitions {' / '.join(DESCRIBE[r] for r in own_rules) or 'follow no known rule'}"
@@ -169,7 +169,7 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                                       status="rejected" if observed == REJECT else "ok",
                                       value=outcome.mean, per_query={q: fmt_float(v) for q, v in outcome.per_query.items()},
                                       in_interval=claim.rule in matched,
-                                      behaviour=", ".join(matched) or "no known rule", detail=outcome.detail))
+                                      behaviour=" or ".join(matched) or "no known rule", detail=outcome.detail))
                 observed_rules.setdefault(ref.name, []).append((measure, outcome.provider, matched))
                 if claim.rule not in matched and not matched:
                     evidence.notes.append(f"{ref.name} gives {measure} values matching no known rule: " + ", ".join(

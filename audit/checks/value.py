@@ -35,8 +35,9 @@ def check_expectation(ms: Measurements, chapter: Chapter, fixture_ref, measure: 
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
     label = f"{label_prefix}{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "")
     values = ms.values(fixture, measure, query=query, claimed=claimed)
-    evidence.checks.append(Check(label=label, measure=measure, claimed=str(claimed_text),
-                                 interval=claimed.interval(), derived=derived, values=values, **bounds(claimed)))
+    evidence.checks.append(Check(label=label, measure=measure + (f" ({query})" if query else ""),
+                                 claimed=str(claimed_text), interval=claimed.interval(), derived=derived,
+                                 values=values, **bounds(claimed)))
     evidence.errors += errors_of(values, label)
     own = values[0]
     if own.status != "ok":
@@ -67,7 +68,7 @@ def check_expectation(ms: Measurements, chapter: Chapter, fixture_ref, measure: 
         if other:
             alt_values = ms.values(fixture, other, query=query, claimed=claimed)
             evidence.checks.append(Check(label=f"{label_prefix}{other} on {fixture_name(fixture_ref)} "
-                                         "(the other gain function)", measure=other, claimed=str(claimed_text),
+                                         "(the other gain function)", measure=other + (f" ({query})" if query else ""), claimed=str(claimed_text),
                                          interval=claimed.interval(), values=alt_values))
             evidence.errors += errors_of(alt_values, other)
             alt = alt_values[0]
@@ -94,7 +95,7 @@ def pooled_values(ms: Measurements, fixture, measure: str, claimed) -> list[Impl
     sizes = {q: len(evaluator.relevant_set(j, spec.rel)) for q, j in fixture.qrels.items() if q in fixture.run}
     total = sum(sizes.values())
     own = evaluator.pooled_recall(fixture.qrels, fixture.run, spec.cutoff, spec.rel)
-    out = [ImplValue(implementation=CHAPTER, provider="chapter 23 definitions", value=float(own),
+    out = [ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(own),
                      exact=format_exact(own), in_interval=claimed.contains(own),
                      detail="Σ relevant found / Σ |R| over needs")]
     for v in ms.values(fixture, measure)[1:]:
