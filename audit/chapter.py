@@ -41,6 +41,8 @@ class Snapshot:
                                 "beside chapter.yaml", file=str(path))
         except UnicodeDecodeError as exc:
             raise RegisterError(f"snapshot is not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path))
+        except OSError as exc:
+            raise RegisterError(f"cannot read the snapshot ({exc.strerror})", file=str(path))
         return cls(path, raw.replace("\r\n", "\n").replace("\r", "\n"))
 
     def prose(self) -> str:

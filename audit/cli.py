@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--claims-dir", type=Path, default=Path("claims"),
                      help="where to look for chapters when none are named (default: claims)")
     run.add_argument("--reports", type=Path, default=Path("reports"),
-                     help="folder for <chapter-id>.md and .json (default: reports)")
+                     help="folder for <chapter-id>.html, .md and .json (default: reports)")
     run.add_argument("--fail-on", type=_fail_on, default=set(), metavar="VERDICTS",
                      help="exit 1 when any claim has one of these verdicts, e.g. contradicted,stale,error")
     run.add_argument("--quiet", action="store_true", help="print only errors and the written paths")
@@ -70,17 +70,26 @@ def _read_report(path: Path) -> dict:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise AuditError("report not found", file=str(path))
+    except OSError as exc:
+        raise AuditError(f"cannot read the report ({exc.strerror})", file=str(path))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise AuditError(f"not a JSON report ({exc})", file=str(path))
-    if not isinstance(data, dict) or "claims" not in data:
-        raise AuditError("not a chapter-audit JSON report (no claims)", file=str(path))
+    claims = data.get("claims") if isinstance(data, dict) else None
+    if not isinstance(claims, list) or not all(isinstance(c, dict) and "id" in c for c in claims) \
+            or not isinstance(data.get("chapter"), dict):
+        raise AuditError("not a chapter-audit JSON report (expected a chapter and a list of claims with ids)",
+                         file=str(path))
     return data
 
 
 def diff(args) -> int:
     from .diff import diff_reports
 
-    print("\n".join(diff_reports(_read_report(args.old), _read_report(args.new)).lines()))
+    old, new = _read_report(args.old), _read_report(args.new)
+    if old["chapter"].get("id") != new["chapter"].get("id"):
+        raise AuditError(f"the reports are of different chapters ({old['chapter'].get('id')} and "
+                         f"{new['chapter'].get('id')}); compare two reports of one chapter", file=str(args.new))
+    print("\n".join(diff_reports(old, new).lines()))
     return EXIT_OK
 
 
@@ -91,11 +100,13 @@ def crosscheck(args) -> int:
     from .references import all_references
     from .report.writer import write_text
 
+    if not args.measures.split():
+        raise AuditError("--measures is empty; give ir-measures names such as \"P@10 RR AP nDCG@10\"")
     report = run_crosscheck(args.qrels, args.run, args.measures.split(), all_references(), expected=args.expected,
                             provenance=collect(sys.argv).model_dump(),
                             progress=lambda text: print(text, file=sys.stderr))
     for suffix, text in ((".json", report.model_dump_json(indent=2) + "\n"), (".md", render_markdown(report))):
-        print(f"wrote {write_text(args.out.with_suffix(suffix), text)}")
+        print(f"wrote {write_text(args.out.parent / (args.out.name + suffix), text)}")
     return EXIT_OK
 
 
@@ -177,8 +188,8 @@ def run(args) -> int:
     snapshots = {c.identity.id: c.snapshot.text for c in chapters}
     for report in audited:
         add_book_findings(report, book)
-        base = args.reports / str(report.chapter["id"])
-        previous = base.with_suffix(".json")
+        base = str(report.chapter["id"])
+        previous = args.reports / f"{base}.json"
         if previous.exists() and not args.quiet:
             from .diff import diff_reports
             try:
@@ -189,7 +200,7 @@ def run(args) -> int:
         try:
             texts = {".json": json_report.render(report), ".md": markdown.render(report),
                      ".html": html_report.render(report, snapshots[str(report.chapter["id"])])}
-            written = [write_text(base.with_suffix(suffix), text) for suffix, text in texts.items()]
+            written = [write_text(args.reports / f"{base}{suffix}", text) for suffix, text in texts.items()]
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             status = max(status, EXIT_INPUT)

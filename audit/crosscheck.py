@@ -91,7 +91,7 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
     try:
         handle = open(path, encoding="utf-8")
     except OSError as exc:
-        raise AuditError(f"cannot read {kind}: {exc.strerror}", file=str(path))
+        raise AuditError(f"cannot read the {kind} file: {exc.strerror}", file=str(path))
     lines = 0
     with handle:
         for number, line in enumerate(handle, start=1):
@@ -204,13 +204,19 @@ def trec_eval_name(measure: str) -> str:
 def read_expected(path: Path) -> dict[str, float]:
     """The ``all`` lines of a trec_eval output file: ``{measure: value}``."""
     out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise AuditError(f"cannot read trec_eval's output ({exc.strerror})", file=str(path))
+    for line in text.splitlines():
         parts = line.split()
         if len(parts) == 3 and parts[1] == "all":
             try:
                 out[parts[0]] = float(parts[2])
             except ValueError:
                 pass
+    if not out:
+        raise AuditError("no 'all' lines: expected trec_eval's output (measure, 'all', value)", file=str(path))
     return out
 
 
@@ -255,6 +261,29 @@ def _evaluate(measures: list[str], qrels, run, orders, references: list[Referenc
         for m, (obj, _) in parsed.items():
             o = outcomes[str(obj)]
             out[m][ref.name] = (o.per_query, o.provider, o.status, o.detail)
+    return out
+
+
+TIE_ORDERS = {
+    "file order": lambda docs, order: _chapter_order(docs, order),
+    "docno descending (32-bit scores, trec_eval's rule)":
+        lambda docs, order: sorted(docs, key=lambda d: (float(np.float32(docs[d])), d), reverse=True),
+    "docno ascending": lambda docs, order: sorted(sorted(docs), key=lambda d: -docs[d]),
+}
+
+
+def _tie_rules(measure: str, qrels, run, orders, per, queries: list[str]) -> dict[str, list[str]]:
+    """Which tie order each implementation's values match on ``queries``, found by recomputing the
+    measure under each order with the chapter's definitions (not assumed from documentation)."""
+    _, spec = parse_measure(measure)
+    by_order = {name: {q: float(evaluator.evaluate_query(spec, qrels[q], rank(run[q], orders.get(q, list(run[q])))))
+                       for q in queries} for name, rank in TIE_ORDERS.items()}
+    out = {}
+    for name, (vals, _, status, _) in per.items():
+        if status != "ok":
+            continue
+        out[name] = [order for order, expected in by_order.items()
+                     if all(abs(vals.get(q, 0.0) - expected[q]) <= 1e-9 for q in queries)]
     return out
 
 
@@ -315,13 +344,13 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
                 without = {name: _mean(vals, differing) for name, (vals, _, status, _) in after.items() if status == "ok"}
                 agree = max(without.values()) - min(without.values()) <= 1e-9 if without else None
                 affected = sorted((tied | tied32) & set(differing))
+                observed = _tie_rules(measure, qrels, run, run_in.order, per, affected)
                 causes.append(Cause(
                     cause="tied scores" + (" (some only in single precision)" if tied32 & set(differing) else ""),
                     queries=affected,
-                    detail=("trec_eval orders equal scores by docno descending and reads scores as 32-bit floats; "
-                            "ir-measures' pytrec_eval provider does the same, its msmarco and judged providers use "
-                            "docno ascending; ranx keeps file order; the chapter keeps file order (the reference "
-                            "order)"),
+                    detail="Observed on these queries: " + "; ".join(
+                        f"{name} matches {' or '.join(rules) if rules else 'none of the orders tried'}"
+                        for name, rules in observed.items()),
                     without=without, explains=agree))
             if duplicates and set(duplicates) & set(differing):
                 causes.append(Cause(cause="repeated doc ids in the run", queries=sorted(set(duplicates) & set(differing)),
@@ -403,7 +432,7 @@ def render_markdown(report: CrosscheckReport) -> str:
                 line = f"- **{m.measure}**: {c.cause} — queries {', '.join(c.queries)}"
                 if c.without:
                     line += ("; with ties broken by one rule (score, then docno descending) the means over those "
-                             "queries are " + ", ".join(f"{k} {v:.4f}" for k, v in c.without.items())
+                             "queries are " + ", ".join(f"{k} {v:.6f}" for k, v in c.without.items())
                              + (" — the disagreement disappears" if c.explains else " — a difference remains"))
                 out.append(line + (f". {c.detail}" if c.detail else ""))
         out.append("")

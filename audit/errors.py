@@ -22,9 +22,9 @@ class AuditError(Exception):
         where = []
         if self.file:
             where.append(str(self.file))
-        if self.claim:
+        if self.claim and f"claim {self.claim}" not in self.message:
             where.append(f"claim {self.claim}")
-        if self.field:
+        if self.field and f"field {self.field}" not in self.message:
             where.append(f"field {self.field}")
         return (": ".join([", ".join(where), self.message]) if where else self.message)
 

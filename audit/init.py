@@ -36,11 +36,14 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     """Create ``claims_dir/chapter_id`` with chapter.yaml, the snapshot and a register holding one
     claim per numeric statement: arithmetic statements encoded, the others as drafts to encode.
     Raises ``AuditError`` if the folder exists or the snapshot cannot be read."""
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", chapter_id):
+        raise AuditError(f"chapter id {chapter_id!r} must be letters, digits, '.', '_' or '-'")
+    if not snapshot.is_file():
+        raise AuditError("no such snapshot file (give the chapter text as a plain-text or Markdown file)",
+                         file=str(snapshot))
     folder = claims_dir / chapter_id
     if folder.exists():
         raise AuditError("already exists; choose another id or remove the folder", file=str(folder))
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", chapter_id):
-        raise AuditError(f"chapter id {chapter_id!r} must be letters, digits, '.', '_' or '-'")
     text = Snapshot.read(snapshot)
     statements = scan(text)
     folder.mkdir(parents=True)
@@ -48,7 +51,7 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     first_line = next((ln.strip() for ln in text.text.split("\n") if ln.strip()), chapter_id)
     identity = {"id": chapter_id, "book": book, "title": title or first_line[:120], "kind": "chapter",
                 "fingerprint": text.fingerprint(),
-                "snapshot": {"file": "snapshot.txt", "excerpt": False, "source": str(snapshot)}}
+                "snapshot": {"file": "snapshot.txt", "excerpt": False, "source": str(snapshot.resolve())}}
     claims, counts = [], {"statements": len(statements), "arithmetic": 0, "draft": 0}
     for i, s in enumerate(statements, start=1):
         base = {"id": f"S{i:02d}", "title": f"{s.kind}: {s.text[:60]}", "quote": s.text, "line": s.line}

@@ -38,8 +38,12 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "claim: a chapter claim collected by chapter-audit")
-    for folder in config.getoption("audit") or []:
-        config.args.append(str(Path(folder) / CLAIMS_FILE))
+    paths = [str(Path(folder) / CLAIMS_FILE) for folder in config.getoption("audit") or []]
+    if paths:
+        if config.args_source == pytest.Config.ArgsSource.ARGS:
+            config.args.extend(paths)       # explicit paths too: collect both
+        else:
+            config.args[:] = paths          # only the named chapters, not the configured testpaths
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -109,6 +113,8 @@ class ClaimItem(pytest.Item):
 
     def setup(self) -> None:
         self.result = _session(self.config).report(self.path.parent)[self.name]
+        # Recorded in JUnit XML as <property>, so a qualified pass is visible there too.
+        self.user_properties += [("verdict", self.result.verdict), ("priority", self.result.priority)]
         if self.result.verdict == "error":
             raise ClaimErrored(self._text())
 

@@ -202,3 +202,34 @@ def test_reports_are_readable_by_others(tmp_path):
     path = tmp_path / "r.md"
     write_text(path, "x")
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_dotted_chapter_ids_keep_their_own_reports(tmp_path):
+    """Regression: Path.with_suffix dropped everything after a dot, so 'book.ch1' and 'book.ch2' both wrote book.*."""
+    from audit.init import create_chapter
+    snapshot = tmp_path / "s.txt"
+    snapshot.write_text("Recall is 21/43 ≈ .4884 here.\n", encoding="utf-8")
+    for cid in ("book.ch1", "book.ch2"):
+        create_chapter(snapshot, cid, tmp_path / "claims")
+    assert main(["run", "--claims-dir", str(tmp_path / "claims"), "--reports", str(tmp_path / "r"), "--quiet"]) == 0
+    assert sorted(p.name for p in (tmp_path / "r").glob("*.json")) == ["book.ch1.json", "book.ch2.json"]
+
+
+def test_diff_refuses_reports_of_two_chapters(tmp_path, capsys):
+    import json as _json
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(_json.dumps({"chapter": {"id": "one"}, "claims": []}), encoding="utf-8")
+    b.write_text(_json.dumps({"chapter": {"id": "two"}, "claims": []}), encoding="utf-8")
+    assert main(["diff", str(a), str(b)]) == EXIT_INPUT
+    assert "different chapters (one and two)" in capsys.readouterr().err
+    assert main(["diff", str(tmp_path), str(b)]) == EXIT_INPUT          # a folder: one line, no traceback
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_crosscheck_with_a_missing_expected_file_is_a_clear_error(tmp_path, capsys):
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n", encoding="utf-8")
+    run.write_text("1 Q0 a 1 2.0 x\n", encoding="utf-8")
+    code = main(["crosscheck", "--qrels", str(qrels), "--run", str(run), "--measures", "P@5",
+                 "--expected", str(tmp_path / "missing"), "--out", str(tmp_path / "out")])
+    assert code == EXIT_INPUT and "cannot read trec_eval's output" in capsys.readouterr().err

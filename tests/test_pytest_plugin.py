@@ -143,3 +143,16 @@ def test_a_malformed_register_is_a_collection_error_naming_the_file(pytester, ch
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*claims.yaml: malformed YAML at line*"])
     assert "Traceback" not in result.stdout.str()
+
+
+def test_audit_collects_only_the_named_chapter_and_records_verdicts(pytester, chapter):
+    """Regression: --audit used to add the chapter to the configured testpaths instead of replacing them."""
+    pytester.makeini("[pytest]\ntestpaths = tests\n")
+    pytester.mkdir("tests")
+    (pytester.path / "tests" / "test_other.py").write_text("def test_other():\n    pass\n", encoding="utf-8")
+    xml = pytester.path / "out.xml"
+    result = pytester.runpytest("--audit", str(chapter), "-p", "no:cacheprovider", "-k", "Q1", f"--junitxml={xml}")
+    result.assert_outcomes(passed=1, warnings=1)
+    case = ET.parse(xml).getroot().find("testsuite").find("testcase")
+    props = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert case.get("name") == "Q1" and props == {"verdict": "qualified", "priority": "medium"}

@@ -57,7 +57,9 @@ class RanxReference(Reference):
 
     def conventions(self) -> dict[str, str]:
         return {
-            "ties": "equal scores keep the run's insertion order",
+            "ties": "no stated rule: equal scores kept insertion order on short probes, but on trec_eval's "
+                    "500-document query 301 they followed docno descending (its sort is not stable); see the "
+                    "cross-check",
             "repeated_ids": "the last score read for a repeated doc ID silently replaces the earlier ones",
             "unjudged": "unjudged documents count as non-relevant",
             "P@k": "denominator k (precision@k)",

@@ -12,21 +12,25 @@ _COLOURS = {"chapter": "#1f4e79", "pytrec_eval": "#c55a11", "ir_measures": "#548
 
 
 def _svg(fig) -> str:
-    buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    """The figure as inline SVG, byte-for-byte the same on every run (no date, fixed id salt), with
+    ids prefixed by a hash of the chart so several charts on one page never clash."""
+    import hashlib
+
     import matplotlib.pyplot as plt
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     text = buffer.getvalue()
     text = text[text.index("<svg"):]
-    # Unique ids per chart so several inline SVGs never clash.
-    return re.sub(r'(id="|url\(#|href="#)([A-Za-z0-9_-]+)', lambda m: m.group(1) + "c" + str(id(fig)) + m.group(2), text)
+    prefix = "c" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+    return re.sub(r'(id="|url\(#|href="#)([A-Za-z0-9_-]+)', lambda m: m.group(1) + prefix + m.group(2), text)
 
 
 def _pyplot():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    plt.rcParams.update({"svg.fonttype": "none", "font.size": 8})
+    plt.rcParams.update({"svg.fonttype": "none", "font.size": 8, "svg.hashsalt": "chapter-audit"})
     return plt
 
 
