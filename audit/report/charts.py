@@ -44,7 +44,7 @@ def interval_chart(check: Check) -> str:
     values = [x for _, x in points] + [b for b in (check.low, check.high) if b is not None]
     lo, hi = min(values), max(values)
     pad = max((hi - lo) * 0.25, 0.01)
-    fig, ax = plt.subplots(figsize=(4.2, 0.35 + 0.22 * len(points)))
+    fig, ax = plt.subplots(figsize=(5.0, 0.6 + 0.3 * len(points)))
     left = check.low if check.low is not None else lo - pad
     right = check.high if check.high is not None else hi + pad
     if right - left < 1e-12:

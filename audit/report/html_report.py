@@ -21,10 +21,17 @@ def _context(report_text: str, claim: ClaimResult) -> Markup:
         return Markup(f"<em>quote not found:</em> “{escape(claim.quote)}”")
     line = report_text.split("\n")[claim.line - 1]
     start = (claim.column or 1) - 1
-    end = start + len(claim.quote)
-    if line[start:end] != claim.quote:  # found after folding quotes/whitespace: highlight nothing, show the line
+    found = claim.found_text or claim.quote
+    end = start + len(found)
+    if line[start:end] != found:  # found after folding quotes/whitespace: highlight nothing, show the line
         return Markup(escape(line))
-    return Markup(f"{escape(line[:start])}<mark>{escape(line[start:end])}</mark>{escape(line[end:])}")
+    before, after = line[:start], line[end:]
+    # At most about 240 characters of context on each side, cut at a word.
+    if len(before) > 240:
+        before = "… " + before[-240:].split(" ", 1)[-1]
+    if len(after) > 240:
+        after = after[:240].rsplit(" ", 1)[0] + " …"
+    return Markup(f"{escape(before)}<mark>{escape(line[start:end])}</mark>{escape(after)}")
 
 
 def _value_text(v: ImplValue) -> str:
