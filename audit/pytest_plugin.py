@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from .errors import AuditError
+from .report.text import value_text
 from .register import CHAPTER_FILE, CLAIMS_FILE
 
 
@@ -133,7 +134,7 @@ class ClaimItem(pytest.Item):
         lines = [f"{r.id} {r.verdict}: {r.title}", f"  quote:    “{r.quote}” (snapshot line {r.line or '—'})",
                  f"  claimed:  {r.claimed or '—'}", f"  reason:   {r.reason}"]
         for check in r.checks:
-            shown = [f"{v.implementation}={_value(v)}" for v in check.values]
+            shown = [f"{v.implementation}={value_text(v, places=4)}" for v in check.values]
             if shown:
                 lines.append(f"  {check.label}: " + ", ".join(shown))
             for row in check.table:
@@ -155,12 +156,3 @@ class ClaimItem(pytest.Item):
     def reportinfo(self):
         return self.path, (self.line - 1) if self.line else None, f"{self.path.parent.name}::{self.name}"
 
-
-def _value(v) -> str:
-    if v.status != "ok":
-        return v.status
-    if "left" in v.per_query:
-        return f"{v.per_query['left']}→{v.per_query['right']}"
-    if "before" in v.per_query:
-        return f"{v.per_query['before']}→{v.per_query['after']}"
-    return v.exact or (f"{v.value:.4f}" if v.value is not None else "—")

@@ -8,9 +8,9 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from ..results import ChapterReport, ClaimResult, ImplValue
-from ..values import display
 from . import charts
 from .markdown import implementations, values_cell
+from .text import value_text
 
 _ORDER = ("contradicted", "stale", "error", "qualified", "pending", "supported", "not checkable")
 
@@ -32,18 +32,6 @@ def _context(report_text: str, claim: ClaimResult) -> Markup:
     if len(after) > 240:
         after = after[:240].rsplit(" ", 1)[0] + " …"
     return Markup(f"{escape(before)}<mark>{escape(line[start:end])}</mark>{escape(after)}")
-
-
-def _value_text(v: ImplValue) -> str:
-    if v.status != "ok":
-        return v.status
-    if "left" in v.per_query:
-        return f"{v.per_query['left']} → {v.per_query['right']}"
-    if "before" in v.per_query:
-        return f"{v.per_query['before']} → {v.per_query['after']}"
-    if v.behaviour:
-        return v.behaviour
-    return display(v.exact) if v.exact else (f"{v.value:.6f}" if v.value is not None else "—")
 
 
 def _per_query_text(v: ImplValue) -> str:
@@ -69,4 +57,4 @@ def render(report: ChapterReport, snapshot_text: str) -> str:
         ordered=sorted(report.claims, key=lambda c: _ORDER.index(c.verdict)),
         contexts={c.id: _context(snapshot_text, c) for c in report.claims},
         charts=charts_by_key, check_key=lambda c, i: f"{c.id}:{i}",
-        value_text=_value_text, per_query_text=_per_query_text)
+        value_text=value_text, per_query_text=_per_query_text)
