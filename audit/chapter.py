@@ -75,10 +75,6 @@ class Snapshot:
         column = start - (self.text.rfind("\n", 0, start) + 1) + 1
         return Anchor(status, line, column, count)
 
-    def line_text(self, line: int) -> str:
-        return self.text.split("\n")[line - 1]
-
-
 @dataclass(frozen=True)
 class Anchor:
     """Where a quote was found: 1-based ``line`` and ``column`` in the snapshot."""

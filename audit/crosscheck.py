@@ -3,10 +3,8 @@ disagree on a qrels and run, and the cause of each disagreement, detected in the
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np

@@ -164,19 +164,6 @@ def format_decimal(x: Fraction | float, places: int = 6) -> str:
     return text if text not in ("-0", "") else "0"
 
 
-def format_value(x: Fraction | float | None) -> str:
-    """A computed value for a table: exact fractions as ``a/b (≈ 0.2500)``, floats to 4 places."""
-    if x is None:
-        return "—"
-    if isinstance(x, Fraction):
-        if x.denominator == 1:
-            return str(x.numerator)
-        if x.denominator < 10_000:
-            return f"{x.numerator}/{x.denominator} (≈ {float(x):.4f})"
-        return f"{float(x):.4f}"
-    return f"{x:.4f}"
-
-
 def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> ClaimedValue:
     """Read a claimed value as printed in a chapter.
 

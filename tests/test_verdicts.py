@@ -14,7 +14,6 @@ all judged grades; exponential gain is 2^grade − 1.
 from __future__ import annotations
 
 import textwrap
-from fractions import Fraction
 
 import pytest
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .. import evaluator
 from ..register import ArithmeticClaim, Chapter, Cohort, Fixture
 from ..results import Check, ImplValue
 from ..values import display, format_exact, parse_claimed, parse_expression

@@ -262,7 +262,3 @@ def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results:
         rows.append(ImplValue(implementation=ref.name, provider=provider, detail=f"{agree} of {total} inputs",
                               in_interval=agree == total))
     return rows
-
-
-def needs(claim: CodeClaim, chapter: Chapter) -> list[tuple]:
-    return []

@@ -14,7 +14,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from .. import evaluator
-from ..errors import AuditError, RepeatedIDError
+from ..errors import RepeatedIDError
 from ..measures import parse as parse_measure
 from ..register import CONVENTION_RULES, Chapter, ConventionClaim, Fixture
 from ..results import Check, ImplValue

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib.metadata import version as dist_version
 
-from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_applicable
+from .base import Outcome, Reference, Support, error_outcome, not_applicable
 
 #: Providers used, in order of preference. Not used: ``ranx`` (under pandas 3 it fails on the
 #: query-id column dtype, a known ranx issue; ranx is evaluated directly by its own adapter),

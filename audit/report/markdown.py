@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..results import VERDICTS, ChapterReport, Check, ClaimResult, ImplValue
+from ..results import ChapterReport, Check, ClaimResult, ImplValue
 from ..values import display
 
 CHAPTER = "chapter"
