@@ -325,8 +325,9 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
         common = sorted(q for q in run if q in qrels)
         if not common:
             raise AuditError("the run shares no query with the qrels; nothing can be evaluated", file=str(path))
-        tied = {q for q in common if _ties(run[q])[0]}
-        tied32 = {q for q in common if _ties(run[q])[1]}
+        ties = {q: _ties(run[q]) for q in common}
+        tied = {q for q, (in64, _) in ties.items() if in64}
+        tied32 = {q for q, (_, only32) in ties.items() if only32}
         duplicates = sorted({i.text.split()[0] for i in run_in.issues if i.cause.startswith("repeats")})
         negative = sorted({i.text.split()[0] for i in qrels_in.issues if "grade" in i.cause})
         broken = _tie_broken({q: run[q] for q in common})
