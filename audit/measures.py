@@ -29,10 +29,20 @@ def parse(text: str) -> tuple[object, MeasureSpec]:
         raise MeasureError(f"measure {text!r} is not implemented by the chapter evaluator; known measures: {known}")
     params = dict(measure.params)
     cutoff = params.pop("cutoff", None)
-    rel = params.pop("rel", 1)
-    gain = params.pop("dcg", "log2")
-    if gain not in GAINS:
+    rel = params.pop("rel", None)
+    gain = params.pop("dcg", None)
+    if gain is not None and gain not in GAINS:
         raise MeasureError(f"measure {text!r}: gain {gain!r} is not modelled; use one of {', '.join(GAINS)}")
+    if gain is not None and name != "nDCG":
+        raise MeasureError(f"measure {text!r}: a gain (dcg=) applies to nDCG only")
+    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int) or rel < 1):
+        raise MeasureError(f"measure {text!r}: the relevance level rel must be a whole number of at least 1, "
+                           f"found {rel!r}")
+    if rel is not None and name == "Judged":
+        raise MeasureError(f"measure {text!r}: Judged@k counts every judged document; it takes no relevance level")
+    if name in ("SetP", "SetR") and cutoff is not None:
+        raise MeasureError(f"measure {text!r}: {name} is a set measure over everything returned and takes no "
+                           f"cutoff; for a ranked measure at k use {'P' if name == 'SetP' else 'R'}@k")
     if params:
         raise MeasureError(f"measure {text!r}: parameters {sorted(params)} are not modelled by the chapter evaluator")
     if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1):

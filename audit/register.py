@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationError, model_validator
 
 from .chapter import Snapshot
+from .conventions import Declared, check_value, declared_from
 from .errors import AuditError, RegisterError
 from .evaluator import check_ranking
 from .measures import parse as parse_measure
@@ -31,6 +32,39 @@ Claimed = StrictStr | StrictInt | StrictFloat
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class ConventionStatement(Strict):
+    """A convention the text states: its value and the quote it rests on."""
+
+    value: StrictStr | StrictInt
+    quote: str = ""
+
+
+#: ``conventions:`` in chapter.yaml, a book file or a claim: ``name: value``, ``name: {value, quote}``, or a
+#: list of statements (two different values are an internal tension). Names and values: ``audit.conventions``.
+ConventionsSpec = dict[str, StrictStr | StrictInt | ConventionStatement | list[ConventionStatement]]
+
+
+def _check_conventions(spec: ConventionsSpec | None) -> ConventionsSpec | None:
+    for name, entry in (spec or {}).items():
+        items = entry if isinstance(entry, list) else [entry]
+        if not items:
+            raise ValueError(f"convention {name!r} lists no statement")
+        for item in items:
+            problem = check_value(name, item.value if isinstance(item, ConventionStatement) else item)
+            if problem:
+                raise ValueError(problem)
+    return spec
+
+
+def _as_plain(spec: ConventionsSpec | None) -> dict:
+    out: dict = {}
+    for name, entry in (spec or {}).items():
+        items = entry if isinstance(entry, list) else [entry]
+        out[name] = [{"value": str(i.value), "quote": i.quote} if isinstance(i, ConventionStatement)
+                     else {"value": str(i)} for i in items]
+    return out
 
 
 class SnapshotInfo(Strict):
@@ -51,6 +85,24 @@ class Identity(Strict):
     research_pack: str | None = None
     fingerprint: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
     snapshot: SnapshotInfo = SnapshotInfo()
+    conventions: ConventionsSpec = {}
+
+    @model_validator(mode="after")
+    def _conventions_known(self) -> "Identity":
+        _check_conventions(self.conventions)
+        return self
+
+
+class BookFile(Strict):
+    """``book.yaml`` beside the chapter folders: conventions every chapter of ``book`` states by default."""
+
+    book: str | None = None
+    conventions: ConventionsSpec = {}
+
+    @model_validator(mode="after")
+    def _conventions_known(self) -> "BookFile":
+        _check_conventions(self.conventions)
+        return self
 
 
 class Fixture(Strict):
@@ -134,26 +186,32 @@ class ClaimBase(Strict):
     claim: str = Field(min_length=1)
     note: str = ""
     rewording: str = ""
+    conventions: ConventionsSpec = {}  # conventions this claim's own sentence states ("under the listed order")
+
+    @model_validator(mode="after")
+    def _conventions_known(self) -> "ClaimBase":
+        _check_conventions(self.conventions)
+        return self
 
 
 class Expect(Strict):
     """One claimed value. ``aggregate`` says how a value over several needs is read: ``mean`` of
     per-need values (MRR, mean recall; the default), ``pooled`` (Σ found / Σ |R|: the share of all
-    relevant material, recall only) or ``both`` (the wording fits either; both are checked)."""
+    relevant material, recall only) or ``both`` (the wording fits either; both are checked). Unset: the
+    chapter's ``averaging`` convention, or every averaging when the chapter does not state it."""
 
     measure: str
     claimed: Claimed
     tolerance: str | None = None
     derived: str = ""
     query: str | None = None
-    aggregate: Literal["mean", "pooled", "both"] = "mean"
+    aggregate: Literal["mean", "pooled", "both"] | None = None
 
 
 class ValueClaim(ClaimBase):
     kind: Literal["value"]
     fixture: str | Fixture
     expect: list[Expect] = Field(min_length=1)
-    unstated: list[Literal["gain"]] = []
 
 
 class Change(Strict):
@@ -169,7 +227,6 @@ class ComparisonClaim(ClaimBase):
     before: str | Fixture
     after: str | Fixture
     expect: list[Change] = Field(min_length=1)
-    unstated: list[Literal["gain"]] = []
 
 
 class SetMeasure(Strict):
@@ -298,6 +355,14 @@ class Chapter:
     snapshot: Snapshot
     register: ClaimsFile
     lines: dict[str, int] = field(default_factory=dict)
+    declared: Declared = field(default_factory=Declared)  # the book's and the chapter's stated conventions
+
+    def declared_for(self, claim) -> Declared:
+        """The conventions a claim is checked under: book, then chapter, then the claim's own."""
+        own = getattr(claim, "conventions", None)
+        if not own:
+            return self.declared
+        return self.declared.overlay(declared_from(_as_plain(own), "claim"))
 
     @property
     def claims_path(self) -> Path:
@@ -419,9 +484,29 @@ def load_chapter(folder: Path | str) -> Chapter:
                             "snapshot beside chapter.yaml", file=str(chapter_path), field="snapshot.file")
     snapshot = Snapshot.read(snapshot_path)
     lines = dict(zip((c.id for c in register.claims), _claim_lines(node)))
-    chapter = Chapter(folder, identity, snapshot, register, lines)
+    declared = _book_conventions(folder, identity).overlay(declared_from(_as_plain(identity.conventions), "chapter"))
+    chapter = Chapter(folder, identity, snapshot, register, lines, declared)
     _check_references(chapter)
     return chapter
+
+
+BOOK_FILE = "book.yaml"
+
+
+def _book_conventions(folder: Path, identity: Identity) -> Declared:
+    """The book's default conventions from ``book.yaml`` beside the chapter folder, if it names this
+    chapter's book (or names none)."""
+    path = folder.parent / BOOK_FILE
+    if not path.is_file():
+        return Declared()
+    data, _ = _read_yaml(path)
+    try:
+        book = BookFile.model_validate(data if data is not None else {})
+    except ValidationError as exc:
+        raise _validation_error(exc, path, data)
+    if book.book is not None and book.book != identity.book:
+        return Declared()
+    return declared_from(_as_plain(book.conventions), "book")
 
 
 def _check_references(chapter: Chapter) -> None:
@@ -466,7 +551,7 @@ def _check_references(chapter: Chapter) -> None:
             fx = fixture("fixture", claim.fixture)
             for i, e in enumerate(claim.expect):
                 measure(f"expect[{i}].measure", e.measure)
-                if e.aggregate != "mean" and (e.query is not None or parse_measure(e.measure)[1].name != "R"):
+                if e.aggregate in ("pooled", "both") and (e.query is not None or parse_measure(e.measure)[1].name != "R"):
                     raise fail(f"expect[{i}].aggregate", "a pooled reading is defined for recall (R@k) over all "
                                "needs; drop `query` or use aggregate: mean")
                 if e.query is not None and e.query not in fx.run:

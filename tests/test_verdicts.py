@@ -25,6 +25,8 @@ from audit.references import Outcome, Reference, Support, all_references
 from audit.register import Cohort, load_chapter
 
 SNAPSHOT = """\
+Precision at k divides by k, even when fewer results are returned.
+The ideal DCG@k sorts all judged grades and cuts at k.
 At cutoff four, a single relevant result gives P@4 = 1/4.
 A careless draft said a single relevant result gives P@4 = 1/3.
 Promotion recall is 21/43 ≈ .4883.
@@ -39,6 +41,9 @@ id: verdict-test
 book: Test Book
 chapter: 1
 title: Verdict fixtures
+conventions:
+  precision_denominator: {value: k, quote: "Precision at k divides by k, even when fewer results are returned."}
+  ideal: {value: "judged, cut at k", quote: "The ideal DCG@k sorts all judged grades and cuts at k."}
 """
 
 CLAIMS_YAML = textwrap.dedent("""\
@@ -127,7 +132,6 @@ CLAIMS_YAML = textwrap.dedent("""\
         quote: "With c judged but not retrieved, nDCG@4 ≈ .3801."
         claim: nDCG@4 = 1 / (2 + 1/log2 3) under linear gain.
         fixture: graded
-        unstated: [gain]
         expect:
           - {measure: "nDCG@4", claimed: "≈ .3801"}
     """)
@@ -174,7 +178,8 @@ def test_wrong_value_is_contradicted_with_correction(audited):
     result = audited["V2"]
     assert result.verdict == "contradicted"
     assert "1/4" in result.reason
-    assert result.response == "Change “1/3” to “1/4”."
+    # the correction is re-checked before it is printed
+    assert result.response == "Change “1/3” to “1/4” (checked: the corrected value holds under every reading)."
 
 
 def test_missing_quote_is_stale_and_not_checked(audited):
@@ -227,7 +232,7 @@ def test_ndcg_with_unstated_gain_is_qualified(audited):
     # exponential gain: ideal = 3 + 1/log2 3, nDCG@4 = 0.2754 (outside).
     result = audited["G1"]
     assert result.verdict == "qualified"
-    assert "gain function" in result.reason
+    assert "does not state its nDCG gain" in result.reason
     assert "0.3801" in result.reason and "0.2754" in result.reason
 
 
@@ -282,7 +287,9 @@ def test_disagreeing_reference_qualifies_a_right_claim(chapter):
     other = FakeReference("other", Outcome("ok", per_query={"q1": 1.0}, provider="fake"))
     result = audit_claim(claim_by_id(chapter, "V1"), chapter, Measurements([other]))
     assert result.verdict == "qualified"
-    assert "other (fake) gives P@4 = 1.0000" in result.reason
+    assert "fake reference (fake) gives P@4 = 1.0000" in result.reason
+    # the cause comes from an experiment: the chapter's definitions with the other denominator give 1
+    assert "P@k denominator “number returned” instead of “k” give exactly" in result.reason
     assert "denominator = documents returned" in result.reason
 
 

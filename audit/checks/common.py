@@ -45,12 +45,25 @@ class Measurements:
         self._chapter: dict[tuple[str, str], dict[str, Fraction]] = {}
         self._refs: dict[tuple[str, str, str], object] = {}
 
-    def chapter(self, fixture: Fixture, measure: str) -> dict[str, Fraction]:
-        """Per-query exact values by the chapter's definitions. Raises ``AuditError`` on bad input."""
-        key = (_content_key(fixture), measure)
+    def chapter(self, fixture: Fixture, measure: str, reading=None) -> dict[str, Fraction]:
+        """Per-query exact values by the chapter's definitions under ``reading`` (default: trec_eval's
+        defaults). Raises ``AuditError`` on bad input."""
+        key = (_content_key(fixture), measure, tuple(sorted((reading or {}).items())))
         if key not in self._chapter:
             _, spec = parse_measure(measure)
-            self._chapter[key] = evaluator.evaluate(spec, fixture.qrels, fixture.run)
+            self._chapter[key] = evaluator.evaluate(spec, fixture.qrels, fixture.run, reading, fixture.scores)
+        return self._chapter[key]
+
+    def chapter_value(self, fixture: Fixture, measure: str, reading, query: str | None = None):
+        """One number by the chapter's definitions under ``reading``: the query's value, or the value over
+        all queries by the reading's averaging. None when the reading leaves the query out or does not
+        apply (pooled for a measure other than recall)."""
+        if query is not None:
+            return self.chapter(fixture, measure, reading).get(query)
+        key = (_content_key(fixture), measure, tuple(sorted(reading.items())), "aggregate")
+        if key not in self._chapter:
+            _, spec = parse_measure(measure)
+            self._chapter[key] = evaluator.aggregate(spec, fixture.qrels, fixture.run, reading, fixture.scores)
         return self._chapter[key]
 
     def reference(self, ref: Reference, fixture: Fixture, measure: str):
@@ -106,7 +119,9 @@ class Measurements:
         out: list[ImplValue] = []
         try:
             per_query = self.chapter(fixture, measure)
-            value = per_query.get(query, Fraction(0)) if query else evaluator.mean(per_query)
+            if query and query not in per_query:
+                raise AuditError(f"the chapter's definitions leave query {query!r} out")
+            value = per_query[query] if query else evaluator.mean(per_query)
             out.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(value),
                                  exact=format_exact(value), per_query={q: display(format_exact(v)) for q, v in per_query.items()},
                                  in_interval=claimed.contains(value) if claimed else None))
@@ -114,8 +129,11 @@ class Measurements:
             out.append(ImplValue(implementation=CHAPTER, status="error", detail=exc.message))
         for ref in self.references:
             outcome = self.reference(ref, fixture, measure)
-            if outcome.status == "ok":
-                value = outcome.per_query.get(query, 0.0) if query else outcome.mean
+            if outcome.status == "ok" and query and query not in outcome.per_query:
+                out.append(ImplValue(implementation=ref.name, provider=outcome.provider, status="left out",
+                                     detail=f"it returned no value for query {query!r}"))
+            elif outcome.status == "ok":
+                value = outcome.per_query[query] if query else outcome.mean
                 out.append(ImplValue(implementation=ref.name, provider=outcome.provider, value=value,
                                      per_query={q: fmt_float(v) for q, v in outcome.per_query.items()},
                                      in_interval=claimed.contains(value) if claimed else None))
@@ -136,16 +154,6 @@ def shown(v: ImplValue) -> str:
     if v.status != "ok":
         return v.status
     return display(v.exact) if v.exact is not None else fmt_float(v.value)
-
-
-def reference_note(ref: Reference, measure: str) -> str:
-    """The reference's declared convention relevant to ``measure`` (e.g. its AP@k denominator)."""
-    name = measure.split("@")[0].split("(")[0]
-    conv = ref.conventions()
-    for key in (f"{name}@k", name):
-        if key in conv:
-            return conv[key]
-    return ""
 
 
 def errors_of(values: Sequence[ImplValue], label: str) -> list[str]:

@@ -10,8 +10,12 @@ from ..register import Chapter, ComparisonClaim
 from ..results import Check, ImplValue
 from ..values import display, parse_claimed
 from ..verdict import Evidence, Point
-from .common import CHAPTER, Measurements, errors_of, exact_of, fixture_name, shown
-from .value import gain_variant
+from ..attribution import Input, agree, attribute
+from ..conventions import CONVENTIONS
+from ..readings import REJECTED, Readings, explore, graded_levels
+from ..values import format_exact
+from .common import CHAPTER, Measurements, fixture_name, fmt_float, scored_run
+from .value import conventions_for
 
 _EPS = 1e-9
 
@@ -27,49 +31,156 @@ def direction(before, after) -> str | None:
     return "unchanged" if abs(diff) <= _EPS else ("increases" if diff > 0 else "decreases")
 
 
+def _chapter_directions(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: str,
+                        after_measure: str) -> Readings:
+    """The direction of the change by the chapter's definitions under every reading the text allows."""
+    before_fx, after_fx = chapter.fixture(claim.before), chapter.fixture(claim.after)
+    declared = chapter.declared_for(claim)
+    names = list(dict.fromkeys(conventions_for(measure, before_fx, None) + conventions_for(after_measure, after_fx, None)))
+
+    def fn(reading):
+        b = ms.chapter_value(before_fx, measure, reading)
+        a = ms.chapter_value(after_fx, after_measure, reading)
+        if b is None or a is None:
+            return None
+        if REJECTED in (b, a):
+            return REJECTED
+        return f"{direction(b, a)}|{format_exact(b)}|{format_exact(a)}"
+
+    readings = explore(fn, declared, names, restrict=graded_levels(before_fx.qrels, after_fx.qrels))
+    readings.outcomes = [o for o in readings.outcomes if o.value is not None]
+    return readings
+
+
 def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: str, after_measure: str,
           evidence: Evidence, expected: str, before_claim, after_claim, label_suffix: str = "") -> str | None:
     before_fx, after_fx = chapter.fixture(claim.before), chapter.fixture(claim.after)
     bc = parse_claimed(before_claim) if before_claim is not None else None
     ac = parse_claimed(after_claim) if after_claim is not None else None
-    before_values = ms.values(before_fx, measure, claimed=bc)
-    after_values = ms.values(after_fx, after_measure, claimed=ac)
     label = (f"{measure} on {fixture_name(claim.before)} → {after_measure} on {fixture_name(claim.after)}"
              f"{label_suffix}")
-    evidence.errors += errors_of(before_values + after_values, label)
+    readings = _chapter_directions(ms, chapter, claim, measure, after_measure)
     rows: list[ImplValue] = []
-    own_direction = None
-    for b, a in zip(before_values, after_values):
-        d = direction(exact_of(b), exact_of(a))
-        status = "ok" if d else (b.status if b.status != "ok" else a.status)
-        rows.append(ImplValue(implementation=b.implementation, provider=b.provider or a.provider, status=status,
-                              value=a.value, exact=None,
-                              per_query={"before": shown(b), "after": shown(a)},
-                              in_interval=(d == expected) if d else None, behaviour=d or "",
-                              detail=b.detail or a.detail))
-        if b.implementation == CHAPTER:
-            own_direction = d
-            for side, v, c, text in (("before", b, bc, before_claim), ("after", a, ac, after_claim)):
-                if c is not None and v.status == "ok" and not v.in_interval:
-                    evidence.failures.append(Point(
-                        f"{side}, the chapter's definition gives {display(v.exact)}, outside the claimed {c.interval()}",
-                        f"Change “{text}” to “{c.write_like(exact_of(v))}”."))
-        elif d and own_direction and d != own_direction:
-            evidence.conditions.append(Point(
-                f"{b.implementation} ({b.provider}) sees {measure} {d} "
-                f"({shown(b)} → {shown(a)}) where the chapter's definition {own_direction}",
-                "Name the convention under which the change holds."))
+    groups: dict[str, list] = {}
+    for o in readings.outcomes:
+        groups.setdefault(o.value, []).append(o)
+    for value, outs in groups.items():
+        tag = " or ".join(o.label() for o in outs if o.reading) if len(groups) > 1 else ""
+        if value == REJECTED:
+            rows.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", status="rejected",
+                                  behaviour=tag, in_interval=False))
+            continue
+        d, b, a = value.split("|")
+        rows.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(Fraction(a)),
+                              per_query={"before": display(b), "after": display(a)}, in_interval=d == expected,
+                              behaviour=f"{d}" + (f" ({tag})" if tag else "")))
+    ref_dirs = {}
+    for ref in ms.references:
+        b = ms.reference(ref, before_fx, measure)
+        a = ms.reference(ref, after_fx, after_measure)
+        if b.status != "ok" or a.status != "ok":
+            bad = b if b.status != "ok" else a
+            rows.append(ImplValue(implementation=ref.name, provider=bad.provider, status=bad.status, detail=bad.detail))
+            if bad.status == "error":
+                evidence.errors.append(f"{ref.name} ({bad.provider}) failed on {label}: {bad.detail}")
+            continue
+        if not b.per_query or not a.per_query:
+            rows.append(ImplValue(implementation=ref.name, provider=b.provider, status="left out",
+                                  detail="it returned no value for a side of the comparison"))
+            continue
+        bv = sum(b.per_query.values()) / len(b.per_query)
+        av = sum(a.per_query.values()) / len(a.per_query)
+        d = direction(bv, av)
+        ref_dirs[ref.name] = (d, bv, av, b.provider)
+        rows.append(ImplValue(implementation=ref.name, provider=b.provider, value=av,
+                              per_query={"before": fmt_float(bv), "after": fmt_float(av)},
+                              in_interval=d == expected, behaviour=d or ""))
     curves = _curves(measure, after_measure, before_fx, after_fx)
     evidence.checks.append(Check(label=label, measure=f"{measure} → {after_measure}", claimed=expected, curves=curves,
                                  interval=(f"before {bc.interval()}" if bc else "")
                                  + (", " if bc and ac else "") + (f"after {ac.interval()}" if ac else ""),
                                  values=rows))
-    if own_direction and own_direction != expected:
+    if not readings.outcomes:
+        evidence.errors.append(f"no reading of the chapter's definitions applies to {label}")
+        return None
+    holds = [o for o in readings.outcomes if o.value != REJECTED and o.value.split("|")[0] == expected]
+    fails = [o for o in readings.outcomes if o not in holds]
+
+    def says(o) -> str:
+        if o.value == REJECTED:
+            return "rejects the input"
+        d, b, a = o.value.split("|")
+        return f"{d} ({display(b)} → {display(a)})"
+
+    if not holds:
+        only = {says(o) for o in fails}
         evidence.failures.append(Point(
-            f"{label}: by the chapter's definition the value {own_direction} "
-            f"({rows[0].per_query['before']} → {rows[0].per_query['after']}); the claim says it {expected}",
-            f"Revise: the measure {own_direction} here; state that instead of “{expected}”."))
-    return own_direction
+            f"{label}: by the chapter's definition the value " + "; ".join(
+                (f"{o.label()}: " if o.reading else "") + says(o) for o in fails) + f"; the claim says it {expected}",
+            (f"Revise: the measure {fails[0].value.split('|')[0]} here; state that instead of “{expected}”."
+             if len(only) == 1 and fails[0].value != REJECTED else
+             "Revise the stated change and name the convention it rests on.")))
+    elif fails:
+        names = readings.deciding(lambda v: v in {o.value for o in holds})
+        phrases = "; ".join(CONVENTIONS[n].phrase(sorted({o.as_dict[n] for o in holds})[0]) for n in names)
+        evidence.conditions.append(Point(
+            f"{label}: the change holds under some readings and not others — " + "; ".join(
+                f"{o.label()}: {says(o)}" for o in readings.outcomes),
+            f"State the convention the change rests on, e.g. “Here {phrases}.”" if names else
+            "State the convention the change rests on."))
+    # before/after values as printed
+    for side, fx, m, c, text in (("before", before_fx, measure, bc, before_claim), ("after", after_fx, after_measure, ac,
+                                                                                    after_claim)):
+        if c is None:
+            continue
+        side_vals = {o.value.split("|")[1 if side == "before" else 2] for o in readings.outcomes if o.value != REJECTED}
+        wrong = [v for v in side_vals if not c.contains(Fraction(v))]
+        if wrong and len(wrong) == len(side_vals):
+            v = Fraction(sorted(wrong)[0])
+            evidence.failures.append(Point(
+                f"{side}, the chapter's definition gives {display(format_exact(v))}, outside the claimed {c.interval()}",
+                f"Change “{text}” to “{c.write_like(v)}”."))
+    if holds:
+        base = {**readings.base, **holds[0].as_dict}
+        _, bd, ad = holds[0].value.split("|")
+        for name, (d, bv, av, provider) in ref_dirs.items():
+            if d == expected:
+                continue
+            ref = next(r for r in ms.references if r.name == name)
+            cause = _side_cause(ms, ref, before_fx, measure, bv, base) or _side_cause(ms, ref, after_fx, after_measure,
+                                                                                      av, base)
+            evidence.conditions.append(Point(
+                f"{ref.title} ({provider}) sees {measure} {d} ({fmt_float(bv)} → {fmt_float(av)}) where the chapter's "
+                f"definition {expected} ({display(bd)} → {display(ad)}): " + (cause or "unexplained: no single cause "
+                                                                               "tried makes them agree"),
+                f"Add: “{ref.title} sees the measure {d} here" + (f" because it {cause.split(': ', 1)[-1]}" if cause else "")
+                + ".”"))
+    return holds[0].value.split("|")[0] if holds and not fails else (
+        fails[0].value.split("|")[0] if fails and fails[0].value != REJECTED else None)
+
+
+def _side_cause(ms: Measurements, ref, fixture, measure: str, observed_mean: float, base) -> str:
+    """The attributed cause of a reference's value on one side of a comparison, or '' when it agrees there."""
+    _, spec = parse_measure(measure)
+    own = evaluator.evaluate(spec, fixture.qrels, fixture.run, base, fixture.scores)
+    outcome = ms.reference(ref, fixture, measure)
+    if agree(own, outcome.per_query):
+        return ""
+    m = parse_measure(measure)[0]
+    inp = Input({q: dict(j) for q, j in fixture.qrels.items()}, {q: list(r) for q, r in fixture.run.items()},
+                scored_run(fixture))
+
+    def chapter_fn(reading, i: Input):
+        return evaluator.evaluate(spec, i.qrels, i.run, reading, i.scores if fixture.scores is not None else None)
+
+    def rerun(i: Input):
+        o = ref.evaluate([m], i.qrels, i.scores)[str(m)]
+        return dict(o.per_query) if o.status == "ok" else None
+
+    found = attribute(ref.title, dict(outcome.per_query), chapter_fn, rerun, inp, spec.cutoff, base,
+                      conventions_for(measure, fixture, None), lambda n: True)
+    text = found.summary(ref.title)
+    return text + (". " + found.evidence() if found.explained else "")
 
 
 def _curves(measure: str, after_measure: str, before, after) -> dict[str, list[float]]:
@@ -93,23 +204,13 @@ def check(claim: ComparisonClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     for e in claim.expect:
         after_measure = e.after_measure or e.measure
         d = _pair(ms, chapter, claim, e.measure, after_measure, evidence, e.change, e.before, e.after)
-        if d:
+        if d == e.change:
             evidence.scopes.append(f"{e.measure}{'' if after_measure == e.measure else ' → ' + after_measure} "
-                                   f"{d} by the chapter's definition, as claimed"
-                                   if d == e.change else "")
-        if "gain" in claim.unstated:
-            gb, ga = gain_variant(e.measure), gain_variant(after_measure)
-            if gb and ga:
-                alt = _pair(ms, chapter, claim, gb, ga, evidence, e.change, None, None, " (other gain function)")
-                if alt and d and alt != d:
-                    evidence.conditions.append(Point(
-                        f"with the other gain function the measure {alt} instead; the chapter does not state its gain",
-                        "Name the gain function where nDCG is defined."))
-    agree = {v.implementation for c in evidence.checks for v in c.values
-             if v.implementation != CHAPTER and v.status == "ok"}
-    evidence.scopes = [s for s in evidence.scopes if s]
-    if agree and not evidence.conditions:
-        evidence.scopes.append(f"{', '.join(sorted(agree))} show the same changes")
+                                   f"{d} by the chapter's definition under every reading, as claimed")
+    agreeing = {v.implementation for c in evidence.checks for v in c.values
+                if v.implementation != CHAPTER and v.status == "ok" and v.in_interval}
+    if agreeing and not evidence.conditions:
+        evidence.scopes.append(f"{', '.join(sorted(agreeing))} show the same changes")
     return evidence
 
 
@@ -118,9 +219,5 @@ def needs(claim: ComparisonClaim, chapter: Chapter) -> list[tuple]:
     before, after = chapter.fixture(claim.before), chapter.fixture(claim.after)
     out = []
     for e in claim.expect:
-        pairs = [(e.measure, e.after_measure or e.measure)]
-        if "gain" in claim.unstated and gain_variant(e.measure) and gain_variant(pairs[0][1]):
-            pairs.append((gain_variant(e.measure), gain_variant(pairs[0][1])))
-        for b, a in pairs:
-            out += [(before, b), (after, a)]
+        out += [(before, e.measure), (after, e.after_measure or e.measure)]
     return out

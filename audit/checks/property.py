@@ -167,8 +167,8 @@ class Evaluations:
             values = {}
             for measure, case, k in requests:
                 outcome = outcomes.get(names[(measure, k)])
-                if outcome is not None and outcome.status == "ok":
-                    values[(measure, case, k)] = outcome.per_query.get(index[case], 0.0)
+                if outcome is not None and outcome.status == "ok" and index[case] in outcome.per_query:
+                    values[(measure, case, k)] = outcome.per_query[index[case]]  # only values it returned
             out[ref.name] = values
         return out
 

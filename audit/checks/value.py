@@ -1,15 +1,29 @@
-"""Value claims: a measure on a fixture equals the printed value."""
+"""Value claims: a measure on a fixture equals the printed value, under every reading the text allows.
+
+The chapter's definitions are evaluated under the conventions the chapter (and the claim) states
+and under every value of each unstated convention the value depends on (``audit.readings``):
+holds under all → supported so far; under some → qualified, naming the convention values that
+decide it; under none → contradicted. A reference whose value falls outside the claim while the
+chapter's holds qualifies the claim, with the cause found by experiment (``audit.attribution``).
+Every proposed correction is re-checked before it is printed.
+"""
 
 from __future__ import annotations
 
-from .. import evaluator
+from collections.abc import Mapping
+from fractions import Fraction
+
+from ..attribution import Input, attribute
+from ..conventions import CONVENTIONS, Declared, Statement, relevant_to
 from ..measures import parse as parse_measure
+from ..readings import REJECTED, Readings, explore, graded_levels
 from ..register import Chapter, ValueClaim
 from ..results import Check, ImplValue
-from ..values import display, format_exact, parse_claimed
+from ..values import ClaimedValue, display, format_exact, parse_claimed
 from ..verdict import Evidence, Point
-from .common import (CHAPTER, Measurements, applicable, by_name, errors_of, exact_of, fixture_name,
-                     not_applicable_names, reference_note, shown)
+from .common import CHAPTER, Measurements, errors_of, fixture_name, fmt_float, not_applicable_names, scored_run
+
+_AGGREGATE = {"mean": ("queries with results", "all judged queries"), "pooled": ("pooled",)}
 
 
 def bounds(claimed) -> dict:
@@ -18,145 +32,307 @@ def bounds(claimed) -> dict:
             "high": None if claimed.high is None else float(claimed.high)}
 
 
-def gain_variant(measure: str) -> str | None:
-    """The same nDCG measure with the other gain function (``nDCG@4`` ↔ ``nDCG(dcg='exp-log2')@4``)."""
-    m, spec = parse_measure(measure)
-    if spec.name != "nDCG":
-        return None
-    cut = f"@{spec.cutoff}" if spec.cutoff is not None else ""
-    return f"nDCG(dcg='exp-log2'){cut}" if spec.gain == "log2" else f"nDCG{cut}"
+def conventions_for(measure: str, fixture, query: str | None) -> list[str]:
+    """The conventions ``measure`` on ``fixture`` can depend on, minus those the measure name fixes."""
+    _, spec = parse_measure(measure)
+    names = relevant_to(spec.name, several_queries=query is None and len(fixture.qrels) > 1)
+    if spec.gain is not None:
+        names = [n for n in names if n != "gain"]
+    if spec.rel is not None:
+        names = [n for n in names if n != "relevance_level"]
+    return names
 
 
-def check_expectation(ms: Measurements, chapter: Chapter, fixture_ref, measure: str, claimed_text,
+def declared_with_aggregate(declared: Declared, aggregate: str | None) -> Declared:
+    """An expectation's ``aggregate`` (mean / pooled) is a statement about averaging; ``both`` leaves it open."""
+    if aggregate in _AGGREGATE:
+        stated = [Statement(v, "", "claim") for v in _AGGREGATE[aggregate]
+                  if v in declared.values("averaging")] or [Statement(v, "", "claim") for v in _AGGREGATE[aggregate]]
+        return declared.overlay(Declared({"averaging": stated}))
+    if aggregate == "both":
+        return declared.overlay(Declared({"averaging": [Statement(v, "", "claim")
+                                                        for v in CONVENTIONS["averaging"].values]}))
+    return declared
+
+
+def chapter_readings(ms: Measurements, fixture, measure: str, declared: Declared, query: str | None,
+                     free=()) -> Readings:
+    names = conventions_for(measure, fixture, query)
+    readings = explore(lambda r: ms.chapter_value(fixture, measure, r, query), declared, names, free=free,
+                       restrict=graded_levels(fixture.qrels))
+    readings.outcomes = [o for o in readings.outcomes if o.value is not None]
+    return readings
+
+
+def _show(value) -> str:
+    if value == REJECTED:
+        return "rejected"
+    return display(format_exact(value))
+
+
+def _approx(value) -> str:
+    return f" (≈ {float(value):.4f})" if isinstance(value, Fraction) and value.denominator not in (1,) and \
+        len(format_exact(value)) > 1 and "/" in format_exact(value) else ""
+
+
+def chapter_rows(readings: Readings, claimed: ClaimedValue, fixture, measure: str, ms: Measurements,
+                 query: str | None) -> list[ImplValue]:
+    """One row per distinct value the chapter's definitions give, labelled by the readings giving it."""
+    rows = []
+    groups: dict[object, list] = {}
+    for o in readings.outcomes:
+        groups.setdefault(o.value, []).append(o)
+    for value, outs in groups.items():
+        label = " or ".join(o.label() for o in outs if o.reading) if len(groups) > 1 else ""
+        if value == REJECTED:
+            rows.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", status="rejected",
+                                  behaviour=label, detail="the chapter's definitions reject the input (repeated ID)",
+                                  in_interval=False))
+            continue
+        per_query = ms.chapter(fixture, measure, {**readings.base, **outs[0].as_dict})
+        rows.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(value),
+                              exact=format_exact(value), behaviour=label,
+                              per_query={q: display(format_exact(v)) for q, v in per_query.items()},
+                              in_interval=claimed.contains(value)))
+    return rows
+
+
+def reference_rows(ms: Measurements, fixture, measure: str, claimed: ClaimedValue,
+                   query: str | None) -> list[tuple[object, ImplValue, dict | None]]:
+    """Each reference's row and the per-query values it returned (None when it gave no value)."""
+    out = []
+    for ref in ms.references:
+        outcome = ms.reference(ref, fixture, measure)
+        if outcome.status != "ok":
+            out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, status=outcome.status,
+                                       detail=outcome.detail), None))
+            continue
+        returned = dict(outcome.per_query)
+        left_out = [q for q in fixture.qrels if q not in returned]
+        per_query = {q: fmt_float(v) for q, v in returned.items()}
+        per_query.update({q: "left out" for q in left_out})
+        detail = (f"left out {', '.join(left_out)} (it returned no value for {'it' if len(left_out) == 1 else 'them'})"
+                  if left_out else "")
+        if query is not None:
+            if query not in returned:
+                out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, status="left out",
+                                           per_query=per_query, detail=detail), returned))
+                continue
+            value = returned[query]
+        else:
+            if not returned:
+                out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, status="left out",
+                                           detail="it returned no value for any query"), returned))
+                continue
+            value = sum(returned.values()) / len(returned)
+        out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, value=value,
+                                   per_query=per_query, in_interval=claimed.contains(value), detail=detail), returned))
+    return out
+
+
+def _phrase_list(outs, claimed) -> str:
+    return "; ".join(f"{o.label()} gives {_show(o.value)}{_approx(o.value) if o.value != REJECTED else ''}"
+                     for o in outs)
+
+
+def _deciding_wording(readings: Readings, holds, declared: Declared) -> tuple[list[str], dict[str, str]]:
+    """The conventions that decide the claim and, for each, the value(s) under which it holds."""
+    names = readings.deciding(holds)
+    out = {}
+    for n in names:
+        good = {o.as_dict[n] for o in readings.outcomes if holds(o.value)}
+        out[n] = sorted(good, key=CONVENTIONS[n].values.index)[0]
+    return names, out
+
+
+def verify_statement(ms: Measurements, fixture, measure: str, declared: Declared, query: str | None,
+                     claimed: ClaimedValue, extra: Mapping[str, str]) -> bool:
+    """Re-check a proposed correction: the claim with ``extra`` conventions stated holds under every reading."""
+    stated = declared.overlay(Declared({n: [Statement(v, "", "claim")] for n, v in extra.items()}))
+    readings = chapter_readings(ms, fixture, measure, stated, query)
+    return bool(readings.outcomes) and all(o.value != REJECTED and claimed.contains(o.value)
+                                           for o in readings.outcomes)
+
+
+def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, measure: str, claimed_text,
                       evidence: Evidence, *, tolerance=None, derived: str = "", query: str | None = None,
-                      unstated=(), label_prefix: str = "") -> None:
-    """Compare one measure on one fixture with the claimed value; add checks and points to ``evidence``."""
+                      aggregate: str | None = None, label_prefix: str = "") -> None:
+    """Compare one measure on one fixture with the claimed value under every reading; add checks and points."""
     fixture = chapter.fixture(fixture_ref)
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
+    declared = declared_with_aggregate(chapter.declared_for(claim), aggregate)
     label = f"{label_prefix}{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "")
-    values = ms.values(fixture, measure, query=query, claimed=claimed)
+    try:
+        readings = chapter_readings(ms, fixture, measure, declared, query)
+    except Exception as exc:  # an input the chapter's definitions cannot take
+        from ..errors import AuditError
+        if not isinstance(exc, AuditError):
+            raise
+        evidence.errors.append(f"the chapter's definitions failed on {label}: {exc.message}")
+        return
+    own_rows = chapter_rows(readings, claimed, fixture, measure, ms, query)
+    refs = reference_rows(ms, fixture, measure, claimed, query)
+    values = own_rows + [row for _, row, _ in refs]
     evidence.checks.append(Check(label=label, measure=measure + (f" ({query})" if query else ""),
                                  claimed=str(claimed_text), interval=claimed.interval(), derived=derived,
                                  values=values, **bounds(claimed)))
     evidence.errors += errors_of(values, label)
-    own = values[0]
-    if own.status != "ok":
+    if not readings.outcomes:
+        evidence.errors.append(f"no reading of the chapter's definitions applies to {label}")
         return
-    if not own.in_interval:
-        evidence.failures.append(Point(
-            f"By the chapter's definition {measure} on this fixture is {display(own.exact)}"
-            f"{f' (≈ {own.value:.4f})' if '/' in (own.exact or '') else ''}, outside the claimed {claimed.interval()}",
-            f"Change “{claimed_text}” to “{claimed.write_like(exact_of(own))}”." if not derived else
-            f"Revise the statement: on the fixture encoding it, {measure} is {display(own.exact)}, not {claimed.interval()}."))
-    refs = by_name(ms.references)
-    for v in applicable(values):
-        if v.in_interval == own.in_interval:
-            continue
-        note = reference_note(refs[v.implementation], measure)
-        text = (f"{v.implementation} ({v.provider}) gives {measure} = {shown(v)}"
-                + (f" — its convention: {note}" if note else ""))
-        if own.in_interval:
-            convention = note or "see the reference ledger"
-            evidence.conditions.append(Point(text, (
-                f"Add after the definition: “{v.implementation} computes {measure} differently ({convention}); "
-                f"readers using it get {shown(v)} here.”")))
+
+    def holds(v) -> bool:
+        return v is not None and v != REJECTED and claimed.contains(v)
+
+    holding = [o for o in readings.outcomes if holds(o.value)]
+    failing = [o for o in readings.outcomes if not holds(o.value)]
+    names, good = _deciding_wording(readings, holds, declared)
+    unstated = [n for n in readings.varied if not declared.stated(n) or len(declared.values(n)) > 1]
+    if not holding:
+        _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, readings, derived, label, evidence)
+    elif failing:
+        wording_conv = {n: good[n] for n in names}
+        verified = bool(wording_conv) and verify_statement(ms, fixture, measure, declared, query, claimed, wording_conv)
+        by = _phrase_list(readings.outcomes, claimed)
+        which = ", ".join(CONVENTIONS[n].title for n in unstated) or "a convention"
+        tension = [n for n in readings.varied if n in declared.tensions()]
+        why = ("the chapter states two values of " + ", ".join(CONVENTIONS[n].title for n in tension)
+               if tension else f"the chapter does not state its {which}")
+        text = (f"{label}: the printed {claimed_text} holds under some readings and not others, and {why}: {by}")
+        if verified:
+            phrases = "; ".join(CONVENTIONS[n].phrase(v) for n, v in wording_conv.items())
+            wording = (f"State the convention the value rests on, e.g. “Here {phrases}.” "
+                       f"(checked: with this stated, the claim holds under every remaining reading)")
         else:
-            evidence.notes.append(f"{text}, which matches the claim: the claim fits that convention, "
-                                  "not the chapter's own definition")
-    if "gain" in unstated:
-        other = gain_variant(measure)
-        if other:
-            alt_values = ms.values(fixture, other, query=query, claimed=claimed)
-            evidence.checks.append(Check(label=f"{label_prefix}{other} on {fixture_name(fixture_ref)} "
-                                         "(the other gain function)", measure=other + (f" ({query})" if query else ""), claimed=str(claimed_text),
-                                         interval=claimed.interval(), values=alt_values))
-            evidence.errors += errors_of(alt_values, other)
-            alt = alt_values[0]
-            if alt.status == "ok" and own.in_interval and not alt.in_interval:
-                evidence.conditions.append(Point(
-                    f"the value depends on the gain function, which the chapter does not state: linear gain "
-                    f"gives {own.value:.4f}, exponential gain (2^grade − 1) gives {alt.value:.4f}",
-                    "Name the gain function where nDCG is defined, e.g. “with gain equal to the grade "
-                    "(linear), as in trec_eval's ndcg_cut”."))
-    scope = f"{label}: the chapter's definition gives {display(own.exact)}"
-    agreeing = [v.implementation for v in applicable(values) if v.in_interval]
-    if agreeing:
-        scope += f", and {', '.join(agreeing)} agree"
-    na = not_applicable_names(values)
-    if na:
-        scope += f" (not applicable: {'; '.join(na)})"
-    evidence.scopes.append(scope)
+            wording = ("State which convention the value rests on; no single convention decides it "
+                       f"({by})")
+        evidence.conditions.append(Point(text, wording))
+        evidence.concern = (evidence.concern or
+                            "A reader who assumes the other convention gets a different number from the same "
+                            "input, and the text gives no way to tell which was meant.")
+    _references(ms, chapter, claim, fixture, measure, declared, query, claimed, readings, refs, label, evidence,
+                holding)
+    if holding and not failing:
+        scope = f"{label}: the chapter's definitions give {_show(holding[0].value)}"
+        if readings.varied:
+            scope += f" under every reading ({', '.join(CONVENTIONS[n].title for n in readings.varied)})"
+        agreeing = [row.implementation for _, row, _ in refs if row.status == "ok" and row.in_interval]
+        if agreeing:
+            scope += f", and {', '.join(agreeing)} agree"
+        na = not_applicable_names(values)
+        if na:
+            scope += f" (not applicable: {'; '.join(na)})"
+        evidence.scopes.append(scope)
 
 
-def pooled_values(ms: Measurements, fixture, measure: str, claimed) -> list[ImplValue]:
-    """Recall pooled over needs (Σ found / Σ |R|): the chapter's exactly; each reference's derived
-    from its per-need recall weighted by that need's |R|."""
+def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, readings: Readings, derived, label,
+                  evidence: Evidence) -> None:
+    values = [o.value for o in readings.outcomes if o.value != REJECTED]
+    if not values:
+        evidence.failures.append(Point(f"{label}: the chapter's definitions reject the input (it repeats an ID)",
+                                       "Remove the repeated ID from the example, or state how repeats are handled."))
+        return
+    distinct = list(dict.fromkeys(values))
+    if len(distinct) == 1:
+        v = distinct[0]
+        new_text = claimed.write_like(v)
+        fixed = parse_claimed(new_text)
+        ok = verify_statement(ms, fixture, measure, declared, query, fixed, {})
+        text = (f"By the chapter's definition {measure} on this fixture is {_show(v)}{_approx(v)}, outside the "
+                f"claimed {claimed.interval()}" + (f" under every reading ({', '.join(CONVENTIONS[n].title for n in readings.varied)})"
+                                                    if readings.varied else ""))
+        if derived:
+            wording = f"Revise the statement: on the fixture encoding it, {measure} is {_show(v)}, not {claimed.interval()}."
+        elif ok:
+            wording = f"Change “{claimed_text}” to “{new_text}” (checked: the corrected value holds under every reading)."
+        else:
+            wording = f"Revise the statement: {measure} is {_show(v)} here, not {claimed.interval()}."
+        evidence.failures.append(Point(text, wording))
+        return
+    # Different readings give different values, none the printed one: propose the value under one named reading.
+    first = readings.outcomes[0]
+    v = first.value
+    new_text = claimed.write_like(v) if v != REJECTED else ""
+    ok = bool(new_text) and verify_statement(ms, fixture, measure, declared, query, parse_claimed(new_text),
+                                             first.as_dict)
+    text = (f"{label}: no reading gives the printed {claimed_text}: {_phrase_list(readings.outcomes, claimed)}")
+    if ok and first.reading:
+        phrases = "; ".join(CONVENTIONS[n].phrase(val) for n, val in first.reading)
+        wording = (f"Change “{claimed_text}” to “{new_text}” and state the convention: “Here {phrases}.” "
+                   "(checked: with this stated, the corrected value holds under every remaining reading)")
+    else:
+        wording = "Revise the value and state the convention it rests on."
+    evidence.failures.append(Point(text, wording))
+
+
+def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, readings: Readings, refs, label,
+                evidence: Evidence, holding) -> None:
+    """A reference outside the claim while the chapter's definitions hold: a qualification with its cause."""
+    if not holding:
+        for ref, row, returned in refs:
+            if row.status == "ok" and row.in_interval:
+                evidence.notes.append(f"{ref.name} ({row.provider}) gives {measure} = {fmt_float(row.value)}, which "
+                                      "matches the claim under its own conventions, not the chapter's")
+        return
+    base = {**readings.base, **holding[0].as_dict}
     _, spec = parse_measure(measure)
-    sizes = {q: len(evaluator.relevant_set(j, spec.rel)) for q, j in fixture.qrels.items() if q in fixture.run}
-    total = sum(sizes.values())
-    own = evaluator.pooled_recall(fixture.qrels, fixture.run, spec.cutoff, spec.rel)
-    out = [ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(own),
-                     exact=format_exact(own), in_interval=claimed.contains(own),
-                     detail="Σ relevant found / Σ |R| over needs")]
-    for v in ms.values(fixture, measure)[1:]:
-        if v.status != "ok":
-            out.append(v)
+    names = conventions_for(measure, fixture, query)
+    m = parse_measure(measure)[0]
+    inp = Input({q: dict(j) for q, j in fixture.qrels.items()}, {q: list(r) for q, r in fixture.run.items()},
+                scored_run(fixture))
+
+    def chapter_fn(reading, i: Input):
+        from .. import evaluator
+        vals = evaluator.evaluate(spec, i.qrels, i.run, reading, i.scores if fixture.scores is not None else None)
+        return {query: vals[query]} if query is not None and query in vals else (vals if query is None else {})
+
+    for ref, row, returned in refs:
+        if row.status not in ("ok", "left out") or returned is None:
             continue
-        outcome = ms.reference(next(r for r in ms.references if r.name == v.implementation), fixture, measure)
-        value = (sum(outcome.per_query.get(q, 0.0) * n for q, n in sizes.items()) / total) if total else 0.0
-        out.append(ImplValue(implementation=v.implementation, provider=v.provider, value=value,
-                             in_interval=claimed.contains(value),
-                             detail="derived from its per-need recall, weighted by |R|"))
-    return out
+        if row.status == "ok" and row.in_interval:
+            continue
 
+        def rerun(i: Input, ref=ref):
+            outcome = ref.evaluate([m], i.qrels, i.scores)[str(m)]
+            if outcome.status != "ok":
+                return None
+            vals = dict(outcome.per_query)
+            return {query: vals[query]} if query is not None and query in vals else (vals if query is None else {})
 
-def check_pooled(ms: Measurements, chapter: Chapter, claim: ValueClaim, e, evidence: Evidence) -> None:
-    fixture = chapter.fixture(claim.fixture)
-    claimed = parse_claimed(e.claimed, tolerance=e.tolerance)
-    values = pooled_values(ms, fixture, e.measure, claimed)
-    label = f"{e.measure} pooled over the needs of {fixture_name(claim.fixture)} (Σ found / Σ |R|)"
-    evidence.checks.append(Check(label=label, measure=f"{e.measure} pooled", claimed=str(e.claimed),
-                                 interval=claimed.interval(), derived=e.derived, values=values))
-    own = values[0]
-    mean_own = ms.values(fixture, e.measure)[0]
-    if e.aggregate == "pooled":
-        if not own.in_interval:
-            evidence.failures.append(Point(
-                f"pooled over needs, {e.measure} is {display(own.exact)}, outside the claimed {claimed.interval()}",
-                f"Change “{e.claimed}” to “{claimed.write_like(exact_of(own))}”."))
+        observed = {query: returned[query]} if query is not None and query in returned else (
+            returned if query is None else {})
+        found = attribute(f"{ref.title}", observed, chapter_fn, rerun, inp, spec.cutoff, base, names,
+                          declared.stated)
+        shown = "left out" if row.status == "left out" else fmt_float(row.value)
+        text = f"{ref.title} ({row.provider}) gives {measure} = {shown}: {found.summary(ref.title)}"
+        if found.explained:
+            text += ". " + found.evidence()
+            cause = found.causes[0]
+            if cause.name in CONVENTIONS and cause.value:
+                wording = (f"Add: “{ref.title} follows another convention here — "
+                           f"{CONVENTIONS[cause.name].phrase(cause.value)} — and gives {shown} on this example.”")
+            else:
+                wording = (f"Add: “{ref.title} gives {shown} on this example because it "
+                           f"{cause.phrase}.”")
         else:
-            evidence.scopes.append(f"{label}: {display(own.exact)}")
-        return
-    if own.in_interval:
-        evidence.scopes.append(f"pooled over needs it is {display(own.exact)} too, so both readings hold")
-    elif mean_own.status == "ok" and claimed.contains(exact_of(mean_own)):
-        evidence.conditions.append(Point(
-            f"{e.claimed} is the mean of per-need {e.measure} ({display(mean_own.exact)}); the share of all relevant "
-            f"material found, pooled over needs, is {display(own.exact)} on this fixture, because needs differ in "
-            f"how many relevant documents they have — so the printed {e.claimed} holds only in the mean reading",
-            f"Make the sentence about the average need, not about all the relevant material: e.g. “the average "
-            f"question has {1 - float(claimed.nominal):.0%} of its relevant material missing”."))
-        evidence.concern = ("Read as a share of all the relevant material, the sentence is wrong whenever needs differ "
-                            "in how many relevant documents they have.")
+            text += f" (values: {', '.join(f'{q} {fmt_float(v)}' for q, v in returned.items()) or 'none'})"
+            wording = f"Investigate why {ref.title} gives {shown} before publishing; the cause is not known."
+        evidence.conditions.append(Point(text, wording))
+
+
+def pooled_note() -> str:
+    return "Σ relevant found / Σ |R| over needs"
 
 
 def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     for e in claim.expect:
-        if e.aggregate != "pooled":
-            check_expectation(ms, chapter, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
-                              derived=e.derived, query=e.query, unstated=claim.unstated)
-        if e.aggregate != "mean":
-            check_pooled(ms, chapter, claim, e, evidence)
+        check_expectation(ms, chapter, claim, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
+                          derived=e.derived, query=e.query, aggregate=e.aggregate)
     return evidence
 
 
 def needs(claim: ValueClaim, chapter: Chapter) -> list[tuple]:
     """(fixture, measure) pairs this claim will measure, for batching."""
     fixture = chapter.fixture(claim.fixture)
-    out = []
-    for e in claim.expect:
-        out.append((fixture, e.measure))
-        if "gain" in claim.unstated and gain_variant(e.measure):
-            out.append((fixture, gain_variant(e.measure)))
-    return out
+    return [(fixture, e.measure) for e in claim.expect]

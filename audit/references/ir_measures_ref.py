@@ -44,6 +44,11 @@ class IrMeasuresReference(Reference):
         return None
 
     def supports(self, measure) -> Support:
+        if measure.NAME == "nDCG" and "rel" in dict(measure.params):
+            # observed with ir_measures 0.4.3: the pytrec_eval provider accepts nDCG(rel=…) and then fails
+            # with KeyError 'rel'; trec_eval's ndcg has no relevance level to map it to.
+            return Support(False, reason="its pytrec_eval provider cannot apply a relevance level to nDCG "
+                                         "(trec_eval's ndcg keeps every grade's gain)")
         provider = self._provider(measure)
         if provider is None:
             return Support(False, reason=f"no provider among {', '.join(PROVIDERS)} supports {measure}")
@@ -65,11 +70,8 @@ class IrMeasuresReference(Reference):
                 for metric in provider.evaluator(group, judged).iter_calc(run):
                     per_query[str(metric.measure)][metric.query_id] = float(metric.value)
                 for m in group:
-                    values = per_query[str(m)]
-                    for q in (run if isinstance(run, dict) else {}):
-                        if q in qrels and q not in values:
-                            values[q] = 0.0
-                    out[str(m)] = Outcome("ok", per_query=values, provider=name)
+                    # exactly the queries ir-measures returned a value for; none filled in
+                    out[str(m)] = Outcome("ok", per_query=per_query[str(m)], provider=name)
             except Exception as exc:
                 out.update({str(m): error_outcome(exc, name) for m in group})
         return out

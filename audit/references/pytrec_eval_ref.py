@@ -41,7 +41,10 @@ class PytrecEvalReference(Reference):
     def _translate(self, measure) -> tuple[str | None, str]:
         name, params = measure.NAME, dict(measure.params)
         cutoff = params.pop("cutoff", None)
-        params.pop("rel", None)
+        rel = params.pop("rel", None)
+        if rel is not None and name == "nDCG":
+            return None, ("trec_eval's ndcg keeps the gain of every grade; its relevance level (-l) does not "
+                          "apply to nDCG")
         if params.pop("dcg", "log2") != "log2" or params:
             return None, "trec_eval's ndcg uses linear gain only" if name == "nDCG" else f"parameters {params} not expressible"
         if name == "RR":
@@ -86,11 +89,9 @@ class PytrecEvalReference(Reference):
         out = {}
         for key, trec in names.items():
             column = trec.replace(".", "_")
+            # Only what trec_eval returned: it leaves out a query with no documents in the run and a
+            # query whose qrels entry is empty; those stay absent (never filled in).
             per_query = {q: float(v[column]) for q, v in results.items()}
-            # trec_eval leaves out a run query with no documents; such a query scores 0.
-            for q in run:
-                if q in qrels and q not in per_query:
-                    per_query[q] = 0.0
             out[key] = Outcome("ok", per_query=per_query, provider="trec_eval")
         return out
 

@@ -73,12 +73,15 @@ class RanxReference(Reference):
     def _metric(self, measure) -> tuple[str | None, str]:
         name, params = measure.NAME, dict(measure.params)
         cutoff = params.pop("cutoff", None)
-        if params.pop("rel", 1) != 1:
-            return None, "relevance levels other than 1 are not mapped"
+        rel = params.pop("rel", 1)
         gain = params.pop("dcg", "log2")
         if params:
             return None, f"parameters {params} not expressible"
-        suffix = f"@{cutoff}" if cutoff is not None else ""
+        # ranx's relevance level is a metric suffix (``precision@4-l2``, ranx.meta.evaluate); for nDCG it
+        # drops grades below the level, as the chapter evaluator's nDCG(rel=…) does.
+        suffix = (f"@{cutoff}" if cutoff is not None else "") + (f"-l{rel}" if rel != 1 else "")
+        if rel != 1 and name in ("SetP", "SetR"):
+            return None, "relevance levels are not mapped for set measures"
         if name == "nDCG":
             return ("ndcg" if gain == "log2" else "ndcg_burges") + suffix, ""
         if name in _CUT:
@@ -123,7 +126,7 @@ class RanxReference(Reference):
                 metrics = sorted({metric for _, metric in items if metric != "precision@0"})
                 values = self._call(ranx, metrics, {q: qrels_t[q] for q in qs}, {q: run_t[q] for q in qs}, back)
                 for key, metric in items:
-                    per_query[key].update(values.get(metric, {back[q]: 0.0 for q in qs}))
+                    per_query[key].update(values.get(metric, {}))
             for m in wanted:
                 out[str(m)] = Outcome("ok", per_query=per_query[str(m)], provider="ranx")
         except Exception as exc:
@@ -133,15 +136,16 @@ class RanxReference(Reference):
 
     @staticmethod
     def _call(ranx, metrics: list[str], qrels, run, back) -> dict[str, dict[str, float]]:
-        """{metric: {query_id: value}}; queries with an empty ranking score 0 (ranx rejects them)."""
-        empty = [q for q, r in run.items() if not r]
+        """{metric: {query_id: value}}, exactly as ranx returns them. A query with an empty ranking is
+        left out of the run (ranx cannot hold one) and scored by ranx itself through ``make_comparable``,
+        as a user's run file without that query would be."""
         run = {q: r for q, r in run.items() if r}
-        values = {metric: {back[q]: 0.0 for q in empty} for metric in metrics}
-        if run and metrics:
+        values: dict[str, dict[str, float]] = {metric: {} for metric in metrics}
+        if metrics and run:  # ranx cannot evaluate a run with no document at all: those queries get no value
             ranx_run = ranx.Run({q: dict(r) for q, r in run.items()})
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                ranx.evaluate(ranx.Qrels({q: dict(qrels[q]) for q in run}), ranx_run, metrics,
+                ranx.evaluate(ranx.Qrels({q: dict(j) for q, j in qrels.items()}), ranx_run, metrics,
                               make_comparable=True)
             for metric in metrics:
                 values[metric].update({back[q]: float(v) for q, v in ranx_run.scores[metric].items()})
