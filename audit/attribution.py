@@ -109,8 +109,10 @@ def rewrites(inp: Input, k: int | None, reading: Mapping[str, str]) -> dict[str,
     elif _has_ties(inp, as_float32=True):
         out["single precision"] = ("scores that differ only beyond single precision made distinct as 32-bit floats",
                                    _respaced(inp, lambda q, r: list(r)))
-    if any(d not in inp.qrels.get(q, {}) for q, r in inp.run.items() for d in r):
-        qrels = {q: {**j, **{d: 0 for d in inp.run.get(q, []) if d not in j}} for q, j in inp.qrels.items()}
+    if any(d not in inp.qrels.get(q, {}) for q, r in inp.run.items() if inp.qrels.get(q) for d in r):
+        # only queries that have judgements: judging an empty qrels entry would change what is being tested
+        qrels = {q: {**j, **{d: 0 for d in inp.run.get(q, []) if d not in j}} if j else dict(j)
+                 for q, j in inp.qrels.items()}
         out["unjudged"] = ("unjudged documents judged non-relevant (grade 0)", Input(qrels, inp.run, inp.scores))
     if any(g < 0 for j in inp.qrels.values() for g in j.values()):
         qrels = {q: {d: max(g, 0) for d, g in j.items()} for q, j in inp.qrels.items()}
@@ -180,7 +182,7 @@ def attribute(who: str, observed: PerQuery, chapter: Callable[[Mapping[str, str]
         shown = f"With {sentence}, {who} gives {fmt(theirs)}, as the chapter's definitions do."
         if name in by_name:
             by_name[name].shown_by.append(shown)
-        elif name in CONVENTIONS and name not in by_name:
+        elif name in CONVENTIONS and name not in _INPUT_PHRASE:
             # the input cause is a convention the chapter-variant experiment did not pin to one value
             by_name[name] = Cause(name, "", f"follows another {CONVENTIONS[name].title} than the chapter", [shown])
         else:

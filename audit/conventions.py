@@ -82,12 +82,12 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
         "applied": "RR@k counts a relevant document only within the first k",
         "ignored": "RR is computed on the whole ranking, whatever k",
     }, frozenset({"RR"}), "MS MARCO MRR@10 (applied); trec_eval recip_rank (no cutoff)"),
-    Convention("averaging", "averaging over queries", ("queries with results", "all judged queries", "pooled"), {
+    Convention("averaging", "averaging", ("queries with results", "all judged queries", "pooled"), {
         "queries with results": "the mean is over the queries that returned results (trec_eval)",
         "all judged queries": "the mean is over every judged query, one without results scoring 0 (trec_eval -c)",
         "pooled": "recall is pooled over queries: Σ relevant found / Σ |R|",
     }, _RANKED, "trec_eval (queries in the run) and -c (all qrels queries)", aggregate=True),
-    Convention("no_relevant", "queries without relevant documents", ("left out", "scores 0"), {
+    Convention("no_relevant", "a query without relevant documents", ("left out", "scores 0"), {
         "left out": "a query with no relevant document is left out of the mean",
         "scores 0": "a query with no relevant document scores 0 and counts in the mean",
     }, _ALL, "pytrec_eval leaves out a query whose qrels entry is empty; ir-measures and ranx score it 0",

@@ -72,11 +72,11 @@ def order_ties(ranking: Ranking, scores: Mapping[str, float] | None, rule: str) 
 def prefix(ranking: Ranking, k: int | None, reading: Reading | None = None) -> tuple[str, ...]:
     """The evaluated prefix under the reading's ``repeated_ids`` and ``prefix`` conventions.
 
-    ``first k results``: the first k positions, then repeats handled inside them;
-    ``first k distinct IDs`` (chapter 23: "truncated to its first k distinct IDs"): repeats
-    handled over the whole ranking, then the first k. ``repeated_ids``: ``reject`` raises
-    ``RepeatedIDError``; ``keep first`` / ``keep last`` keep one occurrence; ``count each``
-    keeps every occurrence. ``k`` None: the whole ranking. Raises ``RankingError`` if k < 0.
+    ``repeated_ids``: ``reject`` raises ``RepeatedIDError``; ``keep first`` / ``keep last`` remove
+    the other occurrences from the ranking before the cutoff; ``count each`` keeps every
+    occurrence, and then ``prefix`` decides what k counts: ``first k results`` (positions) or
+    ``first k distinct IDs`` (chapter 23: "truncated to its first k distinct IDs"). ``k`` None:
+    the whole ranking. Raises ``RankingError`` if k < 0.
     """
     reading = reading or DEFAULT_READING
     if k is not None and k < 0:
@@ -84,14 +84,13 @@ def prefix(ranking: Ranking, k: int | None, reading: Reading | None = None) -> t
     rule = reading["repeated_ids"]
     if rule == "reject":
         check_ranking(ranking)
-    distinct = reading["prefix"] == "first k distinct IDs"
-    docs = list(ranking) if (distinct or k is None) else list(ranking[:k])
+    docs = list(ranking)
     if rule == "keep first":
         docs = list(dict.fromkeys(docs))
     elif rule == "keep last":
         last = {d: i for i, d in enumerate(docs)}
         docs = [d for i, d in enumerate(docs) if last[d] == i]
-    elif rule == "count each" and distinct and k is not None:
+    elif rule == "count each" and k is not None and reading["prefix"] == "first k distinct IDs":
         seen: set[str] = set()
         out = []
         for d in docs:

@@ -106,7 +106,8 @@ def explore(fn: Callable[[Mapping[str, str]], Value], declared: Declared, names:
             if values and values[0] != base[name]:
                 base[name] = values[0]
             continue
-        if any(_safe(fn, {**base, name: v}) != reference for v in values if v != base[name]):
+        changed = [_safe(fn, {**base, name: v}) for v in values if v != base[name]]
+        if any(c is not None and c != reference for c in changed):  # None: the reading does not apply
             varied.append(name)
     outcomes = []
     for combo in product(*(candidates[n] for n in varied)):

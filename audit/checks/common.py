@@ -21,8 +21,8 @@ def scored_run(fixture: Fixture) -> dict[str, dict[str, float]]:
     """Scores references receive: the fixture's explicit scores (tie claims) or strictly
     decreasing small integers along each ranking, distinct even as 32-bit floats, so no
     reference's tie rule can change the order."""
-    if fixture.scores is not None:
-        return {q: dict(s) for q, s in fixture.scores.items()}
+    if fixture.scores is not None:  # in the listed order, so a library keeping insertion order keeps it
+        return {q: {d: fixture.scores[q][d] for d in dict.fromkeys(r)} for q, r in fixture.run.items()}
     return {q: {d: float(len(r) - i) for i, d in enumerate(r)} for q, r in fixture.run.items()}
 
 

@@ -16,6 +16,7 @@ from fractions import Fraction
 from .. import evaluator
 from ..errors import RepeatedIDError
 from ..measures import parse as parse_measure
+from ..readings import base_reading
 from ..register import CONVENTION_RULES, Chapter, ConventionClaim, Fixture
 from ..results import Check, ImplValue
 from ..values import display, format_exact
@@ -129,7 +130,9 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
         rows: list[ImplValue] = []
         # The chapter's evaluator on the probe as given.
         try:
-            own_vals = evaluator.evaluate(parse_measure(measure)[1], probe.qrels, probe.run)
+            # the chapter's own stated conventions (the first statement of each; unstated: trec_eval's defaults)
+            own_vals = evaluator.evaluate(parse_measure(measure)[1], probe.qrels, probe.run,
+                                          base_reading(chapter.declared_for(claim)), probe.scores)
             own: object = own_vals
         except RepeatedIDError as exc:
             own, own_vals = REJECT, {}

@@ -191,7 +191,8 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
     if not holding:
         _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, readings, derived, label, evidence)
     elif failing:
-        wording_conv = {n: good[n] for n in names}
+        # the convention(s) to state: those that decide alone, else every varied one of a holding reading
+        wording_conv = {n: good[n] for n in names} or holding[0].as_dict
         verified = bool(wording_conv) and verify_statement(ms, fixture, measure, declared, query, claimed, wording_conv)
         by = _phrase_list(readings.outcomes, claimed)
         which = ", ".join(CONVENTIONS[n].title for n in unstated) or "a convention"
@@ -304,7 +305,7 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
         found = attribute(f"{ref.title}", observed, chapter_fn, rerun, inp, spec.cutoff, base, names,
                           declared.stated)
         shown = "left out" if row.status == "left out" else fmt_float(row.value)
-        text = f"{ref.title} ({row.provider}) gives {measure} = {shown}: {found.summary(ref.title)}"
+        text = f"{label}: {ref.title} ({row.provider}) gives {shown}: {found.summary(ref.title)}"
         if found.explained:
             text += ". " + found.evidence()
             cause = found.causes[0]

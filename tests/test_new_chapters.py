@@ -1,0 +1,284 @@
+"""Verdicts on chapters written in other conventions than chapter 23's, audited with the real references.
+
+Two chapters not shipped with the project:
+
+* **"returned"** states P@k over the number of results returned, exponential gain, ties ordered
+  by docno descending and repeated IDs de-duplicated (first occurrence kept);
+* **"silent"** states nothing: every convention its claims depend on is unstated.
+
+Right values are hand computations (written next to each assertion):
+nDCG@3 for grades 3, 2, 0 against the ideal 3, 2, 1 with discount log2(rank + 1):
+  linear gain:      DCG = 3 + 2/log2 3 = 4.26186;  ideal = 3 + 2/log2 3 + 1/2 = 4.76186 → 0.89500
+  exponential gain: DCG = 7 + 3/log2 3 = 8.89279;  ideal = 7 + 3/log2 3 + 1/2 = 9.39279 → 0.94677
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from audit.audit import audit_chapter
+from audit.provenance import collect
+from audit.references import all_references
+from audit.register import load_chapter
+
+RETURNED_SNAPSHOT = """\
+Precision here divides the relevant results by the number of results the system returned, not by k.
+Gain is exponential: a document of grade g contributes 2^g - 1.
+Ties in score are broken by document ID, in descending order.
+A repeated ID is counted once, at its first position.
+Unjudged documents count as not relevant, and the ideal DCG sorts every judged grade, cut at k.
+A system that returns only a and b, with a relevant, has P@5 = 1/2.
+Grades 3, 2, 0 against an ideal 3, 2, 1 score nDCG@3 ≈ 0.95.
+When d1 and d2 share a score and only d2 is relevant, d2 comes first, so RR = 1.
+The evaluator keeps the first copy of a repeated ID.
+Under the listed order, d1 listed first with the same score as the relevant d2 gives RR = 1/2.
+Promotion recall is 2/3 ≈ .6767.
+"""
+
+RETURNED_CHAPTER = """\
+id: returned
+book: Another Book
+chapter: 4
+title: Precision over what was returned
+conventions:
+  precision_denominator:
+    value: number returned
+    quote: "Precision here divides the relevant results by the number of results the system returned, not by k."
+  gain: {value: exponential, quote: "Gain is exponential"}
+  ties: {value: docno descending, quote: "Ties in score are broken by document ID, in descending order."}
+  repeated_ids: {value: keep first, quote: "A repeated ID is counted once, at its first position."}
+  unjudged: {value: non-relevant, quote: "Unjudged documents count as not relevant"}
+  ideal: {value: "judged, cut at k", quote: "the ideal DCG sorts every judged grade, cut at k"}
+"""
+
+CLAIMS = """\
+fixtures:
+  two-returned:
+    qrels: {q1: {a: 1}}
+    run: {q1: [a, b]}
+  graded:
+    qrels: {q1: {a: 3, b: 2, c: 0, d: 1}}
+    run: {q1: [a, b, c]}
+  tied:
+    qrels: {q1: {d2: 1}}
+    run: {q1: [d2, d1]}
+    scores: {q1: {d1: 1.0, d2: 1.0}}
+  repeats:
+    qrels: {q1: {a: 1}}
+    run: {q1: [n, n, a]}
+  tied-listed:
+    qrels: {q1: {d1: 0, d2: 1}}
+    run: {q1: [d1, d2]}
+    scores: {q1: {d1: 1.0, d2: 1.0}}
+claims:
+  - id: R6
+    title: a tie kept in listed order, by the claim's own statement
+    kind: value
+    quote: "Under the listed order, d1 listed first with the same score as the relevant d2 gives RR = 1/2."
+    claim: Kept in listed order, the relevant d2 is second, so RR = 1/2.
+    conventions: {ties: listed order}
+    fixture: tied-listed
+    expect: [{measure: "RR", claimed: "1/2"}]
+  - id: R1
+    title: P@5 over the number returned
+    kind: value
+    quote: "A system that returns only a and b, with a relevant, has P@5 = 1/2."
+    claim: One relevant of two returned gives P@5 = 1/2 when precision divides by the number returned.
+    fixture: two-returned
+    expect: [{measure: "P@5", claimed: "1/2"}]
+  - id: R2
+    title: graded nDCG with exponential gain
+    kind: value
+    quote: "Grades 3, 2, 0 against an ideal 3, 2, 1 score nDCG@3 ≈ 0.95."
+    claim: nDCG@3 ≈ 0.95 for grades 3, 2, 0 against the ideal 3, 2, 1.
+    fixture: graded
+    expect: [{measure: "nDCG@3", claimed: "≈ 0.95"}]
+  - id: R3
+    title: a tie broken by docno descending
+    kind: value
+    quote: "When d1 and d2 share a score and only d2 is relevant, d2 comes first, so RR = 1."
+    claim: With ties ordered by docno descending, d2 precedes d1 and RR = 1.
+    fixture: tied
+    expect: [{measure: "RR", claimed: "1"}]
+  - id: R4
+    title: repeated IDs keep the first copy
+    kind: convention
+    quote: "The evaluator keeps the first copy of a repeated ID."
+    claim: A ranking n, n, a is scored as n, a.
+    convention: repeated_ids
+    rule: keep first
+    probe: repeats
+    measures: ["P@2"]
+  - id: R5
+    title: a transposed decimal
+    kind: arithmetic
+    quote: "Promotion recall is 2/3 ≈ .6767."
+    claim: 2/3 is about .6767.
+    expression: "2/3"
+    claimed: "≈ .6767"
+"""
+
+SILENT_SNAPSHOT = """\
+Grades 3, 2, 0 against an ideal 3, 2, 1 score nDCG@3 ≈ 0.95.
+Grades 3, 2, 0 against an ideal 3, 2, 1 score nDCG@3 ≈ 0.895.
+A system that returns only a and b, with a relevant, has P@5 = 1/5.
+Averaged over two needs, one answered at rank 1 and one with nothing relevant judged, AP is 0.5.
+"""
+
+SILENT_CHAPTER = """\
+id: silent
+title: A chapter that states no convention
+"""
+
+SILENT_CLAIMS = """\
+fixtures:
+  graded:
+    qrels: {q1: {a: 3, b: 2, c: 0, d: 1}}
+    run: {q1: [a, b, c]}
+  two-returned:
+    qrels: {q1: {a: 1}}
+    run: {q1: [a, b]}
+  empty-entry:
+    qrels: {q1: {a: 1}, q2: {}}
+    run: {q1: [a], q2: [b]}
+claims:
+  - id: S1
+    title: exponential holds, linear fails
+    kind: value
+    quote: "Grades 3, 2, 0 against an ideal 3, 2, 1 score nDCG@3 ≈ 0.95."
+    claim: nDCG@3 ≈ 0.95.
+    fixture: graded
+    expect: [{measure: "nDCG@3", claimed: "≈ 0.95"}]
+  - id: S2
+    title: linear holds, exponential fails
+    kind: value
+    quote: "Grades 3, 2, 0 against an ideal 3, 2, 1 score nDCG@3 ≈ 0.895."
+    claim: nDCG@3 ≈ 0.895.
+    fixture: graded
+    expect: [{measure: "nDCG@3", claimed: "≈ 0.895"}]
+  - id: S3
+    title: P@5 over k, unstated
+    kind: value
+    quote: "A system that returns only a and b, with a relevant, has P@5 = 1/5."
+    claim: P@5 = 1/5.
+    fixture: two-returned
+    expect: [{measure: "P@5", claimed: "1/5"}]
+  - id: S4
+    title: a query with an empty qrels entry
+    kind: value
+    quote: "Averaged over two needs, one answered at rank 1 and one with nothing relevant judged, AP is 0.5."
+    claim: Mean AP over q1 (AP 1) and q2 (no relevant document) is 0.5.
+    fixture: empty-entry
+    expect: [{measure: "AP", claimed: "0.5"}]
+"""
+
+
+def _write(tmp, name, chapter, snapshot, claims):
+    folder = tmp / name
+    folder.mkdir()
+    (folder / "chapter.yaml").write_text(chapter, encoding="utf-8")
+    (folder / "snapshot.txt").write_text(snapshot, encoding="utf-8")
+    (folder / "claims.yaml").write_text(textwrap.dedent(claims), encoding="utf-8")
+    return load_chapter(folder)
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("chapters")
+    out = {}
+    for name, chapter, snapshot, claims in (("returned", RETURNED_CHAPTER, RETURNED_SNAPSHOT, CLAIMS),
+                                            ("silent", SILENT_CHAPTER, SILENT_SNAPSHOT, SILENT_CLAIMS)):
+        report = audit_chapter(_write(tmp, name, chapter, snapshot, claims), all_references(), collect("test"))
+        out[name] = {c.id: c for c in report.claims}
+    return out
+
+
+def _chapter_values(result):
+    return [v for check in result.checks for v in check.values if v.implementation == "chapter"]
+
+
+def test_stated_denominator_is_the_chapters_and_trec_eval_is_the_condition(reports):
+    r1 = reports["returned"]["R1"]
+    # by the chapter's stated rule, 1 relevant / 2 returned = 1/2; trec_eval's P_5 divides by 5 → 0.2
+    assert [v.exact for v in _chapter_values(r1)] == ["1/2"]
+    assert r1.verdict == "qualified"
+    assert "P@k denominator “k” instead of “number returned” give exactly" in r1.reason
+    assert "chapter's own definition" not in r1.concern
+    assert "0.2000" in r1.reason
+
+
+def test_stated_exponential_gain_holds_and_linear_references_are_named(reports):
+    r2 = reports["returned"]["R2"]
+    assert [round(v.value, 4) for v in _chapter_values(r2)] == [0.9468]  # exponential, stated
+    assert r2.verdict == "qualified"
+    assert "nDCG gain “linear” instead of “exponential”" in r2.reason     # the references' gain, by experiment
+    assert "0.8950" in r2.reason
+
+
+def test_stated_docno_descending_tie_rule(reports):
+    r3 = reports["returned"]["R3"]
+    # docno descending puts d2 (relevant) before d1: RR = 1; trec_eval orders ties the same way
+    assert [v.exact for v in _chapter_values(r3)] == ["1"]
+    values = {v.implementation: v for check in r3.checks for v in check.values}
+    assert values["pytrec_eval"].value == 1.0
+    if values["ranx"].value != 1.0:  # ranx keeps insertion order on short rankings: d2 listed first here
+        assert "tie" in r3.reason
+    assert r3.verdict in ("supported", "qualified")
+
+
+def test_tie_claim_is_explained_by_the_tie_rule_not_a_cutoff(reports):
+    r6 = reports["returned"]["R6"]
+    # listed order d1, d2 → RR = 1/2; trec_eval orders the tie by docno descending (d2, d1) → RR = 1
+    values = {v.implementation: v for check in r6.checks for v in check.values}
+    assert values["chapter"].exact == "1/2" and values["pytrec_eval"].value == 1.0
+    assert r6.verdict == "qualified"
+    assert "tie rule “docno descending” instead of “listed order” give exactly" in r6.reason
+    assert "With tied scores given strictly decreasing scores" in r6.reason   # the neutralised input agrees
+    assert "cutoff" not in r6.reason and "cutoff" not in r6.response
+
+
+def test_stated_de_duplication_is_the_chapters_rule(reports):
+    r4 = reports["returned"]["R4"]
+    chapter_row = next(v for v in r4.checks[0].values if v.implementation == "chapter")
+    assert "keep first" in chapter_row.behaviour  # n, n, a → n, a: P@2 = 1/2
+    assert r4.verdict == "qualified"              # trec_eval rejects; ir-measures and ranx keep the last copy
+    assert "rejects" not in chapter_row.behaviour
+
+
+def test_arithmetic_slip_is_contradicted(reports):
+    assert reports["returned"]["R5"].verdict == "contradicted"  # 2/3 = 0.66667, outside [.67665, .67675]
+
+
+def test_unstated_gain_is_qualified_whichever_way_round(reports):
+    s1, s2 = reports["silent"]["S1"], reports["silent"]["S2"]
+    for result, holding, failing in ((s1, "exponential", "0.8950"), (s2, "linear", "0.9468")):
+        assert result.verdict == "qualified", result.reason
+        assert "does not state its nDCG gain" in result.reason
+        assert failing in result.reason
+        assert f"nDCG gain {holding}" in result.reason
+        # the proposal names the gain under which the printed value holds, and was re-checked
+        assert "checked" in result.response
+    assert "2^grade − 1" in s1.response
+    assert "the grade (linear)" in s2.response
+
+
+def test_unstated_denominator_qualifies_instead_of_contradicting(reports):
+    s3 = reports["silent"]["S3"]
+    # 1/5 under denominator k; 1/2 under the number returned; 1/1 under min(k, |R|)
+    assert s3.verdict == "qualified"
+    assert "P@k denominator" in s3.reason
+
+
+def test_empty_qrels_entry_is_not_supported(reports):
+    s4 = reports["silent"]["S4"]
+    values = {v.implementation: v for check in s4.checks for v in check.values}
+    # pytrec_eval leaves q2 (empty qrels entry) out of its output: its mean is AP(q1) = 1.0, never a filled 0
+    assert values["pytrec_eval"].value == 1.0
+    assert values["pytrec_eval"].per_query["q2"] == "left out"
+    # ir-measures and ranx score q2 0 themselves: mean 0.5
+    assert values["ir_measures"].value == 0.5 and values["ranx"].value == 0.5
+    assert s4.verdict == "qualified"
+    assert "a query without relevant documents" in s4.reason
+    assert "a query with no relevant document is left out of the mean" in s4.reason  # trec_eval's rule, by experiment
