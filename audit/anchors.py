@@ -174,3 +174,31 @@ def apply_numbers(text: str, changes: dict[str, str]) -> str:
     if not changes:
         return text
     return _NUMBER.sub(lambda m: changes.get(m.group(1), m.group(1)), text)
+
+
+def claim_numbers(claim) -> list[str]:
+    """The numbers a claim's printed values carry (``1/3`` → ["1/3"]), from its claimed fields."""
+    texts: list[str] = []
+    for e in getattr(claim, "expect", []) or []:
+        for field_name in ("claimed", "before", "after"):
+            value = getattr(e, field_name, None)
+            if value is not None and not getattr(e, "derived", ""):
+                texts.append(str(value))
+    if getattr(claim, "claimed", None) is not None:
+        texts.append(str(claim.claimed))
+    return [n for t in texts for n in _NUMBER.findall(t)]
+
+
+def keeps_numbers(anchor: Anchor, claim) -> Anchor:
+    """An ``edited`` anchor must carry the claim's numbers: as many numbers as the quote has, and at least
+    one when the claim prints a number. Otherwise the passage is not the claim's sentence (for example a
+    register typo matched to a passage that stops before the number): the anchor is ``lost``."""
+    if anchor.state != "edited":
+        return anchor
+    found, quoted = _NUMBER.findall(anchor.text), _NUMBER.findall(claim.quote)
+    if len(found) == len(quoted) and (found or not claim_numbers(claim)):
+        return anchor
+    return Anchor("lost", similarity=anchor.similarity,
+                  note=f"the most similar passage (line {anchor.line}, {anchor.similarity:.0%} similar) does not carry "
+                       f"the claim's numbers ({', '.join(claim_numbers(claim) or quoted) or 'none'}); check the "
+                       "register's quote against the chapter")

@@ -7,7 +7,7 @@ from dataclasses import replace
 from collections.abc import Callable, Sequence
 
 from . import __version__
-from .anchors import Anchor, apply_numbers, locate, number_changes
+from .anchors import Anchor, apply_numbers, keeps_numbers, locate, number_changes
 from .book import Book
 from .scan import covered_by, has_number, scan
 from .checks import CHECKERS, NEEDS, Measurements
@@ -70,8 +70,8 @@ def _edited_claim(claim, anchor: Anchor):
 
 def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None = None) -> ClaimResult:
     """One claim's result; checker failures become an ``error`` verdict, never a crash."""
-    anchor = anchor or locate(chapter.snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix,
-                              line=claim.line)
+    anchor = keeps_numbers(anchor or locate(chapter.snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix,
+                                            line=claim.line), claim)
     evidence = Evidence()
     edit_note = ""
     if not anchor.found:
@@ -140,8 +140,8 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     chapter states; conflicts are added to ``book.conflicts`` (see ``add_book_findings``).
     """
     ms = Measurements(references, book)
-    anchors = {claim.id: locate(chapter.snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix,
-                                line=claim.line) for claim in chapter.register.claims}
+    anchors = {claim.id: keeps_numbers(locate(chapter.snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix,
+                                              line=claim.line), claim) for claim in chapter.register.claims}
     requests = []
     for claim in chapter.register.claims:
         if claim.kind in NEEDS and anchors[claim.id].found:

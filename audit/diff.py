@@ -66,8 +66,8 @@ def diff_reports(old: dict, new: dict) -> ReportDiff:
         b_text = b.get("found_text") or b.get("quote")
         if b.get("anchor_state") == "edited" or fold(a_text) != fold(b_text):
             result.edited.append((cid, a_text, b_text))
-        elif a.get("line") != b.get("line"):
-            result.moved.append((cid, a.get("line"), b.get("line")))
+        elif a.get("line") != b.get("line") and a.get("line") is not None and b.get("line") is not None:
+            result.moved.append((cid, a.get("line"), b.get("line")))  # a lost anchor is no move: its verdict says stale
         if a.get("verdict") != b.get("verdict"):
             result.verdicts.append((cid, a["verdict"], b["verdict"], a.get("reason", ""), b.get("reason", "")))
         va, vb = _values(a), _values(b)

@@ -42,7 +42,7 @@ def test_qualified_reasons_name_the_condition(report, claim_id, phrases):
     claim = next(c for c in report.claims if c.id == claim_id)
     for phrase in phrases:
         assert phrase in claim.reason, (phrase, claim.reason)
-    assert claim.response.startswith(("Add", "Name")) and claim.priority == "medium"
+    assert claim.response.startswith(("Add", "Name", "State")) and claim.priority == "medium"
 
 
 def test_selector_ratios_are_recomputed_from_the_cohort(report):

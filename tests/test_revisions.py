@@ -74,7 +74,7 @@ def test_a_number_changed_from_1_4_to_1_3_is_edited_and_contradicted(tmp_path, o
     assert c14.anchor_state == "edited" and c14.similarity >= SIMILARITY
     assert c14.found_text.endswith("gives P@4 = 1/3, not one.")
     assert c14.verdict == "contradicted" and "numbers changed in the new wording (1/4 → 1/3)" in c14.reason
-    assert c14.response == "Change “1/3” to “1/4”."
+    assert c14.response == "Change “1/3” to “1/4” (checked: the corrected value holds under every reading)."
     change = diff_reports(original[0].model_dump(mode="json"), report.model_dump(mode="json"))
     assert [v[:3] for v in change.verdicts] == [("C14", "supported", "contradicted")]
     assert change.edited[0][0] == "C14"
@@ -152,3 +152,20 @@ def test_init_refuses_an_existing_folder(tmp_path, capsys):
     snapshot.write_text("P@4 = 1/4.\n", encoding="utf-8")
     assert main(["init", str(snapshot), "--id", "taken", "--claims-dir", str(tmp_path / "claims")]) == 3
     assert "already exists" in capsys.readouterr().err
+
+
+def test_register_typo_is_stale_not_edited(tmp_path):
+    """A quote mistyped in the register ("one third" for the printed "1/3") must not re-anchor as an edit to a
+    passage that stops before the number: the register is wrong, not the chapter, so the claim is stale."""
+    from audit.anchors import keeps_numbers, locate
+    from audit.chapter import Snapshot
+    from audit.register import ValueClaim
+
+    path = tmp_path / "s.txt"
+    path.write_text("Moving the first relevant result to rank three means its RR is 1/3.\n", encoding="utf-8")
+    claim = ValueClaim(id="T1", title="t", kind="value", claim="RR = 1/3",
+                       quote="Moving the first relevant result to rank three means its RR is one third.",
+                       fixture="f", expect=[{"measure": "RR", "claimed": "1/3"}])
+    anchor = keeps_numbers(locate(Snapshot.read(path), claim.quote), claim)
+    assert anchor.state == "lost"
+    assert "does not carry the claim's numbers (1/3)" in anchor.note
