@@ -10,14 +10,22 @@ and says which measures (ir-measures names) and conventions it bears on.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import date
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Iterable, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ..errors import AuditError
 from ..evaluator import SUPPORTED
@@ -131,7 +139,7 @@ class Source(Strict):
     notes: Text | None = None
 
     @model_validator(mode="after")
-    def _every_field_accounted_for(self) -> "Source":
+    def _every_field_accounted_for(self) -> Source:
         checked = [f for check in self.verified for f in check.fields]
         for name in dict.fromkeys(checked):
             if name in self.unverified:
@@ -142,8 +150,9 @@ class Source(Strict):
         missing = [name for name in METADATA_FIELDS if self.has(name)
                    and name not in checked and name not in self.unverified]
         if missing:
-            raise ValueError(f"field(s) {', '.join(missing)} have a value but are neither verified (a check with "
-                             "a url and an accessed date) nor listed under unverified")
+            subject = f"field {missing[0]!r} has" if len(missing) == 1 else f"fields {', '.join(missing)} have"
+            raise ValueError(f"{subject} a value but no check (with a url and an accessed date) verifies it and it "
+                             "is not listed under unverified")
         return self
 
     def has(self, name: str) -> bool:
@@ -176,7 +185,7 @@ class Bibliography(Strict):
     sources: list[Source]
 
     @model_validator(mode="after")
-    def _unique_ids(self) -> "Bibliography":
+    def _unique_ids(self) -> Bibliography:
         seen: set[str] = set()
         for source in self.sources:
             if source.id in seen:
@@ -228,7 +237,7 @@ def _validation_error(exc: ValidationError, path: str, data: Any) -> Bibliograph
         elif err["type"] == "extra_forbidden":
             msg = "unknown field (check its spelling)"
         if field is None:  # an entry-level rule: its message names the field (or the repeated id)
-            named = re.search(r"^field\(?s?\)? '?([a-z_]+)", msg)
+            named = re.search(r"^fields? '?([a-z_]+)", msg)
             repeated = re.search(r"^duplicate id '([^']+)'", msg)
             field = named.group(1) if named else "id" if repeated else None
             entry = entry or (repeated.group(1) if repeated else None)
