@@ -88,7 +88,10 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
             evidence = CHECKERS[claim.kind](checked, chapter, ms)
             decision = decide(evidence)
             if claim.rewording and decision.verdict in ("qualified", "contradicted"):
-                decision = replace(decision, response=f"Replace with: “{claim.rewording.strip()}”")
+                # the register's rewording is free text the harness cannot check: it is shown as such, never
+                # as the verified fix
+                decision = replace(decision, response=f"{decision.response} The register also suggests "
+                                   f"(free text, not checked by the harness): “{claim.rewording.strip()}”")
         except AuditError as exc:
             decision = Decision("error", f"The check could not run: {exc.message}.",
                                 "The claim's encoding or fixture is faulty; nothing was verified.",

@@ -174,7 +174,8 @@ class Cohort(Strict):
 
 
 class ClaimBase(Strict):
-    """Fields every claim has. ``rewording``: the author-side replacement text to propose when the
+    """Fields every claim has. ``rewording``: an author-side replacement text, shown after the harness's
+    own checked proposal and labelled as unchecked, when the
     computed verdict is qualified or contradicted (it never decides the verdict)."""
 
     id: Id

@@ -63,7 +63,8 @@ CONTRADICTED_CLAIM = """\
 def write_chapter(root: Path, chapter_id: str, *claims: str) -> Path:
     folder = root / chapter_id
     folder.mkdir(parents=True)
-    (folder / "chapter.yaml").write_text(f"id: {chapter_id}\nbook: Test Book\ntitle: CLI test\n", encoding="utf-8")
+    (folder / "chapter.yaml").write_text(f"id: {chapter_id}\nbook: Test Book\ntitle: CLI test\n"
+                                           "conventions: {precision_denominator: k}\n", encoding="utf-8")
     (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
     (folder / "claims.yaml").write_text(FIXTURE + "claims:\n" + "".join(claims), encoding="utf-8")
     return folder

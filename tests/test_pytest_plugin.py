@@ -78,7 +78,7 @@ def _warm_references():
 def chapter(pytester):
     folder = pytester.mkdir("claims") / "demo"
     folder.mkdir()
-    (folder / "chapter.yaml").write_text("id: demo\ntitle: Demo\n", encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: demo\ntitle: Demo\nconventions: {precision_denominator: k}\n", encoding="utf-8")
     (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
     (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
     return folder
