@@ -25,12 +25,21 @@ import re
 
 from .errors import AuditError
 from .measures import parse as parse_measure
-from .scan import METRIC, NUM, TENS, UNITS, VALUE, WORD_FRACTION, WORD_NUMBER, Statement
+from .scan import (
+    ARITH,
+    METRIC,
+    NUM,
+    TENS,
+    UNITS,
+    VALUE,
+    WORD_FRACTION,
+    WORD_NUMBER,
+    Statement,
+)
 from .values import parse_claimed, parse_expression
 
 _ORDINAL_POSITION = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
                      "eighth": 8, "ninth": 9, "tenth": 10}
-_APPROX_WORDS = ("roughly", "about", "approximately", "or about", "which is about")
 
 
 def number(text: str) -> int | None:
@@ -93,18 +102,17 @@ def _name(base: str, k) -> str:
 
 # --- arithmetic and counts ----------------------------------------------------------------------
 
-_ARITH = re.compile(
-    rf"(?<![\w@.])(?P<expr>(?:\(\s*)*{NUM}(?:\s*\)*\s*[-+*/×·÷−]\s*\(*\s*{NUM})+(?:\s*\))*)"
-    rf"\s*(?P<rel>=|≈|~|,?\s*(?:roughly|about|approximately|or\s+about|which\s+is\s+about))\s*"
-    rf"(?P<value>(?:≈\s*)?{NUM}%?)(?![\d/])")
+_ARITH = ARITH
 
 
 def _claimed(rel: str, value: str) -> str:
-    rel = rel.strip(" ,")
+    rel = rel.strip(" ,").lower()
     if rel in ("≈", "~") or value.startswith("≈"):
         return "≈ " + value.lstrip("≈ ").strip()
-    if rel in _APPROX_WORDS:
-        return ("about " if rel != "roughly" else "roughly ") + value
+    if "roughly" in rel:
+        return "roughly " + value
+    if "about" in rel or "approximately" in rel:
+        return "about " + value
     return value
 
 
@@ -139,17 +147,17 @@ def arithmetic(s: Statement) -> list[dict]:
 _RATIO_VALUE = rf"(?:{WORD_FRACTION}|{NUM}\s*/\s*{NUM}|\d*\.\d+%?|\d+%)"
 _AFTER_COUNT = re.compile(
     rf"^[^,;:]*?(?:,\s*(?:so\s+)?(?:(?:(?:a|an|its|the)\s+)?(?:set\s+)?(?:recall|precision|share|fraction|rate|"
-    rf"proportion)\s+(?:of|is|was)\s+|which\s+is\s+)?)(?P<v>(?:(?:about|roughly|≈)\s*)?{_RATIO_VALUE})", re.I)
+    rf"proportion)\s+(?:of|is|was)\s+|which\s+is\s+)?)(?P<v>(?:(?:about|roughly|≈)\s*)?{_RATIO_VALUE})", re.IGNORECASE)
 _COUNTS = [
-    re.compile(rf"\b(?P<n>{_N})\s+of\s+(?:the\s+|its\s+|their\s+)?(?P<d>{_N})\b", re.I),
-    re.compile(rf"\b(?P<n>{_N})\s+(?:[\w-]+\s+){{1,3}}?out\s+of\s+(?P<d>{_N})\b", re.I),
-    re.compile(rf"\bof\s+the\s+(?P<d>{_N})\s+[\w\s]{{1,40}}?,\s+(?P<n>{_N})\s+(?:are|were)\b[^,;]*", re.I),
+    re.compile(rf"\b(?P<n>{_N})\s+of\s+(?:the\s+|its\s+|their\s+)?(?P<d>{_N})\b", re.IGNORECASE),
+    re.compile(rf"\b(?P<n>{_N})\s+(?:[\w-]+\s+){{1,3}}?out\s+of\s+(?P<d>{_N})\b", re.IGNORECASE),
+    re.compile(rf"\bof\s+the\s+(?P<d>{_N})\s+[\w\s]{{1,40}}?,\s+(?P<n>{_N})\s+(?:are|were)\b[^,;]*", re.IGNORECASE),
 ]
 
 
 def counts(s: Statement) -> list[dict]:
     """``12 of the 20 relevant passages, a recall of 0.6`` → arithmetic ``12/20`` against ``0.6``."""
-    if _ARITH.search(s.text) or re.search(r"\b(?:unjudged|judged)\b|@", s.text, re.I):
+    if _ARITH.search(s.text) or re.search(r"\b(?:unjudged|judged)\b|@", s.text, re.IGNORECASE):
         return []
     out, used = [], []
     for pattern in _COUNTS:
@@ -199,29 +207,29 @@ def _ranking(positions: list[int], length: int, relevant_total: int | None) -> d
 
 
 _POSITIONS = re.compile(rf"\b(?:at|in)\s+(?:ranks?|positions?)\s+(?P<list>{_LIST})"
-                        rf"(?:\s+(?:of|out\s+of)\s+(?P<n>{_N})\b)?", re.I)
+                        rf"(?:\s+(?:of|out\s+of)\s+(?P<n>{_N})\b)?", re.IGNORECASE)
 _FIRST_AT = re.compile(rf"\bfirst\s+relevant\s+(?:document|passage|result|chunk|item)s?\s+(?:is|sits|was|appears)"
-                       rf"\s+(?:at\s+(?:rank|position)\s+(?P<pos>\d+)|(?P<ord>{'|'.join(_ORDINAL_POSITION)})\b)", re.I)
-_N_RESULTS = re.compile(rf"\b(?P<n>{_N})\s+(?:results|documents\s+returned|retrieved\s+documents)\b", re.I)
+                       rf"\s+(?:at\s+(?:rank|position)\s+(?P<pos>\d+)|(?P<ord>{'|'.join(_ORDINAL_POSITION)})\b)", re.IGNORECASE)
+_N_RESULTS = re.compile(rf"\b(?P<n>{_N})\s+(?:results|documents\s+returned|retrieved\s+documents)\b", re.IGNORECASE)
 _M_AMONG = re.compile(rf"\b(?P<m>{_N})\s+relevant\s+(?:documents?|passages?|results?|chunks?)\s+"
-                      rf"(?:among|in)\s+(?:its|the)\s+(?P<n>{_N})\s+results\b", re.I)
-_ONLY = re.compile(rf"\bthe\s+only\s+(?P<m>{_N})\s+relevant\b", re.I)
+                      rf"(?:among|in)\s+(?:its|the)\s+(?P<n>{_N})\s+results\b", re.IGNORECASE)
+_ONLY = re.compile(rf"\bthe\s+only\s+(?P<m>{_N})\s+relevant\b", re.IGNORECASE)
 _HAS_R = re.compile(rf"\b(?:has|have|with)\s+(?:exactly\s+)?(?P<m>{_N})\s+relevant\s+(?:documents?|passages?|chunks?)"
-                    rf"(?!\s+(?:among|in|at))|\|R\|\s*=\s*(?P<m2>\d+)", re.I)
+                    rf"(?!\s+(?:among|in|at))|\|R\|\s*=\s*(?P<m2>\d+)", re.IGNORECASE)
 _NEEDS = re.compile(rf"\b(?:(?P<q>{_N})\s+(?:needs|questions|queries)|needs|questions|queries)\b[^.;]*?"
-                    rf"\bat\s+ranks\s+(?P<list>{_LIST})", re.I)
-_GRADES = re.compile(rf"\b(?:grades?\s+(?:are|read|were)?\s*|in\s+the\s+order\s+)(?P<list>{_LIST})", re.I)
-_JUDGEMENTS = re.compile(rf"\b(?:graded\s+)?judgements?\s+(?P<list>{_LIST})", re.I)
-_IDEAL = re.compile(rf"\bideal\s+order\s+(?P<list>{_LIST})", re.I)
+                    rf"\bat\s+ranks\s+(?P<list>{_LIST})", re.IGNORECASE)
+_GRADES = re.compile(rf"\b(?:grades?\s+(?:are|read|were)?\s*|in\s+the\s+order\s+)(?P<list>{_LIST})", re.IGNORECASE)
+_JUDGEMENTS = re.compile(rf"\b(?:graded\s+)?judgements?\s+(?P<list>{_LIST})", re.IGNORECASE)
+_IDEAL = re.compile(rf"\bideal\s+order\s+(?P<list>{_LIST})", re.IGNORECASE)
 _UNJUDGED = re.compile(rf"\b(?P<u>{_N})\s+of\s+(?:the|its)\s+(?P<n>{_N})\s+(?:results|documents)\b[^.;]*?"
-                       rf"\b(?:unjudged|never\s+judged|not\s+judged)\b", re.I)
+                       rf"\b(?:unjudged|never\s+judged|not\s+judged)\b", re.IGNORECASE)
 _JUDGED_SHARE = re.compile(rf"(?P<v>{WORD_FRACTION}|{NUM}\s*/\s*{NUM}|{NUM})\s+of\s+the\s+(?:ranking|results)\s+"
-                           rf"(?:is|are|was|were)\s+judged", re.I)
+                           rf"(?:is|are|was|were)\s+judged", re.IGNORECASE)
 _VERB_VALUE = re.compile(rf"^\s*(?:\([^)]*\)\s*)?(?:(?:is|was|=|≈|~|comes\s+to|equals|of|gives?)\s*)?"
                          rf"(?:therefore\s+|then\s+|only\s+)?(?P<v>(?:(?:≈|~|about|roughly|approximately)\s*)?"
-                         rf"{VALUE})(?![\w/@])", re.I)
+                         rf"{VALUE})(?![\w/@])", re.IGNORECASE)
 _LATER_VALUE = re.compile(rf"\b(?:is|was|comes\s+to|equals)\s+(?P<v>(?:(?:about|roughly|≈)\s*)?(?:{NUM}\s*/\s*{NUM}|"
-                          rf"\d*\.\d+|{WORD_FRACTION}))(?![\w/@])", re.I)
+                          rf"\d*\.\d+|{WORD_FRACTION}))(?![\w/@])", re.IGNORECASE)
 
 
 def _value_after(text: str, m: re.Match, stop: int) -> str | None:
@@ -260,7 +268,7 @@ def _fixture_for(text: str, base: str, k) -> tuple[dict | None, str]:
     # Several needs, one first relevant rank each: the sentence names needs, repeats a rank (one
     # ranking cannot hold two documents at one rank) or averages.
     multi = bool(listed) and (bool(needs) or len(set(ranks)) < len(ranks)
-                              or (base == "RR" and bool(re.search(r"\b(?:mean|MRR|averag)", text, re.I))))
+                              or (base == "RR" and bool(re.search(r"\b(?:mean|MRR|averag)", text, re.IGNORECASE))))
     if multi and base != "RR":
         return None, "several needs are described; only a mean reciprocal rank is built from first relevant ranks"
     if base == "RR" and multi:
@@ -382,13 +390,13 @@ def _gain_name(base: str, k, gain: str) -> str:
 
 _MOVE = re.compile(rf"\bfrom\s+(?:rank|position)\s+(?P<a>\d+)\s+to\s+(?:rank|position)\s+(?P<b>\d+)"
                    rf"|\bfrom\s+(?P<oa>{'|'.join(_ORDINAL_POSITION)})\s+(?:place|position)\s+to\s+"
-                   rf"(?P<ob>{'|'.join(_ORDINAL_POSITION)})\b", re.I)
-_STAYED = re.compile(r"\bstay(?:s|ed)\s+at\s+rank\s+(?P<a>\d+)", re.I)
-_UP = re.compile(r"\b(?:rises|rose|raises?|improves?|improved|increases?|increased|goes\s+up|went\s+up)\b", re.I)
-_DOWN = re.compile(r"\b(?:falls|fell|lowers?|lowered|drops?|dropped|decreases?|decreased|goes\s+down)\b", re.I)
+                   rf"(?P<ob>{'|'.join(_ORDINAL_POSITION)})\b", re.IGNORECASE)
+_STAYED = re.compile(r"\bstay(?:s|ed)\s+at\s+rank\s+(?P<a>\d+)", re.IGNORECASE)
+_UP = re.compile(r"\b(?:rises|rose|raises?|improves?|improved|increases?|increased|goes\s+up|went\s+up)\b", re.IGNORECASE)
+_DOWN = re.compile(r"\b(?:falls|fell|lowers?|lowered|drops?|dropped|decreases?|decreased|goes\s+down)\b", re.IGNORECASE)
 _SAME = re.compile(r"\b(?:did\s+not\s+change|does\s+not\s+change|unchanged|stays\s+the\s+same|did\s+not\s+move)\b",
-                   re.I)
-_FROM_TO = re.compile(rf"\bfrom\s+(?P<a>{VALUE})\s+to\s+(?P<b>{VALUE})(?![\w/])", re.I)
+                   re.IGNORECASE)
+_FROM_TO = re.compile(rf"\bfrom\s+(?P<a>{VALUE})\s+to\s+(?P<b>{VALUE})(?![\w/])", re.IGNORECASE)
 
 
 def comparison(s: Statement) -> list[dict]:
@@ -437,31 +445,31 @@ def comparison(s: Statement) -> list[dict]:
 # --- universal statements -----------------------------------------------------------------------
 
 _UNIVERSAL_CUE = re.compile(r"\b(?:never|always|cannot|can\s+never|can't|at\s+most|at\s+least|ignores\s+everything)\b",
-                            re.I)
+                            re.IGNORECASE)
 _GROWS = re.compile(r"\bas\s+k\s+(?:grows|increases|rises)|\braising\s+(?:k|the\s+cutoff)\b|\bincreasing\s+(?:k|the\s+"
                     r"cutoff)\b|\bas\s+the\s+cutoff\s+(?:grows|increases|rises)|\b(?:larger|deeper|higher)\s+(?:k|cutoff)"
-                    r"\b", re.I)
+                    r"\b", re.IGNORECASE)
 _PROMOTE = re.compile(r"\bfrom\s+second\s+(?:place|position|rank)\s+to\s+first\b|\bfrom\s+rank\s+2\s+to\s+rank\s+1\b",
-                      re.I)
-_AFTER_FIRST = re.compile(r"\bignores\s+everything\s+after\s+the\s+first\s+relevant\b", re.I)
+                      re.IGNORECASE)
+_AFTER_FIRST = re.compile(r"\bignores\s+everything\s+after\s+the\s+first\s+relevant\b", re.IGNORECASE)
 _RELATION_CUES: list[tuple[str, re.Pattern, bool]] = [
     # relation, cue, transitive (the measure follows the verb)
     ("never decreases", re.compile(r"\b(?:never|cannot|can\s+never|can't|does\s+not)\s+(?:decreases?|falls?|fall|drops?|"
-                                   r"drop|go(?:es)?\s+down)\b", re.I), False),
-    ("never decreases", re.compile(r"\bnever\s+(?:lowers?|hurts?)\b", re.I), True),
+                                   r"drop|go(?:es)?\s+down)\b", re.IGNORECASE), False),
+    ("never decreases", re.compile(r"\bnever\s+(?:lowers?|hurts?)\b", re.IGNORECASE), True),
     ("never increases", re.compile(r"\b(?:never|cannot|can\s+never|can't|does\s+not)\s+(?:increases?|rises?|rise|grows?|"
-                                   r"grow|go(?:es)?\s+up)\b", re.I), False),
-    ("never increases", re.compile(r"\bnever\s+(?:raises?|helps?|improves?)\b", re.I), True),
-    ("increases", re.compile(r"\balways\s+(?:helps?|raises?|improves?|increases|lifts?)\b", re.I), True),
-    ("increases", re.compile(r"\balways\s+(?:rises|increases|grows|improves)\b", re.I), False),
-    ("decreases", re.compile(r"\balways\s+(?:hurts?|lowers?|reduces?|decreases)\b", re.I), True),
-    ("decreases", re.compile(r"\balways\s+(?:falls|drops|decreases)\b", re.I), False),
+                                   r"grow|go(?:es)?\s+up)\b", re.IGNORECASE), False),
+    ("never increases", re.compile(r"\bnever\s+(?:raises?|helps?|improves?)\b", re.IGNORECASE), True),
+    ("increases", re.compile(r"\balways\s+(?:helps?|raises?|improves?|increases|lifts?)\b", re.IGNORECASE), True),
+    ("increases", re.compile(r"\balways\s+(?:rises|increases|grows|improves)\b", re.IGNORECASE), False),
+    ("decreases", re.compile(r"\balways\s+(?:hurts?|lowers?|reduces?|decreases)\b", re.IGNORECASE), True),
+    ("decreases", re.compile(r"\balways\s+(?:falls|drops|decreases)\b", re.IGNORECASE), False),
 ]
 _M = r"(?P<{0}>[\w@ ]{{1,40}}?)"
 _NOT_MORE = re.compile(r"\b(?:is|are|can|will)?\s*(?:never|not)\s+(?:be\s+)?(?:larger|greater|more|higher)\s+than\b|"
-                       r"\b(?:can\s+never|never|cannot|can\s*not|does\s+not)\s+exceeds?\b|\bis\s+at\s+most\b", re.I)
+                       r"\b(?:can\s+never|never|cannot|can\s*not|does\s+not)\s+exceeds?\b|\bis\s+at\s+most\b", re.IGNORECASE)
 _NOT_LESS = re.compile(r"\b(?:is|are|can|will)?\s*(?:never|not)\s+(?:be\s+)?(?:smaller|less|lower)\s+than\b|"
-                       r"\bis\s+at\s+least\b|\bnever\s+falls\s+below\b", re.I)
+                       r"\bis\s+at\s+least\b|\bnever\s+falls\s+below\b", re.IGNORECASE)
 PROPERTY_MEASURES = ("P", "R", "RR", "AP", "nDCG", "Success")
 
 
@@ -488,7 +496,7 @@ def properties(s: Statement) -> tuple[list[dict], str]:
             right = [ms for ms in metrics if ms[0].start() >= cue.end()]
             if not left or not right:
                 return [], "one side of the comparison is not a measure (a constant bound needs a value claim)"
-            (lm, (lb, lk)), (rm, (rb, rk)) = left[-1], right[0]
+            (_, (lb, lk)), (_, (rb, rk)) = left[-1], right[0]
             if lk != rk:
                 return [], "the two measures are stated at different cutoffs"
             if lb not in PROPERTY_MEASURES or rb not in PROPERTY_MEASURES:
@@ -514,17 +522,21 @@ def properties(s: Statement) -> tuple[list[dict], str]:
             base = pick[0][1][0]
             if base not in PROPERTY_MEASURES:
                 continue
+            m = pick[0][0]
+            clause = text[min(c.start(), m.start()):max(c.end(), m.end())]
             if _GROWS.search(text):
-                out.append({"kind": "property", "quote": text,
+                out.append({"kind": "property", "quote": clause,
                             "claim": f"For every ranking and cutoff k, {base}@k+1 {relation} relative to {base}@k",
                             "measure": base, "relation": relation, "compare": "next_cutoff",
                             "universe": _universe([base]), "search": search})
             elif _PROMOTE.search(text):
-                out.append({"kind": "property", "quote": text,
+                out.append({"kind": "property", "quote": clause,
                             "claim": f"Swapping a relevant document at rank 2 with a non-relevant one at rank 1: "
                                      f"{base}@k {relation}", "measure": base, "relation": relation,
                             "compare": "transform", "transform": "promote_second_relevant",
                             "universe": _universe([base]), "search": search})
+    if len(out) == 1:
+        out[0]["quote"] = text   # one universal statement: quote the whole sentence
     if out:
         return out, ""
     return [], ("the sentence does not say what the measure is compared with (the next cutoff, a named change "
@@ -571,9 +583,9 @@ def code(s: Statement) -> tuple[list[dict], str]:
 def stated_gain(text: str) -> str | None:
     """The gain function the chapter states for nDCG: ``log2`` (gain = grade), ``exp-log2`` (2^grade − 1),
     or ``None`` when it states none."""
-    if re.search(r"\b(?:exponential\s+gain|2\s*\^\s*(?:grade|g|rel)|2\*\*)", text, re.I):
+    if re.search(r"\b(?:exponential\s+gain|2\s*\^\s*(?:grade|g|rel)|2\*\*)", text, re.IGNORECASE):
         return "exp-log2"
-    if re.search(r"\blinear\s+gain\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals)\s+(?:the\s+)?grade\b", text, re.I):
+    if re.search(r"\blinear\s+gain\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals)\s+(?:the\s+)?grade\b", text, re.IGNORECASE):
         return "log2"
     return None
 
@@ -596,7 +608,7 @@ def todo(s: Statement, reason: str) -> str:
 
 # --- fixtures given as tables, and table rows that state values about them ----------------------
 
-_HEADING = re.compile(r"^\s*#{1,6}\s", re.M)
+_HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 
 
 def _cells(row: str) -> list[str]:
@@ -667,9 +679,9 @@ def fixture_tables(text: str) -> list[tuple[int, int, dict, bool]]:
                 after_end = text.find("\n\n", end + 2)
                 after = text[end:after_end if after_end != -1 else len(text)]
                 for m in re.finditer(r"\b(?P<doc>[\w.-]+),?\s+(?:has|with)\s+grade\s+(?P<g>\d+)\b[^.]*?\b(?:never|not)\s+"
-                                     r"(?:retrieved|returned)", after, re.I):
+                                     r"(?:retrieved|returned)", after, re.IGNORECASE):
                     qrels.setdefault(m.group("doc"), int(m.group("g")))
-                stated = re.search(rf"\b(?P<n>{_N})\s+judged\s+documents\b", text[section_start:start], re.I)
+                stated = re.search(rf"\b(?P<n>{_N})\s+judged\s+documents\b", text[section_start:start], re.IGNORECASE)
                 complete = bool(stated) and number(stated.group("n")) == len(qrels)
                 fixture = {"qrels": {"q1": qrels or {"x": 0}}, "run": {"q1": [d for _, d in sorted(ranked)]}}
                 out.append((start, end, fixture, complete))

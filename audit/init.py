@@ -19,7 +19,7 @@ from . import encode
 from .chapter import Snapshot
 from .errors import AuditError
 from .register import CHAPTER_FILE, CLAIMS_FILE, load_chapter
-from .scan import Statement, scan
+from .scan import ARITH, Statement, scan
 from .schema import schema_path
 
 
@@ -47,6 +47,14 @@ def encode_statement(s: Statement, gain: str | None, tables=()) -> list[dict]:
     vals, why_value = encode.values(s, gain)
     claims += vals
     if claims:
+        rest = s.text
+        for c in claims:
+            rest = rest.replace(c["quote"].strip(), " ")
+        # The statement says more than its encoded parts: a printed table's numbers (``Rejected 16 6
+        # Whole cohort 43 7``) or another printed result.
+        if re.search(r"(?<![\d.,/])\d+\s+\d+(?![\d./])", rest) or ARITH.search(rest):
+            claims.append(_draft(s, "only part of the statement was encoded (the quoted expressions); "
+                                    "encode the rest"))
         return claims
     reason = why_property if s.kind == "universal" and why_property != "no universal wording" else why_value
     return [_draft(s, reason)]

@@ -38,6 +38,8 @@ from .listings import find_listings
 #: through the scanner while its patterns were written).
 MEASURED = {"statements": 65, "texts": 3, "recall": 1.0, "precision": 1.0,
             "held_out_statements": 20, "held_out_recall": 1.0, "held_out_precision": 1.0}
+#: Statements are sentences, list items, table rows and ``def`` lines; a statement counts as
+#: found when a scanned unit overlaps its labelled quote.
 
 # --- vocabulary -------------------------------------------------------------------------------
 
@@ -65,11 +67,11 @@ _UNIVERSAL = re.compile(
     r"larger|smaller|greater|exceeds?|beats?|outranks?|raises?|raising|lowers?|lowering|improves?|improved|"
     r"hurts?|helps?|rises?|rose|falls?|fell|drops?|increases?|decreases?|unchanged|did\s+not\s+(?:move|change)|"
     r"does\s+not\s+(?:move|change)|stays?|stayed|remains?|ignores?|tripled|doubled|halved|equals?|"
-    r"is\s+equal|moves?|moved|moving|more|fewer|less)\b", re.I)
+    r"is\s+equal|moves?|moved|moving|more|fewer|less)\b", re.IGNORECASE)
 _DEFINITION = re.compile(r"\?|=|\bdenominator\b|\bfraction\b|\bhow\s+(?:many|much|early|high|far)\b|\bdivides?\b|"
                          r"\bshare\b|\bproportion\b|\bmeasures?\b|\basks?\b|\banswers?\b|\bcounts?\b|\bdefined\b",
-                         re.I)
-_NUMBERISH = re.compile(rf"{NUM}|\b{WORD_NUMBER}\b|{WORD_FRACTION}|\b\d+(?:st|nd|rd|th)\b|\bk\s*=\s*\d", re.I)
+                         re.IGNORECASE)
+_NUMBERISH = re.compile(rf"{NUM}|\b{WORD_NUMBER}\b|{WORD_FRACTION}|\b\d+(?:st|nd|rd|th)\b|\bk\s*=\s*\d", re.IGNORECASE)
 _ARROW = re.compile(rf"(?:\b\d+(?:st|nd|rd|th)|rank\s+\d+)\s*→\s*{VALUE}")
 _CUTOFF = re.compile(r"\bk\s*=\s*\d+")
 _COUNT = re.compile(
@@ -77,26 +79,27 @@ _COUNT = re.compile(
     rf"|(?:\S+\s+){{0,3}}?out\s+of\s+(?:{NUM}|{WORD_NUMBER})\b)"
     rf"|\bof\s+the\s+{NUM}\s+\w+(?:\s+\w+){{0,3}},\s+{NUM}\s+(?:are|were)\b"
     rf"|\b(?:{WORD_NUMBER}|\d+)\s+(?:retained|positives|negatives)\b"
-    rf"|\b(?:Whole\s+cohort|Total|All)\s+\d+(?:\s+\d+)+", re.I)
+    rf"|\b(?:Whole\s+cohort|Total|All)\s+\d+(?:\s+\d+)+", re.IGNORECASE)
 _CONVENTION = re.compile(
     r"\b(?:evaluator|convention|unjudged|unknown\s+labels?|ties?|tied|repeated|duplicates?|judgements?|"
     r"judgments?|grades?|gain)\b[^.]*\b(?:treats?|rejects?|keeps?|breaks?|resolves?|preserves?|counts?|"
     r"as\s+zero|is\s+equal\s+to|equals|drops?|dropping|ignores?)\b"
     r"|\b(?:treats?|rejects?|resolves?|counts?)\b[^.]*\b(?:unjudged|unknown\s+labels?|ties|repeated|duplicates?|"
-    r"relevant|zero)\b", re.I)
+    r"relevant|zero)\b", re.IGNORECASE)
 _IR_NOUN = re.compile(r"\b(?:retrieved|recovered|relevant|ranking|ranked|prefix|evidence|documents?|results?|"
-                      r"passages?|chunks?|rank|cutoff)\b", re.I)
+                      r"passages?|chunks?|rank|cutoff)\b", re.IGNORECASE)
 _STRONG_CHANGE = re.compile(r"\b(?:remains?|improves?|improved|raises?|lowers?|recovers?|beats?|hurts?|helps?|"
-                            r"measurement)\b", re.I)
-_DEFINE = re.compile(r"\blet\s+\w+\s+be\b|\bis\s+defined\s+as\b", re.I)
-_ARITH = re.compile(
+                            r"measurement)\b", re.IGNORECASE)
+_DEFINE = re.compile(r"\blet\s+\w+\s+be\b|\bis\s+defined\s+as\b", re.IGNORECASE)
+ARITH = re.compile(
     rf"(?<![\w@.])(?P<expr>(?:\(\s*)*{NUM}(?:\s*\)*\s*[-+*/×·÷−]\s*\(*\s*{NUM})+(?:\s*\))*)"
-    rf"\s*(?P<rel>=|≈|~|,?\s*(?:roughly|about|approximately|or\s+about|which\s+is\s+about))\s*"
+    rf"\s*(?P<rel>=|≈|~|,?\s*(?:(?:is|was|comes\s+to|gives)\s+)?(?:roughly|about|approximately|or\s+about|"
+    rf"which\s+is\s+about)|,?\s*(?:is|was|comes\s+to|gives))\s*"
     rf"(?P<value>(?:≈\s*)?{NUM}%?)(?![\d/])")
 
 # --- cutting the text into units --------------------------------------------------------------
 
-_ABBREV = re.compile(r"(?:\be\.g|\bi\.e|\bet\s+al|\bcf|\bvs|\bapprox|\bFig|\bSec|\bEq)\.$", re.I)
+_ABBREV = re.compile(r"(?:\be\.g|\bi\.e|\bet\s+al|\bcf|\bvs|\bapprox|\bFig|\bSec|\bEq)\.$", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
@@ -211,11 +214,12 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
             return "definition"
         del heads
         return None
-    if _ARITH.search(t):
+    if ARITH.search(t):
         return "arithmetic"
     metric = METRIC.search(t)
-    if _COUNT.search(t) and (metric or re.search(r"\b(?:relevant|positives?|negatives?|judged|unjudged|retained|"
-                                                 r"candidates?|improved|needs?|questions?)\b", t, re.I)):
+    share = _COUNT.search(t) or re.search(rf"{WORD_FRACTION}|\b\d+(?:\.\d+)?%", t, re.IGNORECASE)
+    if share and (metric or re.search(r"\b(?:relevant|positives?|negatives?|judged|unjudged|retained|"
+                                                 r"candidates?|improved|needs?|questions?|missing)\b", t, re.IGNORECASE)):
         return "count"
     if _ARROW.search(t):
         return "value"
@@ -279,7 +283,7 @@ def covered_by(statement: Statement, spans: dict[str, tuple[int, int]]) -> list[
 
 _NUMERIC = re.compile(r"\d|\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)|"
                       r"\b(?:half|third|quarter|fifth|tenth)s?\b|\bone\b[\w\s]{0,20}\bin\s+(?:two|three|four|five|ten)\b",
-                      re.I)
+                      re.IGNORECASE)
 
 
 def has_number(text: str) -> bool:

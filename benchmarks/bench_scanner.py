@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-import corpus_labels as cl  # noqa: E402
+import corpus_labels as cl
 
-from audit.init import create_chapter  # noqa: E402
-from audit.register import load_chapter  # noqa: E402
+from audit.init import create_chapter
+from audit.register import load_chapter
 
 
 def seed_texts() -> list[cl.Text]:
