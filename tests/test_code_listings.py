@@ -49,10 +49,12 @@ def test_a_listing_that_raises_is_classified():
 
 
 def test_a_listing_that_writes_outside_its_scratch_folder_is_caught(tmp_path):
+    """The host's folders are not in the sandbox's view: the write fails with the listing's own exception."""
     target = tmp_path / "outside.txt"
     code = f"def f(x):\n    open({str(target)!r}, 'w').write('x')\n    return 1\n"
     report = run_listing(code, "f", [[1]], time_limit=3)
-    assert report.violations == [f"wrote outside its scratch folder: {target}"]
+    assert report.results[0].status == "raises"
+    assert report.results[0].detail.startswith(("FileNotFoundError", "OSError: [Errno 30]"))
     assert not target.exists()
 
 
@@ -67,7 +69,7 @@ def test_a_listing_that_crashes_the_interpreter_is_reported_and_the_harness_goes
 def test_a_listing_cannot_reach_the_network():
     code = "import socket\ndef f(x):\n    socket.create_connection(('127.0.0.1', 9), timeout=1)\n    return 1\n"
     report = run_listing(code, "f", [[1]], time_limit=3)
-    assert report.results[0].status == "raises" and "PermissionError" in report.results[0].detail
+    assert report.results[0].status == "violation" and "socket" in report.results[0].detail
 
 
 # --- differential testing and verdicts ----------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import random
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -20,7 +21,8 @@ from ..verdict import Evidence, Point
 from .common import CHAPTER, Measurements, fmt_float
 
 ROLES = ("ranking", "relevant set", "cutoff")
-TIME_LIMIT = 5.0
+CALL_LIMIT = 2.0     # seconds of wall-clock and CPU time for one call of a listing
+CLAIM_BUDGET = 60.0  # seconds for everything one listing runs: edge cases, generated input, shrinking
 SAMPLE = 300
 SEED = 20261130
 
@@ -119,9 +121,9 @@ def _agrees(result: CallResult, expected) -> bool:
 
 def _problem(result: CallResult, expected, item: Input, book_rule: str) -> str:
     """How a call went wrong, in words (empty when it agrees)."""
-    if result.status in ("raises", "timeout", "crashed", "not run", "returns"):
+    if result.status in ("raises", "timeout", "crashed", "not run", "returns", "violation"):
         what = {"raises": "raises", "timeout": "hangs", "crashed": "crashes the interpreter", "not run": "was not run",
-                "returns": "returns a non-number"}[result.status]
+                "returns": "returns a non-number", "violation": "was stopped by the sandbox"}[result.status]
         return f"{what} ({result.detail})" if result.detail else what
     if expected == "rejects":
         out_of_range = " — outside [0, 1]" if not 0 <= result.value <= 1 else ""
@@ -135,11 +137,28 @@ def _problem(result: CallResult, expected, item: Input, book_rule: str) -> str:
     return ""
 
 
-def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input) -> Input:
-    """Shrink a failing generated input with Hypothesis to the smallest one that still fails."""
+class _BudgetSpent(Exception):
+    pass
+
+
+def _size(item: Input) -> tuple:
+    return len(item.ranking) + len(item.relevant) + (item.k or 0), item.describe()
+
+
+def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_result: CallResult,
+             deadline: float) -> tuple[Input, CallResult, bool]:
+    """Shrink a failing generated input with Hypothesis to the smallest one that still fails.
+
+    Every run counts against the claim's ``deadline`` (``time.monotonic()`` seconds); when it
+    passes, shrinking stops with the smallest failing input seen so far. Returns (input, the
+    listing's result on it, whether shrinking finished).
+    """
     from hypothesis import HealthCheck, find, settings
     from hypothesis import strategies as st
     from hypothesis.errors import NoSuchExample
+
+    best = [(bad, bad_result)]
+    seen: dict[Input, CallResult] = {}
 
     uses_k = "cutoff" in claim.arguments.values()
     ids = st.sampled_from([f"d{i}" for i in range(6)])
@@ -152,15 +171,29 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input) -> In
         return Input(ranking, relevant, k)
 
     def fails(item: Input) -> bool:
-        result = run_listing(source, claim.function, [_call(params, claim, item)], time_limit=TIME_LIMIT).results[0]
-        return not _agrees(result, chapter_value(claim, item))
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _BudgetSpent
+        run = run_listing(source, claim.function, [_call(params, claim, item)], time_limit=left,
+                          call_limit=CALL_LIMIT)
+        result = run.results[0]
+        if run.budget_exhausted or result.status == "not run":
+            raise _BudgetSpent
+        seen[item] = result
+        failing = not _agrees(result, chapter_value(claim, item))
+        if failing and _size(item) < _size(best[0][0]):
+            best[0] = (item, result)
+        return failing
 
     try:
-        return find(inputs(), fails, random=random.Random(SEED),
-                    settings=settings(max_examples=200, database=None, deadline=None,
-                                      suppress_health_check=list(HealthCheck)))
+        found = find(inputs(), fails, random=random.Random(SEED),
+                     settings=settings(max_examples=200, database=None, deadline=None,
+                                       suppress_health_check=list(HealthCheck)))
+    except _BudgetSpent:
+        return (*best[0], False)
     except NoSuchExample:
-        return bad
+        return bad, bad_result, True
+    return found, seen[found], True
 
 
 def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
@@ -174,13 +207,19 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     fixes = {label: fix for label, _, _, _, fix in EDGES}
     generated = _generated(claim, SAMPLE, SEED)
     items = edges + generated
-    run = run_listing(source, claim.function, [_call(params, claim, i) for i in items], time_limit=TIME_LIMIT)
+    deadline = time.monotonic() + CLAIM_BUDGET
+    run = run_listing(source, claim.function, [_call(params, claim, i) for i in items], time_limit=CLAIM_BUDGET,
+                      call_limit=CALL_LIMIT)
+    if run.unavailable:
+        evidence.errors.append(f"not run: isolation unavailable ({run.unavailable}); listings never run unconfined")
+        return evidence
     if run.load_error:
         evidence.failures.append(Point(f"the listing does not load: {run.load_error}",
                                        "Fix the listing so it runs as printed."))
         return evidence
     for v in run.violations:
-        evidence.failures.append(Point(f"the listing {v}", "Remove the side effect from the listing."))
+        evidence.failures.append(Point(f"the sandbox stopped the listing: it {v}",
+                                       "Remove the side effect from the listing: it must only compute its value."))
     book_rule = book.repeated_id_rule(chapter.identity.id) if book else ""
     # Edge cases: one row each.
     edge_rows = []
@@ -208,13 +247,21 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence.checks.append(Check(label=f"{claim.function}() on {len(generated)} generated well-formed inputs "
                                        f"(distinct IDs, non-empty relevant set; seed {SEED})",
                                  measure=claim.measure, values=ref_rows))
+    stopped = [r for r in gen_results if r.status == "not run"]
+    if stopped:
+        evidence.failures.append(Point(
+            f"not tried on every input: {len(stopped)} of {len(generated)} generated inputs were not run "
+            f"({stopped[0].detail}; {CALL_LIMIT:g} s per call, {CLAIM_BUDGET:g} s for the listing)",
+            "Make the listing finish promptly on every input."))
+        return evidence
     if bad:
-        smallest = _minimal(claim, source, params, bad[0][0])
-        result = run_listing(source, claim.function, [_call(params, claim, smallest)], time_limit=TIME_LIMIT).results[0]
+        smallest, result, finished = _minimal(claim, source, params, bad[0][0], bad[0][1], deadline)
         expected = chapter_value(claim, smallest)
+        how = "the smallest" if finished else (f"the smallest found before the listing's {CLAIM_BUDGET:g} s time "
+                                               "limit ran out")
         evidence.failures.append(Point(
             f"wrong on ordinary input: {len(bad)} of {len(generated)} generated inputs disagree with the chapter's "
-            f"definition of {claim.measure}; the smallest, {smallest.describe()}: it "
+            f"definition of {claim.measure}; {how}, {smallest.describe()}: it "
             f"{_problem(result, expected, smallest, book_rule)}",
             "Correct the listing so it computes the measure as the chapter defines it."))
         return evidence

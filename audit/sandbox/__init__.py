@@ -1,45 +1,76 @@
-"""Run a chapter's code listing in isolation: a separate process, a time limit, a memory limit,
-a scratch folder, no network, the standard library only.
+"""Run a chapter's code listing under kernel-enforced isolation and read its results over a channel it cannot write to.
 
-The listing never runs in chapter-audit's own process. Isolation, layer by layer: the child is
-started with ``python -I -S`` (no site-packages, no user paths, no environment hooks); in a
-new network namespace when ``unshare`` allows it (no network at all), with an audit hook that
-refuses sockets, subprocesses and writes outside its scratch folder either way; under
-``RLIMIT_AS`` (memory), ``RLIMIT_CPU`` and ``RLIMIT_FSIZE``; and killed with its process group
-at the wall-clock limit.
+The listing never runs in chapter-audit's process, nor unconfined. Layers, outermost first:
+bubblewrap (``bwrap.py``: user, mount, PID, network, IPC, UTS and cgroup namespaces; a read-only
+view of the interpreter and its standard library only; a private tmpfs scratch; every capability
+dropped; killed with the audit); a seccomp filter for the whole sandbox and a stricter one for the
+process that runs listing code (``seccomp.py``); resource limits (address space, CPU time per
+call, file size, open files); a wall-clock limit per call (the runner kills the call's process)
+and one for the whole run (the audit kills the sandbox's init, which takes every process in its
+PID namespace with it). The trusted runner (``runner.py``) forks one process per call; only the
+runner holds the result descriptor, and every message on it is validated here.
+
+When the sandbox cannot be built (no bwrap, the kernel refuses namespaces, no libseccomp), no
+listing runs: every call is ``not run`` and ``RunReport.unavailable`` says why.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
+import selectors
 import signal
+import struct
 import subprocess
-import sys
-import tempfile
+import time
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 
-RUNNER = Path(__file__).with_name("runner.py")
+from .bwrap import SCRATCH_BYTES, IsolationUnavailable, bwrap_binary, command
+from .seccomp import SeccompUnavailable, listing_filter, sandbox_filter
+
+TRIM = 300          # characters of any listing-supplied text kept in a result
+MAX_FRAME = 65536   # bytes of one message on the result channel
+GRACE = 1.0         # seconds for the sandbox to start and the runner to report a timed-out call
+STATUSES = ("ok", "raises", "returns", "timeout", "crashed", "violation", "not run")
 
 
 @dataclass
 class CallResult:
-    """One call of the listing: ``status`` ok / raises / returns (a non-number) / timeout / crashed / not run."""
+    """One call of the listing.
+
+    ``status``: ``ok`` (``value`` is the number returned), ``raises``, ``returns`` (a
+    non-number), ``timeout``, ``crashed``, ``violation`` (killed by the sandbox for a forbidden
+    system call, or tampering with its answer pipe) or ``not run``. ``detail`` and ``output``
+    (what the call printed) are trimmed to ``TRIM`` characters.
+    """
 
     status: str
     value: float | None = None
     detail: str = ""
+    output: str = ""
 
 
 @dataclass
 class RunReport:
+    """All calls of one run. ``violations``: distinct misbehaviour seen (empty for a well-behaved
+    listing); ``unavailable``: why the sandbox could not be built (empty when it ran);
+    ``budget_exhausted``: the run's wall-clock limit stopped it."""
+
     results: list[CallResult]
     violations: list[str] = field(default_factory=list)
     load_error: str = ""
     isolation: str = ""
+    unavailable: str = ""
+    budget_exhausted: bool = False
+
+
+class _ProtocolError(Exception):
+    pass
+
+
+def _trim(text: str) -> str:
+    text = str(text)
+    return text if len(text) <= TRIM else text[:TRIM] + "…"
 
 
 def _encode(value):
@@ -50,99 +81,246 @@ def _encode(value):
     return value
 
 
-@lru_cache(maxsize=1)
-def _netns_prefix() -> tuple[str, ...]:
-    """``unshare -rn`` when it works here (a private network namespace, so no network at all)."""
-    tool = shutil.which("unshare")
-    if tool is None:
-        return ()
+def isolation_summary(call_limit: float, memory_mb: int) -> str:
+    """One line for reports: what the listing ran under."""
+    return (f"a bubblewrap sandbox (new user, mount, PID, network, IPC and UTS namespaces; a read-only view of the "
+            f"Python interpreter and its standard library only; a private {SCRATCH_BYTES // 2**20} MB scratch; "
+            f"seccomp: no process creation, no network sockets) with {call_limit:g} s and {memory_mb} MB per call")
+
+
+def _memfd(name: str, data: bytes) -> int:
+    fd = os.memfd_create(name)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _record(raw: bytes) -> dict:
     try:
-        ok = subprocess.run([tool, "-rn", "true"], capture_output=True, timeout=5).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        ok = False
-    return (tool, "-rn") if ok else ()
+        record = json.loads(raw.decode())
+    except (UnicodeDecodeError, ValueError):
+        raise _ProtocolError("a message that is not JSON") from None
+    if not isinstance(record, dict):
+        raise _ProtocolError("a message that is not an object")
+    return record
 
 
-def isolation_summary(time_limit: float, memory_mb: int) -> str:
-    net = "a private network namespace (no network)" if _netns_prefix() else "sockets refused by an audit hook"
-    return (f"a separate `python -I -S` process (standard library only) in a scratch folder; {net}; writes outside "
-            f"the folder, subprocesses and sockets refused; {time_limit:g} s wall-clock and {memory_mb} MB memory "
-            "per run")
+def _call_result(record: dict, index: int, count: int) -> tuple[CallResult, str]:
+    """A validated call record → (result, load error text)."""
+    if record.get("i") != index or not isinstance(record["i"], int) or not 0 <= index < count:
+        raise _ProtocolError(f"a result for call {record.get('i')!r} where call {index} of {count} was due")
+    status, output = record.get("status"), record.get("output", "")
+    if not isinstance(output, str):
+        raise _ProtocolError("an output that is not text")
+    texts = {k: record.get(k) for k in ("detail", "type", "message", "repr", "value") if k in record}
+    if not all(isinstance(v, str) for v in texts.values()):
+        raise _ProtocolError("a field that is not text")
+    output = _trim(output)
+    if status == "ok":
+        try:
+            return CallResult("ok", float.fromhex(texts.get("value", "")), output=output), ""
+        except (ValueError, OverflowError):
+            raise _ProtocolError("a value that is not a number") from None
+    if status == "raises":
+        return CallResult("raises", detail=_trim(f"{texts.get('type', '')}: {texts.get('message', '')}"),
+                          output=output), ""
+    if status == "returns":
+        return CallResult("returns", detail=_trim(texts.get("repr", "")), output=output), ""
+    if status == "load_error":
+        return CallResult("not run", output=output), _trim(f"{texts.get('type', '')}: {texts.get('message', '')}")
+    if status in ("timeout", "crashed", "violation", "isolation_failed"):
+        return CallResult(status, detail=_trim(texts.get("detail", "")), output=output), ""
+    raise _ProtocolError(f"an unknown status {status!r}")
 
 
-def _limits(memory_mb: int, cpu_seconds: int):
-    def apply() -> None:
-        import resource
-        os.setsid()
-        resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 2**20, memory_mb * 2**20))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (2**20, 2**20))
-    return apply
+def _sandbox_init(info: bytes, bwrap_pid: int) -> int | None:
+    """The host PID of the sandbox's init (bwrap ``--info-fd``), checked to be a child of ``bwrap_pid``."""
+    try:
+        pid = int(json.loads(info.decode())["child-pid"])
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+    except (ValueError, KeyError, TypeError, OSError, IndexError):
+        return None
+    return pid if parent == bwrap_pid else None
 
 
-def run_listing(code: str, function: str, calls: list[list], *, time_limit: float = 5.0,
-                memory_mb: int = 256, max_hangs: int = 3) -> RunReport:
-    """Call ``function`` from ``code`` on each argument list in ``calls``, in isolation.
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
 
-    A call that hangs is reported as ``timeout`` and the process restarted after it; after
-    ``max_hangs`` hangs the remaining calls are ``not run``. A process that dies (a crash, the
-    memory limit) marks the call it was in as ``crashed``.
-    """
-    results: list[CallResult | None] = [None] * len(calls)
-    report = RunReport(results=[], isolation=isolation_summary(time_limit, memory_mb))
-    payload = [_encode(c) for c in calls]
-    start, hangs = 0, 0
-    while start < len(calls):
-        with tempfile.TemporaryDirectory(prefix="chapter-audit-listing-") as scratch:
-            request = json.dumps({"code": code, "function": function, "calls": payload, "start": start})
-            command = [*_netns_prefix(), sys.executable, "-I", "-S", str(RUNNER)]
-            proc = subprocess.Popen(command, cwd=scratch, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True, env={"PATH": os.defpath},
-                                    preexec_fn=_limits(memory_mb, int(time_limit) + 1))
-            timed_out = False
-            try:
-                out, err = proc.communicate(request, timeout=time_limit)
-            except subprocess.TimeoutExpired:
+
+def _stop(proc: subprocess.Popen, init: int | None) -> None:
+    """Kill the whole sandbox: its init first (the kernel then kills every process of its PID namespace), then
+    bwrap; return once the namespace is empty."""
+    if proc.poll() is None and init is not None:
+        try:
+            os.kill(init, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        end = time.monotonic() + 5
+        while not _gone(init) and time.monotonic() < end:
+            time.sleep(0.01)
+    if proc.poll() is None:
+        proc.kill()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: float, call_limit: float,
+         memory_mb: int, max_hangs: int) -> RunReport:
+    count = len(calls)
+    per_call = max(0.05, min(call_limit, time_limit))
+    report = RunReport(results=[], isolation=isolation_summary(per_call, memory_mb))
+    results: list[CallResult | None] = [None] * count
+    request = {"code": code, "function": function, "calls": [_encode(c) for c in calls], "call_limit": per_call,
+               "memory_mb": memory_mb, "max_hangs": max_hangs, "filter": listing_filter().hex()}
+    seccomp_fd = _memfd("chapter-audit-seccomp", sandbox_filter())
+    request_fd = _memfd("chapter-audit-request", json.dumps(request).encode())
+    result_r, result_w = os.pipe()
+    info_r, info_w = os.pipe()
+    passed = (seccomp_fd, request_fd, result_w, info_w)
+    args = command(bwrap, seccomp_fd, result_w, request_fd)
+    args[1:1] = ["--info-fd", str(info_w)]
+    try:
+        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                pass_fds=passed, env={"PATH": os.defpath})
+    except OSError as exc:
+        for fd in (*passed, result_r, info_r):
+            os.close(fd)
+        raise IsolationUnavailable(f"bwrap could not be started ({exc})") from None
+    for fd in passed:
+        os.close(fd)
+    deadline = time.monotonic() + time_limit + GRACE
+    buffer, bwrap_output, info = b"", b"", b""
+    ready = done = timed_out = False
+    index, protocol = 0, ""
+    selector = selectors.DefaultSelector()
+    for fd in (result_r, proc.stdout.fileno(), info_r):
+        selector.register(fd, selectors.EVENT_READ)
+    try:
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
                 timed_out = True
-                os.killpg(proc.pid, signal.SIGKILL)
-                out, err = proc.communicate()
-        current = None
-        for line in out.splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if "violation" in record:
-                report.violations.append(record["violation"])
-            elif "load_error" in record:
-                report.load_error = record["load_error"]
-            elif "started" in record:
-                current = record["started"]
-            elif "i" in record:
-                i = record["i"]
-                if "ok" in record:
-                    results[i] = CallResult("ok", float(record["ok"]))
-                elif "raises" in record:
-                    results[i] = CallResult("raises", detail=f"{record['raises']}: {record['message']}")
+                break
+            for key, _ in selector.select(left):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fd)
+                elif key.fd == info_r:
+                    info += chunk[:4096]
+                elif key.fd != result_r:
+                    bwrap_output = (bwrap_output + chunk)[:4096]
                 else:
-                    results[i] = CallResult("returns", detail=record["returns"])
-                current = None
-        if report.load_error:
-            break
-        if current is None:
-            if proc.returncode not in (0, None) and not timed_out:
-                report.load_error = f"the listing's process exited with code {proc.returncode}: {err.strip()[-200:]}"
-            break
+                    buffer += chunk
+            try:
+                while len(buffer) >= 4:
+                    (size,) = struct.unpack(">I", buffer[:4])
+                    if size > MAX_FRAME:
+                        raise _ProtocolError(f"a message of {size} bytes")
+                    if len(buffer) < 4 + size:
+                        break
+                    record, buffer = _record(buffer[4:4 + size]), buffer[4 + size:]
+                    if done:
+                        raise _ProtocolError("a message after the last one")
+                    if not ready:
+                        if record != {"ready": True}:
+                            raise _ProtocolError("a first message that is not the runner's greeting")
+                        ready = True
+                    elif record == {"done": True}:
+                        done = True
+                    else:
+                        result, load_error = _call_result(record, index, count)
+                        if result.status == "isolation_failed":
+                            report.unavailable = result.detail
+                            break
+                        results[index] = result
+                        index += 1
+                        if load_error:
+                            report.load_error = load_error
+                        if result.status == "violation" and result.detail not in report.violations:
+                            report.violations.append(result.detail)
+            except _ProtocolError as exc:
+                protocol = str(exc)
+            if protocol or report.unavailable:
+                break
+    finally:
+        _stop(proc, _sandbox_init(info, proc.pid))
+        selector.close()
+        for fd in (result_r, info_r):
+            os.close(fd)
+        proc.stdout.close()
+    said = _trim(bwrap_output.decode("utf-8", "replace").strip())
+    if not ready and not protocol:
+        report.unavailable = report.unavailable or (f"the sandbox did not start (bwrap exit code {proc.returncode}"
+                                                    + (f": {said}" if said else "") + ")")
+    if report.unavailable:
+        results = [None] * count
+        index = 0
+    elif protocol:
+        report.violations.append(f"the result channel carried {protocol}; the run was stopped")
+    elif not done and index < count:
         if timed_out:
-            results[current] = CallResult("timeout", detail=f"still running after {time_limit:g} s; stopped")
-            hangs += 1
+            report.budget_exhausted = True
+            results[index] = CallResult("timeout", detail=f"still running when the listing's time limit of "
+                                                           f"{time_limit:g} s ran out; the sandbox was killed")
         else:
-            sig = -proc.returncode if proc.returncode and proc.returncode < 0 else None
-            how = f"signal {signal.Signals(sig).name}" if sig else f"exit code {proc.returncode}"
-            results[current] = CallResult("crashed", detail=f"the interpreter died ({how}) {err.strip()[-160:]}".strip())
-        start = current + 1
-        if hangs >= max_hangs:
-            break
-    report.results = [r or CallResult("not run", detail=report.load_error or "stopped after repeated hangs")
-                      for r in results]
+            what = "ended its own sandbox (the runner was killed) while this call ran"
+            results[index] = CallResult("violation", detail=what)
+            report.violations.append(what)
+        index += 1
+    rest = (f"not run: isolation unavailable ({report.unavailable})" if report.unavailable
+            else report.load_error or ("the listing's time limit ran out" if report.budget_exhausted
+                                       else "stopped after repeated hangs" if done
+                                       else "the run was stopped"))
+    report.results = [r or CallResult("not run", detail=rest) for r in results]
     return report
+
+
+_availability: dict[str, str] = {}
+_PROBE = "def probe():\n    return 1\n"
+
+
+def unavailable_reason() -> str:
+    """Why listings cannot run here (empty when they can): the sandbox is built once and must run a trivial
+    listing cleanly. The answer is kept per bwrap binary for the life of the process."""
+    try:
+        bwrap = bwrap_binary()
+    except IsolationUnavailable as exc:
+        return str(exc)
+    if bwrap not in _availability:
+        try:
+            report = _run(bwrap, _PROBE, "probe", [[]], time_limit=30, call_limit=20, memory_mb=256, max_hangs=1)
+            first = report.results[0]
+            ok = first.status == "ok" and first.value == 1.0 and not report.violations
+            _availability[bwrap] = "" if ok else (report.unavailable or _trim(
+                f"a trivial listing did not run cleanly in the sandbox ({first.status}: {first.detail})"))
+        except (IsolationUnavailable, SeccompUnavailable) as exc:
+            _availability[bwrap] = str(exc)
+    return _availability[bwrap]
+
+
+def run_listing(code: str, function: str, calls: list[list], *, time_limit: float = 30.0, call_limit: float = 2.0,
+                memory_mb: int = 256, max_hangs: int = 3) -> RunReport:
+    """Call ``function`` from ``code`` once per argument list in ``calls``, each in a fresh sandboxed process.
+
+    ``time_limit``: seconds of wall-clock time for the whole run (the sandbox is killed then);
+    ``call_limit``: seconds of wall-clock (and CPU) time per call; ``memory_mb``: address space per
+    process. After ``max_hangs`` calls that time out, the remaining calls are ``not run``. Never
+    raises for anything the listing does; never runs the listing when isolation is unavailable.
+    """
+    reason = unavailable_reason()
+    if not reason:
+        try:
+            return _run(bwrap_binary(), code, function, calls, time_limit, call_limit, memory_mb, max_hangs)
+        except (IsolationUnavailable, SeccompUnavailable) as exc:
+            reason = str(exc)
+    return RunReport(results=[CallResult("not run", detail=f"not run: isolation unavailable ({reason})")
+                              for _ in calls], unavailable=reason, isolation="no sandbox: " + reason)
