@@ -137,28 +137,25 @@ def _problem(result: CallResult, expected, item: Input, book_rule: str) -> str:
     return ""
 
 
-class _BudgetSpent(Exception):
-    pass
-
-
-def _size(item: Input) -> tuple:
-    return len(item.ranking) + len(item.relevant) + (item.k or 0), item.describe()
+def _size(item: Input) -> int:
+    return len(item.ranking) + len(item.relevant) + (item.k or 0)
 
 
 def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_result: CallResult,
              deadline: float) -> tuple[Input, CallResult, bool]:
     """Shrink a failing generated input with Hypothesis to the smallest one that still fails.
 
-    Every run counts against the claim's ``deadline`` (``time.monotonic()`` seconds); when it
-    passes, shrinking stops with the smallest failing input seen so far. Returns (input, the
-    listing's result on it, whether shrinking finished).
+    Every run counts against the claim's ``deadline`` (``time.monotonic()`` seconds); once it
+    has passed, no further input is run (each counts as not failing), so Hypothesis ends with the
+    smallest failing input it has seen. Returns (input, the listing's result on it, whether
+    shrinking finished within the budget).
     """
     from hypothesis import HealthCheck, find, settings
     from hypothesis import strategies as st
     from hypothesis.errors import NoSuchExample
 
-    best = [(bad, bad_result)]
     seen: dict[Input, CallResult] = {}
+    spent = [False]
 
     uses_k = "cutoff" in claim.arguments.values()
     ids = st.sampled_from([f"d{i}" for i in range(6)])
@@ -171,29 +168,27 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
         return Input(ranking, relevant, k)
 
     def fails(item: Input) -> bool:
+        if item in seen:
+            return not _agrees(seen[item], chapter_value(claim, item))
         left = deadline - time.monotonic()
-        if left <= 0:
-            raise _BudgetSpent
+        if spent[0] or left <= 0:
+            spent[0] = True
+            return False
         run = run_listing(source, claim.function, [_call(params, claim, item)], time_limit=left,
                           call_limit=CALL_LIMIT)
-        result = run.results[0]
-        if run.budget_exhausted or result.status == "not run":
-            raise _BudgetSpent
-        seen[item] = result
-        failing = not _agrees(result, chapter_value(claim, item))
-        if failing and _size(item) < _size(best[0][0]):
-            best[0] = (item, result)
-        return failing
+        if run.budget_exhausted or run.results[0].status == "not run":
+            spent[0] = True
+            return False
+        seen[item] = run.results[0]
+        return not _agrees(run.results[0], chapter_value(claim, item))
 
     try:
         found = find(inputs(), fails, random=random.Random(SEED),
                      settings=settings(max_examples=200, database=None, deadline=None,
                                        suppress_health_check=list(HealthCheck)))
-    except _BudgetSpent:
-        return (*best[0], False)
     except NoSuchExample:
-        return bad, bad_result, True
-    return found, seen[found], True
+        return bad, bad_result, not spent[0]
+    return found, seen[found], not spent[0]
 
 
 def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
@@ -254,11 +249,18 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             f"({stopped[0].detail}; {CALL_LIMIT:g} s per call, {CLAIM_BUDGET:g} s for the listing)",
             "Make the listing finish promptly on every input."))
         return evidence
+    if bad and run.violations:
+        return evidence  # the sandbox's verdict on the listing is the finding; no shrinking
     if bad:
-        smallest, result, finished = _minimal(claim, source, params, bad[0][0], bad[0][1], deadline)
+        if len(bad) == len(generated):
+            # Wrong everywhere: the smallest generated input is as telling as a shrunk one.
+            smallest, result = min(bad, key=lambda pair: (_size(pair[0]), pair[0].describe()))
+            how = "the smallest of them"
+        else:
+            smallest, result, finished = _minimal(claim, source, params, bad[0][0], bad[0][1], deadline)
+            how = "the smallest" if finished else (f"the smallest found before the listing's {CLAIM_BUDGET:g} s "
+                                                   "time limit ran out")
         expected = chapter_value(claim, smallest)
-        how = "the smallest" if finished else (f"the smallest found before the listing's {CLAIM_BUDGET:g} s time "
-                                               "limit ran out")
         evidence.failures.append(Point(
             f"wrong on ordinary input: {len(bad)} of {len(generated)} generated inputs disagree with the chapter's "
             f"definition of {claim.measure}; {how}, {smallest.describe()}: it "
