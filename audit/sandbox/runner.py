@@ -1,11 +1,12 @@
 # The trusted runner inside the listing sandbox. Standard library only; never imports chapter-audit.
 #
-# Started by bubblewrap as `python -I -S /runner.py RESULT_FD REQUEST_FD`. It reads the request
-# (length-prefixed JSON: code, function, calls, limits, the listing filter as BPF), then for each
-# call forks a child that closes every descriptor but two fresh pipes (its output and its one
-# answer), stacks the listing seccomp filter, loads the listing and calls the function once. The
-# runner alone holds RESULT_FD: it validates each child's answer and writes one record per call
-# there. Listing code never runs in this process, so nothing it does can write to RESULT_FD.
+# Started by bubblewrap as `python -I -S -B /sandbox/runner.py RESULT_FD REQUEST_FD`. It reads the
+# request from REQUEST_FD (one JSON object: code, function, calls, limits, the listing seccomp filter
+# as BPF in hex), then for each call forks a child that closes every descriptor but two fresh pipes
+# (its output, as stdout and stderr, and its one answer), stacks the listing filter, loads the
+# listing and calls the function once. The runner alone holds RESULT_FD: it validates each child's
+# answer and writes length-prefixed JSON records there ({"ready"}, one per call, {"done"}). Listing
+# code never runs in this process, so nothing it does can write to RESULT_FD.
 import ctypes
 import json
 import os
