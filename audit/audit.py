@@ -12,6 +12,7 @@ from .book import Book
 from .scan import covered_by, has_number, scan
 from .checks import CHECKERS, NEEDS, Measurements
 from .chapter import NORMALISATION
+from .conventions import CONVENTIONS
 from .errors import AuditError
 from .references import Reference
 from .register import Chapter
@@ -168,9 +169,61 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         fingerprint=fingerprint_statement(chapter),
         provenance=provenance,
         references=[ReferenceInfo(name=r.name, title=r.title, library=r.library, version=r.version(),
-                                  conventions=r.conventions()) for r in references],
+                                  conventions=r.conventions(), observed=observed(r)) for r in references],
+        conventions=chapter.declared.as_dict(),
+        unstated=[n for n in CONVENTIONS if not chapter.declared.stated(n)],
+        tensions=tensions(chapter),
         summary={v: counts.get(v, 0) for v in VERDICTS},
         claims=results, statements=statements, scan=scan_summary)
+
+
+_OBSERVED: dict[str, dict[str, str]] = {}
+
+
+def observed(ref: Reference) -> dict[str, str]:
+    """The reference's observed conventions (``audit.observe``), probed once per process."""
+    if ref.name not in _OBSERVED:
+        from .observe import observe
+        _OBSERVED[ref.name] = {name: o.sentence() for name, o in observe(ref).items()}
+    return _OBSERVED[ref.name]
+
+
+#: For each convention with a probe, the measure and input on which a tension's values are shown.
+_TENSION_PROBES = {
+    "repeated_ids": ("P@3", {"q1": {"a": 1}}, {"q1": ["n", "n", "a"]}, "ranking n, n, a with a relevant"),
+    "precision_denominator": ("P@4", {"q1": {"a": 1}}, {"q1": ["a"]}, "one relevant result returned alone"),
+    "ties": ("RR", {"q1": {"c": 1}}, {"q1": ["b", "c", "a"]}, "b, c, a tied, c relevant"),
+    "gain": ("nDCG@2", {"q1": {"a": 1, "b": 2}}, {"q1": ["a", "b"]}, "grades 1 then 2"),
+    "rr_cutoff": ("RR@2", {"q1": {"c": 1}}, {"q1": ["a", "b", "c"]}, "first relevant at rank 3"),
+    "unjudged": ("R@1", {"q1": {"b": 1}}, {"q1": ["x", "b"]}, "unjudged x before relevant b"),
+}
+
+
+def tensions(chapter: Chapter) -> list:
+    """Internal tensions: a convention the chapter's text sets to two values, with both quotes and what each
+    value gives on a probe input (by the chapter's definitions)."""
+    from . import evaluator
+    from .measures import parse as parse_measure
+    from .readings import base_reading
+    from .results import Tension
+    out = []
+    for name, statements in chapter.declared.tensions().items():
+        probe = ""
+        if name in _TENSION_PROBES:
+            measure, qrels, run, text = _TENSION_PROBES[name]
+            scores = {"q1": {d: 1.0 for d in run["q1"]}} if name == "ties" else None
+            parts = []
+            for value in dict.fromkeys(s.value for s in statements):
+                reading = {**base_reading(chapter.declared), name: value}
+                try:
+                    got = evaluator.aggregate(parse_measure(measure)[1], qrels, run, reading, scores)
+                    parts.append(f"{value}: {measure} = {got}")
+                except AuditError as exc:
+                    parts.append(f"{value}: {exc.message.split(';')[0]}")
+            probe = f"On a probe ({text}) — " + "; ".join(parts)
+        out.append(Tension(convention=name, title=CONVENTIONS[name].title, probe=probe,
+                           statements=[{"value": s.value, "quote": s.quote} for s in statements]))
+    return out
 
 
 def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):

@@ -72,11 +72,24 @@ class ClaimResult(BaseModel):
 
 
 class ReferenceInfo(BaseModel):
+    """A reference in the ledger: ``observed`` is convention name → what it did on that convention's probe
+    (``audit.observe``); ``conventions`` holds the adapter's notes on how it is called."""
+
     name: str
     title: str
     library: str
     version: str
     conventions: dict[str, str]
+    observed: dict[str, str] = Field(default_factory=dict)
+
+
+class Tension(BaseModel):
+    """Two statements of one chapter that set the same convention to different values."""
+
+    convention: str
+    title: str
+    statements: list[dict[str, str]]   # value, quote
+    probe: str                          # what each value gives on a probe input
 
 
 class Fingerprint(BaseModel):
@@ -115,6 +128,9 @@ class ChapterReport(BaseModel):
     summary: dict[str, int]
     claims: list[ClaimResult]
     book_conflicts: list[str] = Field(default_factory=list)
+    conventions: dict[str, list[dict[str, str]]] = Field(default_factory=dict)  # declared: name → statements
+    unstated: list[str] = Field(default_factory=list)                             # convention names not declared
+    tensions: list[Tension] = Field(default_factory=list)
     statements: list[Statement] = Field(default_factory=list)
     scan: dict[str, float] = Field(default_factory=dict)
 

@@ -22,14 +22,10 @@ class IrMeasuresReference(Reference):
         return dist_version(self.library)
 
     def conventions(self) -> dict[str, str]:
+        """Notes on how it is called that no probe shows (its conventions are observed: ``audit.observe``)."""
         return {
             "providers": "P, R, AP, nDCG, RR (no cutoff), SetP, SetR are computed by its pytrec_eval provider, "
                          "i.e. by trec_eval itself; RR@k by its msmarco provider; Judged@k by its judged provider",
-            "ties": "pytrec_eval provider: trec_eval's rule (docno descending); msmarco and judged providers: "
-                    "docno ascending",
-            "repeated_ids": "the last score read for a repeated doc ID silently replaces the earlier ones",
-            "unjudged": "unjudged documents count as non-relevant; Judged@k reports the judged fraction of the "
-                        "first min(k, returned) documents",
             "not used": "its ranx provider (fails under pandas 3 on the query-id dtype; ranx is run directly) "
                         "and providers needing external programs (gdeval, trectools, cwl_eval)",
         }

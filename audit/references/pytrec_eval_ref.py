@@ -27,14 +27,11 @@ class PytrecEvalReference(Reference):
         return dist_version(self.library)
 
     def conventions(self) -> dict[str, str]:
+        """Notes on how it is called that no probe shows (its conventions are observed: ``audit.observe``)."""
         return {
-            "ties": "scores are stored as 32-bit floats; equal scores are ordered by docno descending",
-            "repeated_ids": "its TREC run reader (parse_run) fails an assertion; a dict run cannot hold a repeat",
-            "unjudged": "unjudged documents count as non-relevant",
-            "P@k": "denominator k, even when fewer documents are returned (P_k)",
-            "AP@k": "denominator |R|, all relevant documents in the qrels (map_cut_k)",
-            "nDCG@k": "linear gain (the grade), log2(rank+1) discount, ideal from all qrels grades (ndcg_cut_k)",
-            "RR@k": "trec_eval has no RR cutoff: recip_rank on the first k documents of its own order",
+            "scores": "read as 32-bit floats: scores equal in single precision are ties, ordered by its tie rule",
+            "measures": "trec_eval names: P_k, recall_k, map_cut_k, ndcg_cut_k, recip_rank, set_P, set_recall; "
+                        "RR@k is recip_rank on the first k documents of its own order (trec_eval has no RR cutoff)",
             "Judged@k": "not available in the bundled trec_eval",
         }
 

@@ -56,15 +56,10 @@ class RanxReference(Reference):
         return dist_version(self.library)
 
     def conventions(self) -> dict[str, str]:
+        """Notes on how it is called that no probe shows (its conventions are observed: ``audit.observe``)."""
         return {
-            "ties": "no stated rule: equal scores kept insertion order on short probes, but on trec_eval's "
-                    "500-document query 301 they followed docno descending (its sort is not stable); see the "
-                    "cross-check",
-            "repeated_ids": "the last score read for a repeated doc ID silently replaces the earlier ones",
-            "unjudged": "unjudged documents count as non-relevant",
-            "P@k": "denominator k (precision@k)",
-            "AP@k": "denominator |R| (map@k)",
-            "nDCG@k": "ndcg@k: linear gain; ndcg_burges@k: gain 2^grade − 1; ideal from all qrels grades",
+            "ties": "its sort is not stable: the probes (short rankings) show insertion order, but on trec_eval's "
+                    "500-document query 301 the cross-check observed docno descending",
             "SetP/SetR": "no set measures: SetP is precision@n and SetR recall@n with n the query's run length",
             "Judged@k": "no judged-fraction measure",
             "input": "ids are renamed to order-preserving fixed-width tokens so numba compiles once",
@@ -108,7 +103,9 @@ class RanxReference(Reference):
         try:
             ranx = _import_ranx()
             qrels_t, run_t, back = _rename(qrels, {q: r for q, r in run.items() if q in qrels})
-            everyone = tuple(run_t)
+            # every judged query, as a ranx user passes Qrels and Run with make_comparable=True: a judged
+            # query missing from the run is scored by ranx itself
+            everyone = tuple(qrels_t)
             # jobs: query subset → [(measure key, ranx metric)]; SetP needs one cutoff per run length.
             jobs: dict[tuple[str, ...], list[tuple[str, str]]] = {}
             for m in wanted:
@@ -124,7 +121,7 @@ class RanxReference(Reference):
             per_query: dict[str, dict[str, float]] = {str(m): {} for m in wanted}
             for qs, items in jobs.items():
                 metrics = sorted({metric for _, metric in items if metric != "precision@0"})
-                values = self._call(ranx, metrics, {q: qrels_t[q] for q in qs}, {q: run_t[q] for q in qs}, back)
+                values = self._call(ranx, metrics, {q: qrels_t[q] for q in qs}, {q: run_t.get(q, {}) for q in qs}, back)
                 for key, metric in items:
                     per_query[key].update(values.get(metric, {}))
             for m in wanted:

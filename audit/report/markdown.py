@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..conventions import CONVENTIONS
+
 from ..results import ChapterReport, Check, ClaimResult, ImplValue
 from ..values import display
 
@@ -50,6 +52,8 @@ def values_cell(claim: ClaimResult, name: str) -> str:
                     label = before
                 if "left" in v.per_query:
                     label = f"{check.claimed} ({label})"
+                if name == CHAPTER and v.behaviour and "probe" not in check.label and "before" not in v.per_query:
+                    label = f"{label}, {v.behaviour}"
                 parts.append((label, short(v, check)))
     if not parts:
         return "no counterexample" if claim.kind == "property" and claim.verdict == "supported" else ""
@@ -118,18 +122,29 @@ def render(report: ChapterReport) -> str:
     w("")
 
     w("## 3. Reference ledger\n")
+    w("Conventions of each implementation. The chapter's are the ones its text states (with the quote); each "
+      "reference's were observed on probe inputs (what it returned, and which convention value reproduces it).\n")
     w("| implementation | library | version | conventions |\n|---|---|---|---|")
-    chapter_conventions = ("the chapter's stated definitions in exact arithmetic: prefix = first k distinct IDs, "
-                           "repeated IDs rejected, ties kept in reference order, unjudged = 0 with the judged "
-                           "fraction of the prefix reported, P@k over k, Recall@k and AP@k over |R|; nDCG gain is "
-                           "an explicit parameter (to 50 digits)")
-    w(f"| chapter | this project (`audit.evaluator`) | {report.tool.split()[-1]} | {cell(chapter_conventions)} |")
+    stated = "; ".join(f"**{CONVENTIONS[k].title}**: " + " / ".join(
+        f"{st['value']}" + (f" (“{st['quote']}”)" if st.get("quote") else "") for st in v)
+        for k, v in report.conventions.items()) or "none stated"
+    unstated = ", ".join(CONVENTIONS[n].title for n in report.unstated)
+    chapter_conventions = f"stated — {stated}" + (f"; unstated (every value checked) — {unstated}" if unstated else "")
+    w(f"| chapter | this project (`audit.evaluator`, exact) | {report.tool.split()[-1]} | {cell(chapter_conventions)} |")
     for r in report.references:
-        conv = "; ".join(f"**{k}**: {v}" for k, v in r.conventions.items())
+        conv = "; ".join([f"**observed** {v}" for v in r.observed.values()] +
+                         [f"**{k}**: {v}" for k, v in r.conventions.items()])
         w(f"| {cell(r.name)} | {cell(r.title)} (`{r.library}`) | {cell(r.version)} | {cell(conv)} |")
     w("")
 
     w("## 4. Findings\n")
+    if report.tensions:
+        w("### Internal tensions\n")
+        for t in report.tensions:
+            quotes = "; ".join(f"“{st['quote']}” sets it to **{st['value']}**" for st in t.statements)
+            w(f"- **{t.title}** is set two ways by the chapter: {cell(quotes)}. {cell(t.probe)}. Every claim that "
+              "depends on it is checked under both values.")
+        w("")
     for verdict in ("contradicted", "stale", "error", "qualified", "pending", "supported", "not checkable"):
         group = [c for c in report.claims if c.verdict == verdict]
         if not group:
@@ -220,6 +235,9 @@ def _check_table(check: Check) -> str:
         else:
             per_query = ", ".join(f"{q}: {x}" for q, x in v.per_query.items())
         agrees = {True: "yes", False: "**no**", None: "—"}[v.in_interval]
-        lines.append("| " + " | ".join(cell(x) for x in (v.implementation, v.provider or "—", v.status, value,
+        who = v.implementation
+        if v.implementation == "chapter" and v.behaviour and "probe" not in check.label and "before" not in v.per_query:
+            who = f"chapter ({v.behaviour})"  # one row per reading that gives a distinct value
+        lines.append("| " + " | ".join(cell(x) for x in (who, v.provider or "—", v.status, value,
                                                           per_query or "—", agrees, v.detail or "")) + " |")
     return "\n".join(lines) + "\n"

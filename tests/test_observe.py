@@ -1,0 +1,55 @@
+"""The reference ledger comes from observations on probe inputs, and chapters' internal tensions are findings.
+
+Right values, from the libraries' documented and measured behaviour (DESIGN.md, "Facts measured"):
+trec_eval orders tied scores by docno descending, rejects a run file with a repeated docno, and leaves a
+query whose qrels entry is empty out of its output; ir-measures and ranx keep the last score of a repeated
+doc id and score an empty-entry query 0.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from audit.audit import tensions
+from audit.observe import observe
+from audit.references import all_references
+from audit.register import load_chapter
+
+
+@pytest.fixture(scope="module")
+def observed():
+    return {r.name: observe(r) for r in all_references()}
+
+
+def test_trec_eval_observed(observed):
+    o = observed["pytrec_eval"]
+    assert o["ties"].follows == ["docno descending"]
+    assert o["repeated_ids"].status == "rejected"
+    assert o["no_relevant"].follows == ["left out"]
+    assert o["precision_denominator"].follows == ["k"]
+    assert o["gain"].follows == ["linear"]
+    assert o["averaging"].follows == ["queries with results"]
+
+
+@pytest.mark.parametrize("name", ["ir_measures", "ranx"])
+def test_keep_last_and_empty_entries_scored_zero(observed, name):
+    o = observed[name]
+    assert o["repeated_ids"].follows == ["keep last"]
+    assert o["no_relevant"].follows == ["scores 0"]
+    assert o["averaging"].follows == ["all judged queries"]  # a judged query missing from the run scores 0
+
+
+def test_chapter23_tension_between_distinct_prefix_and_rejection():
+    found = tensions(load_chapter("claims/retrieval-23-chapter"))
+    assert [t.convention for t in found] == ["repeated_ids"]
+    t = found[0]
+    assert {s["value"] for s in t.statements} == {"reject", "keep first"}
+    # on n, n, a (a relevant): rejecting refuses the ranking; keeping the first n gives n, a → P@3 = 1/3
+    assert "repeats document 'n'" in t.probe and "keep first: P@3 = 1/3" in t.probe
+
+
+def test_module_has_no_tension_and_its_own_ledger_row():
+    chapter = load_chapter("claims/recall-and-precision")
+    assert tensions(chapter) == []
+    assert "prefix" not in chapter.declared.statements      # the module says nothing about distinct IDs
+    assert chapter.declared.values("precision_denominator") == ("k",)
