@@ -116,6 +116,12 @@ def test_course_module_verdicts():
     assert {cid for cid, v in verdicts.items() if v == "supported"} == {"M04", "M07", "M08", "M09", "M11", "M12", "M13"}
     m06 = next(c for c in report.claims if c.id == "M06")
     assert "averaging pooled gives 1/2" in m06.reason
+    # The proposal for "raising k always hurts precision" is itself checked: P@k rises on [non-relevant, relevant]
+    # at k = 1 (0 → 1/2) and falls on [relevant] at k = 1 (1 → 1/2, denominator k), so "either way" is what holds.
+    m18 = next(c for c in report.claims if c.id == "M18")
+    assert m18.response.startswith("Say instead that P@k can move either way as k grows (checked: it rises on")
+    assert "0 → 1/2" in m18.response and "1 → 1/2" in m18.response
+    assert "not checked by the harness" in m18.response  # the register's free-text rewording, labelled
 
 
 def test_a_search_cut_short_by_its_time_limit_says_so(tmp_path):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .. import evaluator
+from ..readings import base_reading
 from ..errors import AuditError
 from ..measures import parse as parse_measure
 from ..references import Reference
@@ -134,8 +135,9 @@ class Evaluations:
     Each batch costs one call per reference: every case is a query, every cutoff a measure.
     """
 
-    def __init__(self, references: Sequence[Reference]) -> None:
+    def __init__(self, references: Sequence[Reference], reading=None) -> None:
         self.references = list(references)
+        self.reading = reading  # the chapter's stated conventions (unstated ones at trec_eval's defaults)
         self.calls = 0
         self._chapter: dict[tuple[str, Case, int], Fraction] = {}
 
@@ -145,7 +147,7 @@ class Evaluations:
             if request not in cache:
                 measure, case, k = request
                 cache[request] = evaluator.evaluate_query(parse_measure(f"{measure}@{k}")[1], case.qrels(),
-                                                          case.ranking())
+                                                          case.ranking(), self.reading)
         out: dict[str, dict] = {CHAPTER: cache}
         cases = sorted({case for _, case, _ in requests},
                        key=lambda c: (c.size, tuple(-1 if g is None else g for g in c.ranked), c.unretrieved))
@@ -318,7 +320,7 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     refs = [r for r in ms.references if r.supports(parse_measure(f"{claim.measure}@1")[0]).ok
             and (claim.compare != "measure" or r.supports(parse_measure(f"{claim.other}@1")[0]).ok)]
-    ev = Evaluations(refs)
+    ev = Evaluations(refs, base_reading(chapter.declared_for(claim)))
     deadline = time.monotonic() + claim.search.time_limit
     u = claim.universe
     universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant)
@@ -365,7 +367,8 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                 f"{claim.measure} goes {_show(own.values[CHAPTER][0])} → {_show(own.values[CHAPTER][1])}; the weaker "
                 f"form “{_statement(claim, weaker)}” holds on the whole search ({scope_of(weak)}; evidence, "
                 "not proof)",
-                f"Reword to the weaker form that holds: “{claim.measure}@k {weaker}” instead of “{claim.relation}”."))
+                f"Reword to the weaker form that holds: “{claim.measure}@k {weaker}” instead of “{claim.relation}” "
+                f"(checked: the weaker form was searched over {scope_of(weak)} with no counterexample)."))
             for impl, f in weak.findings.items():
                 evidence.checks.append(_counterexample_check(claim, weaker, f, "weaker form"))
                 evidence.conditions.append(Point(f"{impl} breaks even the weaker form"))
@@ -374,11 +377,25 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.checks = [_counterexample_check(claim, weaker, strong, "weaker form")]  # the telling one
         evidence.concern = (f"Readers will believe {claim.measure} always moves one way with k; it can move the "
                             "other way, as the counterexample shows.")
+        # The proposal is itself searched: the opposite weak form either holds (propose it) or fails too (then
+        # both directions occur, each shown by a counterexample, and "can move either way" is what holds).
+        opposite = {"never increases": "never decreases", "never decreases": "never increases"}[weaker]
+        other = search(claim, opposite, ev, deadline)
+        if CHAPTER not in other.findings:
+            proposal = (f"Reword to “{_statement(claim, opposite)}” (checked: searched over {scope_of(other)} with "
+                        "no counterexample).")
+        else:
+            down = other.findings[CHAPTER]
+            proposal = (f"Say instead that {claim.measure}@k can move either way as k grows (checked: it rises on "
+                        f"{strong.pair.case.describe()}, k = {strong.pair.k}, "
+                        f"{_show(strong.values[CHAPTER][0])} → {_show(strong.values[CHAPTER][1])}, and falls on "
+                        f"{down.pair.case.describe()}, k = {down.pair.k}, "
+                        f"{_show(down.values[CHAPTER][0])} → {_show(down.values[CHAPTER][1])}).")
         evidence.failures.append(Point(
             f"False as written, and so is the weaker form “{weaker}”: {strong.pair.case.describe()}, "
             f"k = {strong.pair.k}: "
             f"{claim.measure} goes {_show(strong.values[CHAPTER][0])} → {_show(strong.values[CHAPTER][1])}",
-            f"Remove or correct the statement; e.g. say that {claim.measure}@k can move either way as k grows."))
+            proposal))
         return evidence
     evidence.failures.append(Point(
         f"False by the chapter's definitions: {own.pair.case.describe()}, k = {own.pair.k}: {claim.measure} gives "
