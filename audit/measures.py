@@ -11,8 +11,12 @@ from .evaluator import GAINS, SUPPORTED, MeasureSpec
 
 
 @lru_cache(maxsize=None)
-def parse(text: str) -> tuple[object, MeasureSpec]:
+def parse(text: str, reference_only: bool = False) -> tuple[object, MeasureSpec | None]:
     """Parse a measure name with ``ir_measures.parse_measure``.
+
+    ``reference_only``: a measure ir-measures knows and the chapter evaluator does not (Rprec, Bpref,
+    ERR@k, infAP …) gives ``(measure, None)`` instead of an error; it is then compared among the
+    references, the chapter column "not applicable".
 
     Returns ``(ir_measures measure, MeasureSpec)``. Raises ``MeasureError`` listing the
     measures the chapter evaluator implements when the name is unknown, malformed, or
@@ -26,6 +30,8 @@ def parse(text: str) -> tuple[object, MeasureSpec]:
                            "(ir-measures syntax, e.g. P@4, RR@4, nDCG@4, nDCG(dcg='exp-log2')@4)")
     name = {"MRR": "RR", "MAP": "AP", "NDCG": "nDCG", "Precision": "P", "Recall": "R"}.get(measure.NAME, measure.NAME)
     if name not in SUPPORTED:
+        if reference_only:
+            return measure, None
         raise MeasureError(f"measure {text!r} is not implemented by the chapter evaluator; known measures: {known}")
     params = dict(measure.params)
     cutoff = params.pop("cutoff", None)

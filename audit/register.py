@@ -536,9 +536,9 @@ def _check_references(chapter: Chapter) -> None:
                                    exc.message)
             return fx
 
-        def measure(field_name: str, text: str) -> None:
+        def measure(field_name: str, text: str, reference_only: bool = False) -> None:
             try:
-                parse_measure(text)
+                parse_measure(text, reference_only)
             except AuditError as exc:
                 raise fail(field_name, exc.message)
 
@@ -551,8 +551,9 @@ def _check_references(chapter: Chapter) -> None:
         if claim.kind == "value":
             fx = fixture("fixture", claim.fixture)
             for i, e in enumerate(claim.expect):
-                measure(f"expect[{i}].measure", e.measure)
-                if e.aggregate in ("pooled", "both") and (e.query is not None or parse_measure(e.measure)[1].name != "R"):
+                measure(f"expect[{i}].measure", e.measure, reference_only=True)
+                spec = parse_measure(e.measure, True)[1]
+                if e.aggregate in ("pooled", "both") and (e.query is not None or spec is None or spec.name != "R"):
                     raise fail(f"expect[{i}].aggregate", "a pooled reading is defined for recall (R@k) over all "
                                "needs; drop `query` or use aggregate: mean")
                 if e.query is not None and e.query not in fx.run:

@@ -282,3 +282,25 @@ def test_empty_qrels_entry_is_not_supported(reports):
     assert s4.verdict == "qualified"
     assert "a query without relevant documents" in s4.reason
     assert "a query with no relevant document is left out of the mean" in s4.reason  # trec_eval's rule, by experiment
+
+
+def test_a_measure_the_chapter_does_not_define_is_compared_among_the_references(tmp_path):
+    """Rprec is not in the chapter evaluator: the chapter column is n/a and the references decide.
+    Rprec with |R| = 2 and ranking a, x, b (a, b relevant): 1 relevant in the first 2 → 1/2."""
+    chapter = _write(tmp_path, "rprec", "id: rprec\ntitle: R-precision\n",
+                     "R-precision is 1/2 here.\nR-precision is 1/3 here.\n", """\
+        fixtures:
+          f: {qrels: {q1: {a: 1, b: 1}}, run: {q1: [a, x, b]}}
+        claims:
+          - {id: P1, title: right, kind: value, quote: "R-precision is 1/2 here.", claim: Rprec = 1/2, fixture: f,
+             expect: [{measure: Rprec, claimed: "1/2"}]}
+          - {id: P2, title: wrong, kind: value, quote: "R-precision is 1/3 here.", claim: Rprec = 1/3, fixture: f,
+             expect: [{measure: Rprec, claimed: "1/3"}]}
+        """)
+    report = audit_chapter(chapter, all_references(), collect("test"))
+    by_id = {c.id: c for c in report.claims}
+    values = {v.implementation: v for v in by_id["P1"].checks[0].values}
+    assert values["chapter"].status == "not applicable"
+    assert values["pytrec_eval"].value == 0.5
+    assert by_id["P1"].verdict == "supported"
+    assert by_id["P2"].verdict == "contradicted"

@@ -69,7 +69,7 @@ class Measurements:
     def reference(self, ref: Reference, fixture: Fixture, measure: str):
         key = (_content_key(fixture), measure, ref.name)
         if key not in self._refs:
-            m, _ = parse_measure(measure)
+            m, _ = parse_measure(measure, True)
             self._refs[key] = ref.evaluate([m], fixture.qrels, scored_run(fixture))[str(m)]
         return self._refs[key]
 

@@ -162,6 +162,9 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
     declared = declared_with_aggregate(chapter.declared_for(claim), aggregate)
     label = f"{label_prefix}{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "")
+    if parse_measure(measure, True)[1] is None:
+        _references_only(ms, fixture, measure, claimed, claimed_text, query, label, evidence)
+        return
     try:
         readings = chapter_readings(ms, fixture, measure, declared, query)
     except Exception as exc:  # an input the chapter's definitions cannot take
@@ -321,6 +324,39 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
         evidence.conditions.append(Point(text, wording))
 
 
+def _references_only(ms: Measurements, fixture, measure: str, claimed: ClaimedValue, claimed_text, query, label: str,
+                     evidence: Evidence) -> None:
+    """A measure the chapter evaluator does not define: the references are compared with the claim and each
+    other; the chapter column is "not applicable"."""
+    name = parse_measure(measure, True)[0].NAME
+    refs = reference_rows(ms, fixture, measure, claimed, query)
+    own = ImplValue(implementation=CHAPTER, status="not applicable",
+                    detail=f"the chapter evaluator defines no {name}; compared among the references only")
+    values = [own] + [row for _, row, _ in refs]
+    evidence.checks.append(Check(label=label, measure=measure + (f" ({query})" if query else ""),
+                                 claimed=str(claimed_text), interval=claimed.interval(), values=values, **bounds(claimed)))
+    evidence.errors += errors_of(values, label)
+    ok = [row for _, row, _ in refs if row.status == "ok"]
+    if not ok:
+        evidence.errors.append(f"no implementation computed {measure} on {label}")
+        return
+    inside = [row for row in ok if row.in_interval]
+    shown = "; ".join(f"{row.implementation} gives {fmt_float(row.value)}" for row in ok)
+    if not inside:
+        evidence.failures.append(Point(f"{label}: no implementation gives the printed {claimed_text} ({shown})",
+                                       "Revise the value to what the references compute."
+                                       if len({round(r.value, 9) for r in ok}) > 1 else
+                                       f"Change “{claimed_text}” to “{claimed.write_like(Fraction(ok[0].value).limit_denominator(10**6))}” "
+                                       "(checked: every reference that computes it gives this value)."))
+    elif len(inside) < len(ok):
+        evidence.conditions.append(Point(f"{label}: the references disagree ({shown}); the chapter defines no {name} "
+                                         "to decide between them, so the cause is unexplained",
+                                         f"State which implementation's {name} the value comes from."))
+    else:
+        evidence.scopes.append(f"{label}: the chapter defines no {name}; {', '.join(r.implementation for r in inside)} "
+                               f"agree on {fmt_float(inside[0].value)}")
+
+
 def pooled_note() -> str:
     return "Σ relevant found / Σ |R| over needs"
 
@@ -334,6 +370,6 @@ def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
 
 
 def needs(claim: ValueClaim, chapter: Chapter) -> list[tuple]:
-    """(fixture, measure) pairs this claim will measure, for batching."""
+    """(fixture, measure) pairs this claim will measure, for batching (chapter-defined measures only)."""
     fixture = chapter.fixture(claim.fixture)
-    return [(fixture, e.measure) for e in claim.expect]
+    return [(fixture, e.measure) for e in claim.expect if parse_measure(e.measure, True)[1] is not None]

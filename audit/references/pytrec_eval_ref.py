@@ -9,7 +9,8 @@ from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_app
 
 # ir-measures name → trec_eval measure (with and without cutoff).
 _CUT = {"P": "P", "R": "recall", "AP": "map_cut", "nDCG": "ndcg_cut", "Success": "success"}
-_FULL = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "SetP": "set_P", "SetR": "set_recall"}
+_FULL = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "SetP": "set_P", "SetR": "set_recall",
+         "Rprec": "Rprec", "Bpref": "bpref", "infAP": "infAP", "NumRel": "num_rel", "NumRet": "num_ret"}
 
 
 def trec_order(scores: Mapping[str, float]) -> list[str]:

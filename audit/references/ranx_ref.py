@@ -83,6 +83,8 @@ class RanxReference(Reference):
             if name in ("P", "Success") and cutoff is None:
                 return None, f"{name} needs a cutoff"
             return _CUT[name] + suffix, ""
+        if name == "Rprec" and cutoff is None:
+            return "r-precision" + suffix, ""
         if name == "SetP":
             return "precision@n", "precision@n, n = the query's run length"
         if name == "SetR":
