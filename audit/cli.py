@@ -124,7 +124,8 @@ def init(args) -> int:
     kinds = ", ".join(f"{counts[k]} {k}" for k in ("arithmetic", "value", "comparison", "property", "code")
                       if counts.get(k))
     print(f"created {folder}: {counts['statements']} statements found; {counts['encoded']} claims encoded to run "
-          f"as written ({kinds or 'none'}), {counts['draft']} drafts with a TODO (see {folder / 'claims.yaml'}). "
+          f"as written ({kinds or 'none'}), {counts['draft']} drafts with a TODO (see {folder / 'claims.yaml'}); "
+          f"{counts.get('conventions', 0)} conventions the text states declared in {folder / 'chapter.yaml'}. "
           f"The scanner finds {MEASURED['held_out_recall']:.0%} of statements on held-out labelled text: read the "
           f"chapter for the ones it misses.")
     return EXIT_OK

@@ -331,8 +331,10 @@ def _fixture_for(text: str, base: str, k) -> tuple[dict | None, str]:
 _MEASURE_NEEDS_CUTOFF = {"P", "Judged", "Success"}
 
 
-def values(s: Statement, gain: str | None) -> tuple[list[dict], str]:
-    """Value claims whose fixture the sentence describes, or ([], why not)."""
+def values(s: Statement) -> tuple[list[dict], str]:
+    """Value claims whose fixture the sentence describes, or ([], why not). Measures are written
+    plain (``nDCG@3``): the gain and every other convention come from what the text declares
+    (``audit.stated``), not from the measure name."""
     text = s.text
     metrics = [m for m in METRIC.finditer(text)]
     out, reason = [], ""
@@ -363,27 +365,18 @@ def values(s: Statement, gain: str | None) -> tuple[list[dict], str]:
         value = value.strip()
         try:
             parse_claimed(value)
-            parse_measure(_name(base, k) if base != "nDCG" or gain is None else _gain_name(base, k, gain))
+            parse_measure(_name(base, k))
         except AuditError as exc:
             reason = exc.message
             continue
-        expects.append({"measure": _name(base, k) if base != "nDCG" or gain is None else _gain_name(base, k, gain),
-                        "claimed": value})
+        expects.append({"measure": _name(base, k), "claimed": value})
     if expects and fixture is not None:
         claim = {"kind": "value", "quote": text, "claim": "; ".join(f"{e['measure']} is {e['claimed']}"
                                                                      for e in expects),
                  "fixture": fixture, "expect": expects}
-        if any(e["measure"].startswith("nDCG") for e in expects) and gain is None:
-            claim["unstated"] = ["gain"]
         out.append(claim)
         return out, ""
     return [], reason
-
-
-def _gain_name(base: str, k, gain: str) -> str:
-    if gain == "exp-log2":
-        return f"nDCG(dcg='exp-log2')@{k}" if k not in (None, "k") else "nDCG(dcg='exp-log2')"
-    return _name(base, k)
 
 
 # --- comparisons ----------------------------------------------------------------------------------
@@ -578,18 +571,6 @@ def code(s: Statement) -> tuple[list[dict], str]:
              "function": name, "measure": measure, "arguments": roles}], ""
 
 
-# --- chapter-wide gain ------------------------------------------------------------------------
-
-def stated_gain(text: str) -> str | None:
-    """The gain function the chapter states for nDCG: ``log2`` (gain = grade), ``exp-log2`` (2^grade − 1),
-    or ``None`` when it states none."""
-    if re.search(r"\b(?:exponential\s+gain|2\s*\^\s*(?:grade|g|rel)|2\*\*)", text, re.IGNORECASE):
-        return "exp-log2"
-    if re.search(r"\blinear\s+gain\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals)\s+(?:the\s+)?grade\b", text, re.IGNORECASE):
-        return "log2"
-    return None
-
-
 def todo(s: Statement, reason: str) -> str:
     """The TODO a draft carries: what to encode and what the sentence did not give."""
     what = {"arithmetic": "an arithmetic claim (expression and printed value)",
@@ -599,7 +580,9 @@ def todo(s: Statement, reason: str) -> str:
             "universal": "a property claim (measure, relation, compare: next_cutoff | transform | measure) or a "
                          "comparison between two fixtures",
             "definition": "a value claim on a small fixture that exercises the definition",
-            "convention": "a convention claim (repeated_ids, ties, unjudged or cutoff) with a probe fixture",
+            "convention": "a convention claim (repeated_ids, ties, unjudged or cutoff) with a probe fixture, if the "
+                          "references should be checked against it; what it states belongs in chapter.yaml's "
+                          "`conventions:` (init declares the wordings it recognises)",
             "listing": "a code claim (function, measure, argument roles)"}.get(s.kind, "a claim")
     because = f"; not encoded because {reason}" if reason else ""
     return f"TODO: encode as {what}{because}. See README, 'Authoring a chapter, start to finish'."
@@ -692,7 +675,7 @@ def fixture_tables(text: str) -> list[tuple[int, int, dict, bool]]:
 _ORDER_FREE = {"P", "RR", "Judged", "Success"}   # measures no unretrieved document can change
 
 
-def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], gain: str | None) -> tuple[list[dict], str]:
+def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]]) -> tuple[list[dict], str]:
     """A table row stating values about a ranking printed earlier as a table: columns named by
     measures at a cutoff column (``| k | P@k | R@k |``), or a row per measure with a column for
     the running example (``| measure | running example |``)."""
@@ -733,7 +716,7 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], gain: str
                         "documents the need has, or list them in qrels")
         if base in _MEASURE_NEEDS_CUTOFF and k is None:
             return [], f"{base} needs a cutoff"
-        name = _gain_name(base, k, gain) if base == "nDCG" and gain else _name(base, k)
+        name = _name(base, k)
         try:
             parse_measure(name)
             parse_claimed(cell)
@@ -742,6 +725,4 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], gain: str
         out.append({"measure": name, "claimed": cell})
     claim = {"kind": "value", "quote": s.text, "claim": "; ".join(f"{e['measure']} is {e['claimed']}" for e in out)
              + " on the ranking printed above", "fixture": fixture, "expect": out}
-    if any(e["measure"].startswith("nDCG") for e in out) and gain is None:
-        claim["unstated"] = ["gain"]
     return [claim], ""

@@ -12,9 +12,14 @@ import jsonschema
 import pytest
 import yaml
 
+from audit.audit import audit_chapter
+from audit.chapter import Snapshot
 from audit.cli import main
-from audit.init import create_chapter
+from audit.init import create_chapter, draft_register
+from audit.provenance import collect
+from audit.references import all_references
 from audit.register import load_chapter
+from audit.scan import MEASURED
 from audit.schema import generate, render, schema_path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,9 +45,69 @@ def test_init_then_run_contradicts_a_planted_slip_and_a_false_universal(tmp_path
     by_quote = {c["quote"]: c for c in report["claims"]}
     assert by_quote["(1 + 1/3)/2, is about .6776"]["verdict"] == "contradicted"
     assert by_quote["Precision at k never decreases as k grows."]["verdict"] == "contradicted"
+    # 2 relevant of 5 results: P@5 = 2/5 when P@k divides by k or by the 5 returned, but 2/min(5, 2) = 1
+    # when it divides by min(k, |R|); the text states no denominator, so the value is qualified.
     p5 = next(c for c in report["claims"] if c["kind"] == "value")
-    assert p5["verdict"] == "supported"      # 2 relevant of 5 results: P@5 = 2/5
+    assert p5["verdict"] == "qualified" and "P@k denominator" in p5["reason"]
     assert not [c for c in report["claims"] if c["kind"] == "draft"]
+    assert report["scan"]["scanner_held_out_recall"] == MEASURED["held_out_recall"]   # JSON states it too
+
+
+def test_a_stated_denominator_is_declared_and_decides_the_value(tmp_path):
+    """The same P@5 = 2/5 with the denominator stated: init declares it in chapter.yaml with its
+    quote, and under P@k = 2/5 (divides by k) the value holds under every remaining reading."""
+    source = tmp_path / "new.txt"
+    source.write_text(PLANTED + "Precision at k divides by k, even when fewer results are returned.\n",
+                      encoding="utf-8")
+    folder, counts = create_chapter(source, "new", tmp_path / "claims")
+    identity = yaml.safe_load((folder / "chapter.yaml").read_text(encoding="utf-8"))
+    assert identity["conventions"] == {"precision_denominator": {
+        "value": "k", "quote": "Precision at k divides by k, even when fewer results are returned"}}
+    assert counts["conventions"] == 1
+    report = audit_chapter(load_chapter(folder), all_references(), collect([]))
+    p5 = next(c for c in report.claims if c.kind == "value")
+    assert p5.verdict == "supported", p5.reason
+
+
+def test_two_values_for_one_convention_are_both_declared(tmp_path):
+    """Two sentences setting repeated IDs differently: both are written (an internal tension)."""
+    source = tmp_path / "t.txt"
+    source.write_text("Let the ranking be truncated to its first k distinct IDs.\n\n"
+                      "The evaluator rejects repeated result IDs.\n", encoding="utf-8")
+    folder, _ = create_chapter(source, "t", tmp_path / "claims")
+    chapter = load_chapter(folder)
+    assert [s.value for s in chapter.declared.statements["repeated_ids"]] == ["keep first", "reject"]
+    assert set(chapter.declared.tensions()) == {"repeated_ids"}
+
+
+def test_a_value_sentence_keeps_its_own_convention(tmp_path):
+    """'Under the listed order …, RR = 1/2' states the tie rule for that claim only, not the chapter's."""
+    source = tmp_path / "t.txt"
+    source.write_text("Ties are broken by docno, descending.\n\n"
+                      "Under the listed order, d1 listed first with the same score as the relevant d2 gives RR = 1/2.\n",
+                      encoding="utf-8")
+    folder, _ = create_chapter(source, "t", tmp_path / "claims")
+    chapter = load_chapter(folder)
+    assert [s.value for s in chapter.declared.statements["ties"]] == ["docno descending"]
+    claim = chapter.register.claims[-1]
+    assert chapter.declared_for(claim).values("ties") == ("listed order",)
+
+
+def test_init_declares_what_the_hand_written_chapter_files_declare():
+    """On a chapter written by hand in other conventions (tests/test_new_chapters.py), init declares
+    exactly its conventions; on both seeds every convention init declares has the hand-declared value."""
+    from test_new_chapters import RETURNED_CHAPTER, RETURNED_SNAPSHOT
+    _, _, _, declared = draft_register(Snapshot(Path("returned.txt"), RETURNED_SNAPSHOT))
+    hand = yaml.safe_load(RETURNED_CHAPTER)["conventions"]
+    assert {n: v["value"] for n, v in declared.items()} == {n: v["value"] for n, v in hand.items()}
+    for name in ("retrieval-23-chapter", "recall-and-precision"):
+        shipped = load_chapter(ROOT / "claims" / name)
+        _, _, _, declared = draft_register(shipped.snapshot)
+        assert declared
+        for convention, stated in declared.items():
+            values = {s["value"] for s in (stated if isinstance(stated, list) else [stated])}
+            assert values == set(shipped.declared.values(convention)), (name, convention)
+            assert all(s["quote"] in shipped.snapshot.text for s in (stated if isinstance(stated, list) else [stated]))
 
 
 def test_ids_lines_identity_and_schema_line(tmp_path):
