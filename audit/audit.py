@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from . import __version__
 from .anchors import Anchor, apply_numbers, keeps_numbers, locate, number_changes
 from .book import Book
-from .scan import covered_by, has_number, scan
+from .scan import MEASURED, covered_by, has_number, scan
 from .checks import CHECKERS, NEEDS, Measurements
 from .chapter import NORMALISATION
 from .conventions import CONVENTIONS
@@ -228,7 +228,10 @@ def tensions(chapter: Chapter) -> list:
 
 def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
     """The prose's quantitative statements with the claims covering each, and the scanner's recall:
-    the share of hand-registered claims whose quote states a number that the scanner also found."""
+    the share of hand-registered claims whose quote states a number that the scanner also found.
+    The summary also carries the scanner's recall and precision measured on the labelled corpus
+    (``scanner_recall``, ``scanner_precision``, ``scanner_held_out_recall``, … from
+    ``audit.scan.MEASURED``), so the JSON report states them as the Markdown one does."""
     text = chapter.snapshot.text
     starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
     spans = {}
@@ -245,7 +248,8 @@ def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
     uncovered = sum(1 for s in statements if not s.covered_by)
     return statements, {"statements": len(statements), "uncovered": uncovered,
                         "numeric_claims": len(numeric), "numeric_claims_found": len(hit),
-                        "recall": round(len(hit) / len(numeric), 4) if numeric else 1.0}
+                        "recall": round(len(hit) / len(numeric), 4) if numeric else 1.0,
+                        **{f"scanner_{k}": v for k, v in MEASURED.items()}}
 
 
 def add_book_findings(report: ChapterReport, book: Book) -> None:

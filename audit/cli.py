@@ -60,7 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--id", required=True, help="the chapter's stable id (the folder and report name)")
     init.add_argument("--title", help="the chapter's title (default: the snapshot's first line)")
     init.add_argument("--book", help="the book's title")
+    init.add_argument("--chapter", help="the chapter's number or label in the book")
     init.add_argument("--claims-dir", type=Path, default=Path("claims"), help="where to create the folder")
+    schema = sub.add_parser("schema", help="print the JSON Schema of claims.yaml (or chapter.yaml) for editors")
+    schema.add_argument("--chapter", dest="which", action="store_const", const="chapter", default="claims",
+                        help="the schema of chapter.yaml instead of claims.yaml")
     return parser
 
 
@@ -113,9 +117,24 @@ def crosscheck(args) -> int:
 def init(args) -> int:
     from .init import create_chapter
 
-    folder, counts = create_chapter(args.snapshot, args.id, args.claims_dir, title=args.title, book=args.book)
-    print(f"created {folder}: {counts['statements']} numeric statements found; {counts['arithmetic']} encoded as "
-          f"arithmetic claims, {counts['draft']} drafts to encode (see {folder / 'claims.yaml'})")
+    from .scan import MEASURED
+
+    folder, counts = create_chapter(args.snapshot, args.id, args.claims_dir, title=args.title, book=args.book,
+                                    chapter=args.chapter)
+    kinds = ", ".join(f"{counts[k]} {k}" for k in ("arithmetic", "value", "comparison", "property", "code")
+                      if counts.get(k))
+    print(f"created {folder}: {counts['statements']} statements found; {counts['encoded']} claims encoded to run "
+          f"as written ({kinds or 'none'}), {counts['draft']} drafts with a TODO (see {folder / 'claims.yaml'}); "
+          f"{counts.get('conventions', 0)} conventions the text states declared in {folder / 'chapter.yaml'}. "
+          f"The scanner finds {MEASURED['held_out_recall']:.0%} of statements on held-out labelled text: read the "
+          f"chapter for the ones it misses.")
+    return EXIT_OK
+
+
+def schema(args) -> int:
+    from .schema import render
+
+    sys.stdout.write(render(args.which))
     return EXIT_OK
 
 
@@ -243,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
             return init(args)
         if args.command == "crosscheck":
             return crosscheck(args)
+        if args.command == "schema":
+            return schema(args)
     except AuditError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INPUT

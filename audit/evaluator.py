@@ -342,6 +342,10 @@ def evaluate_query(spec: MeasureSpec, judgements: Mapping[str, int], ranking: Ra
 
 
 def _no_relevant(spec: MeasureSpec, judgements: Mapping[str, int], reading: Reading) -> bool:
+    """Whether ``no_relevant: left out`` leaves this query out of the measure. Judged@k never: it
+    counts judgements of any grade, so a query without relevant documents still has a value."""
+    if spec.name == "Judged":
+        return False
     level = spec.rel if spec.rel is not None else int(reading["relevance_level"])
     if spec.name == "nDCG":
         return not any(g > 0 and g >= (spec.rel or 1) for g in judgements.values())

@@ -306,3 +306,13 @@ def test_evaluate_skips_unjudged_queries_and_mean() -> None:
 
 def test_mean_of_no_queries_is_zero() -> None:
     assert E.mean({}) == F(0)  # evaluator convention: 0 for no queries
+
+
+def test_judged_keeps_a_query_without_relevant_documents() -> None:
+    """Judged@4 counts judgements of any grade, so ``no_relevant: left out`` does not drop the query:
+    run u1, u2, j1, j2 with only j1 and j2 judged (both grade 0) → 2 judged of 4 = 1/2, by hand.
+    Precision on the same query is left out under that reading (no relevant document)."""
+    qrels, run = {"q1": {"j1": 0, "j2": 0}}, {"q1": ["u1", "u2", "j1", "j2"]}
+    reading = {**E.DEFAULT_READING, "no_relevant": "left out"}
+    assert E.evaluate(MeasureSpec("Judged", 4), qrels, run, reading) == {"q1": F(1, 2)}
+    assert E.evaluate(MeasureSpec("P", 4), qrels, run, reading) == {}
