@@ -120,7 +120,10 @@ def rewrites(inp: Input, k: int | None, reading: Mapping[str, str]) -> dict[str,
     if k is not None and any(len(r) < k for r in inp.run.values()):
         run = {q: list(r) + [f"~pad{i}" for i in range(k - len(r))] for q, r in inp.run.items()}
         qrels = {q: {**j, **{d: 0 for d in run[q] if d.startswith("~pad")}} for q, j in inp.qrels.items()}
-        scores = {q: {d: float(len(r) - i) for i, d in enumerate(r)} for q, r in run.items()}
+        # the original scores are kept (ties stay ties); padding documents score below every one of them
+        floor = min((v for sc in inp.scores.values() for v in sc.values()), default=0.0)
+        scores = {q: {**inp.scores.get(q, {}), **{d: floor - 1.0 - i for i, d in enumerate(
+            x for x in run[q] if x.startswith("~pad"))}} for q in run}
         out["precision_denominator"] = (f"each ranking padded with judged non-relevant documents to k = {k} results",
                                         Input(qrels, run, scores))
     if k is not None and any(len(r) > k for r in inp.run.values()):
@@ -147,7 +150,8 @@ _INPUT_PHRASE = {
 
 def attribute(who: str, observed: PerQuery, chapter: Callable[[Mapping[str, str], Input], PerQuery],
               reference: Callable[[Input], PerQuery | None], inp: Input, k: int | None,
-              base: Mapping[str, str], names: list[str], stated: Callable[[str], bool]) -> Attribution:
+              base: Mapping[str, str], names: list[str], stated: Callable[[str], bool],
+              known: Mapping[str, list[str]] | None = None) -> Attribution:
     """Find the cause(s) of ``who``'s values ``observed`` differing from the chapter's under ``base``.
 
     ``chapter(reading, input)`` gives the chapter's per-query values; ``reference(input)`` re-runs
@@ -158,6 +162,7 @@ def attribute(who: str, observed: PerQuery, chapter: Callable[[Mapping[str, str]
     by_name: dict[str, Cause] = {}
     for name in names:
         conv = CONVENTIONS[name]
+        matching = []
         for value in conv.values:
             if value == base[name]:
                 continue
@@ -167,10 +172,26 @@ def attribute(who: str, observed: PerQuery, chapter: Callable[[Mapping[str, str]
                 continue
             result.tried.append(f"{conv.title} {value}")
             if agree(variant, observed):
-                by_name[name] = Cause(name, value, "", [f"The chapter's definitions with {conv.title} “{value}” instead of “{base[name]}” "
-                                       f"give exactly {who}'s values ({fmt(observed)})."])
-                break
+                matching.append(value)
+        if not matching:
+            continue
+        # several values can reproduce the numbers on one input; the reference's observed rule (its probe in
+        # the ledger) tells them apart when it is among them
+        seen = [v for v in matching if v in (known or {}).get(name, [])]
+        chosen = seen or matching
+        value = " or ".join(chosen)
+        note = (f" (this input cannot tell {' from '.join(chosen)} apart)" if len(chosen) > 1 else
+                f" ({' and '.join(v for v in matching if v not in chosen)} also fits this input; the reference's "
+                "probe shows " + chosen[0] + ")" if len(matching) > 1 else "")
+        by_name[name] = Cause(name, chosen[0] if len(chosen) == 1 else "", "",
+                              [f"The chapter's definitions with {conv.title} “{value}” instead of “{base[name]}” "
+                               f"give exactly {who}'s values ({fmt(observed)}){note}."])
+        if len(chosen) > 1:
+            by_name[name].phrase = f"follows {conv.title} {value}"
+    relevant_inputs = set(names) | {"ties", "single precision", "negative grades"}
     for name, (sentence, rewritten) in rewrites(inp, k, base).items():
+        if name not in relevant_inputs:
+            continue
         result.tried.append(sentence)
         try:
             own = chapter(base, rewritten)

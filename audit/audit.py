@@ -183,8 +183,8 @@ _OBSERVED: dict[str, dict[str, str]] = {}
 def observed(ref: Reference) -> dict[str, str]:
     """The reference's observed conventions (``audit.observe``), probed once per process."""
     if ref.name not in _OBSERVED:
-        from .observe import observe
-        _OBSERVED[ref.name] = {name: o.sentence() for name, o in observe(ref).items()}
+        from .observe import observed as probe
+        _OBSERVED[ref.name] = {name: o.sentence() for name, o in probe(ref).items()}
     return _OBSERVED[ref.name]
 
 

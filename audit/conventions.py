@@ -30,6 +30,10 @@ class Convention:
     source: str
     aggregate: bool = False  # decided over several queries (averaging, queries without relevant documents)
 
+    def named(self) -> str:
+        """How a sentence names it: "the P@k denominator", "how unjudged documents count"."""
+        return NOUNS.get(self.name, f"the {self.title}")
+
     def phrase(self, value: str) -> str:
         return self.phrases.get(value, f"{self.title}: {value}")
 
@@ -95,6 +99,12 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
 )}
 
 NAMES = tuple(CONVENTIONS)
+
+NOUNS = {"prefix": "which prefix is evaluated", "precision_denominator": "the P@k denominator",
+         "repeated_ids": "how repeated IDs are handled", "ties": "the tie rule",
+         "unjudged": "how unjudged documents count", "gain": "the nDCG gain", "ideal": "how the ideal DCG is built",
+         "relevance_level": "the relevance level", "rr_cutoff": "whether RR@k stops at k",
+         "averaging": "which queries the mean is over", "no_relevant": "how a query without relevant documents counts"}
 
 
 def values_of(name: str) -> tuple[str, ...]:

@@ -148,3 +148,18 @@ def observe(ref: Reference) -> dict[str, Observation]:
                 continue
         out[probe.convention] = obs
     return out
+
+
+_CACHE: dict[str, dict[str, Observation]] = {}
+
+
+def observed(ref: Reference) -> dict[str, Observation]:
+    """``observe(ref)``, probed once per process and reference."""
+    if ref.name not in _CACHE:
+        _CACHE[ref.name] = observe(ref)
+    return _CACHE[ref.name]
+
+
+def follows(ref: Reference) -> dict[str, list[str]]:
+    """Convention name → the values ``ref`` was observed to follow on its probe."""
+    return {name: list(o.follows) for name, o in observed(ref).items()}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, StrictFloat, StrictInt, StrictStr, ValidationError, model_validator
 
 from .chapter import Snapshot
 from .conventions import Declared, check_value, declared_from
@@ -87,10 +87,10 @@ class Identity(Strict):
     snapshot: SnapshotInfo = SnapshotInfo()
     conventions: ConventionsSpec = {}
 
-    @model_validator(mode="after")
-    def _conventions_known(self) -> "Identity":
-        _check_conventions(self.conventions)
-        return self
+    @field_validator("conventions")
+    @classmethod
+    def _conventions_known(cls, value):
+        return _check_conventions(value)
 
 
 class BookFile(Strict):
@@ -99,10 +99,10 @@ class BookFile(Strict):
     book: str | None = None
     conventions: ConventionsSpec = {}
 
-    @model_validator(mode="after")
-    def _conventions_known(self) -> "BookFile":
-        _check_conventions(self.conventions)
-        return self
+    @field_validator("conventions")
+    @classmethod
+    def _conventions_known(cls, value):
+        return _check_conventions(value)
 
 
 class Fixture(Strict):
@@ -189,10 +189,10 @@ class ClaimBase(Strict):
     rewording: str = ""
     conventions: ConventionsSpec = {}  # conventions this claim's own sentence states ("under the listed order")
 
-    @model_validator(mode="after")
-    def _conventions_known(self) -> "ClaimBase":
-        _check_conventions(self.conventions)
-        return self
+    @field_validator("conventions")
+    @classmethod
+    def _conventions_known(cls, value):
+        return _check_conventions(value)
 
 
 class Expect(Strict):

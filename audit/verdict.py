@@ -55,7 +55,16 @@ class Decision:
 def _join(points: list[Point]) -> str:
     """Points as sentences: each ends with a full stop, each after the first starts upper-case."""
     texts = [p.text.rstrip(".") + "." for p in points]
-    return " ".join(t if i == 0 else t[:1].upper() + t[1:] for i, t in enumerate(texts))
+    return " ".join(t if i == 0 else _upper_first(t) for i, t in enumerate(texts))
+
+
+def _upper_first(text: str) -> str:
+    """Upper-case the first letter unless the first word is a name that keeps its case (nDCG@3, ranx,
+    trec_eval, ir-measures, pytrec_eval)."""
+    first = text.split(" ", 1)[0]
+    if any(ch in first for ch in "@_-") or (len(first) > 1 and first[1:2].isupper()) or first in ("ranx",):
+        return text
+    return text[:1].upper() + text[1:]
 
 
 def _wording(points: list[Point], fallback: str) -> str:
@@ -110,7 +119,7 @@ def not_checkable(reason: str) -> Decision:
                     "No change needed.", PRIORITY["not checkable"])
 
 
-def _lower_first(text: str) -> str:
+def _lower_first(text: str) -> str:  # noqa: D103
     return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
 
 

@@ -232,7 +232,7 @@ def test_ndcg_with_unstated_gain_is_qualified(audited):
     # exponential gain: ideal = 3 + 1/log2 3, nDCG@4 = 0.2754 (outside).
     result = audited["G1"]
     assert result.verdict == "qualified"
-    assert "does not state its nDCG gain" in result.reason
+    assert "does not state the nDCG gain" in result.reason
     assert "0.3801" in result.reason and "0.2754" in result.reason
 
 

@@ -15,7 +15,7 @@ from ..conventions import CONVENTIONS
 from ..readings import REJECTED, Readings, explore, graded_levels
 from ..values import format_exact
 from .common import CHAPTER, Measurements, fixture_name, fmt_float, scored_run
-from .value import conventions_for
+from .value import _known, conventions_for
 
 _EPS = 1e-9
 
@@ -178,7 +178,7 @@ def _side_cause(ms: Measurements, ref, fixture, measure: str, observed_mean: flo
         return dict(o.per_query) if o.status == "ok" else None
 
     found = attribute(ref.title, dict(outcome.per_query), chapter_fn, rerun, inp, spec.cutoff, base,
-                      conventions_for(measure, fixture, None), lambda n: True)
+                      conventions_for(measure, fixture, None), lambda n: True, _known(ref))
     text = found.summary(ref.title)
     return text + (". " + found.evidence() if found.explained else "")
 

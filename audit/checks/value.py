@@ -198,10 +198,12 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
         wording_conv = {n: good[n] for n in names} or holding[0].as_dict
         verified = bool(wording_conv) and verify_statement(ms, fixture, measure, declared, query, claimed, wording_conv)
         by = _phrase_list(readings.outcomes, claimed)
-        which = ", ".join(CONVENTIONS[n].title for n in unstated) or "a convention"
+        named = [CONVENTIONS[n].named() for n in unstated]
+        which = (", ".join(named[:-1]) + " or " + named[-1]) if len(named) > 1 else (named[0] if named else
+                                                                                       "a convention")
         tension = [n for n in readings.varied if n in declared.tensions()]
         why = ("the chapter states two values of " + ", ".join(CONVENTIONS[n].title for n in tension)
-               if tension else f"the chapter does not state its {which}")
+               if tension else f"the chapter does not state {which}")
         text = (f"{label}: the printed {claimed_text} holds under some readings and not others, and {why}: {by}")
         if verified:
             phrases = "; ".join(CONVENTIONS[n].phrase(v) for n, v in wording_conv.items())
@@ -211,6 +213,7 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
             wording = ("State which convention the value rests on; no single convention decides it "
                        f"({by})")
         evidence.conditions.append(Point(text, wording))
+        evidence.lead = ""  # the sentence says itself that it holds only under some readings
         evidence.concern = (evidence.concern or
                             "A reader who assumes the other convention gets a different number from the same "
                             "input, and the text gives no way to tell which was meant.")
@@ -306,7 +309,7 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
         observed = {query: returned[query]} if query is not None and query in returned else (
             returned if query is None else {})
         found = attribute(f"{ref.title}", observed, chapter_fn, rerun, inp, spec.cutoff, base, names,
-                          declared.stated)
+                          declared.stated, _known(ref))
         shown = "left out" if row.status == "left out" else fmt_float(row.value)
         text = f"{label}: {ref.title} ({row.provider}) gives {shown}: {found.summary(ref.title)}"
         if found.explained:
@@ -355,6 +358,16 @@ def _references_only(ms: Measurements, fixture, measure: str, claimed: ClaimedVa
     else:
         evidence.scopes.append(f"{label}: the chapter defines no {name}; {', '.join(r.implementation for r in inside)} "
                                f"agree on {fmt_float(inside[0].value)}")
+
+
+def _known(ref) -> dict[str, list[str]]:
+    """What the reference was observed to follow on the ledger's probes (empty for a reference without
+    ``evaluate_run_file``-style probing, e.g. a test double that fails them)."""
+    from ..observe import follows
+    try:
+        return follows(ref)
+    except Exception:
+        return {}
 
 
 def pooled_note() -> str:
