@@ -260,7 +260,7 @@ ATTACKS.update({
     "memory exhaustion": ("""
         hoard = []
         while True:
-            hoard.append(bytearray(2**26)  # 64 MB a step: the 256 MB limit is reached in a few steps, even on a busy machine)
+            hoard.append(bytearray(2**26))  # 64 MB a step: the 256 MB limit is reached at once, even on a busy machine
         """, "MemoryError"),
 })
 
