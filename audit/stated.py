@@ -27,7 +27,7 @@ from .conventions import CONVENTIONS
 
 _I = re.IGNORECASE
 _RELEVANT = r"(?:relevant|positive)"
-_DOC = r"(?:documents?|results?|passages?|chunks?|items?|IDs?)"
+_DOC = r"(?:documents?|docs?|results?|passages?|chunks?|items?|IDs?|products?|pages?|records?|hits?)"
 _K = r"(?:k|\d+|the\s+(?:requested\s+)?cutoff(?:\s+k)?)"
 
 #: (convention, value, pattern). A row lists its pattern in pieces, joined. ``value`` None: the pattern's ``level`` group gives the relevance
@@ -67,12 +67,12 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
         ("ties", "docno ascending", r"\b(?:ties?|tied)\b[^.]*\bby\s+(?:docno|document\s+ID)s?,?\s+(?:in\s+)?ascending|",
                                     r"\bdocno\s+ascending\b"),
         # --- unjudged documents -----------------------------------------------------------------------
-        ("unjudged", "non-relevant", r"\bunjudged\s+(?:documents?|results?|returns?)\s+(?:count|counts|are\s+counted|",
+        ("unjudged", "non-relevant", rf"\bunjudged\s+(?:{_DOC}|returns?)\s+(?:count|counts|are\s+counted|",
                                      r"are\s+treated|is\s+treated|are\s+scored|is\s+scored)\s+as\s+(?:not\s+relevant|",
                                      r"non-?relevant|irrelevant|zero|0)\b|\btreats?\s+(?:unknown\s+labels|unjudged\s+",
-                                     r"(?:documents?|results?|returns?))\s+as\s+(?:zero|0|non-?relevant|not\s+relevant)\b"),
-        ("unjudged", "removed", r"\bunjudged\s+(?:documents?|results?)\s+(?:are|is)\s+(?:removed|dropped|discarded)|",
-                                r"\b(?:removes?|drops?|discards?)\s+(?:the\s+)?unjudged\s+(?:documents?|results?)\s+",
+                                     rf"(?:{_DOC}|returns?))\s+as\s+(?:zero|0|non-?relevant|not\s+relevant)\b"),
+        ("unjudged", "removed", rf"\bunjudged\s+{_DOC}\s+(?:are|is)\s+(?:removed|dropped|discarded)|",
+                                rf"\b(?:removes?|drops?|discards?)\s+(?:the\s+)?unjudged\s+{_DOC}\s+",
                                 r"(?:first|before)|\bscored\s+on\s+(?:the\s+)?condensed\s+lists?\b"),
         # --- nDCG -----------------------------------------------------------------------------------
         ("gain", "linear", r"\blinear\s+gain\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals|is)\s+(?:the\s+)?grade\b"),

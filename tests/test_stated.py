@@ -28,6 +28,9 @@ from audit.stated import declare, stated_in
     ("A query with no relevant document is left out of the mean.", "no_relevant", "left out"),
     ("The evaluator rejects repeated result IDs.", "repeated_ids", "reject"),
     ("The evaluator keeps the first copy of a repeated ID.", "repeated_ids", "keep first"),
+    # wordings from a product-search text encoded blind from the README: the items are products, not documents
+    ("Unjudged products are removed from the list before we cut at k.", "unjudged", "removed"),
+    ("A query with no relevant product scores 0.", "no_relevant", "scores 0"),
 ])
 def test_a_wording_states_its_convention(text, name, value):
     assert {n: v for n, (v, _) in stated_in(text).items()} == {name: value}
