@@ -250,6 +250,8 @@ def trec_eval_name(measure: str) -> str:
 def read_expected(path: Path) -> dict[str, float]:
     """The ``all`` lines of a trec_eval output file: ``{measure: value}``."""
     out = {}
+    if not path.exists():
+        raise AuditError("cannot read trec_eval's output (no such file)", file=str(path))
     text = read_text(path, "trec_eval output", 64 * 2**20)
     for line in text.splitlines():
         parts = line.split()

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationError,
+                      field_validator, model_validator)
 
 from .chapter import Snapshot
 from .errors import AuditError, RegisterError
@@ -40,9 +41,16 @@ class Strict(BaseModel):
 
 
 class SnapshotInfo(Strict):
-    file: Annotated[str, Field(min_length=1, max_length=255, pattern=r"^[^\x00]*$")] = "snapshot.txt"
+    file: Annotated[str, Field(min_length=1, max_length=255)] = "snapshot.txt"
     excerpt: bool = False
     source: str = ""
+
+    @field_validator("file")
+    @classmethod
+    def _plain_name(cls, name: str) -> str:
+        if "\x00" in name:
+            raise ValueError("the file name contains a NUL byte; name the snapshot file beside chapter.yaml")
+        return name
 
 
 class Identity(Strict):
