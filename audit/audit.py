@@ -16,7 +16,7 @@ from .scan import covered_by, has_number, scan
 from .checks import CHECKERS, NEEDS, Measurements
 from .chapter import NORMALISATION
 from .errors import AuditError
-from .limits import CLAIM_SECONDS, trim
+from .limits import CLAIM_SECONDS, shorten
 from .references import Reference
 from .register import Chapter
 from .results import VERDICTS, ChapterReport, ClaimResult, Fingerprint, Provenance, ReferenceInfo
@@ -116,7 +116,7 @@ def _run_checker(claim, chapter: Chapter, ms: Measurements, seconds: float) -> t
     except (RecursionError, MemoryError, OverflowError, ArithmeticError, ValueError, TypeError, KeyError,
             IndexError, AttributeError, RuntimeError) as exc:
         return None, Decision("error", f"The check failed with an internal error ({type(exc).__name__}: "
-                              f"{trim(str(exc), 200)[1:-1]}); nothing was verified.",
+                              f"{shorten(str(exc), 200)}); nothing was verified.",
                               "chapter-audit could not check this claim; this is a fault of the tool, not the "
                               "chapter.", "Report this internal error with the claim's register entry.", "high")
 

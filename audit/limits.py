@@ -61,3 +61,9 @@ def trim(text: object, limit: int = ECHO_CHARS) -> str:
     if len(shown) <= limit:
         return shown
     return f"{shown[:limit]}… ({len(str(text)):,} characters)"
+
+
+def shorten(text: object, limit: int = ECHO_CHARS) -> str:
+    """``str(text)`` cut to ``limit`` characters, with the full length stated when cut."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"

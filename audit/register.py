@@ -21,7 +21,7 @@ from .errors import AuditError, RegisterError
 from .evaluator import check_ranking
 from .files import read_text
 from .limits import (MAX_COHORT, MAX_CUTOFF, MAX_GRADE, MAX_QUOTE_CHARS, MAX_RANDOM_CASES, MAX_REGISTER_BYTES,
-                     MAX_SEARCH_SECONDS, MAX_UNIVERSE_CASES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, trim)
+                     MAX_SEARCH_SECONDS, MAX_UNIVERSE_CASES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, shorten, trim)
 from .measures import parse as parse_measure
 from .values import parse_claimed, parse_expression
 
@@ -406,9 +406,9 @@ def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise RegisterError(f"malformed YAML{where}: {trim(problem, 200)[1:-1]}", file=str(path))
+        raise RegisterError(f"malformed YAML{where}: {shorten(problem, 200)}", file=str(path))
     except (ValueError, OverflowError, RecursionError) as exc:  # e.g. an integer of more than 4,300 digits
-        raise RegisterError(f"malformed YAML: a value cannot be read ({trim(str(exc), 120)[1:-1]})", file=str(path))
+        raise RegisterError(f"malformed YAML: a value cannot be read ({shorten(str(exc), 120)})", file=str(path))
 
 
 def _claim_lines(node: yaml.Node | None) -> list[int]:
@@ -441,14 +441,15 @@ def _validation_error(exc: ValidationError, path: Path, data: Any) -> RegisterEr
             items = data.get("claims") if isinstance(data, dict) else None
             entry = items[loc[1]] if isinstance(items, list) and loc[1] < len(items) else None
             claim_id = entry.get("id") if isinstance(entry, dict) else None
-            claim_id = claim_id or f"#{loc[1] + 1}"
+            claim_id = shorten(claim_id, 60) if isinstance(claim_id, str) and claim_id else f"#{loc[1] + 1}"
             loc = loc[2:]
             if loc and loc[0] in KINDS:  # the discriminator tag pydantic inserts
                 loc = loc[1:]
-        dotted = ".".join(str(p) for p in loc if not _is_union_tag(p)) or "(entry)"
-        msg = err["msg"].removeprefix("Value error, ")
+        dotted = shorten(".".join(str(p) for p in loc if not _is_union_tag(p)) or "(entry)", 120)
+        msg = shorten(err["msg"].removeprefix("Value error, "), 300)
         if err["type"] == "union_tag_invalid":
-            msg = f"unknown kind {err.get('input', {}).get('kind') if isinstance(err.get('input'), dict) else ''!r}; expected one of {', '.join(KINDS)}"
+            kind = err.get("input", {}).get("kind") if isinstance(err.get("input"), dict) else ""
+            msg = f"unknown kind {trim(kind, 60)}; expected one of {', '.join(KINDS)}"
         if err["type"] == "missing":
             msg = "required field is missing"
         if err["type"] == "extra_forbidden":
@@ -531,7 +532,7 @@ def _check_references(chapter: Chapter) -> None:
             try:
                 _, spec = parse_measure(text)
             except AuditError as exc:
-                raise fail(field_name, trim(exc.message, 300)[1:-1])
+                raise fail(field_name, shorten(exc.message, 300))
             if spec.cutoff is not None and spec.cutoff > MAX_CUTOFF:
                 raise fail(field_name, f"cutoff {spec.cutoff} is larger than the limit of {MAX_CUTOFF}")
             if not 1 <= spec.rel <= MAX_GRADE:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from audit.audit import ClaimTimeout, time_limit
+from audit.audit import ClaimTimeout, audit_claim, time_limit
 from audit.checks import Measurements
 from audit.cli import EXIT_INPUT, main
 from audit.register import load_chapter
@@ -112,7 +112,7 @@ def test_unexpected_failure_in_a_checker_is_that_claims_error(tmp_path, monkeypa
 
 def test_a_claim_past_its_time_limit_is_an_error(tmp_path, monkeypatch):
     # A checker that never returns: stopped at the per-claim limit, reported as that claim's error.
-    from audit import audit, checks
+    from audit import checks
 
     def endless(claim, chapter, ms):
         while True:
@@ -121,7 +121,7 @@ def test_a_claim_past_its_time_limit_is_an_error(tmp_path, monkeypatch):
     monkeypatch.setitem(checks.CHECKERS, "arithmetic", endless)
     claims = GOOD + '  - {id: A1, title: t, kind: arithmetic, quote: "P@4", claim: c, claimed: "1", expression: "1"}\n'
     chapter = load_chapter(write(tmp_path / "claims", "ch", claims))
-    result = audit.audit_claim(chapter.register.claims[1], chapter, Measurements([]), seconds=1.0)
+    result = audit_claim(chapter.register.claims[1], chapter, Measurements([]), seconds=1.0)
     assert result.verdict == "error" and "did not finish within the limit of 1 s" in result.reason
 
 
@@ -147,3 +147,16 @@ def test_markdown_report_escapes_raw_html(tmp_path):
     markdown = (tmp_path / "r" / "ch.md").read_text(encoding="utf-8")
     assert "&lt;script>alert(1)" in markdown and "&lt;img src=x" in markdown
     assert "<script" not in markdown and "<img" not in markdown
+
+
+def test_exhaustive_stage_respects_the_search_time_limit(tmp_path, monkeypatch):
+    # The time limit once bounded only the random stage (a universe within the schema's limits ran
+    # 454 s). Slices of 10 comparisons and a 1 ms limit: the stage stops after its first slice.
+    from audit.checks import property as prop
+
+    monkeypatch.setattr(prop, "EXHAUSTIVE_SLICE", 10)
+    claims = GOOD + ("  - {id: P1, title: t, kind: property, quote: \"P@4\", claim: c, measure: R, relation: never "
+                     "decreases, compare: next_cutoff, search: {time_limit: 0.001}}\n")
+    chapter = load_chapter(write(tmp_path / "claims", "ch", claims))
+    result = audit_claim(chapter.register.claims[1], chapter, Measurements([]))
+    assert result.verdict == "error" and "the exhaustive stage did not finish within search.time_limit" in result.reason
