@@ -311,6 +311,7 @@ def parse_expression(text: str) -> Fraction:
             _digits(literal, literal, "a number in the expression")
             return Fraction(Decimal(literal))
         raise ValueParseError(
-            f"expression {trim(text)} contains {type(node).__name__}; only numbers, + - * / and parentheses are allowed")
+            f"expression {trim(text)} contains {type(node).__name__}; only numbers, + - * / and parentheses are "
+            "allowed")
 
     return walk(tree)

@@ -132,7 +132,8 @@ OBSERVE = textwrap.dedent("""
     ref = {"pytrec_eval": PytrecEvalReference, "ir_measures": IrMeasuresReference, "ranx": RanxReference}[sys.argv[1]]()
     measures = [parse(m)[0] for m in json.loads(sys.argv[3])]
     # a (grade g) ranked first, b relevant second, x unjudged third; c judged non-relevant, not ranked.
-    out = ref.evaluate(measures, {"q1": {"a": int(sys.argv[2]), "b": 1, "c": 0}}, {"q1": {"a": 3.0, "b": 2.0, "x": 1.0}})
+    qrels = {"q1": {"a": int(sys.argv[2]), "b": 1, "c": 0}}
+    out = ref.evaluate(measures, qrels, {"q1": {"a": 3.0, "b": 2.0, "x": 1.0}})
     print(json.dumps({k: (o.per_query["q1"] if o.status == "ok" else o.status) for k, o in out.items()}))
 """)
 

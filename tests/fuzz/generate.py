@@ -106,7 +106,8 @@ def _claim(rng: random.Random, i: int, fixtures: dict, vacuous: set[str]) -> dic
         return {**base, "kind": "arithmetic", "expression": f"{a}/{b}", "claimed": rng.choice(CLAIMED + [f"{a}/{b}"])}
     if kind == "convention" and names:
         convention = rng.choice(["ties", "unjudged", "repeated_ids", "cutoff"])
-        rule = {"ties": "reference order", "unjudged": "zero", "repeated_ids": "reject", "cutoff": "first k"}[convention]
+        rule = {"ties": "reference order", "unjudged": "zero", "repeated_ids": "reject",
+                "cutoff": "first k"}[convention]
         probe = rng.choice(names)
         if rng.random() < 0.8:  # mostly a probe that exercises the convention
             probe = {"ties": {"qrels": {"q1": {"a": 0, "b": 1}}, "run": {"q1": ["a", "b", "c"]},
