@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from . import __version__
-from .anchors import Anchor, apply_numbers, locate, number_changes
+from .anchors import Anchor, Budget, apply_numbers, locate, number_changes
 from .book import Book
 from .scan import covered_by, has_number, scan
 from .checks import CHECKERS, NEEDS, Measurements
@@ -196,8 +196,9 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     chapter states; conflicts are added to ``book.conflicts`` (see ``add_book_findings``).
     """
     ms = Measurements(references, book)
+    budget = Budget()
     anchors = {claim.id: locate(chapter.snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix,
-                                line=claim.line) for claim in chapter.register.claims}
+                                line=claim.line, budget=budget) for claim in chapter.register.claims}
     requests = []
     for claim in chapter.register.claims:
         if claim.kind in NEEDS and anchors[claim.id].found:

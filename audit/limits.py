@@ -25,6 +25,10 @@ FUZZY_MAX_WORDS = 5_000
 #: Passages whose similarity ratio is computed for one lost quote (about 1 ms each), most promising
 #: first; past it the search stops and says so.
 FUZZY_MAX_SCORED = 5_000
+#: Passages the similarity search may examine for all the lost quotes of one chapter (each lost
+#: quote examines about 7 per word of the snapshot, at most 7 × FUZZY_MAX_WORDS); past it, further
+#: lost quotes are reported lost with this reason.
+FUZZY_CHAPTER_PASSAGES = 2_000_000
 #: Characters of a quote, prefix or suffix.
 MAX_QUOTE_CHARS = 2_000
 #: Digits in one printed number (a claimed value, a tolerance, a number in an expression).

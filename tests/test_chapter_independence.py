@@ -160,3 +160,21 @@ def test_exhaustive_stage_respects_the_search_time_limit(tmp_path, monkeypatch):
     chapter = load_chapter(write(tmp_path / "claims", "ch", claims))
     result = audit_claim(chapter.register.claims[1], chapter, Measurements([]))
     assert result.verdict == "error" and "the exhaustive stage did not finish within search.time_limit" in result.reason
+
+
+def test_many_lost_quotes_share_one_search_budget(monkeypatch):
+    # Each lost quote is searched for an edited passage; a register of many absent quotes once
+    # made that search the whole run. With a budget of 1,000 passages and a 100-word snapshot
+    # (7 window sizes per word: 700 passages per quote), the budget is spent after two quotes; the
+    # third is no longer searched, and says why.
+    from pathlib import Path as P
+
+    from audit import anchors
+    from audit.chapter import Snapshot
+
+    snapshot = Snapshot(P("s.txt"), " ".join(f"word{i}" for i in range(100)))
+    budget = anchors.Budget(1_000)
+    notes = [anchors.locate(snapshot, f"an absent sentence number {i} of some length", budget=budget).note
+             for i in range(3)]
+    assert all("already examined" not in n for n in notes[:2])
+    assert "already examined 1,000 passages" in notes[2]
