@@ -160,3 +160,26 @@ def test_a_negative_grade_is_read_as_grade_zero(name):
 def test_ir_measures_counts_a_negative_grade_as_judged():
     # Judged@3 on [a (grade −5), b (1), x (unjudged)] = 2/3: the negative grade is judged.
     assert observe("ir_measures", -5)["Judged@3"] == pytest.approx(2 / 3)
+
+
+TREC_JUDGED = textwrap.dedent("""
+    import json, sys, pytrec_eval
+    evaluator = pytrec_eval.RelevanceEvaluator({"q1": {"a": int(sys.argv[1]), "b": 1, "c": 0}},
+                                               {"num_nonrel_judged_ret", "bpref"})
+    print(json.dumps(evaluator.evaluate({"q1": {"a": 3.0, "b": 2.0, "x": 1.0}})["q1"]))
+""")
+
+
+def test_trec_eval_counts_a_negative_grade_as_unjudged():
+    # trec_eval's own judged-based measures (not asked for by the adapter) tell −5 from 0: with a
+    # ranked above the relevant b, grade 0 is a judged non-relevant document retrieved (1, and
+    # bpref 0), grade −5 is not judged (0, and bpref 1). In a child interpreter: pytrec_eval
+    # indexes arrays by grade, so negative grades are kept out of this process.
+    def run(grade):
+        child = subprocess.run([sys.executable, "-c", TREC_JUDGED, str(grade)], capture_output=True, text=True,
+                               timeout=120)
+        assert child.returncode == 0, child.stderr[-2000:]
+        return json.loads(child.stdout)
+
+    assert run(0) == {"num_nonrel_judged_ret": 1.0, "bpref": 0.0}
+    assert run(-5) == {"num_nonrel_judged_ret": 0.0, "bpref": 1.0}

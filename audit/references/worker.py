@@ -43,7 +43,8 @@ def _negative_as_zero(qrels: Mapping[str, Mapping[str, int]]) -> dict[str, dict[
     Where they do not crash, pytrec_eval, ir-measures (Judged@k included: a negative grade is
     judged) and ranx give a negative grade exactly the values of grade 0 for every measure the
     chapter evaluator models (``tests/test_worker.py`` holds this), so the substitution changes no
-    value.
+    value reported. (trec_eval's own judged-based measures, bpref and num_nonrel_judged_ret, count
+    a negative grade as unjudged; the adapter never asks for them.)
     """
     return {q: {d: (g if g >= 0 else 0) for d, g in docs.items()} for q, docs in qrels.items()}
 
