@@ -66,14 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _read_report(path: Path) -> dict:
     import json
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+
+    from .files import read_text
+    if not path.exists():
         raise AuditError("report not found", file=str(path))
-    except OSError as exc:
-        raise AuditError(f"cannot read the report ({exc.strerror})", file=str(path))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise AuditError(f"not a JSON report ({exc})", file=str(path))
+    try:
+        data = json.loads(read_text(path, "report", 256 * 2**20))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise AuditError(f"not a JSON report ({str(exc)[:200]})", file=str(path))
     claims = data.get("claims") if isinstance(data, dict) else None
     if not isinstance(claims, list) or not all(isinstance(c, dict) and "id" in c for c in claims) \
             or not isinstance(data.get("chapter"), dict):

@@ -178,3 +178,14 @@ def test_many_lost_quotes_share_one_search_budget(monkeypatch):
              for i in range(3)]
     assert all("already examined" not in n for n in notes[:2])
     assert "already examined 1,000 passages" in notes[2]
+
+
+def test_diff_refuses_a_fifo_without_blocking(tmp_path, capsys):
+    import os
+    import time
+
+    report = tmp_path / "old.json"
+    os.mkfifo(report)
+    started = time.monotonic()
+    assert main(["diff", str(report), str(report)]) == EXIT_INPUT
+    assert time.monotonic() - started < 5 and "is a FIFO" in capsys.readouterr().err
