@@ -314,3 +314,13 @@ def test_tie_probe_with_tied_scores_loads(tmp_path):
     probe = "{qrels: {q1: {a: 0, b: 1}}, run: {q1: [a, b]}, scores: {q1: {a: 1.0, b: 1.0}}}"
     load_chapter(chapter(tmp_path, CONVENTION.format(convention="ties", rule="reference order", measure="RR"),
                          fixtures=f"fixtures:\n  probe: {probe}\n"))
+
+
+@pytest.mark.parametrize("args", [(5, 6, (0, 1), 6, True), (4, 5, (0, 1, 2, 3), 5, True), (3, 3, (0,), 3, False),
+                                  (2, 4, (0, 1, 1), 3, True), (0, 2, (1, 2), 1, False), (6, 4, (0, 1), 4, False)])
+def test_universe_size_counts_without_building(args):
+    # The up-front count the limit is checked against equals the number of cases enumerated.
+    from audit.universe import Universe
+
+    universe = Universe(*args)
+    assert universe.size() == sum(1 for _ in universe.cases())
