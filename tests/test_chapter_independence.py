@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -182,10 +183,25 @@ def test_many_lost_quotes_share_one_search_budget(monkeypatch):
 
 def test_diff_refuses_a_fifo_without_blocking(tmp_path, capsys):
     import os
-    import time
 
     report = tmp_path / "old.json"
     os.mkfifo(report)
     started = time.monotonic()
     assert main(["diff", str(report), str(report)]) == EXIT_INPUT
     assert time.monotonic() - started < 5 and "is a FIFO" in capsys.readouterr().err
+
+
+def test_a_lost_quote_in_a_large_snapshot_is_searched_in_bounded_time():
+    # A 50 MB snapshot with an absent quote once took more than 7 minutes; snapshots are now capped
+    # at 2 MB, and past FUZZY_MAX_WORDS words a quote without a line hint is not searched at all.
+    from pathlib import Path as P
+
+    from audit import limits
+    from audit.anchors import locate
+    from audit.chapter import Snapshot
+
+    text = ("Precision at four is one quarter when one relevant result is returned. " * 20_000)[:1_900_000]
+    started = time.monotonic()
+    anchor = locate(Snapshot(P("s.txt"), text), "A sentence that this chapter never contains anywhere at all.")
+    assert time.monotonic() - started < 10
+    assert anchor.state == "lost" and f"longer than {limits.FUZZY_MAX_WORDS:,} words" in anchor.note

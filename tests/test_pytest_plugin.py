@@ -169,3 +169,17 @@ def test_audit_collects_only_the_named_chapter_and_records_verdicts(pytester, ch
     case = ET.parse(xml).getroot().find("testsuite").find("testcase")
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
     assert case.get("name") == "Q1" and props == {"verdict": "qualified", "priority": "medium"}
+
+
+def test_an_internal_failure_is_an_error_without_traceback(pytester, chapter, monkeypatch):
+    # Once a full traceback; now each claim of the chapter errors with one line naming the fault.
+    import audit.audit
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("forced fault")
+
+    monkeypatch.setattr(audit.audit, "audit_chapter", broken)
+    result = pytester.runpytest("claims/", "-p", "no:cacheprovider", "-k", "S1")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*internal error while auditing the chapter: RuntimeError: forced fault*"])
+    assert "Traceback" not in result.stdout.str()
