@@ -28,7 +28,8 @@ from .values import parse_claimed, parse_expression
 CHAPTER_FILE = "chapter.yaml"
 CLAIMS_FILE = "claims.yaml"
 
-Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
+#: A chapter or claim id: it names report files, so it is short and plain.
+Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100)]
 #: A claimed value as written in YAML. Kept strict so an unquoted 1.0 is not silently read as the
 #: integer 1 (exact) instead of the printed "1.0" (an interval); parse_claimed then asks for quotes.
 Claimed = StrictStr | StrictInt | StrictFloat

@@ -8,18 +8,24 @@ started once per audit and restarted only after a crash), and a worker that dies
 goes on, the other references' values are kept. Batching is unchanged: one call per reference
 still carries every fixture of a chapter.
 
-Workers are started with the ``spawn`` method (no inherited threads or locks), exit when their
-parent's end of the pipe closes (the parent ended, however it ended), and are daemonic, so the
-interpreter terminates them at exit.
+A worker is a fresh interpreter (``python -m audit.references.worker``: no inherited threads or
+locks, and unlike ``multiprocessing``'s spawn it never re-imports the caller's main script). It
+talks over its stdin and a duplicate of its stdout (pickled messages; the library's own output
+goes to stderr), ignores Ctrl-C (the parent handles it), and exits when its stdin closes — when
+the parent ends, however it ends.
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
-import multiprocessing
+import os
 import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Mapping, Sequence
+from multiprocessing.connection import Connection
 
 from .base import Outcome, Reference, ScoredRun, Support
 
@@ -53,9 +59,19 @@ def _negative_as_zero(qrels: Mapping[str, Mapping[str, int]]) -> dict[str, dict[
 GUARDS = {"pytrec_eval": _negative_as_zero, "ir_measures": _negative_as_zero}
 
 
-def _serve(conn, cls: type) -> None:
-    """Worker main loop: build the adapter, then answer ``(method, measure names, qrels, arg)``."""
+def _serve(incoming: Connection, outgoing: Connection) -> None:
+    """Worker main loop: read ``(sys.path, adapter class)``, build the adapter, then answer
+    ``(method, measure names, qrels, arg)`` until the parent closes the pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes the pipe
+    try:
+        path, module, qualname = incoming.recv()
+    except (EOFError, OSError):
+        return
+    sys.path[:0] = [p for p in path if p not in sys.path]
+    cls = importlib.import_module(module)
+    for part in qualname.split("."):
+        cls = getattr(cls, part)
+    conn = outgoing
     ref = cls()
     for module in _PRELOAD.get(ref.name, ()):
         try:
@@ -72,7 +88,7 @@ def _serve(conn, cls: type) -> None:
 
     while True:
         try:
-            method, names, qrels, arg = conn.recv()
+            method, names, qrels, arg = incoming.recv()
         except (EOFError, OSError):
             return
         try:
@@ -111,8 +127,9 @@ class IsolatedReference(Reference):
         self.inner = inner
         self.name, self.library, self.title = inner.name, inner.library, inner.title
         self.timeout = timeout
-        self._process = None
-        self._conn = None
+        self._process: subprocess.Popen | None = None
+        self._send: Connection | None = None
+        self._recv: Connection | None = None
         self._lock = threading.Lock()
 
     # -- answered here --------------------------------------------------------------------------
@@ -128,28 +145,34 @@ class IsolatedReference(Reference):
     # -- the worker ----------------------------------------------------------------------------
     def start(self) -> None:
         """Start the worker if it is not running (it imports its library in the background)."""
-        if self._process is not None and self._process.is_alive():
+        if self._process is not None and self._process.poll() is None:
             return
-        ctx = multiprocessing.get_context("spawn")
-        parent, child = ctx.Pipe()
-        process = ctx.Process(target=_serve, args=(child, type(self.inner)), daemon=True,
-                              name=f"chapter-audit-{self.name}")
-        process.start()
-        child.close()
-        self._process, self._conn = process, parent
+        process = subprocess.Popen([sys.executable, "-m", "audit.references.worker"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, close_fds=True)
+        self._process = process
+        self._send = Connection(os.dup(process.stdin.fileno()), readable=False)
+        self._recv = Connection(os.dup(process.stdout.fileno()), writable=False)
+        process.stdin.close()
+        process.stdout.close()
+        cls = type(self.inner)
+        self._send.send((list(sys.path), cls.__module__, cls.__qualname__))
+        _RUNNING.add(self)
 
     def stop(self, wait: float = 2.0) -> None:
         """End the worker, waiting up to ``wait`` seconds before killing it (it is started again on
         the next evaluation)."""
-        process, conn = self._process, self._conn
-        self._process = self._conn = None
-        if conn is not None:
-            conn.close()
+        process, send, recv = self._process, self._send, self._recv
+        self._process = self._send = self._recv = None
+        _RUNNING.discard(self)
+        for conn in (send, recv):
+            if conn is not None:
+                conn.close()
         if process is not None:
-            process.join(timeout=wait)
-            if process.is_alive():
+            try:
+                process.wait(timeout=wait)
+            except subprocess.TimeoutExpired:
                 process.kill()
-                process.join(timeout=2)
+                process.wait(timeout=5)
 
     def _call(self, method: str, measures: Sequence[object], qrels, arg) -> dict[str, Outcome]:
         names = [str(m) for m in measures]
@@ -158,16 +181,20 @@ class IsolatedReference(Reference):
         qrels = GUARDS.get(self.name, dict)(qrels)
         with self._lock:
             self.start()
-            process, conn = self._process, self._conn
+            process, send, recv = self._process, self._send, self._recv
             try:
-                conn.send((method, names, {q: dict(j) for q, j in qrels.items()}, arg))
-                if conn.poll(self.timeout):
-                    return conn.recv()
+                send.send((method, names, {q: dict(j) for q, j in qrels.items()}, arg))
+                if recv.poll(self.timeout):
+                    return recv.recv()
                 problem = f"did not finish within {self.timeout:g} s and was stopped"
                 process.kill()
             except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
-                process.join(timeout=5)
-                problem = _death(process.exitcode)
+                try:
+                    process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=5)
+                problem = _death(process.returncode)
             except BaseException:  # interrupted (Ctrl-C, a claim's time limit): its answer would arrive late
                 self.stop(wait=0)
                 raise
@@ -183,3 +210,29 @@ class IsolatedReference(Reference):
     def evaluate_run_file(self, measures: Sequence[object], qrels: Mapping[str, Mapping[str, int]],
                           path: str) -> dict[str, Outcome]:
         return self._call("evaluate_run_file", measures, qrels, str(path))
+
+
+#: Workers running in this process, stopped at exit (they would also end on their own when the
+#: pipe closes).
+_RUNNING: set[IsolatedReference] = set()
+
+
+@atexit.register
+def _stop_all() -> None:
+    for ref in list(_RUNNING):
+        ref.stop(wait=1)
+
+
+def _main() -> None:
+    """Entry point of a worker process: the protocol on fd 0 and a duplicate of fd 1; the
+    library's own prints go to stderr."""
+    incoming = Connection(os.dup(0), writable=False)
+    outgoing = Connection(os.dup(1), readable=False)
+    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    _serve(incoming, outgoing)
+
+
+if __name__ == "__main__":
+    _main()

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import check_register, check_trec
 
-BUDGET = settings(max_examples=30, derandomize=True, database=None, deadline=None,
+BUDGET = settings(max_examples=25, derandomize=True, database=None, deadline=None,
                   suppress_health_check=list(HealthCheck))
 
 
@@ -31,7 +31,7 @@ def test_fuzzed_registers_behave(rng: random.Random, index: int):
     assert not problems, (reg.corrupted, problems, {k: v[:2000] for k, v in reg.files.items()})
 
 
-@settings(BUDGET, max_examples=20)
+@settings(BUDGET, max_examples=15)
 @given(st.randoms(use_true_random=False))
 def test_fuzzed_trec_files_behave(rng: random.Random):
     qrels, run = trec_pair(rng)
