@@ -6,9 +6,9 @@ through ``audit run`` / ``audit crosscheck``, with the oracle of ``tests/fuzz/or
 A child process audits the cases one after the other (the reference workers start once) and
 reports each on its stdout; when it dies (a crash: a signal or an exit without a report) or a
 case passes ``--hang`` seconds, the parent records it against that case and starts a new child
-at the next one. Prints, and writes as JSON to ``--out``: cases run, and counts of internal
-errors, crashes, hangs, vacuous verdicts, bad exit codes, tracebacks and corrupt reports, with the
-first examples of each.
+at the next one. Prints, and writes as JSON to ``--out``: cases run, the registers' exit codes
+and claim verdicts, and counts of internal errors, crashes, hangs, vacuous verdicts, bad exit
+codes, tracebacks and corrupt reports, with the first examples of each.
 """
 
 from __future__ import annotations
@@ -35,15 +35,16 @@ start, stop, seed, hang = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), 
 for i in range(start, stop):
     print(json.dumps({"start": i}), flush=True)
     rng = random.Random(seed * 1_000_003 + i)
+    tally = {}
     with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as root:
         if i % 5 == 4:
             problems = check_trec(*trec_pair(rng), Path(root), seconds=hang)
             kind = "trec"
         else:
             reg = register(rng, i)
-            problems = check_register(reg, Path(root), seconds=hang)
+            problems = check_register(reg, Path(root), seconds=hang, tally=tally)
             kind = "register (" + (reg.corrupted or "valid") + ")"
-    print(json.dumps({"done": i, "kind": kind, "problems": problems}), flush=True)
+    print(json.dumps({"done": i, "kind": kind, "problems": problems, "tally": tally}), flush=True)
 '''
 
 
@@ -58,6 +59,7 @@ def main() -> int:
     deadline = time.monotonic() + args.minutes * 60 if args.minutes else float("inf")
     counts: Counter = Counter()
     kinds: Counter = Counter()
+    tallies: Counter = Counter()
     examples: dict[str, list] = {}
     done = 0
     next_case = 0
@@ -100,6 +102,7 @@ def main() -> int:
                 continue
             done += 1
             kinds[message["kind"]] += 1
+            tallies.update(message.get("tally", {}))
             for problem, detail in message["problems"]:
                 counts[problem] += 1
                 if len(examples.setdefault(problem, [])) < 5:
@@ -110,6 +113,7 @@ def main() -> int:
                 next_case = args.registers
                 break
     result = {"cases": done, "seconds": round(time.monotonic() - started, 1), "kinds": dict(kinds),
+              "registers": dict(sorted(tallies.items())),
               "problems": {k: counts.get(k, 0) for k in ("internal", "crash", "hang", "vacuous", "exit",
                                                          "traceback", "report")},
               "examples": examples}

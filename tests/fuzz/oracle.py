@@ -46,12 +46,16 @@ def _common(code: int, text: str, elapsed: float, seconds: float, allowed=ALLOWE
     return problems
 
 
-def check_register(reg: Register, root: Path, *, seconds: float = 120.0) -> list[tuple[str, str]]:
-    """Audit ``reg`` (written under ``root``) and return its problems (empty when it behaved)."""
+def check_register(reg: Register, root: Path, *, seconds: float = 120.0,
+                   tally: dict | None = None) -> list[tuple[str, str]]:
+    """Audit ``reg`` (written under ``root``) and return its problems (empty when it behaved);
+    ``tally`` (when given) counts the exit code and each claim's verdict."""
     folder = reg.write(root / "claims")
     reports = root / "reports"
     code, text, elapsed = _run(["run", str(folder), "--reports", str(reports), "--quiet", "--fail-on", "contradicted"])
     problems = _common(code, text, elapsed, seconds)
+    if tally is not None:
+        tally[f"exit {code}"] = tally.get(f"exit {code}", 0) + 1
     written = sorted(reports.glob("*.json")) if reports.is_dir() else []  # the id may be a corrupted one
     path = written[0] if written else reports / f"{reg.chapter_id}.json"
     if code in (0, 1):
@@ -61,6 +65,9 @@ def check_register(reg: Register, root: Path, *, seconds: float = 120.0) -> list
             return [*problems, ("report", f"{path}: {exc}")]
         for claim in report["claims"]:
             reason = claim.get("reason", "")
+            if tally is not None:
+                key = f"{claim['kind']}: {claim['verdict']}"
+                tally[key] = tally.get(key, 0) + 1
             if "internal error" in reason:
                 problems.append(("internal", f"{claim['id']}: {reason[:300]}"))
             if claim["verdict"] != "supported":
