@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
-from collections.abc import Callable, Sequence
 
 from . import __version__
-from .anchors import Anchor, apply_numbers, keeps_numbers, locate, number_changes
+from .anchors import Anchor, Budget, apply_numbers, keeps_numbers, locate, number_changes
 from .book import Book
 from .scan import MEASURED, covered_by, has_number, scan
 from .checks import CHECKERS, NEEDS, Measurements
 from .chapter import NORMALISATION
 from .conventions import CONVENTIONS
 from .errors import AuditError
+from .limits import CLAIM_SECONDS, shorten
 from .references import Reference
 from .register import Chapter
 from .results import VERDICTS, ChapterReport, ClaimResult, Fingerprint, Provenance, ReferenceInfo
@@ -69,8 +73,61 @@ def _edited_claim(claim, anchor: Anchor):
     return claim.model_copy(update=update), f"numbers changed in the new wording ({described}); checked as now printed"
 
 
-def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None = None) -> ClaimResult:
-    """One claim's result; checker failures become an ``error`` verdict, never a crash."""
+class ClaimTimeout(BaseException):
+    """A claim's check ran past ``CLAIM_SECONDS`` (a BaseException, so no ``except Exception`` in a
+    checker or library swallows it)."""
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise ``ClaimTimeout`` in the block after ``seconds`` of wall time (SIGALRM; only in the main
+    thread of a POSIX process — elsewhere the block runs unbounded)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise ClaimTimeout()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _run_checker(claim, chapter: Chapter, ms: Measurements, seconds: float) -> tuple[Evidence | None, Decision | None]:
+    """The checker's evidence, or an ``error`` decision when the check cannot run, overruns
+    ``seconds`` or fails unexpectedly (named as an internal failure, so it is reported, not hidden)."""
+    try:
+        with time_limit(seconds):
+            return CHECKERS[claim.kind](claim, chapter, ms), None
+    except AuditError as exc:
+        return None, Decision("error", f"The check could not run: {exc.message}.",
+                              "The claim's encoding or fixture is faulty; nothing was verified.",
+                              "Fix the register entry named in the reason, then rerun.", "high")
+    except ClaimTimeout:
+        return None, Decision("error", f"The check did not finish within the limit of {seconds:g} s per claim "
+                              "and was stopped; nothing was verified.",
+                              "The claim's search or listing takes too long to check.",
+                              "Narrow the claim's search (universe, random_cases, time_limit) or its fixture, "
+                              "then rerun.", "high")
+    except (RecursionError, MemoryError, OverflowError, ArithmeticError, ValueError, TypeError, KeyError,
+            IndexError, AttributeError, RuntimeError) as exc:
+        return None, Decision("error", f"The check failed with an internal error ({type(exc).__name__}: "
+                              f"{shorten(str(exc), 200)}); nothing was verified.",
+                              "chapter-audit could not check this claim; this is a fault of the tool, not the "
+                              "chapter.", "Report this internal error with the claim's register entry.", "high")
+
+
+def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None = None,
+                seconds: float = CLAIM_SECONDS) -> ClaimResult:
+    """One claim's result; checker failures become an ``error`` verdict, never a crash.
+
+    ``seconds`` bounds the check's wall time (see ``time_limit``); past it the claim is an error.
+    """
     anchor = keeps_numbers(anchor or locate(chapter.snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix,
                                             line=claim.line), claim)
     evidence = Evidence()
@@ -85,18 +142,17 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
         checked = claim
         if anchor.state == "edited":
             checked, edit_note = _edited_claim(claim, anchor)
-        try:
-            evidence = CHECKERS[claim.kind](checked, chapter, ms)
+        found, failed = _run_checker(checked, chapter, ms, seconds)
+        if failed is not None:
+            decision = failed
+        else:
+            evidence = found
             decision = decide(evidence)
             if claim.rewording and decision.verdict in ("qualified", "contradicted"):
                 # the register's rewording is free text the harness cannot check: it is shown as such, never
                 # as the verified fix
                 decision = replace(decision, response=f"{decision.response} The register also suggests "
                                    f"(free text, not checked by the harness): “{claim.rewording.strip()}”")
-        except AuditError as exc:
-            decision = Decision("error", f"The check could not run: {exc.message}.",
-                                "The claim's encoding or fixture is faulty; nothing was verified.",
-                                "Fix the register entry named in the reason, then rerun.", "high")
         if anchor.state == "edited":
             decision = replace(decision, reason=f"Edited since the register was written: now “{anchor.text}”"
                                + (f"; {edit_note}" if edit_note else "") + f". {decision.reason}",
@@ -144,8 +200,10 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     chapter states; conflicts are added to ``book.conflicts`` (see ``add_book_findings``).
     """
     ms = Measurements(references, book)
+    budget = Budget()
     anchors = {claim.id: keeps_numbers(locate(chapter.snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix,
-                                              line=claim.line), claim) for claim in chapter.register.claims}
+                                              line=claim.line, budget=budget), claim)
+               for claim in chapter.register.claims}
     requests = []
     for claim in chapter.register.claims:
         if claim.kind in NEEDS and anchors[claim.id].found:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import RegisterError
+from .files import read_text
+from .limits import MAX_SNAPSHOT_BYTES
 
 #: The normalisation behind the fingerprint, stated in every report.
 NORMALISATION = (
@@ -33,16 +36,12 @@ class Snapshot:
 
     @classmethod
     def read(cls, path: Path) -> "Snapshot":
-        """Read a UTF-8 snapshot. Raises ``RegisterError`` naming the file when missing or not UTF-8."""
-        try:
-            raw = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        """Read a UTF-8 snapshot. Raises ``RegisterError`` naming the file when missing, not a regular
+        file (a FIFO or device), larger than ``limits.MAX_SNAPSHOT_BYTES`` or not UTF-8."""
+        if not os.path.lexists(path):
             raise RegisterError("snapshot file not found; the register's snapshot.file must name a file "
                                 "beside chapter.yaml", file=str(path))
-        except UnicodeDecodeError as exc:
-            raise RegisterError(f"snapshot is not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path))
-        except OSError as exc:
-            raise RegisterError(f"cannot read the snapshot ({exc.strerror})", file=str(path))
+        raw = read_text(path, "snapshot", MAX_SNAPSHOT_BYTES, RegisterError)
         return cls(path, raw.replace("\r\n", "\n").replace("\r", "\n"))
 
     def prose(self) -> str:

@@ -70,14 +70,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _read_report(path: Path) -> dict:
     import json
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+
+    from .files import read_text
+    if not path.exists():
         raise AuditError("report not found", file=str(path))
-    except OSError as exc:
-        raise AuditError(f"cannot read the report ({exc.strerror})", file=str(path))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise AuditError(f"not a JSON report ({exc})", file=str(path))
+    try:
+        data = json.loads(read_text(path, "report", 256 * 2**20))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise AuditError(f"not a JSON report ({str(exc)[:200]})", file=str(path))
     claims = data.get("claims") if isinstance(data, dict) else None
     if not isinstance(claims, list) or not all(isinstance(c, dict) and "id" in c for c in claims) \
             or not isinstance(data.get("chapter"), dict):
@@ -106,12 +106,22 @@ def crosscheck(args) -> int:
 
     if not args.measures.split():
         raise AuditError("--measures is empty; give ir-measures names such as \"P@10 RR AP nDCG@10\"")
+    from .measures import parse as parse_measure
+    for name in args.measures.split():
+        try:
+            parse_measure(name)
+        except AuditError as exc:
+            print(f"audit crosscheck: error: --measures: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     report = run_crosscheck(args.qrels, args.run, args.measures.split(), all_references(), expected=args.expected,
                             provenance=collect(sys.argv).model_dump(),
                             progress=lambda text: print(text, file=sys.stderr))
     for suffix, text in ((".json", report.model_dump_json(indent=2) + "\n"), (".md", render_markdown(report))):
         print(f"wrote {write_text(args.out.parent / (args.out.name + suffix), text)}")
-    return EXIT_OK
+    failed = [r for r in report.runs if r.error]
+    for r in failed:
+        print(f"error: {r.run}: {r.error}", file=sys.stderr)
+    return EXIT_INPUT if failed else EXIT_OK
 
 
 def init(args) -> int:
@@ -136,6 +146,12 @@ def schema(args) -> int:
 
     sys.stdout.write(render(args.which))
     return EXIT_OK
+
+
+def _brief(exc: BaseException) -> str:
+    """``TypeName: message``, the message cut to 200 characters."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text[:200] + '…' if len(text) > 200 else text}"
 
 
 def _chapters(args) -> list[Path]:
@@ -186,7 +202,16 @@ def run(args) -> int:
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             status = max(status, EXIT_INPUT)
-    book = Book(chapters)
+        except Exception as exc:  # an internal fault on this chapter only: say so, keep the others
+            err.print(f"[red]internal error[/red] while loading {folder}: {_brief(exc)} (this chapter is skipped; "
+                      "please report this)", highlight=False)
+            status = EXIT_INTERNAL
+    try:
+        book = Book(chapters)
+    except Exception as exc:
+        err.print(f"[red]internal error[/red] while comparing the chapters' conventions: {_brief(exc)} (chapters "
+                  "audited alone; please report this)", highlight=False)
+        book = Book([])
     audited = []
     for chapter in chapters:
         claims = chapter.register.claims
@@ -199,15 +224,20 @@ def run(args) -> int:
                                        book=book)
             except Exception as exc:  # an internal fault: say so, keep going with the other chapters
                 err.print(f"[red]internal error[/red] while auditing {chapter.identity.id}: "
-                          f"{type(exc).__name__}: {exc} (no report written for this chapter; please report this)",
+                          f"{_brief(exc)} (no report written for this chapter; please report this)",
                           highlight=False)
                 status = EXIT_INTERNAL
                 continue
         audited.append(report)
     snapshots = {c.identity.id: c.snapshot.text for c in chapters}
     for report in audited:
-        add_book_findings(report, book)
         base = str(report.chapter["id"])
+        try:
+            add_book_findings(report, book)
+        except Exception as exc:
+            err.print(f"[red]internal error[/red] while adding book findings to {base}: {_brief(exc)}",
+                      highlight=False)
+            status = EXIT_INTERNAL
         previous = args.reports / f"{base}.json"
         if previous.exists() and not args.quiet:
             from .diff import diff_reports
@@ -223,6 +253,11 @@ def run(args) -> int:
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             status = max(status, EXIT_INPUT)
+            continue
+        except Exception as exc:
+            err.print(f"[red]internal error[/red] while writing the reports of {base}: {_brief(exc)} (please "
+                      "report this)", highlight=False)
+            status = EXIT_INTERNAL
             continue
         reports.append(report)
         if not args.quiet:
@@ -271,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted; reports already written are complete", file=sys.stderr)
         return EXIT_INTERNAL
     except Exception as exc:  # never a traceback; never exit 1, which means --fail-on
-        print(f"internal error: {type(exc).__name__}: {exc} (please report this)", file=sys.stderr)
+        print(f"internal error: {_brief(exc)} (please report this)", file=sys.stderr)
         return EXIT_INTERNAL
     return EXIT_USAGE
 

@@ -3,6 +3,8 @@ disagree on a qrels and run, and the cause of each disagreement, detected in the
 
 from __future__ import annotations
 
+import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +14,8 @@ from pydantic import BaseModel, Field
 
 from . import evaluator
 from .errors import AuditError
+from .files import open_regular, read_text
+from .limits import MAX_GRADE, trim
 from .measures import parse as parse_measure
 from .references import Reference
 
@@ -89,26 +93,44 @@ def _reader_verdicts(path: Path, kind: str) -> dict[str, str]:
     return out
 
 
+_GRADE = re.compile(r"^[+-]?\d{1,12}$")
+
+
+def _lines(handle, path: Path, kind: str):
+    """``(number, text)`` of each line, decoded as UTF-8; refuses UTF-16 and binary files."""
+    for number, raw in enumerate(handle, start=1):
+        if number == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise AuditError(f"the {kind} file is UTF-16 text; TREC files are plain UTF-8 (ASCII) text — convert "
+                             "it first (e.g. iconv -f UTF-16 -t UTF-8)", file=str(path))
+        if b"\x00" in raw:
+            raise AuditError(f"line {number} holds a NUL byte: the {kind} file looks binary (or UTF-16), not a "
+                             "TREC text file", file=str(path))
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise AuditError(f"line {number} is not UTF-8 text ({exc.reason} at byte {exc.start} of the line); "
+                             f"the {kind} file looks binary or in another encoding", file=str(path))
+
+
 def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput:
     """Read a TREC qrels (``query iter doc grade``) or run (``query Q0 doc rank score tag``) file.
 
     Comment lines (``#`` first) are skipped, extra fields beyond the standard ones ignored, and
     a repeated (query, doc) keeps its last line, as ir-measures and ranx do — each recorded as
-    an ``Issue`` with its line number. Raises ``AuditError`` (file and line) for an empty file,
-    a line with too few fields or a score/grade that is not a number.
+    an ``Issue`` with its line number, as are negative grades and NaN or infinite scores. Raises
+    ``AuditError`` (file and line) for a file that is not a regular UTF-8 text file (a FIFO, a
+    device, binary or UTF-16), an empty file, a line with too few fields, a score that is not a
+    number, or a grade that is not a whole number within ±``limits.MAX_GRADE``.
     """
     width = 4 if kind == "qrels" else 6
     data: dict = defaultdict(dict)
     order: dict = defaultdict(list)
     seen: dict[tuple[str, str], int] = {}
     result = TrecInput(path, kind, data, order)
-    try:
-        handle = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise AuditError(f"cannot read the {kind} file: {exc.strerror}", file=str(path))
+    handle = open_regular(path, f"{kind} file")
     lines = 0
     with handle:
-        for number, line in enumerate(handle, start=1):
+        for number, line in _lines(handle, path, kind):
             fields = line.split()
             if not fields:
                 continue
@@ -118,31 +140,38 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
                 continue
             if len(fields) < width:
                 raise AuditError(f"line {number} has {len(fields)} fields; a {kind} line has {width}: "
-                                 f"{line.strip()!r}", file=str(path))
+                                 f"{trim(line.strip())}", file=str(path))
             if len(fields) > width:
                 result.issues.append(Issue(number, f"{len(fields)} fields (extra ones ignored)", line.rstrip("\n")))
             query, doc = fields[0], fields[2]
             if (query, doc) in seen:
                 result.issues.append(Issue(number, f"repeats document {doc} of query {query} (line {seen[(query, doc)]});"
                                            " the last line is used", line.rstrip("\n")))
-                order[query].remove(doc)
+                if kind == "run":
+                    order[query].remove(doc)
             seen[(query, doc)] = number
             value = fields[3] if kind == "qrels" else fields[4]
-            try:
-                if kind == "qrels":
-                    grade = float(value)
-                    if grade != int(grade):
-                        result.issues.append(Issue(number, f"non-integer grade {value} (read as {int(grade)})",
-                                                   line.rstrip("\n")))
-                    elif grade < 0:
-                        result.issues.append(Issue(number, f"negative grade {value}", line.rstrip("\n")))
-                    data[query][doc] = int(grade)
-                else:
-                    data[query][doc] = float(value)
-                    order[query].append(doc)
-            except ValueError:
-                raise AuditError(f"line {number}: {'grade' if kind == 'qrels' else 'score'} {value!r} is not a number",
-                                 file=str(path))
+            if kind == "qrels":
+                if not _GRADE.match(value):
+                    raise AuditError(f"line {number}: grade {trim(value, 40)} is not a whole number; TREC grades "
+                                     "are integers (0 non-relevant, 1 or more relevant)", file=str(path))
+                grade = int(value)
+                if abs(grade) > MAX_GRADE:
+                    raise AuditError(f"line {number}: grade {grade} is outside ±{MAX_GRADE} (the limit; trec_eval "
+                                     "keeps grades in C ints and exponential gain overflows)", file=str(path))
+                if grade < 0:
+                    result.issues.append(Issue(number, f"negative grade {value}", line.rstrip("\n")))
+                data[query][doc] = grade
+            else:
+                try:
+                    score = float(value)
+                except ValueError:
+                    raise AuditError(f"line {number}: score {trim(value, 40)} is not a number", file=str(path))
+                if not math.isfinite(score):
+                    result.issues.append(Issue(number, f"score {value} is {'NaN' if math.isnan(score) else 'infinite'}"
+                                               " (not a finite number)", line.rstrip("\n")))
+                data[query][doc] = score
+                order[query].append(doc)
     if lines == 0:
         raise AuditError(f"the {kind} file is empty", file=str(path))
     result.data, result.order = dict(data), dict(order)
@@ -187,8 +216,11 @@ class MeasureResult(BaseModel):
 
 
 class RunResult(BaseModel):
+    """One run's cross-check; ``error`` says why it could not be evaluated (``measures`` is then empty)."""
+
     run: str
     queries: int
+    error: str = ""
     issues: list[dict] = Field(default_factory=list)
     readers: dict[str, str] = Field(default_factory=dict)
     run_only_queries: list[str] = Field(default_factory=list)
@@ -218,10 +250,9 @@ def trec_eval_name(measure: str) -> str:
 def read_expected(path: Path) -> dict[str, float]:
     """The ``all`` lines of a trec_eval output file: ``{measure: value}``."""
     out = {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise AuditError(f"cannot read trec_eval's output ({exc.strerror})", file=str(path))
+    if not path.exists():
+        raise AuditError("cannot read trec_eval's output (no such file)", file=str(path))
+    text = read_text(path, "trec_eval output", 64 * 2**20)
     for line in text.splitlines():
         parts = line.split()
         if len(parts) == 3 and parts[1] == "all":
@@ -323,13 +354,19 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
         run_in = read_trec(path, "run", check_readers=check_readers)
         run = run_in.data
         common = sorted(q for q in run if q in qrels)
-        if not common:
-            raise AuditError("the run shares no query with the qrels; nothing can be evaluated", file=str(path))
+        if not common:  # this run's problem only: the other runs are still evaluated and reported
+            runs.append(RunResult(run=str(path), queries=len(run), readers=run_in.readers,
+                                  error="the run shares no query with the qrels; nothing can be evaluated",
+                                  issues=[{"line": i.line, "cause": i.cause, "text": i.text[:120]}
+                                          for i in run_in.issues],
+                                  run_only_queries=sorted(run), qrels_only_queries=sorted(qrels), measures=[]))
+            continue
         ties = {q: _ties(run[q]) for q in common}
         tied = {q for q, (in64, _) in ties.items() if in64}
         tied32 = {q for q, (_, only32) in ties.items() if only32}
         duplicates = sorted({i.text.split()[0] for i in run_in.issues if i.cause.startswith("repeats")})
         negative = sorted({i.text.split()[0] for i in qrels_in.issues if "grade" in i.cause})
+        nonfinite = sorted({i.text.split()[0] for i in run_in.issues if "not a finite number" in i.cause})
         broken = _tie_broken({q: run[q] for q in common})
         if progress:
             progress(f"{path.name}: evaluating {', '.join(measures)} with every implementation")
@@ -372,7 +409,11 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
                                     detail="the last line of a repeated doc is used by every implementation here; "
                                            "trec_eval's own reader rejects the run"))
             if negative and set(negative) & set(differing):
-                causes.append(Cause(cause="negative or non-integer grades", queries=sorted(set(negative) & set(differing))))
+                causes.append(Cause(cause="negative grades", queries=sorted(set(negative) & set(differing))))
+            if nonfinite and set(nonfinite) & set(differing):
+                causes.append(Cause(cause="NaN or infinite scores", queries=sorted(set(nonfinite) & set(differing)),
+                                    detail="a NaN or infinite score has no place in a ranking; each implementation "
+                                           "orders it its own way"))
             unexplained = sorted(set(differing) - {q for c in causes for q in c.queries})
             if unexplained:
                 causes.append(Cause(cause="not explained by a detected cause", queries=unexplained,
@@ -409,6 +450,9 @@ def render_markdown(report: CrosscheckReport) -> str:
         out.append("")
     for run in report.runs:
         out.append(f"## Run {run.run}\n")
+        if run.error:
+            out.append(f"Not evaluated: {run.error}.\n")
+            continue
         out.append(f"{run.queries} queries; {run.tied_queries} with tied scores, {run.float32_tied_queries} more tied "
                    "only in single precision.")
         if run.qrels_only_queries:

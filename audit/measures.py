@@ -23,10 +23,14 @@ def parse(text: str, reference_only: bool = False) -> tuple[object, MeasureSpec 
     uses a parameter the evaluator does not model.
     """
     known = ", ".join(f"{n}@k" if n in ("P", "R", "Judged", "Success") else n for n in SUPPORTED)
+    shown = repr(text) if len(str(text)) <= 80 else repr(str(text)[:80]) + "…"
     try:
         measure = ir_measures.parse_measure(str(text).strip())
-    except (NameError, ValueError, SyntaxError, TypeError, AttributeError) as exc:
-        raise MeasureError(f"unknown measure {text!r} ({exc}); known measures: {known} "
+        str(measure)  # ir-measures accepts some parameters it cannot print (nDCG(rel=2)); refuse them here
+    except (NameError, ValueError, SyntaxError, TypeError, AttributeError, AssertionError, KeyError,
+            RecursionError, MemoryError) as exc:
+        detail = f"{type(exc).__name__}: {exc}" if isinstance(exc, (KeyError, AssertionError)) else str(exc)
+        raise MeasureError(f"unknown measure {shown} ({detail[:120]}); known measures: {known} "
                            "(ir-measures syntax, e.g. P@4, RR@4, nDCG@4, nDCG(dcg='exp-log2')@4)")
     name = {"MRR": "RR", "MAP": "AP", "NDCG": "nDCG", "Precision": "P", "Recall": "R"}.get(measure.NAME, measure.NAME)
     if name not in SUPPORTED:
@@ -55,6 +59,9 @@ def parse(text: str, reference_only: bool = False) -> tuple[object, MeasureSpec 
         raise MeasureError(f"measure {text!r}: the cutoff k must be a whole number of at least 1, found {cutoff!r}")
     if name == "P" and cutoff is None:
         raise MeasureError(f"measure {text!r} needs a cutoff (P@k); for set precision use SetP")
+    if name in ("SetP", "SetR") and cutoff is not None:
+        raise MeasureError(f"measure {text!r}: {name} is a set measure over everything retrieved and takes no "
+                           f"cutoff; for the first k use {'P' if name == 'SetP' else 'R'}@{cutoff}")
     if name in ("Judged", "Success") and cutoff is None:
         raise MeasureError(f"measure {text!r} needs a cutoff ({name}@k)")
     return measure, MeasureSpec(name=name, cutoff=cutoff, rel=rel, gain=gain)

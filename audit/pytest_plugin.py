@@ -68,12 +68,23 @@ class _Session:
         from .references import all_references
 
         if folder not in self.reports:
-            if self.book is None:
-                self.book = Book(list(self.chapters.values()))
-            report = audit_chapter(self.chapters[folder], all_references(), collect(["pytest"]), book=self.book)
-            add_book_findings(report, self.book)
-            self.reports[folder] = {c.id: c for c in report.claims}
+            try:
+                if self.book is None:
+                    self.book = Book(list(self.chapters.values()))
+                report = audit_chapter(self.chapters[folder], all_references(), collect(["pytest"]), book=self.book)
+                add_book_findings(report, self.book)
+                self.reports[folder] = {c.id: c for c in report.claims}
+            except Exception as exc:  # this chapter's failure, recorded once; its items show it as an error
+                self.reports[folder] = _internal(exc)
+        if isinstance(self.reports[folder], str):
+            raise ClaimErrored(self.reports[folder])
         return self.reports[folder]
+
+
+def _internal(exc: BaseException) -> str:
+    text = str(exc)
+    return (f"internal error while auditing the chapter: {type(exc).__name__}: "
+            f"{text[:200] + '…' if len(text) > 200 else text} (please report this)")
 
 
 def _session(config) -> _Session:
@@ -91,18 +102,36 @@ class ChapterFile(pytest.File):
         try:
             chapter = load_chapter(self.path.parent)
         except AuditError as exc:
-            raise self.CollectError(str(exc)) from None
+            # One failing item for this chapter; the other chapters' claims are still collected and run.
+            yield RegisterItem.from_parent(self, name="register", message=f"invalid register: {exc}")
+            return
+        except Exception as exc:
+            yield RegisterItem.from_parent(self, name="register", message=_internal(exc).replace(
+                "auditing the chapter", "loading the register"))
+            return
         _session(self.config).chapters[self.path.parent] = chapter
         for claim in chapter.register.claims:
             yield ClaimItem.from_parent(self, name=claim.id, line=chapter.lines.get(claim.id))
 
-    class CollectError(Exception):
-        pass
+
+class RegisterItem(pytest.Item):
+    """Stands for a chapter whose register cannot be loaded: fails with the error, naming the
+    file, claim and field, and no traceback."""
+
+    def __init__(self, *, message: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.message = message
+
+    def runtest(self) -> None:
+        raise ClaimFailed(self.message)
 
     def repr_failure(self, excinfo):
-        if excinfo.errisinstance(self.CollectError):
+        if excinfo.errisinstance(ClaimFailed):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.path.parent.name}::register"
 
 
 class ClaimItem(pytest.Item):

@@ -7,27 +7,35 @@ the claim id and the field.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator, StrictFloat, StrictInt, StrictStr, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationError,
+                      field_validator, model_validator)
 
 from .chapter import Snapshot
 from .conventions import Declared, check_value, declared_from
 from .errors import AuditError, RegisterError
 from .evaluator import check_ranking
+from .files import read_text
+from .limits import (MAX_COHORT, MAX_CUTOFF, MAX_GRADE, MAX_QUOTE_CHARS, MAX_RANDOM_CASES, MAX_REGISTER_BYTES,
+                     MAX_SEARCH_SECONDS, MAX_UNIVERSE_CASES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, shorten, trim)
 from .measures import parse as parse_measure
 from .values import parse_claimed, parse_expression
 
 CHAPTER_FILE = "chapter.yaml"
 CLAIMS_FILE = "claims.yaml"
 
-Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
+#: A chapter or claim id: it names report files, so it is short and plain.
+Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100)]
 #: A claimed value as written in YAML. Kept strict so an unquoted 1.0 is not silently read as the
 #: integer 1 (exact) instead of the printed "1.0" (an interval); parse_claimed then asks for quotes.
 Claimed = StrictStr | StrictInt | StrictFloat
+#: A judged grade: a whole number within ±MAX_GRADE (negative grades are legitimate TREC input).
+Grade = Annotated[StrictInt, Field(ge=-MAX_GRADE, le=MAX_GRADE)]
 
 
 class Strict(BaseModel):
@@ -68,9 +76,16 @@ def _as_plain(spec: ConventionsSpec | None) -> dict:
 
 
 class SnapshotInfo(Strict):
-    file: str = "snapshot.txt"
+    file: Annotated[str, Field(min_length=1, max_length=255)] = "snapshot.txt"
     excerpt: bool = False
     source: str = ""
+
+    @field_validator("file")
+    @classmethod
+    def _plain_name(cls, name: str) -> str:
+        if "\x00" in name:
+            raise ValueError("the file name contains a NUL byte; name the snapshot file beside chapter.yaml")
+        return name
 
 
 class Identity(Strict):
@@ -113,7 +128,7 @@ class Fixture(Strict):
     """
 
     description: str = ""
-    qrels: dict[str, dict[str, StrictInt]]
+    qrels: dict[str, dict[str, Grade]]
     run: dict[str, list[str]]
     scores: dict[str, dict[str, Annotated[float, Field(allow_inf_nan=False)]]] | None = None
 
@@ -161,7 +176,14 @@ class Cohort(Strict):
 
     description: str = ""
     positive: str = "positive"
-    cells: dict[str, dict[str, Annotated[int, Field(ge=0)]]]
+    cells: dict[str, dict[str, Annotated[int, Field(ge=0, le=MAX_COHORT)]]]
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "Cohort":
+        total = sum(n for labels in self.cells.values() for n in labels.values())
+        if total > MAX_COHORT:
+            raise ValueError(f"the cohort has {total:,} candidates, more than the limit of {MAX_COHORT:,}")
+        return self
 
     def candidates(self) -> list[tuple[str, str, str]]:
         """``(candidate_id, decision, label)`` for every candidate, numbered in table order."""
@@ -180,9 +202,9 @@ class ClaimBase(Strict):
 
     id: Id
     title: str
-    quote: str = Field(min_length=1)
-    prefix: str = ""          # text just before the quote, to tell repeated quotes apart
-    suffix: str = ""          # text just after it
+    quote: str = Field(min_length=1, max_length=MAX_QUOTE_CHARS)
+    prefix: str = Field("", max_length=MAX_QUOTE_CHARS)   # text just before the quote, to tell repeats apart
+    suffix: str = Field("", max_length=MAX_QUOTE_CHARS)   # text just after it
     line: int | None = Field(None, ge=1)  # where the quote was when the claim was written (a hint)
     claim: str = Field(min_length=1)
     note: str = ""
@@ -273,19 +295,37 @@ class UniverseSpec(Strict):
 
     max_length: int = Field(5, ge=0, le=8)
     documents: int = Field(6, ge=1, le=10)
-    grades: list[StrictInt] = Field(default_factory=lambda: [0, 1], min_length=2)
-    max_k: int = Field(6, ge=1)
+    grades: list[Grade] = Field(default_factory=lambda: [0, 1], min_length=2, max_length=2 * MAX_GRADE + 1)
+    max_k: int = Field(6, ge=1, le=10)
     unjudged: bool = True
-    relevant: int | None = Field(None, ge=0)
+    relevant: int | None = Field(None, ge=0, le=10)
+
+    @model_validator(mode="after")
+    def _meaningful(self) -> "UniverseSpec":
+        from .universe import Universe
+
+        if max(self.grades) < 1:
+            raise ValueError(f"grades {self.grades} hold no relevant grade (1 or more): no case of the universe "
+                             "has a relevant document, so the search would exercise nothing")
+        if self.relevant == 0:
+            raise ValueError("relevant: 0 keeps only cases without a relevant document, so the search would "
+                             "exercise nothing; give at least 1")
+        if self.relevant is not None and self.relevant > self.documents:
+            raise ValueError(f"relevant: {self.relevant} is more than the {self.documents} documents of the universe")
+        size = Universe(self.max_length, self.documents, tuple(self.grades), self.max_k, self.unjudged).size()
+        if size > MAX_UNIVERSE_CASES:
+            raise ValueError(f"the universe has {size:,} cases, more than the limit of {MAX_UNIVERSE_CASES:,}; "
+                             "use fewer grades, documents or a shorter max_length (the random stage goes further)")
+        return self
 
 
 class SearchSpec(Strict):
     """The random stage: ``random_cases`` Hypothesis cases up to ``max_length``, seeded."""
 
-    random_cases: int = Field(2000, ge=0)
+    random_cases: int = Field(2000, ge=0, le=MAX_RANDOM_CASES)
     max_length: int = Field(30, ge=1, le=200)
-    seed: int = 20261130
-    time_limit: float = Field(60.0, gt=0)
+    seed: int = Field(20261130, ge=0, lt=2**64)
+    time_limit: float = Field(60.0, gt=0, le=MAX_SEARCH_SECONDS)
 
 
 PROPERTY_TRANSFORMS = ("promote_second_relevant", "change_after_first_relevant", "add_unretrieved_relevant",
@@ -375,11 +415,14 @@ class Chapter:
 
 class _UniqueKeyLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing a mapping that repeats a key (YAML says keys are unique;
-    PyYAML would silently keep the last)."""
+    PyYAML would silently keep the last) or whose key is a list or mapping (``? [a, b]``)."""
 
     def construct_mapping(self, node, deep=False):
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a key must be plain text or a number, not a list or mapping", key_node.start_mark)
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
@@ -388,21 +431,51 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+def _shape(text: str, path: Path) -> None:
+    """Refuse YAML nested deeper than ``MAX_YAML_DEPTH`` or with more than ``MAX_YAML_ALIASES``
+    aliases, from the token stream (PyYAML's composer recurses once per level, so depth is checked
+    before it runs)."""
+    depth = aliases = 0
+    opening = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
+               yaml.FlowSequenceStartToken)
+    closing = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
+    tokens = yaml.scan(text, Loader=yaml.SafeLoader)
+    while True:
+        try:
+            token = next(tokens)
+        except StopIteration:
+            return
+        except yaml.YAMLError:
+            return  # the loader reports the first problem, with its line
+        if isinstance(token, opening):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                raise RegisterError(f"nested deeper than {MAX_YAML_DEPTH} levels (the limit) at line "
+                                    f"{token.start_mark.line + 1}", file=str(path))
+        elif isinstance(token, closing):
+            depth -= 1
+        elif isinstance(token, yaml.AliasToken):
+            aliases += 1
+            if aliases > MAX_YAML_ALIASES:
+                raise RegisterError(f"more than {MAX_YAML_ALIASES} aliases (the limit) at line "
+                                    f"{token.start_mark.line + 1}; write the repeated parts out", file=str(path))
+
+
 def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         raise RegisterError(f"missing; a chapter folder needs {CHAPTER_FILE}, {CLAIMS_FILE} and a snapshot "
                             "(see README, 'Writing claims for a new chapter')", file=str(path))
-    except UnicodeDecodeError as exc:
-        raise RegisterError(f"not UTF-8 text ({exc.reason})", file=str(path))
+    text = read_text(path, "register file", MAX_REGISTER_BYTES, RegisterError)
     try:
+        _shape(text, path)
         return yaml.load(text, Loader=_UniqueKeyLoader), yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise RegisterError(f"malformed YAML{where}: {problem}", file=str(path))
+        raise RegisterError(f"malformed YAML{where}: {shorten(problem, 200)}", file=str(path))
+    except (ValueError, OverflowError, RecursionError) as exc:  # e.g. an integer of more than 4,300 digits
+        raise RegisterError(f"malformed YAML: a value cannot be read ({shorten(str(exc), 120)})", file=str(path))
 
 
 def _claim_lines(node: yaml.Node | None) -> list[int]:
@@ -435,14 +508,15 @@ def _validation_error(exc: ValidationError, path: Path, data: Any) -> RegisterEr
             items = data.get("claims") if isinstance(data, dict) else None
             entry = items[loc[1]] if isinstance(items, list) and loc[1] < len(items) else None
             claim_id = entry.get("id") if isinstance(entry, dict) else None
-            claim_id = claim_id or f"#{loc[1] + 1}"
+            claim_id = shorten(claim_id, 60) if isinstance(claim_id, str) and claim_id else f"#{loc[1] + 1}"
             loc = loc[2:]
             if loc and loc[0] in KINDS:  # the discriminator tag pydantic inserts
                 loc = loc[1:]
-        dotted = ".".join(str(p) for p in loc if not _is_union_tag(p)) or "(entry)"
-        msg = err["msg"].removeprefix("Value error, ")
+        dotted = shorten(".".join(str(p) for p in loc if not _is_union_tag(p)) or "(entry)", 120)
+        msg = shorten(err["msg"].removeprefix("Value error, "), 300)
         if err["type"] == "union_tag_invalid":
-            msg = f"unknown kind {err.get('input', {}).get('kind') if isinstance(err.get('input'), dict) else ''!r}; expected one of {', '.join(KINDS)}"
+            kind = err.get("input", {}).get("kind") if isinstance(err.get("input"), dict) else ""
+            msg = f"unknown kind {trim(kind, 60)}; expected one of {', '.join(KINDS)}"
         if err["type"] == "missing":
             msg = "required field is missing"
         if err["type"] == "extra_forbidden":
@@ -475,6 +549,11 @@ def load_chapter(folder: Path | str) -> Chapter:
     except ValidationError as exc:
         raise _validation_error(exc, chapter_path, data)
     data, node = _read_yaml(claims_path)
+    if not isinstance(data, dict) or "claims" not in data:
+        found = "empty" if data is None or data == {} else f"a {type(data).__name__}" if not isinstance(data, dict) \
+            else "a mapping without a claims list"
+        raise RegisterError(f"the register is {found}; it must be a mapping with a `claims` list (write "
+                            "`claims: []` for a chapter with no claims yet)", file=str(claims_path), field="claims")
     try:
         register = ClaimsFile.model_validate(data if data is not None else {})
     except ValidationError as exc:
@@ -538,9 +617,29 @@ def _check_references(chapter: Chapter) -> None:
 
         def measure(field_name: str, text: str, reference_only: bool = False) -> None:
             try:
-                parse_measure(text, reference_only)
+                m, spec = parse_measure(text, reference_only)
             except AuditError as exc:
-                raise fail(field_name, exc.message)
+                raise fail(field_name, shorten(exc.message, 300))
+            cutoff = spec.cutoff if spec is not None else dict(m.params).get("cutoff")
+            if cutoff is not None and cutoff > MAX_CUTOFF:
+                raise fail(field_name, f"cutoff {cutoff} is larger than the limit of {MAX_CUTOFF}")
+            if spec is not None and spec.rel is not None and not 1 <= spec.rel <= MAX_GRADE:
+                raise fail(field_name, f"relevance level rel={spec.rel!r} must be a whole number from 1 to {MAX_GRADE}")
+
+        def exercised(field_name: str, fx: Fixture, measures: list[str], query: str | None = None) -> None:
+            """Refuse a fixture on which every measure is trivially 0 (nothing ranked, nothing relevant)."""
+            queries = [query] if query is not None else list(fx.run)
+            if not any(fx.run[q] for q in queries):
+                raise fail(field_name, "nothing is ranked (every ranking read is empty), so every measure gives 0 "
+                           "and no implementation is exercised; give the fixture a ranking")
+            specs = [parse_measure(m, True)[1] for m in measures]
+            specs = [s for s in specs if s is not None]  # a measure only the references define: not judged here
+            if not specs or all(s.name == "Judged" for s in specs):
+                return
+            level = min(s.rel or 1 for s in specs)
+            if not any(g >= level for q in queries for g in fx.qrels[q].values()):
+                raise fail(field_name, f"no document has a relevant grade ({level} or more) in the queries read, so "
+                           "every measure gives 0 and no implementation is exercised; judge a document relevant")
 
         def claimed(field_name: str, text, tolerance=None) -> None:
             try:
@@ -560,13 +659,21 @@ def _check_references(chapter: Chapter) -> None:
                     raise fail(f"expect[{i}].query", f"query {e.query!r} is not in the fixture's run; "
                                f"it has {', '.join(map(repr, fx.run))}")
                 claimed(f"expect[{i}].claimed", e.claimed, e.tolerance)
+                exercised("fixture", fx, [e.measure], e.query)
         elif claim.kind == "comparison":
-            fixture("before", claim.before)
-            fixture("after", claim.after)
+            sides = fixture("before", claim.before), fixture("after", claim.after)
             for i, e in enumerate(claim.expect):
                 measure(f"expect[{i}].measure", e.measure)
                 if e.after_measure:
                     measure(f"expect[{i}].after_measure", e.after_measure)
+                problems = []
+                for side, fx in zip(("before", "after"), sides):
+                    try:
+                        exercised(side, fx, [e.measure, e.after_measure or e.measure])
+                    except RegisterError as exc:
+                        problems.append(exc)
+                if len(problems) == 2:  # one trivial side is a legitimate starting point, not both
+                    raise problems[0]
                 for side in ("before", "after"):
                     if getattr(e, side) is not None:
                         claimed(f"expect[{i}].{side}", getattr(e, side))
@@ -592,6 +699,34 @@ def _check_references(chapter: Chapter) -> None:
             if claim.other:
                 measure("other", f"{claim.other}@1")
         elif claim.kind == "convention":
-            fixture("probe", claim.probe, allow_repeats=claim.convention == "repeated_ids")
+            probe = fixture("probe", claim.probe, allow_repeats=claim.convention == "repeated_ids")
             for i, m in enumerate(claim.measures):
                 measure(f"measures[{i}]", m)
+            exercised("probe", probe, claim.measures)
+            reason = _probe_gap(claim.convention, probe, [parse_measure(m)[1] for m in claim.measures])
+            if reason:
+                raise fail("probe", f"the probe cannot tell the {claim.convention.replace('_', ' ')} rules apart: "
+                           f"{reason}")
+
+
+def _probe_gap(convention: str, probe: Fixture, specs) -> str:
+    """Why a convention probe exercises nothing (empty when it exercises the convention)."""
+    if convention == "ties":
+        scores = probe.scores or {}
+        tied = any(len({scores[q][d] for d in set(r)}) < len(set(r)) for q, r in probe.run.items() if q in scores)
+        return "" if tied else ("no two ranked documents share a score; give tied `scores` (without them every "
+                                "document gets a distinct score)")
+    if convention == "unjudged":
+        unjudged = any(d not in probe.qrels[q] for q, r in probe.run.items() for d in r)
+        return "" if unjudged else "every ranked document is judged; rank a document absent from the qrels"
+    if convention == "repeated_ids":
+        repeated = any(len(set(r)) < len(r) for r in probe.run.values())
+        return "" if repeated else "no ranking repeats a document ID"
+    if convention == "cutoff":
+        cutoffs = [s.cutoff for s in specs if s.cutoff is not None]
+        if not cutoffs:
+            return "no measure has a cutoff k"
+        longest = max((len(r) for r in probe.run.values()), default=0)
+        return "" if longest > min(cutoffs) else (f"no ranking is longer than the cutoff {min(cutoffs)}, so scoring "
+                                                  "the first k and the whole ranking agree")
+    return ""

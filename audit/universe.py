@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations_with_replacement, product
+from math import comb
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,19 @@ class Universe:
                 + (" and unjudged documents" if self.unjudged else "")
                 + (f", exactly {self.relevant} relevant" if self.relevant is not None else "")
                 + f", every k ≤ {self.max_k}")
+
+    def size(self) -> int:
+        """How many cases ``cases`` enumerates (before the ``relevant`` filter), computed without
+        building any: for each ranking length L ≤ min(max_length, documents), |labels|^L rankings
+        times the multisets of at most documents − L positive grades left unretrieved."""
+        labels = len(self.grades) + (1 if self.unjudged else 0)
+        positive = sum(1 for g in self.grades if g >= 1)
+        total = 0
+        for length in range(0, min(self.max_length, self.documents) + 1):
+            room = self.documents - length
+            extras = 1 if positive == 0 else sum(comb(positive + e - 1, e) for e in range(room + 1))
+            total += labels ** length * extras
+        return total
 
     def cases(self) -> Iterator[Case]:
         """Every case, smallest first (by number of documents, then ranking length)."""

@@ -15,6 +15,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from .errors import ValueParseError
+from .limits import MAX_DIGITS, MAX_EXPRESSION_CHARS, MAX_EXPRESSION_DEPTH, MAX_TOLERANCE, trim
 
 #: Relative tolerance used when a *floating-point* result (from a reference library)
 #: is compared with an exact claimed value: float64 cannot hold 1/3 exactly.
@@ -39,6 +40,30 @@ _ORDINAL_DENOMINATORS = {
 }
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 _FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$")
+_TOLERANCE = re.compile(r"^(\d+(\.\d*)?|\.\d+)$")
+
+
+def _digits(text: str, raw: object, what: str = "claimed value") -> None:
+    """Refuse a number with more than ``MAX_DIGITS`` digits before it is converted."""
+    if sum(ch.isdigit() for ch in text) > MAX_DIGITS:
+        raise ValueParseError(f"{what} {trim(raw)} has more than {MAX_DIGITS} digits (the limit); write the "
+                              "number as the chapter prints it")
+
+
+def _tolerance(tolerance: object, nominal: Fraction) -> Fraction:
+    """A tolerance as a half-width: a plain decimal, at most ``MAX_TOLERANCE`` × max(1, |claimed|)."""
+    text = str(tolerance).strip()
+    if isinstance(tolerance, bool) or not _TOLERANCE.match(text):
+        raise ValueParseError(f"tolerance {trim(tolerance)} is not a plain non-negative decimal; write a "
+                              "half-width such as '0.05'")
+    _digits(text, tolerance, "tolerance")
+    half = Fraction(Decimal(text))
+    bound = MAX_TOLERANCE * max(Fraction(1), abs(nominal))
+    if half > bound:
+        raise ValueParseError(f"tolerance {text} is wider than the limit {format_decimal(bound)} (a tenth of the "
+                              "measure range [0, 1], or of the claimed value when larger); so wide an interval "
+                              "would hold almost any value")
+    return half
 
 
 def _word_number(text: str) -> int | None:
@@ -175,10 +200,13 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
     Raises ``ValueParseError`` naming what was found and what is accepted.
     """
     if isinstance(text, bool) or not isinstance(text, (str, int, float)):
-        raise ValueParseError(f"expected a value as printed in the chapter (e.g. '1/4', '≈ .4884'), found {text!r}")
+        raise ValueParseError(f"expected a value as printed in the chapter (e.g. '1/4', '≈ .4884'), found {trim(text)}")
     if isinstance(text, float):
         raise ValueParseError(
             f"write decimals as quoted text exactly as printed (e.g. \"{text}\"), so printed precision is kept; found the number {text!r}")
+    if isinstance(text, int) and abs(text) >= 10**MAX_DIGITS:
+        raise ValueParseError(f"claimed value has more than {MAX_DIGITS} digits (the limit); write the number as "
+                              "the chapter prints it")
     raw = str(text)
     s = raw.strip()
     approximate = False
@@ -195,12 +223,7 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
             break
     nominal, style, places, leading_zero, half = _parse_number(s, raw)
     if tolerance is not None:
-        try:
-            half = Fraction(str(tolerance).strip())
-        except (ValueError, ZeroDivisionError):
-            raise ValueParseError(f"tolerance {tolerance!r} is not a number; write it like '0.05'")
-        if half < 0:
-            raise ValueParseError(f"tolerance {tolerance!r} is negative; write a half-width such as '0.05'")
+        half = _tolerance(tolerance, nominal)
         approximate = True
     if comparator:
         if comparator in ("lt", "le"):
@@ -214,6 +237,7 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
 
 def _parse_number(s: str, raw: str) -> tuple[Fraction, str, int, bool, Fraction]:
     """(value, style, decimal places, leading zero, half-width of the printed precision)."""
+    _digits(s, raw)
     if _FRACTION.match(s):
         m = _FRACTION.match(s)
         if int(m.group(2)) == 0:
@@ -237,7 +261,7 @@ def _parse_number(s: str, raw: str) -> tuple[Fraction, str, int, bool, Fraction]
     if frac is not None:
         return frac, "word", 0, True, Fraction(0)
     raise ValueParseError(
-        f"cannot read claimed value {raw!r}; expected a fraction ('1/4'), a decimal ('.4884', '0.33'), "
+        f"cannot read claimed value {trim(raw)}; expected a fraction ('1/4'), a decimal ('.4884', '0.33'), "
         "an integer, a percentage ('80%'), a number word ('fifty', 'a fifth'), optionally after '≈' or a "
         "comparator ('< 1')")
 
@@ -255,26 +279,39 @@ def parse_expression(text: str) -> Fraction:
     division by zero.
     """
     source = str(text).replace("×", "*").replace("÷", "/").replace("−", "-")
+    if len(source) > MAX_EXPRESSION_CHARS:
+        raise ValueParseError(f"expression {trim(text)} is longer than {MAX_EXPRESSION_CHARS} characters (the limit)")
+    depth = 0
+    for ch in source:  # parentheses are counted before Python's parser, which recurses on them
+        depth += (ch == "(") - (ch == ")")
+        if depth > MAX_EXPRESSION_DEPTH:
+            raise ValueParseError(f"expression {trim(text)} nests parentheses deeper than {MAX_EXPRESSION_DEPTH} "
+                                  "(the limit)")
     try:
         tree = ast.parse(source.strip(), mode="eval")
-    except SyntaxError:
-        raise ValueParseError(f"cannot read expression {text!r}; use numbers, + - * / and parentheses")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise ValueParseError(f"cannot read expression {trim(text)}; use numbers, + - * / and parentheses")
 
-    def walk(node: ast.AST) -> Fraction:
+    def walk(node: ast.AST) -> Fraction:  # recursion depth is bounded by MAX_EXPRESSION_CHARS
         if isinstance(node, ast.Expression):
             return walk(node.body)
         if isinstance(node, ast.BinOp) and type(node.op) in _ALLOWED_BINOPS:
             left, right = walk(node.left), walk(node.right)
             if isinstance(node.op, ast.Div) and right == 0:
-                raise ValueParseError(f"expression {text!r} divides by zero")
+                raise ValueParseError(f"expression {trim(text)} divides by zero")
             return _ALLOWED_BINOPS[type(node.op)](left, right)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             value = walk(node.operand)
             return -value if isinstance(node.op, ast.USub) else value
         if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            literal = ast.get_source_segment(source.strip(), node)
+            literal = ast.get_source_segment(source.strip(), node) or ""
+            if not _NUMBER.match(literal):
+                raise ValueParseError(f"expression {trim(text)} contains the number {trim(literal)}; write numbers "
+                                      "as plain decimals (no exponent, no underscores)")
+            _digits(literal, literal, "a number in the expression")
             return Fraction(Decimal(literal))
         raise ValueParseError(
-            f"expression {text!r} contains {type(node).__name__}; only numbers, + - * / and parentheses are allowed")
+            f"expression {trim(text)} contains {type(node).__name__}; only numbers, + - * / and parentheses are "
+            "allowed")
 
     return walk(tree)

@@ -10,6 +10,7 @@ import yaml
 from audit.audit import audit_chapter
 from audit.provenance import collect
 from audit.references import all_references
+from audit.errors import RegisterError
 from audit.register import load_chapter
 from audit.universe import Case, Universe
 
@@ -149,5 +150,6 @@ def test_a_universe_with_no_valid_case_is_an_error(tmp_path):
     claim = prop("E1", "Small claims.", "R", "never decreases", "next_cutoff",
                  universe={"max_length": 2, "documents": 3, "grades": [0, 1], "max_k": 3, "relevant": 5})
     (folder / "claims.yaml").write_text(yaml.safe_dump({"claims": [claim]}, allow_unicode=True), encoding="utf-8")
-    result = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
-    assert result.verdict == "error" and "yields no valid case" in result.reason
+    # Refused when the register is loaded: 5 relevant documents cannot fit in a universe of 3.
+    with pytest.raises(RegisterError, match="relevant: 5 is more than the 3 documents"):
+        load_chapter(folder)

@@ -137,12 +137,25 @@ def test_item_location_is_the_claims_line_in_the_register(pytester, chapter):
     assert register[lines["E1"]].strip() == "- id: E1"
 
 
-def test_a_malformed_register_is_a_collection_error_naming_the_file(pytester, chapter):
+def test_a_malformed_register_is_one_failing_item_naming_the_file(pytester, chapter):
     (chapter / "claims.yaml").write_text("claims: [\n", encoding="utf-8")
     result = pytester.runpytest("claims/", "-p", "no:cacheprovider")
-    result.assert_outcomes(errors=1)
+    result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*claims.yaml: malformed YAML at line*"])
-    assert "Traceback" not in result.stdout.str()
+    assert "Traceback" not in result.stdout.str() and "Interrupted" not in result.stdout.str()
+
+
+def test_a_broken_register_does_not_stop_the_other_chapters(pytester, chapter):
+    # Once "Interrupted: 1 error during collection": no good chapter's claim ran.
+    broken = pytester.path / "claims" / "broken"
+    broken.mkdir()
+    (broken / "chapter.yaml").write_text("id: broken\ntitle: Broken\n", encoding="utf-8")
+    (broken / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
+    (broken / "claims.yaml").write_text("fixtures:\n  ? [a, b]\n  : {}\nclaims: []\n", encoding="utf-8")
+    result = pytester.runpytest("claims/", "-p", "no:cacheprovider", "-k", "S1 or register")
+    result.assert_outcomes(passed=1, failed=1)  # demo's S1 is supported; broken's register item fails
+    result.stdout.fnmatch_lines(["*broken::register*", "*a key must be plain text or a number*"])
+    assert "Traceback" not in result.stdout.str() and "Interrupted" not in result.stdout.str()
 
 
 def test_audit_collects_only_the_named_chapter_and_records_verdicts(pytester, chapter):
@@ -156,3 +169,17 @@ def test_audit_collects_only_the_named_chapter_and_records_verdicts(pytester, ch
     case = ET.parse(xml).getroot().find("testsuite").find("testcase")
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
     assert case.get("name") == "Q1" and props == {"verdict": "qualified", "priority": "medium"}
+
+
+def test_an_internal_failure_is_an_error_without_traceback(pytester, chapter, monkeypatch):
+    # Once a full traceback; now each claim of the chapter errors with one line naming the fault.
+    import audit.audit
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("forced fault")
+
+    monkeypatch.setattr(audit.audit, "audit_chapter", broken)
+    result = pytester.runpytest("claims/", "-p", "no:cacheprovider", "-k", "S1")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*internal error while auditing the chapter: RuntimeError: forced fault*"])
+    assert "Traceback" not in result.stdout.str()

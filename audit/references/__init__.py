@@ -8,13 +8,22 @@ _REFERENCES: list[Reference] | None = None
 
 
 def all_references() -> list[Reference]:
-    """Every reference adapter, in report order: trec_eval (pytrec_eval), ir-measures, ranx."""
+    """Every reference adapter, in report order: trec_eval (pytrec_eval), ir-measures, ranx.
+
+    Each evaluates in its own worker process (``worker.IsolatedReference``), so a library that
+    crashes is that reference's error on that input, not the end of the audit. The workers start
+    here, in the background, and live until this process ends.
+    """
     global _REFERENCES
     if _REFERENCES is None:
         from .ir_measures_ref import IrMeasuresReference
         from .pytrec_eval_ref import PytrecEvalReference
         from .ranx_ref import RanxReference
-        _REFERENCES = [PytrecEvalReference(), IrMeasuresReference(), RanxReference()]
+        from .worker import IsolatedReference
+        _REFERENCES = [IsolatedReference(PytrecEvalReference()), IsolatedReference(IrMeasuresReference()),
+                       IsolatedReference(RanxReference())]
+        for ref in _REFERENCES:
+            ref.start()
     return _REFERENCES
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..conventions import CONVENTIONS
 
 from ..results import ChapterReport, Check, ClaimResult, ImplValue
@@ -10,6 +12,16 @@ from ..values import display
 CHAPTER = "chapter"
 _MARK = {"supported": "✅ supported", "qualified": "⚠️ qualified", "contradicted": "❌ contradicted",
          "stale": "🕸 stale", "error": "💥 error", "pending": "⏳ pending", "not checkable": "— not checkable"}
+
+
+_TAG_OPEN = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def no_raw_html(text: str) -> str:
+    """``text`` with every ``<`` that could open raw HTML in Markdown (a tag, comment, declaration
+    or processing instruction: ``<`` then a letter, ``/``, ``!`` or ``?``) written as ``&lt;``, so a
+    quote or title holding ``<script>`` or ``<img onerror=…>`` is shown, never run. ``< 1`` is kept."""
+    return _TAG_OPEN.sub("&lt;", text)
 
 
 def cell(text: object) -> str:
@@ -198,7 +210,7 @@ def render(report: ChapterReport) -> str:
     if nc:
         w(f"- [ ] Confirm the claims kept as not checkable are meant as prose, not measurement: {', '.join(nc)}.")
     w("")
-    return "\n".join(out)
+    return no_raw_html("\n".join(out))
 
 
 def _case_table(rows: list[list[str]]) -> str:

@@ -1,0 +1,73 @@
+"""Limits on everything a register or an input file can make large.
+
+Each is far above what a chapter needs (the shipped chapters use a small fraction of each) and low
+enough that no input can exhaust memory or time. A value past a limit is a ``RegisterError`` (or
+``AuditError``) naming the file, the claim, the field and the limit.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+#: Bytes of a claims.yaml or chapter.yaml (a register of several hundred claims is ~100 KB).
+MAX_REGISTER_BYTES = 2 * 2**20
+#: Nesting depth of a register's YAML (claims → claim → universe → grades is 4 deep).
+MAX_YAML_DEPTH = 20
+#: Aliases (``*name``) in one register: each can repeat a whole subtree, so many of them nested
+#: can expand a small file into an enormous document.
+MAX_YAML_ALIASES = 20
+#: Bytes of a chapter snapshot (a long chapter is ~100 KB of text).
+MAX_SNAPSHOT_BYTES = 2 * 2**20
+#: Words of a snapshot over which a lost quote is searched for an edited passage (the similarity
+#: search looks at every window of about the quote's length). Longer snapshots are searched only
+#: near the claim's ``line`` hint; without one, the quote is reported lost with this reason.
+FUZZY_MAX_WORDS = 5_000
+#: Passages whose similarity ratio is computed for one lost quote (about 1 ms each), most promising
+#: first; past it the search stops and says so.
+FUZZY_MAX_SCORED = 5_000
+#: Passages the similarity search may examine for all the lost quotes of one chapter (each lost
+#: quote examines about 7 per word of the snapshot, at most 7 × FUZZY_MAX_WORDS); past it, further
+#: lost quotes are reported lost with this reason.
+FUZZY_CHAPTER_PASSAGES = 2_000_000
+#: Characters of a quote, prefix or suffix.
+MAX_QUOTE_CHARS = 2_000
+#: Digits in one printed number (a claimed value, a tolerance, a number in an expression).
+MAX_DIGITS = 30
+#: Half-width of a ``tolerance``, relative to the measure range [0, 1]: at most a tenth of
+#: max(1, |claimed|). A wider one would make almost any value "supported".
+MAX_TOLERANCE = Fraction(1, 10)
+#: Characters and nesting depth of an arithmetic expression.
+MAX_EXPRESSION_CHARS = 200
+MAX_EXPRESSION_DEPTH = 20
+#: Largest |grade| in a fixture or universe. TREC collections grade 0–4; trec_eval keeps grades in
+#: C ints (2**31 wraps) and exponential gain 2**g − 1 overflows a float beyond g = 1023.
+MAX_GRADE = 100
+#: Largest cutoff k in a measure name.
+MAX_CUTOFF = 10_000
+#: Cases of a property claim's exhaustive universe, counted before any is built (the shipped
+#: chapters' largest universe has 4,481 cases).
+MAX_UNIVERSE_CASES = 20_000
+#: Random cases and seconds of a property claim's search.
+MAX_RANDOM_CASES = 100_000
+MAX_SEARCH_SECONDS = 300.0
+#: Candidates of one cohort (the sum of its cell counts).
+MAX_COHORT = 100_000
+#: Seconds one claim may take to check (its references' batch evaluation is separate); past it the
+#: claim is an ``error`` naming the limit and the chapter goes on.
+CLAIM_SECONDS = 600.0
+#: Characters of input echoed in an error message.
+ECHO_CHARS = 80
+
+
+def trim(text: object, limit: int = ECHO_CHARS) -> str:
+    """``text`` as a ``repr`` cut to about ``limit`` characters, with the full length stated when cut."""
+    shown = repr(text)
+    if len(shown) <= limit:
+        return shown
+    return f"{shown[:limit]}… ({len(str(text)):,} characters)"
+
+
+def shorten(text: object, limit: int = ECHO_CHARS) -> str:
+    """``str(text)`` cut to ``limit`` characters, with the full length stated when cut."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"

@@ -1,0 +1,135 @@
+"""audit crosscheck: malformed TREC input stops with the file and line (exit 3), bad measure names
+are usage errors (exit 2), and one run's problem does not cost the other runs their report.
+
+Inline two-line files; each test changes one thing. Exit codes are audit/cli.py's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from audit.cli import EXIT_INPUT, EXIT_OK, EXIT_USAGE, main
+from audit.crosscheck import read_trec
+from audit.errors import AuditError
+
+QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n"
+RUN = "q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\nq2 Q0 c 1 1.0 r\n"
+
+
+def files(tmp_path: Path, qrels: str | bytes = QRELS, run: str | bytes = RUN) -> tuple[Path, Path]:
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    for path, text in ((q, qrels), (r, run)):
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    return q, r
+
+
+def crosscheck(tmp_path: Path, qrels: Path, *runs: Path, measures: str = "P@2 RR") -> int:
+    args = ["crosscheck", "--qrels", str(qrels), "--measures", measures, "--out", str(tmp_path / "out")]
+    for run in runs:
+        args += ["--run", str(run)]
+    return main(args)
+
+
+@pytest.mark.parametrize("grade", ["0.5", "1.0", "inf", "1e400", "nan"])
+def test_non_integer_grade_is_refused_with_file_and_line(tmp_path, capsys, grade):
+    # 0.5 was truncated to 0 and evaluated; inf and 1e400 raised OverflowError. The README
+    # promises that malformed input stops.
+    qrels, run = files(tmp_path, qrels=QRELS.replace("q2 0 c 2", f"q2 0 c {grade}"))
+    assert crosscheck(tmp_path, qrels, run) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert str(qrels) in err and "line 3" in err and "not a whole number" in err and "Traceback" not in err
+
+
+def test_grade_past_the_limit_is_refused(tmp_path, capsys):
+    # 2**31 wraps in trec_eval's C int (it returned 0, reported as a denominator convention).
+    qrels, run = files(tmp_path, qrels=QRELS.replace("q2 0 c 2", f"q2 0 c {2**31}"))
+    assert crosscheck(tmp_path, qrels, run) == EXIT_INPUT
+    assert "line 3" in capsys.readouterr().err
+
+
+def test_repeated_qrels_pair_is_reported_not_crashed_on(tmp_path):
+    # Once ValueError (exit 4): the qrels reader removed the doc from a run-only list.
+    qrels, run = files(tmp_path, qrels=QRELS + "q1 0 a 0\n")
+    read = read_trec(qrels, "qrels", check_readers=False)
+    assert [(i.line, i.cause.split(";")[0]) for i in read.issues] == [(4, "repeats document a of query q1 (line 1)")]
+    assert read.data["q1"]["a"] == 0  # the last line is used, as ir-measures and ranx do
+    assert crosscheck(tmp_path, qrels, run) == EXIT_OK
+
+
+@pytest.mark.parametrize("score, word", [("nan", "NaN"), ("inf", "infinite"), ("-inf", "infinite")])
+def test_non_finite_scores_are_named(tmp_path, score, word):
+    qrels, run = files(tmp_path, run=RUN.replace("q1 Q0 a 1 2.0 r", f"q1 Q0 a 1 {score} r"))
+    read = read_trec(run, "run", check_readers=False)
+    assert [(i.line, i.cause) for i in read.issues] == [(1, f"score {score} is {word} (not a finite number)")]
+
+
+def test_nan_score_disagreement_is_put_down_to_the_nan(tmp_path):
+    # With a NaN score on the relevant a, the chapter keeps file order (RR = 1 on q1) while the
+    # three libraries put a after b (RR = 1/2), observed: the cause is named as the NaN, once "a
+    # difference of definition".
+    qrels, run = files(tmp_path, run=RUN.replace("q1 Q0 a 1 2.0 r", "q1 Q0 a 1 nan r"))
+    assert crosscheck(tmp_path, qrels, run, measures="RR") == EXIT_OK
+    report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    (rr,) = report["runs"][0]["measures"]
+    assert rr["differing_queries"] == ["q1"]
+    assert [(c["cause"], c["queries"]) for c in rr["causes"]] == [("NaN or infinite scores", ["q1"])]
+
+
+@pytest.mark.parametrize("content, says", [
+    (QRELS.encode("utf-16"), "UTF-16"),
+    (b"\x7fELF\x02\x01\x01\x00\x00\x00", "binary"),
+    (b"q1 0 \xe9\xff 1\n", "not UTF-8"),
+], ids=["utf-16", "binary", "latin-1"])
+def test_binary_or_utf16_qrels_refused(tmp_path, capsys, content, says):
+    # Once UnicodeDecodeError (exit 4).
+    qrels, run = files(tmp_path, qrels=content)
+    assert crosscheck(tmp_path, qrels, run) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert str(qrels) in err and says in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_fifo_refused_without_blocking(tmp_path, capsys, which):
+    qrels, run = files(tmp_path)
+    target = qrels if which == "qrels" else run
+    target.unlink()
+    os.mkfifo(target)
+    started = time.monotonic()
+    assert crosscheck(tmp_path, qrels, run) == EXIT_INPUT
+    assert time.monotonic() - started < 30
+    assert f"the {which} file is a FIFO" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("measure", ["SetP@4", "nDCG(rel=2)", "NoSuchMeasure@3"])
+def test_bad_measure_is_a_usage_error(tmp_path, capsys, measure):
+    # SetP@4 raised AssertionError and nDCG(rel=2) KeyError 'rel' (exit 4).
+    qrels, run = files(tmp_path)
+    assert crosscheck(tmp_path, qrels, run, measures=measure) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "--measures" in err and "Traceback" not in err
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_a_run_sharing_no_query_does_not_abort_the_other(tmp_path, capsys):
+    qrels, run = files(tmp_path)
+    other = tmp_path / "other"
+    other.write_text("zz Q0 a 1 2.0 r\n", encoding="utf-8")
+    assert crosscheck(tmp_path, qrels, other, run) == EXIT_INPUT
+    assert "shares no query with the qrels" in capsys.readouterr().err
+    report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    first, second = report["runs"]
+    assert first["error"] and first["measures"] == []
+    assert not second["error"] and [m["measure"] for m in second["measures"]] == ["P@2", "RR"]
+    assert "Not evaluated: the run shares no query" in (tmp_path / "out.md").read_text(encoding="utf-8")
+
+
+def test_long_malformed_line_is_trimmed_in_the_error(tmp_path):
+    qrels, _ = files(tmp_path, qrels="q1 " + "x" * 4000 + "\n")
+    with pytest.raises(AuditError) as info:
+        read_trec(qrels, "qrels", check_readers=False)
+    assert "line 1 has 2 fields" in str(info.value) and len(str(info.value)) < 400

@@ -1,0 +1,326 @@
+"""audit.register: inputs a register can make large, hostile or vacuous, refused at load.
+
+Each test writes a tiny chapter (one value claim) into tmp_path, changes one thing, and checks
+that ``load_chapter`` raises ``RegisterError`` naming the file, the claim (when there is one),
+the field and, for a limit, the limit (``audit.limits``) — never another exception, never a hang.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from audit import limits
+from audit.errors import RegisterError
+from audit.register import load_chapter
+
+SNAPSHOT = "At cutoff four, a single relevant result gives P@4 = 1/4.\n"
+FIXTURES = """\
+fixtures:
+  one-hit:
+    qrels: {q1: {a: 1}}
+    run: {q1: [a]}
+"""
+CLAIM = """\
+  - id: C1
+    title: one hit
+    kind: value
+    quote: "a single relevant result gives P@4 = 1/4"
+    claim: P@4 = 1/4 for one hit.
+    fixture: one-hit
+    expect:
+      - {measure: "P@4", claimed: "1/4"}
+"""
+
+
+def chapter(tmp_path: Path, claims: str | None = None, *, fixtures: str = FIXTURES, chapter_yaml: str | None = None,
+            snapshot: str = SNAPSHOT) -> Path:
+    folder = tmp_path / "ch"
+    folder.mkdir(exist_ok=True)
+    (folder / "chapter.yaml").write_text(chapter_yaml or "id: ch\ntitle: Limits\n", encoding="utf-8")
+    (folder / "snapshot.txt").write_text(snapshot, encoding="utf-8")
+    (folder / "claims.yaml").write_text(fixtures + "claims:\n" + (CLAIM if claims is None else claims),
+                                        encoding="utf-8")
+    return folder
+
+
+def load_error(folder: Path) -> RegisterError:
+    with pytest.raises(RegisterError) as info:
+        load_chapter(folder)
+    return info.value
+
+
+def test_the_base_chapter_loads(tmp_path):
+    # The base every test below mutates is valid, so each refusal comes from the one change.
+    assert [c.id for c in load_chapter(chapter(tmp_path)).register.claims] == ["C1"]
+
+
+# --- numbers, tolerances, expressions -------------------------------------------------------------
+
+def test_claimed_value_with_5000_digits(tmp_path):
+    # Past Python's 4,300-digit int conversion limit: once a ValueError that ended every chapter.
+    err = load_error(chapter(tmp_path, CLAIM.replace('claimed: "1/4"', f'claimed: "{"9" * 5000}"')))
+    assert err.claim == "C1" and err.field == "expect[0].claimed"
+    assert f"more than {limits.MAX_DIGITS} digits" in str(err)
+    assert len(str(err)) < 600  # the value is trimmed, not echoed whole
+
+
+def test_unquoted_integer_with_5000_digits(tmp_path):
+    # PyYAML itself converts the unquoted integer and fails; that is malformed input, not a crash.
+    err = load_error(chapter(tmp_path, CLAIM.replace('claimed: "1/4"', f'claimed: {"9" * 5000}')))
+    assert "claims.yaml" in str(err) and "malformed YAML" in str(err)
+
+
+@pytest.mark.parametrize("tolerance", ["1e-999999999", "1e999", "1e9", "-0.1", "inf", "nan"])
+def test_tolerance_not_a_plain_decimal(tmp_path, tolerance):
+    # 1e-999999999 hung building the Fraction; 1e999 crashed; 1e9 made anything "supported".
+    claim = CLAIM.replace('claimed: "1/4"}', f'claimed: "1/4", tolerance: "{tolerance}"}}')
+    started = time.monotonic()
+    err = load_error(chapter(tmp_path, claim))
+    assert time.monotonic() - started < 5
+    assert err.field == "expect[0].claimed" and "tolerance" in str(err)
+
+
+def test_tolerance_wider_than_a_tenth_of_the_range(tmp_path):
+    # 0.5 around 1/4 would hold [−0.25, 0.75]: most of the measure range [0, 1].
+    err = load_error(chapter(tmp_path, CLAIM.replace('claimed: "1/4"}', 'claimed: "1/4", tolerance: "0.5"}')))
+    assert "wider than the limit 0.1" in str(err)
+
+
+def test_tolerance_within_the_limit_loads(tmp_path):
+    load_chapter(chapter(tmp_path, CLAIM.replace('claimed: "1/4"}', 'claimed: "0.25", tolerance: "0.05"}')))
+
+
+ARITHMETIC = """\
+  - id: A1
+    title: sum
+    kind: arithmetic
+    quote: "P@4 = 1/4"
+    claim: one quarter
+    expression: "{expression}"
+    claimed: "1/4"
+"""
+
+
+@pytest.mark.parametrize("expression, says", [
+    ("1e999", "plain decimals"),
+    ("1" * 40 + "/4", f"more than {limits.MAX_DIGITS} digits"),
+    ("(" * 30 + "1/4" + ")" * 30, f"deeper than {limits.MAX_EXPRESSION_DEPTH}"),
+    ("+".join(["1/400"] * 100), f"longer than {limits.MAX_EXPRESSION_CHARS} characters"),
+], ids=["exponent", "digits", "depth", "length"])
+def test_expression_limits(tmp_path, expression, says):
+    err = load_error(chapter(tmp_path, ARITHMETIC.format(expression=expression)))
+    assert err.claim == "A1" and err.field == "expression" and says in str(err)
+
+
+# --- YAML shape -----------------------------------------------------------------------------------
+
+def test_unhashable_key(tmp_path):
+    # `? [a, b]` is a YAML key that is a list: once a TypeError ("unhashable type") that ended every chapter.
+    err = load_error(chapter(tmp_path, fixtures="fixtures:\n  ? [a, b]\n  : {qrels: {}, run: {}}\n"))
+    assert "claims.yaml" in str(err) and "a key must be plain text or a number" in str(err)
+
+
+def test_deep_nesting(tmp_path):
+    deep = "[" * 5000 + "]" * 5000
+    err = load_error(chapter(tmp_path, fixtures=f"deep: {deep}\n"))
+    assert f"nested deeper than {limits.MAX_YAML_DEPTH} levels" in str(err)
+
+
+def test_alias_expansion(tmp_path):
+    # The "billion laughs" shape: each level repeats the one before ten times.
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    err = load_error(chapter(tmp_path, fixtures="\n".join(levels) + "\n"))
+    assert f"more than {limits.MAX_YAML_ALIASES} aliases" in str(err)
+
+
+def test_register_file_too_large(tmp_path):
+    folder = chapter(tmp_path)
+    with open(folder / "claims.yaml", "a", encoding="utf-8") as handle:
+        handle.write("#" * (limits.MAX_REGISTER_BYTES + 1))
+    assert f"more than the limit of {limits.MAX_REGISTER_BYTES:,}" in str(load_error(folder))
+
+
+@pytest.mark.parametrize("text", ["", "null\n", "~\n", "{}\n"], ids=["empty", "null", "tilde", "empty mapping"])
+def test_empty_or_null_register_is_an_error(tmp_path, text):
+    folder = chapter(tmp_path)
+    (folder / "claims.yaml").write_text(text, encoding="utf-8")
+    err = load_error(folder)
+    assert err.field == "claims" and "claims.yaml" in str(err)
+
+
+def test_explicit_empty_claims_list_loads(tmp_path):
+    # What `audit init` writes for a snapshot with no numeric statement: a chapter with no claims yet.
+    folder = chapter(tmp_path, "[]\n".join([""]))
+    (folder / "claims.yaml").write_text("claims: []\n", encoding="utf-8")
+    assert load_chapter(folder).register.claims == []
+
+
+# --- files and paths ------------------------------------------------------------------------------
+
+def test_nul_byte_in_snapshot_path(tmp_path):
+    err = load_error(chapter(tmp_path, chapter_yaml='id: ch\ntitle: T\nsnapshot: {file: "snap\\0shot.txt"}\n'))
+    assert "chapter.yaml" in str(err) and "snapshot.file" in str(err)
+
+
+def test_fifo_as_snapshot_is_refused_without_blocking(tmp_path):
+    folder = chapter(tmp_path)
+    (folder / "snapshot.txt").unlink()
+    os.mkfifo(folder / "snapshot.txt")
+    started = time.monotonic()
+    err = load_error(folder)
+    assert time.monotonic() - started < 5
+    assert "is a FIFO" in str(err)
+
+
+def test_fifo_as_register_is_refused_without_blocking(tmp_path):
+    folder = chapter(tmp_path)
+    (folder / "claims.yaml").unlink()
+    os.mkfifo(folder / "claims.yaml")
+    assert "is a FIFO" in str(load_error(folder))
+
+
+def test_snapshot_too_large(tmp_path):
+    err = load_error(chapter(tmp_path, snapshot=SNAPSHOT + "x" * limits.MAX_SNAPSHOT_BYTES))
+    assert f"more than the limit of {limits.MAX_SNAPSHOT_BYTES:,}" in str(err)
+
+
+# --- grades, cutoffs ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("grade", [2000, 2**31, -2**31])
+def test_grade_out_of_range(tmp_path, grade):
+    # 2000 overflowed exponential-gain nDCG (2**2000); 2**31 wraps in trec_eval's C int and gave 0.
+    err = load_error(chapter(tmp_path, fixtures=FIXTURES.replace("{a: 1}", f"{{a: {grade}}}")))
+    assert "fixtures.one-hit.qrels.q1.a" in str(err) and str(limits.MAX_GRADE) in str(err)
+
+
+def test_negative_grade_loads(tmp_path):
+    # Negative grades are legitimate TREC input (non-relevant); see tests/test_worker.py for how
+    # each reference treats them.
+    load_chapter(chapter(tmp_path, fixtures=FIXTURES.replace("{a: 1}", "{a: 1, b: -5}")))
+
+
+def test_cutoff_past_the_limit(tmp_path):
+    err = load_error(chapter(tmp_path, CLAIM.replace('"P@4"', f'"P@{limits.MAX_CUTOFF + 1}"')))
+    assert err.field == "expect[0].measure" and f"limit of {limits.MAX_CUTOFF}" in str(err)
+
+
+@pytest.mark.parametrize("measure", ["SetP@4", "nDCG(rel=2)"])
+def test_measure_ir_measures_cannot_express(tmp_path, measure):
+    # SetP@4 raised AssertionError and nDCG(rel=2) KeyError 'rel' inside ir-measures.
+    err = load_error(chapter(tmp_path, CLAIM.replace('"P@4"', f'"{measure}"')))
+    assert err.field == "expect[0].measure"
+
+
+# --- property universes ---------------------------------------------------------------------------
+
+PROPERTY = """\
+  - id: P1
+    title: recall never decreases
+    kind: property
+    quote: "P@4 = 1/4"
+    claim: R@k never decreases as k grows.
+    measure: R
+    relation: never decreases
+    compare: next_cutoff
+    universe: {universe}
+"""
+
+
+def test_universe_counted_before_it_is_built(tmp_path):
+    # Grades 0-29 gave MemoryError building the cases: 1,485,648,371 cases by Universe.size().
+    universe = "{max_length: 5, documents: 6, grades: [" + ", ".join(map(str, range(30))) + "], max_k: 6}"
+    started = time.monotonic()
+    err = load_error(chapter(tmp_path, PROPERTY.format(universe=universe)))
+    assert time.monotonic() - started < 5
+    assert "1,485,648,371 cases" in str(err) and f"limit of {limits.MAX_UNIVERSE_CASES:,}" in str(err)
+
+
+def test_largest_schema_universe_is_refused(tmp_path):
+    # Within the schema's per-field limits (length 8, 10 documents, 4 grades) it ran 454 s.
+    universe = "{max_length: 8, documents: 10, grades: [0, 1, 2, 3], max_k: 6}"
+    err = load_error(chapter(tmp_path, PROPERTY.format(universe=universe)))
+    assert "6,263,636 cases" in str(err)
+
+
+@pytest.mark.parametrize("universe, says", [
+    ("{grades: [0, -1]}", "no relevant grade"),
+    ("{relevant: 0}", "relevant: 0"),
+], ids=["no positive grade", "relevant zero"])
+def test_universe_without_a_relevant_document(tmp_path, universe, says):
+    err = load_error(chapter(tmp_path, PROPERTY.format(universe=universe)))
+    assert err.claim == "P1" and says in str(err)
+
+
+def test_search_time_limit_is_bounded(tmp_path):
+    claim = PROPERTY.format(universe="{}") + "    search: {time_limit: 100000}\n"
+    err = load_error(chapter(tmp_path, claim))
+    assert "search.time_limit" in str(err)
+
+
+# --- nothing vacuous ------------------------------------------------------------------------------
+
+def test_fixture_without_a_relevant_document(tmp_path):
+    # Every measure gives 0 there, so "gives 0, and all agree" would check nothing.
+    err = load_error(chapter(tmp_path, CLAIM.replace('"1/4"', '"0"'),
+                             fixtures=FIXTURES.replace("{a: 1}", "{a: 0}")))
+    assert err.claim == "C1" and err.field == "fixture" and "no document has a relevant grade" in str(err)
+
+
+def test_fixture_with_empty_rankings(tmp_path):
+    err = load_error(chapter(tmp_path, CLAIM.replace('"1/4"', '"0"'), fixtures=FIXTURES.replace("[a]", "[]")))
+    assert err.claim == "C1" and "nothing is ranked" in str(err)
+
+
+def test_judged_fraction_needs_no_relevant_document(tmp_path):
+    # Judged@k counts judged documents, relevant or not: a fixture of grade-0 documents exercises it.
+    claim = CLAIM.replace('"P@4", claimed: "1/4"', '"Judged@1", claimed: "1"')
+    load_chapter(chapter(tmp_path, claim, fixtures=FIXTURES.replace("{a: 1}", "{a: 0}")))
+
+
+CONVENTION = """\
+  - id: V1
+    title: convention
+    kind: convention
+    quote: "P@4 = 1/4"
+    claim: a convention
+    convention: {convention}
+    rule: {rule}
+    probe: probe
+    measures: ["{measure}"]
+"""
+
+
+@pytest.mark.parametrize("convention, rule, measure, probe, says", [
+    ("ties", "reference order", "RR", "{qrels: {q1: {a: 0, b: 1}}, run: {q1: [a, b]}}", "share a score"),
+    ("ties", "reference order", "RR", "{qrels: {q1: {a: 0, b: 1}}, run: {q1: [a, b]}, scores: {q1: {a: 2.0, b: 1.0}}}",
+     "share a score"),
+    ("unjudged", "zero", "P@2", "{qrels: {q1: {a: 0, b: 1}}, run: {q1: [a, b]}}", "every ranked document is judged"),
+    ("repeated_ids", "reject", "P@2", "{qrels: {q1: {a: 1}}, run: {q1: [a, b]}}", "no ranking repeats"),
+    ("cutoff", "first k", "P@2", "{qrels: {q1: {a: 1}}, run: {q1: [a, b]}}", "no ranking is longer than the cutoff"),
+], ids=["ties without scores", "ties with distinct scores", "unjudged", "repeated ids", "cutoff"])
+def test_convention_probe_that_cannot_tell_rules_apart(tmp_path, convention, rule, measure, probe, says):
+    folder = chapter(tmp_path, CONVENTION.format(convention=convention, rule=rule, measure=measure),
+                     fixtures=f"fixtures:\n  probe: {probe}\n")
+    err = load_error(folder)
+    assert err.claim == "V1" and err.field == "probe" and says in str(err)
+
+
+def test_tie_probe_with_tied_scores_loads(tmp_path):
+    probe = "{qrels: {q1: {a: 0, b: 1}}, run: {q1: [a, b]}, scores: {q1: {a: 1.0, b: 1.0}}}"
+    load_chapter(chapter(tmp_path, CONVENTION.format(convention="ties", rule="reference order", measure="RR"),
+                         fixtures=f"fixtures:\n  probe: {probe}\n"))
+
+
+@pytest.mark.parametrize("args", [(5, 6, (0, 1), 6, True), (4, 5, (0, 1, 2, 3), 5, True), (3, 3, (0,), 3, False),
+                                  (2, 4, (0, 1, 1), 3, True), (0, 2, (1, 2), 1, False), (6, 4, (0, 1), 4, False)])
+def test_universe_size_counts_without_building(args):
+    # The up-front count the limit is checked against equals the number of cases enumerated.
+    from audit.universe import Universe
+
+    universe = Universe(*args)
+    assert universe.size() == sum(1 for _ in universe.cases())

@@ -1,0 +1,185 @@
+"""audit.references.worker: a reference that crashes is that reference's error, not the audit's end;
+and how each implementation treats negative grades (observed, not assumed).
+
+The crash reproduced here: pytrec_eval (pytrec-eval-terrier 0.5.x) dies with SIGSEGV when a query
+whose judged grades are all negative (−5) is evaluated after an earlier evaluator in the same
+process; the unguarded reproduction runs in a child interpreter so this test process survives it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from audit.measures import parse
+from audit.references.base import Outcome, Reference, Support
+from audit.references.ir_measures_ref import IrMeasuresReference
+from audit.references.pytrec_eval_ref import PytrecEvalReference
+from audit.references.ranx_ref import RanxReference
+from audit.references.worker import IsolatedReference
+
+P1 = parse("P@1")[0]
+
+
+class Segfaulting(Reference):
+    """A reference whose library crashes the interpreter on a query named ``crash``."""
+
+    name = library = title = "segfaulting"
+
+    def version(self) -> str:
+        return "0"
+
+    def conventions(self) -> dict[str, str]:
+        return {}
+
+    def supports(self, measure) -> Support:
+        return Support(True)
+
+    def evaluate(self, measures, qrels, run):
+        if "crash" in qrels:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return {str(m): Outcome("ok", per_query={q: 1.0 for q in run}, provider="test") for m in measures}
+
+    def evaluate_run_file(self, measures, qrels, path):
+        return self.evaluate(measures, qrels, {})
+
+
+class Sleeping(Segfaulting):
+    name = library = title = "sleeping"
+
+    def evaluate(self, measures, qrels, run):
+        import time
+        time.sleep(60)
+
+
+@pytest.fixture
+def isolated():
+    made = []
+
+    def make(inner, **kwargs):
+        ref = IsolatedReference(inner, **kwargs)
+        made.append(ref)
+        return ref
+
+    yield make
+    for ref in made:
+        ref.stop(wait=0)
+
+
+def test_a_segfault_is_an_error_outcome_and_the_worker_restarts(isolated):
+    ref = isolated(Segfaulting())
+    crashed = ref.evaluate([P1], {"crash": {"a": 1}}, {"crash": {"a": 1.0}})[str(P1)]
+    assert crashed.status == "error" and "SIGSEGV" in crashed.detail
+    # The next call runs in a fresh worker and succeeds.
+    after = ref.evaluate([P1], {"q1": {"a": 1}}, {"q1": {"a": 1.0}})[str(P1)]
+    assert after.status == "ok" and after.per_query == {"q1": 1.0}
+
+
+def test_a_call_past_the_timeout_is_an_error_outcome(isolated):
+    ref = isolated(Sleeping(), timeout=1)
+    outcome = ref.evaluate([P1], {"q1": {"a": 1}}, {"q1": {"a": 1.0}})[str(P1)]
+    assert outcome.status == "error" and "did not finish within 1 s" in outcome.detail
+
+
+def test_isolated_values_equal_the_adapters_own(isolated):
+    # Same numbers through the worker as in this process: the worker changes where, not what.
+    measures = [parse(m)[0] for m in ("P@2", "RR", "nDCG@2", "AP")]
+    qrels, run = {"q1": {"a": 0, "b": 2}}, {"q1": {"a": 2.0, "b": 1.0}}
+    for inner in (PytrecEvalReference(), IrMeasuresReference(), RanxReference()):
+        direct = inner.evaluate(measures, qrels, run)
+        through = isolated(type(inner)()).evaluate(measures, qrels, run)
+        assert {k: o.per_query for k, o in through.items()} == {k: o.per_query for k, o in direct.items()}
+
+
+REPRODUCE = textwrap.dedent("""
+    import pytrec_eval
+    first = pytrec_eval.RelevanceEvaluator({"q1": {"a": 1, "b": 0}}, {"P.4"})
+    first.evaluate({"q1": {"a": 2.0, "b": 1.0}})
+    second = pytrec_eval.RelevanceEvaluator({"q1": {"a": -5}}, {"P.4", "map", "ndcg_cut.4"})
+    print(second.evaluate({"q1": {"a": 1.0}}))
+""")
+
+
+def test_pytrec_eval_crash_is_real_and_contained(isolated):
+    # Unguarded, in a child interpreter: the library itself dies with SIGSEGV (return code −11).
+    child = subprocess.run([sys.executable, "-c", REPRODUCE], capture_output=True, timeout=120)
+    assert child.returncode == -signal.SIGSEGV
+    # Through the worker, after an earlier call, the same input gives trec_eval's value: nothing is
+    # relevant in q1, so P@4 = 0 (and the guard sends −5 as 0, which trec_eval reads identically).
+    ref = isolated(PytrecEvalReference())
+    ref.evaluate([parse("P@4")[0]], {"q1": {"a": 1, "b": 0}}, {"q1": {"a": 2.0, "b": 1.0}})
+    outcome = ref.evaluate([parse("P@4")[0]], {"q1": {"a": -5}}, {"q1": {"a": 1.0}})[str(parse("P@4")[0])]
+    assert outcome.status == "ok" and outcome.per_query == {"q1": 0.0}
+
+
+# --- how each implementation treats a negative grade ----------------------------------------------
+
+MEASURES = ["P@3", "R@3", "AP@3", "AP", "nDCG@3", "nDCG", "nDCG(dcg='exp-log2')@3", "RR", "Judged@3",
+            "Success@3", "SetP", "SetR"]
+
+OBSERVE = textwrap.dedent("""
+    import json, sys
+    from audit.measures import parse
+    from audit.references.ir_measures_ref import IrMeasuresReference
+    from audit.references.pytrec_eval_ref import PytrecEvalReference
+    from audit.references.ranx_ref import RanxReference
+    ref = {"pytrec_eval": PytrecEvalReference, "ir_measures": IrMeasuresReference, "ranx": RanxReference}[sys.argv[1]]()
+    measures = [parse(m)[0] for m in json.loads(sys.argv[3])]
+    # a (grade g) ranked first, b relevant second, x unjudged third; c judged non-relevant, not ranked.
+    qrels = {"q1": {"a": int(sys.argv[2]), "b": 1, "c": 0}}
+    out = ref.evaluate(measures, qrels, {"q1": {"a": 3.0, "b": 2.0, "x": 1.0}})
+    print(json.dumps({k: (o.per_query["q1"] if o.status == "ok" else o.status) for k, o in out.items()}))
+""")
+
+
+def observe(name: str, grade: int) -> dict:
+    """Each measure's value for the probe with grade ``grade`` on document a, in a fresh interpreter
+    (one evaluator call, so pytrec_eval does not crash), without the worker's guard."""
+    child = subprocess.run([sys.executable, "-c", OBSERVE, name, str(grade), json.dumps(MEASURES)],
+                           capture_output=True, text=True, timeout=300)
+    assert child.returncode == 0, child.stderr[-2000:]
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", ["pytrec_eval", "ir_measures", "ranx"])
+def test_a_negative_grade_is_read_as_grade_zero(name):
+    # Observed: every implementation gives a document of grade −5 the values of a judged,
+    # non-relevant document (grade 0) — so the worker's guard (negative → 0 for pytrec_eval and
+    # ir-measures) changes no value. P@3 = 1/3 (only b is relevant), RR = 1/2 (b at rank 2).
+    negative, zero = observe(name, -5), observe(name, 0)
+    assert negative == zero
+    assert negative["P@3"] == pytest.approx(1 / 3) and negative["RR"] == pytest.approx(0.5)
+
+
+def test_ir_measures_counts_a_negative_grade_as_judged():
+    # Judged@3 on [a (grade −5), b (1), x (unjudged)] = 2/3: the negative grade is judged.
+    assert observe("ir_measures", -5)["Judged@3"] == pytest.approx(2 / 3)
+
+
+TREC_JUDGED = textwrap.dedent("""
+    import json, sys, pytrec_eval
+    evaluator = pytrec_eval.RelevanceEvaluator({"q1": {"a": int(sys.argv[1]), "b": 1, "c": 0}},
+                                               {"num_nonrel_judged_ret", "bpref"})
+    print(json.dumps(evaluator.evaluate({"q1": {"a": 3.0, "b": 2.0, "x": 1.0}})["q1"]))
+""")
+
+
+def test_trec_eval_counts_a_negative_grade_as_unjudged():
+    # trec_eval's own judged-based measures (not asked for by the adapter) tell −5 from 0: with a
+    # ranked above the relevant b, grade 0 is a judged non-relevant document retrieved (1, and
+    # bpref 0), grade −5 is not judged (0, and bpref 1). In a child interpreter: pytrec_eval
+    # indexes arrays by grade, so negative grades are kept out of this process.
+    def run(grade):
+        child = subprocess.run([sys.executable, "-c", TREC_JUDGED, str(grade)], capture_output=True, text=True,
+                               timeout=120)
+        assert child.returncode == 0, child.stderr[-2000:]
+        return json.loads(child.stdout)
+
+    assert run(0) == {"num_nonrel_judged_ret": 1.0, "bpref": 0.0}
+    assert run(-5) == {"num_nonrel_judged_ret": 0.0, "bpref": 1.0}
