@@ -58,7 +58,8 @@ BAD = {
 def write(root: Path, chapter_id: str, claims: str, snapshot_file: str = "snapshot.txt") -> Path:
     folder = root / chapter_id
     folder.mkdir(parents=True)
-    (folder / "chapter.yaml").write_text(f'id: {chapter_id}\ntitle: T\nsnapshot: {{file: "{snapshot_file}"}}\n',
+    (folder / "chapter.yaml").write_text(f'id: {chapter_id}\ntitle: T\nconventions: {{precision_denominator: k}}\n'
+                                         f'snapshot: {{file: "{snapshot_file}"}}\n',
                                          encoding="utf-8")
     (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
     (folder / "claims.yaml").write_text(claims, encoding="utf-8")
