@@ -91,3 +91,16 @@ def test_empty_ranking_scores_zero_everywhere():
         outcome = ref.evaluate([m], {"q": {"a": 1}, "r": {"a": 1}}, {"q": {}, "r": {"a": 1.0}})[str(m)]
         assert outcome.status == "ok", ref.name
         assert outcome.per_query.get("q", 0.0) == 0.0 and outcome.per_query["r"] == pytest.approx(0.25), ref.name
+
+
+def test_ranx_call_with_no_judgement_leaves_its_queries_out():
+    """ranx raises ValueError (max() of an empty sequence) when no query of a call is judged; the adapter
+    leaves those queries out with the reason instead of failing the whole measure (observed with ranx 0.3.21)."""
+    import ir_measures
+
+    from audit.references import all_references
+
+    ranx = next(r for r in all_references() if r.name == "ranx")
+    outcome = ranx.evaluate([ir_measures.parse_measure("P@2")], {"q2": {}}, {"q2": {"b": 1.0}})["P@2"]
+    assert outcome.status == "ok" and outcome.per_query == {}
+    assert "no query of a call has a judgement" in outcome.detail

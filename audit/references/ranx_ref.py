@@ -121,13 +121,22 @@ class RanxReference(Reference):
                 else:
                     jobs.setdefault(everyone, []).append((str(m), metric))
             per_query: dict[str, dict[str, float]] = {str(m): {} for m in wanted}
+            notes: dict[str, str] = {}
             for qs, items in jobs.items():
                 metrics = sorted({metric for _, metric in items if metric != "precision@0"})
+                judged_qs = tuple(q for q in qs if qrels_t[q])
+                if not judged_qs:
+                    # ranx raises (ValueError: max() arg is an empty sequence) when no query of a call has a
+                    # judgement; such queries get no value from it
+                    for key, _ in items:
+                        notes[key] = ("ranx raises when no query of a call has a judgement (ValueError); the queries of "
+                                      "such a call are left out")
+                    continue
                 values = self._call(ranx, metrics, {q: qrels_t[q] for q in qs}, {q: run_t.get(q, {}) for q in qs}, back)
                 for key, metric in items:
                     per_query[key].update(values.get(metric, {}))
             for m in wanted:
-                out[str(m)] = Outcome("ok", per_query=per_query[str(m)], provider="ranx")
+                out[str(m)] = Outcome("ok", per_query=per_query[str(m)], provider="ranx", detail=notes.get(str(m), ""))
         except Exception as exc:
             for m in wanted:
                 out[str(m)] = error_outcome(exc, "ranx")
