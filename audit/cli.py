@@ -109,7 +109,7 @@ def crosscheck(args) -> int:
     from .measures import parse as parse_measure
     for name in args.measures.split():
         try:
-            parse_measure(name)
+            parse_measure(name, True)  # measures only the references define are cross-checked among them
         except AuditError as exc:
             print(f"audit crosscheck: error: --measures: {exc}", file=sys.stderr)
             return EXIT_USAGE

@@ -241,7 +241,9 @@ class CrosscheckReport(BaseModel):
 
 
 def trec_eval_name(measure: str) -> str:
-    _, spec = parse_measure(measure)
+    m, spec = parse_measure(measure, True)
+    if spec is None:
+        return {"Rprec": "Rprec", "Bpref": "bpref", "infAP": "infAP"}.get(m.NAME, "")
     if spec.cutoff is not None and spec.name in _TREC_NAMES:
         return _TREC_NAMES[spec.name].format(k=spec.cutoff)
     return _TREC_FULL.get(spec.name, "") if spec.cutoff is None else ""
@@ -288,21 +290,38 @@ def _ties(docs: dict[str, float]) -> tuple[bool, bool]:
     return tied64, tied32 and not tied64
 
 
-def _evaluate(measures: list[str], qrels, run, orders, references: list[Reference]) -> dict[str, dict[str, tuple]]:
-    """Per-query values for every implementation and measure, one call per reference:
-    {measure: {name: ({q: value}, provider, status, detail)}}."""
-    parsed = {m: parse_measure(m) for m in measures}
-    out: dict[str, dict[str, tuple]] = {m: {} for m in measures}
-    chapter: dict[str, dict[str, float]] = {m: {} for m in measures}
-    for q, docs in run.items():
-        if q in qrels:
-            ranking = _chapter_order(docs, orders.get(q, list(docs)))
-            for m, (_, spec) in parsed.items():
-                chapter[m][q] = float(evaluator.evaluate_query(spec, qrels[q], ranking))
+def _chapter_values(measures: list[str], qrels, run, orders, rejected: set[str]) -> dict[str, tuple]:
+    """The chapter's definitions (trec_eval's default conventions, ties in file order) on our reading of the
+    files: ``{measure: (per-query values, provider, status, detail)}``. A query whose ranking repeats a docno
+    is left out (those definitions reject it); a measure the chapter does not define is not applicable."""
+    out = {}
     for m in measures:
-        out[m][CHAPTER] = (chapter[m], "chapter definitions, ties in file order", "ok", "")
+        _, spec = parse_measure(m, True)
+        if spec is None:
+            out[m] = ({}, "", "not applicable", "the chapter's definitions do not define this measure")
+            continue
+        values = {}
+        for q, docs in run.items():
+            if q in qrels and q not in rejected:
+                ranking = _chapter_order(docs, orders.get(q, list(docs)))
+                values[q] = float(evaluator.evaluate_query(spec, qrels[q], ranking))
+        out[m] = (values, "chapter definitions (trec_eval's defaults), ties in file order", "ok",
+                  f"queries repeating a docno left out: {', '.join(sorted(rejected))}" if rejected else "")
+    return out
+
+
+def _evaluate(measures: list[str], qrels, run, orders, references: list[Reference],
+              files: tuple[Path, Path] | None = None, rejected: set[str] = frozenset()) -> dict[str, dict[str, tuple]]:
+    """Per-query values for every implementation and measure:
+    {measure: {name: ({q: value}, provider, status, detail)}}. With ``files`` (qrels, run), each library
+    reads the files itself and evaluates with its own defaults, as its users call it; otherwise it gets
+    the given dicts (one call per reference)."""
+    parsed = {m: parse_measure(m, True) for m in measures}
+    chapter = _chapter_values(measures, qrels, run, orders, set(rejected))
+    out: dict[str, dict[str, tuple]] = {m: {CHAPTER: chapter[m]} for m in measures}
     for ref in references:
-        outcomes = ref.evaluate([p[0] for p in parsed.values()], qrels, run)
+        objs = [p[0] for p in parsed.values()]
+        outcomes = ref.evaluate_files(objs, str(files[0]), str(files[1])) if files else ref.evaluate(objs, qrels, run)
         for m, (obj, _) in parsed.items():
             o = outcomes[str(obj)]
             out[m][ref.name] = (o.per_query, o.provider, o.status, o.detail)
@@ -320,7 +339,9 @@ TIE_ORDERS = {
 def _tie_rules(measure: str, qrels, run, orders, per, queries: list[str]) -> dict[str, list[str]]:
     """Which tie order each implementation's values match on ``queries``, found by recomputing the
     measure under each order with the chapter's definitions (not assumed from documentation)."""
-    _, spec = parse_measure(measure)
+    _, spec = parse_measure(measure, True)
+    if spec is None:
+        return {}
     by_order = {name: {q: float(evaluator.evaluate_query(spec, qrels[q], rank(run[q], orders.get(q, list(run[q])))))
                        for q in queries} for name, rank in TIE_ORDERS.items()}
     out = {}
@@ -329,6 +350,54 @@ def _tie_rules(measure: str, qrels, run, orders, per, queries: list[str]) -> dic
             continue
         out[name] = [order for order, expected in by_order.items()
                      if all(abs(vals.get(q, 0.0) - expected[q]) <= 1e-9 for q in queries)]
+    return out
+
+
+def _attributed(measure: str, qrels, run, orders, per, queries: list[str], references: list[Reference]) -> list[Cause]:
+    """Causes of each reference's difference from the chapter's column on ``queries``, found by experiment
+    (``audit.attribution``): the chapter's definitions re-run with one convention changed, and the input
+    rewritten with one cause removed and the reference re-run on it."""
+    from .attribution import Input, attribute
+    from .conventions import relevant_to
+    from .observe import follows
+
+    _, spec = parse_measure(measure, True)
+    chapter_vals = per.get(CHAPTER, ({}, "", "", ""))[0]
+    if spec is None or not queries:
+        return []
+    sub_qrels = {q: dict(qrels[q]) for q in queries if q in qrels}
+    sub_run = {q: [d for d in _chapter_order(run[q], orders.get(q, list(run[q])))] for q in queries if q in run}
+    inp = Input(sub_qrels, sub_run, {q: dict(run[q]) for q in sub_run})
+    base = dict(evaluator.DEFAULT_READING)
+    obj = parse_measure(measure, True)[0]
+    names = relevant_to(spec.name, several_queries=True)
+    out: list[Cause] = []
+    by_ref = {r.name: r for r in references}
+    for name, (vals, _, status, _) in per.items():
+        if name == CHAPTER or status != "ok":
+            continue
+        observed = {q: vals[q] for q in queries if q in vals}
+        mine = {q: chapter_vals[q] for q in queries if q in chapter_vals}
+        if all(q in mine and abs(mine[q] - observed.get(q, -1)) <= 1e-9 for q in observed) and set(observed) == set(mine):
+            continue
+        ref = by_ref[name]
+
+        def chapter_fn(reading, i: Input):
+            return evaluator.evaluate(spec, i.qrels, i.run, reading, i.scores)
+
+        def rerun(i: Input, ref=ref):
+            o = ref.evaluate([obj], i.qrels, i.scores)[str(obj)]
+            return dict(o.per_query) if o.status == "ok" else None
+
+        try:
+            known = follows(ref)
+        except Exception:
+            known = {}
+        found = attribute(ref.title, observed, chapter_fn, rerun, inp, spec.cutoff, base, names, lambda n: True, known)
+        affected = sorted(q for q in set(observed) | set(mine) if q not in observed or q not in mine
+                          or abs(observed[q] - mine[q]) > 1e-9)
+        out.append(Cause(cause=f"{ref.title}: " + found.summary(ref.title), queries=affected,
+                         detail=found.evidence(), explains=found.explained))
     return out
 
 
@@ -343,7 +412,7 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
     from . import __version__
 
     for m in measures:
-        parse_measure(m)
+        parse_measure(m, True)
     qrels_in = read_trec(qrels_path, "qrels", check_readers=check_readers)
     qrels = qrels_in.data
     expected_values = read_expected(expected) if expected else {}
@@ -370,21 +439,25 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
         broken = _tie_broken({q: run[q] for q in common})
         if progress:
             progress(f"{path.name}: evaluating {', '.join(measures)} with every implementation")
-        evaluated = _evaluate(measures, qrels, {q: run[q] for q in common}, run_in.order, references)
+        evaluated = _evaluate(measures, qrels, {q: run[q] for q in common}, run_in.order, references,
+                              files=(qrels_path, path), rejected=set(duplicates))
         results = []
         for measure in measures:
             per = evaluated[measure]
             judged = sorted(qrels)
-            means = [ImplMean(implementation=name, provider=prov, status=status,
-                              mean=_mean(vals, common) if status == "ok" else None,
-                              mean_all_judged=_mean(vals, judged) if status == "ok" else None, detail=detail)
+            # each implementation's own mean: over the queries it returned a value for (its own default)
+            means = [ImplMean(implementation=name, provider=prov, status=status if vals or status != "ok" else "left out",
+                              mean=_mean(vals, sorted(vals)) if status == "ok" and vals else None,
+                              mean_all_judged=_mean(vals, judged) if status == "ok" and vals else None,
+                              detail=detail or ("it returned no value for any query" if status == "ok" and not vals
+                                                else ""))
                      for name, (vals, prov, status, detail) in per.items()]
             ok = {name: vals for name, (vals, _, status, _) in per.items() if status == "ok"}
             differing, largest, largest_q = [], 0.0, ""
-            for q in common:
-                values = [vals.get(q, 0.0) for vals in ok.values()]
+            for q in sorted(set().union(*ok.values()) if ok else set()):
+                values = [vals[q] for vals in ok.values() if q in vals]
                 spread = max(values) - min(values)
-                if spread > 1e-9:
+                if spread > 1e-9 or len(values) < len(ok):  # a value left out by one is a difference too
                     differing.append(q)
                     if spread > largest:
                         largest, largest_q = spread, q
@@ -405,24 +478,49 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
                         for name, rules in observed.items()),
                     without=without, explains=agree))
             if duplicates and set(duplicates) & set(differing):
+                said = "; ".join(f"{name} {'rejects the file' if status == 'rejected' else 'keeps the last line'}"
+                                 for name, (_, _, status, _) in per.items() if name != CHAPTER)
                 causes.append(Cause(cause="repeated doc ids in the run", queries=sorted(set(duplicates) & set(differing)),
-                                    detail="the last line of a repeated doc is used by every implementation here; "
-                                           "trec_eval's own reader rejects the run"))
+                                    detail=f"{said}; the chapter's definitions (trec_eval's defaults) reject a ranking "
+                                           "that repeats a docno, so those queries are left out of its column"))
+            missing = [q for q in differing if q not in run and q in qrels]
+            if missing:
+                rules = []
+                for name, (vals, _, status, _) in per.items():
+                    if status == "ok":
+                        given = [vals[q] for q in missing if q in vals]
+                        rules.append(f"{name} " + ("leaves them out" if not given else
+                                                   "scores them " + ", ".join(sorted({f"{v:g}" for v in given}))))
+                # the experiment: without these queries, do the implementations agree on the rest?
+                rest_agree = all(len({round(v[q], 9) for v in ok.values() if q in v}) <= 1
+                                 for q in set(differing) - set(missing))
+                causes.append(Cause(cause="judged queries missing from the run", queries=missing,
+                                    detail="; ".join(rules) + " (trec_eval leaves such a query out; trec_eval -c, "
+                                           "ir-measures and ranx with make_comparable count it as 0)",
+                                    explains=True if rest_agree else None))
             if negative and set(negative) & set(differing):
                 causes.append(Cause(cause="negative grades", queries=sorted(set(negative) & set(differing))))
             if nonfinite and set(nonfinite) & set(differing):
                 causes.append(Cause(cause="NaN or infinite scores", queries=sorted(set(nonfinite) & set(differing)),
                                     detail="a NaN or infinite score has no place in a ranking; each implementation "
                                            "orders it its own way"))
-            unexplained = sorted(set(differing) - {q for c in causes for q in c.queries})
+            explained = {q for c in causes for q in c.queries}
+            for cause in _attributed(measure, qrels, run, run_in.order, per, sorted(set(differing) - explained),
+                                     references):
+                causes.append(cause)
+            unexplained = sorted(set(differing) - {q for c in causes for q in c.queries if c.explains is not False})
             if unexplained:
-                causes.append(Cause(cause="not explained by a detected cause", queries=unexplained,
-                                    detail="a difference of definition; compare the conventions in the reference ledger"))
+                causes.append(Cause(cause="unexplained", queries=unexplained, explains=False,
+                                    detail="no single cause tried (tie order, single precision, each convention of the "
+                                           "chapter's definitions, judged queries missing from the run) makes the "
+                                           "implementations agree on these queries; values: " + "; ".join(
+                                               f"{n} {', '.join(f'{q} {v[q]:.4f}' for q in unexplained[:3] if q in v)}"
+                                               for n, v in ok.items())))
             name = trec_eval_name(measure)
             results.append(MeasureResult(measure=measure, trec_eval_name=name, expected=expected_values.get(name),
                                          means=means, differing_queries=differing, largest_difference=largest,
                                          largest_query=largest_q, causes=causes,
-                                         largest_values={n: v.get(largest_q, 0.0) for n, v in ok.items()}
+                                         largest_values={n: v[largest_q] for n, v in ok.items() if largest_q in v}
                                          if largest_q else {}))
         runs.append(RunResult(
             run=str(path), queries=len(run), readers=run_in.readers,
@@ -456,9 +554,9 @@ def render_markdown(report: CrosscheckReport) -> str:
         out.append(f"{run.queries} queries; {run.tied_queries} with tied scores, {run.float32_tied_queries} more tied "
                    "only in single precision.")
         if run.qrels_only_queries:
-            out.append(f"Queries judged but absent from the run: {', '.join(run.qrels_only_queries)} — every "
-                       "implementation here averages over the queries of the run (trec_eval's default); "
-                       "trec_eval -c would count them as 0.")
+            out.append(f"Queries judged but absent from the run: {', '.join(run.qrels_only_queries)} — each library "
+                       "was given the files as its users give them, so each applies its own rule (see the causes "
+                       "below); the \"with -c\" figures count them as 0 for everyone, as trec_eval -c does.")
         if run.run_only_queries:
             out.append(f"Queries in the run without judgements (ignored by every implementation): "
                        f"{', '.join(run.run_only_queries)}.")

@@ -133,3 +133,43 @@ def test_long_malformed_line_is_trimmed_in_the_error(tmp_path):
     with pytest.raises(AuditError) as info:
         read_trec(qrels, "qrels", check_readers=False)
     assert "line 1 has 2 fields" in str(info.value) and len(str(info.value)) < 400
+
+
+def test_libraries_called_as_their_users_call_them_show_their_own_missing_topic_rule(tmp_path):
+    """Four judged queries, a run lacking q4, P@1 = 1 on the other three. Given the files, trec_eval
+    (pytrec_eval's readers) leaves q4 out → 1.0; ir-measures and ranx (make_comparable) score it 0 → 0.75.
+    The difference is attributed to the missing topic, with each library's rule, not hidden."""
+    from audit.crosscheck import crosscheck as run_crosscheck
+    from audit.references import all_references
+
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 a 1\nq2 0 c 1\nq3 0 e 1\nq4 0 g 1\n", encoding="utf-8")
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 a 1 3 t\nq2 Q0 c 1 3 t\nq3 Q0 e 1 3 t\n", encoding="utf-8")
+    report = run_crosscheck(qrels, [run], ["P@1"], all_references(), check_readers=False)
+    (m,) = report.runs[0].measures
+    means = {x.implementation: x.mean for x in m.means}
+    assert means == {"chapter": 1.0, "pytrec_eval": 1.0, "ir_measures": 0.75, "ranx": 0.75}
+    assert m.differing_queries == ["q4"]
+    (cause,) = m.causes
+    assert cause.cause == "judged queries missing from the run" and cause.explains is True
+    assert "pytrec_eval leaves them out" in cause.detail and "ranx scores them 0" in cause.detail
+
+
+def test_a_reader_that_rejects_the_file_shows_rejected_not_a_number(tmp_path):
+    """A run repeating docno a for q1: trec_eval's reader (pytrec_eval.parse_run) refuses the file, so its
+    column is "rejected"; ir-measures and ranx keep the last line."""
+    from audit.crosscheck import crosscheck as run_crosscheck
+    from audit.references import all_references
+
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\n", encoding="utf-8")
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 a 3 1 t\n", encoding="utf-8")
+    report = run_crosscheck(qrels, [run], ["RR"], all_references(), check_readers=False)
+    (m,) = report.runs[0].measures
+    status = {x.implementation: (x.status, x.mean) for x in m.means}
+    assert status["pytrec_eval"] == ("rejected", None)
+    assert status["ir_measures"] == ("ok", 0.5) and status["ranx"] == ("ok", 0.5)  # last line: b (2) before a (1)
+    # trec_eval's defaults reject a repeated docno, so the chapter's column has no value, not a 0
+    assert status["chapter"] == ("left out", None)

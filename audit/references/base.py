@@ -70,6 +70,12 @@ class Reference(abc.ABC):
         ``"error"`` so the other references' results are kept.
         """
 
+    def evaluate_files(self, measures: Sequence[object], qrels_path: str, run_path: str) -> dict[str, Outcome]:
+        """Evaluate TREC files the way the library's users do: its own readers, its own defaults (every
+        qrels query it keeps, its own rule for a query missing from the run). A reader that refuses a
+        file gives status ``"rejected"`` for every measure, never a value from another path."""
+        return {str(m): Outcome("not applicable", detail="no file interface") for m in measures}
+
     @abc.abstractmethod
     def evaluate_run_file(self, measures: Sequence[object], qrels: Mapping[str, Mapping[str, int]],
                           path: str) -> dict[str, Outcome]:
@@ -77,6 +83,13 @@ class Reference(abc.ABC):
 
         Used for convention probes whose input a dict cannot hold (a repeated doc ID).
         """
+
+
+def reader_rejected(measures: Sequence[object], exc: BaseException, provider: str, which: str) -> dict[str, Outcome]:
+    """Outcomes for a file the library's own reader refused (``which``: "qrels" or "run")."""
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return {str(m): Outcome("rejected", provider=provider, detail=f"its {which} reader refuses the file ({text[:200]})")
+            for m in measures}
 
 
 def not_applicable(measures: Sequence[object], support: Mapping[str, Support]) -> dict[str, Outcome]:

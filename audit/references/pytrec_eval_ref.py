@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from importlib.metadata import version as dist_version
 
-from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_applicable
+from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_applicable, reader_rejected
 
 # ir-measures name → trec_eval measure (with and without cutoff).
 _CUT = {"P": "P", "R": "recall", "AP": "map_cut", "nDCG": "ndcg_cut", "Success": "success"}
@@ -106,3 +106,18 @@ class PytrecEvalReference(Reference):
         except Exception as exc:
             return {str(m): error_outcome(exc, "trec_eval") for m in measures}
         return self.evaluate(measures, qrels, run)
+
+    def evaluate_files(self, measures, qrels_path: str, run_path: str) -> dict[str, Outcome]:
+        """``pytrec_eval.parse_qrel`` and ``parse_run`` on the files, then ``RelevanceEvaluator``: the queries
+        trec_eval returns are the run's judged queries (it leaves out a judged query missing from the run)."""
+        import pytrec_eval
+
+        for which, path, parse in (("qrels", qrels_path, pytrec_eval.parse_qrel), ("run", run_path, pytrec_eval.parse_run)):
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    parsed = parse(handle)
+            except Exception as exc:
+                return reader_rejected(measures, exc, "trec_eval", which)
+            if which == "qrels":
+                qrels = parsed
+        return self.evaluate(measures, qrels, parsed)

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from importlib.metadata import version as dist_version
 from pathlib import Path
 
-from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_applicable
+from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_applicable, reader_rejected
 
 _CUT = {"P": "precision", "R": "recall", "RR": "mrr", "AP": "map", "Success": "hit_rate"}
 
@@ -85,6 +85,8 @@ class RanxReference(Reference):
             return _CUT[name] + suffix, ""
         if name == "Rprec" and cutoff is None:
             return "r-precision" + suffix, ""
+        if name == "Bpref" and cutoff is None:
+            return "bpref" + suffix, ""
         if name == "SetP":
             return "precision@n", "precision@n, n = the query's run length"
         if name == "SetR":
@@ -168,4 +170,25 @@ class RanxReference(Reference):
             run = {q: dict(docs) for q, docs in loaded.to_dict().items()}
         except Exception as exc:
             return {str(m): error_outcome(exc, "ranx") for m in measures}
+        return self.evaluate(measures, qrels, run)
+
+    def evaluate_files(self, measures, qrels_path: str, run_path: str) -> dict[str, Outcome]:
+        """``ranx.Qrels.from_file`` / ``Run.from_file`` (kind trec), then ``ranx.evaluate`` with
+        ``make_comparable=True``, as its users must when the run lacks a judged query (without it ranx
+        raises): every judged query is scored, one missing from the run as 0."""
+        try:
+            ranx = _import_ranx()
+        except Exception as exc:
+            return {str(m): error_outcome(exc, "ranx") for m in measures}
+        for which, path, kind in (("qrels", qrels_path, ranx.Qrels), ("run", run_path, ranx.Run)):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    loaded = kind.from_file(str(path), kind="trec")
+            except Exception as exc:
+                return reader_rejected(measures, exc, "ranx", which)
+            if which == "qrels":
+                qrels = {q: {d: int(g) for d, g in docs.items()} for q, docs in loaded.to_dict().items()}
+            else:
+                run = {q: dict(docs) for q, docs in loaded.to_dict().items()}
         return self.evaluate(measures, qrels, run)

@@ -93,7 +93,10 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
             return
         try:
             measures = [ir_measures.parse_measure(n) for n in names]
-            result = getattr(ref, method)(measures, qrels, arg)
+            if method == "evaluate_files":
+                result = ref.evaluate_files(measures, *arg)
+            else:
+                result = getattr(ref, method)(measures, qrels, arg)
             result = dict(result)  # the adapter's Outcome objects, whole
         except Exception as exc:  # the adapter promises not to raise; keep the worker alive if it does
             result = {n: Outcome("error", detail=f"{type(exc).__name__}: {exc}"[:500]) for n in names}
@@ -210,6 +213,9 @@ class IsolatedReference(Reference):
     def evaluate_run_file(self, measures: Sequence[object], qrels: Mapping[str, Mapping[str, int]],
                           path: str) -> dict[str, Outcome]:
         return self._call("evaluate_run_file", measures, qrels, str(path))
+
+    def evaluate_files(self, measures: Sequence[object], qrels_path: str, run_path: str) -> dict[str, Outcome]:
+        return self._call("evaluate_files", measures, {}, (str(qrels_path), str(run_path)))
 
 
 #: Workers running in this process, stopped at exit (they would also end on their own when the
