@@ -11,8 +11,8 @@ The relation is decided by what the harness computed, never by topic:
 * an entry naming a reference implementation (trec_eval, pytrec_eval, ir-measures, ranx) supports
   a claim when that reference's value agrees with it, contradicts it when the claim is contradicted
   and the reference disagrees too, and qualifies it otherwise (it disagrees, or follows another rule);
-* any other entry supports a supported claim through the measure it defines, contradicts a
-  contradicted one, and qualifies a claim through a convention that changes its value.
+* any other entry supports a supported claim through the measure it defines, and qualifies (or, for
+  a contradicted claim, contradicts) a claim through a convention that changes its value.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _reference_relation(result: ClaimResult, reference: str) -> tuple[str, str] 
     verdicts = [v.in_interval for _, v in values if v.status == "ok"]
     behaviours = [v.behaviour for _, v in values if v.behaviour]
     if result.kind == "convention":
-        if reference in result.reason:
+        if any(v.in_interval is False for _, v in values):
             return "qualifies", f"{reference} follows another rule on the probe: {'; '.join(dict.fromkeys(behaviours))}"
         return "supports", f"{reference} follows the claimed rule on the probe"
     if not verdicts or any(v is None for v in verdicts):
@@ -116,10 +116,11 @@ def links_for(source: Source, results: list[ClaimResult], uses: dict[str, tuple[
                                     via=f"convention {CONVENTIONS[c].title}",
                                     how=f"the claim's value changes with this convention; the source: "
                                         f"{source.bears_on.conventions[c]}"))
-        if via_m and not via_c:
-            relation = {"supported": "supports", "contradicted": "contradicts"}.get(r.verdict, "qualifies")
+        if via_m and r.verdict == "supported":
+            # a definition supports a value computed by it; a qualified or contradicted claim is linked to a
+            # non-reference source only through the convention that decides it
             m = via_m[0]
-            links.append(SourceLink(claim=r.id, relation=relation, via=f"measure {m}",
+            links.append(SourceLink(claim=r.id, relation="supports", via=f"measure {m}",
                                     how=f"defines the measure the claim computes: {source.bears_on.measures[m]}"))
     return links
 

@@ -69,7 +69,7 @@ class ClaimResult(BaseModel):
     claimed: str = ""
     checks: list[Check] = Field(default_factory=list)
     note: str = ""
-    evidence: list["EvidenceItem"] = Field(default_factory=list)  # the finding's evidence, each with its class
+    evidence: list[EvidenceItem] = Field(default_factory=list)  # the finding's evidence, each with its class
 
 
 #: The evidence classes a finding's items are labelled with (the research brief's investigation rule 9).
@@ -148,7 +148,7 @@ class ChapterReport(BaseModel):
     tensions: list[Tension] = Field(default_factory=list)
     statements: list[Statement] = Field(default_factory=list)
     scan: dict[str, float] = Field(default_factory=dict)
-    research: "Research | None" = None
+    research: Research | None = None
 
 
 

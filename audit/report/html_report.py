@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from ..results import ChapterReport, ClaimResult, ImplValue
 from . import charts
-from .markdown import SECTIONS, clip, implementations, values_cell
+from .markdown import SECTIONS, clip, implementations, metadata_text, values_cell
 from .text import value_text
 
 #: The HTML ids of the seven sections, in order (``…html#findings``); claims are anchored by id (``#C08``).
@@ -65,7 +65,7 @@ def render(report: ChapterReport, snapshot_text: str) -> str:
 
     return env.get_template("report.html.j2").render(
         report=report, ch=ch, subtitle=subtitle, impls=impls, research=research, sections=SECTIONS,
-        section_ids=SECTION_IDS, links_of=links_of, heading=heading, clip=clip,
+        section_ids=SECTION_IDS, links_of=links_of, metadata_text=metadata_text, heading=heading, clip=clip,
         source_ids={s.id for s in research.sources} if research else set(),
         cells={c.id: {n: values_cell(c, n) for n in impls} for c in report.claims},
         ordered=sorted(report.claims, key=lambda c: _ORDER.index(c.verdict)),

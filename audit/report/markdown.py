@@ -249,8 +249,7 @@ def _source_ledger(report: ChapterReport, w) -> None:
         w("| source | identity | verified metadata | URL | reading status | bears on | limitations | verified / "
           "accessed |\n|---|---|---|---|---|---|---|---|")
         for s in research.sources:
-            meta = "; ".join(f"{m.field}: {m.value} — " + (f"verified against {m.against}" if m.status == "verified"
-                                                          else "UNVERIFIED") for m in s.metadata)
+            meta = metadata_text(s)
             bears = "; ".join(f"{rel} " + ", ".join(dict.fromkeys(f"[{link.claim}](#{link.claim})" for link in s.links
                                                                if link.relation == rel))
                               for rel in ("supports", "qualifies", "contradicts")
@@ -278,6 +277,17 @@ def _source_ledger(report: ChapterReport, w) -> None:
                          [f"**{k}**: {v}" for k, v in r.conventions.items()])
         w(f"| {cell(r.name)} | {cell(r.title)} (`{r.library}`) | {cell(r.version)} | {cell(conv)} |")
     w("")
+
+
+def metadata_text(source) -> str:
+    """The source's metadata grouped by check: ``authors, title verified against … (2026-11-30); doi UNVERIFIED``."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for m in source.metadata:
+        groups.setdefault((m.status, m.against, m.accessed), []).append(m.field)
+    parts = [f"{', '.join(fields)} " + (f"verified against {against} ({accessed})" if status == "verified"
+                                         else "UNVERIFIED")
+             for (status, against, accessed), fields in groups.items()]
+    return "; ".join(parts)
 
 
 def sensitivity_cells(row, axis: str) -> str:
