@@ -61,7 +61,7 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
             id="", origin=f"uncovered statement, snapshot line {s.line}",
             what=f"Whether the statement “{s.text}” holds as printed ({s.kind}).",
             method=("Add to claims.yaml (ids to be renumbered in reading order):\n" + _snippet(encoded)
-                    + (f"\n{'' if complete else 'complete the draft (its statement says what is missing), then '}"
+                    + (f"\n{'' if complete else 'complete the draft (its claim field says what is missing), then '}"
                        f"run: audit run {folder}")),
             success="the new claim is supported (the chapter's definitions and every reference give the printed "
                     "value or relation)",
