@@ -141,7 +141,8 @@ def checklist(report: ChapterReport) -> list[ChecklistItem]:
         for e in research.experiments:
             if e.origin.startswith("open condition") or (e.origin.startswith("research gap") and e.status.startswith(
                     "UNRUN")):
-                items.append(ChecklistItem(subject=f"{e.id}: {e.what}", claims=e.claims, recommendation="defer",
+                items.append(ChecklistItem(subject=f"{e.id}: {e.what.rstrip('.')}", claims=e.claims,
+                                           recommendation="defer",
                                            reason=f"{e.status}: {e.success} would confirm the wording; "
                                                   f"{e.failure}", urgency=3))
     if report.snapshot.get("excerpt"):

@@ -342,3 +342,18 @@ def test_the_book_index_lists_each_chapter_with_counts_and_anchors(audited, tmp_
         assert counts in md
     assert 'href="recall-and-precision.html#M18"' in html            # the contradicted claim, by its anchor
     assert "UNVERIFIED: differs from the recorded one (an excerpt was read)" in md
+
+
+def test_every_numeric_check_that_decides_a_verdict_has_a_chart_with_each_reading(audited):
+    from audit.report import charts
+    for _, (_, report) in audited[1].items():
+        for c in report.claims:
+            for check in c.checks:
+                numeric = [v for v in check.values if v.status == "ok" and v.value is not None
+                           and not ({"left", "before"} & set(v.per_query))]
+                if numeric and (check.low is not None or check.high is not None):
+                    svg = charts.interval_chart(check)
+                    assert svg, (c.id, check.label)
+                    readings = [v for v in numeric if v.implementation == "chapter" and v.behaviour]
+                    for v in readings:   # M06: the mean (4/5) and the pooled reading (1/2) are both drawn
+                        assert charts._label(v) in svg, (c.id, v.behaviour)

@@ -232,7 +232,7 @@ def render(report: ChapterReport) -> str:
     if not items:
         w("Nothing to decide: every checkable claim is supported.\n")
     for i in items:
-        w(f"- [ ] **{i.recommendation}** — {i.subject}. {i.reason}")
+        w(f"- [ ] **{i.recommendation}** — {i.subject.rstrip('.')}. {i.reason}")
     w("")
     return "\n".join(out)
 
@@ -293,9 +293,8 @@ def metadata_text(source) -> str:
 def sensitivity_cells(row, axis: str) -> str:
     """``R@4 1 (flips); RR@4 1 (flips)`` for the metric cells, or the convention cells, of one row."""
     cells = [c for c in row.cells if (c.axis == "metric") == (axis == "metric")]
-    return "; ".join(f"{c.alternative}{' (stated)' if c.stated else ''} → {c.value}: **{c.outcome}**"
-                     if c.outcome != "holds" else f"{c.alternative}{' (stated)' if c.stated else ''} → {c.value}: holds"
-                     for c in cells) or "—"
+    return "; ".join(f"{c.alternative}{' (stated)' if c.stated else ''}: {c.value}, "
+                     + (f"**{c.outcome}**" if c.outcome != "holds" else "holds") for c in cells) or "—"
 
 
 def _sensitivity(research, w) -> None:
