@@ -35,11 +35,10 @@ def fingerprint_statement(chapter: Chapter) -> Fingerprint:
     elif recorded == computed:
         statement = "The snapshot is the revision the register was written for (fingerprints match)."
     elif excerpt:
-        statement = ("The fingerprints differ because the snapshot is an excerpt, as the register records: the "
-                     "recorded fingerprint covers the whole chapter, the computed one only the excerpt. A hash cannot "
-                     "tell an excerpt from another revision, so whether the excerpt's text matches the recorded "
-                     "revision is not known; the recorded normalisation is not stated either. Claims outside the "
-                     "excerpt were not audited.")
+        statement = ("The fingerprints cannot match: the register records the snapshot as an excerpt, and the "
+                     "recorded fingerprint is of the whole chapter. That the excerpt comes from the recorded revision "
+                     "is UNVERIFIED: a hash of the whole chapter cannot check a part of it (and the recorded "
+                     "normalisation is not stated). Claims outside the excerpt were not audited.")
     else:
         statement = ("The fingerprints differ: the snapshot is another revision than the one the register "
                      "was written for, or was normalised differently. Check anchors and rerun after updating the register.")
@@ -69,6 +68,7 @@ def _edited_claim(claim, anchor: Anchor):
     elif claim.kind == "arithmetic":
         update = {"claimed": apply_numbers(str(claim.claimed), changes),
                   "expression": apply_numbers(claim.expression, changes)}
+    update["title"] = apply_numbers(claim.title, changes)  # the heading must not print the old numbers
     described = ", ".join(f"{a} → {b}" for a, b in changes.items())
     return claim.model_copy(update=update), f"numbers changed in the new wording ({described}); checked as now printed"
 
@@ -156,7 +156,11 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
         if anchor.state == "edited":
             decision = replace(decision, reason=f"Edited since the register was written: now “{anchor.text}”"
                                + (f"; {edit_note}" if edit_note else "") + f". {decision.reason}",
-                               priority="high" if decision.priority in ("none", "low") else decision.priority)
+                               # a supported edit only needs the register's quote updated; anything else is urgent
+                               priority="low" if decision.verdict == "supported" else
+                               "high" if decision.priority in ("none", "low") else decision.priority,
+                               response=decision.response if decision.verdict != "supported" else
+                               "Keep the new wording; update the register's quote to it.")
             claim = checked
     anchor_text = {"unchanged": "found", "moved": "moved", "edited": f"edited ({anchor.similarity:.0%} similar)",
                    "ambiguous": "ambiguous", "lost": "not found"}[anchor.state]
@@ -217,7 +221,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     statements, scan_summary = scan_coverage(chapter, anchors)
     counts = Counter(r.verdict for r in results)
     ident = chapter.identity
-    return ChapterReport(
+    report = ChapterReport(
         tool=f"chapter-audit {__version__}",
         chapter={"id": ident.id, "book": ident.book, "chapter": ident.chapter, "title": ident.title,
                  "kind": ident.kind, "url": ident.url, "research_pack": ident.research_pack},
@@ -233,6 +237,9 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         tensions=tensions(chapter),
         summary={v: counts.get(v, 0) for v in VERDICTS},
         claims=results, statements=statements, scan=scan_summary)
+    from .research import complete
+    complete(report, chapter, ms)
+    return report
 
 
 _OBSERVED: dict[str, dict[str, str]] = {}
@@ -312,4 +319,6 @@ def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
 
 def add_book_findings(report: ChapterReport, book: Book) -> None:
     """Record the book-level conflicts that involve this chapter in its report."""
+    from .research import finish
     report.book_conflicts = [c.sentence() for c in book.involving(str(report.chapter["id"]))]
+    finish(report)

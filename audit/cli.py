@@ -176,8 +176,7 @@ def run(args) -> int:
     from .references import all_references
     from .references.ranx_ref import numba_cache_dir
     from .register import load_chapter
-    from .report import html_report, json_report, markdown
-    from .report.writer import write_text
+    from .report.writer import write_chapter_reports, write_index
 
     err = Console(stderr=True, soft_wrap=True)
     out = Console(soft_wrap=True)
@@ -247,9 +246,7 @@ def run(args) -> int:
             except AuditError as exc:
                 err.print(f"[yellow]note:[/yellow] previous report not compared: {exc}", highlight=False)
         try:
-            texts = {".json": json_report.render(report), ".md": markdown.render(report),
-                     ".html": html_report.render(report, snapshots[str(report.chapter["id"])])}
-            written = [write_text(args.reports / f"{base}{suffix}", text) for suffix, text in texts.items()]
+            written = write_chapter_reports(report, snapshots[base], args.reports)
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             status = max(status, EXIT_INPUT)
@@ -271,6 +268,14 @@ def run(args) -> int:
             out.print(table)
         for path in written:
             out.print(f"wrote {path}", highlight=False)
+    if audited:
+        try:
+            index = write_index(args.reports)
+            if not args.quiet:
+                out.print("\n".join(f"wrote {path}" for path in index), highlight=False)
+        except AuditError as exc:
+            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            status = max(status, EXIT_INPUT)
     if book.conflicts and not args.quiet:
         out.print(f"\nBook-level consistency: {len(book.conflicts)} conflict(s) between chapters")
         for conflict in book.conflicts:

@@ -98,6 +98,7 @@ class Identity(Strict):
     kind: str = "chapter"
     url: str | None = None
     research_pack: str | None = None
+    notebook: str | None = None   # the notebook that accompanies the chapter (a URL), if any
     fingerprint: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
     snapshot: SnapshotInfo = SnapshotInfo()
     conventions: ConventionsSpec = {}

@@ -84,7 +84,9 @@ def test_run_writes_markdown_and_json(tmp_path):
     chapter = write_chapter(tmp_path / "claims", "good", SUPPORTED_CLAIM, NOT_CHECKABLE_CLAIM)
     reports = tmp_path / "reports"
     assert run(chapter, "--reports", reports) == 0
-    assert sorted(p.name for p in reports.iterdir()) == ["good.html", "good.json", "good.md"]
+    # every claim supported or not checkable: nothing to patch; the book index lists the chapter
+    assert sorted(p.name for p in reports.iterdir()) == ["good.html", "good.json", "good.md", "index.html",
+                                                           "index.md"]
 
 
 def test_json_report_has_format_version_and_every_claim(tmp_path):
@@ -92,7 +94,7 @@ def test_json_report_has_format_version_and_every_claim(tmp_path):
     reports = tmp_path / "reports"
     run(chapter, "--reports", reports)
     data = json.loads((reports / "good.json").read_text(encoding="utf-8"))
-    assert data["format_version"] == "1.0"  # audit.results.FORMAT_VERSION
+    assert data["format_version"] == "2.0"  # audit.results.FORMAT_VERSION
     assert [(c["id"], c["verdict"]) for c in data["claims"]] == [("C1", "supported"), ("C2", "not checkable")]
 
 

@@ -15,6 +15,8 @@ from audit.provenance import collect
 from audit.references import all_references
 from audit.register import load_chapter
 from audit.report import html_report
+from audit.report.markdown import SECTIONS
+from audit.report.writer import write_chapter_reports, write_index
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTEFACTS = ROOT / "build"   # screenshots land here, outside git (.gitignore)
@@ -42,9 +44,9 @@ def page(tmp_path_factory) -> Path:
     (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
     chapter = load_chapter(folder)
     report = audit_chapter(chapter, all_references(), collect(["audit", "run"]))
-    path = folder / "html-demo.html"
-    path.write_text(html_report.render(report, chapter.snapshot.text), encoding="utf-8")
-    return path
+    write_chapter_reports(report, chapter.snapshot.text, folder / "reports")
+    write_index(folder / "reports")
+    return folder / "reports" / "html-demo.html"
 
 
 def test_the_page_is_self_contained(page):
@@ -54,6 +56,7 @@ def test_the_page_is_self_contained(page):
     assert html.count('<tr class="row"') == 3
     assert "<mark>a single relevant result gives P@4 = 1/4</mark>" in html
     assert html.count("<svg") >= 2   # an interval chart and a precision@k curve
+    assert re.findall(r"<h2>(.*?)</h2>", html) == list(SECTIONS)   # the research brief's seven sections
 
 
 def _chromium() -> str | None:
@@ -81,6 +84,17 @@ def test_the_page_loads_in_a_real_browser_without_errors(page, tmp_path):
     assert 'data-ready="yes"' in body, "the page's script ran to the end"
     assert 'data-errors="0"' in body, "no JavaScript error"
     assert 'data-rows="3"' in body, "the claim table shows every claim"
+    # the seven sections render, in the brief's order, and each claim has its stable anchor
+    assert re.findall(r"<h2>(.*?)</h2>", dom) == list(SECTIONS)
+    for section in ("context", "claim-audit", "source-ledger", "findings", "upgrade-proposal", "experiments",
+                    "checklist"):
+        assert f'<section id="{section}">' in dom
+    for claim in ("V1", "V2", "P1"):
+        assert f'id="{claim}"' in dom
+    assert "Hunk 1" in dom and "UNRUN" not in dom.split('id="experiments"')[0].split('id="upgrade-proposal"')[1]
+    assert 'id="sensitivity-table"' in dom
+    index = _run_chromium(binary, tmp_path, "--dump-dom", (page.parent / "index.html").as_uri()).stdout
+    assert 'href="html-demo.html"' in index and 'href="html-demo.html#V2"' in index   # V2 (1/3) is contradicted
     ARTEFACTS.mkdir(exist_ok=True)
     shot = ARTEFACTS / "html-report.png"
     _run_chromium(binary, tmp_path, "--window-size=1400,1000", f"--screenshot={shot}", page.as_uri())

@@ -34,9 +34,17 @@ def _pyplot():
     return plt
 
 
+def _label(v) -> str:
+    """The implementation's name; a chapter reading's label when the chapter gives several values."""
+    if v.implementation != "chapter" or not v.behaviour:
+        return v.implementation
+    text = v.behaviour if len(v.behaviour) <= 40 else v.behaviour[:38] + "…"
+    return f"chapter ({text})"
+
+
 def interval_chart(check: Check) -> str:
     """The claimed interval (band or line) and each implementation's value (dots); '' when nothing to draw."""
-    points = [(v.implementation, v.value) for v in check.values if v.status == "ok" and v.value is not None
+    points = [(_label(v), v.value) for v in check.values if v.status == "ok" and v.value is not None
               and "left" not in v.per_query and "before" not in v.per_query]
     if not points or (check.low is None and check.high is None):
         return ""
@@ -52,7 +60,7 @@ def interval_chart(check: Check) -> str:
     else:
         ax.axvspan(left, right, color="#c8e6c9", label="claimed")
     for i, (name, x) in enumerate(points):
-        ax.plot([x], [i], "o", color=_COLOURS.get(name, "#444"))
+        ax.plot([x], [i], "o", color=_COLOURS.get(name.split(" (")[0], "#444"))
     ax.set_yticks(range(len(points)), [n for n, _ in points])
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(-0.6, len(points) - 0.4)

@@ -9,9 +9,11 @@ from markupsafe import Markup
 
 from ..results import ChapterReport, ClaimResult, ImplValue
 from . import charts
-from .markdown import implementations, values_cell
+from .markdown import SECTIONS, clip, implementations, metadata_text, values_cell
 from .text import value_text
 
+#: The HTML ids of the seven sections, in order (``…html#findings``); claims are anchored by id (``#C08``).
+SECTION_IDS = ("context", "claim-audit", "source-ledger", "findings", "upgrade-proposal", "experiments", "checklist")
 _ORDER = ("contradicted", "stale", "error", "qualified", "pending", "supported", "not checkable")
 
 
@@ -51,8 +53,20 @@ def render(report: ChapterReport, snapshot_text: str) -> str:
     ch = report.chapter
     subtitle = ", ".join(str(x) for x in (ch.get("book"), f"chapter {ch['chapter']}" if ch.get("chapter")
                                           else ch.get("kind")) if x)
+    research = report.research
+
+    def links_of(source, relation: str) -> list[str]:
+        return list(dict.fromkeys(link.claim for link in source.links if link.relation == relation))
+
+    def heading(c: ClaimResult) -> str:
+        if c.anchor_state == "edited" and c.found_text:
+            return f"edited in this revision: “{c.found_text}”"
+        return c.title
+
     return env.get_template("report.html.j2").render(
-        report=report, ch=ch, subtitle=subtitle, impls=impls,
+        report=report, ch=ch, subtitle=subtitle, impls=impls, research=research, sections=SECTIONS,
+        section_ids=SECTION_IDS, links_of=links_of, metadata_text=metadata_text, heading=heading, clip=clip,
+        source_ids={s.id for s in research.sources} if research else set(),
         cells={c.id: {n: values_cell(c, n) for n in impls} for c in report.claims},
         ordered=sorted(report.claims, key=lambda c: _ORDER.index(c.verdict)),
         contexts={c.id: _context(snapshot_text, c) for c in report.claims},

@@ -35,3 +35,36 @@ def write_text(path: Path | str, text: str) -> str:
     except OSError as exc:
         raise AuditError(f"cannot write report: {exc.strerror or exc}", file=str(path))
     return str(path)
+
+
+def write_chapter_reports(report, snapshot_text: str, folder: Path) -> list[str]:
+    """Write ``<id>.json``, ``.md``, ``.html`` and, when the upgrade proposal has hunks, ``.patch``
+    (a stale ``.patch`` is removed when nothing needs changing); return where each went.
+
+    The recorded command and date are made reproducible first (``report.stable``), so a rerun whose
+    results have not changed leaves every file byte-identical. Raises ``AuditError`` naming the path.
+    """
+    from . import html_report, json_report, markdown, patch
+    from .stable import stabilise
+    base = str(report.chapter["id"])
+    stabilise(report, folder / f"{base}.json")
+    proposal = report.research.proposal if report.research else None
+    texts = {".json": json_report.render(report), ".md": markdown.render(report),
+             ".html": html_report.render(report, snapshot_text),
+             ".patch": patch.render(proposal, snapshot_text) if proposal else ""}
+    written = [write_text(folder / f"{base}{suffix}", text) for suffix, text in texts.items() if text]
+    stale = folder / f"{base}.patch"
+    if not texts[".patch"] and stale.exists():
+        try:
+            stale.unlink()
+        except OSError as exc:
+            raise AuditError(f"cannot remove the outdated patch: {exc.strerror or exc}", file=str(stale))
+    return written
+
+
+def write_index(folder: Path) -> list[str]:
+    """Write the book index (``index.md``, ``index.html``) from every chapter report in ``folder``."""
+    from .index import entries, render_html, render_markdown
+    items = entries(folder)
+    return [write_text(folder / "index.md", render_markdown(items)),
+            write_text(folder / "index.html", render_html(items))]

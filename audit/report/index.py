@@ -1,0 +1,83 @@
+"""The book index (``reports/index.md`` and ``index.html``): every chapter report in the folder, with its
+verdict counts, fingerprint state and links, built from the JSON reports on disk (so a run over one
+chapter still indexes every chapter reported before)."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from pathlib import Path
+
+from ..results import VERDICTS
+
+_ORDER = ("contradicted", "stale", "error", "qualified", "pending")
+
+
+def entries(folder: Path) -> list[dict]:
+    """One entry per readable chapter report (``<id>.json`` with a ``format_version``), sorted by book,
+    chapter number and id."""
+    out = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict) or "format_version" not in data or "chapter" not in data:
+            continue
+        ch = data["chapter"]
+        fp = data.get("fingerprint", {})
+        if not fp.get("recorded"):
+            state = "none recorded"
+        elif fp.get("matches"):
+            state = "matches the recorded revision"
+        else:
+            state = "UNVERIFIED: differs from the recorded one" + (" (an excerpt was read)"
+                                                                   if data.get("snapshot", {}).get("excerpt") else "")
+        base = path.stem
+        links = {k: f"{base}.{k}" for k in ("html", "md", "json", "patch") if (folder / f"{base}.{k}").exists()}
+        open_claims = [c["id"] for v in _ORDER for c in data.get("claims", []) if c.get("verdict") == v]
+        out.append({"id": ch.get("id", base), "title": ch.get("title", ""), "book": ch.get("book") or "",
+                    "chapter": ch.get("chapter"), "summary": data.get("summary", {}), "fingerprint": state,
+                    "links": links, "open": open_claims, "date": data.get("provenance", {}).get("date", "")})
+    return sorted(out, key=lambda e: (e["book"], str(e["chapter"] or "").zfill(6), e["id"]))
+
+
+def _counts(summary: dict) -> str:
+    return ", ".join(f"{summary[v]} {v}" for v in VERDICTS if summary.get(v)) or "no claims"
+
+
+def render_markdown(items: list[dict]) -> str:
+    lines = ["# Chapter audits: index", "",
+             ("Each chapter's report, its verdict counts and the state of its fingerprint. A claim's finding is at "
+              "`<report>.html#<claim id>` (for example `retrieval-23-chapter.html#C08`)."), "",
+             "| chapter | book | verdicts | fingerprint | reports | claims to review |", "|---|---|---|---|---|---|"]
+    for e in items:
+        name = f"{e['chapter']} — {e['title']}" if e["chapter"] else e["title"]
+        reports = ", ".join(f"[{k}]({v})" for k, v in e["links"].items())
+        html = e["links"].get("html", "")
+        review = ", ".join(f"[{c}]({html}#{c})" if html else c for c in e["open"]) or "none"
+        lines.append("| " + " | ".join(x.replace("|", "\\|") for x in (
+            f"**{e['id']}** ({name})", e["book"] or "—", _counts(e["summary"]), e["fingerprint"], reports,
+            review)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def render_html(items: list[dict]) -> str:
+    rows = []
+    for e in items:
+        name = f"{e['chapter']} — {e['title']}" if e["chapter"] else e["title"]
+        reports = " · ".join(f'<a href="{escape(v)}">{escape(k)}</a>' for k, v in e["links"].items())
+        html = e["links"].get("html", "")
+        review = ", ".join(f'<a href="{escape(html)}#{escape(c)}">{escape(c)}</a>' if html else escape(c)
+                           for c in e["open"]) or "none"
+        rows.append(f'<tr class="chapter" id="{escape(e["id"])}"><td><strong>{escape(e["id"])}</strong><br>'
+                    f'{escape(name)}</td><td>{escape(e["book"] or "—")}</td><td>{escape(_counts(e["summary"]))}</td>'
+                    f'<td>{escape(e["fingerprint"])}</td><td>{reports}</td><td>{review}</td></tr>')
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Chapter audits: index</title>\n"
+            "<style>body{font:14px/1.5 system-ui,sans-serif;margin:24px 32px}table{border-collapse:collapse}"
+            "th,td{border-bottom:1px solid #d8dee4;padding:6px 8px;text-align:left;vertical-align:top}"
+            "th{background:#f6f8fa}</style>\n</head>\n<body>\n<h1>Chapter audits: index</h1>\n"
+            "<p>Each chapter's report, its verdict counts and the state of its fingerprint. A claim's finding is at "
+            "<code>&lt;report&gt;.html#&lt;claim id&gt;</code>.</p>\n<table id=\"index\"><thead><tr><th>chapter</th>"
+            "<th>book</th><th>verdicts</th><th>fingerprint</th><th>reports</th><th>claims to review</th></tr></thead>"
+            "<tbody>\n" + "\n".join(rows) + "\n</tbody></table>\n</body>\n</html>\n")

@@ -1,0 +1,44 @@
+"""Reports that only change when results do: the recorded command and date are made reproducible.
+
+The command recorded is the one that reproduces the report (``audit run <chapter folder>``), not
+the command line this run was given, so flags such as ``--quiet`` or ``--fail-on`` leave the
+report unchanged. When everything but the date equals the previous JSON report, the previous
+date is kept: a rerun whose results have not changed rewrites every report byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..results import ChapterReport
+
+
+def reproducing_command(report: ChapterReport) -> str:
+    """``audit run <the chapter folder as given>``."""
+    return f"audit run {Path(str(report.snapshot['file'])).parent.as_posix()}"
+
+
+def _comparable(data: dict) -> dict:
+    data = {k: v for k, v in data.items() if k != "sections"}
+    data["provenance"] = {k: v for k, v in data.get("provenance", {}).items() if k != "date"}
+    return data
+
+
+def stabilise(report: ChapterReport, previous: Path | None) -> None:
+    """Record the reproducing command; keep the previous report's date when nothing else changed.
+
+    ``previous``: the chapter's JSON report from an earlier run (missing or unreadable: ignored).
+    """
+    report.provenance = report.provenance.model_copy(update={"command": reproducing_command(report)})
+    if previous is None:
+        return
+    try:
+        old = json.loads(previous.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if not isinstance(old, dict) or not isinstance(old.get("provenance"), dict):
+        return
+    date = old["provenance"].get("date")
+    if isinstance(date, str) and _comparable(old) == _comparable(report.model_dump(mode="json")):
+        report.provenance = report.provenance.model_copy(update={"date": date})
