@@ -14,7 +14,6 @@ from audit.audit import audit_chapter
 from audit.provenance import collect
 from audit.references import all_references
 from audit.register import load_chapter
-from audit.report import html_report
 from audit.report.markdown import SECTIONS
 from audit.report.writer import write_chapter_reports, write_index
 
