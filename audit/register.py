@@ -638,9 +638,15 @@ def _check_references(chapter: Chapter) -> None:
             if not specs or all(s.name == "Judged" for s in specs):
                 return
             level = min(s.rel or 1 for s in specs)
-            if not any(g >= level for q in queries for g in fx.qrels[q].values()):
-                raise fail(field_name, f"no document has a relevant grade ({level} or more) in the queries read, so "
-                           "every measure gives 0 and no implementation is exercised; judge a document relevant")
+            relevant = any(g >= level for q in queries for g in fx.qrels[q].values())
+            judged_ranked = any(d in fx.qrels[q] for q in queries for d in fx.run[q])
+            # A query whose ranked documents are judged but none relevant is a subject in its own right (what a
+            # measure gives when nothing is relevant: trec_eval returns it, an empty qrels entry it leaves out).
+            # Nothing judged among the ranked and nothing relevant exercises nothing.
+            if not relevant and not judged_ranked:
+                raise fail(field_name, f"no document has a relevant grade ({level} or more) and no ranked document is "
+                           "judged in the queries read, so every measure gives 0 and no implementation is exercised; "
+                           "judge a document")
 
         def claimed(field_name: str, text, tolerance=None) -> None:
             try:

@@ -86,7 +86,7 @@ def decide(evidence: Evidence) -> Decision:
     if evidence.failures:
         extra = (" Also: " + "; ".join(evidence.notes) + ".") if evidence.notes else ""
         reason = _join(evidence.failures) + extra
-        return Decision("contradicted", reason[:1].upper() + reason[1:],
+        return Decision("contradicted", _upper_first(reason),
                         evidence.concern or
                         "Readers who apply the chapter's own definition get a different result than the text states.",
                         _wording(evidence.failures, "Correct the statement to match the computed value."),
@@ -100,7 +100,7 @@ def decide(evidence: Evidence) -> Decision:
                         _wording(evidence.conditions, "Name the condition in the text."),
                         PRIORITY["qualified"])
     scope = evidence.scope or ("; ".join(evidence.scopes) + "." if evidence.scopes else "")
-    scope = scope[:1].upper() + scope[1:]
+    scope = _upper_first(scope)
     return Decision("supported", scope or "The chapter's definition and every applicable reference agree.",
                     "No concern.", "Keep as written.", PRIORITY["supported"])
 

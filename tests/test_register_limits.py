@@ -264,11 +264,19 @@ def test_search_time_limit_is_bounded(tmp_path):
 
 # --- nothing vacuous ------------------------------------------------------------------------------
 
-def test_fixture_without_a_relevant_document(tmp_path):
-    # Every measure gives 0 there, so "gives 0, and all agree" would check nothing.
+def test_fixture_without_a_relevant_or_judged_ranked_document(tmp_path):
+    # Nothing relevant and nothing ranked judged: every measure gives 0, so "gives 0, and all agree" would
+    # check nothing.
     err = load_error(chapter(tmp_path, CLAIM.replace('"1/4"', '"0"'),
-                             fixtures=FIXTURES.replace("{a: 1}", "{a: 0}")))
+                             fixtures=FIXTURES.replace("{a: 1}", "{z: 0}")))
     assert err.claim == "C1" and err.field == "fixture" and "no document has a relevant grade" in str(err)
+
+
+def test_a_query_whose_ranked_documents_are_judged_non_relevant_is_a_subject(tmp_path):
+    # "A query with nothing relevant scores 0" is a claim in its own right: the libraries differ on such queries
+    # (trec_eval returns a query of grade-0 judgements, leaves out an empty qrels entry; nDCG's ideal is 0).
+    loaded = load_chapter(chapter(tmp_path, CLAIM.replace('"1/4"', '"0"'), fixtures=FIXTURES.replace("{a: 1}", "{a: 0}")))
+    assert [c.id for c in loaded.register.claims] == ["C1"]
 
 
 def test_fixture_with_empty_rankings(tmp_path):
