@@ -9,6 +9,7 @@ from fractions import Fraction
 from .. import evaluator
 from ..errors import AuditError
 from ..measures import parse as parse_measure
+from ..parallel import map_each
 from ..references import Reference
 from ..register import Fixture
 from ..results import ImplValue
@@ -100,8 +101,8 @@ class Measurements:
                 run[f"f{k}~{q}"] = docs
         texts = {text: parse_measure(text)[0] for text in measures}
         parsed = list({str(m): m for m in texts.values()}.values())
-        for ref in self.references:
-            outcomes = ref.evaluate(parsed, qrels, run)
+        answers = map_each(lambda ref: ref.evaluate(parsed, qrels, run), self.references)  # in parallel
+        for ref, outcomes in zip(self.references, answers):
             for text, m in texts.items():
                 outcome = outcomes[str(m)]
                 if outcome.status == "error":

@@ -20,6 +20,7 @@ from .. import evaluator
 from ..readings import base_reading
 from ..errors import AuditError
 from ..measures import parse as parse_measure
+from ..parallel import submit_each
 from ..references import Reference
 from ..register import Chapter, PropertyClaim
 from ..results import Check, ImplValue
@@ -142,13 +143,8 @@ class Evaluations:
         self._chapter: dict[tuple[str, Case, int], Fraction] = {}
 
     def compute(self, requests: set[tuple[str, Case, int]]) -> dict[str, dict[tuple[str, Case, int], object]]:
-        cache = self._chapter
-        for request in requests:
-            if request not in cache:
-                measure, case, k = request
-                cache[request] = evaluator.evaluate_query(parse_measure(f"{measure}@{k}")[1], case.qrels(),
-                                                          case.ranking(), self.reading)
-        out: dict[str, dict] = {CHAPTER: cache}
+        """Every implementation's value of each (measure, case, k): the references evaluate the batch in their
+        worker processes in parallel while this process computes the chapter's values."""
         cases = sorted({case for _, case, _ in requests},
                        key=lambda c: (c.size, tuple(-1 if g is None else g for g in c.ranked), c.unretrieved))
         index = {case: f"c{i}" for i, case in enumerate(cases)}
@@ -157,12 +153,19 @@ class Evaluations:
         wanted = sorted({(measure, k) for measure, _, k in requests})
         parsed = {(measure, k): parse_measure(f"{measure}@{k}")[0] for measure, k in wanted}
         names = {key: str(m) for key, m in parsed.items()}
-        for ref in self.references:
-            usable = [m for m in parsed.values() if ref.supports(m).ok]
-            if not usable:
-                continue
-            self.calls += 1
-            outcomes = ref.evaluate(usable, qrels, run)
+        calls = [(ref, usable) for ref in self.references
+                 if (usable := [m for m in parsed.values() if ref.supports(m).ok])]
+        self.calls += len(calls)
+        futures = submit_each(lambda call: call[0].evaluate(call[1], qrels, run), calls)
+        cache = self._chapter
+        for request in requests:
+            if request not in cache:
+                measure, case, k = request
+                cache[request] = evaluator.evaluate_query(parse_measure(f"{measure}@{k}")[1], case.qrels(),
+                                                          case.ranking(), self.reading)
+        out: dict[str, dict] = {CHAPTER: cache}
+        for (ref, _), future in zip(calls, futures):
+            outcomes = future.result()
             for outcome in outcomes.values():
                 if outcome.status == "error":
                     raise AuditError(f"{ref.name} failed while searching: {outcome.detail}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 
+from ..cache import memoised
 from ..results import Check
 
 _COLOURS = {"chapter": "#1f4e79", "pytrec_eval": "#c55a11", "ir_measures": "#548235", "ranx": "#7030a0"}
@@ -34,6 +35,7 @@ def _pyplot():
     return plt
 
 
+@memoised("charts", "matplotlib")
 def interval_chart(check: Check) -> str:
     """The claimed interval (band or line) and each implementation's value (dots); '' when nothing to draw."""
     points = [(v.implementation, v.value) for v in check.values if v.status == "ok" and v.value is not None
@@ -61,6 +63,7 @@ def interval_chart(check: Check) -> str:
     return _svg(fig)
 
 
+@memoised("charts", "matplotlib")
 def curve_chart(check: Check) -> str:
     """measure@k against k for each curve of the check; '' when the check has none."""
     if not check.curves:
