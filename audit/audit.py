@@ -12,7 +12,7 @@ from dataclasses import asdict, replace
 from . import __version__
 from .anchors import Anchor, Budget, apply_numbers, keeps_numbers, locate, number_changes
 from .book import Book, Conflict
-from .cache import ClaimCache, claim_key, environment, observed_cached
+from .cache import ClaimCache, OutcomeStore, claim_key, environment
 from .scan import MEASURED, covered_by, has_number, scan
 from .checks import CHECKERS, NEEDS, Measurements
 from .chapter import NORMALISATION
@@ -202,9 +202,10 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     ``book``: the chapters audited together, so a listing can be held to a convention another
     chapter states; conflicts are added to ``book.conflicts`` (see ``add_book_findings``).
     ``cache``: where claim results are looked up and stored (``audit.cache``); None computes every
-    claim and stores nothing. ``select``: claim ids to audit (None: all); the report then holds only
-    those claims, in register order. The references' worker processes are started only when a claim
-    must be computed, so a run in which every claim is cached loads no reference library.
+    claim and stores nothing; with a cache, reference outcomes are kept too (``cache.OutcomeStore``).
+    ``select``: claim ids to audit (None: all); the report then holds only those claims, in register
+    order. A reference's worker process starts on its first evaluation, so a run in which every claim
+    (or every outcome a changed claim needs) is cached loads no reference library.
     """
     claims = [c for c in chapter.register.claims if select is None or c.id in select]
     budget = Budget()
@@ -221,12 +222,8 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
             if hit is not None:
                 cached[claim.id] = hit
     todo = [c for c in claims if c.id not in cached]
-    if todo:
-        for ref in references:  # start every worker now, so their libraries load side by side
-            start = getattr(ref, "start", None)
-            if start is not None:
-                start()
-    ms = Measurements(references, book)
+    store = OutcomeStore(env) if cache is not None and cache.enabled else None
+    ms = Measurements(references, book, store)
     requests = []
     for claim in todo:
         if claim.kind in NEEDS and anchors[claim.id].found:
@@ -257,8 +254,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     statements, scan_summary = scan_coverage(chapter, anchors)
     counts = Counter(r.verdict for r in results)
     ident = chapter.identity
-    use_cache = cache is not None and cache.enabled
-    seen = map_each(lambda r: observed(r, env, use_cache), list(references))
+    seen = map_each(observed, list(references))
     return ChapterReport(
         tool=f"chapter-audit {__version__}",
         chapter={"id": ident.id, "book": ident.book, "chapter": ident.chapter, "title": ident.title,
@@ -277,23 +273,10 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         claims=results, statements=statements, scan=scan_summary)
 
 
-_OBSERVED: dict[str, dict[str, str]] = {}
-
-
-def observed(ref: Reference, env: dict | None = None, use_cache: bool = False) -> dict[str, str]:
-    """The reference's observed conventions (``audit.observe``) as sentences, probed once per process
-    (and, with ``use_cache``, stored in the cache under the library's version, ``env``)."""
-    if ref.name not in _OBSERVED:
-        def compute():
-            from .observe import observed as probe
-            found = probe(ref)
-            return ({name: o.sentence() for name, o in found.items()},
-                    all(o.status != "error" for o in found.values()))
-        if env is None:
-            from .provenance import versions
-            env = environment(versions(), CLAIM_SECONDS)
-        _OBSERVED[ref.name] = observed_cached(ref, env, compute, enabled=use_cache)
-    return _OBSERVED[ref.name]
+def observed(ref: Reference) -> dict[str, str]:
+    """The reference's observed conventions (``audit.observe``) as sentences, probed once per process."""
+    from .observe import observed as probe
+    return {name: o.sentence() for name, o in probe(ref).items()}
 
 
 #: For each convention with a probe, the measure and input on which a tension's values are shown.

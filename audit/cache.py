@@ -198,29 +198,80 @@ def _write(path: Path, key: str, payload: dict) -> None:
             pass
 
 
-def observed_cached(ref, env: Mapping, compute, enabled: bool = True) -> dict[str, str]:
-    """A reference's observed conventions (convention → sentence), from the cache when stored for this
-    reference, its library version and this chapter-audit source; else ``compute()``, which returns the
-    sentences and whether they may be stored (not when a probe failed)."""
-    key = _digest({"env": dict(env), "reference": ref.name, "library": ref.library, "version": ref.version()})
+def _env_now() -> dict:
+    from .limits import CLAIM_SECONDS
+    from .provenance import versions
+    return environment(versions(), CLAIM_SECONDS)
+
+
+def stored_observations(ref, compute) -> dict:
+    """A reference's observations (``audit.observe.observe``), from the cache when stored for this
+    reference, its library's version and this chapter-audit source, else ``compute()`` (stored unless a
+    probe failed). Used only while the process cache is on (``set_memo``)."""
+    from .observe import Observation
+
+    if not _MEMO["enabled"]:
+        return compute()
+    key = _digest({"env": _env_now(), "reference": ref.name, "library": ref.library, "version": ref.version()})
     path = cache_root() / "observed" / key[:2] / f"{key}.json"
-    if enabled:
-        found = _read(path, key)
-        stored = found.get("observed") if found is not None else None
-        if isinstance(stored, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in stored.items()):
-            return dict(stored)
-    value, keep = compute()
-    if enabled and keep:
-        _write(path, key, {"observed": dict(value)})
+    found = _read(path, key)
+    if found is not None:
+        try:
+            return {name: Observation(**fields) for name, fields in found["observed"].items()}
+        except (TypeError, KeyError, AttributeError):
+            pass
+    value = compute()
+    if all(o.status != "error" for o in value.values()):
+        from dataclasses import asdict
+        _write(path, key, {"observed": {name: asdict(o) for name, o in value.items()}})
     return value
 
 
+class OutcomeStore:
+    """Reference outcomes by (fixture content, measure, reference, versions): a revised claim whose fixture
+    and measures are unchanged needs no reference process at all. Error outcomes are not stored."""
+
+    def __init__(self, env: Mapping, enabled: bool = True, folder: Path | None = None) -> None:
+        self.env = dict(env)
+        self.enabled = enabled
+        self.folder = Path(folder) if folder is not None else cache_root() / "outcomes"
+
+    def _key(self, ref, fixture_key: str, measure: str) -> str:
+        return _digest({"env": self.env, "reference": ref.name, "library": ref.library, "version": ref.version(),
+                        "fixture": fixture_key, "measure": measure})
+
+    def get(self, ref, fixture_key: str, measure: str):
+        from .references.base import Outcome
+
+        if not self.enabled:
+            return None
+        key = self._key(ref, fixture_key, measure)
+        found = _read(self.folder / key[:2] / f"{key}.json", key)
+        if found is None:
+            return None
+        try:
+            outcome = Outcome(**found["outcome"])
+            outcome.per_query = {str(q): float(v) for q, v in outcome.per_query.items()}
+            return outcome
+        except (TypeError, KeyError, ValueError, AttributeError):
+            return None
+
+    def put(self, ref, fixture_key: str, measure: str, outcome) -> None:
+        from dataclasses import asdict
+
+        if not self.enabled or outcome.status == "error":
+            return
+        key = self._key(ref, fixture_key, measure)
+        _write(self.folder / key[:2] / f"{key}.json", key, {"outcome": asdict(outcome)})
+
+
 #: Whether ``memoised`` functions read and write the cache in this process (``--no-cache`` turns it off).
-_MEMO = {"enabled": True}
+_MEMO = {"enabled": False}
 
 
 def set_memo(enabled: bool) -> None:
-    """Turn the cache of ``memoised`` renderings on or off for this process."""
+    """Turn the process-wide caches (``memoised`` renderings, reference observations) on or off; off by
+    default, turned on by ``audit run`` and the pytest plugin unless told not to cache."""
     _MEMO["enabled"] = enabled
 
 

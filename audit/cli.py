@@ -249,7 +249,7 @@ def run(args) -> int:
             return EXIT_USAGE
     select = set(args.claims) if args.claims is not None else None
     cache = ClaimCache(enabled=not args.no_cache)
-    set_memo(cache.enabled)  # rendered charts are cached with the claims
+    set_memo(cache.enabled)  # charts and reference observations are cached with the claims
     audited = []
     hits = misses = 0
     if args.jobs > 1 and len(chapters) > 1:

@@ -72,7 +72,10 @@ class _Session:
         self.chapters = {}
         self.reports: dict = {}
         self.book = None
+        from .cache import set_memo
+
         self.cache = ClaimCache(enabled=not config.getoption("no_audit_cache", False))
+        set_memo(self.cache.enabled)  # reference observations are cached with the claims
 
     def _wanted(self, item) -> set[str]:
         folder = item.path.parent

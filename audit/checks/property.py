@@ -130,6 +130,11 @@ class Finding:
     values: dict[str, tuple[object, object]] = field(default_factory=dict)  # impl → (left, right)
 
 
+#: Per reference, in this process: [cases evaluated, case × cutoff evaluations, seconds of its calls]
+#: (wall time of the calls to its worker, which run in parallel with the other references').
+TALLY: dict[str, list] = {}
+
+
 class Evaluations:
     """Per-implementation values of (measure, case, k), filled one batch at a time.
 
@@ -156,7 +161,16 @@ class Evaluations:
         calls = [(ref, usable) for ref in self.references
                  if (usable := [m for m in parsed.values() if ref.supports(m).ok])]
         self.calls += len(calls)
-        futures = submit_each(lambda call: call[0].evaluate(call[1], qrels, run), calls)
+        def evaluate(call):
+            started = time.perf_counter()
+            outcomes = call[0].evaluate(call[1], qrels, run)
+            tally = TALLY.setdefault(call[0].name, [0, 0, 0.0])
+            tally[0] += len(qrels)
+            tally[1] += len(qrels) * len(call[1])
+            tally[2] += time.perf_counter() - started
+            return outcomes
+
+        futures = submit_each(evaluate, calls)
         cache = self._chapter
         for request in requests:
             if request not in cache:
