@@ -196,7 +196,8 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
 
 def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance: Provenance,
                   progress: Callable[[str], None] | None = None, book: Book | None = None,
-                  cache: ClaimCache | None = None, select: Collection[str] | None = None) -> ChapterReport:
+                  cache: ClaimCache | None = None, select: Collection[str] | None = None,
+                  ledger: bool = True) -> ChapterReport:
     """Audit the claims of ``chapter`` in register order and return the report model.
 
     ``book``: the chapters audited together, so a listing can be held to a convention another
@@ -205,7 +206,8 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     claim and stores nothing; with a cache, reference outcomes are kept too (``cache.OutcomeStore``).
     ``select``: claim ids to audit (None: all); the report then holds only those claims, in register
     order. A reference's worker process starts on its first evaluation, so a run in which every claim
-    (or every outcome a changed claim needs) is cached loads no reference library.
+    (or every outcome a changed claim needs) is cached loads no reference library. ``ledger=False``
+    leaves the references' observed conventions out (the pytest plugin shows claims only).
     """
     claims = [c for c in chapter.register.claims if select is None or c.id in select]
     budget = Budget()
@@ -254,7 +256,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     statements, scan_summary = scan_coverage(chapter, anchors)
     counts = Counter(r.verdict for r in results)
     ident = chapter.identity
-    seen = map_each(observed, list(references))
+    seen = map_each(observed, list(references)) if ledger else [{} for _ in references]
     return ChapterReport(
         tool=f"chapter-audit {__version__}",
         chapter={"id": ident.id, "book": ident.book, "chapter": ident.chapter, "title": ident.title,

@@ -97,7 +97,7 @@ class _Session:
                     self.book = Book(list(self.chapters.values()))
                 select = (self._wanted(item) - set(got)) | {item.name}
                 report = audit_chapter(self.chapters[folder], all_references(start=False), collect(["pytest"]),
-                                       book=self.book, cache=self.cache, select=select)
+                                       book=self.book, cache=self.cache, select=select, ledger=False)
                 add_book_findings(report, self.book)
                 got.update({c.id: c for c in report.claims})
             except Exception as exc:  # this chapter's failure, recorded once; its items show it as an error

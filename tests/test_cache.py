@@ -182,3 +182,16 @@ def test_parallel_chapters_give_the_same_reports(tmp_path):
                          done.stdout.replace(f"reports-{jobs}", "reports"))
     assert outputs["1"] == outputs["2"]
     assert len(outputs["1"][0]) == 6
+
+
+def test_pytest_xdist_runs_claims_across_processes(tmp_path):
+    """pytest-xdist is an optional extra; each worker audits the claims it is given."""
+    import pytest
+    pytest.importorskip("xdist")
+    folder = write_chapter(tmp_path / "claims", "xd", SUPPORTED_CLAIM, NOT_CHECKABLE_CLAIM, CONTRADICTED_CLAIM)
+    env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "-q", "-rfs",
+                           str(folder)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    # C1 supported (passed), C2 not checkable (skipped), C3 contradicted: P@4 = 1/4, not 1/3 (failed)
+    assert "1 failed, 1 passed, 1 skipped" in done.stdout, done.stdout
+    assert "FAILED" in done.stdout and "C3" in done.stdout

@@ -172,11 +172,13 @@ class Evaluations:
 
         futures = submit_each(evaluate, calls)
         cache = self._chapter
+        inputs = {c: (qrels[index[c]], c.ranking()) for c in cases}
         for request in requests:
             if request not in cache:
                 measure, case, k = request
-                cache[request] = evaluator.evaluate_query(parse_measure(f"{measure}@{k}")[1], case.qrels(),
-                                                          case.ranking(), self.reading)
+                judged, ranking = inputs[case]
+                cache[request] = evaluator.evaluate_query(parse_measure(f"{measure}@{k}")[1], judged, ranking,
+                                                          self.reading)
         out: dict[str, dict] = {CHAPTER: cache}
         for (ref, _), future in zip(calls, futures):
             outcomes = future.result()
