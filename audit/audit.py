@@ -5,19 +5,21 @@ from __future__ import annotations
 import signal
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 from . import __version__
 from .anchors import Anchor, Budget, apply_numbers, keeps_numbers, locate, number_changes
-from .book import Book
+from .book import Book, Conflict
+from .cache import ClaimCache, OutcomeStore, claim_key, environment
 from .scan import MEASURED, covered_by, has_number, scan
 from .checks import CHECKERS, NEEDS, Measurements
 from .chapter import NORMALISATION
 from .conventions import CONVENTIONS
 from .errors import AuditError
 from .limits import CLAIM_SECONDS, shorten
+from .parallel import map_each
 from .references import Reference
 from .register import Chapter
 from .results import VERDICTS, ChapterReport, ClaimResult, Fingerprint, Provenance, ReferenceInfo
@@ -197,30 +199,68 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
 
 
 def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance: Provenance,
-                  progress: Callable[[str], None] | None = None, book: Book | None = None) -> ChapterReport:
-    """Audit every claim of ``chapter`` in register order and return the report model.
+                  progress: Callable[[str], None] | None = None, book: Book | None = None,
+                  cache: ClaimCache | None = None, select: Collection[str] | None = None,
+                  ledger: bool = True) -> ChapterReport:
+    """Audit the claims of ``chapter`` in register order and return the report model.
 
     ``book``: the chapters audited together, so a listing can be held to a convention another
     chapter states; conflicts are added to ``book.conflicts`` (see ``add_book_findings``).
+    ``cache``: where claim results are looked up and stored (``audit.cache``); None computes every
+    claim and stores nothing; with a cache, reference outcomes are kept too (``cache.OutcomeStore``).
+    ``select``: claim ids to audit (None: all); the report then holds only those claims, in register
+    order. A reference's worker process starts on its first evaluation, so a run in which every claim
+    (or every outcome a changed claim needs) is cached loads no reference library. ``ledger=False``
+    leaves the references' observed conventions out (the pytest plugin shows claims only).
     """
-    ms = Measurements(references, book)
+    claims = [c for c in chapter.register.claims if select is None or c.id in select]
     budget = Budget()
     anchors = {claim.id: keeps_numbers(locate(chapter.snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix,
                                               line=claim.line, budget=budget), claim)
                for claim in chapter.register.claims}
+    env = environment(provenance.versions, CLAIM_SECONDS)
+    keys: dict[str, str] = {}
+    cached: dict[str, tuple[ClaimResult, list[dict]]] = {}
+    if cache is not None:
+        for claim in claims:
+            keys[claim.id] = claim_key(claim, chapter, anchors[claim.id], env, book)
+            hit = cache.get(keys[claim.id])
+            if hit is not None:
+                cached[claim.id] = hit
+    todo = [c for c in claims if c.id not in cached]
+    store = OutcomeStore(env) if cache is not None and cache.enabled else None
+    ms = Measurements(references, book, store)
     requests = []
-    for claim in chapter.register.claims:
+    for claim in todo:
         if claim.kind in NEEDS and anchors[claim.id].found:
             requests += NEEDS[claim.kind](claim, chapter)
     ms.prefetch(requests)
+    chapter_id = str(chapter.identity.id)
     results = []
-    for claim in chapter.register.claims:
+    for claim in claims:
         if progress:
             progress(claim.id)
-        results.append(audit_claim(claim, chapter, ms, anchors[claim.id]))
+        anchor = anchors[claim.id]
+        if claim.id in cached:
+            result, conflicts = cached[claim.id]
+            result = result.model_copy(update={"line": anchor.line, "column": anchor.column,
+                                               "register_line": chapter.lines.get(claim.id)})
+            if book is not None:
+                for found in conflicts:
+                    conflict = Conflict(**found)
+                    if conflict not in book.conflicts:
+                        book.conflicts.append(conflict)
+        else:
+            result = audit_claim(claim, chapter, ms, anchor)
+            if cache is not None:
+                mine = [asdict(c) for c in (book.conflicts if book is not None else [])
+                        if (c.chapter, c.claim) == (chapter_id, claim.id)]
+                cache.put(keys[claim.id], result, mine)
+        results.append(result)
     statements, scan_summary = scan_coverage(chapter, anchors)
     counts = Counter(r.verdict for r in results)
     ident = chapter.identity
+    seen = map_each(observed, list(references)) if ledger else [{} for _ in references]
     report = ChapterReport(
         tool=f"chapter-audit {__version__}",
         chapter={"id": ident.id, "book": ident.book, "chapter": ident.chapter, "title": ident.title,
@@ -231,7 +271,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         fingerprint=fingerprint_statement(chapter),
         provenance=provenance,
         references=[ReferenceInfo(name=r.name, title=r.title, library=r.library, version=r.version(),
-                                  conventions=r.conventions(), observed=observed(r)) for r in references],
+                                  conventions=r.conventions(), observed=o) for r, o in zip(references, seen)],
         conventions=chapter.declared.as_dict(),
         unstated=[n for n in CONVENTIONS if not chapter.declared.stated(n)],
         tensions=tensions(chapter),
@@ -242,15 +282,10 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     return report
 
 
-_OBSERVED: dict[str, dict[str, str]] = {}
-
-
 def observed(ref: Reference) -> dict[str, str]:
-    """The reference's observed conventions (``audit.observe``), probed once per process."""
-    if ref.name not in _OBSERVED:
-        from .observe import observed as probe
-        _OBSERVED[ref.name] = {name: o.sentence() for name, o in probe(ref).items()}
-    return _OBSERVED[ref.name]
+    """The reference's observed conventions (``audit.observe``) as sentences, probed once per process."""
+    from .observe import observed as probe
+    return {name: o.sentence() for name, o in probe(ref).items()}
 
 
 #: For each convention with a probe, the measure and input on which a tension's values are shown.

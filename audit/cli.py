@@ -28,6 +28,25 @@ def _fail_on(text: str) -> set[str]:
     return chosen
 
 
+def _claim_ids(text: str) -> list[str]:
+    chosen = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+    if not chosen:
+        raise argparse.ArgumentTypeError(f"--claims takes a comma-separated list of claim ids, e.g. C08,C14; "
+                                         f"got {text!r}")
+    return chosen
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"-j takes a whole number of chapters to audit at once (1 or more); "
+                                         f"got {text!r}")
+    return jobs
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="audit", description="Audit the quantitative claims of book chapters "
                                      "about retrieval metrics.")
@@ -43,6 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--fail-on", type=_fail_on, default=set(), metavar="VERDICTS",
                      help="exit 1 when any claim has one of these verdicts, e.g. contradicted,stale,error")
     run.add_argument("--quiet", action="store_true", help="print only errors and the written paths")
+    run.add_argument("--claims", type=_claim_ids, default=None, metavar="IDS",
+                     help="audit only these claims, e.g. C08,C14 (the reports then hold only them)")
+    run.add_argument("--no-cache", action="store_true",
+                     help="compute every claim; neither read nor write the claim cache "
+                          "(default location ~/.cache/chapter-audit, or $CHAPTER_AUDIT_CACHE)")
+    run.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
+                     help="audit up to N chapters in parallel processes (default 1); output is the same")
     dif = sub.add_parser("diff", help="what changed between two JSON reports of a chapter")
     dif.add_argument("old", type=Path, help="the previous report (e.g. the committed reports/<id>.json)")
     dif.add_argument("new", type=Path, help="the new report")
@@ -172,6 +198,8 @@ def run(args) -> int:
 
     from .audit import add_book_findings, audit_chapter
     from .book import Book
+    from .cache import ClaimCache, set_memo
+    from .jobs import audit_parallel
     from .provenance import collect
     from .references import all_references
     from .references.ranx_ref import numba_cache_dir
@@ -184,7 +212,7 @@ def run(args) -> int:
     if not args.quiet and not any(Path(cache).rglob("*.nbi")):
         err.print(f"[dim]ranx compiles its metrics on first use in an installation (about 40 s); cache: {cache}[/dim]")
     provenance = collect(sys.argv)
-    references = all_references()
+    references = all_references(start=False)  # started when a claim is not in the cache
     status = EXIT_OK
     reports = []
     seen_ids: dict[str, Path] = {}
@@ -211,8 +239,31 @@ def run(args) -> int:
         err.print(f"[red]internal error[/red] while comparing the chapters' conventions: {_brief(exc)} (chapters "
                   "audited alone; please report this)", highlight=False)
         book = Book([])
+    if args.claims is not None:
+        known = {c.id for chapter in chapters for c in chapter.register.claims}
+        unknown = [cid for cid in args.claims if cid not in known]
+        if unknown:
+            err.print(f"[red]error:[/red] --claims: no audited chapter has claim {', '.join(unknown)}",
+                      highlight=False)
+            return EXIT_USAGE
+    select = set(args.claims) if args.claims is not None else None
+    cache = ClaimCache(enabled=not args.no_cache)
+    set_memo(cache.enabled)  # charts and reference observations are cached with the claims
     audited = []
-    for chapter in chapters:
+    hits = misses = 0
+    if args.jobs > 1 and len(chapters) > 1:
+        for done in audit_parallel(chapters, book, provenance, cache, select, args.jobs):
+            hits, misses = hits + done.hits, misses + done.misses
+            if done.report is None:
+                err.print(f"[red]internal error[/red] while auditing {done.chapter.identity.id}: {done.error} "
+                          "(no report written for this chapter; please report this)", highlight=False)
+                status = EXIT_INTERNAL
+            else:
+                audited.append(done.report)
+        chapters_done = True
+    else:
+        chapters_done = False
+    for chapter in ([] if chapters_done else chapters):
         claims = chapter.register.claims
         with err.status(f"auditing {chapter.identity.id}", spinner="dots") as spinner:
             def progress(claim_id: str) -> None:
@@ -220,7 +271,7 @@ def run(args) -> int:
                 spinner.update(f"auditing {chapter.identity.id}: claim {claim_id} ({index}/{len(claims)})")
             try:
                 report = audit_chapter(chapter, references, provenance, progress=None if args.quiet else progress,
-                                       book=book)
+                                       book=book, cache=cache, select=select)
             except Exception as exc:  # an internal fault: say so, keep going with the other chapters
                 err.print(f"[red]internal error[/red] while auditing {chapter.identity.id}: "
                           f"{_brief(exc)} (no report written for this chapter; please report this)",
@@ -228,6 +279,11 @@ def run(args) -> int:
                 status = EXIT_INTERNAL
                 continue
         audited.append(report)
+    if not chapters_done:
+        hits, misses = cache.hits, cache.misses
+    if not args.quiet and cache.enabled:
+        err.print(f"[dim]claim cache: {hits} of {hits + misses} claims reused, {misses} computed "
+                  f"({cache.folder})[/dim]", highlight=False)
     snapshots = {c.identity.id: c.snapshot.text for c in chapters}
     for report in audited:
         base = str(report.chapter["id"])
@@ -241,7 +297,10 @@ def run(args) -> int:
         if previous.exists() and not args.quiet:
             from .diff import diff_reports
             try:
-                change = diff_reports(_read_report(previous), report.model_dump(mode="json"))
+                before = _read_report(previous)
+                if select is not None:  # compare only the claims audited
+                    before["claims"] = [c for c in before["claims"] if c["id"] in select]
+                change = diff_reports(before, report.model_dump(mode="json"))
                 out.print("\n".join(change.lines()), highlight=False, markup=False)
             except AuditError as exc:
                 err.print(f"[yellow]note:[/yellow] previous report not compared: {exc}", highlight=False)

@@ -154,9 +154,11 @@ _CACHE: dict[str, dict[str, Observation]] = {}
 
 
 def observed(ref: Reference) -> dict[str, Observation]:
-    """``observe(ref)``, probed once per process and reference."""
+    """``observe(ref)``, probed once per process and reference (and kept in the cache across runs while it
+    is on: ``audit.cache.stored_observations``)."""
     if ref.name not in _CACHE:
-        _CACHE[ref.name] = observe(ref)
+        from .cache import stored_observations
+        _CACHE[ref.name] = stored_observations(ref, lambda: observe(ref))
     return _CACHE[ref.name]
 
 

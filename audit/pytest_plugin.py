@@ -5,6 +5,10 @@
 with a ``ClaimQualifiedWarning`` carrying the condition; contradicted and stale → failed, with a
 plain failure text instead of a traceback; error → error; not checkable and pending → skipped
 with the reason. Registered through the ``pytest11`` entry point.
+
+Only the claims selected for the run are audited (``-k C08`` audits C08 alone), and results are
+taken from the claim cache (``audit.cache``) unless ``--no-audit-cache`` is given. Under
+pytest-xdist (``pytest -n auto claims/``) each worker audits the claims it is given, one by one.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ def pytest_addoption(parser):
     group = parser.getgroup("chapter-audit")
     group.addoption("--audit", action="append", default=[], metavar="CHAPTER_DIR",
                     help="collect the claims of this chapter folder as tests (repeatable)")
+    group.addoption("--no-audit-cache", action="store_true",
+                    help="compute every claim; neither read nor write chapter-audit's claim cache")
 
 
 def pytest_configure(config):
@@ -54,31 +60,51 @@ def pytest_collect_file(file_path: Path, parent):
 
 
 class _Session:
-    """Audits each chapter once per pytest session, with all collected chapters as the book."""
+    """Audits the selected claims of each chapter once per pytest session, with all collected chapters as
+    the book: on the first claim of a chapter, every claim of that chapter still to run (after ``-k``
+    and other deselection) is audited together; under pytest-xdist, where a worker does not know which
+    claims it will be given, each claim is audited alone."""
 
-    def __init__(self) -> None:
+    def __init__(self, config) -> None:
+        from .cache import ClaimCache
+
+        self.config = config
         self.chapters = {}
-        self.reports = {}
+        self.reports: dict = {}
         self.book = None
+        from .cache import set_memo
 
-    def report(self, folder: Path):
+        self.cache = ClaimCache(enabled=not config.getoption("no_audit_cache", False))
+        set_memo(self.cache.enabled)  # reference observations are cached with the claims
+
+    def _wanted(self, item) -> set[str]:
+        folder = item.path.parent
+        if hasattr(self.config, "workerinput"):  # a pytest-xdist worker
+            return {item.name}
+        return {i.name for i in item.session.items if isinstance(i, ClaimItem) and i.path.parent == folder}
+
+    def result(self, item):
         from .audit import add_book_findings, audit_chapter
         from .book import Book
         from .provenance import collect
         from .references import all_references
 
-        if folder not in self.reports:
+        folder = item.path.parent
+        got = self.reports.setdefault(folder, {})
+        if isinstance(got, dict) and item.name not in got:
             try:
                 if self.book is None:
                     self.book = Book(list(self.chapters.values()))
-                report = audit_chapter(self.chapters[folder], all_references(), collect(["pytest"]), book=self.book)
+                select = (self._wanted(item) - set(got)) | {item.name}
+                report = audit_chapter(self.chapters[folder], all_references(start=False), collect(["pytest"]),
+                                       book=self.book, cache=self.cache, select=select, ledger=False)
                 add_book_findings(report, self.book)
-                self.reports[folder] = {c.id: c for c in report.claims}
+                got.update({c.id: c for c in report.claims})
             except Exception as exc:  # this chapter's failure, recorded once; its items show it as an error
-                self.reports[folder] = _internal(exc)
-        if isinstance(self.reports[folder], str):
-            raise ClaimErrored(self.reports[folder])
-        return self.reports[folder]
+                self.reports[folder] = got = _internal(exc)
+        if isinstance(got, str):
+            raise ClaimErrored(got)
+        return got[item.name]
 
 
 def _internal(exc: BaseException) -> str:
@@ -89,7 +115,7 @@ def _internal(exc: BaseException) -> str:
 
 def _session(config) -> _Session:
     if not hasattr(config, "_chapter_audit"):
-        config._chapter_audit = _Session()
+        config._chapter_audit = _Session(config)
     return config._chapter_audit
 
 
@@ -142,7 +168,7 @@ class ClaimItem(pytest.Item):
         self.result = None
 
     def setup(self) -> None:
-        self.result = _session(self.config).report(self.path.parent)[self.name]
+        self.result = _session(self.config).result(self)
         # Recorded in JUnit XML as <property>, so a qualified pass is visible there too.
         self.user_properties += [("verdict", self.result.verdict), ("priority", self.result.priority)]
         if self.result.verdict == "error":

@@ -23,6 +23,14 @@ class Case:
     ranked: tuple[int | None, ...]
     unretrieved: tuple[int, ...] = ()
 
+    def __hash__(self) -> int:  # cached: a search hashes each case many times
+        try:
+            return self._hash  # type: ignore[has-type]
+        except AttributeError:
+            value = hash((self.ranked, self.unretrieved))
+            object.__setattr__(self, "_hash", value)
+            return value
+
     def qrels(self) -> dict[str, int]:
         """``{doc_id: grade}``: ranked documents are ``r1…``, unretrieved ones ``x1…``."""
         out = {f"r{i}": g for i, g in enumerate(self.ranked, start=1) if g is not None}

@@ -9,6 +9,7 @@ from fractions import Fraction
 from .. import evaluator
 from ..errors import AuditError
 from ..measures import parse as parse_measure
+from ..parallel import map_each
 from ..references import Reference
 from ..register import Fixture
 from ..results import ImplValue
@@ -39,9 +40,10 @@ def _content_key(fixture: Fixture) -> str:
 class Measurements:
     """Caches the chapter's and each reference's per-query values by (fixture, measure)."""
 
-    def __init__(self, references: Sequence[Reference], book=None) -> None:
+    def __init__(self, references: Sequence[Reference], book=None, store=None) -> None:
         self.references = list(references)
         self.book = book  # the Book audited with this chapter, for cross-chapter conventions (may be None)
+        self.store = store  # reference outcomes kept across runs (audit.cache.OutcomeStore), or None
         self._chapter: dict[tuple[str, str], dict[str, Fraction]] = {}
         self._refs: dict[tuple[str, str, str], object] = {}
 
@@ -66,42 +68,67 @@ class Measurements:
             self._chapter[key] = evaluator.aggregate(spec, fixture.qrels, fixture.run, reading, fixture.scores)
         return self._chapter[key]
 
+    def _stored(self, ref: Reference, fixture_key: str, measure: str) -> bool:
+        """Whether the outcome is known, looking in the store when there is one."""
+        key = (fixture_key, measure, ref.name)
+        if key in self._refs:
+            return True
+        found = self.store.get(ref, fixture_key, measure) if self.store is not None else None
+        if found is not None:
+            self._refs[key] = found
+        return found is not None
+
     def reference(self, ref: Reference, fixture: Fixture, measure: str):
         key = (_content_key(fixture), measure, ref.name)
-        if key not in self._refs:
+        if not self._stored(ref, key[0], measure):
             m, _ = parse_measure(measure, True)
             self._refs[key] = ref.evaluate([m], fixture.qrels, scored_run(fixture))[str(m)]
+            if self.store is not None:
+                self.store.put(ref, key[0], measure, self._refs[key])
         return self._refs[key]
 
     def prefetch(self, requests: Sequence[tuple[Fixture, str]]) -> None:
-        """Evaluate many (fixture, measure) pairs with one call per reference.
+        """Evaluate many (fixture, measure) pairs with one call per reference, the references in parallel.
 
         Fixtures become queries of one combined input (``f<k>~<query_id>``), so each
-        reference pays its per-call cost once rather than once per pair. A reference that
-        fails on the batch is left uncached, so each pair is retried alone and a failure
-        stays attached to the fixture that caused it.
+        reference pays its per-call cost once rather than once per pair. Pairs already known
+        (in this run or in the store) are not sent; a reference with nothing to evaluate is not
+        called. A reference that fails on the batch is left uncached, so each pair is retried
+        alone and a failure stays attached to the fixture that caused it.
         """
-        fixtures: dict[str, Fixture] = {}
-        measures: dict[str, None] = {}
+        wanted: dict[tuple[str, str], Fixture] = {}
         for fixture, measure in requests:
-            fixtures.setdefault(_content_key(fixture), fixture)
-            measures[measure] = None
-        if not fixtures or not measures:
-            return
-        qrels: dict[str, dict[str, int]] = {}
-        run: dict[str, dict[str, float]] = {}
-        owner: dict[str, tuple[str, str]] = {}
-        for k, (key, fixture) in enumerate(fixtures.items()):
-            for q, judgements in fixture.qrels.items():
-                batch_q = f"f{k}~{q}"
-                qrels[batch_q] = dict(judgements)
-                owner[batch_q] = (key, q)
-            for q, docs in scored_run(fixture).items():
-                run[f"f{k}~{q}"] = docs
-        texts = {text: parse_measure(text)[0] for text in measures}
-        parsed = list({str(m): m for m in texts.values()}.values())
+            wanted.setdefault((_content_key(fixture), measure), fixture)
+        calls = []
         for ref in self.references:
-            outcomes = ref.evaluate(parsed, qrels, run)
+            missing = [pair for pair in wanted if not self._stored(ref, *pair)]
+            if missing:
+                calls.append((ref, missing))
+        if not calls:
+            return
+
+        def batch(call):
+            ref, missing = call
+            fixtures: dict[str, Fixture] = {}
+            measures: dict[str, None] = {}
+            for pair in missing:
+                fixtures.setdefault(pair[0], wanted[pair])
+                measures[pair[1]] = None
+            qrels: dict[str, dict[str, int]] = {}
+            run: dict[str, dict[str, float]] = {}
+            owner: dict[str, tuple[str, str]] = {}
+            for k, (key, fixture) in enumerate(fixtures.items()):
+                for q, judgements in fixture.qrels.items():
+                    batch_q = f"f{k}~{q}"
+                    qrels[batch_q] = dict(judgements)
+                    owner[batch_q] = (key, q)
+                for q, docs in scored_run(fixture).items():
+                    run[f"f{k}~{q}"] = docs
+            texts = {text: parse_measure(text)[0] for text in measures}
+            parsed = list({str(m): m for m in texts.values()}.values())
+            return fixtures, texts, owner, ref.evaluate(parsed, qrels, run)
+
+        for (ref, missing), (fixtures, texts, owner, outcomes) in zip(calls, map_each(batch, calls)):
             for text, m in texts.items():
                 outcome = outcomes[str(m)]
                 if outcome.status == "error":
@@ -112,6 +139,10 @@ class Measurements:
                     split[key][q] = value
                 for key in fixtures:
                     self._refs[(key, text, ref.name)] = replace(outcome, per_query=split[key])
+            if self.store is not None:
+                for pair in missing:
+                    if (pair[0], pair[1], ref.name) in self._refs:
+                        self.store.put(ref, pair[0], pair[1], self._refs[(pair[0], pair[1], ref.name)])
 
     def values(self, fixture: Fixture, measure: str, *, query: str | None = None,
                claimed: ClaimedValue | None = None) -> list[ImplValue]:

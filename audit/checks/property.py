@@ -2,7 +2,7 @@
 
 Two stages, both through the chapter's definitions and every reference that supports the
 measure: exhaustive enumeration of a small universe (``audit.universe``), then a seeded
-Hypothesis search beyond it (longer rankings, unjudged documents, graded judgements). Cases
+random search beyond it (longer rankings, unjudged documents, graded judgements). Cases
 are evaluated as many queries in one call per reference. A statement found false is tried
 in its weaker form ("increases" → "never decreases") so a qualified verdict can name what
 does hold.
@@ -20,10 +20,11 @@ from .. import evaluator
 from ..readings import base_reading
 from ..errors import AuditError
 from ..measures import parse as parse_measure
+from ..parallel import submit_each
 from ..references import Reference
 from ..register import Chapter, PropertyClaim
 from ..results import Check, ImplValue
-from ..universe import Case, Universe, case_strategy
+from ..universe import Case, Universe, _relevant
 from ..values import display, format_exact
 from ..verdict import Evidence, Point
 from .common import CHAPTER, Measurements, fmt_float
@@ -129,6 +130,11 @@ class Finding:
     values: dict[str, tuple[object, object]] = field(default_factory=dict)  # impl → (left, right)
 
 
+#: Per reference, in this process: [cases evaluated, case × cutoff evaluations, seconds of its calls]
+#: (wall time of the calls to its worker, which run in parallel with the other references').
+TALLY: dict[str, list] = {}
+
+
 class Evaluations:
     """Per-implementation values of (measure, case, k), filled one batch at a time.
 
@@ -142,13 +148,8 @@ class Evaluations:
         self._chapter: dict[tuple[str, Case, int], Fraction] = {}
 
     def compute(self, requests: set[tuple[str, Case, int]]) -> dict[str, dict[tuple[str, Case, int], object]]:
-        cache = self._chapter
-        for request in requests:
-            if request not in cache:
-                measure, case, k = request
-                cache[request] = evaluator.evaluate_query(parse_measure(f"{measure}@{k}")[1], case.qrels(),
-                                                          case.ranking(), self.reading)
-        out: dict[str, dict] = {CHAPTER: cache}
+        """Every implementation's value of each (measure, case, k): the references evaluate the batch in their
+        worker processes in parallel while this process computes the chapter's values."""
         cases = sorted({case for _, case, _ in requests},
                        key=lambda c: (c.size, tuple(-1 if g is None else g for g in c.ranked), c.unretrieved))
         index = {case: f"c{i}" for i, case in enumerate(cases)}
@@ -157,12 +158,30 @@ class Evaluations:
         wanted = sorted({(measure, k) for measure, _, k in requests})
         parsed = {(measure, k): parse_measure(f"{measure}@{k}")[0] for measure, k in wanted}
         names = {key: str(m) for key, m in parsed.items()}
-        for ref in self.references:
-            usable = [m for m in parsed.values() if ref.supports(m).ok]
-            if not usable:
-                continue
-            self.calls += 1
-            outcomes = ref.evaluate(usable, qrels, run)
+        calls = [(ref, usable) for ref in self.references
+                 if (usable := [m for m in parsed.values() if ref.supports(m).ok])]
+        self.calls += len(calls)
+        def evaluate(call):
+            started = time.perf_counter()
+            outcomes = call[0].evaluate(call[1], qrels, run)
+            tally = TALLY.setdefault(call[0].name, [0, 0, 0.0])
+            tally[0] += len(qrels)
+            tally[1] += len(qrels) * len(call[1])
+            tally[2] += time.perf_counter() - started
+            return outcomes
+
+        futures = submit_each(evaluate, calls)
+        cache = self._chapter
+        inputs = {c: (qrels[index[c]], c.ranking()) for c in cases}
+        for request in requests:
+            if request not in cache:
+                measure, case, k = request
+                judged, ranking = inputs[case]
+                cache[request] = evaluator.evaluate_query(parse_measure(f"{measure}@{k}")[1], judged, ranking,
+                                                          self.reading)
+        out: dict[str, dict] = {CHAPTER: cache}
+        for (ref, _), future in zip(calls, futures):
+            outcomes = future.result()
             for outcome in outcomes.values():
                 if outcome.status == "error":
                     raise AuditError(f"{ref.name} failed while searching: {outcome.detail}")
@@ -227,7 +246,7 @@ class SearchResult:
 
 
 def search(claim: PropertyClaim, relation: str, ev: Evaluations, deadline: float) -> SearchResult:
-    """Exhaustive stage, then the seeded Hypothesis stage; the first counterexample per implementation."""
+    """Exhaustive stage, then the seeded random stage; the first counterexample per implementation (shrunk)."""
     u = claim.universe
     universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant)
     cases = list(universe.cases())
@@ -258,41 +277,121 @@ def search(claim: PropertyClaim, relation: str, ev: Evaluations, deadline: float
 EXHAUSTIVE_SLICE = 50_000
 
 
-class _TimeUp(BaseException):
-    """Raised inside the Hypothesis search when the claim's time limit is reached."""
+#: Random cases evaluated per batch (one call per reference); the time limit is checked between batches.
+RANDOM_SLICE = 2_000
+
+
+def random_cases(claim: PropertyClaim, count: int) -> list[Case]:
+    """``count`` cases beyond the exhaustive universe, drawn with ``random.Random(search.seed)``: rankings
+    of 0 … ``search.max_length`` documents with the universe's grades (and unjudged documents when allowed),
+    up to 5 relevant documents never retrieved; with ``universe.relevant`` set, exactly that many documents
+    of grade ≥ 1, at drawn ranks or never retrieved. The same seed gives the same cases."""
+    rng = random.Random(claim.search.seed)
+    u, s = claim.universe, claim.search
+    grades = list(u.grades)
+    labels = grades + ([None] if u.unjudged else [])
+    positive = [g for g in grades if g >= 1] or grades
+    other = [g for g in grades if g < 1] + ([None] if u.unjudged else []) or [None]
+    out = []
+    for _ in range(count):
+        if u.relevant is None:
+            ranked = [rng.choice(labels) for _ in range(rng.randint(0, s.max_length))]
+            unretrieved = [rng.choice(positive) for _ in range(rng.randint(0, 5))]
+        else:
+            ranked = [rng.choice(other) for _ in range(rng.randint(0, max(0, s.max_length - u.relevant)))]
+            placed = rng.randint(0, u.relevant)
+            for _ in range(placed):
+                ranked.insert(rng.randint(0, len(ranked)), rng.choice(positive))
+            unretrieved = [rng.choice(positive) for _ in range(u.relevant - placed)]
+        out.append(Case(tuple(ranked), tuple(sorted(unretrieved))))
+    return out
+
+
+def _cutoffs(claim: PropertyClaim, cases: Sequence[Case]) -> int:
+    """The largest cutoff worth comparing on these cases (one past the longest ranking)."""
+    max_k = claim.search.max_length + (1 if claim.compare == "next_cutoff" else 0)
+    return max(1, min(max_k, max(len(c.ranked) for c in cases) + 1))
+
+
+def _simpler(case: Case, grades: Sequence[int], relevant: int | None) -> list[Case]:
+    """One-step simplifications of ``case``: a ranked or unretrieved document removed, a grade lowered,
+    an unjudged document judged at the lowest grade, the ranking cut short; smallest first."""
+    low = min(grades)
+    found: set[Case] = set()
+    r, u = case.ranked, case.unretrieved
+    for i in range(len(r)):
+        found.add(Case(r[:i] + r[i + 1:], u))
+        if r[i] is None:
+            found.add(Case(r[:i] + (low,) + r[i + 1:], u))
+        else:
+            for g in grades:
+                if g < r[i]:
+                    found.add(Case(r[:i] + (g,) + r[i + 1:], u))
+    for length in range(len(r) // 2, len(r)):
+        found.add(Case(r[:length], u))
+    for i in range(len(u)):
+        found.add(Case(r, u[:i] + u[i + 1:]))
+        for g in grades:
+            if 1 <= g < u[i]:
+                found.add(Case(r, tuple(sorted(u[:i] + (g,) + u[i + 1:]))))
+    if relevant is not None:
+        found = {c for c in found if _relevant(c) == relevant}
+    return sorted(found, key=lambda c: (c.size, c.ranked.__repr__(), c.unretrieved))
+
+
+def _shrink(claim: PropertyClaim, relation: str, ev: Evaluations, found: dict[str, Finding],
+            deadline: float) -> dict[str, Finding]:
+    """Each implementation's counterexample made as small as it will go: every one-step simplification of
+    the current cases is evaluated in one batch (one call per reference), and each implementation moves to
+    its smallest simplification that still breaks the statement, until none does or time is up."""
+    current = {impl: f.pair.case for impl, f in found.items()}
+    while time.monotonic() < deadline:
+        candidates = sorted({c for case in current.values() for c in _simpler(case, claim.universe.grades,
+                                                                              claim.universe.relevant)},
+                            key=lambda c: c.size)
+        if not candidates:
+            break
+        pairs = pairs_for(claim, candidates, _cutoffs(claim, candidates), claim.universe.grades)
+        if not pairs:
+            break
+        requests = {(claim.measure, p.case, p.k) for p in pairs} | {(p.right_measure, p.other, p.k2) for p in pairs}
+        values = ev.compute(requests)
+        moved = False
+        for impl, case in list(current.items()):
+            table = values.get(impl, {})
+            for p in pairs:
+                if not p.case.size < case.size:
+                    continue
+                left, right = table.get((claim.measure, p.case, p.k)), table.get((p.right_measure, p.other, p.k2))
+                if left is not None and right is not None and not holds(relation, left, right):
+                    current[impl], moved = p.case, True
+                    break
+        if not moved:
+            break
+    smallest = sorted(set(current.values()), key=lambda c: c.size)
+    return ev.violations(claim.measure, relation, pairs_for(claim, smallest, _cutoffs(claim, smallest),
+                                                           claim.universe.grades))
 
 
 def _random_stage(claim: PropertyClaim, relation: str, ev: Evaluations, deadline: float):
-    from hypothesis import HealthCheck, find, settings
-    from hypothesis import strategies as st
-    from hypothesis.errors import NoSuchExample, Unsatisfiable
-
-    s = claim.search
-    batch = 200
-    strategy = st.lists(case_strategy(s.max_length, tuple(claim.universe.grades), claim.universe.unjudged,
-                                      claim.universe.relevant), min_size=batch, max_size=batch)
-    seen = {"cases": 0, "timed_out": False}
-    max_k = s.max_length + (1 if claim.compare == "next_cutoff" else 0)
-
-    def violated(cases: list[Case]) -> bool:
+    """The seeded random stage: ``search.random_cases`` cases (``random_cases``) evaluated in batches of
+    ``RANDOM_SLICE`` as queries of one call per reference; the first counterexample per implementation
+    is then shrunk (``_shrink``). Returns (findings, cases evaluated, whether the time limit stopped it)."""
+    cases = random_cases(claim, claim.search.random_cases)
+    done = 0
+    found: dict[str, Finding] = {}
+    for start in range(0, len(cases), RANDOM_SLICE):
         if time.monotonic() > deadline:
-            seen["timed_out"] = True
-            raise _TimeUp
-        seen["cases"] += len(cases)
-        ks = max(1, min(max_k, max(len(c.ranked) for c in cases) + 1))
-        return bool(ev.violations(claim.measure, relation, pairs_for(claim, cases, ks, claim.universe.grades)))
-
-    try:
-        smallest = find(strategy, violated, random=random.Random(s.seed),
-                        settings=settings(max_examples=max(1, -(-s.random_cases // batch)), database=None,
-                                          deadline=None, suppress_health_check=list(HealthCheck)))
-    except (NoSuchExample, Unsatisfiable, _TimeUp):
-        return {}, seen["cases"], seen["timed_out"]
-    # Re-run the minimal batch, smallest case first, to report its values.
-    smallest = sorted(smallest, key=lambda c: c.size)
-    ks = max(1, min(max_k, max(len(c.ranked) for c in smallest) + 1))
-    return (ev.violations(claim.measure, relation, pairs_for(claim, smallest, ks, claim.universe.grades)),
-            seen["cases"], seen["timed_out"])
+            return {}, done, True
+        part = cases[start:start + RANDOM_SLICE]
+        found = ev.violations(claim.measure, relation, pairs_for(claim, part, _cutoffs(claim, part),
+                                                                 claim.universe.grades))
+        done += len(part)
+        if found:
+            break
+    if not found:
+        return {}, done, False
+    return _shrink(claim, relation, ev, found, deadline), done, False
 
 
 # --- the checker ----------------------------------------------------------------------------------
@@ -350,7 +449,7 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     def scope_of(result: SearchResult) -> str:
         return (f"{universe.describe()} ({result.exhaustive_cases} cases, {result.exhaustive_pairs} comparisons)"
                 + (f"; plus {result.random_cases} random cases up to length {claim.search.max_length} "
-                   f"(Hypothesis, seed {claim.search.seed})" if result.random_cases else "")
+                   f"(seed {claim.search.seed})" if result.random_cases else "")
                 + ("; the time limit stopped the random stage early" if result.timed_out else "")
                 + f"; implementations: {', '.join(impls)}")
 

@@ -7,12 +7,13 @@ from .base import Outcome, Reference, Support
 _REFERENCES: list[Reference] | None = None
 
 
-def all_references() -> list[Reference]:
+def all_references(start: bool = True) -> list[Reference]:
     """Every reference adapter, in report order: trec_eval (pytrec_eval), ir-measures, ranx.
 
     Each evaluates in its own worker process (``worker.IsolatedReference``), so a library that
-    crashes is that reference's error on that input, not the end of the audit. The workers start
-    here, in the background, and live until this process ends.
+    crashes is that reference's error on that input, not the end of the audit. With ``start`` the
+    workers start here, in the background; otherwise on their first evaluation (or ``start()``).
+    They live until this process ends.
     """
     global _REFERENCES
     if _REFERENCES is None:
@@ -22,6 +23,7 @@ def all_references() -> list[Reference]:
         from .worker import IsolatedReference
         _REFERENCES = [IsolatedReference(PytrecEvalReference()), IsolatedReference(IrMeasuresReference()),
                        IsolatedReference(RanxReference())]
+    if start:
         for ref in _REFERENCES:
             ref.start()
     return _REFERENCES

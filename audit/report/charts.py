@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 
+from ..cache import memoised
 from ..results import Check
 
 _COLOURS = {"chapter": "#1f4e79", "pytrec_eval": "#c55a11", "ir_measures": "#548235", "ranx": "#7030a0"}
@@ -42,6 +43,7 @@ def _label(v) -> str:
     return f"chapter ({text})"
 
 
+@memoised("charts", "matplotlib")
 def interval_chart(check: Check) -> str:
     """The claimed interval (band or line) and each implementation's value (dots); '' when nothing to draw."""
     points = [(_label(v), v.value) for v in check.values if v.status == "ok" and v.value is not None
@@ -69,6 +71,7 @@ def interval_chart(check: Check) -> str:
     return _svg(fig)
 
 
+@memoised("charts", "matplotlib")
 def curve_chart(check: Check) -> str:
     """measure@k against k for each curve of the check; '' when the check has none."""
     if not check.curves:

@@ -1,0 +1,148 @@
+"""Reruns, one claim, and the property search's speed: each figure against the plain three-library script,
+both measured in this run, in fresh processes, with the same warm numba cache.
+
+    python benchmarks/bench_reruns.py [--chapter claims/retrieval-23-chapter] [--claim C14] [--repeat 3]
+
+Prints, for the chapter:
+  cold     ``audit run`` with an empty claim cache (every claim computed) / the plain script;
+  revised  ``audit run`` after one number of one sentence changed (a copy of the chapter, cache warm)
+           / the plain script;
+  rerun    ``audit run`` with nothing changed (every claim from the cache), wall seconds;
+  pytest   ``pytest --audit CHAPTER -k CLAIM`` with an empty cache / the plain script on that claim's
+           fixture alone;
+  property cases per second per reference in the chapter's property searches, measured inside the
+           audit (``audit.checks.property.TALLY``: cases sent to each reference / seconds of its calls).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_audit_run import BASELINE  # noqa: E402  (the plain script: the fixtures through the three libraries)
+
+
+def timed(cmd: list[str], env: dict, cwd: Path | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    return time.perf_counter() - start
+
+
+def median(cmd: list[str], env: dict, repeat: int, prepare=None) -> tuple[float, list[float]]:
+    times = []
+    for _ in range(repeat):
+        if prepare:
+            prepare()
+        times.append(timed(cmd, env))
+    return statistics.median(times), times
+
+
+def revise(snapshot: Path, original: str, quote: str) -> None:
+    """One sentence revised: the first number in the claim's quote changed (1/4 → 2/4)."""
+    match = re.search(r"\d+", quote.split("@")[-1])
+    assert match and quote in original, "the claim's quote has no number or is not in the snapshot"
+    tail = quote.split("@")[-1]
+    head = quote[:len(quote) - len(tail)]
+    changed = head + tail[:match.start()] + str(int(match.group()) + 1) + tail[match.end():]
+    snapshot.write_text(original.replace(quote, changed, 1), encoding="utf-8")
+
+
+def one_claim_register(register: Path, claim_id: str, out: Path) -> None:
+    data = yaml.safe_load(register.read_text(encoding="utf-8"))
+    data["claims"] = [c for c in data["claims"] if c["id"] == claim_id]
+    assert data["claims"], f"no claim {claim_id} in {register}"
+    out.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+
+
+def property_speed(chapter_dir: Path) -> dict[str, list]:
+    """Run the chapter's property claims in this process (empty cache) and return the search tally."""
+    from audit.audit import audit_chapter
+    from audit.checks.property import TALLY
+    from audit.provenance import collect
+    from audit.references import all_references
+    from audit.register import load_chapter
+
+    chapter = load_chapter(chapter_dir)
+    ids = {c.id for c in chapter.register.claims if c.kind == "property"}
+    audit_chapter(chapter, all_references(), collect(["bench"]), select=ids)
+    return TALLY
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chapter", type=Path, default=Path("claims/retrieval-23-chapter"))
+    parser.add_argument("--claim", default="C14")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    audit = str(Path(sys.executable).with_name("audit"))
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(tmp / "cache")}
+        copy = tmp / "chapter" / args.chapter.name
+        shutil.copytree(args.chapter, copy)
+        script = tmp / "baseline.py"
+        script.write_text(BASELINE, encoding="utf-8")
+        base_cmd = [sys.executable, str(script), str(copy / "claims.yaml")]
+        one = tmp / "one-claim.yaml"
+        one_claim_register(copy / "claims.yaml", args.claim, one)
+        one_cmd = [sys.executable, str(script), str(one)]
+        audit_cmd = [audit, "run", str(copy), "--reports", str(tmp / "reports"), "--quiet"]
+        pytest_cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--audit", str(copy),
+                      "-k", args.claim]
+        snapshot = copy / "snapshot.txt"
+        original = snapshot.read_text(encoding="utf-8")
+        register = yaml.safe_load((copy / "claims.yaml").read_text(encoding="utf-8"))
+        quote = next(c["quote"] for c in register["claims"] if c["id"] == args.claim)
+
+        def empty_cache() -> None:
+            shutil.rmtree(tmp / "cache", ignore_errors=True)
+
+        def warm_then_revise() -> None:
+            snapshot.write_text(original, encoding="utf-8")
+            subprocess.run(audit_cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            revise(snapshot, original, quote)
+
+        # Warm the numba cache (and the file cache) for everything, untimed.
+        subprocess.run(base_cmd, check=True, stdout=subprocess.DEVNULL, env=env)
+        subprocess.run(audit_cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        base, base_times = median(base_cmd, env, args.repeat)
+        one_base, one_times = median(one_cmd, env, args.repeat)
+        cold, cold_times = median(audit_cmd, env, args.repeat, empty_cache)
+        revised, revised_times = median(audit_cmd, env, args.repeat, warm_then_revise)
+        snapshot.write_text(original, encoding="utf-8")
+        subprocess.run(audit_cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        rerun, rerun_times = median(audit_cmd, env, args.repeat)
+        single, single_times = median(pytest_cmd, env, args.repeat, empty_cache)
+    os.environ["CHAPTER_AUDIT_CACHE"] = tempfile.mkdtemp(prefix="chapter-audit-bench-")
+    tally = property_speed(args.chapter)
+
+    def row(label: str, value: float, times: list[float], ratio: str) -> None:
+        print(f"{label:<44} {value:7.2f} s   {ratio:<18} ({', '.join(f'{t:.2f}' for t in times)})")
+
+    print(f"chapter: {args.chapter}  claim: {args.claim}  repeats: {args.repeat}  (median wall time, warm numba cache)")
+    row("plain script, whole chapter's fixtures", base, base_times, "")
+    row(f"plain script, {args.claim}'s fixture", one_base, one_times, "")
+    row("audit run, cold claim cache", cold, cold_times, f"ratio {cold / base:.2f}")
+    row("audit run after a one-number revision", revised, revised_times, f"ratio {revised / base:.2f}")
+    row("audit run, nothing changed", rerun, rerun_times, "wall")
+    row(f"pytest --audit … -k {args.claim}, cold cache", single, single_times, f"ratio {single / one_base:.2f}")
+    print("property search inside the audit (chapter's property claims, cold cache):")
+    for name, (cases, evaluations, seconds) in tally.items():
+        print(f"  {name:<12} {cases / seconds:10,.0f} cases/s   {evaluations / seconds:12,.0f} case×cutoff/s   "
+              f"({cases:,} cases in {seconds:.2f} s of calls)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,197 @@
+"""The claim cache (audit.cache): what its key covers, that a damaged or foreign entry is recomputed, that
+reports are byte-identical with and without it, that a run in which every claim is cached loads no
+reference library, and that --claims, pytest -k and -j compute what they should.
+
+The chapters are the tiny ones of test_cli (one relevant result at cutoff 4: P@4 = 1/4 by chapter 23's
+definition, so C1 "1/4" is supported and C3 "1/3" contradicted)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from audit.anchors import locate
+from audit.cache import FORMAT, ClaimCache, claim_key, environment
+from audit.register import load_chapter
+from audit.results import ClaimResult
+
+from test_cli import CONTRADICTED_CLAIM, NOT_CHECKABLE_CLAIM, SUPPORTED_CLAIM, write_chapter
+
+ROOT = Path(__file__).resolve().parent.parent
+MAIN = "import sys; from audit.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def run_cli(args: list[str], cache: Path, code: str = MAIN) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(cache), "COLUMNS": "1000"}
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=600)
+
+
+def entries(cache: Path) -> list[Path]:
+    return sorted((cache / "claims").rglob("*.json"))
+
+
+def key_of(folder: Path, claim_id: str) -> str:
+    chapter = load_chapter(folder)
+    claim = next(c for c in chapter.register.claims if c.id == claim_id)
+    anchor = locate(chapter.snapshot, claim.quote)
+    return claim_key(claim, chapter, anchor, environment({"ranx": "0.3.21"}, 60.0))
+
+
+def test_key_changes_with_what_can_change_the_result(tmp_path):
+    folder = write_chapter(tmp_path, "keys", SUPPORTED_CLAIM, CONTRADICTED_CLAIM)
+    first = key_of(folder, "C1")
+    assert key_of(folder, "C1") == first                      # same content, same key
+    assert key_of(folder, "C3") != first                      # another claim
+    claims = folder / "claims.yaml"
+    original = claims.read_text(encoding="utf-8")
+    claims.write_text(original.replace("run: {q1: [a]}", "run: {q1: [b, a]}"), encoding="utf-8")
+    assert key_of(folder, "C1") != first                      # its fixture
+    claims.write_text(original, encoding="utf-8")
+    chapter_yaml = folder / "chapter.yaml"
+    chapter_yaml.write_text(chapter_yaml.read_text(encoding="utf-8").replace(
+        "precision_denominator: k", "precision_denominator: number returned"), encoding="utf-8")
+    assert key_of(folder, "C1") != first                      # the chapter's declared conventions
+    chapter_yaml.write_text(chapter_yaml.read_text(encoding="utf-8").replace(
+        "precision_denominator: number returned", "precision_denominator: k"), encoding="utf-8")
+    assert key_of(folder, "C1") == first
+    snapshot = folder / "snapshot.txt"
+    snapshot.write_text("Added first line.\n" + snapshot.read_text(encoding="utf-8"), encoding="utf-8")
+    assert key_of(folder, "C1") == first                      # a moved quote: its position is not in the key
+    snapshot.write_text(snapshot.read_text(encoding="utf-8").replace("P@4 = 1/4", "P@4 = 1/5"), encoding="utf-8")
+    assert key_of(folder, "C1") != first                      # the quote's printed number
+    chapter = load_chapter(folder)
+    claim = chapter.register.claims[0]
+    anchor = locate(chapter.snapshot, claim.quote)
+    assert claim_key(claim, chapter, anchor, environment({"ranx": "0.3.22"}, 60.0)) != \
+        claim_key(claim, chapter, anchor, environment({"ranx": "0.3.21"}, 60.0))   # a library's version
+
+
+def _result(verdict: str = "supported") -> ClaimResult:
+    return ClaimResult(id="C1", kind="value", title="t", claim="c", quote="q", anchor="found", verdict=verdict,
+                       reason="r", concern="", response="", priority="none")
+
+
+def test_damaged_or_foreign_entries_are_ignored(tmp_path):
+    cache = ClaimCache(tmp_path)
+    key = "ab" + "0" * 62
+    assert cache.get(key) is None
+    cache.put(key, _result())
+    assert cache.get(key)[0] == _result()
+    path = tmp_path / key[:2] / f"{key}.json"
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    tampered = json.loads(json.dumps(stored))
+    tampered["payload"]["result"]["verdict"] = "contradicted"   # digest no longer matches
+    path.write_text(json.dumps(tampered), encoding="utf-8")
+    assert cache.get(key) is None
+    path.write_text(json.dumps({**stored, "format": FORMAT + 1}), encoding="utf-8")   # another format
+    assert cache.get(key) is None
+    path.write_text(json.dumps({**stored, "key": "cd" + "0" * 62}), encoding="utf-8")  # stored under another key
+    assert cache.get(key) is None
+    path.write_text("{not json", encoding="utf-8")
+    assert cache.get(key) is None
+    path.write_bytes(b"\xff\xfe")
+    assert cache.get(key) is None
+    cache.put(key, _result("error"))          # an error depends on the machine: never stored
+    assert cache.get(key) is None
+    assert ClaimCache(tmp_path, enabled=False).get(key) is None
+
+
+def test_reports_identical_with_and_without_cache_and_hits_load_no_library(tmp_path):
+    folder = write_chapter(tmp_path / "claims", "cached", SUPPORTED_CLAIM, NOT_CHECKABLE_CLAIM, CONTRADICTED_CLAIM)
+    reports, cache = tmp_path / "reports", tmp_path / "cache"
+    args = ["run", str(folder), "--reports", str(reports), "--quiet"]
+
+    def texts() -> dict[str, bytes]:
+        return {p.name: p.read_bytes() for p in sorted(reports.iterdir())}
+
+    cold = run_cli(args, cache)                         # every claim computed, then stored
+    assert cold.returncode == 0, cold.stderr
+    computed = texts()
+    assert len(entries(cache)) == 3
+    probe = (MAIN.replace("sys.exit(main(sys.argv[1:]))", "code = main(sys.argv[1:])")
+             + "; import json; from audit.references import all_references"
+             + "; print(json.dumps({'modules': sorted(m for m in ('pytrec_eval', 'ranx', 'numba') if m in sys.modules),"
+             + " 'workers': [r._process is not None for r in all_references(start=False)]})); sys.exit(code)")
+    warm = run_cli(args, cache, probe)                  # every claim from the cache
+    assert warm.returncode == 0, warm.stderr
+    assert texts() == computed
+    loaded = json.loads(warm.stdout.strip().splitlines()[-1])
+    assert loaded == {"modules": [], "workers": [False, False, False]}
+    # --no-cache computes everything again: the same reports but for the command line they record
+    fresh = run_cli(args + ["--no-cache"], tmp_path / "unused")
+    assert fresh.returncode == 0, fresh.stderr
+    assert not (tmp_path / "unused").exists()
+    for name, text in texts().items():
+        assert text.replace(b" --no-cache", b"") == computed[name], name
+
+
+def test_corrupt_entry_is_recomputed_in_a_run(tmp_path):
+    folder = write_chapter(tmp_path / "claims", "corrupt", CONTRADICTED_CLAIM)
+    reports, cache = tmp_path / "reports", tmp_path / "cache"
+    args = ["run", str(folder), "--reports", str(reports), "--quiet"]
+    assert run_cli(args, cache).returncode == 0
+    first = (reports / "corrupt.json").read_bytes()
+    [entry] = entries(cache)
+    data = json.loads(entry.read_text(encoding="utf-8"))
+    data["payload"]["result"]["verdict"] = "supported"  # a forged verdict with the old digest
+    entry.write_text(json.dumps(data), encoding="utf-8")
+    assert run_cli(args, cache).returncode == 0
+    assert (reports / "corrupt.json").read_bytes() == first
+    assert json.loads(first)["claims"][0]["verdict"] == "contradicted"
+
+
+def test_claims_option_computes_only_the_selected_claims(tmp_path):
+    folder = write_chapter(tmp_path / "claims", "select", SUPPORTED_CLAIM, NOT_CHECKABLE_CLAIM, CONTRADICTED_CLAIM)
+    reports, cache = tmp_path / "reports", tmp_path / "cache"
+    done = run_cli(["run", str(folder), "--reports", str(reports), "--quiet", "--claims", "C3"], cache)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((reports / "select.json").read_text(encoding="utf-8"))
+    assert [c["id"] for c in report["claims"]] == ["C3"]
+    assert report["claims"][0]["verdict"] == "contradicted"
+    assert len(entries(cache)) == 1                      # only C3 was computed
+    unknown = run_cli(["run", str(folder), "--reports", str(reports), "--claims", "C9"], cache)
+    assert unknown.returncode == 2 and "C9" in unknown.stderr
+
+
+def test_pytest_k_computes_only_the_selected_claim(tmp_path):
+    folder = write_chapter(tmp_path / "claims", "pyk", SUPPORTED_CLAIM, NOT_CHECKABLE_CLAIM, CONTRADICTED_CLAIM)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(cache)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--audit", str(folder),
+                           "-k", "C3", "-q"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert "1 failed" in done.stdout and "2 deselected" in done.stdout, done.stdout
+    assert len(entries(cache)) == 1
+
+
+def test_parallel_chapters_give_the_same_reports(tmp_path):
+    root = tmp_path / "claims"
+    first = write_chapter(root, "one", SUPPORTED_CLAIM)
+    second = write_chapter(root, "two", CONTRADICTED_CLAIM, NOT_CHECKABLE_CLAIM)
+    outputs = {}
+    for jobs in ("1", "2"):
+        reports = tmp_path / f"reports-{jobs}"
+        done = run_cli(["run", str(first), str(second), "--reports", str(reports), "--no-cache", "-j", jobs],
+                       tmp_path / "cache")
+        assert done.returncode == 0, done.stderr
+        outputs[jobs] = ({p.name: p.read_text(encoding="utf-8").replace(f"reports-{jobs}", "reports")
+                          .replace(f"-j {jobs}", "-j N") for p in sorted(reports.iterdir())},
+                         done.stdout.replace(f"reports-{jobs}", "reports"))
+    assert outputs["1"] == outputs["2"]
+    assert len(outputs["1"][0]) == 6
+
+
+def test_pytest_xdist_runs_claims_across_processes(tmp_path):
+    """pytest-xdist is an optional extra; each worker audits the claims it is given."""
+    import pytest
+    pytest.importorskip("xdist")
+    folder = write_chapter(tmp_path / "claims", "xd", SUPPORTED_CLAIM, NOT_CHECKABLE_CLAIM, CONTRADICTED_CLAIM)
+    env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "-q", "-rfs",
+                           str(folder)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    # C1 supported (passed), C2 not checkable (skipped), C3 contradicted: P@4 = 1/4, not 1/3 (failed)
+    assert "1 failed, 1 passed, 1 skipped" in done.stdout, done.stdout
+    assert "FAILED" in done.stdout and "C3" in done.stdout
