@@ -12,7 +12,7 @@ from dataclasses import asdict, replace
 from . import __version__
 from .anchors import Anchor, Budget, apply_numbers, keeps_numbers, locate, number_changes
 from .book import Book, Conflict
-from .cache import ClaimCache, OutcomeStore, claim_key, environment
+from .cache import ClaimCache, OutcomeStore, ResearchCache, claim_key, environment, research_key
 from .scan import MEASURED, covered_by, has_number, scan
 from .checks import CHECKERS, NEEDS, Measurements
 from .chapter import NORMALISATION
@@ -277,8 +277,26 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         tensions=tensions(chapter),
         summary={v: counts.get(v, 0) for v in VERDICTS},
         claims=results, statements=statements, scan=scan_summary)
-    from .research import complete
+    from .research import complete, finish
+    from .results import Research
+    stored = None
+    if cache is not None and cache.enabled and select is None:
+        rcache = ResearchCache(cache.folder.parent / "research")
+        rkey = research_key(chapter, keys, results, env)
+        stored = rcache.get(rkey)
+    if stored is not None:
+        try:
+            notebook = getattr(chapter.identity, "notebook", None)
+            if notebook:
+                report.chapter["notebook"] = notebook
+            report.research = Research.model_validate(stored)
+            finish(report)
+            return report
+        except (ValueError, TypeError):
+            pass  # a foreign or corrupt entry: recomputed below
     complete(report, chapter, ms)
+    if cache is not None and cache.enabled and select is None and report.research is not None:
+        rcache.put(rkey, report.research)
     return report
 
 

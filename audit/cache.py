@@ -169,6 +169,32 @@ class ClaimCache:
         _write(self._path(key), key, {"result": result.model_dump(mode="json"), "conflicts": list(conflicts)})
 
 
+def research_key(chapter, claim_keys: Mapping[str, str], results, env: Mapping) -> str:
+    """The key of a chapter's research sections (source ledger, proposal, sensitivity, experiments): every
+    claim's key and result, the chapter's identity and snapshot, and the run's environment."""
+    return _digest({"research": sorted(claim_keys.items()), "results": [r.model_dump(mode="json") for r in results],
+                    "identity": chapter.identity.model_dump(mode="json"), "snapshot": chapter.snapshot.text,
+                    "declared": chapter.declared.as_dict(), "env": dict(env)})
+
+
+class ResearchCache:
+    """Cached research sections per chapter (``cache_root() / "research"``), validated like claim entries."""
+
+    def __init__(self, folder: Path | None = None, enabled: bool = True) -> None:
+        self.folder = Path(folder) if folder is not None else cache_root() / "research"
+        self.enabled = enabled
+
+    def get(self, key: str) -> dict | None:
+        if not self.enabled:
+            return None
+        found = _read(self.folder / key[:2] / f"{key}.json", key)
+        return found.get("research") if isinstance(found, dict) and isinstance(found.get("research"), dict) else None
+
+    def put(self, key: str, research) -> None:
+        if self.enabled:
+            _write(self.folder / key[:2] / f"{key}.json", key, {"research": research.model_dump(mode="json")})
+
+
 def _read(path: Path, key: str) -> dict | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

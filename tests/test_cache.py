@@ -112,15 +112,20 @@ def test_reports_identical_with_and_without_cache_and_hits_load_no_library(tmp_p
     assert cold.returncode == 0, cold.stderr
     computed = texts()
     assert len(entries(cache)) == 3
-    probe = (MAIN.replace("sys.exit(main(sys.argv[1:]))", "code = main(sys.argv[1:])")
+    assert len(sorted((cache / "research").rglob("*.json"))) == 1   # the chapter's research sections, stored
+    probe = ("import audit.research as R; calls = []; _complete = R.complete; "
+             "R.complete = lambda *a, **k: (calls.append(1), _complete(*a, **k)); "
+             + MAIN.replace("sys.exit(main(sys.argv[1:]))", "code = main(sys.argv[1:])")
              + "; import json; from audit.references import all_references"
              + "; print(json.dumps({'modules': sorted(m for m in ('pytrec_eval', 'ranx', 'numba') if m in sys.modules),"
-             + " 'workers': [r._process is not None for r in all_references(start=False)]})); sys.exit(code)")
+             + " 'workers': [r._process is not None for r in all_references(start=False)], 'research': len(calls)}));"
+             + " sys.exit(code)")
     warm = run_cli(args, cache, probe)                  # every claim from the cache
     assert warm.returncode == 0, warm.stderr
     assert texts() == computed
     loaded = json.loads(warm.stdout.strip().splitlines()[-1])
-    assert loaded == {"modules": [], "workers": [False, False, False]}
+    # no library loaded, no worker started, and the research sections (sensitivity, proposal) not recomputed
+    assert loaded == {"modules": [], "workers": [False, False, False], "research": 0}
     # --no-cache computes everything again: the same reports but for the command line they record
     fresh = run_cli(args + ["--no-cache"], tmp_path / "unused")
     assert fresh.returncode == 0, fresh.stderr
