@@ -197,7 +197,8 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
         evidence.concern = f"Readers who score with {users} get other numbers from the same input, with no warning."
         evidence.conditions.append(Point(
             "; ".join(clauses) + f" — where the chapter's rule {DESCRIBE[claim.rule]}",
-            f"Add: “{'; '.join(clauses)}; {ADVICE[conv]}.”"))
+            f"Add: “{'; '.join(clauses)}; {ADVICE[conv]}.” (checked: each library's rule was observed on the probe "
+            "above, run through it)"))
     order = [r.name for r in ms.references]
     agreeing = sorted({v.implementation for c in evidence.checks for v in c.values
                        if v.implementation != CHAPTER and v.in_interval}, key=order.index)

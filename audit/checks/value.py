@@ -50,8 +50,10 @@ def declared_with_aggregate(declared: Declared, aggregate: str | None) -> Declar
                   if v in declared.values("averaging")] or [Statement(v, "", "claim") for v in _AGGREGATE[aggregate]]
         return declared.overlay(Declared({"averaging": stated}))
     if aggregate == "both":
-        return declared.overlay(Declared({"averaging": [Statement(v, "", "claim")
-                                                        for v in CONVENTIONS["averaging"].values]}))
+        # every averaging is checked; the chapter's own statement (if any) stays first, so a proposal prefers it
+        own = [st for st in declared.statements.get("averaging", []) if st.origin != "claim"]
+        others = [Statement(v, "", "claim") for v in CONVENTIONS["averaging"].values if v not in {st.value for st in own}]
+        return declared.overlay(Declared({"averaging": own + others}))
     return declared
 
 
@@ -141,7 +143,9 @@ def _deciding_wording(readings: Readings, holds, declared: Declared) -> tuple[li
     out = {}
     for n in names:
         good = {o.as_dict[n] for o in readings.outcomes if holds(o.value)}
-        out[n] = sorted(good, key=CONVENTIONS[n].values.index)[0]
+        # the value the chapter itself states, when it is one that holds; else the first that holds
+        stated = [st.value for st in declared.statements.get(n, []) if st.origin != "claim" and st.value in good]
+        out[n] = stated[0] if stated else sorted(good, key=CONVENTIONS[n].values.index)[0]
     return names, out
 
 
@@ -202,8 +206,12 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
         which = (", ".join(named[:-1]) + " or " + named[-1]) if len(named) > 1 else (named[0] if named else
                                                                                        "a convention")
         tension = [n for n in readings.varied if n in declared.tensions()]
+        open_by_claim = [n for n in readings.varied
+                         if len({st.value for st in declared.statements.get(n, []) if st.origin == "claim"}) > 1]
         why = ("the chapter states two values of " + ", ".join(CONVENTIONS[n].title for n in tension)
-               if tension else f"the chapter does not state {which}")
+               if tension else
+               "the sentence fits more than one reading of " + ", ".join(CONVENTIONS[n].named() for n in open_by_claim)
+               if open_by_claim else f"the chapter does not state {which}")
         text = (f"{label}: the printed {claimed_text} holds under some readings and not others, and {why}: {by}")
         if verified:
             phrases = "; ".join(CONVENTIONS[n].phrase(v) for n, v in wording_conv.items())
