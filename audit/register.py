@@ -414,7 +414,7 @@ class Chapter:
         return self.register.fixtures[ref] if isinstance(ref, str) else ref
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+class UniqueKeyLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing a mapping that repeats a key (YAML says keys are unique;
     PyYAML would silently keep the last) or whose key is a list or mapping (``? [a, b]``)."""
 
@@ -469,7 +469,7 @@ def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     text = read_text(path, "register file", MAX_REGISTER_BYTES, RegisterError)
     try:
         _shape(text, path)
-        return yaml.load(text, Loader=_UniqueKeyLoader), yaml.compose(text, Loader=yaml.SafeLoader)
+        return yaml.load(text, Loader=UniqueKeyLoader), yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

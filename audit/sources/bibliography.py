@@ -29,6 +29,7 @@ from pydantic import (
 
 from ..errors import AuditError
 from ..evaluator import SUPPORTED
+from ..register import UniqueKeyLoader  # the register's YAML loader: duplicate and non-scalar keys refused
 
 BIBLIOGRAPHY_FILE = "bibliography.yaml"
 
@@ -201,20 +202,6 @@ class Bibliography(Strict):
         raise KeyError(f"no bibliography entry {source_id!r}; known: {', '.join(s.id for s in self.sources)}")
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a mapping that repeats a key (PyYAML would keep the last)."""
-
-    def construct_mapping(self, node, deep=False):
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} (first at line {seen[key]})", key_node.start_mark)
-            seen[key] = key_node.start_mark.line + 1
-        return super().construct_mapping(node, deep=deep)
-
-
 def _entry_name(data: Any, index: int) -> str:
     items = data.get("sources") if isinstance(data, dict) else None
     item = items[index] if isinstance(items, list) and index < len(items) else None
@@ -272,7 +259,7 @@ def load_bibliography(path: Path | str | None = None) -> Bibliography:
     except UnicodeDecodeError as exc:
         raise BibliographyError(f"not UTF-8 text ({exc.reason})", file=str(path))
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)
+        data = yaml.load(text, Loader=UniqueKeyLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
