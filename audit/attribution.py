@@ -26,6 +26,7 @@ from fractions import Fraction
 import numpy as np
 
 from .conventions import CONVENTIONS
+from . import evaluator
 from .evaluator import order_ties, relevant_set
 
 Qrels = Mapping[str, Mapping[str, int]]
@@ -150,13 +151,13 @@ _INPUT_PHRASE = {
 
 def attribute(who: str, observed: PerQuery, chapter: Callable[[Mapping[str, str], Input], PerQuery],
               reference: Callable[[Input], PerQuery | None], inp: Input, k: int | None,
-              base: Mapping[str, str], names: list[str], stated: Callable[[str], bool],
+              base: Mapping[str, str], names: list[str],
               known: Mapping[str, list[str]] | None = None) -> Attribution:
     """Find the cause(s) of ``who``'s values ``observed`` differing from the chapter's under ``base``.
 
     ``chapter(reading, input)`` gives the chapter's per-query values; ``reference(input)`` re-runs
-    the reference (None when it fails). ``names``: conventions the measure depends on.
-    ``stated(name)``: whether the chapter states that convention (for the wording).
+    the reference (None when it fails). ``names``: conventions the measure depends on; ``known``: the
+    values each convention was observed to follow on the reference's probes (``observe.follows``).
     """
     result = Attribution()
     by_name: dict[str, Cause] = {}
@@ -219,3 +220,25 @@ def _reference_phrase(phrase: str) -> str:
     """'tied documents are ordered by docno, descending' → 'orders tied documents by docno, descending'-like
     text, kept simple: the convention's own phrase, introduced as what the reference follows."""
     return f"follows the convention that {phrase}"
+
+
+def explain_reference(ref, measure, spec, observed: PerQuery, inp: Input, base: Mapping[str, str], names: list[str],
+                      query: str | None = None) -> Attribution:
+    """``attribute`` for a reference adapter ``ref`` on ``measure`` (the ir-measures object; ``spec`` the
+    chapter's): the chapter's definitions and the reference are both re-run on each rewritten input, and
+    only ``query`` is compared when given. The reference's observed rules tell apart values that fit equally."""
+    from .observe import known_rules
+
+    def only(values: Mapping) -> dict:
+        if query is None:
+            return dict(values)
+        return {query: values[query]} if query in values else {}
+
+    def chapter(reading, i: Input):
+        return only(evaluator.evaluate(spec, i.qrels, i.run, reading, i.scores))
+
+    def rerun(i: Input):
+        outcome = ref.evaluate([measure], i.qrels, i.scores)[str(measure)]
+        return only(outcome.per_query) if outcome.status == "ok" else None
+
+    return attribute(ref.title, only(observed), chapter, rerun, inp, spec.cutoff, base, names, known_rules(ref))

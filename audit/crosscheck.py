@@ -357,9 +357,8 @@ def _attributed(measure: str, qrels, run, orders, per, queries: list[str], refer
     """Causes of each reference's difference from the chapter's column on ``queries``, found by experiment
     (``audit.attribution``): the chapter's definitions re-run with one convention changed, and the input
     rewritten with one cause removed and the reference re-run on it."""
-    from .attribution import Input, attribute
+    from .attribution import Input, explain_reference
     from .conventions import relevant_to
-    from .observe import follows
 
     _, spec = parse_measure(measure, True)
     chapter_vals = per.get(CHAPTER, ({}, "", "", ""))[0]
@@ -381,19 +380,7 @@ def _attributed(measure: str, qrels, run, orders, per, queries: list[str], refer
         if all(q in mine and abs(mine[q] - observed.get(q, -1)) <= 1e-9 for q in observed) and set(observed) == set(mine):
             continue
         ref = by_ref[name]
-
-        def chapter_fn(reading, i: Input):
-            return evaluator.evaluate(spec, i.qrels, i.run, reading, i.scores)
-
-        def rerun(i: Input, ref=ref):
-            o = ref.evaluate([obj], i.qrels, i.scores)[str(obj)]
-            return dict(o.per_query) if o.status == "ok" else None
-
-        try:
-            known = follows(ref)
-        except Exception:
-            known = {}
-        found = attribute(ref.title, observed, chapter_fn, rerun, inp, spec.cutoff, base, names, lambda n: True, known)
+        found = explain_reference(ref, obj, spec, observed, inp, base, names)
         affected = sorted(q for q in set(observed) | set(mine) if q not in observed or q not in mine
                           or abs(observed[q] - mine[q]) > 1e-9)
         out.append(Cause(cause=f"{ref.title}: " + found.summary(ref.title), queries=affected,

@@ -165,3 +165,11 @@ def observed(ref: Reference) -> dict[str, Observation]:
 def follows(ref: Reference) -> dict[str, list[str]]:
     """Convention name → the values ``ref`` was observed to follow on its probe."""
     return {name: list(o.follows) for name, o in observed(ref).items()}
+
+
+def known_rules(ref: Reference) -> dict[str, list[str]]:
+    """``follows(ref)``, or nothing for a reference whose probes cannot run (a test double, a failing library)."""
+    try:
+        return follows(ref)
+    except Exception:
+        return {}

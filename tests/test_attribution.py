@@ -36,7 +36,7 @@ def _run_attribution(ref_eval, measure: str, qrels, run, scores, base=None, know
     own = chapter(base, inp)
     assert any(abs(float(own[q]) - observed.get(q, -1)) > 1e-9 for q in own), "the case must show a difference"
     return attribute("the reference", observed, chapter, ref_eval, inp, spec.cutoff, base,
-                     relevant_to(spec.name, several_queries=len(qrels) > 1), lambda n: True, known)
+                     relevant_to(spec.name, several_queries=len(qrels) > 1), known)
 
 
 def _real(measure: str):

@@ -10,12 +10,12 @@ from ..register import Chapter, ComparisonClaim
 from ..results import Check, ImplValue
 from ..values import display, parse_claimed
 from ..verdict import Evidence, Point
-from ..attribution import Input, agree, attribute
+from ..attribution import Input, agree, explain_reference
 from ..conventions import CONVENTIONS
 from ..readings import REJECTED, Readings, explore, graded_levels
 from ..values import format_exact
 from .common import CHAPTER, Measurements, fixture_name, fmt_float, scored_run
-from .value import _known, conventions_for
+from .value import conventions_for
 
 _EPS = 1e-9
 
@@ -169,16 +169,7 @@ def _side_cause(ms: Measurements, ref, fixture, measure: str, observed_mean: flo
     m = parse_measure(measure)[0]
     inp = Input({q: dict(j) for q, j in fixture.qrels.items()}, {q: list(r) for q, r in fixture.run.items()},
                 scored_run(fixture))
-
-    def chapter_fn(reading, i: Input):
-        return evaluator.evaluate(spec, i.qrels, i.run, reading, i.scores if fixture.scores is not None else None)
-
-    def rerun(i: Input):
-        o = ref.evaluate([m], i.qrels, i.scores)[str(m)]
-        return dict(o.per_query) if o.status == "ok" else None
-
-    found = attribute(ref.title, dict(outcome.per_query), chapter_fn, rerun, inp, spec.cutoff, base,
-                      conventions_for(measure, fixture, None), lambda n: True, _known(ref))
+    found = explain_reference(ref, m, spec, outcome.per_query, inp, base, conventions_for(measure, fixture, None))
     text = found.summary(ref.title)
     return text + (". " + found.evidence() if found.explained else "")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from ..attribution import Input, attribute
+from ..attribution import Input, explain_reference
 from ..conventions import CONVENTIONS, Declared, Statement, relevant_to
 from ..measures import parse as parse_measure
 from ..readings import REJECTED, Readings, explore, graded_levels
@@ -73,8 +73,8 @@ def _show(value) -> str:
 
 
 def _approx(value) -> str:
-    return f" (≈ {float(value):.4f})" if isinstance(value, Fraction) and value.denominator not in (1,) and \
-        len(format_exact(value)) > 1 and "/" in format_exact(value) else ""
+    """`` (≈ 0.6667)`` after a value printed as a fraction, else ''."""
+    return f" (≈ {float(value):.4f})" if isinstance(value, Fraction) and "/" in format_exact(value) else ""
 
 
 def chapter_rows(readings: Readings, claimed: ClaimedValue, fixture, measure: str, ms: Measurements,
@@ -290,34 +290,16 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
                                       "matches the claim under its own conventions, not the chapter's")
         return
     base = {**readings.base, **holding[0].as_dict}
-    _, spec = parse_measure(measure)
+    m, spec = parse_measure(measure)
     names = conventions_for(measure, fixture, query)
-    m = parse_measure(measure)[0]
     inp = Input({q: dict(j) for q, j in fixture.qrels.items()}, {q: list(r) for q, r in fixture.run.items()},
                 scored_run(fixture))
-
-    def chapter_fn(reading, i: Input):
-        from .. import evaluator
-        vals = evaluator.evaluate(spec, i.qrels, i.run, reading, i.scores if fixture.scores is not None else None)
-        return {query: vals[query]} if query is not None and query in vals else (vals if query is None else {})
-
     for ref, row, returned in refs:
         if row.status not in ("ok", "left out") or returned is None:
             continue
         if row.status == "ok" and row.in_interval:
             continue
-
-        def rerun(i: Input, ref=ref):
-            outcome = ref.evaluate([m], i.qrels, i.scores)[str(m)]
-            if outcome.status != "ok":
-                return None
-            vals = dict(outcome.per_query)
-            return {query: vals[query]} if query is not None and query in vals else (vals if query is None else {})
-
-        observed = {query: returned[query]} if query is not None and query in returned else (
-            returned if query is None else {})
-        found = attribute(f"{ref.title}", observed, chapter_fn, rerun, inp, spec.cutoff, base, names,
-                          declared.stated, _known(ref))
+        found = explain_reference(ref, m, spec, returned, inp, base, names, query)
         shown = "left out" if row.status == "left out" else fmt_float(row.value)
         text = f"{label}: {ref.title} ({row.provider}) gives {shown}: {found.summary(ref.title)}"
         if found.explained:
@@ -366,20 +348,6 @@ def _references_only(ms: Measurements, fixture, measure: str, claimed: ClaimedVa
     else:
         evidence.scopes.append(f"{label}: the chapter defines no {name}; {', '.join(r.implementation for r in inside)} "
                                f"agree on {fmt_float(inside[0].value)}")
-
-
-def _known(ref) -> dict[str, list[str]]:
-    """What the reference was observed to follow on the ledger's probes (empty for a reference without
-    ``evaluate_run_file``-style probing, e.g. a test double that fails them)."""
-    from ..observe import follows
-    try:
-        return follows(ref)
-    except Exception:
-        return {}
-
-
-def pooled_note() -> str:
-    return "Σ relevant found / Σ |R| over needs"
 
 
 def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
