@@ -248,6 +248,13 @@ def claim_numbers(claim) -> list[str]:
     return [n for t in texts for n in _NUMBER.findall(t)]
 
 
+def anchor_claim(snapshot: Snapshot, claim, budget: Budget | None = None) -> Anchor:
+    """The claim's quote anchored in ``snapshot`` (its prefix, suffix and line hint), an edited match kept
+    only when it carries the claim's numbers (``keeps_numbers``)."""
+    return keeps_numbers(locate(snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix, line=claim.line,
+                                budget=budget), claim)
+
+
 def keeps_numbers(anchor: Anchor, claim) -> Anchor:
     """An ``edited`` anchor must carry the claim's numbers: as many numbers as the quote has, and at least
     one when the claim prints a number. Otherwise the passage is not the claim's sentence (for example a

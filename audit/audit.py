@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, replace
 
 from . import __version__
-from .anchors import Anchor, Budget, apply_numbers, keeps_numbers, locate, number_changes
+from .anchors import Anchor, Budget, anchor_claim, apply_numbers, number_changes
 from .book import Book, Conflict
 from .cache import ClaimCache, OutcomeStore, ResearchCache, claim_key, environment, research_key
 from .scan import MEASURED, covered_by, has_number, scan
@@ -130,8 +130,7 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
 
     ``seconds`` bounds the check's wall time (see ``time_limit``); past it the claim is an error.
     """
-    anchor = keeps_numbers(anchor or locate(chapter.snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix,
-                                            line=claim.line), claim)
+    anchor = anchor or anchor_claim(chapter.snapshot, claim)
     evidence = Evidence()
     edit_note = ""
     if not anchor.found:
@@ -215,9 +214,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     """
     claims = [c for c in chapter.register.claims if select is None or c.id in select]
     budget = Budget()
-    anchors = {claim.id: keeps_numbers(locate(chapter.snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix,
-                                              line=claim.line, budget=budget), claim)
-               for claim in chapter.register.claims}
+    anchors = {claim.id: anchor_claim(chapter.snapshot, claim, budget) for claim in chapter.register.claims}
     env = environment(provenance.versions, CLAIM_SECONDS)
     keys: dict[str, str] = {}
     cached: dict[str, tuple[ClaimResult, list[dict]]] = {}
