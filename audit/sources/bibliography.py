@@ -96,22 +96,14 @@ class BearsOn(Strict):
     measures: dict[str, Text] = {}
     conventions: dict[str, Text] = {}
 
-    @field_validator("measures")
+    @field_validator("measures", "conventions")
     @classmethod
-    def _known_measures(cls, value: dict[str, str]) -> dict[str, str]:
-        unknown = sorted(set(value) - set(MEASURES))
+    def _known_names(cls, value: dict[str, str], info) -> dict[str, str]:
+        known, kind, names = ((MEASURES, "measure", "measures (ir-measures names)") if info.field_name == "measures"
+                              else (CONVENTIONS, "convention", "conventions"))
+        unknown = sorted(set(value) - set(known))
         if unknown:
-            raise ValueError(f"unknown measure(s) {', '.join(map(repr, unknown))}; known measures (ir-measures "
-                             f"names): {', '.join(MEASURES)}")
-        return value
-
-    @field_validator("conventions")
-    @classmethod
-    def _known_conventions(cls, value: dict[str, str]) -> dict[str, str]:
-        unknown = sorted(set(value) - set(CONVENTIONS))
-        if unknown:
-            raise ValueError(f"unknown convention(s) {', '.join(map(repr, unknown))}; known conventions: "
-                             f"{', '.join(CONVENTIONS)}")
+            raise ValueError(f"unknown {kind}(s) {', '.join(map(repr, unknown))}; known {names}: {', '.join(known)}")
         return value
 
 
