@@ -222,9 +222,11 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
                        f"({by})")
         evidence.conditions.append(Point(text, wording))
         evidence.lead = ""  # the sentence says itself that it holds only under some readings
+        other = failing[0]
         evidence.concern = (evidence.concern or
-                            "A reader who assumes the other convention gets a different number from the same "
-                            "input, and the text gives no way to tell which was meant.")
+                            f"A reader who takes {other.label() or 'another reading'} gets {_show(other.value)} from "
+                            "the same input instead of the printed value, and the text does not say which reading "
+                            "is meant.")
     _references(ms, chapter, claim, fixture, measure, declared, query, claimed, readings, refs, label, evidence,
                 holding)
     if holding and not failing:
