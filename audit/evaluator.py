@@ -341,6 +341,113 @@ def evaluate_query(spec: MeasureSpec, judgements: Mapping[str, int], ranking: Ra
     raise MeasureError(f"the chapter evaluator does not implement {spec}; it implements {', '.join(SUPPORTED)}")
 
 
+#: Measures ``evaluate_cutoffs`` computes in one pass over the ranking.
+_SERIES = ("P", "R", "RR", "AP", "nDCG", "Success", "Judged")
+
+
+def evaluate_cutoffs(spec: MeasureSpec, judgements: Mapping[str, int], ranking: Ranking, cutoffs: Sequence[int],
+                     reading: Reading | None = None) -> list[Fraction]:
+    """``evaluate_query`` at every cutoff in ``cutoffs`` (each ≥ 1; ``spec.cutoff`` is ignored), in one pass.
+
+    Returns one ``Fraction`` in [0, 1] per cutoff, in the order given, equal to
+    ``evaluate_query(replace(spec, cutoff=k), judgements, ranking, reading)`` for each k: the
+    same definitions (chapter 23 §"Count useful items" and its table), with the prefix sums
+    shared between cutoffs, and for nDCG the same 50-digit operations in the same order. A
+    ranking that repeats an ID, and the set measures, are evaluated cutoff by cutoff. Raises
+    what ``evaluate_query`` raises.
+    """
+    reading = reading or DEFAULT_READING
+    if (spec.name not in _SERIES or len(set(ranking)) != len(ranking) or any(k < 1 for k in cutoffs)
+            or any(g > MAX_GRADE for g in judgements.values())):
+        return [evaluate_query(MeasureSpec(spec.name, k, spec.rel, spec.gain), judgements, ranking, reading)
+                for k in cutoffs]
+    if not cutoffs:
+        return []
+    if spec.name == "Judged":
+        flags = [d in judgements for d in ranking]
+    elif spec.name == "nDCG":
+        return _ndcg_cutoffs(judgements, ranking, cutoffs, spec.gain, reading, spec.rel)
+    else:
+        relevant = relevant_set(judgements, _level(spec.rel, reading))
+        flags = [d in relevant for d in _condensed(ranking, judgements, reading)]
+    top = min(max(cutoffs), len(flags))
+    hits = [0] * (top + 1)  # hits[i]: relevant (or judged) documents among the first i
+    for i in range(top):
+        hits[i + 1] = hits[i] + flags[i]
+    name, out = spec.name, []
+    if name == "P":
+        denominator = {"k": lambda k: k, "number returned": lambda k: min(k, len(flags)),
+                       "min(k, |R|)": lambda k: min(k, len(relevant))}[reading["precision_denominator"]]
+        for k in cutoffs:
+            d = denominator(k)
+            out.append(Fraction(hits[min(k, top)], d) if d else Fraction(0))
+    elif name == "R":
+        out = [Fraction(hits[min(k, top)], len(relevant)) if relevant else Fraction(0) for k in cutoffs]
+    elif name == "Judged":
+        out = [Fraction(hits[min(k, top)], min(k, len(flags))) if flags else Fraction(0) for k in cutoffs]
+    elif name == "Success":
+        out = [Fraction(int(hits[min(k, top)] > 0)) for k in cutoffs]
+    elif name == "RR":
+        first = next((i for i, f in enumerate(flags, start=1) if f), None)
+        ignored = reading["rr_cutoff"] == "ignored"
+        out = [Fraction(1, first) if first is not None and (ignored or first <= k) else Fraction(0)
+               for k in cutoffs]
+    else:  # AP
+        totals = [Fraction(0)] * (top + 1)  # totals[i]: Σ of P@j over relevant ranks j ≤ i
+        for i in range(top):
+            totals[i + 1] = totals[i] + (Fraction(hits[i + 1], i + 1) if flags[i] else 0)
+        out = [totals[min(k, top)] / len(relevant) if relevant else Fraction(0) for k in cutoffs]
+    return out
+
+
+def _ndcg_cutoffs(judgements: Mapping[str, int], ranking: Ranking, cutoffs: Sequence[int], gain: str | None,
+                  reading: Reading, rel: int | None) -> list[Fraction]:
+    """``ndcg`` at each cutoff, with DCG and ideal DCG as running sums of the same terms ``_dcg`` adds."""
+    gain = GAINS.get(gain, gain) if gain else reading["gain"]
+    with localcontext() as ctx:
+        ctx.prec = _DIGITS
+
+        def grade(d: str) -> int:
+            g = judgements.get(d, 0)
+            return g if rel is None or g >= rel else 0
+
+        docs = _condensed(ranking, judgements, reading)
+        top = min(max(cutoffs), len(docs))
+        dcg = _running_dcg([grade(d) for d in docs[:top]], gain)
+        ideal_rule = reading["ideal"]
+        if ideal_rule == "retrieved only":
+            ideals = [_dcg(sorted((g for g in (grade(d) for d in docs[:i]) if g > 0), reverse=True), gain)
+                      for i in range(top + 1)]
+        else:
+            ideal_grades = sorted((g for g in map(grade, judgements) if g > 0), reverse=True)
+            ideals = _running_dcg(ideal_grades, gain)
+            if ideal_rule != "judged, cut at k":
+                ideals = None
+                whole = _dcg(ideal_grades, gain)
+        out = []
+        for k in cutoffs:
+            if ideal_rule == "retrieved only":
+                ideal = ideals[min(k, top)]
+            elif ideals is None:
+                ideal = whole
+            else:
+                ideal = ideals[min(k, len(ideals) - 1)]
+            out.append(Fraction(0) if ideal == 0 else Fraction(dcg[min(k, top)] / ideal))
+        return out
+
+
+def _running_dcg(grades: Sequence[int], gain: str) -> list[Decimal]:
+    """``[_dcg(grades[:i], gain) for i in 0…len(grades)]``, adding the same terms in the same order."""
+    totals = [Decimal(0)]
+    ln2 = Decimal(2).ln()
+    for position, grade in enumerate(grades, start=1):
+        total = totals[-1]
+        if grade > 0:
+            total = total + _gain(grade, gain) / ((Decimal(position + 1)).ln() / ln2)
+        totals.append(total)
+    return totals
+
+
 def _no_relevant(spec: MeasureSpec, judgements: Mapping[str, int], reading: Reading) -> bool:
     """Whether ``no_relevant: left out`` leaves this query out of the measure. Judged@k never: it
     counts judgements of any grade, so a query without relevant documents still has a value."""

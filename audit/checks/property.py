@@ -172,13 +172,15 @@ class Evaluations:
 
         futures = submit_each(evaluate, calls)
         cache = self._chapter
-        inputs = {c: (qrels[index[c]], c.ranking()) for c in cases}
+        missing: dict[tuple[str, Case], list[int]] = {}
         for request in requests:
             if request not in cache:
-                measure, case, k = request
-                judged, ranking = inputs[case]
-                cache[request] = evaluator.evaluate_query(parse_measure(f"{measure}@{k}")[1], judged, ranking,
-                                                          self.reading)
+                missing.setdefault(request[:2], []).append(request[2])
+        specs = {measure: parse_measure(f"{measure}@1")[1] for measure, _ in missing}
+        for (measure, case), ks in missing.items():  # every cutoff of a case in one pass
+            ks.sort()
+            values = evaluator.evaluate_cutoffs(specs[measure], qrels[index[case]], case.ranking(), ks, self.reading)
+            cache.update(((measure, case, k), v) for k, v in zip(ks, values))
         out: dict[str, dict] = {CHAPTER: cache}
         for (ref, _), future in zip(calls, futures):
             outcomes = future.result()
