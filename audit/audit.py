@@ -14,7 +14,7 @@ from .anchors import Anchor, Budget, anchor_claim, apply_numbers, number_changes
 from .book import Book, Conflict
 from .cache import ClaimCache, OutcomeStore, ResearchCache, claim_key, environment, research_key
 from .scan import MEASURED, covered_by, has_number, scan
-from .checks import CHECKERS, NEEDS, Measurements
+from .checks import CHECKERS, FILE_NEEDS, NEEDS, Measurements
 from .chapter import NORMALISATION
 from .conventions import CONVENTIONS
 from .errors import AuditError
@@ -227,11 +227,19 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     todo = [c for c in claims if c.id not in cached]
     store = OutcomeStore(env) if cache is not None and cache.enabled else None
     ms = Measurements(references, book, store)
-    requests = []
+    requests, files = [], []
     for claim in todo:
-        if claim.kind in NEEDS and anchors[claim.id].found:
-            requests += NEEDS[claim.kind](claim, chapter)
+        if anchors[claim.id].found:
+            requests += NEEDS[claim.kind](claim, chapter) if claim.kind in NEEDS else []
+            files += FILE_NEEDS[claim.kind](claim, chapter) if claim.kind in FILE_NEEDS else []
+    # started here, evaluated in the references' worker processes while the claims are checked in order
     ms.prefetch(requests)
+    ms.prefetch_files(files)
+    early = None
+    if todo and select is None:
+        # the sensitivity table needs only the chapter's definitions: computed while the references evaluate
+        from .sensitivity import sensitivity
+        early = sensitivity(chapter, ms, {c.id for c in claims if anchors[c.id].line})
     chapter_id = str(chapter.identity.id)
     results = []
     for claim in claims:
@@ -291,7 +299,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
             return report
         except (ValueError, TypeError):
             pass  # a foreign or corrupt entry: recomputed below
-    complete(report, chapter, ms)
+    complete(report, chapter, ms, early)
     if cache is not None and cache.enabled and select is None and report.research is not None:
         rcache.put(rkey, report.research)
     return report

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
+from functools import lru_cache
 
 from .conventions import CONVENTIONS
 from .errors import MeasureError, RankingError, RepeatedIDError
@@ -201,12 +202,19 @@ def _gain(grade: int, gain: str) -> Decimal:
     raise MeasureError(f"unknown gain function {gain!r}; expected linear (log2) or exponential (exp-log2)")
 
 
+@lru_cache(maxsize=4096)
+def _discount(position: int) -> Decimal:
+    """log2(position + 1) to 50 significant digits (computed as ln(position + 1) / ln 2, each rounded)."""
+    with localcontext() as ctx:
+        ctx.prec = _DIGITS
+        return Decimal(position + 1).ln() / Decimal(2).ln()
+
+
 def _dcg(grades: Sequence[int], gain: str) -> Decimal:
     total = Decimal(0)
-    ln2 = Decimal(2).ln()
     for position, grade in enumerate(grades, start=1):
         if grade > 0:
-            total += _gain(grade, gain) / ((Decimal(position + 1)).ln() / ln2)
+            total += _gain(grade, gain) / _discount(position)
     return total
 
 
@@ -341,6 +349,12 @@ def evaluate_query(spec: MeasureSpec, judgements: Mapping[str, int], ranking: Ra
     raise MeasureError(f"the chapter evaluator does not implement {spec}; it implements {', '.join(SUPPORTED)}")
 
 
+@lru_cache(maxsize=65_536)
+def _ratio(numerator: int, denominator: int) -> Fraction:
+    """``Fraction(numerator, denominator)``, shared: the same small ratios recur across a search's cases."""
+    return Fraction(numerator, denominator)
+
+
 #: Measures ``evaluate_cutoffs`` computes in one pass over the ranking.
 _SERIES = ("P", "R", "RR", "AP", "nDCG", "Success", "Judged")
 
@@ -375,28 +389,28 @@ def evaluate_cutoffs(spec: MeasureSpec, judgements: Mapping[str, int], ranking: 
     for i in range(top):
         hits[i + 1] = hits[i] + flags[i]
     name, out = spec.name, []
+    zero = _ratio(0, 1)
     if name == "P":
         denominator = {"k": lambda k: k, "number returned": lambda k: min(k, len(flags)),
                        "min(k, |R|)": lambda k: min(k, len(relevant))}[reading["precision_denominator"]]
         for k in cutoffs:
             d = denominator(k)
-            out.append(Fraction(hits[min(k, top)], d) if d else Fraction(0))
+            out.append(_ratio(hits[min(k, top)], d) if d else zero)
     elif name == "R":
-        out = [Fraction(hits[min(k, top)], len(relevant)) if relevant else Fraction(0) for k in cutoffs]
+        out = [_ratio(hits[min(k, top)], len(relevant)) if relevant else zero for k in cutoffs]
     elif name == "Judged":
-        out = [Fraction(hits[min(k, top)], min(k, len(flags))) if flags else Fraction(0) for k in cutoffs]
+        out = [_ratio(hits[min(k, top)], min(k, len(flags))) if flags else zero for k in cutoffs]
     elif name == "Success":
-        out = [Fraction(int(hits[min(k, top)] > 0)) for k in cutoffs]
+        out = [_ratio(int(hits[min(k, top)] > 0), 1) for k in cutoffs]
     elif name == "RR":
         first = next((i for i, f in enumerate(flags, start=1) if f), None)
         ignored = reading["rr_cutoff"] == "ignored"
-        out = [Fraction(1, first) if first is not None and (ignored or first <= k) else Fraction(0)
-               for k in cutoffs]
+        out = [_ratio(1, first) if first is not None and (ignored or first <= k) else zero for k in cutoffs]
     else:  # AP
-        totals = [Fraction(0)] * (top + 1)  # totals[i]: Σ of P@j over relevant ranks j ≤ i
+        totals = [zero] * (top + 1)  # totals[i]: Σ of P@j over relevant ranks j ≤ i
         for i in range(top):
-            totals[i + 1] = totals[i] + (Fraction(hits[i + 1], i + 1) if flags[i] else 0)
-        out = [totals[min(k, top)] / len(relevant) if relevant else Fraction(0) for k in cutoffs]
+            totals[i + 1] = totals[i] + _ratio(hits[i + 1], i + 1) if flags[i] else totals[i]
+        out = [totals[min(k, top)] / len(relevant) if relevant else zero for k in cutoffs]
     return out
 
 
@@ -439,11 +453,10 @@ def _ndcg_cutoffs(judgements: Mapping[str, int], ranking: Ranking, cutoffs: Sequ
 def _running_dcg(grades: Sequence[int], gain: str) -> list[Decimal]:
     """``[_dcg(grades[:i], gain) for i in 0…len(grades)]``, adding the same terms in the same order."""
     totals = [Decimal(0)]
-    ln2 = Decimal(2).ln()
     for position, grade in enumerate(grades, start=1):
         total = totals[-1]
         if grade > 0:
-            total = total + _gain(grade, gain) / ((Decimal(position + 1)).ln() / ln2)
+            total = total + _gain(grade, gain) / _discount(position)
         totals.append(total)
     return totals
 

@@ -32,13 +32,15 @@ def _patch_path(chapter: Chapter) -> str:
     return chapter.identity.snapshot.file if rel.parts[:1] == ("..",) else rel.as_posix()
 
 
-def complete(report: ChapterReport, chapter: Chapter, ms: Measurements) -> None:
-    """Add the research sections to ``report`` (in place)."""
+def complete(report: ChapterReport, chapter: Chapter, ms: Measurements, rows: list | None = None) -> None:
+    """Add the research sections to ``report`` (in place). ``rows``: the metric-choice sensitivity table when
+    it was computed already (it needs the chapter's definitions only, so it can run while the references
+    evaluate the claims); None computes it here."""
     notebook = getattr(chapter.identity, "notebook", None)
     if notebook:
         report.chapter["notebook"] = notebook
-    found = {c.id for c in report.claims if c.line}
-    rows = sensitivity(chapter, ms, found)
+    if rows is None:
+        rows = sensitivity(chapter, ms, {c.id for c in report.claims if c.line})
     sources, others = ledger(report.claims, chapter.register.claims, rows)
     report.research = Research(sources=sources, sources_not_bearing=others, sensitivity=rows,
                                proposal=propose(report.claims, chapter, ms, _patch_path(chapter)),

@@ -13,23 +13,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations_with_replacement, product
 from math import comb
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Case:
+class Case(NamedTuple):
     """``ranked``: grades in rank order (None = unjudged); ``unretrieved``: grades of judged,
-    never-retrieved documents."""
+    never-retrieved documents. A named tuple: a search hashes and compares each case many times."""
 
     ranked: tuple[int | None, ...]
     unretrieved: tuple[int, ...] = ()
-
-    def __hash__(self) -> int:  # cached: a search hashes each case many times
-        try:
-            return self._hash  # type: ignore[has-type]
-        except AttributeError:
-            value = hash((self.ranked, self.unretrieved))
-            object.__setattr__(self, "_hash", value)
-            return value
 
     def qrels(self) -> dict[str, int]:
         """``{doc_id: grade}``: ranked documents are ``r1…``, unretrieved ones ``x1…``."""

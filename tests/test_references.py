@@ -104,3 +104,17 @@ def test_ranx_call_with_no_judgement_leaves_its_queries_out():
     outcome = ranx.evaluate([ir_measures.parse_measure("P@2")], {"q2": {}}, {"q2": {"b": 1.0}})["P@2"]
     assert outcome.status == "ok" and outcome.per_query == {}
     assert "no query of a call has a judgement" in outcome.detail
+
+
+def test_trec_eval_rr_at_several_cutoffs_in_one_call():
+    """RR@k for several k in one call: trec_eval's recip_rank on the run cut at k in its own order (score as
+    a 32-bit float, then docno descending). Scores 1.0 and 1.0 + 1e-9 are equal in single precision, so the
+    order is b, a (docno descending), then c: b is non-relevant, a and c are relevant. By hand: RR@1 = 0
+    (only b), RR@2 = 1/2 (a at rank 2), RR@3 = 1/2; two queries, the second with its relevant document at
+    rank 3 (RR@1 = RR@2 = 0, RR@3 = 1/3)."""
+    ms = [parse(f"RR@{k}")[0] for k in (1, 2, 3)]
+    qrels = {"q1": {"a": 1, "b": 0, "c": 1}, "q2": {"x": 1}}
+    run = {"q1": {"a": 1.0, "b": 1.0 + 1e-9, "c": 0.5}, "q2": {"v": 3.0, "w": 2.0, "x": 1.0}}
+    out = REFS["pytrec_eval"].evaluate(ms, qrels, run)
+    assert [out[str(m)].per_query["q1"] for m in ms] == pytest.approx([0.0, 0.5, 0.5])
+    assert [out[str(m)].per_query["q2"] for m in ms] == pytest.approx([0.0, 0.0, 1 / 3])

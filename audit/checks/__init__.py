@@ -19,6 +19,12 @@ NEEDS = {
     "value": value.needs,
     "comparison": comparison.needs,
     "arithmetic": arithmetic.needs,
+    "convention": convention.needs,
 }
 
-__all__ = ["CHECKERS", "NEEDS", "Measurements"]
+#: Probes only a TREC run file can hold (a repeated ID), read by each reference's own reader.
+FILE_NEEDS = {
+    "convention": convention.file_needs,
+}
+
+__all__ = ["CHECKERS", "FILE_NEEDS", "NEEDS", "Measurements"]

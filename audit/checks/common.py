@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from fractions import Fraction
 
 from .. import evaluator
 from ..errors import AuditError
 from ..measures import parse as parse_measure
-from ..parallel import map_each
+from ..parallel import submit_each
 from ..references import Reference
 from ..register import Fixture
 from ..results import ImplValue
@@ -25,6 +28,17 @@ def scored_run(fixture: Fixture) -> dict[str, dict[str, float]]:
     if fixture.scores is not None:  # in the listed order, so a library keeping insertion order keeps it
         return {q: {d: fixture.scores[q][d] for d in dict.fromkeys(r)} for q, r in fixture.run.items()}
     return {q: {d: float(len(r) - i) for i, d in enumerate(r)} for q, r in fixture.run.items()}
+
+
+def write_trec_run(fixture: Fixture, folder: str) -> str:
+    """The fixture's run as a TREC run file in ``folder`` (one line per occurrence, so a repeated ID stays
+    repeated; scores decreasing down each ranking); returns its path."""
+    path = os.path.join(folder, "probe.run")
+    with open(path, "w", encoding="utf-8") as handle:
+        for q, ranking in fixture.run.items():
+            for i, d in enumerate(ranking, start=1):
+                handle.write(f"{q} Q0 {d} {i} {len(ranking) - i + 1} probe\n")
+    return path
 
 
 def fmt_float(x: float | Fraction | None) -> str:
@@ -46,6 +60,8 @@ class Measurements:
         self.store = store  # reference outcomes kept across runs (audit.cache.OutcomeStore), or None
         self._chapter: dict[tuple[str, str], dict[str, Fraction]] = {}
         self._refs: dict[tuple[str, str, str], object] = {}
+        self._pending: dict[str, list[tuple[list, Future]]] = {}  # reference → batches still evaluating
+        self._files: dict[tuple[str, tuple[str, ...]], dict[str, Future]] = {}  # run-file probes → per reference
 
     def chapter(self, fixture: Fixture, measure: str, reading=None) -> dict[str, Fraction]:
         """Per-query exact values by the chapter's definitions under ``reading`` (default: trec_eval's
@@ -69,7 +85,10 @@ class Measurements:
         return self._chapter[key]
 
     def _stored(self, ref: Reference, fixture_key: str, measure: str) -> bool:
-        """Whether the outcome is known, looking in the store when there is one."""
+        """Whether the outcome is known, looking in the store when there is one (after waiting for the
+        reference's batches still evaluating)."""
+        if ref.name in self._pending:
+            self._settle(ref)
         key = (fixture_key, measure, ref.name)
         if key in self._refs:
             return True
@@ -88,7 +107,9 @@ class Measurements:
         return self._refs[key]
 
     def prefetch(self, requests: Sequence[tuple[Fixture, str]]) -> None:
-        """Evaluate many (fixture, measure) pairs with one call per reference, the references in parallel.
+        """Start evaluating many (fixture, measure) pairs with one call per reference, the references in
+        parallel, and return at once: a later ``reference`` or ``values`` waits for the batch of the
+        reference it asks about, so the caller can go on with the chapter's own work meanwhile.
 
         Fixtures become queries of one combined input (``f<k>~<query_id>``), so each
         reference pays its per-call cost once rather than once per pair. Pairs already known
@@ -128,7 +149,13 @@ class Measurements:
             parsed = list({str(m): m for m in texts.values()}.values())
             return fixtures, texts, owner, ref.evaluate(parsed, qrels, run)
 
-        for (ref, missing), (fixtures, texts, owner, outcomes) in zip(calls, map_each(batch, calls)):
+        for (ref, missing), future in zip(calls, submit_each(batch, calls)):
+            self._pending.setdefault(ref.name, []).append((missing, future))
+
+    def _settle(self, ref: Reference) -> None:
+        """Wait for the reference's prefetched batches and keep their outcomes (and store them)."""
+        for missing, future in self._pending.pop(ref.name, []):
+            fixtures, texts, owner, outcomes = future.result()
             for text, m in texts.items():
                 outcome = outcomes[str(m)]
                 if outcome.status == "error":
@@ -143,6 +170,29 @@ class Measurements:
                 for pair in missing:
                     if (pair[0], pair[1], ref.name) in self._refs:
                         self.store.put(ref, pair[0], pair[1], self._refs[(pair[0], pair[1], ref.name)])
+
+    def prefetch_files(self, requests: Sequence[tuple[Fixture, Sequence[str]]]) -> None:
+        """Start evaluating probes that only a TREC run file can hold (a repeated document ID), each
+        reference reading the file with its own reader (``evaluate_run_file``), all references in
+        parallel; ``file_outcomes`` waits for them."""
+        for fixture, measures in requests:
+            key = (_content_key(fixture), tuple(measures))
+            if key in self._files:
+                continue
+
+            def call(ref, fixture=fixture, measures=tuple(measures)):
+                parsed = [parse_measure(m)[0] for m in measures]
+                with tempfile.TemporaryDirectory(prefix="chapter-audit-") as folder:
+                    outcomes = ref.evaluate_run_file(parsed, {q: fixture.qrels[q] for q in fixture.run if q in fixture.qrels},
+                                                     write_trec_run(fixture, folder))
+                return {text: outcomes[str(m)] for text, m in zip(measures, parsed)}
+
+            self._files[key] = dict(zip((r.name for r in self.references), submit_each(call, self.references)))
+
+    def file_outcomes(self, fixture: Fixture, measures: Sequence[str]) -> dict[str, dict[str, object]]:
+        """``{reference name: {measure: Outcome}}`` for a run-file probe (see ``prefetch_files``)."""
+        self.prefetch_files([(fixture, measures)])
+        return {name: future.result() for name, future in self._files[(_content_key(fixture), tuple(measures))].items()}
 
     def values(self, fixture: Fixture, measure: str, *, query: str | None = None,
                claimed: ClaimedValue | None = None) -> list[ImplValue]:

@@ -8,8 +8,6 @@ which rule each one follows, from its behaviour rather than its documentation.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import replace
 from fractions import Fraction
 
@@ -21,7 +19,7 @@ from ..register import CONVENTION_RULES, Chapter, ConventionClaim, Fixture
 from ..results import Check, ImplValue
 from ..values import display, format_exact
 from ..verdict import Evidence, Point
-from .common import CHAPTER, Measurements, fmt_float, scored_run
+from .common import CHAPTER, Measurements, fmt_float
 
 REJECT = "reject"
 
@@ -109,14 +107,20 @@ def _behaviour(observed, rules: dict[str, dict | str]) -> list[str]:
     return [r for r, vals in rules.items() if vals != REJECT and _matches(observed, vals)]
 
 
-def _write_trec_run(fixture: Fixture, folder: str) -> str:
-    """The probe as a TREC run file: one line per occurrence, scores decreasing down the ranking."""
-    path = os.path.join(folder, "probe.run")
-    with open(path, "w", encoding="utf-8") as handle:
-        for q, ranking in fixture.run.items():
-            for i, d in enumerate(ranking, start=1):
-                handle.write(f"{q} Q0 {d} {i} {len(ranking) - i + 1} probe\n")
-    return path
+def needs(claim: ConventionClaim, chapter: Chapter) -> list[tuple[Fixture, str]]:
+    """The probe's (fixture, measure) pairs the references evaluate from a dict (prefetched with the chapter's
+    other fixtures); a repeated-ID probe is read from a run file instead (``file_needs``)."""
+    if claim.convention == "repeated_ids":
+        return []
+    probe = chapter.fixture(claim.probe)
+    return [(probe, m) for m in claim.measures]
+
+
+def file_needs(claim: ConventionClaim, chapter: Chapter) -> list[tuple[Fixture, list[str]]]:
+    """A repeated-ID probe: a dict cannot hold it, so each reference reads it as a TREC run file."""
+    if claim.convention != "repeated_ids":
+        return []
+    return [(chapter.fixture(claim.probe), list(claim.measures))]
 
 
 def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidence:
@@ -150,35 +154,33 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                 f" for {measure}, not the stated rule ({DESCRIBE[claim.rule]})",
                 "Revise the stated rule to match what the chapter's definitions do."))
         # Each reference, through its own reader when a dict cannot hold the probe.
-        with tempfile.TemporaryDirectory(prefix="chapter-audit-") as folder:
-            for ref in ms.references:
-                if conv == "repeated_ids":
-                    outcome = ref.evaluate_run_file([m], {q: probe.qrels[q] for q in probe.run},
-                                                    _write_trec_run(probe, folder))[str(m)]
-                else:
-                    outcome = ref.evaluate([m], probe.qrels, scored_run(probe))[str(m)]
-                if outcome.status == "not applicable":
-                    rows.append(ImplValue(implementation=ref.name, status="not applicable", detail=outcome.detail))
-                    continue
-                if outcome.status == "error":
-                    rows.append(ImplValue(implementation=ref.name, provider=outcome.provider, status="error",
-                                          detail=outcome.detail))
-                    evidence.errors.append(f"{ref.name} ({outcome.provider}) failed on the {measure} probe: "
-                                           f"{outcome.detail}")
-                    continue
-                observed = REJECT if outcome.status == "rejected" else outcome.per_query
-                matched = _behaviour(observed, rules)
-                rows.append(ImplValue(implementation=ref.name, provider=outcome.provider,
-                                      status="rejected" if observed == REJECT else "ok",
-                                      value=outcome.mean, per_query={q: fmt_float(v) for q, v in outcome.per_query.items()},
-                                      in_interval=claim.rule in matched,
-                                      behaviour=" or ".join(matched) or "no known rule", detail=outcome.detail))
-                observed_rules.setdefault(ref.name, []).append((measure, outcome.provider, matched))
-                if claim.rule not in matched and not matched:
-                    evidence.notes.append(f"{ref.name} gives {measure} values matching no known rule: " + ", ".join(
-                        f"{q}: {fmt_float(v)}" for q, v in outcome.per_query.items()))
-                elif len(matched) > 1:
-                    evidence.notes.append(f"the probe cannot tell {' from '.join(matched)} apart for {ref.name}")
+        for ref in ms.references:
+            if conv == "repeated_ids":
+                outcome = ms.file_outcomes(probe, claim.measures)[ref.name][measure]
+            else:
+                outcome = ms.reference(ref, probe, measure)
+            if outcome.status == "not applicable":
+                rows.append(ImplValue(implementation=ref.name, status="not applicable", detail=outcome.detail))
+                continue
+            if outcome.status == "error":
+                rows.append(ImplValue(implementation=ref.name, provider=outcome.provider, status="error",
+                                      detail=outcome.detail))
+                evidence.errors.append(f"{ref.name} ({outcome.provider}) failed on the {measure} probe: "
+                                       f"{outcome.detail}")
+                continue
+            observed = REJECT if outcome.status == "rejected" else outcome.per_query
+            matched = _behaviour(observed, rules)
+            rows.append(ImplValue(implementation=ref.name, provider=outcome.provider,
+                                  status="rejected" if observed == REJECT else "ok",
+                                  value=outcome.mean, per_query={q: fmt_float(v) for q, v in outcome.per_query.items()},
+                                  in_interval=claim.rule in matched,
+                                  behaviour=" or ".join(matched) or "no known rule", detail=outcome.detail))
+            observed_rules.setdefault(ref.name, []).append((measure, outcome.provider, matched))
+            if claim.rule not in matched and not matched:
+                evidence.notes.append(f"{ref.name} gives {measure} values matching no known rule: " + ", ".join(
+                    f"{q}: {fmt_float(v)}" for q, v in outcome.per_query.items()))
+            elif len(matched) > 1:
+                evidence.notes.append(f"the probe cannot tell {' from '.join(matched)} apart for {ref.name}")
         evidence.checks.append(Check(
             label=f"{conv.replace('_', ' ')} probe, {measure}; rules: " + "; ".join(
                 f"{r} → {'rejects' if v == REJECT else ', '.join(f'{q}: {display(format_exact(x))}' for q, x in v.items())}"

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
 
 from .. import evaluator
 from ..readings import base_reading
@@ -113,8 +114,7 @@ TRANSFORMS = {
 
 # --- evaluation of many cases, batched per reference -------------------------------------------
 
-@dataclass(frozen=True)
-class Pair:
+class Pair(NamedTuple):
     """One comparison: ``left`` measured on (case, k), ``right`` on (other, k2) with ``right_measure``."""
 
     case: Case
@@ -135,86 +135,127 @@ class Finding:
 TALLY: dict[str, list] = {}
 
 
+#: What a batch asks for: (measure, case) → the cutoffs wanted.
+Requests = dict[tuple[str, Case], set[int]]
+#: What a batch returns, per implementation: (measure, case) → {k: value}. A reference's row holds only the
+#: values it returned.
+Table = dict[tuple[str, Case], dict[int, object]]
+
+
+def requests_for(measure: str, pairs: Sequence[Pair]) -> Requests:
+    """The (measure, case) → cutoffs both sides of ``pairs`` need."""
+    out: Requests = {}
+    for p in pairs:
+        left, right = (measure, p.case), (p.right_measure, p.other)
+        if left in out:
+            out[left].add(p.k)
+        else:
+            out[left] = {p.k}
+        if right in out:
+            out[right].add(p.k2)
+        else:
+            out[right] = {p.k2}
+    return out
+
+
+def pair_values(table: Table, measure: str, p: Pair) -> tuple[object, object]:
+    """(left, right) of one comparison in one implementation's table; None where it gave no value."""
+    left, right = table.get((measure, p.case)), table.get((p.right_measure, p.other))
+    return (left.get(p.k) if left else None), (right.get(p.k2) if right else None)
+
+
 class Evaluations:
     """Per-implementation values of (measure, case, k), filled one batch at a time.
 
-    Each batch costs one call per reference: every case is a query, every cutoff a measure.
+    Each batch costs one call per reference: every case is a query, every cutoff a measure. The
+    chapter's values are computed once per (measure, case) for all its cutoffs (``evaluate_cutoffs``)
+    and kept for later batches.
     """
 
     def __init__(self, references: Sequence[Reference], reading=None) -> None:
         self.references = list(references)
         self.reading = reading  # the chapter's stated conventions (unstated ones at trec_eval's defaults)
         self.calls = 0
-        self._chapter: dict[tuple[str, Case, int], Fraction] = {}
+        self._chapter: Table = {}
+        self._specs: dict[str, object] = {}
 
-    def compute(self, requests: set[tuple[str, Case, int]]) -> dict[str, dict[tuple[str, Case, int], object]]:
-        """Every implementation's value of each (measure, case, k): the references evaluate the batch in their
-        worker processes in parallel while this process computes the chapter's values."""
-        cases = sorted({case for _, case, _ in requests},
+    def compute(self, requests: Requests) -> dict[str, Table]:
+        """Every implementation's value of each requested (measure, case) at each cutoff: the references
+        evaluate the batch in their worker processes in parallel while this process computes the chapter's
+        values."""
+        cases = sorted({case for _, case in requests},
                        key=lambda c: (c.size, tuple(-1 if g is None else g for g in c.ranked), c.unretrieved))
         index = {case: f"c{i}" for i, case in enumerate(cases)}
         qrels = {index[c]: c.qrels() for c in cases}
-        run = {index[c]: {d: float(len(c.ranked) - i) for i, d in enumerate(c.ranking())} for c in cases}
-        wanted = sorted({(measure, k) for measure, _, k in requests})
-        parsed = {(measure, k): parse_measure(f"{measure}@{k}")[0] for measure, k in wanted}
-        names = {key: str(m) for key, m in parsed.items()}
-        calls = [(ref, usable) for ref in self.references
-                 if (usable := [m for m in parsed.values() if ref.supports(m).ok])]
-        self.calls += len(calls)
-        def evaluate(call):
-            started = time.perf_counter()
-            outcomes = call[0].evaluate(call[1], qrels, run)
-            tally = TALLY.setdefault(call[0].name, [0, 0, 0.0])
-            tally[0] += len(qrels)
-            tally[1] += len(qrels) * len(call[1])
-            tally[2] += time.perf_counter() - started
-            return outcomes
+        futures, calls = [], []
+        if self.references:
+            run = {index[c]: {d: float(len(c.ranked) - i) for i, d in enumerate(c.ranking())} for c in cases}
+            wanted = sorted({(measure, k) for (measure, _), ks in requests.items() for k in ks})
+            parsed = {(measure, k): parse_measure(f"{measure}@{k}")[0] for measure, k in wanted}
+            names = {key: str(m) for key, m in parsed.items()}
+            calls = [(ref, usable) for ref in self.references
+                     if (usable := [m for m in parsed.values() if ref.supports(m).ok])]
+            self.calls += len(calls)
 
-        futures = submit_each(evaluate, calls)
+            def evaluate(call):
+                started = time.perf_counter()
+                outcomes = call[0].evaluate(call[1], qrels, run)
+                tally = TALLY.setdefault(call[0].name, [0, 0, 0.0])
+                tally[0] += len(qrels)
+                tally[1] += len(qrels) * len(call[1])
+                tally[2] += time.perf_counter() - started
+                return outcomes
+
+            futures = submit_each(evaluate, calls)
         cache = self._chapter
-        missing: dict[tuple[str, Case], list[int]] = {}
-        for request in requests:
-            if request not in cache:
-                missing.setdefault(request[:2], []).append(request[2])
-        specs = {measure: parse_measure(f"{measure}@1")[1] for measure, _ in missing}
-        for (measure, case), ks in missing.items():  # every cutoff of a case in one pass
-            ks.sort()
-            values = evaluator.evaluate_cutoffs(specs[measure], qrels[index[case]], case.ranking(), ks, self.reading)
-            cache.update(((measure, case, k), v) for k, v in zip(ks, values))
-        out: dict[str, dict] = {CHAPTER: cache}
+        for key, ks in requests.items():  # every cutoff of a case in one pass
+            row = cache.get(key)
+            todo = sorted(ks if row is None else (k for k in ks if k not in row))
+            if todo:
+                measure, case = key
+                spec = self._specs.get(measure) or self._specs.setdefault(measure, parse_measure(f"{measure}@1")[1])
+                values = evaluator.evaluate_cutoffs(spec, qrels[index[case]], case.ranking(), todo, self.reading)
+                cache.setdefault(key, {}).update(zip(todo, values))
+        out: dict[str, Table] = {CHAPTER: cache}
         for (ref, _), future in zip(calls, futures):
             outcomes = future.result()
             for outcome in outcomes.values():
                 if outcome.status == "error":
                     raise AuditError(f"{ref.name} failed while searching: {outcome.detail}")
-            values = {}
-            for measure, case, k in requests:
-                outcome = outcomes.get(names[(measure, k)])
-                if outcome is not None and outcome.status == "ok" and index[case] in outcome.per_query:
-                    values[(measure, case, k)] = outcome.per_query[index[case]]  # only values it returned
-            out[ref.name] = values
+            columns = {}
+            for key, name in names.items():
+                outcome = outcomes.get(name)
+                if outcome is not None and outcome.status == "ok":
+                    columns[key] = outcome.per_query
+            table: Table = {}
+            for (measure, case), ks in requests.items():
+                qid = index[case]
+                row = {}
+                for k in ks:
+                    column = columns.get((measure, k))
+                    if column is not None and qid in column:
+                        row[k] = column[qid]  # only values it returned
+                table[(measure, case)] = row
+            out[ref.name] = table
         return out
 
     def violations(self, measure: str, relation: str, pairs: Sequence[Pair]) -> dict[str, Finding]:
         """The first violating pair per implementation (pairs are given smallest first)."""
-        requests = set()
-        for p in pairs:
-            requests.add((measure, p.case, p.k))
-            requests.add((p.right_measure, p.other, p.k2))
-        values = self.compute(requests)
+        values = self.compute(requests_for(measure, pairs))
         found: dict[str, Finding] = {}
+        test = RELATIONS[relation]
         for impl, table in values.items():
+            exact = impl == CHAPTER
             for p in pairs:
-                left, right = table.get((measure, p.case, p.k)), table.get((p.right_measure, p.other, p.k2))
+                left, right = pair_values(table, measure, p)
                 if left is None or right is None:
                     continue
-                if not holds(relation, left, right):
+                if not (test(left, right) if exact else holds(relation, left, right)):
                     found[impl] = Finding(p)
                     break
         for finding in found.values():
             for impl, table in values.items():
-                left = table.get((measure, finding.pair.case, finding.pair.k))
-                right = table.get((finding.pair.right_measure, finding.pair.other, finding.pair.k2))
+                left, right = pair_values(table, measure, finding.pair)
                 if left is not None and right is not None:
                     finding.values[impl] = (left, right)
         return found
@@ -225,15 +266,15 @@ class Evaluations:
 def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -> list[Pair]:
     """Every comparison the claim makes on these cases, smallest case and cutoff first."""
     out: list[Pair] = []
+    ks = range(1, max_k + (0 if claim.compare == "next_cutoff" else 1))
     for case in cases:
-        for k in range(1, max_k + (0 if claim.compare == "next_cutoff" else 1)):
-            if claim.compare == "next_cutoff":
-                out.append(Pair(case, k, case, k + 1, claim.measure))
-            elif claim.compare == "measure":
-                out.append(Pair(case, k, case, k, claim.other))
-            else:
-                for variant in TRANSFORMS[claim.transform][0](case, grades):
-                    out.append(Pair(case, k, variant, k, claim.measure))
+        if claim.compare == "next_cutoff":
+            out += [Pair(case, k, case, k + 1, claim.measure) for k in ks]
+        elif claim.compare == "measure":
+            out += [Pair(case, k, case, k, claim.other) for k in ks]
+        else:
+            variants = TRANSFORMS[claim.transform][0](case, grades)
+            out += [Pair(case, k, variant, k, claim.measure) for k in ks for variant in variants]
     return out
 
 
@@ -356,15 +397,14 @@ def _shrink(claim: PropertyClaim, relation: str, ev: Evaluations, found: dict[st
         pairs = pairs_for(claim, candidates, _cutoffs(claim, candidates), claim.universe.grades)
         if not pairs:
             break
-        requests = {(claim.measure, p.case, p.k) for p in pairs} | {(p.right_measure, p.other, p.k2) for p in pairs}
-        values = ev.compute(requests)
+        values = ev.compute(requests_for(claim.measure, pairs))
         moved = False
         for impl, case in list(current.items()):
             table = values.get(impl, {})
             for p in pairs:
                 if not p.case.size < case.size:
                     continue
-                left, right = table.get((claim.measure, p.case, p.k)), table.get((p.right_measure, p.other, p.k2))
+                left, right = pair_values(table, claim.measure, p)
                 if left is not None and right is not None and not holds(relation, left, right):
                     current[impl], moved = p.case, True
                     break

@@ -16,7 +16,9 @@ _FULL = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "SetP": "set_P", "SetR
 def trec_order(scores: Mapping[str, float]) -> list[str]:
     """Documents in trec_eval's order: score descending (as 32-bit floats), then docno descending."""
     import numpy as np
-    return sorted(scores, key=lambda d: (float(np.float32(scores[d])), d), reverse=True)
+    docs = list(scores)
+    single = np.asarray([scores[d] for d in docs], dtype=np.float64).astype(np.float32).tolist()
+    return [d for _, d in sorted(zip(single, docs), reverse=True)]
 
 
 class PytrecEvalReference(Reference):
@@ -60,7 +62,8 @@ class PytrecEvalReference(Reference):
         return Support(True, how=how or trec)
 
     def evaluate(self, measures: Sequence[object], qrels, run: ScoredRun) -> dict[str, Outcome]:
-        """One ``RelevanceEvaluator`` per (relevance level, RR truncation) group, all measures at once."""
+        """One ``RelevanceEvaluator`` per relevance level and measure set, all measures at once; RR@k evaluates
+        the run cut at each k (in trec_eval's order) with the same evaluator."""
         support = {str(m): self.supports(m) for m in measures}
         out = not_applicable(measures, support)
         groups: dict[tuple[int, int | None], list] = {}
@@ -68,21 +71,29 @@ class PytrecEvalReference(Reference):
             if support[str(m)].ok:
                 truncate = m.params.get("cutoff") if m.NAME == "RR" else None
                 groups.setdefault((m.params.get("rel", 1), truncate), []).append(m)
+        orders: dict[str, list[str]] = {}  # trec_eval's order of each query's documents, for RR@k's truncation
+        evaluators: dict[tuple[int, frozenset], object] = {}  # one per relevance level and measure set
         for (rel, truncate), group in groups.items():
             try:
-                out.update(self._group(group, qrels, run, rel, truncate))
+                out.update(self._group(group, qrels, run, rel, truncate, orders, evaluators))
             except Exception as exc:  # a library failure is evidence, not a crash
                 out.update({str(m): error_outcome(exc, "trec_eval") for m in group})
         return out
 
-    def _group(self, measures, qrels, run: ScoredRun, rel: int, truncate: int | None) -> dict[str, Outcome]:
+    def _group(self, measures, qrels, run: ScoredRun, rel: int, truncate: int | None,
+               orders: dict[str, list[str]], evaluators: dict) -> dict[str, Outcome]:
         import pytrec_eval
 
         if truncate is not None:
-            run = {q: {d: docs[d] for d in trec_order(docs)[:truncate]} for q, docs in run.items()}
+            if not orders:
+                orders.update((q, trec_order(docs)) for q, docs in run.items())
+            run = {q: {d: docs[d] for d in orders[q][:truncate]} for q, docs in run.items()}
         names = {str(m): self._translate(m)[0] for m in measures}
-        evaluator = pytrec_eval.RelevanceEvaluator(
-            {q: dict(j) for q, j in qrels.items()}, set(names.values()), relevance_level=rel)
+        key = (rel, frozenset(names.values()))
+        evaluator = evaluators.get(key)
+        if evaluator is None:
+            evaluator = evaluators[key] = pytrec_eval.RelevanceEvaluator(
+                {q: dict(j) for q, j in qrels.items()}, set(names.values()), relevance_level=rel)
         results = evaluator.evaluate({q: {d: float(s) for d, s in docs.items()} for q, docs in run.items()})
         out = {}
         for key, trec in names.items():
