@@ -25,11 +25,13 @@ class Alternative:
     """One other value of a stated convention and what the definitions give with it.
 
     ``gives``: the distinct values over every remaining reading (in reading order);
-    ``holds``: every one of them satisfies the claim (so stating this value instead would make it hold).
+    ``matches``: every one of them equals the printed quantity the finding is about;
+    ``holds``: every one of them satisfies the whole claim (so stating this value instead would make it hold).
     """
 
     value: str
     gives: tuple[Value, ...]
+    matches: bool
     holds: bool
 
 
@@ -50,6 +52,11 @@ class Effect:
         return [a for a in self.alternatives if a.holds]
 
 
+def proposed(effects: Sequence[Effect]) -> set[tuple[str, str]]:
+    """``(convention, value)`` for every alternative ``alternatives_to_state`` proposes."""
+    return {(e.name, a.value) for e in effects for a in e.holding()}
+
+
 def _single_statement(declared: Declared, name: str) -> Statement | None:
     """The statement fixing ``name`` to one value (the one with a quote, when several say the same), or None
     when the convention is unstated or stated with two values (those are already explored as readings)."""
@@ -60,19 +67,24 @@ def _single_statement(declared: Declared, name: str) -> Statement | None:
 
 
 def stated_effects(values_under: Callable[[Declared], Sequence[Value]], declared: Declared, names: Iterable[str],
-                   holds: Callable[[Value], bool],
-                   restrict: Mapping[str, Sequence[str]] | None = None) -> list[Effect]:
+                   holds: Callable[[Value], bool], restrict: Mapping[str, Sequence[str]] | None = None, *,
+                   key: Callable[[Value], object] | None = None,
+                   matches: Callable[[Value], bool] | None = None) -> list[Effect]:
     """The stated conventions among ``names`` that change the result, each with the other values tried.
 
     ``values_under(declared)``: the values the definitions give under every reading ``declared``
     allows (e.g. ``[o.value for o in chapter_readings(...).outcomes]``); an empty list means no reading
-    applies. ``holds(value)``: whether a value satisfies the claim. ``restrict``: the values meaningful
-    on the input for a convention (``readings.graded_levels``); others are not tried.
+    applies. ``holds(value)``: whether a value satisfies the whole claim. ``restrict``: the values
+    meaningful on the input for a convention (``readings.graded_levels``); others are not tried.
+    ``key(value)``: the part of a value the finding is about (default: all of it), e.g. a comparison's
+    direction; ``matches(value)``: whether that part is the printed one (default: ``holds``).
 
-    An alternative is kept when the set of values it gives differs from the stated one's; one
+    An alternative is kept when the set of keys it gives differs from the stated one's; one
     whose every reading rejects the input (``repeated_ids: reject``) gives no number and is not kept.
     Returns the effects in ``names`` order; a convention with no kept alternative is left out.
     """
+    key = key or (lambda v: v)
+    matches = matches or holds
     base = tuple(dict.fromkeys(values_under(declared)))
     effects = []
     for name in names:
@@ -86,9 +98,9 @@ def stated_effects(values_under: Callable[[Declared], Sequence[Value]], declared
                 continue
             changed = declared.overlay(Declared({name: [Statement(value, "", "claim")]}))
             gives = tuple(dict.fromkeys(values_under(changed)))
-            if not gives or all(v == REJECTED for v in gives) or set(gives) == set(base):
+            if not gives or all(v == REJECTED for v in gives) or {key(v) for v in gives} == {key(v) for v in base}:
                 continue
-            alternatives.append(Alternative(value, gives, all(holds(v) for v in gives)))
+            alternatives.append(Alternative(value, gives, all(matches(v) for v in gives), all(holds(v) for v in gives)))
         if alternatives:
             effects.append(Effect(name, statement, base, tuple(alternatives)))
     return effects
@@ -100,31 +112,40 @@ def statement_label(name: str, statement: Statement) -> str:
     return f"{ORIGIN.get(statement.origin, 'The')} statement of {CONVENTIONS[name].named()} ({said})"
 
 
-def describe(effects: Sequence[Effect], show: Callable[[Sequence[Value]], str], printed: str) -> str:
+def describe(effects: Sequence[Effect], show: Callable[[Sequence[Value]], str], printed: str,
+             match: str = "the printed value") -> str:
     """Sentences naming each effect, what its stated value gives and what each other value gives.
 
     ``show(values)``: how a set of values reads after "gives" ("1/2", "1/2 or 1/3");
-    ``printed``: how the claim's value is named ("the printed 1/12"). Empty when ``effects`` is.
+    ``printed``: how the claim's value is named ("the printed 1/12"); ``match``: how an other value
+    under which the claim holds is marked. Empty when ``effects`` is.
     """
     if not effects:
         return ""
     sentences = []
     for e in effects:
         others = "; ".join((f"with it set to “{a.value}” the definitions give " if i == 0 else f"with “{a.value}”, ")
-                           + show(a.gives) + (" (the printed value)" if a.holds else "")
+                           + show(a.gives) + (f" ({match})" if a.matches else "")
                            for i, a in enumerate(e.alternatives))
         sentences.append(f"{statement_label(e.name, e.statement)} gives {show(e.gives)}; {others}.")
-    if not any(e.holding() for e in effects):
+    if not any(a.matches for e in effects for a in e.alternatives):
         sentences.append(f"No other value of {CONVENTIONS[effects[0].name].named()} gives {printed}." if len(effects) == 1
                          else f"None of these stated conventions changed alone gives {printed}.")
     return " ".join(sentences)
 
 
-def alternatives_to_state(effects: Sequence[Effect], printed: str) -> str:
-    """The proposal for each alternative that makes the claim hold (already re-run: ``holds``), or ''."""
+def alternatives_to_state(effects: Sequence[Effect], printed: str,
+                          exclude: Iterable[tuple[str, str]] = ()) -> str:
+    """The proposal for each alternative that makes the claim hold (already re-run: ``holds``), or ''.
+
+    ``printed``: how the claim is named ("the printed 1/12"); ``exclude``: ``(convention, value)``
+    pairs already proposed elsewhere in the same finding."""
     parts = []
+    skip = set(exclude)
     for e in effects:
         for a in e.holding():
+            if (e.name, a.value) in skip:
+                continue
             against = f" (not what “{e.statement.quote}” states)" if e.statement.quote else ""
             parts.append(f"if this example means that {CONVENTIONS[e.name].phrase(a.value)}{against}, say so here "
                          f"(checked: with “{a.value}” {printed} holds under every reading)")
