@@ -146,7 +146,7 @@ def alternatives_to_state(effects: Sequence[Effect], printed: str,
         for a in e.holding():
             if (e.name, a.value) in skip:
                 continue
-            against = f" (not what “{e.statement.quote}” states)" if e.statement.quote else ""
-            parts.append(f"if this example means that {CONVENTIONS[e.name].phrase(a.value)}{against}, say so here "
+            against = f" — not what “{e.statement.quote}” states —" if e.statement.quote else ","
+            parts.append(f"if this example means that {CONVENTIONS[e.name].phrase(a.value)}{against} say so here "
                          f"(checked: with “{a.value}” {printed} holds under every reading)")
     return ("Or, " + "; or, ".join(parts) + ".") if parts else ""
