@@ -5,16 +5,16 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .. import evaluator
+from ..attribution import Input, agree, explain_reference
+from ..conventions import CONVENTIONS, Declared
 from ..measures import parse as parse_measure
+from ..readings import REJECTED, Readings, explore, graded_levels
 from ..register import Chapter, ComparisonClaim
 from ..results import Check, ImplValue
-from ..values import display, parse_claimed
+from ..values import display, format_exact, parse_claimed
 from ..verdict import Evidence, Point
-from ..attribution import Input, agree, explain_reference
-from ..conventions import CONVENTIONS
-from ..readings import REJECTED, Readings, explore, graded_levels
-from ..values import format_exact
 from .common import CHAPTER, Measurements, fixture_name, fmt_float, scored_run
+from .stated_effect import alternatives_to_state, describe, proposed, stated_effects
 from .value import conventions_for
 
 _EPS = 1e-9
@@ -31,12 +31,20 @@ def direction(before, after) -> str | None:
     return "unchanged" if abs(diff) <= _EPS else ("increases" if diff > 0 else "decreases")
 
 
-def _chapter_directions(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: str,
-                        after_measure: str) -> Readings:
-    """The direction of the change by the chapter's definitions under every reading the text allows."""
+def _names(chapter: Chapter, claim: ComparisonClaim, measure: str, after_measure: str) -> list[str]:
+    """The conventions either side of the comparison can depend on."""
     before_fx, after_fx = chapter.fixture(claim.before), chapter.fixture(claim.after)
-    declared = chapter.declared_for(claim)
-    names = list(dict.fromkeys(conventions_for(measure, before_fx, None) + conventions_for(after_measure, after_fx, None)))
+    return list(dict.fromkeys(conventions_for(measure, before_fx, None) + conventions_for(after_measure, after_fx, None)))
+
+
+def _chapter_directions(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: str,
+                        after_measure: str, declared: Declared | None = None) -> Readings:
+    """The direction of the change by the chapter's definitions under every reading the text allows
+    (``declared``: the conventions stated, by default the claim's own; each value reads
+    ``direction|before|after`` or ``REJECTED``)."""
+    before_fx, after_fx = chapter.fixture(claim.before), chapter.fixture(claim.after)
+    declared = chapter.declared_for(claim) if declared is None else declared
+    names = _names(chapter, claim, measure, after_measure)
 
     def fn(reading):
         b = ms.chapter_value(before_fx, measure, reading)
@@ -112,14 +120,28 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
         d, b, a = o.value.split("|")
         return f"{d} ({display(b)} → {display(a)})"
 
+    def whole(value: str) -> bool:
+        """The expectation holds on this value: the direction, and each side the claim prints."""
+        d, b, a = value.split("|")
+        return d == expected and all(c is None or c.contains(Fraction(v)) for c, v in ((bc, b), (ac, a)))
+
+    offered: set[tuple[str, str]] = set()
+    printed_sides = [f"{side} {text}" for side, text in (("before", before_claim), ("after", after_claim))
+                     if text is not None]
+    checked = f"the claimed “{expected}”" + (f" ({', '.join(printed_sides)})" if printed_sides else "")
+
     if not holds:
         only = {says(o) for o in fails}
+        effect, other = _stated_effects(ms, chapter, claim, measure, after_measure, lambda v: v.split("|")[0],
+                                        lambda v: v.split("|")[0] == expected, whole, lambda v: f"“{v.split('|')[0]}”",
+                                        f"the claimed “{expected}”", "the claimed change", checked, offered)
         evidence.failures.append(Point(
             f"{label}: by the chapter's definition the value " + "; ".join(
-                (f"{o.label()}: " if o.reading else "") + says(o) for o in fails) + f"; the claim says it {expected}",
+                (f"{o.label()}: " if o.reading else "") + says(o) for o in fails) + f"; the claim says it {expected}"
+            + (". " + effect if effect else ""),
             (f"Revise: the measure {fails[0].value.split('|')[0]} here; state that instead of “{expected}”."
              if len(only) == 1 and fails[0].value != REJECTED else
-             "Revise the stated change and name the convention it rests on.")))
+             "Revise the stated change and name the convention it rests on.") + (" " + other if other else "")))
     elif fails:
         names = readings.deciding(lambda v: v in {o.value for o in holds})
         phrases = "; ".join(CONVENTIONS[n].phrase(sorted({o.as_dict[n] for o in holds})[0]) for n in names)
@@ -137,9 +159,16 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
         wrong = [v for v in side_vals if not c.contains(Fraction(v))]
         if wrong and len(wrong) == len(side_vals):
             v = Fraction(sorted(wrong)[0])
+            at = 1 if side == "before" else 2
+            effect, other = _stated_effects(ms, chapter, claim, measure, after_measure,
+                                            lambda v, at=at: v.split("|")[at],
+                                            lambda v, at=at, c=c: c.contains(Fraction(v.split("|")[at])), whole,
+                                            lambda v, at=at: display(v.split("|")[at]), f"the printed {text}",
+                                            "the printed value", checked, offered)
             evidence.failures.append(Point(
-                f"{side}, the chapter's definition gives {display(format_exact(v))}, outside the claimed {c.interval()}",
-                f"Change “{text}” to “{c.write_like(v)}”."))
+                f"{side}, the chapter's definition gives {display(format_exact(v))}, outside the claimed {c.interval()}"
+                + (". " + effect if effect else ""),
+                f"Change “{text}” to “{c.write_like(v)}”." + (" " + other if other else "")))
     if holds:
         base = {**readings.base, **holds[0].as_dict}
         _, bd, ad = holds[0].value.split("|")
@@ -157,6 +186,40 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
                 + ".”"))
     return holds[0].value.split("|")[0] if holds and not fails else (
         fails[0].value.split("|")[0] if fails and fails[0].value != REJECTED else None)
+
+
+def _stated_effects(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: str, after_measure: str,
+                    key, matches, holds, show, printed: str, match: str, checked: str,
+                    offered: set[tuple[str, str]]) -> tuple[str, str]:
+    """The stated conventions that shaped a contradicted comparison (its direction, or one side's value), found by
+    re-running the comparison with each stated convention changed (``stated_effect.stated_effects``): the sentences
+    for the reason and the re-checked alternatives for the proposal ('' when there are none).
+
+    Values are ``direction|before|after``. ``key(value)``: the part the finding is about (the direction, or one
+    side's exact value); ``matches(value)``: that part is the claimed one; ``holds(value)``: the whole expectation
+    holds (direction and every printed side), the check a proposal rests on; ``show(value)``: how the part is
+    printed; ``printed``: how the claim's statement is named; ``match``: how a matching part is marked;
+    ``checked``: how the whole expectation is named in a proposal. ``offered``: ``(convention, value)``
+    alternatives already proposed for this expectation, not proposed again (updated).
+    """
+    before_fx, after_fx = chapter.fixture(claim.before), chapter.fixture(claim.after)
+
+    def values_under(declared: Declared) -> list:
+        return [o.value for o in _chapter_directions(ms, chapter, claim, measure, after_measure, declared).outcomes]
+
+    def ok(test):
+        return lambda v: v != REJECTED and test(v)
+
+    effects = stated_effects(values_under, chapter.declared_for(claim), _names(chapter, claim, measure, after_measure),
+                             ok(holds), restrict=graded_levels(before_fx.qrels, after_fx.qrels),
+                             key=lambda v: v if v == REJECTED else key(v), matches=ok(matches))
+
+    def show_all(values) -> str:
+        return " or ".join(dict.fromkeys("rejects the input" if v == REJECTED else show(v) for v in values))
+
+    other = alternatives_to_state(effects, checked, offered)
+    offered |= proposed(effects)
+    return describe(effects, show_all, printed, match), other
 
 
 def _side_cause(ms: Measurements, ref, fixture, measure: str, observed_mean: float, base) -> str:

@@ -22,6 +22,7 @@ from ..results import Check, ImplValue
 from ..values import ClaimedValue, display, format_exact, parse_claimed
 from ..verdict import Evidence, Point
 from .common import CHAPTER, Measurements, errors_of, fixture_name, fmt_float, not_applicable_names, scored_run
+from .stated_effect import alternatives_to_state, describe, stated_effects
 
 _AGGREGATE = {"mean": ("queries with results", "all judged queries"), "pooled": ("pooled",)}
 
@@ -264,6 +265,8 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
             wording = f"Change “{claimed_text}” to “{new_text}” (checked: the corrected value holds under every reading)."
         else:
             wording = f"Revise the statement: {measure} is {_show(v)} here, not {claimed.interval()}."
+        text, wording = _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed_text, text,
+                                             wording)
         evidence.failures.append(Point(text, wording))
         return
     # Different readings give different values, none the printed one: propose the value under one named reading.
@@ -279,7 +282,33 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
                    "(checked: with this stated, the corrected value holds under every remaining reading)")
     else:
         wording = "Revise the value and state the convention it rests on."
+    text, wording = _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed_text, text, wording)
     evidence.failures.append(Point(text, wording))
+
+
+def _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed_text, text: str,
+                         wording: str) -> tuple[str, str]:
+    """A contradicted value's reason and proposal, extended with the stated conventions that shaped the number.
+
+    Each stated convention is set to each of its other values in turn and the chapter's definitions are
+    re-run under every remaining reading (``stated_effect.stated_effects``); only conventions whose change
+    changed the value are named. An alternative under which the printed value holds under every reading
+    (that re-run is the check) is offered as a second proposal.
+    """
+    def values_under(stated: Declared) -> list:
+        return [o.value for o in chapter_readings(ms, fixture, measure, stated, query).outcomes]
+
+    def holds(v) -> bool:
+        return v is not None and v != REJECTED and claimed.contains(v)
+
+    effects = stated_effects(values_under, declared, conventions_for(measure, fixture, query), holds,
+                             restrict=graded_levels(fixture.qrels))
+    if not effects:
+        return text, wording
+    printed = f"the printed {claimed_text}"
+    said = describe(effects, lambda vs: " or ".join(_show(v) for v in vs), printed)
+    other = alternatives_to_state(effects, printed)
+    return text.rstrip(".") + ". " + said, wording + (" " + other if other else "")
 
 
 def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, readings: Readings, refs, label,
