@@ -235,9 +235,11 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     # started here, evaluated in the references' worker processes while the claims are checked in order
     ms.prefetch(requests)
     ms.prefetch_files(files)
+    # While the references load and evaluate, this process computes what needs only the chapter's
+    # definitions: the chapter's side of the property searches, then the sensitivity table.
+    _chapter_side(chapter, [c for c in todo if c.kind == "property" and anchors[c.id].found], ms)
     early = None
     if todo and select is None:
-        # the sensitivity table needs only the chapter's definitions: computed while the references evaluate
         from .sensitivity import sensitivity
         early = sensitivity(chapter, ms, {c.id for c in claims if anchors[c.id].line})
     chapter_id = str(chapter.identity.id)
@@ -303,6 +305,19 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     if cache is not None and cache.enabled and select is None and report.research is not None:
         rcache.put(rkey, report.research)
     return report
+
+
+def _chapter_side(chapter: Chapter, claims: Sequence, ms: Measurements) -> None:
+    """Run the checks of ``claims`` with no reference, keeping only the chapter's values they compute
+    (``Measurements.chapter_table``): the real checks then find them computed. Any failure is left for the
+    real check to report."""
+    view = ms.chapter_only()
+    for claim in claims:
+        try:
+            with time_limit(CLAIM_SECONDS):
+                CHECKERS[claim.kind](claim, chapter, view)
+        except (Exception, ClaimTimeout):
+            continue
 
 
 def observed(ref: Reference) -> dict[str, str]:

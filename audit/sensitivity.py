@@ -204,8 +204,9 @@ def comparison_rows(claim, chapter: Chapter, ms: Measurements) -> list[Sensitivi
     return rows
 
 
-def _search(claim, measure: str, relation: str, reading) -> str | None:
-    """The smallest counterexample by the chapter's definitions under ``reading``, or None."""
+def _search(claim, measure: str, relation: str, reading, table: dict | None = None) -> str | None:
+    """The smallest counterexample by the chapter's definitions under ``reading``, or None. ``table``: the
+    chapter's values already computed under that reading (``Measurements.chapter_table``)."""
     u = claim.universe
     length = MAX_LENGTH if len(set(u.grades)) <= 2 else MAX_LENGTH - 1  # graded universes grow fast
     length = min(u.max_length, length)
@@ -215,7 +216,7 @@ def _search(claim, measure: str, relation: str, reading) -> str | None:
     pairs = pairs_for(probe, list(universe.cases()), universe.max_k, u.grades)
     if not pairs:
         return "no case"
-    ev = Evaluations([], reading)
+    ev = Evaluations([], reading, table)
     found = ev.violations(measure, relation, pairs).get("chapter")
     if found is None:
         return None
@@ -225,7 +226,7 @@ def _search(claim, measure: str, relation: str, reading) -> str | None:
     return f"{p.case.describe()}, {where}: {_show(left)} → {_show(right)}"
 
 
-def property_rows(claim, chapter: Chapter) -> list[SensitivityRow]:
+def property_rows(claim, chapter: Chapter, ms: Measurements | None = None) -> list[SensitivityRow]:
     if claim.compare == "measure":
         return [SensitivityRow(claim=claim.id, statement=f"{claim.measure} {claim.relation} {claim.other}",
                                kind="property", conclusion="not applicable",
@@ -237,12 +238,13 @@ def property_rows(claim, chapter: Chapter) -> list[SensitivityRow]:
                                                           f" ({claim.transform})")
 
     def cell(alt: str, axis: str, measure: str, reading, stated=False) -> SensitivityCell:
-        strict = _search(claim, measure, claim.relation, reading)
+        table = ms.chapter_table(reading) if ms is not None else None
+        strict = _search(claim, measure, claim.relation, reading, table)
         if strict == "no case":
             return SensitivityCell(alternative=alt, axis=axis, value="no case", outcome="n/a", stated=stated)
         value = "no counterexample" if strict is None else f"counterexample: {strict}"
         if strict is not None and weaker:
-            weak = _search(claim, measure, weaker, reading)
+            weak = _search(claim, measure, weaker, reading, table)
             value += (f"; “{weaker}” holds" if weak is None else f"; “{weaker}” fails too: {weak}")
         return SensitivityCell(alternative=alt, axis=axis, value=value, stated=stated,
                                outcome="holds" if strict is None else "flips")
@@ -263,7 +265,7 @@ def property_rows(claim, chapter: Chapter) -> list[SensitivityRow]:
         if c.axis != "metric":
             by_axis.setdefault(c.axis, set()).add(c.value)
     cells = [c for c in cells if c.axis == "metric" or len(by_axis[c.axis]) > 1]
-    own = _search(claim, claim.measure, claim.relation, base)
+    own = _search(claim, claim.measure, claim.relation, base, ms.chapter_table(base) if ms is not None else None)
     baseline = ("holds on the universe under the chapter's conventions" if own is None
                 else f"false under the chapter's conventions ({own})")
     conv = [c for c in cells if c.axis != "metric"]
@@ -293,7 +295,7 @@ def sensitivity(chapter: Chapter, ms: Measurements, found: set[str]) -> list[Sen
             elif claim.kind == "comparison":
                 rows += comparison_rows(claim, chapter, ms)
             elif claim.kind == "property":
-                rows += property_rows(claim, chapter)
+                rows += property_rows(claim, chapter, ms)
         except AuditError as exc:
             rows.append(SensitivityRow(claim=claim.id, statement=claim.title, kind=claim.kind,
                                        conclusion="not applicable", note=f"could not be evaluated: {exc.message}"))

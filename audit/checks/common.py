@@ -62,6 +62,20 @@ class Measurements:
         self._refs: dict[tuple[str, str, str], object] = {}
         self._pending: dict[str, list[tuple[list, Future]]] = {}  # reference → batches still evaluating
         self._files: dict[tuple[str, tuple[str, ...]], dict[str, Future]] = {}  # run-file probes → per reference
+        self._tables: dict[tuple, dict] = {}  # reading → the chapter's values in property searches
+
+    def chapter_table(self, reading=None) -> dict:
+        """The chapter's values of (measure, case) at each cutoff under ``reading``, as property searches
+        fill them (``audit.checks.property.Evaluations``): one table per reading, shared by every search in
+        this audit, so a value is computed once."""
+        return self._tables.setdefault(tuple(sorted((reading or {}).items())), {})
+
+    def chapter_only(self) -> "Measurements":
+        """A view with no references that shares this one's chapter values (to compute the chapter's side of
+        the checks while the references are still evaluating)."""
+        view = Measurements([], self.book)
+        view._chapter, view._tables = self._chapter, self._tables
+        return view
 
     def chapter(self, fixture: Fixture, measure: str, reading=None) -> dict[str, Fraction]:
         """Per-query exact values by the chapter's definitions under ``reading`` (default: trec_eval's

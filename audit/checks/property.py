@@ -124,6 +124,24 @@ class Pair(NamedTuple):
     right_measure: str
 
 
+class Group(NamedTuple):
+    """The comparisons one case makes: ``measure`` on (case, k) against ``right_measure`` on (other, k2) for
+    every (k, k2) in ``ks`` and every case in ``others``, in that order (k first)."""
+
+    case: Case
+    others: tuple[Case, ...]
+    right_measure: str
+    ks: tuple[tuple[int, int], ...]
+
+    def pairs(self) -> list[Pair]:
+        return [Pair(self.case, k, other, k2, self.right_measure) for k, k2 in self.ks for other in self.others]
+
+
+def comparisons(groups: Sequence[Group]) -> int:
+    """How many comparisons ``groups`` make."""
+    return sum(len(g.ks) * len(g.others) for g in groups)
+
+
 @dataclass
 class Finding:
     pair: Pair
@@ -142,19 +160,14 @@ Requests = dict[tuple[str, Case], set[int]]
 Table = dict[tuple[str, Case], dict[int, object]]
 
 
-def requests_for(measure: str, pairs: Sequence[Pair]) -> Requests:
-    """The (measure, case) → cutoffs both sides of ``pairs`` need."""
+def requests_for(measure: str, groups: Sequence[Group]) -> Requests:
+    """The (measure, case) → cutoffs both sides of ``groups`` need."""
     out: Requests = {}
-    for p in pairs:
-        left, right = (measure, p.case), (p.right_measure, p.other)
-        if left in out:
-            out[left].add(p.k)
-        else:
-            out[left] = {p.k}
-        if right in out:
-            out[right].add(p.k2)
-        else:
-            out[right] = {p.k2}
+    for g in groups:
+        left = (measure, g.case)
+        out.setdefault(left, set()).update(k for k, _ in g.ks)
+        for other in g.others:
+            out.setdefault((g.right_measure, other), set()).update(k2 for _, k2 in g.ks)
     return out
 
 
@@ -172,11 +185,12 @@ class Evaluations:
     and kept for later batches.
     """
 
-    def __init__(self, references: Sequence[Reference], reading=None) -> None:
+    def __init__(self, references: Sequence[Reference], reading=None, chapter: Table | None = None) -> None:
         self.references = list(references)
         self.reading = reading  # the chapter's stated conventions (unstated ones at trec_eval's defaults)
         self.calls = 0
-        self._chapter: Table = {}
+        # the chapter's values under this reading; shared between searches under the same reading
+        self._chapter: Table = {} if chapter is None else chapter
         self._specs: dict[str, object] = {}
 
     def compute(self, requests: Requests) -> dict[str, Table]:
@@ -239,20 +253,16 @@ class Evaluations:
             out[ref.name] = table
         return out
 
-    def violations(self, measure: str, relation: str, pairs: Sequence[Pair]) -> dict[str, Finding]:
-        """The first violating pair per implementation (pairs are given smallest first)."""
-        values = self.compute(requests_for(measure, pairs))
+    def violations(self, measure: str, relation: str, groups: Sequence[Group]) -> dict[str, Finding]:
+        """The first violating comparison per implementation (groups are given smallest case first)."""
+        values = self.compute(requests_for(measure, groups))
         found: dict[str, Finding] = {}
         test = RELATIONS[relation]
         for impl, table in values.items():
-            exact = impl == CHAPTER
-            for p in pairs:
-                left, right = pair_values(table, measure, p)
-                if left is None or right is None:
-                    continue
-                if not (test(left, right) if exact else holds(relation, left, right)):
-                    found[impl] = Finding(p)
-                    break
+            hit = _first_violation(table, measure, groups, test if impl == CHAPTER else
+                                   (lambda a, b: holds(relation, a, b)))
+            if hit is not None:
+                found[impl] = Finding(hit)
         for finding in found.values():
             for impl, table in values.items():
                 left, right = pair_values(table, measure, finding.pair)
@@ -261,20 +271,44 @@ class Evaluations:
         return found
 
 
+def _first_violation(table: Table, measure: str, groups: Sequence[Group], test) -> Pair | None:
+    """The first comparison of ``groups``, in order, whose two values in ``table`` fail ``test``."""
+    empty: dict = {}
+    for g in groups:
+        left_row = table.get((measure, g.case)) or empty
+        rows = [(other, table.get((g.right_measure, other)) or empty) for other in g.others]
+        for k, k2 in g.ks:
+            left = left_row.get(k)
+            if left is None:
+                continue
+            for other, row in rows:
+                right = row.get(k2)
+                if right is not None and not test(left, right):
+                    return Pair(g.case, k, other, k2, g.right_measure)
+    return None
+
+
 # --- the search ---------------------------------------------------------------------------------
 
-def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -> list[Pair]:
-    """Every comparison the claim makes on these cases, smallest case and cutoff first."""
-    out: list[Pair] = []
+def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -> list[Group]:
+    """Every comparison the claim makes on these cases, grouped by case, smallest case and cutoff first."""
+    out: list[Group] = []
     ks = range(1, max_k + (0 if claim.compare == "next_cutoff" else 1))
+    if claim.compare == "next_cutoff":
+        steps = tuple((k, k + 1) for k in ks)
+    else:
+        steps = tuple((k, k) for k in ks)
+    if not steps:
+        return out
     for case in cases:
         if claim.compare == "next_cutoff":
-            out += [Pair(case, k, case, k + 1, claim.measure) for k in ks]
+            out.append(Group(case, (case,), claim.measure, steps))
         elif claim.compare == "measure":
-            out += [Pair(case, k, case, k, claim.other) for k in ks]
+            out.append(Group(case, (case,), claim.other, steps))
         else:
-            variants = TRANSFORMS[claim.transform][0](case, grades)
-            out += [Pair(case, k, variant, k, claim.measure) for k in ks for variant in variants]
+            variants = tuple(TRANSFORMS[claim.transform][0](case, grades))
+            if variants:
+                out.append(Group(case, variants, claim.measure, steps))
     return out
 
 
@@ -293,26 +327,43 @@ def search(claim: PropertyClaim, relation: str, ev: Evaluations, deadline: float
     u = claim.universe
     universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant)
     cases = list(universe.cases())
-    pairs = pairs_for(claim, cases, u.max_k, u.grades)
-    result = SearchResult(relation, exhaustive_cases=len(cases), exhaustive_pairs=len(pairs))
-    if not pairs:
+    groups = pairs_for(claim, cases, u.max_k, u.grades)
+    total = comparisons(groups)
+    result = SearchResult(relation, exhaustive_cases=len(cases), exhaustive_pairs=total)
+    if not groups:
         raise AuditError(f"the universe yields no valid case for this property ({universe.describe()}); "
                          "widen it (a longer max_length, more documents, a larger max_k)")
     # In slices, so the claim's time limit bounds this stage too; the first violation per
-    # implementation is the same as from one batch, since pairs are in order.
-    for start in range(0, len(pairs), EXHAUSTIVE_SLICE):
-        if start and time.monotonic() > deadline:
+    # implementation is the same as from one batch, since groups are in order.
+    done = 0
+    for part in _slices(groups, EXHAUSTIVE_SLICE):
+        if done and time.monotonic() > deadline:
             raise AuditError(f"the exhaustive stage did not finish within search.time_limit = "
-                             f"{claim.search.time_limit:g} s ({start:,} of {len(pairs):,} comparisons made); "
+                             f"{claim.search.time_limit:g} s ({done:,} of {total:,} comparisons made); "
                              "narrow the universe or raise the time limit")
-        for impl, finding in ev.violations(claim.measure, relation, pairs[start:start + EXHAUSTIVE_SLICE]).items():
+        for impl, finding in ev.violations(claim.measure, relation, part).items():
             result.findings.setdefault(impl, finding)
+        done += comparisons(part)
     order = [CHAPTER] + [r.name for r in ev.references]
     result.findings = {impl: result.findings[impl] for impl in order if impl in result.findings}
     if result.findings or claim.search.random_cases == 0:
         return result
     result.findings, result.random_cases, result.timed_out = _random_stage(claim, relation, ev, deadline)
     return result
+
+
+def _slices(groups: Sequence[Group], size: int) -> list[list[Group]]:
+    """``groups`` in consecutive slices of about ``size`` comparisons each (a group is never split)."""
+    out: list[list[Group]] = [[]]
+    count = 0
+    for g in groups:
+        n = len(g.ks) * len(g.others)
+        if count and count + n > size:
+            out.append([])
+            count = 0
+        out[-1].append(g)
+        count += n
+    return out
 
 
 #: Comparisons evaluated per batch in the exhaustive stage (the shipped chapters' largest universe
@@ -394,20 +445,17 @@ def _shrink(claim: PropertyClaim, relation: str, ev: Evaluations, found: dict[st
                             key=lambda c: c.size)
         if not candidates:
             break
-        pairs = pairs_for(claim, candidates, _cutoffs(claim, candidates), claim.universe.grades)
-        if not pairs:
+        groups = pairs_for(claim, candidates, _cutoffs(claim, candidates), claim.universe.grades)
+        if not groups:
             break
-        values = ev.compute(requests_for(claim.measure, pairs))
+        values = ev.compute(requests_for(claim.measure, groups))
         moved = False
         for impl, case in list(current.items()):
-            table = values.get(impl, {})
-            for p in pairs:
-                if not p.case.size < case.size:
-                    continue
-                left, right = pair_values(table, claim.measure, p)
-                if left is not None and right is not None and not holds(relation, left, right):
-                    current[impl], moved = p.case, True
-                    break
+            smaller = [g for g in groups if g.case.size < case.size]
+            hit = _first_violation(values.get(impl, {}), claim.measure, smaller,
+                                   lambda a, b: holds(relation, a, b))
+            if hit is not None:
+                current[impl], moved = hit.case, True
         if not moved:
             break
     smallest = sorted(set(current.values()), key=lambda c: c.size)
@@ -476,7 +524,8 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     refs = [r for r in ms.references if r.supports(parse_measure(f"{claim.measure}@1")[0]).ok
             and (claim.compare != "measure" or r.supports(parse_measure(f"{claim.other}@1")[0]).ok)]
-    ev = Evaluations(refs, base_reading(chapter.declared_for(claim)))
+    reading = base_reading(chapter.declared_for(claim))
+    ev = Evaluations(refs, reading, ms.chapter_table(reading))
     deadline = time.monotonic() + claim.search.time_limit
     u = claim.universe
     universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant)
