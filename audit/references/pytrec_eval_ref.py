@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from importlib.metadata import version as dist_version
 
-from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_applicable, reader_rejected
+from .base import (
+    Outcome,
+    Reference,
+    ScoredRun,
+    Support,
+    error_outcome,
+    not_applicable,
+    reader_rejected,
+    with_readers,
+)
 
 # ir-measures name → trec_eval measure (with and without cutoff).
 _CUT = {"P": "P", "R": "recall", "AP": "map_cut", "nDCG": "ndcg_cut", "Success": "success"}
@@ -61,6 +70,11 @@ class PytrecEvalReference(Reference):
 
     def evaluate(self, measures: Sequence[object], qrels, run: ScoredRun) -> dict[str, Outcome]:
         """One ``RelevanceEvaluator`` per (relevance level, RR truncation) group, all measures at once."""
+        return self._evaluate(measures, qrels, run, as_read=False)
+
+    def _evaluate(self, measures: Sequence[object], qrels, run: ScoredRun, as_read: bool) -> dict[str, Outcome]:
+        """``evaluate``; ``as_read``: qrels and run are pytrec_eval's own parse of the files (``{q: {d: int}}``,
+        ``{q: {d: float}}``), given to it as they are instead of as copies."""
         support = {str(m): self.supports(m) for m in measures}
         out = not_applicable(measures, support)
         groups: dict[tuple[int, int | None], list] = {}
@@ -70,20 +84,23 @@ class PytrecEvalReference(Reference):
                 groups.setdefault((m.params.get("rel", 1), truncate), []).append(m)
         for (rel, truncate), group in groups.items():
             try:
-                out.update(self._group(group, qrels, run, rel, truncate))
+                out.update(self._group(group, qrels, run, rel, truncate, as_read))
             except Exception as exc:  # a library failure is evidence, not a crash
                 out.update({str(m): error_outcome(exc, "trec_eval") for m in group})
         return out
 
-    def _group(self, measures, qrels, run: ScoredRun, rel: int, truncate: int | None) -> dict[str, Outcome]:
+    def _group(self, measures, qrels, run: ScoredRun, rel: int, truncate: int | None,
+               as_read: bool = False) -> dict[str, Outcome]:
         import pytrec_eval
 
         if truncate is not None:
             run = {q: {d: docs[d] for d in trec_order(docs)[:truncate]} for q, docs in run.items()}
         names = {str(m): self._translate(m)[0] for m in measures}
         evaluator = pytrec_eval.RelevanceEvaluator(
-            {q: dict(j) for q, j in qrels.items()}, set(names.values()), relevance_level=rel)
-        results = evaluator.evaluate({q: {d: float(s) for d, s in docs.items()} for q, docs in run.items()})
+            qrels if as_read else {q: dict(j) for q, j in qrels.items()}, set(names.values()), relevance_level=rel)
+        del qrels  # the evaluator holds its own copy
+        results = evaluator.evaluate(run if as_read and truncate is None else
+                                     {q: {d: float(s) for d, s in docs.items()} for q, docs in run.items()})
         out = {}
         for key, trec in names.items():
             column = trec.replace(".", "_")
@@ -107,17 +124,17 @@ class PytrecEvalReference(Reference):
             return {str(m): error_outcome(exc, "trec_eval") for m in measures}
         return self.evaluate(measures, qrels, run)
 
+    def read_file(self, path: str, kind: str) -> dict:
+        """``pytrec_eval.parse_qrel`` (kind "qrels") or ``parse_run`` on the file."""
+        import pytrec_eval
+
+        with open(path, encoding="utf-8") as handle:
+            return (pytrec_eval.parse_qrel if kind == "qrels" else pytrec_eval.parse_run)(handle)
+
     def evaluate_files(self, measures, qrels_path: str, run_path: str) -> dict[str, Outcome]:
         """``pytrec_eval.parse_qrel`` and ``parse_run`` on the files, then ``RelevanceEvaluator``: the queries
         trec_eval returns are the run's judged queries (it leaves out a judged query missing from the run)."""
-        import pytrec_eval
-
-        for which, path, parse in (("qrels", qrels_path, pytrec_eval.parse_qrel), ("run", run_path, pytrec_eval.parse_run)):
-            try:
-                with open(path, encoding="utf-8") as handle:
-                    parsed = parse(handle)
-            except Exception as exc:
-                return reader_rejected(measures, exc, "trec_eval", which)
-            if which == "qrels":
-                qrels = parsed
-        return self.evaluate(measures, qrels, parsed)
+        qrels, run, readers, refusal = self.read_both(qrels_path, run_path)
+        if refusal:
+            return reader_rejected(measures, refusal[1], "trec_eval", refusal[0], readers)
+        return with_readers(self._evaluate(measures, qrels, run, as_read=True), readers)
