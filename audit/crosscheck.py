@@ -60,27 +60,73 @@ _GRADE = re.compile(r"^[+-]?\d{1,12}$")
 
 
 def _lines(handle, path: Path, kind: str):
-    """``(number, text, bytes)`` of each line, decoded as UTF-8 (``bytes``: its length in the file);
-    refuses UTF-16 and binary files."""
-    for number, raw in enumerate(handle, start=1):
-        if number == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            raise AuditError(f"the {kind} file is UTF-16 text; TREC files are plain UTF-8 (ASCII) text — convert "
-                             "it first (e.g. iconv -f UTF-16 -t UTF-8)", file=str(path))
-        if b"\x00" in raw:
-            raise AuditError(f"line {number} holds a NUL byte: the {kind} file looks binary (or UTF-16), not a "
-                             "TREC text file", file=str(path))
-        try:
-            yield number, raw.decode("utf-8"), len(raw)
-        except UnicodeDecodeError as exc:
-            raise AuditError(f"line {number} is not UTF-8 text ({exc.reason} at byte {exc.start} of the line); "
-                             f"the {kind} file looks binary or in another encoding", file=str(path))
+    """``(number, text, bytes)`` of each line, decoded as UTF-8, without its newline (``bytes``: its length
+    in the file, newline included); refuses UTF-16 and binary files (``AuditError`` naming the line)."""
+    number = 0
+    for piece, text, ascii_only in _chunks(handle):
+        if text is None:  # something to refuse in this piece: find its line with the exact checks
+            for raw in piece.split(b"\n")[:-1] if piece.endswith(b"\n") else piece.split(b"\n"):
+                number += 1
+                if number == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+                    raise AuditError(f"the {kind} file is UTF-16 text; TREC files are plain UTF-8 (ASCII) text — "
+                                     "convert it first (e.g. iconv -f UTF-16 -t UTF-8)", file=str(path))
+                if b"\x00" in raw:
+                    raise AuditError(f"line {number} holds a NUL byte: the {kind} file looks binary (or UTF-16), "
+                                     "not a TREC text file", file=str(path))
+                try:
+                    yield number, raw.decode("utf-8"), len(raw) + 1
+                except UnicodeDecodeError as exc:
+                    raise AuditError(f"line {number} is not UTF-8 text ({exc.reason} at byte {exc.start} of the "
+                                     f"line); the {kind} file looks binary or in another encoding", file=str(path))
+            continue
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        for line in lines:
+            number += 1
+            yield number, line, (len(line) if ascii_only else len(line.encode("utf-8"))) + 1
+
+
+#: Bytes of a file read and decoded at once (cut after the last whole line).
+CHUNK = 8 * 2**20
+
+
+def _chunks(handle):
+    """``(bytes, text, ascii)`` of the file in pieces of about ``CHUNK`` bytes, each ending after a newline
+    (the last one perhaps not); ``text`` is the piece decoded as UTF-8, or None when the piece holds
+    something ``_lines`` refuses (a UTF-16 mark at the start, a NUL byte, bytes that are not UTF-8)."""
+    rest, first = b"", True
+    while True:
+        data = handle.read(CHUNK)
+        piece = rest + data
+        if not data:
+            if piece:
+                yield _decoded(piece, first)
+            return
+        cut = piece.rfind(b"\n") + 1
+        if cut == 0:
+            rest = piece
+            continue
+        rest = piece[cut:]
+        yield _decoded(piece[:cut], first)
+        first = False
+
+
+def _decoded(piece: bytes, first: bool) -> tuple[bytes, str | None, bool]:
+    if b"\x00" in piece or (first and piece[:2] in (b"\xff\xfe", b"\xfe\xff")):
+        return piece, None, False
+    try:
+        return piece, piece.decode("utf-8"), piece.isascii()
+    except UnicodeDecodeError:
+        return piece, None, False
 
 
 class _LineReader:
     """One TREC file's lines, checked and read one at a time (the rules ``read_trec`` states).
 
     ``issues`` collects what can change a number, in line order; ``lines`` counts non-blank lines.
-    A repeated (query, doc) is found among the pairs seen since the last ``forget()``.
+    A repeated (query, doc) is found among the pairs seen since the last ``forget()`` (``seen``:
+    ``{query: {doc: line}}``).
     """
 
     def __init__(self, path: Path, kind: str) -> None:
@@ -88,10 +134,14 @@ class _LineReader:
         self.width = 4 if kind == "qrels" else 6
         self.issues: list[Issue] = []
         self.lines = 0
-        self._seen: dict[tuple[str, str], int] = {}
+        self.seen: dict[str, dict[str, int]] = {}
 
-    def forget(self) -> None:
-        self._seen.clear()
+    def forget(self, keep: str | None = None) -> None:
+        """Forget the pairs seen, except those of query ``keep``."""
+        kept = self.seen.get(keep) if keep is not None else None
+        self.seen.clear()
+        if kept is not None:
+            self.seen[keep] = kept
 
     def read(self, number: int, line: str) -> tuple[str, str, int | float, bool] | None:
         """``(query, doc, grade or score, repeats an earlier line)`` of a data line, None for a blank or
@@ -110,11 +160,12 @@ class _LineReader:
         if len(fields) > self.width:
             self.issues.append(Issue(number, f"{len(fields)} fields (extra ones ignored)", line.rstrip("\n")))
         query, doc = fields[0], fields[2]
-        earlier = self._seen.get((query, doc))
+        seen = self.seen.setdefault(query, {})
+        earlier = seen.get(doc)
         if earlier is not None:
             self.issues.append(Issue(number, f"repeats document {doc} of query {query} (line {earlier});"
                                      " the last line is used", line.rstrip("\n")))
-        self._seen[(query, doc)] = number
+        seen[doc] = number
         if kind == "qrels":
             value = fields[3]
             if not _GRADE.match(value):
@@ -153,8 +204,19 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
     order: dict = defaultdict(list)
     reader = _LineReader(path, kind)
     handle = open_regular(path, f"{kind} file")
+    plain = 0
     with handle:
         for number, line, _ in _lines(handle, path, kind):
+            if kind == "qrels":  # a plain judgement (four fields, a small whole grade, a new pair) directly
+                fields = line.split()
+                if len(fields) == 4 and fields[0][0] != "#" and fields[3].isascii() and fields[3].isdigit() \
+                        and len(fields[3]) <= 2 and int(fields[3]) <= MAX_GRADE:
+                    seen = reader.seen.setdefault(fields[0], {})
+                    if fields[2] not in seen:
+                        seen[fields[2]] = number
+                        data[fields[0]][fields[2]] = int(fields[3])
+                        plain += 1
+                        continue
             read = reader.read(number, line)
             if read is None:
                 continue
@@ -164,7 +226,7 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
                 if repeated:
                     order[query].remove(doc)
                 order[query].append(doc)
-    if reader.lines == 0:
+    if reader.lines + plain == 0:
         raise AuditError(f"the {kind} file is empty", file=str(path))
     result = TrecInput(path, kind, dict(data), dict(order), reader.issues)
     if check_readers:
@@ -191,11 +253,30 @@ class _Block:
 def _run_blocks(handle, path: Path, reader: _LineReader):
     """The run's queries one at a time (``_Block``), as ``read_trec`` reads them, holding one query's
     lines at a time. Raises ``_NotGrouped`` when a query comes back after another query's lines, and
-    ``AuditError`` as ``read_trec`` does."""
+    ``AuditError`` as ``read_trec`` does.
+
+    A plain line (six fields, of the query being read, a docno not seen in it, a finite score) is
+    taken directly; every other line goes through ``reader.read``, which applies all of the rules."""
     done: set[str] = set()
     block: _Block | None = None
-    offset = 0
+    seen: dict[str, int] = {}
+    offset = plain = 0
+    inf = math.inf
     for number, line, size in _lines(handle, path, "run"):
+        fields = line.split()
+        if block is not None and len(fields) == 6 and fields[0] == block.query and fields[2] not in seen:
+            try:
+                score = float(fields[4])
+            except ValueError:
+                score = inf
+            if -inf < score < inf:
+                doc = fields[2]
+                seen[doc] = number
+                block.scores[doc] = score
+                block.order.append(doc)
+                plain += 1
+                offset += size
+                continue
         read = reader.read(number, line)
         if read is not None:
             query, doc, score, repeated = read
@@ -204,10 +285,11 @@ def _run_blocks(handle, path: Path, reader: _LineReader):
                     block.span = (block.span[0], offset)
                     yield block
                     done.add(block.query)
-                    reader.forget()
+                    reader.forget(keep=query)
                 if query in done:
                     raise _NotGrouped(query)
                 block = _Block(query, {}, [], False, (offset, offset))
+                seen = reader.seen[query]
             if repeated:
                 block.order.remove(doc)
                 block.repeated = True
@@ -217,7 +299,7 @@ def _run_blocks(handle, path: Path, reader: _LineReader):
     if block is not None:
         block.span = (block.span[0], offset)
         yield block
-    if reader.lines == 0:
+    if reader.lines + plain == 0:
         raise AuditError("the run file is empty", file=str(path))
 
 
