@@ -668,8 +668,10 @@ def _read_run(handle, path: Path, qrels, specs: dict) -> _RunRead:
     except _NotGrouped:
         pass
     whole = read_trec(path, "run", check_readers=False)
-    queries.clear(), ties.clear()
-    chapter = {m: {} for m in defined}
+    queries.clear()
+    ties.clear()
+    for values in chapter.values():
+        values.clear()
     repeated = {i.text.split()[0] for i in whole.issues if i.cause.startswith("repeats")}
     for query, scores in whole.data.items():
         take(query, scores, whole.order[query], query in repeated)
