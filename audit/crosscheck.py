@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+from array import array
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +19,7 @@ from .errors import AuditError
 from .files import open_regular, read_text
 from .limits import MAX_GRADE, trim
 from .measures import parse as parse_measure
-from .references import Reference
+from .references import Outcome, Reference
 
 CHAPTER = "chapter"
 _TREC_NAMES = {"P": "P_{k}", "R": "recall_{k}", "AP": "map_cut_{k}", "nDCG": "ndcg_cut_{k}", "Success": "success_{k}"}
@@ -46,70 +48,145 @@ class TrecInput:
     readers: dict[str, str] = field(default_factory=dict)
 
 
-#: Files larger than this are given to the libraries' readers as their first READER_LINES lines
-#: (our own reading still covers every line), so the reader check does not triple peak memory.
-READER_BYTES = 32 * 2**20
-READER_LINES = 200_000
-
-
 def _reader_verdicts(path: Path, kind: str) -> dict[str, str]:
-    """What each library's own reader does with the raw file (its first READER_LINES lines when large)."""
-    import itertools
-    import tempfile
+    """What each library's own reader does with the whole file, read in that library's worker process
+    (``Reference.reader_verdict``): ``{library: verdict}``."""
+    from .references import all_references
 
-    if path.stat().st_size > READER_BYTES:
-        with tempfile.TemporaryDirectory(prefix="chapter-audit-readers-") as folder:
-            head = Path(folder) / path.name
-            with open(path, encoding="utf-8") as src, open(head, "w", encoding="utf-8") as dst:
-                dst.writelines(itertools.islice(src, READER_LINES))
-            verdicts = _reader_verdicts(head, kind)
-        return {name: f"{verdict} (checked on the first {READER_LINES:,} lines)" for name, verdict in verdicts.items()}
-    import warnings
-
-    import ir_measures
-    import pytrec_eval
-
-    from .references.ranx_ref import _import_ranx
-
-    out = {}
-    checks = {
-        "pytrec_eval": lambda: (pytrec_eval.parse_qrel if kind == "qrels" else pytrec_eval.parse_run)(
-            open(path, encoding="utf-8")),
-        "ir_measures": lambda: list((ir_measures.read_trec_qrels if kind == "qrels" else ir_measures.read_trec_run)(
-            str(path))),
-        "ranx": lambda: (_import_ranx().Qrels if kind == "qrels" else _import_ranx().Run).from_file(str(path),
-                                                                                                   kind="trec"),
-    }
-    for name, read in checks.items():
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                read()
-            out[name] = "reads it"
-        except AssertionError:
-            out[name] = "rejects it (its reader fails an assertion)"
-        except Exception as exc:
-            out[name] = f"fails: {type(exc).__name__}: {str(exc)[:120]}"
-    return out
+    return {ref.name: ref.reader_verdict(str(path), kind) for ref in all_references()}
 
 
 _GRADE = re.compile(r"^[+-]?\d{1,12}$")
 
 
 def _lines(handle, path: Path, kind: str):
-    """``(number, text)`` of each line, decoded as UTF-8; refuses UTF-16 and binary files."""
-    for number, raw in enumerate(handle, start=1):
-        if number == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            raise AuditError(f"the {kind} file is UTF-16 text; TREC files are plain UTF-8 (ASCII) text — convert "
-                             "it first (e.g. iconv -f UTF-16 -t UTF-8)", file=str(path))
-        if b"\x00" in raw:
-            raise AuditError(f"line {number} holds a NUL byte: the {kind} file looks binary (or UTF-16), not a "
-                             "TREC text file", file=str(path))
+    """``(number, text, bytes)`` of each line, decoded as UTF-8, without its newline (``bytes``: its length
+    in the file, newline included); refuses UTF-16 and binary files (``AuditError`` naming the line)."""
+    number = 0
+    for piece, text, ascii_only in _chunks(handle):
+        if text is None:  # something to refuse in this piece: find its line with the exact checks
+            for raw in piece.split(b"\n")[:-1] if piece.endswith(b"\n") else piece.split(b"\n"):
+                number += 1
+                if number == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+                    raise AuditError(f"the {kind} file is UTF-16 text; TREC files are plain UTF-8 (ASCII) text — "
+                                     "convert it first (e.g. iconv -f UTF-16 -t UTF-8)", file=str(path))
+                if b"\x00" in raw:
+                    raise AuditError(f"line {number} holds a NUL byte: the {kind} file looks binary (or UTF-16), "
+                                     "not a TREC text file", file=str(path))
+                try:
+                    yield number, raw.decode("utf-8"), len(raw) + 1
+                except UnicodeDecodeError as exc:
+                    raise AuditError(f"line {number} is not UTF-8 text ({exc.reason} at byte {exc.start} of the "
+                                     f"line); the {kind} file looks binary or in another encoding", file=str(path))
+            continue
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        for line in lines:
+            number += 1
+            yield number, line, (len(line) if ascii_only else len(line.encode("utf-8"))) + 1
+
+
+#: Bytes of a file read and decoded at once (cut after the last whole line).
+CHUNK = 8 * 2**20
+
+
+def _chunks(handle):
+    """``(bytes, text, ascii)`` of the file in pieces of about ``CHUNK`` bytes, each ending after a newline
+    (the last one perhaps not); ``text`` is the piece decoded as UTF-8, or None when the piece holds
+    something ``_lines`` refuses (a UTF-16 mark at the start, a NUL byte, bytes that are not UTF-8)."""
+    rest, first = b"", True
+    while True:
+        data = handle.read(CHUNK)
+        piece = rest + data
+        if not data:
+            if piece:
+                yield _decoded(piece, first)
+            return
+        cut = piece.rfind(b"\n") + 1
+        if cut == 0:
+            rest = piece
+            continue
+        rest = piece[cut:]
+        yield _decoded(piece[:cut], first)
+        first = False
+
+
+def _decoded(piece: bytes, first: bool) -> tuple[bytes, str | None, bool]:
+    if b"\x00" in piece or (first and piece[:2] in (b"\xff\xfe", b"\xfe\xff")):
+        return piece, None, False
+    try:
+        return piece, piece.decode("utf-8"), piece.isascii()
+    except UnicodeDecodeError:
+        return piece, None, False
+
+
+class _LineReader:
+    """One TREC file's lines, checked and read one at a time (the rules ``read_trec`` states).
+
+    ``issues`` collects what can change a number, in line order; ``lines`` counts non-blank lines.
+    A repeated (query, doc) is found among the pairs seen since the last ``forget()`` (``seen``:
+    ``{query: {doc: line}}``).
+    """
+
+    def __init__(self, path: Path, kind: str) -> None:
+        self.path, self.kind = path, kind
+        self.width = 4 if kind == "qrels" else 6
+        self.issues: list[Issue] = []
+        self.lines = 0
+        self.seen: dict[str, dict[str, int]] = {}
+
+    def forget(self, keep: str | None = None) -> None:
+        """Forget the pairs seen, except those of query ``keep``."""
+        kept = self.seen.get(keep) if keep is not None else None
+        self.seen.clear()
+        if kept is not None:
+            self.seen[keep] = kept
+
+    def read(self, number: int, line: str) -> tuple[str, str, int | float, bool] | None:
+        """``(query, doc, grade or score, repeats an earlier line)`` of a data line, None for a blank or
+        comment line; raises ``AuditError`` (file and line) for a malformed one."""
+        fields = line.split()
+        if not fields:
+            return None
+        self.lines += 1
+        kind, path = self.kind, self.path
+        if line.lstrip().startswith("#"):
+            self.issues.append(Issue(number, "comment line", line.rstrip("\n")))
+            return None
+        if len(fields) < self.width:
+            raise AuditError(f"line {number} has {len(fields)} fields; a {kind} line has {self.width}: "
+                             f"{trim(line.strip())}", file=str(path))
+        if len(fields) > self.width:
+            self.issues.append(Issue(number, f"{len(fields)} fields (extra ones ignored)", line.rstrip("\n")))
+        query, doc = fields[0], fields[2]
+        seen = self.seen.setdefault(query, {})
+        earlier = seen.get(doc)
+        if earlier is not None:
+            self.issues.append(Issue(number, f"repeats document {doc} of query {query} (line {earlier});"
+                                     " the last line is used", line.rstrip("\n")))
+        seen[doc] = number
+        if kind == "qrels":
+            value = fields[3]
+            if not _GRADE.match(value):
+                raise AuditError(f"line {number}: grade {trim(value, 40)} is not a whole number; TREC grades "
+                                 "are integers (0 non-relevant, 1 or more relevant)", file=str(path))
+            grade = int(value)
+            if abs(grade) > MAX_GRADE:
+                raise AuditError(f"line {number}: grade {grade} is outside ±{MAX_GRADE} (the limit; trec_eval "
+                                 "keeps grades in C ints and exponential gain overflows)", file=str(path))
+            if grade < 0:
+                self.issues.append(Issue(number, f"negative grade {value}", line.rstrip("\n")))
+            return query, doc, grade, earlier is not None
+        value = fields[4]
         try:
-            yield number, raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise AuditError(f"line {number} is not UTF-8 text ({exc.reason} at byte {exc.start} of the line); "
-                             f"the {kind} file looks binary or in another encoding", file=str(path))
+            score = float(value)
+        except ValueError:
+            raise AuditError(f"line {number}: score {trim(value, 40)} is not a number", file=str(path))
+        if not math.isfinite(score):
+            self.issues.append(Issue(number, f"score {value} is {'NaN' if math.isnan(score) else 'infinite'}"
+                                     " (not a finite number)", line.rstrip("\n")))
+        return query, doc, score, earlier is not None
 
 
 def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput:
@@ -120,64 +197,131 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
     an ``Issue`` with its line number, as are negative grades and NaN or infinite scores. Raises
     ``AuditError`` (file and line) for a file that is not a regular UTF-8 text file (a FIFO, a
     device, binary or UTF-16), an empty file, a line with too few fields, a score that is not a
-    number, or a grade that is not a whole number within ±``limits.MAX_GRADE``.
+    number, or a grade that is not a whole number within ±``limits.MAX_GRADE``. With
+    ``check_readers``, ``readers`` holds each library reader's verdict on the file.
     """
-    width = 4 if kind == "qrels" else 6
     data: dict = defaultdict(dict)
     order: dict = defaultdict(list)
-    seen: dict[tuple[str, str], int] = {}
-    result = TrecInput(path, kind, data, order)
+    reader = _LineReader(path, kind)
     handle = open_regular(path, f"{kind} file")
-    lines = 0
+    plain = 0
     with handle:
-        for number, line in _lines(handle, path, kind):
-            fields = line.split()
-            if not fields:
+        for number, line, _ in _lines(handle, path, kind):
+            if kind == "qrels":  # a plain judgement (four fields, a small whole grade, a new pair) directly
+                fields = line.split()
+                if len(fields) == 4 and fields[0][0] != "#" and fields[3].isascii() and fields[3].isdigit() \
+                        and len(fields[3]) <= 2 and int(fields[3]) <= MAX_GRADE:
+                    seen = reader.seen.setdefault(fields[0], {})
+                    if fields[2] not in seen:
+                        seen[fields[2]] = number
+                        data[fields[0]][fields[2]] = int(fields[3])
+                        plain += 1
+                        continue
+            read = reader.read(number, line)
+            if read is None:
                 continue
-            lines += 1
-            if line.lstrip().startswith("#"):
-                result.issues.append(Issue(number, "comment line", line.rstrip("\n")))
-                continue
-            if len(fields) < width:
-                raise AuditError(f"line {number} has {len(fields)} fields; a {kind} line has {width}: "
-                                 f"{trim(line.strip())}", file=str(path))
-            if len(fields) > width:
-                result.issues.append(Issue(number, f"{len(fields)} fields (extra ones ignored)", line.rstrip("\n")))
-            query, doc = fields[0], fields[2]
-            if (query, doc) in seen:
-                result.issues.append(Issue(number, f"repeats document {doc} of query {query} (line {seen[(query, doc)]});"
-                                           " the last line is used", line.rstrip("\n")))
-                if kind == "run":
+            query, doc, value, repeated = read
+            data[query][doc] = value
+            if kind == "run":
+                if repeated:
                     order[query].remove(doc)
-            seen[(query, doc)] = number
-            value = fields[3] if kind == "qrels" else fields[4]
-            if kind == "qrels":
-                if not _GRADE.match(value):
-                    raise AuditError(f"line {number}: grade {trim(value, 40)} is not a whole number; TREC grades "
-                                     "are integers (0 non-relevant, 1 or more relevant)", file=str(path))
-                grade = int(value)
-                if abs(grade) > MAX_GRADE:
-                    raise AuditError(f"line {number}: grade {grade} is outside ±{MAX_GRADE} (the limit; trec_eval "
-                                     "keeps grades in C ints and exponential gain overflows)", file=str(path))
-                if grade < 0:
-                    result.issues.append(Issue(number, f"negative grade {value}", line.rstrip("\n")))
-                data[query][doc] = grade
-            else:
-                try:
-                    score = float(value)
-                except ValueError:
-                    raise AuditError(f"line {number}: score {trim(value, 40)} is not a number", file=str(path))
-                if not math.isfinite(score):
-                    result.issues.append(Issue(number, f"score {value} is {'NaN' if math.isnan(score) else 'infinite'}"
-                                               " (not a finite number)", line.rstrip("\n")))
-                data[query][doc] = score
                 order[query].append(doc)
-    if lines == 0:
+    if reader.lines + plain == 0:
         raise AuditError(f"the {kind} file is empty", file=str(path))
-    result.data, result.order = dict(data), dict(order)
+    result = TrecInput(path, kind, dict(data), dict(order), reader.issues)
     if check_readers:
         result.readers = _reader_verdicts(path, kind)
     return result
+
+
+class _NotGrouped(Exception):
+    """A run whose lines for one query are not all together (the query comes back after another)."""
+
+
+@dataclass
+class _Block:
+    """One query's lines of a run read in one piece: ``scores`` {doc: score}, ``order`` (documents in file
+    order, a repeated one at its last line), whether a docno repeats, and the byte span of its lines."""
+
+    query: str
+    scores: dict[str, float]
+    order: list[str]
+    repeated: bool
+    span: tuple[int, int]
+
+
+def _run_blocks(handle, path: Path, reader: _LineReader):
+    """The run's queries one at a time (``_Block``), as ``read_trec`` reads them, holding one query's
+    lines at a time. Raises ``_NotGrouped`` when a query comes back after another query's lines, and
+    ``AuditError`` as ``read_trec`` does.
+
+    A plain line (six fields, of the query being read, a docno not seen in it, a finite score) is
+    taken directly; every other line goes through ``reader.read``, which applies all of the rules."""
+    done: set[str] = set()
+    block: _Block | None = None
+    seen: dict[str, int] = {}
+    offset = plain = 0
+    inf = math.inf
+    for number, line, size in _lines(handle, path, "run"):
+        fields = line.split()
+        if block is not None and len(fields) == 6 and fields[0] == block.query and fields[2] not in seen:
+            try:
+                score = float(fields[4])
+            except ValueError:
+                score = inf
+            if -inf < score < inf:
+                doc = fields[2]
+                seen[doc] = number
+                block.scores[doc] = score
+                block.order.append(doc)
+                plain += 1
+                offset += size
+                continue
+        read = reader.read(number, line)
+        if read is not None:
+            query, doc, score, repeated = read
+            if block is None or query != block.query:
+                if block is not None:
+                    block.span = (block.span[0], offset)
+                    yield block
+                    done.add(block.query)
+                    reader.forget(keep=query)
+                if query in done:
+                    raise _NotGrouped(query)
+                block = _Block(query, {}, [], False, (offset, offset))
+                seen = reader.seen[query]
+            if repeated:
+                block.order.remove(doc)
+                block.repeated = True
+            block.scores[doc] = score
+            block.order.append(doc)
+        offset += size
+    if block is not None:
+        block.span = (block.span[0], offset)
+        yield block
+    if reader.lines + plain == 0:
+        raise AuditError("the run file is empty", file=str(path))
+
+
+def _reread(path: Path, spans: dict[str, tuple[int, int]]) -> tuple[dict, dict]:
+    """The scores and file order of the queries in ``spans`` (``{query: (first byte, end byte)}`` of each
+    query's lines), read again from those bytes only: ``({q: {doc: score}}, {q: [doc, …]})``."""
+    run: dict = defaultdict(dict)
+    order: dict = defaultdict(list)
+    reader = _LineReader(path, "run")
+    with open(path, "rb") as handle:
+        for query, (start, end) in sorted(spans.items(), key=lambda item: item[1]):
+            handle.seek(start)
+            reader.forget()
+            for raw in handle.read(end - start).split(b"\n"):
+                read = reader.read(0, raw.decode("utf-8"))
+                if read is not None and read[0] == query:
+                    _, doc, score, repeated = read
+                    if repeated:
+                        order[query].remove(doc)
+                    run[query][doc] = score
+                    order[query].append(doc)
+    return dict(run), dict(order)
 
 
 class ImplMean(BaseModel):
@@ -284,47 +428,115 @@ def _tie_broken(run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]
 
 
 def _ties(docs: dict[str, float]) -> tuple[bool, bool]:
+    """(some scores are equal, some are equal only as 32-bit floats — trec_eval's reading of scores)."""
     values = list(docs.values())
     tied64 = len(set(values)) < len(values)
-    tied32 = len({float(np.float32(v)) for v in values}) < len(values)
+    tied32 = len(set(array("f", values))) < len(values)  # C's double → float rounding, numpy.float32's
     return tied64, tied32 and not tied64
+
+
+def _chapter_query(specs: list, judgements, scores: dict[str, float], order: list[str]) -> list[float]:
+    """The chapter's definitions of each measure in ``specs`` (``evaluator.MeasureSpec``) on one query, its
+    ranking ordered once for all of them: score descending, ties in file order (``_chapter_order``)."""
+    if any(map(math.isnan, scores.values())):  # a NaN compares false both ways: keep _chapter_order's exact rule
+        ranking = _chapter_order(scores, order)
+    else:  # the same order: a stable sort, descending, keeps tied documents in file order
+        ranking = sorted(order, key=scores.__getitem__, reverse=True)
+    return [float(evaluator.evaluate_query(spec, judgements, ranking)) for spec in specs]
+
+
+def _chapter_specs(measures: list[str]) -> dict[str, object]:
+    """``{measure: evaluator.MeasureSpec, or None when the chapter's definitions do not define it}``."""
+    return {m: parse_measure(m, True)[1] for m in measures}
+
+
+def _chapter_outcomes(specs: dict, values: dict[str, dict[str, float]], rejected: set[str]) -> dict[str, tuple]:
+    """The chapter's column per measure, ``(per-query values, provider, status, detail)``, from its values."""
+    out = {}
+    for m, spec in specs.items():
+        if spec is None:
+            out[m] = ({}, "", "not applicable", "the chapter's definitions do not define this measure")
+        else:
+            out[m] = (values[m], "chapter definitions (trec_eval's defaults), ties in file order", "ok",
+                      f"queries repeating a docno left out: {', '.join(sorted(rejected))}" if rejected else "")
+    return out
 
 
 def _chapter_values(measures: list[str], qrels, run, orders, rejected: set[str]) -> dict[str, tuple]:
     """The chapter's definitions (trec_eval's default conventions, ties in file order) on our reading of the
     files: ``{measure: (per-query values, provider, status, detail)}``. A query whose ranking repeats a docno
     is left out (those definitions reject it); a measure the chapter does not define is not applicable."""
-    out = {}
-    for m in measures:
-        _, spec = parse_measure(m, True)
-        if spec is None:
-            out[m] = ({}, "", "not applicable", "the chapter's definitions do not define this measure")
-            continue
-        values = {}
-        for q, docs in run.items():
-            if q in qrels and q not in rejected:
-                ranking = _chapter_order(docs, orders.get(q, list(docs)))
-                values[q] = float(evaluator.evaluate_query(spec, qrels[q], ranking))
-        out[m] = (values, "chapter definitions (trec_eval's defaults), ties in file order", "ok",
-                  f"queries repeating a docno left out: {', '.join(sorted(rejected))}" if rejected else "")
-    return out
+    specs = _chapter_specs(measures)
+    defined = [m for m, spec in specs.items() if spec is not None]
+    values: dict[str, dict[str, float]] = {m: {} for m in defined}
+    for q, docs in run.items():
+        if q in qrels and q not in rejected:
+            for m, v in zip(defined, _chapter_query([specs[m] for m in defined], qrels[q], docs,
+                                                    orders.get(q, list(docs)))):
+                values[m][q] = v
+    return _chapter_outcomes(specs, values, rejected)
 
 
 def _evaluate(measures: list[str], qrels, run, orders, references: list[Reference],
-              files: tuple[Path, Path] | None = None, rejected: set[str] = frozenset()) -> dict[str, dict[str, tuple]]:
-    """Per-query values for every implementation and measure:
-    {measure: {name: ({q: value}, provider, status, detail)}}. With ``files`` (qrels, run), each library
-    reads the files itself and evaluates with its own defaults, as its users call it; otherwise it gets
-    the given dicts (one call per reference)."""
+              rejected: set[str] = frozenset()) -> dict[str, dict[str, tuple]]:
+    """Per-query values for every implementation and measure on the given dicts (one call per reference):
+    {measure: {name: ({q: value}, provider, status, detail)}}."""
     parsed = {m: parse_measure(m, True) for m in measures}
     chapter = _chapter_values(measures, qrels, run, orders, set(rejected))
     out: dict[str, dict[str, tuple]] = {m: {CHAPTER: chapter[m]} for m in measures}
     for ref in references:
-        objs = [p[0] for p in parsed.values()]
-        outcomes = ref.evaluate_files(objs, str(files[0]), str(files[1])) if files else ref.evaluate(objs, qrels, run)
+        outcomes = ref.evaluate([p[0] for p in parsed.values()], qrels, run)
         for m, (obj, _) in parsed.items():
             o = outcomes[str(obj)]
             out[m][ref.name] = (o.per_query, o.provider, o.status, o.detail)
+    return out
+
+
+class _LibraryCalls:
+    """Each reference's ``evaluate_files`` on a qrels and run, one reference after another (one library's
+    reading of the files in memory at a time), in a background thread while this process reads the run.
+    ``result()``: ``{reference name: {measure: Outcome}}``; ``cancel()`` stops the evaluations."""
+
+    def __init__(self, references: list[Reference], measures: list[object], qrels_path: Path, run_path: Path):
+        self._references, self._measures = references, measures
+        self._paths = (str(qrels_path), str(run_path))
+        self._out: dict[str, dict] = {}
+        self._cancelled = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="library-evaluations", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        for ref in self._references:
+            if self._cancelled.is_set():
+                return
+            try:
+                self._out[ref.name] = ref.evaluate_files(self._measures, *self._paths)
+            except Exception as exc:  # an adapter promises not to raise; its failure is its own column's error
+                self._out[ref.name] = {str(m): Outcome("error", provider=ref.name,
+                                                       detail=f"{type(exc).__name__}: {exc}"[:500])
+                                       for m in self._measures}
+
+    def result(self) -> dict[str, dict]:
+        self._thread.join()
+        return self._out
+
+    def cancel(self) -> None:
+        self._cancelled.set()
+        for ref in self._references:
+            interrupt = getattr(ref, "interrupt", None)
+            if interrupt is not None:
+                interrupt()
+        self._thread.join()
+
+
+def _verdicts(outcomes: dict[str, dict], kind: str) -> dict[str, str]:
+    """Each library reader's verdict on the ``kind`` file, as its ``evaluate_files`` outcomes carry it."""
+    out = {}
+    for name, by_measure in outcomes.items():
+        o = next(iter(by_measure.values()), None)
+        if o is None:
+            continue
+        out[name] = o.readers.get(kind) or f"not known ({o.status}: {o.detail[:120]})"
     return out
 
 
@@ -392,42 +604,140 @@ def _mean(values: dict[str, float], queries: list[str]) -> float:
     return sum(values.get(q, 0.0) for q in queries) / len(queries) if queries else 0.0
 
 
+@dataclass
+class _RunRead:
+    """A run as the cross-check keeps it: its queries in file order, its issues, tie flags
+    (``_ties``) and the chapter's values ``{measure: {query: value}}`` for the queries it shares with
+    the qrels, and what is needed to read any query's ranking again (``rankings``)."""
+
+    queries: list[str]
+    issues: list[Issue]
+    ties: dict[str, tuple[bool, bool]]
+    chapter: dict[str, dict[str, float]]
+    path: Path
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    whole: TrecInput | None = None
+
+    def rankings(self, queries) -> tuple[dict, dict]:
+        """``({q: {doc: score}}, {q: [doc in file order]})`` for those of ``queries`` the run has."""
+        if self.whole is not None:
+            return ({q: self.whole.data[q] for q in queries if q in self.whole.data},
+                    {q: self.whole.order[q] for q in queries if q in self.whole.order})
+        return _reread(self.path, {q: self.spans[q] for q in queries if q in self.spans})
+
+
+def _differences(per: dict[str, tuple]) -> tuple[list[str], float, str]:
+    """``(differing queries, largest difference, its query)`` among the implementations whose status is ok:
+    a query differs when their values spread by more than 1e-9 or one of them has no value for it."""
+    ok = {name: vals for name, (vals, _, status, _) in per.items() if status == "ok"}
+    differing, largest, largest_q = [], 0.0, ""
+    for q in sorted(set().union(*ok.values()) if ok else set()):
+        values = [vals[q] for vals in ok.values() if q in vals]
+        spread = max(values) - min(values)
+        if spread > 1e-9 or len(values) < len(ok):  # a value left out by one is a difference too
+            differing.append(q)
+            if spread > largest:
+                largest, largest_q = spread, q
+    return differing, largest, largest_q
+
+
+def _read_run(handle, path: Path, qrels, specs: dict) -> _RunRead:
+    """Read the run from ``handle`` one query at a time (``_run_blocks``), computing each shared query's tie
+    flags and chapter values as it goes, so only one query's ranking is held; a run whose queries are not
+    grouped is read whole (``read_trec``) and evaluated the same way. A query repeating a docno has no
+    chapter value (trec_eval's defaults reject it). Raises ``AuditError`` as ``read_trec`` does."""
+    defined = [m for m, spec in specs.items() if spec is not None]
+    chosen = [specs[m] for m in defined]
+    queries, ties, spans = [], {}, {}
+    chapter: dict[str, dict[str, float]] = {m: {} for m in defined}
+
+    def take(query: str, scores: dict, order: list[str], repeated: bool) -> None:
+        queries.append(query)
+        if query in qrels:
+            ties[query] = _ties(scores)
+            if not repeated:
+                for m, v in zip(defined, _chapter_query(chosen, qrels[query], scores, order)):
+                    chapter[m][query] = v
+
+    reader = _LineReader(path, "run")
+    try:
+        for block in _run_blocks(handle, path, reader):
+            spans[block.query] = block.span
+            take(block.query, block.scores, block.order, block.repeated)
+        return _RunRead(queries, reader.issues, ties, chapter, path, spans=spans)
+    except _NotGrouped:
+        pass
+    whole = read_trec(path, "run", check_readers=False)
+    queries.clear()
+    ties.clear()
+    for values in chapter.values():
+        values.clear()
+    repeated = {i.text.split()[0] for i in whole.issues if i.cause.startswith("repeats")}
+    for query, scores in whole.data.items():
+        take(query, scores, whole.order[query], query in repeated)
+    return _RunRead(queries, whole.issues, ties, chapter, path, whole=whole)
+
+
 def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], references: list[Reference], *,
                expected: Path | None = None, provenance: dict | None = None, check_readers: bool = True,
                progress=None) -> CrosscheckReport:
-    """Evaluate each run with every implementation and explain each disagreement by its cause."""
+    """Evaluate each run with every implementation and explain each disagreement by its cause.
+
+    Each library reads the files itself in its worker process (``Reference.evaluate_files``), one after
+    another, while this process reads the run one query at a time and computes the chapter's values;
+    each library's reader verdicts come from those same calls (``check_readers``: report them). A
+    disagreement's experiments re-read and re-run only the queries that differ. Raises ``AuditError``
+    for a malformed qrels or run (the libraries' evaluations are then stopped).
+    """
     from . import __version__
 
     for m in measures:
         parse_measure(m, True)
-    qrels_in = read_trec(qrels_path, "qrels", check_readers=check_readers)
+    qrels_in = read_trec(qrels_path, "qrels", check_readers=False)
     qrels = qrels_in.data
     expected_values = read_expected(expected) if expected else {}
+    specs = _chapter_specs(measures)
+    objects = [parse_measure(m, True)[0] for m in measures]
+    qrels_readers: dict[str, str] = {}
     runs = []
     for path in run_paths:
         if progress:
-            progress(f"reading {path}")
-        run_in = read_trec(path, "run", check_readers=check_readers)
-        run = run_in.data
-        common = sorted(q for q in run if q in qrels)
+            progress(f"reading {path}; evaluating {', '.join(measures)} with every implementation")
+        handle = open_regular(path, "run file")  # a FIFO or a folder stops here, before any library opens it
+        calls = _LibraryCalls(references, objects, qrels_path, path)
+        try:
+            with handle:
+                run_read = _read_run(handle, path, qrels, specs)
+        except BaseException:
+            calls.cancel()
+            raise
+        outcomes = calls.result()
+        readers = _verdicts(outcomes, "run") if check_readers else {}
+        if check_readers and not qrels_readers:
+            qrels_readers = _verdicts(outcomes, "qrels")
+        run_queries = set(run_read.queries)
+        common = sorted(q for q in run_queries if q in qrels)
+        issues = [{"line": i.line, "cause": i.cause, "text": i.text[:120]} for i in run_read.issues]
         if not common:  # this run's problem only: the other runs are still evaluated and reported
-            runs.append(RunResult(run=str(path), queries=len(run), readers=run_in.readers,
+            runs.append(RunResult(run=str(path), queries=len(run_queries), readers=readers,
                                   error="the run shares no query with the qrels; nothing can be evaluated",
-                                  issues=[{"line": i.line, "cause": i.cause, "text": i.text[:120]}
-                                          for i in run_in.issues],
-                                  run_only_queries=sorted(run), qrels_only_queries=sorted(qrels), measures=[]))
+                                  issues=issues, run_only_queries=sorted(run_queries),
+                                  qrels_only_queries=sorted(qrels), measures=[]))
             continue
-        ties = {q: _ties(run[q]) for q in common}
-        tied = {q for q, (in64, _) in ties.items() if in64}
-        tied32 = {q for q, (_, only32) in ties.items() if only32}
-        duplicates = sorted({i.text.split()[0] for i in run_in.issues if i.cause.startswith("repeats")})
+        tied = {q for q, (in64, _) in run_read.ties.items() if in64}
+        tied32 = {q for q, (_, only32) in run_read.ties.items() if only32}
+        duplicates = sorted({i.text.split()[0] for i in run_read.issues if i.cause.startswith("repeats")})
         negative = sorted({i.text.split()[0] for i in qrels_in.issues if "grade" in i.cause})
-        nonfinite = sorted({i.text.split()[0] for i in run_in.issues if "not a finite number" in i.cause})
-        broken = _tie_broken({q: run[q] for q in common})
-        if progress:
-            progress(f"{path.name}: evaluating {', '.join(measures)} with every implementation")
-        evaluated = _evaluate(measures, qrels, {q: run[q] for q in common}, run_in.order, references,
-                              files=(qrels_path, path), rejected=set(duplicates))
+        nonfinite = sorted({i.text.split()[0] for i in run_read.issues if "not a finite number" in i.cause})
+        chapter = _chapter_outcomes(specs, run_read.chapter, set(duplicates))
+        evaluated = {m: {CHAPTER: chapter[m]} for m in measures}
+        for ref in references:
+            for m, obj in zip(measures, objects):
+                o = outcomes[ref.name][str(obj)]
+                evaluated[m][ref.name] = (o.per_query, o.provider, o.status, o.detail)
+        differences = {m: _differences(evaluated[m]) for m in measures}
+        # only the queries that differ are read again, for the experiments that explain the differences
+        run, orders = run_read.rankings(sorted({q for d in differences.values() for q in d[0]}))
         results = []
         for measure in measures:
             per = evaluated[measure]
@@ -440,23 +750,17 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
                                                 else ""))
                      for name, (vals, prov, status, detail) in per.items()]
             ok = {name: vals for name, (vals, _, status, _) in per.items() if status == "ok"}
-            differing, largest, largest_q = [], 0.0, ""
-            for q in sorted(set().union(*ok.values()) if ok else set()):
-                values = [vals[q] for vals in ok.values() if q in vals]
-                spread = max(values) - min(values)
-                if spread > 1e-9 or len(values) < len(ok):  # a value left out by one is a difference too
-                    differing.append(q)
-                    if spread > largest:
-                        largest, largest_q = spread, q
+            differing, largest, largest_q = differences[measure]
             causes = []
             if tied & set(differing) or tied32 & set(differing):
-                after = _evaluate([measure], qrels, {q: broken[q] for q in differing},
-                                  {q: sorted(broken[q], key=lambda d: -broken[q][d]) for q in differing},
+                broken = _tie_broken({q: run[q] for q in differing if q in run})
+                after = _evaluate([measure], qrels, broken,
+                                  {q: sorted(broken[q], key=lambda d: -broken[q][d]) for q in broken},
                                   references)[measure]
                 without = {name: _mean(vals, differing) for name, (vals, _, status, _) in after.items() if status == "ok"}
                 agree = max(without.values()) - min(without.values()) <= 1e-9 if without else None
                 affected = sorted((tied | tied32) & set(differing))
-                observed = _tie_rules(measure, qrels, run, run_in.order, per, affected)
+                observed = _tie_rules(measure, qrels, run, orders, per, affected)
                 causes.append(Cause(
                     cause="tied scores" + (" (some only in single precision)" if tied32 & set(differing) else ""),
                     queries=affected,
@@ -470,7 +774,7 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
                 causes.append(Cause(cause="repeated doc ids in the run", queries=sorted(set(duplicates) & set(differing)),
                                     detail=f"{said}; the chapter's definitions (trec_eval's defaults) reject a ranking "
                                            "that repeats a docno, so those queries are left out of its column"))
-            missing = [q for q in differing if q not in run and q in qrels]
+            missing = [q for q in differing if q not in run_queries and q in qrels]
             if missing:
                 rules = []
                 for name, (vals, _, status, _) in per.items():
@@ -492,7 +796,7 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
                                     detail="a NaN or infinite score has no place in a ranking; each implementation "
                                            "orders it its own way"))
             explained = {q for c in causes for q in c.queries}
-            for cause in _attributed(measure, qrels, run, run_in.order, per, sorted(set(differing) - explained),
+            for cause in _attributed(measure, qrels, run, orders, per, sorted(set(differing) - explained),
                                      references):
                 causes.append(cause)
             unexplained = sorted(set(differing) - {q for c in causes for q in c.queries if c.explains is not False})
@@ -510,12 +814,11 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
                                          largest_values={n: v[largest_q] for n, v in ok.items() if largest_q in v}
                                          if largest_q else {}))
         runs.append(RunResult(
-            run=str(path), queries=len(run), readers=run_in.readers,
-            issues=[{"line": i.line, "cause": i.cause, "text": i.text[:120]} for i in run_in.issues],
-            run_only_queries=sorted(q for q in run if q not in qrels),
-            qrels_only_queries=sorted(q for q in qrels if q not in run),
+            run=str(path), queries=len(run_queries), readers=readers, issues=issues,
+            run_only_queries=sorted(q for q in run_queries if q not in qrels),
+            qrels_only_queries=sorted(q for q in qrels if q not in run_queries),
             tied_queries=len(tied), float32_tied_queries=len(tied32), measures=results))
-    return CrosscheckReport(tool=f"chapter-audit {__version__}", qrels=str(qrels_path), qrels_readers=qrels_in.readers,
+    return CrosscheckReport(tool=f"chapter-audit {__version__}", qrels=str(qrels_path), qrels_readers=qrels_readers,
                             qrels_issues=[{"line": i.line, "cause": i.cause, "text": i.text[:120]}
                                           for i in qrels_in.issues],
                             runs=runs, provenance=provenance or {})

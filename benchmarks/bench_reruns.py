@@ -11,7 +11,8 @@ Prints, for the chapter:
   pytest   ``pytest --audit CHAPTER -k CLAIM`` with an empty cache / the plain script on that claim's
            fixture alone;
   property cases per second per reference in the chapter's property searches, measured inside the
-           audit (``audit.checks.property.TALLY``: cases sent to each reference / seconds of its calls).
+           audit (``audit.checks.property.TALLY``: cases sent to each reference / seconds of its calls);
+  cpu      the CPU seconds of that cold audit, by process (this one and each reference's worker).
 """
 
 from __future__ import annotations
@@ -65,18 +66,41 @@ def one_claim_register(register: Path, claim_id: str, out: Path) -> None:
     out.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
 
 
-def property_speed(chapter_dir: Path) -> dict[str, list]:
-    """Run the chapter's property claims in this process (empty cache) and return the search tally."""
+def child_cpu(cmd: list[str], env: dict) -> float:
+    """User + system CPU seconds of one run of ``cmd`` and its children."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a live process (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def property_speed(chapter_dir: Path) -> tuple[dict[str, list], dict[str, float]]:
+    """Audit the whole chapter in this process (empty cache, no reports) and return the property searches'
+    tally and the CPU seconds each process spent: this one (the chapter's side) and each reference's worker."""
+    import resource
+
     from audit.audit import audit_chapter
     from audit.checks.property import TALLY
     from audit.provenance import collect
     from audit.references import all_references
     from audit.register import load_chapter
 
+    before = resource.getrusage(resource.RUSAGE_SELF)
     chapter = load_chapter(chapter_dir)
-    ids = {c.id for c in chapter.register.claims if c.kind == "property"}
-    audit_chapter(chapter, all_references(), collect(["bench"]), select=ids)
-    return TALLY
+    references = all_references()
+    audit_chapter(chapter, references, collect(["bench"]))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = {"this process": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime}
+    for ref in references:
+        process = getattr(ref, "_process", None)
+        if process is not None and process.poll() is None:
+            cpu[f"{ref.name} worker"] = _cpu_seconds(process.pid)
+    return TALLY, cpu
 
 
 def main() -> int:
@@ -124,8 +148,9 @@ def main() -> int:
         subprocess.run(audit_cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         rerun, rerun_times = median(audit_cmd, env, args.repeat)
         single, single_times = median(pytest_cmd, env, args.repeat, empty_cache)
+        base_cpu = child_cpu(base_cmd, env)
     os.environ["CHAPTER_AUDIT_CACHE"] = tempfile.mkdtemp(prefix="chapter-audit-bench-")
-    tally = property_speed(args.chapter)
+    tally, cpu = property_speed(args.chapter)
 
     def row(label: str, value: float, times: list[float], ratio: str) -> None:
         print(f"{label:<44} {value:7.2f} s   {ratio:<18} ({', '.join(f'{t:.2f}' for t in times)})")
@@ -137,6 +162,11 @@ def main() -> int:
     row("audit run after a one-number revision", revised, revised_times, f"ratio {revised / base:.2f}")
     row("audit run, nothing changed", rerun, rerun_times, "wall")
     row(f"pytest --audit … -k {args.claim}, cold cache", single, single_times, f"ratio {single / one_base:.2f}")
+    print("CPU seconds of a cold audit in one process (no reports), by process — with two cores, the largest "
+          "bounds the wall time from below:")
+    for name, seconds in cpu.items():
+        print(f"  {name:<22} {seconds:6.2f} s")
+    print(f"  {'the plain script':<22} {base_cpu:6.2f} s (all of it, one process)")
     print("property search inside the audit (chapter's property claims, cold cache):")
     for name, (cases, evaluations, seconds) in tally.items():
         print(f"  {name:<12} {cases / seconds:10,.0f} cases/s   {evaluations / seconds:12,.0f} case×cutoff/s   "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -25,13 +26,16 @@ class Outcome:
 
     ``status``: ``"ok"`` (``per_query`` filled), ``"not applicable"`` (``detail`` says why),
     ``"error"`` (the library raised; ``detail`` has the exception) or ``"rejected"`` (the
-    library refused the input on purpose, e.g. a run with a repeated ID).
+    library refused the input on purpose, e.g. a run with a repeated ID). ``readers``: from
+    ``evaluate_files`` only, what the library's own readers did with each file,
+    ``{"qrels": verdict, "run": verdict}`` (``reader_verdict``'s words).
     """
 
     status: str
     per_query: dict[str, float] = field(default_factory=dict)
     provider: str = ""
     detail: str = ""
+    readers: dict[str, str] = field(default_factory=dict)
 
     @property
     def mean(self) -> float | None:
@@ -73,8 +77,41 @@ class Reference(abc.ABC):
     def evaluate_files(self, measures: Sequence[object], qrels_path: str, run_path: str) -> dict[str, Outcome]:
         """Evaluate TREC files the way the library's users do: its own readers, its own defaults (every
         qrels query it keeps, its own rule for a query missing from the run). A reader that refuses a
-        file gives status ``"rejected"`` for every measure, never a value from another path."""
+        file gives status ``"rejected"`` for every measure, never a value from another path. Every
+        outcome carries both readers' verdicts (``Outcome.readers``): the files are read once, for
+        the verdicts and the evaluation alike."""
         return {str(m): Outcome("not applicable", detail="no file interface") for m in measures}
+
+    def read_file(self, path: str, kind: str) -> object:
+        """The library's own reader on a TREC ``kind`` ("qrels" or "run") file: what it returns, or
+        what it raises. Adapters without a file interface raise ``NotImplementedError``."""
+        raise NotImplementedError(f"{self.name} has no file reader")
+
+    def reader_verdict(self, path: str, kind: str) -> str:
+        """What the library's own reader does with the file at ``path`` (``reader_verdict``'s words)."""
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.read_file(path, kind)
+        except Exception as exc:
+            return reader_verdict(exc)
+        return reader_verdict(None)
+
+    def read_both(self, qrels_path: str, run_path: str) -> tuple[object, object, dict[str, str], tuple[str, Exception] | None]:
+        """Both files through the library's own readers: ``(qrels, run, verdicts, refusal)``, where
+        ``verdicts`` is ``{"qrels": …, "run": …}`` and ``refusal`` the first file refused and why (None
+        when both were read). The run is read even when the qrels is refused, so both verdicts are known."""
+        read, verdicts, refusal = {}, {}, None
+        for kind, path in (("qrels", qrels_path), ("run", run_path)):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    read[kind] = self.read_file(path, kind)
+                verdicts[kind] = reader_verdict(None)
+            except Exception as exc:
+                verdicts[kind] = reader_verdict(exc)
+                refusal = refusal or (kind, exc)
+        return read.get("qrels"), read.get("run"), verdicts, refusal
 
     @abc.abstractmethod
     def evaluate_run_file(self, measures: Sequence[object], qrels: Mapping[str, Mapping[str, int]],
@@ -85,11 +122,31 @@ class Reference(abc.ABC):
         """
 
 
-def reader_rejected(measures: Sequence[object], exc: BaseException, provider: str, which: str) -> dict[str, Outcome]:
-    """Outcomes for a file the library's own reader refused (``which``: "qrels" or "run")."""
+def reader_verdict(exc: BaseException | None) -> str:
+    """A library reader's verdict on a file, in words: ``"reads it"`` (``exc`` None), ``"rejects it (its
+    reader fails an assertion)"`` (an ``AssertionError``, pytrec_eval's way of refusing a line) or
+    ``"fails: <exception type>: <message, at most 120 characters>"``."""
+    if exc is None:
+        return "reads it"
+    if isinstance(exc, AssertionError):
+        return "rejects it (its reader fails an assertion)"
+    return f"fails: {type(exc).__name__}: {str(exc)[:120]}"
+
+
+def reader_rejected(measures: Sequence[object], exc: BaseException, provider: str, which: str,
+                    readers: dict[str, str] | None = None) -> dict[str, Outcome]:
+    """Outcomes for a file the library's own reader refused (``which``: "qrels" or "run"); ``readers``:
+    both readers' verdicts, carried by each outcome."""
     text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    return {str(m): Outcome("rejected", provider=provider, detail=f"its {which} reader refuses the file ({text[:200]})")
-            for m in measures}
+    return {str(m): Outcome("rejected", provider=provider, detail=f"its {which} reader refuses the file ({text[:200]})",
+                            readers=dict(readers or {})) for m in measures}
+
+
+def with_readers(outcomes: dict[str, Outcome], readers: dict[str, str]) -> dict[str, Outcome]:
+    """``outcomes``, each carrying the readers' verdicts (``Outcome.readers``)."""
+    for outcome in outcomes.values():
+        outcome.readers = dict(readers)
+    return outcomes
 
 
 def not_applicable(measures: Sequence[object], support: Mapping[str, Support]) -> dict[str, Outcome]:

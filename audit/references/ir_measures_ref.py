@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib.metadata import version as dist_version
 
-from .base import Outcome, Reference, Support, error_outcome, not_applicable, reader_rejected
+from .base import (
+    Outcome,
+    Reference,
+    Support,
+    error_outcome,
+    not_applicable,
+    reader_rejected,
+    with_readers,
+)
 
 #: Providers used, in order of preference. Not used: ``ranx`` (under pandas 3 it fails on the
 #: query-id column dtype, a known ranx issue; ranx is evaluated directly by its own adapter),
@@ -81,19 +89,22 @@ class IrMeasuresReference(Reference):
             return {str(m): error_outcome(exc, "read_trec_run") for m in measures}
         return self.evaluate(measures, qrels, run)
 
+    def read_file(self, path: str, kind: str):
+        """``ir_measures.read_trec_qrels`` (kind "qrels", as ``{query: {doc: grade}}``) or ``read_trec_run``
+        (as its list of scored documents) on the file."""
+        import ir_measures
+
+        if kind == "run":
+            return list(ir_measures.read_trec_run(str(path)))
+        qrels: dict[str, dict[str, int]] = {}
+        for q in ir_measures.read_trec_qrels(str(path)):
+            qrels.setdefault(q.query_id, {})[q.doc_id] = int(q.relevance)
+        return qrels
+
     def evaluate_files(self, measures, qrels_path: str, run_path: str) -> dict[str, Outcome]:
         """``ir_measures.read_trec_qrels`` / ``read_trec_run``, then its providers: it scores every judged query,
         one missing from the run as 0."""
-        import ir_measures
-
-        try:
-            qrels: dict[str, dict[str, int]] = {}
-            for q in ir_measures.read_trec_qrels(str(qrels_path)):
-                qrels.setdefault(q.query_id, {})[q.doc_id] = int(q.relevance)
-        except Exception as exc:
-            return reader_rejected(measures, exc, "ir_measures", "qrels")
-        try:
-            run = list(ir_measures.read_trec_run(str(run_path)))
-        except Exception as exc:
-            return reader_rejected(measures, exc, "ir_measures", "run")
-        return self.evaluate(measures, qrels, run)
+        qrels, run, readers, refusal = self.read_both(qrels_path, run_path)
+        if refusal:
+            return reader_rejected(measures, refusal[1], "ir_measures", refusal[0], readers)
+        return with_readers(self.evaluate(measures, qrels, run), readers)

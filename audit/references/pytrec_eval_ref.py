@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from importlib.metadata import version as dist_version
 
-from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_applicable, reader_rejected
+from .base import (
+    Outcome,
+    Reference,
+    ScoredRun,
+    Support,
+    error_outcome,
+    not_applicable,
+    reader_rejected,
+    with_readers,
+)
 
 # ir-measures name → trec_eval measure (with and without cutoff).
 _CUT = {"P": "P", "R": "recall", "AP": "map_cut", "nDCG": "ndcg_cut", "Success": "success"}
@@ -64,6 +73,11 @@ class PytrecEvalReference(Reference):
     def evaluate(self, measures: Sequence[object], qrels, run: ScoredRun) -> dict[str, Outcome]:
         """One ``RelevanceEvaluator`` per relevance level and measure set, all measures at once; RR@k evaluates
         the run cut at each k (in trec_eval's order) with the same evaluator."""
+        return self._evaluate(measures, qrels, run, as_read=False)
+
+    def _evaluate(self, measures: Sequence[object], qrels, run: ScoredRun, as_read: bool) -> dict[str, Outcome]:
+        """``evaluate``; ``as_read``: qrels and run are pytrec_eval's own parse of the files (``{q: {d: int}}``,
+        ``{q: {d: float}}``), given to it as they are instead of as copies."""
         support = {str(m): self.supports(m) for m in measures}
         out = not_applicable(measures, support)
         groups: dict[tuple[int, int | None], list] = {}
@@ -75,13 +89,13 @@ class PytrecEvalReference(Reference):
         evaluators: dict[tuple[int, frozenset], object] = {}  # one per relevance level and measure set
         for (rel, truncate), group in groups.items():
             try:
-                out.update(self._group(group, qrels, run, rel, truncate, orders, evaluators))
+                out.update(self._group(group, qrels, run, rel, truncate, orders, evaluators, as_read))
             except Exception as exc:  # a library failure is evidence, not a crash
                 out.update({str(m): error_outcome(exc, "trec_eval") for m in group})
         return out
 
     def _group(self, measures, qrels, run: ScoredRun, rel: int, truncate: int | None,
-               orders: dict[str, list[str]], evaluators: dict) -> dict[str, Outcome]:
+               orders: dict[str, list[str]], evaluators: dict, as_read: bool = False) -> dict[str, Outcome]:
         import pytrec_eval
 
         if truncate is not None:
@@ -89,12 +103,14 @@ class PytrecEvalReference(Reference):
                 orders.update((q, trec_order(docs)) for q, docs in run.items())
             run = {q: {d: docs[d] for d in orders[q][:truncate]} for q, docs in run.items()}
         names = {str(m): self._translate(m)[0] for m in measures}
-        key = (rel, frozenset(names.values()))
-        evaluator = evaluators.get(key)
+        shared = (rel, frozenset(names.values()))
+        evaluator = evaluators.get(shared)
         if evaluator is None:
-            evaluator = evaluators[key] = pytrec_eval.RelevanceEvaluator(
-                {q: dict(j) for q, j in qrels.items()}, set(names.values()), relevance_level=rel)
-        results = evaluator.evaluate({q: {d: float(s) for d, s in docs.items()} for q, docs in run.items()})
+            evaluator = evaluators[shared] = pytrec_eval.RelevanceEvaluator(
+                qrels if as_read else {q: dict(j) for q, j in qrels.items()}, set(names.values()),
+                relevance_level=rel)
+        results = evaluator.evaluate(run if as_read and truncate is None else
+                                     {q: {d: float(s) for d, s in docs.items()} for q, docs in run.items()})
         out = {}
         for key, trec in names.items():
             column = trec.replace(".", "_")
@@ -118,17 +134,17 @@ class PytrecEvalReference(Reference):
             return {str(m): error_outcome(exc, "trec_eval") for m in measures}
         return self.evaluate(measures, qrels, run)
 
+    def read_file(self, path: str, kind: str) -> dict:
+        """``pytrec_eval.parse_qrel`` (kind "qrels") or ``parse_run`` on the file."""
+        import pytrec_eval
+
+        with open(path, encoding="utf-8") as handle:
+            return (pytrec_eval.parse_qrel if kind == "qrels" else pytrec_eval.parse_run)(handle)
+
     def evaluate_files(self, measures, qrels_path: str, run_path: str) -> dict[str, Outcome]:
         """``pytrec_eval.parse_qrel`` and ``parse_run`` on the files, then ``RelevanceEvaluator``: the queries
         trec_eval returns are the run's judged queries (it leaves out a judged query missing from the run)."""
-        import pytrec_eval
-
-        for which, path, parse in (("qrels", qrels_path, pytrec_eval.parse_qrel), ("run", run_path, pytrec_eval.parse_run)):
-            try:
-                with open(path, encoding="utf-8") as handle:
-                    parsed = parse(handle)
-            except Exception as exc:
-                return reader_rejected(measures, exc, "trec_eval", which)
-            if which == "qrels":
-                qrels = parsed
-        return self.evaluate(measures, qrels, parsed)
+        qrels, run, readers, refusal = self.read_both(qrels_path, run_path)
+        if refusal:
+            return reader_rejected(measures, refusal[1], "trec_eval", refusal[0], readers)
+        return with_readers(self._evaluate(measures, qrels, run, as_read=True), readers)

@@ -8,7 +8,16 @@ from collections.abc import Mapping, Sequence
 from importlib.metadata import version as dist_version
 from pathlib import Path
 
-from .base import Outcome, Reference, ScoredRun, Support, error_outcome, not_applicable, reader_rejected
+from .base import (
+    Outcome,
+    Reference,
+    ScoredRun,
+    Support,
+    error_outcome,
+    not_applicable,
+    reader_rejected,
+    with_readers,
+)
 
 _CUT = {"P": "precision", "R": "recall", "RR": "mrr", "AP": "map", "Success": "hit_rate"}
 
@@ -172,23 +181,51 @@ class RanxReference(Reference):
             return {str(m): error_outcome(exc, "ranx") for m in measures}
         return self.evaluate(measures, qrels, run)
 
+    def read_file(self, path: str, kind: str):
+        """``ranx.Qrels.from_file`` (kind "qrels") or ``ranx.Run.from_file`` on the file, as TREC (``kind="trec"``)."""
+        ranx = _import_ranx()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return (ranx.Qrels if kind == "qrels" else ranx.Run).from_file(str(path), kind="trec")
+
     def evaluate_files(self, measures, qrels_path: str, run_path: str) -> dict[str, Outcome]:
         """``ranx.Qrels.from_file`` / ``Run.from_file`` (kind trec), then ``ranx.evaluate`` with
         ``make_comparable=True``, as its users must when the run lacks a judged query (without it ranx
-        raises): every judged query is scored, one missing from the run as 0."""
+        raises): every judged query is scored, one missing from the run as 0.
+
+        The loaded ``Qrels`` and ``Run`` go to ``ranx.evaluate`` as they are, one call with every metric,
+        as a user's script does. SetP (one precision@n per run length) and inputs that call fails on
+        (no judged query) take ``evaluate``'s path on the files' contents, which handles both."""
         try:
-            ranx = _import_ranx()
+            _import_ranx()
         except Exception as exc:
             return {str(m): error_outcome(exc, "ranx") for m in measures}
-        for which, path, kind in (("qrels", qrels_path, ranx.Qrels), ("run", run_path, ranx.Run)):
+        qrels, run, readers, refusal = self.read_both(qrels_path, run_path)
+        if refusal:
+            return reader_rejected(measures, refusal[1], "ranx", refusal[0], readers)
+        support = {str(m): self.supports(m) for m in measures}
+        wanted = {str(m): self._metric(m)[0] for m in measures if support[str(m)].ok}
+        if wanted and "precision@n" not in wanted.values():
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    loaded = kind.from_file(str(path), kind="trec")
-            except Exception as exc:
-                return reader_rejected(measures, exc, "ranx", which)
-            if which == "qrels":
-                qrels = {q: {d: int(g) for d, g in docs.items()} for q, docs in loaded.to_dict().items()}
-            else:
-                run = {q: dict(docs) for q, docs in loaded.to_dict().items()}
-        return self.evaluate(measures, qrels, run)
+                values = self._call_loaded(qrels, run, sorted(set(wanted.values())))
+            except Exception:
+                values = None  # evaluate's path below gives the same call's outcome, or its own note
+            if values is not None:
+                out = not_applicable(measures, support)
+                out.update({key: Outcome("ok", per_query=values[metric], provider="ranx")
+                            for key, metric in wanted.items()})
+                return with_readers(out, readers)
+            run = self.read_file(run_path, "run")  # the failed call changed it (make_comparable)
+        qrels = {q: {d: int(g) for d, g in docs.items()} for q, docs in qrels.to_dict().items()}
+        run = {q: dict(docs) for q, docs in run.to_dict().items()}
+        return with_readers(self.evaluate(measures, qrels, run), readers)
+
+    @staticmethod
+    def _call_loaded(qrels, run, metrics: list[str]) -> dict[str, dict[str, float]]:
+        """{metric: {query_id: value}} from one ``ranx.evaluate(qrels, run, metrics, make_comparable=True)``
+        on ranx's own ``Qrels`` and ``Run``, exactly as ranx returns them."""
+        ranx = _import_ranx()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ranx.evaluate(qrels, run, metrics, make_comparable=True)
+        return {metric: {q: float(v) for q, v in run.scores[metric].items()} for metric in metrics}

@@ -34,6 +34,10 @@ from .base import Outcome, Reference, ScoredRun, Support
 #: installation (about 40 s), and a chapter's batch is evaluated in one call.
 TIMEOUT = 300.0
 
+#: Further seconds an ``evaluate_files`` call may take per MB of its two files: the libraries read
+#: and evaluate a large run at a few MB per second (ranx about 4 MB/s on a 280 MB run).
+SECONDS_PER_MB = 3.0
+
 #: Modules each worker imports as soon as it starts, so the import overlaps with the parent's
 #: loading of registers instead of delaying the first evaluation.
 _PRELOAD = {"pytrec_eval": ("pytrec_eval",), "ir_measures": ("ir_measures",), "ranx": ()}
@@ -93,17 +97,34 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
             return
         try:
             measures = [ir_measures.parse_measure(n) for n in names]
-            if method == "evaluate_files":
-                result = ref.evaluate_files(measures, *arg)
+            if method == "reader_verdict":
+                result = ref.reader_verdict(*arg)
+            elif method == "evaluate_files":
+                result = dict(ref.evaluate_files(measures, *arg))  # the adapter's Outcome objects, whole
             else:
-                result = getattr(ref, method)(measures, qrels, arg)
-            result = dict(result)  # the adapter's Outcome objects, whole
+                result = dict(getattr(ref, method)(measures, qrels, arg))
         except Exception as exc:  # the adapter promises not to raise; keep the worker alive if it does
             result = {n: Outcome("error", detail=f"{type(exc).__name__}: {exc}"[:500]) for n in names}
         try:
             conn.send(result)
         except (BrokenPipeError, OSError):
             return
+        del qrels, arg, result
+        if method in ("evaluate_files", "reader_verdict"):
+            _release_memory()  # the library's reading of the files is garbage now; give it back before the next call
+
+
+def _release_memory() -> None:
+    """Return freed heap memory to the system (glibc's ``malloc_trim``), so a worker that has read large
+    files does not keep their size while the next worker reads them. Does nothing elsewhere."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _death(exitcode: int | None) -> str:
@@ -177,19 +198,40 @@ class IsolatedReference(Reference):
                 process.kill()
                 process.wait(timeout=5)
 
-    def _call(self, method: str, measures: Sequence[object], qrels, arg) -> dict[str, Outcome]:
+    def interrupt(self) -> None:
+        """Kill the worker now, from any thread: a call waiting on it ends as the worker's death (an
+        ``"error"`` outcome), and the next call starts a new worker. For a caller that no longer wants
+        the answer (its input turned out malformed)."""
+        process = self._process
+        if process is not None and process.poll() is None:
+            process.kill()
+
+    def _call(self, method: str, measures: Sequence[object], qrels, arg, timeout: float | None = None
+              ) -> dict[str, Outcome]:
         names = [str(m) for m in measures]
         if not names:
             return {}
         qrels = GUARDS.get(self.name, dict)(qrels)
+        answer, problem = self._request((method, names, {q: dict(j) for q, j in qrels.items()}, arg), timeout)
+        if problem is None:
+            return answer
+        detail = (f"{self.library} {problem} while evaluating this input in its worker process; "
+                  "the other references' values are kept")
+        return {n: Outcome("error", provider=self.name, detail=detail) for n in names}
+
+    def _request(self, message: tuple, timeout: float | None = None) -> tuple[object, str | None]:
+        """Send ``message`` to the worker and wait for its answer: ``(answer, None)``, or ``(None, problem)``
+        when the worker crashed or overran ``timeout`` seconds (default ``self.timeout``; it is then
+        stopped, and started again on the next call)."""
+        timeout = self.timeout if timeout is None else timeout
         with self._lock:
             self.start()
             process, send, recv = self._process, self._send, self._recv
             try:
-                send.send((method, names, {q: dict(j) for q, j in qrels.items()}, arg))
-                if recv.poll(self.timeout):
-                    return recv.recv()
-                problem = f"did not finish within {self.timeout:g} s and was stopped"
+                send.send(message)
+                if recv.poll(timeout):
+                    return recv.recv(), None
+                problem = f"did not finish within {timeout:g} s and was stopped"
                 process.kill()
             except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
                 try:
@@ -202,9 +244,7 @@ class IsolatedReference(Reference):
                 self.stop(wait=0)
                 raise
             self.stop(wait=0)
-        detail = (f"{self.library} {problem} while evaluating this input in its worker process; "
-                  "the other references' values are kept")
-        return {n: Outcome("error", provider=self.name, detail=detail) for n in names}
+        return None, problem
 
     def evaluate(self, measures: Sequence[object], qrels: Mapping[str, Mapping[str, int]],
                  run: ScoredRun) -> dict[str, Outcome]:
@@ -215,7 +255,24 @@ class IsolatedReference(Reference):
         return self._call("evaluate_run_file", measures, qrels, str(path))
 
     def evaluate_files(self, measures: Sequence[object], qrels_path: str, run_path: str) -> dict[str, Outcome]:
-        return self._call("evaluate_files", measures, {}, (str(qrels_path), str(run_path)))
+        return self._call("evaluate_files", measures, {}, (str(qrels_path), str(run_path)),
+                          self.timeout + SECONDS_PER_MB * _megabytes(qrels_path, run_path))
+
+    def reader_verdict(self, path: str, kind: str) -> str:
+        answer, problem = self._request(("reader_verdict", [], {}, (str(path), kind)),
+                                        self.timeout + SECONDS_PER_MB * _megabytes(path))
+        return answer if problem is None else f"fails: {self.library} {problem} while reading it in its worker process"
+
+
+def _megabytes(*paths: str) -> float:
+    """The files' total size in MB (a file that cannot be examined counts 0: its reader will say why)."""
+    total = 0
+    for path in paths:
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            pass
+    return total / 2**20
 
 
 #: Workers running in this process, stopped at exit (they would also end on their own when the
