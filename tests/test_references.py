@@ -118,3 +118,40 @@ def test_trec_eval_rr_at_several_cutoffs_in_one_call():
     out = REFS["pytrec_eval"].evaluate(ms, qrels, run)
     assert [out[str(m)].per_query["q1"] for m in ms] == pytest.approx([0.0, 0.5, 0.5])
     assert [out[str(m)].per_query["q2"] for m in ms] == pytest.approx([0.0, 0.0, 1 / 3])
+
+
+def _run_file(tmp_path, lines):
+    path = tmp_path / "probe.run"
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def test_ranx_reads_a_run_file_keeping_the_last_copy_of_a_repeated_id(tmp_path):
+    """ranx's own TREC reader (``Run.from_file``) keeps the last score read for a repeated docno
+    (DESIGN.md, measured). Run: n (score 3), a (2), n again (1); a is relevant. With the last copy of n
+    kept at score 1, ranx orders a (2) before n (1): P@1 = 1, RR = 1. The values come back under the
+    file's own query ids although the adapter renames ids before ranx reads them."""
+    path = _run_file(tmp_path, ["q-1 Q0 n 1 3 x", "q-1 Q0 a 2 2 x", "q-1 Q0 n 3 1 x"])
+    ms = [parse("P@1")[0], parse("RR")[0]]
+    out = REFS["ranx"].evaluate_run_file(ms, {"q-1": {"a": 1, "n": 0}}, path)
+    assert {str(m): out[str(m)].status for m in ms} == {"P@1": "ok", "RR": "ok"}
+    assert out["P@1"].per_query == pytest.approx({"q-1": 1.0})
+    assert out["RR"].per_query == pytest.approx({"q-1": 1.0})
+
+
+def test_ranx_run_file_through_the_dict_path_maps_documents_back(tmp_path):
+    """SetP takes ranx's dict path (precision@n, n = the run's length): the renamed documents must come back
+    to the file's ids. Run [a, b, c] with a and c relevant: SetP = precision@3 = 2/3 (by hand)."""
+    path = _run_file(tmp_path, ["q1 Q0 a 1 3 x", "q1 Q0 b 2 2 x", "q1 Q0 c 3 1 x"])
+    m = parse("SetP")[0]
+    out = REFS["ranx"].evaluate_run_file([m], {"q1": {"a": 1, "b": 0, "c": 1}}, path)[str(m)]
+    assert out.status == "ok" and out.per_query == pytest.approx({"q1": 2 / 3})
+
+
+def test_ranx_run_file_with_a_malformed_line_is_its_readers_error(tmp_path):
+    """A line with five fields: ranx's reader raises (its ``line.split()`` unpacks six); the line reaches it
+    unchanged, so the outcome is ranx's error, not a value."""
+    path = _run_file(tmp_path, ["q1 Q0 a 1 3 x", "q1 Q0 b 2 2"])
+    m = parse("P@1")[0]
+    out = REFS["ranx"].evaluate_run_file([m], {"q1": {"a": 1}}, path)[str(m)]
+    assert out.status == "error" and "ValueError" in out.detail

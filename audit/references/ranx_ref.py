@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import warnings
 from collections.abc import Mapping, Sequence
 from importlib.metadata import version as dist_version
@@ -40,6 +41,30 @@ def _import_ranx():
     return ranx
 
 
+def _tokens(queries, docs) -> tuple[dict[str, str], dict[str, str]]:
+    """Order-preserving fixed-width tokens for query and document ids (``q0000000…``, ``d000000000…``)."""
+    return ({q: f"q{i:07d}" for i, q in enumerate(sorted(queries))},
+            {d: f"d{i:09d}" for i, d in enumerate(sorted(docs))})
+
+
+def _rename_run_file(path: str, qrels: Mapping[str, Mapping[str, int]], folder: str):
+    """A copy of a small TREC run file in ``folder`` with ids renamed as ``_rename`` does (every line kept
+    in place, so a repeated ID stays repeated and a malformed line stays malformed for ranx's reader), the
+    qrels renamed the same way, and the maps back to the query and document ids. Returns (path, qrels,
+    query ids back, document ids back)."""
+    with open(path, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    rows = [line.split() for line in lines]
+    qmap, dmap = _tokens(set(qrels) | {r[0] for r in rows if len(r) == 6},
+                         {d for j in qrels.values() for d in j} | {r[2] for r in rows if len(r) == 6})
+    renamed = os.path.join(folder, "renamed.run")
+    with open(renamed, "w", encoding="utf-8") as handle:
+        for line, r in zip(lines, rows):
+            handle.write(" ".join([qmap[r[0]], r[1], dmap[r[2]], *r[3:]]) + "\n" if len(r) == 6 else line + "\n")
+    new_qrels = {qmap[q]: {dmap[d]: int(g) for d, g in j.items()} for q, j in qrels.items()}
+    return renamed, new_qrels, {v: k for k, v in qmap.items()}, {v: k for k, v in dmap.items()}
+
+
 def _rename(qrels: Mapping[str, Mapping[str, int]], run: ScoredRun):
     """Map ids to fixed-width tokens that keep their sort order.
 
@@ -47,10 +72,7 @@ def _rename(qrels: Mapping[str, Mapping[str, int]], run: ScoredRun):
     fixed-width tokens compile once. Order is preserved (lexicographic and insertion), so
     no tie rule can change.
     """
-    queries = sorted(set(qrels) | set(run))
-    docs = sorted({d for j in qrels.values() for d in j} | {d for r in run.values() for d in r})
-    qmap = {q: f"q{i:07d}" for i, q in enumerate(queries)}
-    dmap = {d: f"d{i:09d}" for i, d in enumerate(docs)}
+    qmap, dmap = _tokens(set(qrels) | set(run), {d for j in qrels.values() for d in j} | {d for r in run.values() for d in r})
     new_qrels = {qmap[q]: {dmap[d]: int(g) for d, g in j.items()} for q, j in qrels.items()}
     new_run = {qmap[q]: {dmap[d]: float(s) for d, s in r.items()} for q, r in run.items()}
     return new_qrels, new_run, {v: k for k, v in qmap.items()}
@@ -171,14 +193,31 @@ class RanxReference(Reference):
         return values
 
     def evaluate_run_file(self, measures, qrels, path: str) -> dict[str, Outcome]:
-        try:
-            ranx = _import_ranx()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                loaded = ranx.Run.from_file(path, kind="trec")
-            run = {q: dict(docs) for q, docs in loaded.to_dict().items()}
-        except Exception as exc:
-            return {str(m): error_outcome(exc, "ranx") for m in measures}
+        """``ranx.Run.from_file`` (kind trec) on the run, then ``ranx.evaluate`` of that ``Run`` against
+        ``ranx.Qrels(qrels)`` with ``make_comparable=True``, one call with every metric, as a user's script
+        does. SetP, and inputs that call fails on (no judged query), take ``evaluate``'s path on the run's
+        contents, which handles both."""
+        support = {str(m): self.supports(m) for m in measures}
+        wanted = {str(m): self._metric(m)[0] for m in measures if support[str(m)].ok}
+        with tempfile.TemporaryDirectory(prefix="chapter-audit-ranx-") as folder:
+            try:
+                # ids renamed as for every other call, so numba's compiled functions serve this one too
+                renamed, qrels_t, back, docs_back = _rename_run_file(path, qrels, folder)
+                loaded = self.read_file(renamed, "run")
+            except Exception as exc:
+                return {str(m): error_outcome(exc, "ranx") for m in measures}
+            if wanted and "precision@n" not in wanted.values() and any(qrels_t.values()):
+                try:
+                    values = self._call_loaded(_import_ranx().Qrels(qrels_t), loaded, sorted(set(wanted.values())))
+                except Exception:
+                    values = None  # evaluate's path below gives the same call's outcome, or its own note
+                if values is not None:
+                    out = not_applicable(measures, support)
+                    out.update({key: Outcome("ok", per_query={back[q]: v for q, v in values[metric].items()},
+                                             provider="ranx") for key, metric in wanted.items()})
+                    return out
+                loaded = self.read_file(renamed, "run")  # the failed call changed it (make_comparable)
+            run = {back[q]: {docs_back[d]: score for d, score in docs.items()} for q, docs in loaded.to_dict().items()}
         return self.evaluate(measures, qrels, run)
 
     def read_file(self, path: str, kind: str):
