@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import __version__
-from .errors import AuditError
+from audit import __version__
+from audit.errors import AuditError
 
 #: Exit codes (also in the README).
 EXIT_OK = 0           # the audit ran; reports written
@@ -97,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _read_report(path: Path) -> dict:
     import json
 
-    from .files import read_text
+    from audit.register.files import read_text
     if not path.exists():
         raise AuditError("report not found", file=str(path))
     try:
@@ -113,7 +113,7 @@ def _read_report(path: Path) -> dict:
 
 
 def diff(args) -> int:
-    from .diff import diff_reports
+    from audit.report.diff import diff_reports
 
     old, new = _read_report(args.old), _read_report(args.new)
     if old["chapter"].get("id") != new["chapter"].get("id"):
@@ -124,15 +124,15 @@ def diff(args) -> int:
 
 
 def crosscheck(args) -> int:
-    from .crosscheck import crosscheck as run_crosscheck
-    from .crosscheck import render_markdown
-    from .provenance import collect
-    from .references import all_references
-    from .report.writer import write_text
+    from audit.attribution.crosscheck import crosscheck as run_crosscheck
+    from audit.attribution.crosscheck import render_markdown
+    from audit.evaluation.references import all_references
+    from audit.report.writer import write_text
+    from audit.run.provenance import collect
 
     if not args.measures.split():
         raise AuditError("--measures is empty; give ir-measures names such as \"P@10 RR AP nDCG@10\"")
-    from .measures import parse as parse_measure
+    from audit.register.measures import parse as parse_measure
     for name in args.measures.split():
         try:
             parse_measure(name, True)  # measures only the references define are cross-checked among them
@@ -151,9 +151,8 @@ def crosscheck(args) -> int:
 
 
 def init(args) -> int:
-    from .init import create_chapter
-
-    from .scan import MEASURED
+    from audit.text.init import create_chapter
+    from audit.text.scan import MEASURED
 
     folder, counts = create_chapter(args.snapshot, args.id, args.claims_dir, title=args.title, book=args.book,
                                     chapter=args.chapter)
@@ -168,7 +167,7 @@ def init(args) -> int:
 
 
 def schema(args) -> int:
-    from .schema import render
+    from audit.register.schema import render
 
     sys.stdout.write(render(args.which))
     return EXIT_OK
@@ -196,15 +195,15 @@ def run(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from .audit import add_book_findings, audit_chapter
-    from .book import Book
-    from .cache import ClaimCache, set_memo
-    from .jobs import audit_parallel
-    from .provenance import collect
-    from .references import all_references
-    from .references.ranx_ref import numba_cache_dir
-    from .register import load_chapter
-    from .report.writer import write_chapter_reports, write_index
+    from audit.attribution.book import Book
+    from audit.evaluation.references import all_references
+    from audit.evaluation.references.ranx_ref import numba_cache_dir
+    from audit.register.claims import load_chapter
+    from audit.report.writer import write_chapter_reports, write_index
+    from audit.run.audit import add_book_findings, audit_chapter
+    from audit.run.cache import ClaimCache, set_memo
+    from audit.run.jobs import audit_parallel
+    from audit.run.provenance import collect
 
     err = Console(stderr=True, soft_wrap=True)
     out = Console(soft_wrap=True)
@@ -295,7 +294,7 @@ def run(args) -> int:
             status = EXIT_INTERNAL
         previous = args.reports / f"{base}.json"
         if previous.exists() and not args.quiet:
-            from .diff import diff_reports
+            from audit.report.diff import diff_reports
             try:
                 before = _read_report(previous)
                 if select is not None:  # compare only the claims audited

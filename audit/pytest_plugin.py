@@ -7,7 +7,7 @@ plain failure text instead of a traceback; error → error; not checkable and pe
 with the reason. Registered through the ``pytest11`` entry point.
 
 Only the claims selected for the run are audited (``-k C08`` audits C08 alone), and results are
-taken from the claim cache (``audit.cache``) unless ``--no-audit-cache`` is given. Under
+taken from the claim cache (``audit.run.cache``) unless ``--no-audit-cache`` is given. Under
 pytest-xdist (``pytest -n auto claims/``) each worker audits the claims it is given, one by one.
 """
 
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from .errors import AuditError
-from .report.text import value_text
-from .register import CHAPTER_FILE, CLAIMS_FILE
+from audit.errors import AuditError
+from audit.register.claims import CHAPTER_FILE, CLAIMS_FILE
+from audit.report.text import value_text
 
 
 class ClaimQualifiedWarning(UserWarning):
@@ -66,13 +66,13 @@ class _Session:
     claims it will be given, each claim is audited alone."""
 
     def __init__(self, config) -> None:
-        from .cache import ClaimCache
+        from audit.run.cache import ClaimCache
 
         self.config = config
         self.chapters = {}
         self.reports: dict = {}
         self.book = None
-        from .cache import set_memo
+        from audit.run.cache import set_memo
 
         self.cache = ClaimCache(enabled=not config.getoption("no_audit_cache", False))
         set_memo(self.cache.enabled)  # reference observations are cached with the claims
@@ -84,10 +84,10 @@ class _Session:
         return {i.name for i in item.session.items if isinstance(i, ClaimItem) and i.path.parent == folder}
 
     def result(self, item):
-        from .audit import add_book_findings, audit_chapter
-        from .book import Book
-        from .provenance import collect
-        from .references import all_references
+        from audit.attribution.book import Book
+        from audit.evaluation.references import all_references
+        from audit.run.audit import add_book_findings, audit_chapter
+        from audit.run.provenance import collect
 
         folder = item.path.parent
         got = self.reports.setdefault(folder, {})
@@ -123,7 +123,7 @@ class ChapterFile(pytest.File):
     """A chapter register: yields one ``ClaimItem`` per claim, in register order."""
 
     def collect(self):
-        from .register import load_chapter
+        from audit.register.claims import load_chapter
 
         try:
             chapter = load_chapter(self.path.parent)

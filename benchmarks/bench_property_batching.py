@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from audit import evaluator
-from audit.measures import parse
-from audit.references import all_references
-from audit.universe import Universe
+from audit.evaluation import evaluator
+from audit.evaluation.references import all_references
+from audit.evaluation.universe import Universe
+from audit.register.measures import parse
 
 
 def inputs(cases):

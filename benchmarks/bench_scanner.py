@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 import corpus_labels as cl
 
-from audit.init import create_chapter
-from audit.register import load_chapter
+from audit.register.claims import load_chapter
+from audit.text.init import create_chapter
 
 
 def seed_texts() -> list[cl.Text]:
@@ -57,7 +57,7 @@ def main() -> int:
               ("seed chapters (hand-written registers)", seed_texts())]
     references = None
     if not args.no_audit:
-        from audit.references import all_references
+        from audit.evaluation.references import all_references
         references = all_references()
     header = f"{'text':44} {'labels':>6} {'recall':>8} {'precision':>10} {'encoded':>9} {'right':>9}"
     all_scan: list[cl.ScanScore] = []

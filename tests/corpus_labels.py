@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from audit.scan import Statement, scan_text
+from audit.text.scan import Statement, scan_text
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -117,10 +117,10 @@ _ORDER = {"contradicted": 3, "error": 3, "stale": 3, "qualified": 2, "supported"
 
 def audit_labelled(folder: Path, text: str, labels: list[Label], references=None) -> InitScore:
     """Audit an ``init`` folder and score its claims against the labels."""
-    from audit.audit import audit_chapter
-    from audit.provenance import collect
-    from audit.references import all_references
-    from audit.register import load_chapter
+    from audit.evaluation.references import all_references
+    from audit.register.claims import load_chapter
+    from audit.run.audit import audit_chapter
+    from audit.run.provenance import collect
 
     chapter = load_chapter(folder)
     report = audit_chapter(chapter, references if references is not None else all_references(), collect([]))

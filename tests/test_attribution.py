@@ -1,4 +1,4 @@
-"""Causes found by experiment (audit.attribution): for each candidate cause, the attributed cause is the one whose
+"""Causes found by experiment (audit.attribution.causes): for each candidate cause, the attributed cause is the one whose
 removal makes the implementations agree, and "unexplained" is what remains when none does.
 
 Real references where a library shows the cause (trec_eval orders tied scores by docno descending and reads
@@ -12,11 +12,11 @@ from fractions import Fraction
 
 import pytest
 
-from audit import evaluator
-from audit.attribution import Input, attribute
-from audit.conventions import relevant_to
-from audit.measures import parse as parse_measure
-from audit.references import all_references
+from audit.attribution.causes import Input, attribute
+from audit.evaluation import evaluator
+from audit.evaluation.references import all_references
+from audit.register.conventions import relevant_to
+from audit.register.measures import parse as parse_measure
 
 
 def _trec():
@@ -58,7 +58,7 @@ def _real(measure: str):
     ("RR", {"a": 1, "b": 0, "c": 1}, "RR"),
 ])
 def test_ties_are_the_cause_when_trec_eval_orders_them_by_docno(measure, qrels, note):
-    from audit.observe import follows
+    from audit.evaluation.observe import follows
     # on AP and RR docno ascending (a, b, c) gives the same numbers as descending here; the rule trec_eval was
     # observed to follow on the ledger's tie probe tells them apart
     found = _run_attribution(_real(measure), measure, {"q1": qrels}, {"q1": ["b", "a", "c"]},

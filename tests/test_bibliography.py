@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from audit.sources import (
+from audit.research.sources import (
     CONVENTIONS,
     METADATA_FIELDS,
     BibliographyError,

@@ -1,4 +1,4 @@
-"""The claim cache (audit.cache): what its key covers, that a damaged or foreign entry is recomputed, that
+"""The claim cache (audit.run.cache): what its key covers, that a damaged or foreign entry is recomputed, that
 reports are byte-identical with and without it, that a run in which every claim is cached loads no
 reference library, and that --claims, pytest -k and -j compute what they should.
 
@@ -13,12 +13,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from audit.anchors import locate
-from audit.cache import FORMAT, ClaimCache, claim_key, environment
-from audit.register import load_chapter
-from audit.results import ClaimResult
+from test_cli import (
+    CONTRADICTED_CLAIM,
+    NOT_CHECKABLE_CLAIM,
+    SUPPORTED_CLAIM,
+    write_chapter,
+)
 
-from test_cli import CONTRADICTED_CLAIM, NOT_CHECKABLE_CLAIM, SUPPORTED_CLAIM, write_chapter
+from audit.register.claims import load_chapter
+from audit.report.results import ClaimResult
+from audit.run.cache import FORMAT, ClaimCache, claim_key, environment
+from audit.text.anchors import locate
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = "import sys; from audit.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -113,10 +118,10 @@ def test_reports_identical_with_and_without_cache_and_hits_load_no_library(tmp_p
     computed = texts()
     assert len(entries(cache)) == 3
     assert len(sorted((cache / "research").rglob("*.json"))) == 1   # the chapter's research sections, stored
-    probe = ("import audit.research as R; calls = []; _complete = R.complete; "
+    probe = ("import audit.research.sections as R; calls = []; _complete = R.complete; "
              "R.complete = lambda *a, **k: (calls.append(1), _complete(*a, **k)); "
              + MAIN.replace("sys.exit(main(sys.argv[1:]))", "code = main(sys.argv[1:])")
-             + "; import json; from audit.references import all_references"
+             + "; import json; from audit.evaluation.references import all_references"
              + "; print(json.dumps({'modules': sorted(m for m in ('pytrec_eval', 'ranx', 'numba') if m in sys.modules),"
              + " 'workers': [r._process is not None for r in all_references(start=False)], 'research': len(calls)}));"
              + " sys.exit(code)")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from audit.audit import audit_chapter
-from audit.provenance import collect
-from audit.references import all_references
-from audit.register import load_chapter
+from audit.evaluation.references import all_references
+from audit.register.claims import load_chapter
+from audit.run.audit import audit_chapter
+from audit.run.provenance import collect
 
 CHAPTER = Path(__file__).resolve().parents[1] / "claims" / "retrieval-23-chapter"
 

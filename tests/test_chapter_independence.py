@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from audit.audit import ClaimTimeout, audit_claim, time_limit
-from audit.checks import Measurements
 from audit.cli import EXIT_INPUT, main
-from audit.register import load_chapter
+from audit.evaluation.checks import Measurements
+from audit.register.claims import load_chapter
+from audit.run.audit import ClaimTimeout, audit_claim, time_limit
 
 SNAPSHOT = "At cutoff four, a single relevant result gives P@4 = 1/4.\n"
 GOOD = """\
@@ -97,7 +97,7 @@ def test_nul_byte_in_snapshot_path_costs_only_its_chapter(tmp_path, capsys):
 def test_unexpected_failure_in_a_checker_is_that_claims_error(tmp_path, monkeypatch):
     # A fault inside a checker (here forced) becomes the claim's error verdict, named as an internal
     # error; the chapter's other claims and its reports are kept.
-    from audit import checks
+    from audit.evaluation import checks
 
     def broken(claim, chapter, ms):
         raise OverflowError("forced")
@@ -114,7 +114,7 @@ def test_unexpected_failure_in_a_checker_is_that_claims_error(tmp_path, monkeypa
 
 def test_a_claim_past_its_time_limit_is_an_error(tmp_path, monkeypatch):
     # A checker that never returns: stopped at the per-claim limit, reported as that claim's error.
-    from audit import checks
+    from audit.evaluation import checks
 
     def endless(claim, chapter, ms):
         while True:
@@ -154,7 +154,7 @@ def test_markdown_report_escapes_raw_html(tmp_path):
 def test_exhaustive_stage_respects_the_search_time_limit(tmp_path, monkeypatch):
     # The time limit once bounded only the random stage (a universe within the schema's limits ran
     # 454 s). Slices of 10 comparisons and a 1 ms limit: the stage stops after its first slice.
-    from audit.checks import property as prop
+    from audit.evaluation.checks import property as prop
 
     monkeypatch.setattr(prop, "EXHAUSTIVE_SLICE", 10)
     claims = GOOD + ("  - {id: P1, title: t, kind: property, quote: \"P@4\", claim: c, measure: R, relation: never "
@@ -171,8 +171,8 @@ def test_many_lost_quotes_share_one_search_budget(monkeypatch):
     # third is no longer searched, and says why.
     from pathlib import Path as P
 
-    from audit import anchors
-    from audit.chapter import Snapshot
+    from audit.text import anchors
+    from audit.text.chapter import Snapshot
 
     snapshot = Snapshot(P("s.txt"), " ".join(f"word{i}" for i in range(100)))
     budget = anchors.Budget(1_000)
@@ -197,9 +197,9 @@ def test_a_lost_quote_in_a_large_snapshot_is_searched_in_bounded_time():
     # at 2 MB, and past FUZZY_MAX_WORDS words a quote without a line hint is not searched at all.
     from pathlib import Path as P
 
-    from audit import limits
-    from audit.anchors import locate
-    from audit.chapter import Snapshot
+    from audit.register import limits
+    from audit.text.anchors import locate
+    from audit.text.chapter import Snapshot
 
     text = ("Precision at four is one quarter when one relevant result is returned. " * 20_000)[:1_900_000]
     started = time.monotonic()

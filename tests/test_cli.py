@@ -1,7 +1,7 @@
 """audit.cli.main and audit.report.writer.write_text, with every path under tmp_path.
 
 The CLI runs the real references (one process-wide list, see
-audit.references.all_references), so the chapters here are tiny: one or two value
+audit.evaluation.references.all_references), so the chapters here are tiny: one or two value
 claims each. Exit codes are the ones documented in audit/cli.py (0 ok, 1 --fail-on hit,
 2 usage, 3 invalid chapter).
 """
@@ -94,7 +94,7 @@ def test_json_report_has_format_version_and_every_claim(tmp_path):
     reports = tmp_path / "reports"
     run(chapter, "--reports", reports)
     data = json.loads((reports / "good.json").read_text(encoding="utf-8"))
-    assert data["format_version"] == "2.0"  # audit.results.FORMAT_VERSION
+    assert data["format_version"] == "2.0"  # audit.report.results.FORMAT_VERSION
     assert [(c["id"], c["verdict"]) for c in data["claims"]] == [("C1", "supported"), ("C2", "not checkable")]
 
 
@@ -201,6 +201,7 @@ def test_unexpected_failure_exits_4_without_traceback(tmp_path, capsys, monkeypa
 def test_reports_are_readable_by_others(tmp_path):
     """Regression: mkstemp made reports 0600; they are meant to be shared."""
     import stat
+
     from audit.report.writer import write_text
     path = tmp_path / "r.md"
     write_text(path, "x")
@@ -209,7 +210,7 @@ def test_reports_are_readable_by_others(tmp_path):
 
 def test_dotted_chapter_ids_keep_their_own_reports(tmp_path):
     """Regression: Path.with_suffix dropped everything after a dot, so 'book.ch1' and 'book.ch2' both wrote book.*."""
-    from audit.init import create_chapter
+    from audit.text.init import create_chapter
     snapshot = tmp_path / "s.txt"
     snapshot.write_text("Recall is 21/43 ≈ .4884 here.\n", encoding="utf-8")
     for cid in ("book.ch1", "book.ch2"):

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from audit.audit import add_book_findings, audit_chapter
-from audit.book import Book
-from audit.listings import find_listings, function_source
-from audit.provenance import collect
-from audit.references import all_references
-from audit.register import load_chapter
-from audit.sandbox import run_listing
+from audit.attribution.book import Book
+from audit.evaluation.references import all_references
+from audit.evaluation.sandbox import run_listing
+from audit.register.claims import load_chapter
+from audit.run.audit import add_book_findings, audit_chapter
+from audit.run.provenance import collect
+from audit.text.listings import find_listings, function_source
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from audit.crosscheck import crosscheck, read_expected, read_trec
+from audit.attribution.crosscheck import crosscheck, read_expected, read_trec
 from audit.errors import AuditError
-from audit.references import all_references
+from audit.evaluation.references import all_references
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_eval-test"
 MEASURES = ["P@5", "P@10", "R@100", "RR", "AP", "nDCG@10", "nDCG"]
@@ -49,7 +49,7 @@ def test_tie_caused_disagreement_on_query_301_is_found_and_explained(standard):
 def test_the_tie_on_query_301_by_hand():
     """Find the tied pair that mixes a relevant and a non-relevant document, and check that swapping it
     is exactly the difference between the chapter's AP and trec_eval's for query 301."""
-    from audit import evaluator
+    from audit.evaluation import evaluator
     qrels = read_trec(DATA / "qrels.test", "qrels", check_readers=False).data["301"]
     run_in = read_trec(DATA / "results.test", "run", check_readers=False)
     scores, order = run_in.data["301"], run_in.order["301"]

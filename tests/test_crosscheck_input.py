@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from audit.attribution.crosscheck import read_trec
 from audit.cli import EXIT_INPUT, EXIT_OK, EXIT_USAGE, main
-from audit.crosscheck import read_trec
 from audit.errors import AuditError
 
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n"
@@ -139,8 +139,8 @@ def test_libraries_called_as_their_users_call_them_show_their_own_missing_topic_
     """Four judged queries, a run lacking q4, P@1 = 1 on the other three. Given the files, trec_eval
     (pytrec_eval's readers) leaves q4 out → 1.0; ir-measures and ranx (make_comparable) score it 0 → 0.75.
     The difference is attributed to the missing topic, with each library's rule, not hidden."""
-    from audit.crosscheck import crosscheck as run_crosscheck
-    from audit.references import all_references
+    from audit.attribution.crosscheck import crosscheck as run_crosscheck
+    from audit.evaluation.references import all_references
 
     qrels = tmp_path / "q.txt"
     qrels.write_text("q1 0 a 1\nq2 0 c 1\nq3 0 e 1\nq4 0 g 1\n", encoding="utf-8")
@@ -159,8 +159,8 @@ def test_libraries_called_as_their_users_call_them_show_their_own_missing_topic_
 def test_a_reader_that_rejects_the_file_shows_rejected_not_a_number(tmp_path):
     """A run repeating docno a for q1: trec_eval's reader (pytrec_eval.parse_run) refuses the file, so its
     column is "rejected"; ir-measures and ranx keep the last line."""
-    from audit.crosscheck import crosscheck as run_crosscheck
-    from audit.references import all_references
+    from audit.attribution.crosscheck import crosscheck as run_crosscheck
+    from audit.evaluation.references import all_references
 
     qrels = tmp_path / "q.txt"
     qrels.write_text("q1 0 a 1\nq1 0 b 0\n", encoding="utf-8")

@@ -10,13 +10,20 @@ from pathlib import Path
 import ir_measures
 import pytest
 
-from audit import evaluator
-from audit.crosscheck import (_chapter_order, _chapter_query, _chapter_values, _read_run, _ties, crosscheck,
-                              read_trec)
+from audit.attribution.crosscheck import (
+    _chapter_order,
+    _chapter_query,
+    _chapter_values,
+    _read_run,
+    _ties,
+    crosscheck,
+    read_trec,
+)
 from audit.errors import AuditError
-from audit.files import open_regular
-from audit.measures import parse as parse_measure
-from audit.references import all_references
+from audit.evaluation import evaluator
+from audit.evaluation.references import all_references
+from audit.register.files import open_regular
+from audit.register.measures import parse as parse_measure
 
 MEASURES = ["P@2", "R@3", "RR", "AP", "nDCG@3", "SetP"]
 QRELS = "q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq2 0 d 1\nq2 0 e -1\nq3 0 f 1\n"
@@ -121,7 +128,7 @@ def test_the_report_carries_the_verdicts_of_the_evaluation_itself(tmp_path):
 def test_reading_in_pieces_cuts_no_line(tmp_path, monkeypatch, chunk):
     """Files are read in pieces of CHUNK bytes cut after a newline; with tiny pieces (every line cut
     across several reads) the values, issues and line numbers are those of one whole piece."""
-    import audit.crosscheck as cc
+    import audit.attribution.crosscheck as cc
 
     qrels = read_trec(write(tmp_path, "qrels", QRELS), "qrels", check_readers=False).data
     run_path = write(tmp_path, "run", RUN.replace("q3 Q0 g", "q3 Q0 gé"))  # a non-ASCII docno

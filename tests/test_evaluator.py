@@ -13,9 +13,9 @@ from fractions import Fraction
 
 import pytest
 
-from audit import evaluator as E
 from audit.errors import MeasureError, RankingError, RepeatedIDError
-from audit.evaluator import MeasureSpec
+from audit.evaluation import evaluator as E
+from audit.evaluation.evaluator import MeasureSpec
 
 F = Fraction
 LOG2_3 = math.log2(3)  # discount of rank 2: log2(2 + 1)

@@ -1,7 +1,7 @@
 """``evaluate_cutoffs`` (one pass over the ranking) against ``evaluate_query`` cutoff by cutoff.
 
 The reference value for every cutoff is the chapter evaluator's own per-cutoff definition
-(``audit.evaluator.evaluate_query``, checked by hand in ``test_evaluator.py``); the one-pass
+(``audit.evaluation.evaluator.evaluate_query``, checked by hand in ``test_evaluator.py``); the one-pass
 series must equal it exactly — the same Fraction, and for nDCG the same 50-digit decimal —
 under every reading, relevance level and gain, on rankings with unjudged documents,
 repeated IDs and negative grades.
@@ -15,9 +15,9 @@ from itertools import product
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import evaluator as E
-from audit.conventions import CONVENTIONS
-from audit.evaluator import MeasureSpec
+from audit.evaluation import evaluator as E
+from audit.evaluation.evaluator import MeasureSpec
+from audit.register.conventions import CONVENTIONS
 
 F = Fraction
 #: The conventions a single query's value depends on (averaging and no_relevant act across queries).

@@ -1,4 +1,4 @@
-"""The chapter evaluator (audit.evaluator) against trec_eval's published outputs.
+"""The chapter evaluator (audit.evaluation.evaluator) against trec_eval's published outputs.
 
 Expected values: ``out.test.aq`` from the trec_eval repository's ``test/`` folder
 (usnistgov/trec_eval, trec_eval 10.0), produced by
@@ -37,8 +37,8 @@ from pathlib import Path
 
 import pytest
 
-from audit import evaluator as E
-from audit.evaluator import MeasureSpec
+from audit.evaluation import evaluator as E
+from audit.evaluation.evaluator import MeasureSpec
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_eval-test"
 

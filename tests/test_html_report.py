@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from audit.audit import audit_chapter
-from audit.provenance import collect
-from audit.references import all_references
-from audit.register import load_chapter
+from audit.evaluation.references import all_references
+from audit.register.claims import load_chapter
 from audit.report.markdown import SECTIONS
 from audit.report.writer import write_chapter_reports, write_index
+from audit.run.audit import audit_chapter
+from audit.run.provenance import collect
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTEFACTS = ROOT / "build"   # screenshots land here, outside git (.gitignore)

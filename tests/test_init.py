@@ -12,15 +12,15 @@ import jsonschema
 import pytest
 import yaml
 
-from audit.audit import audit_chapter
-from audit.chapter import Snapshot
 from audit.cli import main
-from audit.init import create_chapter, draft_register
-from audit.provenance import collect
-from audit.references import all_references
-from audit.register import load_chapter
-from audit.scan import MEASURED
-from audit.schema import generate, render, schema_path
+from audit.evaluation.references import all_references
+from audit.register.claims import load_chapter
+from audit.register.schema import generate, render, schema_path
+from audit.run.audit import audit_chapter
+from audit.run.provenance import collect
+from audit.text.chapter import Snapshot
+from audit.text.init import create_chapter, draft_register
+from audit.text.scan import MEASURED
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -176,7 +176,7 @@ def test_corpus_encoded_share_and_verdicts():
 def test_committed_schemas_equal_the_generated_ones():
     for which in ("claims", "chapter"):
         assert schema_path(which).read_text(encoding="utf-8") == render(which), \
-            "regenerate with: python -c 'from audit.schema import write_all; write_all()'"
+            "regenerate with: python -c 'from audit.register.schema import write_all; write_all()'"
 
 
 def test_audit_schema_prints_the_committed_file(capsys):

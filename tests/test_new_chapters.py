@@ -18,10 +18,10 @@ import textwrap
 
 import pytest
 
-from audit.audit import audit_chapter
-from audit.provenance import collect
-from audit.references import all_references
-from audit.register import load_chapter
+from audit.evaluation.references import all_references
+from audit.register.claims import load_chapter
+from audit.run.audit import audit_chapter
+from audit.run.provenance import collect
 
 RETURNED_SNAPSHOT = """\
 Precision here divides the relevant results by the number of results the system returned, not by k.

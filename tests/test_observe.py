@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from audit.audit import tensions
-from audit.observe import observe
-from audit.references import all_references
-from audit.register import load_chapter
+from audit.evaluation.observe import observe
+from audit.evaluation.references import all_references
+from audit.register.claims import load_chapter
+from audit.run.audit import tensions
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from audit.audit import audit_chapter
-from audit.provenance import collect
-from audit.references import all_references
 from audit.errors import RegisterError
-from audit.register import load_chapter
-from audit.universe import Case, Universe
+from audit.evaluation.references import all_references
+from audit.evaluation.universe import Case, Universe
+from audit.register.claims import load_chapter
+from audit.run.audit import audit_chapter
+from audit.run.provenance import collect
 
 SNAPSHOT = "Raising k always helps recall and always hurts precision. RR ignores later items. Small claims.\n"
 SMALL = {"max_length": 3, "documents": 4, "grades": [0, 1], "max_k": 4}

@@ -70,7 +70,7 @@ claims:
 @pytest.fixture(scope="module", autouse=True)
 def _warm_references():
     """Import ranx before pytester moves HOME, so its compiled metrics come from the usual cache."""
-    from audit.references.ranx_ref import _import_ranx
+    from audit.evaluation.references.ranx_ref import _import_ranx
     _import_ranx()
 
 
@@ -173,12 +173,12 @@ def test_audit_collects_only_the_named_chapter_and_records_verdicts(pytester, ch
 
 def test_an_internal_failure_is_an_error_without_traceback(pytester, chapter, monkeypatch):
     # Once a full traceback; now each claim of the chapter errors with one line naming the fault.
-    import audit.audit
+    import audit.run.audit
 
     def broken(*args, **kwargs):
         raise RuntimeError("forced fault")
 
-    monkeypatch.setattr(audit.audit, "audit_chapter", broken)
+    monkeypatch.setattr(audit.run.audit, "audit_chapter", broken)
     result = pytester.runpytest("claims/", "-p", "no:cacheprovider", "-k", "S1")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*internal error while auditing the chapter: RuntimeError: forced fault*"])

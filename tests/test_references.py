@@ -6,11 +6,11 @@ from fractions import Fraction
 
 import pytest
 
-from audit import evaluator
-from audit.checks.common import scored_run
-from audit.measures import parse
-from audit.references import all_references
-from audit.register import Fixture
+from audit.evaluation import evaluator
+from audit.evaluation.checks.common import scored_run
+from audit.evaluation.references import all_references
+from audit.register.claims import Fixture
+from audit.register.measures import parse
 
 REFS = {r.name: r for r in all_references()}
 
@@ -65,7 +65,7 @@ def test_ir_measures_records_the_provider(measure, provider):
 
 def test_ir_measures_never_uses_its_ranx_provider():
     """Under pandas 3 that provider fails (query-id dtype); ranx is evaluated directly instead."""
-    from audit.references.ir_measures_ref import PROVIDERS
+    from audit.evaluation.references.ir_measures_ref import PROVIDERS
     assert "ranx" not in PROVIDERS
 
 
@@ -98,7 +98,7 @@ def test_ranx_call_with_no_judgement_leaves_its_queries_out():
     leaves those queries out with the reason instead of failing the whole measure (observed with ranx 0.3.21)."""
     import ir_measures
 
-    from audit.references import all_references
+    from audit.evaluation.references import all_references
 
     ranx = next(r for r in all_references() if r.name == "ranx")
     outcome = ranx.evaluate([ir_measures.parse_measure("P@2")], {"q2": {}}, {"q2": {"b": 1.0}})["P@2"]

@@ -1,4 +1,4 @@
-"""audit.register: loading the shipped chapter, and one test per kind of bad input.
+"""audit.register.claims: loading the shipped chapter, and one test per kind of bad input.
 
 Every bad-input test copies the shipped chapter folder (claims/retrieval-23-chapter) into
 tmp_path, changes one thing in its text, and checks that ``load_chapter`` raises
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from audit.errors import RegisterError
-from audit.register import load_chapter
+from audit.register.claims import load_chapter
 
 SHIPPED = Path(__file__).resolve().parents[1] / "claims" / "retrieval-23-chapter"
 

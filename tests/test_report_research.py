@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from audit.audit import add_book_findings, audit_chapter
-from audit.book import Book
+from audit.attribution.book import Book
 from audit.cli import main
-from audit.provenance import collect
-from audit.references import all_references
-from audit.register import load_chapter
+from audit.evaluation.references import all_references
+from audit.register.claims import load_chapter
 from audit.report import html_report, json_report, markdown
 from audit.report import patch as patch_report
+from audit.report.results import EVIDENCE_CLASSES
 from audit.report.writer import write_chapter_reports, write_index
-from audit.results import EVIDENCE_CLASSES
+from audit.run.audit import add_book_findings, audit_chapter
+from audit.run.provenance import collect
 
 ROOT = Path(__file__).resolve().parents[1]
 BRIEF = sorted((ROOT.parent / "shared" / "seeds").glob("000_*.txt"))
@@ -159,9 +159,9 @@ def test_the_patch_applies_to_the_snapshot(audited, tmp_path, tool):
 def _rerun(chapter_dir: Path, claim_id: str, **update):
     chapter = load_chapter(chapter_dir)
     claim = next(c for c in chapter.register.claims if c.id == claim_id)
-    from audit.checks import CHECKERS
-    from audit.checks.common import Measurements
-    from audit.verdict import decide
+    from audit.attribution.verdict import decide
+    from audit.evaluation.checks import CHECKERS
+    from audit.evaluation.checks.common import Measurements
     if "conventions" in update and "averaging" in update["conventions"] and claim.kind == "value":
         # the new wording states the averaging, so the register no longer reads it as open (aggregate: both)
         update["expect"] = [e.model_copy(update={"aggregate": None}) for e in claim.expect]
@@ -171,13 +171,13 @@ def _rerun(chapter_dir: Path, claim_id: str, **update):
 def test_every_hunk_is_checked_on_the_patched_snapshot(audited, tmp_path):
     """Re-audit the patched chapter: every claim's quote is still found, and each hunk's new text, encoded
     as the register would encode it, is what the harness now supports."""
-    from audit.register import ConventionStatement
+    from audit.register.claims import ConventionStatement
     root, results = audited
     for name, (chapter, report) in results.items():
         work = tmp_path / name
         shutil.copytree(root / "claims" / name, work)
         (work / "snapshot.txt").write_text(
-            __import__("audit.proposal", fromlist=["patched_text"]).patched_text(chapter.snapshot.text,
+            __import__("audit.research.proposal", fromlist=["patched_text"]).patched_text(chapter.snapshot.text,
                                                                                report.research.proposal),
             encoding="utf-8")
         patched = load_chapter(work)
@@ -213,7 +213,7 @@ def test_every_hunk_is_checked_on_the_patched_snapshot(audited, tmp_path):
 
 
 def _stated(h) -> dict[str, str]:
-    from audit.conventions import CONVENTIONS
+    from audit.register.conventions import CONVENTIONS
     return {n: next(v for v in CONVENTIONS[n].values if f"{CONVENTIONS[n].title} {v}" in h.check)
             for n in h.conventions}
 

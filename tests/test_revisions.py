@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from audit.anchors import SIMILARITY, locate, number_changes
-from audit.audit import audit_chapter
-from audit.chapter import Snapshot
 from audit.cli import main
-from audit.diff import diff_reports
-from audit.init import create_chapter
-from audit.provenance import collect
-from audit.references import all_references
-from audit.register import load_chapter
+from audit.evaluation.references import all_references
+from audit.register.claims import load_chapter
+from audit.report.diff import diff_reports
+from audit.run.audit import audit_chapter
+from audit.run.provenance import collect
+from audit.text.anchors import SIMILARITY, locate, number_changes
+from audit.text.chapter import Snapshot
+from audit.text.init import create_chapter
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "claims" / "retrieval-23-chapter"
@@ -158,9 +158,9 @@ def test_init_refuses_an_existing_folder(tmp_path, capsys):
 def test_register_typo_is_stale_not_edited(tmp_path):
     """A quote mistyped in the register ("one third" for the printed "1/3") must not re-anchor as an edit to a
     passage that stops before the number: the register is wrong, not the chapter, so the claim is stale."""
-    from audit.anchors import keeps_numbers, locate
-    from audit.chapter import Snapshot
-    from audit.register import ValueClaim
+    from audit.register.claims import ValueClaim
+    from audit.text.anchors import keeps_numbers, locate
+    from audit.text.chapter import Snapshot
 
     path = tmp_path / "s.txt"
     path.write_text("Moving the first relevant result to rank three means its RR is 1/3.\n", encoding="utf-8")

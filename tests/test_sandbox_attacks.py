@@ -23,12 +23,12 @@ from pathlib import Path
 
 import pytest
 
-import audit.checks.code as code_check
-from audit.audit import audit_claim
-from audit.checks.common import Measurements
-from audit.register import load_chapter
-from audit.sandbox import run_listing, unavailable_reason
-from audit.sandbox.bwrap import RUNNER, RUNNER_INSIDE, bwrap_binary
+import audit.evaluation.checks.code as code_check
+from audit.evaluation.checks.common import Measurements
+from audit.evaluation.sandbox import run_listing, unavailable_reason
+from audit.evaluation.sandbox.bwrap import RUNNER, RUNNER_INSIDE, bwrap_binary
+from audit.register.claims import load_chapter
+from audit.run.audit import audit_claim
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = f"chapter-audit-attack-{uuid.uuid4().hex}"
@@ -411,7 +411,7 @@ def test_the_listing_process_holds_only_its_own_descriptors(canary):
 def test_an_out_of_range_index_on_the_result_channel_is_a_protocol_error():
     """The runner never writes such a record, but if the channel carried one the run stops cleanly: no
     IndexError, the calls not run, a violation named."""
-    from audit.sandbox import _call_result, _ProtocolError
+    from audit.evaluation.sandbox import _call_result, _ProtocolError
     with pytest.raises(_ProtocolError):
         _call_result({"i": 10**9, "status": "ok", "value": (1.0).hex(), "output": ""}, 0, 3)
     with pytest.raises(_ProtocolError):
@@ -477,7 +477,7 @@ def test_a_listing_that_hangs_while_shrinking_stays_within_the_budget(canary, tm
 
 HARNESS = """
 import sys
-from audit.sandbox import run_listing
+from audit.evaluation.sandbox import run_listing
 print("started", flush=True)
 run_listing("def f():\\n    while True:\\n        pass\\n", "f", [[]] * 5, time_limit=600, call_limit=600)
 """
@@ -528,7 +528,7 @@ def test_a_kernel_that_refuses_namespaces_means_not_run(tmp_path):
         pytest.skip("unshare -U is not allowed here")
     target = tmp_path / "ran-unconfined"
     script = textwrap.dedent(f"""
-        from audit.sandbox import run_listing
+        from audit.evaluation.sandbox import run_listing
         report = run_listing("def f():\\n    open({str(target)!r}, 'w').write('x')\\n    return 1\\n", "f", [[]])
         print(report.results[0].status, "|", report.unavailable)
         """)

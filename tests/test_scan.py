@@ -12,8 +12,8 @@ from pathlib import Path
 import corpus_labels as cl
 import pytest
 
-from audit.register import load_chapter
-from audit.scan import MEASURED, scan, scan_text, units
+from audit.register.claims import load_chapter
+from audit.text.scan import MEASURED, scan, scan_text, units
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,7 +42,7 @@ def test_recall_and_precision_on_the_held_out_text(corpus):
 
 
 def test_measured_figures_in_the_report_are_current(corpus):
-    """audit.scan.MEASURED is what reports print; it must be what the scanner does now."""
+    """audit.text.scan.MEASURED is what reports print; it must be what the scanner does now."""
     overall = cl.total([cl.score(t) for t in corpus])
     held = cl.total([cl.score(t) for t in corpus if t.held_out])
     assert MEASURED == {"statements": overall.labels, "texts": len(corpus),

@@ -1,11 +1,11 @@
-"""Conventions recognised from a chapter's wording (audit.stated): one row per wording, with the
-convention and value it states (the values are audit.conventions' own)."""
+"""Conventions recognised from a chapter's wording (audit.text.stated): one row per wording, with the
+convention and value it states (the values are audit.register.conventions' own)."""
 
 from __future__ import annotations
 
 import pytest
 
-from audit.stated import declare, stated_in
+from audit.text.stated import declare, stated_in
 
 
 @pytest.mark.parametrize("text, name, value", [

@@ -32,12 +32,12 @@ import textwrap
 
 import pytest
 
-from audit.audit import audit_chapter
-from audit.checks.stated_effect import stated_effects
-from audit.conventions import CONVENTIONS, Declared, Statement
-from audit.provenance import collect
-from audit.readings import REJECTED
-from audit.register import load_chapter
+from audit.evaluation.checks.stated_effect import stated_effects
+from audit.evaluation.readings import REJECTED
+from audit.register.claims import load_chapter
+from audit.register.conventions import CONVENTIONS, Declared, Statement
+from audit.run.audit import audit_chapter
+from audit.run.provenance import collect
 
 UNJUDGED = "Unjudged documents are removed before the cutoff is applied."
 DENOMINATOR = "Precision divides by the number of results the system returned."

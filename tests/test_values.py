@@ -1,7 +1,7 @@
-"""audit.values: claimed values read as intervals, safe arithmetic expressions, corrections.
+"""audit.register.values: claimed values read as intervals, safe arithmetic expressions, corrections.
 
 Interval conventions come from DESIGN.md ("Verdicts") and the module docstring of
-audit/values.py: ``1/4`` is exact; ``.4884`` stands for [.48835, .48845] (half a unit in
+audit/register/values.py: ``1/4`` is exact; ``.4884`` stands for [.48835, .48845] (half a unit in
 the last printed place); ``0.33`` for [0.325, 0.335]; ``80%`` for [79.5%, 80.5%]; "about
 0.9" is widened by the claim's own tolerance. Chapter 23 prints ``21/43 ≈ .4884`` and
 ``27/43 ≈ .6279``.
@@ -14,7 +14,7 @@ from fractions import Fraction
 import pytest
 
 from audit.errors import ValueParseError
-from audit.values import parse_claimed, parse_expression
+from audit.register.values import parse_claimed, parse_expression
 
 F = Fraction
 

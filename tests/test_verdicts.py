@@ -3,7 +3,7 @@
 The chapter is audited once per module (``audited``): the real references share one
 process-wide list (``all_references()``), so ranx's numba compilation is paid once. Each
 test then reads one claim's result. Verdict logic that does not need a real library uses
-fake ``Reference`` subclasses (audit/references/base.py).
+fake ``Reference`` subclasses (audit/evaluation/references/base.py).
 
 Expected values are hand computations from chapter 23's definitions:
 P@k = relevant in the first k / k; RR@k = 1 / rank of the first relevant result in the
@@ -17,12 +17,12 @@ import textwrap
 
 import pytest
 
-from audit.audit import audit_chapter, audit_claim
-from audit.checks import Measurements
-from audit.checks.arithmetic import cohort_fixture
-from audit.provenance import collect
-from audit.references import Outcome, Reference, Support, all_references
-from audit.register import Cohort, load_chapter
+from audit.evaluation.checks import Measurements
+from audit.evaluation.checks.arithmetic import cohort_fixture
+from audit.evaluation.references import Outcome, Reference, Support, all_references
+from audit.register.claims import Cohort, load_chapter
+from audit.run.audit import audit_chapter, audit_claim
+from audit.run.provenance import collect
 
 SNAPSHOT = """\
 Precision at k divides by k, even when fewer results are returned.

@@ -1,4 +1,4 @@
-"""audit.references.worker: a reference that crashes is that reference's error, not the audit's end;
+"""audit.evaluation.references.worker: a reference that crashes is that reference's error, not the audit's end;
 and how each implementation treats negative grades (observed, not assumed).
 
 The crash reproduced here: pytrec_eval (pytrec-eval-terrier 0.5.x) dies with SIGSEGV when a query
@@ -17,12 +17,12 @@ import textwrap
 
 import pytest
 
-from audit.measures import parse
-from audit.references.base import Outcome, Reference, Support
-from audit.references.ir_measures_ref import IrMeasuresReference
-from audit.references.pytrec_eval_ref import PytrecEvalReference
-from audit.references.ranx_ref import RanxReference
-from audit.references.worker import IsolatedReference
+from audit.evaluation.references.base import Outcome, Reference, Support
+from audit.evaluation.references.ir_measures_ref import IrMeasuresReference
+from audit.evaluation.references.pytrec_eval_ref import PytrecEvalReference
+from audit.evaluation.references.ranx_ref import RanxReference
+from audit.evaluation.references.worker import IsolatedReference
+from audit.register.measures import parse
 
 P1 = parse("P@1")[0]
 
@@ -125,10 +125,10 @@ MEASURES = ["P@3", "R@3", "AP@3", "AP", "nDCG@3", "nDCG", "nDCG(dcg='exp-log2')@
 
 OBSERVE = textwrap.dedent("""
     import json, sys
-    from audit.measures import parse
-    from audit.references.ir_measures_ref import IrMeasuresReference
-    from audit.references.pytrec_eval_ref import PytrecEvalReference
-    from audit.references.ranx_ref import RanxReference
+    from audit.register.measures import parse
+    from audit.evaluation.references.ir_measures_ref import IrMeasuresReference
+    from audit.evaluation.references.pytrec_eval_ref import PytrecEvalReference
+    from audit.evaluation.references.ranx_ref import RanxReference
     ref = {"pytrec_eval": PytrecEvalReference, "ir_measures": IrMeasuresReference, "ranx": RanxReference}[sys.argv[1]]()
     measures = [parse(m)[0] for m in json.loads(sys.argv[3])]
     # a (grade g) ranked first, b relevant second, x unjudged third; c judged non-relevant, not ranked.

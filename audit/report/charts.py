@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 import re
 
-from ..cache import memoised
-from ..results import Check
+from audit.report.results import Check
+from audit.run.cache import memoised
 
 _COLOURS = {"chapter": "#1f4e79", "pytrec_eval": "#c55a11", "ir_measures": "#548235", "ranx": "#7030a0"}
 

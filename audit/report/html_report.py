@@ -7,10 +7,16 @@ from html import escape
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from ..results import ChapterReport, ClaimResult, ImplValue
-from . import charts
-from .markdown import SECTIONS, clip, implementations, metadata_text, values_cell
-from .text import value_text
+from audit.report import charts
+from audit.report.markdown import (
+    SECTIONS,
+    clip,
+    implementations,
+    metadata_text,
+    values_cell,
+)
+from audit.report.results import ChapterReport, ClaimResult, ImplValue
+from audit.report.text import value_text
 
 #: The HTML ids of the seven sections, in order (``…html#findings``); claims are anchored by id (``#C08``).
 SECTION_IDS = ("context", "claim-audit", "source-ledger", "findings", "upgrade-proposal", "experiments", "checklist")

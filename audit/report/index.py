@@ -8,7 +8,7 @@ import json
 from html import escape
 from pathlib import Path
 
-from ..results import VERDICTS
+from audit.report.results import VERDICTS
 
 _ORDER = ("contradicted", "stale", "error", "qualified", "pending")
 

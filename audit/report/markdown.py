@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ..conventions import CONVENTIONS
-from ..results import ChapterReport, Check, ClaimResult, ImplValue
-from ..values import display
+from audit.register.conventions import CONVENTIONS
+from audit.register.values import display
+from audit.report.results import ChapterReport, Check, ClaimResult, ImplValue
 
 CHAPTER = "chapter"
 _MARK = {"supported": "✅ supported", "qualified": "⚠️ qualified", "contradicted": "❌ contradicted",
@@ -255,7 +255,7 @@ def _source_ledger(report: ChapterReport, w) -> None:
     if research is None or not research.sources:
         w("No bibliography entry bears on this chapter's claims.\n")
     else:
-        w("Entries of the project's bibliography (`audit/sources/bibliography.yaml`) that bear on this chapter's "
+        w("Entries of the project's bibliography (`audit/research/sources/bibliography.yaml`) that bear on this chapter's "
           "claims, linked through the measures each claim computes and the conventions that change its value. "
           "Each metadata field is verified (against the record named, on the date given) or UNVERIFIED.\n")
         w("| source | identity | verified metadata | URL | reading status | bears on | limitations | verified / "
@@ -283,7 +283,7 @@ def _source_ledger(report: ChapterReport, w) -> None:
         for k, v in report.conventions.items()) or "none stated"
     unstated = ", ".join(CONVENTIONS[n].title for n in report.unstated)
     chapter_conventions = f"stated — {stated}" + (f"; unstated (every value checked) — {unstated}" if unstated else "")
-    w(f"| chapter | this project (`audit.evaluator`, exact) | {report.tool.split()[-1]} | {cell(chapter_conventions)} |")
+    w(f"| chapter | this project (`audit.evaluation.evaluator`, exact) | {report.tool.split()[-1]} | {cell(chapter_conventions)} |")
     for r in report.references:
         conv = "; ".join([f"**observed** {v}" for v in r.observed.values()] +
                          [f"**{k}**: {v}" for k, v in r.conventions.items()])
@@ -418,8 +418,8 @@ def _check_table(check: Check) -> str:
 
 
 def scanner_quality() -> str:
-    """The scanner's measured recall and precision (``audit.scan.MEASURED``), as a sentence."""
-    from ..scan import MEASURED as m
+    """The scanner's measured recall and precision (``audit.text.scan.MEASURED``), as a sentence."""
+    from audit.text.scan import MEASURED as m
     return (f"Measured on a hand-labelled corpus of {m['statements']} statements in {m['texts']} chapter texts, the "
             f"scanner's recall is {m['recall']:.0%} and its precision {m['precision']:.0%}; on the text held out "
             f"while it was written ({m['held_out_statements']} statements), recall {m['held_out_recall']:.0%} and "

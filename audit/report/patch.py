@@ -8,7 +8,7 @@ with ``patch -p0 < reports/<id>.patch`` or ``git apply -p0 reports/<id>.patch``.
 
 from __future__ import annotations
 
-from ..results import Proposal
+from audit.report.results import Proposal
 
 CONTEXT = 1
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..results import ImplValue
-from ..values import display
+from audit.register.values import display
+from audit.report.results import ImplValue
 
 
 def value_text(v: ImplValue, places: int = 6) -> str:

@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..errors import AuditError
+from audit.errors import AuditError
 
 
 def write_text(path: Path | str, text: str) -> str:
@@ -44,8 +44,8 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path) -> list[str]
     The recorded command and date are made reproducible first (``report.stable``), so a rerun whose
     results have not changed leaves every file byte-identical. Raises ``AuditError`` naming the path.
     """
-    from . import html_report, json_report, markdown, patch
-    from .stable import stabilise
+    from audit.report import html_report, json_report, markdown, patch
+    from audit.report.stable import stabilise
     base = str(report.chapter["id"])
     stabilise(report, folder / f"{base}.json")
     proposal = report.research.proposal if report.research else None
@@ -64,7 +64,7 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path) -> list[str]
 
 def write_index(folder: Path) -> list[str]:
     """Write the book index (``index.md``, ``index.html``) from every chapter report in ``folder``."""
-    from .index import entries, render_html, render_markdown
+    from audit.report.index import entries, render_html, render_markdown
     items = entries(folder)
     return [write_text(folder / "index.md", render_markdown(items)),
             write_text(folder / "index.html", render_html(items))]

@@ -1,0 +1,886 @@
+"""Cross-check real TREC runs: where trec_eval, ir-measures, ranx and the chapter's definitions
+disagree on a qrels and run, and the cause of each disagreement, detected in the input."""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from array import array
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from audit.errors import AuditError
+from audit.evaluation import evaluator
+from audit.evaluation.references import Outcome, Reference
+from audit.register.files import open_regular, read_text
+from audit.register.limits import MAX_GRADE, trim
+from audit.register.measures import parse as parse_measure
+
+CHAPTER = "chapter"
+_TREC_NAMES = {"P": "P_{k}", "R": "recall_{k}", "AP": "map_cut_{k}", "nDCG": "ndcg_cut_{k}", "Success": "success_{k}"}
+_TREC_FULL = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "SetP": "set_P", "SetR": "set_recall"}
+
+
+@dataclass
+class Issue:
+    """Something in an input file that can change a number: ``line`` (1-based), ``cause``, ``text``."""
+
+    line: int
+    cause: str
+    text: str
+
+
+@dataclass
+class TrecInput:
+    """A qrels or run as read: ``data`` (qrels {q: {d: grade}}; run {q: {d: score}}), ``order``
+    (run only: documents in file order per query), ``issues`` found, and each library reader's verdict."""
+
+    path: Path
+    kind: str
+    data: dict
+    order: dict = field(default_factory=dict)
+    issues: list[Issue] = field(default_factory=list)
+    readers: dict[str, str] = field(default_factory=dict)
+
+
+def _reader_verdicts(path: Path, kind: str) -> dict[str, str]:
+    """What each library's own reader does with the whole file, read in that library's worker process
+    (``Reference.reader_verdict``): ``{library: verdict}``."""
+    from audit.evaluation.references import all_references
+
+    return {ref.name: ref.reader_verdict(str(path), kind) for ref in all_references()}
+
+
+_GRADE = re.compile(r"^[+-]?\d{1,12}$")
+
+
+def _lines(handle, path: Path, kind: str):
+    """``(number, text, bytes)`` of each line, decoded as UTF-8, without its newline (``bytes``: its length
+    in the file, newline included); refuses UTF-16 and binary files (``AuditError`` naming the line)."""
+    number = 0
+    for piece, text, ascii_only in _chunks(handle):
+        if text is None:  # something to refuse in this piece: find its line with the exact checks
+            for raw in piece.split(b"\n")[:-1] if piece.endswith(b"\n") else piece.split(b"\n"):
+                number += 1
+                if number == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+                    raise AuditError(f"the {kind} file is UTF-16 text; TREC files are plain UTF-8 (ASCII) text — "
+                                     "convert it first (e.g. iconv -f UTF-16 -t UTF-8)", file=str(path))
+                if b"\x00" in raw:
+                    raise AuditError(f"line {number} holds a NUL byte: the {kind} file looks binary (or UTF-16), "
+                                     "not a TREC text file", file=str(path))
+                try:
+                    yield number, raw.decode("utf-8"), len(raw) + 1
+                except UnicodeDecodeError as exc:
+                    raise AuditError(f"line {number} is not UTF-8 text ({exc.reason} at byte {exc.start} of the "
+                                     f"line); the {kind} file looks binary or in another encoding", file=str(path))
+            continue
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        for line in lines:
+            number += 1
+            yield number, line, (len(line) if ascii_only else len(line.encode("utf-8"))) + 1
+
+
+#: Bytes of a file read and decoded at once (cut after the last whole line).
+CHUNK = 8 * 2**20
+
+
+def _chunks(handle):
+    """``(bytes, text, ascii)`` of the file in pieces of about ``CHUNK`` bytes, each ending after a newline
+    (the last one perhaps not); ``text`` is the piece decoded as UTF-8, or None when the piece holds
+    something ``_lines`` refuses (a UTF-16 mark at the start, a NUL byte, bytes that are not UTF-8)."""
+    rest, first = b"", True
+    while True:
+        data = handle.read(CHUNK)
+        piece = rest + data
+        if not data:
+            if piece:
+                yield _decoded(piece, first)
+            return
+        cut = piece.rfind(b"\n") + 1
+        if cut == 0:
+            rest = piece
+            continue
+        rest = piece[cut:]
+        yield _decoded(piece[:cut], first)
+        first = False
+
+
+def _decoded(piece: bytes, first: bool) -> tuple[bytes, str | None, bool]:
+    if b"\x00" in piece or (first and piece[:2] in (b"\xff\xfe", b"\xfe\xff")):
+        return piece, None, False
+    try:
+        return piece, piece.decode("utf-8"), piece.isascii()
+    except UnicodeDecodeError:
+        return piece, None, False
+
+
+class _LineReader:
+    """One TREC file's lines, checked and read one at a time (the rules ``read_trec`` states).
+
+    ``issues`` collects what can change a number, in line order; ``lines`` counts non-blank lines.
+    A repeated (query, doc) is found among the pairs seen since the last ``forget()`` (``seen``:
+    ``{query: {doc: line}}``).
+    """
+
+    def __init__(self, path: Path, kind: str) -> None:
+        self.path, self.kind = path, kind
+        self.width = 4 if kind == "qrels" else 6
+        self.issues: list[Issue] = []
+        self.lines = 0
+        self.seen: dict[str, dict[str, int]] = {}
+
+    def forget(self, keep: str | None = None) -> None:
+        """Forget the pairs seen, except those of query ``keep``."""
+        kept = self.seen.get(keep) if keep is not None else None
+        self.seen.clear()
+        if kept is not None:
+            self.seen[keep] = kept
+
+    def read(self, number: int, line: str) -> tuple[str, str, int | float, bool] | None:
+        """``(query, doc, grade or score, repeats an earlier line)`` of a data line, None for a blank or
+        comment line; raises ``AuditError`` (file and line) for a malformed one."""
+        fields = line.split()
+        if not fields:
+            return None
+        self.lines += 1
+        kind, path = self.kind, self.path
+        if line.lstrip().startswith("#"):
+            self.issues.append(Issue(number, "comment line", line.rstrip("\n")))
+            return None
+        if len(fields) < self.width:
+            raise AuditError(f"line {number} has {len(fields)} fields; a {kind} line has {self.width}: "
+                             f"{trim(line.strip())}", file=str(path))
+        if len(fields) > self.width:
+            self.issues.append(Issue(number, f"{len(fields)} fields (extra ones ignored)", line.rstrip("\n")))
+        query, doc = fields[0], fields[2]
+        seen = self.seen.setdefault(query, {})
+        earlier = seen.get(doc)
+        if earlier is not None:
+            self.issues.append(Issue(number, f"repeats document {doc} of query {query} (line {earlier});"
+                                     " the last line is used", line.rstrip("\n")))
+        seen[doc] = number
+        if kind == "qrels":
+            value = fields[3]
+            if not _GRADE.match(value):
+                raise AuditError(f"line {number}: grade {trim(value, 40)} is not a whole number; TREC grades "
+                                 "are integers (0 non-relevant, 1 or more relevant)", file=str(path))
+            grade = int(value)
+            if abs(grade) > MAX_GRADE:
+                raise AuditError(f"line {number}: grade {grade} is outside ±{MAX_GRADE} (the limit; trec_eval "
+                                 "keeps grades in C ints and exponential gain overflows)", file=str(path))
+            if grade < 0:
+                self.issues.append(Issue(number, f"negative grade {value}", line.rstrip("\n")))
+            return query, doc, grade, earlier is not None
+        value = fields[4]
+        try:
+            score = float(value)
+        except ValueError:
+            raise AuditError(f"line {number}: score {trim(value, 40)} is not a number", file=str(path))
+        if not math.isfinite(score):
+            self.issues.append(Issue(number, f"score {value} is {'NaN' if math.isnan(score) else 'infinite'}"
+                                     " (not a finite number)", line.rstrip("\n")))
+        return query, doc, score, earlier is not None
+
+
+def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput:
+    """Read a TREC qrels (``query iter doc grade``) or run (``query Q0 doc rank score tag``) file.
+
+    Comment lines (``#`` first) are skipped, extra fields beyond the standard ones ignored, and
+    a repeated (query, doc) keeps its last line, as ir-measures and ranx do — each recorded as
+    an ``Issue`` with its line number, as are negative grades and NaN or infinite scores. Raises
+    ``AuditError`` (file and line) for a file that is not a regular UTF-8 text file (a FIFO, a
+    device, binary or UTF-16), an empty file, a line with too few fields, a score that is not a
+    number, or a grade that is not a whole number within ±``limits.MAX_GRADE``. With
+    ``check_readers``, ``readers`` holds each library reader's verdict on the file.
+    """
+    data: dict = defaultdict(dict)
+    order: dict = defaultdict(list)
+    reader = _LineReader(path, kind)
+    handle = open_regular(path, f"{kind} file")
+    plain = 0
+    with handle:
+        for number, line, _ in _lines(handle, path, kind):
+            if kind == "qrels":  # a plain judgement (four fields, a small whole grade, a new pair) directly
+                fields = line.split()
+                if len(fields) == 4 and fields[0][0] != "#" and fields[3].isascii() and fields[3].isdigit() \
+                        and len(fields[3]) <= 2 and int(fields[3]) <= MAX_GRADE:
+                    seen = reader.seen.setdefault(fields[0], {})
+                    if fields[2] not in seen:
+                        seen[fields[2]] = number
+                        data[fields[0]][fields[2]] = int(fields[3])
+                        plain += 1
+                        continue
+            read = reader.read(number, line)
+            if read is None:
+                continue
+            query, doc, value, repeated = read
+            data[query][doc] = value
+            if kind == "run":
+                if repeated:
+                    order[query].remove(doc)
+                order[query].append(doc)
+    if reader.lines + plain == 0:
+        raise AuditError(f"the {kind} file is empty", file=str(path))
+    result = TrecInput(path, kind, dict(data), dict(order), reader.issues)
+    if check_readers:
+        result.readers = _reader_verdicts(path, kind)
+    return result
+
+
+class _NotGrouped(Exception):
+    """A run whose lines for one query are not all together (the query comes back after another)."""
+
+
+@dataclass
+class _Block:
+    """One query's lines of a run read in one piece: ``scores`` {doc: score}, ``order`` (documents in file
+    order, a repeated one at its last line), whether a docno repeats, and the byte span of its lines."""
+
+    query: str
+    scores: dict[str, float]
+    order: list[str]
+    repeated: bool
+    span: tuple[int, int]
+
+
+def _run_blocks(handle, path: Path, reader: _LineReader):
+    """The run's queries one at a time (``_Block``), as ``read_trec`` reads them, holding one query's
+    lines at a time. Raises ``_NotGrouped`` when a query comes back after another query's lines, and
+    ``AuditError`` as ``read_trec`` does.
+
+    A plain line (six fields, of the query being read, a docno not seen in it, a finite score) is
+    taken directly; every other line goes through ``reader.read``, which applies all of the rules."""
+    done: set[str] = set()
+    block: _Block | None = None
+    seen: dict[str, int] = {}
+    offset = plain = 0
+    inf = math.inf
+    for number, line, size in _lines(handle, path, "run"):
+        fields = line.split()
+        if block is not None and len(fields) == 6 and fields[0] == block.query and fields[2] not in seen:
+            try:
+                score = float(fields[4])
+            except ValueError:
+                score = inf
+            if -inf < score < inf:
+                doc = fields[2]
+                seen[doc] = number
+                block.scores[doc] = score
+                block.order.append(doc)
+                plain += 1
+                offset += size
+                continue
+        read = reader.read(number, line)
+        if read is not None:
+            query, doc, score, repeated = read
+            if block is None or query != block.query:
+                if block is not None:
+                    block.span = (block.span[0], offset)
+                    yield block
+                    done.add(block.query)
+                    reader.forget(keep=query)
+                if query in done:
+                    raise _NotGrouped(query)
+                block = _Block(query, {}, [], False, (offset, offset))
+                seen = reader.seen[query]
+            if repeated:
+                block.order.remove(doc)
+                block.repeated = True
+            block.scores[doc] = score
+            block.order.append(doc)
+        offset += size
+    if block is not None:
+        block.span = (block.span[0], offset)
+        yield block
+    if reader.lines + plain == 0:
+        raise AuditError("the run file is empty", file=str(path))
+
+
+def _reread(path: Path, spans: dict[str, tuple[int, int]]) -> tuple[dict, dict]:
+    """The scores and file order of the queries in ``spans`` (``{query: (first byte, end byte)}`` of each
+    query's lines), read again from those bytes only: ``({q: {doc: score}}, {q: [doc, …]})``."""
+    run: dict = defaultdict(dict)
+    order: dict = defaultdict(list)
+    reader = _LineReader(path, "run")
+    with open(path, "rb") as handle:
+        for query, (start, end) in sorted(spans.items(), key=lambda item: item[1]):
+            handle.seek(start)
+            reader.forget()
+            for raw in handle.read(end - start).split(b"\n"):
+                read = reader.read(0, raw.decode("utf-8"))
+                if read is not None and read[0] == query:
+                    _, doc, score, repeated = read
+                    if repeated:
+                        order[query].remove(doc)
+                    run[query][doc] = score
+                    order[query].append(doc)
+    return dict(run), dict(order)
+
+
+class ImplMean(BaseModel):
+    """One implementation's mean: over the run's judged queries (trec_eval's default) and over every
+    judged query with missing ones scored 0 (trec_eval -c)."""
+
+    implementation: str
+    provider: str = ""
+    status: str = "ok"
+    mean: float | None = None
+    mean_all_judged: float | None = None
+    detail: str = ""
+
+
+class Cause(BaseModel):
+    """A detected cause of disagreement: what it is, the queries it touches, and what each
+    implementation gives for those queries when the cause is removed."""
+
+    cause: str
+    queries: list[str] = Field(default_factory=list)
+    detail: str = ""
+    without: dict[str, float] = Field(default_factory=dict)
+    explains: bool | None = None
+
+
+class MeasureResult(BaseModel):
+    measure: str
+    trec_eval_name: str = ""
+    expected: float | None = None
+    means: list[ImplMean]
+    differing_queries: list[str] = Field(default_factory=list)
+    largest_difference: float = 0.0
+    largest_query: str = ""
+    largest_values: dict[str, float] = Field(default_factory=dict)
+    causes: list[Cause] = Field(default_factory=list)
+
+
+class RunResult(BaseModel):
+    """One run's cross-check; ``error`` says why it could not be evaluated (``measures`` is then empty)."""
+
+    run: str
+    queries: int
+    error: str = ""
+    issues: list[dict] = Field(default_factory=list)
+    readers: dict[str, str] = Field(default_factory=dict)
+    run_only_queries: list[str] = Field(default_factory=list)
+    qrels_only_queries: list[str] = Field(default_factory=list)
+    tied_queries: int = 0
+    float32_tied_queries: int = 0
+    measures: list[MeasureResult]
+
+
+class CrosscheckReport(BaseModel):
+    format_version: str = "1.0"
+    tool: str
+    qrels: str
+    qrels_issues: list[dict] = Field(default_factory=list)
+    qrels_readers: dict[str, str] = Field(default_factory=dict)
+    runs: list[RunResult]
+    provenance: dict
+
+
+def trec_eval_name(measure: str) -> str:
+    m, spec = parse_measure(measure, True)
+    if spec is None:
+        return {"Rprec": "Rprec", "Bpref": "bpref", "infAP": "infAP"}.get(m.NAME, "")
+    if spec.cutoff is not None and spec.name in _TREC_NAMES:
+        return _TREC_NAMES[spec.name].format(k=spec.cutoff)
+    return _TREC_FULL.get(spec.name, "") if spec.cutoff is None else ""
+
+
+def read_expected(path: Path) -> dict[str, float]:
+    """The ``all`` lines of a trec_eval output file: ``{measure: value}``."""
+    out = {}
+    if not path.exists():
+        raise AuditError("cannot read trec_eval's output (no such file)", file=str(path))
+    text = read_text(path, "trec_eval output", 64 * 2**20)
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "all":
+            try:
+                out[parts[0]] = float(parts[2])
+            except ValueError:
+                pass
+    if not out:
+        raise AuditError("no 'all' lines: expected trec_eval's output (measure, 'all', value)", file=str(path))
+    return out
+
+
+def _chapter_order(scores: dict[str, float], order: list[str]) -> list[str]:
+    """The chapter's ranking: score descending, ties kept in file order (the reference order)."""
+    position = {d: i for i, d in enumerate(order)}
+    return sorted(scores, key=lambda d: (-scores[d], position[d]))
+
+
+def _tie_broken(run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """Scores made strictly decreasing by one stated rule: score descending, then docno descending
+    (trec_eval's), as small integers, distinct even in single precision."""
+    out = {}
+    for q, docs in run.items():
+        ranked = sorted(docs, key=lambda d: (docs[d], d), reverse=True)
+        out[q] = {d: float(len(ranked) - i) for i, d in enumerate(ranked)}
+    return out
+
+
+def _ties(docs: dict[str, float]) -> tuple[bool, bool]:
+    """(some scores are equal, some are equal only as 32-bit floats — trec_eval's reading of scores)."""
+    values = list(docs.values())
+    tied64 = len(set(values)) < len(values)
+    tied32 = len(set(array("f", values))) < len(values)  # C's double → float rounding, numpy.float32's
+    return tied64, tied32 and not tied64
+
+
+def _chapter_query(specs: list, judgements, scores: dict[str, float], order: list[str]) -> list[float]:
+    """The chapter's definitions of each measure in ``specs`` (``evaluator.MeasureSpec``) on one query, its
+    ranking ordered once for all of them: score descending, ties in file order (``_chapter_order``)."""
+    if any(map(math.isnan, scores.values())):  # a NaN compares false both ways: keep _chapter_order's exact rule
+        ranking = _chapter_order(scores, order)
+    else:  # the same order: a stable sort, descending, keeps tied documents in file order
+        ranking = sorted(order, key=scores.__getitem__, reverse=True)
+    return [float(evaluator.evaluate_query(spec, judgements, ranking)) for spec in specs]
+
+
+def _chapter_specs(measures: list[str]) -> dict[str, object]:
+    """``{measure: evaluator.MeasureSpec, or None when the chapter's definitions do not define it}``."""
+    return {m: parse_measure(m, True)[1] for m in measures}
+
+
+def _chapter_outcomes(specs: dict, values: dict[str, dict[str, float]], rejected: set[str]) -> dict[str, tuple]:
+    """The chapter's column per measure, ``(per-query values, provider, status, detail)``, from its values."""
+    out = {}
+    for m, spec in specs.items():
+        if spec is None:
+            out[m] = ({}, "", "not applicable", "the chapter's definitions do not define this measure")
+        else:
+            out[m] = (values[m], "chapter definitions (trec_eval's defaults), ties in file order", "ok",
+                      f"queries repeating a docno left out: {', '.join(sorted(rejected))}" if rejected else "")
+    return out
+
+
+def _chapter_values(measures: list[str], qrels, run, orders, rejected: set[str]) -> dict[str, tuple]:
+    """The chapter's definitions (trec_eval's default conventions, ties in file order) on our reading of the
+    files: ``{measure: (per-query values, provider, status, detail)}``. A query whose ranking repeats a docno
+    is left out (those definitions reject it); a measure the chapter does not define is not applicable."""
+    specs = _chapter_specs(measures)
+    defined = [m for m, spec in specs.items() if spec is not None]
+    values: dict[str, dict[str, float]] = {m: {} for m in defined}
+    for q, docs in run.items():
+        if q in qrels and q not in rejected:
+            for m, v in zip(defined, _chapter_query([specs[m] for m in defined], qrels[q], docs,
+                                                    orders.get(q, list(docs)))):
+                values[m][q] = v
+    return _chapter_outcomes(specs, values, rejected)
+
+
+def _evaluate(measures: list[str], qrels, run, orders, references: list[Reference],
+              rejected: set[str] = frozenset()) -> dict[str, dict[str, tuple]]:
+    """Per-query values for every implementation and measure on the given dicts (one call per reference):
+    {measure: {name: ({q: value}, provider, status, detail)}}."""
+    parsed = {m: parse_measure(m, True) for m in measures}
+    chapter = _chapter_values(measures, qrels, run, orders, set(rejected))
+    out: dict[str, dict[str, tuple]] = {m: {CHAPTER: chapter[m]} for m in measures}
+    for ref in references:
+        outcomes = ref.evaluate([p[0] for p in parsed.values()], qrels, run)
+        for m, (obj, _) in parsed.items():
+            o = outcomes[str(obj)]
+            out[m][ref.name] = (o.per_query, o.provider, o.status, o.detail)
+    return out
+
+
+class _LibraryCalls:
+    """Each reference's ``evaluate_files`` on a qrels and run, one reference after another (one library's
+    reading of the files in memory at a time), in a background thread while this process reads the run.
+    ``result()``: ``{reference name: {measure: Outcome}}``; ``cancel()`` stops the evaluations."""
+
+    def __init__(self, references: list[Reference], measures: list[object], qrels_path: Path, run_path: Path):
+        self._references, self._measures = references, measures
+        self._paths = (str(qrels_path), str(run_path))
+        self._out: dict[str, dict] = {}
+        self._cancelled = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="library-evaluations", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        for ref in self._references:
+            if self._cancelled.is_set():
+                return
+            try:
+                self._out[ref.name] = ref.evaluate_files(self._measures, *self._paths)
+            except Exception as exc:  # an adapter promises not to raise; its failure is its own column's error
+                self._out[ref.name] = {str(m): Outcome("error", provider=ref.name,
+                                                       detail=f"{type(exc).__name__}: {exc}"[:500])
+                                       for m in self._measures}
+
+    def result(self) -> dict[str, dict]:
+        self._thread.join()
+        return self._out
+
+    def cancel(self) -> None:
+        self._cancelled.set()
+        for ref in self._references:
+            interrupt = getattr(ref, "interrupt", None)
+            if interrupt is not None:
+                interrupt()
+        self._thread.join()
+
+
+def _verdicts(outcomes: dict[str, dict], kind: str) -> dict[str, str]:
+    """Each library reader's verdict on the ``kind`` file, as its ``evaluate_files`` outcomes carry it."""
+    out = {}
+    for name, by_measure in outcomes.items():
+        o = next(iter(by_measure.values()), None)
+        if o is None:
+            continue
+        out[name] = o.readers.get(kind) or f"not known ({o.status}: {o.detail[:120]})"
+    return out
+
+
+TIE_ORDERS = {
+    "file order": lambda docs, order: _chapter_order(docs, order),
+    "docno descending (32-bit scores, trec_eval's rule)":
+        lambda docs, order: sorted(docs, key=lambda d: (float(np.float32(docs[d])), d), reverse=True),
+    "docno ascending": lambda docs, order: sorted(sorted(docs), key=lambda d: -docs[d]),
+}
+
+
+def _tie_rules(measure: str, qrels, run, orders, per, queries: list[str]) -> dict[str, list[str]]:
+    """Which tie order each implementation's values match on ``queries``, found by recomputing the
+    measure under each order with the chapter's definitions (not assumed from documentation)."""
+    _, spec = parse_measure(measure, True)
+    if spec is None:
+        return {}
+    by_order = {name: {q: float(evaluator.evaluate_query(spec, qrels[q], rank(run[q], orders.get(q, list(run[q])))))
+                       for q in queries} for name, rank in TIE_ORDERS.items()}
+    out = {}
+    for name, (vals, _, status, _) in per.items():
+        if status != "ok":
+            continue
+        out[name] = [order for order, expected in by_order.items()
+                     if all(abs(vals.get(q, 0.0) - expected[q]) <= 1e-9 for q in queries)]
+    return out
+
+
+def _attributed(measure: str, qrels, run, orders, per, queries: list[str], references: list[Reference]) -> list[Cause]:
+    """Causes of each reference's difference from the chapter's column on ``queries``, found by experiment
+    (``audit.attribution.causes``): the chapter's definitions re-run with one convention changed, and the input
+    rewritten with one cause removed and the reference re-run on it."""
+    from audit.attribution.causes import Input, explain_reference
+    from audit.register.conventions import relevant_to
+
+    _, spec = parse_measure(measure, True)
+    chapter_vals = per.get(CHAPTER, ({}, "", "", ""))[0]
+    if spec is None or not queries:
+        return []
+    sub_qrels = {q: dict(qrels[q]) for q in queries if q in qrels}
+    sub_run = {q: [d for d in _chapter_order(run[q], orders.get(q, list(run[q])))] for q in queries if q in run}
+    inp = Input(sub_qrels, sub_run, {q: dict(run[q]) for q in sub_run})
+    base = dict(evaluator.DEFAULT_READING)
+    obj = parse_measure(measure, True)[0]
+    names = relevant_to(spec.name, several_queries=True)
+    out: list[Cause] = []
+    by_ref = {r.name: r for r in references}
+    for name, (vals, _, status, _) in per.items():
+        if name == CHAPTER or status != "ok":
+            continue
+        observed = {q: vals[q] for q in queries if q in vals}
+        mine = {q: chapter_vals[q] for q in queries if q in chapter_vals}
+        if all(q in mine and abs(mine[q] - observed.get(q, -1)) <= 1e-9 for q in observed) and set(observed) == set(mine):
+            continue
+        ref = by_ref[name]
+        found = explain_reference(ref, obj, spec, observed, inp, base, names)
+        affected = sorted(q for q in set(observed) | set(mine) if q not in observed or q not in mine
+                          or abs(observed[q] - mine[q]) > 1e-9)
+        out.append(Cause(cause=f"{ref.title}: " + found.summary(ref.title), queries=affected,
+                         detail=found.evidence(), explains=found.explained))
+    return out
+
+
+def _mean(values: dict[str, float], queries: list[str]) -> float:
+    return sum(values.get(q, 0.0) for q in queries) / len(queries) if queries else 0.0
+
+
+@dataclass
+class _RunRead:
+    """A run as the cross-check keeps it: its queries in file order, its issues, tie flags
+    (``_ties``) and the chapter's values ``{measure: {query: value}}`` for the queries it shares with
+    the qrels, and what is needed to read any query's ranking again (``rankings``)."""
+
+    queries: list[str]
+    issues: list[Issue]
+    ties: dict[str, tuple[bool, bool]]
+    chapter: dict[str, dict[str, float]]
+    path: Path
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    whole: TrecInput | None = None
+
+    def rankings(self, queries) -> tuple[dict, dict]:
+        """``({q: {doc: score}}, {q: [doc in file order]})`` for those of ``queries`` the run has."""
+        if self.whole is not None:
+            return ({q: self.whole.data[q] for q in queries if q in self.whole.data},
+                    {q: self.whole.order[q] for q in queries if q in self.whole.order})
+        return _reread(self.path, {q: self.spans[q] for q in queries if q in self.spans})
+
+
+def _differences(per: dict[str, tuple]) -> tuple[list[str], float, str]:
+    """``(differing queries, largest difference, its query)`` among the implementations whose status is ok:
+    a query differs when their values spread by more than 1e-9 or one of them has no value for it."""
+    ok = {name: vals for name, (vals, _, status, _) in per.items() if status == "ok"}
+    differing, largest, largest_q = [], 0.0, ""
+    for q in sorted(set().union(*ok.values()) if ok else set()):
+        values = [vals[q] for vals in ok.values() if q in vals]
+        spread = max(values) - min(values)
+        if spread > 1e-9 or len(values) < len(ok):  # a value left out by one is a difference too
+            differing.append(q)
+            if spread > largest:
+                largest, largest_q = spread, q
+    return differing, largest, largest_q
+
+
+def _read_run(handle, path: Path, qrels, specs: dict) -> _RunRead:
+    """Read the run from ``handle`` one query at a time (``_run_blocks``), computing each shared query's tie
+    flags and chapter values as it goes, so only one query's ranking is held; a run whose queries are not
+    grouped is read whole (``read_trec``) and evaluated the same way. A query repeating a docno has no
+    chapter value (trec_eval's defaults reject it). Raises ``AuditError`` as ``read_trec`` does."""
+    defined = [m for m, spec in specs.items() if spec is not None]
+    chosen = [specs[m] for m in defined]
+    queries, ties, spans = [], {}, {}
+    chapter: dict[str, dict[str, float]] = {m: {} for m in defined}
+
+    def take(query: str, scores: dict, order: list[str], repeated: bool) -> None:
+        queries.append(query)
+        if query in qrels:
+            ties[query] = _ties(scores)
+            if not repeated:
+                for m, v in zip(defined, _chapter_query(chosen, qrels[query], scores, order)):
+                    chapter[m][query] = v
+
+    reader = _LineReader(path, "run")
+    try:
+        for block in _run_blocks(handle, path, reader):
+            spans[block.query] = block.span
+            take(block.query, block.scores, block.order, block.repeated)
+        return _RunRead(queries, reader.issues, ties, chapter, path, spans=spans)
+    except _NotGrouped:
+        pass
+    whole = read_trec(path, "run", check_readers=False)
+    queries.clear()
+    ties.clear()
+    for values in chapter.values():
+        values.clear()
+    repeated = {i.text.split()[0] for i in whole.issues if i.cause.startswith("repeats")}
+    for query, scores in whole.data.items():
+        take(query, scores, whole.order[query], query in repeated)
+    return _RunRead(queries, whole.issues, ties, chapter, path, whole=whole)
+
+
+def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], references: list[Reference], *,
+               expected: Path | None = None, provenance: dict | None = None, check_readers: bool = True,
+               progress=None) -> CrosscheckReport:
+    """Evaluate each run with every implementation and explain each disagreement by its cause.
+
+    Each library reads the files itself in its worker process (``Reference.evaluate_files``), one after
+    another, while this process reads the run one query at a time and computes the chapter's values;
+    each library's reader verdicts come from those same calls (``check_readers``: report them). A
+    disagreement's experiments re-read and re-run only the queries that differ. Raises ``AuditError``
+    for a malformed qrels or run (the libraries' evaluations are then stopped).
+    """
+    from audit import __version__
+
+    for m in measures:
+        parse_measure(m, True)
+    qrels_in = read_trec(qrels_path, "qrels", check_readers=False)
+    qrels = qrels_in.data
+    expected_values = read_expected(expected) if expected else {}
+    specs = _chapter_specs(measures)
+    objects = [parse_measure(m, True)[0] for m in measures]
+    qrels_readers: dict[str, str] = {}
+    runs = []
+    for path in run_paths:
+        if progress:
+            progress(f"reading {path}; evaluating {', '.join(measures)} with every implementation")
+        handle = open_regular(path, "run file")  # a FIFO or a folder stops here, before any library opens it
+        calls = _LibraryCalls(references, objects, qrels_path, path)
+        try:
+            with handle:
+                run_read = _read_run(handle, path, qrels, specs)
+        except BaseException:
+            calls.cancel()
+            raise
+        outcomes = calls.result()
+        readers = _verdicts(outcomes, "run") if check_readers else {}
+        if check_readers and not qrels_readers:
+            qrels_readers = _verdicts(outcomes, "qrels")
+        run_queries = set(run_read.queries)
+        common = sorted(q for q in run_queries if q in qrels)
+        issues = [{"line": i.line, "cause": i.cause, "text": i.text[:120]} for i in run_read.issues]
+        if not common:  # this run's problem only: the other runs are still evaluated and reported
+            runs.append(RunResult(run=str(path), queries=len(run_queries), readers=readers,
+                                  error="the run shares no query with the qrels; nothing can be evaluated",
+                                  issues=issues, run_only_queries=sorted(run_queries),
+                                  qrels_only_queries=sorted(qrels), measures=[]))
+            continue
+        tied = {q for q, (in64, _) in run_read.ties.items() if in64}
+        tied32 = {q for q, (_, only32) in run_read.ties.items() if only32}
+        duplicates = sorted({i.text.split()[0] for i in run_read.issues if i.cause.startswith("repeats")})
+        negative = sorted({i.text.split()[0] for i in qrels_in.issues if "grade" in i.cause})
+        nonfinite = sorted({i.text.split()[0] for i in run_read.issues if "not a finite number" in i.cause})
+        chapter = _chapter_outcomes(specs, run_read.chapter, set(duplicates))
+        evaluated = {m: {CHAPTER: chapter[m]} for m in measures}
+        for ref in references:
+            for m, obj in zip(measures, objects):
+                o = outcomes[ref.name][str(obj)]
+                evaluated[m][ref.name] = (o.per_query, o.provider, o.status, o.detail)
+        differences = {m: _differences(evaluated[m]) for m in measures}
+        # only the queries that differ are read again, for the experiments that explain the differences
+        run, orders = run_read.rankings(sorted({q for d in differences.values() for q in d[0]}))
+        results = []
+        for measure in measures:
+            per = evaluated[measure]
+            judged = sorted(qrels)
+            # each implementation's own mean: over the queries it returned a value for (its own default)
+            means = [ImplMean(implementation=name, provider=prov, status=status if vals or status != "ok" else "left out",
+                              mean=_mean(vals, sorted(vals)) if status == "ok" and vals else None,
+                              mean_all_judged=_mean(vals, judged) if status == "ok" and vals else None,
+                              detail=detail or ("it returned no value for any query" if status == "ok" and not vals
+                                                else ""))
+                     for name, (vals, prov, status, detail) in per.items()]
+            ok = {name: vals for name, (vals, _, status, _) in per.items() if status == "ok"}
+            differing, largest, largest_q = differences[measure]
+            causes = []
+            if tied & set(differing) or tied32 & set(differing):
+                broken = _tie_broken({q: run[q] for q in differing if q in run})
+                after = _evaluate([measure], qrels, broken,
+                                  {q: sorted(broken[q], key=lambda d: -broken[q][d]) for q in broken},
+                                  references)[measure]
+                without = {name: _mean(vals, differing) for name, (vals, _, status, _) in after.items() if status == "ok"}
+                agree = max(without.values()) - min(without.values()) <= 1e-9 if without else None
+                affected = sorted((tied | tied32) & set(differing))
+                observed = _tie_rules(measure, qrels, run, orders, per, affected)
+                causes.append(Cause(
+                    cause="tied scores" + (" (some only in single precision)" if tied32 & set(differing) else ""),
+                    queries=affected,
+                    detail="Observed on these queries: " + "; ".join(
+                        f"{name} matches {' or '.join(rules) if rules else 'none of the orders tried'}"
+                        for name, rules in observed.items()),
+                    without=without, explains=agree))
+            if duplicates and set(duplicates) & set(differing):
+                said = "; ".join(f"{name} {'rejects the file' if status == 'rejected' else 'keeps the last line'}"
+                                 for name, (_, _, status, _) in per.items() if name != CHAPTER)
+                causes.append(Cause(cause="repeated doc ids in the run", queries=sorted(set(duplicates) & set(differing)),
+                                    detail=f"{said}; the chapter's definitions (trec_eval's defaults) reject a ranking "
+                                           "that repeats a docno, so those queries are left out of its column"))
+            missing = [q for q in differing if q not in run_queries and q in qrels]
+            if missing:
+                rules = []
+                for name, (vals, _, status, _) in per.items():
+                    if status == "ok":
+                        given = [vals[q] for q in missing if q in vals]
+                        rules.append(f"{name} " + ("leaves them out" if not given else
+                                                   "scores them " + ", ".join(sorted({f"{v:g}" for v in given}))))
+                # the experiment: without these queries, do the implementations agree on the rest?
+                rest_agree = all(len({round(v[q], 9) for v in ok.values() if q in v}) <= 1
+                                 for q in set(differing) - set(missing))
+                causes.append(Cause(cause="judged queries missing from the run", queries=missing,
+                                    detail="; ".join(rules) + " (trec_eval leaves such a query out; trec_eval -c, "
+                                           "ir-measures and ranx with make_comparable count it as 0)",
+                                    explains=True if rest_agree else None))
+            if negative and set(negative) & set(differing):
+                causes.append(Cause(cause="negative grades", queries=sorted(set(negative) & set(differing))))
+            if nonfinite and set(nonfinite) & set(differing):
+                causes.append(Cause(cause="NaN or infinite scores", queries=sorted(set(nonfinite) & set(differing)),
+                                    detail="a NaN or infinite score has no place in a ranking; each implementation "
+                                           "orders it its own way"))
+            explained = {q for c in causes for q in c.queries}
+            for cause in _attributed(measure, qrels, run, orders, per, sorted(set(differing) - explained),
+                                     references):
+                causes.append(cause)
+            unexplained = sorted(set(differing) - {q for c in causes for q in c.queries if c.explains is not False})
+            if unexplained:
+                causes.append(Cause(cause="unexplained", queries=unexplained, explains=False,
+                                    detail="no single cause tried (tie order, single precision, each convention of the "
+                                           "chapter's definitions, judged queries missing from the run) makes the "
+                                           "implementations agree on these queries; values: " + "; ".join(
+                                               f"{n} {', '.join(f'{q} {v[q]:.4f}' for q in unexplained[:3] if q in v)}"
+                                               for n, v in ok.items())))
+            name = trec_eval_name(measure)
+            results.append(MeasureResult(measure=measure, trec_eval_name=name, expected=expected_values.get(name),
+                                         means=means, differing_queries=differing, largest_difference=largest,
+                                         largest_query=largest_q, causes=causes,
+                                         largest_values={n: v[largest_q] for n, v in ok.items() if largest_q in v}
+                                         if largest_q else {}))
+        runs.append(RunResult(
+            run=str(path), queries=len(run_queries), readers=readers, issues=issues,
+            run_only_queries=sorted(q for q in run_queries if q not in qrels),
+            qrels_only_queries=sorted(q for q in qrels if q not in run_queries),
+            tied_queries=len(tied), float32_tied_queries=len(tied32), measures=results))
+    return CrosscheckReport(tool=f"chapter-audit {__version__}", qrels=str(qrels_path), qrels_readers=qrels_readers,
+                            qrels_issues=[{"line": i.line, "cause": i.cause, "text": i.text[:120]}
+                                          for i in qrels_in.issues],
+                            runs=runs, provenance=provenance or {})
+
+
+def render_markdown(report: CrosscheckReport) -> str:
+    """The cross-check as Markdown: per run, per measure means, differing queries and causes."""
+    out = [f"# Cross-check: {report.qrels}\n", f"Generated by `{report.tool}`.\n"]
+    if report.qrels_issues or report.qrels_readers:
+        out.append("## Qrels\n")
+        for name, verdict in report.qrels_readers.items():
+            out.append(f"- {name}'s reader {verdict}")
+        for i in report.qrels_issues[:20]:
+            out.append(f"- line {i['line']}: {i['cause']} — `{i['text']}`")
+        if len(report.qrels_issues) > 20:
+            out.append(f"- … and {len(report.qrels_issues) - 20} more")
+        out.append("")
+    for run in report.runs:
+        out.append(f"## Run {run.run}\n")
+        if run.error:
+            out.append(f"Not evaluated: {run.error}.\n")
+            continue
+        out.append(f"{run.queries} queries; {run.tied_queries} with tied scores, {run.float32_tied_queries} more tied "
+                   "only in single precision.")
+        if run.qrels_only_queries:
+            out.append(f"Queries judged but absent from the run: {', '.join(run.qrels_only_queries)} — each library "
+                       "was given the files as its users give them, so each applies its own rule (see the causes "
+                       "below); the \"with -c\" figures count them as 0 for everyone, as trec_eval -c does.")
+        if run.run_only_queries:
+            out.append(f"Queries in the run without judgements (ignored by every implementation): "
+                       f"{', '.join(run.run_only_queries)}.")
+        for name, verdict in run.readers.items():
+            out.append(f"- {name}'s reader {verdict}")
+        for i in run.issues[:20]:
+            out.append(f"- line {i['line']}: {i['cause']}")
+        if len(run.issues) > 20:
+            out.append(f"- … and {len(run.issues) - 20} more")
+        impls = [m.implementation for m in run.measures[0].means] if run.measures else []
+        out.append("")
+        missing = bool(run.qrels_only_queries)
+        out.append("| measure | trec_eval expected | " + " | ".join(impls) + " | queries differing | largest difference |")
+        out.append("|---|---|" + "---|" * len(impls) + "---|---|")
+        for m in run.measures:
+            def shown(x):
+                if x.mean is None:
+                    return x.status
+                return f"{x.mean:.4f}" + (f" ({x.mean_all_judged:.4f} with -c)" if missing else "")
+            cells = [shown(x) for x in m.means]
+            expected = f"{m.expected:.4f} ({m.trec_eval_name})" if m.expected is not None else "—"
+            largest = (f"{m.largest_difference:.2g} (query {m.largest_query}: "
+                       + ", ".join(f"{k} {v:.6f}" for k, v in m.largest_values.items()) + ")"
+                       if m.largest_query else "0")
+            out.append(f"| {m.measure} | {expected} | " + " | ".join(cells) +
+                       f" | {len(m.differing_queries)} | {largest} |")
+        out.append("")
+        for m in run.measures:
+            for c in m.causes:
+                line = f"- **{m.measure}**: {c.cause} — queries {', '.join(c.queries)}"
+                if c.without:
+                    line += ("; with ties broken by one rule (score, then docno descending) the means over those "
+                             "queries are " + ", ".join(f"{k} {v:.6f}" for k, v in c.without.items())
+                             + (" — the disagreement disappears" if c.explains else " — a difference remains"))
+                out.append(line + (f". {c.detail}" if c.detail else ""))
+        out.append("")
+    return "\n".join(out) + "\n"

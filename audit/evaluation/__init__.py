@@ -1,0 +1,1 @@
+"""Evaluation: the chapter's definitions, readings, references, probes, checkers, the sandbox."""

@@ -1,0 +1,325 @@
+"""Code claims: a listing in the chapter, run in isolation and compared with the chapter's
+definitions and the references on edge cases a reviewer would try and on generated input."""
+
+from __future__ import annotations
+
+import ast
+import random
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+from audit.attribution.verdict import Evidence, Point
+from audit.errors import AuditError, RepeatedIDError
+from audit.evaluation import evaluator
+from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
+from audit.evaluation.readings import base_reading
+from audit.evaluation.sandbox import CallResult, run_listing
+from audit.register.claims import Chapter, CodeClaim
+from audit.register.measures import parse as parse_measure
+from audit.register.values import display, format_exact
+from audit.report.results import Check, ImplValue
+from audit.text.listings import function_source
+
+ROLES = ("ranking", "relevant set", "cutoff")
+CALL_LIMIT = 2.0     # seconds of wall-clock and CPU time for one call of a listing
+CLAIM_BUDGET = 60.0  # seconds for everything one listing runs: edge cases, generated input, shrinking
+SAMPLE = 300
+SEED = 20261130
+
+
+@dataclass(frozen=True)
+class Input:
+    """One call of a listing: a ranking, a relevant set and a cutoff (None when the listing has none)."""
+
+    ranking: tuple
+    relevant: frozenset
+    k: int | None
+    label: str = "generated"
+
+    def describe(self) -> str:
+        ranking = "[" + ", ".join(repr(d) for d in self.ranking) + "]"
+        relevant = "{" + ", ".join(repr(d) for d in sorted(self.relevant, key=repr)) + "}" if self.relevant else "set()"
+        return f"ranking {ranking}, relevant {relevant}" + (f", k = {self.k}" if self.k is not None else "")
+
+
+# Edge cases every reviewer would try: (label, ranking, relevant, k, suggested fix when the listing fails).
+EDGES = [
+    ("repeated ID in the ranking", ("n", "n", "a", "a"), {"a"}, 4,
+     "reject a ranking that repeats an ID (chapter 23's rule), or count each ID once"),
+    ("empty relevant set", ("a", "b"), set(), 2,
+     "return 0.0 when the relevant set is empty, as trec_eval, ir-measures and ranx do"),
+    ("empty ranking", (), {"a"}, 3, "return 0.0 for an empty ranking"),
+    ("k = 0", ("a",), {"a"}, 0, "return 0.0 for k = 0 (an empty prefix), or reject k < 1"),
+    ("k larger than the ranking", ("a", "n"), {"a", "b"}, 10, "cut at min(k, len(ranking))"),
+    ("IDs of mixed type", (1, "b"), {"1", "b"}, 2, "compare IDs as strings (str(doc_id)) on both sides"),
+    ("relevant documents never retrieved", ("n", "m"), {"a", "b"}, 2, "return 0.0 when nothing relevant is found"),
+]
+
+
+#: Edge cases whose right answer no chapter defines: reported, not counted against the listing.
+ADVISORY = {"IDs of mixed type"}
+
+
+def _parameters(claim: CodeClaim, source: str) -> list[str]:
+    """The function's parameters, each mapped to a role; raises ``AuditError`` on a mismatch."""
+    node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
+    params = [a.arg for a in node.args.args]
+    unknown = [p for p in params if p not in claim.arguments]
+    if unknown:
+        raise AuditError(f"{claim.function}() takes {', '.join(params)}; the claim's arguments do not map "
+                         f"{', '.join(unknown)} (roles: {', '.join(ROLES)})")
+    for p, role in claim.arguments.items():
+        if role not in ROLES:
+            raise AuditError(f"argument {p!r} has role {role!r}; expected one of {', '.join(ROLES)}")
+    return params
+
+
+def _function_lines(listing, function: str) -> tuple[int, int]:
+    """The snapshot lines of ``function`` within its listing."""
+    node = next(n for n in ast.parse(listing.code).body if isinstance(n, ast.FunctionDef) and n.name == function)
+    return listing.start + node.lineno - 1, listing.start + node.end_lineno - 1
+
+
+def _measure(claim: CodeClaim, k: int | None) -> str:
+    return claim.measure.replace("@k", f"@{k}") if "@k" in claim.measure else claim.measure
+
+
+def chapter_value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str:
+    """The chapter's value for an input under its stated conventions (``reading``), or ``"rejects"`` for a
+    ranking that repeats an ID when the reading rejects repeats. IDs are compared as text, as in qrels and runs."""
+    ranking = [str(d) for d in item.ranking]
+    qrels = {str(d): 1 for d in item.relevant}
+    measure = _measure(claim, item.k)
+    try:
+        if item.k == 0:
+            evaluator.prefix(ranking, 0, reading)
+            return Fraction(0)
+        _, spec = parse_measure(measure)
+        return evaluator.evaluate_query(spec, qrels, ranking, reading)
+    except RepeatedIDError:
+        return "rejects"
+
+
+def _call(params: list[str], claim: CodeClaim, item: Input) -> list:
+    by_role = {"ranking": list(item.ranking), "relevant set": set(item.relevant), "cutoff": item.k}
+    return [by_role[claim.arguments[p]] for p in params]
+
+
+def _generated(claim: CodeClaim, n: int, seed: int) -> list[Input]:
+    """Well-formed input: distinct string IDs, a non-empty relevant set, 1 ≤ k ≤ len + 2."""
+    rng = random.Random(seed)
+    uses_k = "cutoff" in claim.arguments.values()
+    out = []
+    for _ in range(n):
+        pool = [f"d{i}" for i in range(rng.randint(1, 12))]
+        ranking = tuple(rng.sample(pool, rng.randint(0, len(pool))))
+        relevant = frozenset(rng.sample(pool, rng.randint(1, len(pool))))
+        k = rng.randint(1, len(ranking) + 2) if uses_k else None
+        out.append(Input(ranking, relevant, k))
+    return out
+
+
+def _agrees(result: CallResult, expected) -> bool:
+    return result.status == "ok" and not isinstance(expected, str) and abs(result.value - float(expected)) <= 1e-9
+
+
+def _problem(result: CallResult, expected, item: Input, book_rule: str) -> str:
+    """How a call went wrong, in words (empty when it agrees)."""
+    if result.status in ("raises", "timeout", "crashed", "not run", "returns", "violation"):
+        what = {"raises": "raises", "timeout": "hangs", "crashed": "crashes the interpreter", "not run": "was not run",
+                "returns": "returns a non-number", "violation": "was stopped by the sandbox"}[result.status]
+        return f"{what} ({result.detail})" if result.detail else what
+    if expected == "rejects":
+        out_of_range = " — outside [0, 1]" if not 0 <= result.value <= 1 else ""
+        return (f"returns {fmt_float(result.value)}{out_of_range} where {book_rule or 'the chapter'} rejects a ranking "
+                "that repeats an ID")
+    if not 0 <= result.value <= 1:
+        return f"returns {fmt_float(result.value)}, outside [0, 1] (the chapter gives {display(format_exact(expected))})"
+    if not _agrees(result, expected):
+        return (f"returns {fmt_float(result.value)} where the chapter's definition gives "
+                f"{display(format_exact(expected))} (off by {abs(result.value - float(expected)):.4g})")
+    return ""
+
+
+def _size(item: Input) -> int:
+    return len(item.ranking) + len(item.relevant) + (item.k or 0)
+
+
+def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_result: CallResult,
+             deadline: float, reading=None) -> tuple[Input, CallResult, bool]:
+    """Shrink a failing generated input with Hypothesis to the smallest one that still fails.
+
+    Every run counts against the claim's ``deadline`` (``time.monotonic()`` seconds); once it
+    has passed, no further input is run (each counts as not failing), so Hypothesis ends with the
+    smallest failing input it has seen. Returns (input, the listing's result on it, whether
+    shrinking finished within the budget).
+    """
+    from hypothesis import HealthCheck, find, settings
+    from hypothesis import strategies as st
+    from hypothesis.errors import NoSuchExample
+
+    seen: dict[Input, CallResult] = {}
+    spent = [False]
+
+    uses_k = "cutoff" in claim.arguments.values()
+    ids = st.sampled_from([f"d{i}" for i in range(6)])
+
+    @st.composite
+    def inputs(draw):
+        ranking = tuple(draw(st.lists(ids, unique=True, max_size=6)))
+        relevant = frozenset(draw(st.sets(ids, min_size=1)))
+        k = draw(st.integers(1, len(ranking) + 2)) if uses_k else None
+        return Input(ranking, relevant, k)
+
+    def fails(item: Input) -> bool:
+        if item in seen:
+            return not _agrees(seen[item], chapter_value(claim, item, reading))
+        left = deadline - time.monotonic()
+        if spent[0] or left <= 0:
+            spent[0] = True
+            return False
+        run = run_listing(source, claim.function, [_call(params, claim, item)], time_limit=left,
+                          call_limit=CALL_LIMIT)
+        if run.budget_exhausted or run.results[0].status == "not run":
+            spent[0] = True
+            return False
+        seen[item] = run.results[0]
+        return not _agrees(run.results[0], chapter_value(claim, item, reading))
+
+    try:
+        found = find(inputs(), fails, random=random.Random(SEED),
+                     settings=settings(max_examples=200, database=None, deadline=None,
+                                       suppress_health_check=list(HealthCheck)))
+    except NoSuchExample:
+        return bad, bad_result, not spent[0]
+    return found, seen[found], not spent[0]
+
+
+def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    evidence = Evidence()
+    book = ms.book
+    listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function)
+    params = _parameters(claim, source)
+    uses_k = "cutoff" in claim.arguments.values()
+    edges = [Input(tuple(r), frozenset(rel), k if uses_k else None, label)
+             for label, r, rel, k, _ in EDGES if uses_k or label not in ("k = 0", "k larger than the ranking")]
+    fixes = {label: fix for label, _, _, _, fix in EDGES}
+    generated = _generated(claim, SAMPLE, SEED)
+    items = edges + generated
+    deadline = time.monotonic() + CLAIM_BUDGET
+    run = run_listing(source, claim.function, [_call(params, claim, i) for i in items], time_limit=CLAIM_BUDGET,
+                      call_limit=CALL_LIMIT)
+    if run.unavailable:
+        evidence.errors.append(f"not run: isolation unavailable ({run.unavailable}); listings never run unconfined")
+        return evidence
+    if run.load_error:
+        evidence.failures.append(Point(f"the listing does not load: {run.load_error}",
+                                       "Fix the listing so it runs as printed."))
+        return evidence
+    for v in run.violations:
+        evidence.failures.append(Point(f"the sandbox stopped the listing: it {v}",
+                                       "Remove the side effect from the listing: it must only compute its value."))
+    book_rule = book.repeated_id_rule(chapter.identity.id) if book else ""
+    # Edge cases: one row each.
+    edge_rows = []
+    reading = base_reading(chapter.declared_for(claim))
+    for item, result in zip(edges, run.results):
+        expected = chapter_value(claim, item, reading)
+        problem = _problem(result, expected, item, book_rule)
+        edge_rows.append([item.label, item.describe(), "rejects" if expected == "rejects" else
+                          display(format_exact(expected)),
+                          fmt_float(result.value) if result.status == "ok" else result.status, problem or "agrees"])
+        if problem and item.label in ADVISORY and result.status == "ok":
+            # No chapter (and no TREC file) defines IDs that are not text: how a listing compares 1 and "1" is
+            # reported, never counted against it.
+            evidence.scopes.append(f"on {item.label} ({item.describe()}) it {problem.replace(chr(39) + 's definition', chr(39) + 's text-ID reading')}"
+                                   " — not counted: the chapter does not define IDs that are not text")
+        elif problem:
+            evidence.conditions.append(Point(f"on {item.label} ({item.describe()}) it {problem}",
+                                             f"{fixes[item.label]}"))
+            if expected == "rejects" and book is not None:
+                book.conflict(chapter.identity.id, claim.id, f"{claim.function}() {problem.split(' where ')[0]} "
+                              f"on a ranking that repeats an ID ({item.describe()})")
+    first, last = _function_lines(listing, claim.function)
+    evidence.checks.append(Check(label=f"{claim.function}() (snapshot lines {first}–{last}) on the edge cases; "
+                                       f"run in {run.isolation}",
+                                 measure=claim.measure, table=[["edge case", "input", "chapter", "listing", "finding"]]
+                                 + edge_rows))
+    # Generated input, against the chapter and every reference.
+    gen_results = run.results[len(edges):]
+    bad = [(i, r) for i, r in zip(generated, gen_results) if not _agrees(r, chapter_value(claim, i, reading))]
+    ref_rows = _references(claim, ms, generated, gen_results, reading)
+    evidence.checks.append(Check(label=f"{claim.function}() on {len(generated)} generated well-formed inputs "
+                                       f"(distinct IDs, non-empty relevant set; seed {SEED})",
+                                 measure=claim.measure, values=ref_rows))
+    stopped = [r for r in gen_results if r.status == "not run"]
+    if stopped:
+        evidence.failures.append(Point(
+            f"not tried on every input: {len(stopped)} of {len(generated)} generated inputs were not run "
+            f"({stopped[0].detail}; {CALL_LIMIT:g} s per call, {CLAIM_BUDGET:g} s for the listing)",
+            "Make the listing finish promptly on every input."))
+        return evidence
+    if bad and run.violations:
+        return evidence  # the sandbox's verdict on the listing is the finding; no shrinking
+    if bad:
+        if len(bad) == len(generated):
+            # Wrong everywhere: the smallest generated input is as telling as a shrunk one.
+            smallest, result = min(bad, key=lambda pair: (_size(pair[0]), pair[0].describe()))
+            how = "the smallest of them"
+        else:
+            smallest, result, finished = _minimal(claim, source, params, bad[0][0], bad[0][1], deadline, reading)
+            how = "the smallest" if finished else (f"the smallest found before the listing's {CLAIM_BUDGET:g} s "
+                                                   "time limit ran out")
+        expected = chapter_value(claim, smallest, reading)
+        evidence.failures.append(Point(
+            f"wrong on ordinary input: {len(bad)} of {len(generated)} generated inputs disagree with the chapter's "
+            f"definition of {claim.measure}; {how}, {smallest.describe()}: it "
+            f"{_problem(result, expected, smallest, book_rule)}",
+            "Correct the listing so it computes the measure as the chapter defines it."))
+        return evidence
+    evidence.scopes.append(f"{claim.function}() matches the chapter's definition of {claim.measure} on all "
+                           f"{len(generated)} generated well-formed inputs (seed {SEED})"
+                           + "".join(f"; {v.implementation} agrees on {v.detail}" for v in ref_rows if v.status == "ok")
+                           + f", and on {sum(1 for r in edge_rows if r[-1] == 'agrees')} of {len(edge_rows)} edge cases")
+    if evidence.conditions:
+        evidence.lead = "It matches on well-formed input, but "
+        evidence.concern = ("Readers who copy the listing get an exception or a wrong value on inputs they will "
+                            "meet in practice.")
+        fixes_text = "; ".join(dict.fromkeys(p.wording for p in evidence.conditions))
+        for point in evidence.conditions:
+            point.wording = ""
+        evidence.conditions[0].wording = f"Fix the listing: {fixes_text}."
+    return evidence
+
+
+def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results: list[CallResult],
+                reading=None) -> list[ImplValue]:
+    """How often each reference agrees with the listing on the generated inputs (one call per reference)."""
+    qrels = {f"g{i}": {str(d): 1 for d in item.relevant} for i, item in enumerate(items)}
+    run = {f"g{i}": {str(d): float(len(item.ranking) - r) for r, d in enumerate(item.ranking)}
+           for i, item in enumerate(items)}
+    measures = {i: parse_measure(_measure(claim, item.k))[0] for i, item in enumerate(items)}
+    distinct = list({str(m): m for m in measures.values()}.values())
+    rows = [ImplValue(implementation=CHAPTER, provider="book definitions, exact",
+                      detail=f"{sum(_agrees(r, chapter_value(claim, i, reading)) for i, r in zip(items, results))} of "
+                             f"{len(items)} inputs")]
+    for ref in ms.references:
+        usable = [m for m in distinct if ref.supports(m).ok]
+        if not usable:
+            rows.append(ImplValue(implementation=ref.name, status="not applicable",
+                                  detail=ref.supports(distinct[0]).reason))
+            continue
+        outcomes = ref.evaluate(usable, qrels, run)
+        agree = total = 0
+        provider = ""
+        for i, (item, result) in enumerate(zip(items, results)):
+            outcome = outcomes.get(str(measures[i]))
+            if outcome is None or outcome.status != "ok":
+                continue
+            provider = outcome.provider
+            total += 1
+            agree += result.status == "ok" and abs(result.value - outcome.per_query.get(f"g{i}", 0.0)) <= 1e-9
+        rows.append(ImplValue(implementation=ref.name, provider=provider, detail=f"{agree} of {total} inputs",
+                              in_interval=agree == total))
+    return rows

@@ -1,0 +1,609 @@
+"""Property claims: a universal statement searched for counterexamples.
+
+Two stages, both through the chapter's definitions and every reference that supports the
+measure: exhaustive enumeration of a small universe (``audit.evaluation.universe``), then a seeded
+random search beyond it (longer rankings, unjudged documents, graded judgements). Cases
+are evaluated as many queries in one call per reference. A statement found false is tried
+in its weaker form ("increases" → "never decreases") so a qualified verdict can name what
+does hold.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import NamedTuple
+
+from audit.attribution.verdict import Evidence, Point
+from audit.errors import AuditError
+from audit.evaluation import evaluator
+from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
+from audit.evaluation.readings import base_reading
+from audit.evaluation.references import Reference
+from audit.evaluation.universe import Case, Universe, _relevant
+from audit.register.claims import Chapter, PropertyClaim
+from audit.register.measures import parse as parse_measure
+from audit.register.values import display, format_exact
+from audit.report.results import Check, ImplValue
+from audit.run.parallel import submit_each
+
+RELATIONS: dict[str, Callable[[float, float], bool]] = {
+    "increases": lambda a, b: b > a,
+    "decreases": lambda a, b: b < a,
+    "never decreases": lambda a, b: b >= a,
+    "never increases": lambda a, b: b <= a,
+    "unchanged": lambda a, b: a == b,
+    "equals": lambda a, b: a == b,
+    "never exceeds": lambda a, b: a <= b,
+}
+WEAKER = {"increases": "never decreases", "decreases": "never increases"}
+_EPS = 1e-9
+
+
+def holds(relation: str, left, right) -> bool:
+    """Whether ``relation`` holds; floats (references) are compared with a 1e-9 tolerance."""
+    if isinstance(left, Fraction) and isinstance(right, Fraction):
+        return RELATIONS[relation](left, right)
+    a, b = float(left), float(right)
+    if abs(a - b) <= _EPS:
+        b = a
+    return RELATIONS[relation](a, b)
+
+
+# --- transformations: case → variants (empty when the case does not apply) --------------------
+
+def _is_rel(g) -> bool:
+    return g is not None and g >= 1
+
+
+def _promote_second(case: Case, grades) -> list[Case]:
+    r = case.ranked
+    if len(r) >= 2 and _is_rel(r[1]) and not _is_rel(r[0]):
+        return [Case((r[1], r[0]) + r[2:], case.unretrieved)]
+    return []
+
+
+def _change_after_first_relevant(case: Case, grades) -> list[Case]:
+    first = next((i for i, g in enumerate(case.ranked) if _is_rel(g)), None)
+    if first is None:
+        return []
+    head, tail = case.ranked[:first + 1], case.ranked[first + 1:]
+    top = max(grades)
+    variants = [Case(head, case.unretrieved), Case(head + tuple(reversed(tail)), case.unretrieved),
+                Case(head + tuple(top for _ in tail) + (top,), case.unretrieved)]
+    return [v for v in variants if v != case]
+
+
+def _add_unretrieved_relevant(case: Case, grades) -> list[Case]:
+    return [Case(case.ranked, tuple(sorted(case.unretrieved + (max(grades),))))]
+
+
+def _regrade_positives(case: Case, grades) -> list[Case]:
+    positive = sorted(g for g in grades if g >= 1)
+    if not any(_is_rel(g) for g in case.ranked + case.unretrieved):
+        return []
+    out = []
+    for target in (positive[0], positive[-1]):
+        def regrade(g):
+            return target if _is_rel(g) else g
+        out.append(Case(tuple(regrade(g) for g in case.ranked), tuple(regrade(g) for g in case.unretrieved)))
+    return [v for v in out if v != case]
+
+
+def _judge_unjudged_as_zero(case: Case, grades) -> list[Case]:
+    if None not in case.ranked:
+        return []
+    return [Case(tuple(0 if g is None else g for g in case.ranked), case.unretrieved)]
+
+
+TRANSFORMS = {
+    "promote_second_relevant": (_promote_second, "the relevant document at rank 2 is swapped with a non-relevant "
+                                "one at rank 1"),
+    "change_after_first_relevant": (_change_after_first_relevant, "everything after the first relevant document is "
+                                    "removed, reversed, or replaced by relevant documents"),
+    "add_unretrieved_relevant": (_add_unretrieved_relevant, "a relevant document that is never retrieved is added "
+                                 "to the judgements"),
+    "regrade_positives": (_regrade_positives, "every positive grade is set to the lowest, or to the highest, "
+                          "positive grade"),
+    "judge_unjudged_as_zero": (_judge_unjudged_as_zero, "every unjudged returned document is judged non-relevant"),
+}
+
+
+# --- evaluation of many cases, batched per reference -------------------------------------------
+
+class Pair(NamedTuple):
+    """One comparison: ``left`` measured on (case, k), ``right`` on (other, k2) with ``right_measure``."""
+
+    case: Case
+    k: int
+    other: Case
+    k2: int
+    right_measure: str
+
+
+class Group(NamedTuple):
+    """The comparisons one case makes: ``measure`` on (case, k) against ``right_measure`` on (other, k2) for
+    every (k, k2) in ``ks`` and every case in ``others``, in that order (k first)."""
+
+    case: Case
+    others: tuple[Case, ...]
+    right_measure: str
+    ks: tuple[tuple[int, int], ...]
+
+    def pairs(self) -> list[Pair]:
+        return [Pair(self.case, k, other, k2, self.right_measure) for k, k2 in self.ks for other in self.others]
+
+
+def comparisons(groups: Sequence[Group]) -> int:
+    """How many comparisons ``groups`` make."""
+    return sum(len(g.ks) * len(g.others) for g in groups)
+
+
+@dataclass
+class Finding:
+    pair: Pair
+    values: dict[str, tuple[object, object]] = field(default_factory=dict)  # impl → (left, right)
+
+
+#: Per reference, in this process: [cases evaluated, case × cutoff evaluations, seconds of its calls]
+#: (wall time of the calls to its worker, which run in parallel with the other references').
+TALLY: dict[str, list] = {}
+
+
+#: What a batch asks for: (measure, case) → the cutoffs wanted.
+Requests = dict[tuple[str, Case], set[int]]
+#: What a batch returns, per implementation: (measure, case) → {k: value}. A reference's row holds only the
+#: values it returned.
+Table = dict[tuple[str, Case], dict[int, object]]
+
+
+def requests_for(measure: str, groups: Sequence[Group]) -> Requests:
+    """The (measure, case) → cutoffs both sides of ``groups`` need."""
+    out: Requests = {}
+    for g in groups:
+        left = (measure, g.case)
+        out.setdefault(left, set()).update(k for k, _ in g.ks)
+        for other in g.others:
+            out.setdefault((g.right_measure, other), set()).update(k2 for _, k2 in g.ks)
+    return out
+
+
+def pair_values(table: Table, measure: str, p: Pair) -> tuple[object, object]:
+    """(left, right) of one comparison in one implementation's table; None where it gave no value."""
+    left, right = table.get((measure, p.case)), table.get((p.right_measure, p.other))
+    return (left.get(p.k) if left else None), (right.get(p.k2) if right else None)
+
+
+class Evaluations:
+    """Per-implementation values of (measure, case, k), filled one batch at a time.
+
+    Each batch costs one call per reference: every case is a query, every cutoff a measure. The
+    chapter's values are computed once per (measure, case) for all its cutoffs (``evaluate_cutoffs``)
+    and kept for later batches.
+    """
+
+    def __init__(self, references: Sequence[Reference], reading=None, chapter: Table | None = None) -> None:
+        self.references = list(references)
+        self.reading = reading  # the chapter's stated conventions (unstated ones at trec_eval's defaults)
+        self.calls = 0
+        # the chapter's values under this reading; shared between searches under the same reading
+        self._chapter: Table = {} if chapter is None else chapter
+        self._specs: dict[str, object] = {}
+
+    def compute(self, requests: Requests) -> dict[str, Table]:
+        """Every implementation's value of each requested (measure, case) at each cutoff: the references
+        evaluate the batch in their worker processes in parallel while this process computes the chapter's
+        values."""
+        cases = sorted({case for _, case in requests},
+                       key=lambda c: (c.size, tuple(-1 if g is None else g for g in c.ranked), c.unretrieved))
+        index = {case: f"c{i}" for i, case in enumerate(cases)}
+        qrels = {index[c]: c.qrels() for c in cases}
+        futures, calls = [], []
+        if self.references:
+            run = {index[c]: {d: float(len(c.ranked) - i) for i, d in enumerate(c.ranking())} for c in cases}
+            wanted = sorted({(measure, k) for (measure, _), ks in requests.items() for k in ks})
+            parsed = {(measure, k): parse_measure(f"{measure}@{k}")[0] for measure, k in wanted}
+            names = {key: str(m) for key, m in parsed.items()}
+            calls = [(ref, usable) for ref in self.references
+                     if (usable := [m for m in parsed.values() if ref.supports(m).ok])]
+            self.calls += len(calls)
+
+            def evaluate(call):
+                started = time.perf_counter()
+                outcomes = call[0].evaluate(call[1], qrels, run)
+                tally = TALLY.setdefault(call[0].name, [0, 0, 0.0])
+                tally[0] += len(qrels)
+                tally[1] += len(qrels) * len(call[1])
+                tally[2] += time.perf_counter() - started
+                return outcomes
+
+            futures = submit_each(evaluate, calls)
+        cache = self._chapter
+        for key, ks in requests.items():  # every cutoff of a case in one pass
+            row = cache.get(key)
+            todo = sorted(ks if row is None else (k for k in ks if k not in row))
+            if todo:
+                measure, case = key
+                spec = self._specs.get(measure) or self._specs.setdefault(measure, parse_measure(f"{measure}@1")[1])
+                values = evaluator.evaluate_cutoffs(spec, qrels[index[case]], case.ranking(), todo, self.reading)
+                cache.setdefault(key, {}).update(zip(todo, values))
+        out: dict[str, Table] = {CHAPTER: cache}
+        for (ref, _), future in zip(calls, futures):
+            outcomes = future.result()
+            for outcome in outcomes.values():
+                if outcome.status == "error":
+                    raise AuditError(f"{ref.name} failed while searching: {outcome.detail}")
+            columns = {}
+            for key, name in names.items():
+                outcome = outcomes.get(name)
+                if outcome is not None and outcome.status == "ok":
+                    columns[key] = outcome.per_query
+            table: Table = {}
+            for (measure, case), ks in requests.items():
+                qid = index[case]
+                row = {}
+                for k in ks:
+                    column = columns.get((measure, k))
+                    if column is not None and qid in column:
+                        row[k] = column[qid]  # only values it returned
+                table[(measure, case)] = row
+            out[ref.name] = table
+        return out
+
+    def violations(self, measure: str, relation: str, groups: Sequence[Group]) -> dict[str, Finding]:
+        """The first violating comparison per implementation (groups are given smallest case first)."""
+        values = self.compute(requests_for(measure, groups))
+        found: dict[str, Finding] = {}
+        test = RELATIONS[relation]
+        for impl, table in values.items():
+            hit = _first_violation(table, measure, groups, test if impl == CHAPTER else
+                                   (lambda a, b: holds(relation, a, b)))
+            if hit is not None:
+                found[impl] = Finding(hit)
+        for finding in found.values():
+            for impl, table in values.items():
+                left, right = pair_values(table, measure, finding.pair)
+                if left is not None and right is not None:
+                    finding.values[impl] = (left, right)
+        return found
+
+
+def _first_violation(table: Table, measure: str, groups: Sequence[Group], test) -> Pair | None:
+    """The first comparison of ``groups``, in order, whose two values in ``table`` fail ``test``."""
+    empty: dict = {}
+    for g in groups:
+        left_row = table.get((measure, g.case)) or empty
+        rows = [(other, table.get((g.right_measure, other)) or empty) for other in g.others]
+        for k, k2 in g.ks:
+            left = left_row.get(k)
+            if left is None:
+                continue
+            for other, row in rows:
+                right = row.get(k2)
+                if right is not None and not test(left, right):
+                    return Pair(g.case, k, other, k2, g.right_measure)
+    return None
+
+
+# --- the search ---------------------------------------------------------------------------------
+
+def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -> list[Group]:
+    """Every comparison the claim makes on these cases, grouped by case, smallest case and cutoff first."""
+    out: list[Group] = []
+    ks = range(1, max_k + (0 if claim.compare == "next_cutoff" else 1))
+    if claim.compare == "next_cutoff":
+        steps = tuple((k, k + 1) for k in ks)
+    else:
+        steps = tuple((k, k) for k in ks)
+    if not steps:
+        return out
+    for case in cases:
+        if claim.compare == "next_cutoff":
+            out.append(Group(case, (case,), claim.measure, steps))
+        elif claim.compare == "measure":
+            out.append(Group(case, (case,), claim.other, steps))
+        else:
+            variants = tuple(TRANSFORMS[claim.transform][0](case, grades))
+            if variants:
+                out.append(Group(case, variants, claim.measure, steps))
+    return out
+
+
+@dataclass
+class SearchResult:
+    relation: str
+    exhaustive_cases: int = 0
+    exhaustive_pairs: int = 0
+    random_cases: int = 0
+    findings: dict[str, Finding] = field(default_factory=dict)
+    timed_out: bool = False
+
+
+def search(claim: PropertyClaim, relation: str, ev: Evaluations, deadline: float) -> SearchResult:
+    """Exhaustive stage, then the seeded random stage; the first counterexample per implementation (shrunk)."""
+    u = claim.universe
+    universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant)
+    cases = list(universe.cases())
+    groups = pairs_for(claim, cases, u.max_k, u.grades)
+    total = comparisons(groups)
+    result = SearchResult(relation, exhaustive_cases=len(cases), exhaustive_pairs=total)
+    if not groups:
+        raise AuditError(f"the universe yields no valid case for this property ({universe.describe()}); "
+                         "widen it (a longer max_length, more documents, a larger max_k)")
+    # In slices, so the claim's time limit bounds this stage too; the first violation per
+    # implementation is the same as from one batch, since groups are in order.
+    done = 0
+    for part in _slices(groups, EXHAUSTIVE_SLICE):
+        if done and time.monotonic() > deadline:
+            raise AuditError(f"the exhaustive stage did not finish within search.time_limit = "
+                             f"{claim.search.time_limit:g} s ({done:,} of {total:,} comparisons made); "
+                             "narrow the universe or raise the time limit")
+        for impl, finding in ev.violations(claim.measure, relation, part).items():
+            result.findings.setdefault(impl, finding)
+        done += comparisons(part)
+    order = [CHAPTER] + [r.name for r in ev.references]
+    result.findings = {impl: result.findings[impl] for impl in order if impl in result.findings}
+    if result.findings or claim.search.random_cases == 0:
+        return result
+    result.findings, result.random_cases, result.timed_out = _random_stage(claim, relation, ev, deadline)
+    return result
+
+
+def _slices(groups: Sequence[Group], size: int) -> list[list[Group]]:
+    """``groups`` in consecutive slices of about ``size`` comparisons each (a group is never split)."""
+    out: list[list[Group]] = [[]]
+    count = 0
+    for g in groups:
+        n = len(g.ks) * len(g.others)
+        if count and count + n > size:
+            out.append([])
+            count = 0
+        out[-1].append(g)
+        count += n
+    return out
+
+
+#: Comparisons evaluated per batch in the exhaustive stage (the shipped chapters' largest universe
+#: makes about 22,000: one batch); the time limit is checked between batches.
+EXHAUSTIVE_SLICE = 50_000
+
+
+#: Random cases evaluated per batch (one call per reference); the time limit is checked between batches.
+RANDOM_SLICE = 2_000
+
+
+def random_cases(claim: PropertyClaim, count: int) -> list[Case]:
+    """``count`` cases beyond the exhaustive universe, drawn with ``random.Random(search.seed)``: rankings
+    of 0 … ``search.max_length`` documents with the universe's grades (and unjudged documents when allowed),
+    up to 5 relevant documents never retrieved; with ``universe.relevant`` set, exactly that many documents
+    of grade ≥ 1, at drawn ranks or never retrieved. The same seed gives the same cases."""
+    rng = random.Random(claim.search.seed)
+    u, s = claim.universe, claim.search
+    grades = list(u.grades)
+    labels = grades + ([None] if u.unjudged else [])
+    positive = [g for g in grades if g >= 1] or grades
+    other = [g for g in grades if g < 1] + ([None] if u.unjudged else []) or [None]
+    out = []
+    for _ in range(count):
+        if u.relevant is None:
+            ranked = [rng.choice(labels) for _ in range(rng.randint(0, s.max_length))]
+            unretrieved = [rng.choice(positive) for _ in range(rng.randint(0, 5))]
+        else:
+            ranked = [rng.choice(other) for _ in range(rng.randint(0, max(0, s.max_length - u.relevant)))]
+            placed = rng.randint(0, u.relevant)
+            for _ in range(placed):
+                ranked.insert(rng.randint(0, len(ranked)), rng.choice(positive))
+            unretrieved = [rng.choice(positive) for _ in range(u.relevant - placed)]
+        out.append(Case(tuple(ranked), tuple(sorted(unretrieved))))
+    return out
+
+
+def _cutoffs(claim: PropertyClaim, cases: Sequence[Case]) -> int:
+    """The largest cutoff worth comparing on these cases (one past the longest ranking)."""
+    max_k = claim.search.max_length + (1 if claim.compare == "next_cutoff" else 0)
+    return max(1, min(max_k, max(len(c.ranked) for c in cases) + 1))
+
+
+def _simpler(case: Case, grades: Sequence[int], relevant: int | None) -> list[Case]:
+    """One-step simplifications of ``case``: a ranked or unretrieved document removed, a grade lowered,
+    an unjudged document judged at the lowest grade, the ranking cut short; smallest first."""
+    low = min(grades)
+    found: set[Case] = set()
+    r, u = case.ranked, case.unretrieved
+    for i in range(len(r)):
+        found.add(Case(r[:i] + r[i + 1:], u))
+        if r[i] is None:
+            found.add(Case(r[:i] + (low,) + r[i + 1:], u))
+        else:
+            for g in grades:
+                if g < r[i]:
+                    found.add(Case(r[:i] + (g,) + r[i + 1:], u))
+    for length in range(len(r) // 2, len(r)):
+        found.add(Case(r[:length], u))
+    for i in range(len(u)):
+        found.add(Case(r, u[:i] + u[i + 1:]))
+        for g in grades:
+            if 1 <= g < u[i]:
+                found.add(Case(r, tuple(sorted(u[:i] + (g,) + u[i + 1:]))))
+    if relevant is not None:
+        found = {c for c in found if _relevant(c) == relevant}
+    return sorted(found, key=lambda c: (c.size, c.ranked.__repr__(), c.unretrieved))
+
+
+def _shrink(claim: PropertyClaim, relation: str, ev: Evaluations, found: dict[str, Finding],
+            deadline: float) -> dict[str, Finding]:
+    """Each implementation's counterexample made as small as it will go: every one-step simplification of
+    the current cases is evaluated in one batch (one call per reference), and each implementation moves to
+    its smallest simplification that still breaks the statement, until none does or time is up."""
+    current = {impl: f.pair.case for impl, f in found.items()}
+    while time.monotonic() < deadline:
+        candidates = sorted({c for case in current.values() for c in _simpler(case, claim.universe.grades,
+                                                                              claim.universe.relevant)},
+                            key=lambda c: c.size)
+        if not candidates:
+            break
+        groups = pairs_for(claim, candidates, _cutoffs(claim, candidates), claim.universe.grades)
+        if not groups:
+            break
+        values = ev.compute(requests_for(claim.measure, groups))
+        moved = False
+        for impl, case in list(current.items()):
+            smaller = [g for g in groups if g.case.size < case.size]
+            hit = _first_violation(values.get(impl, {}), claim.measure, smaller,
+                                   lambda a, b: holds(relation, a, b))
+            if hit is not None:
+                current[impl], moved = hit.case, True
+        if not moved:
+            break
+    smallest = sorted(set(current.values()), key=lambda c: c.size)
+    return ev.violations(claim.measure, relation, pairs_for(claim, smallest, _cutoffs(claim, smallest),
+                                                           claim.universe.grades))
+
+
+def _random_stage(claim: PropertyClaim, relation: str, ev: Evaluations, deadline: float):
+    """The seeded random stage: ``search.random_cases`` cases (``random_cases``) evaluated in batches of
+    ``RANDOM_SLICE`` as queries of one call per reference; the first counterexample per implementation
+    is then shrunk (``_shrink``). Returns (findings, cases evaluated, whether the time limit stopped it)."""
+    cases = random_cases(claim, claim.search.random_cases)
+    done = 0
+    found: dict[str, Finding] = {}
+    for start in range(0, len(cases), RANDOM_SLICE):
+        if time.monotonic() > deadline:
+            return {}, done, True
+        part = cases[start:start + RANDOM_SLICE]
+        found = ev.violations(claim.measure, relation, pairs_for(claim, part, _cutoffs(claim, part),
+                                                                 claim.universe.grades))
+        done += len(part)
+        if found:
+            break
+    if not found:
+        return {}, done, False
+    return _shrink(claim, relation, ev, found, deadline), done, False
+
+
+# --- the checker ----------------------------------------------------------------------------------
+
+def _show(x) -> str:
+    return display(format_exact(x)) if isinstance(x, Fraction) else fmt_float(x)
+
+
+def _statement(claim: PropertyClaim, relation: str) -> str:
+    if claim.compare == "next_cutoff":
+        return f"{claim.measure}@k+1 {relation} relative to {claim.measure}@k"
+    if claim.compare == "measure":
+        return f"{claim.measure}@k {relation} {claim.other}@k"
+    return f"{claim.measure}@k {relation} when {TRANSFORMS[claim.transform][1]}"
+
+
+def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding, stage: str) -> Check:
+    p = finding.pair
+    right_label = f"{p.right_measure}@{p.k2}" + (" after the change" if p.other != p.case else "")
+    values = [ImplValue(implementation=impl, value=float(right),
+                        per_query={"left": _show(left), "right": _show(right)},
+                        in_interval=holds(relation, left, right))
+              for impl, (left, right) in finding.values.items()]
+    table = p.case.table()
+    if p.other != p.case:
+        table += [["after the change", "", ""]] + p.other.table()[1:]
+    curves = {}
+    if claim.compare == "next_cutoff":
+        ks = range(1, max(len(p.case.ranked), p.k2) + 2)
+        curves = {f"{claim.measure}@k": [float(evaluator.evaluate_query(parse_measure(f"{claim.measure}@{k}")[1],
+                                                                     p.case.qrels(), p.case.ranking())) for k in ks]}
+    return Check(curves=curves, label=f"counterexample to “{_statement(claim, relation)}” ({stage}): "
+                       f"{claim.measure}@{p.k} → {right_label}; {p.case.describe()}"
+                       + (f" → {p.other.describe()}" if p.other != p.case else ""),
+                 measure=f"{claim.measure}@{p.k} → {right_label}", claimed=relation,
+                 values=values, table=table)
+
+
+def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    evidence = Evidence()
+    refs = [r for r in ms.references if r.supports(parse_measure(f"{claim.measure}@1")[0]).ok
+            and (claim.compare != "measure" or r.supports(parse_measure(f"{claim.other}@1")[0]).ok)]
+    reading = base_reading(chapter.declared_for(claim))
+    ev = Evaluations(refs, reading, ms.chapter_table(reading))
+    deadline = time.monotonic() + claim.search.time_limit
+    u = claim.universe
+    universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant)
+    if claim.compare == "next_cutoff" and u.max_k < 2:
+        raise AuditError("max_k must be at least 2 to compare a cutoff with the next one")
+    if u.max_k > u.documents:
+        raise AuditError(f"max_k = {u.max_k} is larger than the universe of {u.documents} documents; "
+                         "no ranking can fill such a cutoff")
+    claimed = search(claim, claim.relation, ev, deadline)
+    impls = [CHAPTER] + [r.name for r in refs]
+
+    def scope_of(result: SearchResult) -> str:
+        return (f"{universe.describe()} ({result.exhaustive_cases} cases, {result.exhaustive_pairs} comparisons)"
+                + (f"; plus {result.random_cases} random cases up to length {claim.search.max_length} "
+                   f"(seed {claim.search.seed})" if result.random_cases else "")
+                + ("; the time limit stopped the random stage early" if result.timed_out else "")
+                + f"; implementations: {', '.join(impls)}")
+
+    scope = scope_of(claimed)
+    stage = "exhaustive stage" if claimed.exhaustive_pairs and not claimed.random_cases else "random stage"
+    own = claimed.findings.get(CHAPTER)
+    if own is None:
+        bad = {impl: f for impl, f in claimed.findings.items() if impl != CHAPTER}
+        for impl, f in bad.items():
+            evidence.checks.append(_counterexample_check(claim, claim.relation, f, stage))
+            evidence.conditions.append(Point(
+                f"{impl} breaks it: {f.pair.case.describe()}, k = {f.pair.k}",
+                f"Add: “with {impl}, this does not hold in every case (see the counterexample)”."))
+        applies = ("" if claim.compare != "transform" else
+                   f" ({claimed.exhaustive_pairs} comparisons where the change applies)")
+        evidence.scopes.append(f"Searched {scope}{applies}: no counterexample under the chapter's definitions or "
+                               "any reference. This is evidence from the search, not a proof")
+        return evidence
+    evidence.checks.append(_counterexample_check(claim, claim.relation, own, stage))
+    weaker = WEAKER.get(claim.relation)
+    if weaker:
+        weak = search(claim, weaker, ev, deadline)
+        if CHAPTER not in weak.findings:
+            evidence.lead = ""
+            evidence.concern = (f"The strict wording (“{claim.relation}”) promises more than holds: readers will "
+                                f"expect every case to change {claim.measure}, and some do not.")
+            evidence.conditions.append(Point(
+                f"False as written (“{claim.relation}”): {own.pair.case.describe()}, k = {own.pair.k}: "
+                f"{claim.measure} goes {_show(own.values[CHAPTER][0])} → {_show(own.values[CHAPTER][1])}; the weaker "
+                f"form “{_statement(claim, weaker)}” holds on the whole search ({scope_of(weak)}; evidence, "
+                "not proof)",
+                f"Reword to the weaker form that holds: “{claim.measure}@k {weaker}” instead of “{claim.relation}” "
+                f"(checked: the weaker form was searched over {scope_of(weak)} with no counterexample)."))
+            for impl, f in weak.findings.items():
+                evidence.checks.append(_counterexample_check(claim, weaker, f, "weaker form"))
+                evidence.conditions.append(Point(f"{impl} breaks even the weaker form"))
+            return evidence
+        strong = weak.findings[CHAPTER]
+        evidence.checks = [_counterexample_check(claim, weaker, strong, "weaker form")]  # the telling one
+        evidence.concern = (f"Readers will believe {claim.measure} always moves one way with k; it can move the "
+                            "other way, as the counterexample shows.")
+        # The proposal is itself searched: the opposite weak form either holds (propose it) or fails too (then
+        # both directions occur, each shown by a counterexample, and "can move either way" is what holds).
+        opposite = {"never increases": "never decreases", "never decreases": "never increases"}[weaker]
+        other = search(claim, opposite, ev, deadline)
+        if CHAPTER not in other.findings:
+            proposal = (f"Reword to “{_statement(claim, opposite)}” (checked: searched over {scope_of(other)} with "
+                        "no counterexample).")
+        else:
+            down = other.findings[CHAPTER]
+            proposal = (f"Say instead that {claim.measure}@k can move either way as k grows (checked: it rises on "
+                        f"{strong.pair.case.describe()}, k = {strong.pair.k}, "
+                        f"{_show(strong.values[CHAPTER][0])} → {_show(strong.values[CHAPTER][1])}, and falls on "
+                        f"{down.pair.case.describe()}, k = {down.pair.k}, "
+                        f"{_show(down.values[CHAPTER][0])} → {_show(down.values[CHAPTER][1])}).")
+        evidence.failures.append(Point(
+            f"False as written, and so is the weaker form “{weaker}”: {strong.pair.case.describe()}, "
+            f"k = {strong.pair.k}: "
+            f"{claim.measure} goes {_show(strong.values[CHAPTER][0])} → {_show(strong.values[CHAPTER][1])}",
+            proposal))
+        return evidence
+    evidence.failures.append(Point(
+        f"False by the chapter's definitions: {own.pair.case.describe()}, k = {own.pair.k}: {claim.measure} gives "
+        f"{_show(own.values[CHAPTER][0])} and then {_show(own.values[CHAPTER][1])}",
+        "Remove or qualify the statement; the counterexample shows where it fails."))
+    return evidence

@@ -1,0 +1,407 @@
+"""Value claims: a measure on a fixture equals the printed value, under every reading the text allows.
+
+The chapter's definitions are evaluated under the conventions the chapter (and the claim) states
+and under every value of each unstated convention the value depends on (``audit.evaluation.readings``):
+holds under all → supported so far; under some → qualified, naming the convention values that
+decide it; under none → contradicted. A reference whose value falls outside the claim while the
+chapter's holds qualifies the claim, with the cause found by experiment (``audit.attribution.causes``).
+Every proposed correction is re-checked before it is printed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+
+from audit.attribution.causes import Input, explain_reference
+from audit.attribution.verdict import Evidence, Point
+from audit.evaluation.checks.common import (
+    CHAPTER,
+    Measurements,
+    errors_of,
+    fixture_name,
+    fmt_float,
+    not_applicable_names,
+    scored_run,
+)
+from audit.evaluation.checks.stated_effect import (
+    alternatives_to_state,
+    describe,
+    stated_effects,
+)
+from audit.evaluation.readings import REJECTED, Readings, explore, graded_levels
+from audit.register.claims import Chapter, ValueClaim
+from audit.register.conventions import CONVENTIONS, Declared, Statement, relevant_to
+from audit.register.measures import parse as parse_measure
+from audit.register.values import ClaimedValue, display, format_exact, parse_claimed
+from audit.report.results import Check, ImplValue
+
+_AGGREGATE = {"mean": ("queries with results", "all judged queries"), "pooled": ("pooled",)}
+
+
+def bounds(claimed) -> dict:
+    """The claimed interval as floats for charts."""
+    return {"low": None if claimed.low is None else float(claimed.low),
+            "high": None if claimed.high is None else float(claimed.high)}
+
+
+def conventions_for(measure: str, fixture, query: str | None) -> list[str]:
+    """The conventions ``measure`` on ``fixture`` can depend on, minus those the measure name fixes."""
+    _, spec = parse_measure(measure)
+    names = relevant_to(spec.name, several_queries=query is None and len(fixture.qrels) > 1)
+    if spec.gain is not None:
+        names = [n for n in names if n != "gain"]
+    if spec.rel is not None:
+        names = [n for n in names if n != "relevance_level"]
+    return names
+
+
+def declared_with_aggregate(declared: Declared, aggregate: str | None) -> Declared:
+    """An expectation's ``aggregate`` (mean / pooled) is a statement about averaging; ``both`` leaves it open."""
+    if aggregate in _AGGREGATE:
+        stated = [Statement(v, "", "claim") for v in _AGGREGATE[aggregate]
+                  if v in declared.values("averaging")] or [Statement(v, "", "claim") for v in _AGGREGATE[aggregate]]
+        return declared.overlay(Declared({"averaging": stated}))
+    if aggregate == "both":
+        # every averaging is checked; the chapter's own statement (if any) stays first, so a proposal prefers it
+        own = [st for st in declared.statements.get("averaging", []) if st.origin != "claim"]
+        others = [Statement(v, "", "claim") for v in CONVENTIONS["averaging"].values if v not in {st.value for st in own}]
+        return declared.overlay(Declared({"averaging": own + others}))
+    return declared
+
+
+def chapter_readings(ms: Measurements, fixture, measure: str, declared: Declared, query: str | None,
+                     free=()) -> Readings:
+    names = conventions_for(measure, fixture, query)
+    readings = explore(lambda r: ms.chapter_value(fixture, measure, r, query), declared, names, free=free,
+                       restrict=graded_levels(fixture.qrels))
+    readings.outcomes = [o for o in readings.outcomes if o.value is not None]
+    return readings
+
+
+def _show(value) -> str:
+    if value == REJECTED:
+        return "rejected"
+    return display(format_exact(value))
+
+
+def _approx(value) -> str:
+    """`` (≈ 0.6667)`` after a value printed as a fraction, else ''."""
+    return f" (≈ {float(value):.4f})" if isinstance(value, Fraction) and "/" in format_exact(value) else ""
+
+
+def chapter_rows(readings: Readings, claimed: ClaimedValue, fixture, measure: str, ms: Measurements,
+                 query: str | None) -> list[ImplValue]:
+    """One row per distinct value the chapter's definitions give, labelled by the readings giving it."""
+    rows = []
+    groups: dict[object, list] = {}
+    for o in readings.outcomes:
+        groups.setdefault(o.value, []).append(o)
+    for value, outs in groups.items():
+        label = " or ".join(o.label() for o in outs if o.reading) if len(groups) > 1 else ""
+        if value == REJECTED:
+            rows.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", status="rejected",
+                                  behaviour=label, detail="the chapter's definitions reject the input (repeated ID)",
+                                  in_interval=False))
+            continue
+        per_query = ms.chapter(fixture, measure, {**readings.base, **outs[0].as_dict})
+        rows.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(value),
+                              exact=format_exact(value), behaviour=label,
+                              per_query={q: display(format_exact(v)) for q, v in per_query.items()},
+                              in_interval=claimed.contains(value)))
+    return rows
+
+
+def reference_rows(ms: Measurements, fixture, measure: str, claimed: ClaimedValue,
+                   query: str | None) -> list[tuple[object, ImplValue, dict | None]]:
+    """Each reference's row and the per-query values it returned (None when it gave no value)."""
+    out = []
+    for ref in ms.references:
+        outcome = ms.reference(ref, fixture, measure)
+        if outcome.status != "ok":
+            out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, status=outcome.status,
+                                       detail=outcome.detail), None))
+            continue
+        returned = dict(outcome.per_query)
+        left_out = [q for q in fixture.qrels if q not in returned]
+        per_query = {q: fmt_float(v) for q, v in returned.items()}
+        per_query.update({q: "left out" for q in left_out})
+        detail = (f"left out {', '.join(left_out)} (it returned no value for {'it' if len(left_out) == 1 else 'them'})"
+                  if left_out else "")
+        if query is not None:
+            if query not in returned:
+                out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, status="left out",
+                                           per_query=per_query, detail=detail), returned))
+                continue
+            value = returned[query]
+        else:
+            if not returned:
+                out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, status="left out",
+                                           detail="it returned no value for any query"), returned))
+                continue
+            value = sum(returned.values()) / len(returned)
+        out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, value=value,
+                                   per_query=per_query, in_interval=claimed.contains(value), detail=detail), returned))
+    return out
+
+
+def _phrase_list(outs, claimed) -> str:
+    return "; ".join(f"{o.label()} gives {_show(o.value)}{_approx(o.value) if o.value != REJECTED else ''}"
+                     for o in outs)
+
+
+def _deciding_wording(readings: Readings, holds, declared: Declared) -> tuple[list[str], dict[str, str]]:
+    """The conventions that decide the claim and, for each, the value(s) under which it holds."""
+    names = readings.deciding(holds)
+    out = {}
+    for n in names:
+        good = {o.as_dict[n] for o in readings.outcomes if holds(o.value)}
+        # the value the chapter itself states, when it is one that holds; else the first that holds
+        stated = [st.value for st in declared.statements.get(n, []) if st.origin != "claim" and st.value in good]
+        out[n] = stated[0] if stated else sorted(good, key=CONVENTIONS[n].values.index)[0]
+    return names, out
+
+
+def verify_statement(ms: Measurements, fixture, measure: str, declared: Declared, query: str | None,
+                     claimed: ClaimedValue, extra: Mapping[str, str]) -> bool:
+    """Re-check a proposed correction: the claim with ``extra`` conventions stated holds under every reading."""
+    stated = declared.overlay(Declared({n: [Statement(v, "", "claim")] for n, v in extra.items()}))
+    readings = chapter_readings(ms, fixture, measure, stated, query)
+    return bool(readings.outcomes) and all(o.value != REJECTED and claimed.contains(o.value)
+                                           for o in readings.outcomes)
+
+
+def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, measure: str, claimed_text,
+                      evidence: Evidence, *, tolerance=None, derived: str = "", query: str | None = None,
+                      aggregate: str | None = None, label_prefix: str = "") -> None:
+    """Compare one measure on one fixture with the claimed value under every reading; add checks and points."""
+    fixture = chapter.fixture(fixture_ref)
+    claimed = parse_claimed(claimed_text, tolerance=tolerance)
+    declared = declared_with_aggregate(chapter.declared_for(claim), aggregate)
+    label = f"{label_prefix}{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "")
+    if parse_measure(measure, True)[1] is None:
+        _references_only(ms, fixture, measure, claimed, claimed_text, query, label, evidence)
+        return
+    try:
+        readings = chapter_readings(ms, fixture, measure, declared, query)
+    except Exception as exc:  # an input the chapter's definitions cannot take
+        from audit.errors import AuditError
+        if not isinstance(exc, AuditError):
+            raise
+        evidence.errors.append(f"the chapter's definitions failed on {label}: {exc.message}")
+        return
+    own_rows = chapter_rows(readings, claimed, fixture, measure, ms, query)
+    refs = reference_rows(ms, fixture, measure, claimed, query)
+    values = own_rows + [row for _, row, _ in refs]
+    evidence.checks.append(Check(label=label, measure=measure + (f" ({query})" if query else ""),
+                                 claimed=str(claimed_text), interval=claimed.interval(), derived=derived,
+                                 values=values, **bounds(claimed)))
+    evidence.errors += errors_of(values, label)
+    if not readings.outcomes:
+        evidence.errors.append(f"no reading of the chapter's definitions applies to {label}")
+        return
+
+    def holds(v) -> bool:
+        return v is not None and v != REJECTED and claimed.contains(v)
+
+    holding = [o for o in readings.outcomes if holds(o.value)]
+    failing = [o for o in readings.outcomes if not holds(o.value)]
+    names, good = _deciding_wording(readings, holds, declared)
+    unstated = [n for n in readings.varied if not declared.stated(n) or len(declared.values(n)) > 1]
+    if not holding:
+        _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, readings, derived, label, evidence)
+    elif failing:
+        # the convention(s) to state: those that decide alone, else every varied one of a holding reading
+        wording_conv = {n: good[n] for n in names} or holding[0].as_dict
+        verified = bool(wording_conv) and verify_statement(ms, fixture, measure, declared, query, claimed, wording_conv)
+        by = _phrase_list(readings.outcomes, claimed)
+        named = [CONVENTIONS[n].named() for n in unstated]
+        which = (", ".join(named[:-1]) + " or " + named[-1]) if len(named) > 1 else (named[0] if named else
+                                                                                       "a convention")
+        tension = [n for n in readings.varied if n in declared.tensions()]
+        open_by_claim = [n for n in readings.varied
+                         if len({st.value for st in declared.statements.get(n, []) if st.origin == "claim"}) > 1]
+        why = ("the chapter states two values of " + ", ".join(CONVENTIONS[n].title for n in tension)
+               if tension else
+               "the sentence fits more than one reading of " + ", ".join(CONVENTIONS[n].named() for n in open_by_claim)
+               if open_by_claim else f"the chapter does not state {which}")
+        text = (f"{label}: the printed {claimed_text} holds under some readings and not others, and {why}: {by}")
+        if verified:
+            phrases = "; ".join(CONVENTIONS[n].phrase(v) for n, v in wording_conv.items())
+            wording = (f"State the convention the value rests on, e.g. “Here {phrases}.” "
+                       f"(checked: with this stated, the claim holds under every remaining reading)")
+        else:
+            wording = ("State which convention the value rests on; no single convention decides it "
+                       f"({by})")
+        evidence.conditions.append(Point(text, wording))
+        evidence.lead = ""  # the sentence says itself that it holds only under some readings
+        other = failing[0]
+        evidence.concern = (evidence.concern or
+                            f"A reader who takes {other.label() or 'another reading'} gets {_show(other.value)} from "
+                            "the same input instead of the printed value, and the text does not say which reading "
+                            "is meant.")
+    _references(ms, chapter, claim, fixture, measure, declared, query, claimed, readings, refs, label, evidence,
+                holding)
+    if holding and not failing:
+        scope = f"{label}: the chapter's definitions give {_show(holding[0].value)}"
+        if readings.varied:
+            scope += f" under every reading ({', '.join(CONVENTIONS[n].title for n in readings.varied)})"
+        agreeing = [row.implementation for _, row, _ in refs if row.status == "ok" and row.in_interval]
+        if agreeing:
+            scope += f", and {', '.join(agreeing)} agree"
+        na = not_applicable_names(values)
+        if na:
+            scope += f" (not applicable: {'; '.join(na)})"
+        evidence.scopes.append(scope)
+
+
+def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, readings: Readings, derived, label,
+                  evidence: Evidence) -> None:
+    values = [o.value for o in readings.outcomes if o.value != REJECTED]
+    if not values:
+        evidence.failures.append(Point(f"{label}: the chapter's definitions reject the input (it repeats an ID)",
+                                       "Remove the repeated ID from the example, or state how repeats are handled."))
+        return
+    distinct = list(dict.fromkeys(values))
+    if len(distinct) == 1:
+        v = distinct[0]
+        new_text = claimed.write_like(v)
+        fixed = parse_claimed(new_text)
+        ok = verify_statement(ms, fixture, measure, declared, query, fixed, {})
+        text = (f"By the chapter's definition {measure} on this fixture is {_show(v)}{_approx(v)}, outside the "
+                f"claimed {claimed.interval()}" + (f" under every reading ({', '.join(CONVENTIONS[n].title for n in readings.varied)})"
+                                                    if readings.varied else ""))
+        if derived:
+            wording = f"Revise the statement: on the fixture encoding it, {measure} is {_show(v)}, not {claimed.interval()}."
+        elif ok:
+            wording = f"Change “{claimed_text}” to “{new_text}” (checked: the corrected value holds under every reading)."
+        else:
+            wording = f"Revise the statement: {measure} is {_show(v)} here, not {claimed.interval()}."
+        text, wording = _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed_text, text,
+                                             wording)
+        evidence.failures.append(Point(text, wording))
+        return
+    # Different readings give different values, none the printed one: propose the value under one named reading.
+    first = readings.outcomes[0]
+    v = first.value
+    new_text = claimed.write_like(v) if v != REJECTED else ""
+    ok = bool(new_text) and verify_statement(ms, fixture, measure, declared, query, parse_claimed(new_text),
+                                             first.as_dict)
+    text = (f"{label}: no reading gives the printed {claimed_text}: {_phrase_list(readings.outcomes, claimed)}")
+    if ok and first.reading:
+        phrases = "; ".join(CONVENTIONS[n].phrase(val) for n, val in first.reading)
+        wording = (f"Change “{claimed_text}” to “{new_text}” and state the convention: “Here {phrases}.” "
+                   "(checked: with this stated, the corrected value holds under every remaining reading)")
+    else:
+        wording = "Revise the value and state the convention it rests on."
+    text, wording = _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed_text, text, wording)
+    evidence.failures.append(Point(text, wording))
+
+
+def _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed_text, text: str,
+                         wording: str) -> tuple[str, str]:
+    """A contradicted value's reason and proposal, extended with the stated conventions that shaped the number.
+
+    Each stated convention is set to each of its other values in turn and the chapter's definitions are
+    re-run under every remaining reading (``stated_effect.stated_effects``); only conventions whose change
+    changed the value are named. An alternative under which the printed value holds under every reading
+    (that re-run is the check) is offered as a second proposal.
+    """
+    def values_under(stated: Declared) -> list:
+        return [o.value for o in chapter_readings(ms, fixture, measure, stated, query).outcomes]
+
+    def holds(v) -> bool:
+        return v is not None and v != REJECTED and claimed.contains(v)
+
+    effects = stated_effects(values_under, declared, conventions_for(measure, fixture, query), holds,
+                             restrict=graded_levels(fixture.qrels))
+    if not effects:
+        return text, wording
+    printed = f"the printed {claimed_text}"
+    said = describe(effects, lambda vs: " or ".join(_show(v) for v in vs), printed)
+    other = alternatives_to_state(effects, printed)
+    return text.rstrip(".") + ". " + said, wording + (" " + other if other else "")
+
+
+def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, readings: Readings, refs, label,
+                evidence: Evidence, holding) -> None:
+    """A reference outside the claim while the chapter's definitions hold: a qualification with its cause."""
+    if not holding:
+        for ref, row, returned in refs:
+            if row.status == "ok" and row.in_interval:
+                evidence.notes.append(f"{ref.name} ({row.provider}) gives {measure} = {fmt_float(row.value)}, which "
+                                      "matches the claim under its own conventions, not the chapter's")
+        return
+    base = {**readings.base, **holding[0].as_dict}
+    m, spec = parse_measure(measure)
+    names = conventions_for(measure, fixture, query)
+    inp = Input({q: dict(j) for q, j in fixture.qrels.items()}, {q: list(r) for q, r in fixture.run.items()},
+                scored_run(fixture))
+    for ref, row, returned in refs:
+        if row.status not in ("ok", "left out") or returned is None:
+            continue
+        if row.status == "ok" and row.in_interval:
+            continue
+        found = explain_reference(ref, m, spec, returned, inp, base, names, query)
+        shown = "left out" if row.status == "left out" else fmt_float(row.value)
+        text = f"{label}: {ref.title} ({row.provider}) gives {shown}: {found.summary(ref.title)}"
+        if found.explained:
+            text += ". " + found.evidence()
+            cause = found.causes[0]
+            if cause.name in CONVENTIONS and cause.value:
+                wording = (f"Add: “{ref.title} follows another convention here — "
+                           f"{CONVENTIONS[cause.name].phrase(cause.value)} — and gives {shown} on this example.”")
+            else:
+                wording = (f"Add: “{ref.title} gives {shown} on this example because it "
+                           f"{cause.phrase}.”")
+        else:
+            text += f" (values: {', '.join(f'{q} {fmt_float(v)}' for q, v in returned.items()) or 'none'})"
+            wording = f"Investigate why {ref.title} gives {shown} before publishing; the cause is not known."
+        evidence.conditions.append(Point(text, wording))
+
+
+def _references_only(ms: Measurements, fixture, measure: str, claimed: ClaimedValue, claimed_text, query, label: str,
+                     evidence: Evidence) -> None:
+    """A measure the chapter evaluator does not define: the references are compared with the claim and each
+    other; the chapter column is "not applicable"."""
+    name = parse_measure(measure, True)[0].NAME
+    refs = reference_rows(ms, fixture, measure, claimed, query)
+    own = ImplValue(implementation=CHAPTER, status="not applicable",
+                    detail=f"the chapter evaluator defines no {name}; compared among the references only")
+    values = [own] + [row for _, row, _ in refs]
+    evidence.checks.append(Check(label=label, measure=measure + (f" ({query})" if query else ""),
+                                 claimed=str(claimed_text), interval=claimed.interval(), values=values, **bounds(claimed)))
+    evidence.errors += errors_of(values, label)
+    ok = [row for _, row, _ in refs if row.status == "ok"]
+    if not ok:
+        evidence.errors.append(f"no implementation computed {measure} on {label}")
+        return
+    inside = [row for row in ok if row.in_interval]
+    shown = "; ".join(f"{row.implementation} gives {fmt_float(row.value)}" for row in ok)
+    if not inside:
+        evidence.failures.append(Point(f"{label}: no implementation gives the printed {claimed_text} ({shown})",
+                                       "Revise the value to what the references compute."
+                                       if len({round(r.value, 9) for r in ok}) > 1 else
+                                       f"Change “{claimed_text}” to “{claimed.write_like(Fraction(ok[0].value).limit_denominator(10**6))}” "
+                                       "(checked: every reference that computes it gives this value)."))
+    elif len(inside) < len(ok):
+        evidence.conditions.append(Point(f"{label}: the references disagree ({shown}); the chapter defines no {name} "
+                                         "to decide between them, so the cause is unexplained",
+                                         f"State which implementation's {name} the value comes from."))
+    else:
+        evidence.scopes.append(f"{label}: the chapter defines no {name}; {', '.join(r.implementation for r in inside)} "
+                               f"agree on {fmt_float(inside[0].value)}")
+
+
+def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    evidence = Evidence()
+    for e in claim.expect:
+        check_expectation(ms, chapter, claim, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
+                          derived=e.derived, query=e.query, aggregate=e.aggregate)
+    return evidence
+
+
+def needs(claim: ValueClaim, chapter: Chapter) -> list[tuple]:
+    """(fixture, measure) pairs this claim will measure, for batching (chapter-defined measures only)."""
+    fixture = chapter.fixture(claim.fixture)
+    return [(fixture, e.measure) for e in claim.expect if parse_measure(e.measure, True)[1] is not None]

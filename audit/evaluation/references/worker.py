@@ -1,0 +1,301 @@
+"""Reference libraries evaluated in worker processes, so a native crash is one reference's error.
+
+pytrec_eval, ranx (numba) and the C parts of numpy can crash the interpreter (a segmentation
+fault) on input they do not expect. ``IsolatedReference`` wraps an adapter: the adapter's own
+``evaluate`` and ``evaluate_run_file`` run in a long-lived worker process (one per reference,
+started once per audit and restarted only after a crash), and a worker that dies or overruns
+``timeout`` seconds becomes an ``"error"`` outcome for every measure of that call — the audit
+goes on, the other references' values are kept. Batching is unchanged: one call per reference
+still carries every fixture of a chapter.
+
+A worker is a fresh interpreter (``python -m audit.evaluation.references.worker``: no inherited threads or
+locks, and unlike ``multiprocessing``'s spawn it never re-imports the caller's main script). It
+talks over its stdin and a duplicate of its stdout (pickled messages; the library's own output
+goes to stderr), ignores Ctrl-C (the parent handles it), and exits when its stdin closes — when
+the parent ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from multiprocessing.connection import Connection
+
+from audit.evaluation.references.base import Outcome, Reference, ScoredRun, Support
+
+#: Seconds one call (one batch of fixtures and measures) may take in a worker before the worker is
+#: killed and the call becomes an error. Generous: ranx compiles its metrics on first use in an
+#: installation (about 40 s), and a chapter's batch is evaluated in one call.
+TIMEOUT = 300.0
+
+#: Further seconds an ``evaluate_files`` call may take per MB of its two files: the libraries read
+#: and evaluate a large run at a few MB per second (ranx about 4 MB/s on a 280 MB run).
+SECONDS_PER_MB = 3.0
+
+#: Modules each worker imports as soon as it starts, so the import overlaps with the parent's
+#: loading of registers instead of delaying the first evaluation.
+_PRELOAD = {"pytrec_eval": ("pytrec_eval",), "ir_measures": ("ir_measures",), "ranx": ()}
+
+
+def _negative_as_zero(qrels: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
+    """Negative grades given as 0 (judged, non-relevant).
+
+    trec_eval reads grades as small non-negative integers (its ``form_res_rels`` uses a grade as
+    an array index; −1 and −2 are its own codes for "not pooled" and "unjudged"): a query whose
+    grades are all negative, evaluated after an earlier evaluator in the same process, crashes
+    pytrec_eval with SIGSEGV (observed with −5), and ir-measures with it (it calls pytrec_eval).
+    Where they do not crash, pytrec_eval, ir-measures (Judged@k included: a negative grade is
+    judged) and ranx give a negative grade exactly the values of grade 0 for every measure the
+    chapter evaluator models (``tests/test_worker.py`` holds this), so the substitution changes no
+    value reported. (trec_eval's own judged-based measures, bpref and num_nonrel_judged_ret, count
+    a negative grade as unjudged; the adapter never asks for them.)
+    """
+    return {q: {d: (g if g >= 0 else 0) for d, g in docs.items()} for q, docs in qrels.items()}
+
+
+#: Input known to crash a library, made safe before it is sent (see ``_negative_as_zero``).
+GUARDS = {"pytrec_eval": _negative_as_zero, "ir_measures": _negative_as_zero}
+
+
+def _serve(incoming: Connection, outgoing: Connection) -> None:
+    """Worker main loop: read ``(sys.path, adapter class)``, build the adapter, then answer
+    ``(method, measure names, qrels, arg)`` until the parent closes the pipe."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes the pipe
+    try:
+        path, module, qualname = incoming.recv()
+    except (EOFError, OSError):
+        return
+    sys.path[:0] = [p for p in path if p not in sys.path]
+    cls = importlib.import_module(module)
+    for part in qualname.split("."):
+        cls = getattr(cls, part)
+    conn = outgoing
+    ref = cls()
+    for module in _PRELOAD.get(ref.name, ()):
+        try:
+            importlib.import_module(module)
+        except Exception:
+            pass  # the evaluation itself reports a missing library
+    if ref.name == "ranx":
+        try:
+            from audit.evaluation.references.ranx_ref import _import_ranx
+            _import_ranx()
+        except Exception:
+            pass
+    import ir_measures
+
+    while True:
+        try:
+            method, names, qrels, arg = incoming.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            measures = [ir_measures.parse_measure(n) for n in names]
+            if method == "reader_verdict":
+                result = ref.reader_verdict(*arg)
+            elif method == "evaluate_files":
+                result = dict(ref.evaluate_files(measures, *arg))  # the adapter's Outcome objects, whole
+            else:
+                result = dict(getattr(ref, method)(measures, qrels, arg))
+        except Exception as exc:  # the adapter promises not to raise; keep the worker alive if it does
+            result = {n: Outcome("error", detail=f"{type(exc).__name__}: {exc}"[:500]) for n in names}
+        try:
+            conn.send(result)
+        except (BrokenPipeError, OSError):
+            return
+        del qrels, arg, result
+        if method in ("evaluate_files", "reader_verdict"):
+            _release_memory()  # the library's reading of the files is garbage now; give it back before the next call
+
+
+def _release_memory() -> None:
+    """Return freed heap memory to the system (glibc's ``malloc_trim``), so a worker that has read large
+    files does not keep their size while the next worker reads them. Does nothing elsewhere."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _death(exitcode: int | None) -> str:
+    """``"crashed with SIGSEGV (segmentation fault)"`` from a process exit code."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            sig = signal.Signals(-exitcode)
+            return f"crashed with {sig.name} ({(signal.strsignal(sig) or 'signal').lower()})"
+        except ValueError:
+            return f"crashed with signal {-exitcode}"
+    return f"ended unexpectedly (exit code {exitcode})"
+
+
+class IsolatedReference(Reference):
+    """``inner``'s evaluations, run in a worker process (see the module doc).
+
+    ``name``, ``library``, ``title``, ``version``, ``conventions`` and ``supports`` are the inner
+    adapter's, answered in this process (they import no evaluation code). ``evaluate`` and
+    ``evaluate_run_file`` return the inner adapter's outcomes, or, when the worker crashed or
+    overran ``timeout`` seconds, an ``"error"`` outcome per measure whose ``detail`` says so.
+    """
+
+    def __init__(self, inner: Reference, timeout: float = TIMEOUT) -> None:
+        self.inner = inner
+        self.name, self.library, self.title = inner.name, inner.library, inner.title
+        self.timeout = timeout
+        self._process: subprocess.Popen | None = None
+        self._send: Connection | None = None
+        self._recv: Connection | None = None
+        self._lock = threading.Lock()
+
+    # -- answered here --------------------------------------------------------------------------
+    def version(self) -> str:
+        return self.inner.version()
+
+    def conventions(self) -> dict[str, str]:
+        return self.inner.conventions()
+
+    def supports(self, measure) -> Support:
+        return self.inner.supports(measure)
+
+    # -- the worker ----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the worker if it is not running (it imports its library in the background)."""
+        if self._process is not None and self._process.poll() is None:
+            return
+        process = subprocess.Popen([sys.executable, "-m", "audit.evaluation.references.worker"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, close_fds=True)
+        self._process = process
+        self._send = Connection(os.dup(process.stdin.fileno()), readable=False)
+        self._recv = Connection(os.dup(process.stdout.fileno()), writable=False)
+        process.stdin.close()
+        process.stdout.close()
+        cls = type(self.inner)
+        self._send.send((list(sys.path), cls.__module__, cls.__qualname__))
+        _RUNNING.add(self)
+
+    def stop(self, wait: float = 2.0) -> None:
+        """End the worker, waiting up to ``wait`` seconds before killing it (it is started again on
+        the next evaluation)."""
+        process, send, recv = self._process, self._send, self._recv
+        self._process = self._send = self._recv = None
+        _RUNNING.discard(self)
+        for conn in (send, recv):
+            if conn is not None:
+                conn.close()
+        if process is not None:
+            try:
+                process.wait(timeout=wait)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=5)
+
+    def interrupt(self) -> None:
+        """Kill the worker now, from any thread: a call waiting on it ends as the worker's death (an
+        ``"error"`` outcome), and the next call starts a new worker. For a caller that no longer wants
+        the answer (its input turned out malformed)."""
+        process = self._process
+        if process is not None and process.poll() is None:
+            process.kill()
+
+    def _call(self, method: str, measures: Sequence[object], qrels, arg, timeout: float | None = None
+              ) -> dict[str, Outcome]:
+        names = [str(m) for m in measures]
+        if not names:
+            return {}
+        qrels = GUARDS.get(self.name, dict)(qrels)
+        answer, problem = self._request((method, names, {q: dict(j) for q, j in qrels.items()}, arg), timeout)
+        if problem is None:
+            return answer
+        detail = (f"{self.library} {problem} while evaluating this input in its worker process; "
+                  "the other references' values are kept")
+        return {n: Outcome("error", provider=self.name, detail=detail) for n in names}
+
+    def _request(self, message: tuple, timeout: float | None = None) -> tuple[object, str | None]:
+        """Send ``message`` to the worker and wait for its answer: ``(answer, None)``, or ``(None, problem)``
+        when the worker crashed or overran ``timeout`` seconds (default ``self.timeout``; it is then
+        stopped, and started again on the next call)."""
+        timeout = self.timeout if timeout is None else timeout
+        with self._lock:
+            self.start()
+            process, send, recv = self._process, self._send, self._recv
+            try:
+                send.send(message)
+                if recv.poll(timeout):
+                    return recv.recv(), None
+                problem = f"did not finish within {timeout:g} s and was stopped"
+                process.kill()
+            except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
+                try:
+                    process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=5)
+                problem = _death(process.returncode)
+            except BaseException:  # interrupted (Ctrl-C, a claim's time limit): its answer would arrive late
+                self.stop(wait=0)
+                raise
+            self.stop(wait=0)
+        return None, problem
+
+    def evaluate(self, measures: Sequence[object], qrels: Mapping[str, Mapping[str, int]],
+                 run: ScoredRun) -> dict[str, Outcome]:
+        return self._call("evaluate", measures, qrels, {q: dict(docs) for q, docs in run.items()})
+
+    def evaluate_run_file(self, measures: Sequence[object], qrels: Mapping[str, Mapping[str, int]],
+                          path: str) -> dict[str, Outcome]:
+        return self._call("evaluate_run_file", measures, qrels, str(path))
+
+    def evaluate_files(self, measures: Sequence[object], qrels_path: str, run_path: str) -> dict[str, Outcome]:
+        return self._call("evaluate_files", measures, {}, (str(qrels_path), str(run_path)),
+                          self.timeout + SECONDS_PER_MB * _megabytes(qrels_path, run_path))
+
+    def reader_verdict(self, path: str, kind: str) -> str:
+        answer, problem = self._request(("reader_verdict", [], {}, (str(path), kind)),
+                                        self.timeout + SECONDS_PER_MB * _megabytes(path))
+        return answer if problem is None else f"fails: {self.library} {problem} while reading it in its worker process"
+
+
+def _megabytes(*paths: str) -> float:
+    """The files' total size in MB (a file that cannot be examined counts 0: its reader will say why)."""
+    total = 0
+    for path in paths:
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            pass
+    return total / 2**20
+
+
+#: Workers running in this process, stopped at exit (they would also end on their own when the
+#: pipe closes).
+_RUNNING: set[IsolatedReference] = set()
+
+
+@atexit.register
+def _stop_all() -> None:
+    for ref in list(_RUNNING):
+        ref.stop(wait=1)
+
+
+def _main() -> None:
+    """Entry point of a worker process: the protocol on fd 0 and a duplicate of fd 1; the
+    library's own prints go to stderr."""
+    incoming = Connection(os.dup(0), writable=False)
+    outgoing = Connection(os.dup(1), readable=False)
+    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    _serve(incoming, outgoing)
+
+
+if __name__ == "__main__":
+    _main()

@@ -1,0 +1,1 @@
+"""The claim register: schema and loader, conventions, claimed values, measure names, limits."""

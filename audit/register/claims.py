@@ -1,0 +1,760 @@
+"""The claim register: schema, loading and validation of a chapter folder.
+
+A chapter folder holds ``chapter.yaml`` (identity and snapshot), the snapshot file, and
+``claims.yaml`` (fixtures, cohorts and numbered claims). Every error names the file,
+the claim id and the field.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from audit.errors import AuditError, RegisterError
+from audit.evaluation.evaluator import check_ranking
+from audit.register.conventions import Declared, check_value, declared_from
+from audit.register.files import read_text
+from audit.register.limits import (
+    MAX_COHORT,
+    MAX_CUTOFF,
+    MAX_GRADE,
+    MAX_QUOTE_CHARS,
+    MAX_RANDOM_CASES,
+    MAX_REGISTER_BYTES,
+    MAX_SEARCH_SECONDS,
+    MAX_UNIVERSE_CASES,
+    MAX_YAML_ALIASES,
+    MAX_YAML_DEPTH,
+    shorten,
+    trim,
+)
+from audit.register.measures import parse as parse_measure
+from audit.register.values import parse_claimed, parse_expression
+from audit.text.chapter import Snapshot
+
+CHAPTER_FILE = "chapter.yaml"
+CLAIMS_FILE = "claims.yaml"
+
+#: A chapter or claim id: it names report files, so it is short and plain.
+Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100)]
+#: A claimed value as written in YAML. Kept strict so an unquoted 1.0 is not silently read as the
+#: integer 1 (exact) instead of the printed "1.0" (an interval); parse_claimed then asks for quotes.
+Claimed = StrictStr | StrictInt | StrictFloat
+#: A judged grade: a whole number within ±MAX_GRADE (negative grades are legitimate TREC input).
+Grade = Annotated[StrictInt, Field(ge=-MAX_GRADE, le=MAX_GRADE)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ConventionStatement(Strict):
+    """A convention the text states: its value and the quote it rests on."""
+
+    value: StrictStr | StrictInt
+    quote: str = ""
+
+
+#: ``conventions:`` in chapter.yaml, a book file or a claim: ``name: value``, ``name: {value, quote}``, or a
+#: list of statements (two different values are an internal tension). Names and values: ``audit.register.conventions``.
+ConventionsSpec = dict[str, StrictStr | StrictInt | ConventionStatement | list[ConventionStatement]]
+
+
+def _check_conventions(spec: ConventionsSpec | None) -> ConventionsSpec | None:
+    for name, entry in (spec or {}).items():
+        items = entry if isinstance(entry, list) else [entry]
+        if not items:
+            raise ValueError(f"convention {name!r} lists no statement")
+        for item in items:
+            problem = check_value(name, item.value if isinstance(item, ConventionStatement) else item)
+            if problem:
+                raise ValueError(problem)
+    return spec
+
+
+def _as_plain(spec: ConventionsSpec | None) -> dict:
+    out: dict = {}
+    for name, entry in (spec or {}).items():
+        items = entry if isinstance(entry, list) else [entry]
+        out[name] = [{"value": str(i.value), "quote": i.quote} if isinstance(i, ConventionStatement)
+                     else {"value": str(i)} for i in items]
+    return out
+
+
+class SnapshotInfo(Strict):
+    file: Annotated[str, Field(min_length=1, max_length=255)] = "snapshot.txt"
+    excerpt: bool = False
+    source: str = ""
+
+    @field_validator("file")
+    @classmethod
+    def _plain_name(cls, name: str) -> str:
+        if "\x00" in name:
+            raise ValueError("the file name contains a NUL byte; name the snapshot file beside chapter.yaml")
+        return name
+
+
+class Identity(Strict):
+    """Who the chapter is: book, number, title, stable id, URLs, recorded fingerprint."""
+
+    id: Id
+    book: str | None = None
+    chapter: int | str | None = None
+    title: str
+    kind: str = "chapter"
+    url: str | None = None
+    research_pack: str | None = None
+    notebook: str | None = None   # the notebook that accompanies the chapter (a URL), if any
+    fingerprint: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
+    snapshot: SnapshotInfo = SnapshotInfo()
+    conventions: ConventionsSpec = {}
+
+    @field_validator("conventions")
+    @classmethod
+    def _conventions_known(cls, value):
+        return _check_conventions(value)
+
+
+class BookFile(Strict):
+    """``book.yaml`` beside the chapter folders: conventions every chapter of ``book`` states by default."""
+
+    book: str | None = None
+    conventions: ConventionsSpec = {}
+
+    @field_validator("conventions")
+    @classmethod
+    def _conventions_known(cls, value):
+        return _check_conventions(value)
+
+
+class Fixture(Strict):
+    """Judgements and rankings: ``qrels: {query_id: {doc_id: grade}}``, ``run: {query_id: [doc_id, …]}``.
+
+    ``scores`` (``{query_id: {doc_id: score}}``) is only for claims about ties: the run then
+    gives the order the chapter's rule keeps, and the scores are what references see.
+    """
+
+    description: str = ""
+    qrels: dict[str, dict[str, Grade]]
+    run: dict[str, list[str]]
+    scores: dict[str, dict[str, Annotated[float, Field(allow_inf_nan=False)]]] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ids_as_text(cls, data: Any) -> Any:
+        """Query and document IDs are text; YAML reads ``10`` as a number, so numbers become their digits."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+
+        def ident(x: Any) -> Any:
+            return str(x) if isinstance(x, int) and not isinstance(x, bool) else x
+
+        for key in ("qrels", "scores"):
+            if isinstance(data.get(key), dict):
+                data[key] = {ident(q): ({ident(d): g for d, g in docs.items()} if isinstance(docs, dict) else docs)
+                             for q, docs in data[key].items()}
+        if isinstance(data.get("run"), dict):
+            data["run"] = {ident(q): ([ident(d) for d in r] if isinstance(r, list) else r)
+                           for q, r in data["run"].items()}
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Fixture":
+        for q in self.run:
+            if q not in self.qrels:
+                raise ValueError(f"run query {q!r} has no qrels; every query of a fixture needs judgements")
+        for q in self.qrels:
+            if q not in self.run:
+                raise ValueError(f"qrels query {q!r} has no ranking; write `{q}: []` in run if nothing was returned")
+        if self.scores is not None:
+            for q, ranking in self.run.items():
+                given = self.scores.get(q, {})
+                if sorted(given) != sorted(set(ranking)):
+                    raise ValueError(f"scores for query {q!r} must give one score per ranked document")
+                values = [given[d] for d in ranking]
+                if any(a < b for a, b in zip(values, values[1:])):
+                    raise ValueError(f"scores for query {q!r} must not increase along the ranking")
+        return self
+
+
+class Cohort(Strict):
+    """A labelled cohort for set-based measures: ``cells: {decision: {label: count}}``."""
+
+    description: str = ""
+    positive: str = "positive"
+    cells: dict[str, dict[str, Annotated[int, Field(ge=0, le=MAX_COHORT)]]]
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "Cohort":
+        total = sum(n for labels in self.cells.values() for n in labels.values())
+        if total > MAX_COHORT:
+            raise ValueError(f"the cohort has {total:,} candidates, more than the limit of {MAX_COHORT:,}")
+        return self
+
+    def candidates(self) -> list[tuple[str, str, str]]:
+        """``(candidate_id, decision, label)`` for every candidate, numbered in table order."""
+        out = []
+        for decision, labels in self.cells.items():
+            for label, count in labels.items():
+                for _ in range(count):
+                    out.append((f"c{len(out) + 1:03d}", decision, label))
+        return out
+
+
+class ClaimBase(Strict):
+    """Fields every claim has. ``rewording``: an author-side replacement text, shown after the harness's
+    own checked proposal and labelled as unchecked, when the
+    computed verdict is qualified or contradicted (it never decides the verdict)."""
+
+    id: Id
+    title: str
+    quote: str = Field(min_length=1, max_length=MAX_QUOTE_CHARS)
+    prefix: str = Field("", max_length=MAX_QUOTE_CHARS)   # text just before the quote, to tell repeats apart
+    suffix: str = Field("", max_length=MAX_QUOTE_CHARS)   # text just after it
+    line: int | None = Field(None, ge=1)  # where the quote was when the claim was written (a hint)
+    claim: str = Field(min_length=1)
+    note: str = ""
+    rewording: str = ""
+    conventions: ConventionsSpec = {}  # conventions this claim's own sentence states ("under the listed order")
+
+    @field_validator("conventions")
+    @classmethod
+    def _conventions_known(cls, value):
+        return _check_conventions(value)
+
+
+class Expect(Strict):
+    """One claimed value. ``aggregate`` says how a value over several needs is read: ``mean`` of
+    per-need values (MRR, mean recall; the default), ``pooled`` (Σ found / Σ |R|: the share of all
+    relevant material, recall only) or ``both`` (the wording fits either; both are checked). Unset: the
+    chapter's ``averaging`` convention, or every averaging when the chapter does not state it."""
+
+    measure: str
+    claimed: Claimed
+    tolerance: str | None = None
+    derived: str = ""
+    query: str | None = None
+    aggregate: Literal["mean", "pooled", "both"] | None = None
+
+
+class ValueClaim(ClaimBase):
+    kind: Literal["value"]
+    fixture: str | Fixture
+    expect: list[Expect] = Field(min_length=1)
+
+
+class Change(Strict):
+    measure: str
+    after_measure: str | None = None
+    change: Literal["increases", "decreases", "unchanged"]
+    before: Claimed | None = None
+    after: Claimed | None = None
+
+
+class ComparisonClaim(ClaimBase):
+    kind: Literal["comparison"]
+    before: str | Fixture
+    after: str | Fixture
+    expect: list[Change] = Field(min_length=1)
+
+
+class SetMeasure(Strict):
+    cohort: str
+    measure: Literal["SetP", "SetR"]
+    selected: list[str] = Field(min_length=1)
+    among: list[str] | None = None
+
+
+class ArithmeticClaim(ClaimBase):
+    kind: Literal["arithmetic"]
+    expression: str
+    claimed: Claimed
+    tolerance: str | None = None
+    set_measure: SetMeasure | None = None
+
+
+CONVENTION_RULES = {
+    "repeated_ids": ("reject", "keep first", "keep last", "count each"),
+    "ties": ("reference order", "docno descending", "docno ascending", "relevant first", "relevant last"),
+    "unjudged": ("zero", "condensed"),
+    "cutoff": ("first k", "whole ranking"),
+}
+
+
+class ConventionClaim(ClaimBase):
+    kind: Literal["convention"]
+    convention: Literal["repeated_ids", "ties", "unjudged", "cutoff"]
+    rule: str
+    probe: str | Fixture
+    measures: list[str] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _rule_known(self) -> "ConventionClaim":
+        if self.rule not in CONVENTION_RULES[self.convention]:
+            raise ValueError(f"rule {self.rule!r} is not a known {self.convention} rule; "
+                             f"expected one of {', '.join(CONVENTION_RULES[self.convention])}")
+        return self
+
+
+class UniverseSpec(Strict):
+    """The exhaustive search space of a property claim (see ``audit.evaluation.universe.Universe``)."""
+
+    max_length: int = Field(5, ge=0, le=8)
+    documents: int = Field(6, ge=1, le=10)
+    grades: list[Grade] = Field(default_factory=lambda: [0, 1], min_length=2, max_length=2 * MAX_GRADE + 1)
+    max_k: int = Field(6, ge=1, le=10)
+    unjudged: bool = True
+    relevant: int | None = Field(None, ge=0, le=10)
+
+    @model_validator(mode="after")
+    def _meaningful(self) -> "UniverseSpec":
+        from audit.evaluation.universe import Universe
+
+        if max(self.grades) < 1:
+            raise ValueError(f"grades {self.grades} hold no relevant grade (1 or more): no case of the universe "
+                             "has a relevant document, so the search would exercise nothing")
+        if self.relevant == 0:
+            raise ValueError("relevant: 0 keeps only cases without a relevant document, so the search would "
+                             "exercise nothing; give at least 1")
+        if self.relevant is not None and self.relevant > self.documents:
+            raise ValueError(f"relevant: {self.relevant} is more than the {self.documents} documents of the universe")
+        size = Universe(self.max_length, self.documents, tuple(self.grades), self.max_k, self.unjudged).size()
+        if size > MAX_UNIVERSE_CASES:
+            raise ValueError(f"the universe has {size:,} cases, more than the limit of {MAX_UNIVERSE_CASES:,}; "
+                             "use fewer grades, documents or a shorter max_length (the random stage goes further)")
+        return self
+
+
+class SearchSpec(Strict):
+    """The random stage: ``random_cases`` Hypothesis cases up to ``max_length``, seeded."""
+
+    random_cases: int = Field(2000, ge=0, le=MAX_RANDOM_CASES)
+    max_length: int = Field(30, ge=1, le=200)
+    seed: int = Field(20261130, ge=0, lt=2**64)
+    time_limit: float = Field(60.0, gt=0, le=MAX_SEARCH_SECONDS)
+
+
+PROPERTY_TRANSFORMS = ("promote_second_relevant", "change_after_first_relevant", "add_unretrieved_relevant",
+                       "regrade_positives", "judge_unjudged_as_zero")
+
+
+class PropertyClaim(ClaimBase):
+    """A universal statement: ``measure`` (no cutoff) related to the next cutoff, a transformed
+    case, or another measure, for every case searched."""
+
+    kind: Literal["property"]
+    measure: str
+    relation: Literal["increases", "decreases", "never decreases", "never increases", "unchanged", "equals",
+                      "never exceeds"]
+    compare: Literal["next_cutoff", "transform", "measure"]
+    transform: Literal[PROPERTY_TRANSFORMS] | None = None
+    other: str | None = None
+    universe: UniverseSpec = UniverseSpec()
+    search: SearchSpec = SearchSpec()
+
+    @model_validator(mode="after")
+    def _complete(self) -> "PropertyClaim":
+        if self.compare == "transform" and self.transform is None:
+            raise ValueError(f"compare: transform needs a transform, one of {', '.join(PROPERTY_TRANSFORMS)}")
+        if self.compare == "measure" and self.other is None:
+            raise ValueError("compare: measure needs `other`, the measure to compare with")
+        return self
+
+
+class CodeClaim(ClaimBase):
+    """A code listing in the chapter said to compute a measure (checked by the code checker)."""
+
+    kind: Literal["code"]
+    function: str
+    measure: str
+    arguments: dict[str, str] = {}
+
+
+class DraftClaim(ClaimBase):
+    """A statement found by the numeric scan that still needs encoding (reported as pending)."""
+
+    kind: Literal["draft"]
+    statement: str = ""
+
+
+class NotCheckableClaim(ClaimBase):
+    kind: Literal["not checkable"]
+    reason: str = Field(min_length=1)
+
+
+Claim = Annotated[Union[ValueClaim, ComparisonClaim, ArithmeticClaim, ConventionClaim, PropertyClaim, CodeClaim,
+                        DraftClaim, NotCheckableClaim], Field(discriminator="kind")]
+KINDS = ("value", "comparison", "arithmetic", "convention", "property", "code", "draft", "not checkable")
+
+
+class ClaimsFile(Strict):
+    fixtures: dict[str, Fixture] = {}
+    cohorts: dict[str, Cohort] = {}
+    claims: list[Claim] = Field(default_factory=list)
+
+
+@dataclass
+class Chapter:
+    """A loaded chapter: folder, identity, snapshot, register and each claim's line in claims.yaml."""
+
+    folder: Path
+    identity: Identity
+    snapshot: Snapshot
+    register: ClaimsFile
+    lines: dict[str, int] = field(default_factory=dict)
+    declared: Declared = field(default_factory=Declared)  # the book's and the chapter's stated conventions
+
+    def declared_for(self, claim) -> Declared:
+        """The conventions a claim is checked under: book, then chapter, then the claim's own."""
+        own = getattr(claim, "conventions", None)
+        if not own:
+            return self.declared
+        return self.declared.overlay(declared_from(_as_plain(own), "claim"))
+
+    @property
+    def claims_path(self) -> Path:
+        return self.folder / CLAIMS_FILE
+
+    def fixture(self, ref: "str | Fixture") -> Fixture:
+        return self.register.fixtures[ref] if isinstance(ref, str) else ref
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a mapping that repeats a key (YAML says keys are unique;
+    PyYAML would silently keep the last) or whose key is a list or mapping (``? [a, b]``)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a key must be plain text or a number, not a list or mapping", key_node.start_mark)
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (first at line {seen[key]})", key_node.start_mark)
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
+def _shape(text: str, path: Path) -> None:
+    """Refuse YAML nested deeper than ``MAX_YAML_DEPTH`` or with more than ``MAX_YAML_ALIASES``
+    aliases, from the token stream (PyYAML's composer recurses once per level, so depth is checked
+    before it runs)."""
+    depth = aliases = 0
+    opening = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
+               yaml.FlowSequenceStartToken)
+    closing = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
+    tokens = yaml.scan(text, Loader=yaml.SafeLoader)
+    while True:
+        try:
+            token = next(tokens)
+        except StopIteration:
+            return
+        except yaml.YAMLError:
+            return  # the loader reports the first problem, with its line
+        if isinstance(token, opening):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                raise RegisterError(f"nested deeper than {MAX_YAML_DEPTH} levels (the limit) at line "
+                                    f"{token.start_mark.line + 1}", file=str(path))
+        elif isinstance(token, closing):
+            depth -= 1
+        elif isinstance(token, yaml.AliasToken):
+            aliases += 1
+            if aliases > MAX_YAML_ALIASES:
+                raise RegisterError(f"more than {MAX_YAML_ALIASES} aliases (the limit) at line "
+                                    f"{token.start_mark.line + 1}; write the repeated parts out", file=str(path))
+
+
+def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
+    if not os.path.lexists(path):
+        raise RegisterError(f"missing; a chapter folder needs {CHAPTER_FILE}, {CLAIMS_FILE} and a snapshot "
+                            "(see README, 'Writing claims for a new chapter')", file=str(path))
+    text = read_text(path, "register file", MAX_REGISTER_BYTES, RegisterError)
+    try:
+        _shape(text, path)
+        return yaml.load(text, Loader=UniqueKeyLoader), yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise RegisterError(f"malformed YAML{where}: {shorten(problem, 200)}", file=str(path))
+    except (ValueError, OverflowError, RecursionError) as exc:  # e.g. an integer of more than 4,300 digits
+        raise RegisterError(f"malformed YAML: a value cannot be read ({shorten(str(exc), 120)})", file=str(path))
+
+
+def _claim_lines(node: yaml.Node | None) -> list[int]:
+    """1-based line of each entry of the top-level ``claims`` list."""
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    for key, value in node.value:
+        if getattr(key, "value", None) == "claims" and isinstance(value, yaml.SequenceNode):
+            return [item.start_mark.line + 1 for item in value.value]
+    return []
+
+
+_TYPE_TAGS = {"str", "int", "float", "bool", "list[str]", "Fixture"}
+_TYPE_TAG_PREFIXES = ("function-", "lax-or-strict[")
+
+
+def _is_union_tag(part: object) -> bool:
+    """Whether a pydantic location part names a union member (``str``, ``Fixture``) rather than a field."""
+    return isinstance(part, str) and (part in _TYPE_TAGS or part.startswith(_TYPE_TAG_PREFIXES))
+
+
+def _validation_error(exc: ValidationError, path: Path, data: Any) -> RegisterError:
+    """The first few pydantic errors as one message naming file, claim id and field."""
+    messages = []
+    first_claim = first_field = None
+    for err in exc.errors()[:5]:
+        loc = list(err["loc"])
+        claim_id = None
+        if len(loc) >= 2 and loc[0] == "claims" and isinstance(loc[1], int):
+            items = data.get("claims") if isinstance(data, dict) else None
+            entry = items[loc[1]] if isinstance(items, list) and loc[1] < len(items) else None
+            claim_id = entry.get("id") if isinstance(entry, dict) else None
+            claim_id = shorten(claim_id, 60) if isinstance(claim_id, str) and claim_id else f"#{loc[1] + 1}"
+            loc = loc[2:]
+            if loc and loc[0] in KINDS:  # the discriminator tag pydantic inserts
+                loc = loc[1:]
+        dotted = shorten(".".join(str(p) for p in loc if not _is_union_tag(p)) or "(entry)", 120)
+        msg = shorten(err["msg"].removeprefix("Value error, "), 300)
+        if err["type"] == "union_tag_invalid":
+            kind = err.get("input", {}).get("kind") if isinstance(err.get("input"), dict) else ""
+            msg = f"unknown kind {trim(kind, 60)}; expected one of {', '.join(KINDS)}"
+        if err["type"] == "missing":
+            msg = "required field is missing"
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field (check its spelling)"
+        messages.append((f"claim {claim_id}, " if claim_id else "") + f"field {dotted}: {msg}")
+        if first_claim is None:
+            first_claim, first_field = claim_id, dotted
+    more = len(exc.errors()) - len(messages)
+    text = "; ".join(messages) + (f"; and {more} more" if more > 0 else "")
+    error = RegisterError(f"invalid register: {text}", file=str(path))
+    error.claim, error.field = first_claim, first_field  # located, without repeating them in the message
+    return error
+
+
+def load_chapter(folder: Path | str) -> Chapter:
+    """Load and validate a chapter folder.
+
+    Raises ``RegisterError`` (file, claim id, field, what was expected) for a missing or
+    malformed file, a schema violation, an unknown fixture, cohort or measure, a claimed
+    value that does not parse, or a ranking that repeats an ID (outside a repeated-ID probe).
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise RegisterError("not a chapter folder (expected a directory with chapter.yaml and claims.yaml)",
+                            file=str(folder))
+    chapter_path, claims_path = folder / CHAPTER_FILE, folder / CLAIMS_FILE
+    data, _ = _read_yaml(chapter_path)
+    try:
+        identity = Identity.model_validate(data if data is not None else {})
+    except ValidationError as exc:
+        raise _validation_error(exc, chapter_path, data)
+    data, node = _read_yaml(claims_path)
+    if not isinstance(data, dict) or "claims" not in data:
+        found = "empty" if data is None or data == {} else f"a {type(data).__name__}" if not isinstance(data, dict) \
+            else "a mapping without a claims list"
+        raise RegisterError(f"the register is {found}; it must be a mapping with a `claims` list (write "
+                            "`claims: []` for a chapter with no claims yet)", file=str(claims_path), field="claims")
+    try:
+        register = ClaimsFile.model_validate(data if data is not None else {})
+    except ValidationError as exc:
+        raise _validation_error(exc, claims_path, data)
+    snapshot_path = folder / identity.snapshot.file
+    if not snapshot_path.resolve().is_relative_to(folder.resolve()):
+        raise RegisterError(f"snapshot.file {identity.snapshot.file!r} points outside the chapter folder; keep the "
+                            "snapshot beside chapter.yaml", file=str(chapter_path), field="snapshot.file")
+    snapshot = Snapshot.read(snapshot_path)
+    lines = dict(zip((c.id for c in register.claims), _claim_lines(node)))
+    declared = _book_conventions(folder, identity).overlay(declared_from(_as_plain(identity.conventions), "chapter"))
+    chapter = Chapter(folder, identity, snapshot, register, lines, declared)
+    _check_references(chapter)
+    return chapter
+
+
+BOOK_FILE = "book.yaml"
+
+
+def _book_conventions(folder: Path, identity: Identity) -> Declared:
+    """The book's default conventions from ``book.yaml`` beside the chapter folder, if it names this
+    chapter's book (or names none)."""
+    path = folder.parent / BOOK_FILE
+    if not path.is_file():
+        return Declared()
+    data, _ = _read_yaml(path)
+    try:
+        book = BookFile.model_validate(data if data is not None else {})
+    except ValidationError as exc:
+        raise _validation_error(exc, path, data)
+    if book.book is not None and book.book != identity.book:
+        return Declared()
+    return declared_from(_as_plain(book.conventions), "book")
+
+
+def _check_references(chapter: Chapter) -> None:
+    path = str(chapter.claims_path)
+    seen: set[str] = set()
+    for claim in chapter.register.claims:
+        if claim.id in seen:
+            raise RegisterError("claim id is used twice; ids must be unique and stable", file=path,
+                                claim=claim.id, field="id")
+        seen.add(claim.id)
+
+        def fail(field_name: str, message: str) -> RegisterError:
+            return RegisterError(message, file=path, claim=claim.id, field=field_name)
+
+        def fixture(field_name: str, ref, allow_repeats: bool = False) -> Fixture:
+            if isinstance(ref, str) and ref not in chapter.register.fixtures:
+                known = ", ".join(sorted(chapter.register.fixtures)) or "none"
+                raise fail(field_name, f"unknown fixture {ref!r}; fixtures defined: {known}")
+            fx = chapter.fixture(ref)
+            if not allow_repeats:
+                for q, ranking in fx.run.items():
+                    try:
+                        check_ranking(ranking, query_id=q)
+                    except AuditError as exc:
+                        raise fail(f"{field_name} (fixture {ref if isinstance(ref, str) else 'inline'}), run.{q}",
+                                   exc.message)
+            return fx
+
+        def measure(field_name: str, text: str, reference_only: bool = False) -> None:
+            try:
+                m, spec = parse_measure(text, reference_only)
+            except AuditError as exc:
+                raise fail(field_name, shorten(exc.message, 300))
+            cutoff = spec.cutoff if spec is not None else dict(m.params).get("cutoff")
+            if cutoff is not None and cutoff > MAX_CUTOFF:
+                raise fail(field_name, f"cutoff {cutoff} is larger than the limit of {MAX_CUTOFF}")
+            if spec is not None and spec.rel is not None and not 1 <= spec.rel <= MAX_GRADE:
+                raise fail(field_name, f"relevance level rel={spec.rel!r} must be a whole number from 1 to {MAX_GRADE}")
+
+        def exercised(field_name: str, fx: Fixture, measures: list[str], query: str | None = None) -> None:
+            """Refuse a fixture on which every measure is trivially 0 (nothing ranked, nothing relevant)."""
+            queries = [query] if query is not None else list(fx.run)
+            if not any(fx.run[q] for q in queries):
+                raise fail(field_name, "nothing is ranked (every ranking read is empty), so every measure gives 0 "
+                           "and no implementation is exercised; give the fixture a ranking")
+            specs = [parse_measure(m, True)[1] for m in measures]
+            specs = [s for s in specs if s is not None]  # a measure only the references define: not judged here
+            if not specs or all(s.name == "Judged" for s in specs):
+                return
+            level = min(s.rel or 1 for s in specs)
+            relevant = any(g >= level for q in queries for g in fx.qrels[q].values())
+            judged_ranked = any(d in fx.qrels[q] for q in queries for d in fx.run[q])
+            # A query whose ranked documents are judged but none relevant is a subject in its own right (what a
+            # measure gives when nothing is relevant: trec_eval returns it, an empty qrels entry it leaves out).
+            # Nothing judged among the ranked and nothing relevant exercises nothing.
+            if not relevant and not judged_ranked:
+                raise fail(field_name, f"no document has a relevant grade ({level} or more) and no ranked document is "
+                           "judged in the queries read, so every measure gives 0 and no implementation is exercised; "
+                           "judge a document")
+
+        def claimed(field_name: str, text, tolerance=None) -> None:
+            try:
+                parse_claimed(text, tolerance=tolerance)
+            except AuditError as exc:
+                raise fail(field_name, exc.message)
+
+        if claim.kind == "value":
+            fx = fixture("fixture", claim.fixture)
+            for i, e in enumerate(claim.expect):
+                measure(f"expect[{i}].measure", e.measure, reference_only=True)
+                spec = parse_measure(e.measure, True)[1]
+                if e.aggregate in ("pooled", "both") and (e.query is not None or spec is None or spec.name != "R"):
+                    raise fail(f"expect[{i}].aggregate", "a pooled reading is defined for recall (R@k) over all "
+                               "needs; drop `query` or use aggregate: mean")
+                if e.query is not None and e.query not in fx.run:
+                    raise fail(f"expect[{i}].query", f"query {e.query!r} is not in the fixture's run; "
+                               f"it has {', '.join(map(repr, fx.run))}")
+                claimed(f"expect[{i}].claimed", e.claimed, e.tolerance)
+                exercised("fixture", fx, [e.measure], e.query)
+        elif claim.kind == "comparison":
+            sides = fixture("before", claim.before), fixture("after", claim.after)
+            for i, e in enumerate(claim.expect):
+                measure(f"expect[{i}].measure", e.measure)
+                if e.after_measure:
+                    measure(f"expect[{i}].after_measure", e.after_measure)
+                problems = []
+                for side, fx in zip(("before", "after"), sides):
+                    try:
+                        exercised(side, fx, [e.measure, e.after_measure or e.measure])
+                    except RegisterError as exc:
+                        problems.append(exc)
+                if len(problems) == 2:  # one trivial side is a legitimate starting point, not both
+                    raise problems[0]
+                for side in ("before", "after"):
+                    if getattr(e, side) is not None:
+                        claimed(f"expect[{i}].{side}", getattr(e, side))
+        elif claim.kind == "arithmetic":
+            try:
+                parse_expression(claim.expression)
+            except AuditError as exc:
+                raise fail("expression", exc.message)
+            claimed("claimed", claim.claimed, claim.tolerance)
+            sm = claim.set_measure
+            if sm is not None:
+                if sm.cohort not in chapter.register.cohorts:
+                    raise fail("set_measure.cohort", f"unknown cohort {sm.cohort!r}; cohorts defined: "
+                               f"{', '.join(sorted(chapter.register.cohorts)) or 'none'}")
+                decisions = chapter.register.cohorts[sm.cohort].cells
+                for part in ("selected", "among"):
+                    for d in getattr(sm, part) or []:
+                        if d not in decisions:
+                            raise fail(f"set_measure.{part}", f"unknown decision {d!r}; the cohort has "
+                                       f"{', '.join(decisions)}")
+        elif claim.kind == "property":
+            measure("measure", f"{claim.measure}@1")
+            if claim.other:
+                measure("other", f"{claim.other}@1")
+        elif claim.kind == "convention":
+            probe = fixture("probe", claim.probe, allow_repeats=claim.convention == "repeated_ids")
+            for i, m in enumerate(claim.measures):
+                measure(f"measures[{i}]", m)
+            exercised("probe", probe, claim.measures)
+            reason = _probe_gap(claim.convention, probe, [parse_measure(m)[1] for m in claim.measures])
+            if reason:
+                raise fail("probe", f"the probe cannot tell the {claim.convention.replace('_', ' ')} rules apart: "
+                           f"{reason}")
+
+
+def _probe_gap(convention: str, probe: Fixture, specs) -> str:
+    """Why a convention probe exercises nothing (empty when it exercises the convention)."""
+    if convention == "ties":
+        scores = probe.scores or {}
+        tied = any(len({scores[q][d] for d in set(r)}) < len(set(r)) for q, r in probe.run.items() if q in scores)
+        return "" if tied else ("no two ranked documents share a score; give tied `scores` (without them every "
+                                "document gets a distinct score)")
+    if convention == "unjudged":
+        unjudged = any(d not in probe.qrels[q] for q, r in probe.run.items() for d in r)
+        return "" if unjudged else "every ranked document is judged; rank a document absent from the qrels"
+    if convention == "repeated_ids":
+        repeated = any(len(set(r)) < len(r) for r in probe.run.values())
+        return "" if repeated else "no ranking repeats a document ID"
+    if convention == "cutoff":
+        cutoffs = [s.cutoff for s in specs if s.cutoff is not None]
+        if not cutoffs:
+            return "no measure has a cutoff k"
+        longest = max((len(r) for r in probe.run.values()), default=0)
+        return "" if longest > min(cutoffs) else (f"no ranking is longer than the cutoff {min(cutoffs)}, so scoring "
+                                                  "the first k and the whole ranking agree")
+    return ""

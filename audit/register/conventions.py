@@ -1,0 +1,194 @@
+"""Evaluation conventions a text can state, as data: names, values, what each value means.
+
+Chapters differ: one divides P@k by k, another by the number of results returned; one keeps
+tied documents in listed order, another breaks ties by docno. A chapter declares the
+conventions its text states (``chapter.yaml`` → ``conventions:``, each with the quote it rests
+on); a book-level file may declare the book's defaults; a claim may override for itself. Every
+convention not stated is **unstated**: a claim that depends on it is evaluated under each of
+its values (see ``audit.evaluation.readings``).
+
+A *reading* is one full assignment ``{convention name: value}``; the chapter evaluator
+(``audit.evaluation.evaluator``) takes a reading as its parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Convention:
+    """One convention: its values (first = the reading trec_eval's defaults follow, where one does),
+    a phrase per value, the measures whose value can depend on it, and where it is defined."""
+
+    name: str
+    title: str
+    values: tuple[str, ...]
+    phrases: Mapping[str, str]
+    measures: frozenset[str]
+    source: str
+    aggregate: bool = False  # decided over several queries (averaging, queries without relevant documents)
+
+    def named(self) -> str:
+        """How a sentence names it: "the P@k denominator", "how unjudged documents count"."""
+        return NOUNS.get(self.name, f"the {self.title}")
+
+    def phrase(self, value: str) -> str:
+        return self.phrases.get(value, f"{self.title}: {value}")
+
+
+_RANKED = frozenset({"P", "R", "RR", "AP", "nDCG", "Success", "Judged"})
+_BINARY = frozenset({"P", "R", "RR", "AP", "Success", "SetP", "SetR"})
+_ALL = _RANKED | {"SetP", "SetR"}
+
+CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
+    Convention("prefix", "evaluated prefix", ("first k results", "first k distinct IDs"), {
+        "first k results": "the prefix is the first k positions of the ranking, repeats included",
+        "first k distinct IDs": "the prefix is the first k distinct IDs of the ranking",
+    }, _RANKED, "chapter 23 §Define the evaluated prefix; trec_eval counts positions"),
+    Convention("precision_denominator", "P@k denominator", ("k", "number returned", "min(k, |R|)"), {
+        "k": "P@k divides by k, even when fewer results are returned",
+        "number returned": "P@k divides by the number of results returned within the cutoff",
+        "min(k, |R|)": "P@k divides by the smaller of k and the number of relevant documents",
+    }, frozenset({"P"}), "trec_eval P_k (denominator k); Manning et al. 2008 §8.4 (of the retrieved)"),
+    Convention("repeated_ids", "repeated IDs", ("reject", "keep first", "keep last", "count each"), {
+        "reject": "a ranking that repeats an ID is rejected",
+        "keep first": "a repeated ID keeps only its first occurrence",
+        "keep last": "a repeated ID keeps only its last occurrence (the last score read)",
+        "count each": "every occurrence of a repeated ID is counted",
+    }, _ALL, "trec_eval rejects repeated docnos; ir-measures and ranx keep the last score"),
+    Convention("ties", "tie rule", ("listed order", "docno descending", "docno ascending"), {
+        "listed order": "tied documents keep the listed order",
+        "docno descending": "tied documents are ordered by docno, descending (trec_eval)",
+        "docno ascending": "tied documents are ordered by docno, ascending",
+    }, _RANKED, "trec_eval orders equal scores by docno descending"),
+    Convention("unjudged", "unjudged documents", ("non-relevant", "removed"), {
+        "non-relevant": "an unjudged document counts as non-relevant",
+        "removed": "unjudged documents are removed before cutting at k (a condensed list)",
+    }, _RANKED, "trec_eval (non-relevant); Sakai 2007 (condensed lists)"),
+    Convention("gain", "nDCG gain", ("linear", "exponential"), {
+        "linear": "nDCG's gain is the grade (linear)",
+        "exponential": "nDCG's gain is 2^grade − 1 (exponential)",
+    }, frozenset({"nDCG"}), "Järvelin & Kekäläinen 2002 (linear; trec_eval ndcg_cut); Burges et al. 2005 "
+                            "(exponential; ranx ndcg_burges)"),
+    Convention("ideal", "ideal DCG", ("judged, cut at k", "judged, whole list", "retrieved only"), {
+        "judged, cut at k": "the ideal DCG@k sorts all judged grades and cuts at k",
+        "judged, whole list": "the ideal DCG sorts all judged grades and is not cut at k",
+        "retrieved only": "the ideal DCG re-sorts only the retrieved documents' grades",
+    }, frozenset({"nDCG"}), "trec_eval ndcg_cut (judged, cut at k)"),
+    Convention("relevance_level", "relevance level", ("1", "2", "3"), {
+        "1": "a grade of 1 or more is relevant",
+        "2": "a grade of 2 or more is relevant",
+        "3": "a grade of 3 or more is relevant",
+    }, _BINARY, "trec_eval -l (relevance_level, default 1)"),
+    Convention("rr_cutoff", "RR cutoff", ("applied", "ignored"), {
+        "applied": "RR@k counts a relevant document only within the first k",
+        "ignored": "RR is computed on the whole ranking, whatever k",
+    }, frozenset({"RR"}), "MS MARCO MRR@10 (applied); trec_eval recip_rank (no cutoff)"),
+    Convention("averaging", "averaging", ("queries with results", "all judged queries", "pooled"), {
+        "queries with results": "the mean is over the queries that returned results (trec_eval)",
+        "all judged queries": "the mean is over every judged query, one without results scoring 0 (trec_eval -c)",
+        "pooled": "recall is pooled over queries: Σ relevant found / Σ |R|",
+    }, _RANKED, "trec_eval (queries in the run) and -c (all qrels queries)", aggregate=True),
+    Convention("no_relevant", "a query without relevant documents", ("left out", "scores 0"), {
+        "left out": "a query with no relevant document is left out of the mean",
+        "scores 0": "a query with no relevant document scores 0 and counts in the mean",
+    }, _ALL, "pytrec_eval leaves out a query whose qrels entry is empty; ir-measures and ranx score it 0",
+        aggregate=True),
+)}
+
+NAMES = tuple(CONVENTIONS)
+
+NOUNS = {"prefix": "which prefix is evaluated", "precision_denominator": "the P@k denominator",
+         "repeated_ids": "how repeated IDs are handled", "ties": "the tie rule",
+         "unjudged": "how unjudged documents count", "gain": "the nDCG gain", "ideal": "how the ideal DCG is built",
+         "relevance_level": "the relevance level", "rr_cutoff": "whether RR@k stops at k",
+         "averaging": "which queries the mean is over", "no_relevant": "how a query without relevant documents counts"}
+
+
+def values_of(name: str) -> tuple[str, ...]:
+    return CONVENTIONS[name].values
+
+
+def relevant_to(measure_name: str, *, several_queries: bool) -> list[str]:
+    """Convention names a measure's value can depend on (aggregate ones only over several queries)."""
+    return [c.name for c in CONVENTIONS.values()
+            if measure_name in c.measures and (several_queries or not c.aggregate)]
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One place a text states a convention: the value and the quote it rests on."""
+
+    value: str
+    quote: str = ""
+    origin: str = "chapter"  # chapter, book, claim
+
+
+@dataclass
+class Declared:
+    """The conventions a chapter (with its book's defaults and a claim's overrides) states.
+
+    ``statements``: convention name → the statements setting it. One statement fixes the
+    value; two statements with different values are an internal tension (both values are
+    then evaluated); none leaves the convention unstated.
+    """
+
+    statements: dict[str, list[Statement]] = field(default_factory=dict)
+
+    def values(self, name: str) -> tuple[str, ...]:
+        """The values a claim is evaluated under: the stated one(s), or every value when unstated."""
+        stated = self.statements.get(name)
+        if not stated:
+            return CONVENTIONS[name].values
+        return tuple(dict.fromkeys(s.value for s in stated))
+
+    def stated(self, name: str) -> bool:
+        return bool(self.statements.get(name))
+
+    def tensions(self) -> dict[str, list[Statement]]:
+        """Conventions set to two or more different values by the same text."""
+        return {name: stated for name, stated in self.statements.items()
+                if len({s.value for s in stated if s.origin != "claim"}) > 1}
+
+    def overlay(self, other: "Declared") -> "Declared":
+        """``other``'s statements replace this one's, convention by convention."""
+        merged = dict(self.statements)
+        merged.update({k: v for k, v in other.statements.items() if v})
+        return Declared(merged)
+
+    def as_dict(self) -> dict[str, list[dict[str, str]]]:
+        return {name: [{"value": s.value, "quote": s.quote, "origin": s.origin} for s in stated]
+                for name, stated in sorted(self.statements.items())}
+
+
+def declared_from(mapping: Mapping[str, object] | None, origin: str) -> Declared:
+    """Build ``Declared`` from the register's ``conventions:`` mapping (already schema-checked).
+
+    Each entry is ``name: value``, ``name: {value, quote}`` or a list of such mappings.
+    """
+    out: dict[str, list[Statement]] = {}
+    for name, entry in (mapping or {}).items():
+        items: Iterable = entry if isinstance(entry, list) else [entry]
+        for item in items:
+            if isinstance(item, Mapping):
+                out.setdefault(name, []).append(Statement(str(item["value"]), str(item.get("quote") or ""), origin))
+            else:
+                out.setdefault(name, []).append(Statement(str(item), "", origin))
+    return Declared(out)
+
+
+def check_value(name: str, value: object) -> str | None:
+    """An error message when ``name``/``value`` is not a known convention value, else None."""
+    if name not in CONVENTIONS:
+        return f"unknown convention {name!r}; known conventions: {', '.join(NAMES)}"
+    if str(value) not in CONVENTIONS[name].values:
+        return (f"unknown value {value!r} for convention {name!r}; expected one of "
+                f"{', '.join(repr(v) for v in CONVENTIONS[name].values)}")
+    return None
+
+
+def describe(reading: Mapping[str, str], names: Iterable[str]) -> str:
+    """'gain = exponential, ties = docno descending' for the named conventions of a reading."""
+    return ", ".join(f"{CONVENTIONS[n].title} {reading[n]}" for n in names)

@@ -1,0 +1,83 @@
+"""What changed between two audits of a chapter: the committed JSON report and a new run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from audit.text.anchors import fold
+
+
+@dataclass
+class ReportDiff:
+    """Claims added, removed, moved and edited; verdicts and values changed; the fingerprint."""
+
+    chapter: str
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    moved: list[tuple[str, int | None, int | None]] = field(default_factory=list)
+    edited: list[tuple[str, str, str]] = field(default_factory=list)
+    verdicts: list[tuple[str, str, str, str, str]] = field(default_factory=list)
+    values: list[tuple[str, str]] = field(default_factory=list)
+    fingerprint: tuple[str, str] | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.moved or self.edited or self.verdicts or self.values
+                    or self.fingerprint)
+
+    def lines(self) -> list[str]:
+        """A short plain-text summary, one line per change."""
+        if self.empty:
+            return [f"{self.chapter}: no change since the previous report"]
+        out = [f"{self.chapter}: changes since the previous report"]
+        if self.fingerprint:
+            out.append(f"  fingerprint {self.fingerprint[0][:12]}… → {self.fingerprint[1][:12]}… (the snapshot changed)")
+        out += [f"  added    {cid}" for cid in self.added]
+        out += [f"  removed  {cid}" for cid in self.removed]
+        out += [f"  moved    {cid}: line {a} → {b}" for cid, a, b in self.moved]
+        out += [f"  edited   {cid}: “{a}” → “{b}”" for cid, a, b in self.edited]
+        out += [f"  verdict  {cid}: {a} → {b}\n           was: {ra}\n           now: {rb}"
+                for cid, a, b, ra, rb in self.verdicts]
+        out += [f"  values   {cid}: {what}" for cid, what in self.values]
+        return out
+
+
+def _values(claim: dict) -> dict[tuple[str, str], str]:
+    out = {}
+    for check in claim.get("checks", []):
+        for v in check.get("values", []):
+            shown = v.get("exact") or (f"{v['value']:.6f}" if v.get("value") is not None else v.get("status"))
+            if v.get("per_query", {}).get("left") is not None:
+                shown = f"{v['per_query']['left']}→{v['per_query']['right']}"
+            out[(check.get("measure") or check.get("label", ""), v["implementation"])] = str(shown)
+    return out
+
+
+def diff_reports(old: dict, new: dict) -> ReportDiff:
+    """Compare two JSON reports (dicts) of the same chapter."""
+    result = ReportDiff(chapter=str(new.get("chapter", {}).get("id", "?")))
+    before = {c["id"]: c for c in old.get("claims", [])}
+    after = {c["id"]: c for c in new.get("claims", [])}
+    result.added = [cid for cid in after if cid not in before]
+    result.removed = [cid for cid in before if cid not in after]
+    for cid in (c for c in after if c in before):
+        a, b = before[cid], after[cid]
+        a_text = a.get("found_text") or a.get("quote")
+        b_text = b.get("found_text") or b.get("quote")
+        if b.get("anchor_state") == "edited" or fold(a_text) != fold(b_text):
+            result.edited.append((cid, a_text, b_text))
+        elif a.get("line") != b.get("line") and a.get("line") is not None and b.get("line") is not None:
+            result.moved.append((cid, a.get("line"), b.get("line")))  # a lost anchor is no move: its verdict says stale
+        if a.get("verdict") != b.get("verdict"):
+            result.verdicts.append((cid, a["verdict"], b["verdict"], a.get("reason", ""), b.get("reason", "")))
+        va, vb = _values(a), _values(b)
+        changed = [f"{key[0]} {key[1]}: {va.get(key, '—')} → {vb.get(key, '—')}"
+                   for key in sorted(set(va) | set(vb)) if va.get(key) != vb.get(key)]
+        if changed:
+            result.values.append((cid, "; ".join(changed[:4]) + (f"; and {len(changed) - 4} more"
+                                                                if len(changed) > 4 else "")))
+    fa = old.get("fingerprint", {}).get("computed")
+    fb = new.get("fingerprint", {}).get("computed")
+    if fa and fb and fa != fb:
+        result.fingerprint = (fa, fb)
+    return result

@@ -1,0 +1,276 @@
+"""The one result model every reporter renders (Markdown, JSON); reporters never decide verdicts."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+#: Version of the JSON report layout; bump on any incompatible change.
+FORMAT_VERSION = "2.0"
+
+VERDICTS = ("supported", "qualified", "contradicted", "stale", "error", "pending", "not checkable")
+PRIORITIES = ("high", "medium", "low", "none")
+
+
+class ImplValue(BaseModel):
+    """One implementation's value for one check.
+
+    ``implementation``: ``chapter`` (the chapter's definitions) or a reference name.
+    ``status``: ok, not applicable, error, rejected. ``value`` is the mean over queries;
+    ``exact`` the exact fraction (chapter only); ``per_query`` values as text;
+    ``behaviour`` the convention rule(s) the values match (convention checks).
+    """
+
+    implementation: str
+    provider: str = ""
+    status: str = "ok"
+    value: float | None = None
+    exact: str | None = None
+    per_query: dict[str, str] = Field(default_factory=dict)
+    in_interval: bool | None = None
+    behaviour: str = ""
+    detail: str = ""
+
+
+class Check(BaseModel):
+    """One computed comparison behind a verdict (a measure on a fixture, an expression, a probe)."""
+
+    label: str
+    measure: str = ""
+    claimed: str | None = None
+    interval: str | None = None
+    derived: str = ""
+    values: list[ImplValue] = Field(default_factory=list)
+    table: list[list[str]] = Field(default_factory=list)  # a counterexample a reader can check by hand
+    low: float | None = None    # the claimed interval as numbers, for charts (None = unbounded)
+    high: float | None = None
+    curves: dict[str, list[float]] = Field(default_factory=dict)  # measure → values at k = 1, 2, … (chapter)
+
+
+class ClaimResult(BaseModel):
+    """A claim's verdict with its reason, concern, proposed response, priority and evidence."""
+
+    id: str
+    kind: str
+    title: str
+    claim: str
+    quote: str
+    anchor: str
+    anchor_state: str = "unchanged"   # unchanged, moved, edited, ambiguous, lost (see audit.text.anchors)
+    found_text: str = ""              # the passage found; the new wording when edited
+    similarity: float = 1.0
+    line: int | None = None
+    column: int | None = None
+    register_line: int | None = None
+    verdict: str
+    reason: str
+    concern: str
+    response: str
+    priority: str
+    claimed: str = ""
+    checks: list[Check] = Field(default_factory=list)
+    note: str = ""
+    evidence: list[EvidenceItem] = Field(default_factory=list)  # the finding's evidence, each with its class
+
+
+#: The evidence classes a finding's items are labelled with (the research brief's investigation rule 9).
+EVIDENCE_CLASSES = ("established background", "reported by a source", "reproduced locally", "hypothesis",
+                    "proposed experiment")
+
+
+class EvidenceItem(BaseModel):
+    """One piece of a finding's evidence: ``cls`` is one of ``EVIDENCE_CLASSES``; ``cite`` a source id or
+    an experiment id when the item rests on one."""
+
+    cls: str
+    text: str
+    cite: str = ""
+
+
+class ReferenceInfo(BaseModel):
+    """A reference in the ledger: ``observed`` is convention name → what it did on that convention's probe
+    (``audit.evaluation.observe``); ``conventions`` holds the adapter's notes on how it is called."""
+
+    name: str
+    title: str
+    library: str
+    version: str
+    conventions: dict[str, str]
+    observed: dict[str, str] = Field(default_factory=dict)
+
+
+class Tension(BaseModel):
+    """Two statements of one chapter that set the same convention to different values."""
+
+    convention: str
+    title: str
+    statements: list[dict[str, str]]   # value, quote
+    probe: str                          # what each value gives on a probe input
+
+
+class Fingerprint(BaseModel):
+    recorded: str | None
+    computed: str
+    matches: bool
+    normalisation: str
+    statement: str
+
+
+class Provenance(BaseModel):
+    date: str
+    command: str
+    python: str
+    versions: dict[str, str]
+    numba_cache: str = ""
+
+
+class Statement(BaseModel):
+    """A quantitative statement found in the prose, and the claims whose quotes cover it."""
+
+    line: int
+    kind: str
+    text: str
+    covered_by: list[str] = Field(default_factory=list)
+
+
+class ChapterReport(BaseModel):
+    format_version: str = FORMAT_VERSION
+    tool: str
+    chapter: dict[str, object]
+    snapshot: dict[str, object]
+    fingerprint: Fingerprint
+    provenance: Provenance
+    references: list[ReferenceInfo]
+    summary: dict[str, int]
+    claims: list[ClaimResult]
+    book_conflicts: list[str] = Field(default_factory=list)
+    conventions: dict[str, list[dict[str, str]]] = Field(default_factory=dict)  # declared: name → statements
+    unstated: list[str] = Field(default_factory=list)                             # convention names not declared
+    tensions: list[Tension] = Field(default_factory=list)
+    statements: list[Statement] = Field(default_factory=list)
+    scan: dict[str, float] = Field(default_factory=dict)
+    research: Research | None = None
+
+
+
+class SourceLink(BaseModel):
+    """How one bibliography entry bears on one claim: ``relation`` supports / qualifies / contradicts,
+    ``via`` the measure, convention or reference that links them, ``how`` what the source says or what
+    the harness computed with it."""
+
+    claim: str
+    relation: str
+    via: str
+    how: str
+
+
+class SourceMetadata(BaseModel):
+    """One metadata field of a source: its value, ``verified`` or ``UNVERIFIED``, and for a verified
+    field the record it was compared with (``against``, ``url``) and the ``accessed`` date."""
+
+    field: str
+    value: str
+    status: str
+    against: str = ""
+    url: str = ""
+    accessed: str = ""
+
+
+class SourceEntry(BaseModel):
+    """A row of the source ledger: a bibliography entry bearing on this chapter's claims."""
+
+    id: str
+    kind: str
+    identity: str
+    url: str
+    metadata: list[SourceMetadata]
+    reading: str
+    limits: str
+    accessed: list[str]
+    links: list[SourceLink]
+    brief_lead: str = ""
+
+
+class Hunk(BaseModel):
+    """One proposed change to the snapshot: ``old`` and ``new`` are the whole snapshot line ``line``
+    (1-based) before and after; ``text`` the words added or replacing ``replaced``."""
+
+    claim: str
+    line: int
+    old: str
+    new: str
+    action: str           # state a convention, correct a value, reword, add a caveat
+    replaced: str
+    text: str
+    rationale: str
+    tradeoff: str
+    dependencies: list[str] = Field(default_factory=list)
+    check: str            # what the harness re-ran on the new text, and what it found
+    conventions: list[str] = Field(default_factory=list)  # the conventions the new text states or is about
+
+
+class Proposal(BaseModel):
+    """The upgrade proposal: checked hunks, in snapshot order, and findings with no checked text."""
+
+    file: str             # the snapshot's path, as the patch names it
+    hunks: list[Hunk] = Field(default_factory=list)
+    not_proposed: list[dict[str, str]] = Field(default_factory=list)   # claim, reason
+    withdrawn: list[dict[str, str]] = Field(default_factory=list)      # claim, reason: the check failed
+
+
+class Experiment(BaseModel):
+    """An experiment: what to test, how (a register snippet or a command), the criteria, its status."""
+
+    id: str
+    origin: str           # uncovered statement, open condition, research gap
+    claims: list[str] = Field(default_factory=list)
+    what: str
+    method: str
+    success: str
+    failure: str
+    status: str = "UNRUN"
+
+
+class SensitivityCell(BaseModel):
+    """One alternative: ``outcome`` holds / flips / n/a, with the value the alternative gives."""
+
+    alternative: str
+    axis: str             # metric or a convention name
+    value: str
+    outcome: str
+    stated: bool = False  # the chapter's own choice (the baseline)
+
+
+class SensitivityRow(BaseModel):
+    claim: str
+    statement: str
+    kind: str
+    cells: list[SensitivityCell] = Field(default_factory=list)
+    conclusion: str       # robust, rests on one choice, false under every alternative, not applicable
+    deciding: list[str] = Field(default_factory=list)
+    note: str = ""
+
+
+class ChecklistItem(BaseModel):
+    """A decision for the author: ``recommendation`` accept / revise / defer / reject, with the reason."""
+
+    subject: str
+    claims: list[str] = Field(default_factory=list)
+    recommendation: str
+    reason: str
+    urgency: int          # 0 most urgent
+
+
+class Research(BaseModel):
+    """The research brief's sections beyond the claim audit, computed by the harness."""
+
+    sources: list[SourceEntry] = Field(default_factory=list)
+    sources_not_bearing: list[str] = Field(default_factory=list)
+    proposal: Proposal | None = None
+    experiments: list[Experiment] = Field(default_factory=list)
+    sensitivity: list[SensitivityRow] = Field(default_factory=list)
+    checklist: list[ChecklistItem] = Field(default_factory=list)
+    unverified: list[str] = Field(default_factory=list)   # every item marked UNVERIFIED, in one list
+
+
+ClaimResult.model_rebuild()
+ChapterReport.model_rebuild()

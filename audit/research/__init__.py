@@ -1,0 +1,1 @@
+"""The research brief's sections: sensitivity, source ledger, proposal, experiments, checklist."""

@@ -1,0 +1,152 @@
+"""Experiment opportunities: what should be tested next, how, and what would count as success or failure.
+
+Three origins:
+
+* each **uncovered statement** the scanner found → encode it as a claim: the method is the register
+  snippet ``audit init``'s encoder writes for it (a complete claim, or a draft naming what is missing)
+  and the command that checks it;
+* each **open condition** of a qualified claim (a convention the text leaves open, a reference that
+  differs, a listing that fails an edge case) → a test in the chapter's own notebook or code, with
+  the values that would tell the readings apart;
+* the research brief's **open gaps**: the metric-choice sensitivity (run by this harness: its table
+  is in the report) and the comparison of the coverage metric with alternatives (UNRUN unless the
+  text defining coverage is in the snapshot).
+
+Every experiment is UNRUN unless the harness ran it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from audit.errors import AuditError
+from audit.register.claims import Chapter
+from audit.report.results import ClaimResult, Experiment, SensitivityRow
+from audit.text.scan import scan
+
+_COVERAGE_DEFINED = re.compile(r"\bcoverage(@k|\s*@\s*\d+)?\s*(=|is defined as|is the (fraction|share|number))",
+                               re.IGNORECASE)
+
+
+def _snippet(claims: list[dict]) -> str:
+    return yaml.safe_dump({"claims": claims}, sort_keys=False, allow_unicode=True, width=100).strip()
+
+
+def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
+    from audit.text.encode import fixture_tables
+    from audit.text.init import encode_statement
+    found = {(s.line, s.text): s for s in scan(chapter.snapshot)}
+    tables = fixture_tables(chapter.snapshot.text)
+    out = []
+    folder = chapter.folder.as_posix()
+    for s in statements:
+        if s.covered_by:
+            continue
+        encoded = []
+        source = found.get((s.line, s.text))
+        if source is not None:
+            try:
+                encoded = encode_statement(source, tables)
+            except (AuditError, ValueError, KeyError, TypeError):  # a failure leaves the snippet a draft
+                encoded = []
+        if not encoded:
+            encoded = [{"kind": "draft", "quote": s.text, "statement": s.text}]
+        for i, claim in enumerate(encoded, 1):
+            claim = {"id": f"NEW{s.line}_{i}", **{k: v for k, v in claim.items() if k != "id"}}
+            encoded[i - 1] = claim
+        complete = all(c.get("kind") != "draft" for c in encoded)
+        out.append(Experiment(
+            id="", origin=f"uncovered statement, snapshot line {s.line}",
+            what=f"Whether the statement “{s.text}” holds as printed ({s.kind}).",
+            method=("Add to claims.yaml (ids to be renumbered in reading order):\n" + _snippet(encoded)
+                    + (f"\n{'' if complete else 'complete the draft (its claim field says what is missing), then '}"
+                       f"run: audit run {folder}")),
+            success="the new claim is supported (the chapter's definitions and every reference give the printed "
+                    "value or relation)",
+            failure="it is qualified (a convention the text leaves open decides it) or contradicted"))
+    return out
+
+
+def _open_conditions(results: list[ClaimResult], chapter: Chapter, rows: list[SensitivityRow]) -> list[Experiment]:
+    notebook = getattr(chapter.identity, "notebook", None)
+    where = f"the chapter's notebook ({notebook})" if notebook else "the chapter's own evaluation code (no notebook " \
+        "is recorded in chapter.yaml)"
+    out = []
+    for r in results:
+        if r.verdict != "qualified":
+            continue
+        if r.kind in ("value", "comparison"):
+            cells = [c for row in rows if row.claim == r.id for c in row.cells if c.axis != "metric"
+                     and c.outcome in ("holds", "flips")]
+            deciding = [c for c in cells if any(o.axis == c.axis and o.outcome != c.outcome for o in cells)]
+            if not deciding:
+                continue
+            values = "; ".join(f"{c.alternative} → {c.value} ({c.outcome})" for c in deciding)
+            check = r.checks[0] if r.checks else None
+            fixture = check.label.split(" on ", 1)[-1] if check else "the claim's fixture"
+            out.append(Experiment(
+                id="", origin=f"open condition of {r.id}", claims=[r.id],
+                what=f"Which convention {where} actually uses for {r.claimed}.",
+                method=(f"Run {where} on {fixture} (the input in claims.yaml, claim {r.id}) and read the value it "
+                        f"prints; the readings give: {values}."),
+                success="it prints the value of the reading the proposed wording states: the chapter, its code and "
+                        "the wording agree",
+                failure="it prints another reading's value: the text and the code disagree, and the wording must "
+                        "state the code's convention instead"))
+        elif r.kind == "convention":
+            out.append(Experiment(
+                id="", origin=f"open condition of {r.id}", claims=[r.id],
+                what=f"Whether {where} enforces “{r.claimed}” as the chapter says.",
+                method=f"Feed {where} the probe of claim {r.id} in claims.yaml and compare with each implementation's "
+                       "value in the finding.",
+                success="it follows the chapter's rule (as the chapter's definitions do)",
+                failure="it follows a reference's rule instead: the text describes an evaluator the code does not "
+                        "implement"))
+        elif r.kind == "code":
+            out.append(Experiment(
+                id="", origin=f"open condition of {r.id}", claims=[r.id],
+                what=f"Whether the edited listing ({r.claimed}) passes the edge cases named in the finding.",
+                method=f"Edit the listing in the snapshot as the finding says, then run: audit run "
+                       f"{chapter.folder.as_posix()}",
+                success=f"{r.id} is supported",
+                failure=f"{r.id} stays qualified or becomes contradicted (the finding names the failing input)"))
+    return out
+
+
+def _gaps(chapter: Chapter, rows: list[SensitivityRow]) -> list[Experiment]:
+    out = [Experiment(
+        id="", origin="research gap: sensitivity of the conclusions to the choice of metric",
+        what="Whether each value, comparison and universal claim survives the other metrics of the chapter's table "
+             "and every value of each convention.",
+        method=f"audit run {chapter.folder.as_posix()} (audit.research.sensitivity: the chapter's definitions under each "
+               "alternative; property claims searched exhaustively on rankings up to length 4, k ≤ 4)",
+        success="a conclusion holds under every convention value (robust)",
+        failure="a convention value flips it: the conclusion rests on that choice, which the text must state",
+        status=f"RUN by this harness: {len(rows)} statements, table in the metric-choice sensitivity section")]
+    text = chapter.snapshot.text
+    if re.search(r"\bcoverage\b", text, re.IGNORECASE):
+        defined = bool(_COVERAGE_DEFINED.search(text))
+        out.append(Experiment(
+            id="", origin="research gap: the coverage metric compared with alternatives",
+            what="Whether the chapter's coverage metric ranks systems as Recall@k, Judged@k and Success@k do, "
+                 "and where it disagrees.",
+            method=("Encode the chapter's coverage definition as a measure, then add comparison claims for two "
+                    "rankings that differ in coverage, with expect entries for R@k, Judged@k and Success@k, and run "
+                    f"audit run {chapter.folder.as_posix()}"),
+            success="the table shows which alternatives order the rankings as coverage does, and which reverse them",
+            failure="no alternative agrees with coverage on any ranking pair: coverage answers a question none of "
+                    "them does, which the chapter should say",
+            status="UNRUN" + ("" if defined else ": the text defining the coverage metric is not in the snapshot "
+                              "(it lies past the excerpt), so its definition is UNVERIFIED")))
+    return out
+
+
+def experiments(results: list[ClaimResult], chapter: Chapter, statements, rows: list[SensitivityRow]
+                ) -> list[Experiment]:
+    """Every experiment, numbered E1, E2, … in the order: open conditions, uncovered statements, gaps."""
+    out = _open_conditions(results, chapter, rows) + _uncovered(chapter, statements) + _gaps(chapter, rows)
+    for i, e in enumerate(out, 1):
+        e.id = f"E{i}"
+    return out

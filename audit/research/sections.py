@@ -1,0 +1,85 @@
+"""The research brief's sections beyond the claim audit, built onto a chapter's report.
+
+``complete`` runs what must be computed (the metric-choice sensitivity, the checked upgrade
+proposal) and links the bibliography and the experiments; ``finish`` derives what follows from
+the report alone (dependencies, evidence classes, the review checklist, the UNVERIFIED list) and
+is re-run after book-level conflicts are added. Reporters only render the result.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from audit.evaluation.checks.common import Measurements
+from audit.register.claims import Chapter
+from audit.report.results import ChapterReport, Research
+from audit.research.checklist import checklist, dependencies, evidence
+from audit.research.experiments import experiments
+from audit.research.ledger import ledger, unread
+from audit.research.proposal import propose
+from audit.research.sensitivity import sensitivity
+
+
+def _patch_path(chapter: Chapter) -> str:
+    """The snapshot's path as the patch names it: relative to the working directory when it lies under it
+    (apply from there with ``-p0``), else the snapshot's file name (apply from the chapter folder)."""
+    path = chapter.folder / chapter.identity.snapshot.file
+    try:
+        rel = Path(os.path.relpath(path.resolve(), Path.cwd().resolve()))
+    except ValueError:
+        return chapter.identity.snapshot.file
+    return chapter.identity.snapshot.file if rel.parts[:1] == ("..",) else rel.as_posix()
+
+
+def complete(report: ChapterReport, chapter: Chapter, ms: Measurements, rows: list | None = None) -> None:
+    """Add the research sections to ``report`` (in place). ``rows``: the metric-choice sensitivity table when
+    it was computed already (it needs the chapter's definitions only, so it can run while the references
+    evaluate the claims); None computes it here."""
+    notebook = getattr(chapter.identity, "notebook", None)
+    if notebook:
+        report.chapter["notebook"] = notebook
+    if rows is None:
+        rows = sensitivity(chapter, ms, {c.id for c in report.claims if c.line})
+    sources, others = ledger(report.claims, chapter.register.claims, rows)
+    report.research = Research(sources=sources, sources_not_bearing=others, sensitivity=rows,
+                               proposal=propose(report.claims, chapter, ms, _patch_path(chapter)),
+                               experiments=experiments(report.claims, chapter, report.statements, rows))
+    finish(report)
+
+
+def finish(report: ChapterReport) -> None:
+    """Re-derive dependencies, evidence classes, the checklist and the UNVERIFIED list from the report."""
+    research = report.research
+    if research is None:
+        return
+    dependencies(report)
+    evidence(report)
+    research.checklist = checklist(report)
+    research.unverified = unverified(report)
+
+
+def unverified(report: ChapterReport) -> list[str]:
+    """Everything the report could not verify, each sentence carrying the word UNVERIFIED."""
+    out = []
+    fp = report.fingerprint
+    if fp.recorded and not fp.matches:
+        out.append(f"recorded fingerprint {fp.recorded}: UNVERIFIED — it does not match the text read")
+    if report.snapshot.get("excerpt"):
+        url = report.chapter.get("url") or "the chapter's URL"
+        out.append(f"the full snapshot at the chapter's download URL ({url}): UNVERIFIED — not fetched; only the "
+                   f"excerpt in {report.snapshot['file']} was read")
+    if report.chapter.get("notebook"):
+        out.append(f"the chapter's notebook ({report.chapter['notebook']}): UNVERIFIED — not run")
+    research = report.research
+    if research:
+        for s in research.sources:
+            fields = [m.field for m in s.metadata if m.status == "UNVERIFIED"]
+            if fields:
+                out.append(f"source {s.id}: {', '.join(fields)} UNVERIFIED (no primary record checked)")
+            if unread(s):
+                out.append(f"source {s.id}: full text UNVERIFIED — reading status: {s.reading}")
+        for e in research.experiments:
+            if e.status.startswith("UNRUN") and "UNVERIFIED" in e.status:
+                out.append(f"{e.id}: {e.status.split(': ', 1)[-1]}")
+    return out

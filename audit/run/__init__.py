@@ -1,0 +1,1 @@
+"""Running: one chapter's audit, the caches, parallel references and chapters, provenance."""

@@ -1,0 +1,424 @@
+"""Audit one chapter: anchor each claim, run its checker, decide its verdict, build the report model."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, replace
+
+from audit import __version__
+from audit.attribution.book import Book, Conflict
+from audit.attribution.verdict import (
+    Decision,
+    Evidence,
+    decide,
+    not_checkable,
+    pending,
+    stale,
+)
+from audit.errors import AuditError
+from audit.evaluation.checks import CHECKERS, FILE_NEEDS, NEEDS, Measurements
+from audit.evaluation.references import Reference
+from audit.register.claims import Chapter
+from audit.register.conventions import CONVENTIONS
+from audit.register.limits import CLAIM_SECONDS, shorten
+from audit.report.results import (
+    VERDICTS,
+    ChapterReport,
+    ClaimResult,
+    Fingerprint,
+    Provenance,
+    ReferenceInfo,
+)
+from audit.report.results import Statement as StatementResult
+from audit.run.cache import (
+    ClaimCache,
+    OutcomeStore,
+    ResearchCache,
+    claim_key,
+    environment,
+    research_key,
+)
+from audit.run.parallel import map_each
+from audit.text.anchors import (
+    Anchor,
+    Budget,
+    anchor_claim,
+    apply_numbers,
+    number_changes,
+)
+from audit.text.chapter import NORMALISATION
+from audit.text.scan import MEASURED, covered_by, has_number, scan
+
+
+def fingerprint_statement(chapter: Chapter) -> Fingerprint:
+    """Recorded vs computed fingerprint, with a plain statement of what a difference can mean."""
+    computed = chapter.snapshot.fingerprint()
+    recorded = chapter.identity.fingerprint
+    excerpt = chapter.identity.snapshot.excerpt
+    if recorded is None:
+        statement = "No fingerprint is recorded for this chapter; the computed one identifies the snapshot read."
+    elif recorded == computed:
+        statement = "The snapshot is the revision the register was written for (fingerprints match)."
+    elif excerpt:
+        statement = ("The fingerprints cannot match: the register records the snapshot as an excerpt, and the "
+                     "recorded fingerprint is of the whole chapter. That the excerpt comes from the recorded revision "
+                     "is UNVERIFIED: a hash of the whole chapter cannot check a part of it (and the recorded "
+                     "normalisation is not stated). Claims outside the excerpt were not audited.")
+    else:
+        statement = ("The fingerprints differ: the snapshot is another revision than the one the register "
+                     "was written for, or was normalised differently. Check anchors and rerun after updating the register.")
+    return Fingerprint(recorded=recorded, computed=computed, matches=recorded == computed,
+                       normalisation=NORMALISATION, statement=statement)
+
+
+def _relation(claimed) -> str:
+    """`` = 1/4``, `` ≈ .4884`` or `` < 1``: the claimed value with the right relation sign."""
+    text = str(claimed).strip()
+    return f" {text}" if text[:1] in "≈~<>≤≥" else f" = {text}"
+
+
+def _edited_claim(claim, anchor: Anchor):
+    """The claim with its printed numbers taken from the edited wording, and a note of the change."""
+    changes = number_changes(claim.quote, anchor.text)
+    if not changes:
+        return claim, ""
+    update: dict = {}
+    if claim.kind == "value":
+        update["expect"] = [e.model_copy(update={"claimed": apply_numbers(str(e.claimed), changes)})
+                            if not e.derived else e for e in claim.expect]
+    elif claim.kind == "comparison":
+        update["expect"] = [e.model_copy(update={k: apply_numbers(str(getattr(e, k)), changes)
+                                                 for k in ("before", "after") if getattr(e, k) is not None})
+                            for e in claim.expect]
+    elif claim.kind == "arithmetic":
+        update = {"claimed": apply_numbers(str(claim.claimed), changes),
+                  "expression": apply_numbers(claim.expression, changes)}
+    update["title"] = apply_numbers(claim.title, changes)  # the heading must not print the old numbers
+    described = ", ".join(f"{a} → {b}" for a, b in changes.items())
+    return claim.model_copy(update=update), f"numbers changed in the new wording ({described}); checked as now printed"
+
+
+class ClaimTimeout(BaseException):
+    """A claim's check ran past ``CLAIM_SECONDS`` (a BaseException, so no ``except Exception`` in a
+    checker or library swallows it)."""
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise ``ClaimTimeout`` in the block after ``seconds`` of wall time (SIGALRM; only in the main
+    thread of a POSIX process — elsewhere the block runs unbounded)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise ClaimTimeout()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _run_checker(claim, chapter: Chapter, ms: Measurements, seconds: float) -> tuple[Evidence | None, Decision | None]:
+    """The checker's evidence, or an ``error`` decision when the check cannot run, overruns
+    ``seconds`` or fails unexpectedly (named as an internal failure, so it is reported, not hidden)."""
+    try:
+        with time_limit(seconds):
+            return CHECKERS[claim.kind](claim, chapter, ms), None
+    except AuditError as exc:
+        return None, Decision("error", f"The check could not run: {exc.message}.",
+                              "The claim's encoding or fixture is faulty; nothing was verified.",
+                              "Fix the register entry named in the reason, then rerun.", "high")
+    except ClaimTimeout:
+        return None, Decision("error", f"The check did not finish within the limit of {seconds:g} s per claim "
+                              "and was stopped; nothing was verified.",
+                              "The claim's search or listing takes too long to check.",
+                              "Narrow the claim's search (universe, random_cases, time_limit) or its fixture, "
+                              "then rerun.", "high")
+    except (RecursionError, MemoryError, OverflowError, ArithmeticError, ValueError, TypeError, KeyError,
+            IndexError, AttributeError, RuntimeError) as exc:
+        return None, Decision("error", f"The check failed with an internal error ({type(exc).__name__}: "
+                              f"{shorten(str(exc), 200)}); nothing was verified.",
+                              "chapter-audit could not check this claim; this is a fault of the tool, not the "
+                              "chapter.", "Report this internal error with the claim's register entry.", "high")
+
+
+def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None = None,
+                seconds: float = CLAIM_SECONDS) -> ClaimResult:
+    """One claim's result; checker failures become an ``error`` verdict, never a crash.
+
+    ``seconds`` bounds the check's wall time (see ``time_limit``); past it the claim is an error.
+    """
+    anchor = anchor or anchor_claim(chapter.snapshot, claim)
+    evidence = Evidence()
+    edit_note = ""
+    if not anchor.found:
+        decision = stale(claim.quote, anchor.note)
+    elif claim.kind == "not checkable":
+        decision = not_checkable(claim.reason)
+    elif claim.kind not in CHECKERS:
+        decision = pending(claim.kind)
+    else:
+        checked = claim
+        if anchor.state == "edited":
+            checked, edit_note = _edited_claim(claim, anchor)
+        found, failed = _run_checker(checked, chapter, ms, seconds)
+        if failed is not None:
+            decision = failed
+        else:
+            evidence = found
+            decision = decide(evidence)
+            if claim.rewording and decision.verdict in ("qualified", "contradicted"):
+                # the register's rewording is free text the harness cannot check: it is shown as such, never
+                # as the verified fix
+                decision = replace(decision, response=f"{decision.response} The register also suggests "
+                                   f"(free text, not checked by the harness): “{claim.rewording.strip()}”")
+        if anchor.state == "edited":
+            decision = replace(decision, reason=f"Edited since the register was written: now “{anchor.text}”"
+                               + (f"; {edit_note}" if edit_note else "") + f". {decision.reason}",
+                               # a supported edit only needs the register's quote updated; anything else is urgent
+                               priority="low" if decision.verdict == "supported" else
+                               "high" if decision.priority in ("none", "low") else decision.priority,
+                               response=decision.response if decision.verdict != "supported" else
+                               "Keep the new wording; update the register's quote to it.")
+            claim = checked
+    anchor_text = {"unchanged": "found", "moved": "moved", "edited": f"edited ({anchor.similarity:.0%} similar)",
+                   "ambiguous": "ambiguous", "lost": "not found"}[anchor.state]
+    if anchor.note and anchor.state in ("unchanged", "moved"):
+        anchor_text += f" — {anchor.note}"
+    claimed = ""
+    if claim.kind == "value":
+        claimed = "; ".join(f"{e.measure}{_relation(e.claimed)}" + (" (derived, not printed)" if e.derived else "")
+                            for e in claim.expect)
+    elif claim.kind == "comparison":
+        claimed = "; ".join(f"{e.measure}{' → ' + e.after_measure if e.after_measure else ''} {e.change}"
+                            + (f" ({e.before} → {e.after})" if e.before is not None and e.after is not None else
+                               f" (before {e.before})" if e.before is not None else
+                               f" (after {_relation(e.after).strip().removeprefix('= ')})" if e.after is not None
+                               else "")
+                            for e in claim.expect)
+    elif claim.kind == "arithmetic":
+        claimed = f"{claim.expression}{_relation(claim.claimed)}"
+    elif claim.kind == "convention":
+        claimed = f"{claim.convention.replace('_', ' ')}: {claim.rule}"
+    elif claim.kind == "property":
+        from audit.evaluation.checks.property import TRANSFORMS
+        target = {"next_cutoff": "as k grows", "measure": f"{claim.other}@k",
+                  "transform": f"when {TRANSFORMS[claim.transform][1]}" if claim.transform else ""}[claim.compare]
+        claimed = f"{claim.measure}@k {claim.relation} {target}"
+    elif claim.kind == "code":
+        claimed = f"{claim.function} computes {claim.measure}"
+    return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,
+                       anchor=anchor_text, anchor_state=anchor.state, found_text=anchor.text if anchor.found else "",
+                       similarity=round(anchor.similarity, 4), line=anchor.line, column=anchor.column,
+                       register_line=chapter.lines.get(claim.id), verdict=decision.verdict, reason=decision.reason,
+                       concern=decision.concern, response=decision.response, priority=decision.priority,
+                       claimed=claimed, checks=evidence.checks, note=claim.note)
+
+
+def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance: Provenance,
+                  progress: Callable[[str], None] | None = None, book: Book | None = None,
+                  cache: ClaimCache | None = None, select: Collection[str] | None = None,
+                  ledger: bool = True) -> ChapterReport:
+    """Audit the claims of ``chapter`` in register order and return the report model.
+
+    ``book``: the chapters audited together, so a listing can be held to a convention another
+    chapter states; conflicts are added to ``book.conflicts`` (see ``add_book_findings``).
+    ``cache``: where claim results are looked up and stored (``audit.run.cache``); None computes every
+    claim and stores nothing; with a cache, reference outcomes are kept too (``cache.OutcomeStore``).
+    ``select``: claim ids to audit (None: all); the report then holds only those claims, in register
+    order. A reference's worker process starts on its first evaluation, so a run in which every claim
+    (or every outcome a changed claim needs) is cached loads no reference library. ``ledger=False``
+    leaves the references' observed conventions out (the pytest plugin shows claims only).
+    """
+    claims = [c for c in chapter.register.claims if select is None or c.id in select]
+    budget = Budget()
+    anchors = {claim.id: anchor_claim(chapter.snapshot, claim, budget) for claim in chapter.register.claims}
+    env = environment(provenance.versions, CLAIM_SECONDS)
+    keys: dict[str, str] = {}
+    cached: dict[str, tuple[ClaimResult, list[dict]]] = {}
+    if cache is not None:
+        for claim in claims:
+            keys[claim.id] = claim_key(claim, chapter, anchors[claim.id], env, book)
+            hit = cache.get(keys[claim.id])
+            if hit is not None:
+                cached[claim.id] = hit
+    todo = [c for c in claims if c.id not in cached]
+    store = OutcomeStore(env) if cache is not None and cache.enabled else None
+    ms = Measurements(references, book, store)
+    requests, files = [], []
+    for claim in todo:
+        if anchors[claim.id].found:
+            requests += NEEDS[claim.kind](claim, chapter) if claim.kind in NEEDS else []
+            files += FILE_NEEDS[claim.kind](claim, chapter) if claim.kind in FILE_NEEDS else []
+    # started here, evaluated in the references' worker processes while the claims are checked in order
+    ms.prefetch(requests)
+    ms.prefetch_files(files)
+    # While the references load and evaluate, this process computes what needs only the chapter's
+    # definitions: the chapter's side of the property searches, then the sensitivity table.
+    _chapter_side(chapter, [c for c in todo if c.kind == "property" and anchors[c.id].found], ms)
+    early = None
+    if todo and select is None:
+        from audit.research.sensitivity import sensitivity
+        early = sensitivity(chapter, ms, {c.id for c in claims if anchors[c.id].line})
+    chapter_id = str(chapter.identity.id)
+    results = []
+    for claim in claims:
+        if progress:
+            progress(claim.id)
+        anchor = anchors[claim.id]
+        if claim.id in cached:
+            result, conflicts = cached[claim.id]
+            result = result.model_copy(update={"line": anchor.line, "column": anchor.column,
+                                               "register_line": chapter.lines.get(claim.id)})
+            if book is not None:
+                for found in conflicts:
+                    conflict = Conflict(**found)
+                    if conflict not in book.conflicts:
+                        book.conflicts.append(conflict)
+        else:
+            result = audit_claim(claim, chapter, ms, anchor)
+            if cache is not None:
+                mine = [asdict(c) for c in (book.conflicts if book is not None else [])
+                        if (c.chapter, c.claim) == (chapter_id, claim.id)]
+                cache.put(keys[claim.id], result, mine)
+        results.append(result)
+    statements, scan_summary = scan_coverage(chapter, anchors)
+    counts = Counter(r.verdict for r in results)
+    ident = chapter.identity
+    seen = map_each(observed, list(references)) if ledger else [{} for _ in references]
+    report = ChapterReport(
+        tool=f"chapter-audit {__version__}",
+        chapter={"id": ident.id, "book": ident.book, "chapter": ident.chapter, "title": ident.title,
+                 "kind": ident.kind, "url": ident.url, "research_pack": ident.research_pack},
+        snapshot={"file": str(chapter.folder / ident.snapshot.file), "excerpt": ident.snapshot.excerpt,
+                  "source": ident.snapshot.source, "characters": len(chapter.snapshot.text),
+                  "lines": len(chapter.snapshot.text.splitlines())},
+        fingerprint=fingerprint_statement(chapter),
+        provenance=provenance,
+        references=[ReferenceInfo(name=r.name, title=r.title, library=r.library, version=r.version(),
+                                  conventions=r.conventions(), observed=o) for r, o in zip(references, seen)],
+        conventions=chapter.declared.as_dict(),
+        unstated=[n for n in CONVENTIONS if not chapter.declared.stated(n)],
+        tensions=tensions(chapter),
+        summary={v: counts.get(v, 0) for v in VERDICTS},
+        claims=results, statements=statements, scan=scan_summary)
+    from audit.report.results import Research
+    from audit.research.sections import complete, finish
+    stored = None
+    if cache is not None and cache.enabled and select is None:
+        rcache = ResearchCache(cache.folder.parent / "research")
+        rkey = research_key(chapter, keys, results, env)
+        stored = rcache.get(rkey)
+    if stored is not None:
+        try:
+            notebook = getattr(chapter.identity, "notebook", None)
+            if notebook:
+                report.chapter["notebook"] = notebook
+            report.research = Research.model_validate(stored)
+            finish(report)
+            return report
+        except (ValueError, TypeError):
+            pass  # a foreign or corrupt entry: recomputed below
+    complete(report, chapter, ms, early)
+    if cache is not None and cache.enabled and select is None and report.research is not None:
+        rcache.put(rkey, report.research)
+    return report
+
+
+def _chapter_side(chapter: Chapter, claims: Sequence, ms: Measurements) -> None:
+    """Run the checks of ``claims`` with no reference, keeping only the chapter's values they compute
+    (``Measurements.chapter_table``): the real checks then find them computed. Any failure is left for the
+    real check to report."""
+    view = ms.chapter_only()
+    for claim in claims:
+        try:
+            with time_limit(CLAIM_SECONDS):
+                CHECKERS[claim.kind](claim, chapter, view)
+        except (Exception, ClaimTimeout):
+            continue
+
+
+def observed(ref: Reference) -> dict[str, str]:
+    """The reference's observed conventions (``audit.evaluation.observe``) as sentences, probed once per process."""
+    from audit.evaluation.observe import observed as probe
+    return {name: o.sentence() for name, o in probe(ref).items()}
+
+
+#: For each convention with a probe, the measure and input on which a tension's values are shown.
+_TENSION_PROBES = {
+    "repeated_ids": ("P@3", {"q1": {"a": 1}}, {"q1": ["n", "n", "a"]}, "ranking n, n, a with a relevant"),
+    "precision_denominator": ("P@4", {"q1": {"a": 1}}, {"q1": ["a"]}, "one relevant result returned alone"),
+    "ties": ("RR", {"q1": {"c": 1}}, {"q1": ["b", "c", "a"]}, "b, c, a tied, c relevant"),
+    "gain": ("nDCG@2", {"q1": {"a": 1, "b": 2}}, {"q1": ["a", "b"]}, "grades 1 then 2"),
+    "rr_cutoff": ("RR@2", {"q1": {"c": 1}}, {"q1": ["a", "b", "c"]}, "first relevant at rank 3"),
+    "unjudged": ("R@1", {"q1": {"b": 1}}, {"q1": ["x", "b"]}, "unjudged x before relevant b"),
+}
+
+
+def tensions(chapter: Chapter) -> list:
+    """Internal tensions: a convention the chapter's text sets to two values, with both quotes and what each
+    value gives on a probe input (by the chapter's definitions)."""
+    from audit.evaluation import evaluator
+    from audit.evaluation.readings import base_reading
+    from audit.register.measures import parse as parse_measure
+    from audit.report.results import Tension
+    out = []
+    for name, statements in chapter.declared.tensions().items():
+        probe = ""
+        if name in _TENSION_PROBES:
+            measure, qrels, run, text = _TENSION_PROBES[name]
+            scores = {"q1": {d: 1.0 for d in run["q1"]}} if name == "ties" else None
+            parts = []
+            for value in dict.fromkeys(s.value for s in statements):
+                reading = {**base_reading(chapter.declared), name: value}
+                try:
+                    got = evaluator.aggregate(parse_measure(measure)[1], qrels, run, reading, scores)
+                    parts.append(f"{value}: {measure} = {got}")
+                except AuditError as exc:
+                    parts.append(f"{value}: {exc.message.split(';')[0]}")
+            probe = f"On a probe ({text}) — " + "; ".join(parts)
+        out.append(Tension(convention=name, title=CONVENTIONS[name].title, probe=probe,
+                           statements=[{"value": s.value, "quote": s.quote} for s in statements]))
+    return out
+
+
+def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
+    """The prose's quantitative statements with the claims covering each, and the scanner's recall:
+    the share of hand-registered claims whose quote states a number that the scanner also found.
+    The summary also carries the scanner's recall and precision measured on the labelled corpus
+    (``scanner_recall``, ``scanner_precision``, ``scanner_held_out_recall``, … from
+    ``audit.text.scan.MEASURED``), so the JSON report states them as the Markdown one does."""
+    text = chapter.snapshot.text
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    spans = {}
+    for cid, anchor in anchors.items():
+        if anchor.found and anchor.line:
+            start = starts[anchor.line - 1] + anchor.column - 1
+            spans[cid] = (start, start + len(anchor.text))
+    found = scan(chapter.snapshot)
+    statements = [StatementResult(line=s.line, kind=s.kind, text=s.text, covered_by=covered_by(s, spans))
+                  for s in found]
+    numeric = [c.id for c in chapter.register.claims if c.kind != "not checkable" and has_number(c.quote)
+               and c.id in spans]
+    hit = [cid for cid in numeric if any(spans[cid][0] < s.end and s.start < spans[cid][1] for s in found)]
+    uncovered = sum(1 for s in statements if not s.covered_by)
+    return statements, {"statements": len(statements), "uncovered": uncovered,
+                        "numeric_claims": len(numeric), "numeric_claims_found": len(hit),
+                        "recall": round(len(hit) / len(numeric), 4) if numeric else 1.0,
+                        **{f"scanner_{k}": v for k, v in MEASURED.items()}}
+
+
+def add_book_findings(report: ChapterReport, book: Book) -> None:
+    """Record the book-level conflicts that involve this chapter in its report."""
+    from audit.research.sections import finish
+    report.book_conflicts = [c.sentence() for c in book.involving(str(report.chapter["id"]))]
+    finish(report)

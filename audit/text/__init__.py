@@ -1,0 +1,1 @@
+"""Chapter text: the snapshot, anchors, the scanner, stated conventions, `audit init`, listings."""

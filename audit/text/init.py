@@ -1,0 +1,189 @@
+"""``audit init``: a new chapter folder whose register starts from the scanned statements.
+
+Every statement ``audit.text.scan`` finds becomes at least one claim, numbered C01, C02, … in reading
+order with the line it was found on. Where the sentence gives enough, the claim is complete and
+runs as written (``audit.text.encode``); otherwise it is a ``draft`` whose ``claim`` field is a TODO
+saying what to encode and what the sentence did not give.
+
+The conventions the text states (``audit.text.stated``) are declared with their quotes: in
+``chapter.yaml`` (``conventions:``), or on the claims of a value or comparison sentence that
+states one for itself ("under the listed order, RR = 1/2").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import yaml
+
+from audit.errors import AuditError
+from audit.register.claims import CHAPTER_FILE, CLAIMS_FILE, load_chapter
+from audit.register.schema import schema_path
+from audit.text import encode
+from audit.text.chapter import Snapshot
+from audit.text.scan import ARITH, METRIC, VALUE, Statement, scan, units
+from audit.text.stated import as_yaml_mapping, declare
+
+
+def _title(kind: str, text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    return f"{kind}: {text[:70]}{'…' if len(text) > 70 else ''}"
+
+
+def encode_statement(s: Statement, tables=()) -> list[dict]:
+    """Complete claims for one statement (possibly several), or one draft with a TODO. ``tables``
+    are the rankings printed as tables (``encode.fixture_tables``) a table row may refer to."""
+    if s.kind == "listing":
+        claims, reason = encode.code(s)
+        return claims or [_draft(s, reason)]
+    if s.context:  # a table row
+        claims, reason = encode.table_row(s, list(tables))
+        return claims or [_draft(s, reason)]
+    claims: list[dict] = []
+    claims += encode.arithmetic(s)
+    claims += encode.counts(s)
+    props, why_property = encode.properties(s)
+    claims += props
+    if not props:
+        claims += encode.comparison(s)
+    vals, why_value = encode.values(s)
+    claims += vals
+    if claims:
+        rest = s.text
+        for c in claims:
+            rest = rest.replace(c["quote"].strip(), " ")
+        # The statement says more than its encoded parts: a printed table's numbers (``Rejected 16 6
+        # Whole cohort 43 7``) or another printed result.
+        if re.search(r"(?<![\d.,/])\d+\s+\d+(?![\d./])", rest) or ARITH.search(rest):
+            claims.append(_draft(s, "only part of the statement was encoded (the quoted expressions); "
+                                    "encode the rest"))
+        return claims
+    reason = why_property if s.kind == "universal" and why_property != "no universal wording" else why_value
+    return [_draft(s, reason)]
+
+
+def _draft(s: Statement, reason: str) -> dict:
+    return {"kind": "draft", "quote": s.text, "claim": encode.todo(s, reason), "statement": s.kind}
+
+
+def _unique_quote(claim: dict, s: Statement, text: str) -> str:
+    """The claim's quote when it occurs once in the snapshot, else the whole statement."""
+    quote = claim["quote"].strip()
+    return quote if quote and text.count(quote) == 1 else s.text
+
+
+_OWN_CONVENTIONS = ("value", "comparison")  # claim kinds a sentence's stated convention applies to alone
+
+
+_PRINTED_VALUE = re.compile(rf"(?:{METRIC.pattern})\s*(?:=|≈)\s*{VALUE}")
+
+
+def _states_own_value(s: Statement, drafted: list[dict]) -> bool:
+    """Whether a convention stated in ``s`` belongs to its own claims: they are value or comparison
+    claims, or a draft of a sentence printing a measure's value ("Under the listed order, … RR = 1/2")."""
+    if any(c["kind"] in _OWN_CONVENTIONS for c in drafted):
+        return True
+    return s.kind == "value" and bool(_PRINTED_VALUE.search(s.text))
+
+
+def draft_register(snapshot: Snapshot) -> tuple[list[dict], dict[str, int], dict[str, dict], dict[str, object]]:
+    """The claims ``init`` writes for a snapshot, counts by outcome (``statements``, ``encoded``
+    claims, ``draft`` claims, and per encoded kind), the rankings printed as tables (fixtures
+    ``table-1``, … that table-row claims name), and the ``conventions:`` the text states for
+    ``chapter.yaml``.
+
+    A convention stated in a sentence that is encoded as value or comparison claims, or that prints
+    a measure's value, is that sentence's claims' own (``conventions:`` on each); stated anywhere
+    else, it is the chapter's."""
+    text = snapshot.text
+    statements = scan(snapshot)
+    by_start = {s.start: s for s in statements}
+    tables = encode.fixture_tables(text)
+    claims, counts = [], {"statements": len(statements), "encoded": 0, "draft": 0}
+    chapter_units: list[str] = []
+    for u in units(text):
+        s = by_start.get(u.start)
+        if s is None:
+            chapter_units.append(text[u.start:u.end])
+            continue
+        drafted = encode_statement(s, tables)
+        own = as_yaml_mapping(declare([s.text]))
+        if own and not _states_own_value(s, drafted):
+            chapter_units.append(s.text)
+            own = {}
+        for c in drafted:
+            quote = _unique_quote(c, s, text)
+            line = s.line + s.text[:max(s.text.find(quote), 0)].count("\n")
+            entry = {"id": f"C{len(claims) + 1:02d}", "title": _title(c["kind"], c["claim"] if c["kind"] != "draft"
+                                                                       else s.text),
+                     "kind": c["kind"], "quote": quote, "line": line}
+            entry.update({k: v for k, v in c.items() if k not in ("kind", "quote")})
+            if own and c["kind"] in _OWN_CONVENTIONS + ("draft",):
+                entry["conventions"] = own
+            named = next((f"table-{i + 1}" for i, t in enumerate(tables) if t[2] == c.get("fixture")), None)
+            if named:
+                entry["fixture"] = named
+            claims.append(entry)
+            if c["kind"] == "draft":
+                counts["draft"] += 1
+            else:
+                counts["encoded"] += 1
+                counts[c["kind"]] = counts.get(c["kind"], 0) + 1
+    counts.setdefault("arithmetic", 0)
+    conventions = as_yaml_mapping(declare(chapter_units))
+    counts["conventions"] = len(conventions)
+    return claims, counts, {f"table-{i + 1}": t[2] for i, t in enumerate(tables)}, conventions
+
+
+def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: str | None = None,
+                   book: str | None = None, chapter: str | int | None = None) -> tuple[Path, dict[str, int]]:
+    """Create ``claims_dir/chapter_id`` with chapter.yaml, a copy of the snapshot and a register
+    holding one or more claims per scanned statement (see ``draft_register``).
+
+    ``chapter.yaml`` records ``book`` and ``chapter`` as given, the snapshot's source as a path
+    relative to the new folder, and the conventions the text states (``conventions:``, each with
+    its quote; two values for one convention are both written, an internal tension). Both files start with a ``yaml-language-server`` line naming the
+    JSON Schema (``audit schema``), relative to the folder. Raises ``AuditError`` if the id is not
+    usable as a folder name, the folder exists or the snapshot cannot be read.
+    """
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", chapter_id):
+        raise AuditError(f"chapter id {chapter_id!r} must be letters, digits, '.', '_' or '-'")
+    if not snapshot.is_file():
+        raise AuditError("no such snapshot file (give the chapter text as a plain-text or Markdown file)",
+                         file=str(snapshot))
+    folder = claims_dir / chapter_id
+    if folder.exists():
+        raise AuditError("already exists; choose another id or remove the folder", file=str(folder))
+    text = Snapshot.read(snapshot)
+    claims, counts, fixtures, conventions = draft_register(text)
+    used = {c["fixture"] for c in claims if isinstance(c.get("fixture"), str)}
+    fixtures = {name: fx for name, fx in fixtures.items() if name in used}
+    folder.mkdir(parents=True)
+    shutil.copyfile(snapshot, folder / "snapshot.txt")
+    first_line = next((ln.strip().lstrip("# ").strip() for ln in text.text.split("\n") if ln.strip()), chapter_id)
+    chapter_number = int(chapter) if isinstance(chapter, str) and chapter.isdigit() else chapter
+    identity = {"id": chapter_id, "book": book, "chapter": chapter_number, "title": title or first_line[:120],
+                "kind": "chapter", "fingerprint": text.fingerprint(),
+                "snapshot": {"file": "snapshot.txt", "excerpt": False,
+                             "source": _relative(snapshot.resolve(), folder.resolve())},
+                "conventions": conventions or None}
+    identity = {k: v for k, v in identity.items() if v is not None}
+    header = (f"# yaml-language-server: $schema={_relative(schema_path('claims'), folder.resolve())}\n"
+              "# Claim register started by `audit init`. Claims are numbered in reading order; ids are stable, do\n"
+              "# not renumber. Encoded claims run as written; each draft's `claim` says what is left to encode\n"
+              "# (README, 'Authoring a chapter, start to finish').\n")
+    (folder / CHAPTER_FILE).write_text(
+        f"# yaml-language-server: $schema={_relative(schema_path('chapter'), folder.resolve())}\n"
+        + yaml.safe_dump(identity, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (folder / CLAIMS_FILE).write_text(header + yaml.safe_dump({**({"fixtures": fixtures} if fixtures else {}), "claims": claims}, sort_keys=False,
+                                                              allow_unicode=True, width=110), encoding="utf-8")
+    load_chapter(folder)  # what init writes must load
+    return folder, counts
+
+
+def _relative(path: Path, folder: Path) -> str:
+    """``path`` relative to ``folder`` (with ``..`` as needed), in forward slashes."""
+    return Path(os.path.relpath(path, folder)).as_posix()
