@@ -54,8 +54,10 @@ class Reference(abc.ABC):
     library: str = ""
     title: str = ""
 
-    @abc.abstractmethod
-    def version(self) -> str: ...
+    def version(self) -> str:
+        """The installed version of the library's distribution (``library``), as pip names it."""
+        from importlib.metadata import version
+        return version(self.library)
 
     @abc.abstractmethod
     def conventions(self) -> dict[str, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from importlib.metadata import version as dist_version
 
 from audit.evaluation.references.base import (
     Outcome,
@@ -25,9 +24,6 @@ class IrMeasuresReference(Reference):
     name = "ir_measures"
     library = "ir-measures"
     title = "ir-measures"
-
-    def version(self) -> str:
-        return dist_version(self.library)
 
     def conventions(self) -> dict[str, str]:
         """Notes on how it is called that no probe shows (its conventions are observed: ``audit.evaluation.observe``)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from importlib.metadata import version as dist_version
 
 from audit.evaluation.references.base import (
     Outcome,
@@ -34,9 +33,6 @@ class PytrecEvalReference(Reference):
     name = "pytrec_eval"
     library = "pytrec-eval-terrier"
     title = "trec_eval via pytrec_eval"
-
-    def version(self) -> str:
-        return dist_version(self.library)
 
     def conventions(self) -> dict[str, str]:
         """Notes on how it is called that no probe shows (its conventions are observed: ``audit.evaluation.observe``)."""

@@ -6,7 +6,6 @@ import os
 import tempfile
 import warnings
 from collections.abc import Mapping, Sequence
-from importlib.metadata import version as dist_version
 from pathlib import Path
 
 from audit.evaluation.references.base import (
@@ -82,9 +81,6 @@ class RanxReference(Reference):
     name = "ranx"
     library = "ranx"
     title = "ranx"
-
-    def version(self) -> str:
-        return dist_version(self.library)
 
     def conventions(self) -> dict[str, str]:
         """Notes on how it is called that no probe shows (its conventions are observed: ``audit.evaluation.observe``)."""
