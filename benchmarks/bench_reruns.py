@@ -49,13 +49,14 @@ def median(cmd: list[str], env: dict, repeat: int, prepare=None) -> tuple[float,
     return statistics.median(times), times
 
 
-def revise(snapshot: Path, original: str, quote: str) -> None:
-    """One sentence revised: the first number in the claim's quote changed (1/4 → 2/4)."""
+def revise(snapshot: Path, original: str, quote: str, step: int = 1) -> None:
+    """One sentence revised: the first number in the claim's quote raised by ``step`` (1/4 → 2/4); each
+    repeat uses another step, so no repeat finds the revision already in the cache."""
     match = re.search(r"\d+", quote.split("@")[-1])
     assert match and quote in original, "the claim's quote has no number or is not in the snapshot"
     tail = quote.split("@")[-1]
     head = quote[:len(quote) - len(tail)]
-    changed = head + tail[:match.start()] + str(int(match.group()) + 1) + tail[match.end():]
+    changed = head + tail[:match.start()] + str(int(match.group()) + step) + tail[match.end():]
     snapshot.write_text(original.replace(quote, changed, 1), encoding="utf-8")
 
 
@@ -132,10 +133,12 @@ def main() -> int:
         def empty_cache() -> None:
             shutil.rmtree(tmp / "cache", ignore_errors=True)
 
+        steps = iter(range(1, 1000))
+
         def warm_then_revise() -> None:
             snapshot.write_text(original, encoding="utf-8")
             subprocess.run(audit_cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-            revise(snapshot, original, quote)
+            revise(snapshot, original, quote, next(steps))
 
         # Warm the numba cache (and the file cache) for everything, untimed.
         subprocess.run(base_cmd, check=True, stdout=subprocess.DEVNULL, env=env)

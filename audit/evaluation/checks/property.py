@@ -23,6 +23,7 @@ from audit.evaluation import evaluator
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.references import Reference
+from audit.evaluation.references.worker import CALL_SECONDS
 from audit.evaluation.universe import Case, Universe, _relevant
 from audit.register.claims import Chapter, PropertyClaim
 from audit.register.measures import parse as parse_measure
@@ -149,7 +150,8 @@ class Finding:
 
 
 #: Per reference, in this process: [cases evaluated, case × cutoff evaluations, seconds of its calls]
-#: (wall time of the calls to its worker, which run in parallel with the other references').
+#: (from the moment its worker has the call to its answer, in parallel with the other references'; not
+#: the wait behind an earlier call to the same worker).
 TALLY: dict[str, list] = {}
 
 
@@ -213,11 +215,13 @@ class Evaluations:
 
             def evaluate(call):
                 started = time.perf_counter()
+                CALL_SECONDS.value = None
                 outcomes = call[0].evaluate(call[1], qrels, run)
                 tally = TALLY.setdefault(call[0].name, [0, 0, 0.0])
                 tally[0] += len(qrels)
                 tally[1] += len(qrels) * len(call[1])
-                tally[2] += time.perf_counter() - started
+                # a worker's time on the call (not the wait behind an earlier call); else the call's wall time
+                tally[2] += CALL_SECONDS.value or (time.perf_counter() - started)
                 return outcomes
 
             futures = submit_each(evaluate, calls)

@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
 
@@ -227,10 +228,13 @@ class IsolatedReference(Reference):
         with self._lock:
             self.start()
             process, send, recv = self._process, self._send, self._recv
+            started = time.perf_counter()
             try:
                 send.send(message)
                 if recv.poll(timeout):
-                    return recv.recv(), None
+                    answer = recv.recv()
+                    CALL_SECONDS.value = time.perf_counter() - started
+                    return answer, None
                 problem = f"did not finish within {timeout:g} s and was stopped"
                 process.kill()
             except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
@@ -273,6 +277,11 @@ def _megabytes(*paths: str) -> float:
         except OSError:
             pass
     return total / 2**20
+
+
+#: In each thread, the seconds its last answered call took once the worker had it (the worker's own time
+#: and the pipe's, not the wait for an earlier call to the same worker).
+CALL_SECONDS = threading.local()
 
 
 #: Workers running in this process, stopped at exit (they would also end on their own when the
