@@ -208,3 +208,64 @@ def test_pytest_xdist_runs_claims_across_processes(tmp_path):
     # C1 supported (passed), C2 not checkable (skipped), C3 contradicted: P@4 = 1/4, not 1/3 (failed)
     assert "1 failed, 1 passed, 1 skipped" in done.stdout, done.stdout
     assert "FAILED" in done.stdout and "C3" in done.stdout
+
+
+REPEATED_ID_CHAPTER = """\
+fixtures:
+  one-hit:
+    qrels: {q1: {a: 1}}
+    run: {q1: [a]}
+  repeated-id-probe:
+    qrels: {q1: {a: 1, b: 1, n: 0}}
+    run: {q1: [a, n, a, b]}
+claims:
+  - id: C1
+    title: right
+    kind: value
+    quote: "a single relevant result gives P@4 = 1/4"
+    claim: P@4 = 1/4 for one hit.
+    fixture: one-hit
+    expect:
+      - {measure: "P@4", claimed: "1/4"}
+  - id: R1
+    title: repeated IDs rejected
+    kind: convention
+    quote: "The evaluator rejects repeated result IDs."
+    claim: A ranking that repeats an ID is rejected.
+    convention: repeated_ids
+    rule: reject
+    probe: repeated-id-probe
+    measures: ["RR@4"]
+"""
+
+
+def test_a_revision_elsewhere_reuses_the_proposals_recheck(tmp_path):
+    """R1 is qualified (ir-measures and ranx keep the last copy of a repeated ID: test_verdicts), so the proposal
+    adds a caveat, re-checked by running the probe on every reference with nothing cached. Revising C1's number
+    (1/4 → 2/4, an edited anchor) changes no input of that re-check, so the rerun starts no reference worker,
+    and its reports are those of a run without the cache."""
+    folder = tmp_path / "claims" / "revised"
+    folder.mkdir(parents=True)
+    (folder / "chapter.yaml").write_text("id: revised\nbook: Test Book\ntitle: revision\n", encoding="utf-8")
+    snapshot = ("At cutoff four, a single relevant result gives P@4 = 1/4. "
+                "The evaluator rejects repeated result IDs.\n")
+    (folder / "snapshot.txt").write_text(snapshot, encoding="utf-8")
+    (folder / "claims.yaml").write_text(REPEATED_ID_CHAPTER, encoding="utf-8")
+    reports, cache = tmp_path / "reports", tmp_path / "cache"
+    args = ["run", str(folder), "--reports", str(reports), "--quiet"]
+    cold = run_cli(args, cache)
+    assert cold.returncode == 0, cold.stderr
+    hunks = json.loads((reports / "revised.json").read_text())["research"]["proposal"]["hunks"]
+    assert "R1" in [h["claim"] for h in hunks]
+    (folder / "snapshot.txt").write_text(snapshot.replace("P@4 = 1/4", "P@4 = 2/4"), encoding="utf-8")
+    probe = (MAIN.replace("sys.exit(main(sys.argv[1:]))", "code = main(sys.argv[1:])")
+             + "; import json; from audit.evaluation.references import all_references"
+             + "; print(json.dumps([r._process is not None for r in all_references(start=False)])); sys.exit(code)")
+    warm = run_cli(args, cache, probe)
+    assert warm.returncode in (0, 1), warm.stderr
+    assert json.loads(warm.stdout.strip().splitlines()[-1]) == [False, False, False]
+    cached = {p.name: p.read_bytes() for p in sorted(reports.iterdir())}
+    fresh = run_cli(args + ["--no-cache"], tmp_path / "unused")
+    assert fresh.returncode == warm.returncode, fresh.stderr
+    for p in sorted(reports.iterdir()):
+        assert p.read_bytes().replace(b" --no-cache", b"") == cached[p.name], p.name

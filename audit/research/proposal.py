@@ -180,7 +180,27 @@ def _property(claim, chapter: Chapter, ms: Measurements, result: ClaimResult):
     return word, check
 
 
-def _convention(claim, chapter: Chapter, result: ClaimResult, references, book):
+def _convention(claim, chapter: Chapter, result: ClaimResult, references, book, rechecks=None):
+    """The caveat naming what each reference does, from the probe run again on every reference with nothing
+    cached; kept in ``rechecks`` (by the claim's key) when every reference answered."""
+    stored = rechecks.get(claim.id, "convention caveat") if rechecks is not None else None
+    if stored is not None and isinstance(stored.get("text"), str) and isinstance(stored.get("check"), str):
+        return stored["text"], stored["check"]
+    if stored is not None and isinstance(stored.get("withdrawn"), str):
+        raise _Withdrawn(stored["withdrawn"])
+    try:
+        text, check, complete = _convention_caveat(claim, chapter, references, book)
+    except _Withdrawn as failed:
+        if rechecks is not None and getattr(failed, "complete", False):
+            rechecks.put(claim.id, "convention caveat", {"withdrawn": str(failed)})
+        raise
+    if rechecks is not None and complete:
+        rechecks.put(claim.id, "convention caveat", {"text": text, "check": check})
+    return text, check
+
+
+def _convention_caveat(claim, chapter: Chapter, references, book) -> tuple[str, str, bool]:
+    """(caveat, check, whether every reference answered without an error)."""
     fresh = Measurements(references, book)
     evidence = CHECKERS["convention"](claim, chapter, fresh)
     differing: dict[str, dict[str, list[str]]] = {}
@@ -190,7 +210,9 @@ def _convention(claim, chapter: Chapter, result: ClaimResult, references, book):
                 differing.setdefault(v.implementation, {}).setdefault(v.behaviour, []).append(
                     check.measure or "")
     if not differing:
-        raise _Withdrawn("re-running the probe, every reference follows the chapter's rule")
+        withdrawn = _Withdrawn("re-running the probe, every reference follows the chapter's rule")
+        withdrawn.complete = not evidence.errors
+        raise withdrawn
     by_said: dict[str, list[str]] = {}
     for ref, rules in differing.items():
         definite = {r for r in rules if " or " not in r}
@@ -207,13 +229,15 @@ def _convention(claim, chapter: Chapter, result: ClaimResult, references, book):
             + "; check inputs for this before comparing their numbers with this evaluator's.")
     check = ("re-checked: the probe was run again on every reference with nothing cached, and each reference named "
              "follows the rule stated for it")
-    return text, check
+    return text, check, not evidence.errors
 
 
 # --- the proposal ---------------------------------------------------------------------------------
 
-def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snapshot_file: str) -> Proposal:
-    """Hunks for the findings (qualified or contradicted claims), in snapshot order, each checked."""
+def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snapshot_file: str,
+            rechecks=None) -> Proposal:
+    """Hunks for the findings (qualified or contradicted claims), in snapshot order, each checked.
+    ``rechecks``: where re-checks that need the references are kept per claim key (or None)."""
     claims = {c.id: c for c in chapter.register.claims}
     lines = chapter.snapshot.text.split("\n")
     planned = []   # (line, start, end, claim id, action, replaced, new text, check, rationale, tradeoff, conventions)
@@ -256,7 +280,7 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
                                 ("The new wording is weaker and less quotable, but it is what holds on every case "
                                  "searched; the counterexample can be shown to readers as an example."), []))
             elif claim.kind == "convention":
-                text, check = _convention(claim, chapter, r, ms.references, ms.book)
+                text, check = _convention(claim, chapter, r, ms.references, ms.book, rechecks)
                 pos = _sentence_end(lines[line - 1], end)
                 planned.append((line, pos, pos, r.id, "add a caveat", "", text, check,
                                 r.reason,

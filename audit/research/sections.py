@@ -32,10 +32,12 @@ def _patch_path(chapter: Chapter) -> str:
     return chapter.identity.snapshot.file if rel.parts[:1] == ("..",) else rel.as_posix()
 
 
-def complete(report: ChapterReport, chapter: Chapter, ms: Measurements, rows: list | None = None) -> None:
+def complete(report: ChapterReport, chapter: Chapter, ms: Measurements, rows: list | None = None,
+             rechecks=None) -> None:
     """Add the research sections to ``report`` (in place). ``rows``: the metric-choice sensitivity table when
     it was computed already (it needs the chapter's definitions only, so it can run while the references
-    evaluate the claims); None computes it here."""
+    evaluate the claims); None computes it here. ``rechecks``: where the proposal's re-checks are kept per
+    claim key (``audit.run.cache.RecheckCache``), or None to run every one."""
     notebook = getattr(chapter.identity, "notebook", None)
     if notebook:
         report.chapter["notebook"] = notebook
@@ -43,7 +45,7 @@ def complete(report: ChapterReport, chapter: Chapter, ms: Measurements, rows: li
         rows = sensitivity(chapter, ms, {c.id for c in report.claims if c.line})
     sources, others = ledger(report.claims, chapter.register.claims, rows)
     report.research = Research(sources=sources, sources_not_bearing=others, sensitivity=rows,
-                               proposal=propose(report.claims, chapter, ms, _patch_path(chapter)),
+                               proposal=propose(report.claims, chapter, ms, _patch_path(chapter), rechecks),
                                experiments=experiments(report.claims, chapter, report.statements, rows))
     finish(report)
 

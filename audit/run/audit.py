@@ -37,6 +37,7 @@ from audit.report.results import Statement as StatementResult
 from audit.run.cache import (
     ClaimCache,
     OutcomeStore,
+    RecheckCache,
     ResearchCache,
     claim_key,
     environment,
@@ -328,7 +329,9 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
             return report
         except (ValueError, TypeError):
             pass  # a foreign or corrupt entry: recomputed below
-    complete(report, chapter, ms, early)
+    rechecks = (RecheckCache(cache.folder.parent / "rechecks", keys)
+                if cache is not None and cache.enabled else None)
+    complete(report, chapter, ms, early, rechecks)
     if cache is not None and cache.enabled and select is None and report.research is not None:
         rcache.put(rkey, report.research)
     return report

@@ -195,6 +195,34 @@ class ResearchCache:
             _write(self.folder / key[:2] / f"{key}.json", key, {"research": research.model_dump(mode="json")})
 
 
+class RecheckCache:
+    """The upgrade proposal's re-checks of a claim's correction, kept per claim key (``cache_root() /
+    "rechecks"``): a re-check depends only on what the claim's key covers (its encoding, fixtures,
+    conventions, anchored text, and the versions of chapter-audit and of every reference library), so a
+    revision elsewhere in the chapter does not run it again. Validated like claim entries."""
+
+    def __init__(self, folder: Path, claim_keys: Mapping[str, str], enabled: bool = True) -> None:
+        self.folder = Path(folder)
+        self.claim_keys = dict(claim_keys)
+        self.enabled = enabled
+
+    def _key(self, claim_id: str, what: str) -> str | None:
+        if not self.enabled or claim_id not in self.claim_keys:
+            return None
+        return _digest({"recheck": what, "claim": self.claim_keys[claim_id]})
+
+    def get(self, claim_id: str, what: str) -> dict | None:
+        """The stored outcome of re-check ``what`` for the claim, or None."""
+        key = self._key(claim_id, what)
+        found = _read(self.folder / key[:2] / f"{key}.json", key) if key else None
+        return found.get("outcome") if isinstance(found, dict) and isinstance(found.get("outcome"), dict) else None
+
+    def put(self, claim_id: str, what: str, outcome: dict) -> None:
+        key = self._key(claim_id, what)
+        if key:
+            _write(self.folder / key[:2] / f"{key}.json", key, {"outcome": outcome})
+
+
 def _read(path: Path, key: str) -> dict | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
