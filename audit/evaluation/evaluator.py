@@ -47,6 +47,8 @@ def check_ranking(ranking: Ranking, *, query_id: str | None = None) -> None:
     twice cannot count as two discoveries." Raises ``RepeatedIDError`` naming the ID and
     both 1-based positions.
     """
+    if len(set(ranking)) == len(ranking):
+        return
     seen: dict[str, int] = {}
     for position, doc_id in enumerate(ranking, start=1):
         if doc_id in seen:
