@@ -15,6 +15,7 @@ from pathlib import Path
 
 from test_cli import (
     CONTRADICTED_CLAIM,
+    FIXTURE,
     NOT_CHECKABLE_CLAIM,
     SUPPORTED_CLAIM,
     write_chapter,
@@ -210,23 +211,12 @@ def test_pytest_xdist_runs_claims_across_processes(tmp_path):
     assert "FAILED" in done.stdout and "C3" in done.stdout
 
 
-REPEATED_ID_CHAPTER = """\
-fixtures:
-  one-hit:
-    qrels: {q1: {a: 1}}
-    run: {q1: [a]}
+REPEATED_ID_CHAPTER = FIXTURE + """\
   repeated-id-probe:
     qrels: {q1: {a: 1, b: 1, n: 0}}
     run: {q1: [a, n, a, b]}
 claims:
-  - id: C1
-    title: right
-    kind: value
-    quote: "a single relevant result gives P@4 = 1/4"
-    claim: P@4 = 1/4 for one hit.
-    fixture: one-hit
-    expect:
-      - {measure: "P@4", claimed: "1/4"}
+""" + SUPPORTED_CLAIM + """\
   - id: R1
     title: repeated IDs rejected
     kind: convention
