@@ -155,3 +155,15 @@ def test_ranx_run_file_with_a_malformed_line_is_its_readers_error(tmp_path):
     m = parse("P@1")[0]
     out = REFS["ranx"].evaluate_run_file([m], {"q1": {"a": 1}}, path)[str(m)]
     assert out.status == "error" and "ValueError" in out.detail
+
+
+def test_ranx_run_file_keeps_lines_that_hold_odd_whitespace(tmp_path):
+    r"""A form feed (or another character ``str.splitlines`` breaks at but a file's lines do not: \v, \x1c–\x1e,
+    \x85, \u2028) inside a line is whitespace to ranx's reader: ``Run.from_file`` iterates the file's lines
+    (``for line in f``) and splits each with ``line.split()``, so "q1 Q0 b 2 2\fx" is six fields (measured with
+    ranx 0.3.21: P@1 = 1 on this file). Run a (3), b (2), c (4) with c relevant: c is first, P@1 = 1 (by hand)."""
+    ms = [parse("P@1")[0]]
+    for odd in ("\x0c", "\x0b", "\x1c", "\x85", "\u2028"):
+        path = _run_file(tmp_path, ["q1 Q0 a 1 3 x", f"q1 Q0 b 2 2{odd}x", "q1 Q0 c 3 4 x"])
+        out = REFS["ranx"].evaluate_run_file(ms, {"q1": {"c": 1}}, path)["P@1"]
+        assert (out.status, out.per_query) == ("ok", pytest.approx({"q1": 1.0})), (repr(odd), out.detail)

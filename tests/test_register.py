@@ -13,9 +13,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from audit.errors import RegisterError
-from audit.register.claims import load_chapter
+from audit.register.claims import Fixture, load_chapter
 
 SHIPPED = Path(__file__).resolve().parents[1] / "claims" / "retrieval-23-chapter"
 
@@ -245,3 +246,16 @@ def test_snapshot_outside_the_chapter_folder_is_rejected(tmp_path):
     folder = chapter_copy(tmp_path, "file: snapshot.txt", "file: ../../../etc/passwd", file="chapter.yaml")
     err = load_error(folder)
     assert err.field == "snapshot.file" and "outside the chapter folder" in str(err)
+
+
+@pytest.mark.parametrize("name", ["a b", "a\tb", "", "a\x0cb", "a\u00a0b", " a"])
+def test_fixture_ids_are_single_trec_fields(name):
+    """A TREC qrels or run line is whitespace-separated fields (``str.split()``, as pytrec_eval's
+    ``parse_run``, ir-measures' and ranx's readers split it), and repeated-ID probes reach the libraries as
+    such a file (``checks.common.write_trec_run``): "q1 Q0 a b 3 1 probe" is seven fields, which
+    pytrec_eval's reader refuses by assertion and ir-measures' fails on (measured), a refusal that would be
+    read as the library's rule for repeated IDs. So an ID must be one field: non-empty, no whitespace."""
+    for qrels, run in (({"q1": {name: 1}}, {"q1": [name]}), ({name: {"a": 1}}, {name: ["a"]})):
+        with pytest.raises(ValidationError, match="not one TREC field"):
+            Fixture(qrels=qrels, run=run)
+    assert Fixture(qrels={"q1": {"a-b_1.x": 1}}, run={"q1": ["a-b_1.x", "c"]}).run == {"q1": ["a-b_1.x", "c"]}

@@ -176,6 +176,13 @@ class Fixture(Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> "Fixture":
+        ids = [("query", q) for q in {**self.qrels, **self.run}]
+        ids += [("document", d) for docs in self.qrels.values() for d in docs]
+        ids += [("document", d) for ranking in self.run.values() for d in ranking]
+        for what, name in ids:  # a TREC file holds an ID as one whitespace-separated field
+            if name.split() != [name]:
+                raise ValueError(f"{what} ID {name!r} is not one TREC field: an ID must be non-empty text without "
+                                 "whitespace (qrels and run files separate fields by whitespace)")
         for q in self.run:
             if q not in self.qrels:
                 raise ValueError(f"run query {q!r} has no qrels; every query of a fixture needs judgements")

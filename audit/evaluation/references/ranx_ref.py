@@ -47,12 +47,17 @@ def _tokens(queries, docs) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def _rename_run_file(path: str, qrels: Mapping[str, Mapping[str, int]], folder: str):
-    """A copy of a small TREC run file in ``folder`` with ids renamed as ``_rename`` does (every line kept
+    r"""A copy of a small TREC run file in ``folder`` with ids renamed as ``_rename`` does (every line kept
     in place, so a repeated ID stays repeated and a malformed line stays malformed for ranx's reader), the
     qrels renamed the same way, and the maps back to the query and document ids. Returns (path, qrels,
-    query ids back, document ids back)."""
+    query ids back, document ids back).
+
+    Lines are the file's own (``for line in handle``, as ``Run.from_file`` reads them: a line ends at
+    ``\n``, ``\r\n`` or ``\r`` only), not ``str.splitlines``'s, which also breaks at ``\v``, ``\f``,
+    ``\x1c``-``\x1e``, ``\x85``, ``\u2028`` and ``\u2029``: characters ranx's ``line.split()`` takes
+    as whitespace inside a line."""
     with open(path, encoding="utf-8") as handle:
-        lines = handle.read().splitlines()
+        lines = [line.removesuffix("\n") for line in handle]
     rows = [line.split() for line in lines]
     qmap, dmap = _tokens(set(qrels) | {r[0] for r in rows if len(r) == 6},
                          {d for j in qrels.values() for d in j} | {r[2] for r in rows if len(r) == 6})
