@@ -169,7 +169,10 @@ class Measurements:
     def _settle(self, ref: Reference) -> None:
         """Wait for the reference's prefetched batches and keep their outcomes (and store them)."""
         for missing, future in self._pending.pop(ref.name, []):
-            fixtures, texts, owner, outcomes = future.result()
+            try:
+                fixtures, texts, owner, outcomes = future.result()
+            except Exception:  # left uncached: each pair is then evaluated alone, its failure its own
+                continue
             for text, m in texts.items():
                 outcome = outcomes[str(m)]
                 if outcome.status == "error":
