@@ -45,6 +45,11 @@ def fmt_float(x: float | Fraction | None) -> str:
     return "—" if x is None else f"{float(x):.4f}"
 
 
+def _reading_key(reading) -> tuple:
+    """A hashable key for a reading (None: trec_eval's defaults)."""
+    return tuple(sorted((reading or {}).items()))
+
+
 def _content_key(fixture: Fixture) -> str:
     """A cache key from the fixture's content (not its address: fixtures built on the fly are freed
     and their addresses reused)."""
@@ -68,7 +73,7 @@ class Measurements:
         """The chapter's values of (measure, case) at each cutoff under ``reading``, as property searches
         fill them (``audit.evaluation.checks.property.Evaluations``): one table per reading, shared by every search in
         this audit, so a value is computed once."""
-        return self._tables.setdefault(tuple(sorted((reading or {}).items())), {})
+        return self._tables.setdefault(_reading_key(reading), {})
 
     def chapter_only(self) -> "Measurements":
         """A view with no references that shares this one's chapter values (to compute the chapter's side of
@@ -80,7 +85,7 @@ class Measurements:
     def chapter(self, fixture: Fixture, measure: str, reading=None) -> dict[str, Fraction]:
         """Per-query exact values by the chapter's definitions under ``reading`` (default: trec_eval's
         defaults). Raises ``AuditError`` on bad input."""
-        key = (_content_key(fixture), measure, tuple(sorted((reading or {}).items())))
+        key = (_content_key(fixture), measure, _reading_key(reading))
         if key not in self._chapter:
             _, spec = parse_measure(measure)
             self._chapter[key] = evaluator.evaluate(spec, fixture.qrels, fixture.run, reading, fixture.scores)
@@ -92,7 +97,7 @@ class Measurements:
         apply (pooled for a measure other than recall)."""
         if query is not None:
             return self.chapter(fixture, measure, reading).get(query)
-        key = (_content_key(fixture), measure, tuple(sorted(reading.items())), "aggregate")
+        key = (_content_key(fixture), measure, _reading_key(reading), "aggregate")
         if key not in self._chapter:
             _, spec = parse_measure(measure)
             self._chapter[key] = evaluator.aggregate(spec, fixture.qrels, fixture.run, reading, fixture.scores)

@@ -134,9 +134,6 @@ class Group(NamedTuple):
     right_measure: str
     ks: tuple[tuple[int, int], ...]
 
-    def pairs(self) -> list[Pair]:
-        return [Pair(self.case, k, other, k2, self.right_measure) for k, k2 in self.ks for other in self.others]
-
 
 def comparisons(groups: Sequence[Group]) -> int:
     """How many comparisons ``groups`` make."""
@@ -190,7 +187,6 @@ class Evaluations:
     def __init__(self, references: Sequence[Reference], reading=None, chapter: Table | None = None) -> None:
         self.references = list(references)
         self.reading = reading  # the chapter's stated conventions (unstated ones at trec_eval's defaults)
-        self.calls = 0
         # the chapter's values under this reading; shared between searches under the same reading
         self._chapter: Table = {} if chapter is None else chapter
         self._specs: dict[str, object] = {}
@@ -211,7 +207,6 @@ class Evaluations:
             names = {key: str(m) for key, m in parsed.items()}
             calls = [(ref, usable) for ref in self.references
                      if (usable := [m for m in parsed.values() if ref.supports(m).ok])]
-            self.calls += len(calls)
 
             def evaluate(call):
                 started = time.perf_counter()
