@@ -11,12 +11,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from audit.errors import AuditError
 from audit.evaluation import evaluator
 from audit.evaluation.references import Outcome, Reference
+from audit.evaluation.references.pytrec_eval_ref import trec_order
 from audit.register.files import open_regular, read_text
 from audit.register.limits import MAX_GRADE, trim
 from audit.register.measures import parse as parse_measure
@@ -543,7 +543,7 @@ def _verdicts(outcomes: dict[str, dict], kind: str) -> dict[str, str]:
 TIE_ORDERS = {
     "file order": lambda docs, order: _chapter_order(docs, order),
     "docno descending (32-bit scores, trec_eval's rule)":
-        lambda docs, order: sorted(docs, key=lambda d: (float(np.float32(docs[d])), d), reverse=True),
+        lambda docs, order: trec_order(docs),
     "docno ascending": lambda docs, order: sorted(sorted(docs), key=lambda d: -docs[d]),
 }
 
