@@ -198,8 +198,6 @@ class RanxReference(Reference):
         ``ranx.Qrels(qrels)`` with ``make_comparable=True``, one call with every metric, as a user's script
         does. SetP, and inputs that call fails on (no judged query), take ``evaluate``'s path on the run's
         contents, which handles both."""
-        support = {str(m): self.supports(m) for m in measures}
-        wanted = {str(m): self._metric(m)[0] for m in measures if support[str(m)].ok}
         with tempfile.TemporaryDirectory(prefix="chapter-audit-ranx-") as folder:
             try:
                 # ids renamed as for every other call, so numba's compiled functions serve this one too
@@ -207,19 +205,33 @@ class RanxReference(Reference):
                 loaded = self.read_file(renamed, "run")
             except Exception as exc:
                 return {str(m): error_outcome(exc, "ranx") for m in measures}
-            if wanted and "precision@n" not in wanted.values() and any(qrels_t.values()):
-                try:
-                    values = self._call_loaded(_import_ranx().Qrels(qrels_t), loaded, sorted(set(wanted.values())))
-                except Exception:
-                    values = None  # evaluate's path below gives the same call's outcome, or its own note
-                if values is not None:
-                    out = not_applicable(measures, support)
-                    out.update({key: Outcome("ok", per_query={back[q]: v for q, v in values[metric].items()},
-                                             provider="ranx") for key, metric in wanted.items()})
+            if any(qrels_t.values()):
+                out, tried = self._loaded_outcomes(measures, lambda: _import_ranx().Qrels(qrels_t), loaded, back)
+                if out is not None:
                     return out
-                loaded = self.read_file(renamed, "run")  # the failed call changed it (make_comparable)
+                if tried:
+                    loaded = self.read_file(renamed, "run")  # the failed call changed it (make_comparable)
             run = {back[q]: {docs_back[d]: score for d, score in docs.items()} for q, docs in loaded.to_dict().items()}
         return self.evaluate(measures, qrels, run)
+
+    def _loaded_outcomes(self, measures, qrels, run, back: Mapping[str, str] | None = None):
+        """``(outcomes, tried)``: every measure's outcome from one ``ranx.evaluate`` of ranx's own ``Qrels``
+        (``qrels``, or a function making them) and ``Run`` with every metric, query ids mapped through
+        ``back``; or ``(None, tried)`` when ``evaluate``'s dict path must answer instead: SetP (one
+        precision@n per run length), no supported measure, or a call ranx fails on (no judged query;
+        ``tried`` then says the call was made, and ``make_comparable`` may have changed ``run``)."""
+        support = {str(m): self.supports(m) for m in measures}
+        wanted = {str(m): self._metric(m)[0] for m in measures if support[str(m)].ok}
+        if not wanted or "precision@n" in wanted.values():
+            return None, False
+        try:
+            values = self._call_loaded(qrels() if callable(qrels) else qrels, run, sorted(set(wanted.values())))
+        except Exception:
+            return None, True  # evaluate's path gives the same call's outcome, or its own note
+        out = not_applicable(measures, support)
+        out.update({key: Outcome("ok", per_query={(back[q] if back else q): v for q, v in values[metric].items()},
+                                 provider="ranx") for key, metric in wanted.items()})
+        return out, True
 
     def read_file(self, path: str, kind: str):
         """``ranx.Qrels.from_file`` (kind "qrels") or ``ranx.Run.from_file`` on the file, as TREC (``kind="trec"``)."""
@@ -243,18 +255,10 @@ class RanxReference(Reference):
         qrels, run, readers, refusal = self.read_both(qrels_path, run_path)
         if refusal:
             return reader_rejected(measures, refusal[1], "ranx", refusal[0], readers)
-        support = {str(m): self.supports(m) for m in measures}
-        wanted = {str(m): self._metric(m)[0] for m in measures if support[str(m)].ok}
-        if wanted and "precision@n" not in wanted.values():
-            try:
-                values = self._call_loaded(qrels, run, sorted(set(wanted.values())))
-            except Exception:
-                values = None  # evaluate's path below gives the same call's outcome, or its own note
-            if values is not None:
-                out = not_applicable(measures, support)
-                out.update({key: Outcome("ok", per_query=values[metric], provider="ranx")
-                            for key, metric in wanted.items()})
-                return with_readers(out, readers)
+        out, tried = self._loaded_outcomes(measures, qrels, run)
+        if out is not None:
+            return with_readers(out, readers)
+        if tried:
             run = self.read_file(run_path, "run")  # the failed call changed it (make_comparable)
         qrels = {q: {d: int(g) for d, g in docs.items()} for q, docs in qrels.to_dict().items()}
         run = {q: dict(docs) for q, docs in run.to_dict().items()}
