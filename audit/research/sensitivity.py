@@ -204,20 +204,20 @@ def comparison_rows(claim, chapter: Chapter, ms: Measurements) -> list[Sensitivi
     return rows
 
 
-def _search(claim, measure: str, relation: str, reading, table: dict | None = None) -> str | None:
-    """The smallest counterexample by the chapter's definitions under ``reading``, or None. ``table``: the
-    chapter's values already computed under that reading (``Measurements.chapter_table``)."""
+def _search(claim, measure: str, relation: str, reading, ms: Measurements) -> str | None:
+    """The smallest counterexample by the chapter's definitions under ``reading``, or None; the chapter's
+    values are shared with the audit's other searches under that reading (``Measurements.chapter_table``)."""
     u = claim.universe
     length = MAX_LENGTH if len(set(u.grades)) <= 2 else MAX_LENGTH - 1  # graded universes grow fast
     length = min(u.max_length, length)
     universe = Universe(length, min(u.documents, length + 1), tuple(u.grades), min(u.max_k, MAX_K), u.unjudged,
                         u.relevant)
     probe = claim.model_copy(update={"measure": measure})
-    pairs = pairs_for(probe, list(universe.cases()), universe.max_k, u.grades)
-    if not pairs:
+    groups = pairs_for(probe, list(universe.cases()), universe.max_k, u.grades)
+    if not groups:
         return "no case"
-    ev = Evaluations([], reading, table)
-    found = ev.violations(measure, relation, pairs).get("chapter")
+    ev = Evaluations([], reading, ms.chapter_table(reading))
+    found = ev.violations(measure, relation, groups).get("chapter")
     if found is None:
         return None
     p = found.pair
@@ -226,7 +226,7 @@ def _search(claim, measure: str, relation: str, reading, table: dict | None = No
     return f"{p.case.describe()}, {where}: {_show(left)} → {_show(right)}"
 
 
-def property_rows(claim, chapter: Chapter, ms: Measurements | None = None) -> list[SensitivityRow]:
+def property_rows(claim, chapter: Chapter, ms: Measurements) -> list[SensitivityRow]:
     if claim.compare == "measure":
         return [SensitivityRow(claim=claim.id, statement=f"{claim.measure} {claim.relation} {claim.other}",
                                kind="property", conclusion="not applicable",
@@ -238,13 +238,12 @@ def property_rows(claim, chapter: Chapter, ms: Measurements | None = None) -> li
                                                           f" ({claim.transform})")
 
     def cell(alt: str, axis: str, measure: str, reading, stated=False) -> SensitivityCell:
-        table = ms.chapter_table(reading) if ms is not None else None
-        strict = _search(claim, measure, claim.relation, reading, table)
+        strict = _search(claim, measure, claim.relation, reading, ms)
         if strict == "no case":
             return SensitivityCell(alternative=alt, axis=axis, value="no case", outcome="n/a", stated=stated)
         value = "no counterexample" if strict is None else f"counterexample: {strict}"
         if strict is not None and weaker:
-            weak = _search(claim, measure, weaker, reading, table)
+            weak = _search(claim, measure, weaker, reading, ms)
             value += (f"; “{weaker}” holds" if weak is None else f"; “{weaker}” fails too: {weak}")
         return SensitivityCell(alternative=alt, axis=axis, value=value, stated=stated,
                                outcome="holds" if strict is None else "flips")
@@ -265,7 +264,7 @@ def property_rows(claim, chapter: Chapter, ms: Measurements | None = None) -> li
         if c.axis != "metric":
             by_axis.setdefault(c.axis, set()).add(c.value)
     cells = [c for c in cells if c.axis == "metric" or len(by_axis[c.axis]) > 1]
-    own = _search(claim, claim.measure, claim.relation, base, ms.chapter_table(base) if ms is not None else None)
+    own = _search(claim, claim.measure, claim.relation, base, ms)
     baseline = ("holds on the universe under the chapter's conventions" if own is None
                 else f"false under the chapter's conventions ({own})")
     conv = [c for c in cells if c.axis != "metric"]
