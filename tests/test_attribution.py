@@ -117,3 +117,18 @@ def test_no_single_cause_is_unexplained():
                              {"q1": {"a": 2.0, "b": 1.0}})
     assert not found.explained
     assert found.summary("the reference").startswith("unexplained: no single cause tried")
+
+
+def test_two_conventions_together_are_the_cause():
+    # Grades 3, 1, 2 ranked in that order, P@5. The chapter (relevance level 2, P@k over the number returned)
+    # gives 2/3; a reference at level 1 dividing by k gives 3/5. Level 1 alone: 3/3 = 1; dividing by k alone:
+    # 2/5. Only both together give 3/5.
+    base = {**evaluator.DEFAULT_READING, "relevance_level": "2", "precision_denominator": "number returned"}
+    found = _run_attribution(_RuleFollowing("P@5", {"relevance_level": "1", "precision_denominator": "k"}), "P@5",
+                             {"q1": {"a": 3, "b": 1, "c": 2}}, {"q1": ["a", "b", "c"]},
+                             {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}}, base=base)
+    assert found.joint
+    assert sorted((c.name, c.value) for c in found.causes) == [("precision_denominator", "k"),
+                                                                ("relevance_level", "1")]
+    assert "neither change alone does" in found.evidence()
+    assert found.summary("the reference").endswith("(both together: neither alone explains it)")

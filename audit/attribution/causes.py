@@ -53,6 +53,8 @@ class Cause:
 class Attribution:
     causes: list[Cause] = field(default_factory=list)
     tried: list[str] = field(default_factory=list)
+    joint: bool = False   # the causes act together (two conventions changed at once), not as alternatives
+    pairs_tried: int = 0  # pairs of convention values tried when no single cause explained
 
     @property
     def explained(self) -> bool:
@@ -60,8 +62,11 @@ class Attribution:
 
     def summary(self, who: str) -> str:
         if not self.causes:
-            return (f"unexplained: no single cause tried ({', '.join(self.tried) or 'none applied'}) makes "
+            pairs = f" nor any of {self.pairs_tried} pairs of those conventions" if self.pairs_tried else ""
+            return (f"unexplained: no single cause tried ({', '.join(self.tried) or 'none applied'}){pairs} makes "
                     f"{who} agree with the chapter's definitions")
+        if self.joint:
+            return " and ".join(c.sentence(who) for c in self.causes) + " (both together: neither alone explains it)"
         return "; or ".join(c.sentence(who) for c in self.causes)
 
     def evidence(self) -> str:
@@ -210,10 +215,46 @@ def attribute(who: str, observed: PerQuery, chapter: Callable[[Mapping[str, str]
         else:
             by_name[name] = Cause(name, "", _INPUT_PHRASE.get(name, name), [shown])
     result.causes = list(by_name.values())
+    if not result.causes:
+        result.causes = _joint(result, who, observed, chapter, inp, base, names, known or {})
     for cause in result.causes:
         if cause.name in CONVENTIONS and cause.value:
             cause.phrase = _reference_phrase(CONVENTIONS[cause.name].phrase(cause.value))
     return result
+
+
+def _joint(result: Attribution, who: str, observed: PerQuery, chapter, inp: Input, base: Mapping[str, str],
+           names: list[str], known: Mapping[str, list[str]]) -> list[Cause]:
+    """When no single cause explains ``observed``: the pairs of convention values that, changed together in the
+    chapter's definitions, give exactly those values. A pair the reference's probes show (both values among its
+    observed rules) is preferred; the first remaining pair is named, any other that fits is said to fit too.
+    Sets ``result.joint`` and ``result.pairs_tried``; returns the pair's two causes, or none."""
+    alternatives = [(n, v) for n in names for v in CONVENTIONS[n].values if v != base[n]]
+    fitting = []
+    for i, (n1, v1) in enumerate(alternatives):
+        for n2, v2 in alternatives[i + 1:]:
+            if n2 == n1:
+                continue
+            try:
+                variant = chapter({**base, n1: v1, n2: v2}, inp)
+            except Exception:  # a reading the input cannot take
+                continue
+            result.pairs_tried += 1
+            if agree(variant, observed):
+                fitting.append(((n1, v1), (n2, v2)))
+    if not fitting:
+        return []
+    seen = [pair for pair in fitting if all(v in known.get(n, []) for n, v in pair)]
+    (n1, v1), (n2, v2) = (seen or fitting)[0]
+    c1, c2 = CONVENTIONS[n1], CONVENTIONS[n2]
+    others = [pair for pair in fitting if pair != (seen or fitting)[0]]
+    also = (" Also fitting this input: " + "; ".join(f"{CONVENTIONS[a].title} “{x}” with {CONVENTIONS[b].title} “{y}”"
+                                                     for (a, x), (b, y) in others) + ".") if others else ""
+    shown = (f"The chapter's definitions with {c1.title} “{v1}” instead of “{base[n1]}” and {c2.title} “{v2}” "
+             f"instead of “{base[n2]}”, both changed, give exactly {who}'s values ({fmt(observed)}); neither "
+             f"change alone does.{also}")
+    result.joint = True
+    return [Cause(n1, v1, "", [shown]), Cause(n2, v2, "", [])]
 
 
 def _reference_phrase(phrase: str) -> str:

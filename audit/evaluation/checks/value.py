@@ -348,7 +348,11 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
         if found.explained:
             text += ". " + found.evidence()
             cause = found.causes[0]
-            if cause.name in CONVENTIONS and cause.value:
+            if found.joint and all(c.name in CONVENTIONS and c.value for c in found.causes):
+                wording = (f"Add: “{ref.title} follows other conventions here — "
+                           + "; and ".join(CONVENTIONS[c.name].phrase(c.value) for c in found.causes)
+                           + f" — and gives {shown} on this example.”")
+            elif cause.name in CONVENTIONS and cause.value:
                 wording = (f"Add: “{ref.title} follows another convention here — "
                            f"{CONVENTIONS[cause.name].phrase(cause.value)} — and gives {shown} on this example.”")
             else:
