@@ -476,7 +476,10 @@ def test_a_listing_that_hangs_while_shrinking_stays_within_the_budget(canary, tm
 # --- the audit killed: nothing survives ---------------------------------------------------------------------------
 
 HARNESS = """
-import sys
+import signal, sys
+# Ctrl-C as at a terminal: a test run started in the background inherits SIGINT ignored, and Python then
+# installs no KeyboardInterrupt handler
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from audit.evaluation.sandbox import run_listing
 print("started", flush=True)
 run_listing("def f():\\n    while True:\\n        pass\\n", "f", [[]] * 5, time_limit=600, call_limit=600)
