@@ -205,6 +205,14 @@ def run(args) -> int:
     from audit.run.jobs import audit_parallel
     from audit.run.provenance import collect
 
+    def prepare_charts() -> None:  # matplotlib loads while the audit waits on its references
+        from audit.report.charts import prepare
+        prepare()
+
+    def draw_ahead(result) -> None:  # and each claim's charts are drawn as it is done
+        from audit.report.charts import draw_ahead
+        draw_ahead(result.checks)
+
     err = Console(stderr=True, soft_wrap=True)
     out = Console(soft_wrap=True)
     cache = numba_cache_dir()
@@ -270,7 +278,8 @@ def run(args) -> int:
                 spinner.update(f"auditing {chapter.identity.id}: claim {claim_id} ({index}/{len(claims)})")
             try:
                 report = audit_chapter(chapter, references, provenance, progress=None if args.quiet else progress,
-                                       book=book, cache=cache, select=select)
+                                       book=book, cache=cache, select=select, computing=prepare_charts,
+                                       computed=draw_ahead)
             except Exception as exc:  # an internal fault: say so, keep going with the other chapters
                 err.print(f"[red]internal error[/red] while auditing {chapter.identity.id}: "
                           f"{_brief(exc)} (no report written for this chapter; please report this)",

@@ -5,11 +5,38 @@ from __future__ import annotations
 
 import io
 import re
+import threading
+from collections.abc import Sequence
+from concurrent.futures import Future
 
 from audit.report.results import Check
 from audit.run.cache import memoised
+from audit.run.parallel import queued
 
 _COLOURS = {"chapter": "#1f4e79", "pytrec_eval": "#c55a11", "ir_measures": "#548235", "ranx": "#7030a0"}
+
+
+#: Inches around the axes: room for one line of tick labels below, half a tick label of room at the right, and a little space above.
+_BOTTOM, _TOP, _RIGHT, _GAP = 0.28, 0.08, 0.3, 0.12
+
+
+def _text_width(texts, size: float = 8) -> float:
+    """The widest of ``texts`` in inches, set in the charts' font at ``size`` points (as matplotlib lays it out)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+    measure = TextToPath()
+    prop = FontProperties(size=size)
+    return max((measure.get_text_width_height_descent(t, prop, ismath=False)[0] for t in texts), default=0.0) / 72
+
+
+def _figure(plt, axes_width: float, axes_height: float, left: float, bottom: float = _BOTTOM):
+    """A figure whose axes are ``axes_width`` × ``axes_height`` inches with ``left`` and ``bottom`` inches for
+    the labels: the layout is computed here, from the labels' measured widths, so the figure is drawn once
+    (``bbox_inches="tight"`` draws it twice to find the same box)."""
+    width, height = left + axes_width + _RIGHT, bottom + axes_height + _TOP
+    fig, ax = plt.subplots(figsize=(width, height))
+    fig.subplots_adjust(left=left / width, right=1 - _RIGHT / width, bottom=bottom / height, top=1 - _TOP / height)
+    return fig, ax
 
 
 def _svg(fig) -> str:
@@ -19,7 +46,7 @@ def _svg(fig) -> str:
 
     import matplotlib.pyplot as plt
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    fig.savefig(buffer, format="svg", metadata={"Date": None})
     plt.close(fig)
     text = buffer.getvalue()
     text = text[text.index("<svg"):]
@@ -35,6 +62,51 @@ def _pyplot():
     return plt
 
 
+#: One chart at a time: pyplot's figures are shared state, not safe to draw from two threads at once.
+_DRAWING = threading.Lock()
+#: Charts being drawn ahead, in the "charts" queue: (chart, the check as JSON) → its SVG.
+_AHEAD: dict[tuple[str, str], Future] = {}
+
+
+def prepare() -> None:
+    """Start importing matplotlib and setting the charts' style (about 0.4 s) in the background, so the first
+    chart does not wait for it: while the audit waits on its references."""
+    queued("charts", _pyplot)
+
+
+def draw_ahead(checks: Sequence[Check]) -> None:
+    """Start drawing these checks' charts in the background (one thread, "charts"): while the audit waits on its
+    references, the charts of the claims already done are drawn, and the reports find them ready. A chart is
+    matched by the whole content of its check, so one whose check changed since is drawn again."""
+    for check in checks:
+        text = check.model_dump_json()
+        for fn in (_interval_chart, _curve_chart):
+            key = (fn.__name__, text)
+            if key not in _AHEAD:
+                _AHEAD[key] = queued("charts", _locked, fn, check)
+
+
+def _locked(fn, check: Check) -> str:
+    with _DRAWING:
+        return fn(check)
+
+
+def _drawn(fn, check: Check) -> str:
+    future = _AHEAD.pop((fn.__name__, check.model_dump_json()), None) if _AHEAD else None
+    return future.result() if future is not None else _locked(fn, check)
+
+
+def interval_chart(check: Check) -> str:
+    """The claimed interval (band or line) and each implementation's value (dots) as inline SVG; '' when there
+    is nothing to draw."""
+    return _drawn(_interval_chart, check)
+
+
+def curve_chart(check: Check) -> str:
+    """measure@k against k for each curve of the check, as inline SVG; '' when the check has none."""
+    return _drawn(_curve_chart, check)
+
+
 def _label(v) -> str:
     """The implementation's name; a chapter reading's label when the chapter gives several values."""
     if v.implementation != "chapter" or not v.behaviour:
@@ -44,8 +116,7 @@ def _label(v) -> str:
 
 
 @memoised("charts", "matplotlib")
-def interval_chart(check: Check) -> str:
-    """The claimed interval (band or line) and each implementation's value (dots); '' when nothing to draw."""
+def _interval_chart(check: Check) -> str:
     points = [(_label(v), v.value) for v in check.values if v.status == "ok" and v.value is not None
               and "left" not in v.per_query and "before" not in v.per_query]
     if not points or (check.low is None and check.high is None):
@@ -54,7 +125,8 @@ def interval_chart(check: Check) -> str:
     values = [x for _, x in points] + [b for b in (check.low, check.high) if b is not None]
     lo, hi = min(values), max(values)
     pad = max((hi - lo) * 0.25, 0.01)
-    fig, ax = plt.subplots(figsize=(5.0, 0.6 + 0.3 * len(points)))
+    labels = [n for n, _ in points]
+    fig, ax = _figure(plt, 3.9, 0.3 * len(points) + 0.1, _text_width(labels) + _GAP)
     left = check.low if check.low is not None else lo - pad
     right = check.high if check.high is not None else hi + pad
     if right - left < 1e-12:
@@ -63,7 +135,7 @@ def interval_chart(check: Check) -> str:
         ax.axvspan(left, right, color="#c8e6c9", label="claimed")
     for i, (name, x) in enumerate(points):
         ax.plot([x], [i], "o", color=_COLOURS.get(name.split(" (")[0], "#444"))
-    ax.set_yticks(range(len(points)), [n for n, _ in points])
+    ax.set_yticks(range(len(points)), labels)
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(-0.6, len(points) - 0.4)
     ax.invert_yaxis()
@@ -72,12 +144,12 @@ def interval_chart(check: Check) -> str:
 
 
 @memoised("charts", "matplotlib")
-def curve_chart(check: Check) -> str:
-    """measure@k against k for each curve of the check; '' when the check has none."""
+def _curve_chart(check: Check) -> str:
     if not check.curves:
         return ""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(4.2, 2.2))
+    # y tick labels are 0.0 … 1.0; below the axes, tick labels and the "cutoff k" label
+    fig, ax = _figure(plt, 3.3, 1.75, _text_width(["0.0"]) + _GAP + 0.05, _BOTTOM + 0.17)
     for name, ys in check.curves.items():
         ax.plot(range(1, len(ys) + 1), ys, marker="o", markersize=3, label=name)
     ax.set_xlabel("cutoff k")

@@ -228,7 +228,8 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
 def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance: Provenance,
                   progress: Callable[[str], None] | None = None, book: Book | None = None,
                   cache: ClaimCache | None = None, select: Collection[str] | None = None,
-                  ledger: bool = True) -> ChapterReport:
+                  ledger: bool = True, computing: Callable[[], None] | None = None,
+                  computed: Callable[[ClaimResult], None] | None = None) -> ChapterReport:
     """Audit the claims of ``chapter`` in register order and return the report model.
 
     ``book``: the chapters audited together, so a listing can be held to a convention another
@@ -238,7 +239,10 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     ``select``: claim ids to audit (None: all); the report then holds only those claims, in register
     order. A reference's worker process starts on its first evaluation, so a run in which every claim
     (or every outcome a changed claim needs) is cached loads no reference library. ``ledger=False``
-    leaves the references' observed conventions out (the pytest plugin shows claims only).
+    leaves the references' observed conventions out (the pytest plugin shows claims only). ``computing``
+    is called once, when some claim is not in the cache, as its computing starts, and ``computed`` with
+    each claim's result as it is computed: to prepare other work meanwhile (the reports' charts) while
+    the audit waits on its references.
     """
     claims = [c for c in chapter.register.claims if select is None or c.id in select]
     budget = Budget()
@@ -253,6 +257,13 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
             if hit is not None:
                 cached[claim.id] = hit
     todo = [c for c in claims if c.id not in cached]
+    if todo and not cached:
+        # Nothing of this chapter is cached (a first run, or no cache), so its references' values are not
+        # stored either: their workers start loading now. Otherwise a worker starts on the first value
+        # not stored, so a revision whose values are all stored loads no library.
+        _start(references)
+    if todo and computing is not None:
+        computing()
     store = OutcomeStore(env) if cache is not None and cache.enabled else None
     ms = Measurements(references, book, store)
     requests, files = [], []
@@ -287,11 +298,14 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
                         book.conflicts.append(conflict)
         else:
             result = audit_claim(claim, chapter, ms, anchor)
+            if computed is not None:
+                computed(result)
             if cache is not None:
                 mine = [asdict(c) for c in (book.conflicts if book is not None else [])
                         if (c.chapter, c.claim) == (chapter_id, claim.id)]
                 cache.put(keys[claim.id], result, mine)
         results.append(result)
+    ms.close()  # search batches started ahead that no search asked for
     statements, scan_summary = scan_coverage(chapter, anchors)
     counts = Counter(r.verdict for r in results)
     ident = chapter.identity
@@ -335,6 +349,14 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     if cache is not None and cache.enabled and select is None and report.research is not None:
         rcache.put(rkey, report.research)
     return report
+
+
+def _start(references: Sequence[Reference]) -> None:
+    """Start the references' worker processes (loading a library takes seconds), if they have any."""
+    for ref in references:
+        start = getattr(ref, "start", None)
+        if start is not None:
+            start()
 
 
 def _chapter_side(chapter: Chapter, claims: Sequence, ms: Measurements) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import replace
 from fractions import Fraction
@@ -16,7 +16,7 @@ from audit.register.claims import Fixture
 from audit.register.measures import parse as parse_measure
 from audit.register.values import ClaimedValue, display, format_exact
 from audit.report.results import ImplValue
-from audit.run.parallel import submit_each
+from audit.run.parallel import queued
 
 CHAPTER = "chapter"
 
@@ -68,6 +68,8 @@ class Measurements:
         self._pending: dict[str, list[tuple[list, Future]]] = {}  # reference → batches still evaluating
         self._files: dict[tuple[str, tuple[str, ...]], dict[str, Future]] = {}  # run-file probes → per reference
         self._tables: dict[tuple, dict] = {}  # reading → the chapter's values in property searches
+        self._searches: dict[tuple, Future] = {}  # (reference, property-search batch) → its evaluation
+        self._starts_for: list[Reference] | None = None  # a chapter-only view: whose search batches it starts
 
     def chapter_table(self, reading=None) -> dict:
         """The chapter's values of (measure, case) at each cutoff under ``reading``, as property searches
@@ -79,8 +81,37 @@ class Measurements:
         """A view with no references that shares this one's chapter values (to compute the chapter's side of
         the checks while the references are still evaluating)."""
         view = Measurements([], self.book)
-        view._chapter, view._tables = self._chapter, self._tables
+        view._chapter, view._tables, view._searches = self._chapter, self._tables, self._searches
+        view._starts_for = self.references
         return view
+
+    def search_references(self) -> list[Reference]:
+        """The references a property search evaluates its batches on. In a chapter-only view these are the
+        audit's references still: the view's searches start their batches (``search_batch``) without
+        waiting for them, so the real searches later find them evaluated or under way."""
+        return self.references if self._starts_for is None else self._starts_for
+
+    @property
+    def waits(self) -> bool:
+        """Whether a property search waits for its batches' reference values (False in a chapter-only view)."""
+        return self._starts_for is None
+
+    def search_batch(self, ref: Reference, key: tuple, call: Callable[[], dict]) -> Future:
+        """The future of ``call()`` — ``ref``'s evaluation of the property-search batch ``key`` — started in
+        ``ref``'s queue the first time the batch is asked for and shared after that: a search repeated
+        under the same reading (the weaker form's, or the real search after a chapter-only view's) costs
+        the reference nothing more."""
+        future = self._searches.get(key)
+        if future is None:
+            future = self._searches[key] = queued(ref.name, call)
+        return future
+
+    def close(self) -> None:
+        """Drop the search batches that have not started: after the claims, those no search asked for (a
+        chapter-only view started a stage the real search did not reach). A later request starts one again."""
+        for key, future in list(self._searches.items()):
+            if future.cancel():
+                del self._searches[key]
 
     def chapter(self, fixture: Fixture, measure: str, reading=None) -> dict[str, Fraction]:
         """Per-query exact values by the chapter's definitions under ``reading`` (default: trec_eval's
@@ -168,8 +199,8 @@ class Measurements:
             parsed = list({str(m): m for m in texts.values()}.values())
             return fixtures, texts, owner, ref.evaluate(parsed, qrels, run)
 
-        for (ref, missing), future in zip(calls, submit_each(batch, calls)):
-            self._pending.setdefault(ref.name, []).append((missing, future))
+        for ref, missing in calls:
+            self._pending.setdefault(ref.name, []).append((missing, queued(ref.name, batch, (ref, missing))))
 
     def _settle(self, ref: Reference) -> None:
         """Wait for the reference's prefetched batches and keep their outcomes (and store them)."""
@@ -209,7 +240,7 @@ class Measurements:
                                                      write_trec_run(fixture, folder))
                 return {text: outcomes[str(m)] for text, m in zip(measures, parsed)}
 
-            self._files[key] = dict(zip((r.name for r in self.references), submit_each(call, self.references)))
+            self._files[key] = {r.name: queued(r.name, call, r) for r in self.references}
 
     def file_outcomes(self, fixture: Fixture, measures: Sequence[str]) -> dict[str, dict[str, object]]:
         """``{reference name: {measure: Outcome}}`` for a run-file probe (see ``prefetch_files``)."""

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from typing import NamedTuple
 
 from audit.attribution.verdict import Evidence, Point
@@ -29,7 +30,7 @@ from audit.register.claims import Chapter, PropertyClaim
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact
 from audit.report.results import Check, ImplValue
-from audit.run.parallel import submit_each
+from audit.run.parallel import queued
 
 RELATIONS: dict[str, Callable[[float, float], bool]] = {
     "increases": lambda a, b: b > a,
@@ -184,12 +185,17 @@ class Evaluations:
     and kept for later batches.
     """
 
-    def __init__(self, references: Sequence[Reference], reading=None, chapter: Table | None = None) -> None:
+    def __init__(self, references: Sequence[Reference], reading=None, chapter: Table | None = None,
+                 ms: Measurements | None = None) -> None:
         self.references = list(references)
         self.reading = reading  # the chapter's stated conventions (unstated ones at trec_eval's defaults)
         # the chapter's values under this reading; shared between searches under the same reading
         self._chapter: Table = {} if chapter is None else chapter
         self._specs: dict[str, object] = {}
+        # where the references' batches are started and shared (``Measurements.search_batch``); a chapter-only
+        # view's searches start them and go on with the chapter's values alone
+        self._ms = ms
+        self._waits = ms is None or ms.waits
 
     def compute(self, requests: Requests) -> dict[str, Table]:
         """Every implementation's value of each requested (measure, case) at each cutoff: the references
@@ -201,25 +207,34 @@ class Evaluations:
         qrels = {index[c]: c.qrels() for c in cases}
         futures, calls = [], []
         if self.references:
-            run = {index[c]: {d: float(len(c.ranked) - i) for i, d in enumerate(c.ranking())} for c in cases}
             wanted = sorted({(measure, k) for (measure, _), ks in requests.items() for k in ks})
             parsed = {(measure, k): parse_measure(f"{measure}@{k}")[0] for measure, k in wanted}
             names = {key: str(m) for key, m in parsed.items()}
             calls = [(ref, usable) for ref in self.references
                      if (usable := [m for m in parsed.values() if ref.supports(m).ok])]
+            built: list[dict] = []
 
-            def evaluate(call):
+            def evaluate(ref, usable):
+                if not built:
+                    built.append({index[c]: {d: float(len(c.ranked) - i) for i, d in enumerate(c.ranking())}
+                                  for c in cases})
                 started = time.perf_counter()
                 CALL_SECONDS.value = None
-                outcomes = call[0].evaluate(call[1], qrels, run)
-                tally = TALLY.setdefault(call[0].name, [0, 0, 0.0])
+                outcomes = ref.evaluate(usable, qrels, built[0])
+                tally = TALLY.setdefault(ref.name, [0, 0, 0.0])
                 tally[0] += len(qrels)
-                tally[1] += len(qrels) * len(call[1])
+                tally[1] += len(qrels) * len(usable)
                 # a worker's time on the call (not the wait behind an earlier call); else the call's wall time
                 tally[2] += CALL_SECONDS.value or (time.perf_counter() - started)
                 return outcomes
 
-            futures = submit_each(evaluate, calls)
+            # a batch is its cases (in query order) and the measures asked of the reference: the same key is
+            # the same call
+            batch = tuple(cases)
+            for ref, usable in calls:
+                call = partial(evaluate, ref, usable)
+                futures.append(self._ms.search_batch(ref, (ref.name, batch, tuple(str(m) for m in usable)), call)
+                               if self._ms is not None else queued(ref.name, call))
         cache = self._chapter
         for key, ks in requests.items():  # every cutoff of a case in one pass
             row = cache.get(key)
@@ -230,6 +245,8 @@ class Evaluations:
                 values = evaluator.evaluate_cutoffs(spec, qrels[index[case]], case.ranking(), todo, self.reading)
                 cache.setdefault(key, {}).update(zip(todo, values))
         out: dict[str, Table] = {CHAPTER: cache}
+        if not self._waits:
+            return out  # started; the real search collects them
         for (ref, _), future in zip(calls, futures):
             outcomes = future.result()
             for outcome in outcomes.values():
@@ -521,10 +538,10 @@ def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding,
 
 def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
-    refs = [r for r in ms.references if r.supports(parse_measure(f"{claim.measure}@1")[0]).ok
+    refs = [r for r in ms.search_references() if r.supports(parse_measure(f"{claim.measure}@1")[0]).ok
             and (claim.compare != "measure" or r.supports(parse_measure(f"{claim.other}@1")[0]).ok)]
     reading = base_reading(chapter.declared_for(claim))
-    ev = Evaluations(refs, reading, ms.chapter_table(reading))
+    ev = Evaluations(refs, reading, ms.chapter_table(reading), ms)
     deadline = time.monotonic() + claim.search.time_limit
     u = claim.universe
     universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant)

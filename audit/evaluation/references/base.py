@@ -47,12 +47,15 @@ class Outcome:
 class Reference(abc.ABC):
     """A reference implementation. Subclasses translate measure names and inputs.
 
-    ``name``: short id used in reports; ``library``: the distribution name for its version.
+    ``name``: short id used in reports; ``library``: the distribution name for its version;
+    ``slow_to_load``: its first evaluation in a process takes seconds (every audit waits for it), so its
+    worker process is given the CPU first (``audit.evaluation.references.worker``).
     """
 
     name: str = ""
     library: str = ""
     title: str = ""
+    slow_to_load: bool = False
 
     def version(self) -> str:
         """The installed version of the library's distribution (``library``), as pip names it."""

@@ -86,6 +86,9 @@ class RanxReference(Reference):
     name = "ranx"
     library = "ranx"
     title = "ranx"
+    # Importing ranx and its first evaluation in a process take about 5 s of CPU with a warm numba cache:
+    # numba loads each compiled metric, and compiles its typed containers in every process.
+    slow_to_load = True
 
     def conventions(self) -> dict[str, str]:
         """Notes on how it is called that no probe shows (its conventions are observed: ``audit.evaluation.observe``)."""

@@ -1,0 +1,199 @@
+"""Work started ahead of need: per-reference queues, property-search batches started by the chapter-only
+pass and collected by the real searches, charts drawn while the audit waits, and the workers' priorities."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+
+import pytest
+import yaml
+
+from audit.evaluation.references import all_references
+from audit.evaluation.references.pytrec_eval_ref import PytrecEvalReference
+from audit.evaluation.references.worker import NICENESS
+from audit.register.claims import load_chapter
+from audit.run import audit as audit_module
+from audit.run.audit import audit_chapter
+from audit.run.parallel import queued
+from audit.run.provenance import collect
+
+
+def test_a_queue_runs_its_calls_in_order_while_another_queue_goes_on():
+    gate, order = threading.Event(), []
+    first = queued("test-a", lambda: (gate.wait(10), order.append(1)))
+    second = queued("test-a", order.append, 2)
+    other = queued("test-b", lambda: "b done")
+    assert other.result(timeout=10) == "b done"  # not held up by queue a's blocked call
+    assert order == []
+    gate.set()
+    first.result(timeout=10)
+    second.result(timeout=10)
+    assert order == [1, 2]
+
+
+def test_a_queued_call_cancelled_before_it_starts_never_runs():
+    gate, ran = threading.Event(), []
+    blocker = queued("test-c", gate.wait, 10)
+    dropped = queued("test-c", ran.append, "dropped")
+    assert dropped.cancel()
+    gate.set()
+    blocker.result(timeout=10)
+    queued("test-c", ran.append, "kept").result(timeout=10)
+    assert ran == ["kept"]
+
+
+def test_a_failing_queued_call_raises_from_its_future():
+    def fail():
+        raise ValueError("bad input")
+    with pytest.raises(ValueError, match="bad input"):
+        queued("test-d", fail).result(timeout=10)
+    assert queued("test-d", lambda: 3).result(timeout=10) == 3  # the queue goes on
+
+
+# --- property-search batches --------------------------------------------------------------------------------
+
+SNAPSHOT = "Raising k always hurts precision. Recall never falls. RR ignores later items.\n"
+SMALL = {"max_length": 3, "documents": 4, "grades": [0, 1], "max_k": 4}
+CLAIMS = [  # one false with its weaker and opposite forms searched too, one true, one transform
+    {"id": "P1", "title": "P1", "kind": "property", "quote": "always hurts precision", "claim": "P decreases",
+     "measure": "P", "relation": "decreases", "compare": "next_cutoff", "universe": SMALL,
+     "search": {"random_cases": 300, "max_length": 10}},
+    {"id": "P2", "title": "P2", "kind": "property", "quote": "Recall never falls.", "claim": "R never decreases",
+     "measure": "R", "relation": "never decreases", "compare": "next_cutoff", "universe": SMALL,
+     "search": {"random_cases": 300, "max_length": 10}},
+    {"id": "P3", "title": "P3", "kind": "property", "quote": "RR ignores later items.", "claim": "RR unchanged",
+     "measure": "RR", "relation": "unchanged", "compare": "transform", "transform": "change_after_first_relevant",
+     "universe": SMALL, "search": {"random_cases": 300, "max_length": 10}},
+]
+
+
+class Counting(PytrecEvalReference):
+    """pytrec_eval in this process, recording each call's content (qrels, run, measures) and when it came."""
+
+    def __init__(self, phase: list[str]) -> None:
+        super().__init__()
+        self.phase = phase
+        self.calls: list[tuple[str, str]] = []
+        self.lock = threading.Lock()
+
+    def evaluate(self, measures, qrels, run):
+        digest = hashlib.sha1(json.dumps([sorted(str(m) for m in measures), qrels, run], sort_keys=True)
+                              .encode()).hexdigest()
+        with self.lock:
+            self.calls.append((digest, self.phase[0]))
+        return super().evaluate(measures, qrels, run)
+
+
+_CHAPTER_SIDE = audit_module._chapter_side
+
+
+def _audit(tmp_path, monkeypatch, ahead: bool):
+    folder = tmp_path / ("ahead" if ahead else "plain")
+    folder.mkdir()
+    (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: props\ntitle: Properties\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(yaml.safe_dump({"claims": CLAIMS}), encoding="utf-8")
+    phase = ["claims"]
+    ref = Counting(phase)
+    real = _CHAPTER_SIDE
+
+    def chapter_side(*args):
+        phase[0] = "chapter-only pass"
+        if ahead:
+            real(*args)
+            queued(ref.name, lambda: None).result(timeout=60)  # the batches it queued have run
+        phase[0] = "claims"
+    monkeypatch.setattr(audit_module, "_chapter_side", chapter_side)
+    report = audit_chapter(load_chapter(folder), [ref], collect(["audit", "run"]), ledger=False)  # searches only
+    return report, ref.calls
+
+
+def test_the_chapter_only_pass_starts_the_searches_batches_and_the_searches_collect_them(tmp_path, monkeypatch):
+    plain, plain_calls = _audit(tmp_path, monkeypatch, ahead=False)
+    ahead, ahead_calls = _audit(tmp_path, monkeypatch, ahead=True)
+    # the same verdicts and reasons, word for word
+    assert [(c.id, c.verdict, c.reason) for c in ahead.claims] == [(c.id, c.verdict, c.reason) for c in plain.claims]
+    assert [c.verdict for c in ahead.claims] == ["contradicted", "supported", "supported"]  # P@k moves both ways
+    started = {d for d, phase in ahead_calls if phase == "chapter-only pass"}
+    assert started, "the chapter-only pass started no batch"
+    # each batch went to the reference once: the searches found the started ones, and a search repeated
+    # under the same reading (P1's weaker and opposite forms) shares them
+    digests = [d for d, _ in ahead_calls]
+    assert len(digests) == len(set(digests))
+    # every batch the searches need was evaluated, and none was evaluated twice without the pass either
+    assert {d for d, _ in plain_calls} <= set(digests)
+    assert len(plain_calls) == len({d for d, _ in plain_calls})
+
+
+# --- charts -------------------------------------------------------------------------------------------------
+
+def test_a_chart_drawn_ahead_is_the_chart_drawn_in_place_and_a_changed_check_is_drawn_again():
+    from audit.report import charts
+    from audit.report.results import Check, ImplValue
+    from audit.run.cache import set_memo
+    set_memo(False)
+    try:
+        check = Check(label="P@4", measure="P@4", claimed="1/4", low=0.25, high=0.25,
+                      values=[ImplValue(implementation="chapter", value=0.25),
+                              ImplValue(implementation="ranx", value=0.25)])
+        in_place = charts.interval_chart(check)
+        charts.draw_ahead([check])
+        assert charts.interval_chart(check) == in_place
+        assert charts.curve_chart(check) == ""  # no curves
+        assert not charts._AHEAD  # taken, not kept
+        charts.draw_ahead([check])
+        check.values[1].value = 0.2  # changed after it was queued: the report must show 0.2
+        changed = charts.interval_chart(check)
+        assert changed != in_place
+        assert changed == charts.interval_chart(check.model_copy(deep=True))
+        charts.curve_chart(check)
+    finally:
+        set_memo(True)
+        charts._AHEAD.clear()
+
+
+def test_long_labels_fit_inside_the_chart():
+    """The layout is computed from the labels' measured widths: a long chapter reading's label starts inside
+    the SVG's width (``bbox_inches="tight"`` used to find that box by drawing twice)."""
+    import re
+
+    from audit.report import charts
+    from audit.report.results import Check, ImplValue
+    from audit.run.cache import set_memo
+    set_memo(False)
+    try:
+        long = "nDCG gain exponential, unjudged removed"
+        check = Check(label="nDCG@4", measure="nDCG@4", claimed="0.8", low=0.75, high=0.85,
+                      values=[ImplValue(implementation="chapter", behaviour=long, value=0.7),
+                              ImplValue(implementation="pytrec_eval", value=0.8)])
+        svg = charts.interval_chart(check)
+    finally:
+        set_memo(True)
+    width = float(re.search(r'<svg[^>]* width="([\d.]+)pt"', svg).group(1))
+    label = charts._label(check.values[0])
+    assert label in svg
+    xs = [float(x) for x in re.findall(r'<text[^>]* x="(-?[\d.]+)"[^>]*>[^<]*' + re.escape(label[:20]), svg)]
+    assert xs and all(0 <= x <= width for x in xs), (xs, width)
+
+
+# --- the workers --------------------------------------------------------------------------------------------
+
+def test_quick_references_run_below_the_slow_one_and_every_worker_ends_cleanly():
+    from audit.register.measures import parse
+    refs = all_references()
+    measure = parse("P@1")[0]
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    try:
+        for ref in refs:
+            ref.evaluate([measure], {"q1": {"a": 1}}, {"q1": {"a": 1.0}})
+        priorities = {ref.name: os.getpriority(os.PRIO_PROCESS, ref._process.pid) for ref in refs}
+        processes = {ref.name: ref._process for ref in refs}
+    finally:
+        for ref in refs:
+            ref.stop()
+    assert priorities["ranx"] == mine  # slow_to_load: the audit waits for it
+    assert priorities["pytrec_eval"] == priorities["ir_measures"] == min(19, mine + NICENESS)
+    assert {name: p.returncode for name, p in processes.items()} == {n: 0 for n in processes}
