@@ -259,3 +259,30 @@ def test_a_revision_elsewhere_reuses_the_proposals_recheck(tmp_path):
     assert fresh.returncode == warm.returncode, fresh.stderr
     for p in sorted(reports.iterdir()):
         assert p.read_bytes().replace(b" --no-cache", b"") == cached[p.name], p.name
+
+
+def test_sensitivity_rows_are_kept_per_claim_and_only_a_changed_claims_are_computed_again(tmp_path, monkeypatch):
+    """A claim's rows of the sensitivity table depend on that claim alone: with a per-claim cache, a second
+    table computes nothing, and after one claim's key changes (a revision of its sentence) only its rows are
+    computed again. The rows are those of a table computed without the cache."""
+    from audit.evaluation.checks.common import Measurements
+    from audit.research import sensitivity as module
+    from audit.run.cache import PerClaimCache
+    chapter = load_chapter(ROOT / "claims" / "recall-and-precision")
+    found = {c.id for c in chapter.register.claims}
+    fresh = module.sensitivity(chapter, Measurements([]), found)
+    assert {r.kind for r in fresh} >= {"value", "property"}
+    keys = {c.id: f"key-{c.id}" for c in chapter.register.claims}
+    computed: list[str] = []
+    for name in ("value_rows", "comparison_rows", "property_rows"):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda claim, *a, real=real: computed.append(claim.id) or real(claim, *a))
+    first = module.sensitivity(chapter, Measurements([]), found, PerClaimCache(tmp_path, keys))
+    assert first == fresh and computed
+    computed.clear()
+    again = module.sensitivity(chapter, Measurements([]), found, PerClaimCache(tmp_path, keys))
+    assert again == fresh and computed == []
+    revised = fresh[0].claim
+    keys[revised] = "key-after-a-revision"
+    third = module.sensitivity(chapter, Measurements([]), found, PerClaimCache(tmp_path, keys))
+    assert third == fresh and computed == [revised]

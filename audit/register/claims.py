@@ -442,9 +442,9 @@ class Chapter:
         return self.register.fixtures[ref] if isinstance(ref, str) else ref
 
 
-class UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a mapping that repeats a key (YAML says keys are unique;
-    PyYAML would silently keep the last) or whose key is a list or mapping (``? [a, b]``)."""
+class _UniqueKeys:
+    """Refuses a mapping that repeats a key (YAML says keys are unique; PyYAML would silently keep the last)
+    or whose key is a list or mapping (``? [a, b]``)."""
 
     def construct_mapping(self, node, deep=False):
         seen: dict[Any, int] = {}
@@ -460,7 +460,16 @@ class UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def _shape(text: str, path: Path) -> None:
+class UniqueKeyLoader(_UniqueKeys, yaml.SafeLoader):
+    """PyYAML's safe loader (pure Python), refusing repeated and non-scalar keys."""
+
+
+#: The same on libyaml (about ten times as fast), where PyYAML was built with it. Its problems are reported
+#: as the pure-Python loader words them: a file it refuses is read again by that one.
+_FastLoader = type("_FastLoader", (_UniqueKeys, yaml.CSafeLoader), {}) if yaml.__with_libyaml__ else None
+
+
+def _shape(text: str, path: Path, loader=yaml.SafeLoader) -> None:
     """Refuse YAML nested deeper than ``MAX_YAML_DEPTH`` or with more than ``MAX_YAML_ALIASES``
     aliases, from the token stream (PyYAML's composer recurses once per level, so depth is checked
     before it runs)."""
@@ -468,7 +477,7 @@ def _shape(text: str, path: Path) -> None:
     opening = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
                yaml.FlowSequenceStartToken)
     closing = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
-    tokens = yaml.scan(text, Loader=yaml.SafeLoader)
+    tokens = yaml.scan(text, Loader=loader)
     while True:
         try:
             token = next(tokens)
@@ -495,6 +504,17 @@ def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
         raise RegisterError(f"missing; a chapter folder needs {CHAPTER_FILE}, {CLAIMS_FILE} and a snapshot "
                             "(see README, 'Writing claims for a new chapter')", file=str(path))
     text = read_text(path, "register file", MAX_REGISTER_BYTES, RegisterError)
+    if _FastLoader is not None:
+        try:
+            _shape(text, path, _FastLoader)
+            loader = _FastLoader(text)
+            try:
+                node = loader.get_single_node()
+                return (loader.construct_document(node) if node is not None else None), node
+            finally:
+                loader.dispose()
+        except (yaml.YAMLError, ValueError, OverflowError, RecursionError):
+            pass  # reported below, in the pure-Python loader's words
     try:
         _shape(text, path)
         return yaml.load(text, Loader=UniqueKeyLoader), yaml.compose(text, Loader=yaml.SafeLoader)

@@ -36,13 +36,14 @@ def complete(report: ChapterReport, chapter: Chapter, ms: Measurements, rows: li
              rechecks=None) -> None:
     """Add the research sections to ``report`` (in place). ``rows``: the metric-choice sensitivity table when
     it was computed already (it needs the chapter's definitions only, so it can run while the references
-    evaluate the claims); None computes it here. ``rechecks``: where the proposal's re-checks are kept per
-    claim key (``audit.run.cache.RecheckCache``), or None to run every one."""
+    evaluate the claims); None computes it here. ``rechecks``: where what is derived from one claim alone is
+    kept per claim key (``audit.run.cache.PerClaimCache``: the proposal's re-checks, the claim's sensitivity
+    rows), or None to compute all of it."""
     notebook = getattr(chapter.identity, "notebook", None)
     if notebook:
         report.chapter["notebook"] = notebook
     if rows is None:
-        rows = sensitivity(chapter, ms, {c.id for c in report.claims if c.line})
+        rows = sensitivity(chapter, ms, {c.id for c in report.claims if c.line}, rechecks)
     sources, others = ledger(report.claims, chapter.register.claims, rows)
     report.research = Research(sources=sources, sources_not_bearing=others, sensitivity=rows,
                                proposal=propose(report.claims, chapter, ms, _patch_path(chapter), rechecks),

@@ -282,20 +282,30 @@ def property_rows(claim, chapter: Chapter, ms: Measurements) -> list[Sensitivity
                            conclusion=conclusion, note=note)]
 
 
-def sensitivity(chapter: Chapter, ms: Measurements, found: set[str]) -> list[SensitivityRow]:
-    """The table for every value, comparison and property claim whose quote was found (``found``: ids)."""
+def sensitivity(chapter: Chapter, ms: Measurements, found: set[str], per_claim=None) -> list[SensitivityRow]:
+    """The table for every value, comparison and property claim whose quote was found (``found``: ids).
+
+    A claim's rows depend on the claim alone (its encoding, fixtures and the chapter's conventions): with
+    ``per_claim`` (``audit.run.cache.PerClaimCache``) they are kept by the claim's key, so a revision of
+    another claim does not compute them again."""
     rows: list[SensitivityRow] = []
     for claim in chapter.register.claims:
-        if claim.id not in found:
+        if claim.id not in found or claim.kind not in ("value", "comparison", "property"):
             continue
+        stored = per_claim.get(claim.id, "sensitivity") if per_claim is not None else None
+        if stored is not None:
+            try:
+                rows += [SensitivityRow.model_validate(r) for r in stored["rows"]]
+                continue
+            except (KeyError, TypeError, ValueError):
+                pass  # a foreign or corrupt entry: computed again
         try:
-            if claim.kind == "value":
-                rows += value_rows(claim, chapter, ms)
-            elif claim.kind == "comparison":
-                rows += comparison_rows(claim, chapter, ms)
-            elif claim.kind == "property":
-                rows += property_rows(claim, chapter, ms)
+            mine = {"value": value_rows, "comparison": comparison_rows, "property": property_rows}[claim.kind](
+                claim, chapter, ms)
         except AuditError as exc:
-            rows.append(SensitivityRow(claim=claim.id, statement=claim.title, kind=claim.kind,
-                                       conclusion="not applicable", note=f"could not be evaluated: {exc.message}"))
+            mine = [SensitivityRow(claim=claim.id, statement=claim.title, kind=claim.kind,
+                                   conclusion="not applicable", note=f"could not be evaluated: {exc.message}")]
+        rows += mine
+        if per_claim is not None:
+            per_claim.put(claim.id, "sensitivity", {"rows": [r.model_dump(mode="json") for r in mine]})
     return rows

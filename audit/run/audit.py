@@ -37,7 +37,7 @@ from audit.report.results import Statement as StatementResult
 from audit.run.cache import (
     ClaimCache,
     OutcomeStore,
-    RecheckCache,
+    PerClaimCache,
     ResearchCache,
     claim_key,
     environment,
@@ -277,10 +277,12 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     # While the references load and evaluate, this process computes what needs only the chapter's
     # definitions: the chapter's side of the property searches, then the sensitivity table.
     _chapter_side(chapter, [c for c in todo if c.kind == "property" and anchors[c.id].found], ms)
+    per_claim = (PerClaimCache(cache.folder.parent / "per-claim", keys)
+                 if cache is not None and cache.enabled else None)
     early = None
     if todo and select is None:
         from audit.research.sensitivity import sensitivity
-        early = sensitivity(chapter, ms, {c.id for c in claims if anchors[c.id].line})
+        early = sensitivity(chapter, ms, {c.id for c in claims if anchors[c.id].line}, per_claim)
     chapter_id = str(chapter.identity.id)
     results = []
     for claim in claims:
@@ -343,9 +345,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
             return report
         except (ValueError, TypeError):
             pass  # a foreign or corrupt entry: recomputed below
-    rechecks = (RecheckCache(cache.folder.parent / "rechecks", keys)
-                if cache is not None and cache.enabled else None)
-    complete(report, chapter, ms, early, rechecks)
+    complete(report, chapter, ms, early, per_claim)
     if cache is not None and cache.enabled and select is None and report.research is not None:
         rcache.put(rkey, report.research)
     return report

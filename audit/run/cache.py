@@ -28,7 +28,7 @@ import os
 import platform
 import tempfile
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
+from functools import lru_cache, wraps
 from pathlib import Path
 
 from audit import __version__
@@ -195,11 +195,13 @@ class ResearchCache:
             _write(self.folder / key[:2] / f"{key}.json", key, {"research": research.model_dump(mode="json")})
 
 
-class RecheckCache:
-    """The upgrade proposal's re-checks of a claim's correction, kept per claim key (``cache_root() /
-    "rechecks"``): a re-check depends only on what the claim's key covers (its encoding, fixtures,
-    conventions, anchored text, and the versions of chapter-audit and of every reference library), so a
-    revision elsewhere in the chapter does not run it again. Validated like claim entries."""
+class PerClaimCache:
+    """What the research sections derive from one claim alone, kept per claim key (``cache_root() /
+    "per-claim"``): the upgrade proposal's re-checks of a claim's correction ("convention caveat") and the
+    claim's rows of the metric-choice sensitivity table ("sensitivity"). Each depends only on what the
+    claim's key covers (its encoding, fixtures, conventions, anchored text, and the versions of
+    chapter-audit and of every reference library), so a revision elsewhere in the chapter does not compute
+    it again. Validated like claim entries."""
 
     def __init__(self, folder: Path, claim_keys: Mapping[str, str], enabled: bool = True) -> None:
         self.folder = Path(folder)
@@ -209,10 +211,10 @@ class RecheckCache:
     def _key(self, claim_id: str, what: str) -> str | None:
         if not self.enabled or claim_id not in self.claim_keys:
             return None
-        return _digest({"recheck": what, "claim": self.claim_keys[claim_id]})
+        return _digest({"derived": what, "claim": self.claim_keys[claim_id]})
 
     def get(self, claim_id: str, what: str) -> dict | None:
-        """The stored outcome of re-check ``what`` for the claim, or None."""
+        """What was stored as ``what`` for the claim, or None."""
         key = self._key(claim_id, what)
         found = _read(self.folder / key[:2] / f"{key}.json", key) if key else None
         return found.get("outcome") if isinstance(found, dict) and isinstance(found.get("outcome"), dict) else None
@@ -329,28 +331,31 @@ def set_memo(enabled: bool) -> None:
     _MEMO["enabled"] = enabled
 
 
+@lru_cache(maxsize=None)
+def _installed(name: str) -> str:
+    """The installed version of distribution ``name`` (read once per process: reading package metadata
+    takes milliseconds, and a chart is keyed by it), or "not installed"."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
+
+
 def memoised(namespace: str, *libraries: str):
     """Decorate a pure function of pydantic models and plain values returning text (a chart's SVG), so its
     output is stored under ``cache_root() / namespace``, keyed by the arguments, this source and the
     versions of ``libraries``; a stored output is returned without calling it (or importing what it
     imports). Entries are validated like claim entries."""
-    import functools
-    from importlib.metadata import PackageNotFoundError, version
-
     def plain(value):
         return value.model_dump(mode="json") if hasattr(value, "model_dump") else value
 
     def decorate(fn):
-        @functools.wraps(fn)
+        @wraps(fn)
         def wrapper(*args, **kwargs):
             if not _MEMO["enabled"]:
                 return fn(*args, **kwargs)
-            versions = {}
-            for name in libraries:
-                try:
-                    versions[name] = version(name)
-                except PackageNotFoundError:
-                    versions[name] = "not installed"
+            versions = {name: _installed(name) for name in libraries}
             key = _digest({"format": FORMAT, "source": source_digest(), "function": fn.__qualname__,
                            "versions": versions, "args": [plain(a) for a in args],
                            "kwargs": {k: plain(v) for k, v in kwargs.items()}})
