@@ -11,7 +11,8 @@ Prints, for the chapter:
   pytest   ``pytest --audit CHAPTER -k CLAIM`` with an empty cache / the plain script on that claim's
            fixture alone;
   property cases per second per reference in the chapter's property searches, measured inside the
-           audit (``audit.evaluation.checks.property.TALLY``: cases sent to each reference / seconds of its calls);
+           audit (``audit.evaluation.checks.property.TALLY``: cases sent to each reference / CPU seconds its
+           worker spent on them, and / seconds of its calls);
   cpu      the CPU seconds of that cold audit, by process (this one and each reference's worker).
 """
 
@@ -171,9 +172,12 @@ def main() -> int:
         print(f"  {name:<22} {seconds:6.2f} s")
     print(f"  {'the plain script':<22} {base_cpu:6.2f} s (all of it, one process)")
     print("property search inside the audit (chapter's property claims, cold cache):")
-    for name, (cases, evaluations, seconds) in tally.items():
-        print(f"  {name:<12} {cases / seconds:10,.0f} cases/s   {evaluations / seconds:12,.0f} case×cutoff/s   "
-              f"({cases:,} cases in {seconds:.2f} s of calls)")
+    print("  per CPU second of the reference's worker (the library's own cost), and per second of its calls "
+          "(which, on a busy machine, includes waiting for a core):")
+    for name, (cases, evaluations, seconds, cpu_seconds) in tally.items():
+        print(f"  {name:<12} {cases / cpu_seconds:10,.0f} cases/CPU s {evaluations / cpu_seconds:12,.0f} "
+              f"case×cutoff/CPU s   {cases / seconds:10,.0f} cases/s of calls   "
+              f"({cases:,} cases, {cpu_seconds:.2f} CPU s, {seconds:.2f} s of calls)")
     return 0
 
 

@@ -76,14 +76,37 @@ def _cmdline(pid: str) -> str:
         return ""
 
 
+def _parent(pid: str) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+    except (OSError, IndexError):
+        return None
+
+
+def _ours(pid: str, bwrap: str) -> bool:
+    """Whether the process descends from this test process, or from a sandbox process left to init (its
+    parent ended): a sandbox another test process runs at the same time (pytest -n) is not this test's."""
+    me, seen = str(os.getpid()), 0
+    while pid not in (None, "0") and seen < 64:
+        parent = _parent(pid)
+        if parent == me:
+            return True
+        if parent == "1":
+            line = _cmdline(pid)
+            return line.split(" ")[0] == bwrap or MARKER in line
+        pid, seen = parent, seen + 1
+    return False
+
+
 def _survivors() -> list[str]:
     """Processes started from this installation's bwrap (the sandbox's outer process and its init: while
-    neither lives, the kernel has ended every process of the sandbox's PID namespace), or carrying the marker."""
+    neither lives, the kernel has ended every process of the sandbox's PID namespace), or carrying the marker,
+    that descend from this test process or were left to init."""
     bwrap = bwrap_binary()
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         line = _cmdline(pid)
-        if pid != str(os.getpid()) and (line.split(" ")[0] == bwrap or MARKER in line):
+        if pid != str(os.getpid()) and (line.split(" ")[0] == bwrap or MARKER in line) and _ours(pid, bwrap):
             found.append(f"{pid}: {line[:120]}")
     return found
 

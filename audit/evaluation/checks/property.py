@@ -147,9 +147,10 @@ class Finding:
     values: dict[str, tuple[object, object]] = field(default_factory=dict)  # impl → (left, right)
 
 
-#: Per reference, in this process: [cases evaluated, case × cutoff evaluations, seconds of its calls]
-#: (from the moment its worker has the call to its answer, in parallel with the other references'; not
-#: the wait behind an earlier call to the same worker).
+#: Per reference, in this process: [cases evaluated, case × cutoff evaluations, seconds of its calls (from the
+#: moment its worker has the call to its answer, in parallel with the other references'; not the wait behind
+#: an earlier call to the same worker), CPU seconds its worker spent on them]. On a busy machine the seconds
+#: include time the worker waited for a core; the CPU seconds are the library's own cost.
 TALLY: dict[str, list] = {}
 
 
@@ -218,14 +219,16 @@ class Evaluations:
                 if not built:
                     built.append({index[c]: {d: float(len(c.ranked) - i) for i, d in enumerate(c.ranking())}
                                   for c in cases})
-                started = time.perf_counter()
-                CALL_SECONDS.value = None
+                started, cpu = time.perf_counter(), time.process_time()
+                CALL_SECONDS.value = CALL_SECONDS.cpu = None
                 outcomes = ref.evaluate(usable, qrels, built[0])
-                tally = TALLY.setdefault(ref.name, [0, 0, 0.0])
+                tally = TALLY.setdefault(ref.name, [0, 0, 0.0, 0.0])
                 tally[0] += len(qrels)
                 tally[1] += len(qrels) * len(usable)
-                # a worker's time on the call (not the wait behind an earlier call); else the call's wall time
+                # a worker's time on the call (not the wait behind an earlier call), and its CPU seconds; in
+                # this process (no worker), the call's wall time and this process's CPU time over it
                 tally[2] += CALL_SECONDS.value or (time.perf_counter() - started)
+                tally[3] += CALL_SECONDS.cpu if CALL_SECONDS.cpu is not None else time.process_time() - cpu
                 return outcomes
 
             # a batch is its cases (in query order) and the measures asked of the reference: the same key is

@@ -106,6 +106,7 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
             method, names, qrels, arg = incoming.recv()
         except (EOFError, OSError):
             return
+        cpu = time.process_time()
         try:
             measures = [ir_measures.parse_measure(n) for n in names]
             if method == "reader_verdict":
@@ -117,7 +118,7 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
         except Exception as exc:  # the adapter promises not to raise; keep the worker alive if it does
             result = {n: Outcome("error", detail=f"{type(exc).__name__}: {exc}"[:500]) for n in names}
         try:
-            conn.send(result)
+            conn.send((result, time.process_time() - cpu))  # with the CPU seconds it took, every thread's
         except (BrokenPipeError, OSError):
             return
         del qrels, arg, result
@@ -245,8 +246,9 @@ class IsolatedReference(Reference):
             try:
                 send.send(message)
                 if recv.poll(timeout):
-                    answer = recv.recv()
+                    answer, cpu = recv.recv()
                     CALL_SECONDS.value = time.perf_counter() - started
+                    CALL_SECONDS.cpu = cpu
                     return answer, None
                 problem = f"did not finish within {timeout:g} s and was stopped"
                 process.kill()
@@ -292,8 +294,9 @@ def _megabytes(*paths: str) -> float:
     return total / 2**20
 
 
-#: In each thread, the seconds its last answered call took once the worker had it (the worker's own time
-#: and the pipe's, not the wait for an earlier call to the same worker).
+#: In each thread, for its last answered call: ``value``, the seconds it took once the worker had it (the
+#: worker's own time and the pipe's, not the wait for an earlier call to the same worker); ``cpu``, the CPU
+#: seconds the worker process spent on it (all its threads).
 CALL_SECONDS = threading.local()
 
 
