@@ -183,3 +183,35 @@ def test_trec_eval_counts_a_negative_grade_as_unjudged():
 
     assert run(0) == {"num_nonrel_judged_ret": 1.0, "bpref": 0.0}
     assert run(-5) == {"num_nonrel_judged_ret": 0.0, "bpref": 1.0}
+
+
+class Reporting(Segfaulting):
+    """``evaluate``: 1.0 for each query if the cyclic garbage collector is on during the call, else 0.0, and
+    under ``"after"`` whether it was on 0.3 s after the last ``evaluate_run_file`` call returned."""
+
+    name = library = title = "reporting"
+    seen_after: list[float] = []
+
+    def evaluate(self, measures, qrels, run):
+        import gc
+        values = {q: float(gc.isenabled()) for q in qrels}
+        values.update({"after": v for v in self.seen_after[-1:]})
+        return {str(m): Outcome("ok", per_query=values, provider="test") for m in measures}
+
+    def evaluate_run_file(self, measures, qrels, path):
+        import gc
+        import threading
+        threading.Timer(0.3, lambda: self.seen_after.append(float(gc.isenabled()))).start()
+        return {str(m): Outcome("ok", per_query={}, provider="test") for m in measures}
+
+
+def test_a_call_runs_without_cyclic_collection_and_the_worker_collects_after_it(isolated):
+    """A library reading a large file holds millions of new objects during one call; collecting them again and
+    again cost ir-measures a third more CPU on a 2000 × 1000 run. The worker pauses the collector during a
+    call and turns it back on after."""
+    import time
+    ref = isolated(Reporting())
+    assert ref.evaluate([P1], {"q1": {"a": 1}}, {"q1": {"a": 1.0}})[str(P1)].per_query == {"q1": 0.0}
+    assert ref.evaluate_run_file([P1], {"q1": {"a": 1}}, "unused")[str(P1)].status == "ok"
+    time.sleep(1.0)  # the timer looks 0.3 s after that call returned, while the worker waits for the next
+    assert ref.evaluate([P1], {"q1": {"a": 1}}, {"q1": {"a": 1.0}})[str(P1)].per_query == {"q1": 0.0, "after": 1.0}

@@ -18,6 +18,7 @@ the parent ends, however it ends.
 from __future__ import annotations
 
 import atexit
+import gc
 import importlib
 import os
 import signal
@@ -107,6 +108,11 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
         except (EOFError, OSError):
             return
         cpu = time.process_time()
+        # No cyclic garbage collection during a call: a library reading a large file holds millions of new
+        # objects until the call ends, and each collection walks them all again (ir-measures' run reader on
+        # 2000 queries × 1000 documents: 4.8 s of CPU with it, 3.3 s without). Refcounting frees them as
+        # usual; cycles are collected once the call is over.
+        gc.disable()
         try:
             measures = [ir_measures.parse_measure(n) for n in names]
             if method == "reader_verdict":
@@ -117,6 +123,8 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
                 result = dict(getattr(ref, method)(measures, qrels, arg))
         except Exception as exc:  # the adapter promises not to raise; keep the worker alive if it does
             result = {n: Outcome("error", detail=f"{type(exc).__name__}: {exc}"[:500]) for n in names}
+        finally:
+            gc.enable()
         try:
             conn.send((result, time.process_time() - cpu))  # with the CPU seconds it took, every thread's
         except (BrokenPipeError, OSError):
@@ -130,7 +138,6 @@ def _release_memory() -> None:
     """Return freed heap memory to the system (glibc's ``malloc_trim``), so a worker that has read large
     files does not keep their size while the next worker reads them. Does nothing elsewhere."""
     import ctypes
-    import gc
 
     gc.collect()
     try:
