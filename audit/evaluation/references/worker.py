@@ -89,6 +89,7 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
         cls = getattr(cls, part)
     conn = outgoing
     ref = cls()
+    gc.disable()  # as during a call (below): loading a library allocates much and frees little
     for module in _PRELOAD.get(ref.name, ()):
         try:
             importlib.import_module(module)
@@ -101,6 +102,7 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
         except Exception:
             pass
     import ir_measures
+    gc.enable()
 
     while True:
         try:
