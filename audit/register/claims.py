@@ -461,15 +461,12 @@ class _UniqueKeys:
 
 
 class UniqueKeyLoader(_UniqueKeys, yaml.SafeLoader):
-    """PyYAML's safe loader (pure Python), refusing repeated and non-scalar keys."""
+    """PyYAML's safe loader (pure Python), refusing repeated and non-scalar keys. (libyaml's loader is
+    faster but reads some text otherwise: a tab between tokens, a byte-order mark inside the text, an empty
+    tagged node, …; a register is read by the rules it was written against.)"""
 
 
-#: The same on libyaml (about ten times as fast), where PyYAML was built with it. Its problems are reported
-#: as the pure-Python loader words them: a file it refuses is read again by that one.
-_FastLoader = type("_FastLoader", (_UniqueKeys, yaml.CSafeLoader), {}) if yaml.__with_libyaml__ else None
-
-
-def _shape(text: str, path: Path, loader=yaml.SafeLoader) -> None:
+def _shape(text: str, path: Path) -> None:
     """Refuse YAML nested deeper than ``MAX_YAML_DEPTH`` or with more than ``MAX_YAML_ALIASES``
     aliases, from the token stream (PyYAML's composer recurses once per level, so depth is checked
     before it runs)."""
@@ -477,7 +474,7 @@ def _shape(text: str, path: Path, loader=yaml.SafeLoader) -> None:
     opening = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
                yaml.FlowSequenceStartToken)
     closing = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
-    tokens = yaml.scan(text, Loader=loader)
+    tokens = yaml.scan(text, Loader=yaml.SafeLoader)
     while True:
         try:
             token = next(tokens)
@@ -504,20 +501,16 @@ def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
         raise RegisterError(f"missing; a chapter folder needs {CHAPTER_FILE}, {CLAIMS_FILE} and a snapshot "
                             "(see README, 'Writing claims for a new chapter')", file=str(path))
     text = read_text(path, "register file", MAX_REGISTER_BYTES, RegisterError)
-    if _FastLoader is not None:
-        try:
-            _shape(text, path, _FastLoader)
-            loader = _FastLoader(text)
-            try:
-                node = loader.get_single_node()
-                return (loader.construct_document(node) if node is not None else None), node
-            finally:
-                loader.dispose()
-        except (yaml.YAMLError, ValueError, OverflowError, RecursionError):
-            pass  # reported below, in the pure-Python loader's words
     try:
         _shape(text, path)
-        return yaml.load(text, Loader=UniqueKeyLoader), yaml.compose(text, Loader=yaml.SafeLoader)
+        # one pass: the document's node (for the claims' line numbers) and the data constructed from it, as
+        # yaml.load and yaml.compose each give them
+        loader = UniqueKeyLoader(text)
+        try:
+            node = loader.get_single_node()
+            return (loader.construct_document(node) if node is not None else None), node
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
