@@ -6,8 +6,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from audit.errors import RegisterError
+from audit.evaluation.checks.property import _FLOAT_TESTS, RELATIONS, holds
 from audit.evaluation.references import all_references
 from audit.evaluation.universe import Case, Universe
 from audit.register.claims import load_chapter
@@ -153,3 +156,14 @@ def test_a_universe_with_no_valid_case_is_an_error(tmp_path):
     # Refused when the register is loaded: 5 relevant documents cannot fit in a universe of 3.
     with pytest.raises(RegisterError, match="relevant: 5 is more than the 3 documents"):
         load_chapter(folder)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(sorted(RELATIONS)),
+       st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, 1.0, 1 + 1e-10, 1 - 1e-9, 0.5])),
+       st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, 1.0, 1 + 1e-10, 1 - 1e-9, 0.5])))
+def test_the_float_comparisons_are_holds(relation, a, b):
+    """The per-relation closures the searches use on a reference's values give ``holds``'s answer for every pair
+    of floats: within 1e-9 (both sides of it), NaN and infinities included."""
+    assert _FLOAT_TESTS[relation](a, b) == holds(relation, a, b)
+    assert _FLOAT_TESTS[relation](a, a + 5e-10) == holds(relation, a, a + 5e-10)
