@@ -215,3 +215,22 @@ def test_a_call_runs_without_cyclic_collection_and_the_worker_collects_after_it(
     assert ref.evaluate_run_file([P1], {"q1": {"a": 1}}, "unused")[str(P1)].status == "ok"
     time.sleep(1.0)  # the timer looks 0.3 s after that call returned, while the worker waits for the next
     assert ref.evaluate([P1], {"q1": {"a": 1}}, {"q1": {"a": 1.0}})[str(P1)].per_query == {"q1": 0.0, "after": 1.0}
+
+
+def test_no_worker_starts_once_the_exit_handler_has_stopped_them(isolated, monkeypatch):
+    """Calls queued for a reference run in a daemon thread, which goes on while the process exits (after
+    Ctrl-C): once the exit handler has stopped the workers, a call still taken from the queue must not start
+    a new one, which would outlive the audit (seen: a ranx worker, its parent gone, loading its library for
+    5 s after Ctrl-C). The call is the reference's error, as when its worker dies."""
+    import threading
+
+    from audit.evaluation.references import worker
+    monkeypatch.setattr(worker, "_ENDING", threading.Event())  # this test process goes on after it
+    ref = isolated(Segfaulting())
+    assert ref.evaluate([P1], {"q1": {"a": 1}}, {"q1": {"a": 1.0}})[str(P1)].status == "ok"
+    first = ref._process
+    worker._stop_all()
+    assert first.poll() is not None  # stopped by the exit handler
+    late = ref.evaluate([P1], {"q1": {"a": 1}}, {"q1": {"a": 1.0}})[str(P1)]
+    assert late.status == "error" and "exiting" in late.detail
+    assert ref._process is None  # no worker started

@@ -189,11 +189,16 @@ class IsolatedReference(Reference):
 
     # -- the worker ----------------------------------------------------------------------------
     def start(self) -> None:
-        """Start the worker if it is not running (it imports its library in the background)."""
+        """Start the worker if it is not running (it imports its library in the background). Raises
+        ``ProcessExiting`` once this process's exit handler has stopped the workers."""
         if self._process is not None and self._process.poll() is None:
             return
-        process = subprocess.Popen([sys.executable, "-m", "audit.evaluation.references.worker"], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, close_fds=True)
+        with _STARTING:
+            if _ENDING.is_set():
+                raise ProcessExiting("this process is exiting; no reference worker is started")
+            process = subprocess.Popen([sys.executable, "-m", "audit.evaluation.references.worker"],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
+            _RUNNING.add(self)
         self._process = process
         self._send = Connection(os.dup(process.stdin.fileno()), readable=False)
         self._recv = Connection(os.dup(process.stdout.fileno()), writable=False)
@@ -204,7 +209,6 @@ class IsolatedReference(Reference):
         # busy machine the one every result waits for gets the CPU first.
         niceness = 0 if self.inner.slow_to_load else NICENESS
         self._send.send((list(sys.path), cls.__module__, cls.__qualname__, niceness))
-        _RUNNING.add(self)
 
     def stop(self, wait: float = 2.0) -> None:
         """End the worker, waiting up to ``wait`` seconds before killing it (it is started again on
@@ -249,7 +253,10 @@ class IsolatedReference(Reference):
         stopped, and started again on the next call)."""
         timeout = self.timeout if timeout is None else timeout
         with self._lock:
-            self.start()
+            try:
+                self.start()
+            except ProcessExiting:
+                return None, "was not asked: this process is exiting"
             process, send, recv = self._process, self._send, self._recv
             started = time.perf_counter()
             try:
@@ -312,10 +319,21 @@ CALL_SECONDS = threading.local()
 #: Workers running in this process, stopped at exit (they would also end on their own when the
 #: pipe closes).
 _RUNNING: set[IsolatedReference] = set()
+#: Set by the exit handler: from then on no worker is started (a call still running in a daemon thread, such
+#: as a queued property-search batch, would start one that outlives this process).
+_ENDING = threading.Event()
+#: Held while a worker is started and registered, so the exit handler sees every worker started before it.
+_STARTING = threading.Lock()
+
+
+class ProcessExiting(RuntimeError):
+    """A worker was asked for after this process began to exit."""
 
 
 @atexit.register
 def _stop_all() -> None:
+    with _STARTING:
+        _ENDING.set()
     for ref in list(_RUNNING):
         ref.stop(wait=1)
 
