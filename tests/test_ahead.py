@@ -53,6 +53,21 @@ def test_a_failing_queued_call_raises_from_its_future():
     assert queued("test-d", lambda: 3).result(timeout=10) == 3  # the queue goes on
 
 
+def _queue_in_child() -> str:
+    return queued("test-fork", str, "ran").result(timeout=10)
+
+
+def test_a_queue_used_before_a_fork_runs_calls_in_the_forked_process():
+    """``audit run -j N`` forks a process per chapter (``audit.run.jobs``): a queue made before the fork has no
+    thread in the child (threads are not forked), so a call queued there must get a new one rather than wait
+    for ever."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    assert queued("test-fork", str, "here").result(timeout=10) == "here"  # the queue exists in this process
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        assert pool.submit(_queue_in_child).result(timeout=60) == "ran"
+
+
 # --- property-search batches --------------------------------------------------------------------------------
 
 SNAPSHOT = "Raising k always hurts precision. Recall never falls. RR ignores later items.\n"

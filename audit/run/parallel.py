@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Callable, Sequence
@@ -73,6 +74,16 @@ class _Queue:
 
 _QUEUES: dict[str, _Queue] = {}
 _QUEUES_LOCK = threading.Lock()
+
+
+def _forgotten_in_child() -> None:
+    """In a forked child (``audit run -j N``): the queues' threads were not forked, so each queue starts anew."""
+    global _QUEUES_LOCK
+    _QUEUES.clear()
+    _QUEUES_LOCK = threading.Lock()  # it may have been held by another thread at the fork
+
+
+os.register_at_fork(after_in_child=_forgotten_in_child)
 
 
 def queued(name: str, fn: Callable[..., R], *args) -> Future:
