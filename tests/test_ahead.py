@@ -212,3 +212,25 @@ def test_quick_references_run_below_the_slow_one_and_every_worker_ends_cleanly()
     assert priorities["ranx"] == mine  # slow_to_load: the audit waits for it
     assert priorities["pytrec_eval"] == priorities["ir_measures"] == min(19, mine + NICENESS)
     assert {name: p.returncode for name, p in processes.items()} == {n: 0 for n in processes}
+
+
+def test_a_chapter_that_needs_no_reference_starts_no_worker(tmp_path):
+    """Workers start ahead only when a claim to compute needs a reference: a chapter of arithmetic alone (21/43 ≈
+    .4884, chapter 23's AP example) is audited without loading any library."""
+    from audit.run.cache import ClaimCache
+    folder = tmp_path / "arith"
+    folder.mkdir()
+    (folder / "snapshot.txt").write_text("AP is 21/43 ≈ .4884 here.\n", encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: arith\ntitle: Arithmetic\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(
+        'claims:\n  - {id: A1, title: t, kind: arithmetic, quote: "21/43 ≈ .4884", claim: c, claimed: "0.4884", '
+        'expression: "21/43"}\n', encoding="utf-8")
+    refs = all_references(start=False)
+    try:
+        report = audit_chapter(load_chapter(folder), refs, collect(["audit", "run"]),
+                               cache=ClaimCache(enabled=False), ledger=False)
+        assert [c.verdict for c in report.claims] == ["supported"]
+        assert [ref._process for ref in refs] == [None, None, None]
+    finally:
+        for ref in refs:
+            ref.stop()

@@ -257,11 +257,6 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
             if hit is not None:
                 cached[claim.id] = hit
     todo = [c for c in claims if c.id not in cached]
-    if todo and not cached:
-        # Nothing of this chapter is cached (a first run, or no cache), so its references' values are not
-        # stored either: their workers start loading now. Otherwise a worker starts on the first value
-        # not stored, so a revision whose values are all stored loads no library.
-        _start(references)
     if todo and computing is not None:
         computing()
     store = OutcomeStore(env) if cache is not None and cache.enabled else None
@@ -271,12 +266,18 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         if anchors[claim.id].found:
             requests += NEEDS[claim.kind](claim, chapter) if claim.kind in NEEDS else []
             files += FILE_NEEDS[claim.kind](claim, chapter) if claim.kind in FILE_NEEDS else []
+    searches = [c for c in todo if c.kind == "property" and anchors[c.id].found]
+    if not cached and (requests or files or searches):
+        # Nothing of this chapter is cached (a first run, or no cache), so its references' values are not
+        # stored either: their workers start loading now. Otherwise a worker starts on the first value
+        # not stored, so a revision whose values are all stored loads no library.
+        _start(references)
     # started here, evaluated in the references' worker processes while the claims are checked in order
     ms.prefetch(requests)
     ms.prefetch_files(files)
     # While the references load and evaluate, this process computes what needs only the chapter's
     # definitions: the chapter's side of the property searches, then the sensitivity table.
-    _chapter_side(chapter, [c for c in todo if c.kind == "property" and anchors[c.id].found], ms)
+    _chapter_side(chapter, searches, ms)
     per_claim = (PerClaimCache(cache.folder.parent / "per-claim", keys)
                  if cache is not None and cache.enabled else None)
     early = None
@@ -285,29 +286,31 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         early = sensitivity(chapter, ms, {c.id for c in claims if anchors[c.id].line}, per_claim)
     chapter_id = str(chapter.identity.id)
     results = []
-    for claim in claims:
-        if progress:
-            progress(claim.id)
-        anchor = anchors[claim.id]
-        if claim.id in cached:
-            result, conflicts = cached[claim.id]
-            result = result.model_copy(update={"line": anchor.line, "column": anchor.column,
-                                               "register_line": chapter.lines.get(claim.id)})
-            if book is not None:
-                for found in conflicts:
-                    conflict = Conflict(**found)
-                    if conflict not in book.conflicts:
-                        book.conflicts.append(conflict)
-        else:
-            result = audit_claim(claim, chapter, ms, anchor)
-            if computed is not None:
-                computed(result)
-            if cache is not None:
-                mine = [asdict(c) for c in (book.conflicts if book is not None else [])
-                        if (c.chapter, c.claim) == (chapter_id, claim.id)]
-                cache.put(keys[claim.id], result, mine)
-        results.append(result)
-    ms.close()  # search batches started ahead that no search asked for
+    try:
+        for claim in claims:
+            if progress:
+                progress(claim.id)
+            anchor = anchors[claim.id]
+            if claim.id in cached:
+                result, conflicts = cached[claim.id]
+                result = result.model_copy(update={"line": anchor.line, "column": anchor.column,
+                                                   "register_line": chapter.lines.get(claim.id)})
+                if book is not None:
+                    for found in conflicts:
+                        conflict = Conflict(**found)
+                        if conflict not in book.conflicts:
+                            book.conflicts.append(conflict)
+            else:
+                result = audit_claim(claim, chapter, ms, anchor)
+                if computed is not None:
+                    computed(result)
+                if cache is not None:
+                    mine = [asdict(c) for c in (book.conflicts if book is not None else [])
+                            if (c.chapter, c.claim) == (chapter_id, claim.id)]
+                    cache.put(keys[claim.id], result, mine)
+            results.append(result)
+    finally:
+        ms.close()  # search batches started ahead that no search asked for (also when a claim fails)
     statements, scan_summary = scan_coverage(chapter, anchors)
     counts = Counter(r.verdict for r in results)
     ident = chapter.identity
