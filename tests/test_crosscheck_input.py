@@ -173,3 +173,28 @@ def test_a_reader_that_rejects_the_file_shows_rejected_not_a_number(tmp_path):
     assert status["ir_measures"] == ("ok", 0.5) and status["ranx"] == ("ok", 0.5)  # last line: b (2) before a (1)
     # trec_eval's defaults reject a repeated docno, so the chapter's column has no value, not a 0
     assert status["chapter"] == ("left out", None)
+
+
+def test_a_byte_order_mark_is_named_and_its_id_shown_escaped(tmp_path):
+    """A file saved with a UTF-8 byte-order mark: every reader keeps U+FEFF as part of the first query ID, so
+    '\\ufeffq1' and 'q1' are two queries, one of them invisible in a report. The mark is named on line 1, and the
+    IDs with it are shown escaped. (What each library's own reader does is checked here too, as the message
+    says.)"""
+    from audit.attribution.crosscheck import shown_id
+    from audit.evaluation.references.ir_measures_ref import IrMeasuresReference
+    from audit.evaluation.references.pytrec_eval_ref import PytrecEvalReference
+    from audit.evaluation.references.ranx_ref import RanxReference
+    qrels, run = files(tmp_path, qrels="\ufeff" + QRELS)
+    read = read_trec(qrels, "qrels", check_readers=False)
+    assert sorted(read.data) == ["q1", "q2", "\ufeffq1"]
+    assert [(i.line, i.cause) for i in read.issues] == [
+        (1, 'the file starts with a UTF-8 byte-order mark (U+FEFF), which every reader here keeps as part of the '
+            'first ID: "\\ufeffq1" is not q1')]
+    for ref in (PytrecEvalReference(), IrMeasuresReference(), RanxReference()):
+        libraries = ref.read_file(str(qrels), "qrels")
+        ids = set(libraries) if isinstance(libraries, dict) else set(libraries.keys())
+        assert "\ufeffq1" in ids, ref.name
+    assert shown_id("q1") == "q1" and shown_id("\ufeffq1") == '"\\ufeffq1"' and shown_id("a\u200bb") == '"a\\u200bb"'
+    assert crosscheck(tmp_path, qrels, run) == EXIT_OK
+    written = (tmp_path / "out.md").read_text(encoding="utf-8")
+    assert 'Queries judged but absent from the run: "\\ufeffq1"' in written

@@ -121,6 +121,18 @@ def _decoded(piece: bytes, first: bool) -> tuple[bytes, str | None, bool]:
         return piece, None, False
 
 
+def shown_id(text: str) -> str:
+    """An ID as a report shows it: as it is when every character is visible, else in quotes with the invisible
+    ones escaped (``"\\ufeffq1"``), so a byte-order mark or a zero-width space is seen."""
+    if text.isprintable() and not any(c in _INVISIBLE for c in text):
+        return text
+    return '"' + "".join(c if c.isprintable() and c not in _INVISIBLE else f"\\u{ord(c):04x}" for c in text) + '"'
+
+
+#: Printable by Python's rules but not seen: zero-width characters, the word joiner, the byte-order mark.
+_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
+
+
 class _LineReader:
     """One TREC file's lines, checked and read one at a time (the rules ``read_trec`` states).
 
@@ -151,6 +163,10 @@ class _LineReader:
             return None
         self.lines += 1
         kind, path = self.kind, self.path
+        if number == 1 and line.startswith("\ufeff"):
+            self.issues.append(Issue(number, f"the file starts with a UTF-8 byte-order mark (U+FEFF), which every "
+                                     f"reader here keeps as part of the first ID: {shown_id(fields[0])} is not "
+                                     f"{shown_id(fields[0][1:])}", line.rstrip("\n")))
         if line.lstrip().startswith("#"):
             self.issues.append(Issue(number, "comment line", line.rstrip("\n")))
             return None
@@ -209,7 +225,7 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
         for number, line, _ in _lines(handle, path, kind):
             if kind == "qrels":  # a plain judgement (four fields, a small whole grade, a new pair) directly
                 fields = line.split()
-                if len(fields) == 4 and fields[0][0] != "#" and fields[3].isascii() and fields[3].isdigit() \
+                if len(fields) == 4 and fields[0][0] not in "#\ufeff" and fields[3].isascii() and fields[3].isdigit() \
                         and len(fields[3]) <= 2 and int(fields[3]) <= MAX_GRADE:
                     seen = reader.seen.setdefault(fields[0], {})
                     if fields[2] not in seen:
@@ -844,12 +860,13 @@ def render_markdown(report: CrosscheckReport) -> str:
         out.append(f"{run.queries} queries; {run.tied_queries} with tied scores, {run.float32_tied_queries} more tied "
                    "only in single precision.")
         if run.qrels_only_queries:
-            out.append(f"Queries judged but absent from the run: {', '.join(run.qrels_only_queries)} — each library "
+            out.append(f"Queries judged but absent from the run: {', '.join(map(shown_id, run.qrels_only_queries))} "
+                       "— each library "
                        "was given the files as its users give them, so each applies its own rule (see the causes "
                        "below); the \"with -c\" figures count them as 0 for everyone, as trec_eval -c does.")
         if run.run_only_queries:
             out.append(f"Queries in the run without judgements (ignored by every implementation): "
-                       f"{', '.join(run.run_only_queries)}.")
+                       f"{', '.join(map(shown_id, run.run_only_queries))}.")
         for name, verdict in run.readers.items():
             out.append(f"- {name}'s reader {verdict}")
         for i in run.issues[:20]:
@@ -876,7 +893,7 @@ def render_markdown(report: CrosscheckReport) -> str:
         out.append("")
         for m in run.measures:
             for c in m.causes:
-                line = f"- **{m.measure}**: {c.cause} — queries {', '.join(c.queries)}"
+                line = f"- **{m.measure}**: {c.cause} — queries {', '.join(map(shown_id, c.queries))}"
                 if c.without:
                     line += ("; with ties broken by one rule (score, then docno descending) the means over those "
                              "queries are " + ", ".join(f"{k} {v:.6f}" for k, v in c.without.items())
