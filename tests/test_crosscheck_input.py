@@ -198,3 +198,29 @@ def test_a_byte_order_mark_is_named_and_its_id_shown_escaped(tmp_path):
     assert crosscheck(tmp_path, qrels, run) == EXIT_OK
     written = (tmp_path / "out.md").read_text(encoding="utf-8")
     assert 'Queries judged but absent from the run: "\\ufeffq1"' in written
+
+
+@pytest.mark.parametrize("qrels_text, run_text", [
+    (QRELS, RUN),                                              # both read
+    (QRELS, RUN + "q2 Q0 d 2\n"),                              # the run's reader fails on its last line
+    (QRELS, "q1 Q0 a 1 x r\n" + RUN),                          # ... on its first line
+    (QRELS.replace("q1 0 a 1", "q1 0 a one"), RUN),            # the qrels' reader fails; the run still read
+    (QRELS.replace("q1 0 a 1", "q1 0 a one"), RUN + "bad\n"),  # both fail
+    (QRELS, ""),                                               # an empty run
+])
+def test_ir_measures_streams_the_run_with_the_same_outcomes_as_reading_it_whole(tmp_path, qrels_text, run_text):
+    """ir-measures' run reader feeds its provider directly (no list of scored documents is held); every outcome
+    and both readers' verdicts are those of reading the run whole first (``read_both``, the path for measures
+    of several providers), which calls the same readers."""
+    from audit.evaluation.references.base import reader_rejected, with_readers
+    from audit.evaluation.references.ir_measures_ref import IrMeasuresReference
+    from audit.register.measures import parse
+    qrels, run = files(tmp_path, qrels=qrels_text, run=run_text)
+    ref = IrMeasuresReference()
+    measures = [parse(m)[0] for m in ("P@2", "RR", "nDCG@2")]
+    streamed = ref.evaluate_files(measures, str(qrels), str(run))
+    read, scored, readers, refusal = ref.read_both(str(qrels), str(run))
+    whole = (reader_rejected(measures, refusal[1], "ir_measures", refusal[0], readers) if refusal
+             else with_readers(ref.evaluate(measures, read, scored), readers))
+    assert streamed == whole
+    assert set(streamed) == {"P@2", "RR", "nDCG@2"}
