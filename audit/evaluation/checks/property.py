@@ -213,7 +213,6 @@ class Evaluations:
         # where the references' batches are started and shared (``Measurements.search_batch``); a chapter-only
         # view's searches start them and go on with the chapter's values alone
         self._ms = ms
-        self._waits = ms is None or ms.waits
 
     def compute(self, requests: Requests) -> dict[str, Table]:
         """Every implementation's value of each requested (measure, case) at each cutoff: the references
@@ -265,7 +264,7 @@ class Evaluations:
                 values = evaluator.evaluate_cutoffs(spec, qrels[index[case]], case.ranking(), todo, self.reading)
                 cache.setdefault(key, {}).update(zip(todo, values))
         out: dict[str, Table] = {CHAPTER: cache}
-        if not self._waits:
+        if self._ms is not None and not self._ms.waits:
             return out  # started; the real search collects them
         for (ref, _), future in zip(calls, futures):
             outcomes = future.result()

@@ -108,15 +108,21 @@ class Reference(abc.ABC):
         when both were read). The run is read even when the qrels is refused, so both verdicts are known."""
         read, verdicts, refusal = {}, {}, None
         for kind, path in (("qrels", qrels_path), ("run", run_path)):
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    read[kind] = self.read_file(path, kind)
-                verdicts[kind] = reader_verdict(None)
-            except Exception as exc:
-                verdicts[kind] = reader_verdict(exc)
+            read[kind], verdicts[kind], exc = self.read_one(path, kind)
+            if exc is not None:
                 refusal = refusal or (kind, exc)
         return read.get("qrels"), read.get("run"), verdicts, refusal
+
+    def read_one(self, path: str, kind: str) -> tuple[object, str, Exception | None]:
+        """One file through the library's own reader (warnings silenced): ``(what it returned or None, its
+        verdict in words, what it raised or None)``."""
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                read = self.read_file(path, kind)
+        except Exception as exc:
+            return None, reader_verdict(exc), exc
+        return read, reader_verdict(None), None
 
     @abc.abstractmethod
     def evaluate_run_file(self, measures: Sequence[object], qrels: Mapping[str, Mapping[str, int]],
