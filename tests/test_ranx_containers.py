@@ -1,0 +1,96 @@
+"""numba's typed containers compiled into numba's disk cache (``ranx_ref._cache_typed_containers``).
+
+The replacement must change no value ranx returns and must actually be served from the cache in a later
+process. Each side runs in a fresh interpreter: numba keeps compiled functions per process, and the
+comparison needs one process that never replaced them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("ranx")
+
+# Random qrels and runs with ties, unjudged and missing queries, negative and graded judgements, IDs of
+# several widths (numba compiles per width), evaluated through both the dict path and ranx's file reader.
+SCRIPT = r"""
+import json, random, sys, tempfile, os, warnings
+from audit.evaluation.references import ranx_ref
+replaced = ranx_ref._cache_typed_containers() if sys.argv[1] == "cached" else 0
+ranx = ranx_ref._import_ranx() if sys.argv[1] == "cached" else None
+if ranx is None:
+    os.environ.setdefault("NUMBA_CACHE_DIR", ranx_ref.numba_cache_dir())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import ranx
+rng = random.Random(7)
+metrics = ["precision@3", "recall@5", "mrr", "map", "ndcg@4", "ndcg_burges@10", "r-precision", "hit_rate@2",
+           "precision@2-l2", "map-l2", "bpref"]
+out = {}
+for trial in range(12):
+    width = rng.choice([4, 9])  # the adapter renames to width 10 ("d" + 9 digits)
+    qrels = {f"q{q}": {f"d{d:0{width}d}": rng.choice([-1, 0, 1, 1, 2, 3]) for d in rng.sample(range(40), 8)}
+             for q in range(rng.randint(1, 15))}
+    run = {q: {f"d{d:0{width}d}": float(rng.choice([1, 2, 2, 3, 5])) for d in rng.sample(range(40), rng.randint(1, 20))}
+           for q in qrels if rng.random() < 0.85}
+    run = run or {next(iter(qrels)): {"d" + "0" * width: 1.0}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = ranx.Run(run)
+        ranx.evaluate(ranx.Qrels(qrels), r, metrics, make_comparable=True)
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "run.trec")
+            with open(path, "w") as f:
+                for q, docs in run.items():
+                    for d, s in docs.items():
+                        f.write(f"{q} Q0 {d} 0 {s} tag\n")
+            loaded = ranx.Run.from_file(path, kind="trec")
+            ranx.evaluate(ranx.Qrels(qrels), loaded, metrics, make_comparable=True)
+    out[str(trial)] = {"dict": {m: {q: float(v).hex() for q, v in r.scores[m].items()} for m in metrics},
+                       "file": {m: {q: float(v).hex() for q, v in loaded.scores[m].items()} for m in metrics},
+                       "order": {q: list(docs) for q, docs in loaded.to_dict().items()}}
+from numba.typed import typeddict
+hits = sum(typeddict._contains._cache_hits.values()) if hasattr(typeddict._contains, "_cache_hits") else -1
+print(json.dumps({"replaced": replaced, "contains_cache_hits": hits, "values": out}))
+"""
+
+
+def _start(mode: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", SCRIPT, mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+
+
+def _result(process: subprocess.Popen) -> dict:
+    out, err = process.communicate(timeout=600)
+    assert process.returncode == 0, err[-2000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_cached_containers_change_no_value_and_are_served_from_the_cache():
+    plain = _start("plain")  # compiles every container function anew: the slow one, run alongside
+    first = _result(_start("cached"))   # fills the cache for any signature not yet in it
+    second = _result(_start("cached"))  # a later process: every typed-container function is found in the cache
+    plain = _result(plain)
+    assert plain["replaced"] == 0
+    assert first["replaced"] >= 30  # every listed name exists in the numba this project installs
+    # the same values, bit for bit, and the same document order after ranx's reader and sort
+    assert first["values"] == plain["values"]
+    assert second["values"] == plain["values"]
+    assert second["contains_cache_hits"] > 0
+
+
+def test_a_name_numba_lacks_or_a_plain_function_is_left_alone(monkeypatch):
+    from audit.evaluation.references import ranx_ref
+
+    monkeypatch.setattr(ranx_ref, "_TYPED_CONTAINER_FUNCTIONS",
+                        {"numba.typed.typeddict": ("_no_such_function", "_from_meminfo_ptr")})
+    from numba.typed import typeddict
+
+    plain = typeddict._from_meminfo_ptr  # not compiled by numba: nothing to cache
+    assert ranx_ref._cache_typed_containers() == 0
+    assert typeddict._from_meminfo_ptr is plain
