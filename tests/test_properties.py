@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit.errors import RegisterError
-from audit.evaluation.checks.property import _FLOAT_TESTS, RELATIONS, holds
+from audit.evaluation.checks.property import _FLOAT_TESTS, RELATIONS, _exact_test, holds
 from audit.evaluation.references import all_references
 from audit.evaluation.universe import Case, Universe
 from audit.register.claims import load_chapter
@@ -167,3 +168,23 @@ def test_the_float_comparisons_are_holds(relation, a, b):
     of floats: within 1e-9 (both sides of it), NaN and infinities included."""
     assert _FLOAT_TESTS[relation](a, b) == holds(relation, a, b)
     assert _FLOAT_TESTS[relation](a, a + 5e-10) == holds(relation, a, a + 5e-10)
+
+
+_fractions = st.fractions(min_value=-3, max_value=3, max_denominator=60)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(sorted(RELATIONS)),
+       st.one_of(_fractions, st.sampled_from([Fraction(0), Fraction(1, 3), Fraction(2, 6), Fraction(-1, 2)])),
+       st.one_of(_fractions, st.sampled_from([Fraction(0), Fraction(1, 3), Fraction(2, 6), Fraction(-1, 2)]),
+                 st.floats(min_value=-3, max_value=3), st.integers(-2, 2)))
+def test_the_exact_comparisons_are_holds(relation, a, b):
+    """The chapter's values are compared by cross-multiplying numerators and denominators: ``Fraction``'s own
+    order for every pair (equal values written differently, negative ones, zero), and ``holds``'s answer when
+    one side is not a ``Fraction``."""
+    test = _exact_test(relation)
+    assert test(a, b) == holds(relation, a, b)
+    assert test(b, a) == holds(relation, b, a)
+    if isinstance(b, Fraction):
+        assert test(a, b) == RELATIONS[relation](a, b)
+        assert test(a, a) == RELATIONS[relation](a, a)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations_with_replacement, product
 from math import comb
 from typing import NamedTuple
@@ -108,7 +109,11 @@ class Universe:
         return total
 
     def cases(self) -> Iterator[Case]:
-        """Every case, smallest first (by number of documents, then ranking length)."""
+        """Every case, smallest first (by number of documents, then ranking length). Enumerated once per
+        process for each universe: the sensitivity table searches one universe under many readings."""
+        return iter(_cases(self))
+
+    def _enumerate(self) -> list[Case]:
         labels: list[int | None] = list(self.grades) + ([None] if self.unjudged else [])
         found = []
         for length in range(0, self.max_length + 1):
@@ -126,7 +131,12 @@ class Universe:
                             continue
                         found.append(case)
         found.sort(key=lambda c: c.size)
-        return iter(found)
+        return found
+
+
+@lru_cache(maxsize=64)
+def _cases(universe: Universe) -> tuple[Case, ...]:
+    return tuple(universe._enumerate())
 
 
 def _relevant(case: Case) -> int:

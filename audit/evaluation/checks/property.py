@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import partial
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 from audit.attribution.verdict import Evidence, Point
@@ -57,6 +57,20 @@ def holds(relation: str, left, right) -> bool:
 
 def _within(a: float, b: float) -> bool:
     return abs(a - b) <= _EPS
+
+
+def _exact_test(relation: str) -> Callable[[object, object], bool]:
+    """``holds`` for the chapter's values, hundreds of thousands per search: two ``Fraction`` values are
+    compared as the integers ``a.numerator * b.denominator`` and ``b.numerator * a.denominator`` (denominators
+    are positive, so the order is theirs), which gives ``Fraction``'s own answer without its type checks;
+    anything else goes to ``holds``."""
+    rel = RELATIONS[relation]
+
+    def test(a, b) -> bool:
+        if type(a) is Fraction and type(b) is Fraction:
+            return rel(a.numerator * b.denominator, b.numerator * a.denominator)
+        return holds(relation, a, b)
+    return test
 
 
 #: ``holds`` for two floats, one closure per relation (the comparisons of a reference's values, hundreds of
@@ -218,8 +232,8 @@ class Evaluations:
         """Every implementation's value of each requested (measure, case) at each cutoff: the references
         evaluate the batch in their worker processes in parallel while this process computes the chapter's
         values."""
-        cases = sorted({case for _, case in requests},
-                       key=lambda c: (c.size, tuple(-1 if g is None else g for g in c.ranked), c.unretrieved))
+        # queries in the order the requests name them: the same groups give the same batch (and key)
+        cases = list(dict.fromkeys(case for _, case in requests))
         index = {case: f"c{i}" for i, case in enumerate(cases)}
         qrels = {index[c]: c.qrels() for c in cases}
         futures, calls = [], []
@@ -292,7 +306,7 @@ class Evaluations:
         """The first violating comparison per implementation (groups are given smallest case first)."""
         values = self.compute(requests_for(measure, groups))
         found: dict[str, Finding] = {}
-        test = RELATIONS[relation]
+        test = _exact_test(relation)
         for impl, table in values.items():
             hit = _first_violation(table, measure, groups, test if impl == CHAPTER else
                                    _FLOAT_TESTS[relation])
@@ -325,6 +339,13 @@ def _first_violation(table: Table, measure: str, groups: Sequence[Group], test) 
 
 # --- the search ---------------------------------------------------------------------------------
 
+@lru_cache(maxsize=1 << 18)
+def _variants(transform: str, case: Case, grades: tuple[int, ...]) -> tuple[Case, ...]:
+    """``TRANSFORMS[transform]`` applied to ``case``, computed once per process: the searches of one claim under
+    every reading of the sensitivity table, and its weaker form's, transform the same cases."""
+    return tuple(TRANSFORMS[transform][0](case, grades))
+
+
 def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -> list[Group]:
     """Every comparison the claim makes on these cases, grouped by case, smallest case and cutoff first."""
     out: list[Group] = []
@@ -341,7 +362,7 @@ def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -
         elif claim.compare == "measure":
             out.append(Group(case, (case,), claim.other, steps))
         else:
-            variants = tuple(TRANSFORMS[claim.transform][0](case, grades))
+            variants = _variants(claim.transform, case, tuple(grades))
             if variants:
                 out.append(Group(case, variants, claim.measure, steps))
     return out
@@ -488,7 +509,7 @@ def _shrink(claim: PropertyClaim, relation: str, ev: Evaluations, found: dict[st
         for impl, case in list(current.items()):
             smaller = [g for g in groups if g.case.size < case.size]
             hit = _first_violation(values.get(impl, {}), claim.measure, smaller,
-                                   (lambda a, b: holds(relation, a, b)) if impl == CHAPTER else _FLOAT_TESTS[relation])
+                                   _exact_test(relation) if impl == CHAPTER else _FLOAT_TESTS[relation])
             if hit is not None:
                 current[impl], moved = hit.case, True
         if not moved:

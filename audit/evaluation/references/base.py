@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import functools
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,9 +59,9 @@ class Reference(abc.ABC):
     slow_to_load: bool = False
 
     def version(self) -> str:
-        """The installed version of the library's distribution (``library``), as pip names it."""
-        from importlib.metadata import version
-        return version(self.library)
+        """The installed version of the library's distribution (``library``), as pip names it. Raises
+        ``importlib.metadata.PackageNotFoundError`` when it is not installed."""
+        return _installed_version(self.library)
 
     @abc.abstractmethod
     def conventions(self) -> dict[str, str]:
@@ -170,3 +171,12 @@ def error_outcome(exc: BaseException, provider: str = "") -> Outcome:
     """A library failure as an ``Outcome``; an empty assertion says so."""
     text = str(exc) or "(no message)"
     return Outcome("error", provider=provider, detail=f"{type(exc).__name__}: {text}")
+
+
+@functools.lru_cache(maxsize=None)
+def _installed_version(library: str) -> str:
+    """``importlib.metadata.version(library)``, read once per process: an audit asks for each reference's
+    version hundreds of times (every cache key holds it), and each read of the package metadata takes about
+    a millisecond."""
+    from importlib.metadata import version
+    return version(library)
