@@ -134,7 +134,7 @@ class Universe:
         return found
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=16)
 def _cases(universe: Universe) -> tuple[Case, ...]:
     return tuple(universe._enumerate())
 

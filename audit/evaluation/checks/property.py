@@ -339,7 +339,7 @@ def _first_violation(table: Table, measure: str, groups: Sequence[Group], test) 
 
 # --- the search ---------------------------------------------------------------------------------
 
-@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=1 << 16)
 def _variants(transform: str, case: Case, grades: tuple[int, ...]) -> tuple[Case, ...]:
     """``TRANSFORMS[transform]`` applied to ``case``, computed once per process: the searches of one claim under
     every reading of the sensitivity table, and its weaker form's, transform the same cases."""
