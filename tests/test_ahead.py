@@ -6,7 +6,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import sys
 import threading
+import time
 
 import pytest
 import yaml
@@ -168,6 +171,85 @@ def test_a_chart_drawn_ahead_is_the_chart_drawn_in_place_and_a_changed_check_is_
     finally:
         set_memo(True)
         charts._AHEAD.clear()
+
+
+def _checks():
+    from audit.report.results import Check, ImplValue
+    interval = Check(label="P@4", measure="P@4", claimed="1/4", low=0.25, high=0.3,
+                     values=[ImplValue(implementation="chapter", value=0.25),
+                             ImplValue(implementation="ranx", value=0.2),
+                             ImplValue(implementation="chapter", behaviour="unjudged removed", value=0.33)])
+    curve = Check(label="P@k", measure="P@k", claimed="decreases", curves={"P@k": [1.0, 0.5, 0.6667, 0.5]})
+    return interval, curve
+
+
+def test_the_chart_worker_draws_what_this_process_draws_and_a_failure_is_drawn_here(monkeypatch):
+    """Charts drawn by the chart worker are byte for byte the ones drawn in this process (same function, same
+    matplotlib); a worker that died, or that cannot draw a chart, leaves the chart to this process, and the
+    report still gets it."""
+    from audit.report import chart_worker, charts
+    from audit.run.cache import set_memo
+    set_memo(False)
+    interval, curve = _checks()
+    here = [charts._interval_svg(interval), charts._curve_svg(curve)]
+    assert all(here)
+    worker = chart_worker.ChartWorker()
+    monkeypatch.setattr(charts, "_WORKER", worker)
+    try:
+        asked = []
+        real_draw = worker.draw
+        monkeypatch.setattr(worker, "draw", lambda *a: asked.append(a[0]) or real_draw(*a))
+        assert [charts.interval_chart(interval), charts.curve_chart(curve)] == here
+        assert asked == ["_interval_svg", "_curve_svg"]
+        assert worker.draw("_interval_svg", interval.model_dump_json()) == here[0]  # the worker's own answer
+        assert worker.draw("no such chart", interval.model_dump_json()) is None  # refused: the caller draws it
+        pid = worker._process.pid
+        worker._process.kill()  # dies: the chart is drawn here, and the worker is not started again
+        worker._process.wait()
+        assert charts.interval_chart(interval) == here[0]
+        assert worker._broken and worker._process is None
+        assert charts.curve_chart(curve) == here[1]
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    finally:
+        worker.stop()
+        set_memo(True)
+        charts._AHEAD.clear()
+
+
+def test_the_chart_worker_ends_with_the_audit_and_a_forked_child_draws_its_own():
+    """A process that started a chart worker leaves none behind when it exits; a forked child (``audit run -j N``)
+    does not use its parent's worker (their answers would mix on one pipe)."""
+    script = (
+        "import os, sys\n"
+        "from audit.report import charts\n"
+        "charts.prepare()\n"
+        "print(charts._WORKER._process.pid, flush=True)\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os._exit(0 if charts._WORKER is None else 1)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "print(os.waitstatus_to_exitcode(status), flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    worker_pid, child = (int(x) for x in done.stdout.split())
+    assert child == 0  # the child saw no worker
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker_pid, 0)
+        except ProcessLookupError:
+            break
+        try:
+            with open(f"/proc/{worker_pid}/stat") as f:  # a zombie waiting for init counts as ended
+                if f.read().split(")")[-1].split()[0] == "Z":
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the chart worker outlived the process that started it")
 
 
 def test_long_labels_fit_inside_the_chart():

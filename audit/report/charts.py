@@ -4,11 +4,13 @@ and measure@k curves. Rendering only: every number comes from the result model."
 from __future__ import annotations
 
 import io
+import os
 import re
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
 
+from audit.report.chart_worker import ChartWorker
 from audit.report.results import Check
 from audit.run.cache import memoised
 from audit.run.parallel import queued
@@ -62,38 +64,62 @@ def _pyplot():
     return plt
 
 
-#: One chart at a time: pyplot's figures are shared state, not safe to draw from two threads at once.
+#: One chart at a time in this process: pyplot's figures are shared state, not safe to draw from two threads.
 _DRAWING = threading.Lock()
 #: Charts being drawn ahead, in the "charts" queue: (chart, the check as JSON) → its SVG.
 _AHEAD: dict[tuple[str, str], Future] = {}
+#: The process drawing the charts while the audit runs (``prepare``); None: they are drawn in this process.
+_WORKER: ChartWorker | None = None
 
 
 def prepare() -> None:
-    """Start importing matplotlib and setting the charts' style (about 0.4 s) in the background, so the first
-    chart does not wait for it: while the audit waits on its references."""
-    queued("charts", _pyplot)
+    """Start the chart worker (``audit.report.chart_worker``), which imports matplotlib (about 0.4 s) while the
+    audit waits on its references; from then on charts are drawn there."""
+    global _WORKER
+    if _WORKER is None:
+        _WORKER = ChartWorker()
+    _WORKER.start()
+
+
+def _forget_worker() -> None:
+    """In a forked child (``audit run -j N``): the parent's worker is the parent's; the child draws its own charts
+    here unless it prepares a worker of its own."""
+    global _WORKER
+    if _WORKER is not None:
+        _WORKER.forget()
+    _WORKER = None
+
+
+os.register_at_fork(after_in_child=_forget_worker)
 
 
 def draw_ahead(checks: Sequence[Check]) -> None:
-    """Start drawing these checks' charts in the background (one thread, "charts"): while the audit waits on its
-    references, the charts of the claims already done are drawn, and the reports find them ready. A chart is
+    """Start drawing these checks' charts in the background (one thread, "charts", asking the chart worker): while
+    the audit runs, the charts of the claims already done are drawn, and the reports find them ready. A chart is
     matched by the whole content of its check, so one whose check changed since is drawn again."""
     for check in checks:
         text = check.model_dump_json()
         for fn in (_interval_chart, _curve_chart):
             key = (fn.__name__, text)
             if key not in _AHEAD:
-                _AHEAD[key] = queued("charts", _locked, fn, check)
-
-
-def _locked(fn, check: Check) -> str:
-    with _DRAWING:
-        return fn(check)
+                _AHEAD[key] = queued("charts", fn, check)
 
 
 def _drawn(fn, check: Check) -> str:
     future = _AHEAD.pop((fn.__name__, check.model_dump_json()), None) if _AHEAD else None
-    return future.result() if future is not None else _locked(fn, check)
+    return future.result() if future is not None else fn(check)
+
+
+def _draw(fn, check: Check) -> str:
+    """``fn(check)`` (a drawing of ``DRAWINGS``): by the chart worker when there is one, else (or when it could not
+    give the chart) here."""
+    worker = _WORKER
+    if worker is not None:
+        text = worker.draw(fn.__name__, check.model_dump_json())
+        if text is not None:
+            return text
+    with _DRAWING:
+        return fn(check)
 
 
 def interval_chart(check: Check) -> str:
@@ -117,6 +143,15 @@ def _label(v) -> str:
 
 @memoised("charts", "matplotlib")
 def _interval_chart(check: Check) -> str:
+    return _draw(_interval_svg, check)
+
+
+@memoised("charts", "matplotlib")
+def _curve_chart(check: Check) -> str:
+    return _draw(_curve_svg, check)
+
+
+def _interval_svg(check: Check) -> str:
     points = [(_label(v), v.value) for v in check.values if v.status == "ok" and v.value is not None
               and "left" not in v.per_query and "before" not in v.per_query]
     if not points or (check.low is None and check.high is None):
@@ -143,8 +178,7 @@ def _interval_chart(check: Check) -> str:
     return _svg(fig)
 
 
-@memoised("charts", "matplotlib")
-def _curve_chart(check: Check) -> str:
+def _curve_svg(check: Check) -> str:
     if not check.curves:
         return ""
     plt = _pyplot()
@@ -158,3 +192,7 @@ def _curve_chart(check: Check) -> str:
     ax.legend(frameon=False, fontsize=7)
     ax.spines[["top", "right"]].set_visible(False)
     return _svg(fig)
+
+
+#: The drawings a chart worker can be asked for, by name.
+DRAWINGS = {fn.__name__: fn for fn in (_interval_svg, _curve_svg)}

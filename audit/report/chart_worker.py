@@ -1,0 +1,177 @@
+"""The reports' charts drawn in a process of their own while the audit runs.
+
+matplotlib takes about 20 ms of CPU per chart (chapter 23: 1.3 s for its 61 checks). Drawn in the audit's
+process, that time is taken from the audit itself, which runs the chapter's side of the checks and reads the
+references' answers. A chart worker is a fresh interpreter (``python -m audit.report.chart_worker``) at a lower
+priority (``NICENESS``) that imports matplotlib once and draws each chart asked of it with the same function
+and the same matplotlib as this process would, so its SVG text is the same (``tests/test_html_report.py``).
+When the worker cannot start, dies, fails on a chart or takes longer than ``TIMEOUT`` seconds, the chart is
+drawn in this process instead (``audit.report.charts``), so a report never lacks a chart because of it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import subprocess
+import sys
+import threading
+from multiprocessing.connection import Connection
+
+#: How much lower (``nice``) the chart worker runs than the audit: charts are needed only when the reports
+#: are written, so they take the CPU the audit and the references' workers leave.
+NICENESS = 10
+
+#: Seconds one chart may take in the worker before it is drawn here instead (a chart takes milliseconds).
+TIMEOUT = 60.0
+
+
+class ChartWorker:
+    """One worker process drawing charts by name (``audit.report.charts.DRAWINGS``), one at a time.
+
+    ``draw(name, check_json)`` returns the chart's SVG text, or None when the worker could not give it (the
+    caller then draws it itself). Thread-safe. Started by ``start()`` or on the first ``draw``; after a
+    failure it is not started again (the charts are drawn in the calling process)."""
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen | None = None
+        self._send: Connection | None = None
+        self._recv: Connection | None = None
+        self._lock = threading.Lock()
+        self._broken = False
+
+    def start(self) -> None:
+        """Start the worker if it is not running (it imports matplotlib in the background)."""
+        with self._lock:
+            self._start()
+
+    def _start(self) -> bool:
+        if self._broken:
+            return False
+        if self._process is not None:
+            return True
+        try:
+            process = subprocess.Popen([sys.executable, "-m", "audit.report.chart_worker"],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
+        except OSError:
+            self._broken = True
+            return False
+        self._process = process
+        self._send = Connection(os.dup(process.stdin.fileno()), readable=False)
+        self._recv = Connection(os.dup(process.stdout.fileno()), writable=False)
+        process.stdin.close()
+        process.stdout.close()
+        try:
+            self._send.send((list(sys.path), NICENESS))
+        except OSError:
+            self._fail()
+            return False
+        _RUNNING.add(self)
+        return True
+
+    def draw(self, name: str, check_json: str) -> str | None:
+        """The SVG text of chart ``name`` for the check given as JSON, drawn by the worker; None when the worker
+        could not give it."""
+        with self._lock:
+            if not self._start():
+                return None
+            try:
+                self._send.send((name, check_json))
+                if not self._recv.poll(TIMEOUT):
+                    self._fail()
+                    return None
+                ok, text = self._recv.recv()
+            except (EOFError, OSError):
+                self._fail()
+                return None
+            return text if ok else None
+
+    def _fail(self) -> None:
+        self._broken = True
+        self._kill()
+
+    def _kill(self) -> None:
+        process, send, recv = self._process, self._send, self._recv
+        self._process = self._send = self._recv = None
+        _RUNNING.discard(self)
+        for conn in (send, recv):
+            if conn is not None:
+                conn.close()
+        if process is not None:
+            process.kill()
+            process.wait()
+
+    def stop(self) -> None:
+        """End the worker now (a chart it is drawing is not needed any more)."""
+        with self._lock:
+            self._kill()
+
+    def forget(self) -> None:
+        """In a forked child: drop this process's handles on the parent's worker (the parent still uses it)."""
+        for conn in (self._send, self._recv):
+            if conn is not None:
+                conn.close()
+        self._process = self._send = self._recv = None
+        self._lock = threading.Lock()
+        _RUNNING.discard(self)
+
+
+#: Workers running in this process, ended at exit (they would also end on their own when their pipe closes).
+_RUNNING: set[ChartWorker] = set()
+
+
+@atexit.register
+def _stop_all() -> None:
+    for worker in list(_RUNNING):
+        worker._kill()
+
+
+def _serve(incoming: Connection, outgoing: Connection) -> None:
+    """Worker main loop: read ``(sys.path, niceness)``, then answer ``(chart name, check JSON)`` with
+    ``(True, svg text)`` or ``(False, the error)`` until the parent closes the pipe."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes the pipe
+    try:
+        path, niceness = incoming.recv()
+    except (EOFError, OSError):
+        return
+    try:
+        os.nice(niceness)
+    except OSError:
+        pass  # a priority is a preference
+    sys.path[:0] = [p for p in path if p not in sys.path]
+    from audit.report import charts
+    from audit.report.results import Check
+
+    charts._pyplot()  # matplotlib and the charts' style, before the first chart is asked for
+    while True:
+        try:
+            name, text = incoming.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer = (True, charts.DRAWINGS[name](Check.model_validate_json(text)))
+        except Exception as exc:  # drawn again by the parent, which reports it as its own drawing would
+            answer = (False, f"{type(exc).__name__}: {exc}"[:500])
+        try:
+            outgoing.send(answer)
+        except OSError:
+            return
+
+
+def _main() -> None:
+    """Entry point of the worker process: the protocol on fd 0 and a duplicate of fd 1; matplotlib's own
+    output goes to stderr."""
+    incoming = Connection(os.dup(0), writable=False)
+    outgoing = Connection(os.dup(1), readable=False)
+    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    _serve(incoming, outgoing)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # nothing to clean up; skip the interpreter's teardown
+
+
+if __name__ == "__main__":
+    _main()
