@@ -19,6 +19,8 @@ import sys
 import threading
 from multiprocessing.connection import Connection
 
+from audit.run import processes
+
 #: How much lower (``nice``) the chart worker runs than the audit: charts are needed only when the reports
 #: are written, so they take the CPU the audit and the references' workers leave.
 NICENESS = 10
@@ -52,16 +54,10 @@ class ChartWorker:
         if self._process is not None:
             return True
         try:
-            process = subprocess.Popen([sys.executable, "-m", "audit.report.chart_worker"],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
+            self._process, self._send, self._recv = processes.spawn("audit.report.chart_worker")
         except OSError:
             self._broken = True
             return False
-        self._process = process
-        self._send = Connection(os.dup(process.stdin.fileno()), readable=False)
-        self._recv = Connection(os.dup(process.stdout.fileno()), writable=False)
-        process.stdin.close()
-        process.stdout.close()
         try:
             self._send.send((list(sys.path), NICENESS))
         except OSError:
@@ -95,12 +91,7 @@ class ChartWorker:
         process, send, recv = self._process, self._send, self._recv
         self._process = self._send = self._recv = None
         _RUNNING.discard(self)
-        for conn in (send, recv):
-            if conn is not None:
-                conn.close()
-        if process is not None:
-            process.kill()
-            process.wait()
+        processes.end(process, send, recv, wait=None)
 
     def stop(self) -> None:
         """End the worker now (a chart it is drawing is not needed any more)."""
@@ -159,19 +150,5 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
             return
 
 
-def _main() -> None:
-    """Entry point of the worker process: the protocol on fd 0 and a duplicate of fd 1; matplotlib's own
-    output goes to stderr."""
-    incoming = Connection(os.dup(0), writable=False)
-    outgoing = Connection(os.dup(1), readable=False)
-    os.dup2(2, 1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    _serve(incoming, outgoing)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)  # nothing to clean up; skip the interpreter's teardown
-
-
 if __name__ == "__main__":
-    _main()
+    processes.serve_main(_serve)

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
 
 from audit.evaluation.references.base import Outcome, Reference, ScoredRun, Support
+from audit.run import processes
 
 #: Seconds one call (one batch of fixtures and measures) may take in a worker before the worker is
 #: killed and the call becomes an error. Generous: ranx compiles its metrics on first use in an
@@ -196,14 +197,8 @@ class IsolatedReference(Reference):
         with _STARTING:
             if _ENDING.is_set():
                 raise ProcessExiting("this process is exiting; no reference worker is started")
-            process = subprocess.Popen([sys.executable, "-m", "audit.evaluation.references.worker"],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
+            self._process, self._send, self._recv = processes.spawn("audit.evaluation.references.worker")
             _RUNNING.add(self)
-        self._process = process
-        self._send = Connection(os.dup(process.stdin.fileno()), readable=False)
-        self._recv = Connection(os.dup(process.stdout.fileno()), writable=False)
-        process.stdin.close()
-        process.stdout.close()
         cls = type(self.inner)
         # The reference slowest to load runs at the audit's priority and the others below it, so on a
         # busy machine the one every result waits for gets the CPU first.
@@ -216,15 +211,7 @@ class IsolatedReference(Reference):
         process, send, recv = self._process, self._send, self._recv
         self._process = self._send = self._recv = None
         _RUNNING.discard(self)
-        for conn in (send, recv):
-            if conn is not None:
-                conn.close()
-        if process is not None:
-            try:
-                process.wait(timeout=wait)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+        processes.end(process, send, recv, wait)
 
     def interrupt(self) -> None:
         """Kill the worker now, from any thread: a call waiting on it ends as the worker's death (an
@@ -338,21 +325,5 @@ def _stop_all() -> None:
         ref.stop(wait=1)
 
 
-def _main() -> None:
-    """Entry point of a worker process: the protocol on fd 0 and a duplicate of fd 1; the
-    library's own prints go to stderr."""
-    incoming = Connection(os.dup(0), writable=False)
-    outgoing = Connection(os.dup(1), readable=False)
-    os.dup2(2, 1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    _serve(incoming, outgoing)
-    # The parent closed the pipe: nothing is left to clean up (every call's files are removed as it ends),
-    # so skip the interpreter's teardown, which takes a library like ranx (numba) a noticeable time.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
-
-
 if __name__ == "__main__":
-    _main()
+    processes.serve_main(_serve)

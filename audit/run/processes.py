@@ -1,0 +1,65 @@
+"""Worker processes: a fresh interpreter running one of this package's modules, spoken to in pickled messages.
+
+The references' workers (``audit.evaluation.references.worker``) and the chart worker
+(``audit.report.chart_worker``) are such processes. A worker is ``python -m <module>``: no inherited threads or
+locks, and unlike ``multiprocessing``'s spawn it never re-imports the caller's main script. The parent writes
+to its stdin and reads a duplicate of its stdout (``multiprocessing.connection.Connection``: pickled messages);
+the worker's own prints, and its libraries', go to stderr; it exits when its stdin closes, however the parent
+ends.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+
+
+def spawn(module: str) -> tuple[subprocess.Popen, Connection, Connection]:
+    """Start ``python -m module``; returns the process and the connections to send to it and receive from it.
+    Raises ``OSError`` when the process cannot be started."""
+    process = subprocess.Popen([sys.executable, "-m", module], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               close_fds=True)
+    send = Connection(os.dup(process.stdin.fileno()), readable=False)
+    recv = Connection(os.dup(process.stdout.fileno()), writable=False)
+    process.stdin.close()
+    process.stdout.close()
+    return process, send, recv
+
+
+def end(process: subprocess.Popen | None, send: Connection | None, recv: Connection | None,
+        wait: float | None) -> None:
+    """Close the connections (the worker then exits on its own) and wait up to ``wait`` seconds for it before
+    killing it; ``wait=None`` kills it at once."""
+    for conn in (send, recv):
+        if conn is not None:
+            conn.close()
+    if process is None:
+        return
+    if wait is not None:
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    process.kill()
+    process.wait(timeout=5)
+
+
+def serve_main(serve: Callable[[Connection, Connection], None]) -> None:
+    """The entry point of a worker process: ``serve(incoming, outgoing)`` on fd 0 and a duplicate of fd 1, with
+    fd 1 then pointing at stderr (a library's prints never corrupt the protocol) and fd 0 at /dev/null. When
+    ``serve`` returns (the parent closed the pipe), the process exits at once: every call's files are removed
+    as it ends, so nothing is left to clean up, and the interpreter's teardown takes a library like ranx
+    (numba) a noticeable time."""
+    incoming = Connection(os.dup(0), writable=False)
+    outgoing = Connection(os.dup(1), readable=False)
+    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    serve(incoming, outgoing)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
