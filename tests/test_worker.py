@@ -234,3 +234,50 @@ def test_no_worker_starts_once_the_exit_handler_has_stopped_them(isolated, monke
     late = ref.evaluate([P1], {"q1": {"a": 1}}, {"q1": {"a": 1.0}})[str(P1)]
     assert late.status == "error" and "exiting" in late.detail
     assert ref._process is None  # no worker started
+
+
+# --- Ctrl-C while a worker starts -------------------------------------------------------------------
+
+CTRL_C_AT_START = textwrap.dedent("""
+    import os, signal, sys, time
+    from audit.evaluation.references.pytrec_eval_ref import PytrecEvalReference
+    from audit.evaluation.references.worker import IsolatedReference
+    from audit.register.measures import parse
+    from audit.report.chart_worker import ChartWorker
+    from audit.report.results import Check, ImplValue
+
+    # this process plays the audit, which handles its own Ctrl-C (a handler, not SIG_IGN: an ignored signal
+    # stays ignored in the programs it starts, a handled one does not)
+    signal.signal(signal.SIGINT, lambda *_: None)
+    chart, ref = ChartWorker(), IsolatedReference(PytrecEvalReference())
+    chart.start()
+    ref.start()
+    pids = [chart._process.pid, ref._process.pid]
+    end = time.monotonic() + 1.5
+    while time.monotonic() < end:  # a terminal's Ctrl-C reaches every process of the foreground group
+        for pid in pids:
+            os.kill(pid, signal.SIGINT)
+        time.sleep(0.005)
+    alive = [chart._process.poll() is None, ref._process.poll() is None]
+    check = Check(label="P@4", measure="P@4", claimed="1/4", low=0.25, high=0.3,
+                  values=[ImplValue(implementation="chapter", value=0.25)])
+    drawn = chart.draw("_interval_svg", check.model_dump_json())
+    p1 = parse("P@1")[0]
+    outcome = ref.evaluate([p1], {"q1": {"a": 1}}, {"q1": {"a": 1.0}})[str(p1)]
+    print(alive, drawn is not None and drawn.startswith("<svg"), outcome.status, outcome.per_query, flush=True)
+    chart.stop()
+    ref.stop()
+""")
+
+
+def test_ctrl_c_while_a_worker_starts_neither_kills_it_nor_prints_a_traceback():
+    """Ctrl-C in a terminal sends SIGINT to the audit and to every worker it started (one process group). The
+    audit handles it and ends its workers; a worker ignores it at every moment, the first milliseconds of its
+    interpreter included (before it had ignored it, SIGINT there killed it with a KeyboardInterrupt traceback
+    on the user's terminal). Here SIGINT is sent to a chart worker and a reference worker (pytrec_eval)
+    throughout their first 1.5 s: both are still running, both answer (the chart's SVG; P@1 = 1 for a relevant
+    document at rank 1, by hand), and nothing about an interrupt reaches stderr."""
+    done = subprocess.run([sys.executable, "-c", CTRL_C_AT_START], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "KeyboardInterrupt" not in done.stderr and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert done.stdout.split("\n")[0] == "[True, True] True ok {'q1': 1.0}"

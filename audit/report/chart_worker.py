@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -121,7 +120,6 @@ def _stop_all() -> None:
 def _serve(incoming: Connection, outgoing: Connection) -> None:
     """Worker main loop: read ``(sys.path, niceness)``, then answer ``(chart name, check JSON)`` with
     ``(True, svg text)`` or ``(False, the error)`` until the parent closes the pipe."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes the pipe
     try:
         path, niceness = incoming.recv()
     except (EOFError, OSError):

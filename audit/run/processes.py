@@ -5,12 +5,14 @@ The references' workers (``audit.evaluation.references.worker``) and the chart w
 locks, and unlike ``multiprocessing``'s spawn it never re-imports the caller's main script. The parent writes
 to its stdin and reads a duplicate of its stdout (``multiprocessing.connection.Connection``: pickled messages);
 the worker's own prints, and its libraries', go to stderr; it exits when its stdin closes, however the parent
-ends.
+ends. A worker ignores SIGINT from its first instruction on: a terminal's Ctrl-C reaches every process of the
+audit's process group, and the audit handles it by ending its workers.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -19,9 +21,19 @@ from multiprocessing.connection import Connection
 
 def spawn(module: str) -> tuple[subprocess.Popen, Connection, Connection]:
     """Start ``python -m module``; returns the process and the connections to send to it and receive from it.
-    Raises ``OSError`` when the process cannot be started."""
-    process = subprocess.Popen([sys.executable, "-m", module], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               close_fds=True)
+    Raises ``OSError`` when the process cannot be started.
+
+    The worker starts with SIGINT blocked (a thread's signal mask is kept through fork and exec, where a Python
+    handler is not) and ``serve_main`` ignores it before unblocking it: a Ctrl-C in the interpreter's first
+    milliseconds, before any of the worker's code runs, would otherwise kill it, with a KeyboardInterrupt
+    traceback on the user's terminal. Only the calling thread's mask changes, and only for the ``Popen`` call:
+    a SIGINT meanwhile reaches this process once it is restored, as before."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        process = subprocess.Popen([sys.executable, "-m", module], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   close_fds=True)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     send = Connection(os.dup(process.stdin.fileno()), readable=False)
     recv = Connection(os.dup(process.stdout.fileno()), writable=False)
     process.stdin.close()
@@ -53,7 +65,10 @@ def serve_main(serve: Callable[[Connection, Connection], None]) -> None:
     fd 1 then pointing at stderr (a library's prints never corrupt the protocol) and fd 0 at /dev/null. When
     ``serve`` returns (the parent closed the pipe), the process exits at once: every call's files are removed
     as it ends, so nothing is left to clean up, and the interpreter's teardown takes a library like ranx
-    (numba) a noticeable time."""
+    (numba) a noticeable time. SIGINT, blocked since the process started (``spawn``), is ignored from here on
+    (the parent handles Ctrl-C and closes the pipe)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     incoming = Connection(os.dup(0), writable=False)
     outgoing = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)

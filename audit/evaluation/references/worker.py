@@ -74,7 +74,6 @@ GUARDS = {"pytrec_eval": _negative_as_zero, "ir_measures": _negative_as_zero}
 def _serve(incoming: Connection, outgoing: Connection) -> None:
     """Worker main loop: read ``(sys.path, adapter class, niceness)``, build the adapter, then answer
     ``(method, measure names, qrels, arg)`` until the parent closes the pipe."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes the pipe
     try:
         path, module, qualname, niceness = incoming.recv()
     except (EOFError, OSError):
