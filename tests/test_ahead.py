@@ -201,8 +201,8 @@ def test_the_chart_worker_draws_what_this_process_draws_and_a_failure_is_drawn_h
         monkeypatch.setattr(worker, "draw", lambda *a: asked.append(a[0]) or real_draw(*a))
         assert [charts.interval_chart(interval), charts.curve_chart(curve)] == here
         assert asked == ["_interval_svg", "_curve_svg"]
-        assert worker.draw("_interval_svg", interval.model_dump_json()) == here[0]  # the worker's own answer
-        assert worker.draw("no such chart", interval.model_dump_json()) is None  # refused: the caller draws it
+        assert worker.draw("_interval_svg", interval) == here[0]  # the worker's own answer
+        assert worker.draw("no such chart", interval) is None  # refused: the caller draws it
         pid = worker._process.pid
         worker._process.kill()  # dies: the chart is drawn here, and the worker is not started again
         worker._process.wait()
@@ -211,6 +211,38 @@ def test_the_chart_worker_draws_what_this_process_draws_and_a_failure_is_drawn_h
         assert charts.curve_chart(curve) == here[1]
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+    finally:
+        worker.stop()
+        set_memo(True)
+        charts._AHEAD.clear()
+
+
+def test_the_chart_worker_gets_the_check_itself_not_its_json(monkeypatch):
+    """A check reaches the chart worker as it is: JSON holds no NaN or infinity (pydantic writes them as null, read
+    back as None), so a check sent as JSON could be drawn differently by the worker than in this process. A
+    reference's NaN value is drawn by both (the same SVG), and an infinite bound makes matplotlib refuse the axis
+    limits in both (``ValueError: Axis limits cannot be NaN or Inf``): the worker then gives nothing, and the
+    chart drawn here raises as it did before there was a worker."""
+    from audit.report import chart_worker, charts
+    from audit.report.results import Check, ImplValue
+    from audit.run.cache import set_memo
+    set_memo(False)
+    nan_value = Check(label="nDCG@4", measure="nDCG@4", claimed="1", low=0.9, high=1.0,
+                      values=[ImplValue(implementation="chapter", value=1.0),
+                              ImplValue(implementation="ranx", value=float("nan"))])
+    open_bound = Check(label="P@4", measure="P@4", claimed="> 0", low=0.0, high=float("inf"),
+                       values=[ImplValue(implementation="chapter", value=0.5)])
+    here = charts._interval_svg(nan_value)
+    with pytest.raises(ValueError, match="NaN or Inf"):
+        charts._interval_svg(open_bound)
+    worker = chart_worker.ChartWorker()
+    monkeypatch.setattr(charts, "_WORKER", worker)
+    try:
+        assert worker.draw("_interval_svg", nan_value) == here
+        assert worker.draw("_interval_svg", open_bound) is None
+        assert charts.interval_chart(nan_value) == here
+        with pytest.raises(ValueError, match="NaN or Inf"):
+            charts.interval_chart(open_bound)
     finally:
         worker.stop()
         set_memo(True)

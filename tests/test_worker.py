@@ -261,7 +261,7 @@ CTRL_C_AT_START = textwrap.dedent("""
     alive = [chart._process.poll() is None, ref._process.poll() is None]
     check = Check(label="P@4", measure="P@4", claimed="1/4", low=0.25, high=0.3,
                   values=[ImplValue(implementation="chapter", value=0.25)])
-    drawn = chart.draw("_interval_svg", check.model_dump_json())
+    drawn = chart.draw("_interval_svg", check)
     p1 = parse("P@1")[0]
     outcome = ref.evaluate([p1], {"q1": {"a": 1}}, {"q1": {"a": 1.0}})[str(p1)]
     print(alive, drawn is not None and drawn.startswith("<svg"), outcome.status, outcome.per_query, flush=True)

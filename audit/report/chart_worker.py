@@ -17,8 +17,12 @@ import subprocess
 import sys
 import threading
 from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
 
 from audit.run import processes
+
+if TYPE_CHECKING:
+    from audit.report.results import Check
 
 #: How much lower (``nice``) the chart worker runs than the audit: charts are needed only when the reports
 #: are written, so they take the CPU the audit and the references' workers leave.
@@ -31,7 +35,7 @@ TIMEOUT = 60.0
 class ChartWorker:
     """One worker process drawing charts by name (``audit.report.charts.DRAWINGS``), one at a time.
 
-    ``draw(name, check_json)`` returns the chart's SVG text, or None when the worker could not give it (the
+    ``draw(name, check)`` returns the chart's SVG text, or None when the worker could not give it (the
     caller then draws it itself). Thread-safe. Started by ``start()`` or on the first ``draw``; after a
     failure it is not started again (the charts are drawn in the calling process)."""
 
@@ -65,14 +69,15 @@ class ChartWorker:
         _RUNNING.add(self)
         return True
 
-    def draw(self, name: str, check_json: str) -> str | None:
-        """The SVG text of chart ``name`` for the check given as JSON, drawn by the worker; None when the worker
-        could not give it."""
+    def draw(self, name: str, check: Check) -> str | None:
+        """The SVG text of chart ``name`` for ``check``, drawn by the worker; None when the worker could not give
+        it. The check is sent pickled, as it is: its JSON would hold a NaN or an infinite value as null (None),
+        which draws another chart than this process would."""
         with self._lock:
             if not self._start():
                 return None
             try:
-                self._send.send((name, check_json))
+                self._send.send((name, check))
                 if not self._recv.poll(TIMEOUT):
                     self._fail()
                     return None
@@ -118,7 +123,7 @@ def _stop_all() -> None:
 
 
 def _serve(incoming: Connection, outgoing: Connection) -> None:
-    """Worker main loop: read ``(sys.path, niceness)``, then answer ``(chart name, check JSON)`` with
+    """Worker main loop: read ``(sys.path, niceness)``, then answer ``(chart name, check)`` with
     ``(True, svg text)`` or ``(False, the error)`` until the parent closes the pipe."""
     try:
         path, niceness = incoming.recv()
@@ -130,16 +135,15 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
         pass  # a priority is a preference
     sys.path[:0] = [p for p in path if p not in sys.path]
     from audit.report import charts
-    from audit.report.results import Check
 
     charts._pyplot()  # matplotlib and the charts' style, before the first chart is asked for
     while True:
         try:
-            name, text = incoming.recv()
+            name, check = incoming.recv()
         except (EOFError, OSError):
             return
         try:
-            answer = (True, charts.DRAWINGS[name](Check.model_validate_json(text)))
+            answer = (True, charts.DRAWINGS[name](check))
         except Exception as exc:  # drawn again by the parent, which reports it as its own drawing would
             answer = (False, f"{type(exc).__name__}: {exc}"[:500])
         try:

@@ -115,7 +115,7 @@ def _draw(fn, check: Check) -> str:
     give the chart) here."""
     worker = _WORKER
     if worker is not None:
-        text = worker.draw(fn.__name__, check.model_dump_json())
+        text = worker.draw(fn.__name__, check)
         if text is not None:
             return text
     with _DRAWING:
