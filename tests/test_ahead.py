@@ -249,6 +249,31 @@ def test_the_chart_worker_gets_the_check_itself_not_its_json(monkeypatch):
         charts._AHEAD.clear()
 
 
+def test_a_stored_chart_is_not_given_to_a_check_that_differs_only_by_nan(monkeypatch, tmp_path):
+    """A stored chart is keyed by its check with a NaN value kept apart from no value (None): pydantic's JSON text
+    writes NaN as null, and a key built from it would give the NaN check the chart stored for the other."""
+    from audit.report import charts
+    from audit.report.results import Check, ImplValue
+    from audit.run.cache import ENV, set_memo
+    monkeypatch.setenv(ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(charts, "_WORKER", None)
+
+    def check(value):
+        return Check(label="nDCG@4", measure="nDCG@4", claimed="1", low=0.9, high=1.0,
+                     values=[ImplValue(implementation="chapter", value=1.0),
+                             ImplValue(implementation="ranx", value=value)])
+    missing, nan = check(None), check(float("nan"))
+    expected = charts._interval_svg(missing), charts._interval_svg(nan)
+    assert expected[0] != expected[1]  # NaN is drawn as a point with no position; None is left out
+    set_memo(True)
+    try:
+        assert charts.interval_chart(missing) == expected[0]  # stored
+        assert charts.interval_chart(nan) == expected[1]  # not the stored one
+        assert charts.interval_chart(missing) == expected[0]
+    finally:
+        charts._AHEAD.clear()
+
+
 def test_the_chart_worker_ends_with_the_audit_and_a_forked_child_draws_its_own():
     """A process that started a chart worker leaves none behind when it exits; a forked child (``audit run -j N``)
     does not use its parent's worker (their answers would mix on one pipe)."""
