@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from test_cli import (
     CONTRADICTED_CLAIM,
     FIXTURE,
@@ -286,3 +288,56 @@ def test_sensitivity_rows_are_kept_per_claim_and_only_a_changed_claims_are_compu
     keys[revised] = "key-after-a-revision"
     third = module.sensitivity(chapter, Measurements([]), found, PerClaimCache(tmp_path, keys))
     assert third == fresh and computed == [revised]
+
+
+def _session(sid: int) -> list[tuple[int, str, str]]:
+    """(pid, state, command line) of every process in session ``sid`` (from /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[3]) == sid:  # fields after the command name: state, ppid, pgrp, session
+            out.append((int(entry.name), fields[0], cmdline))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+def test_parallel_chapters_end_with_their_parent_however_it_ends(tmp_path):
+    """``audit run -j 2`` killed outright (SIGKILL: no handler runs) leaves no chapter process and no reference
+    worker running: each chapter process asked the kernel to end it with its parent, and its workers end when
+    their pipes close."""
+    import signal
+    import time
+
+    root = Path(__file__).resolve().parent.parent / "claims"
+    process = subprocess.Popen([sys.executable, "-c", MAIN, "run", str(root / "retrieval-23-chapter"),
+                                str(root / "recall-and-precision"), "--reports", str(tmp_path / "reports"),
+                                "--no-cache", "-j", "2", "--quiet"],
+                               env={**os.environ, "CHAPTER_AUDIT_CACHE": str(tmp_path / "cache")},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # both chapters are under way: their reference workers have started
+        if sum("references.worker" in cmd for _, _, cmd in _session(process.pid)) >= 4:
+            break
+        time.sleep(0.05)
+    else:
+        process.kill()
+        pytest.fail("the chapter processes did not start their reference workers")
+    process.kill()
+    process.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        alive = [(pid, cmd) for pid, state, cmd in _session(process.pid) if state != "Z"]
+        if not alive:
+            break
+        time.sleep(0.1)
+    else:
+        for pid, _ in alive:
+            os.kill(pid, signal.SIGKILL)
+        pytest.fail(f"still running after their parent was killed: {alive}")

@@ -9,6 +9,7 @@ the reports and the printed output do not depend on which chapter finishes first
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Collection, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -40,6 +41,28 @@ def _brief(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:200] + '…' if len(text) > 200 else text}"
 
 
+def _end_with_parent(parent: int) -> None:
+    """In a chapter process, first: ask the kernel to end it (SIGTERM) when the audit's process ends, however that
+    ends (Linux ``prctl(PR_SET_PDEATHSIG)``). Otherwise a chapter process whose parent was killed goes on auditing
+    and keeps its reference workers running; ended, its workers see their pipes close and end too. Elsewhere
+    nothing is asked."""
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) != 0:
+            return
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent ended before the request was made
+        os._exit(1)
+
+
+#: ``prctl`` option: the signal this process gets when its parent ends (``linux/prctl.h``).
+_PR_SET_PDEATHSIG = 1
+
+
 def _audit_one(index: int) -> tuple[str, str, int, int, list[dict]]:
     """In a chapter process: (report JSON or "", error or "", cache hits, misses, conflicts recorded)."""
     from audit.evaluation.references import all_references
@@ -69,7 +92,8 @@ def audit_parallel(chapters: Sequence[Chapter], book: Book, provenance: Provenan
     _JOB.update(chapters=list(chapters), book=book, provenance=provenance, cache=cache, select=select)
     try:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(chapters))), mp_context=context) as pool:
+        with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(chapters))), mp_context=context,
+                                 initializer=_end_with_parent, initargs=(os.getpid(),)) as pool:
             answers = list(pool.map(_audit_one, range(len(chapters))))
     finally:
         _JOB.clear()
