@@ -217,6 +217,7 @@ def test_the_chart_worker_draws_what_this_process_draws_and_a_failure_is_drawn_h
         charts._AHEAD.clear()
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # matplotlib placing the NaN
 def test_the_chart_worker_gets_the_check_itself_not_its_json(monkeypatch):
     """A check reaches the chart worker as it is: JSON holds no NaN or infinity (pydantic writes them as null, read
     back as None), so a check sent as JSON could be drawn differently by the worker than in this process. A
