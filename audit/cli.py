@@ -8,6 +8,7 @@ from pathlib import Path
 
 from audit import __version__
 from audit.errors import AuditError
+from audit.report.writer import SELECTED
 
 #: Exit codes (also in the README).
 EXIT_OK = 0           # the audit ran; reports written
@@ -63,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="exit 1 when any claim has one of these verdicts, e.g. contradicted,stale,error")
     run.add_argument("--quiet", action="store_true", help="print only errors and the written paths")
     run.add_argument("--claims", type=_claim_ids, default=None, metavar="IDS",
-                     help="audit only these claims, e.g. C08,C14 (the reports then hold only them)")
+                     help=f"audit only these claims, e.g. C08,C14; their reports go to REPORTS/{SELECTED}/ (the "
+                          "chapters' own reports and the index are left as they are)")
     run.add_argument("--no-cache", action="store_true",
                      help="compute every claim; neither read nor write the claim cache "
                           "(default location ~/.cache/chapter-audit, or $CHAPTER_AUDIT_CACHE)")
@@ -254,6 +256,16 @@ def run(args) -> int:
                       highlight=False)
             return EXIT_USAGE
     select = set(args.claims) if args.claims is not None else None
+    folder = args.reports
+    if select is not None:
+        # A partial audit never poses as a chapter's report: its reports go to their own folder, the chapters'
+        # own reports and the book index are left as they are, and a chapter with none of the claims is skipped.
+        folder = args.reports / SELECTED
+        skipped = [c for c in chapters if not any(claim.id in select for claim in c.register.claims)]
+        chapters = [c for c in chapters if c not in skipped]
+        if skipped and not args.quiet:
+            err.print(f"[dim]skipped (none of the selected claims): "
+                      f"{', '.join(str(c.identity.id) for c in skipped)}[/dim]", highlight=False)
     cache = ClaimCache(enabled=not args.no_cache)
     set_memo(cache.enabled)  # charts and reference observations are cached with the claims
     audited = []
@@ -301,19 +313,22 @@ def run(args) -> int:
             err.print(f"[red]internal error[/red] while adding book findings to {base}: {_brief(exc)}",
                       highlight=False)
             status = EXIT_INTERNAL
-        previous = args.reports / f"{base}.json"
+        previous = args.reports / f"{base}.json"  # the chapter's own report, also for a partial audit
+        chosen = [c.id for c in report.claims] if select is not None else None
         if previous.exists() and not args.quiet:
             from audit.report.diff import diff_reports
             try:
                 before = _read_report(previous)
-                if select is not None:  # compare only the claims audited
+                if chosen is not None:  # compare only the claims audited
                     before["claims"] = [c for c in before["claims"] if c["id"] in select]
                 change = diff_reports(before, report.model_dump(mode="json"))
+                if chosen is not None:
+                    change.chapter = f"{change.chapter} (claims {', '.join(chosen)})"
                 out.print("\n".join(change.lines()), highlight=False, markup=False)
             except AuditError as exc:
                 err.print(f"[yellow]note:[/yellow] previous report not compared: {exc}", highlight=False)
         try:
-            written = write_chapter_reports(report, snapshots[base], args.reports)
+            written = write_chapter_reports(report, snapshots[base], folder, claims=chosen)
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             status = max(status, EXIT_INPUT)
@@ -335,7 +350,7 @@ def run(args) -> int:
             out.print(table)
         for path in written:
             out.print(f"wrote {path}", highlight=False)
-    if audited:
+    if audited and select is None:  # the book index lists whole chapters only
         try:
             index = write_index(args.reports)
             if not args.quiet:

@@ -162,12 +162,34 @@ def test_claims_option_computes_only_the_selected_claims(tmp_path):
     reports, cache = tmp_path / "reports", tmp_path / "cache"
     done = run_cli(["run", str(folder), "--reports", str(reports), "--quiet", "--claims", "C3"], cache)
     assert done.returncode == 0, done.stderr
-    report = json.loads((reports / "select.json").read_text(encoding="utf-8"))
+    report = json.loads((reports / "selected" / "select.json").read_text(encoding="utf-8"))
     assert [c["id"] for c in report["claims"]] == ["C3"]
     assert report["claims"][0]["verdict"] == "contradicted"
+    assert report["provenance"]["command"] == f"audit run {folder.as_posix()} --claims C3"  # reproduces it
     assert len(entries(cache)) == 1                      # only C3 was computed
     unknown = run_cli(["run", str(folder), "--reports", str(reports), "--claims", "C9"], cache)
     assert unknown.returncode == 2 and "C9" in unknown.stderr
+
+
+def test_a_partial_audit_leaves_the_chapters_own_reports_and_skips_a_chapter_without_the_claims(tmp_path):
+    """``--claims`` writes its reports to ``reports/selected/``: the chapters' full reports and the book index are
+    not replaced by partial ones, and a chapter that has none of the claims is neither audited nor emptied."""
+    root = tmp_path / "claims"
+    first = write_chapter(root, "one", SUPPORTED_CLAIM, CONTRADICTED_CLAIM)
+    second = write_chapter(root, "two", NOT_CHECKABLE_CLAIM)
+    reports, cache = tmp_path / "reports", tmp_path / "cache"
+    full = run_cli(["run", str(first), str(second), "--reports", str(reports), "--quiet"], cache)
+    assert full.returncode == 0, full.stderr
+    before = {p.relative_to(reports): p.read_bytes() for p in reports.rglob("*") if p.is_file()}
+    # C3 is a claim of chapter "one" only ("two" has C2 alone)
+    done = run_cli(["run", str(first), str(second), "--reports", str(reports), "--claims", "C3"], cache)
+    assert done.returncode == 0, done.stderr
+    after = {p.relative_to(reports): p.read_bytes() for p in reports.rglob("*") if p.is_file()}
+    assert {p: b for p, b in after.items() if p.parts[0] != "selected"} == before
+    assert sorted(str(p) for p in after if p.parts[0] == "selected") == [
+        "selected/one.html", "selected/one.json", "selected/one.md", "selected/one.patch"]
+    assert "skipped (none of the selected claims): two" in done.stderr
+    assert "one (claims C3): no change since the previous report" in done.stdout
 
 
 def test_pytest_k_computes_only_the_selected_claim(tmp_path):

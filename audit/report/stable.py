@@ -14,9 +14,10 @@ from pathlib import Path
 from audit.report.results import ChapterReport
 
 
-def reproducing_command(report: ChapterReport) -> str:
-    """``audit run <the chapter folder as given>``."""
-    return f"audit run {Path(str(report.snapshot['file'])).parent.as_posix()}"
+def reproducing_command(report: ChapterReport, claims: list[str] | None = None) -> str:
+    """``audit run <the chapter folder as given>``, with ``--claims <ids>`` for a partial audit."""
+    command = f"audit run {Path(str(report.snapshot['file'])).parent.as_posix()}"
+    return command + (f" --claims {','.join(claims)}" if claims is not None else "")
 
 
 def _comparable(data: dict) -> dict:
@@ -25,12 +26,13 @@ def _comparable(data: dict) -> dict:
     return data
 
 
-def stabilise(report: ChapterReport, previous: Path | None) -> None:
+def stabilise(report: ChapterReport, previous: Path | None, claims: list[str] | None = None) -> None:
     """Record the reproducing command; keep the previous report's date when nothing else changed.
 
-    ``previous``: the chapter's JSON report from an earlier run (missing or unreadable: ignored).
+    ``previous``: the chapter's JSON report from an earlier run (missing or unreadable: ignored); ``claims``: the
+    claim ids of a partial audit (``audit run --claims``).
     """
-    report.provenance = report.provenance.model_copy(update={"command": reproducing_command(report)})
+    report.provenance = report.provenance.model_copy(update={"command": reproducing_command(report, claims)})
     if previous is None:
         return
     try:

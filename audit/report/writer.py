@@ -9,6 +9,10 @@ from pathlib import Path
 
 from audit.errors import AuditError
 
+#: The sub-folder of the reports folder that holds the reports of a partial audit (``audit run --claims``): they
+#: never replace a chapter's own reports.
+SELECTED = "selected"
+
 
 def write_text(path: Path | str, text: str) -> str:
     """Write ``text`` to ``path`` atomically (``-`` means stdout); return where it went.
@@ -37,17 +41,18 @@ def write_text(path: Path | str, text: str) -> str:
     return str(path)
 
 
-def write_chapter_reports(report, snapshot_text: str, folder: Path) -> list[str]:
+def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list[str] | None = None) -> list[str]:
     """Write ``<id>.json``, ``.md``, ``.html`` and, when the upgrade proposal has hunks, ``.patch``
     (a stale ``.patch`` is removed when nothing needs changing); return where each went.
 
+    ``claims``: the claim ids of a partial audit (``audit run --claims``), recorded in its reproducing command.
     The recorded command and date are made reproducible first (``report.stable``), so a rerun whose
     results have not changed leaves every file byte-identical. Raises ``AuditError`` naming the path.
     """
     from audit.report import html_report, json_report, markdown, patch
     from audit.report.stable import stabilise
     base = str(report.chapter["id"])
-    stabilise(report, folder / f"{base}.json")
+    stabilise(report, folder / f"{base}.json", claims)
     proposal = report.research.proposal if report.research else None
     texts = {".json": json_report.render(report), ".md": markdown.render(report),
              ".html": html_report.render(report, snapshot_text),
