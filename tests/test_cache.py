@@ -363,3 +363,34 @@ def test_parallel_chapters_end_with_their_parent_however_it_ends(tmp_path):
         for pid, _ in alive:
             os.kill(pid, signal.SIGKILL)
         pytest.fail(f"still running after their parent was killed: {alive}")
+
+
+def test_parallel_chapters_draw_their_charts_ahead_for_the_parent(tmp_path, monkeypatch):
+    """With ``-j 2`` and the caches on, each chapter process draws its charts ahead (its own chart worker) into the
+    chart store, and the parent that writes the reports draws none itself; the reports are those of ``-j 1``."""
+    from audit.cli import main
+    from audit.report import charts
+
+    root = tmp_path / "claims"
+    first = write_chapter(root, "one", SUPPORTED_CLAIM, CONTRADICTED_CLAIM)
+    second = write_chapter(root, "two", SUPPORTED_CLAIM)
+    monkeypatch.setenv("CHAPTER_AUDIT_CACHE", str(tmp_path / "cache"))
+    drawn_here = []
+    for name in ("_interval_svg", "_curve_svg"):
+        real = getattr(charts, name)
+
+        def counted(check, real=real):
+            drawn_here.append(os.getpid())
+            return real(check)
+        counted.__name__ = name  # the chart worker is asked for a drawing by this name
+        monkeypatch.setattr(charts, name, counted)
+    reports = {}
+    for jobs in ("2", "1"):
+        folder = tmp_path / f"reports-{jobs}"
+        assert main(["run", str(first), str(second), "--reports", str(folder), "--quiet", "-j", jobs]) == 0
+        reports[jobs] = {p.name: p.read_text(encoding="utf-8").replace(f"reports-{jobs}", "reports")
+                         for p in sorted(folder.iterdir())}
+        if jobs == "2":
+            assert os.getpid() not in drawn_here  # every chart was found stored
+            assert any("<svg" in text for name, text in reports[jobs].items() if name.endswith(".html"))
+    assert reports["1"] == reports["2"]

@@ -105,6 +105,19 @@ def draw_ahead(checks: Sequence[Check]) -> None:
                 _AHEAD[key] = queued("charts", fn, check)
 
 
+def store_ahead() -> None:
+    """Wait until every chart started by ``draw_ahead`` is drawn, and so kept in the chart store (``memoised``, when
+    the caches are on): a chapter process of ``audit run -j N`` draws its charts ahead like this, and the parent,
+    which writes the reports, finds them stored instead of drawing them all at the end. A chart that failed is
+    drawn again, and its error reported, when its report is written."""
+    for future in list(_AHEAD.values()):
+        try:
+            future.result()
+        except Exception:
+            pass
+    _AHEAD.clear()
+
+
 def _drawn(fn, check: Check) -> str:
     future = _AHEAD.pop((fn.__name__, check.model_dump_json()), None) if _AHEAD else None
     return future.result() if future is not None else fn(check)

@@ -73,9 +73,17 @@ def _audit_one(index: int) -> tuple[str, str, int, int, list[dict]]:
     book: Book = job["book"]
     cache: ClaimCache | None = job["cache"]
     before = len(book.conflicts)
+    hooks = {}
+    if cache is not None and cache.enabled:
+        # The charts are drawn here, ahead, by this process's chart worker while the chapter is audited, into the
+        # chart store the parent reads when it writes the reports (with the caches off, the parent draws them).
+        from audit.report import charts
+        hooks = {"computing": charts.prepare, "computed": lambda result: charts.draw_ahead(result.checks)}
     try:
         report = audit_chapter(chapter, all_references(start=False), job["provenance"], book=book, cache=cache,
-                               select=job["select"])
+                               select=job["select"], **hooks)
+        if hooks:
+            charts.store_ahead()
     except Exception as exc:
         return "", _brief(exc), 0, 0, []
     hits, misses = (cache.hits, cache.misses) if cache is not None else (0, 0)
