@@ -81,16 +81,19 @@ def prepare() -> None:
     _WORKER.start()
 
 
-def _forget_worker() -> None:
-    """In a forked child (``audit run -j N``): the parent's worker is the parent's; the child draws its own charts
-    here unless it prepares a worker of its own."""
-    global _WORKER
+def _forget_parents_drawing() -> None:
+    """In a forked child (``audit run -j N``): the parent's worker, its charts under way and its drawing lock are the
+    parent's. The futures of charts it was drawing ahead would never end here (their threads were not forked), and
+    its lock may have been held by one of them; the child draws its own charts, here unless it prepares a worker."""
+    global _WORKER, _DRAWING
     if _WORKER is not None:
         _WORKER.forget()
     _WORKER = None
+    _AHEAD.clear()
+    _DRAWING = threading.Lock()
 
 
-os.register_at_fork(after_in_child=_forget_worker)
+os.register_at_fork(after_in_child=_forget_parents_drawing)
 
 
 def draw_ahead(checks: Sequence[Check]) -> None:
