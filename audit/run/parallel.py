@@ -77,10 +77,12 @@ _QUEUES_LOCK = threading.Lock()
 
 
 def _forgotten_in_child() -> None:
-    """In a forked child (``audit run -j N``): the queues' threads were not forked, so each queue starts anew."""
-    global _QUEUES_LOCK
+    """In a forked child (``audit run -j N``): the queues' threads and the shared pool's were not forked, so each
+    queue, and the pool, starts anew (a call given to the parent's pool would wait for ever)."""
+    global _QUEUES_LOCK, _POOL
     _QUEUES.clear()
     _QUEUES_LOCK = threading.Lock()  # it may have been held by another thread at the fork
+    _POOL = None
 
 
 os.register_at_fork(after_in_child=_forgotten_in_child)
