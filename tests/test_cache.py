@@ -380,6 +380,10 @@ def test_parallel_chapters_draw_their_charts_ahead_for_the_parent(tmp_path, monk
     # same process can leave): its future never ends in a child, which must not wait for it
     from concurrent.futures import Future
     monkeypatch.setitem(charts._AHEAD, ("_interval_chart", "left by an earlier audit"), Future())
+    # and the shared thread pool used before the fork, as an earlier audit in this process does: its threads are not
+    # in a child
+    from audit.run.parallel import map_each
+    assert map_each(abs, [-1, -2]) == [1, 2]
     drawn_here = []
     for name in ("_interval_svg", "_curve_svg"):
         real = getattr(charts, name)
