@@ -4,7 +4,7 @@ matplotlib takes about 20 ms of CPU per chart (chapter 23: 1.3 s for its 61 chec
 process, that time is taken from the audit itself, which runs the chapter's side of the checks and reads the
 references' answers. A chart worker is a fresh interpreter (``python -m audit.report.chart_worker``) at a lower
 priority (``NICENESS``) that imports matplotlib once and draws each chart asked of it with the same function
-and the same matplotlib as this process would, so its SVG text is the same (``tests/test_html_report.py``).
+and the same matplotlib as this process would, so its SVG text is the same (``tests/test_ahead.py``).
 When the worker cannot start, dies, fails on a chart or takes longer than ``TIMEOUT`` seconds, the chart is
 drawn in this process instead (``audit.report.charts``), so a report never lacks a chart because of it.
 """
@@ -12,7 +12,6 @@ drawn in this process instead (``audit.report.charts``), so a report never lacks
 from __future__ import annotations
 
 import atexit
-import os
 import subprocess
 import sys
 import threading
@@ -104,9 +103,7 @@ class ChartWorker:
 
     def forget(self) -> None:
         """In a forked child: drop this process's handles on the parent's worker (the parent still uses it)."""
-        for conn in (self._send, self._recv):
-            if conn is not None:
-                conn.close()
+        processes.end(None, self._send, self._recv, wait=None)  # closes this process's copies only
         self._process = self._send = self._recv = None
         self._lock = threading.Lock()
         _RUNNING.discard(self)
@@ -129,11 +126,7 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
         path, niceness = incoming.recv()
     except (EOFError, OSError):
         return
-    try:
-        os.nice(niceness)
-    except OSError:
-        pass  # a priority is a preference
-    sys.path[:0] = [p for p in path if p not in sys.path]
+    processes.settle(path, niceness)
     from audit.report import charts
 
     charts._pyplot()  # matplotlib and the charts' style, before the first chart is asked for

@@ -60,6 +60,17 @@ def end(process: subprocess.Popen | None, send: Connection | None, recv: Connect
     process.wait(timeout=5)
 
 
+def settle(path: list[str], niceness: int) -> None:
+    """In a worker, first: lower its priority by ``niceness`` (a preference: refused, it is left as it is) and put
+    the parent's ``sys.path`` entries it lacks in front of its own, so it imports what the parent imports."""
+    if niceness:
+        try:
+            os.nice(niceness)
+        except OSError:
+            pass
+    sys.path[:0] = [p for p in path if p not in sys.path]
+
+
 def serve_main(serve: Callable[[Connection, Connection], None]) -> None:
     """The entry point of a worker process: ``serve(incoming, outgoing)`` on fd 0 and a duplicate of fd 1, with
     fd 1 then pointing at stderr (a library's prints never corrupt the protocol) and fd 0 at /dev/null. When

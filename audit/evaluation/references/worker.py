@@ -78,12 +78,7 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
         path, module, qualname, niceness = incoming.recv()
     except (EOFError, OSError):
         return
-    if niceness:
-        try:
-            os.nice(niceness)
-        except OSError:
-            pass  # a priority is a preference
-    sys.path[:0] = [p for p in path if p not in sys.path]
+    processes.settle(path, niceness)
     cls = importlib.import_module(module)
     for part in qualname.split("."):
         cls = getattr(cls, part)
