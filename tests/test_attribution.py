@@ -15,7 +15,7 @@ import pytest
 from audit.attribution.causes import Input, attribute
 from audit.evaluation import evaluator
 from audit.evaluation.references import all_references
-from audit.register.conventions import relevant_to
+from audit.evaluation.evaluator import relevant_to
 from audit.register.measures import parse as parse_measure
 
 

@@ -257,7 +257,7 @@ def test_unknown_gain_raises_via_spec() -> None:
 
 def test_unknown_measure_raises_measure_error() -> None:
     with pytest.raises(MeasureError, match="does not implement"):
-        E.evaluate_query(MeasureSpec("ERR", 10), {"a": 1}, ["a"])
+        E.evaluate_query(MeasureSpec("infAP"), {"a": 1}, ["a"])
 
 
 def test_precision_without_cutoff_raises_measure_error() -> None:

@@ -60,6 +60,11 @@ for _k in CUTOFFS:
     TREC_TO_SPEC[f"ndcg_cut_{_k}"] = MeasureSpec("nDCG", _k, gain="log2")
 TREC_TO_SPEC["set_P"] = MeasureSpec("SetP")  # set measures over the whole retrieved list
 TREC_TO_SPEC["set_recall"] = MeasureSpec("SetR")
+TREC_TO_SPEC["set_F"] = MeasureSpec("SetF")  # β = 1
+TREC_TO_SPEC["Rprec"] = MeasureSpec("Rprec")
+TREC_TO_SPEC["bpref"] = MeasureSpec("Bpref")
+for _level in range(11):  # iprec_at_recall_0.00 … _1.00
+    TREC_TO_SPEC[f"iprec_at_recall_{_level / 10:.2f}"] = MeasureSpec("IPrec", recall=Fraction(_level, 10))
 
 #: Half a unit in the 4th decimal, plus slack for binary floating point.
 TOLERANCE = 0.00005 + 1e-12
@@ -186,3 +191,20 @@ def test_tie_order_is_docno_descending(trec) -> None:
     assert ranking[66:68] == ["FBIS3-58055", "FBIS3-58025"]
     assert trec["qrels"]["301"]["FBIS3-58055"] == 1
     assert trec["qrels"]["301"]["FBIS3-58025"] == 0
+
+
+@pytest.mark.parametrize("measure", ["num_rel", "num_ret", "num_rel_ret"])
+def test_counts_and_their_sum_match_trec_eval(trec, measure: str) -> None:
+    """NumRel, NumRet, NumRelRet per query and their ``all`` row, which trec_eval sums (1500 returned, 561
+    relevant, 131 relevant returned): out.test.aq (trec_eval 10.0)."""
+    name = {"num_rel": "NumRel", "num_ret": "NumRet", "num_rel_ret": "NumRelRet"}[measure]
+    values = _per_query(MeasureSpec(name))
+    for query in QUERIES:
+        assert values[query] == int(trec["expected"][(measure, query)])
+    assert E.combine(name, values) == int(trec["expected"][(measure, "all")])
+
+
+def test_gmap_matches_trec_eval(trec) -> None:
+    """gm_map all = 0.1051: out.test.aq (trec_eval 10.0), the geometric mean of the three queries' AP."""
+    values = _per_query(MeasureSpec("GMAP"))
+    assert abs(float(E.combine("GMAP", values)) - float(trec["expected"][("gm_map", "all")])) <= TOLERANCE

@@ -285,23 +285,23 @@ def test_empty_qrels_entry_is_not_supported(reports):
 
 
 def test_a_measure_the_chapter_does_not_define_is_compared_among_the_references(tmp_path):
-    """Rprec is not in the chapter evaluator: the chapter column is n/a and the references decide.
-    Rprec with |R| = 2 and ranking a, x, b (a, b relevant): 1 relevant in the first 2 → 1/2."""
-    chapter = _write(tmp_path, "rprec", "id: rprec\ntitle: R-precision\n",
-                     "R-precision is 1/2 here.\nR-precision is 1/3 here.\n", """\
+    """infAP is not in the chapter evaluator: the chapter column is n/a and the references decide. infAP with
+    every document judged is AP (Yilmaz & Aslam 2006): a, b relevant, ranking a, x, b → (1 + 2/3)/2 = 5/6."""
+    chapter = _write(tmp_path, "infap", "id: infap\ntitle: infAP\n",
+                     "infAP is 5/6 here.\ninfAP is 1/3 here.\n", """\
         fixtures:
-          f: {qrels: {q1: {a: 1, b: 1}}, run: {q1: [a, x, b]}}
+          f: {qrels: {q1: {a: 1, b: 1, x: 0}}, run: {q1: [a, x, b]}}
         claims:
-          - {id: P1, title: right, kind: value, quote: "R-precision is 1/2 here.", claim: Rprec = 1/2, fixture: f,
-             expect: [{measure: Rprec, claimed: "1/2"}]}
-          - {id: P2, title: wrong, kind: value, quote: "R-precision is 1/3 here.", claim: Rprec = 1/3, fixture: f,
-             expect: [{measure: Rprec, claimed: "1/3"}]}
+          - {id: P1, title: right, kind: value, quote: "infAP is 5/6 here.", claim: infAP = 5/6, fixture: f,
+             expect: [{measure: infAP, claimed: "5/6"}]}
+          - {id: P2, title: wrong, kind: value, quote: "infAP is 1/3 here.", claim: infAP = 1/3, fixture: f,
+             expect: [{measure: infAP, claimed: "1/3"}]}
         """)
     report = audit_chapter(chapter, all_references(), collect("test"))
     by_id = {c.id: c for c in report.claims}
     values = {v.implementation: v for v in by_id["P1"].checks[0].values}
     assert values["chapter"].status == "not applicable"
-    assert values["pytrec_eval"].value == 0.5
+    assert values["pytrec_eval"].value == pytest.approx(5 / 6)
     assert by_id["P1"].verdict == "supported"
     assert by_id["P2"].verdict == "contradicted"
 
@@ -331,3 +331,25 @@ def test_tie_cause_is_the_rule_the_reference_was_observed_to_follow(tmp_path):
     assert "tied documents are ordered by docno, descending" in trec
     assert "keep the listed order" not in trec
     assert "padded" not in result.reason and "denominator" not in result.reason
+
+
+def test_r_precision_is_checked_by_the_chapter_definitions_and_the_references(tmp_path):
+    """Rprec with |R| = 2 and ranking a, x, b (a, b relevant, x judged non-relevant): 1 relevant in the first 2 → 1/2 (trec_eval
+    ``Rprec``, by hand); every implementation computes it, so 1/3 is contradicted by the chapter's own value."""
+    chapter = _write(tmp_path, "rprec", "id: rprec\ntitle: R-precision\n",
+                     "R-precision is 1/2 here.\nR-precision is 1/3 here.\n", """\
+        fixtures:
+          f: {qrels: {q1: {a: 1, b: 1, x: 0}}, run: {q1: [a, x, b]}}
+        claims:
+          - {id: P1, title: right, kind: value, quote: "R-precision is 1/2 here.", claim: Rprec = 1/2, fixture: f,
+             expect: [{measure: Rprec, claimed: "1/2"}]}
+          - {id: P2, title: wrong, kind: value, quote: "R-precision is 1/3 here.", claim: Rprec = 1/3, fixture: f,
+             expect: [{measure: Rprec, claimed: "1/3"}]}
+        """)
+    report = audit_chapter(chapter, all_references(), collect("test"))
+    by_id = {c.id: c for c in report.claims}
+    values = {v.implementation: v for v in by_id["P1"].checks[0].values}
+    assert values["chapter"].exact == "1/2"
+    assert all(values[r].value == 0.5 for r in ("pytrec_eval", "ir_measures", "ranx"))
+    assert by_id["P1"].verdict == "supported"
+    assert by_id["P2"].verdict == "contradicted"

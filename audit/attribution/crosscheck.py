@@ -586,7 +586,7 @@ def _attributed(measure: str, qrels, run, orders, per, queries: list[str], refer
     (``audit.attribution.causes``): the chapter's definitions re-run with one convention changed, and the input
     rewritten with one cause removed and the reference re-run on it."""
     from audit.attribution.causes import Input, explain_reference
-    from audit.register.conventions import relevant_to
+    from audit.evaluation.evaluator import relevant_to
 
     _, spec = parse_measure(measure, True)
     chapter_vals = per.get(CHAPTER, ({}, "", "", ""))[0]

@@ -13,8 +13,9 @@ that decimal; every other measure is an exact rational.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+import math
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
@@ -206,10 +207,25 @@ def _gain(grade: int, gain: str) -> Decimal:
 
 @lru_cache(maxsize=4096)
 def _discount(position: int) -> Decimal:
-    """log2(position + 1) to 50 significant digits (computed as ln(position + 1) / ln 2, each rounded)."""
+    """log2(position + 1): exact when position + 1 is a power of two (log2 16 = 4, not 3.99…9), else to 50
+    significant digits (ln(position + 1) / ln 2, each rounded; relative error below 1e-48)."""
+    n = position + 1
+    if n & (n - 1) == 0:
+        return Decimal(n.bit_length() - 1)
     with localcontext() as ctx:
         ctx.prec = _DIGITS
-        return Decimal(position + 1).ln() / Decimal(2).ln()
+        return Decimal(n).ln() / Decimal(2).ln()
+
+
+def gain_level(rel: int | None, reading: Reading) -> int | None:
+    """The grade below which a graded measure gives no gain: the measure's own ``rel``, or the reading's
+    relevance level under ``level_gain: dropped`` (ranx ``ndcg@k-l2``); None (every positive grade gains)
+    under ``level_gain: kept`` (trec_eval ``ndcg``, whose ``-l`` applies to binary measures only)."""
+    if rel is not None:
+        return rel
+    if reading.get("level_gain", "kept") == "dropped":
+        return int(reading["relevance_level"])
+    return None
 
 
 def _dcg(grades: Sequence[int], gain: str) -> Decimal:
@@ -220,25 +236,28 @@ def _dcg(grades: Sequence[int], gain: str) -> Decimal:
     return total
 
 
-def ndcg(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
-         gain: str | None = None, reading: Reading | None = None, rel: int | None = None) -> Fraction:
-    """nDCG@k = DCG@k / ideal DCG, discount log2(rank + 1), in [0, 1]; 0 when the ideal DCG is 0.
+def dcg_parts(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None, gain: str | None = None,
+              reading: Reading | None = None, rel: int | None = None) -> tuple[Decimal, Decimal]:
+    """``(DCG@k, ideal DCG@k)``: Σ gain(grade at rank i) / log2(i + 1) over the evaluated prefix, and the
+    same sum over the ideal order. Both ≥ 0, unbounded above, 50 significant digits (exact where every
+    discount is a power of two).
 
     ``gain`` (or the reading's ``gain`` convention): ``linear`` (gain = grade; Järvelin &
     Kekäläinen 2002, trec_eval ``ndcg_cut``) or ``exponential`` (2**grade − 1; Burges et al.
     2005, ranx ``ndcg_burges``). Ideal by the ``ideal`` convention: ``judged, cut at k`` (all
     judged grades sorted, cut at k — chapter 23 table: "Ideal DCG@k for the same judgements"),
-    ``judged, whole list`` (not cut) or ``retrieved only``. ``rel``: grades below it give no
-    gain (ranx ``-l``). Negative grades give no gain. 50 significant digits.
+    ``judged, whole list`` (not cut) or ``retrieved only``. Grades below ``gain_level`` give no
+    gain; negative grades give no gain.
     """
     reading = reading or DEFAULT_READING
     gain = GAINS.get(gain, gain) if gain else reading["gain"]  # ir-measures names (log2, exp-log2) accepted
+    level = gain_level(rel, reading)
     with localcontext() as ctx:
         ctx.prec = _DIGITS
 
         def grade(d: str) -> int:
             g = judgements.get(d, 0)
-            return g if rel is None or g >= rel else 0
+            return g if level is None or g >= level else 0
 
         docs = prefix(_condensed(ranking, judgements, reading), k, reading)
         dcg = _dcg([grade(d) for d in docs], gain)
@@ -248,9 +267,17 @@ def ndcg(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
                                if grade(d) > 0), reverse=True)
         if k is not None and ideal_rule == "judged, cut at k":
             ideal_grades = ideal_grades[:k]
-        ideal = _dcg(ideal_grades, gain)
-        if ideal == 0:
-            return Fraction(0)
+        return dcg, _dcg(ideal_grades, gain)
+
+
+def ndcg(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
+         gain: str | None = None, reading: Reading | None = None, rel: int | None = None) -> Fraction:
+    """nDCG@k = DCG@k / ideal DCG@k (``dcg_parts``), in [0, 1]; 0 when the ideal DCG is 0. 50 significant digits."""
+    dcg, ideal = dcg_parts(judgements, ranking, k, gain, reading, rel)
+    if ideal == 0:
+        return Fraction(0)
+    with localcontext() as ctx:
+        ctx.prec = _DIGITS
         return Fraction(dcg / ideal)
 
 
@@ -299,56 +326,308 @@ def set_recall(judgements: Mapping[str, int], selected: Sequence[str], rel: int 
     return Fraction(sum(1 for d in docs if d in r), len(r))
 
 
+def _relevant_flags(judgements: Mapping[str, int], ranking: Ranking, k: int | None, rel: int | None,
+                    reading: Reading) -> tuple[list[bool], set[str]]:
+    """Whether each document of the evaluated prefix is relevant, and R, under the reading."""
+    r = relevant_set(judgements, _level(rel, reading))
+    return [d in r for d in prefix(_condensed(ranking, judgements, reading), k, reading)], r
+
+
+def r_precision(judgements: Mapping[str, int], ranking: Ranking, rel: int | None = None,
+                reading: Reading | None = None) -> Fraction:
+    """R-precision = |relevant in the first |R|| / |R|, in [0, 1]; 0 when R is empty (trec_eval ``Rprec``;
+    Buckley & Voorhees 2000). Fewer than |R| returned: the missing ranks count as non-relevant."""
+    reading = reading or DEFAULT_READING
+    r = relevant_set(judgements, _level(rel, reading))
+    if not r:
+        return Fraction(0)
+    docs = prefix(_condensed(ranking, judgements, reading), len(r), reading)
+    return Fraction(sum(1 for d in docs if d in r), len(r))
+
+
+def bpref(judgements: Mapping[str, int], ranking: Ranking, rel: int | None = None,
+          reading: Reading | None = None) -> Fraction:
+    """bpref = (1/|R|) Σ over relevant retrieved r of (1 − min(|n ranked above r|, |R|) / min(|R|, |N|)), in
+    [0, 1]; 0 when R is empty (Buckley & Voorhees 2004; trec_eval ``bpref``, ``m_bpref.c``). N: the judged
+    non-relevant documents (a grade below the relevance level); n: those of N in the ranking. Unjudged
+    documents are skipped, whatever the ``unjudged`` convention."""
+    reading = reading or DEFAULT_READING
+    level = _level(rel, reading)
+    r = relevant_set(judgements, level)
+    if not r:
+        return Fraction(0)
+    nonrelevant = sum(1 for g in judgements.values() if g < level)
+    seen_nonrelevant, total = 0, Fraction(0)
+    for d in prefix(ranking, None, reading):
+        if d not in judgements:
+            continue
+        if d in r:
+            total += 1 - Fraction(min(seen_nonrelevant, len(r)), min(len(r), nonrelevant)) if seen_nonrelevant else 1
+        else:
+            seen_nonrelevant += 1
+    return total / len(r)
+
+
+def f_measure(precision_value: Fraction, recall_value: Fraction, beta: Fraction) -> Fraction:
+    """F_β = (1 + β²) P R / (β² P + R), in [0, 1]; 0 when P and R are both 0 (van Rijsbergen 1979;
+    trec_eval ``set_F``; ranx ``f1``). β = 1 is the harmonic mean of P and R."""
+    denominator = beta * beta * precision_value + recall_value
+    if denominator == 0:
+        return Fraction(0)
+    return (1 + beta * beta) * precision_value * recall_value / denominator
+
+
+def expected_reciprocal_rank(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
+                             reading: Reading | None = None) -> Fraction:
+    """ERR@k = Σ_{r ≤ k} (1/r) R_r Π_{i<r} (1 − R_i) with R_g = (2^g − 1) / 2^g_max, in [0, 1] (Chapelle et
+    al. 2009, the cascade model). g_max by the ``err_max_grade`` convention: ``4`` (gdeval, the TREC Web
+    track's script, which ignores grades above 4) or ``highest grade judged`` (the query's top grade).
+    Grades ≤ 0 and unjudged documents stop no user. Exact."""
+    reading = reading or DEFAULT_READING
+    top = max(judgements.values(), default=0)
+    g_max = 4 if reading["err_max_grade"] == "4" else max(top, 1)
+    if g_max > MAX_GRADE:
+        raise MeasureError(f"grade {g_max} is too large for ERR's 2^grade; grades up to {MAX_GRADE} are supported")
+    scale = 2 ** g_max
+    total, not_stopped = Fraction(0), Fraction(1)
+    for position, d in enumerate(prefix(_condensed(ranking, judgements, reading), k, reading), start=1):
+        g = judgements.get(d, 0)
+        if g <= 0 or (reading["err_max_grade"] == "4" and g > 4):
+            continue
+        stop = Fraction(2 ** g - 1, scale)
+        total += not_stopped * stop / position
+        not_stopped *= 1 - stop
+    return total
+
+
+def rank_biased_precision(judgements: Mapping[str, int], ranking: Ranking, p: Fraction, k: int | None = None,
+                          rel: int | None = None, reading: Reading | None = None) -> Fraction:
+    """RBP(p) = (1 − p) Σ_{i ≤ d} r_i p^(i−1), in [0, 1] (Moffat & Zobel 2008), p the persistence in
+    (0, 1), d the prefix's length. r_i by the ``rbp_gain`` convention: ``binary`` (1 for a grade at the
+    relevance level or above, else 0; Moffat & Zobel, trec_eval ``rbp``) or ``grade`` (the grade itself;
+    ranx ``rbp``). Exact for a rational p."""
+    reading = reading or DEFAULT_READING
+    level = _level(rel, reading)
+    graded = reading["rbp_gain"] == "grade"
+    total, weight = Fraction(0), Fraction(1)
+    for d in prefix(_condensed(ranking, judgements, reading), k, reading):
+        g = judgements.get(d, 0)
+        if g >= level:
+            total += weight * (g if graded else 1)
+        weight *= p
+    return (1 - p) * total
+
+
+def interpolated_precision(judgements: Mapping[str, int], ranking: Ranking, recall_level: Fraction,
+                           rel: int | None = None, reading: Reading | None = None) -> Fraction:
+    """Interpolated precision at a recall level r: the largest P@i over the ranks i that reach r, in [0, 1]; 0
+    when no rank reaches r or R is empty (Manning et al. 2008 §8.4; trec_eval ``iprec_at_recall``). P@i divides
+    by i. Which ranks reach r, by the ``iprec_level`` convention: ``round(r·|R|) relevant`` (trec_eval 10.0,
+    ``m_iprec_at_recall.c``: ``lround(r * num_rel)`` relevant documents), ``floor(r·|R| + 0.9) relevant``
+    (trec_eval 9 and earlier, as bundled by pytrec_eval: ``(long)(r * num_rel + 0.9)``) or ``recall ≥ r``."""
+    reading = reading or DEFAULT_READING
+    flags, r = _relevant_flags(judgements, ranking, None, rel, reading)
+    if not r:
+        return Fraction(0)
+    scaled = recall_level * len(r)
+    needed = {"round(r·|R|) relevant": lambda: Fraction(math.floor(scaled + Fraction(1, 2))),  # lround: halves up
+              "floor(r·|R| + 0.9) relevant": lambda: Fraction(math.floor(scaled + Fraction(9, 10))),
+              "recall ≥ r": lambda: scaled}[reading["iprec_level"]]()
+    best, hits = Fraction(0), 0
+    for i, flag in enumerate(flags, start=1):
+        hits += flag
+        if hits >= needed:
+            best = max(best, Fraction(hits, i))
+    return best
+
+
+def average_precision_with(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
+                           rel: int | None = None, reading: Reading | None = None) -> Fraction:
+    """AP@k with its denominator by the ``ap_denominator`` convention: ``|R|`` (trec_eval ``map``; Buckley &
+    Voorhees 2000), ``relevant retrieved`` (the relevant documents in the prefix: scikit-learn's
+    ``average_precision_score`` on the returned list) or ``min(k, |R|)`` (``ml_metrics.apk``). In [0, 1]."""
+    reading = reading or DEFAULT_READING
+    flags, r = _relevant_flags(judgements, ranking, k, rel, reading)
+    hits, total = 0, Fraction(0)
+    for position, flag in enumerate(flags, start=1):
+        if flag:
+            hits += 1
+            total += Fraction(hits, position)
+    rule = reading["ap_denominator"]
+    denominator = {"|R|": len(r), "relevant retrieved": hits,
+                   "min(k, |R|)": len(r) if k is None else min(k, len(r))}[rule]
+    return total / denominator if denominator else Fraction(0)
+
+
+def counts(judgements: Mapping[str, int], ranking: Ranking, what: str, rel: int | None = None,
+           reading: Reading | None = None) -> Fraction:
+    """trec_eval's counts for one query: ``NumRel`` |R|, ``NumRet`` the documents returned (after the
+    ``repeated_ids`` rule), ``NumRelRet`` the relevant among them. Whole numbers ≥ 0."""
+    reading = reading or DEFAULT_READING
+    r = relevant_set(judgements, _level(rel, reading))
+    if what == "NumRel":
+        return Fraction(len(r))
+    docs = prefix(ranking, None, reading)
+    return Fraction(len(docs) if what == "NumRet" else sum(1 for d in docs if d in r))
+
+
 @dataclass(frozen=True)
 class MeasureSpec:
     """A measure the chapter evaluator computes: name, cutoff, and the parameters the measure name
-    fixes itself (``rel``, ``gain``); None leaves them to the reading's conventions."""
+    fixes itself (``rel``, ``gain``, ``beta`` for F, ``p`` for RBP, ``recall`` for IPrec); None leaves them to
+    the reading's conventions or the measure's default."""
 
     name: str
     cutoff: int | None = None
     rel: int | None = None
     gain: str | None = None
+    beta: Fraction | None = None
+    p: Fraction | None = None
+    recall: Fraction | None = None
 
     def __str__(self) -> str:
-        return self.name + (f"@{self.cutoff}" if self.cutoff is not None else "")
+        params = [f"{n}={float(v):g}" for n, v in (("beta", self.beta), ("p", self.p)) if v is not None]
+        at = self.cutoff if self.recall is None else f"{float(self.recall):g}"
+        return self.name + (f"({', '.join(params)})" if params else "") + (f"@{at}" if at is not None else "")
 
+
+@dataclass(frozen=True)
+class MeasureDef:
+    """One measure of the catalogue: its name (ir-measures syntax), what it is, the conventions its value on
+    one query can depend on, its cutoff (``required``, ``optional`` or ``none``), the parameters it takes
+    besides the cutoff, whether its value lies in [0, 1], how queries are combined (``mean``, ``sum`` or
+    ``geometric``), where it is defined, and its exact definition ``compute(spec, judgements, ranking, reading)``."""
+
+    name: str
+    title: str
+    conventions: frozenset[str]
+    compute: Callable[[MeasureSpec, Mapping[str, int], Ranking, Reading], Fraction]
+    cutoff: str = "optional"
+    params: tuple[str, ...] = ("rel",)
+    bounded: bool = True
+    combine: str = "mean"
+    source: str = ""
+
+
+_RANKED_BASE = frozenset({"prefix", "repeated_ids", "ties", "unjudged"})
+_BINARY = _RANKED_BASE | {"relevance_level"}
+_GRADED = _RANKED_BASE | {"gain", "ideal", "level_gain", "relevance_level"}
+
+
+def _measure(*args, **kwargs) -> tuple[str, MeasureDef]:
+    m = MeasureDef(*args, **kwargs)
+    return m.name, m
+
+
+def _recall_at(spec: MeasureSpec, j: Mapping[str, int], ranking: Ranking, reading: Reading) -> Fraction:
+    return recall(j, ranking, spec.cutoff, spec.rel, reading)
+
+
+#: The chapter evaluator's measures, by ir-measures name. Adding a measure is one entry here (and, for a name
+#: ir-measures does not define, one declaration in ``audit.register.measures``); each reference adapter says
+#: for itself which of them it computes.
+CATALOGUE: dict[str, MeasureDef] = dict((
+    _measure("P", "precision at k", _BINARY | {"precision_denominator"},
+             lambda s, j, r, x: precision(j, r, s.cutoff, s.rel, x), cutoff="required",
+             source="chapter 23 §Count useful items; trec_eval P_k"),
+    _measure("R", "recall at k", _BINARY, _recall_at, source="chapter 23 §Count useful items; trec_eval recall_k"),
+    _measure("RR", "reciprocal rank", _BINARY | {"rr_cutoff"},
+             lambda s, j, r, x: reciprocal_rank(j, r, s.cutoff, s.rel, x), source="trec_eval recip_rank"),
+    _measure("AP", "average precision", _BINARY | {"ap_denominator"},
+             lambda s, j, r, x: average_precision_with(j, r, s.cutoff, s.rel, x),
+             source="Buckley & Voorhees 2000; trec_eval map, map_cut_k"),
+    _measure("nDCG", "normalised discounted cumulative gain", _GRADED,
+             lambda s, j, r, x: ndcg(j, r, s.cutoff, s.gain, x, s.rel), params=("rel", "gain"),
+             source="Järvelin & Kekäläinen 2002; trec_eval ndcg_cut_k"),
+    _measure("DCG", "discounted cumulative gain (unnormalised)", _GRADED,
+             lambda s, j, r, x: Fraction(dcg_parts(j, r, s.cutoff, s.gain, x, s.rel)[0]), params=("rel", "gain"),
+             bounded=False, source="Järvelin & Kekäläinen 2002; ranx dcg@k, dcg_burges@k"),
+    _measure("IDCG", "ideal discounted cumulative gain", _GRADED,
+             lambda s, j, r, x: Fraction(dcg_parts(j, r, s.cutoff, s.gain, x, s.rel)[1]), params=("rel", "gain"),
+             bounded=False, source="Järvelin & Kekäläinen 2002 (the ideal vector)"),
+    _measure("Success", "success at k", _BINARY, lambda s, j, r, x: success(j, r, s.cutoff, s.rel, x),
+             cutoff="required", source="trec_eval success_k; ranx hit_rate@k"),
+    _measure("Judged", "judged fraction at k", _RANKED_BASE, lambda s, j, r, x: judged(j, r, s.cutoff, x),
+             cutoff="required", params=(), source="chapter 23; ir-measures Judged@k"),
+    _measure("SetP", "set precision", frozenset({"repeated_ids", "relevance_level"}),
+             lambda s, j, r, x: set_precision(j, r, s.rel, x), cutoff="none", source="trec_eval set_P"),
+    _measure("SetR", "set recall", frozenset({"repeated_ids", "relevance_level"}),
+             lambda s, j, r, x: set_recall(j, r, s.rel, x), cutoff="none", source="trec_eval set_recall"),
+    _measure("SetF", "set F-measure", frozenset({"repeated_ids", "relevance_level"}),
+             lambda s, j, r, x: f_measure(set_precision(j, r, s.rel, x), set_recall(j, r, s.rel, x),
+                                          s.beta if s.beta is not None else Fraction(1)),
+             cutoff="none", params=("rel", "beta"), source="van Rijsbergen 1979; trec_eval set_F"),
+    _measure("F", "F-measure at k", _BINARY | {"precision_denominator"},
+             lambda s, j, r, x: f_measure(precision(j, r, s.cutoff, s.rel, x), recall(j, r, s.cutoff, s.rel, x),
+                                          s.beta if s.beta is not None else Fraction(1)),
+             cutoff="required", params=("rel", "beta"), source="van Rijsbergen 1979; ranx f1@k"),
+    _measure("Rprec", "R-precision", _BINARY, lambda s, j, r, x: r_precision(j, r, s.rel, x), cutoff="none",
+             source="Buckley & Voorhees 2000; trec_eval Rprec"),
+    _measure("Bpref", "bpref", frozenset({"repeated_ids", "ties", "relevance_level"}),
+             lambda s, j, r, x: bpref(j, r, s.rel, x), cutoff="none",
+             source="Buckley & Voorhees 2004; trec_eval bpref"),
+    _measure("ERR", "expected reciprocal rank", _RANKED_BASE | {"err_max_grade"},
+             lambda s, j, r, x: expected_reciprocal_rank(j, r, s.cutoff, x), params=(),
+             source="Chapelle et al. 2009; gdeval err@k"),
+    _measure("RBP", "rank-biased precision", _BINARY | {"rbp_gain"},
+             lambda s, j, r, x: rank_biased_precision(j, r, s.p if s.p is not None else Fraction(4, 5), s.cutoff,
+                                                      s.rel, x),
+             params=("rel", "p"), source="Moffat & Zobel 2008; ranx rbp.p"),
+    _measure("IPrec", "interpolated precision at a recall level", _BINARY | {"iprec_level"},
+             lambda s, j, r, x: interpolated_precision(j, r, s.recall, s.rel, x), cutoff="none",
+             params=("rel", "recall"), source="Manning et al. 2008 §8.4; trec_eval iprec_at_recall"),
+    _measure("NumRel", "number of relevant documents", frozenset({"relevance_level"}),
+             lambda s, j, r, x: counts(j, r, "NumRel", s.rel, x), cutoff="none", bounded=False, combine="sum",
+             source="trec_eval num_rel"),
+    _measure("NumRet", "number of documents returned", frozenset({"repeated_ids"}),
+             lambda s, j, r, x: counts(j, r, "NumRet", s.rel, x), cutoff="none", params=(), bounded=False,
+             combine="sum", source="trec_eval num_ret"),
+    _measure("NumRelRet", "number of relevant documents returned", frozenset({"repeated_ids", "relevance_level"}),
+             lambda s, j, r, x: counts(j, r, "NumRelRet", s.rel, x), cutoff="none", bounded=False,
+             combine="sum", source="trec_eval num_rel_ret"),
+    _measure("GMAP", "geometric mean of average precision", _BINARY | {"ap_denominator"},
+             lambda s, j, r, x: average_precision_with(j, r, s.cutoff, s.rel, x), combine="geometric",
+             source="Robertson 2006; trec_eval gm_map (each AP floored at 0.00001)"),
+))
 
 #: Measure names the chapter evaluator implements (ir-measures names).
-SUPPORTED = ("P", "R", "RR", "AP", "nDCG", "Success", "Judged", "SetP", "SetR")
+SUPPORTED = tuple(CATALOGUE)
+
+#: Conventions decided over several queries, and the measures they apply to beyond one query.
+_AGGREGATE = {"averaging": lambda m: m.cutoff != "none" and m.combine != "sum",
+              "no_relevant": lambda m: m.name not in ("NumRel", "NumRet")}
+
+
+def relevant_to(measure_name: str, *, several_queries: bool) -> list[str]:
+    """Convention names a measure's value can depend on (the aggregate ones only over several queries), in
+    the conventions' order (``audit.register.conventions``)."""
+    m = CATALOGUE.get(measure_name)
+    if m is None:
+        return []
+    return [name for name in CONVENTIONS
+            if name in m.conventions or (several_queries and name in _AGGREGATE and _AGGREGATE[name](m))]
 
 
 def evaluate_query(spec: MeasureSpec, judgements: Mapping[str, int], ranking: Ranking,
                    reading: Reading | None = None, scores: Mapping[str, float] | None = None) -> Fraction:
-    """One measure on one query under ``reading`` (default: ``DEFAULT_READING``), in [0, 1].
+    """One measure on one query under ``reading`` (default: ``DEFAULT_READING``): a ``Fraction``, in [0, 1]
+    for a bounded measure (``CATALOGUE``).
 
     ``scores`` (``{doc_id: score}``) only matter for the ``ties`` convention. Raises
-    ``MeasureError`` for a measure outside ``SUPPORTED``, ``RepeatedIDError`` when the reading
-    rejects a repeated ID.
+    ``MeasureError`` for a measure outside ``SUPPORTED`` or a cutoff it requires missing,
+    ``RepeatedIDError`` when the reading rejects a repeated ID.
     """
     reading = reading or DEFAULT_READING
+    m = CATALOGUE.get(spec.name)
+    if m is None:
+        raise MeasureError(f"the chapter evaluator does not implement {spec}; it implements {', '.join(SUPPORTED)}")
+    if m.cutoff == "required" and spec.cutoff is None:
+        hint = "; for a set-based precision use SetP" if spec.name == "P" else ""
+        raise MeasureError(f"{spec.name} needs a cutoff ({spec.name}@k){hint}")
+    if spec.name == "IPrec" and spec.recall is None:
+        raise MeasureError("IPrec needs a recall level (IPrec@0.5)")
     ranking = order_ties(ranking, scores, reading["ties"])
-    k = spec.cutoff
-    if spec.name == "P":
-        if k is None:
-            raise MeasureError("P needs a cutoff (P@k); for a set-based precision use SetP")
-        return precision(judgements, ranking, k, spec.rel, reading)
-    if spec.name == "R":
-        return recall(judgements, ranking, k, spec.rel, reading)
-    if spec.name == "RR":
-        return reciprocal_rank(judgements, ranking, k, spec.rel, reading)
-    if spec.name == "AP":
-        return average_precision(judgements, ranking, k, spec.rel, reading)
-    if spec.name == "nDCG":
-        return ndcg(judgements, ranking, k, spec.gain, reading, spec.rel)
-    if spec.name == "Judged":
-        return judged(judgements, ranking, k, reading)
-    if spec.name == "Success":
-        return success(judgements, ranking, k, spec.rel, reading)
-    if spec.name == "SetP":
-        return set_precision(judgements, ranking, spec.rel, reading)
-    if spec.name == "SetR":
-        return set_recall(judgements, ranking, spec.rel, reading)
-    raise MeasureError(f"the chapter evaluator does not implement {spec}; it implements {', '.join(SUPPORTED)}")
+    return m.compute(spec, judgements, ranking, reading)
 
 
 @lru_cache(maxsize=65_536)
@@ -374,9 +653,9 @@ def evaluate_cutoffs(spec: MeasureSpec, judgements: Mapping[str, int], ranking: 
     """
     reading = reading or DEFAULT_READING
     if (spec.name not in _SERIES or len(set(ranking)) != len(ranking) or any(k < 1 for k in cutoffs)
-            or any(g > MAX_GRADE for g in judgements.values())):
-        return [evaluate_query(MeasureSpec(spec.name, k, spec.rel, spec.gain), judgements, ranking, reading)
-                for k in cutoffs]
+            or any(g > MAX_GRADE for g in judgements.values())
+            or (spec.name == "AP" and reading["ap_denominator"] != "|R|")):
+        return [evaluate_query(replace(spec, cutoff=k), judgements, ranking, reading) for k in cutoffs]
     if not cutoffs:
         return []
     if spec.name == "Judged":
@@ -420,12 +699,13 @@ def _ndcg_cutoffs(judgements: Mapping[str, int], ranking: Ranking, cutoffs: Sequ
                   reading: Reading, rel: int | None) -> list[Fraction]:
     """``ndcg`` at each cutoff, with DCG and ideal DCG as running sums of the same terms ``_dcg`` adds."""
     gain = GAINS.get(gain, gain) if gain else reading["gain"]
+    level = gain_level(rel, reading)
     with localcontext() as ctx:
         ctx.prec = _DIGITS
 
         def grade(d: str) -> int:
             g = judgements.get(d, 0)
-            return g if rel is None or g >= rel else 0
+            return g if level is None or g >= level else 0
 
         docs = _condensed(ranking, judgements, reading)
         top = min(max(cutoffs), len(docs))
@@ -469,7 +749,7 @@ def _no_relevant(spec: MeasureSpec, judgements: Mapping[str, int], reading: Read
     if spec.name == "Judged":
         return False
     level = spec.rel if spec.rel is not None else int(reading["relevance_level"])
-    if spec.name == "nDCG":
+    if spec.name in ("nDCG", "DCG", "IDCG", "ERR"):
         return not any(g > 0 and g >= (spec.rel or 1) for g in judgements.values())
     return not relevant_set(judgements, level)
 
@@ -514,7 +794,7 @@ def aggregate(spec: MeasureSpec, qrels: Qrels, run: Run, reading: Reading | None
         if spec.name not in ("R", "SetR"):
             return None
         return pooled_recall(qrels, run, spec.cutoff, spec.rel, reading, scores)
-    return mean(evaluate(spec, qrels, run, reading, scores))
+    return combine(spec.name, evaluate(spec, qrels, run, reading, scores))
 
 
 def pooled_recall(qrels: Qrels, run: Run, k: int | None, rel: int | None = None, reading: Reading | None = None,
@@ -537,3 +817,38 @@ def mean(values: Mapping[str, Fraction]) -> Fraction:
     if not values:
         return Fraction(0)
     return sum(values.values(), Fraction(0)) / len(values)
+
+
+#: trec_eval's floor for a query's value in a geometric mean (``gm_map``: ``MIN_GEO_MEAN``).
+GEOMETRIC_FLOOR = Fraction(1, 100_000)
+
+
+def geometric_mean(values: Mapping[str, Fraction]) -> Fraction:
+    """exp(mean(ln(max(v, 0.00001)))) over queries (trec_eval ``gm_map``; Robertson 2006's GMAP), in [0, 1]; 0
+    for no queries. 50 significant digits."""
+    if not values:
+        return Fraction(0)
+    with localcontext() as ctx:
+        ctx.prec = _DIGITS
+        logs = sum((Decimal(max(v, GEOMETRIC_FLOOR).numerator).ln() - Decimal(max(v, GEOMETRIC_FLOOR).denominator).ln()
+                    for v in values.values()), Decimal(0))
+        return Fraction((logs / len(values)).exp())
+
+
+def combine(measure_name: str, values: Mapping[str, Fraction | float]) -> Fraction | float:
+    """The value over queries of per-query values as the measure combines them (``MeasureDef.combine``): the
+    arithmetic mean (MAP, MRR, mean P@k), the sum (trec_eval's ``num_rel``, ``num_ret``: its ``all`` row) or the
+    geometric mean with trec_eval's floor (``gm_map``). Exact values stay exact except the geometric mean
+    (50 significant digits); floats (a reference's values) give a float. 0 for no queries."""
+    how = CATALOGUE[measure_name].combine if measure_name in CATALOGUE else "mean"
+    if not values:
+        return Fraction(0)
+    if all(isinstance(v, Fraction) for v in values.values()):
+        return {"sum": lambda v: sum(v.values(), Fraction(0)), "geometric": geometric_mean}.get(how, mean)(values)
+    import math
+    floats = [float(v) for v in values.values()]
+    if how == "sum":
+        return math.fsum(floats)
+    if how == "geometric":
+        return math.exp(math.fsum(math.log(max(v, float(GEOMETRIC_FLOOR))) for v in floats) / len(floats))
+    return math.fsum(floats) / len(floats)

@@ -89,7 +89,7 @@ def explore(fn: Callable[[Mapping[str, str]], Value], declared: Declared, names:
             *, free: Sequence[str] = (), restrict: Mapping[str, Sequence[str]] | None = None) -> Readings:
     """Evaluate ``fn(reading)`` under the readings a claim must hold under.
 
-    ``names``: the conventions the quantity can depend on (``conventions.relevant_to``).
+    ``names``: the conventions the quantity can depend on (``evaluator.relevant_to``).
     Each takes its stated value(s), or every value when unstated; conventions in ``free`` take
     every value whatever is stated (used to find which value a reference follows); ``restrict``
     narrows an unstated convention to the values meaningful on the input (``graded_levels``).

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True)
 class Convention:
     """One convention: its values (first = the reading trec_eval's defaults follow, where one does),
-    a phrase per value, the measures whose value can depend on it, and where it is defined."""
+    a phrase per value, and where it is defined. Which measures depend on it, each measure declares
+    (``audit.evaluation.evaluator.CATALOGUE``)."""
 
     name: str
     title: str
     values: tuple[str, ...]
     phrases: Mapping[str, str]
-    measures: frozenset[str]
     source: str
     aggregate: bool = False  # decided over several queries (averaging, queries without relevant documents)
 
@@ -38,63 +38,85 @@ class Convention:
         return self.phrases.get(value, f"{self.title}: {value}")
 
 
-_RANKED = frozenset({"P", "R", "RR", "AP", "nDCG", "Success", "Judged"})
-_BINARY = frozenset({"P", "R", "RR", "AP", "Success", "SetP", "SetR"})
-_ALL = _RANKED | {"SetP", "SetR"}
-
 CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
     Convention("prefix", "evaluated prefix", ("first k results", "first k distinct IDs"), {
         "first k results": "the prefix is the first k positions of the ranking, repeats included",
         "first k distinct IDs": "the prefix is the first k distinct IDs of the ranking",
-    }, _RANKED, "chapter 23 §Define the evaluated prefix; trec_eval counts positions"),
+    }, "chapter 23 §Define the evaluated prefix; trec_eval counts positions"),
     Convention("precision_denominator", "P@k denominator", ("k", "number returned", "min(k, |R|)"), {
         "k": "P@k divides by k, even when fewer results are returned",
         "number returned": "P@k divides by the number of results returned within the cutoff",
         "min(k, |R|)": "P@k divides by the smaller of k and the number of relevant documents",
-    }, frozenset({"P"}), "trec_eval P_k (denominator k); Manning et al. 2008 §8.4 (of the retrieved)"),
+    }, "trec_eval P_k (denominator k); Manning et al. 2008 §8.4 (of the retrieved)"),
     Convention("repeated_ids", "repeated IDs", ("reject", "keep first", "keep last", "count each"), {
         "reject": "a ranking that repeats an ID is rejected",
         "keep first": "a repeated ID keeps only its first occurrence",
         "keep last": "a repeated ID keeps only its last occurrence (the last score read)",
         "count each": "every occurrence of a repeated ID is counted",
-    }, _ALL, "trec_eval rejects repeated docnos; ir-measures and ranx keep the last score"),
+    }, "trec_eval rejects repeated docnos; ir-measures and ranx keep the last score"),
     Convention("ties", "tie rule", ("listed order", "docno descending", "docno ascending"), {
         "listed order": "tied documents keep the listed order",
         "docno descending": "tied documents are ordered by docno, descending (trec_eval)",
         "docno ascending": "tied documents are ordered by docno, ascending",
-    }, _RANKED, "trec_eval orders equal scores by docno descending"),
+    }, "trec_eval orders equal scores by docno descending"),
     Convention("unjudged", "unjudged documents", ("non-relevant", "removed"), {
         "non-relevant": "an unjudged document counts as non-relevant",
         "removed": "unjudged documents are removed before cutting at k (a condensed list)",
-    }, _RANKED, "trec_eval (non-relevant); Sakai 2007 (condensed lists)"),
+    }, "trec_eval (non-relevant); Sakai 2007 (condensed lists)"),
     Convention("gain", "nDCG gain", ("linear", "exponential"), {
         "linear": "nDCG's gain is the grade (linear)",
         "exponential": "nDCG's gain is 2^grade − 1 (exponential)",
-    }, frozenset({"nDCG"}), "Järvelin & Kekäläinen 2002 (linear; trec_eval ndcg_cut); Burges et al. 2005 "
+    }, "Järvelin & Kekäläinen 2002 (linear; trec_eval ndcg_cut); Burges et al. 2005 "
                             "(exponential; ranx ndcg_burges)"),
     Convention("ideal", "ideal DCG", ("judged, cut at k", "judged, whole list", "retrieved only"), {
         "judged, cut at k": "the ideal DCG@k sorts all judged grades and cuts at k",
         "judged, whole list": "the ideal DCG sorts all judged grades and is not cut at k",
         "retrieved only": "the ideal DCG re-sorts only the retrieved documents' grades",
-    }, frozenset({"nDCG"}), "trec_eval ndcg_cut (judged, cut at k)"),
+    }, "trec_eval ndcg_cut (judged, cut at k)"),
     Convention("relevance_level", "relevance level", ("1", "2", "3"), {
         "1": "a grade of 1 or more is relevant",
         "2": "a grade of 2 or more is relevant",
         "3": "a grade of 3 or more is relevant",
-    }, _BINARY, "trec_eval -l (relevance_level, default 1)"),
+    }, "trec_eval -l (relevance_level, default 1)"),
     Convention("rr_cutoff", "RR cutoff", ("applied", "ignored"), {
         "applied": "RR@k counts a relevant document only within the first k",
         "ignored": "RR is computed on the whole ranking, whatever k",
-    }, frozenset({"RR"}), "MS MARCO MRR@10 (applied); trec_eval recip_rank (no cutoff)"),
+    }, "MS MARCO MRR@10 (applied); trec_eval recip_rank (no cutoff)"),
+    Convention("ap_denominator", "AP denominator", ("|R|", "relevant retrieved", "min(k, |R|)"), {
+        "|R|": "AP divides by the number of relevant documents, retrieved or not",
+        "relevant retrieved": "AP divides by the number of relevant documents retrieved",
+        "min(k, |R|)": "AP@k divides by the smaller of k and the number of relevant documents",
+    }, "trec_eval map (|R|); scikit-learn average_precision_score on the returned list (relevant retrieved); "
+       "ml_metrics apk (min(k, |R|))"),
+    Convention("level_gain", "gain below the relevance level", ("kept", "dropped"), {
+        "kept": "a graded measure keeps the gain of every positive grade, whatever the relevance level",
+        "dropped": "grades below the relevance level give no gain",
+    }, "trec_eval ndcg (kept: -l applies to binary measures only); ranx ndcg@k-l2 (dropped)"),
+    Convention("err_max_grade", "ERR's top grade", ("4", "highest grade judged"), {
+        "4": "ERR's stopping probability is (2^g − 1) / 2^4 (grades above 4 ignored)",
+        "highest grade judged": "ERR's stopping probability is (2^g − 1) / 2^g_max, g_max the query's top judged grade",
+    }, "gdeval (the TREC Web track's script, 4); Chapelle et al. 2009 (the scale's top grade)"),
+    Convention("rbp_gain", "RBP gain", ("binary", "grade"), {
+        "binary": "RBP counts a relevant document as 1",
+        "grade": "RBP weighs a relevant document by its grade",
+    }, "Moffat & Zobel 2008 (binary); ranx rbp (the grade)"),
+    Convention("iprec_level", "interpolation's recall level",
+               ("round(r·|R|) relevant", "floor(r·|R| + 0.9) relevant", "recall ≥ r"), {
+        "round(r·|R|) relevant": "recall level r is reached once round(r·|R|) relevant documents are retrieved",
+        "floor(r·|R| + 0.9) relevant": "recall level r is reached once floor(r·|R| + 0.9) relevant documents are "
+                                       "retrieved",
+        "recall ≥ r": "recall level r is reached once recall is at least r",
+    }, "trec_eval 10.0 iprec_at_recall (lround(r · num_rel)); trec_eval 9, bundled by pytrec_eval (r · num_rel + 0.9, "
+       "truncated); Manning et al. 2008 §8.4 (recall ≥ r)"),
     Convention("averaging", "averaging", ("queries with results", "all judged queries", "pooled"), {
         "queries with results": "the mean is over the queries that returned results (trec_eval)",
         "all judged queries": "the mean is over every judged query, one without results scoring 0 (trec_eval -c)",
         "pooled": "recall is pooled over queries: Σ relevant found / Σ |R|",
-    }, _RANKED, "trec_eval (queries in the run) and -c (all qrels queries)", aggregate=True),
+    }, "trec_eval (queries in the run) and -c (all qrels queries)", aggregate=True),
     Convention("no_relevant", "a query without relevant documents", ("left out", "scores 0"), {
         "left out": "a query with no relevant document is left out of the mean",
         "scores 0": "a query with no relevant document scores 0 and counts in the mean",
-    }, _ALL, "pytrec_eval leaves out a query whose qrels entry is empty; ir-measures and ranx score it 0",
+    }, "pytrec_eval leaves out a query whose qrels entry is empty; ir-measures and ranx score it 0",
         aggregate=True),
 )}
 
@@ -104,17 +126,14 @@ NOUNS = {"prefix": "which prefix is evaluated", "precision_denominator": "the P@
          "repeated_ids": "how repeated IDs are handled", "ties": "the tie rule",
          "unjudged": "how unjudged documents count", "gain": "the nDCG gain", "ideal": "how the ideal DCG is built",
          "relevance_level": "the relevance level", "rr_cutoff": "whether RR@k stops at k",
-         "averaging": "which queries the mean is over", "no_relevant": "how a query without relevant documents counts"}
+         "averaging": "which queries the mean is over", "no_relevant": "how a query without relevant documents counts",
+         "ap_denominator": "what AP divides by", "level_gain": "whether grades below the relevance level gain",
+         "err_max_grade": "ERR's top grade", "rbp_gain": "how RBP weighs a relevant document",
+         "iprec_level": "when a recall level counts as reached"}
 
 
 def values_of(name: str) -> tuple[str, ...]:
     return CONVENTIONS[name].values
-
-
-def relevant_to(measure_name: str, *, several_queries: bool) -> list[str]:
-    """Convention names a measure's value can depend on (aggregate ones only over several queries)."""
-    return [c.name for c in CONVENTIONS.values()
-            if measure_name in c.measures and (several_queries or not c.aggregate)]
 
 
 @dataclass(frozen=True)

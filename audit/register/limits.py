@@ -39,6 +39,13 @@ MAX_TOLERANCE = Fraction(1, 10)
 #: Characters and nesting depth of an arithmetic expression.
 MAX_EXPRESSION_CHARS = 200
 MAX_EXPRESSION_DEPTH = 20
+#: Largest |exponent| of a power in an arithmetic expression (``2^3``, ``10**-2``; exponential gain
+#: 2**g − 1 needs g ≤ ``MAX_GRADE``). ``10**10**10`` is refused at the outer power, before any work.
+MAX_POWER_EXPONENT = 1_000
+#: Bits of any value inside an arithmetic expression: an exact value's numerator and denominator
+#: each, an irrational value's magnitude (between 2**-1000 and 2**1000, about 1e±301). Keeps every
+#: value a float can show and every step fast.
+MAX_VALUE_BITS = 1_000
 #: Largest |grade| in a fixture or universe. TREC collections grade 0–4; trec_eval keeps grades in
 #: C ints (2**31 wraps) and exponential gain 2**g − 1 overflows a float beyond g = 1023.
 MAX_GRADE = 100

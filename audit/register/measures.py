@@ -1,67 +1,112 @@
-"""Measure names in ir-measures syntax (``P@4``, ``RR@4``, ``nDCG@4``) → the chapter evaluator's spec."""
+"""Measure names in ir-measures syntax (``P@4``, ``RR@4``, ``nDCG@4``, ``DCG@5``, ``RBP(p=0.8)``) → the chapter
+evaluator's spec."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import lru_cache
 
 import ir_measures
 
 from audit.errors import MeasureError
-from audit.evaluation.evaluator import GAINS, SUPPORTED, MeasureSpec
+from audit.evaluation import measure_names  # noqa: F401  (declares DCG, IDCG, F, GMAP to ir-measures' parser)
+from audit.evaluation.evaluator import CATALOGUE, GAINS, MeasureSpec
+
+
+#: ir-measures' aliases → the chapter evaluator's names.
+_ALIASES = {"MRR": "RR", "MAP": "AP", "NDCG": "nDCG", "Precision": "P", "Recall": "R", "BPref": "Bpref",
+            "RPrec": "Rprec"}
+
+
+def _fraction(value: object, what: str, text: str, low: Fraction, high: Fraction, *, open_low: bool = False,
+              open_high: bool = False) -> Fraction:
+    """A parameter as an exact fraction (0.8 → 4/5, read from its decimal text), checked against its range."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise MeasureError(f"measure {text!r}: {what} must be a number, found {value!r}")
+    exact = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+    if exact < low or exact > high or (open_low and exact == low) or (open_high and exact == high):
+        raise MeasureError(f"measure {text!r}: {what} must lie in {'(' if open_low else '['}{low}, {high}"
+                           f"{')' if open_high else ']'}, found {value!r}")
+    return exact
+
+
+def known_measures() -> str:
+    """The chapter evaluator's measures, as a user writes them."""
+    shown = {"required": "@k", "optional": "", "none": ""}
+    return ", ".join(name + shown[m.cutoff] + ("@r" if name == "IPrec" else "") for name, m in CATALOGUE.items())
 
 
 @lru_cache(maxsize=None)
 def parse(text: str, reference_only: bool = False) -> tuple[object, MeasureSpec | None]:
     """Parse a measure name with ``ir_measures.parse_measure``.
 
-    ``reference_only``: a measure ir-measures knows and the chapter evaluator does not (Rprec, Bpref,
-    ERR@k, infAP …) gives ``(measure, None)`` instead of an error; it is then compared among the
-    references, the chapter column "not applicable".
+    ``reference_only``: a measure ir-measures knows and the chapter evaluator does not (infAP, SetAP …)
+    gives ``(measure, None)`` instead of an error; it is then compared among the references, the chapter
+    column "not applicable".
 
     Returns ``(ir_measures measure, MeasureSpec)``. Raises ``MeasureError`` listing the
     measures the chapter evaluator implements when the name is unknown, malformed, or
     uses a parameter the evaluator does not model.
     """
-    known = ", ".join(f"{n}@k" if n in ("P", "R", "Judged", "Success") else n for n in SUPPORTED)
+    known = known_measures()
     shown = repr(text) if len(str(text)) <= 80 else repr(str(text)[:80]) + "…"
     try:
         measure = ir_measures.parse_measure(str(text).strip())
         str(measure)  # ir-measures accepts some parameters it cannot print (nDCG(rel=2)); refuse them here
+        # a whole number for a real parameter (SetF(beta=2), RBP(p=1)) is read as that number, as ir-measures'
+        # own providers accept only the float
+        whole = {k: float(v) for k, v in dict(measure.params).items() if k in measure.SUPPORTED_PARAMS
+                 and measure.SUPPORTED_PARAMS[k].dtype is float and isinstance(v, int) and not isinstance(v, bool)}
+        if whole:
+            measure = measure(**whole)
     except (NameError, ValueError, SyntaxError, TypeError, AttributeError, AssertionError, KeyError,
             RecursionError, MemoryError) as exc:
         detail = f"{type(exc).__name__}: {exc}" if isinstance(exc, (KeyError, AssertionError)) else str(exc)
         raise MeasureError(f"unknown measure {shown} ({detail[:120]}); known measures: {known} "
-                           "(ir-measures syntax, e.g. P@4, RR@4, nDCG@4, nDCG(dcg='exp-log2')@4)")
-    name = {"MRR": "RR", "MAP": "AP", "NDCG": "nDCG", "Precision": "P", "Recall": "R"}.get(measure.NAME, measure.NAME)
-    if name not in SUPPORTED:
+                           "(ir-measures syntax, e.g. P@4, RR@4, nDCG@4, nDCG(dcg='exp-log2')@4, DCG@5, RBP(p=0.8))")
+    name = _ALIASES.get(measure.NAME, measure.NAME)
+    params = dict(measure.params)
+    if name == "NumRet" and params.get("rel") is not None:
+        name = "NumRelRet"  # ir-measures: NumRelRet is NumRet(rel=1)
+    definition = CATALOGUE.get(name)
+    if definition is None:
         if reference_only:
             return measure, None
         raise MeasureError(f"measure {text!r} is not implemented by the chapter evaluator; known measures: {known}")
-    params = dict(measure.params)
     cutoff = params.pop("cutoff", None)
     rel = params.pop("rel", None)
     gain = params.pop("dcg", None)
+    beta = params.pop("beta", None)
+    p = params.pop("p", None)
+    recall = params.pop("recall", None)
     if gain is not None and gain not in GAINS:
         raise MeasureError(f"measure {text!r}: gain {gain!r} is not modelled; use one of {', '.join(GAINS)}")
-    if gain is not None and name != "nDCG":
-        raise MeasureError(f"measure {text!r}: a gain (dcg=) applies to nDCG only")
     if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int) or rel < 1):
         raise MeasureError(f"measure {text!r}: the relevance level rel must be a whole number of at least 1, "
                            f"found {rel!r}")
-    if rel is not None and name == "Judged":
-        raise MeasureError(f"measure {text!r}: Judged@k counts every judged document; it takes no relevance level")
+    if rel is not None and "rel" not in definition.params and name != "NumRelRet":
+        raise MeasureError(f"measure {text!r}: {name} takes no relevance level"
+                           + (" (Judged@k counts every judged document)" if name == "Judged" else ""))
     if name in ("SetP", "SetR") and cutoff is not None:
         raise MeasureError(f"measure {text!r}: {name} is a set measure over everything returned and takes no "
                            f"cutoff; for a ranked measure at k use {'P' if name == 'SetP' else 'R'}@k")
+    if cutoff is not None and definition.cutoff == "none":
+        raise MeasureError(f"measure {text!r}: {name} ({definition.title}) takes no cutoff")
     if params:
         raise MeasureError(f"measure {text!r}: parameters {sorted(params)} are not modelled by the chapter evaluator")
     if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1):
         raise MeasureError(f"measure {text!r}: the cutoff k must be a whole number of at least 1, found {cutoff!r}")
     if name == "P" and cutoff is None:
         raise MeasureError(f"measure {text!r} needs a cutoff (P@k); for set precision use SetP")
-    if name in ("SetP", "SetR") and cutoff is not None:
-        raise MeasureError(f"measure {text!r}: {name} is a set measure over everything retrieved and takes no "
-                           f"cutoff; for the first k use {'P' if name == 'SetP' else 'R'}@{cutoff}")
-    if name in ("Judged", "Success") and cutoff is None:
+    if definition.cutoff == "required" and cutoff is None:
         raise MeasureError(f"measure {text!r} needs a cutoff ({name}@k)")
-    return measure, MeasureSpec(name=name, cutoff=cutoff, rel=rel, gain=gain)
+    spec = MeasureSpec(name=name, cutoff=cutoff, rel=rel, gain=gain,
+                       beta=None if beta is None else _fraction(beta, "beta", text, Fraction(0), Fraction(10**6),
+                                                                open_low=True),
+                       p=None if p is None else _fraction(p, "the persistence p", text, Fraction(0), Fraction(1),
+                                                          open_low=True, open_high=True),
+                       recall=None if recall is None else _fraction(recall, "the recall level", text, Fraction(0),
+                                                                    Fraction(1)))
+    if name == "IPrec" and spec.recall is None:
+        raise MeasureError(f"measure {text!r} needs a recall level (IPrec@0.5)")
+    return measure, spec

@@ -31,7 +31,8 @@ from audit.evaluation.checks.value import conventions_for, declared_with_aggrega
 from audit.evaluation.readings import REJECTED, base_reading, explore, graded_levels
 from audit.evaluation.universe import Universe
 from audit.register.claims import Chapter
-from audit.register.conventions import CONVENTIONS, relevant_to
+from audit.evaluation.evaluator import relevant_to
+from audit.register.conventions import CONVENTIONS
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact, parse_claimed
 from audit.report.results import SensitivityCell, SensitivityRow

@@ -83,6 +83,16 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
         ("ideal", "judged, whole list", r"\bideal\b[^.]*\b(?:all|every)\s+judged\s+(?:grades?|documents?)[^.]*\b",
                                         r"not\s+cut\s+at\s+k\b"),
         ("ideal", "retrieved only", r"\bideal\b[^.]*\b(?:re-?sorts?|sorts?)\s+only\s+the\s+(?:retrieved|returned)\b"),
+        # --- AP's denominator -----------------------------------------------------------------------------
+        ("ap_denominator", "|R|", r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|normali[sz]e[sd]?|",
+                                  r"averaged?)\s+(?:by|over)\s+(?:all\s+(?:(?:the|\w+)\s+)?|the\s+(?:total\s+)?number\s+of\s+",
+                                  rf"(?:all\s+)?|\|R\|)(?:known[- ])?{_RELEVANT}\s+{_DOC}(?![^.;]*\b(?:retrieved|returned))|",
+                                  r"\b(?:average\s+precision|AP)\b[^.;]*\b(?:divides?|divided)\s+by\s+\|R\|"),
+        ("ap_denominator", "relevant retrieved", r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|",
+                                                 r"averaged?)\s+(?:by|over)\s+(?:the\s+(?:number\s+of\s+)?)?",
+                                                 rf"{_RELEVANT}\s+{_DOC}\s+(?:retrieved|returned|found)"),
+        ("ap_denominator", "min(k, |R|)", r"\b(?:average\s+precision|AP)\b[^.;]*\b(?:divides?|divided)\s+by\s+",
+                                          r"min\s*\(\s*k\s*,\s*\|R\|\s*\)"),
         # --- relevance level ----------------------------------------------------------------------------
         ("relevance_level", None, rf"\b(?:counts?\s+as|is|are|considered)\s+{_RELEVANT}\s+when\s+(?:its|their|the)\s+",
                                   r"grades?\s+(?:is\s+)?(?P<level>[123])\s+or\s+(?:more|higher|above)|\bgrades?\s*",

@@ -1,15 +1,32 @@
-"""Arithmetic claims: a printed ratio or sum and its decimal; set measures on a labelled cohort."""
+"""Arithmetic claims: a printed ratio or sum and its decimal; set measures on a labelled cohort.
+
+An expression with logarithms, roots or powers (``3/log2(2) + 2/log2(3) ≈ 4.262``) is decided on a
+certified enclosure of its value: inside the claimed interval, outside it, or refined until one of
+the two (``REFINE_DIGITS``).
+"""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
 from audit.attribution.verdict import Evidence, Point
+from audit.errors import ValueParseError
 from audit.evaluation.checks.common import CHAPTER, Measurements, errors_of, shown
 from audit.evaluation.checks.value import bounds
 from audit.register.claims import ArithmeticClaim, Chapter, Cohort, Fixture
-from audit.register.values import display, format_exact, parse_claimed, parse_expression
+from audit.register.values import (
+    ClaimedValue,
+    display,
+    expression_interval,
+    format_certified,
+    format_exact,
+    parse_claimed,
+)
 from audit.report.results import Check, ImplValue
+
+#: Significant digits an irrational value is certified to, in turn, while its enclosure straddles a
+#: bound of the claimed interval; past the last the claim is an error, not a verdict.
+REFINE_DIGITS = (40, 100, 300)
 
 
 def cohort_fixture(cohort: Cohort, selected: list[str], among: list[str] | None) -> Fixture:
@@ -21,25 +38,67 @@ def cohort_fixture(cohort: Cohort, selected: list[str], among: list[str] | None)
     return Fixture(description="selector cohort", qrels=qrels, run=run)
 
 
+def _enclosure(expression: str, claimed: ClaimedValue) -> tuple[Fraction, Fraction, bool, bool | None, int]:
+    """(lo, hi, exact, holds, digits): the expression's value and whether the claim holds.
+
+    An exact value is compared exactly. An inexact one is a certified enclosure, refined through
+    ``REFINE_DIGITS`` while it straddles a bound of the claimed interval; ``holds`` is ``None``
+    when even the last enclosure straddles one.
+    """
+    lo, hi, exact = expression_interval(expression, digits=REFINE_DIGITS[0])
+    if exact:
+        return lo, hi, True, claimed.contains(lo), 0
+    for digits in REFINE_DIGITS:
+        if digits != REFINE_DIGITS[0]:
+            lo, hi, _ = expression_interval(expression, digits=digits)
+        holds = claimed.decide(lo, hi)
+        if holds is not None:
+            break
+    return lo, hi, False, holds, digits
+
+
 def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     claimed = parse_claimed(claim.claimed, tolerance=claim.tolerance)
-    exact = parse_expression(claim.expression)
-    holds = claimed.contains(exact)
-    evidence.checks.append(Check(
-        label=f"{claim.expression} in exact arithmetic", claimed=str(claim.claimed), interval=claimed.interval(),
-        **bounds(claimed),
-        values=[ImplValue(implementation=CHAPTER, provider="exact arithmetic", value=float(exact),
-                          exact=format_exact(exact), in_interval=holds)]))
-    if not holds:
-        evidence.failures.append(Point(
-            f"{claim.expression} = {format_exact(exact)} (≈ {float(exact):.6f}), outside the claimed {claimed.interval()}",
-            f"Change “{claim.claimed}” to “{claimed.write_like(exact)}”."))
+    try:
+        lo, hi, is_exact, holds, digits = _enclosure(claim.expression, claimed)
+    except ValueParseError as exc:
+        evidence.errors.append(exc.message)
+        return evidence
+    exact = lo if is_exact else (lo + hi) / 2
+    if is_exact:
+        value = ImplValue(implementation=CHAPTER, provider="exact arithmetic", value=float(exact),
+                          exact=format_exact(exact), in_interval=holds)
+        shown_value = format_exact(exact)
     else:
+        value = ImplValue(implementation=CHAPTER, provider="interval arithmetic (mpmath.iv)", value=float(exact),
+                          in_interval=holds,
+                          detail=f"irrational step; value certified to {digits} digits (enclosure narrower than 1e-{digits})")
+        shown_value = format_certified(lo, hi)
+    evidence.checks.append(Check(
+        label=f"{claim.expression} in exact arithmetic" if is_exact else f"{claim.expression}, certified enclosure",
+        claimed=str(claim.claimed), interval=claimed.interval(), **bounds(claimed), values=[value]))
+    if holds is None:
+        evidence.errors.append(
+            f"{claim.expression} {shown_value} is within about 1e-{digits} of a bound of the claimed "
+            f"{claimed.interval()}: its enclosure certified to {digits} digits still straddles the bound, so the "
+            "check cannot decide (a value exactly at a bound that exact arithmetic does not reach, such as "
+            "sqrt(2)**2 against 2, is never decided)")
+    elif not holds:
+        if is_exact:
+            found = f"{claim.expression} = {format_exact(exact)} (≈ {float(exact):.6f})"
+        else:
+            found = f"{claim.expression} {shown_value}"
+        evidence.failures.append(Point(
+            f"{found}, outside the claimed {claimed.interval()}",
+            f"Change “{claim.claimed}” to “{claimed.write_like(exact, exact=is_exact)}”."))
+    elif is_exact:
         same = claim.expression.replace(" ", "") == format_exact(exact)
         evidence.scopes.append(f"{claim.expression}" + ("" if same else f" = {format_exact(exact)}")
                                + (f" ≈ {float(exact):.6f}" if exact.denominator != 1 else "")
                                + f", inside the claimed {claimed.interval()}")
+    else:
+        evidence.scopes.append(f"{claim.expression} {shown_value}, inside the claimed {claimed.interval()}")
     sm = claim.set_measure
     if sm is None:
         return evidence
@@ -57,8 +116,8 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
         own_exact = Fraction(own.exact)
         if own_exact != exact:
             evidence.failures.append(Point(
-                f"the cohort gives {measure} = {display(own.exact)}, but the prose computes {claim.expression} = "
-                f"{format_exact(exact)}: the ratio does not follow from the table",
+                f"the cohort gives {measure} = {display(own.exact)}, but the prose computes {claim.expression} "
+                f"{'= ' + format_exact(exact) if is_exact else shown_value}: the ratio does not follow from the table",
                 f"Recompute from the table: {measure} = {display(own.exact)} ≈ {float(own_exact):.4f}."))
         refs = [v for v in values[1:] if v.status == "ok"]
         off = [v for v in refs if not v.in_interval]

@@ -255,7 +255,7 @@ class Measurements:
             per_query = self.chapter(fixture, measure)
             if query and query not in per_query:
                 raise AuditError(f"the chapter's definitions leave query {query!r} out")
-            value = per_query[query] if query else evaluator.mean(per_query)
+            value = per_query[query] if query else evaluator.combine(parse_measure(measure)[1].name, per_query)
             out.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(value),
                                  exact=format_exact(value), per_query={q: display(format_exact(v)) for q, v in per_query.items()},
                                  in_interval=claimed.contains(value) if claimed else None))
@@ -267,7 +267,9 @@ class Measurements:
                 out.append(ImplValue(implementation=ref.name, provider=outcome.provider, status="left out",
                                      detail=f"it returned no value for query {query!r}"))
             elif outcome.status == "ok":
-                value = outcome.per_query[query] if query else outcome.mean
+                spec = parse_measure(measure, True)[1]
+                value = (outcome.per_query[query] if query else outcome.mean if spec is None or not outcome.per_query
+                         else evaluator.combine(spec.name, outcome.per_query))
                 out.append(ImplValue(implementation=ref.name, provider=outcome.provider, value=value,
                                      per_query={q: fmt_float(v) for q, v in outcome.per_query.items()},
                                      in_interval=claimed.contains(value) if claimed else None))

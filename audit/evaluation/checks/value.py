@@ -31,7 +31,8 @@ from audit.evaluation.checks.stated_effect import (
 )
 from audit.evaluation.readings import REJECTED, Readings, explore, graded_levels
 from audit.register.claims import Chapter, ValueClaim
-from audit.register.conventions import CONVENTIONS, Declared, Statement, relevant_to
+from audit.evaluation.evaluator import relevant_to
+from audit.register.conventions import CONVENTIONS, Declared, Statement
 from audit.register.measures import parse as parse_measure
 from audit.register.values import ClaimedValue, display, format_exact, parse_claimed
 from audit.report.results import Check, ImplValue

@@ -18,8 +18,9 @@ from audit.evaluation.references.base import (
 
 #: Providers used, in order of preference. Not used: ``ranx`` (under pandas 3 it fails on the
 #: query-id column dtype, a known ranx issue; ranx is evaluated directly by its own adapter),
-#: and providers that run external programs or need extra packages (gdeval, trectools, …).
-PROVIDERS = ("pytrec_eval", "msmarco", "judged")
+#: and providers that need extra packages (trectools, cwl_eval …). gdeval runs a Perl script ir-measures ships:
+#: it is the one provider of ERR@k.
+PROVIDERS = ("pytrec_eval", "msmarco", "judged", "gdeval")
 
 
 class IrMeasuresReference(Reference):
@@ -30,18 +31,26 @@ class IrMeasuresReference(Reference):
     def conventions(self) -> dict[str, str]:
         """Notes on how it is called that no probe shows (its conventions are observed: ``audit.evaluation.observe``)."""
         return {
-            "providers": "P, R, AP, nDCG, RR (no cutoff), SetP, SetR are computed by its pytrec_eval provider, "
-                         "i.e. by trec_eval itself; RR@k by its msmarco provider; Judged@k by its judged provider",
+            "providers": "P, R, AP, nDCG, RR (no cutoff), SetP, SetR, SetF, Rprec, Bpref, IPrec, NumRel, NumRet "
+                         "are computed by its pytrec_eval provider, i.e. by trec_eval itself; RR@k by its msmarco "
+                         "provider; Judged@k by its judged provider; ERR@k by its gdeval provider (the TREC Web "
+                         "track's gdeval.pl: grades up to 4, values printed to 5 decimals)",
             "not used": "its ranx provider (fails under pandas 3 on the query-id dtype; ranx is run directly) "
-                        "and providers needing external programs (gdeval, trectools, cwl_eval)",
+                        "and providers needing packages not installed (trectools, cwl_eval)",
         }
 
     def _provider(self, measure):
         import ir_measures
 
         for name in PROVIDERS:
+            if name == "gdeval" and measure.NAME != "ERR":
+                continue  # gdeval's nDCG is its own (grades up to 4); nDCG stays trec_eval's through pytrec_eval
             provider = ir_measures.providers.registry.get(name)
-            if provider is not None and provider.supports(measure) and provider.is_available():
+            try:
+                supported = provider is not None and provider.supports(measure) and provider.is_available()
+            except AssertionError:  # a parameter value this provider's validation refuses
+                supported = False
+            if supported:
                 return provider
         return None
 
@@ -73,12 +82,20 @@ class IrMeasuresReference(Reference):
                 # repr (2,000 queries × 22 measures: a fifth of the call). Keyed by identity, each entry holding
                 # its object, so an id is never reused while the map lives.
                 names: dict[int, tuple[object, str]] = {}
-                for metric in provider.evaluator(group, judged).iter_calc(run):
+                given_qrels, given_run, back = judged, run, None
+                if name == "gdeval":
+                    # gdeval.pl reads only numeric topic IDs: queries are numbered for it and mapped back
+                    order = sorted(set(judged) | set(run))
+                    back = {str(i): q for i, q in enumerate(order, start=1)}
+                    number = {q: n for n, q in back.items()}
+                    given_qrels = {number[q]: j for q, j in judged.items()}
+                    given_run = {number[q]: dict(docs) for q, docs in run.items()}
+                for metric in provider.evaluator(group, given_qrels).iter_calc(given_run):
                     measure = metric.measure
                     known = names.get(id(measure))
                     if known is None or known[0] is not measure:
                         known = names[id(measure)] = (measure, str(measure))
-                    per_query[known[1]][metric.query_id] = float(metric.value)
+                    per_query[known[1]][back[metric.query_id] if back else metric.query_id] = float(metric.value)
                 for m in group:
                     # exactly the queries ir-measures returned a value for; none filled in
                     out[str(m)] = Outcome("ok", per_query=per_query[str(m)], provider=name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 from audit.evaluation.references.base import (
@@ -18,7 +19,18 @@ from audit.evaluation.references.base import (
 # ir-measures name → trec_eval measure (with and without cutoff).
 _CUT = {"P": "P", "R": "recall", "AP": "map_cut", "nDCG": "ndcg_cut", "Success": "success"}
 _FULL = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "SetP": "set_P", "SetR": "set_recall",
-         "Rprec": "Rprec", "Bpref": "bpref", "infAP": "infAP", "NumRel": "num_rel", "NumRet": "num_ret"}
+         "Rprec": "Rprec", "Bpref": "bpref", "infAP": "infAP", "NumRel": "num_rel", "NumRet": "num_ret",
+         "GMAP": "gm_map"}
+
+
+def _column(trec: str) -> str:
+    """The key pytrec_eval returns a trec_eval measure under: ``P.5`` → ``P_5``, ``set_F.2`` → ``set_F`` (always),
+    ``iprec_at_recall.0.5`` → ``iprec_at_recall_0.50``."""
+    if trec.startswith("set_F"):
+        return "set_F"
+    if trec.startswith("iprec_at_recall."):
+        return f"iprec_at_recall_{float(trec.split('.', 1)[1]):.2f}"
+    return trec.replace(".", "_")
 
 
 def trec_order(scores: Mapping[str, float]) -> list[str]:
@@ -50,10 +62,22 @@ class PytrecEvalReference(Reference):
         if rel is not None and name == "nDCG":
             return None, ("trec_eval's ndcg keeps the gain of every grade; its relevance level (-l) does not "
                           "apply to nDCG")
+        beta = params.pop("beta", 1.0) if name == "SetF" else None
+        level = params.pop("recall", None) if name == "IPrec" else None
         if params.pop("dcg", "log2") != "log2" or params:
-            return None, "trec_eval's ndcg uses linear gain only" if name == "nDCG" else f"parameters {params} not expressible"
+            return None, ("trec_eval's ndcg uses linear gain only" if name == "nDCG" else
+                          f"trec_eval has no {name}" if name in ("DCG", "IDCG") else f"parameters {params} not expressible")
         if name == "RR":
             return "recip_rank", ("recip_rank on the first k documents" if cutoff is not None else "")
+        if name == "NumRet" and rel is not None:
+            return "num_rel_ret", ""
+        if name == "SetF":
+            # trec_eval's set_F parameter x weighs (x + 1) P R / (R + x P): x is β²
+            return ("set_F", "") if beta == 1 else (f"set_F.{float(beta) ** 2:g}", f"set_F with x = β² = {float(beta) ** 2:g}")
+        if name == "IPrec":
+            return f"iprec_at_recall.{float(level):g}", f"iprec_at_recall_{float(level):.2f}"
+        if name == "GMAP" and cutoff is None:
+            return "gm_map", "gm_map: each query's ln(max(AP, 0.00001)), returned as max(AP, 0.00001)"
         if cutoff is not None and name in _CUT:
             return f"{_CUT[name]}.{cutoff}", ""
         if cutoff is None and name in _FULL:
@@ -80,10 +104,13 @@ class PytrecEvalReference(Reference):
         for m in measures:
             if support[str(m)].ok:
                 truncate = m.params.get("cutoff") if m.NAME == "RR" else None
-                groups.setdefault((m.params.get("rel", 1), truncate), []).append(m)
+                # trec_eval takes one parameter list per measure in an evaluator: each set_F β and each
+                # interpolation level gets an evaluator of its own
+                own = self._translate(m)[0] if m.NAME in ("SetF", "IPrec") else None
+                groups.setdefault((m.params.get("rel", 1) or 1, truncate, own), []).append(m)
         orders: dict[str, list[str]] = {}  # trec_eval's order of each query's documents, for RR@k's truncation
         evaluators: dict[tuple[int, frozenset], object] = {}  # one per relevance level and measure set
-        for (rel, truncate), group in groups.items():
+        for (rel, truncate, _), group in groups.items():
             try:
                 out.update(self._group(group, qrels, run, rel, truncate, orders, evaluators, as_read))
             except Exception as exc:  # a library failure is evidence, not a crash
@@ -109,10 +136,12 @@ class PytrecEvalReference(Reference):
                                      {q: {d: float(s) for d, s in docs.items()} for q, docs in run.items()})
         out = {}
         for key, trec in names.items():
-            column = trec.replace(".", "_")
+            column = _column(trec)
             # Only what trec_eval returned: it leaves out a query with no documents in the run and a
             # query whose qrels entry is empty; those stay absent (never filled in).
             per_query = {q: float(v[column]) for q, v in results.items()}
+            if trec == "gm_map":  # trec_eval's per-query gm_map is ln(max(AP, 0.00001)); its mean is taken as exp(·)
+                per_query = {q: math.exp(v) for q, v in per_query.items()}
             out[key] = Outcome("ok", per_query=per_query, provider="trec_eval")
         return out
 

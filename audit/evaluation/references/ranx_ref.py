@@ -158,15 +158,25 @@ class RanxReference(Reference):
         cutoff = params.pop("cutoff", None)
         rel = params.pop("rel", 1)
         gain = params.pop("dcg", "log2")
-        if params:
+        if params and name not in ("F", "RBP"):
             return None, f"parameters {params} not expressible"
         # ranx's relevance level is a metric suffix (``precision@4-l2``, ranx.meta.evaluate); for nDCG it
         # drops grades below the level, as the chapter evaluator's nDCG(rel=…) does.
         suffix = (f"@{cutoff}" if cutoff is not None else "") + (f"-l{rel}" if rel != 1 else "")
         if rel != 1 and name in ("SetP", "SetR"):
             return None, "relevance levels are not mapped for set measures"
-        if name == "nDCG":
-            return ("ndcg" if gain == "log2" else "ndcg_burges") + suffix, ""
+        if name in ("nDCG", "DCG"):
+            return ("ndcg" if name == "nDCG" else "dcg") + ("" if gain == "log2" else "_burges") + suffix, ""
+        if name == "F" and cutoff is not None:
+            beta = params.pop("beta", 1.0)
+            return ("f1" + suffix, "") if beta == 1 and not params else (None, "ranx's f1 has β = 1 only")
+        if name == "RBP":
+            p = repr(float(params.pop("p", 0.8)))
+            if cutoff is not None:
+                return None, "ranx's rbp evaluates the whole ranking (no cutoff)"
+            if not p.startswith("0.") or params:
+                return None, f"persistence {p} not expressible as ranx's rbp.<digits>"
+            return f"rbp.{p[2:]}" + suffix, f"rbp.{p[2:]}: each relevant document weighs its grade"
         if name in _CUT:
             if name in ("P", "Success") and cutoff is None:
                 return None, f"{name} needs a cutoff"
@@ -208,6 +218,12 @@ class RanxReference(Reference):
                         by_len.setdefault(len(r), []).append(q)
                     for n, qs in by_len.items():
                         jobs.setdefault(tuple(qs), []).append((str(m), f"precision@{n}"))
+                elif metric.startswith("bpref"):
+                    # ranx's bpref of a query depends on the other queries of its call: after a query with no
+                    # relevant document, later queries score 0 (ranx 0.3.21; tests/test_measure_catalogue.py).
+                    # Each query is evaluated alone, as a user evaluating that query gets it.
+                    for q in everyone:
+                        jobs.setdefault((q,), []).append((str(m), metric))
                 else:
                     jobs.setdefault(everyone, []).append((str(m), metric))
             per_query: dict[str, dict[str, float]] = {str(m): {} for m in wanted}

@@ -29,6 +29,7 @@ from pydantic import (
 
 from audit.errors import AuditError
 from audit.evaluation.evaluator import SUPPORTED
+from audit.register.conventions import CONVENTIONS as _CONVENTIONS
 from audit.register.claims import (
     UniqueKeyLoader,  # the register's YAML loader: duplicate and non-scalar keys refused
 )
@@ -36,14 +37,11 @@ from audit.register.claims import (
 BIBLIOGRAPHY_FILE = "bibliography.yaml"
 
 #: The conventions a chapter can state or leave unstated (the keys of the evaluator's convention model).
-CONVENTIONS: tuple[str, ...] = (
-    "prefix", "precision_denominator", "repeated_ids", "ties", "unjudged", "gain", "ideal",
-    "relevance_level", "rr_cutoff", "averaging", "no_relevant",
-)
+CONVENTIONS: tuple[str, ...] = tuple(_CONVENTIONS)
 
 #: Measures a source may bear on, in ir-measures names: those the chapter evaluator implements, plus
 #: measures a source defines that the harness does not evaluate (trec_eval's and ir-measures' ``Bpref``).
-MEASURES: tuple[str, ...] = tuple(SUPPORTED) + ("Bpref",)
+MEASURES: tuple[str, ...] = tuple(dict.fromkeys((*SUPPORTED, "Bpref")))
 
 #: Metadata fields that a check can cover; each filled-in one is either verified or listed as unverified.
 METADATA_FIELDS: tuple[str, ...] = (
