@@ -152,3 +152,19 @@ def test_ranx_bpref_depends_on_the_other_queries_of_a_call() -> None:
     measure, spec = parse("Bpref")
     assert E.evaluate_query(spec, qrels["b"], ["r1", "n1", "r2"]) == Fraction(1, 2)
     assert REFS["ranx"].evaluate([measure], qrels, run)[str(measure)].per_query["b"] == pytest.approx(0.5)
+
+
+def test_readme_lists_every_convention_with_its_values_in_order() -> None:
+    """The README's convention table is the model's: every convention, its values in order (the first is the
+    default reading), so it cannot name a value the evaluator does not have."""
+    from pathlib import Path
+
+    from audit.register.conventions import CONVENTIONS
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip().strip("`"): line.split("|", 2)[2].rsplit("|", 1)[0].replace("\\|", "|")
+            for line in readme.splitlines() if line.startswith("| `") and line.count("|") >= 3}
+    for name, convention in CONVENTIONS.items():
+        assert name in rows, name
+        listed = rows[name]
+        positions = [listed.find(v) for v in convention.values]
+        assert all(p >= 0 for p in positions) and positions == sorted(positions), (name, listed)
