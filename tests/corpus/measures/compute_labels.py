@@ -1,0 +1,1169 @@
+#!/usr/bin/env python
+"""Compute, independently of chapter-audit, the right value of every labelled statement of the six texts in
+this folder, and check them against ``labels.yaml``.
+
+Run from the project root with the project's virtualenv::
+
+    .venv/bin/python tests/corpus/measures/compute_labels.py            # print every statement's values
+    .venv/bin/python tests/corpus/measures/compute_labels.py --check    # and compare with labels.yaml
+
+Every value is computed twice or more: by hand, in exact arithmetic (``fractions``; ``mpmath`` at 40 digits
+where a logarithm enters), and by each library that can express it, called directly — trec_eval through
+pytrec_eval (``RelevanceEvaluator``, ``relevance_level=``), ir-measures (``iter_calc`` / ``calc_aggregate``
+with ``parse_measure``; the provider that answered is named) and ranx (``evaluate`` with ``return_mean=False``,
+and ``ranx.metrics.interpolated_precision_at_recall`` directly, since ``evaluate`` does not expose it).
+Nothing here imports ``audit``. Rankings reach the libraries as strictly decreasing integer scores, so no
+tie rule matters. What the three libraries cannot compute (ERR with another top grade, unnormalised DCG with
+exponential gain in trec_eval, GMAP in ranx, ml_metrics' ``apk``, torchmetrics' AP, scikit-learn's
+``ndcg_score``) is computed by hand from the definition in that tool's source, named in the output.
+
+Values: a ``Fraction`` is exact; an ``mpf`` is printed to 10 significant digits; a library's float as
+returned. ``left out`` means the library returned no value for that query; ``nan`` is what it returned.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import random
+import sys
+import warnings
+from fractions import Fraction as Fr
+from pathlib import Path
+
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "chapter-audit-corpus-numba"))
+warnings.simplefilter("ignore")
+
+import ir_measures  # noqa: E402
+import mpmath  # noqa: E402
+import pytrec_eval  # noqa: E402
+import yaml  # noqa: E402
+
+mpmath.mp.dps = 40
+HERE = Path(__file__).resolve().parent
+
+# --------------------------------------------------------------------------------------------------
+# Definitions by hand (exact)
+# --------------------------------------------------------------------------------------------------
+
+
+def lg2(i):
+    return mpmath.log(i, 2)
+
+
+def flags(qrels_q, ranking, level=1):
+    """1 for a document judged at or above ``level``, else 0 (unjudged counts as non-relevant)."""
+    return [1 if qrels_q.get(d, 0) >= level else 0 for d in ranking]
+
+
+def nrel(qrels_q, level=1):
+    return sum(1 for g in qrels_q.values() if g >= level)
+
+
+def P(qrels_q, ranking, k, level=1):
+    return Fr(sum(flags(qrels_q, ranking[:k], level)), k)
+
+
+def R(qrels_q, ranking, k, level=1):
+    return Fr(sum(flags(qrels_q, ranking[:k], level)), nrel(qrels_q, level))
+
+
+def AP(qrels_q, ranking, k=None, level=1, denominator="|R|"):
+    f = flags(qrels_q, ranking if k is None else ranking[:k], level)
+    hits, total = 0, Fr(0)
+    for i, x in enumerate(f, 1):
+        if x:
+            hits += 1
+            total += Fr(hits, i)
+    n = {"|R|": nrel(qrels_q, level), "relevant retrieved": hits,
+         "min(k, |R|)": min(k if k is not None else len(ranking), nrel(qrels_q, level))}[denominator]
+    return total / n if n else Fr(0)
+
+
+def RR(qrels_q, ranking, level=1):
+    for i, x in enumerate(flags(qrels_q, ranking, level), 1):
+        if x:
+            return Fr(1, i)
+    return Fr(0)
+
+
+def Rprec(qrels_q, ranking, level=1):
+    r = nrel(qrels_q, level)
+    return Fr(sum(flags(qrels_q, ranking[:r], level)), r)
+
+
+def IPrec(qrels_q, ranking, level_r, level=1):
+    """Interpolated precision: the best precision at any rank whose recall is at least ``level_r``."""
+    f, r = flags(qrels_q, ranking, level), nrel(qrels_q, level)
+    best, hits = Fr(0), 0
+    for i, x in enumerate(f, 1):
+        hits += x
+        if Fr(hits, r) >= level_r:
+            best = max(best, Fr(hits, i))
+    return best
+
+
+def elevenpt(qrels_q, ranking, level=1):
+    return sum(IPrec(qrels_q, ranking, Fr(i, 10), level) for i in range(11)) / 11
+
+
+def Bpref(qrels_q, ranking, level=1):
+    """trec_eval 9's bpref: each relevant retrieved document scores 1 − min(n, R)/min(R, N), n the judged
+    non-relevant documents above it, N all judged non-relevant; 1 when N = 0; summed and divided by R."""
+    r = nrel(qrels_q, level)
+    n_total = sum(1 for g in qrels_q.values() if 0 <= g < level)
+    nonrel_above, total = 0, Fr(0)
+    for d in ranking:
+        if d not in qrels_q:
+            continue
+        if qrels_q[d] >= level:
+            total += 1 - Fr(min(nonrel_above, r), min(r, n_total)) if n_total else 1
+        else:
+            nonrel_above += 1
+    return total / r if r else Fr(0)
+
+
+def Fbeta(p, r, beta=Fr(1)):
+    b2 = Fr(beta) ** 2
+    return (1 + b2) * p * r / (b2 * p + r) if p + r else Fr(0)
+
+
+def gains(qrels_q, ranking, k, exp=False, level=1):
+    g = [qrels_q.get(d, 0) for d in ranking[:k]]
+    g = [x if x >= level else 0 for x in g]
+    return [(2 ** x - 1) if exp else x for x in g]
+
+
+def DCG(qrels_q, ranking, k, exp=False, level=1):
+    return mpmath.fsum(mpmath.mpf(g) / lg2(i + 1) for i, g in enumerate(gains(qrels_q, ranking, k, exp, level), 1))
+
+
+def IDCG(qrels_q, k, exp=False, level=1, pool=None):
+    """Ideal DCG@k: the judged grades (or, with ``pool``, only these documents' grades) sorted, cut at k."""
+    docs = list(qrels_q) if pool is None else list(pool)
+    ideal = sorted(docs, key=lambda d: -qrels_q.get(d, 0))
+    return DCG(qrels_q, ideal, k, exp, level)
+
+
+def nDCG(qrels_q, ranking, k, exp=False, level=1, pool=None):
+    i = IDCG(qrels_q, k, exp, level, pool)
+    return DCG(qrels_q, ranking, k, exp, level) / i if i else mpmath.mpf(0)
+
+
+def ERR(grade_list, gmax=4):
+    """Chapelle et al. 2009: stopping probability (2^g − 1)/2^gmax."""
+    s, keep = Fr(0), Fr(1)
+    for i, g in enumerate(grade_list, 1):
+        r = Fr(2 ** g - 1, 2 ** gmax)
+        s += keep * r / i
+        keep *= 1 - r
+    return s
+
+
+def RBP(weights, p):
+    """Moffat & Zobel 2008: (1 − p) Σ w_i p^(i−1); w_i is 1/0 (binary) or the grade (ranx's reading)."""
+    p = Fr(p)
+    return (1 - p) * sum(Fr(w) * p ** i for i, w in enumerate(weights))
+
+
+def GMAP(aps, floor=None):
+    """Geometric mean; ``floor`` replaces each AP below it (trec_eval gm_map: 0.00001)."""
+    vals = [mpmath.mpf(max(a, floor) if floor is not None else a) for a in aps]
+    if any(v == 0 for v in vals):
+        return mpmath.mpf(0)
+    return mpmath.exp(mpmath.fsum(mpmath.log(v) for v in vals) / len(vals))
+
+
+# Other tools, from their published source (not installed here; computed by hand from that source):
+def ml_metrics_apk(actual, predicted, k):
+    """benhamner/Metrics Python/ml_metrics/average_precision.py: 1.0 for an empty ``actual``; else the sum of
+    precisions at hits in the first k, divided by min(len(actual), k)."""
+    if not actual:
+        return Fr(1)
+    predicted = predicted[:k]
+    score, hits = Fr(0), 0
+    for i, p in enumerate(predicted):
+        if p in actual and p not in predicted[:i]:
+            hits += 1
+            score += Fr(hits, i + 1)
+    return score / min(len(actual), k)
+
+
+def torchmetrics_ap(actual, predicted, top_k):
+    """Lightning-AI/torchmetrics functional/retrieval/average_precision.py: the mean of the precisions at the
+    relevant positions within the top k (0 when there is none): it divides by the relevant retrieved."""
+    top = predicted[:top_k]
+    pos = [i for i, d in enumerate(top, 1) if d in actual]
+    return sum(Fr(j, p) for j, p in enumerate(pos, 1)) / len(pos) if pos else Fr(0)
+
+
+def sklearn_ndcg(labels, k):
+    """scikit-learn ndcg_score on the labels it is given: the ideal re-sorts those same labels (linear gain)."""
+    dcg = mpmath.fsum(mpmath.mpf(g) / lg2(i + 1) for i, g in enumerate(labels[:k], 1))
+    ideal = sorted(labels, reverse=True)
+    return dcg / mpmath.fsum(mpmath.mpf(g) / lg2(i + 1) for i, g in enumerate(ideal[:k], 1))
+
+
+# --------------------------------------------------------------------------------------------------
+# The libraries, called directly
+# --------------------------------------------------------------------------------------------------
+
+
+def scored(run):
+    """Rankings as strictly decreasing integer scores (distinct in single precision too)."""
+    return {q: {d: float(len(r) - i) for i, d in enumerate(r)} for q, r in run.items()}
+
+
+def trec(qrels, run, measures, level=1):
+    ev = pytrec_eval.RelevanceEvaluator(qrels, set(measures), relevance_level=level)
+    return ev.evaluate(scored(run))
+
+
+def trec_value(qrels, run, measure, key=None, q=None, level=1):
+    out = trec(qrels, run, {measure}, level)
+    key = key or measure.replace(".", "_")
+    if q is not None:
+        return out[q][key] if q in out else "left out"
+    return out
+
+
+def trec_gm_map(qrels, run, level=1):
+    per = trec(qrels, run, {"gm_map"}, level)
+    return pytrec_eval.compute_aggregated_measure("gm_map", [v["gm_map"] for v in per.values()])
+
+
+def irm_provider(measure):
+    for name, prov in ir_measures.providers.registry.items():
+        try:
+            if prov.supports(measure) and prov.is_available():
+                return name
+        except Exception:  # a provider that cannot judge the measure
+            continue
+    return None
+
+
+_IRM_USED: list[tuple[str, str | None]] = []   # (measure, provider) of each ir-measures call, per statement
+
+
+def irm(qrels, run, name, q=None, aggregate=False):
+    """ir-measures with numeric query ids (gdeval needs them); returns the value, 'left out', or 'error: …'.
+    The provider ir-measures' default pipeline picks (the first available one that supports the measure) is
+    recorded and printed with the statement."""
+    try:
+        m = ir_measures.parse_measure(name)
+        _IRM_USED.append((name, irm_provider(m)))
+        ids = {x: str(i + 1) for i, x in enumerate(sorted(set(qrels) | set(run)))}
+        back = {v: k for k, v in ids.items()}
+        qr = {ids[x]: v for x, v in qrels.items()}
+        rn = {ids[x]: v for x, v in scored(run).items()}
+        if aggregate:
+            return ir_measures.calc_aggregate([m], qr, rn)[m]
+        per = {back[r.query_id]: r.value for r in ir_measures.iter_calc([m], qr, rn)}
+        return per.get(q, "left out")
+    except Exception as exc:  # the provider's own failure is the evidence
+        return f"error: {type(exc).__name__}: {str(exc).strip()[:90]}"
+
+
+_RANX = None
+
+
+def rx(qrels, run, metric, q=None, aggregate=False, make_comparable=False):
+    """ranx.evaluate with ids renamed to fixed-width tokens (one numba compilation per metric)."""
+    global _RANX
+    if _RANX is None:
+        import ranx
+        _RANX = ranx
+    try:
+        docs = sorted({d for v in qrels.values() for d in v} | {d for v in run.values() for d in v})
+        dmap = {d: f"d{i:04d}" for i, d in enumerate(docs)}
+        qmap = {x: f"q{i:03d}" for i, x in enumerate(sorted(set(qrels) | set(run)))}
+        qr = _RANX.Qrels({qmap[x]: {dmap[d]: g for d, g in v.items()} for x, v in qrels.items()})
+        rn = _RANX.Run({qmap[x]: {dmap[d]: s for d, s in v.items()} for x, v in scored(run).items()})
+        res = _RANX.evaluate(qr, rn, metric, return_mean=aggregate, make_comparable=make_comparable)
+        if aggregate:
+            return float(res)
+        return float(rn.scores[metric][qmap[q]])
+    except Exception as exc:
+        return f"error: {type(exc).__name__}: {str(exc).strip()[:90]}"
+
+
+def rx_iprec(qrels, run, q):
+    """ranx.metrics.interpolated_precision_at_recall (not reachable through ranx.evaluate): 11 values."""
+    import ranx
+    from ranx.meta.evaluate import convert_qrels, convert_run
+    from ranx.metrics import interpolated_precision_at_recall
+    qr = ranx.Qrels({q: qrels[q]})
+    rn = ranx.Run({q: scored(run)[q]})
+    return [float(x) for x in interpolated_precision_at_recall(convert_qrels(qr), convert_run(rn))[0]]
+
+
+# --------------------------------------------------------------------------------------------------
+# Fixtures (the same inputs the registers encode)
+# --------------------------------------------------------------------------------------------------
+
+# ranked-eval-textbook: twenty documents, relevant at ranks 1, 2, 4 and 15
+T_DOCS = [f"d{i:02d}" for i in range(1, 21)]
+T_QRELS = {"t": {d: (1 if d in ("d01", "d02", "d04", "d15") else 0) for d in T_DOCS}}
+T_RUN = {"t": T_DOCS}
+T_RUN15 = {"t": T_DOCS[:15]}
+T_RUN4 = {"t": T_DOCS[:4]}
+MAP3_QRELS = {"t2": {"a": 1, "n1": 0}, "t3": {"a": 1, "n1": 0}, "t4": {"a": 1, "n1": 0, "n2": 0, "n3": 0}}
+MAP3_RUN = {"t2": ["a", "n1"], "t3": ["n1", "a"], "t4": ["n1", "n2", "n3", "a"]}
+MAP4_QRELS = {**MAP3_QRELS, "t5": {"a": 1, "n1": 0}}
+MAP4_RUN = {**MAP3_RUN, "t5": ["n1"]}
+
+# trec-eval-lecture: topic 401, D01 … D12, D01 and D11 non-relevant
+L_DOCS = [f"D{i:02d}" for i in range(1, 13)]
+L_QRELS = {"401": {d: (0 if d in ("D01", "D11") else 1) for d in L_DOCS}}
+L_RUN = {"401": L_DOCS}
+L_QRELS_D11_UNJUDGED = {"401": {d: g for d, g in L_QRELS["401"].items() if d != "D11"}}
+L_GRADED = {"401": {d: (2 if d in ("D03", "D04", "D06", "D10") else g) for d, g in L_QRELS["401"].items()}}
+L_QRELS_3 = {**L_QRELS, "402": {"E01": 0, "E02": 0, "E03": 0}}             # 403: no qrels line at all
+L_RUN_3 = {**L_RUN, "402": ["E01", "E02", "E03"], "403": ["F01", "F02"]}
+L_QRELS_4 = {**L_QRELS_3, "404": {"G01": 1}}                               # 404: judged, nothing returned
+L_RUN_4 = dict(L_RUN_3)
+
+# qa-ranked-list-answer: ten results, relevant at 1, 3, 4, 6, 9; seven relevant in all
+QA_RANK = ["r1", "n2", "r3", "r4", "n5", "r6", "n7", "n8", "r9", "n10"]
+QA_QRELS = {"q": {d: (1 if d.startswith("r") else 0) for d in QA_RANK} | {"x1": 1, "x2": 1}}
+QA_RUN = {"q": QA_RANK}
+QA_LABELS = [QA_QRELS["q"][d] for d in QA_RANK]
+
+# ranx-metrics-docs: the ranx README example
+RX_QRELS = {"q_1": {"d_12": 5, "d_25": 3}, "q_2": {"d_11": 6, "d_22": 1}}
+RX_RUN = {"q_1": ["d_12", "d_23", "d_25", "d_36", "d_32", "d_35"],
+          "q_2": ["d_12", "d_11", "d_25", "d_36", "d_22", "d_35"]}
+
+# ndcg-err-blog: four graded results (poor 1 … perfect 4), only these four judged
+BL_QRELS = {"q": {"a": 4, "b": 3, "c": 2, "d": 1}}
+BL_DESC = {"q": ["a", "b", "c", "d"]}
+BL_FLIP = {"q": ["d", "c", "b", "a"]}
+BL_FLAT_QRELS = {"q": {"a": 3, "b": 3, "c": 3, "e": 3}}
+BL_FLAT = {"q": ["a", "b", "c", "e"]}
+BL_FLAT7_QRELS = {"q": {"a": 3, "b": 3, "c": 3, "e": 3, "n1": 0, "n2": 0, "p": 4}}
+BL_FLAT7 = {"q": ["a", "b", "c", "e", "n1", "n2", "p"]}
+BL_4111_QRELS = {"q": {"a": 4, "b": 1, "c": 1, "d": 1}}
+BL_4111 = {"q": ["a", "b", "c", "d"]}
+BL_ONES_QRELS = {"q": {"a": 1, "b": 1, "c": 1, "d": 1}}
+BL_3L_QRELS = {"q": {"x": 2, "y": 0, "z": 1}}
+BL_3L = {"q": ["x", "y", "z"]}
+
+# persistence-cutoffs-faq: ten results, relevant at 1, 2, 4, 7; rank 5 unjudged
+FQ_RANK = ["r1", "r2", "n3", "r4", "u5", "n6", "r7", "n8", "n9", "n10"]
+FQ_QRELS = {"q": {d: (1 if d.startswith("r") else 0) for d in FQ_RANK if not d.startswith("u")}}
+FQ_RUN = {"q": FQ_RANK}
+FQ_ALLREL_QRELS = {"q": {f"r{i}": 1 for i in range(1, 11)}}
+FQ_ALLREL = {"q": [f"r{i}" for i in range(1, 11)]}
+AK_QRELS = {"q": {"a": 1, "b": 1, "d": 1, "c": 0, "e": 0, "f": 0}}           # R Metrics apk example
+AK_RUN = {"q": ["b", "c", "a", "e", "f"]}
+MK_ACTUAL = [{"1", "5", "7", "9"}, {"2", "3"}, {"2", "5", "6"}]            # R Metrics mapk example
+MK_PRED = [["5", "6", "7", "8", "9"], ["1", "2", "3"], ["2", "4", "6", "8"]]
+MK_QRELS = {f"m{i}": {d: 1 for d in a} for i, a in enumerate(MK_ACTUAL, 1)}
+for _i, (_a, _p) in enumerate(zip(MK_ACTUAL, MK_PRED), 1):
+    MK_QRELS[f"m{_i}"].update({d: 0 for d in _p if d not in _a})
+MK_RUN = {f"m{i}": p for i, p in enumerate(MK_PRED, 1)}
+NR_QRELS = {"q1": {"a": 1, "n": 0}, "q2": {"b": 0, "c": 0}}                 # AP 0.5 and a no-relevant query
+NR_RUN = {"q1": ["n", "a"], "q2": ["b", "c"]}
+
+
+# --------------------------------------------------------------------------------------------------
+# Small exhaustive searches for the universal statements
+# --------------------------------------------------------------------------------------------------
+
+
+def binary_cases(max_len=6):
+    """(qrels_q, ranking, k) for every binary ranking up to max_len with 0–2 unretrieved relevant."""
+    for n in range(1, max_len + 1):
+        for bits in itertools.product((0, 1), repeat=n):
+            for extra in range(3):
+                ranking = [f"d{i}" for i in range(n)]
+                qrels_q = {f"d{i}": b for i, b in enumerate(bits)} | {f"x{j}": 1 for j in range(extra)}
+                if nrel(qrels_q):
+                    for k in range(1, n + 1):
+                        yield qrels_q, ranking, k
+
+
+def search(pred):
+    """The first case where ``pred`` fails, or None; and how many cases were searched."""
+    count = 0
+    for case in binary_cases():
+        count += 1
+        if not pred(*case):
+            return case, count
+    return None, count
+
+
+def holds(pred):
+    bad, n = search(pred)
+    return f"holds on all {n} binary cases searched" if bad is None else f"fails: {bad}"
+
+
+# --------------------------------------------------------------------------------------------------
+# The statements
+# --------------------------------------------------------------------------------------------------
+
+STATEMENTS: list[dict] = []
+
+
+def S(text, quote, compute, primary="hand"):
+    STATEMENTS.append({"text": text, "quote": quote, "compute": compute, "primary": primary})
+
+
+def ideal_run(qrels_q):
+    return sorted(qrels_q, key=lambda d: -qrels_q[d])
+
+
+# ---- ranked-eval-textbook -----------------------------------------------------------------------
+TB = "ranked-eval-textbook"
+t = T_QRELS["t"]
+S(TB, "Four of the twenty documents are relevant to t", lambda: {
+    "hand": Fr(nrel(t)), "trec_eval num_rel": trec_value(T_QRELS, T_RUN, "num_rel", q="t"),
+    "ir_measures NumRel": irm(T_QRELS, T_RUN, "NumRel", "t")})
+S(TB, "The system ranks all twenty documents", lambda: {
+    "hand": Fr(20), "trec_eval num_ret": trec_value(T_QRELS, T_RUN, "num_ret", q="t"),
+    "ir_measures NumRet": irm(T_QRELS, T_RUN, "NumRet", "t")})
+for k, quote in ((1, "| 1 | 0.25 | 1.00 |"), (2, "| 2 | 0.50 | 1.00 |"), (4, "| 4 | 0.75 | 0.75 |"),
+                 (15, "| 15 | 1.00 | 0.27 |")):
+    S(TB, quote, lambda k=k: {
+        "hand R@k": R(t, T_DOCS, k), "hand P@k": P(t, T_DOCS, k),
+        "trec_eval recall_k": trec_value(T_QRELS, T_RUN, f"recall.{k}", q="t"),
+        "trec_eval P_k": trec_value(T_QRELS, T_RUN, f"P.{k}", q="t"),
+        "ir_measures R@k": irm(T_QRELS, T_RUN, f"R@{k}", "t"), "ir_measures P@k": irm(T_QRELS, T_RUN, f"P@{k}", "t"),
+        "ranx recall@k": rx(T_QRELS, T_RUN, f"recall@{k}", "t"), "ranx precision@k": rx(T_QRELS, T_RUN, f"precision@{k}", "t")},
+      primary="hand P@k")
+
+
+def tb_iprec(levels):
+    def f():
+        out = {}
+        iv = trec(T_QRELS, T_RUN, {"iprec_at_recall"})["t"]
+        rxv = rx_iprec(T_QRELS, T_RUN, "t")
+        for lv in levels:
+            out[f"hand IPrec@{lv}"] = IPrec(t, T_DOCS, Fr(lv).limit_denominator(10))
+            out[f"trec_eval iprec_at_recall_{lv:.2f}"] = iv[f"iprec_at_recall_{lv:.2f}"]
+            out[f"ir_measures IPrec@{lv}"] = irm(T_QRELS, T_RUN, f"IPrec@{lv}", "t")
+            out[f"ranx interpolated_precision_at_recall[{lv}]"] = rxv[int(round(lv * 10))]
+        return out
+    return f
+
+
+S(TB, "interpolated precision is 1 at every standard recall level from 0.0 up to 0.5",
+  tb_iprec([0.0, 0.1, 0.2, 0.3, 0.4, 0.5]), primary="hand IPrec@0.5")
+S(TB, "then 0.75 at the levels 0.6 and 0.7", tb_iprec([0.6, 0.7]), primary="hand IPrec@0.6")
+S(TB, "and 0.27 from 0.8 to 1.0", tb_iprec([0.8, 0.9, 1.0]), primary="hand IPrec@0.8")
+S(TB, "(6 × 1 + 2 × 0.75 + 3 × 0.27)/11 = 8.31/11 ≈ 0.7555", lambda: {
+    "hand": elevenpt(t, T_DOCS), "hand, with the printed 0.27": Fr("8.31") / 11,
+    "trec_eval 11pt_avg": trec_value(T_QRELS, T_RUN, "11pt_avg", q="t"),
+    "ranx interpolated_precision_at_recall, mean": sum(rx_iprec(T_QRELS, T_RUN, "t")) / 11})
+S(TB, "AP = (1 + 1 + 0.75 + 0.267)/4 ≈ 0.754", lambda: {
+    "hand": AP(t, T_DOCS), "trec_eval map": trec_value(T_QRELS, T_RUN, "map", q="t"),
+    "ir_measures AP": irm(T_QRELS, T_RUN, "AP", "t"), "ranx map": rx(T_QRELS, T_RUN, "map", "t")})
+S(TB, "AP@10 = (1 + 1 + 0.75)/4 = 0.6875", lambda: {
+    "hand (|R|)": AP(t, T_DOCS, 10), "hand (min(k,|R|), ml_metrics)": AP(t, T_DOCS, 10, denominator="min(k, |R|)"),
+    "hand (relevant retrieved, torchmetrics)": AP(t, T_DOCS, 10, denominator="relevant retrieved"),
+    "trec_eval map_cut_10": trec_value(T_QRELS, T_RUN, "map_cut.10", q="t"),
+    "ir_measures AP@10": irm(T_QRELS, T_RUN, "AP@10", "t"), "ranx map@10": rx(T_QRELS, T_RUN, "map@10", "t")},
+  primary="hand (|R|)")
+S(TB, "so R-precision is 3/4", lambda: {
+    "hand": Rprec(t, T_DOCS), "trec_eval Rprec": trec_value(T_QRELS, T_RUN, "Rprec", q="t"),
+    "ir_measures Rprec": irm(T_QRELS, T_RUN, "Rprec", "t"), "ranx r-precision": rx(T_QRELS, T_RUN, "r-precision", "t")})
+S(TB, "At that cutoff precision and recall are both 0.75", lambda: {
+    "hand P@4": P(t, T_DOCS, 4), "hand R@4": R(t, T_DOCS, 4),
+    "trec_eval P_4": trec_value(T_QRELS, T_RUN, "P.4", q="t"),
+    "trec_eval recall_4": trec_value(T_QRELS, T_RUN, "recall.4", q="t"),
+    "ranx precision@4": rx(T_QRELS, T_RUN, "precision@4", "t"), "ranx recall@4": rx(T_QRELS, T_RUN, "recall@4", "t")},
+  primary="hand P@4")
+S(TB, "R-precision always equals the recall at rank |R|", lambda: {
+    "hand": holds(lambda q, r, k: Rprec(q, r) == Fr(sum(flags(q, r[:nrel(q)])), nrel(q)))})
+S(TB, "so its F1 is 0.75", lambda: {
+    "hand F@4": Fbeta(P(t, T_DOCS, 4), R(t, T_DOCS, 4)),
+    "trec_eval set_F (run cut at 4)": trec_value(T_QRELS, T_RUN4, "set_F", q="t"),
+    "ir_measures SetF (run cut at 4)": irm(T_QRELS, T_RUN4, "SetF", "t"), "ranx f1@4": rx(T_QRELS, T_RUN, "f1@4", "t")},
+  primary="hand F@4")
+S(TB, "F1 = 2 · (4/15) · 1/(4/15 + 1) = 8/19 ≈ 0.42", lambda: {
+    "hand F@15": Fbeta(P(t, T_DOCS, 15), R(t, T_DOCS, 15)),
+    "trec_eval set_F (run cut at 15)": trec_value(T_QRELS, T_RUN15, "set_F", q="t"),
+    "ir_measures SetF (run cut at 15)": irm(T_QRELS, T_RUN15, "SetF", "t"), "ranx f1@15": rx(T_QRELS, T_RUN, "f1@15", "t")},
+  primary="hand F@15")
+S(TB, "F2 = 5PR/(4P + R) = 20/31 ≈ 0.65", lambda: {
+    "hand F(beta=2)@15": Fbeta(P(t, T_DOCS, 15), R(t, T_DOCS, 15), 2),
+    "trec_eval set_F.4 (run cut at 15; trec_eval's x is beta squared)": trec(T_QRELS, T_RUN15, {"set_F.4"})["t"]["set_F"],
+    "trec_eval set_F.2 (run cut at 15)": trec(T_QRELS, T_RUN15, {"set_F.2"})["t"]["set_F"],
+    "ir_measures SetF(beta=4.0) (run cut at 15)": irm(T_QRELS, T_RUN15, "SetF(beta=4.0)", "t"),
+    "ir_measures SetF(beta=2.0) (run cut at 15)": irm(T_QRELS, T_RUN15, "SetF(beta=2.0)", "t"),
+    "ir_measures SetF(beta=2)": irm(T_QRELS, T_RUN15, "SetF(beta=2)", "t")}, primary="hand F(beta=2)@15")
+S(TB, "F0.5, which leans towards precision, comes to about 0.36", lambda: {
+    "hand F(beta=0.5)@15": Fbeta(P(t, T_DOCS, 15), R(t, T_DOCS, 15), Fr(1, 2)),
+    "trec_eval set_F.0.25 (run cut at 15; x = beta squared)": trec(T_QRELS, T_RUN15, {"set_F.0.25"})["t"]["set_F"],
+    "trec_eval set_F.0.5 (run cut at 15)": trec(T_QRELS, T_RUN15, {"set_F.0.5"})["t"]["set_F"],
+    "ir_measures SetF(beta=0.5) (run cut at 15)": irm(T_QRELS, T_RUN15, "SetF(beta=0.5)", "t")},
+  primary="hand F(beta=0.5)@15")
+S(TB, "its F1 is exactly 1/3", lambda: {
+    "hand SetF": Fbeta(Fr(4, 20), Fr(1)), "trec_eval set_F": trec_value(T_QRELS, T_RUN, "set_F", q="t"),
+    "ir_measures SetF": irm(T_QRELS, T_RUN, "SetF", "t"), "ranx f1 (no cutoff)": rx(T_QRELS, T_RUN, "f1", "t")},
+  primary="hand SetF")
+S(TB, "F1 always lies between precision and recall", lambda: {
+    "hand": holds(lambda q, r, k: min(P(q, r, k), R(q, r, k)) <= Fbeta(P(q, r, k), R(q, r, k))
+                  <= max(P(q, r, k), R(q, r, k)))})
+S(TB, "It can never exceed the smaller of the two", lambda: {
+    "hand": holds(lambda q, r, k: Fbeta(P(q, r, k), R(q, r, k)) <= min(P(q, r, k), R(q, r, k))),
+    "hand, topic t at k = 15": f"F1 = {Fbeta(P(t, T_DOCS, 15), R(t, T_DOCS, 15))} > P = {P(t, T_DOCS, 15)}",
+    "ranx f1@15 vs precision@15": f"{rx(T_QRELS, T_RUN, 'f1@15', 't')} > {rx(T_QRELS, T_RUN, 'precision@15', 't')}"})
+S(TB, "MAP over these three topics is 7/12 ≈ 0.583", lambda: {
+    "hand": sum(AP(MAP3_QRELS[q], MAP3_RUN[q]) for q in MAP3_QRELS) / 3,
+    "trec_eval map (mean)": sum(v["map"] for v in trec(MAP3_QRELS, MAP3_RUN, {"map"}).values()) / 3,
+    "ir_measures AP (aggregate)": irm(MAP3_QRELS, MAP3_RUN, "AP", aggregate=True),
+    "ranx map (mean)": rx(MAP3_QRELS, MAP3_RUN, "map", aggregate=True)})
+S(TB, "(1 × 1/2 × 1/4)^(1/3) = 0.5", lambda: {
+    "hand": GMAP([AP(MAP3_QRELS[q], MAP3_RUN[q]) for q in MAP3_QRELS]),
+    "trec_eval gm_map (aggregated by pytrec_eval)": trec_gm_map(MAP3_QRELS, MAP3_RUN)})
+S(TB, "MAP over the four topics falls to 7/16", lambda: {
+    "hand": sum(AP(MAP4_QRELS[q], MAP4_RUN[q]) for q in MAP4_QRELS) / 4,
+    "trec_eval map (mean)": sum(v["map"] for v in trec(MAP4_QRELS, MAP4_RUN, {"map"}).values()) / 4,
+    "ir_measures AP (aggregate)": irm(MAP4_QRELS, MAP4_RUN, "AP", aggregate=True),
+    "ranx map (mean)": rx(MAP4_QRELS, MAP4_RUN, "map", aggregate=True)})
+S(TB, "GMAP falls to 0", lambda: {
+    "hand (geometric mean, the text's definition)": GMAP([AP(MAP4_QRELS[q], MAP4_RUN[q]) for q in MAP4_QRELS]),
+    "hand (APs floored at 0.00001, trec_eval)": GMAP([AP(MAP4_QRELS[q], MAP4_RUN[q]) for q in MAP4_QRELS], 1e-5),
+    "trec_eval gm_map (aggregated by pytrec_eval)": trec_gm_map(MAP4_QRELS, MAP4_RUN)},
+  primary="hand (geometric mean, the text's definition)")
+S(TB, "GMAP is never larger than MAP", lambda: {
+    "hand": ("holds: arithmetic–geometric mean inequality; also on 2000 random AP vectors: "
+             + str(all(GMAP(v) <= mpmath.mpf(sum(v).numerator) / sum(v).denominator / len(v) + mpmath.mpf(10) ** -30 for v in
+                       ([Fr(random.Random(i * 7 + j).randint(0, 100), 100) for j in range(1 + i % 6)]
+                        for i in range(2000)))))})
+S(TB, "such a topic is left out of the mean", lambda: {
+    "hand": "AP = sum / |R| with |R| = 0 is 0/0; the text's declared rule (no_relevant: left out)",
+    "trec_eval (all-zero judgements)": trec({"z": {"a": 0}}, {"z": ["a"]}, {"map"}).get("z", "left out"),
+    "trec_eval (empty qrels entry)": trec({"z": {}, "y": {"a": 1}}, {"z": ["a"], "y": ["a"]}, {"map"}).get("z", "left out")})
+
+# ---- trec-eval-lecture ---------------------------------------------------------------------------
+LN = "trec-eval-lecture"
+lq = L_QRELS["401"]
+
+
+def ln_line(quote, hand, tmeasure, tkey, irname, rxname=None):
+    S(LN, quote, lambda: {
+        "hand": hand(), f"trec_eval {tkey}": trec_value(L_QRELS, L_RUN, tmeasure, key=tkey, q="401"),
+        f"ir_measures {irname}": irm(L_QRELS, L_RUN, irname, "401") if irname else None,
+        f"ranx {rxname}": rx(L_QRELS, L_RUN, rxname, "401") if rxname else None})
+
+
+S(LN, "num_q                 all  1", lambda: {
+    "hand": Fr(1), "trec_eval (queries returned)": len(trec(L_QRELS, L_RUN, {"map"})),
+    "ir_measures NumQ": irm(L_QRELS, L_RUN, "NumQ", aggregate=True)})
+ln_line("num_ret               all  12", lambda: Fr(12), "num_ret", "num_ret", "NumRet")
+ln_line("num_rel               all  10", lambda: Fr(nrel(lq)), "num_rel", "num_rel", "NumRel")
+ln_line("num_rel_ret           all  10", lambda: Fr(sum(flags(lq, L_DOCS))), "num_rel_ret", "num_rel_ret", "NumRelRet")
+ln_line("map                   all  0.7904", lambda: AP(lq, L_DOCS), "map", "map", "AP", "map")
+S(LN, "gm_map                all  0.7904", lambda: {
+    "hand": GMAP([AP(lq, L_DOCS)], 1e-5), "trec_eval gm_map (aggregated)": trec_gm_map(L_QRELS, L_RUN)})
+ln_line("Rprec                 all  0.9000", lambda: Rprec(lq, L_DOCS), "Rprec", "Rprec", "Rprec", "r-precision")
+ln_line("bpref                 all  0.4500", lambda: Bpref(lq, L_DOCS), "bpref", "bpref", "Bpref", "bpref")
+ln_line("recip_rank            all  0.5000", lambda: RR(lq, L_DOCS), "recip_rank", "recip_rank", "RR", "mrr")
+ln_line("iprec_at_recall_0.00  all  0.9000", lambda: IPrec(lq, L_DOCS, 0), "iprec_at_recall.0.00",
+        "iprec_at_recall_0.00", "IPrec@0.0")
+ln_line("iprec_at_recall_1.00  all  0.8333", lambda: IPrec(lq, L_DOCS, 1), "iprec_at_recall.1.00",
+        "iprec_at_recall_1.00", "IPrec@1.0")
+for _k, _quote in ((5, "P_5                   all  0.8000"), (10, "P_10                  all  0.9000"),
+                   (15, "P_15                  all  0.6667"), (30, "P_30                  all  0.3333")):
+    ln_line(_quote, lambda _k=_k: P(lq, L_DOCS, _k), f"P.{_k}", f"P_{_k}", f"P@{_k}", f"precision@{_k}")
+S(LN, "Every measure in this output lies between 0 and 1.", lambda: {
+    "hand": "fails: num_ret = 12, num_rel = 10, num_rel_ret = 10",
+    "trec_eval num_ret": trec_value(L_QRELS, L_RUN, "num_ret", q="401")})
+S(LN, "num_rel counts the documents judged relevant in the qrels (10); num_rel_ret counts those the run returned (all 10).",
+  lambda: {"hand num_rel": Fr(nrel(lq)), "hand num_rel_ret": Fr(sum(flags(lq, L_DOCS))),
+           "trec_eval num_rel": trec_value(L_QRELS, L_RUN, "num_rel", q="401"),
+           "trec_eval num_rel_ret": trec_value(L_QRELS, L_RUN, "num_rel_ret", q="401"),
+           "ir_measures NumRelRet": irm(L_QRELS, L_RUN, "NumRelRet", "401")}, primary="hand num_rel")
+S(LN, "AP = (1/2 + 2/3 + … + 9/10 + 10/12)/10 ≈ 0.7904", lambda: {
+    "hand": AP(lq, L_DOCS), "trec_eval map": trec_value(L_QRELS, L_RUN, "map", q="401"),
+    "ir_measures AP": irm(L_QRELS, L_RUN, "AP", "401"), "ranx map": rx(L_QRELS, L_RUN, "map", "401")})
+S(LN, "gm_map equals map here because there is only one topic", lambda: {
+    "hand gm_map": GMAP([AP(lq, L_DOCS)], 1e-5), "hand map": AP(lq, L_DOCS),
+    "trec_eval gm_map (aggregated)": trec_gm_map(L_QRELS, L_RUN),
+    "trec_eval map": trec_value(L_QRELS, L_RUN, "map", q="401")}, primary="hand gm_map")
+S(LN, "so Rprec = 9/10", lambda: {
+    "hand": Rprec(lq, L_DOCS), "trec_eval Rprec": trec_value(L_QRELS, L_RUN, "Rprec", q="401"),
+    "ir_measures Rprec": irm(L_QRELS, L_RUN, "Rprec", "401"), "ranx r-precision": rx(L_QRELS, L_RUN, "r-precision", "401")})
+S(LN, "giving 4.5/10 = 0.45", lambda: {
+    "hand": Bpref(lq, L_DOCS), "trec_eval bpref": trec_value(L_QRELS, L_RUN, "bpref", q="401"),
+    "ir_measures Bpref": irm(L_QRELS, L_RUN, "Bpref", "401"), "ranx bpref": rx(L_QRELS, L_RUN, "bpref", "401")})
+S(LN, "If D11 were left unjudged instead of judged 0, bpref would not change", lambda: {
+    "hand (after)": Bpref(L_QRELS_D11_UNJUDGED["401"], L_DOCS), "hand (before)": Bpref(lq, L_DOCS),
+    "trec_eval bpref (after)": trec_value(L_QRELS_D11_UNJUDGED, L_RUN, "bpref", q="401"),
+    "ir_measures Bpref (after)": irm(L_QRELS_D11_UNJUDGED, L_RUN, "Bpref", "401"),
+    "ranx bpref (after)": rx(L_QRELS_D11_UNJUDGED, L_RUN, "bpref", "401")}, primary="hand (after)")
+S(LN, "recip_rank is 1/2: the first relevant document is at rank 2", lambda: {
+    "hand": RR(lq, L_DOCS), "trec_eval recip_rank": trec_value(L_QRELS, L_RUN, "recip_rank", q="401"),
+    "ir_measures RR": irm(L_QRELS, L_RUN, "RR", "401"), "ranx mrr": rx(L_QRELS, L_RUN, "mrr", "401")})
+S(LN, "iprec_at_recall_0.00 is the best precision anywhere in the list, 9/10 at rank 10", lambda: {
+    "hand": IPrec(lq, L_DOCS, 0), "trec_eval": trec_value(L_QRELS, L_RUN, "iprec_at_recall.0.00",
+                                                          key="iprec_at_recall_0.00", q="401"),
+    "ir_measures IPrec@0.0": irm(L_QRELS, L_RUN, "IPrec@0.0", "401"),
+    "ranx interpolated_precision_at_recall[0]": rx_iprec(L_QRELS, L_RUN, "401")[0]})
+S(LN, "at recall 1.00 it is 10/12", lambda: {
+    "hand": IPrec(lq, L_DOCS, 1), "trec_eval": trec_value(L_QRELS, L_RUN, "iprec_at_recall.1.00",
+                                                          key="iprec_at_recall_1.00", q="401"),
+    "ir_measures IPrec@1.0": irm(L_QRELS, L_RUN, "IPrec@1.0", "401"),
+    "ranx interpolated_precision_at_recall[10]": rx_iprec(L_QRELS, L_RUN, "401")[10]})
+S(LN, "P_15 = 10/15 even though only twelve documents came back: trec_eval divides by the cutoff, not by the number retrieved",
+  lambda: {"hand (k)": P(lq, L_DOCS, 15), "hand (number returned)": Fr(10, 12),
+           "trec_eval P_15": trec_value(L_QRELS, L_RUN, "P.15", q="401"),
+           "ir_measures P@15": irm(L_QRELS, L_RUN, "P@15", "401"), "ranx precision@15": rx(L_QRELS, L_RUN, "precision@15", "401")},
+  primary="trec_eval P_15")
+S(LN, "P_30 = 10/30 for the same reason", lambda: {
+    "hand": P(lq, L_DOCS, 30), "trec_eval P_30": trec_value(L_QRELS, L_RUN, "P.30", q="401"),
+    "ranx precision@30": rx(L_QRELS, L_RUN, "precision@30", "401")})
+S(LN, "P_12 would be 10/12 = 0.8333", lambda: {
+    "hand": P(lq, L_DOCS, 12), "trec_eval P_12": trec_value(L_QRELS, L_RUN, "P.12", q="401"),
+    "ir_measures P@12": irm(L_QRELS, L_RUN, "P@12", "401"), "ranx precision@12": rx(L_QRELS, L_RUN, "precision@12", "401")})
+lg = L_GRADED["401"]
+S(LN, "Without `-l`, any grade ≥ 1 counts, so map and Rprec stay at 0.7904 and 0.9", lambda: {
+    "hand map": AP(lg, L_DOCS), "hand Rprec": Rprec(lg, L_DOCS),
+    "trec_eval map": trec_value(L_GRADED, L_RUN, "map", q="401"),
+    "trec_eval Rprec": trec_value(L_GRADED, L_RUN, "Rprec", q="401"),
+    "ranx map": rx(L_GRADED, L_RUN, "map", "401"), "ranx r-precision": rx(L_GRADED, L_RUN, "r-precision", "401")},
+  primary="hand map")
+S(LN, "num_rel drops to 4", lambda: {
+    "hand": Fr(nrel(lg, 2)), "trec_eval num_rel -l 2": trec_value(L_GRADED, L_RUN, "num_rel", q="401", level=2),
+    "ir_measures NumRel(rel=2)": irm(L_GRADED, L_RUN, "NumRel(rel=2)", "401")})
+S(LN, "Rprec at -l 2 is 2/4", lambda: {
+    "hand": Rprec(lg, L_DOCS, 2), "trec_eval Rprec -l 2": trec_value(L_GRADED, L_RUN, "Rprec", q="401", level=2),
+    "ir_measures Rprec(rel=2)": irm(L_GRADED, L_RUN, "Rprec(rel=2)", "401"),
+    "ranx r-precision-l2": rx(L_GRADED, L_RUN, "r-precision-l2", "401")})
+S(LN, "map at -l 2 = (1/3 + 2/4 + 3/6 + 4/10)/4 ≈ 0.4333", lambda: {
+    "hand": AP(lg, L_DOCS, level=2), "trec_eval map -l 2": trec_value(L_GRADED, L_RUN, "map", q="401", level=2),
+    "ir_measures AP(rel=2)": irm(L_GRADED, L_RUN, "AP(rel=2)", "401"), "ranx map-l2": rx(L_GRADED, L_RUN, "map-l2", "401")})
+S(LN, "bpref at -l 2 counts the grade-1 documents as judged non-relevant and comes to 0.3125", lambda: {
+    "hand": Bpref(lg, L_DOCS, 2), "trec_eval bpref -l 2": trec_value(L_GRADED, L_RUN, "bpref", q="401", level=2),
+    "ir_measures Bpref(rel=2)": irm(L_GRADED, L_RUN, "Bpref(rel=2)", "401"),
+    "ranx bpref-l2": rx(L_GRADED, L_RUN, "bpref-l2", "401")})
+S(LN, "nDCG over all twelve documents of the regraded topic is 0.7586.", lambda: {
+    "hand (linear gain)": nDCG(lg, L_DOCS, 12), "hand (exponential gain)": nDCG(lg, L_DOCS, 12, exp=True),
+    "trec_eval ndcg": trec_value(L_GRADED, L_RUN, "ndcg", q="401"), "ir_measures nDCG": irm(L_GRADED, L_RUN, "nDCG", "401"),
+    "ranx ndcg": rx(L_GRADED, L_RUN, "ndcg", "401"), "ranx ndcg_burges": rx(L_GRADED, L_RUN, "ndcg_burges", "401"),
+    "ir_measures nDCG(dcg='exp-log2')@12 (gdeval)": irm(L_GRADED, L_RUN, "nDCG(dcg='exp-log2')@12", "401")},
+  primary="hand (linear gain)")
+S(LN, "`-l` also changes ndcg: at -l 2 the grade-1 documents stop contributing any gain.", lambda: {
+    "trec_eval ndcg -l 1": trec_value(L_GRADED, L_RUN, "ndcg", q="401"),
+    "trec_eval ndcg -l 2": trec_value(L_GRADED, L_RUN, "ndcg", q="401", level=2),
+    "hand nDCG (gains kept)": nDCG(lg, L_DOCS, 12), "hand nDCG (grades < 2 dropped)": nDCG(lg, L_DOCS, 12, level=2),
+    "ranx ndcg": rx(L_GRADED, L_RUN, "ndcg", "401"), "ranx ndcg-l2": rx(L_GRADED, L_RUN, "ndcg-l2", "401")},
+  primary="trec_eval ndcg -l 2")
+S(LN, "trec_eval still evaluates topic 402: its num_rel is 0, its map is 0, and it counts in num_q.", lambda: {
+    "trec_eval 402": trec(L_QRELS_3, L_RUN_3, {"num_rel", "map"}).get("402", "left out"),
+    "trec_eval num_q (queries returned)": len(trec(L_QRELS_3, L_RUN_3, {"map"})),
+    "ir_measures AP 402": irm(L_QRELS_3, L_RUN_3, "AP", "402")}, primary="trec_eval num_q (queries returned)")
+S(LN, "Topic 403 is skipped, and so is topic 404 without `-c`: num_q is 2 and the mean map over topics 401 and 402 is 0.3952.",
+  lambda: {"hand": (AP(lq, L_DOCS) + 0) / 2,
+           "trec_eval queries returned": sorted(trec(L_QRELS_4, L_RUN_4, {"map"})),
+           "trec_eval map (mean)": sum(v["map"] for v in trec(L_QRELS_4, L_RUN_4, {"map"}).values())
+           / len(trec(L_QRELS_4, L_RUN_4, {"map"}))}, primary="hand")
+S(LN, "Counting topic 404 as well, the mean map is 0.2635.", lambda: {
+    "hand (all judged topics, 404 scoring 0)": (AP(lq, L_DOCS) + 0 + 0) / 3,
+    "hand (queries with results, trec_eval default)": (AP(lq, L_DOCS) + 0) / 2,
+    "trec_eval map (mean over the topics it returns)": sum(v["map"] for v in trec(L_QRELS_4, L_RUN_4, {"map"}).values())
+    / len(trec(L_QRELS_4, L_RUN_4, {"map"})),
+    "ir_measures AP (aggregate)": irm(L_QRELS_4, L_RUN_4, "AP", aggregate=True),
+    "ranx map (mean, make_comparable=True)": rx(L_QRELS_4, L_RUN_4, "map", aggregate=True, make_comparable=True)},
+  primary="hand (all judged topics, 404 scoring 0)")
+S(LN, "gm_map over 401 and 402 is 0.0028, not 0", lambda: {
+    "hand (floor 0.00001)": GMAP([AP(lq, L_DOCS), Fr(0)], 1e-5), "hand (no floor)": GMAP([AP(lq, L_DOCS), Fr(0)]),
+    "trec_eval gm_map (aggregated)": trec_gm_map(L_QRELS_3, L_RUN_3)}, primary="hand (floor 0.00001)")
+S(LN, "ranx, too, silently skips topic 403 when handed the same qrels and run.", lambda: {
+    "ranx map (as given)": rx(L_QRELS_3, L_RUN_3, "map", "401"),
+    "ranx map (make_comparable=True), 401": rx(L_QRELS_3, L_RUN_3, "map", "401", make_comparable=True),
+    "ir_measures AP 403": irm(L_QRELS_3, L_RUN_3, "AP", "403")}, primary="ranx map (as given)")
+S(LN, "Older trec_eval releases (7.0) went further and ignored every topic without relevant documents.", lambda: {
+    "source": "trec_eval 7.0beta README: 'Queries for which there are no relevant docs are ignored.' (not run)",
+    "trec_eval 9 via pytrec_eval, 402": trec(L_QRELS_3, L_RUN_3, {"map"}).get("402", "left out")}, primary="source")
+
+# ---- qa-ranked-list-answer -----------------------------------------------------------------------
+QA = "qa-ranked-list-answer"
+qq = QA_QRELS["q"]
+
+
+def qa(quote, compute, primary="hand"):
+    S(QA, quote, compute, primary)
+
+
+qa("Write the list as a relevance vector first: 1 0 1 1 0 1 0 0 1 0.", lambda: {
+    "hand": " ".join(str(x) for x in flags(qq, QA_RANK))})
+qa("so P@10 = 5/10 = 0.5", lambda: {
+    "hand": P(qq, QA_RANK, 10), "trec_eval P_10": trec_value(QA_QRELS, QA_RUN, "P.10", q="q"),
+    "ir_measures P@10": irm(QA_QRELS, QA_RUN, "P@10", "q"), "ranx precision@10": rx(QA_QRELS, QA_RUN, "precision@10", "q")})
+qa("so R@10 = 5/7 ≈ 0.714", lambda: {
+    "hand": R(qq, QA_RANK, 10), "trec_eval recall_10": trec_value(QA_QRELS, QA_RUN, "recall.10", q="q"),
+    "ir_measures R@10": irm(QA_QRELS, QA_RUN, "R@10", "q"), "ranx recall@10": rx(QA_QRELS, QA_RUN, "recall@10", "q")})
+qa("F1 = 2PR/(P + R) = 2(0.5)(0.714)/1.214 ≈ 0.588", lambda: {
+    "hand F@10": Fbeta(P(qq, QA_RANK, 10), R(qq, QA_RANK, 10)), "hand with printed 0.714": 2 * Fr("0.5") * Fr("0.714") / Fr("1.214"),
+    "trec_eval set_F": trec_value(QA_QRELS, QA_RUN, "set_F", q="q"), "ir_measures SetF": irm(QA_QRELS, QA_RUN, "SetF", "q"),
+    "ranx f1@10": rx(QA_QRELS, QA_RUN, "f1@10", "q")}, primary="hand F@10")
+qa("so P@5 = 0.6, R@5 = 3/7", lambda: {
+    "hand P@5": P(qq, QA_RANK, 5), "hand R@5": R(qq, QA_RANK, 5),
+    "trec_eval P_5": trec_value(QA_QRELS, QA_RUN, "P.5", q="q"), "trec_eval recall_5": trec_value(QA_QRELS, QA_RUN, "recall.5", q="q"),
+    "ranx precision@5": rx(QA_QRELS, QA_RUN, "precision@5", "q"), "ranx recall@5": rx(QA_QRELS, QA_RUN, "recall@5", "q")},
+   primary="hand P@5")
+qa("F1@5 = 0.5 exactly", lambda: {
+    "hand F@5": Fbeta(P(qq, QA_RANK, 5), R(qq, QA_RANK, 5)),
+    "trec_eval set_F (run cut at 5)": trec_value(QA_QRELS, {"q": QA_RANK[:5]}, "set_F", q="q"),
+    "ir_measures SetF (run cut at 5)": irm(QA_QRELS, {"q": QA_RANK[:5]}, "SetF", "q"),
+    "ranx f1@5": rx(QA_QRELS, QA_RUN, "f1@5", "q")}, primary="hand F@5")
+qa("= 1 + 0.5 + 0.43 + 0.36 + 0.30 = 2.59", lambda: {
+    "hand DCG@10": DCG(qq, QA_RANK, 10), "hand, printed terms": Fr("2.59"), "ranx dcg@10": rx(QA_QRELS, QA_RUN, "dcg@10", "q")},
+   primary="hand DCG@10")
+qa("IDCG@10 = 1 + 0.63 + 0.5 + 0.43 + 0.39 + 0.36 + 0.33 = 3.64", lambda: {
+    "hand IDCG@10": IDCG(qq, 10),
+    "ranx dcg@10 of the ideal ranking": rx(QA_QRELS, {"q": ideal_run(qq)}, "dcg@10", "q")}, primary="hand IDCG@10")
+qa("so nDCG@10 = 2.59/3.64 = 0.7115", lambda: {
+    "hand nDCG@10 (judged ideal)": nDCG(qq, QA_RANK, 10), "hand, rounded terms 2.59/3.64": mpmath.mpf(259) / 364,
+    "trec_eval ndcg_cut_10": trec_value(QA_QRELS, QA_RUN, "ndcg_cut.10", q="q"),
+    "ir_measures nDCG@10": irm(QA_QRELS, QA_RUN, "nDCG@10", "q"), "ranx ndcg@10": rx(QA_QRELS, QA_RUN, "ndcg@10", "q")},
+   primary="hand nDCG@10 (judged ideal)")
+qa("has an ideal of 2.95 and reports nDCG@10 ≈ 0.878", lambda: {
+    "hand scikit-learn ndcg_score on the ten labels": sklearn_ndcg(QA_LABELS, 10),
+    "hand ideal of the ten": IDCG(qq, 10, pool=QA_RANK),
+    "trec_eval ndcg_cut_10 (judged ideal)": trec_value(QA_QRELS, QA_RUN, "ndcg_cut.10", q="q"),
+    "ranx ndcg@10 (judged ideal)": rx(QA_QRELS, QA_RUN, "ndcg@10", "q")},
+   primary="hand scikit-learn ndcg_score on the ten labels")
+for _rank, _quote in ((1, "| 1 | 1/1 | 1/7 |"), (3, "| 3 | 2/3 | 2/7 |"), (4, "| 4 | 3/4 | 3/7 |"),
+                      (6, "| 6 | 4/6 | 4/7 |"), (9, "| 9 | 5/9 | 5/7 |")):
+    qa(_quote, lambda k=_rank: {
+        "hand P@k": P(qq, QA_RANK, k), "hand R@k": R(qq, QA_RANK, k),
+        "trec_eval P_k": trec_value(QA_QRELS, QA_RUN, f"P.{k}", q="q"),
+        "trec_eval recall_k": trec_value(QA_QRELS, QA_RUN, f"recall.{k}", q="q"),
+        "ranx precision@k": rx(QA_QRELS, QA_RUN, f"precision@{k}", "q")}, primary="hand P@k")
+
+
+def qa_iprec(levels):
+    def f():
+        iv = trec(QA_QRELS, QA_RUN, {"iprec_at_recall"})["q"]
+        rxv = rx_iprec(QA_QRELS, QA_RUN, "q")
+        out = {}
+        for lv in levels:
+            out[f"hand IPrec@{lv}"] = IPrec(qq, QA_RANK, Fr(lv).limit_denominator(10))
+            out[f"trec_eval iprec_at_recall_{lv:.2f}"] = iv[f"iprec_at_recall_{lv:.2f}"]
+            out[f"ir_measures IPrec@{lv}"] = irm(QA_QRELS, QA_RUN, f"IPrec@{lv}", "q")
+            out[f"ranx [{lv}]"] = rxv[int(round(lv * 10))]
+        return out
+    return f
+
+
+qa("| 0.0, 0.1 | 1.00 |", qa_iprec([0.0, 0.1]), "hand IPrec@0.1")
+qa("| 0.2 | 0.67 |", qa_iprec([0.2]), "hand IPrec@0.2")
+qa("| 0.3, 0.4 | 0.75 |", qa_iprec([0.3, 0.4]), "hand IPrec@0.3")
+qa("| 0.5 | 0.67 |", qa_iprec([0.5]), "hand IPrec@0.5")
+qa("| 0.6, 0.7 | 0.56 |", qa_iprec([0.6, 0.7]), "hand IPrec@0.6")
+qa("| 0.8, 0.9, 1.0 | 0.00 |", qa_iprec([0.8, 0.9, 1.0]), "hand IPrec@0.8")
+qa("an eleven-point interpolated average precision of 5.96/11 ≈ 0.542", lambda: {
+    "hand": elevenpt(qq, QA_RANK), "hand, the answer's table": Fr("5.96") / 11,
+    "trec_eval 11pt_avg": trec_value(QA_QRELS, QA_RUN, "11pt_avg", q="q"),
+    "ranx interpolated_precision_at_recall, mean": sum(rx_iprec(QA_QRELS, QA_RUN, "q")) / 11})
+qa("AP = (1/1 + 2/3 + 3/4 + 4/6 + 5/9)/7 ≈ 0.520", lambda: {
+    "hand": AP(qq, QA_RANK), "trec_eval map": trec_value(QA_QRELS, QA_RUN, "map", q="q"),
+    "ir_measures AP": irm(QA_QRELS, QA_RUN, "AP", "q"), "ranx map": rx(QA_QRELS, QA_RUN, "map", "q")})
+qa("and they would print 0.728", lambda: {
+    "hand torchmetrics retrieval_average_precision": torchmetrics_ap({d for d, g in qq.items() if g}, QA_RANK, 10),
+    "hand (relevant retrieved)": AP(qq, QA_RANK, denominator="relevant retrieved"),
+    "trec_eval map (|R|)": trec_value(QA_QRELS, QA_RUN, "map", q="q")},
+   primary="hand torchmetrics retrieval_average_precision")
+qa("R-precision = 4/7 ≈ 0.571", lambda: {
+    "hand": Rprec(qq, QA_RANK), "trec_eval Rprec": trec_value(QA_QRELS, QA_RUN, "Rprec", q="q"),
+    "ir_measures Rprec": irm(QA_QRELS, QA_RUN, "Rprec", "q"), "ranx r-precision": rx(QA_QRELS, QA_RUN, "r-precision", "q")})
+qa("which is also the recall at rank 7", lambda: {
+    "hand R@7": R(qq, QA_RANK, 7), "hand Rprec": Rprec(qq, QA_RANK),
+    "trec_eval recall_7": trec_value(QA_QRELS, QA_RUN, "recall.7", q="q"), "ranx recall@7": rx(QA_QRELS, QA_RUN, "recall@7", "q")},
+   primary="hand R@7")
+qa("The reciprocal rank is 1, because the first result is relevant.", lambda: {
+    "hand": RR(qq, QA_RANK), "trec_eval recip_rank": trec_value(QA_QRELS, QA_RUN, "recip_rank", q="q"),
+    "ir_measures RR": irm(QA_QRELS, QA_RUN, "RR", "q"), "ranx mrr": rx(QA_QRELS, QA_RUN, "mrr", "q")})
+qa("it is 5/20 = 0.25", lambda: {
+    "hand (denominator k, trec_eval)": P(qq, QA_RANK, 20), "hand (number returned)": Fr(5, 10),
+    "trec_eval P_20": trec_value(QA_QRELS, QA_RUN, "P.20", q="q"), "ir_measures P@20": irm(QA_QRELS, QA_RUN, "P@20", "q"),
+    "ranx precision@20": rx(QA_QRELS, QA_RUN, "precision@20", "q")}, primary="hand (denominator k, trec_eval)")
+qa("AP never exceeds recall at the same depth", lambda: {
+    "hand": holds(lambda q, r, k: AP(q, r, k) <= R(q, r, k))})
+qa("And nDCG is never below precision at the same cutoff", lambda: {
+    "hand": holds(lambda q, r, k: nDCG(q, r, k) >= P(q, r, k)),
+    "trec_eval on [n, a], two relevant": trec({"c": {"a": 1, "b": 1, "n": 0}}, {"c": ["n", "a"]}, {"P.2", "ndcg_cut.2"})["c"]})
+_QA30_QRELS = {"c": {f"n{i}": 0 for i in range(1, 6)} | {f"r{i}": 1 for i in range(6, 16)}}
+_QA30_RUN = {"c": [f"n{i}" for i in range(1, 6)] + [f"r{i}" for i in range(6, 11)]}
+qa("so if your P@10 is 0.5 your nDCG@10 is at least 0.5", lambda: {
+    "hand nDCG@10 (5 of 10 relevant at ranks 6–10, |R| = 10)": nDCG(_QA30_QRELS["c"], _QA30_RUN["c"], 10),
+    "hand P@10": P(_QA30_QRELS["c"], _QA30_RUN["c"], 10),
+    "trec_eval ndcg_cut_10": trec_value(_QA30_QRELS, _QA30_RUN, "ndcg_cut.10", q="c"),
+    "ranx ndcg@10": rx(_QA30_QRELS, _QA30_RUN, "ndcg@10", "c")},
+   primary="hand nDCG@10 (5 of 10 relevant at ranks 6–10, |R| = 10)")
+
+# ---- ranx-metrics-docs ---------------------------------------------------------------------------
+RXT = "ranx-metrics-docs"
+
+
+def rxd(quote, compute, primary="ranx"):
+    S(RXT, quote, compute, primary)
+
+
+q1, q2 = RX_QRELS["q_1"], RX_QRELS["q_2"]
+rxd("`hits@5` is 2 for q_1", lambda: {
+    "hand": Fr(sum(flags(q1, RX_RUN["q_1"][:5]))), "ranx": rx(RX_QRELS, RX_RUN, "hits@5", "q_1"),
+    "trec_eval num_rel_ret": trec_value(RX_QRELS, RX_RUN, "num_rel_ret", q="q_1"),
+    "ir_measures NumRelRet": irm(RX_QRELS, RX_RUN, "NumRelRet", "q_1")})
+rxd("`precision@5` is 0.4 for both queries", lambda: {
+    "hand q_1": P(q1, RX_RUN["q_1"], 5), "hand q_2": P(q2, RX_RUN["q_2"], 5),
+    "ranx": rx(RX_QRELS, RX_RUN, "precision@5", "q_1"), "ranx q_2": rx(RX_QRELS, RX_RUN, "precision@5", "q_2"),
+    "trec_eval P_5 q_2": trec_value(RX_QRELS, RX_RUN, "P.5", q="q_2")})
+rxd("`precision@10` is 2/10 = 0.2 here", lambda: {
+    "hand": P(q1, RX_RUN["q_1"], 10), "ranx": rx(RX_QRELS, RX_RUN, "precision@10", "q_1"),
+    "trec_eval P_10": trec_value(RX_QRELS, RX_RUN, "P.10", q="q_1"), "ir_measures P@10": irm(RX_QRELS, RX_RUN, "P@10", "q_1")})
+rxd("Precision@k always divides by k, even when a run returns fewer than k documents", lambda: {
+    "ranx": rx(RX_QRELS, RX_RUN, "precision@10", "q_1"), "hand (k)": Fr(2, 10), "hand (number returned)": Fr(2, 6)})
+rxd("`recall@5` is 1 for both queries", lambda: {
+    "hand": R(q1, RX_RUN["q_1"], 5), "ranx": rx(RX_QRELS, RX_RUN, "recall@5", "q_1"),
+    "ranx q_2": rx(RX_QRELS, RX_RUN, "recall@5", "q_2"), "trec_eval recall_5 q_2": trec_value(RX_QRELS, RX_RUN, "recall.5", q="q_2")})
+rxd("`f1@5` = 2 · 0.4 · 1/1.4 ≈ 0.5714 for each query", lambda: {
+    "hand": Fbeta(P(q1, RX_RUN["q_1"], 5), R(q1, RX_RUN["q_1"], 5)), "ranx": rx(RX_QRELS, RX_RUN, "f1@5", "q_1"),
+    "ranx q_2": rx(RX_QRELS, RX_RUN, "f1@5", "q_2"),
+    "trec_eval set_F (run cut at 5)": trec_value(RX_QRELS, {q: r[:5] for q, r in RX_RUN.items()}, "set_F", q="q_2")})
+rxd("`r-precision@5` returns the same as `r-precision`, 0.5 for each query here", lambda: {
+    "hand": Rprec(q1, RX_RUN["q_1"]), "ranx": rx(RX_QRELS, RX_RUN, "r-precision@5", "q_1"),
+    "ranx r-precision": rx(RX_QRELS, RX_RUN, "r-precision", "q_1"), "ranx r-precision@5 q_2": rx(RX_QRELS, RX_RUN, "r-precision@5", "q_2"),
+    "trec_eval Rprec q_2": trec_value(RX_QRELS, RX_RUN, "Rprec", q="q_2")})
+rxd("The alias to use is `r_precision`.", lambda: {"ranx": rx(RX_QRELS, RX_RUN, "r_precision", "q_1")})
+rxd("so `mrr` is 0.75", lambda: {
+    "hand": (RR(q1, RX_RUN["q_1"]) + RR(q2, RX_RUN["q_2"])) / 2, "ranx": rx(RX_QRELS, RX_RUN, "mrr", aggregate=True),
+    "ir_measures RR": irm(RX_QRELS, RX_RUN, "RR", aggregate=True)}, primary="hand")
+rxd("`map@5` is (1 + 2/3)/2 ≈ 0.8333 for q_1 and (1/2 + 2/5)/2 = 0.45 for q_2", lambda: {
+    "hand q_1": AP(q1, RX_RUN["q_1"], 5), "hand q_2": AP(q2, RX_RUN["q_2"], 5),
+    "ranx q_1": rx(RX_QRELS, RX_RUN, "map@5", "q_1"), "ranx q_2": rx(RX_QRELS, RX_RUN, "map@5", "q_2"),
+    "trec_eval map_cut_5 q_2": trec_value(RX_QRELS, RX_RUN, "map_cut.5", q="q_2")}, primary="hand q_1")
+rxd("a mean of 0.6417", lambda: {
+    "hand": (AP(q1, RX_RUN["q_1"], 5) + AP(q2, RX_RUN["q_2"], 5)) / 2, "ranx": rx(RX_QRELS, RX_RUN, "map@5", aggregate=True),
+    "ir_measures AP@5": irm(RX_QRELS, RX_RUN, "AP@5", aggregate=True)}, primary="hand")
+rxd("The divisor is the number of relevant documents of the query, never min(k, R).", lambda: {
+    "ranx map@2 on relevant {a, b, c}, ranking [a, b, n]": rx({"p": {"a": 1, "b": 1, "c": 1}}, {"p": ["a", "b", "n"]}, "map@2", "p"),
+    "hand (|R| = 3)": Fr(2, 3), "hand (min(k, |R|) = 2)": Fr(1)}, primary="ranx map@2 on relevant {a, b, c}, ranking [a, b, n]")
+rxd("`dcg@5` for q_1 is 5 + 3/log2(4) = 6.5", lambda: {
+    "hand": DCG(q1, RX_RUN["q_1"], 5), "ranx": rx(RX_QRELS, RX_RUN, "dcg@5", "q_1")})
+rxd("`dcg_burges@5` for q_1 is 31 + 7/2 = 34.5", lambda: {
+    "hand": DCG(q1, RX_RUN["q_1"], 5, exp=True), "ranx": rx(RX_QRELS, RX_RUN, "dcg_burges@5", "q_1")})
+rxd("The ideal DCG@5 of q_2 is 6 + 1/log2(3) ≈ 6.631", lambda: {
+    "hand": IDCG(q2, 5), "ranx dcg@5 of the ideal ranking": rx(RX_QRELS, {"q_1": ideal_run(q1), "q_2": ideal_run(q2)}, "dcg@5", "q_2")},
+    primary="hand")
+rxd("`ndcg@5` is 0.9430 for q_1 and 0.6292 for q_2", lambda: {
+    "hand q_1": nDCG(q1, RX_RUN["q_1"], 5), "hand q_2": nDCG(q2, RX_RUN["q_2"], 5),
+    "ranx q_1": rx(RX_QRELS, RX_RUN, "ndcg@5", "q_1"), "ranx q_2": rx(RX_QRELS, RX_RUN, "ndcg@5", "q_2"),
+    "trec_eval ndcg_cut_5 q_1": trec_value(RX_QRELS, RX_RUN, "ndcg_cut.5", q="q_1"),
+    "trec_eval ndcg_cut_5 q_2": trec_value(RX_QRELS, RX_RUN, "ndcg_cut.5", q="q_2"),
+    "ir_measures nDCG@5 q_2": irm(RX_QRELS, RX_RUN, "nDCG@5", "q_2")}, primary="hand q_1")
+rxd("a mean of 0.7861", lambda: {
+    "hand": (nDCG(q1, RX_RUN["q_1"], 5) + nDCG(q2, RX_RUN["q_2"], 5)) / 2, "ranx": rx(RX_QRELS, RX_RUN, "ndcg@5", aggregate=True),
+    "ir_measures nDCG@5": irm(RX_QRELS, RX_RUN, "nDCG@5", aggregate=True)}, primary="hand")
+rxd("`ndcg_burges@5` for q_2 is about 0.6308", lambda: {
+    "hand": nDCG(q2, RX_RUN["q_2"], 5, exp=True), "ranx": rx(RX_QRELS, RX_RUN, "ndcg_burges@5", "q_2"),
+    "ir_measures nDCG(dcg='exp-log2')@5 (gdeval)": irm(RX_QRELS, RX_RUN, "nDCG(dcg='exp-log2')@5", "q_2")})
+rxd('`evaluate(qrels, run, "bpref")` gives 1.0 for q_1', lambda: {
+    "ranx": rx(RX_QRELS, RX_RUN, "bpref", "q_1"), "hand (trec_eval's rule)": Bpref(q1, RX_RUN["q_1"]),
+    "trec_eval bpref": trec_value(RX_QRELS, RX_RUN, "bpref", q="q_1"), "ir_measures Bpref": irm(RX_QRELS, RX_RUN, "Bpref", "q_1")})
+rxd("`rbp.95` means p = 0.95, and `rbp.8` and `rbp.80` are the same metric", lambda: {
+    "ranx rbp.8": rx(RX_QRELS, RX_RUN, "rbp.8", "q_1"), "ranx rbp.80": rx(RX_QRELS, RX_RUN, "rbp.80", "q_1"),
+    "ranx rbp.95": rx(RX_QRELS, RX_RUN, "rbp.95", "q_1"), "hand RBP(p=0.95), graded": RBP([5, 0, 3, 0, 0, 0], Fr(95, 100))},
+    primary="ranx rbp.95")
+rxd('For q_1, `evaluate(qrels, run, "rbp.80")` returns 0.2 × (1 + 0.8²) = 0.328.', lambda: {
+    "ranx": rx(RX_QRELS, RX_RUN, "rbp.80", "q_1"), "hand binary (the page's definition)": RBP(flags(q1, RX_RUN["q_1"]), Fr(4, 5)),
+    "hand with the grade as weight": RBP([q1.get(d, 0) for d in RX_RUN["q_1"]], Fr(4, 5)),
+    "ir_measures RBP(p=0.8)": irm(RX_QRELS, RX_RUN, "RBP(p=0.8)", "q_1")})
+rxd("Like every metric on this page, RBP lies between 0 and 1.", lambda: {
+    "ranx rbp.80 q_1": rx(RX_QRELS, RX_RUN, "rbp.80", "q_1"), "ranx rbp.80 q_2": rx(RX_QRELS, RX_RUN, "rbp.80", "q_2"),
+    "ranx dcg@5 q_1": rx(RX_QRELS, RX_RUN, "dcg@5", "q_1"), "ranx hits@5 q_1": rx(RX_QRELS, RX_RUN, "hits@5", "q_1")},
+    primary="ranx rbp.80 q_1")
+rxd("For q_2, `ndcg@5-l2` keeps only d_11, so it is (6/log2(3))/6 ≈ 0.6309.", lambda: {
+    "ranx": rx(RX_QRELS, RX_RUN, "ndcg@5-l2", "q_2"), "hand (grades < 2 dropped)": nDCG(q2, RX_RUN["q_2"], 5, level=2)})
+rxd("This matches `trec_eval -l 2`.", lambda: {
+    "trec_eval ndcg_cut_5 -l 2": trec_value(RX_QRELS, RX_RUN, "ndcg_cut.5", q="q_2", level=2),
+    "ranx ndcg@5-l2": rx(RX_QRELS, RX_RUN, "ndcg@5-l2", "q_2"), "hand (gains kept)": nDCG(q2, RX_RUN["q_2"], 5)},
+    primary="trec_eval ndcg_cut_5 -l 2")
+rxd("pass `make_comparable=True` to add empty results for queries missing from the run and to drop run queries that have no qrels",
+    lambda: {"ranx without": rx({**RX_QRELS, "q_9": {"d_1": 1}}, {**RX_RUN, "q_8": ["d_1"]}, "map", "q_1"),
+             "ranx with make_comparable=True, q_9": rx({**RX_QRELS, "q_9": {"d_1": 1}}, {**RX_RUN, "q_8": ["d_1"]}, "map", "q_9",
+                                                       make_comparable=True)},
+    primary="ranx with make_comparable=True, q_9")
+rxd("A query whose qrels hold no relevant document scores 0 on every metric.", lambda: {
+    f"ranx {m}": rx({**RX_QRELS, "q_3": {"d_11": 0, "d_22": 0}}, {**RX_RUN, "q_3": ["d_11", "d_22"]}, m, "q_3")
+    for m in ("hits@5", "precision@5", "recall@5", "f1@5", "r-precision", "mrr", "map@5", "dcg@5", "ndcg@5",
+              "ndcg_burges@5", "bpref", "rbp.80")}, primary="ranx bpref")
+
+# ---- ndcg-err-blog --------------------------------------------------------------------------------
+BLT = "ndcg-err-blog"
+bq = BL_QRELS["q"]
+
+
+def bl(quote, compute, primary="hand"):
+    S(BLT, quote, compute, primary)
+
+
+def bl_lib(qrels, run, k, exp=False):
+    if exp:
+        return {"ranx ndcg_burges": rx(qrels, run, f"ndcg_burges@{k}", "q"),
+                "ir_measures nDCG(dcg='exp-log2') (gdeval)": irm(qrels, run, f"nDCG(dcg='exp-log2')@{k}", "q")}
+    return {"trec_eval ndcg_cut": trec_value(qrels, run, f"ndcg_cut.{k}", q="q"),
+            "ir_measures nDCG": irm(qrels, run, f"nDCG@{k}", "q"), "ranx ndcg": rx(qrels, run, f"ndcg@{k}", "q")}
+
+
+bl("DCG@4 = 4 + 3/1.585 + 2/2 + 1/2.322 = 4 + 1.89 + 1 + 0.43 = 7.32", lambda: {
+    "hand": DCG(bq, BL_DESC["q"], 4), "ranx dcg@4": rx(BL_QRELS, BL_DESC, "dcg@4", "q")})
+bl("That list is already in ideal order, so its nDCG@4 is 1.", lambda: {
+    "hand": nDCG(bq, BL_DESC["q"], 4), **bl_lib(BL_QRELS, BL_DESC, 4)})
+bl("DCG@4 = 1 + 2/1.585 + 3/2 + 4/2.322 = 5.48", lambda: {
+    "hand": DCG(bq, BL_FLIP["q"], 4), "ranx dcg@4": rx(BL_QRELS, BL_FLIP, "dcg@4", "q")})
+bl("nDCG@4 = 5.48/7.32 ≈ 0.749", lambda: {"hand": nDCG(bq, BL_FLIP["q"], 4), **bl_lib(BL_QRELS, BL_FLIP, 4)})
+bl("This is also what trec_eval's ndcg_cut.4 reports for the flipped list", lambda: {
+    "trec_eval ndcg_cut_4": trec_value(BL_QRELS, BL_FLIP, "ndcg_cut.4", q="q"), "hand": nDCG(bq, BL_FLIP["q"], 4)},
+   primary="trec_eval ndcg_cut_4")
+bl("For [4, 3, 2, 1], DCG@4 = 15 + 7/1.585 + 3/2 + 1/2.322 ≈ 21.35", lambda: {
+    "hand": DCG(bq, BL_DESC["q"], 4, exp=True), "ranx dcg_burges@4": rx(BL_QRELS, BL_DESC, "dcg_burges@4", "q")})
+bl("DCG@4 = 1 + 1.89 + 3.5 + 6.46 = 12.85", lambda: {
+    "hand": DCG(bq, BL_FLIP["q"], 4, exp=True), "ranx dcg_burges@4": rx(BL_QRELS, BL_FLIP, "dcg_burges@4", "q")})
+bl("so nDCG@4 = 12.85/21.35 ≈ 0.602", lambda: {
+    "hand": nDCG(bq, BL_FLIP["q"], 4, exp=True), **bl_lib(BL_QRELS, BL_FLIP, 4, exp=True)})
+bl("ranx's `ndcg_burges@4` gives the same 0.602", lambda: {
+    "ranx ndcg_burges@4": rx(BL_QRELS, BL_FLIP, "ndcg_burges@4", "q")}, primary="ranx ndcg_burges@4")
+bl("Exponential gain punishes the flip much harder (0.602 against 0.749)", lambda: {
+    "hand exponential": nDCG(bq, BL_FLIP["q"], 4, exp=True), "hand linear": nDCG(bq, BL_FLIP["q"], 4)},
+   primary="hand exponential")
+
+
+def _bl_gain_cases():
+    for n in range(1, 5):
+        for gs in itertools.product((1, 2, 3, 4), repeat=n):
+            yield list(gs)
+
+
+bl("exponential DCG is always larger than linear DCG for the same list", lambda: {
+    "hand strict (always larger)": next((f"fails on {gs}: both {DCG(dict(zip('abcd', gs)), list('abcd'[:len(gs)]), 4)}"
+                                         for gs in _bl_gain_cases()
+                                         if DCG(dict(zip("abcd", gs)), list("abcd"[:len(gs)]), 4, exp=True)
+                                         <= DCG(dict(zip("abcd", gs)), list("abcd"[:len(gs)]), 4)), "holds"),
+    "hand weak (never smaller)": "holds" if all(
+        DCG(dict(zip("abcd", gs)), list("abcd"[:len(gs)]), 4, exp=True) >= DCG(dict(zip("abcd", gs)), list("abcd"[:len(gs)]), 4)
+        for gs in _bl_gain_cases()) else "fails",
+    "ranx dcg_burges@4 vs dcg@4 on [1, 1, 1, 1]": f"{rx(BL_ONES_QRELS, BL_DESC, 'dcg_burges@4', 'q')} vs "
+                                                   f"{rx(BL_ONES_QRELS, BL_DESC, 'dcg@4', 'q')}"},
+   primary="hand strict (always larger)")
+bl("Its ideal is itself, so nDCG@4 = 1 under either gain.", lambda: {
+    "hand linear": nDCG(BL_FLAT_QRELS["q"], BL_FLAT["q"], 4), "hand exponential": nDCG(BL_FLAT_QRELS["q"], BL_FLAT["q"], 4, exp=True),
+    **bl_lib(BL_FLAT_QRELS, BL_FLAT, 4), **bl_lib(BL_FLAT_QRELS, BL_FLAT, 4, exp=True)}, primary="hand linear")
+bl("In fact any list whose grades are in descending order scores an nDCG of 1.", lambda: {
+    "hand (ideal from the four shown)": nDCG(BL_FLAT7_QRELS["q"], BL_FLAT7["q"], 4, pool=BL_FLAT7["q"][:4]),
+    "hand (ideal from all judged, trec_eval)": nDCG(BL_FLAT7_QRELS["q"], BL_FLAT7["q"], 4),
+    "trec_eval ndcg_cut_4 on [3, 3, 3, 3] with a perfect document at rank 7": trec_value(BL_FLAT7_QRELS, BL_FLAT7, "ndcg_cut.4", q="q")},
+   primary="hand (ideal from the four shown)")
+bl("would still score nDCG@4 = 1, because the ideal is built from the four results on screen", lambda: {
+    "hand (ideal from the four shown)": nDCG(BL_FLAT7_QRELS["q"], BL_FLAT7["q"], 4, pool=BL_FLAT7["q"][:4]),
+    "hand (judged ideal, linear)": nDCG(BL_FLAT7_QRELS["q"], BL_FLAT7["q"], 4),
+    "hand (judged ideal, exponential)": nDCG(BL_FLAT7_QRELS["q"], BL_FLAT7["q"], 4, exp=True),
+    **bl_lib(BL_FLAT7_QRELS, BL_FLAT7, 4), **bl_lib(BL_FLAT7_QRELS, BL_FLAT7, 4, exp=True)},
+   primary="hand (ideal from the four shown)")
+bl("a perfect result satisfies 15 users in 16 (0.9375) and a poor one 1 in 16", lambda: {
+    "hand R(4)": Fr(2 ** 4 - 1, 2 ** 4), "hand R(1)": Fr(1, 16)}, primary="hand R(4)")
+bl("For [4, 3, 2, 1]: ERR@4 = 0.9375 + 0.0137 + 0.0022 + 0.0004 ≈ 0.954.", lambda: {
+    "hand": ERR([4, 3, 2, 1]), "ir_measures ERR@4 (gdeval)": irm(BL_QRELS, BL_DESC, "ERR@4", "q")})
+bl("ERR@4 = 0.0625 + 0.0879 + 0.1111 + 0.1004 = 0.3619", lambda: {
+    "hand": ERR([1, 2, 3, 4]), "ir_measures ERR@4 (gdeval)": irm(BL_QRELS, BL_FLIP, "ERR@4", "q")})
+bl("ERR rates it at less than a third of the ideal list's ERR", lambda: {
+    "hand ratio": ERR([1, 2, 3, 4]) / ERR([4, 3, 2, 1])})
+bl("its nDCG@4 is 1 — the same as [4, 3, 2, 1]", lambda: {
+    "hand": nDCG(BL_4111_QRELS["q"], BL_4111["q"], 4), **bl_lib(BL_4111_QRELS, BL_4111, 4)})
+bl("ERR@4 is 0.942, below the 0.954 of [4, 3, 2, 1]", lambda: {
+    "hand": ERR([4, 1, 1, 1]), "ir_measures ERR@4 (gdeval)": irm(BL_4111_QRELS, BL_4111, "ERR@4", "q")})
+
+
+def _err_cases():
+    for n in range(1, 5):
+        yield from (list(g) for g in itertools.product(range(5), repeat=n))
+
+
+bl("It always lies between 0 and 1", lambda: {
+    "hand": "holds on all grade lists up to length 4, grades 0–4" if all(0 <= ERR(g) <= 1 for g in _err_cases()) else "fails"})
+bl("a perfect first result guarantees ERR ≥ 15/16, whatever follows it", lambda: {
+    "hand": "holds on all grade lists up to length 4 starting with 4" if all(
+        ERR(g) >= Fr(15, 16) for g in _err_cases() if g[0] == 4) else "fails"})
+bl("rank-biased precision with p = 0.5 gives every one of the four-result lists above the same score, 0.9375", lambda: {
+    "hand binary (each list)": [RBP([1, 1, 1, 1], Fr(1, 2))],
+    "hand with the grade as weight": [RBP(g, Fr(1, 2)) for g in ([4, 3, 2, 1], [1, 2, 3, 4], [3, 3, 3, 3], [4, 1, 1, 1])],
+    "ranx rbp.5": [rx(qr, rn, "rbp.5", "q") for qr, rn in ((BL_QRELS, BL_DESC), (BL_QRELS, BL_FLIP), (BL_FLAT_QRELS, BL_FLAT),
+                                                          (BL_4111_QRELS, BL_4111))],
+    "ir_measures RBP(p=0.5)": irm(BL_QRELS, BL_DESC, "RBP(p=0.5)", "q")}, primary="hand binary (each list)")
+bl("ERR@3 = 3/4 + (1/4)(1/4)/3 ≈ 0.771", lambda: {
+    "hand (top grade 2, the scale's)": ERR([2, 0, 1], gmax=2), "hand (top grade 4, gdeval)": ERR([2, 0, 1], gmax=4),
+    "ir_measures ERR@3 (gdeval)": irm(BL_3L_QRELS, BL_3L, "ERR@3", "q")}, primary="hand (top grade 2, the scale's)")
+
+# ---- persistence-cutoffs-faq ---------------------------------------------------------------------
+FQ = "persistence-cutoffs-faq"
+fq = FQ_QRELS["q"]
+
+
+def fqs(quote, compute, primary="hand"):
+    S(FQ, quote, compute, primary)
+
+
+fqs("The expected number of results such a user inspects is 1/(1 − p): 5 for p = 0.8 and 20 for p = 0.95.", lambda: {
+    "hand p = 0.8": 1 / (1 - Fr(4, 5)), "hand p = 0.95": 1 / (1 - Fr(95, 100))}, primary="hand p = 0.8")
+for _p, _quote in ((Fr(1, 2), "| 0.5 | 0.820 |"), (Fr(4, 5), "| 0.8 | 0.515 |"), (Fr(95, 100), "| 0.95 | 0.177 |")):
+    fqs(_quote, lambda p=_p: {
+        "hand": RBP(flags(fq, FQ_RANK), p),
+        "ranx": rx(FQ_QRELS, FQ_RUN, f"rbp.{str(float(p))[2:]}", "q"),
+        "ir_measures": irm(FQ_QRELS, FQ_RUN, f"RBP(p={float(p)})", "q")})
+fqs("At p = 0.8 the sum is 0.2 × (1 + 0.8 + 0.512 + 0.262) = 0.515.", lambda: {
+    "hand": RBP(flags(fq, FQ_RANK), Fr(4, 5)), "hand, printed terms": Fr("0.2") * (1 + Fr("0.8") + Fr("0.512") + Fr("0.262"))})
+fqs("With binary judgements RBP can never exceed 1", lambda: {
+    "hand": "holds: (1 − p) Σ_{i<n} p^i = 1 − p^n < 1; checked on every binary list up to length 8 at p = 1/2, 4/5, 19/20: "
+            + str(all(RBP(bits, p) < 1 for p in (Fr(1, 2), Fr(4, 5), Fr(19, 20))
+                      for n in range(1, 9) for bits in itertools.product((0, 1), repeat=n)))})
+fqs("1 − 0.8^10 ≈ 0.893 at p = 0.8", lambda: {
+    "hand": RBP([1] * 10, Fr(4, 5)), "ranx rbp.8": rx(FQ_ALLREL_QRELS, FQ_ALLREL, "rbp.8", "q")})
+fqs("0.8^10 ≈ 0.107 at p = 0.8", lambda: {"hand": Fr(4, 5) ** 10})
+fqs("With p = 0.95 the residual is 0.95^10 ≈ 0.40", lambda: {"hand": Fr(95, 100) ** 10})
+fqs("(1 − p)p^4 = 0.082 at p = 0.8", lambda: {"hand": (1 - Fr(4, 5)) * Fr(4, 5) ** 4})
+fqs("for a total residual of about 0.189", lambda: {"hand": (1 - Fr(4, 5)) * Fr(4, 5) ** 4 + Fr(4, 5) ** 10})
+fqs("the true RBP lies between 0.515 and 0.704", lambda: {
+    "hand lower": RBP(flags(fq, FQ_RANK), Fr(4, 5)),
+    "hand upper": RBP(flags(fq, FQ_RANK), Fr(4, 5)) + (1 - Fr(4, 5)) * Fr(4, 5) ** 4 + Fr(4, 5) ** 10}, primary="hand upper")
+ak = AK_QRELS["q"]
+AK_ACTUAL = {"a", "b", "d"}
+fqs("At k = 3 all three libraries agree", lambda: {
+    "hand ml_metrics apk": ml_metrics_apk(AK_ACTUAL, AK_RUN["q"], 3),
+    "trec_eval map_cut_3": trec_value(AK_QRELS, AK_RUN, "map_cut.3", q="q"),
+    "hand torchmetrics (top_k=3)": torchmetrics_ap(AK_ACTUAL, AK_RUN["q"], 3)}, primary="hand torchmetrics (top_k=3)")
+fqs("`apk(actual, predicted, k=3)` returns (1 + 2/3)/3 ≈ 0.5556", lambda: {
+    "hand ml_metrics apk": ml_metrics_apk(AK_ACTUAL, AK_RUN["q"], 3),
+    "trec_eval map_cut_3": trec_value(AK_QRELS, AK_RUN, "map_cut.3", q="q"),
+    "ir_measures AP@3": irm(AK_QRELS, AK_RUN, "AP@3", "q"), "ranx map@3": rx(AK_QRELS, AK_RUN, "map@3", "q")},
+    primary="hand ml_metrics apk")
+fqs("ml_metrics divides by min(k, |R|) = 2 and returns 0.5", lambda: {
+    "hand ml_metrics apk": ml_metrics_apk(AK_ACTUAL, AK_RUN["q"], 2)}, primary="hand ml_metrics apk")
+fqs("trec_eval's map_cut.2 divides by |R| = 3 and gives 1/3", lambda: {
+    "trec_eval map_cut_2": trec_value(AK_QRELS, AK_RUN, "map_cut.2", q="q"), "hand (|R|)": AP(ak, AK_RUN["q"], 2),
+    "ir_measures AP@2": irm(AK_QRELS, AK_RUN, "AP@2", "q"), "ranx map@2": rx(AK_QRELS, AK_RUN, "map@2", "q")},
+    primary="hand (|R|)")
+fqs("divides by the one relevant item it found and returns 1.0", lambda: {
+    "hand torchmetrics (top_k=2)": torchmetrics_ap(AK_ACTUAL, AK_RUN["q"], 2)}, primary="hand torchmetrics (top_k=2)")
+fqs("TL;DR: this query's AP@2 is 0.5.", lambda: {
+    "hand min(k, |R|) (ml_metrics)": AP(ak, AK_RUN["q"], 2, denominator="min(k, |R|)"),
+    "hand |R| (trec_eval, ir_measures, ranx)": AP(ak, AK_RUN["q"], 2),
+    "hand relevant retrieved (torchmetrics)": AP(ak, AK_RUN["q"], 2, denominator="relevant retrieved"),
+    "trec_eval map_cut_2": trec_value(AK_QRELS, AK_RUN, "map_cut.2", q="q"), "ranx map@2": rx(AK_QRELS, AK_RUN, "map@2", "q"),
+    "ir_measures AP@2": irm(AK_QRELS, AK_RUN, "AP@2", "q")}, primary="hand min(k, |R|) (ml_metrics)")
+fqs("`mapk(k=3)` gives 0.5648", lambda: {
+    "hand ml_metrics mapk": sum(ml_metrics_apk(a, p, 3) for a, p in zip(MK_ACTUAL, MK_PRED)) / 3,
+    "hand min(k, |R|)": sum(AP(MK_QRELS[q], MK_RUN[q], 3, denominator="min(k, |R|)") for q in MK_QRELS) / 3})
+fqs("trec_eval's map_cut.3 gives 0.5185", lambda: {
+    "hand (|R|)": sum(AP(MK_QRELS[q], MK_RUN[q], 3) for q in MK_QRELS) / 3,
+    "trec_eval map_cut_3 (mean)": sum(v["map_cut_3"] for v in trec(MK_QRELS, MK_RUN, {"map_cut.3"}).values()) / 3,
+    "ir_measures AP@3": irm(MK_QRELS, MK_RUN, "AP@3", aggregate=True), "ranx map@3": rx(MK_QRELS, MK_RUN, "map@3", aggregate=True)},
+    primary="hand (|R|)")
+fqs("The difference comes only from the second query.", lambda: {
+    f"hand {q}: ml_metrics vs trec_eval": f"{ml_metrics_apk({d for d, g in MK_QRELS[q].items() if g}, MK_RUN[q], 3)} vs "
+                                          f"{AP(MK_QRELS[q], MK_RUN[q], 3)}" for q in MK_QRELS} | {
+    "hand": "fails: only the first query differs (|R| = 4 > k = 3): 5/9 vs 5/12; the second gives 7/12 both ways"})
+fqs("Whatever the denominator, AP@k never exceeds 1.", lambda: {
+    "hand": holds(lambda q, r, k: all(AP(q, r, k, denominator=d) <= 1 for d in ("|R|", "relevant retrieved", "min(k, |R|)")))})
+fqs("Dividing by the relevant items retrieved can only raise AP@k compared with dividing by |R|, never lower it.", lambda: {
+    "hand": holds(lambda q, r, k: AP(q, r, k, denominator="relevant retrieved") >= AP(q, r, k))})
+fqs("ml_metrics' `apk` returns 1.0 when the list of relevant items is empty", lambda: {
+    "hand ml_metrics apk (from its source)": ml_metrics_apk(set(), ["a", "b"], 10)})
+fqs("trec_eval gives a query that was judged but has no relevant document an AP of 0", lambda: {
+    "trec_eval map q2": trec_value(NR_QRELS, NR_RUN, "map", q="q2"), "ir_measures AP q2": irm(NR_QRELS, NR_RUN, "AP", "q2")},
+    primary="trec_eval map q2")
+fqs("and ranx gives it 0 as well", lambda: {"ranx map q2": rx(NR_QRELS, NR_RUN, "map", "q2")}, primary="ranx map q2")
+fqs("the mean is 0.75 under ml_metrics and 0.25 under trec_eval", lambda: {
+    "hand ml_metrics": (ml_metrics_apk({"a"}, NR_RUN["q1"], 10) + ml_metrics_apk(set(), NR_RUN["q2"], 10)) / 2,
+    "trec_eval map (mean)": sum(v["map"] for v in trec(NR_QRELS, NR_RUN, {"map"}).values()) / 2,
+    "ir_measures AP": irm(NR_QRELS, NR_RUN, "AP", aggregate=True), "ranx map": rx(NR_QRELS, NR_RUN, "map", aggregate=True)},
+    primary="hand ml_metrics")
+
+
+# --------------------------------------------------------------------------------------------------
+# Printing and checking
+# --------------------------------------------------------------------------------------------------
+
+
+def show(v):
+    if isinstance(v, Fr):
+        return str(v.numerator) if v.denominator == 1 else f"{v} = {float(v):.7g}"
+    if isinstance(v, mpmath.mpf):
+        return mpmath.nstr(v, 10)
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else repr(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(show(x) for x in v) + "]"
+    return str(v)
+
+
+def as_number(v):
+    if isinstance(v, list) and v:
+        v = v[0]
+    if isinstance(v, (Fr, int)):
+        return Fr(v)
+    if isinstance(v, mpmath.mpf):
+        return Fr(str(mpmath.nstr(v, 30)))
+    if isinstance(v, float) and not math.isnan(v):
+        return Fr(v)
+    return None
+
+
+def label_number(text):
+    """The numeric part of a label's ``value`` ("83/110 = 0.7545455" → 83/110; "0.7113562" → that)."""
+    if text is None:
+        return None
+    head = str(text).split("=")[0].split("(")[0].strip()
+    try:
+        return Fr(head)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def main(argv):
+    labels = {}
+    path = HERE / "labels.yaml"
+    if path.exists():
+        for entry in yaml.safe_load(path.read_text(encoding="utf-8"))["texts"]:
+            for s in entry["statements"]:
+                labels[(entry["id"], s["quote"])] = s
+    check = "--check" in argv
+    problems = 0
+    for st in STATEMENTS:
+        _IRM_USED.clear()
+        values = {k: v for k, v in st["compute"]().items() if v is not None}
+        label = labels.get((st["text"], st["quote"]))
+        print(f"[{st['text']}] {st['quote']}")
+        for k, v in values.items():
+            print(f"    {k:<62} {show(v)}")
+        if _IRM_USED:
+            used = sorted({f"{n} -> {p or 'no provider'}" for n, p in _IRM_USED})
+            print(f"    {'(ir_measures providers)':<62} {'; '.join(used)}")
+        if label is not None:
+            print(f"    -> label {label.get('claim')}: {label['verdict']}, value {label.get('value')}")
+        if check:
+            snap = (HERE / st["text"] / "snapshot.md").read_text(encoding="utf-8")
+            if snap.count(st["quote"]) != 1:
+                print(f"    !! quote occurs {snap.count(st['quote'])} times in the snapshot"); problems += 1
+            if label is None:
+                print("    !! no label for this statement"); problems += 1
+                continue
+            want, got = label_number(label.get("value")), as_number(values.get(st["primary"]))
+            if want is not None and got is not None and abs(want - got) > Fr(1, 10 ** 6):
+                print(f"    !! label value {label.get('value')} differs from computed {show(values[st['primary']])}")
+                problems += 1
+    if check:
+        quoted = {(s["text"], s["quote"]) for s in STATEMENTS}
+        for key in labels:
+            if key not in quoted:
+                print(f"!! label without a computation: {key}"); problems += 1
+        print(f"{len(STATEMENTS)} statements computed; {problems} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
