@@ -45,10 +45,11 @@ def test_init_then_run_contradicts_a_planted_slip_and_a_false_universal(tmp_path
     by_quote = {c["quote"]: c for c in report["claims"]}
     assert by_quote["(1 + 1/3)/2, is about .6776"]["verdict"] == "contradicted"
     assert by_quote["Precision at k never decreases as k grows."]["verdict"] == "contradicted"
-    # 2 relevant of 5 results: P@5 = 2/5 when P@k divides by k or by the 5 returned, but 2/min(5, 2) = 1
-    # when it divides by min(k, |R|); the text states no denominator, so the value is qualified.
+    # 2 relevant of 5 results: P@5 = 2/5 when P@k divides by k (trec_eval) or by the 5 returned (Manning et
+    # al. 2008); 2/min(5, 2) = 1 only when it divides by min(k, |R|), which no reference or cited source does, so
+    # that reading does not qualify the unstated value (conventions.py: ``unsourced``).
     p5 = next(c for c in report["claims"] if c["kind"] == "value")
-    assert p5["verdict"] == "qualified" and "P@k denominator" in p5["reason"]
+    assert p5["verdict"] == "supported", p5["reason"]
     assert not [c for c in report["claims"] if c["kind"] == "draft"]
     assert report["scan"]["scanner_held_out_recall"] == MEASURED["held_out_recall"]   # JSON states it too
 

@@ -174,3 +174,13 @@ WRITE_LIKE = [
 @pytest.mark.parametrize("printed, value, written", WRITE_LIKE, ids=[f"{c[0]}→{c[2]}" for c in WRITE_LIKE])
 def test_write_like(printed, value, written):
     assert parse_claimed(printed).write_like(value) == written
+
+
+def test_nan_lies_in_no_interval_and_infinity_only_in_an_open_ended_one():
+    """ranx returns NaN for bpref when no judged non-relevant document exists (ranx/metrics/bpref.py divides by
+    min(|R|, |N|) = 0): NaN is in no claimed interval; +inf only in one with no upper bound."""
+    assert not parse_claimed("1.0").contains(float("nan"))
+    assert not parse_claimed("about 0.5").contains(float("nan"))
+    assert not parse_claimed("1.0").contains(float("inf"))
+    assert parse_claimed("> 0").contains(float("inf"))
+    assert not parse_claimed("> 0").contains(float("-inf"))

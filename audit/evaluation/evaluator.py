@@ -585,7 +585,7 @@ CATALOGUE: dict[str, MeasureDef] = dict((
     _measure("NumRelRet", "number of relevant documents returned", frozenset({"repeated_ids", "relevance_level"}),
              lambda s, j, r, x: counts(j, r, "NumRelRet", s.rel, x), cutoff="none", bounded=False,
              combine="sum", source="trec_eval num_rel_ret"),
-    _measure("GMAP", "geometric mean of average precision", _BINARY | {"ap_denominator"},
+    _measure("GMAP", "geometric mean of average precision", _BINARY | {"ap_denominator", "gmap_floor"},
              lambda s, j, r, x: average_precision_with(j, r, s.cutoff, s.rel, x), combine="geometric",
              source="Robertson 2006; trec_eval gm_map (each AP floored at 0.00001)"),
 ))
@@ -794,7 +794,7 @@ def aggregate(spec: MeasureSpec, qrels: Qrels, run: Run, reading: Reading | None
         if spec.name not in ("R", "SetR"):
             return None
         return pooled_recall(qrels, run, spec.cutoff, spec.rel, reading, scores)
-    return combine(spec.name, evaluate(spec, qrels, run, reading, scores))
+    return combine(spec.name, evaluate(spec, qrels, run, reading, scores), reading)
 
 
 def pooled_recall(qrels: Qrels, run: Run, k: int | None, rel: int | None = None, reading: Reading | None = None,
@@ -823,28 +823,35 @@ def mean(values: Mapping[str, Fraction]) -> Fraction:
 GEOMETRIC_FLOOR = Fraction(1, 100_000)
 
 
-def geometric_mean(values: Mapping[str, Fraction]) -> Fraction:
+def geometric_mean(values: Mapping[str, Fraction], floor: bool = True) -> Fraction:
     """exp(mean(ln(max(v, 0.00001)))) over queries (trec_eval ``gm_map``; Robertson 2006's GMAP), in [0, 1]; 0
-    for no queries. 50 significant digits."""
+    for no queries. 50 significant digits. ``floor=False``: the plain geometric mean, 0 when any value is 0."""
     if not values:
+        return Fraction(0)
+    if not floor and any(v <= 0 for v in values.values()):
         return Fraction(0)
     with localcontext() as ctx:
         ctx.prec = _DIGITS
-        logs = sum((Decimal(max(v, GEOMETRIC_FLOOR).numerator).ln() - Decimal(max(v, GEOMETRIC_FLOOR).denominator).ln()
+        low = GEOMETRIC_FLOOR if floor else Fraction(0)
+        logs = sum((Decimal(max(v, low).numerator).ln() - Decimal(max(v, low).denominator).ln()
                     for v in values.values()), Decimal(0))
         return Fraction((logs / len(values)).exp())
 
 
-def combine(measure_name: str, values: Mapping[str, Fraction | float]) -> Fraction | float:
+def combine(measure_name: str, values: Mapping[str, Fraction | float],
+            reading: Reading | None = None) -> Fraction | float:
     """The value over queries of per-query values as the measure combines them (``MeasureDef.combine``): the
     arithmetic mean (MAP, MRR, mean P@k), the sum (trec_eval's ``num_rel``, ``num_ret``: its ``all`` row) or the
-    geometric mean with trec_eval's floor (``gm_map``). Exact values stay exact except the geometric mean
-    (50 significant digits); floats (a reference's values) give a float. 0 for no queries."""
+    geometric mean, each value floored by the reading's ``gmap_floor`` (default trec_eval's 0.00001, ``gm_map``).
+    Exact values stay exact except the geometric mean (50 significant digits); floats (a reference's values, as it
+    returned them) give a float. 0 for no queries."""
     how = CATALOGUE[measure_name].combine if measure_name in CATALOGUE else "mean"
     if not values:
         return Fraction(0)
     if all(isinstance(v, Fraction) for v in values.values()):
-        return {"sum": lambda v: sum(v.values(), Fraction(0)), "geometric": geometric_mean}.get(how, mean)(values)
+        if how == "geometric":
+            return geometric_mean(values, (reading or DEFAULT_READING)["gmap_floor"] == "0.00001")
+        return {"sum": lambda v: sum(v.values(), Fraction(0))}.get(how, mean)(values)
     import math
     floats = [float(v) for v in values.values()]
     if how == "sum":

@@ -368,7 +368,7 @@ class PropertyClaim(ClaimBase):
     kind: Literal["property"]
     measure: str
     relation: Literal["increases", "decreases", "never decreases", "never increases", "unchanged", "equals",
-                      "never exceeds"]
+                      "never exceeds", "never below", "always below", "always exceeds"]
     compare: Literal["next_cutoff", "transform", "measure"]
     transform: Literal[PROPERTY_TRANSFORMS] | None = None
     other: str | None = None

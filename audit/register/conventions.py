@@ -29,6 +29,9 @@ class Convention:
     phrases: Mapping[str, str]
     source: str
     aggregate: bool = False  # decided over several queries (averaging, queries without relevant documents)
+    #: Values no reference computes by default or by a named option and no cited source uses: a text that does not
+    #: state them is not read that way, so they never qualify a verdict (a text may still state them).
+    unsourced: frozenset[str] = frozenset()
 
     def named(self) -> str:
         """How a sentence names it: "the P@k denominator", "how unjudged documents count"."""
@@ -47,7 +50,8 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
         "k": "P@k divides by k, even when fewer results are returned",
         "number returned": "P@k divides by the number of results returned within the cutoff",
         "min(k, |R|)": "P@k divides by the smaller of k and the number of relevant documents",
-    }, "trec_eval P_k (denominator k); Manning et al. 2008 §8.4 (of the retrieved)"),
+    }, "trec_eval P_k (denominator k); Manning et al. 2008 §8.4 (of the retrieved)",
+        unsourced=frozenset({"min(k, |R|)"})),
     Convention("repeated_ids", "repeated IDs", ("reject", "keep first", "keep last", "count each"), {
         "reject": "a ranking that repeats an ID is rejected",
         "keep first": "a repeated ID keeps only its first occurrence",
@@ -108,6 +112,11 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
         "recall ≥ r": "recall level r is reached once recall is at least r",
     }, "trec_eval 10.0 iprec_at_recall (lround(r · num_rel)); trec_eval 9, bundled by pytrec_eval (r · num_rel + 0.9, "
        "truncated); Manning et al. 2008 §8.4 (recall ≥ r)"),
+    Convention("gmap_floor", "GMAP floor", ("0.00001", "none"), {
+        "0.00001": "GMAP floors each query's AP at 0.00001, so one AP of 0 does not make it 0",
+        "none": "GMAP is the plain geometric mean: one AP of 0 makes it 0",
+    }, "trec_eval gm_map (0.00001, MIN_GEO_MEAN); Robertson 2006 (the plain geometric mean, with a small floor "
+       "suggested)"),
     Convention("averaging", "averaging", ("queries with results", "all judged queries", "pooled"), {
         "queries with results": "the mean is over the queries that returned results (trec_eval)",
         "all judged queries": "the mean is over every judged query, one without results scoring 0 (trec_eval -c)",
@@ -129,7 +138,7 @@ NOUNS = {"prefix": "which prefix is evaluated", "precision_denominator": "the P@
          "averaging": "which queries the mean is over", "no_relevant": "how a query without relevant documents counts",
          "ap_denominator": "what AP divides by", "level_gain": "whether grades below the relevance level gain",
          "err_max_grade": "ERR's top grade", "rbp_gain": "how RBP weighs a relevant document",
-         "iprec_level": "when a recall level counts as reached"}
+         "iprec_level": "when a recall level counts as reached", "gmap_floor": "whether GMAP floors each AP"}
 
 
 def values_of(name: str) -> tuple[str, ...]:

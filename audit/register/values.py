@@ -133,9 +133,14 @@ class ClaimedValue:
         """Whether a computed value lies in the claimed interval.
 
         Exact values (``Fraction``, ``int``) are compared exactly; a ``float`` from a
-        reference library may miss an exact bound by ``FLOAT_TOLERANCE`` (relative).
+        reference library may miss an exact bound by ``FLOAT_TOLERANCE`` (relative). NaN lies in no interval;
+        an infinity only in an interval unbounded on its side.
         """
         if isinstance(value, float):
+            if math.isnan(value):
+                return False
+            if math.isinf(value):
+                return (self.high is None) if value > 0 else (self.low is None)
             x = Fraction(value)
             slack = max(abs(x), Fraction(1)) * FLOAT_TOLERANCE
         else:
@@ -185,7 +190,8 @@ class ClaimedValue:
         value: a fraction-style claim is then corrected to a 10-significant-digit decimal (``≈ 6.148712314``).
         """
         v = Fraction(value)
-        if not exact and self.style not in ("decimal", "percent"):
+        # a value carried to 50 digits (a logarithm, a root: nDCG, DCG, GMAP) has no short exact form either
+        if (not exact or v.denominator > 10**12) and self.style not in ("decimal", "percent"):
             return f"≈ {float(v):.10g}"
         if self.style in ("decimal", "percent"):
             scale = 100 if self.style == "percent" else 1

@@ -93,6 +93,10 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                                  rf"{_RELEVANT}\s+{_DOC}\s+(?:retrieved|returned|found)"),
         ("ap_denominator", "min(k, |R|)", r"\b(?:average\s+precision|AP)\b[^.;]*\b(?:divides?|divided)\s+by\s+",
                                           r"min\s*\(\s*k\s*,\s*\|R\|\s*\)"),
+        # --- GMAP's floor ----------------------------------------------------------------------------------
+        ("gmap_floor", "0.00001", r"\b(?:replaces?|floors?|floored|clamps?|raises?)\b[^.;]*\b(?:AP|average\s+precision)"
+                                  r"\b[^.;]*\b(?:0\.00001|1e-5|10\^-5|10⁻⁵)|\b(?:AP|average\s+precision)\s+of\s+0\s+"
+                                  r"(?:is\s+)?(?:replaced|floored|raised)\s+(?:by|to|at)\s+0\.00001"),
         # --- relevance level ----------------------------------------------------------------------------
         ("relevance_level", None, rf"\b(?:counts?\s+as|is|are|considered)\s+{_RELEVANT}\s+when\s+(?:its|their|the)\s+",
                                   r"grades?\s+(?:is\s+)?(?P<level>[123])\s+or\s+(?:more|higher|above)|\bgrades?\s*",

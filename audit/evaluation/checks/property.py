@@ -40,8 +40,13 @@ RELATIONS: dict[str, Callable[[float, float], bool]] = {
     "unchanged": lambda a, b: a == b,
     "equals": lambda a, b: a == b,
     "never exceeds": lambda a, b: a <= b,
+    "never below": lambda a, b: a >= b,
+    "always below": lambda a, b: a < b,
+    "always exceeds": lambda a, b: a > b,
 }
-WEAKER = {"increases": "never decreases", "decreases": "never increases"}
+#: The weaker form a strict relation falls back to ("always larger" → "never smaller").
+WEAKER = {"increases": "never decreases", "decreases": "never increases", "always below": "never exceeds",
+          "always exceeds": "never below"}
 _EPS = 1e-9
 
 
@@ -83,6 +88,9 @@ _FLOAT_TESTS: dict[str, Callable[[float, float], bool]] = {
     "unchanged": lambda a, b: a == b or _within(a, b),
     "equals": lambda a, b: a == b or _within(a, b),
     "never exceeds": lambda a, b: a <= b or _within(a, b),
+    "never below": lambda a, b: a >= b or _within(a, b),
+    "always below": lambda a, b: a < b and not _within(a, b),
+    "always exceeds": lambda a, b: a > b and not _within(a, b),
 }
 
 
@@ -637,17 +645,26 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         strong = weak.findings[CHAPTER]
         evidence.checks = [_counterexample_check(claim, weaker, strong, "weaker form")]  # the telling one
         evidence.concern = (f"Readers will believe {claim.measure} always moves one way with k; it can move the "
-                            "other way, as the counterexample shows.")
+                            "other way, as the counterexample shows." if claim.compare == "next_cutoff" else
+                            f"Readers will believe {_statement(claim, claim.relation)} in every case; even "
+                            f"“{weaker}” fails, as the counterexample shows.")
         # The proposal is itself searched: the opposite weak form either holds (propose it) or fails too (then
         # both directions occur, each shown by a counterexample, and "can move either way" is what holds).
-        opposite = {"never increases": "never decreases", "never decreases": "never increases"}[weaker]
+        opposite = {"never increases": "never decreases", "never decreases": "never increases",
+                    "never exceeds": "never below", "never below": "never exceeds"}[weaker]
         other = search(claim, opposite, ev, deadline)
         if CHAPTER not in other.findings:
             proposal = (f"Reword to “{_statement(claim, opposite)}” (checked: searched over {scope_of(other)} with "
                         "no counterexample).")
         else:
             down = other.findings[CHAPTER]
-            proposal = (f"Say instead that {claim.measure}@k can move either way as k grows (checked: it rises on "
+            proposal = (f"Say instead that neither {claim.measure}@k nor {claim.other}@k is always the larger (checked: "
+                        f"{strong.pair.case.describe()}, k = {strong.pair.k}, "
+                        f"{_show(strong.values[CHAPTER][0])} against {_show(strong.values[CHAPTER][1])}; "
+                        f"{down.pair.case.describe()}, k = {down.pair.k}, "
+                        f"{_show(down.values[CHAPTER][0])} against {_show(down.values[CHAPTER][1])})."
+                        if claim.compare == "measure" else
+                        f"Say instead that {claim.measure}@k can move either way as k grows (checked: it rises on "
                         f"{strong.pair.case.describe()}, k = {strong.pair.k}, "
                         f"{_show(strong.values[CHAPTER][0])} → {_show(strong.values[CHAPTER][1])}, and falls on "
                         f"{down.pair.case.describe()}, k = {down.pair.k}, "

@@ -31,6 +31,7 @@ from audit.evaluation.checks.stated_effect import (
 )
 from audit.evaluation.readings import REJECTED, Readings, explore, graded_levels
 from audit.register.claims import Chapter, ValueClaim
+from audit.evaluation import evaluator
 from audit.evaluation.evaluator import relevant_to
 from audit.register.conventions import CONVENTIONS, Declared, Statement
 from audit.register.measures import parse as parse_measure
@@ -140,7 +141,9 @@ def reference_rows(ms: Measurements, fixture, measure: str, claimed: ClaimedValu
                 out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, status="left out",
                                            detail="it returned no value for any query"), returned))
                 continue
-            value = sum(returned.values()) / len(returned)
+            spec = parse_measure(measure, True)[1]
+            value = (evaluator.combine(spec.name, returned) if spec is not None
+                     else sum(returned.values()) / len(returned))
         out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, value=value,
                                    per_query=per_query, in_interval=claimed.contains(value), detail=detail), returned))
     return out

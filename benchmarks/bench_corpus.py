@@ -1,0 +1,48 @@
+"""The labelled measures corpus (tests/corpus/measures): how many statements the audit can encode, how many
+``audit init`` encodes unedited, and how often its verdict is the labelled one.
+
+Prints a line per text, then one line per claim family and one overall, in this form:
+
+    overall: N statements, encodable E%, unedited U%, agreement A%, held-out agreement H%, wrong supported S, wrong contradicted C
+
+then every statement whose verdict differs from its label. Labels: tests/corpus/measures/labels.yaml (each value
+computed by compute_labels.py, the libraries called directly and by hand). Run from the project root:
+``python benchmarks/bench_corpus.py [--no-init]`` (a few minutes: every text is audited twice, its register and
+init's draft).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+import corpus_measures as cm  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-init", action="store_true", help="skip audit init's drafts (unedited then reads 0%%)")
+    args = parser.parse_args(argv)
+    by_text = cm.score(init=not args.no_init, progress=lambda m: print(m, file=sys.stderr, flush=True))
+    everything = cm.Figures([s for f in by_text.values() for s in f.statements])
+    for name, figures in by_text.items():
+        print(figures.line(name + (" (held out)" if figures.statements and figures.statements[0].held_out else ""),
+                           held_out=False))
+    for family in sorted({s.family for s in everything.statements}):
+        print(cm.Figures([s for s in everything.statements if s.family == family]).line(family))
+    print(everything.line("overall"))
+    wrong = everything.wrong()
+    if wrong:
+        print(f"\n{len(wrong)} statements whose verdict is not the labelled one:")
+        for s in wrong:
+            print(f"  {s.text} {s.claim}: labelled {s.verdict}, audit says {s.audit} — {s.quote[:80]!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,121 @@
+"""The labelled measures corpus (``tests/corpus/measures``): six texts, their hand-encoded registers and the
+right verdict of every statement (``labels.yaml``, computed by ``compute_labels.py`` with the libraries called
+directly and by hand). Scores the audit's verdicts against the labels; shared by the tests and
+``benchmarks/bench_corpus.py``.
+
+Figures, per statement:
+- *encodable*: the statement has a claim in its text's register (``claim`` not null) that is not ``not checkable``;
+- *unedited*: ``audit init`` on the bare snapshot writes a runnable claim on the statement's quote whose verdict is
+  the labelled one;
+- *agreement*: of the encodable statements, those whose claim's verdict is the labelled one;
+- *wrong supported* / *wrong contradicted*: an encodable statement the audit calls supported (contradicted) that is
+  labelled otherwise.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+CORPUS = Path(__file__).resolve().parent / "corpus" / "measures"
+VERDICTS = ("supported", "qualified", "contradicted")
+_ORDER = {"contradicted": 0, "error": 0, "stale": 0, "qualified": 1, "supported": 2}
+
+
+@dataclass
+class Statement:
+    text: str
+    quote: str
+    claim: str | None
+    kind: str
+    verdict: str
+    held_out: bool
+    audit: str | None = None       # the register claim's verdict
+    init: str | None = None        # the verdict of init's runnable claim on the quote, if any
+
+    @property
+    def encodable(self) -> bool:
+        return self.claim is not None and self.kind != "not checkable"
+
+    @property
+    def family(self) -> str:
+        return self.kind
+
+
+@dataclass
+class Figures:
+    statements: list[Statement] = field(default_factory=list)
+
+    def line(self, name: str, held_out: bool = True) -> str:
+        s = self.statements
+        n = len(s)
+        enc = [x for x in s if x.encodable]
+        right = [x for x in enc if x.audit == x.verdict]
+        pct = (lambda a, b: f"{100 * a / b:.0f}%" if b else "n/a")
+        out = (f"{name}: {n} statements, encodable {pct(len(enc), n)}, "
+               f"unedited {pct(sum(1 for x in s if x.init == x.verdict), n)}, agreement {pct(len(right), len(enc))}")
+        if held_out:
+            held = [x for x in enc if x.held_out]
+            out += f", held-out agreement {pct(sum(1 for x in held if x.audit == x.verdict), len(held))}"
+        return out + (f", wrong supported {sum(1 for x in enc if x.audit == 'supported' and x.verdict != 'supported')}"
+                      f", wrong contradicted {sum(1 for x in enc if x.audit == 'contradicted' and x.verdict != 'contradicted')}")
+
+    def wrong(self) -> list[Statement]:
+        return [x for x in self.statements if x.encodable and x.audit != x.verdict]
+
+
+def load() -> list[dict]:
+    """The texts of ``labels.yaml``; raises ``ValueError`` when a quote is not in its snapshot exactly once."""
+    data = yaml.safe_load((CORPUS / "labels.yaml").read_text(encoding="utf-8"))
+    for text in data["texts"]:
+        snapshot = (CORPUS / text["file"]).read_text(encoding="utf-8")
+        for s in text["statements"]:
+            if snapshot.count(s["quote"]) != 1:
+                raise ValueError(f"{text['file']}: quote {s['quote']!r} occurs {snapshot.count(s['quote'])} times")
+    return data["texts"]
+
+
+def score(texts: list[dict] | None = None, *, init: bool = True, references=None,
+          progress=lambda message: None) -> dict[str, Figures]:
+    """Audit each text's register (and, with ``init``, ``audit init``'s draft of its snapshot) and score the
+    verdicts against the labels. Returns ``{text id: Figures}``."""
+    from audit.evaluation.references import all_references
+    from audit.register.claims import load_chapter
+    from audit.run.audit import audit_chapter
+    from audit.run.provenance import collect
+    from audit.text.init import create_chapter
+
+    references = references if references is not None else all_references()
+    out: dict[str, Figures] = {}
+    for text in texts if texts is not None else load():
+        progress(f"auditing {text['id']}")
+        folder = CORPUS / text["id"]
+        report = audit_chapter(load_chapter(folder), references, collect([]))
+        verdicts = {c.id: c.verdict for c in report.claims}
+        drafted: list[tuple[str, str]] = []
+        snapshot = (CORPUS / text["file"]).read_text(encoding="utf-8")
+        if init:
+            with tempfile.TemporaryDirectory() as tmp:
+                source = Path(tmp) / "snapshot.md"
+                source.write_text(snapshot, encoding="utf-8")
+                draft_folder, _ = create_chapter(source, "draft", Path(tmp) / "claims")
+                chapter = load_chapter(draft_folder)
+                kinds = {c.id: c.kind for c in chapter.register.claims}
+                draft = audit_chapter(chapter, references, collect([]))
+                drafted = [(c.quote, c.verdict) for c in draft.claims if kinds.get(c.id) not in ("draft", "not checkable")]
+        figures = Figures()
+        for s in text["statements"]:
+            st = Statement(text["id"], s["quote"], s.get("claim"), s["kind"], s["verdict"], bool(text.get("held_out")))
+            if st.encodable:
+                st.audit = verdicts.get(st.claim)
+            a = snapshot.find(st.quote)
+            span = (a, a + len(st.quote))
+            covering = [v for q, v in drafted if (b := snapshot.find(q)) >= 0 and b < span[1] and span[0] < b + len(q)]
+            if covering:
+                st.init = min(covering, key=lambda v: _ORDER.get(v, 3))
+            figures.statements.append(st)
+        out[text["id"]] = figures
+    return out

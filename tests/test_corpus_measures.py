@@ -1,0 +1,47 @@
+"""The labelled measures corpus (tests/corpus/measures, labels computed by compute_labels.py with the libraries
+called directly and by hand): the audit's verdicts on its hand-encoded registers, and the cases that were
+defects."""
+
+from __future__ import annotations
+
+import pytest
+
+import corpus_measures as cm
+
+
+@pytest.fixture(scope="module")
+def scored():
+    return cm.score(init=False)
+
+
+def _by_claim(scored) -> dict[str, cm.Statement]:
+    return {s.claim: s for f in scored.values() for s in f.statements if s.claim}
+
+
+def test_no_wrong_supported_and_no_wrong_contradicted(scored):
+    """Goal of the corpus benchmark: no statement labelled qualified or contradicted is called supported, and no
+    statement labelled supported or qualified is called contradicted."""
+    everything = cm.Figures([s for f in scored.values() for s in f.statements])
+    bad = [s for s in everything.statements if s.encodable and s.audit != s.verdict
+           and "supported" in (s.audit, s.verdict) and s.audit in ("supported", "contradicted")]
+    assert not bad, [(s.claim, s.verdict, s.audit) for s in bad]
+    assert "wrong supported 0, wrong contradicted 0" in everything.line("overall")
+
+
+def test_no_statement_ends_in_an_error(scored):
+    """RX19: ranx returns NaN for bpref when no judged non-relevant document exists (it divides by
+    min(|R|, |N|) = 0); a NaN value lies in no claimed interval, and the check used to end in an internal error."""
+    errors = [(s.claim, s.audit) for f in scored.values() for s in f.statements if s.audit == "error"]
+    assert not errors
+
+
+@pytest.mark.parametrize(("claim", "verdict", "why"), [
+    ("TB24", "supported", "GMAP of AP 1, 1/2, 1/4 is (1/8)^(1/3) = 1/2 by hand; trec_eval's gm_map per query is "
+                          "ln(AP), combined as a geometric mean, not averaged"),
+    ("TB26", "qualified", "one AP of 0: the plain geometric mean is 0, trec_eval floors it at 0.00001 (0.0167)"),
+    ("LN39", "supported", "the text states trec_eval's floor; gm_map of 0.7904 and 0.00001 is 0.0028 (trec_eval)"),
+    ("BL11", "qualified", "2^g - 1 > g fails at g = 1 (equal): 'always larger' is false, 'never smaller' holds"),
+    ("QA02", "supported", "P@10 = 5/10: the min(k, |R|) denominator has no reader, so it does not qualify"),
+])
+def test_verdicts_that_were_wrong(scored, claim, verdict, why):
+    assert _by_claim(scored)[claim].audit == verdict, why
