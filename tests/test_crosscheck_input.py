@@ -105,9 +105,9 @@ def test_fifo_refused_without_blocking(tmp_path, capsys, which):
     assert f"the {which} file is a FIFO" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("measure", ["SetP@4", "nDCG(rel=2)", "NoSuchMeasure@3"])
+@pytest.mark.parametrize("measure", ["SetP@4", "nDCG(lvl=2)", "NoSuchMeasure@3"])
 def test_bad_measure_is_a_usage_error(tmp_path, capsys, measure):
-    # SetP@4 raised AssertionError and nDCG(rel=2) KeyError 'rel' (exit 4).
+    # SetP@4 raised AssertionError and an unknown parameter KeyError (exit 4).
     qrels, run = files(tmp_path)
     assert crosscheck(tmp_path, qrels, run, measures=measure) == EXIT_USAGE
     err = capsys.readouterr().err
@@ -224,3 +224,13 @@ def test_ir_measures_streams_the_run_with_the_same_outcomes_as_reading_it_whole(
              else with_readers(ref.evaluate(measures, read, scored), readers))
     assert streamed == whole
     assert set(streamed) == {"P@2", "RR", "nDCG@2"}
+
+
+def test_a_levelled_ndcg_is_cross_checked_where_a_reference_computes_it(tmp_path, capsys):
+    """nDCG(rel=2)@k is ranx's ndcg@k-l2 (grades below 2 give no gain); it failed with "KeyError: 'rel'" in
+    ir-measures' parser. trec_eval's ndcg keeps every grade, so trec_eval and ir-measures show it as not
+    applicable; the run is cross-checked, not refused."""
+    qrels, run = files(tmp_path, "q1 0 a 1\nq1 0 b 2\n", "q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\n")
+    assert crosscheck(tmp_path, qrels, run, measures="nDCG(rel=2)@2") == 0, capsys.readouterr().err
+    report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert "nDCG(rel=2)@2" in json.dumps(report)

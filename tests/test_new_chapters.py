@@ -353,3 +353,54 @@ def test_r_precision_is_checked_by_the_chapter_definitions_and_the_references(tm
     assert all(values[r].value == 0.5 for r in ("pytrec_eval", "ir_measures", "ranx"))
     assert by_id["P1"].verdict == "supported"
     assert by_id["P2"].verdict == "contradicted"
+
+
+def test_a_sentence_about_one_reference_is_decided_by_that_reference(tmp_path):
+    """"ranx's rbp.80 gives …" on grades 2 (rank 1) and 1 (rank 3), p = 0.8: ranx weighs each relevant document by
+    its grade, 0.2 × (2 + 1 × 0.64) = 0.528 (ranx/metrics/rank_biased_precision.py, by hand); binary RBP is
+    0.2 × (1 + 0.64) = 0.328. The sentence printing 0.328 for ranx is contradicted with ranx's value; the one
+    printing 0.528 is supported, though the chapter's (binary) definition gives 0.328."""
+    chapter = _write(tmp_path, "byranx", "id: byranx\ntitle: ranx's RBP\n",
+                     "ranx gives 0.328 here.\nranx gives 0.528 here.\n", """\
+        fixtures:
+          f: {qrels: {q1: {a: 2, b: 0, c: 1}}, run: {q1: [a, b, c]}}
+        claims:
+          - {id: B1, title: wrong, kind: value, quote: "ranx gives 0.328 here.", claim: ranx rbp.80 = 0.328,
+             fixture: f, expect: [{measure: "RBP(p=0.8)", claimed: "0.328", by: ranx}]}
+          - {id: B2, title: right, kind: value, quote: "ranx gives 0.528 here.", claim: ranx rbp.80 = 0.528,
+             fixture: f, expect: [{measure: "RBP(p=0.8)", claimed: "0.528", by: ranx}]}
+        """)
+    report = audit_chapter(chapter, all_references(), collect("test"))
+    by_id = {c.id: c for c in report.claims}
+    assert by_id["B1"].verdict == "contradicted"
+    assert "0.528" in by_id["B1"].reason
+    assert by_id["B2"].verdict == "supported"
+    values = {v.implementation: v for v in by_id["B2"].checks[0].values}
+    assert values["chapter"].exact == "41/125"  # 0.328, binary RBP by the chapter's definition
+    assert values["ranx"].value == pytest.approx(0.528)
+
+
+def test_a_sentence_about_another_library_is_decided_by_its_stated_reading(tmp_path):
+    """ml_metrics' apk divides by min(k, |R|): one hit at rank 1 of three relevant documents, k = 2, gives
+    1/min(2, 3) = 1/2 (ml_metrics/average_precision.py, by hand); trec_eval's map_cut.2 gives 1/3. Stated as
+    ml_metrics' value with its reading, the sentence is supported and the references do not qualify it; the same
+    sentence printing 1/3 is contradicted."""
+    chapter = _write(tmp_path, "bymlm", "id: bymlm\ntitle: ml_metrics\n",
+                     "ml_metrics divides by min(k, |R|) and returns 0.5.\nIt returns 1/3.\n", """\
+        fixtures:
+          f: {qrels: {q1: {a: 1, b: 1, c: 1, n: 0}}, run: {q1: [a, n]}}
+        claims:
+          - {id: L1, title: right, kind: value, quote: "ml_metrics divides by min(k, |R|) and returns 0.5.",
+             claim: apk = 1/2, fixture: f,
+             conventions: {ap_denominator: {value: "min(k, |R|)", quote: "ml_metrics divides by min(k, |R|)"}},
+             expect: [{measure: "AP@2", claimed: "0.5", by: ml_metrics}]}
+          - {id: L2, title: wrong, kind: value, quote: "It returns 1/3.", claim: apk = 1/3, fixture: f,
+             conventions: {ap_denominator: {value: "min(k, |R|)", quote: "ml_metrics divides by min(k, |R|)"}},
+             expect: [{measure: "AP@2", claimed: "1/3", by: ml_metrics}]}
+        """)
+    report = audit_chapter(chapter, all_references(), collect("test"))
+    by_id = {c.id: c for c in report.claims}
+    assert by_id["L1"].verdict == "supported", by_id["L1"].reason
+    assert by_id["L2"].verdict == "contradicted"
+    refs = {v.implementation: v for v in by_id["L1"].checks[0].values}
+    assert refs["pytrec_eval"].value == pytest.approx(1 / 3)

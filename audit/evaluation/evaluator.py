@@ -486,7 +486,8 @@ class MeasureSpec:
     recall: Fraction | None = None
 
     def __str__(self) -> str:
-        params = [f"{n}={float(v):g}" for n, v in (("beta", self.beta), ("p", self.p)) if v is not None]
+        params = ([f"rel={self.rel}"] if self.rel is not None and self.name != "NumRelRet" else []) + [
+            f"{n}={float(v):g}" for n, v in (("beta", self.beta), ("p", self.p)) if v is not None]
         at = self.cutoff if self.recall is None else f"{float(self.recall):g}"
         return self.name + (f"({', '.join(params)})" if params else "") + (f"@{at}" if at is not None else "")
 

@@ -60,3 +60,15 @@ DCG, IDCG, F, GMAP = _DCG(), _IDCG(), _F(), _GMAP()
 for _m in (DCG, IDCG, F, GMAP):
     if _m.NAME not in _im.registry:
         _im.register(_m)
+
+
+class _LevelledNDCG(_im.ndcg._nDCG):
+    """ir-measures' nDCG, with the relevance level ranx applies to it (``ndcg@k-l2``: grades below the level give
+    no gain). ir-measures' own nDCG has no ``rel`` and fails on one (``KeyError: 'rel'``); its providers still
+    decide for themselves whether they compute a levelled nDCG (trec_eval's does not)."""
+    SUPPORTED_PARAMS = {**_im.ndcg._nDCG.SUPPORTED_PARAMS,
+                        "rel": _im.ParamInfo(dtype=int, required=False, desc="grades below it give no gain")}
+
+
+if not isinstance(_im.registry.get("nDCG"), _LevelledNDCG):
+    _im.registry["nDCG"] = _im.registry["NDCG"] = _LevelledNDCG()

@@ -258,6 +258,12 @@ class Expect(Strict):
     derived: str = ""
     query: str | None = None
     aggregate: Literal["mean", "pooled", "both"] | None = None
+    #: The sentence says what one implementation returns. A reference ("ranx's rbp.80 gives 0.328", "trec_eval
+    #: leaves it out, so MAP is 0.875": trec_eval, pytrec_eval, ir_measures, ranx): its value decides; the chapter's
+    #: definitions and the other references are shown. Another library ("ml_metrics' apk returns 0.5"): the
+    #: chapter's definitions under the claim's stated conventions (that library's reading, each with its quote)
+    #: decide, and the references, which follow their own, are shown without qualifying it.
+    by: str | None = Field(None, pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,40}$")
 
 
 class ValueClaim(ClaimBase):

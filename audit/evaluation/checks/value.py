@@ -10,6 +10,7 @@ Every proposed correction is re-checked before it is printed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -31,6 +32,7 @@ from audit.evaluation.checks.stated_effect import (
 )
 from audit.evaluation.readings import REJECTED, Readings, explore, graded_levels
 from audit.register.claims import Chapter, ValueClaim
+from audit.errors import AuditError
 from audit.evaluation import evaluator
 from audit.evaluation.evaluator import relevant_to
 from audit.register.conventions import CONVENTIONS, Declared, Statement
@@ -177,8 +179,10 @@ def verify_statement(ms: Measurements, fixture, measure: str, declared: Declared
 
 def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, measure: str, claimed_text,
                       evidence: Evidence, *, tolerance=None, derived: str = "", query: str | None = None,
-                      aggregate: str | None = None, label_prefix: str = "") -> None:
-    """Compare one measure on one fixture with the claimed value under every reading; add checks and points."""
+                      aggregate: str | None = None, label_prefix: str = "", references_qualify: bool = True) -> None:
+    """Compare one measure on one fixture with the claimed value under every reading; add checks and points.
+    ``references_qualify=False``: the sentence is about another implementation, whose reading the claim states;
+    the references are shown, and their differences do not qualify it."""
     fixture = chapter.fixture(fixture_ref)
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
     declared = declared_with_aggregate(chapter.declared_for(claim), aggregate)
@@ -244,8 +248,12 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
                             f"A reader who takes {other.label() or 'another reading'} gets {_show(other.value)} from "
                             "the same input instead of the printed value, and the text does not say which reading "
                             "is meant.")
-    _references(ms, chapter, claim, fixture, measure, declared, query, claimed, readings, refs, label, evidence,
-                holding)
+    if references_qualify:
+        _references(ms, chapter, claim, fixture, measure, declared, query, claimed, readings, refs, label, evidence,
+                    holding)
+    else:
+        evidence.notes.append(f"{label}: the references follow their own conventions and do not decide a sentence "
+                              "about another implementation")
     if holding and not failing:
         scope = f"{label}: the chapter's definitions give {_show(holding[0].value)}"
         if readings.varied:
@@ -401,9 +409,69 @@ def _references_only(ms: Measurements, fixture, measure: str, claimed: ClaimedVa
                                f"agree on {fmt_float(inside[0].value)}")
 
 
+#: How a register names a reference (``by:``) → the reference's name in the audit.
+REFERENCE_NAMES = {"trec_eval": "pytrec_eval", "pytrec_eval": "pytrec_eval", "ir_measures": "ir_measures",
+                   "ir-measures": "ir_measures", "ranx": "ranx"}
+
+
+def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, measure: str, claimed_text, by: str,
+                       evidence: Evidence, *, tolerance=None, query: str | None = None) -> None:
+    """A sentence about what one reference returns: its value (as it returned it) decides; the chapter's
+    definitions (under its stated conventions, trec_eval's defaults elsewhere) and the other references are shown
+    beside it. A reference that does not compute the measure, or fails, is an error; one that leaves the query out
+    contradicts a sentence giving it a value."""
+    if by not in REFERENCE_NAMES:
+        check_expectation(ms, chapter, claim, fixture_ref, measure, claimed_text, evidence, tolerance=tolerance,
+                          query=query, label_prefix=f"as {by} computes it (not a reference of this audit; its reading "
+                                                    "is the claim's stated conventions): ", references_qualify=False)
+        return
+    fixture = chapter.fixture(fixture_ref)
+    claimed = parse_claimed(claimed_text, tolerance=tolerance)
+    name = REFERENCE_NAMES[by]
+    label = f"{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "") + f", as {by} gives it"
+    refs = reference_rows(ms, fixture, measure, claimed, query)
+    own: list[ImplValue] = []
+    if parse_measure(measure, True)[1] is not None:
+        try:
+            declared = chapter.declared_for(claim)
+            value = ms.chapter_value(fixture, measure, {**evaluator.DEFAULT_READING, **{
+                n: declared.values(n)[0] for n in CONVENTIONS if declared.stated(n)}}, query)
+            if value is not None:
+                own.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(value),
+                                     exact=format_exact(value), in_interval=claimed.contains(value)))
+        except AuditError as exc:
+            own.append(ImplValue(implementation=CHAPTER, status="error", detail=exc.message))
+    values = own + [row for _, row, _ in refs]
+    evidence.checks.append(Check(label=label, measure=measure + (f" ({query})" if query else ""),
+                                 claimed=str(claimed_text), interval=claimed.interval(), values=values,
+                                 **bounds(claimed)))
+    row = next((row for ref, row, _ in refs if ref.name == name), None)
+    if row is None:
+        evidence.errors.append(f"{label}: {by} is not among the references of this audit")
+        return
+    if row.status == "ok" and row.in_interval:
+        evidence.scopes.append(f"{label}: {by} ({row.provider}) gives {fmt_float(row.value)}, as the sentence says")
+        return
+    if row.status == "ok" or row.status == "left out":
+        shown = fmt_float(row.value) if row.status == "ok" else "no value (it leaves the query out)"
+        finite = row.status == "ok" and math.isfinite(row.value)
+        new_text = claimed.write_like(Fraction(row.value).limit_denominator(10**6)) if finite else ""
+        fixed = bool(new_text) and parse_claimed(new_text).contains(row.value)
+        evidence.failures.append(Point(
+            f"{label}: {by} ({row.provider}) gives {shown}, not the printed {claimed_text}",
+            f"Change “{claimed_text}” to “{new_text}” (checked: {by}'s value lies in it)." if fixed else
+            f"Revise the sentence: {by} gives {shown} here."))
+        return
+    evidence.errors.append(f"{label}: {by} gives no value: {row.status}" + (f" ({row.detail})" if row.detail else ""))
+
+
 def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     for e in claim.expect:
+        if e.by is not None:
+            check_by_reference(ms, chapter, claim, claim.fixture, e.measure, e.claimed, e.by, evidence,
+                               tolerance=e.tolerance, query=e.query)
+            continue
         check_expectation(ms, chapter, claim, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
                           derived=e.derived, query=e.query, aggregate=e.aggregate)
     return evidence

@@ -92,8 +92,11 @@ class PytrecEvalReference(Reference):
 
     def evaluate(self, measures: Sequence[object], qrels, run: ScoredRun) -> dict[str, Outcome]:
         """One ``RelevanceEvaluator`` per relevance level and measure set, all measures at once; RR@k evaluates
-        the run cut at each k (in trec_eval's order) with the same evaluator."""
-        return self._evaluate(measures, qrels, run, as_read=False)
+        the run cut at each k (in trec_eval's order) with the same evaluator.
+
+        A query whose ranking is empty is not given to it: a TREC run file cannot hold such a query, so trec_eval
+        leaves it out of the mean (pytrec_eval given ``{}`` would score it 0, as only ``trec_eval -c`` does)."""
+        return self._evaluate(measures, qrels, {q: docs for q, docs in run.items() if docs}, as_read=False)
 
     def _evaluate(self, measures: Sequence[object], qrels, run: ScoredRun, as_read: bool) -> dict[str, Outcome]:
         """``evaluate``; ``as_read``: qrels and run are pytrec_eval's own parse of the files (``{q: {d: int}}``,
