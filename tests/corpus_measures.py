@@ -82,6 +82,7 @@ def score(texts: list[dict] | None = None, *, init: bool = True, references=None
           progress=lambda message: None) -> dict[str, Figures]:
     """Audit each text's register (and, with ``init``, ``audit init``'s draft of its snapshot) and score the
     verdicts against the labels. Returns ``{text id: Figures}``."""
+    from audit.errors import AuditError
     from audit.evaluation.references import all_references
     from audit.register.claims import load_chapter
     from audit.run.audit import audit_chapter
@@ -93,8 +94,12 @@ def score(texts: list[dict] | None = None, *, init: bool = True, references=None
     for text in texts if texts is not None else load():
         progress(f"auditing {text['id']}")
         folder = CORPUS / text["id"]
-        report = audit_chapter(load_chapter(folder), references, collect([]))
-        verdicts = {c.id: c.verdict for c in report.claims}
+        try:
+            report = audit_chapter(load_chapter(folder), references, collect([]))
+            verdicts = {c.id: c.verdict for c in report.claims}
+        except AuditError as exc:  # a register that does not load: every statement of the text is an error
+            progress(f"{text['id']}: {exc.message}")
+            verdicts = {s["claim"]: "error" for s in text["statements"] if s.get("claim")}
         drafted: list[tuple[str, str]] = []
         snapshot = (CORPUS / text["file"]).read_text(encoding="utf-8")
         if init:

@@ -42,6 +42,11 @@ def test_no_statement_ends_in_an_error(scored):
     ("LN39", "supported", "the text states trec_eval's floor; gm_map of 0.7904 and 0.00001 is 0.0028 (trec_eval)"),
     ("BL11", "qualified", "2^g - 1 > g fails at g = 1 (equal): 'always larger' is false, 'never smaller' holds"),
     ("QA02", "supported", "P@10 = 5/10: the min(k, |R|) denominator has no reader, so it does not qualify"),
+    ("RX21", "contradicted", "the sentence says ranx's rbp.80 gives 0.328; ranx weighs by grade and gives 0.528"),
+    ("RX19", "contradicted", "the sentence says ranx's bpref gives 1.0; ranx gives NaN (no judged non-relevant)"),
+    ("FQ15", "supported", "ml_metrics' apk divides by min(k, |R|) = 2: 1/2; the references' 1/3 does not qualify it"),
+    ("TB15", "supported", "Rprec = R@|R| on every ranking searched (the cutoff tied to each case's |R|)"),
+    ("FQ06", "supported", "binary RBP(p = 0.95) never exceeds 1: 1 - p^n < 1"),
 ])
 def test_verdicts_that_were_wrong(scored, claim, verdict, why):
     assert _by_claim(scored)[claim].audit == verdict, why

@@ -18,6 +18,7 @@ import textwrap
 
 import pytest
 
+from audit.errors import AuditError
 from audit.evaluation.references import all_references
 from audit.register.claims import load_chapter
 from audit.run.audit import audit_chapter
@@ -404,3 +405,49 @@ def test_a_sentence_about_another_library_is_decided_by_its_stated_reading(tmp_p
     assert by_id["L2"].verdict == "contradicted"
     refs = {v.implementation: v for v in by_id["L1"].checks[0].values}
     assert refs["pytrec_eval"].value == pytest.approx(1 / 3)
+
+
+def test_bounds_by_a_constant_and_cutoffs_at_r(tmp_path):
+    """Universal statements against a constant and at each case's |R|, searched like any other:
+    - R-precision equals R@|R| on every ranking (both count the relevant documents in the top |R| and divide by
+      |R|: Buckley & Voorhees 2000) — supported;
+    - binary RBP(p = 0.8) never exceeds 1 ((1 − p)(1 + p + … + p^(n−1)) = 1 − p^n, Moffat & Zobel 2008) — supported;
+    - DCG never exceeds 1 is false: one document of grade 2 at rank 1 gives DCG@1 = 2/log2(2) = 2 — contradicted;
+    - ERR is always below 1 (its first term is at most (2^4 − 1)/2^4 = 15/16 and the rest fill at most the
+      remaining 1/16 times 1/2) — supported."""
+    chapter = _write(tmp_path, "bounds", "id: bounds\ntitle: bounds\n",
+                     "R-precision always equals the recall at rank |R|.\nRBP never exceeds 1.\nDCG never exceeds 1.\n"
+                     "ERR always lies below 1.\n", """\
+        claims:
+          - {id: P1, title: rprec, kind: property, quote: "R-precision always equals the recall at rank |R|.",
+             claim: x, measure: Rprec, relation: equals, compare: measure, other: R, at: "|R|",
+             universe: {max_length: 4, documents: 5, grades: [0, 1], max_k: 4}, search: {random_cases: 200}}
+          - {id: P2, title: rbp, kind: property, quote: "RBP never exceeds 1.", claim: x,
+             measure: "RBP(p=0.8)", relation: never exceeds, compare: constant, bound: "1",
+             universe: {max_length: 4, documents: 5, grades: [0, 1], max_k: 4}, search: {random_cases: 200}}
+          - {id: P3, title: dcg, kind: property, quote: "DCG never exceeds 1.", claim: x,
+             measure: "DCG", relation: never exceeds, compare: constant, bound: "1",
+             universe: {max_length: 3, documents: 4, grades: [0, 1, 2], max_k: 3}, search: {random_cases: 200}}
+          - {id: P4, title: err, kind: property, quote: "ERR always lies below 1.", claim: x,
+             measure: "ERR", relation: always below, compare: constant, bound: "1",
+             universe: {max_length: 3, documents: 4, grades: [0, 1, 2, 4], max_k: 3}, search: {random_cases: 200}}
+        """)
+    report = audit_chapter(chapter, all_references(), collect("test"))
+    by_id = {c.id: c for c in report.claims}
+    assert [by_id[i].verdict for i in ("P1", "P2", "P3", "P4")] == ["supported", "supported", "contradicted",
+                                                                    "supported"]
+    assert "DCG@1 = 2" in by_id["P3"].reason and "never exceeds 1" in by_id["P3"].reason
+
+
+def test_a_bound_must_be_exact_and_present(tmp_path):
+    """compare: constant without a bound, or with an interval as bound, is refused when the register loads."""
+    for extra, message in (("", "needs `bound`"), (', bound: "≈ 0.95"', "exact number")):
+        folder = tmp_path / f"b{len(extra)}"
+        folder.mkdir()
+        (folder / "chapter.yaml").write_text("id: b\ntitle: b\n", encoding="utf-8")
+        (folder / "snapshot.txt").write_text("RBP never exceeds 1.\n", encoding="utf-8")
+        (folder / "claims.yaml").write_text(
+            "claims:\n  - {id: P1, title: t, kind: property, quote: \"RBP never exceeds 1.\", claim: x, measure: RBP, "
+            f"relation: never exceeds, compare: constant{extra}}}\n", encoding="utf-8")
+        with pytest.raises(AuditError, match=message):
+            load_chapter(folder)

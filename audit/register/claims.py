@@ -43,6 +43,7 @@ from audit.register.limits import (
     shorten,
     trim,
 )
+from audit.register.measures import at_cutoff
 from audit.register.measures import parse as parse_measure
 from audit.register.values import parse_claimed, parse_expression
 from audit.text.chapter import Snapshot
@@ -375,9 +376,14 @@ class PropertyClaim(ClaimBase):
     measure: str
     relation: Literal["increases", "decreases", "never decreases", "never increases", "unchanged", "equals",
                       "never exceeds", "never below", "always below", "always exceeds"]
-    compare: Literal["next_cutoff", "transform", "measure"]
+    compare: Literal["next_cutoff", "transform", "measure", "constant"]
     transform: Literal[PROPERTY_TRANSFORMS] | None = None
     other: str | None = None
+    #: ``compare: constant``: the number the measure is related to ("never exceeds 1", "never below 0").
+    bound: Claimed | None = None
+    #: The cutoff both sides are taken at: every k of the search, or each case's |R| ("R-precision equals
+    #: recall at rank |R|"; a case with no relevant document has no such cutoff and is skipped).
+    at: Literal["k", "|R|"] = "k"
     universe: UniverseSpec = UniverseSpec()
     search: SearchSpec = SearchSpec()
 
@@ -387,6 +393,10 @@ class PropertyClaim(ClaimBase):
             raise ValueError(f"compare: transform needs a transform, one of {', '.join(PROPERTY_TRANSFORMS)}")
         if self.compare == "measure" and self.other is None:
             raise ValueError("compare: measure needs `other`, the measure to compare with")
+        if self.compare == "constant" and self.bound is None:
+            raise ValueError("compare: constant needs `bound`, the number the measure is related to (e.g. 1)")
+        if self.at == "|R|" and self.compare == "next_cutoff":
+            raise ValueError("at: |R| fixes the cutoff; it cannot be compared with the next cutoff")
         return self
 
 
@@ -749,9 +759,16 @@ def _check_references(chapter: Chapter) -> None:
                             raise fail(f"set_measure.{part}", f"unknown decision {d!r}; the cohort has "
                                        f"{', '.join(decisions)}")
         elif claim.kind == "property":
-            measure("measure", f"{claim.measure}@1")
-            if claim.other:
-                measure("other", f"{claim.other}@1")
+            try:
+                measure("measure", at_cutoff(claim.measure, 1))
+                if claim.other:
+                    measure("other", at_cutoff(claim.other, 1))
+            except AuditError as exc:
+                raise fail("measure", exc.message)
+            if claim.bound is not None:
+                bound = parse_claimed(claim.bound)
+                if not bound.exact:
+                    raise fail("bound", f"the bound must be an exact number (0, 1, 1/2), found {claim.bound!r}")
         elif claim.kind == "convention":
             probe = fixture("probe", claim.probe, allow_repeats=claim.convention == "repeated_ids")
             for i, m in enumerate(claim.measures):

@@ -110,3 +110,15 @@ def parse(text: str, reference_only: bool = False) -> tuple[object, MeasureSpec 
     if name == "IPrec" and spec.recall is None:
         raise MeasureError(f"measure {text!r} needs a recall level (IPrec@0.5)")
     return measure, spec
+
+
+def at_cutoff(text: str, k: int) -> str:
+    """``text`` at cutoff ``k`` (``P`` → ``P@3``), or ``text`` itself for a measure that takes no cutoff
+    (``Rprec``, ``Bpref``, ``SetF``: its value is the same at every k). Raises what ``parse`` raises."""
+    try:
+        spec = parse(str(text), True)[1]
+    except MeasureError:  # a measure that needs its cutoff (F, P) reads only with one
+        return f"{text}@{k}"
+    if spec is not None and CATALOGUE[spec.name].cutoff == "none":
+        return str(text)
+    return f"{text}@{k}"

@@ -33,6 +33,7 @@ from audit.evaluation.universe import Universe
 from audit.register.claims import Chapter
 from audit.evaluation.evaluator import relevant_to
 from audit.register.conventions import CONVENTIONS
+from audit.register.measures import at_cutoff
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact, parse_claimed
 from audit.report.results import SensitivityCell, SensitivityRow
@@ -236,6 +237,7 @@ def property_rows(claim, chapter: Chapter, ms: Measurements) -> list[Sensitivity
     base = base_reading(declared)
     weaker = WEAKER.get(claim.relation)
     statement = f"{claim.measure}@k {claim.relation}" + (" as k grows" if claim.compare == "next_cutoff" else
+                                                          f" {claim.bound}" if claim.compare == "constant" else
                                                           f" ({claim.transform})")
 
     def cell(alt: str, axis: str, measure: str, reading, stated=False) -> SensitivityCell:
@@ -250,7 +252,7 @@ def property_rows(claim, chapter: Chapter, ms: Measurements) -> list[Sensitivity
                                outcome="holds" if strict is None else "flips")
 
     cells = [cell(alt, "metric", alt, base) for alt in METRICS if alt != claim.measure]
-    for name in relevant_to(claim.measure, several_queries=False):
+    for name in relevant_to(parse_measure(at_cutoff(claim.measure, 1))[1].name, several_queries=False):
         values = CONVENTIONS[name].values
         if name == "relevance_level":
             values = tuple(v for v in values if int(v) <= max(max(claim.universe.grades), 1))

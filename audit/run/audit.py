@@ -212,9 +212,10 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
         claimed = f"{claim.convention.replace('_', ' ')}: {claim.rule}"
     elif claim.kind == "property":
         from audit.evaluation.checks.property import TRANSFORMS
-        target = {"next_cutoff": "as k grows", "measure": f"{claim.other}@k",
+        at = "|R|" if claim.at == "|R|" else "k"
+        target = {"next_cutoff": "as k grows", "measure": f"{claim.other}@{at}", "constant": str(claim.bound),
                   "transform": f"when {TRANSFORMS[claim.transform][1]}" if claim.transform else ""}[claim.compare]
-        claimed = f"{claim.measure}@k {claim.relation} {target}"
+        claimed = f"{claim.measure}@{at} {claim.relation} {target}"
     elif claim.kind == "code":
         claimed = f"{claim.function} computes {claim.measure}"
     return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,

@@ -27,8 +27,9 @@ from audit.evaluation.references import Reference
 from audit.evaluation.references.worker import CALL_SECONDS
 from audit.evaluation.universe import Case, Universe, _relevant
 from audit.register.claims import Chapter, PropertyClaim
+from audit.register.measures import at_cutoff
 from audit.register.measures import parse as parse_measure
-from audit.register.values import display, format_exact
+from audit.register.values import display, format_exact, parse_claimed
 from audit.report.results import Check, ImplValue
 from audit.run.parallel import queued
 
@@ -206,14 +207,51 @@ def requests_for(measure: str, groups: Sequence[Group]) -> Requests:
     for g in groups:
         left = (measure, g.case)
         out.setdefault(left, set()).update(k for k, _ in g.ks)
+        if _constant(g.right_measure) is not None:
+            continue  # a bound: nothing to evaluate
         for other in g.others:
             out.setdefault((g.right_measure, other), set()).update(k2 for _, k2 in g.ks)
     return out
 
 
+#: How a group names a constant on its right side: ``=`` and the exact bound (``=1``).
+CONSTANT = "="
+
+
+def _constant(right_measure: str) -> Fraction | None:
+    """The bound a group's right side names (``compare: constant``), else None."""
+    return Fraction(right_measure[1:]) if right_measure.startswith(CONSTANT) else None
+
+
+def _right_row(table: Table, right_measure: str, other: Case, exact: bool) -> dict | None:
+    """One side's values by cutoff; for a constant, the bound at every cutoff (exact for the chapter, a float
+    for a reference)."""
+    bound = _constant(right_measure)
+    if bound is None:
+        return table.get((right_measure, other))
+    value = bound if exact else float(bound)
+    return _Everywhere(value)
+
+
+class _Everywhere(dict):
+    """A row that holds one value at every cutoff."""
+
+    def __init__(self, value) -> None:
+        super().__init__()
+        self.value = value
+
+    def get(self, k, default=None):
+        return self.value
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def pair_values(table: Table, measure: str, p: Pair) -> tuple[object, object]:
     """(left, right) of one comparison in one implementation's table; None where it gave no value."""
-    left, right = table.get((measure, p.case)), table.get((p.right_measure, p.other))
+    left = table.get((measure, p.case))
+    right = _right_row(table, p.right_measure, p.other, exact=left is not None and any(
+        isinstance(v, Fraction) for v in left.values()))
     return (left.get(p.k) if left else None), (right.get(p.k2) if right else None)
 
 
@@ -247,7 +285,7 @@ class Evaluations:
         futures, calls = [], []
         if self.references:
             wanted = sorted({(measure, k) for (measure, _), ks in requests.items() for k in ks})
-            parsed = {(measure, k): parse_measure(f"{measure}@{k}")[0] for measure, k in wanted}
+            parsed = {(measure, k): parse_measure(at_cutoff(measure, k))[0] for measure, k in wanted}
             names = {key: str(m) for key, m in parsed.items()}
             calls = [(ref, usable) for ref in self.references
                      if (usable := [m for m in parsed.values() if ref.supports(m).ok])]
@@ -282,7 +320,7 @@ class Evaluations:
             todo = sorted(ks if row is None else (k for k in ks if k not in row))
             if todo:
                 measure, case = key
-                spec = self._specs.get(measure) or self._specs.setdefault(measure, parse_measure(f"{measure}@1")[1])
+                spec = self._specs.get(measure) or self._specs.setdefault(measure, parse_measure(at_cutoff(measure, 1))[1])
                 values = evaluator.evaluate_cutoffs(spec, qrels[index[case]], case.ranking(), todo, self.reading)
                 cache.setdefault(key, {}).update(zip(todo, values))
         out: dict[str, Table] = {CHAPTER: cache}
@@ -333,7 +371,8 @@ def _first_violation(table: Table, measure: str, groups: Sequence[Group], test) 
     empty: dict = {}
     for g in groups:
         left_row = table.get((measure, g.case)) or empty
-        rows = [(other, table.get((g.right_measure, other)) or empty) for other in g.others]
+        exact = any(isinstance(v, Fraction) for v in left_row.values())
+        rows = [(other, _right_row(table, g.right_measure, other, exact) or empty) for other in g.others]
         for k, k2 in g.ks:
             left = left_row.get(k)
             if left is None:
@@ -364,11 +403,19 @@ def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -
         steps = tuple((k, k) for k in ks)
     if not steps:
         return out
+    right = claim.other if claim.compare == "measure" else claim.measure
+    if claim.compare == "constant":
+        right = CONSTANT + format_exact(parse_claimed(claim.bound).low)
     for case in cases:
+        if claim.at == "|R|":
+            r = _relevant(case)
+            if r and claim.compare != "transform":
+                out.append(Group(case, (case,), right, ((r, r),)))
+            continue
         if claim.compare == "next_cutoff":
             out.append(Group(case, (case,), claim.measure, steps))
-        elif claim.compare == "measure":
-            out.append(Group(case, (case,), claim.other, steps))
+        elif claim.compare in ("measure", "constant"):
+            out.append(Group(case, (case,), right, steps))
         else:
             variants = _variants(claim.transform, case, tuple(grades))
             if variants:
@@ -557,14 +604,19 @@ def _show(x) -> str:
 def _statement(claim: PropertyClaim, relation: str) -> str:
     if claim.compare == "next_cutoff":
         return f"{claim.measure}@k+1 {relation} relative to {claim.measure}@k"
+    at = "|R|" if claim.at == "|R|" else "k"
     if claim.compare == "measure":
-        return f"{claim.measure}@k {relation} {claim.other}@k"
-    return f"{claim.measure}@k {relation} when {TRANSFORMS[claim.transform][1]}"
+        return f"{claim.measure}@{at} {relation} {claim.other}@{at}"
+    if claim.compare == "constant":
+        return f"{claim.measure}@{at} {relation} {claim.bound}"
+    return f"{claim.measure}@{at} {relation} when {TRANSFORMS[claim.transform][1]}"
 
 
 def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding, stage: str) -> Check:
     p = finding.pair
-    right_label = f"{p.right_measure}@{p.k2}" + (" after the change" if p.other != p.case else "")
+    bound = _constant(p.right_measure)
+    right_label = (format_exact(bound) if bound is not None else f"{p.right_measure}@{p.k2}") + (
+        " after the change" if p.other != p.case else "")
     values = [ImplValue(implementation=impl, value=float(right),
                         per_query={"left": _show(left), "right": _show(right)},
                         in_interval=holds(relation, left, right))
@@ -575,7 +627,7 @@ def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding,
     curves = {}
     if claim.compare == "next_cutoff":
         ks = range(1, max(len(p.case.ranked), p.k2) + 2)
-        curves = {f"{claim.measure}@k": [float(evaluator.evaluate_query(parse_measure(f"{claim.measure}@{k}")[1],
+        curves = {f"{claim.measure}@k": [float(evaluator.evaluate_query(parse_measure(at_cutoff(claim.measure, k))[1],
                                                                      p.case.qrels(), p.case.ranking())) for k in ks]}
     return Check(curves=curves, label=f"counterexample to “{_statement(claim, relation)}” ({stage}): "
                        f"{claim.measure}@{p.k} → {right_label}; {p.case.describe()}"
@@ -586,8 +638,8 @@ def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding,
 
 def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
-    refs = [r for r in ms.search_references() if r.supports(parse_measure(f"{claim.measure}@1")[0]).ok
-            and (claim.compare != "measure" or r.supports(parse_measure(f"{claim.other}@1")[0]).ok)]
+    refs = [r for r in ms.search_references() if r.supports(parse_measure(at_cutoff(claim.measure, 1))[0]).ok
+            and (claim.compare != "measure" or r.supports(parse_measure(at_cutoff(claim.other, 1))[0]).ok)]
     reading = base_reading(chapter.declared_for(claim))
     ev = Evaluations(refs, reading, ms.chapter_table(reading), ms)
     deadline = time.monotonic() + claim.search.time_limit
@@ -675,8 +727,13 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             f"{claim.measure} goes {_show(strong.values[CHAPTER][0])} → {_show(strong.values[CHAPTER][1])}",
             proposal))
         return evidence
+    left, right = own.values[CHAPTER]
     evidence.failures.append(Point(
-        f"False by the chapter's definitions: {own.pair.case.describe()}, k = {own.pair.k}: {claim.measure} gives "
-        f"{_show(own.values[CHAPTER][0])} and then {_show(own.values[CHAPTER][1])}",
+        f"False by the chapter's definitions: {own.pair.case.describe()}, k = {own.pair.k}: "
+        + (f"{claim.measure}@{own.pair.k} = {_show(left)}, so “{claim.relation} {claim.bound}” fails"
+           if claim.compare == "constant" else
+           f"{claim.measure} gives {_show(left)} against {claim.other}'s {_show(right)}"
+           if claim.compare == "measure" else
+           f"{claim.measure} gives {_show(left)} and then {_show(right)}"),
         "Remove or qualify the statement; the counterexample shows where it fails."))
     return evidence
