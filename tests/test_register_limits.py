@@ -209,9 +209,9 @@ def test_cutoff_past_the_limit(tmp_path):
     assert err.field == "expect[0].measure" and f"limit of {limits.MAX_CUTOFF}" in str(err)
 
 
-@pytest.mark.parametrize("measure", ["SetP@4", "nDCG(rel=2)"])
+@pytest.mark.parametrize("measure", ["SetP@4", "nDCG(lvl=2)"])
 def test_measure_ir_measures_cannot_express(tmp_path, measure):
-    # SetP@4 raised AssertionError and nDCG(rel=2) KeyError 'rel' inside ir-measures.
+    # SetP@4 raised AssertionError and an unknown parameter KeyError inside ir-measures.
     err = load_error(chapter(tmp_path, CLAIM.replace('"P@4"', f'"{measure}"')))
     assert err.field == "expect[0].measure"
 
