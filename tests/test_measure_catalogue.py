@@ -161,8 +161,10 @@ def test_readme_lists_every_convention_with_its_values_in_order() -> None:
 
     from audit.register.conventions import CONVENTIONS
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| convention | values"):]
+    table = table[:table.index("\n\n")]
     rows = {line.split("|")[1].strip().strip("`"): line.split("|", 2)[2].rsplit("|", 1)[0].replace("\\|", "|")
-            for line in readme.splitlines() if line.startswith("| `") and line.count("|") >= 3}
+            for line in table.splitlines() if line.startswith("| `")}
     for name, convention in CONVENTIONS.items():
         assert name in rows, name
         listed = rows[name]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from audit.evaluation.observe import observe
+from audit.evaluation.observe import PROBES, observe
 from audit.evaluation.references import all_references
 from audit.register.claims import load_chapter
 from audit.run.audit import tensions
@@ -25,7 +25,8 @@ def test_trec_eval_observed(observed):
     o = observed["pytrec_eval"]
     assert o["ties"].follows == ["docno descending"]
     assert o["repeated_ids"].status == "rejected"
-    assert o["no_relevant"].follows == ["left out"]
+    assert o["no_qrels"].follows == ["left out"]     # an empty qrels entry: left out of its output
+    assert o["no_relevant"].follows == ["scores 0"]  # judged, none relevant: 0 and in the mean
     assert o["precision_denominator"].follows == ["k"]
     assert o["gain"].follows == ["linear"]
     assert o["averaging"].follows == ["queries with results"]
@@ -35,6 +36,7 @@ def test_trec_eval_observed(observed):
 def test_keep_last_and_empty_entries_scored_zero(observed, name):
     o = observed[name]
     assert o["repeated_ids"].follows == ["keep last"]
+    assert o["no_qrels"].follows == ["scores 0"]
     assert o["no_relevant"].follows == ["scores 0"]
     assert o["averaging"].follows == ["all judged queries"]  # a judged query missing from the run scores 0
 
@@ -53,3 +55,24 @@ def test_module_has_no_tension_and_its_own_ledger_row():
     assert tensions(chapter) == []
     assert "prefix" not in chapter.declared.statements      # the module says nothing about distinct IDs
     assert chapter.declared.values("precision_denominator") == ("k",)
+
+
+def test_readme_table_of_observed_conventions_is_what_the_probes_observe(observed):
+    """The README's "What each reference does" table states, per probed convention, the value each reference's
+    probe reproduces (rejected runs: "reject"); a library's default can only be stated as observed."""
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("| probed convention |")
+    rows = {}
+    for line in readme[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0].strip("`")] = cells[1:]
+    probed = {p.convention for p in PROBES}
+    assert set(rows) == probed
+    for name, (trec, irm, ranx) in rows.items():
+        for ref, stated in (("pytrec_eval", trec), ("ir_measures", irm), ("ranx", ranx)):
+            o = observed[ref][name]
+            seen = ["reject"] if o.status == "rejected" else o.follows
+            assert seen == [stated], (name, ref, seen, stated)

@@ -596,7 +596,8 @@ SUPPORTED = tuple(CATALOGUE)
 
 #: Conventions decided over several queries, and the measures they apply to beyond one query.
 _AGGREGATE = {"averaging": lambda m: m.cutoff != "none" and m.combine != "sum",
-              "no_relevant": lambda m: m.name not in ("NumRel", "NumRet")}
+              "no_relevant": lambda m: m.name not in ("NumRel", "NumRet"),
+              "no_qrels": lambda m: m.name not in ("NumRel", "NumRet")}
 
 
 def relevant_to(measure_name: str, *, several_queries: bool) -> list[str]:
@@ -760,8 +761,9 @@ def evaluate(spec: MeasureSpec, qrels: Qrels, run: Run, reading: Reading | None 
     """Per-query values ``{query_id: Fraction}`` for the queries the reading keeps.
 
     Left out: queries of the run without judgements (as trec_eval); under ``averaging: queries
-    with results``, queries whose ranking is empty; under ``no_relevant: left out``, queries
-    with no relevant document. Under ``averaging: all judged queries``, a judged query missing
+    with results``, queries whose ranking is empty; under ``no_qrels: left out``, queries whose qrels
+    entry is empty (pytrec_eval); under ``no_relevant: left out``, judged queries with no relevant
+    document. Under ``averaging: all judged queries``, a judged query missing
     from the run scores as an empty ranking. Raises ``RepeatedIDError`` when the reading rejects
     a repeated ID.
     """
@@ -778,7 +780,10 @@ def evaluate(spec: MeasureSpec, qrels: Qrels, run: Run, reading: Reading | None 
             check_ranking(ranking, query_id=query_id)
         if reading["averaging"] == "queries with results" and not ranking:
             continue
-        if reading["no_relevant"] == "left out" and _no_relevant(spec, qrels[query_id], reading):
+        if not qrels[query_id]:
+            if reading["no_qrels"] == "left out":
+                continue
+        elif reading["no_relevant"] == "left out" and _no_relevant(spec, qrels[query_id], reading):
             continue
         out[query_id] = evaluate_query(spec, qrels[query_id], ranking, reading,
                                        (scores or {}).get(query_id))

@@ -122,10 +122,16 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
         "all judged queries": "the mean is over every judged query, one without results scoring 0 (trec_eval -c)",
         "pooled": "recall is pooled over queries: Σ relevant found / Σ |R|",
     }, "trec_eval (queries in the run) and -c (all qrels queries)", aggregate=True),
-    Convention("no_relevant", "a query without relevant documents", ("left out", "scores 0"), {
-        "left out": "a query with no relevant document is left out of the mean",
-        "scores 0": "a query with no relevant document scores 0 and counts in the mean",
-    }, "pytrec_eval leaves out a query whose qrels entry is empty; ir-measures and ranx score it 0",
+    Convention("no_relevant", "a judged query without relevant documents", ("scores 0", "left out"), {
+        "scores 0": "a judged query with no relevant document scores 0 and counts in the mean",
+        "left out": "a judged query with no relevant document is left out of the mean",
+    }, "trec_eval, ir-measures and ranx score a query judged with no relevant document 0 (observed); leaving it "
+       "out is the textbook MAP over queries that have relevant documents (Manning et al. 2008 §8.4)",
+        aggregate=True),
+    Convention("no_qrels", "a query with an empty qrels entry", ("left out", "scores 0"), {
+        "left out": "a query whose qrels entry is empty is left out of the mean",
+        "scores 0": "a query whose qrels entry is empty scores 0 and counts in the mean",
+    }, "pytrec_eval leaves out a query whose qrels entry is empty; ir-measures and ranx score it 0 (observed)",
         aggregate=True),
 )}
 
@@ -135,7 +141,8 @@ NOUNS = {"prefix": "which prefix is evaluated", "precision_denominator": "the P@
          "repeated_ids": "how repeated IDs are handled", "ties": "the tie rule",
          "unjudged": "how unjudged documents count", "gain": "the nDCG gain", "ideal": "how the ideal DCG is built",
          "relevance_level": "the relevance level", "rr_cutoff": "whether RR@k stops at k",
-         "averaging": "which queries the mean is over", "no_relevant": "how a query without relevant documents counts",
+         "averaging": "which queries the mean is over", "no_relevant": "how a judged query without relevant documents counts",
+         "no_qrels": "how a query with an empty qrels entry counts",
          "ap_denominator": "what AP divides by", "level_gain": "whether grades below the relevance level gain",
          "err_max_grade": "ERR's top grade", "rbp_gain": "how RBP weighs a relevant document",
          "iprec_level": "when a recall level counts as reached", "gmap_floor": "whether GMAP floors each AP"}
