@@ -139,7 +139,8 @@ def rewrites(inp: Input, k: int | None, reading: Mapping[str, str]) -> dict[str,
     empty = [q for q, j in inp.qrels.items() if not relevant_set(j, 1) or not inp.run.get(q)]
     if empty and len(empty) < len(inp.qrels):
         keep = [q for q in inp.qrels if q not in empty]
-        out["no_relevant"] = (f"queries without a relevant document or without results ({', '.join(empty)}) dropped",
+        key = "no_qrels" if all(not inp.qrels[q] for q in empty) else "no_relevant"
+        out[key] = (f"queries without a relevant document or without results ({', '.join(empty)}) dropped",
                               Input({q: inp.qrels[q] for q in keep}, {q: inp.run[q] for q in keep if q in inp.run},
                                     {q: inp.scores[q] for q in keep if q in inp.scores}))
     return out
