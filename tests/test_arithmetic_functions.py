@@ -42,8 +42,9 @@ def mp_fraction(x) -> Fraction:
 
 
 def claim(expression: str, claimed: str) -> ArithmeticClaim:
-    return ArithmeticClaim(id="A1", title="t", kind="arithmetic", quote="q", claim="c", expression=expression,
-                           claimed=claimed)
+    # the quote prints the claimed value, as a chapter's sentence does (a value it does not print is an error)
+    return ArithmeticClaim(id="A1", title="t", kind="arithmetic", quote=f"{expression} is {claimed}", claim="c",
+                           expression=expression, claimed=claimed)
 
 
 def verdict(expression: str, claimed: str):

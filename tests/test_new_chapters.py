@@ -451,3 +451,24 @@ def test_a_bound_must_be_exact_and_present(tmp_path):
             f"relation: never exceeds, compare: constant{extra}}}\n", encoding="utf-8")
         with pytest.raises(AuditError, match=message):
             load_chapter(folder)
+
+
+def test_a_claimed_value_the_quote_does_not_print_is_an_error_not_supported(tmp_path):
+    """The quote prints AP ≈ 0.491; a register whose claimed value was edited to the right 0.473 (AP of a, n, b
+    with |R| = 2: (1 + 2/3)/2 = 5/6 here, so the fixture value is 0.8333 — any value the quote does not print)
+    must not come out supported: the register no longer checks what the text says. With `derived` explaining
+    the value, it is checked as usual."""
+    chapter = _write(tmp_path, "printed", "id: printed\ntitle: printed\n", "Here AP ≈ 0.491 on this ranking.\n", """\
+        fixtures:
+          f: {qrels: {q1: {a: 1, b: 1, n: 0}}, run: {q1: [a, n, b]}}
+        claims:
+          - {id: A1, title: edited, kind: value, quote: "Here AP ≈ 0.491 on this ranking.", claim: AP = 5/6,
+             fixture: f, expect: [{measure: AP, claimed: "≈ 0.8333"}]}
+          - {id: A2, title: derived, kind: value, quote: "Here AP ≈ 0.491 on this ranking.", claim: AP = 5/6,
+             fixture: f, expect: [{measure: AP, claimed: "≈ 0.8333", derived: "the text's AP recomputed"}]}
+        """)
+    report = audit_chapter(chapter, all_references(), collect("test"))
+    by_id = {c.id: c for c in report.claims}
+    assert by_id["A1"].verdict == "error"
+    assert "not printed in the quote" in by_id["A1"].reason
+    assert by_id["A2"].verdict == "supported"

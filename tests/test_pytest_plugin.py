@@ -8,7 +8,8 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-SNAPSHOT = ("At cutoff four, a single relevant result gives P@4 = 1/4. Ties keep their order.\n\n"
+SNAPSHOT = ("At cutoff four, a single relevant result gives P@4 = 1/4. Read carelessly it gives P@4 = 1/3. "
+            "Ties keep their order.\n\n"
             "def present(ranking, relevant):\n    return 0.0\n")
 CLAIMS = """\
 fixtures:
@@ -30,7 +31,7 @@ claims:
   - id: C1
     title: contradicted
     kind: value
-    quote: "a single relevant result gives P@4 = 1/4"
+    quote: "Read carelessly it gives P@4 = 1/3"
     claim: P@4 = 1/3
     fixture: one
     expect: [{measure: "P@4", claimed: "1/3"}]

@@ -99,6 +99,7 @@ def _edited_claim(claim, anchor: Anchor):
         update = {"claimed": apply_numbers(str(claim.claimed), changes),
                   "expression": apply_numbers(claim.expression, changes)}
     update["title"] = apply_numbers(claim.title, changes)  # the heading must not print the old numbers
+    update["quote"] = anchor.text  # the sentence as now printed, which the claimed values were taken from
     described = ", ".join(f"{a} → {b}" for a, b in changes.items())
     return claim.model_copy(update=update), f"numbers changed in the new wording ({described}); checked as now printed"
 

@@ -291,3 +291,9 @@ def has_number(text: str) -> bool:
     (``a fifth``) or a rate (``one … in five``). Small number words (``one grade``, ``twice``) are
     ordinary prose and do not count."""
     return bool(_NUMERIC.search(text))
+
+
+def printed_values(text: str) -> list[str]:
+    """Every value printed in ``text`` (decimals, fractions, percentages, number words, fractions in words), in
+    order, as written."""
+    return [m.group(0) for m in re.finditer(VALUE, text, re.IGNORECASE)]

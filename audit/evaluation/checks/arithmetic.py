@@ -12,7 +12,7 @@ from fractions import Fraction
 from audit.attribution.verdict import Evidence, Point
 from audit.errors import ValueParseError
 from audit.evaluation.checks.common import CHAPTER, Measurements, errors_of, shown
-from audit.evaluation.checks.value import bounds
+from audit.evaluation.checks.value import bounds, check_printed
 from audit.register.claims import ArithmeticClaim, Chapter, Cohort, Fixture
 from audit.register.values import (
     ClaimedValue,
@@ -59,6 +59,7 @@ def _enclosure(expression: str, claimed: ClaimedValue) -> tuple[Fraction, Fracti
 
 def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
+    check_printed(claim, claim.claimed, "", evidence)
     claimed = parse_claimed(claim.claimed, tolerance=claim.tolerance)
     try:
         lo, hi, is_exact, holds, digits = _enclosure(claim.expression, claimed)

@@ -11,6 +11,7 @@ Every proposed correction is re-checked before it is printed.
 from __future__ import annotations
 
 import math
+from textwrap import shorten
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -465,9 +466,48 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
     evidence.errors.append(f"{label}: {by} gives no value: {row.status}" + (f" ({row.detail})" if row.detail else ""))
 
 
+def _nominal(c: ClaimedValue) -> Fraction | None:
+    return None if c.low is None or c.high is None else (c.low + c.high) / 2
+
+
+def printed_in_quote(claimed_text, quote: str) -> bool:
+    """Whether the quote prints the claimed value: some value written in it (``scan.printed_values``) reads as the
+    same number (each one's value lies in the other's interval: "0.473" and "≈ 0.473", "1/4" and "one in four" do
+    not match; "0.25" and ".25" do). A bound ("< 1") always passes: it is a reading of the sentence, not a copy."""
+    from audit.text.scan import printed_values
+
+    try:
+        claimed = parse_claimed(claimed_text)
+    except AuditError:
+        return True  # refused when the register loaded
+    mid = _nominal(claimed)
+    if mid is None:
+        return True
+    for token in printed_values(quote):
+        try:
+            printed = parse_claimed(token)
+        except AuditError:
+            continue
+        other = _nominal(printed)
+        if other is not None and claimed.contains(other) and printed.contains(mid):
+            return True
+    return False
+
+
+def check_printed(claim, claimed_text, derived: str, evidence: Evidence) -> None:
+    """A claimed value the quote does not print, with no ``derived`` explaining it, is an error: the register no
+    longer checks what the text says (a value edited in the register only, or copied wrong)."""
+    if derived or printed_in_quote(claimed_text, claim.quote):
+        return
+    evidence.errors.append(f"the claimed value {str(claimed_text)!r} is not printed in the quote "
+                           f"“{shorten(claim.quote, 160)}”: write the value as the text prints it, or say in "
+                           "`derived` how the text implies it")
+
+
 def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     for e in claim.expect:
+        check_printed(claim, e.claimed, e.derived, evidence)
         if e.by is not None:
             check_by_reference(ms, chapter, claim, claim.fixture, e.measure, e.claimed, e.by, evidence,
                                tolerance=e.tolerance, query=e.query)
