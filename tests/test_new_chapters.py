@@ -472,3 +472,21 @@ def test_a_claimed_value_the_quote_does_not_print_is_an_error_not_supported(tmp_
     assert by_id["A1"].verdict == "error"
     assert "not printed in the quote" in by_id["A1"].reason
     assert by_id["A2"].verdict == "supported"
+
+
+def test_ranx_bpref_nan_is_explained_by_the_missing_judged_non_relevant_document(tmp_path):
+    """bpref of a, b relevant, ranking a, b and no judged non-relevant document: trec_eval gives 1 (no
+    non-relevant document is ranked above either: each adds 1; by hand 2/2), ranx NaN (it divides by
+    min(|R|, |N|) = 0, ranx/metrics/bpref.py). The cause is found by experiment: with a never-retrieved
+    judged non-relevant document added, ranx gives 1 as the chapter's definitions do."""
+    chapter = _write(tmp_path, "bpref", "id: bpref\ntitle: bpref\n", "Here bpref is 1.\n", """\
+        fixtures:
+          f: {qrels: {q1: {a: 1, b: 1}}, run: {q1: [a, b]}}
+        claims:
+          - {id: B1, title: bpref, kind: value, quote: "Here bpref is 1.", claim: bpref = 1, fixture: f,
+             expect: [{measure: Bpref, claimed: "1"}]}
+        """)
+    report = audit_chapter(chapter, all_references(), collect("test"))
+    b1 = report.claims[0]
+    assert b1.verdict == "qualified"
+    assert "no judged non-relevant document" in b1.reason and "min(|R|, |N|) = 0" in b1.reason, b1.reason

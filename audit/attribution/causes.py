@@ -123,6 +123,14 @@ def rewrites(inp: Input, k: int | None, reading: Mapping[str, str]) -> dict[str,
     if any(g < 0 for j in inp.qrels.values() for g in j.values()):
         qrels = {q: {d: max(g, 0) for d, g in j.items()} for q, j in inp.qrels.items()}
         out["negative grades"] = ("negative grades set to 0", Input(qrels, inp.run, inp.scores))
+    level = int(reading["relevance_level"])
+    lacking = [q for q, j in inp.qrels.items() if j and all(g >= level for g in j.values())]
+    if lacking:
+        # a judged non-relevant document that is never retrieved: bpref's min(|R|, |N|) is then 1 instead of 0;
+        # no measure of a ranking changes otherwise
+        qrels = {q: {**j, "~nonrelevant": 0} if q in lacking else dict(j) for q, j in inp.qrels.items()}
+        out["no judged non-relevant"] = (f"a judged non-relevant document, never retrieved, added to "
+                                         f"{', '.join(lacking)}", Input(qrels, inp.run, inp.scores))
     if k is not None and any(len(r) < k for r in inp.run.values()):
         run = {q: list(r) + [f"~pad{i}" for i in range(k - len(r))] for q, r in inp.run.items()}
         qrels = {q: {**j, **{d: 0 for d in run[q] if d.startswith("~pad")}} for q, j in inp.qrels.items()}
@@ -152,6 +160,8 @@ _INPUT_PHRASE = {
                         "and are ordered by its tie rule",
     "unjudged": "treats unjudged documents differently",
     "negative grades": "treats negative grades differently",
+    "no judged non-relevant": "cannot evaluate a query with no judged non-relevant document (it divides by "
+                              "min(|R|, |N|) = 0: ranx's bpref)",
 }
 
 
@@ -195,7 +205,7 @@ def attribute(who: str, observed: PerQuery, chapter: Callable[[Mapping[str, str]
                                f"give exactly {who}'s values ({fmt(observed)}){note}."])
         if len(chosen) > 1:
             by_name[name].phrase = f"follows {conv.title} {value}"
-    relevant_inputs = set(names) | {"ties", "single precision", "negative grades"}
+    relevant_inputs = set(names) | {"ties", "single precision", "negative grades", "no judged non-relevant"}
     for name, (sentence, rewritten) in rewrites(inp, k, base).items():
         if name not in relevant_inputs:
             continue
