@@ -122,3 +122,22 @@ def test_a_repeated_docid_is_reported_and_the_last_line_used(tmp_path):
     read = read_trec(run, "run", check_readers=False)
     assert read.data["1"] == {"a": 1.0, "b": 2.0} and read.order["1"] == ["b", "a"]
     assert read.issues[0].line == 3 and "repeats document a of query 1 (line 1)" in read.issues[0].cause
+
+
+
+@needs_data
+def test_the_new_measures_match_trec_eval_expected_all_values():
+    """Rprec 0.2174, bpref 0.1981, set_F 0.1194, iprec_at_recall_0.50 0.2184, num_rel 561 (trec_eval sums counts
+    over queries), gm_map 0.1051 (a geometric mean): out.test.a, trec_eval 10.0's own output; the chapter and every
+    reference that computes the measure give it (pytrec_eval's bundled trec_eval reaches a recall level at
+    (long)(r·|R| + 0.9) relevant documents, which on these files gives the same 0.50 value)."""
+    names = {"Rprec": "Rprec", "Bpref": "bpref", "SetF": "set_F", "IPrec@0.5": "iprec_at_recall_0.50",
+             "NumRel": "num_rel", "GMAP": "gm_map"}
+    report = crosscheck(DATA / "qrels.test", [DATA / "results.test"], list(names), all_references(),
+                        expected=DATA / "out.test.a")
+    expected = read_expected(DATA / "out.test.a")
+    for m in report.runs[0].measures:
+        computed = [impl for impl in m.means if impl.status == "ok"]
+        assert len(computed) >= 2, m.measure  # the chapter and at least one reference
+        for impl in computed:
+            assert round(impl.mean, 4) == expected[names[m.measure]], (m.measure, impl.implementation, impl.mean)

@@ -23,7 +23,9 @@ from audit.register.measures import parse as parse_measure
 
 CHAPTER = "chapter"
 _TREC_NAMES = {"P": "P_{k}", "R": "recall_{k}", "AP": "map_cut_{k}", "nDCG": "ndcg_cut_{k}", "Success": "success_{k}"}
-_TREC_FULL = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "SetP": "set_P", "SetR": "set_recall"}
+_TREC_FULL = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "SetP": "set_P", "SetR": "set_recall",
+              "Rprec": "Rprec", "Bpref": "bpref", "NumRel": "num_rel", "NumRet": "num_ret", "NumRelRet": "num_rel_ret",
+              "GMAP": "gm_map"}
 
 
 @dataclass
@@ -406,6 +408,12 @@ def trec_eval_name(measure: str) -> str:
         return {"Rprec": "Rprec", "Bpref": "bpref", "infAP": "infAP"}.get(m.NAME, "")
     if spec.cutoff is not None and spec.name in _TREC_NAMES:
         return _TREC_NAMES[spec.name].format(k=spec.cutoff)
+    if spec.name == "SetF" and spec.beta in (None, 1):
+        return "set_F"
+    if spec.name == "IPrec" and spec.recall is not None:
+        return f"iprec_at_recall_{float(spec.recall):.2f}"
+    if spec.rel is not None or spec.gain not in (None, "log2"):
+        return ""
     return _TREC_FULL.get(spec.name, "") if spec.cutoff is None else ""
 
 
@@ -620,6 +628,12 @@ def _mean(values: dict[str, float], queries: list[str]) -> float:
     return sum(values.get(q, 0.0) for q in queries) / len(queries) if queries else 0.0
 
 
+def _combined(measure_name: str, values: dict[str, float], queries: list[str]) -> float:
+    """``values`` over ``queries`` (a missing one as 0) combined as the measure combines them
+    (``evaluator.combine``)."""
+    return float(evaluator.combine(measure_name, {q: float(values.get(q, 0.0)) for q in queries})) if queries else 0.0
+
+
 @dataclass
 class _RunRead:
     """A run as the cross-check keeps it: its queries in file order, its issues, tie flags
@@ -758,10 +772,12 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
         for measure in measures:
             per = evaluated[measure]
             judged = sorted(qrels)
-            # each implementation's own mean: over the queries it returned a value for (its own default)
+            name_of = (parse_measure(measure, True)[1] or evaluator.MeasureSpec("")).name
+            # each implementation's own value over the queries it returned a value for (its own default), combined
+            # as the measure combines queries (the mean; trec_eval's sum for counts, geometric mean for GMAP)
             means = [ImplMean(implementation=name, provider=prov, status=status if vals or status != "ok" else "left out",
-                              mean=_mean(vals, sorted(vals)) if status == "ok" and vals else None,
-                              mean_all_judged=_mean(vals, judged) if status == "ok" and vals else None,
+                              mean=_combined(name_of, vals, sorted(vals)) if status == "ok" and vals else None,
+                              mean_all_judged=_combined(name_of, vals, judged) if status == "ok" and vals else None,
                               detail=detail or ("it returned no value for any query" if status == "ok" and not vals
                                                 else ""))
                      for name, (vals, prov, status, detail) in per.items()]
