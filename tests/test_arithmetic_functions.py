@@ -348,3 +348,41 @@ def test_bad_expression_is_a_load_time_error(tmp_path, expression, says):
 def test_expression_with_logarithms_loads(tmp_path):
     chapter = load_chapter(arithmetic_chapter(tmp_path, DCG))
     assert [c.id for c in chapter.register.claims] == ["A1"]
+
+
+def test_a_sum_of_rounded_terms_is_checked_against_the_measure_it_computes(tmp_path):
+    """Grades 3, 2, 1 at ranks 1-3, linear gain: DCG@3 = 3/log2(2) + 2/log2(3) + 1/log2(4) = 3 + 1.2618595 + 0.5
+    = 4.7618595 (math.log2 by hand). Printed as "3 + 1.26 + 0.5 = 4.760": the sum of the printed terms holds,
+    the exact DCG@3 does not, and the gap (0.0019) is within the terms' rounding (0.005 + 0.05) → qualified, the
+    rounding named with both numbers. "= 4.762" with "1.262" holds both ways → supported. "= 4.86" fails the sum
+    → contradicted."""
+    from audit.evaluation.references import all_references
+    from audit.register.claims import load_chapter
+    from audit.run.audit import audit_chapter
+    from audit.run.provenance import collect
+
+    assert abs(3 + 2 / math.log2(3) + 1 / math.log2(4) - 4.7618595) < 1e-7
+    folder = tmp_path / "ar"
+    folder.mkdir()
+    (folder / "chapter.yaml").write_text("id: ar\ntitle: ar\nconventions:\n  gain: {value: linear, quote: "
+                                         "\"DCG@3 = 3 + 1.26 + 0.5\"}\n", encoding="utf-8")
+    (folder / "snapshot.txt").write_text("DCG@3 = 3 + 1.26 + 0.5 = 4.760 here.\nDCG@3 = 3 + 1.262 + 0.5 = 4.762 "
+                                         "there.\nDCG@3 = 3 + 1.26 + 0.5 = 4.86 too.\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text("""\
+fixtures:
+  f: {qrels: {q1: {a: 3, b: 2, c: 1}}, run: {q1: [a, b, c]}}
+claims:
+  - {id: R1, title: rounded, kind: arithmetic, quote: "DCG@3 = 3 + 1.26 + 0.5 = 4.760 here.", claim: x,
+     expression: "3 + 1.26 + 0.5", claimed: "4.760", computes: {measure: "DCG@3", fixture: f}}
+  - {id: R2, title: fine, kind: arithmetic, quote: "DCG@3 = 3 + 1.262 + 0.5 = 4.762 there.", claim: x,
+     expression: "3 + 1.262 + 0.5", claimed: "4.762", computes: {measure: "DCG@3", fixture: f}}
+  - {id: R3, title: slip, kind: arithmetic, quote: "DCG@3 = 3 + 1.26 + 0.5 = 4.86 too.", claim: x,
+     expression: "3 + 1.26 + 0.5", claimed: "4.86", computes: {measure: "DCG@3", fixture: f}}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(folder), all_references(), collect("test"))
+    by_id = {c.id: c for c in report.claims}
+    assert by_id["R1"].verdict == "qualified"
+    assert "4.76" in by_id["R1"].reason and "4.761860" in by_id["R1"].reason and "rounded" in by_id["R1"].reason
+    assert "≈ 4.762" in by_id["R1"].response
+    assert by_id["R2"].verdict == "supported"
+    assert by_id["R3"].verdict == "contradicted"

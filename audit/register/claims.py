@@ -295,12 +295,25 @@ class SetMeasure(Strict):
     among: list[str] | None = None
 
 
+class Computes(Strict):
+    """What an arithmetic expression is the text's computation of: ``measure`` on ``fixture`` (one ``query``, or
+    the value over all queries)."""
+
+    measure: str
+    fixture: str | Fixture
+    query: str | None = None
+
+
 class ArithmeticClaim(ClaimBase):
     kind: Literal["arithmetic"]
     expression: str
     claimed: Claimed
     tolerance: str | None = None
     set_measure: SetMeasure | None = None
+    #: The expression is how the text computes this measure ("DCG@5 = 3 + 1.26 + 1.5 + 0.39 = 6.15"): the printed
+    #: value is checked against the expression and against the measure's exact value, and a difference that
+    #: rounding the printed terms explains is named as such.
+    computes: Computes | None = None
 
 
 CONVENTION_RULES = {
@@ -747,6 +760,12 @@ def _check_references(chapter: Chapter) -> None:
             except AuditError as exc:
                 raise fail("expression", exc.message)
             claimed("claimed", claim.claimed, claim.tolerance)
+            if claim.computes is not None:
+                fx = fixture("computes.fixture", claim.computes.fixture)
+                measure("computes.measure", claim.computes.measure, reference_only=True)
+                if claim.computes.query is not None and claim.computes.query not in fx.run:
+                    raise fail("computes.query", f"query {claim.computes.query!r} is not in the fixture's run; "
+                               f"it has {', '.join(map(repr, fx.run))}")
             sm = claim.set_measure
             if sm is not None:
                 if sm.cohort not in chapter.register.cohorts:

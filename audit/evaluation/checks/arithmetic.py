@@ -7,13 +7,15 @@ the two (``REFINE_DIGITS``).
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from audit.attribution.verdict import Evidence, Point
 from audit.errors import ValueParseError
-from audit.evaluation.checks.common import CHAPTER, Measurements, errors_of, shown
-from audit.evaluation.checks.value import bounds, check_printed
+from audit.evaluation.checks.common import CHAPTER, Measurements, errors_of, fixture_name, shown
+from audit.evaluation.checks.value import bounds, check_expectation, check_printed
 from audit.register.claims import ArithmeticClaim, Chapter, Cohort, Fixture
+from audit.register.measures import parse as parse_measure
 from audit.register.values import (
     ClaimedValue,
     display,
@@ -100,6 +102,8 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                                + f", inside the claimed {claimed.interval()}")
     else:
         evidence.scopes.append(f"{claim.expression} {shown_value}, inside the claimed {claimed.interval()}")
+    if claim.computes is not None and holds is not None:
+        _computed_measure(claim, chapter, ms, claimed, holds, exact, evidence)
     sm = claim.set_measure
     if sm is None:
         return evidence
@@ -132,9 +136,64 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     return evidence
 
 
+_DECIMAL = re.compile(r"(?<![\w.])(\d*\.(\d+))(?![\w.])")
+
+
+def rounding_budget(expression: str) -> Fraction:
+    """How far the expression's value can be from the same expression on unrounded terms, when each decimal it
+    prints is rounded to its last digit and enters the expression once with a weight of at most 1: half a unit
+    in the last place of each printed decimal, summed (a bound for sums and means of rounded terms)."""
+    return sum((Fraction(1, 2 * 10 ** len(m.group(2))) for m in _DECIMAL.finditer(expression)), Fraction(0))
+
+
+def _computed_measure(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements, claimed: ClaimedValue,
+                      holds: bool, exact: Fraction, evidence: Evidence) -> None:
+    """The printed value against the measure the expression computes, as a value claim on its fixture, combined
+    with the expression's own result: both hold → the measure's verdict; the expression holds and the measure's
+    exact value does not, within the rounding of the printed terms → qualified, the rounding named with both
+    numbers; beyond it → contradicted."""
+    c = claim.computes
+    sub = Evidence()
+    check_expectation(ms, chapter, claim, c.fixture, c.measure, claim.claimed, sub, tolerance=claim.tolerance,
+                      query=c.query, label_prefix="the measure the expression computes: ")
+    evidence.checks += sub.checks
+    evidence.errors += sub.errors
+    evidence.notes += sub.notes
+    if not holds:  # the expression itself is wrong: already a failure; show what the measure gives
+        evidence.notes += [p.text.rstrip(".") for p in sub.failures]
+        return
+    if not sub.failures:
+        evidence.conditions += sub.conditions
+        evidence.scopes += sub.scopes
+        if sub.concern:
+            evidence.concern = evidence.concern or sub.concern
+        return
+    own = [v for check in sub.checks for v in check.values if v.implementation == CHAPTER and v.status == "ok"]
+    true_value = Fraction(own[0].exact) if own and own[0].exact else None
+    budget = rounding_budget(claim.expression)
+    if true_value is not None and abs(true_value - exact) <= budget:
+        fixed = claimed.write_like(true_value)
+        checked = parse_claimed(fixed).contains(true_value)
+        evidence.conditions.append(Point(
+            f"the printed terms give {claim.expression} = {float(exact):.6g}, inside the claimed "
+            f"{claimed.interval()}, but {c.measure} on {fixture_name(c.fixture)} is exactly {display(format_exact(true_value))}"
+            f", outside it: the terms were rounded before they were added (the gap {float(abs(true_value - exact)):.2g} "
+            f"is within the {float(budget):.2g} their rounding allows)",
+            f"Print the value of the measure, “{fixed}”" + (" (checked: the exact value lies in it)" if checked else "")
+            + ", or say that the sum is of rounded terms."))
+        evidence.lead = ""
+        evidence.concern = (f"A reader who recomputes {c.measure} from its definition gets {display(format_exact(true_value))}, "
+                            f"not the printed {claim.claimed}: the rounding of the terms is not mentioned.")
+        return
+    evidence.failures += sub.failures
+
+
 def needs(claim: ArithmeticClaim, chapter: Chapter) -> list[tuple]:
     """(fixture, measure) pairs this claim will measure, for batching."""
+    out = []
+    if claim.computes is not None and parse_measure(claim.computes.measure, True)[1] is not None:
+        out.append((chapter.fixture(claim.computes.fixture), claim.computes.measure))
     sm = claim.set_measure
     if sm is None:
-        return []
-    return [(cohort_fixture(chapter.register.cohorts[sm.cohort], sm.selected, sm.among), sm.measure)]
+        return out
+    return out + [(cohort_fixture(chapter.register.cohorts[sm.cohort], sm.selected, sm.among), sm.measure)]
