@@ -213,3 +213,143 @@ def test_schema_rejects_bad_claims(change):
     jsonschema.validate({**register, "claims": [GOOD]}, generate("claims"))
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(register, generate("claims"))
+
+
+# --- chains, newer measures and conventions ------------------------------------------------------------------
+
+def _drafted(text: str):
+    claims, _, _, conventions = draft_register(Snapshot(Path("t.md"), text))
+    return claims, conventions
+
+
+def _audited(tmp_path, text: str) -> dict[str, object]:
+    source = tmp_path / "t.md"
+    source.write_text(text, encoding="utf-8")
+    folder, _ = create_chapter(source, "t", tmp_path / "claims")
+    chapter = load_chapter(folder)
+    report = audit_chapter(chapter, all_references(), collect([]))
+    return {c.quote: c for c in report.claims}
+
+
+def test_a_chain_pairs_each_expression_with_the_value_it_states():
+    """bpref = (1 + 3/4 + 1/2 + 1/4)/6 = 2.5/6 ≈ 0.4167: both expressions against ≈ 0.4167, never against the 2 of
+    2.5; 2 · (4/15) · 1/(4/15 + 1) = 8/19 ≈ 0.42: the product against 8/19, then 8/19 against ≈ 0.42."""
+    claims, _ = _drafted("bpref = (1 + 3/4 + 1/2 + 1/4)/6 = 2.5/6 ≈ 0.4167.\n\n"
+                         "F1 = 2 · (4/15) · 1/(4/15 + 1) = 8/19 ≈ 0.42.\n")
+    sums = [(c["expression"], c["claimed"]) for c in claims if c["kind"] == "arithmetic"]
+    assert sums == [("(1 + 3/4 + 1/2 + 1/4)/6", "≈ 0.4167"), ("2.5/6", "≈ 0.4167"),
+                    ("2 * (4/15) * 1/(4/15 + 1)", "8/19"), ("8/19", "≈ 0.42")]
+
+
+def test_powers_logarithms_and_products_are_encoded():
+    claims, _ = _drafted("GMAP, the geometric mean, is (1 × 1/2 × 1/4)^(1/3) = 0.5.\n\n"
+                         "The DCG of q_1 is 5 + 3/log2(4) = 6.5.\n\nIt comes to 3/4 + (1/4)(1/4)/3 ≈ 0.771.\n")
+    assert [(c["expression"], c["claimed"]) for c in claims if c["kind"] == "arithmetic"] == [
+        ("(1 * 1/2 * 1/4)^(1/3)", "0.5"), ("5 + 3/log2(4)", "6.5"), ("3/4 + (1/4)*(1/4)/3", "≈ 0.771")]
+
+
+def test_rounded_terms_that_do_not_decide_the_printed_value_leave_a_draft():
+    """4.31/5.27 = 0.81784 prints as 0.8178, but 4.31 and 5.27 are rounded: over what they stand for the ratio runs
+    from 0.8161 to 0.8196, so the printed four digits are not the arithmetic's to confirm. (1 + 1 + 0.75 + 0.267)/4
+    stays within ≈ 0.754 whatever 0.267 rounds."""
+    claims, _ = _drafted("So nDCG@5 = 4.31/5.27 ≈ 0.8178.\n\nSo AP = (1 + 1 + 0.75 + 0.267)/4 ≈ 0.754.\n")
+    assert claims[0]["kind"] == "draft" and "rounding of 4.31, 5.27" in claims[0]["claim"]
+    assert (claims[1]["kind"], claims[1]["expression"]) == ("arithmetic", "(1 + 1 + 0.75 + 0.267)/4")
+
+
+def test_a_dcg_discount_is_read_as_the_logarithm_it_rounds():
+    """1 + 2/1.585 + 3/2 + 4/2.322 is 5.48457 with the logarithms 1.585 and 2.322 round: inside 5.48's interval."""
+    claims, _ = _drafted("## DCG with linear gain\n\nDCG@4 = 1 + 2/1.585 + 3/2 + 4/2.322 = 5.48.\n")
+    assert [c["kind"] for c in claims] == ["arithmetic"]
+
+
+def test_what_a_library_returns_is_left_to_a_by_claim():
+    claims, _ = _drafted('For q_1, `evaluate(qrels, run, "rbp.80")` returns 0.2 × (1 + 0.8²) = 0.328.\n\n'
+                         "ranx's `rbp.80` gives 0.528 for q_1.\n")
+    assert [c["kind"] for c in claims] == ["draft", "draft"]
+    assert all("by:" in c["claim"] for c in claims)
+
+
+def test_a_computation_that_takes_one_side_of_an_unstated_convention_is_a_draft():
+    """P@20 of ten results is 5/20 when P@k divides by k and 5/10 when it divides by the number returned; ERR on a
+    0–2 scale divides by 2^2 or by gdeval's 2^4: the arithmetic alone would call either supported."""
+    claims, _ = _drafted("For a ten-item list, P@20 = 5/20 = 0.25.\n\n"
+                         "On the 0–2 scale, ERR@2 = 3/4 + (1/4)(1/4)/2 ≈ 0.781.\n")
+    assert [c["kind"] for c in claims] == ["draft", "draft"]
+    assert "P@k denominator" in claims[0]["claim"] and "top grade" in claims[1]["claim"]
+
+
+def test_a_property_never_compares_a_measure_with_itself():
+    claims, _ = _drafted("Interpolated precision at a recall level never falls below recall at that level.\n\n"
+                         "Interpolated precision never decreases as recall falls: at recall 0.2 it is at least its "
+                         "value at recall 0.4.\n\nRecall at k never exceeds recall at k + 1.\n\n"
+                         "R-precision always equals the recall at rank |R|.\n")
+    props = [c for c in claims if c["kind"] == "property"]
+    assert all(c.get("other") != c["measure"] for c in props)
+    assert [(c["measure"], c["relation"], c["compare"], c.get("other"), c.get("at")) for c in props] == [
+        ("R", "never decreases", "next_cutoff", None, None), ("Rprec", "equals", "measure", "R", "|R|")]
+
+
+def test_an_err_formula_is_not_the_ndcg_gain():
+    _, conventions = _drafted("The gain is the grade.\n\nERR's stopping probability for grade g is (2^g − 1)/2^3, "
+                              "since our scale tops out at 3.\n")
+    assert {n: v["value"] for n, v in conventions.items()} == {"gain": "linear", "err_max_grade": "highest grade judged"}
+
+
+def test_newer_measures_on_described_fixtures_run_only_when_they_reproduce_the_printed_value(tmp_path):
+    """A graded list is a fixture for DCG, ERR and RBP; "R = 4, the top four hold three relevant documents" one for
+    R-precision. A fixture that gives none of the printed value under any reading the audit would try is not the
+    sentence's: the claim stays a draft saying what the fixture gives."""
+    text = ("# Graded lists\n\nThe gain is the grade.\n\n"
+            "For the list [3, 2, 0, 1], DCG@4 = 3 + 2/1.585 + 0 + 1/2.322 ≈ 4.69.\n\n"
+            "For the list [3, 2, 0, 1], DCG@4 ≈ 5.12.\n\n"
+            "With |R| = 4, the top four hold three relevant documents, so R-precision is 3/4.\n\n"
+            "On the 0–2 scale ERR divides by 2^2: the list [2, 0, 1] has ERR@3 = 3/4 + (1/4)(1/4)/3 ≈ 0.771.\n")
+    claims, _ = _drafted(text)
+    kinds = [(c["kind"], c.get("expect", [{}])[0].get("measure")) for c in claims if c["kind"] != "arithmetic"]
+    assert kinds == [("value", "DCG@4"), ("draft", None), ("value", "Rprec"), ("value", "ERR@3")]
+    slip = next(c for c in claims if c["kind"] == "draft")
+    assert slip["quote"].endswith("≈ 5.12.") and "gives DCG@4 = 4.69254" in slip["claim"]
+    by_quote = _audited(tmp_path, text)
+    verdicts = {q.split(",")[0]: c.verdict for q, c in by_quote.items() if c.kind == "value"}
+    assert verdicts == {"For the list [3": "supported", "With |R| = 4": "supported",
+                        # the sentence divides by 2^2 (the highest grade judged); gdeval divides by 2^4
+                        "On the 0–2 scale ERR divides by 2^2: the list [2": "qualified"}
+
+
+def test_no_runnable_draft_contradicts_the_labelled_corpus():
+    """On the labelled measures corpus (tests/corpus/measures), every claim init writes to run as written has the
+    verdict labelled for each statement it covers: a runnable claim with a wrong verdict is worse than a draft."""
+    import corpus_measures as cm
+
+    references = all_references()
+    wrong = []
+    for text in cm.load():
+        snapshot = (cm.CORPUS / text["file"]).read_text(encoding="utf-8")
+        with tempfile.TemporaryDirectory() as tmp:
+            source = Path(tmp) / "snapshot.md"
+            source.write_text(snapshot, encoding="utf-8")
+            folder, _ = create_chapter(source, "draft", Path(tmp) / "claims")
+            chapter = load_chapter(folder)
+            report = audit_chapter(chapter, references, collect([]))
+        kinds = {c.id: c.kind for c in chapter.register.claims}
+        for c in report.claims:
+            if kinds[c.id] in ("draft", "not checkable"):
+                continue
+            a = snapshot.find(c.quote)
+            for s in text["statements"]:
+                b = snapshot.find(s["quote"])
+                if a < b + len(s["quote"]) and b < a + len(c.quote) and s["verdict"] != c.verdict:
+                    wrong.append((text["id"], c.id, c.quote, c.verdict, s["verdict"]))
+    assert not wrong
+
+
+def test_a_heading_states_its_sections_convention():
+    """'## DCG with exponential gain' holds for its section's claims only: the value claim names the exponential
+    variant (so that the references compute it too), and the chapter declares nothing."""
+    claims, conventions = _drafted("# Two gains\n\n## DCG with linear gain\n\nFor [4, 3, 2, 1], DCG@4 = 4 + 3/1.585 + "
+                                   "2/2 + 1/2.322 ≈ 7.32.\n\n## DCG with exponential gain\n\nFor [4, 3, 2, 1], DCG@4 = "
+                                   "15 + 7/1.585 + 3/2 + 1/2.322 ≈ 21.35.\n")
+    assert conventions == {}
+    values = [(c["expect"][0]["measure"], c["conventions"]["gain"]["value"]) for c in claims if c["kind"] == "value"]
+    assert values == [("DCG@4", "linear"), ("DCG(dcg='exp-log2')@4", "exponential")]

@@ -110,3 +110,70 @@ def test_statement_forms(sentence):
 ])
 def test_plain_prose_is_not_a_statement(sentence):
     assert scan_text(sentence + "\n") == []
+
+
+# --- the measure catalogue's newer measures, and printed output ------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "ERR@5 ≈ 0.8926", "bpref ≈ 0.4167", "RBP ≈ 0.4623", "R-precision = 0.5", "ranx's `rbp.80` gives 0.528",
+    "the ideal DCG@5 ≈ 14.60", "DCG@5 ≈ 10.56", "F1 = 4/7", "GMAP = 0.0028",
+    "The expected reciprocal rank at five is 0.8926.", "Its rank-biased precision comes to 0.4623.",
+    "Interpolated precision at recall 0.5 is 0.75.", "The number of relevant documents is 4.",
+    "Geometric mean average precision is 0.0028.", "The F-measure is 4/7.", "Its discounted cumulative gain is 10.56.",
+    "trec_eval's num_rel is 10 here.", "IPrec@0.5 = 0.75",
+])
+def test_newer_measures_are_found(line):
+    assert [s.kind for s in scan_text(line + "\n")] == ["value"]
+
+
+@pytest.mark.parametrize("text, measure", [
+    ("ERR@5 ≈ 0.8926", ("ERR", 5)), ("bpref ≈ 0.4167", ("Bpref", None)), ("R-precision = 0.5", ("Rprec", None)),
+    ("ranx's `rbp.80` gives 0.528", ("RBP(p=0.8)", None)), ("the ideal DCG@5 ≈ 14.60", ("IDCG", 5)),
+    ("F1 = 4/7", ("F", None)), ("F2 = 20/31", ("F(beta=2)", None)), ("GMAP = 0.0028", ("GMAP", None)),
+    ("interpolated precision at recall 0.5", ("IPrec", "0.5")), ("iprec_at_recall_0.50  all  0.75", ("IPrec", "0.5")),
+    ("`ndcg_burges@4` gives", ("nDCG(dcg='exp-log2')", 4)), ("P_15 = 10/15", ("P", 15)), ("gm_map", ("GMAP", None)),
+    ("Precision at k", ("P", "k")), ("Recall at five", ("R", 5)), ("Success@3 is never smaller than P@3.", ("Success", 3)),
+    ("the number of relevant documents retrieved", ("NumRelRet", None)), ("`r-precision@5`", ("Rprec", None)),
+])
+def test_measure_names_map_to_the_catalogue(text, measure):
+    from audit.text.encode import measure_of
+    from audit.text.scan import METRIC
+    assert measure_of(next(METRIC.finditer(text))) == measure
+
+
+@pytest.mark.parametrize("text, measures", [
+    ("With |R| = 4 we look at the top four.", []),                        # |R| is a count, not recall
+    ("Rprec: R = 10, and the top ten hold nine.", [("Rprec", None)]),     # R = 10 likewise
+    ("at every standard recall level from 0.0 up to 0.5", []),            # a recall level is a parameter
+    ("the ideal order sorts the judged documents", []),                   # no measure
+])
+def test_names_that_are_not_measures(text, measures):
+    from audit.text.encode import measure_of
+    from audit.text.scan import METRIC
+    assert [spec for m in METRIC.finditer(text) if (spec := measure_of(m))] == measures
+
+
+def test_trec_eval_output_is_printed_values_but_code_is_not():
+    text = ("The output:\n\n```\nnum_q                 all  1\nmap                   all  0.7904\n```\n\n"
+            "```python\nx = 1\nprint(x, 2)\n```\n")
+    found = scan_text(text)
+    assert [(s.kind, s.text) for s in found] == [("value", "num_q                 all  1"),
+                                                 ("value", "map                   all  0.7904")]
+
+
+@pytest.mark.parametrize("sentence", [
+    "bpref = (1 + 3/4 + 1/2 + 1/4)/6 = 2.5/6 ≈ 0.4167.",
+    "GMAP, the geometric mean, is (1 × 1/2 × 1/4)^(1/3) = 0.5.",
+    "The ideal DCG@5 of q_2 is 6 + 1/log2(3) ≈ 6.631.",
+    "It comes to 3/4 + (1/4)(1/4)/3 ≈ 0.771.",
+])
+def test_chains_powers_functions_and_products_are_arithmetic(sentence):
+    assert [s.kind for s in scan_text(sentence + "\n")] == ["arithmetic"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "We map each query to its topic before judging.",
+    "Errors in the judgements are rare.",
+])
+def test_lower_case_words_are_not_measures(sentence):
+    assert scan_text(sentence + "\n") == []

@@ -52,3 +52,53 @@ def test_the_quote_is_the_clause_that_states_it_and_two_values_are_both_kept():
                         "Elsewhere the gain is the grade."])
     assert declared == {"gain": [{"value": "exponential", "quote": "Gain is exponential"},
                                  {"value": "linear", "quote": "Elsewhere the gain is the grade"}]}
+
+
+# --- the newer conventions -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, name, value", [
+    ("RBP counts a relevant document as 1.", "rbp_gain", "binary"),
+    ("RBP = (1 − p) Σ r_i p^(i−1), where r_i is 1 for a relevant document and 0 otherwise.", "rbp_gain", "binary"),
+    ("Here rank-biased precision weighs each relevant document by its grade.", "rbp_gain", "grade"),
+    ("ERR's stopping probability is (2^g − 1)/2^4 for a document of grade g.", "err_max_grade", "4"),
+    ("ERR divides by 2 to the highest grade judged.", "err_max_grade", "highest grade judged"),
+    ("On our 0–3 scale ERR divides by 2^3.", "err_max_grade", "highest grade judged"),
+    ("The same recipe then divides by 2^2: a list graded [2, 0, 1] has ERR@3 ≈ 0.771.", "err_max_grade",
+     "highest grade judged"),
+    ("AP divides by all relevant documents, retrieved or not.", "ap_denominator", "|R|"),
+    ("Average precision divides the sum by the number of relevant documents for the topic, four here, whether or not "
+     "they were retrieved.", "ap_denominator", "|R|"),
+    ("AP divides by the number of relevant documents retrieved.", "ap_denominator", "relevant retrieved"),
+    ("Grades below the relevance level give no gain.", "level_gain", "dropped"),
+    ("The suffix -l2 raises the level to 2: grades below it are dropped before nDCG is computed.", "level_gain",
+     "dropped"),
+    ("trec_eval replaces an AP of 0 by 0.00001 before taking logs.", "gmap_floor", "0.00001"),
+    ("Here GMAP is the plain geometric mean, without any floor.", "gmap_floor", "none"),
+    ("A topic with no qrels entry is left out of the mean.", "no_qrels", "left out"),
+    ("Interpolated precision is the best precision seen at this recall level or any higher one.", "iprec_level",
+     "recall ≥ r"),
+    ("trec_eval divides by the cutoff, not by the number retrieved.", "precision_denominator", "k"),
+    ("**dcg** — discounted cumulative gain with the grade as the gain.", "gain", "linear"),
+])
+def test_a_wording_states_a_newer_convention(text, name, value):
+    assert {n: v for n, (v, _) in stated_in(text).items()} == {name: value}
+
+
+@pytest.mark.parametrize("text", [
+    # ERR's stopping probability is not nDCG's gain, and 2^3 is no stated top grade without the scale
+    "ERR's stopping probability for grade g is (2^g − 1)/2^3.",
+    "A result of grade g satisfies with probability R(g) = (2^g − 1)/2^3.",
+    # a variant of DCG, not the text's own gain
+    "**dcg_burges** — the same with gain 2^g − 1.",
+    "The learning-to-rank crowd uses gain 2^g − 1 instead.",
+    # negated: states what the text does not do
+    "The divisor is never min(k, |R|).",
+])
+def test_a_wording_that_is_not_the_texts_convention_declares_nothing(text):
+    assert stated_in(text) == {}
+
+
+def test_an_err_formula_beside_a_linear_gain_is_no_tension():
+    declared = declare(["ERR's stopping probability for grade g is (2^g − 1)/2^3.",
+                        "Throughout, the gain is the grade (linear gain)."])
+    assert {n: [s["value"] for s in v] for n, v in declared.items()} == {"gain": ["linear"]}

@@ -4,32 +4,48 @@ Each encoder reads a statement found by ``audit.text.scan`` and returns complete
 mappings) only when the sentence itself gives everything the check needs; otherwise it returns
 nothing and the statement stays a draft with a precise TODO (``todo``). What is read:
 
-* arithmetic: ``expression (=|≈|~|, roughly|about) value`` → an ``arithmetic`` claim;
+* arithmetic: ``expression (=|≈|~|, roughly|about) value`` → an ``arithmetic`` claim; in a chain
+  ``a = b = c ≈ d`` each expression against the next value the chain prints for it, never a piece of
+  an intermediate term. A chain stays a draft when its verdict would not be the sentence's: rounded
+  terms that do not decide the printed value, a value a library is said to return, a measure's
+  value that takes one side of a convention the text leaves open;
+* an F-measure printed with the precision and recall it combines → an ``arithmetic`` claim;
 * counts: ``n of (the) d …, a recall of v`` / ``of the d …, n are …, so its precision is v`` /
   ``n … out of d, which is about v`` → an ``arithmetic`` claim ``n/d`` against ``v``;
 * values whose fixture the sentence describes: relevant documents at stated positions (``at
   ranks 2 and 5``, ``of five``, ``the only two``, ``if the need has three relevant documents``),
   ``n results with m relevant``, several needs with their first relevant ranks, grades against
-  a stated ideal order, unjudged counts → a ``value`` claim with an inline fixture;
+  a stated ideal order, unjudged counts, ``R = 10, and the top ten hold nine relevant documents``
+  (R-precision), a graded list ``[4, 3, 2, 1]`` (DCG, ERR, RBP) → a ``value`` claim with an inline
+  fixture. A fixture for a measure beyond P, R, RR, AP, nDCG, Success and Judged, or read from
+  the newer wordings, must reproduce the printed value under some reading of the conventions the
+  text states (``reproduces``): otherwise it is not the sentence's, and the claim stays a draft;
 * a move of one relevant document (``from rank 5 to rank 2``, ``from second place to first``)
   with the measure's direction and values → a ``comparison`` claim;
 * universal statements → a ``property`` claim: measure, relation and what it is compared with
-  (the next cutoff, a transformed case, or another measure);
+  (the next cutoff, a transformed case, another measure, or another measure at rank |R|), never a
+  measure compared with itself;
 * a listing's ``def`` line whose name and parameters say which measure it computes → a ``code``
   claim.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from fractions import Fraction
+from itertools import product
 
 from audit.errors import AuditError
 from audit.register.measures import parse as parse_measure
-from audit.register.values import parse_claimed, parse_expression
+from audit.register.values import expression_interval, parse_claimed, parse_expression
 from audit.text.scan import (
     ARITH,
+    EXPRESSION,
+    FUNCTION,
     METRIC,
     NUM,
+    RELATION,
     TENS,
     UNITS,
     VALUE,
@@ -66,30 +82,78 @@ def _list(text: str) -> list[int]:
 
 _LIST = r"\d+(?:\s*(?:,\s*and|,|and|&)\s*\d+)*"
 _N = rf"(?:\d+|{WORD_NUMBER})"
+_DOCS = r"(?:documents?|results?|items?|passages?|chunks?|docs?)"
 
 
 # --- measures -----------------------------------------------------------------------------------
 
-_NOTATION = {"nDCG": "nDCG", "NDCG": "nDCG", "MRR": "RR", "MAP": "AP", "RR": "RR", "AP": "AP", "P": "P",
-             "R": "R", "Recall": "R", "Precision": "P", "Success": "Success", "Judged": "Judged"}
-_WORDS = (("mean reciprocal rank", "RR"), ("reciprocal rank", "RR"), ("mean average precision", "AP"),
-          ("average precision", "AP"), ("precision", "P"), ("recall", "R"), ("ndcg", "nDCG"),
-          ("success", "Success"), ("hit rate", "Success"), ("judged fraction", "Judged"))
+#: ``scan.METRIC`` notation → the chapter evaluator's measure (``audit.evaluation.evaluator.CATALOGUE``), in
+#: ir-measures syntax; a parameter the name fixes is part of it (``F2`` is ``F(beta=2)``).
+_NOTATION = {"nDCG": "nDCG", "NDCG": "nDCG", "IDCG": "IDCG", "DCG": "DCG", "MRR": "RR", "GMAP": "GMAP", "MAP": "AP",
+             "ERR": "ERR", "RBP": "RBP", "RR": "RR", "AP": "AP", "Rprec": "Rprec", "R-prec": "Rprec", "IPrec": "IPrec",
+             "NumRelRet": "NumRelRet", "NumRel": "NumRel", "NumRet": "NumRet", "SetP": "SetP", "SetR": "SetR",
+             "SetF": "SetF", "Success": "Success", "Judged": "Judged", "Bpref": "Bpref", "bpref": "Bpref", "F1": "F",
+             "F2": "F(beta=2)", "F0.5": "F(beta=0.5)", "F": "F", "P": "P", "R": "R"}
+#: Library names (trec_eval's output names, ranx's metric names) → measure, with the cutoff the name carries.
+_LIBRARY = ((r"rbp\.(?P<p>\d+)", None), (r"ndcg_burges", "nDCG(dcg='exp-log2')"), (r"dcg_burges", "DCG(dcg='exp-log2')"),
+            (r"r[-_]precision", "Rprec"), (r"gm_map", "GMAP"), (r"num_rel_ret", "NumRelRet"), (r"num_rel", "NumRel"),
+            (r"num_ret", "NumRet"), (r"recip_rank", "RR"), (r"iprec_at_recall_(?P<r>\d\.\d+)", "IPrec"),
+            (r"P_(?P<k>\d+)", "P"), (r"ndcg_cut[._](?P<k>\d+)", "nDCG"), (r"map_cut[._](?P<k>\d+)", "AP"),
+            (r"recall_(?P<k>\d+)", "R"), (r"set_F", "SetF"), (r"set_P", "SetP"), (r"set_recall", "SetR"),
+            (r"map", "AP"), (r"mrr", "RR"), (r"dcg", "DCG"), (r"ndcg", "nDCG"), (r"err", "ERR"))
+#: Measure words → measure, first match wins (``None``: a name that is no measure, e.g. "the ideal order").
+_WORDS = ((r"(?:interpolated\s+)?precision\s+at\s+.*recall", "IPrec"), (r"interpolated\s+precision", "IPrec"),
+          (r"expected\s+reciprocal\s+rank", "ERR"), (r"(?:mean\s+)?reciprocal\s+rank", "RR"),
+          (r"geometric\s+mean", "GMAP"), (r"(?:mean\s+)?average\s+precision", "AP"),
+          (r"rank-biased\s+precision", "RBP"), (r"r-precision", "Rprec"),
+          (r"ideal\s+(?:discounted\s+cumulative\s+gain|dcg)", "IDCG"), (r"ideal\s+", None),
+          (r"normali[sz]ed\s+discounted", "nDCG"), (r"discounted\s+cumulative\s+gain", "DCG"), (r"bpref", "Bpref"),
+          (r"f-measure|f-score|f1", "F"), (r"number\s+of\s+relevant\s+\w+\s+(?:retrieved|returned)", "NumRelRet"),
+          (r"number\s+of\s+relevant", "NumRel"), (r"precision", "P"), (r"recall", "R"), (r"ndcg", "nDCG"),
+          (r"success|hit\s+rate", "Success"), (r"judged\s+fraction", "Judged"))
+#: Measures without a cutoff (a cutoff written with them is ignored, as trec_eval and ranx do).
+_NO_CUTOFF = {"Rprec", "Bpref", "SetP", "SetR", "SetF", "NumRel", "NumRet", "NumRelRet"}
 
 
 def measure_of(m: re.Match) -> tuple[str, int | str | None] | None:
-    """A ``scan.METRIC`` match → (base measure, cutoff or ``"k"`` or ``None``); ``None`` when the
-    measure is not one the chapter evaluator computes (DCG, F1, an ideal order)."""
-    if m.group("notation"):
-        base = _NOTATION.get(m.group("notation"))
-        k = m.group("k")
+    """A ``scan.METRIC`` match → (measure, cutoff or ``"k"`` or ``None``); ``None`` when the name is not a
+    measure the chapter evaluator computes (an ideal order, F_β with β unstated). The measure carries a
+    parameter its name fixes (``RBP(p=0.8)`` from ranx's ``rbp.80``, ``nDCG(dcg='exp-log2')`` from
+    ``ndcg_burges``); an interpolated precision's cutoff is its recall level (``IPrec`` with ``"0.5"``)."""
+    groups = m.groupdict()
+    if groups.get("notation"):
+        base = _NOTATION.get(groups["notation"])
+        if base is not None and groups.get("params"):
+            if "(" in base:
+                return None
+            base += re.sub(r"\s+", "", groups["params"])
+        k = groups.get("k")
+        if base == "IPrec":
+            return (base, k) if k and "." in k else (base, None)
+    elif groups.get("lib"):
+        name, base, k = groups["lib"], None, groups.get("k3")
+        for pattern, measure in _LIBRARY:
+            lm = re.fullmatch(pattern, name, re.IGNORECASE)
+            if lm:
+                found = lm.groupdict()
+                if found.get("p"):
+                    base = f"RBP(p={float('0.' + found['p']):g})"
+                else:
+                    base = measure
+                if found.get("r"):
+                    return base, str(float(found["r"]))
+                k = found.get("k") or k
+                break
     else:
-        words = re.sub(r"\s+", " ", m.group("words").lower())
-        base = next((b for w, b in _WORDS if words.startswith(w)), None)
-        k = m.group("kw") or m.group("k2")
+        words = re.sub(r"\s+", " ", groups["words"].lower())
+        base = next((b for w, b in _WORDS if re.match(w, words)), None)
+        k = groups.get("kw") or groups.get("k2")
+        if base == "IPrec":
+            level = groups.get("level")
+            return base, (str(float(level)) if level and "." in level else None)
     if base is None:
         return None
-    if k is None:
+    if k is None or base.split("(")[0] in _NO_CUTOFF:
         return base, None
     if k.lower() == "k":
         return base, "k"
@@ -100,9 +164,35 @@ def _name(base: str, k) -> str:
     return base if k is None or k == "k" else f"{base}@{k}"
 
 
+def _root(base: str) -> str:
+    """The measure without its parameters: ``RBP(p=0.8)`` → ``RBP``."""
+    return base.split("(")[0]
+
+
 # --- arithmetic and counts ----------------------------------------------------------------------
 
-_ARITH = ARITH
+_OPERAND_RE = re.compile(EXPRESSION)
+_GAP = re.compile(rf"^\s*(?:{RELATION})\s*(?:≈\s*)?$", re.IGNORECASE)
+_APPROX_WORD = re.compile(r"≈|~|\broughly\b|\babout\b|\bapproximately\b", re.IGNORECASE)
+_PLAIN_VALUE = re.compile(rf"(?:{NUM}%?|\d+\s*/\s*\d+)")
+_HAS_OPERATOR = re.compile(rf"[-+*/×·÷−^²³]|\b{FUNCTION}\b")
+#: A sentence saying what a library or a call returns ("`evaluate(qrels, run, "rbp.80")` returns …", "ranx's
+#: `rbp.80` gives …"): the printed computation is the author's, the claim is about the library.
+_LIBRARIES = (r"ranx|trec_eval|trec-eval|pytrec_eval|ir[-_]measures|scikit-learn|sklearn|torchmetrics|ml_metrics|gdeval|"
+              r"pyterrier|tensorflow[-_ ]ranking")
+_SAYS = r"\b(?:returns?|gives?|reports?|prints?|outputs?|yields?)\b"
+_LIBRARY_SAYS = re.compile(rf"(?:\b(?:{_LIBRARIES})\b(?:'s)?|`[^`]*\([^`]*\)`)(?:[^.;]|\.\d){{0,80}}?{_SAYS}"
+                           rf"(?:[^.;]|\.\d){{0,20}}$", re.IGNORECASE)
+#: A sentence giving the value a named library returns ("ranx's `rbp.80` gives 0.528"): ``by:`` that library.
+_BY = re.compile(rf"\b(?P<lib>{_LIBRARIES})\b(?:'s)?(?:[^.;]|\.\d){{0,80}}?{_SAYS}", re.IGNORECASE)
+
+
+def normal_expression(expr: str) -> str:
+    """An expression as printed → as ``audit.register.values`` reads it: ``×``/``·`` → ``*``, ``÷`` → ``/``,
+    ``−`` → ``-``, a superscript ² or ³ → ``^2``/``^3``, and ``(1/4)(1/4)`` → ``(1/4)*(1/4)``."""
+    out = expr.replace("·", "*").replace("×", "*").replace("÷", "/").replace("−", "-")
+    out = out.replace("²", "^2").replace("³", "^3")
+    return re.sub(r"\)\s*\(", ")*(", out)
 
 
 def _claimed(rel: str, value: str) -> str:
@@ -125,23 +215,232 @@ def _balanced(expr: str) -> str:
     return expr
 
 
-def arithmetic(s: Statement) -> list[dict]:
-    out = []
-    for m in _ARITH.finditer(s.text):
-        expr = _balanced(m.group("expr").strip())
-        normal = expr.replace("·", "*").replace("×", "*").replace("÷", "/").replace("−", "-")
-        claimed = _claimed(m.group("rel"), m.group("value"))
-        try:
-            parse_expression(normal)
-            parse_claimed(claimed)
-        except AuditError:
+def chains(text: str) -> list[list[tuple[int, int, str]]]:
+    """Every chain ``a = b = c ≈ d`` in ``text``: its operands (expressions or printed values) in order, each as
+    ``(start, end, link)`` where ``link`` is the relation printed before it (``""`` for the first)."""
+    out, current = [], []
+    for m in _OPERAND_RE.finditer(text):
+        a, b = m.start(), m.end()
+        if b < len(text) and text[b] == "%":
+            b += 1
+        if current and _GAP.match(text[current[-1][1]:a]):
+            current.append((a, b, text[current[-1][1]:a].strip()))
             continue
-        if "/" not in normal and not re.search(r"[-+*]", normal):
-            continue
-        quote = s.text[s.text.index(expr, max(0, m.start() - 2)):m.end()] if expr in s.text else m.group(0)
-        out.append({"kind": "arithmetic", "quote": quote, "claim": f"{expr} is {claimed}",
-                    "expression": normal, "claimed": claimed})
+        if len(current) > 1:
+            out.append(current)
+        current = [(a, b, "")]
+    if len(current) > 1:
+        out.append(current)
     return out
+
+
+def _rounded_terms(expr: str) -> list[tuple[int, int, Fraction]]:
+    """The decimals of ``expr`` printed rounded, each as ``(start, end, half-width of what it stands for)``
+    (``0.267`` stands for [0.2665, 0.2675]). A decimal with one digit, or one whose value has a power-of-two
+    denominator (0.75, 0.9375), is read as exact: a worked computation prints those in full."""
+    out = []
+    for m in re.finditer(r"(?<![\w.])\d*\.(\d+)(?![\d.])", expr):
+        digits = len(m.group(1))
+        value = Fraction(m.group(0))
+        if digits <= 1 or value.denominator & (value.denominator - 1) == 0:
+            continue
+        out.append((m.start(), m.end(), Fraction(5, 10 ** (digits + 1))))
+    return out
+
+
+def _term_range(expr: str, rounded: list[tuple[int, int, Fraction]]) -> tuple[Fraction, Fraction]:
+    """The values ``expr`` takes over every value its rounded decimals may stand for: the expression at each
+    corner of the box (each rounded term appears once and every step is monotone in it)."""
+    lo = hi = None
+    for corner in product((-1, 1), repeat=len(rounded)):
+        text, shift = expr, 0
+        for (a, b, half), sign in zip(rounded, corner):
+            term = Fraction(expr[a:b]) + sign * half
+            written = _decimal(term)
+            text = text[:a + shift] + written + text[b + shift:]
+            shift += len(written) - (b - a)
+        low, high, _ = expression_interval(text)
+        lo = low if lo is None else min(lo, low)
+        hi = high if hi is None else max(hi, high)
+    return lo, hi
+
+
+def _decimal(x: Fraction) -> str:
+    """A terminating fraction written as an exact decimal."""
+    sign = "-" if x < 0 else ""
+    x = abs(x)
+    whole, rest = divmod(x.numerator, x.denominator)
+    digits = ""
+    while rest and len(digits) < 40:
+        rest *= 10
+        d, rest = divmod(rest, x.denominator)
+        digits += str(d)
+    return f"{sign}{whole}" + (f".{digits}" if digits else "")
+
+
+def _logarithms(expression: str) -> str:
+    """``expression`` with each printed discount read as the logarithm it rounds (``1.585`` → ``log2(3)``,
+    ``2.322`` → ``log2(5)``): a DCG's worked sum prints log2(rank + 1) to a few decimals."""
+    def exact(m: re.Match) -> str:
+        digits = len(m.group(1))
+        for n in range(3, 65):
+            if n & (n - 1) and round(math.log2(n), digits) == float(m.group(0)):
+                return f"log2({n})"
+        return m.group(0)
+    return re.sub(r"(?<![\w.])\d+\.(\d{3,})(?![\d.])", exact, expression)
+
+
+def determined(expression: str, claimed: str, discounts: bool = False) -> tuple[bool, str]:
+    """Whether the printed terms of ``expression`` decide ``claimed``: every value the rounded decimals in it
+    (``2.59``, ``0.267``) may stand for gives the verdict the printed terms give. ``discounts``: the expression is
+    a DCG's, whose rounded discounts stand for the logarithms they round (``_logarithms``). ``(False, why)`` when
+    they straddle a bound of the claimed interval: the arithmetic of the rounded terms would decide what the
+    exact value does not."""
+    read = _logarithms(expression) if discounts else expression
+    rounded = _rounded_terms(read)
+    if not rounded and read == expression:
+        return True, ""
+    value = parse_claimed(claimed)
+    if len(rounded) > 10:
+        return False, f"{expression} has more than ten rounded terms"
+    try:
+        lo, hi = _term_range(read, rounded)
+        printed = expression_interval(expression)
+    except AuditError as exc:
+        return False, exc.message
+    verdict = value.decide(lo, hi)
+    if verdict is not None and value.decide(printed[0], printed[1]) == verdict:
+        return True, ""
+    terms = ", ".join(read[a:b] for a, b, _ in rounded) or "its rounded logarithms"
+    return False, (f"the printed value depends on the rounding of {terms}: over the values they stand for, "
+                   f"{expression} lies in [{float(lo):.6g}, {float(hi):.6g}], across the bound of {claimed}; encode "
+                   f"the measure's value on a fixture instead")
+
+
+def chain_measure(text: str, start: int) -> tuple[str, int | str | None] | None:
+    """The measure whose value the chain starting at ``start`` computes: the nearest measure named before it."""
+    before = [m for m in METRIC.finditer(text[:start])]
+    for m in reversed(before):
+        spec = measure_of(m)
+        if spec:
+            return spec
+    return None
+
+
+#: Wordings that show a convention matters for the measure named in a sentence: fewer results returned than
+#: the cutoff (P@k's denominator), a relevant document not retrieved (AP's denominator), grades (the DCG
+#: gain; RBP's gain) and a grade scale other than 0–4 (ERR's top grade).
+_RETURNED = re.compile(rf"\b(?P<n>{_N})[- ](?:item|result|document|passage)s?\s+(?:list|ranking|run)\b|"
+                       rf"\bonly\s+(?P<n2>{_N})\s+(?:{_DOCS})\s+(?:came\s+back|were\s+returned|were\s+retrieved)|"
+                       rf"\breturns?\s+(?:only\s+)?(?P<n3>{_N})\s+(?:{_DOCS})\b", re.IGNORECASE)
+_UNRETRIEVED = re.compile(r"\b(?:never|not)\s+(?:retrieved|returned|found)\b|\bwhether\s+or\s+not\b|\bmissing\b",
+                          re.IGNORECASE)
+_GRADE_LIST = re.compile(r"\[(?P<list>\d+(?:\s*,\s*\d+)+)\]|\bgrades?\s+(?:are\s+|of\s+)?(?P<list2>\d+(?:\s*,\s*\d+)+)",
+                         re.IGNORECASE)
+_POWER_OF_TWO = re.compile(r"\b2\s*(?:\^|\*\*)\s*(?P<n>\d+)\b(?!\s*[−-])")
+_SCALE = re.compile(r"\b0\s*[–-]\s*(?P<n>\d)\b|\bfrom\s+0\s+to\s+(?P<n2>\d)\b|\btops?\s+out\s+at\s+(?P<n3>\d)\b|"
+                    r"\b(?:highest|top|maximum)\s+grade\s+(?:is\s+)?(?P<n4>\d)\b", re.IGNORECASE)
+
+
+def _grades(text: str) -> list[int]:
+    return [int(g) for m in _GRADE_LIST.finditer(text) for g in re.findall(r"\d+", m.group("list") or m.group("list2"))]
+
+
+def convention_taken(text: str, spec: tuple[str, int | str | None] | None, stated: dict[str, set[str]]) -> str:
+    """Why a printed computation of ``spec`` takes one side of a convention the text leaves open (``""`` when it
+    does not): its verdict as arithmetic would then hide that the value depends on the convention (the claim
+    comes out qualified, or contradicted under what the text states elsewhere)."""
+    if spec is None:
+        return ""
+    root, k = _root(spec[0]), spec[1]
+    why = ""
+    if root in ("P", "F") and isinstance(k, int) and "precision_denominator" not in stated:
+        r = _RETURNED.search(text)
+        n = number(r.group("n") or r.group("n2") or r.group("n3")) if r else None
+        if n is not None and n < k:
+            why = (f"{spec[0]}@{k} of {n} results depends on the P@k denominator (k or the number returned), "
+                   "which the text does not state")
+    elif root in ("AP", "GMAP") and "ap_denominator" not in stated and _UNRETRIEVED.search(text):
+        why = ("with a relevant document not retrieved, AP depends on its denominator (|R| or the relevant "
+               "retrieved), which the text does not state")
+    elif root in ("DCG", "nDCG", "IDCG") and "gain" not in stated and "dcg=" not in spec[0] and any(
+            g > 1 for g in _grades(text)):
+        why = "with grades above 1 the DCG depends on the gain (linear or exponential), which the text does not state"
+    elif root == "RBP" and "rbp_gain" not in stated and any(g > 1 for g in _grades(text)):
+        why = "with grades above 1 RBP depends on its gain (binary or the grade), which the text does not state"
+    elif root == "ERR" and stated.get("err_max_grade") != {"highest grade judged"}:
+        top = [int(m.group("n")) for m in _POWER_OF_TWO.finditer(text)]
+        scale = _SCALE.search(text)
+        grades = _grades(text)
+        tops = set(top) | ({max(grades)} if grades else set())
+        if scale:
+            tops.add(int(scale.group("n") or scale.group("n2") or scale.group("n3") or scale.group("n4")))
+        if tops - {4}:
+            why = ("its grades top out below 4, so ERR depends on the top grade it divides by (2^4 or 2^g_max), "
+                   "which the text does not state for this sentence")
+    return why
+
+
+def computes(text: str, quote: str) -> str | None:
+    """The measure (with its cutoff, ``nDCG@4``) whose value the chain quoted from ``text`` computes, if one is
+    named before it."""
+    spec = chain_measure(text, max(text.find(quote), 0))
+    return _name(*spec) if spec else None
+
+
+def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None) -> tuple[list[dict], list[str]]:
+    """Arithmetic claims for every chain in the statement, and why any chain was not encoded.
+
+    In a chain ``a = b = c ≈ d`` each expression is paired with the next value the chain prints for it
+    (``(1 + 3/4 + 1/2 + 1/4)/6 = 2.5/6 ≈ 0.4167``: both expressions against ``≈ 0.4167``; ``2 · (4/15) ·
+    1/(4/15 + 1) = 8/19 ≈ 0.42``: the product against ``8/19``, and ``8/19`` against ``≈ 0.42``), never with a
+    piece of an intermediate term. A chain is left to a draft when its verdict would not be the sentence's:
+    rounded printed terms that do not decide the printed value (``determined``), a value a library is said to
+    return, or a measure's value whose arithmetic takes one side of a convention the text leaves open
+    (``convention_taken``). ``stated``: the conventions stated for the sentence (chapter, section, sentence)."""
+    out, why = [], []
+    text = s.text
+    for chain in chains(text):
+        start = chain[0][0]
+        if _LIBRARY_SAYS.search(text[:start]):
+            why.append("the computation is what a library is said to return: encode a value claim with `by:` "
+                       "naming the library (README, 'Measures')")
+            continue
+        spec = chain_measure(text, start)
+        taken = convention_taken(text, spec, stated or {})
+        if taken:
+            why.append(taken)
+            continue
+        for i, (a, b, _) in enumerate(chain):
+            printed = text[a:b]
+            if not _HAS_OPERATOR.search(printed):
+                continue
+            j = next((j for j in range(i + 1, len(chain)) if _PLAIN_VALUE.fullmatch(text[chain[j][0]:chain[j][1]])),
+                     None)
+            if j is None:
+                continue
+            links = [chain[n][2] for n in range(i + 1, j + 1)]
+            rel = next((w.group(0) for link in links for w in [_APPROX_WORD.search(link)] if w), "=")
+            value = text[chain[j][0]:chain[j][1]].strip()
+            claimed = _claimed(rel, value)
+            expr = _balanced(printed.strip())
+            normal = normal_expression(expr)
+            if normal.replace(" ", "") == value.replace(" ", ""):
+                continue
+            try:
+                parse_expression(normal)
+                parse_claimed(claimed)
+            except AuditError:
+                continue
+            ok, reason = determined(normal, claimed, discounts=spec is not None and _root(spec[0]) in (
+                "DCG", "nDCG", "IDCG"))
+            if not ok:
+                why.append(reason)
+                continue
+            qa = text.index(expr, a)
+            out.append({"kind": "arithmetic", "quote": text[qa:chain[j][1]], "claim": f"{expr} is {claimed}",
+                        "expression": normal, "claimed": claimed})
+    return out, why
 
 
 _RATIO_VALUE = rf"(?:{WORD_FRACTION}|{NUM}\s*/\s*{NUM}|\d*\.\d+%?|\d+%)"
@@ -149,7 +448,7 @@ _AFTER_COUNT = re.compile(
     rf"^[^,;:]*?(?:,\s*(?:so\s+)?(?:(?:(?:a|an|its|the)\s+)?(?:set\s+)?(?:recall|precision|share|fraction|rate|"
     rf"proportion)\s+(?:of|is|was)\s+|which\s+is\s+)?)(?P<v>(?:(?:about|roughly|≈)\s*)?{_RATIO_VALUE})", re.IGNORECASE)
 _COUNTS = [
-    re.compile(rf"\b(?P<n>{_N})\s+of\s+(?:the\s+|its\s+|their\s+)?(?P<d>{_N})\b", re.IGNORECASE),
+    re.compile(rf"\b(?P<n>{_N})\s+of\s+(?:the\s+|its\s+|their\s+)?(?P<d>{_N})\b(?!-)", re.IGNORECASE),
     re.compile(rf"\b(?P<n>{_N})\s+(?:[\w-]+\s+){{1,3}}?out\s+of\s+(?P<d>{_N})\b", re.IGNORECASE),
     re.compile(rf"\bof\s+the\s+(?P<d>{_N})\s+[\w\s]{{1,40}}?,\s+(?P<n>{_N})\s+(?:are|were)\b[^,;]*", re.IGNORECASE),
 ]
@@ -157,7 +456,7 @@ _COUNTS = [
 
 def counts(s: Statement) -> list[dict]:
     """``12 of the 20 relevant passages, a recall of 0.6`` → arithmetic ``12/20`` against ``0.6``."""
-    if _ARITH.search(s.text) or re.search(r"\b(?:unjudged|judged)\b|@", s.text, re.IGNORECASE):
+    if ARITH.search(s.text) or re.search(r"\b(?:unjudged|judged)\b|@", s.text, re.IGNORECASE):
         return []
     out, used = [], []
     for pattern in _COUNTS:
@@ -181,6 +480,45 @@ def counts(s: Statement) -> list[dict]:
             out.append({"kind": "arithmetic", "quote": s.text[m.start():end],
                         "claim": f"{n} of {d} is {claimed}", "expression": f"{n}/{d}", "claimed": claimed})
     return out
+
+
+_PR_VALUE = rf"(?:{NUM}\s*/\s*{NUM}|{NUM}%?)"
+_PRECISION_RECALL = re.compile(
+    rf"\bprecision\s+(?:of\s+|is\s+|=\s*)?(?P<p>{_PR_VALUE})(?:,\s*|\s+)and\s+(?:a\s+|its\s+)?recall\s+(?:of\s+|is\s+|=\s*)?"
+    rf"(?P<r>{_PR_VALUE})(?![\w/.]|\.\d)", re.IGNORECASE)
+_F_VALUE = re.compile(rf"\b(?:(?P<name>F1|F2|F0\.5)|F-measure|F-score)\s+(?:score\s+)?(?:is|=|of|comes\s+to|equals)\s+"
+                      rf"(?:exactly\s+)?(?P<v>(?:(?:≈|~|about|roughly)\s*)?{_PR_VALUE})(?![\w/]|\.\d)"
+                      rf"(?!\s*(?:[-+*/×·÷−^(·]|=))", re.IGNORECASE)
+_BETA = {"f1": "1", "f2": "2", "f0.5": "1/2", None: "1"}
+
+
+def harmonic(s: Statement) -> list[dict]:
+    """An F-measure printed with the precision and recall it combines ("precision 3/4 and recall 3/4, so its F1
+    is 0.75") → an arithmetic claim (1 + β²)·P·R / (β²·P + R) against the printed value (van Rijsbergen 1979)."""
+    pr = _PRECISION_RECALL.search(s.text)
+    f = _F_VALUE.search(s.text, pr.end()) if pr else None
+    if not pr or not f or ARITH.search(s.text[pr.start():f.end()]):
+        return []
+    p, r = normal_expression(pr.group("p")), normal_expression(f"{pr.group('r')}")
+    if p.endswith("%") or r.endswith("%"):
+        return []
+    b2 = {"1": "1", "2": "4", "1/2": "1/4"}[_BETA[(f.group("name") or "F1").lower()]]
+    expression = f"(1 + {b2})*({p})*({r})/({b2}*({p}) + ({r}))"
+    claimed = f.group("v").strip()
+    claimed = _claimed(claimed.split()[0], claimed.split(None, 1)[1]) if re.match(r"(?:≈|~|about|roughly)\s", claimed) \
+        else claimed.replace("≈", "≈ ").replace("  ", " ")
+    try:
+        parse_expression(expression)
+        parse_claimed(claimed)
+    except AuditError:
+        return []
+    ok, _ = determined(expression, claimed)
+    if not ok:
+        return []
+    name = f.group("name") or "F1"
+    return [{"kind": "arithmetic", "quote": s.text[pr.start():f.end()],
+             "claim": f"{name} of precision {pr.group('p')} and recall {pr.group('r')} is {claimed}",
+             "expression": expression, "claimed": claimed}]
 
 
 # --- fixtures described in the sentence -----------------------------------------------------------
@@ -225,7 +563,7 @@ _UNJUDGED = re.compile(rf"\b(?P<u>{_N})\s+of\s+(?:the|its)\s+(?P<n>{_N})\s+(?:re
                        rf"\b(?:unjudged|never\s+judged|not\s+judged)\b", re.IGNORECASE)
 _JUDGED_SHARE = re.compile(rf"(?P<v>{WORD_FRACTION}|{NUM}\s*/\s*{NUM}|{NUM})\s+of\s+the\s+(?:ranking|results)\s+"
                            rf"(?:is|are|was|were)\s+judged", re.IGNORECASE)
-_VERB_VALUE = re.compile(rf"^\s*(?:\([^)]*\)\s*)?(?:(?:is|was|=|≈|~|comes\s+to|equals|of|gives?)\s*)?"
+_VERB_VALUE = re.compile(rf"^`?\s*(?:\([^)]*\)\s*)?(?:(?:is|was|=|≈|~|comes\s+to|equals|of|gives?|returns?|reports?)\s*)?"
                          rf"(?:therefore\s+|then\s+|only\s+)?(?P<v>(?:(?:≈|~|about|roughly|approximately)\s*)?"
                          rf"{VALUE})(?![\w/@])", re.IGNORECASE)
 _LATER_VALUE = re.compile(rf"\b(?:is|was|comes\s+to|equals)\s+(?P<v>(?:(?:about|roughly|≈)\s*)?(?:{NUM}\s*/\s*{NUM}|"
@@ -233,8 +571,18 @@ _LATER_VALUE = re.compile(rf"\b(?:is|was|comes\s+to|equals)\s+(?P<v>(?:(?:about|
 
 
 def _value_after(text: str, m: re.Match, stop: int) -> str | None:
+    for chain in chains(text[:stop]):
+        if chain[0][0] >= m.end() and re.fullmatch(r"\s*(?:=|≈|:|is|was|comes\s+to)?\s*", text[m.end():chain[0][0]]):
+            # the measure's value is computed in a chain: the value it prints last, not a piece of a term
+            last = text[chain[-1][0]:chain[-1][1]].strip()
+            if not _PLAIN_VALUE.fullmatch(last):
+                return None
+            approx = next((w.group(0) for _, _, link in chain for w in [_APPROX_WORD.search(link)] if w), "")
+            return _claimed(approx, last) if approx else last
     v = _VERB_VALUE.match(text[m.end():stop])
     if v:
+        if re.match(r"\s*(?:[-+*/×·÷−^(]|\.\d)", text[m.end() + v.end():stop]):
+            return None   # the start of an expression, not a value
         return v.group("v")
     v = _LATER_VALUE.search(text[m.end():stop])
     return v.group("v") if v else None
@@ -260,8 +608,47 @@ def _grade_fixture(run_grades: list[int], ideal: list[int]) -> dict | None:
     return {"qrels": {"q1": pool}, "run": {"q1": run}}
 
 
-def _fixture_for(text: str, base: str, k) -> tuple[dict | None, str]:
+_BRACKETS = re.compile(r"\[(?P<list>\d+(?:\s*,\s*\d+)+)\]")
+_TOP_HOLD = re.compile(rf"\btop\s+(?P<n>{_N})\b[^.;]{{0,40}}?\b(?:hold|holds|contain|contains|where|of\s+which)\s+"
+                       rf"(?P<m>{_N})\s+(?:are\s+|is\s+)?relevant|\b(?P<m2>{_N})\s+of\s+the\s+top\s+(?P<n2>{_N})\s+"
+                       rf"(?:are|is|were)\s+relevant", re.IGNORECASE)
+_R_IS = re.compile(r"\|R\|\s*=\s*(?P<r>\d+)|\bR\s*=\s*(?P<r2>\d+)\b(?![.,]\d)")
+#: Measures whose value needs |R| (relevant documents never retrieved count), and measures built from a graded
+#: list alone (they depend on the ranked grades only).
+_NEEDS_R = {"R", "AP", "Rprec", "F", "IPrec", "NumRel"}
+_FROM_GRADES = {"DCG", "ERR", "RBP"}
+#: Measures a described fixture can stand for (bpref needs to know which documents are judged non-relevant,
+#: GMAP several queries, the ideal DCG every judged grade, set measures a set).
+_DESCRIBED = {"P", "R", "RR", "AP", "nDCG", "Success", "Judged", "Rprec", "F", "IPrec", "NumRel", "NumRet",
+              "NumRelRet", "DCG", "ERR", "RBP"}
+
+
+def _described(text: str, base: str, k) -> tuple[dict | None, str]:
     """The fixture the sentence describes for ``base@k``, or (None, why not)."""
+    root = _root(base)
+    if root not in _DESCRIBED:
+        return None, {"Bpref": "bpref depends on which documents are judged non-relevant, which the sentence does "
+                               "not say", "GMAP": "GMAP needs each query's ranking", "IDCG": "the ideal DCG needs every "
+                               "judged grade, retrieved or not"}.get(root, f"{base} is a set measure: encode a cohort")
+    if root in ("Rprec", "P"):
+        top, r = _TOP_HOLD.search(text), _R_IS.search(text)
+        if top and not _POSITIONS.search(text):
+            n, m_ = number(top.group("n") or top.group("n2")), number(top.group("m") or top.group("m2"))
+            total = int(r.group("r") or r.group("r2")) if r else None
+            if root == "Rprec" and total != n:
+                return None, "R-precision needs |R| stated and equal to the top n the sentence counts"
+            if root == "P" and k != n:
+                return None, "the cutoff differs from the top n the sentence counts"
+            if n is not None and m_ is not None and m_ <= n and (total is None or total >= m_):
+                return _ranking(list(range(1, m_ + 1)), n, total), ""
+    if root in _FROM_GRADES:
+        lists = {tuple(_list(b.group("list"))) for b in _BRACKETS.finditer(text)}
+        if len(lists) == 1 and not _POSITIONS.search(text):
+            grades = list(next(iter(lists)))
+            docs = [f"g{i + 1}" for i in range(len(grades))]
+            return {"qrels": {"q1": dict(zip(docs, grades))}, "run": {"q1": docs}}, ""
+        if len(lists) > 1:
+            return None, "the sentence prints several graded lists"
     needs = _NEEDS.search(text)
     listed = needs or _POSITIONS.search(text)
     ranks = _list(listed.group("list")) if listed else []
@@ -312,7 +699,7 @@ def _fixture_for(text: str, base: str, k) -> tuple[dict | None, str]:
         length = number(pos.group("n")) if pos.group("n") else None
         results = _N_RESULTS.search(text)
         length = length or (number(results.group("n")) if results else None) or max(positions)
-        if base in ("R", "AP") and total is None:
+        if root in _NEEDS_R and total is None:
             return None, "|R| (how many relevant documents the need has) is not stated"
         if total is not None and total < len(positions):
             return None, "more relevant positions than relevant documents"
@@ -328,13 +715,63 @@ def _fixture_for(text: str, base: str, k) -> tuple[dict | None, str]:
     return None, "the sentence states no ranking (positions, counts, grades or needs) to build a fixture from"
 
 
+def _fixture_for(text: str, base: str, k) -> tuple[dict | None, str, bool]:
+    """The fixture the sentence describes for ``base@k``, why not (None, why), and whether it was read from
+    a newer wording (the top n holding m relevant, a graded list), which must then reproduce the printed value."""
+    fx, why = _described(text, base, k)
+    root = _root(base)
+    newer = fx is not None and not _POSITIONS.search(text) and (
+        (root in ("Rprec", "P") and bool(_TOP_HOLD.search(text))) or (root in _FROM_GRADES and bool(_BRACKETS.search(text))))
+    return fx, why, newer
+
+
 _MEASURE_NEEDS_CUTOFF = {"P", "Judged", "Success"}
 
 
-def values(s: Statement) -> tuple[list[dict], str]:
+#: Measures whose fixtures the encoder has long built from positions, counts, needs and grades; a value claim on
+#: any other measure, or on a fixture read from a newer wording, runs only when the fixture reproduces the printed
+#: value under some reading the audit will try (``reproduces``).
+_ESTABLISHED = {"P", "R", "RR", "AP", "nDCG", "Success", "Judged"}
+_WHOLE_VALUES = _ESTABLISHED | {"NumRel", "NumRet", "NumRelRet", "Rprec", "F", "ERR", "RBP", "DCG", "IPrec"}
+
+
+def reproduces(name: str, fixture: dict, claimed: str, declared: dict[str, tuple[str, ...]] | None = None
+               ) -> tuple[bool, str]:
+    """Whether ``fixture`` gives ``claimed`` for ``name`` under some reading the audit will try: the conventions
+    ``declared`` for the sentence (``{name: values}``: the chapter's, its section's and its own), every value of
+    the others (``audit.evaluation.readings.explore``). Otherwise the fixture (or a convention) is not the
+    sentence's, and a runnable claim on it would give a verdict about something the sentence did not say."""
+    from audit.evaluation.evaluator import aggregate, relevant_to
+    from audit.evaluation.readings import REJECTED, explore, graded_levels
+    from audit.register.conventions import Declared
+    from audit.register.conventions import Statement as Stated
+
+    _, spec = parse_measure(name)
+    if spec is None:
+        return False, f"the chapter evaluator does not compute {name}"
+    names = relevant_to(spec.name, several_queries=len(fixture["run"]) > 1)
+    stated = Declared({n: [Stated(v) for v in vals] for n, vals in (declared or {}).items()})
+    readings = explore(lambda r: aggregate(spec, fixture["qrels"], fixture["run"], r), stated, names,
+                       restrict=graded_levels(fixture["qrels"]))
+    found = [o.value for o in readings.outcomes if o.value is not None and o.value != REJECTED]
+    value = parse_claimed(claimed)
+    if any(value.contains(v) for v in found):
+        return True, ""
+    shown = ", ".join(sorted({f"{float(v):.6g}" for v in found}))
+    return False, (f"the fixture read from the sentence gives {name} = {shown} under the conventions the text "
+                   f"states (and every value of those it leaves open), not the printed {claimed}: check the fixture "
+                   f"and the conventions before encoding")
+
+
+def values(s: Statement, declared: dict[str, tuple[str, ...]] | None = None,
+           local: dict[str, tuple[str, ...]] | None = None) -> tuple[list[dict], str]:
     """Value claims whose fixture the sentence describes, or ([], why not). Measures are written
     plain (``nDCG@3``): the gain and every other convention come from what the text declares
-    (``audit.text.stated``), not from the measure name."""
+    (``audit.text.stated``), not from the measure name — except an exponential gain stated for the sentence
+    alone (``local``: by itself or by its section's heading, "## DCG with exponential gain"), which names
+    the variant (``DCG(dcg='exp-log2')@4``) so that the references compute it too (README, "Measures").
+    ``declared``: the conventions stated for the sentence (``{name: values}``), against which a fixture for a
+    newer measure must reproduce the printed value."""
     text = s.text
     metrics = [m for m in METRIC.finditer(text)]
     out, reason = [], ""
@@ -344,24 +781,31 @@ def values(s: Statement) -> tuple[list[dict], str]:
         if spec is None:
             continue
         base, k = spec
+        root = _root(base)
+        if root in ("DCG", "nDCG", "IDCG") and base == root and (local or {}).get("gain") == ("exponential",):
+            base = f"{root}(dcg='exp-log2')"
         stop = metrics[i + 1].start() if i + 1 < len(metrics) else len(text)
         semi = text.find(";", m.end())
         stop = min(stop, semi) if semi != -1 else stop
         value = _value_after(text, m, stop)
-        if value is None or re.match(r"^(?:\d+)$", value) and base not in ("P", "R", "RR", "Judged", "nDCG", "AP",
-                                                                            "Success"):
+        if value is None or re.match(r"^(?:\d+)$", value) and root not in _WHOLE_VALUES:
             continue
-        if k == "k" or (k is None and base in _MEASURE_NEEDS_CUTOFF):
+        if k == "k" or (k is None and root in _MEASURE_NEEDS_CUTOFF):
             reason = "the cutoff k is not a number"
             continue
-        fx, why = _fixture_for(text, base, k)
+        fx, why, newer = _fixture_for(text, base, k)
+        by = _BY.search(text)
+        if by:
+            lib = {"trec-eval": "trec_eval", "ir-measures": "ir_measures"}.get(by.group("lib").lower(), by.group("lib"))
+            why = (f"the value is what {lib} returns: encode a value claim with `by: {lib}` "
+                   f"(README, 'Measures')" + (f"; {why}" if fx is None else " on the fixture"))
+            fx = None
         if fx is None:
             reason = why
             continue
         if fixture is not None and fx != fixture:
             reason = "two measures in one sentence rest on different fixtures"
             continue
-        fixture = fx
         value = value.strip()
         try:
             parse_claimed(value)
@@ -369,6 +813,12 @@ def values(s: Statement) -> tuple[list[dict], str]:
         except AuditError as exc:
             reason = exc.message
             continue
+        if newer or root not in _ESTABLISHED:
+            ok, why = reproduces(_name(base, k), fx, value, declared)
+            if not ok:
+                reason = why
+                continue
+        fixture = fx
         expects.append({"measure": _name(base, k), "claimed": value})
     if expects and fixture is not None:
         claim = {"kind": "value", "quote": text, "claim": "; ".join(f"{e['measure']} is {e['claimed']}"
@@ -464,6 +914,9 @@ _NOT_MORE = re.compile(r"\b(?:is|are|can|will)?\s*(?:never|not)\s+(?:be\s+)?(?:l
 _NOT_LESS = re.compile(r"\b(?:is|are|can|will)?\s*(?:never|not)\s+(?:be\s+)?(?:smaller|less|lower)\s+than\b|"
                        r"\bis\s+at\s+least\b|\bnever\s+falls\s+below\b", re.IGNORECASE)
 PROPERTY_MEASURES = ("P", "R", "RR", "AP", "nDCG", "Success")
+_NEXT_K = re.compile(r"\s*\+\s*1\b")
+_ALWAYS_EQUALS = re.compile(r"\balways\s+(?:equals?|is\s+equal\s+to|is\s+the\s+same\s+as)\b", re.IGNORECASE)
+_AT_R = re.compile(r"\s+at\s+(?:rank\s+|cutoff\s+|depth\s+)?(?:\|R\||R\b)")
 
 
 def _universe(measures: list[str], k=None) -> dict:
@@ -489,15 +942,39 @@ def properties(s: Statement) -> tuple[list[dict], str]:
             right = [ms for ms in metrics if ms[0].start() >= cue.end()]
             if not left or not right:
                 return [], "one side of the comparison is not a measure (a constant bound needs a value claim)"
-            (_, (lb, lk)), (_, (rb, rk)) = left[-1], right[0]
+            (_, (lb, lk)), (rm, (rb, rk)) = left[-1], right[0]
             if lk != rk:
                 return [], "the two measures are stated at different cutoffs"
             if lb not in PROPERTY_MEASURES or rb not in PROPERTY_MEASURES:
                 return [], "a measure the property search does not cover"
+            if lb == rb:
+                # One measure on both sides: a statement about the next cutoff ("recall at k never exceeds recall
+                # at k + 1"), or nothing a property can state (it would compare the measure with itself).
+                if lk == "k" and _NEXT_K.match(text[rm.end():]):
+                    relation = "never increases" if swap else "never decreases"
+                    return [{"kind": "property", "quote": text, "claim": f"For every ranking and cutoff k, {lb}@k+1 "
+                             f"{relation} relative to {lb}@k", "measure": lb, "relation": relation,
+                             "compare": "next_cutoff", "universe": _universe([lb]), "search": search}], ""
+                return [], "both sides of the comparison are the same measure"
             a, b = (rb, lb) if swap else (lb, rb)
             return [{"kind": "property", "quote": text, "claim": f"For every ranking and cutoff k, {a}@k never exceeds "
                      f"{b}@k", "measure": a, "relation": "never exceeds", "compare": "measure", "other": b,
                      "universe": _universe([a, b], lk), "search": search}], ""
+    equal = _ALWAYS_EQUALS.search(text)
+    if equal:
+        left = [ms for ms in metrics if ms[0].end() <= equal.start()]
+        right = [ms for ms in metrics if ms[0].start() >= equal.end()]
+        if left and right:
+            (lm, (lb, lk)), (rm, (rb, rk)) = left[-1], right[0]
+            at_r = _AT_R.match(text[rm.end():])
+            if lb == rb:
+                return [], "both sides of the comparison are the same measure"
+            if at_r and {lb, rb} <= set(PROPERTY_MEASURES) | {"Rprec"} and lk in (None, "k") and rk in (None, "k"):
+                quote = text[lm.start():rm.end() + at_r.end()]
+                return [{"kind": "property", "quote": quote, "claim": f"For every ranking, {lb} equals {rb} at rank |R|",
+                         "measure": lb, "relation": "equals", "compare": "measure", "other": rb, "at": "|R|",
+                         "universe": _universe([lb, rb]), "search": search}], ""
+            return [], "the sentence does not say at which cutoff both sides are equal (at rank |R|)"
     if _AFTER_FIRST.search(text):
         rr = [spec for _, spec in metrics if spec[0] == "RR"]
         if rr:

@@ -24,6 +24,7 @@ from audit.register.claims import CHAPTER_FILE, CLAIMS_FILE, load_chapter
 from audit.register.schema import schema_path
 from audit.text import encode
 from audit.text.chapter import Snapshot
+from audit.text.listings import find_listings
 from audit.text.scan import ARITH, METRIC, VALUE, Statement, scan, units
 from audit.text.stated import as_yaml_mapping, declare
 
@@ -33,35 +34,52 @@ def _title(kind: str, text: str) -> str:
     return f"{kind}: {text[:70]}{'…' if len(text) > 70 else ''}"
 
 
-def encode_statement(s: Statement, tables=()) -> list[dict]:
+def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...]] | None = None,
+                     local: dict[str, tuple[str, ...]] | None = None) -> list[dict]:
     """Complete claims for one statement (possibly several), or one draft with a TODO. ``tables``
-    are the rankings printed as tables (``encode.fixture_tables``) a table row may refer to."""
+    are the rankings printed as tables (``encode.fixture_tables``) a table row may refer to;
+    ``declared`` the conventions stated for the statement (``{name: values}``: its chapter's, its
+    section's and its own), which decide whether a printed computation or a fixture is the sentence's;
+    ``local`` those its section or the sentence itself states."""
     if s.kind == "listing":
         claims, reason = encode.code(s)
         return claims or [_draft(s, reason)]
     if s.context:  # a table row
         claims, reason = encode.table_row(s, list(tables))
         return claims or [_draft(s, reason)]
+    stated = {name: set(values) for name, values in (declared or {}).items()}
     claims: list[dict] = []
-    claims += encode.arithmetic(s)
+    sums, why_arithmetic = encode.arithmetic(s, stated)
+    claims += sums
     claims += encode.counts(s)
+    claims += encode.harmonic(s)
     props, why_property = encode.properties(s)
     claims += props
     if not props:
         claims += encode.comparison(s)
-    vals, why_value = encode.values(s)
+    vals, why_value = encode.values(s, declared, local)
+    if vals:
+        # A measure's value computed in a chain and encoded on its fixture: the value claim checks it under every
+        # reading and against the references, where the chain's arithmetic alone would take one reading.
+        valued = {e["measure"] for c in vals for e in c["expect"]}
+        claims = [c for c in claims if c["kind"] != "arithmetic" or encode.computes(s.text, c["quote"]) not in valued]
     claims += vals
     if claims:
         rest = s.text
         for c in claims:
             rest = rest.replace(c["quote"].strip(), " ")
         # The statement says more than its encoded parts: a printed table's numbers (``Rejected 16 6
-        # Whole cohort 43 7``) or another printed result.
-        if re.search(r"(?<![\d.,/])\d+\s+\d+(?![\d./])", rest) or ARITH.search(rest):
+        # Whole cohort 43 7``), another printed result, or a computation left to a draft.
+        if why_arithmetic and not vals:
+            claims.append(_draft(s, "only part of the statement was encoded; " + why_arithmetic[0]))
+        elif re.search(r"(?<![\d.,/])\d+\s+\d+(?![\d./])", rest) or ARITH.search(rest) and not vals:
             claims.append(_draft(s, "only part of the statement was encoded (the quoted expressions); "
                                     "encode the rest"))
         return claims
-    reason = why_property if s.kind == "universal" and why_property != "no universal wording" else why_value
+    if why_arithmetic:
+        reason = why_arithmetic[0] + (f"; {why_value}" if why_value and s.kind == "value" else "")
+    else:
+        reason = why_property if s.kind == "universal" and why_property != "no universal wording" else why_value
     return [_draft(s, reason)]
 
 
@@ -78,7 +96,7 @@ def _unique_quote(claim: dict, s: Statement, text: str) -> str:
 _OWN_CONVENTIONS = ("value", "comparison")  # claim kinds a sentence's stated convention applies to alone
 
 
-_PRINTED_VALUE = re.compile(rf"(?:{METRIC.pattern})\s*(?:=|≈)\s*{VALUE}")
+_PRINTED_VALUE = re.compile(rf"(?:{METRIC.pattern})`?\s*(?:=|≈|(?:gives|returns|reports|prints)\s)\s*{VALUE}")
 
 
 def _states_own_value(s: Statement, drafted: list[dict]) -> bool:
@@ -96,12 +114,46 @@ def draft_register(snapshot: Snapshot) -> tuple[list[dict], dict[str, int], dict
     ``chapter.yaml``.
 
     A convention stated in a sentence that is encoded as value or comparison claims, or that prints
-    a measure's value, is that sentence's claims' own (``conventions:`` on each); stated anywhere
-    else, it is the chapter's."""
+    a measure's value, is that sentence's claims' own (``conventions:`` on each); one stated in a heading
+    holds for its section's claims ("## DCG with linear gain"); stated anywhere else, it is the chapter's.
+    The chapter's conventions decide some encodings (a fixture must reproduce the printed value under
+    them), so the text is read again until they settle."""
     text = snapshot.text
     statements = scan(snapshot)
-    by_start = {s.start: s for s in statements}
     tables = encode.fixture_tables(text)
+    chapter: dict[str, list[dict[str, str]]] = {}
+    for _ in range(3):  # the chapter's conventions decide encodings, which decide what is the chapter's
+        claims, counts, chapter_units = _draft_pass(text, statements, tables, chapter)
+        declared = declare(chapter_units)
+        if declared == chapter:
+            break
+        chapter = declared
+    conventions = as_yaml_mapping(chapter)
+    counts["conventions"] = len(conventions)
+    return claims, counts, {f"table-{i + 1}": t[2] for i, t in enumerate(tables)}, conventions
+
+
+_HEADING = re.compile(r"^#{1,6}[ \t]+(?P<title>.+?)[ \t#]*$", re.MULTILINE)
+
+
+def _sections(text: str) -> list[tuple[int, dict[str, list[dict[str, str]]]]]:
+    """Each Markdown heading's offset and the conventions it states ("## DCG with linear gain"): they hold for
+    the statements of its section, up to the next heading. A ``#`` line inside a code listing is code."""
+    code = {n for listing in find_listings(text) for n in range(listing.start, listing.end + 1)}
+    return [(m.start(), declare([m.group("title")])) for m in _HEADING.finditer(text)
+            if text.count("\n", 0, m.start()) + 1 not in code]
+
+
+def _values(declared: dict[str, list[dict[str, str]]]) -> dict[str, tuple[str, ...]]:
+    return {name: tuple(dict.fromkeys(s["value"] for s in stated)) for name, stated in declared.items()}
+
+
+def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[str, list[dict[str, str]]]
+                ) -> tuple[list[dict], dict[str, int], list[str]]:
+    """One reading of the text with the chapter's conventions ``chapter``: the claims, the counts and the units
+    whose conventions are the chapter's."""
+    by_start = {s.start: s for s in statements}
+    sections = _sections(text)
     claims, counts = [], {"statements": len(statements), "encoded": 0, "draft": 0}
     chapter_units: list[str] = []
     for u in units(text):
@@ -109,11 +161,15 @@ def draft_register(snapshot: Snapshot) -> tuple[list[dict], dict[str, int], dict
         if s is None:
             chapter_units.append(text[u.start:u.end])
             continue
-        drafted = encode_statement(s, tables)
-        own = as_yaml_mapping(declare([s.text]))
+        section = next((d for at, d in reversed(sections) if at < s.start), {})
+        sentence = declare([s.text])
+        local = {**_values(section), **_values(sentence)}
+        drafted = encode_statement(s, tables, {**_values(chapter), **local}, local)
+        own = as_yaml_mapping(sentence)
         if own and not _states_own_value(s, drafted):
             chapter_units.append(s.text)
             own = {}
+        own = {**as_yaml_mapping({n: v for n, v in section.items() if n not in own}), **own}
         for c in drafted:
             quote = _unique_quote(c, s, text)
             line = s.line + s.text[:max(s.text.find(quote), 0)].count("\n")
@@ -133,9 +189,7 @@ def draft_register(snapshot: Snapshot) -> tuple[list[dict], dict[str, int], dict
                 counts["encoded"] += 1
                 counts[c["kind"]] = counts.get(c["kind"], 0) + 1
     counts.setdefault("arithmetic", 0)
-    conventions = as_yaml_mapping(declare(chapter_units))
-    counts["conventions"] = len(conventions)
-    return claims, counts, {f"table-{i + 1}": t[2] for i, t in enumerate(tables)}, conventions
+    return claims, counts, chapter_units
 
 
 def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: str | None = None,

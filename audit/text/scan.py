@@ -1,16 +1,22 @@
 """Statements a claim register should cover, found in a chapter's prose.
 
 The text is cut into units — sentences of paragraphs, list items, table rows (read with their
-header), a listing's ``def`` lines — and each unit is kept when it states something checkable:
+header), a listing's ``def`` lines, the lines of a block of trec_eval output — and each unit is kept
+when it states something checkable:
 
 * ``arithmetic``: an expression and its printed value (``21/43 ≈ .4884``, ``(1 + 2/3)/2``,
-  ``9/11, roughly .8182``, ``0.75 − 0.508 = 0.342``);
+  ``9/11, roughly .8182``, ``0.75 − 0.508 = 0.342``, ``(1 × 1/2 × 1/4)^(1/3) = 0.5``,
+  ``5 + 3/log2(4) = 6.5``, ``3/4 + (1/4)(1/4)/3 ≈ 0.771``);
 * ``count``: a set measure or share from counts (``retains 12 of 20 positives``, ``two of the
   twenty needs, a tenth``, ``26 non-relevant passages out of 30``, ``fifty retained``);
-* ``value``: a measure named in notation or words (``P@10``, ``precision at ten``, ``its
-  reciprocal rank``, ``the mean of the reciprocal ranks``) with a number, a number word or a
-  fraction in words (``a fifth``, ``three fifths``), a rank (``at ranks 2 and 5 out of six``,
-  ``1st → 1.0``) or a cutoff (``k = 4``);
+* ``value``: a measure named in notation, by a library or in words (``P@10``, ``ERR@5``, ``RBP``,
+  ``bpref``, ``R-precision``, ``GMAP``, ``F1``, ``IPrec@0.5``, ranx's ``rbp.80``, trec_eval's
+  ``num_rel``, ``precision at ten``, ``the ideal DCG@5``, ``discounted cumulative gain``,
+  ``expected reciprocal rank``, ``rank-biased precision``, ``interpolated precision``, ``the
+  number of relevant documents``, ``its reciprocal rank``, ``the mean of the reciprocal ranks``)
+  with a number, a number word or a fraction in words (``a fifth``, ``three fifths``), a rank
+  (``at ranks 2 and 5 out of six``, ``1st → 1.0``) or a cutoff (``k = 4``); a line of trec_eval
+  output (``map  all  0.7904``);
 * ``universal``: a measure with a universal or comparative wording and no number needed
   (``is never larger than``, ``cannot fall as k grows``, ``always helps``, ``raises``,
   ``lowers``, ``beats``, ``ignores everything after``);
@@ -54,13 +60,33 @@ WORD_FRACTION = rf"(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine)\s+(?
 #: A value as printed: decimal, fraction, percentage, number word or fraction in words.
 VALUE = rf"(?:{NUM}\s*/\s*{NUM}|{NUM}%?|{WORD_FRACTION}|\b{WORD_NUMBER}\b)"
 
-#: Measure names in notation and in words; the capture is mapped by ``measure_name``.
+#: Measure names in notation, as libraries print them, and in words; the capture is mapped by
+#: ``audit.text.encode.measure_of``. Notation is ir-measures' (``nDCG@5``, ``ERR@10``, ``RBP(p=0.8)``,
+#: ``IPrec@0.5``, ``Rprec``, ``Bpref``, ``GMAP``, ``NumRel``) plus the usual abbreviations (``MAP``, ``MRR``,
+#: ``F1``); library names are trec_eval's output names (``num_rel``, ``gm_map``, ``iprec_at_recall_0.50``,
+#: ``P_5``, ``ndcg_cut.10``) and ranx's metric names (``rbp.80``, ``ndcg_burges@5``, ``r-precision``), the short
+#: lower-case ones (``map``, ``mrr``, ``dcg``) only in backquotes, before ``@k`` or before a verb.
+_NOTATION_NAMES = (r"nDCG|NDCG|IDCG|DCG|MRR|GMAP|MAP|ERR|RBP|RR|AP|Rprec|R-prec|IPrec|NumRelRet|NumRel|NumRet|"
+                   r"SetP|SetR|SetF|Success|Judged|Bpref|bpref|F1|F2|F0\.5|F_?β|F(?=@|\()|P|R(?!\|)(?!\s*=\s*\d+(?![\d.]))")
+_LIBRARY_NAMES = (r"rbp\.\d+|n?dcg_burges|r[-_]precision|gm_map|num_rel_ret|num_rel|num_ret|recip_rank|"
+                  r"iprec_at_recall_\d\.\d+|P_\d+|ndcg_cut[._]\d+|map_cut[._]\d+|recall_\d+|set_F|set_P|set_recall|"
+                  r"(?<=`)(?:map|mrr|dcg|ndcg|rbp|err|hits)(?=[@`])|(?:map|mrr|dcg|rbp|err)(?=@)|"
+                  r"map(?=:|\s+(?:is|was|at|over|and|equals|stays?|falls?|drops?|=)\b)")
+_MEASURE_WORDS = (r"(?:interpolated\s+)?precision\s+at\s+(?:an?\s+|the\s+|each\s+|every\s+|any\s+)?"
+                  r"(?:standard\s+)?recall(?:\s+levels?)?(?:\s+(?:of\s+)?(?P<level>\d*\.\d+|\d(?![\d/])))?|"
+                  r"mean\s+reciprocal\s+rank|expected\s+reciprocal\s+rank|reciprocal\s+ranks?|"
+                  r"geometric\s+mean\s+(?:of\s+(?:the\s+)?)?average\s+precision|mean\s+average\s+precision|"
+                  r"average\s+precision|interpolated\s+precision|rank-biased\s+precision|R-precision|"
+                  r"normali[sz]ed\s+discounted\s+cumulative\s+gain|ideal\s+discounted\s+cumulative\s+gain|"
+                  r"discounted\s+cumulative\s+gain|ideal\s+(?:order|ranking|DCG)|bpref|F-measure|F-score|F1(?:\s+score)?|"
+                  r"number\s+of\s+relevant\s+(?:documents|passages|results)(?:\s+(?:retrieved|returned))?|"
+                  r"precision|(?<!\bat\s)recall(?!\s+levels?\b)|ndcg|success|hit\s+rate|judged\s+fraction")
 METRIC = re.compile(
-    r"(?<![\w-])(?:(?P<notation>nDCG|NDCG|DCG|MRR|MAP|RR|AP|P|R|F1|Success|Judged|Recall|Precision|SetP|SetR)"
-    r"(?:@\s*(?P<k>k|\d+))?(?![\w-])"
-    r"|(?i:(?P<words>mean\s+reciprocal\s+rank|reciprocal\s+ranks?|average\s+precision|mean\s+average\s+precision|"
-    r"precision|recall|ndcg|ideal\s+(?:order|ranking|DCG)|discounted\s+cumulative\s+gain|success|hit\s+rate|judged\s+fraction|F1)"
-    r"(?:\s+at\s+(?P<kw>k|\d+|" + WORD_NUMBER + r")\b|@(?P<k2>k|\d+))?))")
+    r"(?<![\w|-])(?:(?P<notation>" + _NOTATION_NAMES + r")(?P<params>\([a-z]+\s*=\s*'?[\w.-]+'?\))?"
+    r"(?:@\s*(?P<k>k|\d+(?:\.\d+)?(?!\d|\.\d)))?(?![\w-])"
+    r"|(?P<lib>" + _LIBRARY_NAMES + r")(?:@(?P<k3>k|\d+))?(?![\w-])"
+    r"|(?i:(?P<words>" + _MEASURE_WORDS + r")"
+    r"(?:\s+at\s+(?P<kw>k|\d+|" + WORD_NUMBER + r")\b(?![.,]\d)|@(?P<k2>k|\d+))?))")
 
 _UNIVERSAL = re.compile(
     r"\b(?:never|always|cannot|can\s*not|can't|at\s+most|at\s+least|no\s+more\s+than|no\s+less\s+than|"
@@ -91,11 +117,27 @@ _IR_NOUN = re.compile(r"\b(?:retrieved|recovered|relevant|ranking|ranked|prefix|
 _STRONG_CHANGE = re.compile(r"\b(?:remains?|improves?|improved|raises?|lowers?|recovers?|beats?|hurts?|helps?|"
                             r"measurement)\b", re.IGNORECASE)
 _DEFINE = re.compile(r"\blet\s+\w+\s+be\b|\bis\s+defined\s+as\b", re.IGNORECASE)
+#: Pieces of an arithmetic expression as printed: the functions ``audit.register.values`` reads, operators
+#: (``×``, ``·``, ``÷``, ``−``, powers ``^``/``**``, a superscript ² or ³), and a product written ``(1/4)(1/4)``.
+FUNCTION = r"(?:log2|log10|log|ln|sqrt|exp)"
+_SUP = r"[²³]"
+_OPERATOR = r"(?:\*\*|[-+*/×·÷−^])"
+_OPERAND = rf"(?:{FUNCTION}\s*)?(?:\(\s*(?:{FUNCTION}\s*)?)*{NUM}{_SUP}?(?!\w|\.\d)"
+_LINK = rf"(?:\s*\)*{_SUP}?\s*{_OPERATOR}\s*|\s*\)+{_SUP}?\s*(?=\())"
+#: An expression or a single number, never starting inside a longer expression (after an operator, a
+#: word character, ``@`` or an ellipsis: ``… + 9/10 + 10/12)/10`` is not an expression of its own).
+EXPRESSION = (rf"(?<![\w@.])(?<![-+*/×·÷−^…]\s)(?<![-+*/×·÷−^…])"
+              rf"{_OPERAND}(?:{_LINK}{_OPERAND})*(?:\s*\))*{_SUP}?")
+#: What links an expression to the value printed for it: ``=``, ``≈``, ``~``, ``, roughly``, ``is about``, ``comes to``.
+RELATION = (r"=|≈|~|,?\s*(?:(?:is|was|comes\s+to|gives)\s+)?(?:roughly|about|approximately|or\s+about|"
+            r"which\s+is\s+about)|,?\s*(?:is|was|comes\s+to|gives)")
+#: An expression and the value printed for it (``21/43 ≈ .4884``, ``(1 × 1/2 × 1/4)^(1/3) = 0.5``,
+#: ``3/4 + (1/4)(1/4)/3 ≈ 0.771``); the value is not the start of a further expression.
 ARITH = re.compile(
-    rf"(?<![\w@.])(?P<expr>(?:\(\s*)*{NUM}(?:\s*\)*\s*[-+*/×·÷−]\s*\(*\s*{NUM})+(?:\s*\))*)"
-    rf"\s*(?P<rel>=|≈|~|,?\s*(?:(?:is|was|comes\s+to|gives)\s+)?(?:roughly|about|approximately|or\s+about|"
-    rf"which\s+is\s+about)|,?\s*(?:is|was|comes\s+to|gives))\s*"
-    rf"(?P<value>(?:≈\s*)?{NUM}%?)(?![\d/])")
+    rf"(?<![\w@.])(?<![-+*/×·÷−^…]\s)(?<![-+*/×·÷−^…])"
+    rf"(?P<expr>{_OPERAND}(?:{_LINK}{_OPERAND})+(?:\s*\))*{_SUP}?)"
+    rf"\s*(?P<rel>{RELATION})\s*"
+    rf"(?P<value>(?:≈\s*)?{NUM}%?)(?![\d/]|\.\d)(?!\s*(?:{_OPERATOR}|\())")
 
 # --- cutting the text into units --------------------------------------------------------------
 
@@ -106,7 +148,7 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 @dataclass(frozen=True)
 class Unit:
-    """A piece of the text read on its own: ``kind`` is sentence, item, row or def; ``context``
+    """A piece of the text read on its own: ``kind`` is sentence, item, row, def or output; ``context``
     is extra text read with it (a table row's header); ``start``/``end`` are character offsets."""
 
     kind: str
@@ -138,10 +180,15 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
+#: A line of trec_eval's output (``measure  query  value``: ``map  all  0.7904``, ``P_5  401  0.8000``).
+_OUTPUT_LINE = re.compile(r"^\s*[A-Za-z][\w.]*\s+(?:all|[\w.-]+)\s+-?\d+(?:\.\d+)?\s*$")
+
+
 def units(text: str) -> list[Unit]:
     """Every unit of ``text`` in reading order: sentences of paragraphs and list items, table
-    rows with their header, and the ``def`` lines of code listings (the rest of a listing is
-    code, not prose). Markdown headings are skipped."""
+    rows with their header, the ``def`` lines of code listings (the rest of a listing is
+    code, not prose), and each line of a block that holds nothing but trec_eval output
+    (``map  all  0.7904``: printed values, not code). Markdown headings are skipped."""
     lines = text.split("\n")
     offsets, pos = [], 0
     for line in lines:
@@ -150,12 +197,15 @@ def units(text: str) -> list[Unit]:
     code_lines: set[int] = set()
     out: list[Unit] = []
     for listing in find_listings(text):
+        body = [lines[n - 1] for n in range(listing.start, listing.end + 1) if n - 1 < len(lines)]
+        printed = listing.style != "unfenced" and any(ln.strip() for ln in body) and all(
+            _OUTPUT_LINE.match(ln) for ln in body if ln.strip())
         for n in range(listing.start, listing.end + 1):
             code_lines.add(n - 1)
             line = lines[n - 1] if n - 1 < len(lines) else ""
-            if re.match(r"\s*(?:async\s+)?def\s+\w+\s*\(", line):
+            if re.match(r"\s*(?:async\s+)?def\s+\w+\s*\(", line) or (printed and line.strip()):
                 a = offsets[n - 1] + len(line) - len(line.lstrip())
-                out.append(Unit("def", a, offsets[n - 1] + len(line.rstrip())))
+                out.append(Unit("def" if not printed else "output", a, offsets[n - 1] + len(line.rstrip())))
     header = ""
     para: list[int] = []
 
@@ -201,6 +251,8 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
     """The statement kind of one unit (see the module docstring), or ``None`` for plain prose."""
     if unit_kind == "def":
         return "listing"
+    if unit_kind == "output":
+        return "value"
     t = unit_text
     if unit_kind == "row":
         cells = [c.strip() for c in t.strip().strip("|").split("|")]

@@ -15,7 +15,12 @@ Two rules keep the reading honest:
 
 A wording that does not settle a value is not read as one: "the ideal order sorts the judged
 documents" leaves open whether the ideal DCG is cut at k, and "ties are broken by docno" without
-a direction leaves open which way; neither is declared.
+a direction leaves open which way; neither is declared. Nor is a negated wording ("divides by the
+cutoff, not by the number retrieved" states k only), a gain outside a sentence about DCG or its gain
+(ERR's stopping probability (2^g − 1)/2^4 is no nDCG gain), a gain presented as a variant ("the
+same with gain 2^g − 1", "uses gain 2^g − 1 instead"), or ERR divided by 2^N for a top grade N the
+sentence does not show ("divides by 2^2: a list graded [2, 0, 1]" states the highest grade judged;
+"divides by 2^4" states gdeval's 4).
 """
 
 from __future__ import annotations
@@ -48,7 +53,8 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
         ("repeated_ids", "count each", r"\b(?:every|each)\s+(?:copy|occurrence)\s+of\s+a\s+repeated\s+ID\s+",
                                        r"(?:counts|is\s+counted)"),
         # --- P@k's denominator ---------------------------------------------------------------------
-        ("precision_denominator", "k", r"\bdivides?\s+by\s+k\b|\bdenominator\s+is\s+(?:the\s+)?",
+        ("precision_denominator", "k", r"\bdivides?\s+by\s+k\b|\b(?:P(?:@k|_\w+)?|precision|trec_eval)\b[^.;]*\bdivides?\s+",
+                                       r"by\s+the\s+cutoff\b|\bdenominator\s+is\s+(?:the\s+)?",
                                        r"(?:requested\s+)?(?:cutoff\s+)?k\b|\bof\s+the\s+k\s+retrieved\b|",
                                        r"(?:^|\|\s*)k,\s+kept\s+even\s+when\s+fewer"),
         ("precision_denominator", "number returned",
@@ -75,9 +81,10 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                 rf"\b(?:removes?|drops?|discards?)\s+(?:the\s+)?unjudged\s+{_DOC}\s+",
                                 r"(?:first|before)|\bscored\s+on\s+(?:the\s+)?condensed\s+lists?\b"),
         # --- nDCG -----------------------------------------------------------------------------------
-        ("gain", "linear", r"\blinear\s+gain\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals|is)\s+(?:the\s+)?grade\b"),
-        ("gain", "exponential", r"\bexponential\s+gain\b|\bgain\s+is\s+exponential\b|2\s*\^\s*(?:grade|g|rel)\s*",
-                                r"[−-]\s*1\b|\b2\s*\*\*\s*(?:grade|g|rel)\s*[−-]\s*1\b"),
+        ("gain", "linear", r"\blinear\s+(?:gain|n?DCG)\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals|is)\s+(?:the\s+)?grade\b|",
+                           r"\bwith\s+the\s+grade\s+as\s+(?:the\s+|its\s+)?gain\b"),
+        ("gain", "exponential", r"\bexponential\s+(?:gain|n?DCG)\b|\bgain\s+is\s+exponential\b|(?<![(/])2\s*\^\s*(?:grade|g|rel)\s*",
+                                r"[−-]\s*1\b(?!\s*\)?\s*/)|(?<![(/])\b2\s*\*\*\s*(?:grade|g|rel)\s*[−-]\s*1\b(?!\s*\)?\s*/)"),
         ("ideal", "judged, cut at k", r"\bideal\b[^.]*\b(?:all|every)\s+judged\s+(?:grades?|documents?)[^.]*\b",
                                       r"(?:cut|truncated)\s+at\s+k\b|\bideal\s+DCG@k\s+for\s+the\s+same\s+judge?ments\b"),
         ("ideal", "judged, whole list", r"\bideal\b[^.]*\b(?:all|every)\s+judged\s+(?:grades?|documents?)[^.]*\b",
@@ -85,18 +92,58 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
         ("ideal", "retrieved only", r"\bideal\b[^.]*\b(?:re-?sorts?|sorts?)\s+only\s+the\s+(?:retrieved|returned)\b"),
         # --- AP's denominator -----------------------------------------------------------------------------
         ("ap_denominator", "|R|", r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|normali[sz]e[sd]?|",
-                                  r"averaged?)\s+(?:by|over)\s+(?:all\s+(?:(?:the|\w+)\s+)?|the\s+(?:total\s+)?number\s+of\s+",
-                                  rf"(?:all\s+)?|\|R\|)(?:known[- ])?{_RELEVANT}\s+{_DOC}(?![^.;]*\b(?:retrieved|returned))|",
-                                  r"\b(?:average\s+precision|AP)\b[^.;]*\b(?:divides?|divided)\s+by\s+\|R\|"),
+                                  r"averaged?)\s+(?:(?:the\s+|its\s+)?sum\s+)?(?:by|over)\s+(?:all\s+(?:(?:the|\w+)\s+)?|",
+                                  r"the\s+(?:total\s+)?number\s+of\s+(?:all\s+)?|\|R\|)(?:known[- ])?",
+                                  rf"{_RELEVANT}\s+{_DOC}\b(?!\s+(?:retrieved|returned|found|in\s+the\s+(?:run|ranking|list)))|",
+                                  r"\b(?:average\s+precision|AP)\b[^.;]*\b(?:divides?|divided)\s+by\s+\|R\||",
+                                  r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|divisor|denominator)\b[^.;]*",
+                                  r"\bwhether\s+or\s+not\s+(?:they|it)\s+(?:were|was|are|is)\s+(?:retrieved|returned|found)"),
         ("ap_denominator", "relevant retrieved", r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|",
-                                                 r"averaged?)\s+(?:by|over)\s+(?:the\s+(?:number\s+of\s+)?)?",
+                                                 r"averaged?)\s+(?:(?:the\s+|its\s+)?sum\s+)?(?:by|over)\s+",
+                                                 r"(?:the\s+(?:number\s+of\s+)?)?",
                                                  rf"{_RELEVANT}\s+{_DOC}\s+(?:retrieved|returned|found)"),
         ("ap_denominator", "min(k, |R|)", r"\b(?:average\s+precision|AP)\b[^.;]*\b(?:divides?|divided)\s+by\s+",
-                                          r"min\s*\(\s*k\s*,\s*\|R\|\s*\)"),
+                                          r"min\s*\(\s*k\s*,\s*\|?R\|?\s*\)|\b(?:average\s+precision|AP)\b[^.;]*\b",
+                                          r"(?:divides?|divided)\s+by\s+the\s+smaller\s+of\s+k\s+and\b"),
+        # --- ERR's top grade (Chapelle et al. 2009: (2^g − 1) / 2^g_max; gdeval: 2^4) ------------------------
+        ("err_max_grade", "4", r"(?:\bERR\b|expected\s+reciprocal\s+rank|\bsatisf)(?:[^.;]|\.\d)*?(?:2\s*\^\s*g\s*[−-]\s*1\s*\)?\s*",
+                               r"/\s*(?:2\s*\^\s*4|16)\b|\bdivide[sd]?\s+by\s+(?:2\s*\^\s*4|16)\b)|",
+                               r"\(2\s*\^\s*g\s*[−-]\s*1\s*\)\s*/\s*(?:2\s*\^\s*4|16)\b"),
+        ("err_max_grade", "highest grade judged", r"(?:\bERR\b|expected\s+reciprocal\s+rank|\bsatisf)(?:[^.;]|\.\d)*?",
+                                                  r"(?:2\s*\^\s*\(?\s*g_?max|2\s*\^\s*\(?\s*(?:the\s+)?(?:highest|top|maximum|max)",
+                                                  r"\s+grade|\b2\s+to\s+the\s+(?:power\s+of\s+the\s+)?(?:highest|top|",
+                                                  r"maximum)\s+grade|\bdivide[sd]?\s+by\s+2\s+to\s+the\s+(?:highest|top|",
+                                                  r"maximum)\s+grade)"),
+        ("err_max_grade", None, r"(?:\bERR\b|expected\s+reciprocal\s+rank)(?:[^.;]|\.\d)*?\b(?:divide[sd]?\s+by\s+|\)\s*/\s*)",
+                                r"2\s*\^\s*(?P<top>\d)\b|\bdivide[sd]?\s+by\s+2\s*\^\s*(?P<top2>\d)\b(?:[^.;]|\.\d)*?",
+                                r"(?:\bERR\b|expected\s+reciprocal\s+rank)"),
+        # --- RBP's gain (Moffat & Zobel 2008: binary; ranx: the grade) --------------------------------------------
+        ("rbp_gain", "binary", r"(?:\bRBP\b|rank-biased\s+precision|\brbp\.\d+)(?:[^.;]|\.\d)*?(?:\br_i\s+is\s+1\s+for\s+a\s+",
+                               rf"{_RELEVANT}\s+{_DOC}\s+and\s+0\s+otherwise|\bcounts?\s+(?:a|each|every)\s+",
+                               rf"{_RELEVANT}\s+{_DOC}\s+as\s+(?:1|one)\b|\bbinary\s+(?:relevance|gains?)\b)"),
+        ("rbp_gain", "grade", r"(?:\bRBP\b|rank-biased\s+precision|\brbp\.\d+|\brbp\b)(?:[^.;]|\.\d)*?(?:\bweigh[ts]?\w*\s+",
+                              rf"(?:(?:a|each|every)\s+(?:{_RELEVANT}\s+)?{_DOC}\s+)?by\s+(?:its|their|the)\s+grades?\b|",
+                              r"\br_i\s+is\s+(?:the|its)\s+grade\b|\bcounts?\s+(?:a|each|every)\s+",
+                              rf"(?:{_RELEVANT}\s+)?{_DOC}\s+(?:as|by)\s+its\s+grade\b)"),
+        # --- grades below the relevance level (trec_eval keeps their gain, ranx's -l drops them) -----------------
+        ("level_gain", "dropped", r"\bgrades?\s+below\s+(?:it|the\s+(?:relevance\s+)?level|that\s+level|this\s+level)\s+",
+                                  r"(?:are|is)\s+(?:dropped|removed|ignored|discarded)\b|\bgrades?\s+below\s+(?:it|the\s+",
+                                  r"(?:relevance\s+)?level)\s+(?:give|gives|contribute|contributes|earn|earns|add|adds)\s+",
+                                  r"no\s+gain\b"),
+        ("level_gain", "kept", r"\bgrades?\s+below\s+(?:it|the\s+(?:relevance\s+)?level)\s+still\s+(?:give|gives|contribute|",
+                               r"contributes|count|counts|earn|earns)\b|\B-l\b(?:[^.;]|\.\d)*\bbinary\s+measures\s+only\b"),
+        # --- interpolated precision's recall level ----------------------------------------------------------------
+        ("iprec_level", "recall ≥ r", r"\bprecision\s+(?:seen\s+|found\s+)?at\s+(?:this|a|that|the)\s+recall\s+level\s+",
+                                      r"or\s+(?:at\s+)?any\s+higher\b|\brecall\s+(?:of\s+)?at\s+least\s+r\b|\brecall\s*(?:≥|>=)\s*r\b"),
+        ("iprec_level", "round(r·|R|) relevant", r"\bl?round\s*\(\s*r\s*[·*×]\s*\|?R\|?\s*\)"),
+        ("iprec_level", "floor(r·|R| + 0.9) relevant", r"\br\s*[·*×]\s*\|?R\|?\s*\+\s*0?\.9\b"),
         # --- GMAP's floor ----------------------------------------------------------------------------------
-        ("gmap_floor", "0.00001", r"\b(?:replaces?|floors?|floored|clamps?|raises?)\b[^.;]*\b(?:AP|average\s+precision)"
-                                  r"\b[^.;]*\b(?:0\.00001|1e-5|10\^-5|10⁻⁵)|\b(?:AP|average\s+precision)\s+of\s+0\s+"
-                                  r"(?:is\s+)?(?:replaced|floored|raised)\s+(?:by|to|at)\s+0\.00001"),
+        ("gmap_floor", "0.00001", r"\b(?:replaces?|floors?|floored|clamps?|raises?)\b(?:[^.;]|\.\d)*\b(?:AP|average\s+precision)"
+                                  r"\b(?:[^.;]|\.\d)*\b(?:0\.00001|1e-5|10\^-5|10⁻⁵)|\b(?:AP|average\s+precision)\s+of\s+0\s+"
+                                  r"(?:is\s+)?(?:replaced|floored|raised)\s+(?:by|to|at)\s+0\.00001|\b(?:GMAP|gm_map)\b(?:[^.;]|\.\d)*"
+                                  r"\bfloors?\b(?:[^.;]|\.\d)*\b0\.00001"),
+        ("gmap_floor", "none", r"\b(?:GMAP|gm_map|geometric\s+mean)\b(?:[^.;]|\.\d)*\b(?:without\s+(?:a|any)\s+floor|no\s+floor|"
+                               r"(?:is\s+)?the\s+plain\s+geometric\s+mean)\b"),
         # --- relevance level ----------------------------------------------------------------------------
         ("relevance_level", None, rf"\b(?:counts?\s+as|is|are|considered)\s+{_RELEVANT}\s+when\s+(?:its|their|the)\s+",
                                   r"grades?\s+(?:is\s+)?(?P<level>[123])\s+or\s+(?:more|higher|above)|\bgrades?\s*",
@@ -121,13 +168,48 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                     rf"{_DOC}[^.;]*\bscores?\s+(?:0|zero)\b"),
         ("no_relevant", "left out", r"\b(?:query|need|question)s?\s+(?:with|that\s+ha(?:s|ve))\s+no\s+relevant\s+",
                                     rf"{_DOC}[^.;]*\b(?:is|are)\s+(?:left\s+out|dropped|excluded|skipped)\b"),
+        # --- a query whose qrels entry is empty ----------------------------------------------------------------
+        ("no_qrels", "left out", r"\b(?:query|topic|need|question)s?\s+(?:with|that\s+ha(?:s|ve))\s+(?:no\s+(?:qrels|",
+                                 r"judge?ments|lines?\s+in\s+the\s+qrels)|an\s+empty\s+qrels\s+entry)[^.;]*\b(?:is|are)\s+",
+                                 r"(?:left\s+out|skipped|dropped|ignored)\b"),
+        ("no_qrels", "scores 0", r"\b(?:query|topic|need|question)s?\s+(?:with|that\s+ha(?:s|ve))\s+(?:no\s+(?:qrels|",
+                                 r"judge?ments|lines?\s+in\s+the\s+qrels)|an\s+empty\s+qrels\s+entry)[^.;]*\bscores?\s+",
+                                 r"(?:0|zero)\b"),
     ))
 
+#: A wording negated ("not by the number retrieved", "never min(k, R)", "rather than removed") states what the
+#: text does not do.
+_NEGATED = re.compile(r"\b(?:not|never|rather\s+than|instead\s+of)\s+(?:by\s+)?$", re.IGNORECASE)
+#: A gain wording that presents another definition ("the same with gain 2^g − 1", "uses gain 2^g − 1 instead")
+#: describes a variant, not the text's own nDCG.
+_VARIANT = re.compile(r"\binstead\b|\bthe\s+same\s+with\b|\bvariant\b|\bburges\b", re.IGNORECASE)
+#: The gain convention is nDCG's: a wording counts only in a unit about DCG or its gain (ERR's ``(2^g − 1)/2^4``
+#: is a stopping probability, not a gain).
+_ABOUT_GAIN = re.compile(r"\bn?DCG\b|\bdcg_|discounted\s+cumulative\s+gain|\bgains?\b", re.IGNORECASE)
+_ABOUT_OTHER = re.compile(r"\bERR\b|expected\s+reciprocal\s+rank|\bsatisf|\bprobabilit|\bRBP\b|rank-biased",
+                          re.IGNORECASE)
 
-def _value(name: str, value: str | None, m: re.Match) -> str | None:
+
+#: Where a text shows its grade scale: a graded list ("[2, 0, 1]"), a range ("0–2", "from 0 to 3") or its top
+#: ("tops out at 3", "the highest grade is 3").
+_GRADES = re.compile(r"\[(?P<list>\d+(?:\s*,\s*\d+)+)\]|\b0\s*[–-]\s*(?P<top>\d)\b|\bfrom\s+0\s+to\s+(?P<top2>\d)\b|"
+                     r"\btops?\s+out\s+at\s+(?P<top3>\d)\b|\b(?:highest|top|maximum)\s+grade\s+(?:is\s+)?(?P<top4>\d)\b",
+                     re.IGNORECASE)
+
+
+def _value(name: str, value: str | None, m: re.Match, text: str = "") -> str | None:
     if value is not None:
         return value
     groups = m.groupdict()
+    if name == "err_max_grade":
+        # ERR divides by 2^4 (gdeval), or by 2 to the top grade of the text's own scale: the grades it prints
+        # ("[2, 0, 1]", "0–2") must top out there, or the wording states neither value.
+        top = int(groups.get("top") or groups.get("top2"))
+        if top == 4:
+            return "4"
+        tops = {max(int(g) for g in re.findall(r"\d+", g.group("list"))) if g.group("list") else
+                int(g.group("top") or g.group("top2") or g.group("top3") or g.group("top4")) for g in _GRADES.finditer(text)}
+        return "highest grade judged" if tops == {top} else None
     if groups.get("level") or groups.get("level2"):
         return groups.get("level") or groups.get("level2")
     if groups.get("above") is not None:
@@ -142,8 +224,15 @@ def stated_in(text: str) -> dict[str, tuple[str, int]]:
     checked against ``audit.register.conventions`` (a row giving an unknown value is a bug in the table)."""
     found: dict[str, dict[str, int]] = {}
     for name, value, pattern in WORDINGS:
+        if name == "gain" and (not _ABOUT_GAIN.search(text) or _VARIANT.search(text)
+                               or (_ABOUT_OTHER.search(text) and not re.search(r"\bn?DCG\b|\bgain\b", text, _I))):
+            continue
         for m in pattern.finditer(text):
-            v = _value(name, value, m)
+            if _NEGATED.search(text[max(0, m.start() - 20):m.start()]):
+                continue
+            v = _value(name, value, m, text)
+            if v is None:
+                continue
             assert v in CONVENTIONS[name].values, (name, v)
             found.setdefault(name, {}).setdefault(v, m.start())
     return {name: next(iter(values.items())) for name, values in found.items() if len(values) == 1}
