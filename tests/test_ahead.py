@@ -198,7 +198,10 @@ def test_the_chart_worker_draws_what_this_process_draws_and_a_failure_is_drawn_h
     try:
         asked = []
         real_draw = worker.draw
-        monkeypatch.setattr(worker, "draw", lambda *a: asked.append(a[0]) or real_draw(*a))
+        # only this test's checks: a chart an earlier audit in this process is still drawing ahead (in a background
+        # thread, slower on a busy machine) may also reach the patched worker
+        monkeypatch.setattr(worker, "draw", lambda *a: (asked.append(a[0]) if a[1] in (interval, curve) else None)
+                            or real_draw(*a))
         assert [charts.interval_chart(interval), charts.curve_chart(curve)] == here
         assert asked == ["_interval_svg", "_curve_svg"]
         assert worker.draw("_interval_svg", interval) == here[0]  # the worker's own answer

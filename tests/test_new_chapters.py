@@ -490,3 +490,55 @@ def test_ranx_bpref_nan_is_explained_by_the_missing_judged_non_relevant_document
     b1 = report.claims[0]
     assert b1.verdict == "qualified"
     assert "no judged non-relevant document" in b1.reason and "min(|R|, |N|) = 0" in b1.reason, b1.reason
+
+
+def _register_error(tmp_path, name, claims_yaml, snapshot="A universal statement holds.\n"):
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "chapter.yaml").write_text(f"id: {name}\ntitle: t\n", encoding="utf-8")
+    (folder / "snapshot.txt").write_text(snapshot, encoding="utf-8")
+    (folder / "claims.yaml").write_text(claims_yaml, encoding="utf-8")
+    with pytest.raises(AuditError) as caught:
+        load_chapter(folder)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(("claim", "message"), [
+    # every case an empty ranking: every measure 0, so "RR equals P" would hold vacuously
+    ('measure: RR, relation: equals, compare: measure, other: P, '
+     'universe: {max_length: 0, documents: 3, grades: [0, 1], max_k: 3}', "max_length: 0"),
+    # NumRel is the same at k and k + 1: comparing the next cutoff tests nothing
+    ('measure: NumRel, relation: unchanged, compare: next_cutoff', "takes no cutoff"),
+    ('measure: R, relation: never decreases, compare: transform, transform: add_unretrieved_relevant, at: "|R|"',
+     "at: |R|"),
+    ('measure: RBP, relation: never exceeds, compare: constant, bound: "1/0"', "bound"),
+])
+def test_property_claims_that_would_test_nothing_are_refused_at_load(tmp_path, claim, message):
+    """Each of these ran as a vacuous "supported" or ended in a misleading error; refused when the register loads,
+    naming the claim and the field."""
+    err = _register_error(tmp_path, "vac", "claims:\n  - {id: C01, title: t, kind: property, quote: \"A universal "
+                          f"statement holds.\", claim: x, {claim}}}\n")
+    assert "C01" in err and message in err, err
+
+
+def test_computes_on_a_fixture_that_ranks_nothing_is_refused(tmp_path):
+    err = _register_error(tmp_path, "cmp", """\
+claims:
+  - {id: C01, title: t, kind: arithmetic, quote: "RR is 0 here.", claim: x, expression: "0", claimed: "0",
+     computes: {measure: RR, fixture: {qrels: {q1: {a: 1}}, run: {q1: []}}}}
+""", "RR is 0 here.\n")
+    assert "computes.fixture" in err and "nothing is ranked" in err, err
+
+
+def test_averaging_is_a_reading_for_measures_without_a_cutoff(tmp_path):
+    """Rprec over q1 (a relevant, returned: 1) and q2 (judged, nothing returned): 1 over the queries with results,
+    (1 + 0)/2 = 1/2 over all judged queries, which ir-measures and ranx return (by hand; both score a judged query
+    missing from the run 0). "1/2" is qualified by the averaging, not contradicted."""
+    chapter = _write(tmp_path, "avg", "id: avg\ntitle: t\n", "The value is 1/2 here.\n", """\
+        fixtures: {f1: {qrels: {q1: {a: 1, n: 0}, q2: {a: 1, n: 0}}, run: {q1: [a], q2: []}}}
+        claims: [{id: C01, title: t, kind: value, quote: "The value is 1/2 here.", claim: x, fixture: f1,
+          expect: [{measure: Rprec, claimed: "1/2"}]}]
+        """)
+    report = audit_chapter(chapter, all_references(), collect("test"))
+    assert report.claims[0].verdict == "qualified"
+    assert "averag" in report.claims[0].reason

@@ -595,7 +595,7 @@ CATALOGUE: dict[str, MeasureDef] = dict((
 SUPPORTED = tuple(CATALOGUE)
 
 #: Conventions decided over several queries, and the measures they apply to beyond one query.
-_AGGREGATE = {"averaging": lambda m: m.cutoff != "none" and m.combine != "sum",
+_AGGREGATE = {"averaging": lambda m: m.name not in ("SetP", "SetR") and m.combine != "sum",
               "no_relevant": lambda m: m.name not in ("NumRel", "NumRet"),
               "no_qrels": lambda m: m.name not in ("NumRel", "NumRet")}
 

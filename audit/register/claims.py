@@ -26,7 +26,7 @@ from pydantic import (
 )
 
 from audit.errors import AuditError, RegisterError
-from audit.evaluation.evaluator import check_ranking
+from audit.evaluation.evaluator import CATALOGUE, check_ranking
 from audit.register.conventions import Declared, check_value, declared_from
 from audit.register.files import read_text
 from audit.register.limits import (
@@ -353,6 +353,9 @@ class UniverseSpec(Strict):
     def _meaningful(self) -> "UniverseSpec":
         from audit.evaluation.universe import Universe
 
+        if self.max_length < 1:
+            raise ValueError("max_length: 0 keeps only empty rankings, on which every measure is 0, so the search "
+                             "would exercise nothing; give at least 1")
         if max(self.grades) < 1:
             raise ValueError(f"grades {self.grades} hold no relevant grade (1 or more): no case of the universe "
                              "has a relevant document, so the search would exercise nothing")
@@ -408,8 +411,11 @@ class PropertyClaim(ClaimBase):
             raise ValueError("compare: measure needs `other`, the measure to compare with")
         if self.compare == "constant" and self.bound is None:
             raise ValueError("compare: constant needs `bound`, the number the measure is related to (e.g. 1)")
-        if self.at == "|R|" and self.compare == "next_cutoff":
-            raise ValueError("at: |R| fixes the cutoff; it cannot be compared with the next cutoff")
+        if self.at == "|R|" and self.compare in ("next_cutoff", "transform"):
+            raise ValueError(f"at: |R| fixes the cutoff; it compares two measures or a measure and a bound, not "
+                             f"{'the next cutoff' if self.compare == 'next_cutoff' else 'a transformed case'}")
+        if self.bound is not None and self.compare != "constant":
+            raise ValueError("bound is the number of compare: constant; drop it or set compare: constant")
         return self
 
 
@@ -766,6 +772,7 @@ def _check_references(chapter: Chapter) -> None:
                 if claim.computes.query is not None and claim.computes.query not in fx.run:
                     raise fail("computes.query", f"query {claim.computes.query!r} is not in the fixture's run; "
                                f"it has {', '.join(map(repr, fx.run))}")
+                exercised("computes.fixture", fx, [claim.computes.measure], claim.computes.query)
             sm = claim.set_measure
             if sm is not None:
                 if sm.cohort not in chapter.register.cohorts:
@@ -784,8 +791,16 @@ def _check_references(chapter: Chapter) -> None:
                     measure("other", at_cutoff(claim.other, 1))
             except AuditError as exc:
                 raise fail("measure", exc.message)
+            if claim.compare == "next_cutoff":
+                _, spec = parse_measure(at_cutoff(claim.measure, 1), True)
+                if spec is not None and CATALOGUE[spec.name].cutoff == "none":
+                    raise fail("compare", f"{claim.measure} takes no cutoff: it is the same at k and k + 1, so "
+                               "comparing the next cutoff tests nothing")
             if claim.bound is not None:
-                bound = parse_claimed(claim.bound)
+                try:
+                    bound = parse_claimed(claim.bound)
+                except AuditError as exc:
+                    raise fail("bound", exc.message)
                 if not bound.exact:
                     raise fail("bound", f"the bound must be an exact number (0, 1, 1/2), found {claim.bound!r}")
         elif claim.kind == "convention":

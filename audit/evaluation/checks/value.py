@@ -421,6 +421,7 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
     definitions (under its stated conventions, trec_eval's defaults elsewhere) and the other references are shown
     beside it. A reference that does not compute the measure, or fails, is an error; one that leaves the query out
     contradicts a sentence giving it a value."""
+    by = REFERENCE_NAMES.get(by.lower(), by) if by.lower() in REFERENCE_NAMES else by
     if by not in REFERENCE_NAMES:
         check_expectation(ms, chapter, claim, fixture_ref, measure, claimed_text, evidence, tolerance=tolerance,
                           query=query, label_prefix=f"as {by} computes it (not a reference of this audit; its reading "
