@@ -72,7 +72,7 @@ def test_the_quote_is_the_clause_that_states_it_and_two_values_are_both_kept():
     ("Grades below the relevance level give no gain.", "level_gain", "dropped"),
     ("The suffix -l2 raises the level to 2: grades below it are dropped before nDCG is computed.", "level_gain",
      "dropped"),
-    ("trec_eval replaces an AP of 0 by 0.00001 before taking logs.", "gmap_floor", "0.00001"),
+    ("trec_eval replaces an AP of 0 by 0.00001 before taking logs.", "gmap_floor", "floored"),
     ("Here GMAP is the plain geometric mean, without any floor.", "gmap_floor", "none"),
     ("A topic with no qrels entry is left out of the mean.", "no_qrels", "left out"),
     ("Interpolated precision is the best precision seen at this recall level or any higher one.", "iprec_level",

@@ -856,7 +856,7 @@ def combine(measure_name: str, values: Mapping[str, Fraction | float],
         return Fraction(0)
     if all(isinstance(v, Fraction) for v in values.values()):
         if how == "geometric":
-            return geometric_mean(values, (reading or DEFAULT_READING)["gmap_floor"] == "0.00001")
+            return geometric_mean(values, (reading or DEFAULT_READING)["gmap_floor"] == "floored")
         return {"sum": lambda v: sum(v.values(), Fraction(0))}.get(how, mean)(values)
     import math
     floats = [float(v) for v in values.values()]

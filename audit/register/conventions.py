@@ -112,8 +112,8 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
         "recall ≥ r": "recall level r is reached once recall is at least r",
     }, "trec_eval 10.0 iprec_at_recall (lround(r · num_rel)); trec_eval 9, bundled by pytrec_eval (r · num_rel + 0.9, "
        "truncated); Manning et al. 2008 §8.4 (recall ≥ r)"),
-    Convention("gmap_floor", "GMAP floor", ("0.00001", "none"), {
-        "0.00001": "GMAP floors each query's AP at 0.00001, so one AP of 0 does not make it 0",
+    Convention("gmap_floor", "GMAP floor", ("floored", "none"), {
+        "floored": "GMAP floors each query's AP at 0.00001, so one AP of 0 does not make it 0",
         "none": "GMAP is the plain geometric mean: one AP of 0 makes it 0",
     }, "trec_eval gm_map (0.00001, MIN_GEO_MEAN); Robertson 2006 (the plain geometric mean, with a small floor "
        "suggested)"),

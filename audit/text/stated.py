@@ -138,7 +138,7 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
         ("iprec_level", "round(r·|R|) relevant", r"\bl?round\s*\(\s*r\s*[·*×]\s*\|?R\|?\s*\)"),
         ("iprec_level", "floor(r·|R| + 0.9) relevant", r"\br\s*[·*×]\s*\|?R\|?\s*\+\s*0?\.9\b"),
         # --- GMAP's floor ----------------------------------------------------------------------------------
-        ("gmap_floor", "0.00001", r"\b(?:replaces?|floors?|floored|clamps?|raises?)\b(?:[^.;]|\.\d)*\b(?:AP|average\s+precision)"
+        ("gmap_floor", "floored", r"\b(?:replaces?|floors?|floored|clamps?|raises?)\b(?:[^.;]|\.\d)*\b(?:AP|average\s+precision)"
                                   r"\b(?:[^.;]|\.\d)*\b(?:0\.00001|1e-5|10\^-5|10⁻⁵)|\b(?:AP|average\s+precision)\s+of\s+0\s+"
                                   r"(?:is\s+)?(?:replaced|floored|raised)\s+(?:by|to|at)\s+0\.00001|\b(?:GMAP|gm_map)\b(?:[^.;]|\.\d)*"
                                   r"\bfloors?\b(?:[^.;]|\.\d)*\b0\.00001"),
