@@ -45,5 +45,9 @@ class RankingError(AuditError):
     """A ranking breaks the chapter's rules (for example a repeated document ID)."""
 
 
+class ReadingDoesNotApply(AuditError):
+    """A reading has no value on this input (ERR's top grade 4 on grades above 4, which gdeval.pl refuses)."""
+
+
 class RepeatedIDError(RankingError):
     """A ranking returns the same document ID more than once (chapter 23, §"Define the evaluated prefix")."""

@@ -542,3 +542,21 @@ def test_averaging_is_a_reading_for_measures_without_a_cutoff(tmp_path):
     report = audit_chapter(chapter, all_references(), collect("test"))
     assert report.claims[0].verdict == "qualified"
     assert "averag" in report.claims[0].reason
+
+
+def test_err_on_grades_above_four(tmp_path):
+    """ERR@3 of n, a (grade 7), b (grade 5) with the query's top grade 7: a stops with 127/128 at rank 2, b with
+    31/128 at rank 3: 127/256 + (1/128)(31/128)/3 = 24415/49152 ≈ 0.4967 (by hand). gdeval.pl, ir-measures' only
+    ERR provider, refuses grades above 4, so its reading (top grade 4) does not apply and ir-measures shows
+    "not applicable", not a crash: the printed 0.0156 is contradicted by the one reading that applies."""
+    chapter = _write(tmp_path, "err", "id: err\ntitle: t\n", "Here ERR@3 is 0.0156.\n", """\
+        fixtures: {f: {qrels: {q1: {a: 7, b: 5, n: 0}}, run: {q1: [n, a, b]}}}
+        claims: [{id: C01, title: t, kind: value, quote: "Here ERR@3 is 0.0156.", claim: x, fixture: f,
+          expect: [{measure: "ERR@3", claimed: "0.0156"}]}]
+        """)
+    report = audit_chapter(chapter, all_references(), collect("test"))
+    c = report.claims[0]
+    values = {v.implementation: v for v in c.checks[0].values}
+    assert values["chapter"].exact == "24415/49152"
+    assert values["ir_measures"].status == "not applicable" and "above 4" in values["ir_measures"].detail
+    assert c.verdict == "contradicted"

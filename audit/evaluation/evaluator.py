@@ -20,7 +20,7 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
 
-from audit.errors import MeasureError, RankingError, RepeatedIDError
+from audit.errors import MeasureError, RankingError, ReadingDoesNotApply, RepeatedIDError
 from audit.register.conventions import CONVENTIONS
 
 Qrels = Mapping[str, Mapping[str, int]]
@@ -380,11 +380,15 @@ def f_measure(precision_value: Fraction, recall_value: Fraction, beta: Fraction)
 def expected_reciprocal_rank(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
                              reading: Reading | None = None) -> Fraction:
     """ERR@k = Σ_{r ≤ k} (1/r) R_r Π_{i<r} (1 − R_i) with R_g = (2^g − 1) / 2^g_max, in [0, 1] (Chapelle et
-    al. 2009, the cascade model). g_max by the ``err_max_grade`` convention: ``4`` (gdeval, the TREC Web
-    track's script, which ignores grades above 4) or ``highest grade judged`` (the query's top grade).
-    Grades ≤ 0 and unjudged documents stop no user. Exact."""
+    al. 2009, the cascade model). g_max by the ``err_max_grade`` convention: ``highest grade judged`` (the query's
+    top grade: Chapelle et al.'s g_max of the scale) or ``4`` (gdeval.pl, the TREC Web track's script). Grades ≤ 0
+    and unjudged documents stop no user. Exact. Raises ``ReadingDoesNotApply`` for ``4`` on a grade above 4, which
+    gdeval.pl refuses (``$judgment <= $MAX_JUDGMENT``)."""
     reading = reading or DEFAULT_READING
     top = max(judgements.values(), default=0)
+    if reading["err_max_grade"] == "4" and top > 4:
+        raise ReadingDoesNotApply(f"ERR's top grade 4 (gdeval.pl) does not apply to grade {top}: gdeval refuses "
+                                  "grades above 4")
     g_max = 4 if reading["err_max_grade"] == "4" else max(top, 1)
     if g_max > MAX_GRADE:
         raise MeasureError(f"grade {g_max} is too large for ERR's 2^grade; grades up to {MAX_GRADE} are supported")
@@ -392,7 +396,7 @@ def expected_reciprocal_rank(judgements: Mapping[str, int], ranking: Ranking, k:
     total, not_stopped = Fraction(0), Fraction(1)
     for position, d in enumerate(prefix(_condensed(ranking, judgements, reading), k, reading), start=1):
         g = judgements.get(d, 0)
-        if g <= 0 or (reading["err_max_grade"] == "4" and g > 4):
+        if g <= 0:
             continue
         stop = Fraction(2 ** g - 1, scale)
         total += not_stopped * stop / position

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 
-from audit.errors import RepeatedIDError
+from audit.errors import ReadingDoesNotApply, RepeatedIDError
 from audit.register.conventions import CONVENTIONS, NAMES, Declared
 
 #: The chapter rejected the input under this reading (``repeated_ids: reject``).
@@ -76,6 +76,8 @@ def _safe(fn: Callable[[Mapping[str, str]], Value], reading: Mapping[str, str]) 
         return fn(reading)
     except RepeatedIDError:
         return REJECTED
+    except ReadingDoesNotApply:
+        return None
 
 
 def graded_levels(*qrels_list: Mapping[str, Mapping[str, int]]) -> dict[str, tuple[str, ...]]:

@@ -96,10 +96,10 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
         "kept": "a graded measure keeps the gain of every positive grade, whatever the relevance level",
         "dropped": "grades below the relevance level give no gain",
     }, "trec_eval ndcg (kept: -l applies to binary measures only); ranx ndcg@k-l2 (dropped)"),
-    Convention("err_max_grade", "ERR's top grade", ("4", "highest grade judged"), {
-        "4": "ERR's stopping probability is (2^g − 1) / 2^4 (grades above 4 ignored)",
+    Convention("err_max_grade", "ERR's top grade", ("highest grade judged", "4"), {
         "highest grade judged": "ERR's stopping probability is (2^g − 1) / 2^g_max, g_max the query's top judged grade",
-    }, "gdeval (the TREC Web track's script, 4); Chapelle et al. 2009 (the scale's top grade)"),
+        "4": "ERR's stopping probability is (2^g − 1) / 2^4 (grades above 4 are refused)",
+    }, "Chapelle et al. 2009 (the scale's top grade); gdeval (the TREC Web track's script, 4)"),
     Convention("rbp_gain", "RBP gain", ("binary", "grade"), {
         "binary": "RBP counts a relevant document as 1",
         "grade": "RBP weighs a relevant document by its grade",

@@ -83,6 +83,11 @@ class IrMeasuresReference(Reference):
                 # its object, so an id is never reused while the map lives.
                 names: dict[int, tuple[object, str]] = {}
                 given_qrels, given_run, back = judged, run, None
+                if name == "gdeval" and any(g > 4 for j in judged.values() for g in j.values()):
+                    for m in group:  # gdeval.pl dies on such a file ($judgment <= $MAX_JUDGMENT)
+                        out[str(m)] = Outcome("not applicable", provider=name,
+                                              detail="gdeval.pl, its one provider of ERR, refuses grades above 4")
+                    continue
                 if name == "gdeval":
                     # gdeval.pl reads only numeric topic IDs: queries are numbered for it and mapped back
                     order = sorted(set(judged) | set(run))
