@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from audit.errors import AuditError
 from audit.evaluation import evaluator
+from audit.evaluation.checks.common import combined
 from audit.evaluation.references import Outcome, Reference
 from audit.evaluation.references.pytrec_eval_ref import trec_order
 from audit.register.files import open_regular, read_text
@@ -628,10 +629,9 @@ def _mean(values: dict[str, float], queries: list[str]) -> float:
     return sum(values.get(q, 0.0) for q in queries) / len(queries) if queries else 0.0
 
 
-def _combined(measure_name: str, values: dict[str, float], queries: list[str]) -> float:
-    """``values`` over ``queries`` (a missing one as 0) combined as the measure combines them
-    (``evaluator.combine``)."""
-    return float(evaluator.combine(measure_name, {q: float(values.get(q, 0.0)) for q in queries})) if queries else 0.0
+def _combined(measure: str, values: dict[str, float], queries: list[str]) -> float:
+    """``values`` over ``queries`` (a missing one as 0) combined as the measure combines them (``combined``)."""
+    return float(combined(measure, {q: float(values.get(q, 0.0)) for q in queries})) if queries else 0.0
 
 
 @dataclass
@@ -772,12 +772,11 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
         for measure in measures:
             per = evaluated[measure]
             judged = sorted(qrels)
-            name_of = (parse_measure(measure, True)[1] or evaluator.MeasureSpec("")).name
             # each implementation's own value over the queries it returned a value for (its own default), combined
             # as the measure combines queries (the mean; trec_eval's sum for counts, geometric mean for GMAP)
             means = [ImplMean(implementation=name, provider=prov, status=status if vals or status != "ok" else "left out",
-                              mean=_combined(name_of, vals, sorted(vals)) if status == "ok" and vals else None,
-                              mean_all_judged=_combined(name_of, vals, judged) if status == "ok" and vals else None,
+                              mean=_combined(measure, vals, sorted(vals)) if status == "ok" and vals else None,
+                              mean_all_judged=_combined(measure, vals, judged) if status == "ok" and vals else None,
                               detail=detail or ("it returned no value for any query" if status == "ok" and not vals
                                                 else ""))
                      for name, (vals, prov, status, detail) in per.items()]

@@ -13,9 +13,9 @@ that decimal; every other measure is an exact rational.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-import math
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
@@ -174,20 +174,22 @@ def reciprocal_rank(judgements: Mapping[str, int], ranking: Ranking, k: int | No
 
 def average_precision(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
                       rel: int | None = None, reading: Reading | None = None) -> Fraction:
-    """AP@k = (Σ over relevant ranks i ≤ k of P@i) / |R|, in [0, 1]; 0 when R is empty.
+    """AP@k = (Σ over relevant ranks i ≤ k of P@i) / denominator, in [0, 1]; 0 when the denominator is 0.
 
-    Chapter 23 table: denominator "|R|" (trec_eval ``map_cut_k``; Buckley & Voorhees 2000).
+    Denominator by the ``ap_denominator`` convention: ``|R|`` (chapter 23 table: denominator "|R|"; trec_eval
+    ``map_cut_k``; Buckley & Voorhees 2000), ``relevant retrieved`` (the relevant documents in the prefix:
+    scikit-learn's ``average_precision_score`` on the returned list) or ``min(k, |R|)`` (``ml_metrics.apk``).
     """
     reading = reading or DEFAULT_READING
-    r = relevant_set(judgements, _level(rel, reading))
-    if not r:
-        return Fraction(0)
+    flags, r = _relevant_flags(judgements, ranking, k, rel, reading)
     hits, total = 0, Fraction(0)
-    for position, d in enumerate(prefix(_condensed(ranking, judgements, reading), k, reading), start=1):
-        if d in r:
+    for position, flag in enumerate(flags, start=1):
+        if flag:
             hits += 1
             total += Fraction(hits, position)
-    return total / len(r)
+    denominator = {"|R|": len(r), "relevant retrieved": hits,
+                   "min(k, |R|)": len(r) if k is None else min(k, len(r))}[reading["ap_denominator"]]
+    return total / denominator if denominator else Fraction(0)
 
 
 #: Largest grade whose exponential gain 2**grade − 1 is computed; larger grades are refused.
@@ -336,13 +338,9 @@ def _relevant_flags(judgements: Mapping[str, int], ranking: Ranking, k: int | No
 def r_precision(judgements: Mapping[str, int], ranking: Ranking, rel: int | None = None,
                 reading: Reading | None = None) -> Fraction:
     """R-precision = |relevant in the first |R|| / |R|, in [0, 1]; 0 when R is empty (trec_eval ``Rprec``;
-    Buckley & Voorhees 2000). Fewer than |R| returned: the missing ranks count as non-relevant."""
+    Buckley & Voorhees 2000): recall at k = |R|. Fewer than |R| returned: the missing ranks count as non-relevant."""
     reading = reading or DEFAULT_READING
-    r = relevant_set(judgements, _level(rel, reading))
-    if not r:
-        return Fraction(0)
-    docs = prefix(_condensed(ranking, judgements, reading), len(r), reading)
-    return Fraction(sum(1 for d in docs if d in r), len(r))
+    return recall(judgements, ranking, len(relevant_set(judgements, _level(rel, reading))), rel, reading)
 
 
 def bpref(judgements: Mapping[str, int], ranking: Ranking, rel: int | None = None,
@@ -445,24 +443,6 @@ def interpolated_precision(judgements: Mapping[str, int], ranking: Ranking, reca
     return best
 
 
-def average_precision_with(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
-                           rel: int | None = None, reading: Reading | None = None) -> Fraction:
-    """AP@k with its denominator by the ``ap_denominator`` convention: ``|R|`` (trec_eval ``map``; Buckley &
-    Voorhees 2000), ``relevant retrieved`` (the relevant documents in the prefix: scikit-learn's
-    ``average_precision_score`` on the returned list) or ``min(k, |R|)`` (``ml_metrics.apk``). In [0, 1]."""
-    reading = reading or DEFAULT_READING
-    flags, r = _relevant_flags(judgements, ranking, k, rel, reading)
-    hits, total = 0, Fraction(0)
-    for position, flag in enumerate(flags, start=1):
-        if flag:
-            hits += 1
-            total += Fraction(hits, position)
-    rule = reading["ap_denominator"]
-    denominator = {"|R|": len(r), "relevant retrieved": hits,
-                   "min(k, |R|)": len(r) if k is None else min(k, len(r))}[rule]
-    return total / denominator if denominator else Fraction(0)
-
-
 def counts(judgements: Mapping[str, int], ranking: Ranking, what: str, rel: int | None = None,
            reading: Reading | None = None) -> Fraction:
     """trec_eval's counts for one query: ``NumRel`` |R|, ``NumRet`` the documents returned (after the
@@ -539,7 +519,7 @@ CATALOGUE: dict[str, MeasureDef] = dict((
     _measure("RR", "reciprocal rank", _BINARY | {"rr_cutoff"},
              lambda s, j, r, x: reciprocal_rank(j, r, s.cutoff, s.rel, x), source="trec_eval recip_rank"),
     _measure("AP", "average precision", _BINARY | {"ap_denominator"},
-             lambda s, j, r, x: average_precision_with(j, r, s.cutoff, s.rel, x),
+             lambda s, j, r, x: average_precision(j, r, s.cutoff, s.rel, x),
              source="Buckley & Voorhees 2000; trec_eval map, map_cut_k"),
     _measure("nDCG", "normalised discounted cumulative gain", _GRADED,
              lambda s, j, r, x: ndcg(j, r, s.cutoff, s.gain, x, s.rel), params=("rel", "gain"),
@@ -591,7 +571,7 @@ CATALOGUE: dict[str, MeasureDef] = dict((
              lambda s, j, r, x: counts(j, r, "NumRelRet", s.rel, x), cutoff="none", bounded=False,
              combine="sum", source="trec_eval num_rel_ret"),
     _measure("GMAP", "geometric mean of average precision", _BINARY | {"ap_denominator", "gmap_floor"},
-             lambda s, j, r, x: average_precision_with(j, r, s.cutoff, s.rel, x), combine="geometric",
+             lambda s, j, r, x: average_precision(j, r, s.cutoff, s.rel, x), combine="geometric",
              source="Robertson 2006; trec_eval gm_map (each AP floored at 0.00001)"),
 ))
 
@@ -599,9 +579,13 @@ CATALOGUE: dict[str, MeasureDef] = dict((
 SUPPORTED = tuple(CATALOGUE)
 
 #: Conventions decided over several queries, and the measures they apply to beyond one query.
+def _not_numrel_or_numret(m: MeasureDef) -> bool:
+    return m.name not in ("NumRel", "NumRet")
+
+
 _AGGREGATE = {"averaging": lambda m: m.name not in ("SetP", "SetR") and m.combine != "sum",
-              "no_relevant": lambda m: m.name not in ("NumRel", "NumRet"),
-              "no_qrels": lambda m: m.name not in ("NumRel", "NumRet")}
+              "no_relevant": _not_numrel_or_numret,
+              "no_qrels": _not_numrel_or_numret}
 
 
 def relevant_to(measure_name: str, *, several_queries: bool) -> list[str]:
@@ -862,7 +846,6 @@ def combine(measure_name: str, values: Mapping[str, Fraction | float],
         if how == "geometric":
             return geometric_mean(values, (reading or DEFAULT_READING)["gmap_floor"] == "floored")
         return {"sum": lambda v: sum(v.values(), Fraction(0))}.get(how, mean)(values)
-    import math
     floats = [float(v) for v in values.values()]
     if how == "sum":
         return math.fsum(floats)

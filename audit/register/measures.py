@@ -84,7 +84,7 @@ def parse(text: str, reference_only: bool = False) -> tuple[object, MeasureSpec 
     if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int) or rel < 1):
         raise MeasureError(f"measure {text!r}: the relevance level rel must be a whole number of at least 1, "
                            f"found {rel!r}")
-    if rel is not None and "rel" not in definition.params and name != "NumRelRet":
+    if rel is not None and "rel" not in definition.params:
         raise MeasureError(f"measure {text!r}: {name} takes no relevance level"
                            + (" (Judged@k counts every judged document)" if name == "Judged" else ""))
     if name in ("SetP", "SetR") and cutoff is not None:

@@ -37,6 +37,7 @@ from fractions import Fraction
 from itertools import product
 
 from audit.errors import AuditError
+from audit.register.measures import at_cutoff
 from audit.register.measures import parse as parse_measure
 from audit.register.values import expression_interval, parse_claimed, parse_expression
 from audit.text.scan import (
@@ -111,8 +112,6 @@ _WORDS = ((r"(?:interpolated\s+)?precision\s+at\s+.*recall", "IPrec"), (r"interp
           (r"f-measure|f-score|f1", "F"), (r"number\s+of\s+relevant\s+\w+\s+(?:retrieved|returned)", "NumRelRet"),
           (r"number\s+of\s+relevant", "NumRel"), (r"precision", "P"), (r"recall", "R"), (r"ndcg", "nDCG"),
           (r"success|hit\s+rate", "Success"), (r"judged\s+fraction", "Judged"))
-#: Measures without a cutoff (a cutoff written with them is ignored, as trec_eval and ranx do).
-_NO_CUTOFF = {"Rprec", "Bpref", "SetP", "SetR", "SetF", "NumRel", "NumRet", "NumRelRet"}
 
 
 def measure_of(m: re.Match) -> tuple[str, int | str | None] | None:
@@ -153,7 +152,8 @@ def measure_of(m: re.Match) -> tuple[str, int | str | None] | None:
             return base, (str(float(level)) if level and "." in level else None)
     if base is None:
         return None
-    if k is None or base.split("(")[0] in _NO_CUTOFF:
+    # a measure without a cutoff (Rprec, SetF, NumRel …): a cutoff written with it is ignored, as trec_eval and ranx do
+    if k is None or at_cutoff(base, 1) == base:
         return base, None
     if k.lower() == "k":
         return base, "k"

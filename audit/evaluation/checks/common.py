@@ -255,7 +255,7 @@ class Measurements:
             per_query = self.chapter(fixture, measure)
             if query and query not in per_query:
                 raise AuditError(f"the chapter's definitions leave query {query!r} out")
-            value = per_query[query] if query else evaluator.combine(parse_measure(measure)[1].name, per_query)
+            value = per_query[query] if query else combined(measure, per_query)
             out.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(value),
                                  exact=format_exact(value), per_query={q: display(format_exact(v)) for q, v in per_query.items()},
                                  in_interval=claimed.contains(value) if claimed else None))
@@ -267,9 +267,8 @@ class Measurements:
                 out.append(ImplValue(implementation=ref.name, provider=outcome.provider, status="left out",
                                      detail=f"it returned no value for query {query!r}"))
             elif outcome.status == "ok":
-                spec = parse_measure(measure, True)[1]
-                value = (outcome.per_query[query] if query else outcome.mean if spec is None or not outcome.per_query
-                         else evaluator.combine(spec.name, outcome.per_query))
+                value = (outcome.per_query[query] if query else
+                         combined(measure, outcome.per_query) if outcome.per_query else outcome.mean)
                 out.append(ImplValue(implementation=ref.name, provider=outcome.provider, value=value,
                                      per_query={q: fmt_float(v) for q, v in outcome.per_query.items()},
                                      in_interval=claimed.contains(value) if claimed else None))
@@ -277,6 +276,14 @@ class Measurements:
                 out.append(ImplValue(implementation=ref.name, provider=outcome.provider, status=outcome.status,
                                      detail=outcome.detail))
         return out
+
+
+def combined(measure: str, per_query: Mapping[str, Fraction | float]) -> Fraction | float:
+    """Per-query values of ``measure`` (its name as written, ``GMAP``, ``NumRel``, ``P@4``) over the queries, as the
+    measure combines them (``evaluator.combine``: the mean; the sum for counts; the geometric mean for GMAP); the
+    mean for a measure only the references define. Exact values stay exact, floats give a float."""
+    spec = parse_measure(measure, True)[1]
+    return evaluator.combine(spec.name if spec is not None else "", per_query)
 
 
 def exact_of(v: ImplValue) -> Fraction | float | None:

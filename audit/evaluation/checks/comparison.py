@@ -10,6 +10,7 @@ from audit.evaluation import evaluator
 from audit.evaluation.checks.common import (
     CHAPTER,
     Measurements,
+    combined,
     fixture_name,
     fmt_float,
     scored_run,
@@ -107,8 +108,8 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
             rows.append(ImplValue(implementation=ref.name, provider=b.provider, status="left out",
                                   detail="it returned no value for a side of the comparison"))
             continue
-        bv = _combined(measure, b.per_query)
-        av = _combined(after_measure, a.per_query)
+        bv = float(combined(measure, b.per_query))
+        av = float(combined(after_measure, a.per_query))
         d = direction(bv, av)
         ref_dirs[ref.name] = (d, bv, av, b.provider)
         rows.append(ImplValue(implementation=ref.name, provider=b.provider, value=av,
@@ -286,10 +287,3 @@ def needs(claim: ComparisonClaim, chapter: Chapter) -> list[tuple]:
     for e in claim.expect:
         out += [(before, e.measure), (after, e.after_measure or e.measure)]
     return out
-
-
-def _combined(measure: str, per_query: dict[str, float]) -> float:
-    """A reference's value over queries as the measure combines them (``evaluator.combine``: mean, sum, geometric)."""
-    spec = parse_measure(measure, True)[1]
-    return (float(evaluator.combine(spec.name, per_query)) if spec is not None
-            else sum(per_query.values()) / len(per_query))

@@ -207,8 +207,6 @@ def requests_for(measure: str, groups: Sequence[Group]) -> Requests:
     for g in groups:
         left = (measure, g.case)
         out.setdefault(left, set()).update(k for k, _ in g.ks)
-        if _constant(g.right_measure) is not None:
-            continue  # a bound: nothing to evaluate
         for other in g.others:
             out.setdefault((g.right_measure, other), set()).update(k2 for _, k2 in g.ks)
     return out
@@ -223,35 +221,9 @@ def _constant(right_measure: str) -> Fraction | None:
     return Fraction(right_measure[1:]) if right_measure.startswith(CONSTANT) else None
 
 
-def _right_row(table: Table, right_measure: str, other: Case, exact: bool) -> dict | None:
-    """One side's values by cutoff; for a constant, the bound at every cutoff (exact for the chapter, a float
-    for a reference)."""
-    bound = _constant(right_measure)
-    if bound is None:
-        return table.get((right_measure, other))
-    value = bound if exact else float(bound)
-    return _Everywhere(value)
-
-
-class _Everywhere(dict):
-    """A row that holds one value at every cutoff."""
-
-    def __init__(self, value) -> None:
-        super().__init__()
-        self.value = value
-
-    def get(self, k, default=None):
-        return self.value
-
-    def __bool__(self) -> bool:
-        return True
-
-
 def pair_values(table: Table, measure: str, p: Pair) -> tuple[object, object]:
     """(left, right) of one comparison in one implementation's table; None where it gave no value."""
-    left = table.get((measure, p.case))
-    right = _right_row(table, p.right_measure, p.other, exact=left is not None and any(
-        isinstance(v, Fraction) for v in left.values()))
+    left, right = table.get((measure, p.case)), table.get((p.right_measure, p.other))
     return (left.get(p.k) if left else None), (right.get(p.k2) if right else None)
 
 
@@ -284,7 +256,8 @@ class Evaluations:
         qrels = {index[c]: c.qrels() for c in cases}
         futures, calls = [], []
         if self.references:
-            wanted = sorted({(measure, k) for (measure, _), ks in requests.items() for k in ks})
+            wanted = sorted({(measure, k) for (measure, _), ks in requests.items() for k in ks
+                             if _constant(measure) is None})
             parsed = {(measure, k): parse_measure(at_cutoff(measure, k))[0] for measure, k in wanted}
             names = {key: str(m) for key, m in parsed.items()}
             calls = [(ref, usable) for ref in self.references
@@ -320,6 +293,10 @@ class Evaluations:
             todo = sorted(ks if row is None else (k for k in ks if k not in row))
             if todo:
                 measure, case = key
+                bound = _constant(measure)
+                if bound is not None:  # a bound (compare: constant) is its own value at every cutoff
+                    cache.setdefault(key, {}).update((k, bound) for k in todo)
+                    continue
                 spec = self._specs.get(measure) or self._specs.setdefault(measure, parse_measure(at_cutoff(measure, 1))[1])
                 values = evaluator.evaluate_cutoffs(spec, qrels[index[case]], case.ranking(), todo, self.reading)
                 cache.setdefault(key, {}).update(zip(todo, values))
@@ -339,6 +316,10 @@ class Evaluations:
             table: Table = {}
             for (measure, case), ks in requests.items():
                 qid = index[case]
+                bound = _constant(measure)
+                if bound is not None:
+                    table[(measure, case)] = {k: float(bound) for k in ks}
+                    continue
                 row = {}
                 for k in ks:
                     column = columns.get((measure, k))
@@ -371,8 +352,7 @@ def _first_violation(table: Table, measure: str, groups: Sequence[Group], test) 
     empty: dict = {}
     for g in groups:
         left_row = table.get((measure, g.case)) or empty
-        exact = any(isinstance(v, Fraction) for v in left_row.values())
-        rows = [(other, _right_row(table, g.right_measure, other, exact) or empty) for other in g.others]
+        rows = [(other, table.get((g.right_measure, other)) or empty) for other in g.others]
         for k, k2 in g.ks:
             left = left_row.get(k)
             if left is None:

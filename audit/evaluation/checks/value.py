@@ -20,6 +20,7 @@ from audit.attribution.verdict import Evidence, Point
 from audit.evaluation.checks.common import (
     CHAPTER,
     Measurements,
+    combined,
     errors_of,
     fixture_name,
     fmt_float,
@@ -31,7 +32,7 @@ from audit.evaluation.checks.stated_effect import (
     describe,
     stated_effects,
 )
-from audit.evaluation.readings import REJECTED, Readings, explore, graded_levels
+from audit.evaluation.readings import REJECTED, Readings, base_reading, explore, graded_levels
 from audit.register.claims import Chapter, ValueClaim
 from audit.errors import AuditError
 from audit.evaluation import evaluator
@@ -144,9 +145,7 @@ def reference_rows(ms: Measurements, fixture, measure: str, claimed: ClaimedValu
                 out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, status="left out",
                                            detail="it returned no value for any query"), returned))
                 continue
-            spec = parse_measure(measure, True)[1]
-            value = (evaluator.combine(spec.name, returned) if spec is not None
-                     else sum(returned.values()) / len(returned))
+            value = combined(measure, returned)
         out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, value=value,
                                    per_query=per_query, in_interval=claimed.contains(value), detail=detail), returned))
     return out
@@ -421,23 +420,20 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
     definitions (under its stated conventions, trec_eval's defaults elsewhere) and the other references are shown
     beside it. A reference that does not compute the measure, or fails, is an error; one that leaves the query out
     contradicts a sentence giving it a value."""
-    by = REFERENCE_NAMES.get(by.lower(), by) if by.lower() in REFERENCE_NAMES else by
-    if by not in REFERENCE_NAMES:
+    name = REFERENCE_NAMES.get(by.lower())
+    if name is None:
         check_expectation(ms, chapter, claim, fixture_ref, measure, claimed_text, evidence, tolerance=tolerance,
                           query=query, label_prefix=f"as {by} computes it (not a reference of this audit; its reading "
                                                     "is the claim's stated conventions): ", references_qualify=False)
         return
     fixture = chapter.fixture(fixture_ref)
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
-    name = REFERENCE_NAMES[by]
     label = f"{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "") + f", as {by} gives it"
     refs = reference_rows(ms, fixture, measure, claimed, query)
     own: list[ImplValue] = []
     if parse_measure(measure, True)[1] is not None:
         try:
-            declared = chapter.declared_for(claim)
-            value = ms.chapter_value(fixture, measure, {**evaluator.DEFAULT_READING, **{
-                n: declared.values(n)[0] for n in CONVENTIONS if declared.stated(n)}}, query)
+            value = ms.chapter_value(fixture, measure, base_reading(chapter.declared_for(claim)), query)
             if value is not None:
                 own.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(value),
                                      exact=format_exact(value), in_interval=claimed.contains(value)))
