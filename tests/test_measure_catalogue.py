@@ -170,3 +170,16 @@ def test_readme_lists_every_convention_with_its_values_in_order() -> None:
         listed = rows[name]
         positions = [listed.find(v) for v in convention.values]
         assert all(p >= 0 for p in positions) and positions == sorted(positions), (name, listed)
+
+
+def test_num_rel_ret_counts_relevant_as_the_reading_says():
+    """ir-measures writes NumRelRet as NumRet(rel=1); the chapter's NumRelRet counts "relevant" at the reading's
+    relevance level, as P, R and AP do, so a stated level 2 is honoured and an unstated one is a reading:
+    grades 3, 1, 2 returned → 3 relevant returned at level 1, 2 at level 2 (by hand). An explicit
+    NumRet(rel=2) fixes the level itself."""
+    _, spec = parse("NumRelRet")
+    assert spec.rel is None and "relevance_level" in E.relevant_to("NumRelRet", several_queries=False)
+    judgements, ranking = {"a": 3, "b": 1, "c": 2}, ["a", "b", "c"]
+    assert _chapter(spec, judgements, ranking, {}) == 3
+    assert _chapter(spec, judgements, ranking, {"relevance_level": "2"}) == 2
+    assert parse("NumRet(rel=2)")[1].rel == 2

@@ -68,6 +68,8 @@ def parse(text: str, reference_only: bool = False) -> tuple[object, MeasureSpec 
     params = dict(measure.params)
     if name == "NumRet" and params.get("rel") is not None:
         name = "NumRelRet"  # ir-measures: NumRelRet is NumRet(rel=1)
+        if params["rel"] == 1:
+            del params["rel"]  # "relevant" as the reading's relevance level says, as for every other binary measure
     definition = CATALOGUE.get(name)
     if definition is None:
         if reference_only:
@@ -112,8 +114,8 @@ def parse(text: str, reference_only: bool = False) -> tuple[object, MeasureSpec 
     return measure, spec
 
 
-def at_cutoff(text: str, k: int) -> str:
-    """``text`` at cutoff ``k`` (``P`` → ``P@3``), or ``text`` itself for a measure that takes no cutoff
+def at_cutoff(text: str, k: int | str) -> str:
+    """``text`` at cutoff ``k`` (``P`` → ``P@3``, ``R`` → ``R@|R|``), or ``text`` itself for a measure that takes no cutoff
     (``Rprec``, ``Bpref``, ``SetF``: its value is the same at every k). Raises what ``parse`` raises."""
     try:
         spec = parse(str(text), True)[1]

@@ -25,6 +25,7 @@ from audit.evaluation.references import Reference
 from audit.register.claims import Chapter
 from audit.register.conventions import CONVENTIONS
 from audit.register.limits import CLAIM_SECONDS, shorten
+from audit.register.measures import at_cutoff
 from audit.report.results import (
     VERDICTS,
     ChapterReport,
@@ -214,9 +215,10 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
     elif claim.kind == "property":
         from audit.evaluation.checks.property import TRANSFORMS
         at = "|R|" if claim.at == "|R|" else "k"
-        target = {"next_cutoff": "as k grows", "measure": f"{claim.other}@{at}", "constant": str(claim.bound),
+        target = {"next_cutoff": "as k grows", "measure": at_cutoff(claim.other, at) if claim.other else "",
+                  "constant": str(claim.bound),
                   "transform": f"when {TRANSFORMS[claim.transform][1]}" if claim.transform else ""}[claim.compare]
-        claimed = f"{claim.measure}@{at} {claim.relation} {target}"
+        claimed = f"{at_cutoff(claim.measure, at)} {claim.relation} {target}"
     elif claim.kind == "code":
         claimed = f"{claim.function} computes {claim.measure}"
     return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,

@@ -586,10 +586,10 @@ def _statement(claim: PropertyClaim, relation: str) -> str:
         return f"{claim.measure}@k+1 {relation} relative to {claim.measure}@k"
     at = "|R|" if claim.at == "|R|" else "k"
     if claim.compare == "measure":
-        return f"{claim.measure}@{at} {relation} {claim.other}@{at}"
+        return f"{at_cutoff(claim.measure, at)} {relation} {at_cutoff(claim.other, at)}"
     if claim.compare == "constant":
-        return f"{claim.measure}@{at} {relation} {claim.bound}"
-    return f"{claim.measure}@{at} {relation} when {TRANSFORMS[claim.transform][1]}"
+        return f"{at_cutoff(claim.measure, at)} {relation} {claim.bound}"
+    return f"{at_cutoff(claim.measure, at)} {relation} when {TRANSFORMS[claim.transform][1]}"
 
 
 def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding, stage: str) -> Check:
