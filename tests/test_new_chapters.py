@@ -68,7 +68,7 @@ fixtures:
     scores: {q1: {d1: 1.0, d2: 1.0}}
   repeats:
     qrels: {q1: {a: 1}}
-    run: {q1: [n, n, a]}
+    run: {q1: [n, a, n]}
   tied-listed:
     qrels: {q1: {d1: 0, d2: 1}}
     run: {q1: [d1, d2]}
@@ -111,7 +111,7 @@ claims:
     convention: repeated_ids
     rule: keep first
     probe: repeats
-    measures: ["P@2"]
+    measures: ["P@3", "RR"]
   - id: R5
     title: a transposed decimal
     kind: arithmetic
@@ -243,7 +243,9 @@ def test_tie_claim_is_explained_by_the_tie_rule_not_a_cutoff(reports):
 def test_stated_de_duplication_is_the_chapters_rule(reports):
     r4 = reports["returned"]["R4"]
     chapter_row = next(v for v in r4.checks[0].values if v.implementation == "chapter")
-    assert "keep first" in chapter_row.behaviour  # n, n, a → n, a: P@2 = 1/2
+    # n, a, n → n, a: P@3 = 1/2 over the two returned (count each: 1/3), RR = 1/2 (keep last: a, n → 1). Each
+    # measure alone leaves two rules; together only keep first gives both.
+    assert "keep first" in chapter_row.behaviour
     assert r4.verdict == "qualified"              # trec_eval rejects; ir-measures and ranx keep the last copy
     assert "rejects" not in chapter_row.behaviour
 

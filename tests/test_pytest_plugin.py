@@ -17,9 +17,9 @@ fixtures:
     qrels: {q1: {a: 1}}
     run: {q1: [a]}
   ties:
-    qrels: {q1: {a: 0, b: 1}}
-    run: {q1: [a, b]}
-    scores: {q1: {a: 1.0, b: 1.0}}
+    qrels: {q1: {a: 0, b: 0, c: 1}}
+    run: {q1: [b, c, a]}
+    scores: {q1: {a: 1.0, b: 1.0, c: 1.0}}
 claims:
   - id: S1
     title: supported

@@ -34,7 +34,8 @@ class Book:
     def _rejecting(self):
         for chapter in self.chapters:
             for claim in chapter.register.claims:
-                if claim.kind == "convention" and claim.convention == "repeated_ids" and claim.rule == "reject":
+                if claim.kind == "convention" and claim.convention == "repeated_ids" and claim.rule == "reject" \
+                        and not claim.by:
                     yield chapter.identity.id, claim
 
     def repeated_id_rule(self, chapter_id: str) -> str:

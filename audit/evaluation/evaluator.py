@@ -220,14 +220,12 @@ def _discount(position: int) -> Decimal:
 
 
 def gain_level(rel: int | None, reading: Reading) -> int | None:
-    """The grade below which a graded measure gives no gain: the measure's own ``rel``, or the reading's
-    relevance level under ``level_gain: dropped`` (ranx ``ndcg@k-l2``); None (every positive grade gains)
-    under ``level_gain: kept`` (trec_eval ``ndcg``, whose ``-l`` applies to binary measures only)."""
-    if rel is not None:
-        return rel
-    if reading.get("level_gain", "kept") == "dropped":
-        return int(reading["relevance_level"])
-    return None
+    """The grade below which a graded measure gives no gain: under ``level_gain: dropped`` (ranx ``ndcg@k-l2``) the
+    relevance level (the measure's own ``rel``, else the reading's); under ``level_gain: kept`` None, every positive
+    grade gains (trec_eval ``ndcg``, whose ``-l`` applies to binary measures only)."""
+    if reading.get("level_gain", "kept") != "dropped":
+        return None
+    return rel if rel is not None else int(reading["relevance_level"])
 
 
 def _dcg(grades: Sequence[int], gain: str) -> Decimal:

@@ -175,3 +175,13 @@ def known_rules(ref: Reference) -> dict[str, list[str]]:
         return follows(ref)
     except Exception:
         return {}
+
+
+def reading_of(ref: Reference) -> dict[str, str]:
+    """The reading ``ref`` was observed to follow: each probed convention's first observed value; a convention no
+    probe shows (or a reference whose probes cannot run) keeps its first value, trec_eval's default."""
+    reading = dict(evaluator.DEFAULT_READING)
+    for name, values in known_rules(ref).items():
+        if values:
+            reading[name] = values[0]
+    return reading

@@ -27,7 +27,7 @@ from pydantic import (
 
 from audit.errors import AuditError, RegisterError
 from audit.evaluation.evaluator import CATALOGUE, check_ranking
-from audit.register.conventions import Declared, check_value, declared_from
+from audit.register.conventions import CONVENTIONS, Declared, check_value, declared_from
 from audit.register.files import read_text
 from audit.register.limits import (
     MAX_COHORT,
@@ -316,26 +316,51 @@ class ArithmeticClaim(ClaimBase):
     computes: Computes | None = None
 
 
-CONVENTION_RULES = {
-    "repeated_ids": ("reject", "keep first", "keep last", "count each"),
-    "ties": ("reference order", "docno descending", "docno ascending", "relevant first", "relevant last"),
-    "unjudged": ("zero", "condensed"),
+#: How a register names a reference (``by:``) → the reference's name in the audit.
+REFERENCE_NAMES = {"trec_eval": "pytrec_eval", "pytrec_eval": "pytrec_eval", "ir_measures": "ir_measures",
+                   "ir-measures": "ir_measures", "ranx": "ranx"}
+
+#: Older spellings of a rule → the convention value it names (``audit.register.conventions``).
+RULE_SPELLINGS = {"reference order": "listed order", "zero": "non-relevant", "condensed": "removed"}
+
+#: The rules a convention claim may state: each convention's values (``averaging: pooled`` is not a per-query rule,
+#: so no probe can show it), two tie rules that are not readings of the evaluator, and the cutoff.
+CONVENTION_RULES: dict[str, tuple[str, ...]] = {
+    **{name: tuple(v for v in c.values if v != "pooled") for name, c in CONVENTIONS.items()},
+    "ties": CONVENTIONS["ties"].values + ("relevant first", "relevant last"),
     "cutoff": ("first k", "whole ranking"),
 }
 
 
+def canonical_rule(convention: str, rule: str) -> str:
+    """``rule`` in the spelling of ``CONVENTION_RULES`` (``reference order`` → ``listed order``)."""
+    return RULE_SPELLINGS.get(rule, rule)
+
+
 class ConventionClaim(ClaimBase):
+    """How an evaluator behaves on a probe: the chapter's own rule, or with ``by`` what one reference does
+    ("trec_eval's -l 2 leaves ndcg's gains alone", "ranx divides P@k by k")."""
+
     kind: Literal["convention"]
-    convention: Literal["repeated_ids", "ties", "unjudged", "cutoff"]
+    convention: str
     rule: str
     probe: str | Fixture
     measures: list[str] = Field(min_length=1)
+    by: str | None = None
 
     @model_validator(mode="after")
     def _rule_known(self) -> "ConventionClaim":
-        if self.rule not in CONVENTION_RULES[self.convention]:
+        if self.convention not in CONVENTION_RULES:
+            raise ValueError(f"convention {self.convention!r} is not known; expected one of "
+                             f"{', '.join(CONVENTION_RULES)}")
+        rules = CONVENTION_RULES[self.convention]
+        if canonical_rule(self.convention, self.rule) not in rules:
             raise ValueError(f"rule {self.rule!r} is not a known {self.convention} rule; "
-                             f"expected one of {', '.join(CONVENTION_RULES[self.convention])}")
+                             f"expected one of {', '.join(rules)}")
+        if self.by is not None and self.by.lower() not in REFERENCE_NAMES:
+            raise ValueError(f"by: {self.by!r} is not a reference of this audit ({', '.join(REFERENCE_NAMES)}); "
+                             "what another library does cannot be probed here — state its reading as a value "
+                             "claim's conventions, with `by:` on the expectation")
         return self
 
 

@@ -37,7 +37,8 @@ REFERENCE_SOURCES = {
     "ranx": "ranx", "ranx-paper": "ranx",
 }
 #: Convention claims name their convention in the register's terms; ``cutoff`` is the evaluated prefix.
-_CLAIM_CONVENTION = {"repeated_ids": "repeated_ids", "ties": "ties", "unjudged": "unjudged", "cutoff": "prefix"}
+#: The convention a convention claim is about, as the bibliography names it (a claim's ``cutoff`` is the prefix).
+_CLAIM_CONVENTION = {"cutoff": "prefix"}
 
 
 def claim_measures(claim) -> list[str]:
@@ -62,7 +63,7 @@ def claim_conventions(claim, rows: Iterable[SensitivityRow]) -> list[str]:
     out = [c.axis for r in rows if r.claim == claim.id for c in r.cells if c.axis in CONVENTIONS
            and c.outcome == "flips"]
     if claim.kind == "convention":
-        out.append(_CLAIM_CONVENTION[claim.convention])
+        out.append(_CLAIM_CONVENTION.get(claim.convention, claim.convention))
     return list(dict.fromkeys(out))
 
 

@@ -286,7 +286,7 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
                                 r.reason,
                                 ("Adds library-specific detail that can date as the libraries change (versions "
                                  "in the provenance); leaving it out leaves readers to discover the difference."),
-                                [_CLAIM_CONVENTION[claim.convention]]))
+                                [_CLAIM_CONVENTION.get(claim.convention, claim.convention)]))
             elif claim.kind == "code":
                 raise _Skip("a listing fix is code the harness does not write; the finding lists each failing input "
                             "and what to change, and the listing is re-run by `audit run` once edited")

@@ -211,7 +211,7 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
     elif claim.kind == "arithmetic":
         claimed = f"{claim.expression}{_relation(claim.claimed)}"
     elif claim.kind == "convention":
-        claimed = f"{claim.convention.replace('_', ' ')}: {claim.rule}"
+        claimed = f"{claim.convention.replace('_', ' ')}: {claim.rule}" + (f" ({claim.by})" if claim.by else "")
     elif claim.kind == "property":
         from audit.evaluation.checks.property import TRANSFORMS
         at = "|R|" if claim.at == "|R|" else "k"

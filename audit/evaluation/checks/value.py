@@ -33,7 +33,7 @@ from audit.evaluation.checks.stated_effect import (
     stated_effects,
 )
 from audit.evaluation.readings import REJECTED, Readings, base_reading, explore, graded_levels
-from audit.register.claims import Chapter, ValueClaim
+from audit.register.claims import REFERENCE_NAMES, Chapter, ValueClaim
 from audit.errors import AuditError
 from audit.evaluation import evaluator
 from audit.evaluation.evaluator import relevant_to
@@ -407,11 +407,6 @@ def _references_only(ms: Measurements, fixture, measure: str, claimed: ClaimedVa
     else:
         evidence.scopes.append(f"{label}: the chapter defines no {name}; {', '.join(r.implementation for r in inside)} "
                                f"agree on {fmt_float(inside[0].value)}")
-
-
-#: How a register names a reference (``by:``) → the reference's name in the audit.
-REFERENCE_NAMES = {"trec_eval": "pytrec_eval", "pytrec_eval": "pytrec_eval", "ir_measures": "ir_measures",
-                   "ir-measures": "ir_measures", "ranx": "ranx"}
 
 
 def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, measure: str, claimed_text, by: str,

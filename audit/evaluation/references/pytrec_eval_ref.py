@@ -59,9 +59,6 @@ class PytrecEvalReference(Reference):
         name, params = measure.NAME, dict(measure.params)
         cutoff = params.pop("cutoff", None)
         rel = params.pop("rel", None)
-        if rel is not None and name == "nDCG":
-            return None, ("trec_eval's ndcg keeps the gain of every grade; its relevance level (-l) does not "
-                          "apply to nDCG")
         beta = params.pop("beta", 1.0) if name == "SetF" else None
         level = params.pop("recall", None) if name == "IPrec" else None
         if params.pop("dcg", "log2") != "log2" or params:
@@ -78,6 +75,10 @@ class PytrecEvalReference(Reference):
             return f"iprec_at_recall.{float(level):g}", f"iprec_at_recall_{float(level):.2f}"
         if name == "GMAP" and cutoff is None:
             return "gm_map", "gm_map: each query's ln(max(AP, 0.00001)), returned as max(AP, 0.00001)"
+        if name == "nDCG" and rel is not None and rel > 1:
+            # -l sets which grades are relevant for binary measures; ndcg keeps every grade's gain (the
+            # ``level_gain`` convention's value "kept"), so ndcg at -l 2 equals ndcg at -l 1.
+            return (f"ndcg_cut.{cutoff}" if cutoff is not None else "ndcg"), f"ndcg at -l {rel}: every grade's gain kept"
         if cutoff is not None and name in _CUT:
             return f"{_CUT[name]}.{cutoff}", ""
         if cutoff is None and name in _FULL:
