@@ -194,7 +194,14 @@ def attribute(who: str, observed: PerQuery, chapter: Callable[[Mapping[str, str]
             continue
         # several values can reproduce the numbers on one input; the reference's observed rule (its probe in
         # the ledger) tells them apart when it is among them
-        seen = [v for v in matching if v in (known or {}).get(name, [])]
+        probed = (known or {}).get(name) or []
+        seen = [v for v in matching if v in probed]
+        if probed and not seen:
+            # the reference's own probe shows another value: that value fitting this input is a coincidence of the
+            # input, not the reference's rule, so it is not offered as a cause
+            result.tried.append(f"{conv.title} {' or '.join(matching)} (fits this input, but {who}'s probe shows "
+                                f"{' or '.join(probed)})")
+            continue
         chosen = seen or matching
         value = " or ".join(chosen)
         note = (f" (this input cannot tell {' from '.join(chosen)} apart)" if len(chosen) > 1 else
@@ -253,6 +260,8 @@ def _joint(result: Attribution, who: str, observed: PerQuery, chapter, inp: Inpu
             result.pairs_tried += 1
             if agree(variant, observed):
                 fitting.append(((n1, v1), (n2, v2)))
+    # a pair with a value the reference's own probe contradicts is not its rule (see ``attribute``)
+    fitting = [pair for pair in fitting if all(not known.get(n) or v in known[n] for n, v in pair)]
     if not fitting:
         return []
     seen = [pair for pair in fitting if all(v in known.get(n, []) for n, v in pair)]

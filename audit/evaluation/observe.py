@@ -38,9 +38,11 @@ def _run(run: Mapping[str, tuple[str, ...]]) -> dict[str, dict[str, float]]:
 
 
 PROBES: tuple[Probe, ...] = (
-    Probe("ties", ("RR",), {"q1": {"a": 0, "b": 0, "c": 1}}, {"q1": ("b", "c", "a")},
+    # RR and RR@3: ir-measures computes RR@k with its msmarco provider and RR with pytrec_eval, whose tie rules differ
+    Probe("ties", ("RR", "RR@3"), {"q1": {"a": 0, "b": 0, "c": 1}}, {"q1": ("b", "c", "a")},
           {"q1": {"b": 1.0, "c": 1.0, "a": 1.0}},
-          text="b, c, a all scored 1.0, only c relevant: RR 1/2 listed, 1 by docno descending, 1/3 ascending"),
+          text="b, c, a all scored 1.0, only c relevant: RR (and RR@3) 1/2 listed, 1 by docno descending, 1/3 "
+               "ascending"),
     Probe("precision_denominator", ("P@4",), {"q1": {"a": 1, "b": 1}}, {"q1": ("a",)},
           text="one relevant result returned of two relevant, P@4: 1/4 over k, 1 over the number returned, "
                "1/2 over min(k, |R|)"),
@@ -70,13 +72,33 @@ PROBES: tuple[Probe, ...] = (
 
 @dataclass
 class Observation:
-    """What one reference did on one convention's probe."""
+    """What one reference did on one convention's probe: per measure (each with the provider that computed it) the
+    values reproducing its numbers, and ``follows``, those every measure allows."""
 
     convention: str
-    follows: list[str] = field(default_factory=list)   # convention values reproducing its numbers
+    follows: list[str] = field(default_factory=list)   # convention values reproducing its numbers on every measure
     status: str = "ok"                                  # ok, rejected, not applicable, error
     values: str = ""
     probe: str = ""
+    by_measure: dict[str, tuple[str, list[str]]] = field(default_factory=dict)  # measure → (provider, values)
+
+    def split(self) -> bool:
+        """The measures' providers follow different values (ir-measures: RR by pytrec_eval, RR@k by msmarco)."""
+        return self.status == "ok" and not self.follows and all(r for _, r in self.by_measure.values())
+
+    def summary(self) -> str:
+        """The observed value(s) in a few words: ``docno descending``; per measure and provider when they differ."""
+        if self.status == "rejected":
+            return "reject"
+        if self.split():
+            return "; ".join(f"{m}: {' or '.join(r)} ({provider})" for m, (provider, r) in self.by_measure.items())
+        return " or ".join(self.follows)
+
+    def known(self) -> list[str]:
+        """Every value some measure's provider was seen to follow (what a cause may name for this reference)."""
+        if self.status == "rejected":
+            return list(self.follows)
+        return self.follows or list(dict.fromkeys(v for _, r in self.by_measure.values() for v in r))
 
     def sentence(self) -> str:
         title = CONVENTIONS[self.convention].title
@@ -84,6 +106,9 @@ class Observation:
             return f"{title}: rejects the run (probe: {self.probe})"
         if self.status != "ok":
             return f"{title}: {self.status} ({self.values})"
+        if self.split():
+            return (f"{title}: differs by measure and provider — {self.summary()}; observed {self.values} "
+                    f"(probe: {self.probe})")
         if not self.follows:
             return f"{title}: matches no known value — {self.values} (probe: {self.probe})"
         return f"{title}: {' or '.join(self.follows)} — observed {self.values} (probe: {self.probe})"
@@ -132,22 +157,28 @@ def observe(ref: Reference) -> dict[str, Observation]:
             obs.status, obs.values = bad.status, bad.detail
             out[probe.convention] = obs
             continue
+        providers = {}
         for m, measure in zip(parsed, probe.measures):
             results[measure] = dict(outcomes[str(m)].per_query)
+            providers[measure] = outcomes[str(m)].provider
         obs.values = "; ".join(f"{measure} " + (", ".join(f"{q} {v:.4f}" for q, v in vals.items()) or "no query")
                                for measure, vals in results.items())
         base = dict(evaluator.DEFAULT_READING)
         if probe.convention != "repeated_ids":
             base["repeated_ids"] = "keep last"
+        matched: dict[str, list[str]] = {measure: [] for measure in probe.measures}
         for value in CONVENTIONS[probe.convention].values:
             if value == "pooled":  # not a per-query rule: a probe of per-query values cannot show it
                 continue
             reading = {**base, probe.convention: value}
-            try:
-                if all(agree(_chapter(probe, measure, reading), results[measure]) for measure in probe.measures):
-                    obs.follows.append(value)
-            except Exception:
-                continue
+            for measure in probe.measures:
+                try:
+                    if agree(_chapter(probe, measure, reading), results[measure]):
+                        matched[measure].append(value)
+                except Exception:
+                    continue
+        obs.by_measure = {measure: (providers[measure], matched[measure]) for measure in probe.measures}
+        obs.follows = [v for v in CONVENTIONS[probe.convention].values if all(v in r for r in matched.values())]
         out[probe.convention] = obs
     return out
 
@@ -165,8 +196,9 @@ def observed(ref: Reference) -> dict[str, Observation]:
 
 
 def follows(ref: Reference) -> dict[str, list[str]]:
-    """Convention name → the values ``ref`` was observed to follow on its probe."""
-    return {name: list(o.follows) for name, o in observed(ref).items()}
+    """Convention name → the values ``ref`` was observed to follow on its probe (where its providers differ, the
+    values any of them follows)."""
+    return {name: o.known() for name, o in observed(ref).items()}
 
 
 def known_rules(ref: Reference) -> dict[str, list[str]]:

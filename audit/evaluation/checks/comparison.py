@@ -111,10 +111,13 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
         bv = float(combined(measure, b.per_query))
         av = float(combined(after_measure, a.per_query))
         d = direction(bv, av)
-        ref_dirs[ref.name] = (d, bv, av, b.provider)
+        # A printed side is checked on every implementation, as a value claim is (not only the direction).
+        outside = [(side, v, c) for side, v, c in (("before", bv, bc), ("after", av, ac))
+                   if c is not None and not c.contains(v)]
+        ref_dirs[ref.name] = (d, bv, av, b.provider, outside)
         rows.append(ImplValue(implementation=ref.name, provider=b.provider, value=av,
                               per_query={"before": fmt_float(bv), "after": fmt_float(av)},
-                              in_interval=d == expected, behaviour=d or ""))
+                              in_interval=d == expected and not outside, behaviour=d or ""))
     curves = _curves(measure, after_measure, before_fx, after_fx)
     evidence.checks.append(Check(label=label, measure=f"{measure} → {after_measure}", claimed=expected, curves=curves,
                                  interval=(f"before {bc.interval()}" if bc else "")
@@ -184,18 +187,33 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
     if holds:
         base = {**readings.base, **holds[0].as_dict}
         _, bd, ad = holds[0].value.split("|")
-        for name, (d, bv, av, provider) in ref_dirs.items():
-            if d == expected:
+        side_values: dict[tuple[str, str], list] = {}  # (before, after) → (reference, its point), in order
+        for name, (d, bv, av, provider, outside) in ref_dirs.items():
+            if d == expected and not outside:
                 continue
             ref = next(r for r in ms.references if r.name == name)
             cause = _side_cause(ms, ref, before_fx, measure, bv, base) or _side_cause(ms, ref, after_fx, after_measure,
                                                                                       av, base)
+            if d == expected:
+                sides = " and ".join(f"{side} {fmt_float(v)}, outside the printed {c.interval()}"
+                                     for side, v, c in outside)
+                point = Point(f"{ref.title} ({provider}) gives {measure} {fmt_float(bv)} → {fmt_float(av)} ({sides}) "
+                              f"where the chapter's definition gives {display(bd)} → {display(ad)}: "
+                              + (cause or "unexplained: no single cause tried makes them agree"))
+                evidence.conditions.append(point)
+                side_values.setdefault((fmt_float(bv), fmt_float(av)), []).append((ref.title, point))
+                continue
             evidence.conditions.append(Point(
                 f"{ref.title} ({provider}) sees {measure} {d} ({fmt_float(bv)} → {fmt_float(av)}) where the chapter's "
                 f"definition {expected} ({display(bd)} → {display(ad)}): " + (cause or "unexplained: no single cause "
                                                                                "tried makes them agree"),
                 f"Add: “{ref.title} sees the measure {d} here" + (f" because it {cause.split(': ', 1)[-1]}" if cause else "")
                 + ".”"))
+        for (bv, av), named in side_values.items():
+            names = [n for n, _ in named]
+            who = ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1]
+            named[-1][1].wording = (f"Add: “With {who}, {measure} goes from {bv} to {av} here.” (checked: the values "
+                                    "they returned)")
     return holds[0].value.split("|")[0] if holds and not fails else (
         fails[0].value.split("|")[0] if fails and fails[0].value != REJECTED else None)
 
