@@ -11,6 +11,13 @@ Right values, computed by hand and with the libraries called directly:
   pytrec_eval orders ties by docno descending (r before b): RR = 1; so does ir_measures' RR (pytrec_eval provider);
   ranx keeps the listed order: 1/2. Dropping the unjudged b would also give 1 on this input, but every reference's
   unjudged probe shows "non-relevant", so that is not offered as their cause (it was, as "or unjudged removed").
+* ``repeat``: b, a, b with b relevant, under the declared "keeps its first position": the prefix is b, a and RR = 1.
+  The fixture was refused at load ("the chapter's evaluator rejects repeated result IDs"). As run files (scores
+  3, 2, 1): trec_eval rejects the file; ir_measures and ranx keep b's last score, a before b: RR = 1/2.
+* ``ideal``: grades 3, 2, 0 ranked, a grade-1 document judged but not retrieved. Linear gain: DCG@3 = 3 + 2/log2 3
+  = 4.261860; the ideal order 3, 2, 1 gives 3 + 2/log2 3 + 1/2 = 4.761860, nDCG@3 = 0.894999 (pytrec_eval
+  ``ndcg_cut_3`` 0.8950). The only rule giving another value, "retrieved only" (ideal 3, 2 → nDCG 1), is ruled out by
+  the printed ideal order, so it is not tried (it qualified the claim). A printed ideal 3, 2, 2 is no rule's order.
 """
 
 from __future__ import annotations
@@ -25,10 +32,16 @@ from audit.run.provenance import collect
 GAIN = "Gain is exponential: a document of grade g contributes 2^g - 1."
 TIES = "Tied documents keep the listed order."
 UNJUDGED = "Unjudged documents count as non-relevant."
+KEEP_FIRST = "A document listed twice keeps its first position."
 SNAPSHOT = f"""\
 {GAIN}
 {TIES}
 {UNJUDGED}
+{KEEP_FIRST}
+So b, a, b with only b relevant has reciprocal rank 1.
+In the next two examples the gain is the grade itself.
+Our first three grades are 3, 2, 0; against the ideal order 3, 2, 1, nDCG@3 ≈ 0.895.
+Against the ideal order 3, 2, 2 the same list scores nDCG@3 ≈ 0.895.
 With b and r tied, b listed first and only r relevant, RR = 1/2.
 Moving d9 up to rank 3 raises nDCG@5 to about 0.78.
 Moving d9 up to rank 3 raises nDCG@5 from about 0.71.
@@ -40,6 +53,7 @@ conventions:
   gain: {{value: exponential, quote: "{GAIN}"}}
   ties: {{value: listed order, quote: "{TIES}"}}
   unjudged: {{value: non-relevant, quote: "{UNJUDGED}"}}
+  repeated_ids: {{value: keep first, quote: "{KEEP_FIRST}"}}
 """
 CLAIMS = """\
 fixtures:
@@ -53,7 +67,43 @@ fixtures:
     qrels: {q1: {r: 1, n: 0}}
     run: {q1: [b, r]}
     scores: {q1: {b: 1.0, r: 1.0}}
+  repeat:
+    qrels: {q1: {b: 1, a: 0}}
+    run: {q1: [b, a, b]}
+  ideal:
+    qrels: {q1: {g1: 3, g2: 2, g3: 1, z: 0}}
+    run: {q1: [g1, g2, z]}
 claims:
+  - id: E05
+    title: Against the ideal order 3, 2, 1, nDCG@3 ≈ 0.895
+    kind: value
+    quote: "In the next two examples the gain is the grade itself.
+Our first three grades are 3, 2, 0; against the ideal order 3, 2, 1, nDCG@3 ≈ 0.895."
+    claim: With linear gain and the ideal 3, 2, 1, nDCG@3 is about 0.895.
+    conventions: {gain: {value: linear, quote: "In the next two examples the gain is the grade itself."}}
+    fixture: ideal
+    expect:
+      - {measure: "nDCG@3", claimed: "≈ 0.895", ideal: "3, 2, 1"}
+  - id: E06
+    title: Against the ideal order 3, 2, 2, nDCG@3 ≈ 0.895
+    kind: value
+    quote: "Against the ideal order 3, 2, 2 the same list scores nDCG@3 ≈ 0.895."
+    claim: A wrong ideal order is printed.
+    conventions: {gain: {value: linear, quote: "In the next two examples the gain is the grade itself."}}
+    fixture: ideal
+    expect:
+      - {measure: "nDCG@3", claimed: "≈ 0.895", ideal: "3, 2, 2"}
+  - id: E04
+    title: b, a, b has reciprocal rank 1 under keep first
+    kind: value
+    quote: "So b, a, b with only b relevant has reciprocal rank 1.
+In the next two examples the gain is the grade itself.
+Our first three grades are 3, 2, 0; against the ideal order 3, 2, 1, nDCG@3 ≈ 0.895.
+Against the ideal order 3, 2, 2 the same list scores nDCG@3 ≈ 0.895."
+    claim: Keeping the first position of b, RR = 1.
+    fixture: repeat
+    expect:
+      - {measure: "RR", claimed: "1"}
   - id: E03
     title: A tie kept in listed order gives RR = 1/2
     kind: value
@@ -110,3 +160,22 @@ def test_a_cause_the_references_probes_contradict_is_not_offered(results):
     assert r.verdict == "qualified", r.reason
     assert "docno, descending" in r.reason
     assert "removed" not in r.reason          # every reference's unjudged probe shows "non-relevant"
+
+
+def test_a_fixture_may_repeat_an_id_when_the_text_states_how_repeats_count(results):
+    r = results["E04"]
+    assert r.verdict == "qualified", r.reason
+    rows = {v.implementation: v for v in r.checks[0].values}
+    assert rows["chapter"].exact == "1"
+    assert rows["pytrec_eval"].status == "rejected"
+    assert rows["ranx"].value == pytest.approx(0.5) and rows["ir_measures"].value == pytest.approx(0.5)
+    assert "keep" in r.reason and "last" in r.reason
+    assert "trec_eval via pytrec_eval (trec_eval) rejects the input" in r.reason
+
+
+def test_a_reading_the_printed_ideal_order_rules_out_is_not_tried(results):
+    r = results["E05"]
+    assert r.verdict == "supported", r.reason
+    assert "retrieved only" not in r.reason
+    assert results["E06"].verdict == "contradicted"
+    assert "printed ideal order 3, 2, 2" in results["E06"].reason

@@ -261,13 +261,27 @@ def dcg_parts(judgements: Mapping[str, int], ranking: Ranking, k: int | None = N
 
         docs = prefix(_condensed(ranking, judgements, reading), k, reading)
         dcg = _dcg([grade(d) for d in docs], gain)
-        ideal_rule = reading["ideal"]
-        pool = docs if ideal_rule == "retrieved only" else judgements
-        ideal_grades = sorted((grade(d) for d in (dict.fromkeys(pool) if ideal_rule == "retrieved only" else pool)
-                               if grade(d) > 0), reverse=True)
-        if k is not None and ideal_rule == "judged, cut at k":
-            ideal_grades = ideal_grades[:k]
-        return dcg, _dcg(ideal_grades, gain)
+        return dcg, _dcg(ideal_order(judgements, ranking, k, reading, rel), gain)
+
+
+def ideal_order(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
+                reading: Reading | None = None, rel: int | None = None) -> list[int]:
+    """The grades the ideal DCG sums, best first, by the ``ideal`` convention: every judged positive grade sorted
+    and cut at k (``judged, cut at k``, trec_eval, ir-measures and ranx), not cut (``judged, whole list``), or the
+    grades of the evaluated prefix sorted (``retrieved only``). Grades below ``gain_level`` count as 0 and are left
+    out, as zeros add nothing."""
+    reading = reading or DEFAULT_READING
+    level = gain_level(rel, reading)
+
+    def grade(d: str) -> int:
+        g = judgements.get(d, 0)
+        return g if level is None or g >= level else 0
+
+    rule = reading["ideal"]
+    pool = dict.fromkeys(prefix(_condensed(ranking, judgements, reading), k, reading)) if rule == "retrieved only" \
+        else judgements
+    grades = sorted((grade(d) for d in pool if grade(d) > 0), reverse=True)
+    return grades[:k] if k is not None and rule == "judged, cut at k" else grades
 
 
 def ndcg(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,

@@ -265,6 +265,15 @@ class Expect(Strict):
     #: chapter's definitions under the claim's stated conventions (that library's reading, each with its quote)
     #: decide, and the references, which follow their own, are shown without qualifying it.
     by: str | None = Field(None, pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,40}$")
+    #: The ideal order the sentence prints, grades best first ("against the ideal order 3, 2, 1": "3, 2, 1"): the
+    #: readings of how the ideal DCG is built that give another order are not tried, and the order is checked.
+    ideal: str | None = Field(None, pattern=r"^\s*-?\d+(\s*[, ]\s*-?\d+)*\s*$", max_length=200)
+
+    def ideal_grades(self) -> list[int] | None:
+        """``ideal`` as grades, zeros left out (a zero adds nothing to an ideal DCG)."""
+        if self.ideal is None:
+            return None
+        return [g for g in (int(t) for t in self.ideal.replace(",", " ").split()) if g > 0]
 
 
 class ValueClaim(ClaimBase):
@@ -714,8 +723,17 @@ def _check_references(chapter: Chapter) -> None:
                         check_ranking(ranking, query_id=q)
                     except AuditError as exc:
                         raise fail(f"{field_name} (fixture {ref if isinstance(ref, str) else 'inline'}), run.{q}",
-                                   exc.message)
+                                   exc.message.replace(
+                                       "the chapter's evaluator rejects repeated result IDs — remove the duplicate",
+                                       "remove the duplicate, or state how a repeated ID counts (repeated_ids: keep "
+                                       "first, keep last or count each, with its quote) in chapter.yaml or on the "
+                                       "claim"))
             return fx
+
+        # A value or comparison fixture may repeat an ID when the text states how a repeat counts and never says a
+        # repeat is rejected.
+        declared = chapter.declared_for(claim)
+        repeats_allowed = declared.stated("repeated_ids") and "reject" not in declared.values("repeated_ids")
 
         def measure(field_name: str, text: str, reference_only: bool = False) -> None:
             try:
@@ -756,7 +774,7 @@ def _check_references(chapter: Chapter) -> None:
                 raise fail(field_name, exc.message)
 
         if claim.kind == "value":
-            fx = fixture("fixture", claim.fixture)
+            fx = fixture("fixture", claim.fixture, allow_repeats=repeats_allowed)
             for i, e in enumerate(claim.expect):
                 measure(f"expect[{i}].measure", e.measure, reference_only=True)
                 spec = parse_measure(e.measure, True)[1]
@@ -768,8 +786,14 @@ def _check_references(chapter: Chapter) -> None:
                                f"it has {', '.join(map(repr, fx.run))}")
                 claimed(f"expect[{i}].claimed", e.claimed, e.tolerance)
                 exercised("fixture", fx, [e.measure], e.query)
+                if e.ideal is not None:
+                    if spec is None or "ideal" not in CATALOGUE[spec.name].conventions:
+                        raise fail(f"expect[{i}].ideal", f"{e.measure} has no ideal order (nDCG, DCG's ideal IDCG do)")
+                    if e.query is None and len(fx.run) > 1:
+                        raise fail(f"expect[{i}].ideal", "an ideal order belongs to one query; give `query`")
         elif claim.kind == "comparison":
-            sides = fixture("before", claim.before), fixture("after", claim.after)
+            sides = (fixture("before", claim.before, allow_repeats=repeats_allowed),
+                     fixture("after", claim.after, allow_repeats=repeats_allowed))
             for i, e in enumerate(claim.expect):
                 measure(f"expect[{i}].measure", e.measure)
                 if e.after_measure:

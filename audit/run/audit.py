@@ -20,7 +20,7 @@ from audit.attribution.verdict import (
     stale,
 )
 from audit.errors import AuditError
-from audit.evaluation.checks import CHECKERS, FILE_NEEDS, NEEDS, Measurements
+from audit.evaluation.checks import CHECKERS, NEEDS, Measurements
 from audit.evaluation.references import Reference
 from audit.register.claims import Chapter
 from audit.register.conventions import CONVENTIONS
@@ -265,20 +265,18 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         computing()
     store = OutcomeStore(env) if cache is not None and cache.enabled else None
     ms = Measurements(references, book, store)
-    requests, files = [], []
+    requests = []
     for claim in todo:
         if anchors[claim.id].found:
             requests += NEEDS[claim.kind](claim, chapter) if claim.kind in NEEDS else []
-            files += FILE_NEEDS[claim.kind](claim, chapter) if claim.kind in FILE_NEEDS else []
     searches = [c for c in todo if c.kind == "property" and anchors[c.id].found]
-    if not cached and (requests or files or searches):
+    if not cached and (requests or searches):
         # Nothing of this chapter is cached (a first run, or no cache), so its references' values are not
         # stored either: their workers start loading now. Otherwise a worker starts on the first value
         # not stored, so a revision whose values are all stored loads no library.
         _start(references)
     # started here, evaluated in the references' worker processes while the claims are checked in order
     ms.prefetch(requests)
-    ms.prefetch_files(files)
     # While the references load and evaluate, this process computes what needs only the chapter's
     # definitions: the chapter's side of the property searches, then the sensitivity table.
     _chapter_side(chapter, searches, ms)

@@ -29,9 +29,4 @@ NEEDS = {
     "convention": convention.needs,
 }
 
-#: Probes only a TREC run file can hold (a repeated ID), read by each reference's own reader.
-FILE_NEEDS = {
-    "convention": convention.file_needs,
-}
-
-__all__ = ["CHECKERS", "FILE_NEEDS", "NEEDS", "Measurements"]
+__all__ = ["CHECKERS", "NEEDS", "Measurements"]

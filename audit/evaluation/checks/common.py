@@ -56,6 +56,11 @@ def _content_key(fixture: Fixture) -> str:
     return fixture.model_dump_json(exclude={"description"})
 
 
+def repeats(fixture: Fixture) -> bool:
+    """Whether a ranking of the fixture repeats a document ID (only a TREC run file can hold it)."""
+    return any(len(set(r)) < len(r) for r in fixture.run.values())
+
+
 class Measurements:
     """Caches the chapter's and each reference's per-query values by (fixture, measure)."""
 
@@ -148,6 +153,10 @@ class Measurements:
         return found is not None
 
     def reference(self, ref: Reference, fixture: Fixture, measure: str):
+        if repeats(fixture):  # a dict of scores cannot hold a repeated ID: each reference reads a run file
+            content = _content_key(fixture)
+            measures = next((ms for key, ms in self._files if key == content and measure in ms), (measure,))
+            return self.file_outcomes(fixture, measures)[ref.name][measure]
         key = (_content_key(fixture), measure, ref.name)
         if not self._stored(ref, key[0], measure):
             m, _ = parse_measure(measure, True)
@@ -168,8 +177,13 @@ class Measurements:
         alone and a failure stays attached to the fixture that caused it.
         """
         wanted: dict[tuple[str, str], Fixture] = {}
+        files: dict[str, tuple[Fixture, dict[str, None]]] = {}  # fixtures repeating an ID: one run file each
         for fixture, measure in requests:
+            if repeats(fixture):
+                files.setdefault(_content_key(fixture), (fixture, {}))[1][measure] = None
+                continue
             wanted.setdefault((_content_key(fixture), measure), fixture)
+        self.prefetch_files([(fixture, tuple(measures)) for fixture, measures in files.values()])
         calls = []
         for ref in self.references:
             missing = [pair for pair in wanted if not self._stored(ref, *pair)]

@@ -130,19 +130,10 @@ def chapter_reading(claim: ConventionClaim, chapter: Chapter) -> tuple[dict[str,
 
 
 def needs(claim: ConventionClaim, chapter: Chapter) -> list[tuple[Fixture, str]]:
-    """The probe's (fixture, measure) pairs the references evaluate from a dict (prefetched with the chapter's
-    other fixtures); a repeated-ID probe is read from a run file instead (``file_needs``)."""
-    if claim.convention == "repeated_ids":
-        return []
+    """The probe's (fixture, measure) pairs, prefetched with the chapter's other fixtures (a probe repeating an ID
+    is read by each reference from a run file: ``Measurements.prefetch``)."""
     probe = chapter.fixture(claim.probe)
     return [(probe, m) for m in claim.measures]
-
-
-def file_needs(claim: ConventionClaim, chapter: Chapter) -> list[tuple[Fixture, list[str]]]:
-    """A repeated-ID probe: a dict cannot hold it, so each reference reads it as a TREC run file."""
-    if claim.convention != "repeated_ids":
-        return []
-    return [(chapter.fixture(claim.probe), list(claim.measures))]
 
 
 def _own(probe: Fixture, measure: str, reading: Mapping[str, str]):
@@ -212,10 +203,7 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                     f" for {measure}, not the stated rule ({describe(conv, rule)})",
                     "Revise the stated rule to match what the chapter's definitions do."))
         for ref in ms.references:
-            if conv == "repeated_ids":
-                outcome = ms.file_outcomes(probe, claim.measures)[ref.name][measure]
-            else:
-                outcome = ms.reference(ref, probe, measure)
+            outcome = ms.reference(ref, probe, measure)
             if outcome.status in ("not applicable", "error"):
                 rows.append(ImplValue(implementation=ref.name, provider=outcome.provider, status=outcome.status,
                                       detail=outcome.detail))

@@ -25,6 +25,7 @@ from audit.evaluation.checks.common import (
     fixture_name,
     fmt_float,
     not_applicable_names,
+    repeats,
     scored_run,
 )
 from audit.evaluation.checks.stated_effect import (
@@ -179,13 +180,26 @@ def verify_statement(ms: Measurements, fixture, measure: str, declared: Declared
 
 def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, measure: str, claimed_text,
                       evidence: Evidence, *, tolerance=None, derived: str = "", query: str | None = None,
-                      aggregate: str | None = None, label_prefix: str = "", references_qualify: bool = True) -> None:
+                      aggregate: str | None = None, label_prefix: str = "", references_qualify: bool = True,
+                      ideal: list[int] | None = None) -> None:
     """Compare one measure on one fixture with the claimed value under every reading; add checks and points.
     ``references_qualify=False``: the sentence is about another implementation, whose reading the claim states;
-    the references are shown, and their differences do not qualify it."""
+    the references are shown, and their differences do not qualify it. ``ideal``: the ideal order the sentence
+    prints (grades, zeros left out): only the ideal-DCG rules giving it are read, and none giving it contradicts."""
     fixture = chapter.fixture(fixture_ref)
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
     declared = declared_with_aggregate(chapter.declared_for(claim), aggregate)
+    if ideal is not None:
+        fitting, orders = _ideal_readings(fixture, measure, query, declared, ideal)
+        printed = ", ".join(map(str, ideal))
+        if not fitting:
+            evidence.failures.append(Point(
+                f"{measure}: the printed ideal order {printed} is not the one the chapter's definitions build ("
+                + "; ".join(f"{v}: {', '.join(map(str, o)) or 'nothing'}" for v, o in orders.items()) + ")",
+                "Correct the printed ideal order, or state how the ideal DCG is built."))
+            return
+        declared = declared.overlay(Declared({"ideal": [Statement(v, f"the ideal order {printed}", "claim")
+                                                         for v in fitting]}))
     label = f"{label_prefix}{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "")
     if parse_measure(measure, True)[1] is None:
         _references_only(ms, fixture, measure, claimed, claimed_text, query, label, evidence)
@@ -350,6 +364,12 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
     inp = Input({q: dict(j) for q, j in fixture.qrels.items()}, {q: list(r) for q, r in fixture.run.items()},
                 scored_run(fixture))
     for ref, row, returned in refs:
+        if row.status == "rejected":  # its reader refuses the input the chapter's rules score (a repeated ID)
+            evidence.conditions.append(Point(
+                f"{label}: {ref.title} ({row.provider}) rejects the input" + (f" ({row.detail})" if row.detail else ""),
+                f"Add: “{ref.title} rejects this input: a run that repeats a document ID is an error there.”"
+                if repeats(fixture) else f"Add: “{ref.title} rejects this input.”"))
+            continue
         if row.status not in ("ok", "left out") or returned is None:
             continue
         if row.status == "ok" and row.in_interval:
@@ -505,8 +525,21 @@ def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                                tolerance=e.tolerance, query=e.query)
             continue
         check_expectation(ms, chapter, claim, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
-                          derived=e.derived, query=e.query, aggregate=e.aggregate)
+                          derived=e.derived, query=e.query, aggregate=e.aggregate, ideal=e.ideal_grades())
     return evidence
+
+
+def _ideal_readings(fixture, measure: str, query: str | None, declared: Declared,
+                    printed: list[int]) -> tuple[list[str], dict[str, list[int]]]:
+    """The values of the ``ideal`` convention (those the text allows) whose ideal order begins with the printed
+    grades, and each allowed value's order (for a reason when none does)."""
+    _, spec = parse_measure(measure)
+    q = query or next(iter(fixture.run))
+    base = base_reading(declared)
+    orders = {v: evaluator.ideal_order(fixture.qrels.get(q, {}), fixture.run.get(q, []), spec.cutoff,
+                                       {**base, "ideal": v}, spec.rel)
+              for v in declared.values("ideal")}
+    return [v for v, order in orders.items() if order[:len(printed)] == printed and len(order) >= len(printed)], orders
 
 
 def needs(claim: ValueClaim, chapter: Chapter) -> list[tuple]:
