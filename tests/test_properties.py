@@ -18,7 +18,8 @@ from audit.register.claims import load_chapter
 from audit.run.audit import audit_chapter
 from audit.run.provenance import collect
 
-SNAPSHOT = "Raising k always helps recall and always hurts precision. RR ignores later items. Small claims.\n"
+SNAPSHOT = ("Raising k always helps recall and always hurts precision. RR ignores later items. Small claims. "
+            "A relevant first result makes RR 1. A relevant first result makes P@k 1.\n")
 SMALL = {"max_length": 3, "documents": 4, "grades": [0, 1], "max_k": 4}
 
 
@@ -37,6 +38,10 @@ CLAIMS = [
     prop("P4", "Small claims.", "R", "never decreases", "next_cutoff",
          universe={"max_length": 3, "documents": 3, "grades": [0, 1], "max_k": 5}),
     prop("P5", "Small claims.", "AP", "never exceeds", "measure", other="R"),
+    prop("P6", "A relevant first result makes RR 1.", "RR", "equals", "constant", bound="1",
+         given="first result relevant"),
+    prop("P7", "A relevant first result makes P@k 1.", "P", "equals", "constant", bound="1",
+         given="first result relevant"),
 ]
 
 
@@ -188,3 +193,24 @@ def test_the_exact_comparisons_are_holds(relation, a, b):
     if isinstance(b, Fraction):
         assert test(a, b) == RELATIONS[relation](a, b)
         assert test(a, a) == RELATIONS[relation](a, a)
+
+
+def test_a_premise_restricts_the_search_to_the_cases_it_describes(results):
+    """RR = 1 whenever the first result is relevant (1/rank of the first relevant, rank 1); P@k does not follow:
+    one relevant document returned alone gives P@2 = 1/2 (hand computation: 1 relevant / k = 2)."""
+    assert results["P6"].verdict == "supported", results["P6"].reason
+    assert "the cases where the first result is relevant" in results["P6"].reason
+    p7 = results["P7"]
+    assert p7.verdict == "contradicted"
+    assert "ranking [relevant], k = 2: P@2 = 1/2" in p7.reason
+    assert "when the first result is relevant" in p7.claimed
+
+
+def test_every_case_the_premise_search_uses_satisfies_it():
+    from audit.evaluation.universe import PREMISES
+    grades = (0, 1, 2, 3, 4)
+    cases = list(Universe(4, 5, grades, 4, True).cases())
+    for name, premise in PREMISES.items():
+        kept = [c for c in cases if premise.holds(c, grades)]
+        assert kept and len(kept) < len(cases), name
+        assert all(premise.holds(premise.make(c, grades), grades) for c in cases), name

@@ -9,7 +9,7 @@ to ``max_length`` over ``documents`` documents, up to relabelling the documents.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations_with_replacement, product
@@ -166,3 +166,47 @@ def case_strategy(max_length: int, grades: tuple[int, ...], unjudged: bool, rele
         return Case(tuple(ranked), tuple(sorted(unretrieved)))
 
     return exactly()
+
+
+def _grades_descending(case: Case, grades: tuple[int, ...]) -> bool:
+    shown = [0 if g is None else g for g in case.ranked]
+    return bool(shown) and all(a >= b for a, b in zip(shown, shown[1:]))
+
+
+def _first_top_grade(case: Case, grades: tuple[int, ...]) -> bool:
+    return bool(case.ranked) and case.ranked[0] == max(grades)
+
+
+def _first_relevant(case: Case, grades: tuple[int, ...]) -> bool:
+    return bool(case.ranked) and case.ranked[0] is not None and case.ranked[0] >= 1
+
+
+def _sorted_down(case: Case, grades: tuple[int, ...]) -> Case:
+    return Case(tuple(sorted(case.ranked, key=lambda g: -(g or 0))) or (max(grades),), case.unretrieved)
+
+
+def _top_first(case: Case, grades: tuple[int, ...]) -> Case:
+    return Case((max(grades),) + case.ranked[1:], case.unretrieved)
+
+
+def _relevant_first(case: Case, grades: tuple[int, ...]) -> Case:
+    if _first_relevant(case, grades):
+        return case
+    return Case((min(g for g in grades if g >= 1),) + case.ranked[1:], case.unretrieved)
+
+
+#: Premises a universal statement may be conditioned on ("any list in descending order …", "a perfect first result
+#: guarantees …"): a search keeps only the cases that satisfy the premise, and its random stage draws cases made to
+#: satisfy it. Adding a premise is one entry.
+class Premise(NamedTuple):
+    holds: Callable[[Case, tuple[int, ...]], bool]   # the case satisfies it, given the universe's grades
+    make: Callable[[Case, tuple[int, ...]], Case]     # a drawn case changed to satisfy it
+    text: str                                         # how a sentence says it
+
+
+PREMISES: dict[str, Premise] = {
+    "grades descending": Premise(_grades_descending, _sorted_down,
+                                 "the ranked grades are in descending order (unjudged as 0)"),
+    "first result top grade": Premise(_first_top_grade, _top_first, "the first result has the top grade of the scale"),
+    "first result relevant": Premise(_first_relevant, _relevant_first, "the first result is relevant"),
+}

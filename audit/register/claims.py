@@ -27,6 +27,7 @@ from pydantic import (
 
 from audit.errors import AuditError, RegisterError
 from audit.evaluation.evaluator import CATALOGUE, check_ranking
+from audit.evaluation.universe import PREMISES
 from audit.register.conventions import CONVENTIONS, Declared, check_value, declared_from
 from audit.register.files import read_text
 from audit.register.limits import (
@@ -414,6 +415,7 @@ class SearchSpec(Strict):
     time_limit: float = Field(60.0, gt=0, le=MAX_SEARCH_SECONDS)
 
 
+PROPERTY_PREMISES = tuple(PREMISES)
 PROPERTY_TRANSFORMS = ("promote_second_relevant", "change_after_first_relevant", "add_unretrieved_relevant",
                        "regrade_positives", "judge_unjudged_as_zero")
 
@@ -434,6 +436,9 @@ class PropertyClaim(ClaimBase):
     #: The cutoff both sides are taken at: every k of the search, or each case's |R| ("R-precision equals
     #: recall at rank |R|"; a case with no relevant document has no such cutoff and is skipped).
     at: Literal["k", "|R|"] = "k"
+    #: A premise the statement is conditioned on (``audit.evaluation.universe.PREMISES``): only cases satisfying
+    #: it are searched ("a perfect first result guarantees ERR ≥ 15/16": ``given: first result top grade``).
+    given: Literal[PROPERTY_PREMISES] | None = None
     universe: UniverseSpec = UniverseSpec()
     search: SearchSpec = SearchSpec()
 

@@ -218,7 +218,9 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
         target = {"next_cutoff": "as k grows", "measure": at_cutoff(claim.other, at) if claim.other else "",
                   "constant": str(claim.bound),
                   "transform": f"when {TRANSFORMS[claim.transform][1]}" if claim.transform else ""}[claim.compare]
-        claimed = f"{at_cutoff(claim.measure, at)} {claim.relation} {target}"
+        from audit.evaluation.universe import PREMISES
+        claimed = f"{at_cutoff(claim.measure, at)} {claim.relation} {target}" + (
+            f", when {PREMISES[claim.given].text}" if claim.given else "")
     elif claim.kind == "code":
         claimed = f"{claim.function} computes {claim.measure}"
     return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,

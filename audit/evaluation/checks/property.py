@@ -25,7 +25,7 @@ from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.references import Reference
 from audit.evaluation.references.worker import CALL_SECONDS
-from audit.evaluation.universe import Case, Universe, _relevant
+from audit.evaluation.universe import PREMISES, Case, Universe, _relevant
 from audit.register.claims import Chapter, PropertyClaim
 from audit.register.measures import at_cutoff
 from audit.register.measures import parse as parse_measure
@@ -386,6 +386,9 @@ def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -
     right = claim.other if claim.compare == "measure" else claim.measure
     if claim.compare == "constant":
         right = CONSTANT + format_exact(parse_claimed(claim.bound).low)
+    if claim.given is not None:
+        premise = PREMISES[claim.given].holds
+        cases = [c for c in cases if premise(c, tuple(grades))]
     for case in cases:
         if claim.at == "|R|":
             r = _relevant(case)
@@ -420,6 +423,8 @@ def search(claim: PropertyClaim, relation: str, ev: Evaluations, deadline: float
     cases = list(universe.cases())
     groups = pairs_for(claim, cases, u.max_k, u.grades)
     total = comparisons(groups)
+    if claim.given is not None:  # the cases searched are those satisfying the premise
+        cases = list(dict.fromkeys(g.case for g in groups))
     result = SearchResult(relation, exhaustive_cases=len(cases), exhaustive_pairs=total)
     if not groups:
         raise AuditError(f"the universe yields no valid case for this property ({universe.describe()}); "
@@ -489,6 +494,9 @@ def random_cases(claim: PropertyClaim, count: int) -> list[Case]:
                 ranked.insert(rng.randint(0, len(ranked)), rng.choice(positive))
             unretrieved = [rng.choice(positive) for _ in range(u.relevant - placed)]
         out.append(Case(tuple(ranked), tuple(sorted(unretrieved))))
+    if claim.given is not None and u.relevant is None:  # each drawn case made to satisfy the premise
+        make = PREMISES[claim.given].make
+        out = [make(c, tuple(grades)) for c in out]
     return out
 
 
@@ -565,9 +573,9 @@ def _random_stage(claim: PropertyClaim, relation: str, ev: Evaluations, deadline
         if time.monotonic() > deadline:
             return {}, done, True
         part = cases[start:start + RANDOM_SLICE]
-        found = ev.violations(claim.measure, relation, pairs_for(claim, part, _cutoffs(claim, part),
-                                                                 claim.universe.grades))
-        done += len(part)
+        groups = pairs_for(claim, part, _cutoffs(claim, part), claim.universe.grades)
+        found = ev.violations(claim.measure, relation, groups)
+        done += len(part) if claim.given is None else len({g.case for g in groups})
         if found:
             break
     if not found:
@@ -582,14 +590,15 @@ def _show(x) -> str:
 
 
 def _statement(claim: PropertyClaim, relation: str) -> str:
+    given = f" when {PREMISES[claim.given].text}" if claim.given else ""
     if claim.compare == "next_cutoff":
-        return f"{claim.measure}@k+1 {relation} relative to {claim.measure}@k"
+        return f"{claim.measure}@k+1 {relation} relative to {claim.measure}@k{given}"
     at = "|R|" if claim.at == "|R|" else "k"
     if claim.compare == "measure":
-        return f"{at_cutoff(claim.measure, at)} {relation} {at_cutoff(claim.other, at)}"
+        return f"{at_cutoff(claim.measure, at)} {relation} {at_cutoff(claim.other, at)}{given}"
     if claim.compare == "constant":
-        return f"{at_cutoff(claim.measure, at)} {relation} {claim.bound}"
-    return f"{at_cutoff(claim.measure, at)} {relation} when {TRANSFORMS[claim.transform][1]}"
+        return f"{at_cutoff(claim.measure, at)} {relation} {claim.bound}{given}"
+    return f"{at_cutoff(claim.measure, at)} {relation} when {TRANSFORMS[claim.transform][1]}{given}"
 
 
 def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding, stage: str) -> Check:
@@ -634,7 +643,9 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     impls = [CHAPTER] + [r.name for r in refs]
 
     def scope_of(result: SearchResult) -> str:
-        return (f"{universe.describe()} ({result.exhaustive_cases} cases, {result.exhaustive_pairs} comparisons)"
+        return (f"{universe.describe()}"
+                + (f", the cases where {PREMISES[claim.given].text}" if claim.given else "")
+                + f" ({result.exhaustive_cases} cases, {result.exhaustive_pairs} comparisons)"
                 + (f"; plus {result.random_cases} random cases up to length {claim.search.max_length} "
                    f"(seed {claim.search.seed})" if result.random_cases else "")
                 + ("; the time limit stopped the random stage early" if result.timed_out else "")
