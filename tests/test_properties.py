@@ -19,7 +19,8 @@ from audit.run.audit import audit_chapter
 from audit.run.provenance import collect
 
 SNAPSHOT = ("Raising k always helps recall and always hurts precision. RR ignores later items. Small claims. "
-            "A relevant first result makes RR 1. A relevant first result makes P@k 1.\n")
+            "A relevant first result makes RR 1. A relevant first result makes P@k 1. "
+            "F1 lies between precision and recall. RR lies between precision and recall.\n")
 SMALL = {"max_length": 3, "documents": 4, "grades": [0, 1], "max_k": 4}
 
 
@@ -42,6 +43,8 @@ CLAIMS = [
          given="first result relevant"),
     prop("P7", "A relevant first result makes P@k 1.", "P", "equals", "constant", bound="1",
          given="first result relevant"),
+    prop("P8", "F1 lies between precision and recall.", "F", "between", "measure", other=["P", "R"]),
+    prop("P9", "RR lies between precision and recall.", "RR", "between", "measure", other=["P", "R"]),
 ]
 
 
@@ -214,3 +217,24 @@ def test_every_case_the_premise_search_uses_satisfies_it():
         kept = [c for c in cases if premise.holds(c, grades)]
         assert kept and len(kept) < len(cases), name
         assert all(premise.holds(premise.make(c, grades), grades) for c in cases), name
+
+
+def test_between_is_searched_against_the_smaller_and_the_larger_measure(results):
+    """F1 = 2PR / (P + R) lies between P and R (a harmonic mean lies between its arguments). RR does not: one
+    relevant document of two returned alone, k = 2, gives RR = 1 above P@2 = R@2 = 1/2 (hand computation)."""
+    assert results["P8"].verdict == "supported", results["P8"].reason
+    assert "“F@k never below min(P@k, R@k)”" in results["P8"].reason
+    assert "“F@k never exceeds max(P@k, R@k)”" in results["P8"].reason
+    p9 = results["P9"]
+    assert p9.verdict == "contradicted"
+    assert "RR gives 1 against max(P@" in p9.reason
+
+
+def test_between_needs_two_measures(tmp_path):
+    bad = prop("B1", "Small claims.", "F", "between", "measure", other="P")
+    (tmp_path / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: props\ntitle: Properties\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(yaml.safe_dump({"claims": [bad]}), encoding="utf-8")
+    with pytest.raises(RegisterError) as info:
+        load_chapter(tmp_path)
+    assert "relation: between takes compare: measure and `other: [A, B]`" in info.value.message

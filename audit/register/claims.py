@@ -427,10 +427,12 @@ class PropertyClaim(ClaimBase):
     kind: Literal["property"]
     measure: str
     relation: Literal["increases", "decreases", "never decreases", "never increases", "unchanged", "equals",
-                      "never exceeds", "never below", "always below", "always exceeds"]
+                      "never exceeds", "never below", "always below", "always exceeds", "between"]
     compare: Literal["next_cutoff", "transform", "measure", "constant"]
     transform: Literal[PROPERTY_TRANSFORMS] | None = None
-    other: str | None = None
+    #: The measure compared with; for ``relation: between``, the two it lies between ("F1 always lies between
+    #: precision and recall": ``[P, R]``).
+    other: str | list[str] | None = None
     #: ``compare: constant``: the number the measure is related to ("never exceeds 1", "never below 0").
     bound: Claimed | None = None
     #: The cutoff both sides are taken at: every k of the search, or each case's |R| ("R-precision equals
@@ -455,7 +457,17 @@ class PropertyClaim(ClaimBase):
                              f"{'the next cutoff' if self.compare == 'next_cutoff' else 'a transformed case'}")
         if self.bound is not None and self.compare != "constant":
             raise ValueError("bound is the number of compare: constant; drop it or set compare: constant")
+        if (self.relation == "between") != isinstance(self.other, list):
+            raise ValueError("relation: between takes compare: measure and `other: [A, B]`, the two measures the "
+                             "measure lies between; any other relation takes one measure in `other`")
+        if isinstance(self.other, list) and (len(self.other) != 2 or self.compare != "measure"):
+            raise ValueError("relation: between needs compare: measure and exactly two measures in `other`")
         return self
+
+    @property
+    def others(self) -> list[str]:
+        """The measure(s) compared with (``other`` as a list)."""
+        return [] if self.other is None else list(self.other) if isinstance(self.other, list) else [self.other]
 
 
 class CodeClaim(ClaimBase):
@@ -840,8 +852,8 @@ def _check_references(chapter: Chapter) -> None:
                                        f"{', '.join(decisions)}")
         elif claim.kind == "property":
             measure("measure", at_cutoff(claim.measure, 1))
-            if claim.other:
-                measure("other", at_cutoff(claim.other, 1))
+            for i, other in enumerate(claim.others):
+                measure("other" if len(claim.others) == 1 else f"other[{i}]", at_cutoff(other, 1))
             if claim.compare == "next_cutoff":
                 _, spec = parse_measure(at_cutoff(claim.measure, 1), True)
                 if spec is not None and CATALOGUE[spec.name].cutoff == "none":

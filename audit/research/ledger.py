@@ -49,7 +49,7 @@ def claim_measures(claim) -> list[str]:
     elif claim.kind == "comparison":
         raw = [m for e in claim.expect for m in (e.measure, e.after_measure) if m]
     elif claim.kind == "property":
-        raw = [claim.measure] + ([claim.other] if claim.other else [])
+        raw = [claim.measure] + claim.others
     elif claim.kind in ("code", "convention"):
         raw = [claim.measure] if claim.kind == "code" else list(claim.measures)
     elif claim.kind == "arithmetic" and claim.set_measure:

@@ -230,7 +230,7 @@ def _search(claim, measure: str, relation: str, reading, ms: Measurements) -> st
 
 def property_rows(claim, chapter: Chapter, ms: Measurements) -> list[SensitivityRow]:
     if claim.compare == "measure":
-        return [SensitivityRow(claim=claim.id, statement=f"{claim.measure} {claim.relation} {claim.other}",
+        return [SensitivityRow(claim=claim.id, statement=f"{claim.measure} {claim.relation} {' and '.join(claim.others)}",
                                kind="property", conclusion="not applicable",
                                note="a relation between two named measures: no metric alternative")]
     declared = chapter.declared_for(claim)

@@ -215,7 +215,8 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
     elif claim.kind == "property":
         from audit.evaluation.checks.property import TRANSFORMS
         at = "|R|" if claim.at == "|R|" else "k"
-        target = {"next_cutoff": "as k grows", "measure": at_cutoff(claim.other, at) if claim.other else "",
+        target = {"next_cutoff": "as k grows",
+                  "measure": " and ".join(at_cutoff(o, at) for o in claim.others),
                   "constant": str(claim.bound),
                   "transform": f"when {TRANSFORMS[claim.transform][1]}" if claim.transform else ""}[claim.compare]
         from audit.evaluation.universe import PREMISES

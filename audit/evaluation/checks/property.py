@@ -221,6 +221,49 @@ def _constant(right_measure: str) -> Fraction | None:
     return Fraction(right_measure[1:]) if right_measure.startswith(CONSTANT) else None
 
 
+#: How a group names the smaller or larger of two measures on its right side (``relation: between``):
+#: ``min(P; R)``, ``max(P; R)``.
+_EXTREMES = {"min": min, "max": max}
+
+
+def extreme(name: str, measures: Sequence[str]) -> str:
+    """The right side ``min(A; B)`` / ``max(A; B)``: at each cutoff the smaller / larger of the measures' values."""
+    return f"{name}({'; '.join(measures)})"
+
+
+def _extreme_parts(measure: str) -> tuple[Callable, list[str]] | None:
+    """(min or max, the measures) of a right side written by ``extreme``, else None."""
+    for name, fn in _EXTREMES.items():
+        if measure.startswith(name + "(") and measure.endswith(")"):
+            return fn, measure[len(name) + 1:-1].split("; ")
+    return None
+
+
+def _with_parts(requests: Requests) -> Requests:
+    """``requests`` with each ``min``/``max`` side's measures requested too, for the same cases and cutoffs."""
+    out = {key: set(ks) for key, ks in requests.items()}
+    for (measure, case), ks in requests.items():
+        parts = _extreme_parts(measure)
+        for part in parts[1] if parts else ():
+            out.setdefault((part, case), set()).update(ks)
+    return out
+
+
+def _fill_extremes(table: Table, requests: Requests) -> None:
+    """Each ``min``/``max`` row of ``table`` from its measures' rows: a value only where every measure has one."""
+    for (measure, case), ks in requests.items():
+        parts = _extreme_parts(measure)
+        if parts is None:
+            continue
+        fn, names = parts
+        rows = [table.get((m, case)) or {} for m in names]
+        row = table.setdefault((measure, case), {})
+        for k in ks:
+            values = [r.get(k) for r in rows]
+            if all(v is not None for v in values):
+                row[k] = fn(values)
+
+
 def pair_values(table: Table, measure: str, p: Pair) -> tuple[object, object]:
     """(left, right) of one comparison in one implementation's table; None where it gave no value."""
     left, right = table.get((measure, p.case)), table.get((p.right_measure, p.other))
@@ -250,6 +293,7 @@ class Evaluations:
         """Every implementation's value of each requested (measure, case) at each cutoff: the references
         evaluate the batch in their worker processes in parallel while this process computes the chapter's
         values."""
+        asked, requests = requests, _with_parts(requests)
         # queries in the order the requests name them: the same groups give the same batch (and key)
         cases = list(dict.fromkeys(case for _, case in requests))
         index = {case: f"c{i}" for i, case in enumerate(cases)}
@@ -257,7 +301,7 @@ class Evaluations:
         futures, calls = [], []
         if self.references:
             wanted = sorted({(measure, k) for (measure, _), ks in requests.items() for k in ks
-                             if _constant(measure) is None})
+                             if _constant(measure) is None and _extreme_parts(measure) is None})
             parsed = {(measure, k): parse_measure(at_cutoff(measure, k))[0] for measure, k in wanted}
             names = {key: str(m) for key, m in parsed.items()}
             calls = [(ref, usable) for ref in self.references
@@ -297,9 +341,12 @@ class Evaluations:
                 if bound is not None:  # a bound (compare: constant) is its own value at every cutoff
                     cache.setdefault(key, {}).update((k, bound) for k in todo)
                     continue
+                if _extreme_parts(measure) is not None:  # filled from its measures' rows below
+                    continue
                 spec = self._specs.get(measure) or self._specs.setdefault(measure, parse_measure(at_cutoff(measure, 1))[1])
                 values = evaluator.evaluate_cutoffs(spec, qrels[index[case]], case.ranking(), todo, self.reading)
                 cache.setdefault(key, {}).update(zip(todo, values))
+        _fill_extremes(cache, asked)
         out: dict[str, Table] = {CHAPTER: cache}
         if self._ms is not None and not self._ms.waits:
             return out  # started; the real search collects them
@@ -320,12 +367,15 @@ class Evaluations:
                 if bound is not None:
                     table[(measure, case)] = {k: float(bound) for k in ks}
                     continue
+                if _extreme_parts(measure) is not None:
+                    continue
                 row = {}
                 for k in ks:
                     column = columns.get((measure, k))
                     if column is not None and qid in column:
                         row[k] = column[qid]  # only values it returned
                 table[(measure, case)] = row
+            _fill_extremes(table, asked)
             out[ref.name] = table
         return out
 
@@ -589,13 +639,34 @@ def _show(x) -> str:
     return display(format_exact(x)) if isinstance(x, Fraction) else fmt_float(x)
 
 
+def _lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def _measures_of(claim: PropertyClaim) -> list[str]:
+    """The measures on the right side of a claim's comparisons (a ``min``/``max`` side's two measures)."""
+    if claim.compare != "measure":
+        return []
+    parts = _extreme_parts(claim.other)
+    return parts[1] if parts else claim.others
+
+
+def _side(measure: str, at: str) -> str:
+    """How a right side reads at a cutoff: ``R@k``, ``min(P@k, R@k)``."""
+    parts = _extreme_parts(measure)
+    if parts is None:
+        return at_cutoff(measure, at)
+    name = "min" if parts[0] is min else "max"
+    return f"{name}({', '.join(at_cutoff(m, at) for m in parts[1])})"
+
+
 def _statement(claim: PropertyClaim, relation: str) -> str:
     given = f" when {PREMISES[claim.given].text}" if claim.given else ""
     if claim.compare == "next_cutoff":
         return f"{claim.measure}@k+1 {relation} relative to {claim.measure}@k{given}"
     at = "|R|" if claim.at == "|R|" else "k"
     if claim.compare == "measure":
-        return f"{at_cutoff(claim.measure, at)} {relation} {at_cutoff(claim.other, at)}{given}"
+        return f"{at_cutoff(claim.measure, at)} {relation} {_side(claim.other, at)}{given}"
     if claim.compare == "constant":
         return f"{at_cutoff(claim.measure, at)} {relation} {claim.bound}{given}"
     return f"{at_cutoff(claim.measure, at)} {relation} when {TRANSFORMS[claim.transform][1]}{given}"
@@ -604,7 +675,7 @@ def _statement(claim: PropertyClaim, relation: str) -> str:
 def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding, stage: str) -> Check:
     p = finding.pair
     bound = _constant(p.right_measure)
-    right_label = (format_exact(bound) if bound is not None else f"{p.right_measure}@{p.k2}") + (
+    right_label = (format_exact(bound) if bound is not None else _side(p.right_measure, str(p.k2))) + (
         " after the change" if p.other != p.case else "")
     values = [ImplValue(implementation=impl, value=float(right),
                         per_query={"left": _show(left), "right": _show(right)},
@@ -626,9 +697,27 @@ def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding,
 
 
 def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    """Search the statement; ``between`` is two searches, never below the smaller of the two measures and never
+    above the larger, each with its own counterexample, scope and proposal."""
+    if claim.relation != "between":
+        return _check(claim, chapter, ms)
     evidence = Evidence()
-    refs = [r for r in ms.search_references() if r.supports(parse_measure(at_cutoff(claim.measure, 1))[0]).ok
-            and (claim.compare != "measure" or r.supports(parse_measure(at_cutoff(claim.other, 1))[0]).ok)]
+    for relation, name in (("never below", "min"), ("never exceeds", "max")):
+        half = claim.model_copy(update={"relation": relation, "other": extreme(name, claim.others)})
+        part = _check(half, chapter, ms)
+        part.scopes = [f"“{_statement(half, relation)}”: {_lower(scope)}" for scope in part.scopes]
+        for attribute in ("checks", "failures", "conditions", "errors", "notes", "scopes"):
+            getattr(evidence, attribute).extend(getattr(part, attribute))
+        evidence.concern = evidence.concern or part.concern
+        if part.failures or part.conditions:
+            evidence.lead = part.lead
+    return evidence
+
+
+def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    evidence = Evidence()
+    refs = [r for r in ms.search_references() if all(r.supports(parse_measure(at_cutoff(m, 1))[0]).ok
+                                                     for m in [claim.measure] + _measures_of(claim))]
     reading = base_reading(chapter.declared_for(claim))
     ev = Evaluations(refs, reading, ms.chapter_table(reading), ms)
     deadline = time.monotonic() + claim.search.time_limit
@@ -723,7 +812,7 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         f"False by the chapter's definitions: {own.pair.case.describe()}, k = {own.pair.k}: "
         + (f"{claim.measure}@{own.pair.k} = {_show(left)}, so “{claim.relation} {claim.bound}” fails"
            if claim.compare == "constant" else
-           f"{claim.measure} gives {_show(left)} against {claim.other}'s {_show(right)}"
+           f"{claim.measure} gives {_show(left)} against {_side(claim.other, str(own.pair.k))}'s {_show(right)}"
            if claim.compare == "measure" else
            f"{claim.measure} gives {_show(left)} and then {_show(right)}"),
         "Remove or qualify the statement; the counterexample shows where it fails."))
