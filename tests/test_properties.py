@@ -20,7 +20,8 @@ from audit.run.provenance import collect
 
 SNAPSHOT = ("Raising k always helps recall and always hurts precision. RR ignores later items. Small claims. "
             "A relevant first result makes RR 1. A relevant first result makes P@k 1. "
-            "F1 lies between precision and recall. RR lies between precision and recall.\n")
+            "F1 lies between precision and recall. RR lies between precision and recall. "
+            "Dividing by the relevant retrieved never lowers AP@k. Dividing by |R| never lowers AP@k.\n")
 SMALL = {"max_length": 3, "documents": 4, "grades": [0, 1], "max_k": 4}
 
 
@@ -45,6 +46,12 @@ CLAIMS = [
          given="first result relevant"),
     prop("P8", "F1 lies between precision and recall.", "F", "between", "measure", other=["P", "R"]),
     prop("P9", "RR lies between precision and recall.", "RR", "between", "measure", other=["P", "R"]),
+    prop("P10", "Dividing by the relevant retrieved never lowers AP@k.", "AP", "never below", "measure", other="AP",
+         conventions={"ap_denominator": {"value": "relevant retrieved", "quote": "relevant retrieved"}},
+         other_conventions={"ap_denominator": {"value": "|R|", "quote": "never lowers"}}),
+    prop("P11", "Dividing by |R| never lowers AP@k.", "AP", "never below", "measure", other="AP",
+         conventions={"ap_denominator": {"value": "|R|", "quote": "Dividing by |R|"}},
+         other_conventions={"ap_denominator": {"value": "relevant retrieved", "quote": "never lowers"}}),
 ]
 
 
@@ -238,3 +245,14 @@ def test_between_needs_two_measures(tmp_path):
     with pytest.raises(RegisterError) as info:
         load_chapter(tmp_path)
     assert "relation: between takes compare: measure and `other: [A, B]`" in info.value.message
+
+
+def test_one_measure_under_two_conventions(results):
+    """AP@k divides the same sum by the relevant retrieved (≤ |R|) or by |R|, so the first is never the smaller; the
+    converse fails where a relevant document is not retrieved: [relevant] with two relevant, k = 1, gives 1 over the
+    relevant retrieved and 1/2 over |R| (hand computation)."""
+    p10, p11 = results["P10"], results["P11"]
+    assert p10.verdict == "supported", p10.reason
+    assert "chapter's definitions only" in p10.reason
+    assert p11.verdict == "contradicted"
+    assert "AP gives 1/2 against AP@1 (ap_denominator: relevant retrieved)'s 1" in p11.reason

@@ -438,6 +438,11 @@ class PropertyClaim(ClaimBase):
     #: The cutoff both sides are taken at: every k of the search, or each case's |R| ("R-precision equals
     #: recall at rank |R|"; a case with no relevant document has no such cutoff and is skipped).
     at: Literal["k", "|R|"] = "k"
+    #: The conventions the ``other`` side is computed under, where the statement compares one measure under two
+    #: conventions ("dividing by the relevant retrieved can only raise AP@k compared with dividing by |R|": the
+    #: claim's ``conventions`` state one, ``other_conventions`` the other). Searched by the chapter's definitions
+    #: only: each reference computes its own convention.
+    other_conventions: ConventionsSpec = {}
     #: A premise the statement is conditioned on (``audit.evaluation.universe.PREMISES``): only cases satisfying
     #: it are searched ("a perfect first result guarantees ERR ≥ 15/16": ``given: first result top grade``).
     given: Literal[PROPERTY_PREMISES] | None = None
@@ -462,7 +467,14 @@ class PropertyClaim(ClaimBase):
                              "measure lies between; any other relation takes one measure in `other`")
         if isinstance(self.other, list) and (len(self.other) != 2 or self.compare != "measure"):
             raise ValueError("relation: between needs compare: measure and exactly two measures in `other`")
+        if self.other_conventions and self.compare != "measure":
+            raise ValueError("other_conventions sets the conventions of the `other` measure; it needs compare: measure")
         return self
+
+    @field_validator("other_conventions")
+    @classmethod
+    def _other_conventions_known(cls, value):
+        return _check_conventions(value)
 
     @property
     def others(self) -> list[str]:

@@ -216,7 +216,10 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
         from audit.evaluation.checks.property import TRANSFORMS
         at = "|R|" if claim.at == "|R|" else "k"
         target = {"next_cutoff": "as k grows",
-                  "measure": " and ".join(at_cutoff(o, at) for o in claim.others),
+                  "measure": " and ".join(at_cutoff(o, at) for o in claim.others) + (
+                      " (" + "; ".join(f"{n}: {v if isinstance(v, (str, int)) else getattr(v, 'value', v)}"
+                                       for n, v in claim.other_conventions.items()) + ")"
+                      if claim.other_conventions else ""),
                   "constant": str(claim.bound),
                   "transform": f"when {TRANSFORMS[claim.transform][1]}" if claim.transform else ""}[claim.compare]
         from audit.evaluation.universe import PREMISES

@@ -239,6 +239,24 @@ def _extreme_parts(measure: str) -> tuple[Callable, list[str]] | None:
     return None
 
 
+#: How a group names a measure computed under other conventions (``other_conventions``): ``AP under
+#: ap_denominator=|R|``; only the chapter's definitions compute it.
+_UNDER = " under "
+
+
+def under(measure: str, conventions: dict[str, str]) -> str:
+    """The right side ``measure`` computed under ``conventions`` (name → value)."""
+    return measure + _UNDER + "; ".join(f"{name}={value}" for name, value in sorted(conventions.items()))
+
+
+def _under_parts(measure: str) -> tuple[str, dict[str, str]] | None:
+    """(measure, conventions) of a side written by ``under``, else None."""
+    if _UNDER not in measure:
+        return None
+    base, rest = measure.split(_UNDER, 1)
+    return base, dict(item.split("=", 1) for item in rest.split("; "))
+
+
 def _with_parts(requests: Requests) -> Requests:
     """``requests`` with each ``min``/``max`` side's measures requested too, for the same cases and cutoffs."""
     out = {key: set(ks) for key, ks in requests.items()}
@@ -301,7 +319,8 @@ class Evaluations:
         futures, calls = [], []
         if self.references:
             wanted = sorted({(measure, k) for (measure, _), ks in requests.items() for k in ks
-                             if _constant(measure) is None and _extreme_parts(measure) is None})
+                             if _constant(measure) is None and _extreme_parts(measure) is None
+                             and _under_parts(measure) is None})
             parsed = {(measure, k): parse_measure(at_cutoff(measure, k))[0] for measure, k in wanted}
             names = {key: str(m) for key, m in parsed.items()}
             calls = [(ref, usable) for ref in self.references
@@ -343,8 +362,11 @@ class Evaluations:
                     continue
                 if _extreme_parts(measure) is not None:  # filled from its measures' rows below
                     continue
-                spec = self._specs.get(measure) or self._specs.setdefault(measure, parse_measure(at_cutoff(measure, 1))[1])
-                values = evaluator.evaluate_cutoffs(spec, qrels[index[case]], case.ranking(), todo, self.reading)
+                shifted = _under_parts(measure)
+                name, reading = (measure, self.reading) if shifted is None else (
+                    shifted[0], {**(self.reading or evaluator.DEFAULT_READING), **shifted[1]})
+                spec = self._specs.get(name) or self._specs.setdefault(name, parse_measure(at_cutoff(name, 1))[1])
+                values = evaluator.evaluate_cutoffs(spec, qrels[index[case]], case.ranking(), todo, reading)
                 cache.setdefault(key, {}).update(zip(todo, values))
         _fill_extremes(cache, asked)
         out: dict[str, Table] = {CHAPTER: cache}
@@ -367,7 +389,7 @@ class Evaluations:
                 if bound is not None:
                     table[(measure, case)] = {k: float(bound) for k in ks}
                     continue
-                if _extreme_parts(measure) is not None:
+                if _extreme_parts(measure) is not None or _under_parts(measure) is not None:
                     continue
                 row = {}
                 for k in ks:
@@ -423,6 +445,18 @@ def _variants(transform: str, case: Case, grades: tuple[int, ...]) -> tuple[Case
     return tuple(TRANSFORMS[transform][0](case, grades))
 
 
+def _right(claim: PropertyClaim) -> str:
+    """What a claim's comparisons put on the right: the measure itself (next cutoff, transform), the other measure
+    (under ``other_conventions`` when given), or the bound."""
+    if claim.compare == "constant":
+        return CONSTANT + format_exact(parse_claimed(claim.bound).low)
+    if claim.compare != "measure":
+        return claim.measure
+    if claim.other_conventions:
+        return under(claim.other, {name: _first_value(entry) for name, entry in claim.other_conventions.items()})
+    return claim.other
+
+
 def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -> list[Group]:
     """Every comparison the claim makes on these cases, grouped by case, smallest case and cutoff first."""
     out: list[Group] = []
@@ -433,9 +467,7 @@ def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -
         steps = tuple((k, k) for k in ks)
     if not steps:
         return out
-    right = claim.other if claim.compare == "measure" else claim.measure
-    if claim.compare == "constant":
-        right = CONSTANT + format_exact(parse_claimed(claim.bound).low)
+    right = _right(claim)
     if claim.given is not None:
         premise = PREMISES[claim.given].holds
         cases = [c for c in cases if premise(c, tuple(grades))]
@@ -639,6 +671,12 @@ def _show(x) -> str:
     return display(format_exact(x)) if isinstance(x, Fraction) else fmt_float(x)
 
 
+def _first_value(entry) -> str:
+    """A convention entry's (first) value: ``|R|``, ``{value, quote}`` or a list of those."""
+    first = entry[0] if isinstance(entry, list) else entry
+    return str(getattr(first, "value", first))
+
+
 def _lower(text: str) -> str:
     return text[:1].lower() + text[1:]
 
@@ -653,6 +691,9 @@ def _measures_of(claim: PropertyClaim) -> list[str]:
 
 def _side(measure: str, at: str) -> str:
     """How a right side reads at a cutoff: ``R@k``, ``min(P@k, R@k)``."""
+    shifted = _under_parts(measure)
+    if shifted is not None:
+        return f"{at_cutoff(shifted[0], at)} ({'; '.join(f'{n}: {v}' for n, v in shifted[1].items())})"
     parts = _extreme_parts(measure)
     if parts is None:
         return at_cutoff(measure, at)
@@ -666,7 +707,7 @@ def _statement(claim: PropertyClaim, relation: str) -> str:
         return f"{claim.measure}@k+1 {relation} relative to {claim.measure}@k{given}"
     at = "|R|" if claim.at == "|R|" else "k"
     if claim.compare == "measure":
-        return f"{at_cutoff(claim.measure, at)} {relation} {_side(claim.other, at)}{given}"
+        return f"{at_cutoff(claim.measure, at)} {relation} {_side(_right(claim), at)}{given}"
     if claim.compare == "constant":
         return f"{at_cutoff(claim.measure, at)} {relation} {claim.bound}{given}"
     return f"{at_cutoff(claim.measure, at)} {relation} when {TRANSFORMS[claim.transform][1]}{given}"
@@ -718,6 +759,12 @@ def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence
     evidence = Evidence()
     refs = [r for r in ms.search_references() if all(r.supports(parse_measure(at_cutoff(m, 1))[0]).ok
                                                      for m in [claim.measure] + _measures_of(claim))]
+    if claim.other_conventions:
+        refs = []  # each reference computes one convention; the comparison is between the chapter's two
+        only = ("searched by the chapter's definitions only: a reference computes each measure under its own "
+                "conventions, not the two the statement compares")
+        evidence.notes.append(only)
+        evidence.scopes.append(only)
     reading = base_reading(chapter.declared_for(claim))
     ev = Evaluations(refs, reading, ms.chapter_table(reading), ms)
     deadline = time.monotonic() + claim.search.time_limit
@@ -812,7 +859,7 @@ def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence
         f"False by the chapter's definitions: {own.pair.case.describe()}, k = {own.pair.k}: "
         + (f"{claim.measure}@{own.pair.k} = {_show(left)}, so “{claim.relation} {claim.bound}” fails"
            if claim.compare == "constant" else
-           f"{claim.measure} gives {_show(left)} against {_side(claim.other, str(own.pair.k))}'s {_show(right)}"
+           f"{claim.measure} gives {_show(left)} against {_side(own.pair.right_measure, str(own.pair.k2))}'s {_show(right)}"
            if claim.compare == "measure" else
            f"{claim.measure} gives {_show(left)} and then {_show(right)}"),
         "Remove or qualify the statement; the counterexample shows where it fails."))
