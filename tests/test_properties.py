@@ -101,8 +101,15 @@ def test_cutoff_beyond_the_universe_is_an_error_naming_the_claim(results):
 
 
 def test_ap_never_exceeds_recall(results):
-    """AP@k ≤ R@k: each term P@i ≤ 1 and there are |relevant in prefix| terms, all over |R|."""
-    assert results["P5"].verdict == "supported"
+    """AP@k ≤ R@k: each term P@i ≤ 1 and there are |relevant in prefix| terms, all over |R|. The text states no AP
+    denominator, and over the relevant retrieved (scikit-learn's reading) or min(k, |R|) (ml_metrics') it fails:
+    one relevant document of two, returned alone, k = 1: AP = 1 against R@1 = 1/2 (hand computation)."""
+    p5 = results["P5"]
+    assert p5.verdict == "qualified", p5.reason
+    assert p5.reason.startswith("Holds by the chapter's definition, but it fails where AP divides by the number of "
+                                "relevant documents retrieved")
+    assert "ranking [relevant] plus 1 relevant document never retrieved, k = 1: AP gives 1 against 1/2" in p5.reason
+    assert p5.response.count("State the convention") == 1
 
 
 def test_the_search_is_reproducible(results, tmp_path):
@@ -256,3 +263,79 @@ def test_one_measure_under_two_conventions(results):
     assert "chapter's definitions only" in p10.reason
     assert p11.verdict == "contradicted"
     assert "AP gives 1/2 against AP@1 (ap_denominator: relevant retrieved)'s 1" in p11.reason
+
+
+RUNS = """\
+claims:
+  - id: G1
+    title: GMAP never exceeds MAP
+    kind: property
+    quote: "GMAP is never larger than MAP."
+    claim: the geometric mean never exceeds the arithmetic mean
+    measure: GMAP
+    relation: never exceeds
+    compare: measure
+    other: AP
+    at: whole ranking
+    universe: {max_length: 3, documents: 4, grades: [0, 1], max_k: 3, queries: 2}
+    search: {random_cases: 300, max_length: 10}
+  - id: G2
+    title: MAP never exceeds GMAP
+    kind: property
+    quote: "MAP is never larger than GMAP."
+    claim: wrong way round
+    measure: AP
+    relation: never exceeds
+    compare: measure
+    other: GMAP
+    at: whole ranking
+    universe: {max_length: 3, documents: 4, grades: [0, 1], max_k: 3, queries: 2}
+    search: {random_cases: 0}
+  - id: G3
+    title: mean recall never falls
+    kind: property
+    quote: "Mean recall at k never falls as k grows."
+    claim: mean R@k never decreases, over a run of two queries
+    measure: R
+    relation: never decreases
+    compare: next_cutoff
+    universe: {max_length: 3, documents: 4, grades: [0, 1], max_k: 3, queries: 2}
+    search: {random_cases: 200, max_length: 10}
+"""
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("runs")
+    (folder / "snapshot.txt").write_text("GMAP is never larger than MAP. MAP is never larger than GMAP. Mean recall at k "
+                                         "never falls as k grows.\n", encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: runs\ntitle: Runs\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(RUNS, encoding="utf-8")
+    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    return {c.id: c for c in report.claims}
+
+
+def test_a_statement_over_queries_is_searched_on_runs(runs):
+    """GMAP ≤ MAP is the inequality of arithmetic and geometric means for the plain geometric mean; trec_eval's gm_map
+    floors each AP at 0.00001, so on a run whose every AP is 0 it gives 0.00001 > MAP = 0 (pytrec_eval: gm_map
+    1e-05, map 0). The text states no floor, so the floored reading (trec_eval's, the first) breaks it and the plain
+    one holds: qualified. MAP ≤ GMAP fails by AM-GM: APs 1 and 0 give MAP 1/2 and GMAP sqrt(0.00001) = 0.003162.
+    Mean recall over queries never falls as k grows, as each query's does."""
+    g1, g2, g3 = runs["G1"], runs["G2"], runs["G3"]
+    assert g1.verdict == "qualified", g1.reason
+    assert "GMAP is the plain geometric mean" in g1.reason and "whole rankings" in g1.reason
+    assert "query 1: ranking [non-relevant] plus 1 relevant document never retrieved" in g1.reason
+    assert g2.verdict == "contradicted"
+    assert "AP gives 1/2 against GMAP's 0.003162" in g2.reason
+    assert g3.verdict == "supported", g3.reason
+    assert "every run of 2 queries" in g3.reason and "pytrec_eval" in g3.reason
+
+
+def test_geometric_mean_is_exact_where_the_root_is_rational():
+    """(1 × 1/2 × 1/4)^(1/3) = 1/2 and (1/3 × 1/3)^(1/2) = 1/3 exactly: a 50-digit rounding of them compared exactly
+    with the arithmetic mean made 1/3 > 1/3 a counterexample to GMAP ≤ MAP."""
+    from audit.evaluation.evaluator import geometric_mean
+    assert geometric_mean({"a": Fraction(1), "b": Fraction(1, 2), "c": Fraction(1, 4)}) == Fraction(1, 2)
+    assert geometric_mean({"a": Fraction(1, 3), "b": Fraction(1, 3)}, floor=False) == Fraction(1, 3)
+    assert geometric_mean({"a": Fraction(0), "b": Fraction(0)}) == Fraction(1, 100_000)   # trec_eval's floor
+    assert abs(float(geometric_mean({"a": Fraction(1, 2), "b": Fraction(1, 3)})) - (1 / 6) ** 0.5) < 1e-15

@@ -836,12 +836,31 @@ def geometric_mean(values: Mapping[str, Fraction], floor: bool = True) -> Fracti
         return Fraction(0)
     if not floor and any(v <= 0 for v in values.values()):
         return Fraction(0)
+    low = GEOMETRIC_FLOOR if floor else Fraction(0)
+    product = math.prod((max(v, low) for v in values.values()), start=Fraction(1))
+    n = len(values)
+    top, bottom = _exact_root(product.numerator, n), _exact_root(product.denominator, n)
+    if top is not None and bottom is not None:  # a rational root (equal values, 1 × 1/2 × 1/4 …): exact
+        return Fraction(top, bottom)
     with localcontext() as ctx:
         ctx.prec = _DIGITS
-        low = GEOMETRIC_FLOOR if floor else Fraction(0)
         logs = sum((Decimal(max(v, low).numerator).ln() - Decimal(max(v, low).denominator).ln()
                     for v in values.values()), Decimal(0))
-        return Fraction((logs / len(values)).exp())
+        return Fraction((logs / n).exp())
+
+
+def _exact_root(x: int, n: int) -> int | None:
+    """The integer n-th root of ``x`` ≥ 0 when ``x`` is a perfect n-th power, else None (Newton's method on
+    integers, from above)."""
+    if x < 2:
+        return x
+    r = 1 << -(-x.bit_length() // n)
+    while True:
+        y = ((n - 1) * r + x // r ** (n - 1)) // n
+        if y >= r:
+            break
+        r = y
+    return r if r ** n == x else None
 
 
 def combine(measure_name: str, values: Mapping[str, Fraction | float],

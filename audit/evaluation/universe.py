@@ -69,6 +69,31 @@ class Case(NamedTuple):
         return f"{ranking} plus {missing} never retrieved"
 
 
+class Run(NamedTuple):
+    """The cases of several queries, searched together for a statement about values over queries ("GMAP is never
+    larger than MAP"): each measure combines its per-query values as it does over a run (``evaluator.combine``)."""
+
+    queries: tuple[Case, ...]
+
+    @property
+    def size(self) -> tuple[int, ...]:
+        return tuple(sum(part) for part in zip(*(c.size for c in self.queries)))
+
+    @property
+    def ranked(self) -> tuple:
+        """The longest ranking of its queries (what a cutoff can reach)."""
+        return max((c.ranked for c in self.queries), key=len)
+
+    def describe(self) -> str:
+        return "; ".join(f"query {i}: {c.describe()}" for i, c in enumerate(self.queries, start=1))
+
+    def table(self) -> list[list[str]]:
+        rows = [["query", "rank", "document", "grade"]]
+        for i, c in enumerate(self.queries, start=1):
+            rows += [[str(i)] + row for row in c.table()[1:]]
+        return rows
+
+
 @dataclass(frozen=True)
 class Universe:
     """The exhaustive search space, as stated in a property claim.
@@ -85,11 +110,13 @@ class Universe:
     max_k: int
     unjudged: bool = True
     relevant: int | None = None
+    queries: int = 1   # more than 1: each case is a run of that many queries (a ``Run``), each from this universe
 
     def describe(self) -> str:
         grades = f"grades {min(self.grades)}–{max(self.grades)}" if len(self.grades) > 2 or \
             self.grades != (0, 1) else "binary grades"
-        return (f"every ranking up to length {self.max_length} over {self.documents} documents (up to relabelling) "
+        return ((f"every run of {self.queries} queries (in any order), each " if self.queries > 1 else "every ")
+                + f"ranking up to length {self.max_length} over {self.documents} documents (up to relabelling) "
                 f"with {grades}"
                 + (" and unjudged documents" if self.unjudged else "")
                 + (f", exactly {self.relevant} relevant" if self.relevant is not None else "")
@@ -106,11 +133,17 @@ class Universe:
             room = self.documents - length
             extras = 1 if positive == 0 else sum(comb(positive + e - 1, e) for e in range(room + 1))
             total += labels ** length * extras
-        return total
+        return total if self.queries == 1 else comb(total + self.queries - 1, self.queries)
 
-    def cases(self) -> Iterator[Case]:
-        """Every case, smallest first (by number of documents, then ranking length). Enumerated once per
+    def cases(self) -> Iterator[Case] | Iterator[Run]:
+        """Every case, smallest first (by number of documents, then ranking length); with ``queries`` > 1 every run
+        of that many cases (a multiset: the order of queries changes no value over them). Enumerated once per
         process for each universe: the sensitivity table searches one universe under many readings."""
+        if self.queries > 1:
+            single = _cases(Universe(self.max_length, self.documents, self.grades, self.max_k, self.unjudged,
+                                     self.relevant))
+            runs = [Run(c) for c in combinations_with_replacement(single, self.queries)]
+            return iter(sorted(runs, key=lambda r: r.size))
         return iter(_cases(self))
 
     def _enumerate(self) -> list[Case]:

@@ -383,6 +383,9 @@ class UniverseSpec(Strict):
     max_k: int = Field(6, ge=1, le=10)
     unjudged: bool = True
     relevant: int | None = Field(None, ge=0, le=10)
+    #: Each case a run of this many queries, for a statement about values over queries ("GMAP is never larger than
+    #: MAP"): every measure combines its per-query values as over a run.
+    queries: int = Field(1, ge=1, le=3)
 
     @model_validator(mode="after")
     def _meaningful(self) -> "UniverseSpec":
@@ -399,7 +402,8 @@ class UniverseSpec(Strict):
                              "exercise nothing; give at least 1")
         if self.relevant is not None and self.relevant > self.documents:
             raise ValueError(f"relevant: {self.relevant} is more than the {self.documents} documents of the universe")
-        size = Universe(self.max_length, self.documents, tuple(self.grades), self.max_k, self.unjudged).size()
+        size = Universe(self.max_length, self.documents, tuple(self.grades), self.max_k, self.unjudged,
+                        queries=self.queries).size()
         if size > MAX_UNIVERSE_CASES:
             raise ValueError(f"the universe has {size:,} cases, more than the limit of {MAX_UNIVERSE_CASES:,}; "
                              "use fewer grades, documents or a shorter max_length (the random stage goes further)")
@@ -437,7 +441,7 @@ class PropertyClaim(ClaimBase):
     bound: Claimed | None = None
     #: The cutoff both sides are taken at: every k of the search, or each case's |R| ("R-precision equals
     #: recall at rank |R|"; a case with no relevant document has no such cutoff and is skipped).
-    at: Literal["k", "|R|"] = "k"
+    at: Literal["k", "|R|", "whole ranking"] = "k"
     #: The conventions the ``other`` side is computed under, where the statement compares one measure under two
     #: conventions ("dividing by the relevant retrieved can only raise AP@k compared with dividing by |R|": the
     #: claim's ``conventions`` state one, ``other_conventions`` the other). Searched by the chapter's definitions
@@ -457,6 +461,8 @@ class PropertyClaim(ClaimBase):
             raise ValueError("compare: measure needs `other`, the measure to compare with")
         if self.compare == "constant" and self.bound is None:
             raise ValueError("compare: constant needs `bound`, the number the measure is related to (e.g. 1)")
+        if self.at == "whole ranking" and self.compare == "next_cutoff":
+            raise ValueError("at: whole ranking takes no cutoff, so there is no next cutoff to compare with")
         if self.at == "|R|" and self.compare in ("next_cutoff", "transform"):
             raise ValueError(f"at: |R| fixes the cutoff; it compares two measures or a measure and a bound, not "
                              f"{'the next cutoff' if self.compare == 'next_cutoff' else 'a transformed case'}")
@@ -467,6 +473,9 @@ class PropertyClaim(ClaimBase):
                              "measure lies between; any other relation takes one measure in `other`")
         if isinstance(self.other, list) and (len(self.other) != 2 or self.compare != "measure"):
             raise ValueError("relation: between needs compare: measure and exactly two measures in `other`")
+        if self.universe.queries > 1 and (self.compare == "transform" or self.at == "|R|"):
+            raise ValueError("a universe of runs (queries > 1) compares values over queries: a measure, a bound or the "
+                             "next cutoff, not a transformed case or each case's |R|")
         if self.other_conventions and self.compare != "measure":
             raise ValueError("other_conventions sets the conventions of the `other` measure; it needs compare: measure")
         return self
@@ -863,9 +872,10 @@ def _check_references(chapter: Chapter) -> None:
                             raise fail(f"set_measure.{part}", f"unknown decision {d!r}; the cohort has "
                                        f"{', '.join(decisions)}")
         elif claim.kind == "property":
-            measure("measure", at_cutoff(claim.measure, 1))
+            whole = claim.at == "whole ranking"  # both sides without a cutoff
+            measure("measure", claim.measure if whole else at_cutoff(claim.measure, 1))
             for i, other in enumerate(claim.others):
-                measure("other" if len(claim.others) == 1 else f"other[{i}]", at_cutoff(other, 1))
+                measure("other" if len(claim.others) == 1 else f"other[{i}]", other if whole else at_cutoff(other, 1))
             if claim.compare == "next_cutoff":
                 _, spec = parse_measure(at_cutoff(claim.measure, 1), True)
                 if spec is not None and CATALOGUE[spec.name].cutoff == "none":

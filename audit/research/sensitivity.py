@@ -229,6 +229,10 @@ def _search(claim, measure: str, relation: str, reading, ms: Measurements) -> st
 
 
 def property_rows(claim, chapter: Chapter, ms: Measurements) -> list[SensitivityRow]:
+    if claim.universe.queries > 1:
+        return [SensitivityRow(claim=claim.id, statement=f"{claim.measure} {claim.relation} over runs", kind="property",
+                               conclusion="not applicable",
+                               note="a statement about values over queries: its search is not repeated per reading")]
     if claim.compare == "measure":
         return [SensitivityRow(claim=claim.id, statement=f"{claim.measure} {claim.relation} {' and '.join(claim.others)}",
                                kind="property", conclusion="not applicable",

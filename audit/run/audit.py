@@ -213,17 +213,17 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
     elif claim.kind == "convention":
         claimed = f"{claim.convention.replace('_', ' ')}: {claim.rule}" + (f" ({claim.by})" if claim.by else "")
     elif claim.kind == "property":
-        from audit.evaluation.checks.property import TRANSFORMS
-        at = "|R|" if claim.at == "|R|" else "k"
+        from audit.evaluation.checks.property import TRANSFORMS, WHOLE, _at
+        at = {"|R|": "|R|", "whole ranking": WHOLE}.get(claim.at, "k")
         target = {"next_cutoff": "as k grows",
-                  "measure": " and ".join(at_cutoff(o, at) for o in claim.others) + (
+                  "measure": " and ".join(_at(o, at) for o in claim.others) + (
                       " (" + "; ".join(f"{n}: {v if isinstance(v, (str, int)) else getattr(v, 'value', v)}"
                                        for n, v in claim.other_conventions.items()) + ")"
                       if claim.other_conventions else ""),
                   "constant": str(claim.bound),
                   "transform": f"when {TRANSFORMS[claim.transform][1]}" if claim.transform else ""}[claim.compare]
         from audit.evaluation.universe import PREMISES
-        claimed = f"{at_cutoff(claim.measure, at)} {claim.relation} {target}" + (
+        claimed = f"{_at(claim.measure, at)} {claim.relation} {target}" + (
             f", when {PREMISES[claim.given].text}" if claim.given else "")
     elif claim.kind == "code":
         claimed = f"{claim.function} computes {claim.measure}"

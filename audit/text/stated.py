@@ -96,6 +96,7 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                   r"the\s+(?:total\s+)?number\s+of\s+(?:all\s+)?|\|R\|)(?:known[- ])?",
                                   rf"{_RELEVANT}\s+{_DOC}\b(?!\s+(?:retrieved|returned|found|in\s+the\s+(?:run|ranking|list)))|",
                                   r"\b(?:average\s+precision|AP)\b[^.;]*\b(?:divides?|divided)\s+by\s+\|R\||",
+                                  r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\bcontribut\w*\s+(?:at\s+most\s+)?1\s*/\s*\|R\||",
                                   r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|divisor|denominator)\b[^.;]*",
                                   r"\bwhether\s+or\s+not\s+(?:they|it)\s+(?:were|was|are|is)\s+(?:retrieved|returned|found)"),
         ("ap_denominator", "relevant retrieved", r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|",

@@ -42,7 +42,12 @@ def write_trec_run(fixture: Fixture, folder: str) -> str:
 
 
 def fmt_float(x: float | Fraction | None) -> str:
-    return "—" if x is None else f"{float(x):.4f}"
+    """Four decimals; a value that would show as 0.0000 but is not 0 with two significant digits (1e-05), so a
+    difference shown is never hidden by rounding."""
+    if x is None:
+        return "—"
+    v = float(x)
+    return f"{v:.2g}" if v != 0 and abs(v) < 0.00005 else f"{v:.4f}"
 
 
 def _reading_key(reading) -> tuple:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache, partial
 from typing import NamedTuple
@@ -25,8 +25,9 @@ from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.references import Reference
 from audit.evaluation.references.worker import CALL_SECONDS
-from audit.evaluation.universe import PREMISES, Case, Universe, _relevant
+from audit.evaluation.universe import PREMISES, Case, Run, Universe, _relevant
 from audit.register.claims import Chapter, PropertyClaim
+from audit.register.conventions import CONVENTIONS
 from audit.register.measures import at_cutoff
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact, parse_claimed
@@ -212,6 +213,15 @@ def requests_for(measure: str, groups: Sequence[Group]) -> Requests:
     return out
 
 
+#: The cutoff of a comparison made on whole rankings (``at: whole ranking``): the measures without a cutoff.
+WHOLE = 0
+
+
+def _at(measure: str, k: int | str) -> str:
+    """``measure`` at cutoff ``k`` (``at_cutoff``), or without one for ``WHOLE``."""
+    return measure if k == WHOLE else at_cutoff(measure, k)
+
+
 #: How a group names a constant on its right side: ``=`` and the exact bound (``=1``).
 CONSTANT = "="
 
@@ -258,13 +268,37 @@ def _under_parts(measure: str) -> tuple[str, dict[str, str]] | None:
 
 
 def _with_parts(requests: Requests) -> Requests:
-    """``requests`` with each ``min``/``max`` side's measures requested too, for the same cases and cutoffs."""
+    """``requests`` with each ``min``/``max`` side's measures requested too, for the same cases and cutoffs, and
+    each request on a run of several queries made for each of its queries too."""
     out = {key: set(ks) for key, ks in requests.items()}
     for (measure, case), ks in requests.items():
         parts = _extreme_parts(measure)
         for part in parts[1] if parts else ():
             out.setdefault((part, case), set()).update(ks)
+    for (measure, case), ks in list(out.items()):
+        if isinstance(case, Run) and _constant(measure) is None and _extreme_parts(measure) is None:
+            for query in case.queries:
+                out.setdefault((measure, query), set()).update(ks)
     return out
+
+
+def _fill_runs(table: Table, requests: Requests, reading) -> None:
+    """Each row of a run of several queries from its queries' rows, combined as the measure combines values over
+    queries (``evaluator.combine``: the mean, the geometric mean for GMAP, the sum for counts): a value only where
+    every query has one."""
+    for (measure, case), ks in requests.items():
+        if not isinstance(case, Run) or _constant(measure) is not None or _extreme_parts(measure) is not None:
+            continue
+        shifted = _under_parts(measure)
+        name, how = (measure, reading) if shifted is None else (
+            shifted[0], {**(reading or evaluator.DEFAULT_READING), **shifted[1]})
+        spec = parse_measure(at_cutoff(name, 1))[1]
+        rows = [table.get((measure, q)) or {} for q in case.queries]
+        row = table.setdefault((measure, case), {})
+        for k in ks:
+            values = {str(i): r.get(k) for i, r in enumerate(rows)}
+            if all(v is not None for v in values.values()):
+                row[k] = evaluator.combine(spec.name, values, how)
 
 
 def _fill_extremes(table: Table, requests: Requests) -> None:
@@ -312,8 +346,9 @@ class Evaluations:
         evaluate the batch in their worker processes in parallel while this process computes the chapter's
         values."""
         asked, requests = requests, _with_parts(requests)
-        # queries in the order the requests name them: the same groups give the same batch (and key)
-        cases = list(dict.fromkeys(case for _, case in requests))
+        # queries in the order the requests name them: the same groups give the same batch (and key); a run of
+        # several queries is evaluated through its queries
+        cases = [c for c in dict.fromkeys(case for _, case in requests) if not isinstance(c, Run)]
         index = {case: f"c{i}" for i, case in enumerate(cases)}
         qrels = {index[c]: c.qrels() for c in cases}
         futures, calls = [], []
@@ -321,7 +356,7 @@ class Evaluations:
             wanted = sorted({(measure, k) for (measure, _), ks in requests.items() for k in ks
                              if _constant(measure) is None and _extreme_parts(measure) is None
                              and _under_parts(measure) is None})
-            parsed = {(measure, k): parse_measure(at_cutoff(measure, k))[0] for measure, k in wanted}
+            parsed = {(measure, k): parse_measure(_at(measure, k))[0] for measure, k in wanted}
             names = {key: str(m) for key, m in parsed.items()}
             calls = [(ref, usable) for ref in self.references
                      if (usable := [m for m in parsed.values() if ref.supports(m).ok])]
@@ -360,14 +395,19 @@ class Evaluations:
                 if bound is not None:  # a bound (compare: constant) is its own value at every cutoff
                     cache.setdefault(key, {}).update((k, bound) for k in todo)
                     continue
-                if _extreme_parts(measure) is not None:  # filled from its measures' rows below
+                if _extreme_parts(measure) is not None or isinstance(case, Run):  # filled from their parts below
                     continue
                 shifted = _under_parts(measure)
                 name, reading = (measure, self.reading) if shifted is None else (
                     shifted[0], {**(self.reading or evaluator.DEFAULT_READING), **shifted[1]})
                 spec = self._specs.get(name) or self._specs.setdefault(name, parse_measure(at_cutoff(name, 1))[1])
-                values = evaluator.evaluate_cutoffs(spec, qrels[index[case]], case.ranking(), todo, reading)
+                whole = [evaluator.evaluate_query(replace(spec, cutoff=None), qrels[index[case]], case.ranking(), reading)
+                         ] if WHOLE in todo else []
+                todo = [k for k in todo if k != WHOLE]
+                values = whole + evaluator.evaluate_cutoffs(spec, qrels[index[case]], case.ranking(), todo, reading)
+                todo = ([WHOLE] if whole else []) + todo
                 cache.setdefault(key, {}).update(zip(todo, values))
+        _fill_runs(cache, requests, self.reading)
         _fill_extremes(cache, asked)
         out: dict[str, Table] = {CHAPTER: cache}
         if self._ms is not None and not self._ms.waits:
@@ -384,12 +424,14 @@ class Evaluations:
                     columns[key] = outcome.per_query
             table: Table = {}
             for (measure, case), ks in requests.items():
-                qid = index[case]
+                if isinstance(case, Run) and _constant(measure) is None:
+                    continue  # filled from its queries' rows below
+                qid = index.get(case)
                 bound = _constant(measure)
                 if bound is not None:
                     table[(measure, case)] = {k: float(bound) for k in ks}
                     continue
-                if _extreme_parts(measure) is not None or _under_parts(measure) is not None:
+                if _extreme_parts(measure) is not None or _under_parts(measure) is not None or isinstance(case, Run):
                     continue
                 row = {}
                 for k in ks:
@@ -397,6 +439,7 @@ class Evaluations:
                     if column is not None and qid in column:
                         row[k] = column[qid]  # only values it returned
                 table[(measure, case)] = row
+            _fill_runs(table, requests, None)
             _fill_extremes(table, asked)
             out[ref.name] = table
         return out
@@ -461,7 +504,9 @@ def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -
     """Every comparison the claim makes on these cases, grouped by case, smallest case and cutoff first."""
     out: list[Group] = []
     ks = range(1, max_k + (0 if claim.compare == "next_cutoff" else 1))
-    if claim.compare == "next_cutoff":
+    if claim.at == "whole ranking":
+        steps = ((WHOLE, WHOLE),)
+    elif claim.compare == "next_cutoff":
         steps = tuple((k, k + 1) for k in ks)
     else:
         steps = tuple((k, k) for k in ks)
@@ -470,7 +515,7 @@ def pairs_for(claim: PropertyClaim, cases: Sequence[Case], max_k: int, grades) -
     right = _right(claim)
     if claim.given is not None:
         premise = PREMISES[claim.given].holds
-        cases = [c for c in cases if premise(c, tuple(grades))]
+        cases = [c for c in cases if all(premise(q, tuple(grades)) for q in (c.queries if isinstance(c, Run) else (c,)))]
     for case in cases:
         if claim.at == "|R|":
             r = _relevant(case)
@@ -501,7 +546,7 @@ class SearchResult:
 def search(claim: PropertyClaim, relation: str, ev: Evaluations, deadline: float) -> SearchResult:
     """Exhaustive stage, then the seeded random stage; the first counterexample per implementation (shrunk)."""
     u = claim.universe
-    universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant)
+    universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant, u.queries)
     cases = list(universe.cases())
     groups = pairs_for(claim, cases, u.max_k, u.grades)
     total = comparisons(groups)
@@ -579,6 +624,11 @@ def random_cases(claim: PropertyClaim, count: int) -> list[Case]:
     if claim.given is not None and u.relevant is None:  # each drawn case made to satisfy the premise
         make = PREMISES[claim.given].make
         out = [make(c, tuple(grades)) for c in out]
+    if u.queries > 1:  # runs of that many drawn cases
+        draws = [out] + [random_cases(claim.model_copy(update={
+            "universe": u.model_copy(update={"queries": 1}),
+            "search": s.model_copy(update={"seed": s.seed + i})}), count) for i in range(1, u.queries)]
+        out = [Run(tuple(q)) for q in zip(*draws)]
     return out
 
 
@@ -588,9 +638,14 @@ def _cutoffs(claim: PropertyClaim, cases: Sequence[Case]) -> int:
     return max(1, min(max_k, max(len(c.ranked) for c in cases) + 1))
 
 
-def _simpler(case: Case, grades: Sequence[int], relevant: int | None) -> list[Case]:
+def _simpler(case: Case | Run, grades: Sequence[int], relevant: int | None) -> list:
     """One-step simplifications of ``case``: a ranked or unretrieved document removed, a grade lowered,
-    an unjudged document judged at the lowest grade, the ranking cut short; smallest first."""
+    an unjudged document judged at the lowest grade, the ranking cut short; smallest first. For a run of several
+    queries, one query simplified so."""
+    if isinstance(case, Run):
+        found = {Run(case.queries[:i] + (simpler,) + case.queries[i + 1:])
+                 for i, query in enumerate(case.queries) for simpler in _simpler(query, grades, relevant)}
+        return sorted(found, key=lambda r: (r.size, repr(r)))
     low = min(grades)
     found: set[Case] = set()
     r, u = case.ranked, case.unretrieved
@@ -677,6 +732,11 @@ def _first_value(entry) -> str:
     return str(getattr(first, "value", first))
 
 
+def _where(pair: Pair) -> str:
+    """Where a comparison is made: ``k = 3``, or ``whole rankings``."""
+    return "whole rankings" if pair.k == WHOLE else f"k = {pair.k}"
+
+
 def _lower(text: str) -> str:
     return text[:1].lower() + text[1:]
 
@@ -693,30 +753,30 @@ def _side(measure: str, at: str) -> str:
     """How a right side reads at a cutoff: ``R@k``, ``min(P@k, R@k)``."""
     shifted = _under_parts(measure)
     if shifted is not None:
-        return f"{at_cutoff(shifted[0], at)} ({'; '.join(f'{n}: {v}' for n, v in shifted[1].items())})"
+        return f"{_at(shifted[0], at)} ({'; '.join(f'{n}: {v}' for n, v in shifted[1].items())})"
     parts = _extreme_parts(measure)
     if parts is None:
-        return at_cutoff(measure, at)
+        return _at(measure, at)
     name = "min" if parts[0] is min else "max"
-    return f"{name}({', '.join(at_cutoff(m, at) for m in parts[1])})"
+    return f"{name}({', '.join(_at(m, at) for m in parts[1])})"
 
 
 def _statement(claim: PropertyClaim, relation: str) -> str:
     given = f" when {PREMISES[claim.given].text}" if claim.given else ""
     if claim.compare == "next_cutoff":
         return f"{claim.measure}@k+1 {relation} relative to {claim.measure}@k{given}"
-    at = "|R|" if claim.at == "|R|" else "k"
+    at = {"|R|": "|R|", "whole ranking": WHOLE}.get(claim.at, "k")
     if claim.compare == "measure":
-        return f"{at_cutoff(claim.measure, at)} {relation} {_side(_right(claim), at)}{given}"
+        return f"{_at(claim.measure, at)} {relation} {_side(_right(claim), at)}{given}"
     if claim.compare == "constant":
-        return f"{at_cutoff(claim.measure, at)} {relation} {claim.bound}{given}"
-    return f"{at_cutoff(claim.measure, at)} {relation} when {TRANSFORMS[claim.transform][1]}{given}"
+        return f"{_at(claim.measure, at)} {relation} {claim.bound}{given}"
+    return f"{_at(claim.measure, at)} {relation} when {TRANSFORMS[claim.transform][1]}{given}"
 
 
 def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding, stage: str) -> Check:
     p = finding.pair
     bound = _constant(p.right_measure)
-    right_label = (format_exact(bound) if bound is not None else _side(p.right_measure, str(p.k2))) + (
+    right_label = (format_exact(bound) if bound is not None else _side(p.right_measure, p.k2)) + (
         " after the change" if p.other != p.case else "")
     values = [ImplValue(implementation=impl, value=float(right),
                         per_query={"left": _show(left), "right": _show(right)},
@@ -726,14 +786,14 @@ def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding,
     if p.other != p.case:
         table += [["after the change", "", ""]] + p.other.table()[1:]
     curves = {}
-    if claim.compare == "next_cutoff":
+    if claim.compare == "next_cutoff" and isinstance(p.case, Case):
         ks = range(1, max(len(p.case.ranked), p.k2) + 2)
         curves = {f"{claim.measure}@k": [float(evaluator.evaluate_query(parse_measure(at_cutoff(claim.measure, k))[1],
                                                                      p.case.qrels(), p.case.ranking())) for k in ks]}
     return Check(curves=curves, label=f"counterexample to “{_statement(claim, relation)}” ({stage}): "
-                       f"{claim.measure}@{p.k} → {right_label}; {p.case.describe()}"
+                       f"{_at(claim.measure, p.k)} → {right_label}; {p.case.describe()}"
                        + (f" → {p.other.describe()}" if p.other != p.case else ""),
-                 measure=f"{claim.measure}@{p.k} → {right_label}", claimed=relation,
+                 measure=f"{_at(claim.measure, p.k)} → {right_label}", claimed=relation,
                  values=values, table=table)
 
 
@@ -755,9 +815,52 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     return evidence
 
 
+#: Conventions no case of a search can exercise: its rankings repeat no ID and tie no score.
+_NOT_IN_CASES = frozenset({"prefix", "repeated_ids", "ties"})
+
+
+def other_readings(claim: PropertyClaim, chapter: Chapter) -> list[tuple[str, str, dict[str, str]]]:
+    """(convention, value, reading) for each convention the claim's measures depend on that the text does not state,
+    and each of its other values someone reads it with (``Convention.unsourced`` left out): the readings a universal
+    statement must also hold under. Conventions the search's cases cannot exercise are left out (repeats, ties;
+    unjudged documents when the universe has none; gain and relevance levels on binary grades)."""
+    declared = chapter.declared_for(claim)
+    base = base_reading(declared)
+    names: list[str] = []
+    for m in [claim.measure] + _measures_of(claim):
+        spec = parse_measure(at_cutoff(m, 1), True)[1]
+        if spec is not None:
+            names += evaluator.relevant_to(spec.name, several_queries=False)
+    graded = max(claim.universe.grades) > 1
+    out = []
+    for name in dict.fromkeys(names):
+        if declared.stated(name) or name in _NOT_IN_CASES or (name == "unjudged" and not claim.universe.unjudged) \
+                or (name in ("gain", "relevance_level", "level_gain") and not graded):
+            continue
+        for value in CONVENTIONS[name].values:
+            if value == base[name] or value in CONVENTIONS[name].unsourced:
+                continue
+            if name == "relevance_level" and int(value) > max(claim.universe.grades):
+                continue
+            out.append((name, value, {**base, name: value}))
+    return out
+
+
+def _under_readings(claim: PropertyClaim, chapter: Chapter, ms: Measurements, deadline: float):
+    """The chapter's own search (exhaustive stage) under each other reading (``other_readings``): (convention,
+    value, the chapter's counterexample or None)."""
+    exhaustive = claim.model_copy(update={"search": claim.search.model_copy(update={"random_cases": 0})})
+    out = []
+    for name, value, reading in other_readings(claim, chapter):
+        ev = Evaluations([], reading, ms.chapter_table(reading))
+        out.append((name, value, search(exhaustive, claim.relation, ev, deadline).findings.get(CHAPTER)))
+    return out
+
+
 def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
-    refs = [r for r in ms.search_references() if all(r.supports(parse_measure(at_cutoff(m, 1))[0]).ok
+    refs = [r for r in ms.search_references() if all(r.supports(parse_measure(
+        _at(m, WHOLE if claim.at == "whole ranking" else 1))[0]).ok
                                                      for m in [claim.measure] + _measures_of(claim))]
     if claim.other_conventions:
         refs = []  # each reference computes one convention; the comparison is between the chapter's two
@@ -769,7 +872,7 @@ def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence
     ev = Evaluations(refs, reading, ms.chapter_table(reading), ms)
     deadline = time.monotonic() + claim.search.time_limit
     u = claim.universe
-    universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant)
+    universe = Universe(u.max_length, u.documents, tuple(u.grades), u.max_k, u.unjudged, u.relevant, u.queries)
     if claim.compare == "next_cutoff" and u.max_k < 2:
         raise AuditError("max_k must be at least 2 to compare a cutoff with the next one")
     if u.max_k > u.documents:
@@ -790,12 +893,40 @@ def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence
     scope = scope_of(claimed)
     stage = "exhaustive stage" if claimed.exhaustive_pairs and not claimed.random_cases else "random stage"
     own = claimed.findings.get(CHAPTER)
+    # The statement must hold under every reading the text leaves open, as a value must.
+    base = base_reading(chapter.declared_for(claim))
+    readings = _under_readings(claim, chapter, ms, deadline)
+    breaking = [(n, v, f) for n, v, f in readings if f is not None]
+    holding = [(n, v) for n, v, f in readings if f is None]
+    if own is not None and holding:
+        evidence.checks.append(_counterexample_check(claim, claim.relation, own, stage))
+        n, v = holding[0]
+        evidence.lead = ""
+        evidence.conditions.append(Point(
+            f"“{_statement(claim, claim.relation)}” holds only under a reading the text does not state — "
+            f"{CONVENTIONS[n].phrase(v)} (searched over {universe.describe()}, by the chapter's definitions); where "
+            f"{CONVENTIONS[n].phrase(base[n])} (trec_eval's default, read where the text states none) it fails: "
+            f"{own.pair.case.describe()}, {_where(own.pair)}: {claim.measure} gives {_show(own.values[CHAPTER][0])} "
+            f"against {_show(own.values[CHAPTER][1])}",
+            f"State the convention the statement rests on, e.g. “Here {CONVENTIONS[n].phrase(v)}.” (checked: the "
+            "statement holds under it on the whole exhaustive search)"))
+        return evidence
+    if own is None and breaking:
+        for i, (n, v, f) in enumerate(breaking):
+            evidence.checks.append(_counterexample_check(claim, claim.relation, f, f"with {CONVENTIONS[n].title} {v}"))
+            last = all(m != n for m, _, _ in breaking[i + 1:])  # one proposal per convention, after its readings
+            evidence.conditions.append(Point(
+                f"it fails where {CONVENTIONS[n].phrase(v)}, a reading the text does not rule out: "
+                f"{f.pair.case.describe()}, {_where(f.pair)}: {claim.measure} gives {_show(f.values[CHAPTER][0])} "
+                f"against {_show(f.values[CHAPTER][1])}",
+                f"State the convention the statement rests on, e.g. “Here {CONVENTIONS[n].phrase(base[n])}.” "
+                "(checked: the search above holds under it)" if last else ""))
     if own is None:
         bad = {impl: f for impl, f in claimed.findings.items() if impl != CHAPTER}
         for impl, f in bad.items():
             evidence.checks.append(_counterexample_check(claim, claim.relation, f, stage))
             evidence.conditions.append(Point(
-                f"{impl} breaks it: {f.pair.case.describe()}, k = {f.pair.k}",
+                f"{impl} breaks it: {f.pair.case.describe()}, {_where(f.pair)}",
                 f"Add: “with {impl}, this does not hold in every case (see the counterexample)”."))
         applies = ("" if claim.compare != "transform" else
                    f" ({claimed.exhaustive_pairs} comparisons where the change applies)")
@@ -811,7 +942,7 @@ def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence
             evidence.concern = (f"The strict wording (“{claim.relation}”) promises more than holds: readers will "
                                 f"expect every case to change {claim.measure}, and some do not.")
             evidence.conditions.append(Point(
-                f"False as written (“{claim.relation}”): {own.pair.case.describe()}, k = {own.pair.k}: "
+                f"False as written (“{claim.relation}”): {own.pair.case.describe()}, {_where(own.pair)}: "
                 f"{claim.measure} goes {_show(own.values[CHAPTER][0])} → {_show(own.values[CHAPTER][1])}; the weaker "
                 f"form “{_statement(claim, weaker)}” holds on the whole search ({scope_of(weak)}; evidence, "
                 "not proof)",
@@ -838,28 +969,28 @@ def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence
         else:
             down = other.findings[CHAPTER]
             proposal = (f"Say instead that neither {claim.measure}@k nor {claim.other}@k is always the larger (checked: "
-                        f"{strong.pair.case.describe()}, k = {strong.pair.k}, "
+                        f"{strong.pair.case.describe()}, {_where(strong.pair)}, "
                         f"{_show(strong.values[CHAPTER][0])} against {_show(strong.values[CHAPTER][1])}; "
-                        f"{down.pair.case.describe()}, k = {down.pair.k}, "
+                        f"{down.pair.case.describe()}, {_where(down.pair)}, "
                         f"{_show(down.values[CHAPTER][0])} against {_show(down.values[CHAPTER][1])})."
                         if claim.compare == "measure" else
                         f"Say instead that {claim.measure}@k can move either way as k grows (checked: it rises on "
-                        f"{strong.pair.case.describe()}, k = {strong.pair.k}, "
+                        f"{strong.pair.case.describe()}, {_where(strong.pair)}, "
                         f"{_show(strong.values[CHAPTER][0])} → {_show(strong.values[CHAPTER][1])}, and falls on "
-                        f"{down.pair.case.describe()}, k = {down.pair.k}, "
+                        f"{down.pair.case.describe()}, {_where(down.pair)}, "
                         f"{_show(down.values[CHAPTER][0])} → {_show(down.values[CHAPTER][1])}).")
         evidence.failures.append(Point(
             f"False as written, and so is the weaker form “{weaker}”: {strong.pair.case.describe()}, "
-            f"k = {strong.pair.k}: "
+            f"{_where(strong.pair)}: "
             f"{claim.measure} goes {_show(strong.values[CHAPTER][0])} → {_show(strong.values[CHAPTER][1])}",
             proposal))
         return evidence
     left, right = own.values[CHAPTER]
     evidence.failures.append(Point(
-        f"False by the chapter's definitions: {own.pair.case.describe()}, k = {own.pair.k}: "
+        f"False by the chapter's definitions: {own.pair.case.describe()}, {_where(own.pair)}: "
         + (f"{claim.measure}@{own.pair.k} = {_show(left)}, so “{claim.relation} {claim.bound}” fails"
            if claim.compare == "constant" else
-           f"{claim.measure} gives {_show(left)} against {_side(own.pair.right_measure, str(own.pair.k2))}'s {_show(right)}"
+           f"{claim.measure} gives {_show(left)} against {_side(own.pair.right_measure, own.pair.k2)}'s {_show(right)}"
            if claim.compare == "measure" else
            f"{claim.measure} gives {_show(left)} and then {_show(right)}"),
         "Remove or qualify the statement; the counterexample shows where it fails."))
