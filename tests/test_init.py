@@ -142,6 +142,22 @@ def test_a_draft_says_what_is_missing(tmp_path):
     assert claim.claim.startswith("TODO: encode as a value claim") and "states no ranking" in claim.claim
 
 
+def test_a_sentence_encoded_in_part_gets_a_draft_naming_what_is_left(tmp_path):
+    """The chain is encoded; "its precision is 2/3" is not (no ranking to build a fixture from), and neither is
+    the count: a draft names both, so the register has a claim for every statement the report counts."""
+    source = tmp_path / "s.txt"
+    source.write_text("The filter keeps 21 of the 43 positives, a recall of 21/43 ≈ .4884, and its precision is "
+                      "2/3.\n", encoding="utf-8")
+    folder, counts = create_chapter(source, "d", tmp_path / "claims")
+    claims = load_chapter(folder).register.claims
+    assert [c.kind for c in claims] == ["arithmetic", "draft"]
+    assert counts["statements"] == 4      # the count, recall of 21/43, 21/43 ≈ .4884, precision is 2/3
+    assert "not encoded: “The filter keeps 21 of the 43 positives, a … , and its … .”; “precision is 2/3”" \
+        in claims[1].claim
+    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    assert len(report.statements) == 4 and all(s.covered_by for s in report.statements)
+
+
 @pytest.mark.parametrize("name", ["retrieval-23-chapter", "recall-and-precision"])
 def test_init_covers_every_hand_written_claim(tmp_path, name):
     shipped = load_chapter(ROOT / "claims" / name)

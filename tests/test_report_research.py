@@ -8,6 +8,7 @@ from the chapters' own text and the definitions quoted next to each assertion.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -307,6 +308,35 @@ def test_experiments_have_method_criteria_and_status(audited):
     uncovered = [e for e in exps if e.origin.startswith("uncovered")]
     assert len(uncovered) == int(report.scan["uncovered"])
     assert all("claims:" in e.method for e in uncovered)
+
+
+def test_coverage_counts_each_printed_value_not_each_sentence(tmp_path, monkeypatch):
+    """One value claim quoting "P@3 = 2/3" in a sentence that also prints R@3 = 1 and RR = 1/2 (wrong: RR = 1 on
+    a, n, b) covers one statement of three; the other two are counted, listed with their line, and carried in
+    the JSON each with its own covered_by."""
+    folder = tmp_path / "claims" / "three"
+    folder.mkdir(parents=True)
+    (folder / "chapter.yaml").write_text("id: three\ntitle: Three values\n", encoding="utf-8")
+    sentence = ("For the ranking a, n, b with a and b the only relevant documents, P@3 = 2/3, R@3 = 1 and "
+                "RR = 1/2.")
+    (folder / "snapshot.txt").write_text("Three values in one sentence.\n" + sentence + "\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(
+        "fixtures:\n  anb: {qrels: {q1: {a: 1, b: 1, n: 0}}, run: {q1: [a, n, b]}}\nclaims:\n"
+        "  - {id: C01, title: P@3, kind: value, quote: \"P@3 = 2/3\", claim: P@3 is 2/3,\n"
+        "     fixture: anb, expect: [{measure: \"P@3\", claimed: \"2/3\"}]}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "claims/three", "--reports", "reports", "--quiet"]) == 0
+    data = json.loads((tmp_path / "reports" / "three.json").read_text(encoding="utf-8"))
+    assert [(s["line"], s["text"], s["unit"], s["covered_by"]) for s in data["statements"]] == [
+        (2, "P@3 = 2/3", sentence, ["C01"]), (2, "R@3 = 1", sentence, []), (2, "RR = 1/2", sentence, [])]
+    assert (data["scan"]["units"], data["scan"]["statements"], data["scan"]["uncovered"]) == (1, 3, 2)
+    assert data["claims"][0]["verdict"] == "supported"
+    md = (tmp_path / "reports" / "three.md").read_text(encoding="utf-8")
+    assert "The scanner found 3 statements in 1 scanned unit of the prose" in md
+    assert "2 are covered by no claim: line 2 “R@3 = 1”; line 2 “RR = 1/2”." in md
+    uncovered = [e for e in data["research"]["experiments"] if e["origin"].startswith("uncovered")]
+    assert [e["origin"] for e in uncovered] == ["uncovered statement, snapshot line 2"] * 2
+    assert "“RR = 1/2”" in uncovered[1]["what"] and sentence in uncovered[1]["what"]
 
 
 def test_reports_are_byte_identical_whatever_the_flags_and_the_index_links_every_chapter(tmp_path, monkeypatch):

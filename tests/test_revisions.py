@@ -93,8 +93,8 @@ def test_a_new_numeric_sentence_is_listed_as_uncovered(tmp_path, original):
     added = "At cutoff ten, nDCG@10 of 0.62 was measured on the pilot set. "
     report, _ = audited(revision(tmp_path, "added", lambda t: t.replace("Recall at a cutoff reverses", added + "Recall at a cutoff reverses")))
     before = {s.text for s in original[0].statements if not s.covered_by}
-    uncovered = [s.text for s in report.statements if not s.covered_by and s.text not in before]
-    assert uncovered == ["At cutoff ten, nDCG@10 of 0.62 was measured on the pilot set."]   # the whole sentence
+    uncovered = [(s.text, s.unit) for s in report.statements if not s.covered_by and s.text not in before]
+    assert uncovered == [("nDCG@10 of 0.62", "At cutoff ten, nDCG@10 of 0.62 was measured on the pilot set.")]
     assert report.scan["uncovered"] == original[0].scan["uncovered"] + 1
 
 

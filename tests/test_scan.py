@@ -1,4 +1,4 @@
-"""The scanner on the labelled corpus (tests/corpus) and on the shipped chapters.
+"""The scanner on the labelled corpus (tests/corpus) and on the shipped chapters, and coverage by statement.
 
 The corpus is three chapter texts written for this purpose (tables; lists and code; plain prose)
 with every statement labelled by hand in tests/corpus/labels.yaml. prose-mrr.txt was held out:
@@ -13,6 +13,8 @@ import corpus_labels as cl
 import pytest
 
 from audit.register.claims import load_chapter
+from audit.run.audit import anchor_claim, scan_coverage
+from audit.text.coverage import covered_by, statements, use_of
 from audit.text.scan import MEASURED, scan, scan_text, units
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,3 +179,98 @@ def test_chains_powers_functions_and_products_are_arithmetic(sentence):
 ])
 def test_lower_case_words_are_not_measures(sentence):
     assert scan_text(sentence + "\n") == []
+
+
+# --- coverage by statement (audit.text.coverage) ---------------------------------------------------
+
+
+REPRODUCTION = ("For the ranking a, n, b with a and b the only relevant documents, P@3 = 2/3, R@3 = 1 and "
+                "RR = 1/2.\n")
+
+
+def _coverage(text: str, claims: list[dict]) -> list[tuple[str, int, list[str]]]:
+    """(statement, line, covering claim ids) for every statement of ``text``; each claim dict's quote is found in
+    the text once."""
+    uses = []
+    for c in claims:
+        at = text.index(c["quote"])
+        assert text.count(c["quote"]) == 1
+        uses.append(use_of(c, (at, at + len(c["quote"]))))
+    return [(p.text, text.count("\n", 0, p.start) + 1, covered_by(p, uses))
+            for u in scan_text(text) for p in statements(u)]
+
+
+def test_a_sentence_printing_three_values_is_three_statements_one_claim_covers_one():
+    value = {"id": "C01", "kind": "value", "quote": "P@3 = 2/3",
+             "expect": [{"measure": "P@3", "claimed": "2/3"}]}
+    found = _coverage(REPRODUCTION, [value])
+    assert found == [("P@3 = 2/3", 1, ["C01"]), ("R@3 = 1", 1, []), ("RR = 1/2", 1, [])]
+    # quoting the whole sentence does not cover a value the claim does not print (RR = 1 on a, n, b: 1/2 is wrong)
+    whole = {**value, "quote": REPRODUCTION.strip()}
+    assert [ids for _, _, ids in _coverage(REPRODUCTION, [whole])] == [["C01"], [], []]
+    both = {**whole, "expect": [{"measure": "P@3", "claimed": "2/3"}, {"measure": "R@3", "claimed": "1"},
+                                {"measure": "RR", "claimed": "1/2"}]}
+    assert [ids for _, _, ids in _coverage(REPRODUCTION, [both])] == [["C01"]] * 3
+    # a value claim for another measure, or another cutoff, does not cover it
+    other = {**whole, "expect": [{"measure": "P@3", "claimed": "2/3"}, {"measure": "R@5", "claimed": "1"},
+                                 {"measure": "AP", "claimed": "1/2"}]}
+    assert [ids for _, _, ids in _coverage(REPRODUCTION, [other])] == [["C01"], [], []]
+    # a not checkable claim (or a draft) quoting the sentence covers what it quotes, as before
+    kept = {"id": "C02", "kind": "not checkable", "quote": "R@3 = 1 and RR = 1/2", "reason": "prose"}
+    assert [ids for _, _, ids in _coverage(REPRODUCTION, [value, kept])] == [["C01"], ["C02"], ["C02"]]
+
+
+def test_a_table_is_one_statement_per_value_under_a_measure_and_the_label_column_is_none():
+    text = ("| k | P@k | R@k | note |\n|---:|---:|---:|---|\n| 1 | 1 | 1/2 | first |\n"
+            "| 3 | 2/3 | 1 | both found |\n\n| measure | run A | run B |\n|---|---:|---:|\n| P@5 | 0.4 | 0.6 |\n")
+    row = {"id": "T1", "kind": "value", "quote": "| 3 | 2/3 | 1 |", "expect": [{"measure": "P@3", "claimed": "2/3"}]}
+    run_b = {"id": "T2", "kind": "value", "quote": "| P@5 | 0.4 | 0.6 |",
+             "expect": [{"measure": "P@5", "claimed": "0.6"}]}
+    found = _coverage(text, [row, run_b])
+    assert found == [("P@k · 1: 1", 3, []), ("R@k · 1: 1/2", 3, []),
+                     ("P@k · 3: 2/3", 4, ["T1"]), ("R@k · 3: 1", 4, []),   # R@3 = 1 is not T1's: uncovered
+                     ("run A · P@5: 0.4", 8, []), ("run B · P@5: 0.6", 8, ["T2"])]
+    # a claim at another cutoff does not cover the cell: the row label is the cutoff
+    wrong_k = {**row, "expect": [{"measure": "P@1", "claimed": "2/3"}]}
+    assert _coverage(text, [wrong_k])[2][2] == []
+
+
+def test_a_quote_spanning_two_sentences_covers_the_statements_of_both():
+    text = ("Precision never exceeds one. The run returns a, n, b. So P@3 = 2/3. And R@3 = 1, while "
+            "RR = 1/2.\n")
+    value = {"id": "C01", "kind": "value", "quote": "So P@3 = 2/3. And R@3 = 1",
+             "expect": [{"measure": "P@3", "claimed": "2/3"}, {"measure": "R@3", "claimed": "1"}]}
+    prop = {"id": "C02", "kind": "property", "quote": "Precision never exceeds one. The run",
+            "measure": "P", "relation": "never exceeds", "compare": "constant", "bound": "1"}
+    assert _coverage(text, [value, prop]) == [
+        ("Precision never exceeds one.", 1, ["C02"]), ("P@3 = 2/3", 1, ["C01"]), ("R@3 = 1", 1, ["C01"]),
+        ("RR = 1/2", 1, [])]
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("Three of the five results are relevant, so P@5 = 3/5 = 0.6.",       # a chain: one statement per value
+     ["Three of the five results are relevant, so … .", "P@5 = 3/5", "3/5 = 0.6"]),
+    ("Average precision divides by all four: AP = (1/1 + 2/3 + 3/4)/4 ≈ 0.6042.",   # an expression inside a chain
+     ["AP = (1/1 + 2/3 + 3/4)/4 ≈ 0.6042"]),
+    ("Practical method: plot recall@k for k = 1…10 on your set.",         # the 1 is k's: the sentence, whole
+     ["Practical method: plot recall@k for k = 1…10 on your set."]),
+    ("Precision behaves differently: it falls from 1 to 1/2 and then climbs back to 3/4.",
+     ["falls from 1 to 1/2", "climbs back to 3/4"]),
+    ("A user who reads to rank 15 sees precision 4/15 and recall 1.", ["precision 4/15", "recall 1"]),
+    ("Rprec at -l 2 is 2/4: the top four hold two.", ["Rprec at -l 2 is 2/4"]),
+    ("The mean of two reciprocal ranks, (1 + 1/3)/2, is about .6667.", ["(1 + 1/3)/2, is about .6667"]),
+])
+def test_how_a_sentence_is_split(sentence, expected):
+    assert [p.text for u in scan_text(sentence) for p in statements(u)] == expected
+
+
+def test_the_shipped_registers_cover_every_printed_value():
+    """Every value printed in the shipped chapters has a claim that quotes and prints it; what is uncovered
+    (five statements of chapter 23, one of recall-and-precision) prints no value."""
+    for name, total, open_ in (("retrieval-23-chapter", 38, 5), ("recall-and-precision", 12, 1)):
+        chapter = load_chapter(ROOT / "claims" / name)
+        anchors = {c.id: anchor_claim(chapter.snapshot, c, None) for c in chapter.register.claims}
+        found, summary = scan_coverage(chapter, anchors)
+        assert (summary["statements"], summary["uncovered"]) == (total, open_), name
+        valued = {p.text for u in scan(chapter.snapshot) for p in statements(u) if p.values}
+        assert valued and not [s.text for s in found if not s.covered_by and s.text in valued], name

@@ -229,8 +229,13 @@ def render(report: ChapterReport) -> str:
     sc = report.scan
     if sc:
         uncovered = int(sc["uncovered"])
-        w(f"The scanner found {int(sc['statements'])} statements in the prose; {uncovered} "
-          f"{'is' if uncovered == 1 else 'are'} covered by no claim. {scanner_quality()} On this register it finds "
+        listed = "; ".join(f"line {st.line} “{_short(st.text)}”" for st in report.statements if not st.covered_by)
+        units = int(sc["units"])
+        w(f"The scanner found {int(sc['statements'])} statements in {units} scanned unit{'' if units == 1 else 's'} "
+          f"of the prose (sentences, table rows, lines of output: one statement per printed value with its measure "
+          f"or expression, per table cell under a measure and per change, plus what else a sentence states; a "
+          f"claim covers a value only by quoting and printing it); {uncovered} {'is' if uncovered == 1 else 'are'} "
+          f"covered by no claim{': ' + listed if listed else ''}. {scanner_quality()} On this register it finds "
           f"{int(sc['numeric_claims_found'])} of {int(sc['numeric_claims'])} claims whose quote states a number "
           f"({sc['recall']:.0%}).\n")
     for e in (research.experiments if research else []):
@@ -417,10 +422,17 @@ def _check_table(check: Check) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _short(text: str, limit: int = 100) -> str:
+    """A statement on one line, cut at a word after ``limit`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
 def scanner_quality() -> str:
     """The scanner's measured recall and precision (``audit.text.scan.MEASURED``), as a sentence."""
     from audit.text.scan import MEASURED as m
-    return (f"Measured on a hand-labelled corpus of {m['statements']} statements in {m['texts']} chapter texts, the "
-            f"scanner's recall is {m['recall']:.0%} and its precision {m['precision']:.0%}; on the text held out "
-            f"while it was written ({m['held_out_statements']} statements), recall {m['held_out_recall']:.0%} and "
-            f"precision {m['held_out_precision']:.0%}. A statement it misses is not in this list.")
+    return (f"Measured on a hand-labelled corpus of {m['statements']} sentences, rows and def lines in {m['texts']} "
+            f"chapter texts, the scanner's recall is {m['recall']:.0%} and its precision {m['precision']:.0%}; on the "
+            f"text held out while it was written ({m['held_out_statements']} of them), recall "
+            f"{m['held_out_recall']:.0%} and precision {m['held_out_precision']:.0%}. A statement it misses is not "
+            "counted here.")

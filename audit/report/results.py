@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 #: Version of the JSON report layout; bump on any incompatible change.
-FORMAT_VERSION = "2.0"
+FORMAT_VERSION = "2.1"
 
 VERDICTS = ("supported", "qualified", "contradicted", "stale", "error", "pending", "not checkable")
 PRIORITIES = ("high", "medium", "low", "none")
@@ -124,11 +124,15 @@ class Provenance(BaseModel):
 
 
 class Statement(BaseModel):
-    """A quantitative statement found in the prose, and the claims whose quotes cover it."""
+    """A statement found in the prose (``audit.text.coverage``: one printed value with its measure or
+    expression, a table cell, a change, the rest of a sentence, or a whole sentence the rules do not split),
+    the sentence or row it is part of (``unit``, empty when the statement is the whole unit), and the claims
+    that cover it."""
 
     line: int
     kind: str
     text: str
+    unit: str = ""
     covered_by: list[str] = Field(default_factory=list)
 
 

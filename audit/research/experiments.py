@@ -24,6 +24,7 @@ import yaml
 from audit.errors import AuditError
 from audit.register.claims import Chapter
 from audit.report.results import ClaimResult, Experiment, SensitivityRow
+from audit.text import coverage
 from audit.text.scan import scan
 
 _COVERAGE_DEFINED = re.compile(r"\bcoverage(@k|\s*@\s*\d+)?\s*(=|is defined as|is the (fraction|share|number))",
@@ -34,32 +35,52 @@ def _snippet(claims: list[dict]) -> str:
     return yaml.safe_dump({"claims": claims}, sort_keys=False, allow_unicode=True, width=100).strip()
 
 
+def _for(part: coverage.Part, encoded: list[dict]) -> list[dict]:
+    """Of the claims the encoder writes for a statement's sentence, those that cover the statement; the sentence's
+    draft when none does."""
+    unit = part.unit
+    covering, drafts = [], []
+    for i, claim in enumerate(encoded):
+        quote = str(claim.get("quote", "")).strip()
+        at = unit.text.find(quote) if quote else -1
+        span = (unit.start + at, unit.start + at + len(quote)) if at >= 0 else (unit.start, unit.end)
+        if claim.get("kind") == "draft":
+            drafts.append(claim)
+        elif coverage.covered_by(part, [coverage.use_of({**claim, "id": f"#{i}"}, span)]):
+            covering.append(claim)
+    return covering or drafts[:1]
+
+
 def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
     from audit.text.encode import fixture_tables
     from audit.text.init import encode_statement
-    found = {(s.line, s.text): s for s in scan(chapter.snapshot)}
-    tables = fixture_tables(chapter.snapshot.text)
+    text = chapter.snapshot.text
+    found = {(text.count("\n", 0, p.start) + 1, p.text): p
+             for u in scan(chapter.snapshot) for p in coverage.statements(u)}
+    tables = fixture_tables(text)
     out = []
     folder = chapter.folder.as_posix()
     for s in statements:
         if s.covered_by:
             continue
         encoded = []
-        source = found.get((s.line, s.text))
-        if source is not None:
+        part = found.get((s.line, s.text))
+        if part is not None:
             try:
-                encoded = encode_statement(source, tables)
+                encoded = encode_statement(part.unit, tables)
             except (AuditError, ValueError, KeyError, TypeError):  # a failure leaves the snippet a draft
                 encoded = []
+            encoded = _for(part, encoded)
         if not encoded:
-            encoded = [{"kind": "draft", "quote": s.text, "statement": s.text}]
+            encoded = [{"kind": "draft", "quote": part.quote if part else s.text, "statement": s.text}]
         for i, claim in enumerate(encoded, 1):
             claim = {"id": f"NEW{s.line}_{i}", **{k: v for k, v in claim.items() if k != "id"}}
             encoded[i - 1] = claim
         complete = all(c.get("kind") != "draft" for c in encoded)
         out.append(Experiment(
             id="", origin=f"uncovered statement, snapshot line {s.line}",
-            what=f"Whether the statement “{s.text}” holds as printed ({s.kind}).",
+            what=(f"Whether the statement “{s.text}” holds as printed ({s.kind})"
+                  + (f", in “{s.unit}”." if s.unit else ".")),
             method=("Add to claims.yaml (ids to be renumbered in reading order):\n" + _snippet(encoded)
                     + (f"\n{'' if complete else 'complete the draft (its claim field says what is missing), then '}"
                        f"run: audit run {folder}")),

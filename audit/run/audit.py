@@ -53,7 +53,9 @@ from audit.text.anchors import (
     number_changes,
 )
 from audit.text.chapter import NORMALISATION
-from audit.text.scan import MEASURED, covered_by, has_number, scan
+from audit.text.coverage import covered_by, use_of
+from audit.text.coverage import statements as coverage_statements
+from audit.text.scan import MEASURED, has_number, scan
 
 
 def fingerprint_statement(chapter: Chapter) -> Fingerprint:
@@ -428,9 +430,10 @@ def tensions(chapter: Chapter) -> list:
 
 
 def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
-    """The prose's quantitative statements with the claims covering each, and the scanner's recall:
-    the share of hand-registered claims whose quote states a number that the scanner also found.
-    The summary also carries the scanner's recall and precision measured on the labelled corpus
+    """The prose's statements with the claims covering each (``audit.text.coverage``: a sentence printing three
+    values is three statements, each covered only by a claim that quotes and prints its value), and the scanner's
+    recall: the share of hand-registered claims whose quote states a number that the scanner also found (a
+    unit). The summary also carries the scanner's recall and precision measured on the labelled corpus
     (``scanner_recall``, ``scanner_precision``, ``scanner_held_out_recall``, … from
     ``audit.text.scan.MEASURED``), so the JSON report states them as the Markdown one does."""
     text = chapter.snapshot.text
@@ -440,14 +443,16 @@ def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
         if anchor.found and anchor.line:
             start = starts[anchor.line - 1] + anchor.column - 1
             spans[cid] = (start, start + len(anchor.text))
+    uses = [use_of(c.model_dump(), spans[c.id]) for c in chapter.register.claims if c.id in spans]
     found = scan(chapter.snapshot)
-    statements = [StatementResult(line=s.line, kind=s.kind, text=s.text, covered_by=covered_by(s, spans))
-                  for s in found]
+    statements = [StatementResult(line=text.count("\n", 0, p.start) + 1, kind=p.kind, text=p.text,
+                                  unit="" if p.whole else p.unit.text, covered_by=covered_by(p, uses))
+                  for s in found for p in coverage_statements(s)]
     numeric = [c.id for c in chapter.register.claims if c.kind != "not checkable" and has_number(c.quote)
                and c.id in spans]
     hit = [cid for cid in numeric if any(spans[cid][0] < s.end and s.start < spans[cid][1] for s in found)]
     uncovered = sum(1 for s in statements if not s.covered_by)
-    return statements, {"statements": len(statements), "uncovered": uncovered,
+    return statements, {"units": len(found), "statements": len(statements), "uncovered": uncovered,
                         "numeric_claims": len(numeric), "numeric_claims_found": len(hit),
                         "recall": round(len(hit) / len(numeric), 4) if numeric else 1.0,
                         **{f"scanner_{k}": v for k, v in MEASURED.items()}}

@@ -22,10 +22,10 @@ import yaml
 from audit.errors import AuditError
 from audit.register.claims import CHAPTER_FILE, CLAIMS_FILE, load_chapter
 from audit.register.schema import schema_path
-from audit.text import encode
+from audit.text import coverage, encode
 from audit.text.chapter import Snapshot
 from audit.text.listings import find_listings
-from audit.text.scan import ARITH, METRIC, VALUE, Statement, scan, units
+from audit.text.scan import METRIC, VALUE, Statement, scan, units
 from audit.text.stated import as_yaml_mapping, declare
 
 
@@ -46,7 +46,7 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         return claims or [_draft(s, reason)]
     if s.context:  # a table row
         claims, reason = encode.table_row(s, list(tables))
-        return claims or [_draft(s, reason)]
+        return _with_rest(s, claims) if claims else [_draft(s, reason)]
     stated = {name: set(values) for name, values in (declared or {}).items()}
     claims: list[dict] = []
     sums, why_arithmetic = encode.arithmetic(s, stated)
@@ -65,22 +65,30 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         claims = [c for c in claims if c["kind"] != "arithmetic" or encode.computes(s.text, c["quote"]) not in valued]
     claims += vals
     if claims:
-        rest = s.text
-        for c in claims:
-            rest = rest.replace(c["quote"].strip(), " ")
-        # The statement says more than its encoded parts: a printed table's numbers (``Rejected 16 6
-        # Whole cohort 43 7``), another printed result, or a computation left to a draft.
-        if why_arithmetic and not vals:
-            claims.append(_draft(s, "only part of the statement was encoded; " + why_arithmetic[0]))
-        elif re.search(r"(?<![\d.,/])\d+\s+\d+(?![\d./])", rest) or ARITH.search(rest) and not vals:
-            claims.append(_draft(s, "only part of the statement was encoded (the quoted expressions); "
-                                    "encode the rest"))
-        return claims
+        return _with_rest(s, claims, why_arithmetic[0] if why_arithmetic else "")
     if why_arithmetic:
         reason = why_arithmetic[0] + (f"; {why_value}" if why_value and s.kind == "value" else "")
     else:
         reason = why_property if s.kind == "universal" and why_property != "no universal wording" else why_value
     return [_draft(s, reason)]
+
+
+def _with_rest(s: Statement, claims: list[dict], why: str = "") -> list[dict]:
+    """``claims``, and a draft of the whole sentence when it states more than they cover (``audit.text.coverage``:
+    another printed value, a computation left to a draft, a printed table's numbers, a count), naming what is
+    left, so that every statement the report counts has a claim."""
+    uses = []
+    for i, c in enumerate(claims):
+        quote = c["quote"].strip()
+        at = s.text.find(quote)
+        span = (s.start + at, s.start + at + len(quote)) if quote and at >= 0 else (s.start, s.end)
+        uses.append(coverage.use_of({**c, "id": f"#{i}"}, span))
+    left = [p for p in coverage.statements(s) if not coverage.covered_by(p, uses)]
+    if not left:
+        return claims
+    named = "; ".join("“" + " ".join(p.text.split()) + "”" for p in left)
+    return claims + [_draft(s, f"only part of the statement was encoded; not encoded: {named}"
+                               + (f" ({why})" if why else ""))]
 
 
 def _draft(s: Statement, reason: str) -> dict:
@@ -154,7 +162,8 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
     whose conventions are the chapter's."""
     by_start = {s.start: s for s in statements}
     sections = _sections(text)
-    claims, counts = [], {"statements": len(statements), "encoded": 0, "draft": 0}
+    claims: list[dict] = []
+    counts = {"statements": sum(len(coverage.statements(s)) for s in statements), "encoded": 0, "draft": 0}
     chapter_units: list[str] = []
     for u in units(text):
         s = by_start.get(u.start)

@@ -26,6 +26,9 @@ when it states something checkable:
 * ``listing``: the ``def`` line of a code listing (the code itself is not prose: numbers in it
   are never statements).
 
+A unit can state several things ("P@3 = 2/3, R@3 = 1 and RR = 1/2"): ``audit.text.coverage`` splits each unit
+into the statements a report counts (one per printed value) and decides which claims cover each.
+
 How well this works is measured, not assumed: ``MEASURED`` holds recall and precision on the
 hand-labelled corpus in ``tests/corpus`` (recomputed by ``benchmarks/bench_scanner.py``; a test
 fails when the figures here go stale).
@@ -88,7 +91,7 @@ METRIC = re.compile(
     r"|(?i:(?P<words>" + _MEASURE_WORDS + r")"
     r"(?:\s+at\s+(?P<kw>k|\d+|" + WORD_NUMBER + r")\b(?![.,]\d)|@(?P<k2>k|\d+))?))")
 
-_UNIVERSAL = re.compile(
+UNIVERSAL = re.compile(
     r"\b(?:never|always|cannot|can\s*not|can't|at\s+most|at\s+least|no\s+more\s+than|no\s+less\s+than|"
     r"larger|smaller|greater|exceeds?|beats?|outranks?|raises?|raising|lowers?|lowering|improves?|improved|"
     r"hurts?|helps?|rises?|rose|falls?|fell|drops?|increases?|decreases?|unchanged|did\s+not\s+(?:move|change)|"
@@ -181,7 +184,7 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 #: A line of trec_eval's output (``measure  query  value``: ``map  all  0.7904``, ``P_5  401  0.8000``).
-_OUTPUT_LINE = re.compile(r"^\s*[A-Za-z][\w.]*\s+(?:all|[\w.-]+)\s+-?\d+(?:\.\d+)?\s*$")
+OUTPUT_LINE = re.compile(r"^\s*[A-Za-z][\w.]*\s+(?:all|[\w.-]+)\s+-?\d+(?:\.\d+)?\s*$")
 
 
 def units(text: str) -> list[Unit]:
@@ -199,7 +202,7 @@ def units(text: str) -> list[Unit]:
     for listing in find_listings(text):
         body = [lines[n - 1] for n in range(listing.start, listing.end + 1) if n - 1 < len(lines)]
         printed = listing.style != "unfenced" and any(ln.strip() for ln in body) and all(
-            _OUTPUT_LINE.match(ln) for ln in body if ln.strip())
+            OUTPUT_LINE.match(ln) for ln in body if ln.strip())
         for n in range(listing.start, listing.end + 1):
             code_lines.add(n - 1)
             line = lines[n - 1] if n - 1 < len(lines) else ""
@@ -262,7 +265,7 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
         # A row states a value when a metric names its row or column and the row holds a number.
         if (METRIC.search(context) or METRIC.search(cells[0] if cells else "")) and _NUMBERISH.search(t):
             return "value"
-        if METRIC.search(t) and (_DEFINITION.search(t) or _UNIVERSAL.search(t)):
+        if METRIC.search(t) and (_DEFINITION.search(t) or UNIVERSAL.search(t)):
             return "definition"
         del heads
         return None
@@ -278,7 +281,7 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
     if metric:
         if _NUMBERISH.search(t):
             return "value"
-        if _UNIVERSAL.search(t):
+        if UNIVERSAL.search(t):
             return "universal"
         if _DEFINITION.search(t):
             return "definition"
@@ -293,9 +296,10 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
 
 @dataclass(frozen=True)
 class Statement:
-    """A statement to cover: its ``kind`` (see the module docstring), its ``text`` (the unit:
-    a sentence, list item, table row or ``def`` line), 1-based ``line``/``column``, character
-    ``start``/``end`` in the snapshot, and the table header read with a row (``context``)."""
+    """A unit that states something: its ``kind`` (see the module docstring), its ``text`` (a
+    sentence, list item, table row or ``def`` line), 1-based ``line``/``column``, character
+    ``start``/``end`` in the snapshot, and the table header read with a row (``context``). The
+    statements a report counts in it are ``audit.text.coverage.statements``."""
 
     kind: str
     text: str
@@ -326,11 +330,6 @@ def scan_text(text: str) -> list[Statement]:
 def scan(snapshot: Snapshot) -> list[Statement]:
     """Every statement in the snapshot's text, in reading order (see ``scan_text``)."""
     return scan_text(snapshot.text)
-
-
-def covered_by(statement: Statement, spans: dict[str, tuple[int, int]]) -> list[str]:
-    """Ids of claims whose quote span overlaps the statement."""
-    return [cid for cid, (a, b) in spans.items() if a < statement.end and statement.start < b]
 
 
 _NUMERIC = re.compile(r"\d|\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)|"

@@ -1,0 +1,401 @@
+"""Coverage by statement: the statements of each scanned unit, and the claims that cover each.
+
+``audit.text.scan`` finds units (sentences, list items, table rows, ``def`` lines, lines of trec_eval output)
+that state something checkable. One unit can state several things — "P@3 = 2/3, R@3 = 1 and RR = 1/2" prints
+three values — and a claim checking one of them says nothing about the others, so coverage is counted per
+statement. A unit is split so:
+
+* **printed values**: a measure or an expression followed by ``=``, ``≈``, ``~``, ``is``/``was``/``equals``,
+  ``comes to``/``gives`` (optionally ``about``, ``roughly`` …), or a measure directly followed by ``of`` or by
+  nothing, and then a number, a fraction or a number word, is one statement per printed value (``P@3 = 2/3``,
+  ``a recall of 0.6``, ``its reciprocal rank is one half``, ``precision 4/15``). A chain ``a = b ≈ c`` is read
+  step by step: each value it prints ends a statement (``P@5 = 3/5 = 0.6`` is two, ``P@5 = 3/5`` and
+  ``3/5 = 0.6``); an expression inside it belongs to the next value (``AP = (1/1 + 2/3)/2 ≈ 0.8333`` is one);
+* **changes**: ``from V to V`` or ``to V`` after a verb of change (``rises``, ``falls``, ``climbs back`` …) is one
+  statement with its values (``falls from 1 to 1/2``);
+* **table rows** read with their header: one statement per cell whose column header or row label names a
+  measure and which starts with a printed value; under ``| k | P@k | R@k |`` the row ``| 3 | 2/3 | 1 |`` is two
+  statements (``k`` names no measure: that cell is the row's label). A row with no such cell is one statement;
+* a line of trec_eval output (``map  all  0.7904``) is one statement, its value the last field;
+* **the rest** of a split sentence — its text outside those statements — is one more statement when the
+  scanner still reads in it a count, a universal or comparative wording, a definition or a convention
+  (``scan.classify``), e.g. "…: the result is concentrated, but half the judged evidence is missing"; a measure
+  and a number it leaves unlinked are a condition ("the mean of two reciprocal ranks"), not a statement;
+* a unit none of these splits (a universal or comparative sentence, a definition, a convention, a ``def``
+  line, ranks with arrows) is one statement.
+
+A claim covers a statement that prints values when its quote contains each value and it prints each one
+(``prints``): a value claim an expectation with that claimed value (equal as numbers: ``2/4`` is ``1/2``) for
+the same measure (the same name, and the same cutoff when both give one); a comparison its ``before`` or
+``after``; an arithmetic claim its ``claimed`` value, or its ``expression`` is the statement's expression or
+value; a property claim its ``bound``; a ``not checkable`` or ``draft`` claim by quoting it. A statement that
+prints no value (the rest of a sentence, a sentence the rules do not split) is covered by any claim whose
+quote overlaps it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from audit.errors import AuditError
+from audit.register.values import parse_claimed
+from audit.text import encode
+from audit.text.scan import (
+    EXPRESSION,
+    METRIC,
+    NUM,
+    OUTPUT_LINE,
+    RELATION,
+    UNIVERSAL,
+    VALUE,
+    WORD_FRACTION,
+    WORD_NUMBER,
+    Statement,
+    classify,
+)
+
+Span = tuple[int, int]
+
+#: A value a statement can end on: a number (a percentage), a fraction of whole numbers (``2/3``) or a value in
+#: words. Any other expression (``5.48/7.32``, ``(1 + 2/3)/2``) is a step of a chain, never its value.
+_VALUE_ONLY = re.compile(rf"(?:≈\s*)?(?:{NUM}%?|\d+\s*/\s*\d+|{WORD_FRACTION}|{WORD_NUMBER})", re.IGNORECASE)
+#: A number word is a value only where the clause ends after it ("is one", "is two, and"), never in
+#: "one of the measures" or "two documents".
+_WORD_VALUE = re.compile(rf"(?:{WORD_FRACTION}|\b{WORD_NUMBER}\b)(?=\s*(?:[,.;:)!?—–]|$|\s+(?:and|or|but|when|if|"
+                         rf"so|because|since|at|for|on|here|there|too|as|while|whereas)\b))", re.IGNORECASE)
+#: What joins a measure to its printed value: the relations of an arithmetic chain, ``equals``, and
+#: ``of`` (``a recall of 0.6``). Up to three words may stand between the measure and a relation in words
+#: ("P@3 for this ranking is 2/3"); a sign (``=``, ``≈``, ``~``) and ``of`` follow the measure directly, so in
+#: "recall@k for k = 1" the 1 is k's, and a relation after a comma is a chain's (``9/11, roughly .8182``): in
+#: "F0.5, which weights precision, comes to about 0.36" the value is not precision's. A number printed right after
+#: a measure the evaluator knows is its value too ("sees precision 4/15 and recall 1"), except after "at": "a query
+#: at AP 0.5" is a premise (and "the ideal order 3, 2, 1" prints grades).
+_RELATION = re.compile(rf"\s*(?P<sign>=|≈|~)\s*|\s+(?P<of>of)\s+|(?P<bare>\s+)(?=\d|\.\d)"
+                       rf"|(?:\s+[A-Za-z’'-]+){{0,3}}?\s*(?P<rel>{RELATION}|equals|,?\s*is\s+equal\s+to)\s*",
+                       re.IGNORECASE)
+_AFTER_VALUE = re.compile(r"(?![\w/]|\.\d|\s*[-+*/×·÷−^(])")
+_CHANGE = re.compile(
+    rf"\b(?:rises?|rose|risen|falls?|fell|fallen|drops?|dropped|climbs?|climbed|moves?|moved|goes|went|gone|"
+    rf"jumps?|jumped|increases?|increased|decreases?|decreased|improves?|improved|changes?|changed|grows?|grew|"
+    rf"shrinks?|shrank)(?:\s+(?:back|up|down))?\s+(?:from\s+(?P<before>{VALUE})\s+)?to\s+(?P<after>{VALUE})"
+    rf"(?![\w/]|\.\d)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One statement to cover. ``kind``: ``value`` (a measure's printed value), ``arithmetic`` (an expression's),
+    ``change``, ``cell`` (a table cell), ``output`` (a line of trec_eval output), or the scanner's kind for a rest
+    or a whole unit. ``text`` as shown in the report (a cell with its header and row label); ``quote`` the exact
+    text it rests on; ``spans`` where it is in the snapshot (several for the rest of a sentence); ``values`` the
+    printed values with their spans (none for a statement that prints no value); ``expressions`` the expressions
+    a chain prints before its value; ``measure`` the measure named for the values, as
+    ``encode.measure_of`` gives it (``None`` when none is named or it is no measure the evaluator knows);
+    ``unit`` the scanned unit it belongs to."""
+
+    kind: str
+    text: str
+    quote: str
+    spans: tuple[Span, ...]
+    unit: Statement
+    values: tuple[tuple[str, Span], ...] = ()
+    expressions: tuple[str, ...] = ()
+    measure: tuple[str, int | str | None] | None = None
+
+    @property
+    def start(self) -> int:
+        return self.spans[0][0]
+
+    @property
+    def whole(self) -> bool:
+        """Whether the statement is its whole unit."""
+        return self.spans == ((self.unit.start, self.unit.end),)
+
+
+def _spec(m: re.Match | None) -> tuple[str, int | str | None] | None:
+    return encode.measure_of(m) if m else None
+
+
+def _is_value(text: str) -> bool:
+    return bool(_VALUE_ONLY.fullmatch(text.strip()))
+
+
+def _operand_at(text: str, at: int) -> Span | None:
+    """The expression, number or number word printed at ``at`` (after a relation), if one is."""
+    m = re.compile(EXPRESSION).match(text, at)
+    if m and _AFTER_VALUE.match(text, m.end()):
+        end = m.end() + (1 if text[m.end():m.end() + 1] == "%" else 0)
+        return m.start(), end
+    w = _WORD_VALUE.match(text, at)
+    return (w.start(), w.end()) if w else None
+
+
+def _measure_links(text: str) -> list[tuple[re.Match, Span]]:
+    """Each measure followed by a relation and a printed value: the measure's match and the value's span."""
+    out = []
+    for m in METRIC.finditer(text):
+        r = _RELATION.match(text, m.end() + (text[m.end():m.end() + 1] == "`"))  # `precision@5` is 0.4
+        rel = (r.group("rel") or "") if r else ""
+        if not r or rel.strip() in ("=", "≈", "~") or rel.startswith(","):
+            continue
+        if r.group("bare") and (re.search(r"\bat\s+$", text[:m.start()], re.IGNORECASE) or _spec(m) is None):
+            continue
+        value = _operand_at(text, r.end())
+        if value:
+            out.append((m, value))
+    return out
+
+
+def _sequences(text: str) -> list[tuple[re.Match | None, list[Span]]]:
+    """Printed values in reading order, each sequence a measure (or ``None``) and the operands a chain prints
+    for it: ``AP = E ≈ v`` is (AP, [E, v]); ``21/43 ≈ .4884`` is (None, [21/43, .4884])."""
+    chains = encode.chains(text)
+    at = {op[0]: (ci, oi) for ci, chain in enumerate(chains) for oi, op in enumerate(chain)}
+    used: set[int] = set()
+    out: list[tuple[re.Match | None, list[Span]]] = []
+    for m, value in _measure_links(text):
+        ops = [value]
+        if value[0] in at:
+            ci, oi = at[value[0]]
+            ops += [(a, b) for a, b, _ in chains[ci][oi + 1:]]
+            if oi == 0:
+                used.add(ci)
+        out.append((m, ops))
+    for ci, chain in enumerate(chains):
+        if ci in used:
+            continue
+        ops = [(a, b) for a, b, _ in chain]
+        head = _labelled(text, ops[0])
+        out.append((head, ops[1:]) if head else (None, ops))
+    return sorted(out, key=lambda s: (s[1][0][0] if s[0] is None else s[0].start()))
+
+
+def _labelled(text: str, subject: Span) -> re.Match | None:
+    """The measure a chain's subject is a label of: a whole number just after a measure in the same clause
+    ("Rprec at -l 2 is 2/4", "map over topics 401 and 402 is 0.3952", "recall at rank 2 is 1/2"), or ``None``."""
+    if not re.fullmatch(r"\d+", text[subject[0]:subject[1]]):
+        return None
+    before = list(METRIC.finditer(text[:subject[0]]))
+    if not before:
+        return None
+    gap = text[before[-1].end():subject[0]]
+    return before[-1] if len(gap) <= 40 and not re.search(r"[.;:,!?=≈~]", gap) else None
+
+
+def _printed(unit: Statement) -> list[Part]:
+    """The statements of a sentence that print values: measures' values, chains' steps and changes."""
+    body, base = unit.text, unit.start
+    parts: list[Part] = []
+    taken: list[Span] = []
+    for m, ops in _sequences(body):
+        spec = _spec(m)
+        first = 0 if m is not None else 1        # a chain without a measure starts on its subject
+        begin = m.start() - (body[m.start() - 1:m.start()] == "`") if m is not None else ops[0][0]
+        exprs: list[str] = [] if m is not None else [body[ops[0][0]:ops[0][1]]]
+        for i in range(first, len(ops)):
+            a, b = ops[i]
+            piece = body[a:b]
+            if not _is_value(piece) and i < len(ops) - 1:
+                exprs.append(piece)
+                continue
+            kind = "value" if m is not None and not exprs else "arithmetic"
+            span = (base + begin, base + b)
+            parts.append(Part(kind, body[begin:b], body[begin:b], (span,), unit,
+                              ((piece, (base + a, base + b)),), tuple(exprs), spec))
+            taken.append((begin, b))
+            begin, exprs = a, [piece]
+    for c in _CHANGE.finditer(body):
+        if any(a < c.end() and c.start() < b for a, b in taken):
+            continue
+        named = list(METRIC.finditer(body[:c.start()]))
+        values = tuple((c.group(g), (base + c.start(g), base + c.end(g))) for g in ("before", "after") if c.group(g))
+        span = (base + c.start(), base + c.end())
+        parts.append(Part("change", c.group(0), c.group(0), (span,), unit, values, (),
+                          _spec(named[-1]) if named else None))
+        taken.append((c.start(), c.end()))
+    return sorted(parts, key=lambda p: p.start)
+
+
+def _rest(unit: Statement, parts: list[Part]) -> Part | None:
+    """The text of a split unit outside its statements, as one statement when the scanner still reads one in it."""
+    spans, at = [], unit.start
+    for p in parts:
+        a, b = p.spans[0]
+        if a > at:
+            spans.append((at, a))
+        at = max(at, b)
+    if at < unit.end:
+        spans.append((at, unit.end))
+    pieces = [unit.text[a - unit.start:b - unit.start] for a, b in spans]
+    rest = " … ".join(p.strip() for p in pieces if p.strip())
+    kind = classify(rest)
+    if kind == "value" and UNIVERSAL.search(rest):  # "leaves every measure unchanged except Judged@4, which …"
+        kind = "universal"
+    if kind in (None, "value"):  # a measure and a number left unlinked: a condition ("at cutoff four"), not a value
+        return None
+    spans = [(a, b) for (a, b), p in zip(spans, pieces) if p.strip()]
+    return Part(kind, rest, unit.text, tuple(spans), unit)
+
+
+#: A cell that prints a value: it starts with one (after emphasis or an approximation mark).
+_CELL_VALUE = re.compile(rf"[*_`\s]*(?:(?:≈|~|about)\s*)?(?P<v>{VALUE})(?![\w/]|\.\d)", re.IGNORECASE)
+
+
+def _cells(row: str) -> list[tuple[int, int]]:
+    """The spans of a Markdown table row's cells (text between ``|``, trimmed)."""
+    bars = [i for i, ch in enumerate(row) if ch == "|"]
+    if not row.rstrip().endswith("|"):
+        bars.append(len(row))
+    out = []
+    for a, b in zip(bars, bars[1:]):
+        cell = row[a + 1:b]
+        lead = len(cell) - len(cell.lstrip())
+        out.append((a + 1 + lead, a + 1 + lead + len(cell.strip())))
+    return out
+
+
+def _table(unit: Statement) -> list[Part]:
+    """A table row's statements: each cell printing a value under a measure's column or beside a measure's label."""
+    row = unit.text
+    cells = _cells(row)
+    heads = [h.strip() for h in unit.context.strip().strip("|").split("|")]
+    texts = [row[a:b] for a, b in cells]
+    label = texts[0] if texts else ""
+    label_metric = METRIC.search(label)
+    parts = []
+    for i, (a, b) in enumerate(cells):
+        head = heads[i] if i < len(heads) else ""
+        named = METRIC.search(head) or (label_metric if i > 0 else None)
+        value = _CELL_VALUE.match(texts[i]) if named else None
+        if value is None:
+            continue
+        spec = _spec(named)
+        if spec and spec[1] == "k" and heads and re.fullmatch(r"k|cutoff|@?k", heads[0], re.IGNORECASE):
+            k = encode.number(label)
+            spec = (spec[0], k) if k else spec
+        where = " · ".join(x for x in (head, label if i > 0 else "") if x)
+        span = (unit.start + a + value.start("v"), unit.start + a + value.end("v"))
+        parts.append(Part("cell", f"{where}: {texts[i]}", row, ((unit.start + a, unit.start + b),), unit,
+                          ((value.group("v"), span),), (), spec))
+    return parts
+
+
+def statements(unit: Statement) -> list[Part]:
+    """The statements of one scanned unit, in reading order (see the module doc)."""
+    whole = Part(unit.kind, unit.text, unit.text, ((unit.start, unit.end),), unit)
+    if unit.kind == "listing":
+        return [whole]
+    if unit.context:
+        return _table(unit) or [whole]
+    if OUTPUT_LINE.match(unit.text):
+        value = re.search(r"-?\d+(?:\.\d+)?(?=\s*$)", unit.text)
+        span = (unit.start + value.start(), unit.start + value.end())
+        return [Part("output", unit.text, unit.text, whole.spans, unit, ((value.group(0), span),), (),
+                     _spec(METRIC.search(unit.text)))]
+    parts = _printed(unit)
+    if not parts:
+        return [whole]
+    rest = _rest(unit, parts)
+    return sorted(parts + ([rest] if rest else []), key=lambda p: p.start)
+
+
+# --- which claims cover a statement ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Use:
+    """What one claim can cover: its ``id`` and ``kind``, where its quote is (``span``), the values it prints
+    (``printed``: measure or ``None``, value as written) and its expression (arithmetic)."""
+
+    id: str
+    kind: str
+    span: Span
+    printed: tuple[tuple[str | None, str], ...] = ()
+    expression: str = ""
+
+
+def use_of(claim: dict, span: Span) -> Use:
+    """A register claim (``model_dump()`` of a claim, or a claim dict as ``audit init`` writes it) whose quote is at
+    ``span`` in the snapshot."""
+    kind = claim.get("kind", "")
+    printed: list[tuple[str | None, str]] = []
+    expression = ""
+    if kind == "value":
+        printed = [(e.get("measure"), str(e.get("claimed"))) for e in claim.get("expect") or []]
+    elif kind == "comparison":
+        for e in claim.get("expect") or []:
+            if e.get("before") is not None:
+                printed.append((e.get("measure"), str(e["before"])))
+            if e.get("after") is not None:
+                printed.append((e.get("after_measure") or e.get("measure"), str(e["after"])))
+    elif kind == "arithmetic":
+        computed = claim.get("computes") or {}
+        printed = [(computed.get("measure"), str(claim.get("claimed")))]
+        expression = str(claim.get("expression") or "")
+    elif kind == "property" and claim.get("bound") is not None:
+        printed = [(claim.get("measure"), str(claim["bound"]))]
+    return Use(str(claim.get("id", "")), kind, span, tuple(printed), expression)
+
+
+def _number(text: str) -> Fraction | None:
+    try:
+        return parse_claimed(text.strip()).nominal
+    except (AuditError, ValueError, ZeroDivisionError):
+        return None
+
+
+def _plain(text: str) -> str:
+    """A value or expression as compared: approximation marks and spaces dropped, operators as ``values`` reads
+    them."""
+    t = re.sub(r"^\s*(?:≈|~|about|roughly|approximately|around)\s*", "", text.strip(), flags=re.IGNORECASE)
+    return re.sub(r"\s+", "", encode.normal_expression(t)).lower()
+
+
+def _same_value(printed: str, written: str) -> bool:
+    if _plain(printed) == _plain(written):
+        return True
+    a, b = _number(printed), _number(written)
+    return a is not None and a == b
+
+
+_SET_MEASURES = {"SetR": "R", "SetP": "P", "SetF": "F"}
+
+
+def _same_measure(spec: tuple[str, int | str | None] | None, measure: str | None) -> bool:
+    """Whether a claim's measure (ir-measures syntax) is the one a statement names; a statement naming none, or one
+    the evaluator does not know, goes with any."""
+    if spec is None or not measure:
+        return True
+    root = re.match(r"[A-Za-z_]+", measure)
+    name = _SET_MEASURES.get(root.group(0), root.group(0)) if root else measure
+    if spec[0].split("(")[0] != name:
+        return False
+    cutoff = re.search(r"@(\d+(?:\.\d+)?)$", measure)
+    return not (isinstance(spec[1], int) and cutoff and int(float(cutoff.group(1))) != spec[1])
+
+
+def prints(use: Use, part: Part, value: str) -> bool:
+    """Whether the claim prints ``value`` as the statement states it (see the module doc)."""
+    if use.kind in ("not checkable", "draft"):
+        return True
+    if use.kind == "arithmetic":
+        expr = _plain(use.expression)
+        if expr and (expr == _plain(value) or expr in {_plain(e) for e in part.expressions}):
+            return True
+    return any(_same_value(value, written) and (use.kind == "arithmetic" or _same_measure(part.measure, measure))
+               for measure, written in use.printed)
+
+
+def covered_by(part: Part, uses: list[Use]) -> list[str]:
+    """Ids of the claims that cover ``part``: for a statement printing values, each value quoted and printed by
+    the claims listed; for one that prints none, any claim whose quote overlaps it."""
+    if not part.values:
+        return [u.id for u in uses if any(u.span[0] < b and a < u.span[1] for a, b in part.spans)]
+    ids = []
+    for value, (a, b) in part.values:
+        found = [u.id for u in uses if u.span[0] <= a and b <= u.span[1] and prints(u, part, value)]
+        if not found:
+            return []
+        ids += [i for i in found if i not in ids]
+    return ids
