@@ -79,6 +79,10 @@ def test_the_quote_is_the_clause_that_states_it_and_two_values_are_both_kept():
      "recall ≥ r"),
     ("trec_eval divides by the cutoff, not by the number retrieved.", "precision_denominator", "k"),
     ("**dcg** — discounted cumulative gain with the grade as the gain.", "gain", "linear"),
+    # LaTeX formulas (Wikipedia's and Järvelin & Kekäläinen's DCG written in Markdown math)
+    (r"$$\mathrm{DCG}_k = \sum_{i=1}^{k} \frac{2^{rel_i} - 1}{\log_2(i+1)}$$", "gain", "exponential"),
+    (r"$\mathrm{DCG}@k = \sum_{i=1}^{k} \frac{g_i}{\log_2(i+1)}$", "gain", "linear"),
+    ("AP never exceeds recall, because each relevant document contributes at most 1/|R|.", "ap_denominator", "|R|"),
 ])
 def test_a_wording_states_a_newer_convention(text, name, value):
     assert {n: v for n, (v, _) in stated_in(text).items()} == {name: value}
@@ -93,6 +97,8 @@ def test_a_wording_states_a_newer_convention(text, name, value):
     "The learning-to-rank crowd uses gain 2^g − 1 instead.",
     # negated: states what the text does not do
     "The divisor is never min(k, |R|).",
+    # ERR's satisfaction probability in LaTeX is over 2^g_max, not a DCG discount
+    r"$R(g) = \frac{2^{g}-1}{2^{g_{max}}}$",
 ])
 def test_a_wording_that_is_not_the_texts_convention_declares_nothing(text):
     assert stated_in(text) == {}

@@ -82,9 +82,15 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                 r"(?:first|before)|\bscored\s+on\s+(?:the\s+)?condensed\s+lists?\b"),
         # --- nDCG -----------------------------------------------------------------------------------
         ("gain", "linear", r"\blinear\s+(?:gain|n?DCG)\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals|is)\s+(?:the\s+)?grade\b|",
-                           r"\bwith\s+the\s+grade\s+as\s+(?:the\s+|its\s+)?gain\b"),
+                           r"\bwith\s+the\s+grade\s+as\s+(?:the\s+|its\s+)?gain\b|",
+                           # LaTeX: \frac{rel_i}{\log_2(i+1)} — the grade itself over the discount
+                           r"\\frac\s*\{\s*(?:g|rel|grade|r)(?:_\{?\w+\}?)?\s*\}\s*\{\s*\\log"),
         ("gain", "exponential", r"\bexponential\s+(?:gain|n?DCG)\b|\bgain\s+is\s+exponential\b|(?<![(/])2\s*\^\s*(?:grade|g|rel)\s*",
-                                r"[−-]\s*1\b(?!\s*\)?\s*/)|(?<![(/])\b2\s*\*\*\s*(?:grade|g|rel)\s*[−-]\s*1\b(?!\s*\)?\s*/)"),
+                                r"[−-]\s*1\b(?!\s*\)?\s*/)|(?<![(/])\b2\s*\*\*\s*(?:grade|g|rel)\s*[−-]\s*1\b(?!\s*\)?\s*/)|",
+                                # LaTeX: \frac{2^{g_i}-1}{\log_2(i+1)} — exponential gain over a log discount (not
+                                # ERR's (2^g − 1)/2^g_max)
+                                r"\\frac\s*\{\s*2\s*\^\s*\{?\s*(?:g|rel|grade|r)(?:_\{?\w+\}?)?\s*\}?\s*[−-]\s*1\s*\}",
+                                r"\s*\{\s*\\log"),
         ("ideal", "judged, cut at k", r"\bideal\b[^.]*\b(?:all|every)\s+judged\s+(?:grades?|documents?)[^.]*\b",
                                       r"(?:cut|truncated)\s+at\s+k\b|\bideal\s+DCG@k\s+for\s+the\s+same\s+judge?ments\b"),
         ("ideal", "judged, whole list", r"\bideal\b[^.]*\b(?:all|every)\s+judged\s+(?:grades?|documents?)[^.]*\b",
