@@ -49,5 +49,10 @@ class ReadingDoesNotApply(AuditError):
     """A reading has no value on this input (ERR's top grade 4 on grades above 4, which gdeval.pl refuses)."""
 
 
+class UndecidedError(AuditError):
+    """A value computed to 50 significant digits (a sum of irrational logarithms) lies so near a printed bound that
+    its rounding error could put it on either side."""
+
+
 class RepeatedIDError(RankingError):
     """A ranking returns the same document ID more than once (chapter 23, §"Define the evaluated prefix")."""

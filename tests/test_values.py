@@ -184,3 +184,20 @@ def test_nan_lies_in_no_interval_and_infinity_only_in_an_open_ended_one():
     assert not parse_claimed("1.0").contains(float("inf"))
     assert parse_claimed("> 0").contains(float("inf"))
     assert not parse_claimed("> 0").contains(float("-inf"))
+
+
+def test_a_50_digit_value_too_near_a_printed_bound_is_undecided_not_guessed():
+    """The evaluator's irrational values are 50-digit roundings (relative error far below 10^-45): nearer than that
+    to a printed bound the comparison cannot be trusted, and is reported instead of decided. Any farther, it is
+    decided as the exact value would be (a printed bound has at most 30 digits)."""
+    from fractions import Fraction
+
+    from audit.errors import UndecidedError
+    from audit.register.values import parse_claimed
+    claimed = parse_claimed("0.63093")              # [0.630925, 0.630935]
+    near = Fraction(630925 * 10**44 + 1, 10**50)    # 0.630925 + 10^-50, a 50-digit decimal
+    with pytest.raises(UndecidedError):
+        claimed.contains(near)
+    assert claimed.contains(Fraction(630930 * 10**44 + 1, 10**50))       # well inside
+    assert not claimed.contains(Fraction(630924 * 10**44 + 1, 10**50))   # well outside
+    assert claimed.contains(Fraction(630925, 10**6))                      # an exact value on the bound

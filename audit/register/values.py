@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from audit.errors import ValueParseError
+from audit.errors import UndecidedError, ValueParseError
 from audit.register.limits import (
     MAX_DIGITS,
     MAX_EXPRESSION_CHARS,
@@ -33,6 +33,26 @@ from audit.register.limits import (
 #: Relative tolerance used when a *floating-point* result (from a reference library)
 #: is compared with an exact claimed value: float64 cannot hold 1/3 exactly.
 FLOAT_TOLERANCE = Fraction(1, 10**9)
+
+#: The relative error bound of a value the chapter's evaluator computes to 50 significant digits (a sum of
+#: irrational logarithms: each operation rounds by at most 10^-49 of its result, and a measure makes well under
+#: 10^4 of them). A printed bound has at most 30 digits, so the comparison is decided unless the value is this near.
+ROUNDING_BOUND = Fraction(1, 10**45)
+
+
+def _rounded(x: Fraction) -> bool:
+    """Whether ``x`` is a 50-significant-digit decimal rounding rather than an exact ratio: its denominator is a
+    power of ten's divisor above 10^40 (exact measures have small denominators, or ones with other primes)."""
+    d = x.denominator
+    if d <= 10**40:
+        return False
+    while d % 10 == 0:
+        d //= 10
+    while d % 2 == 0:
+        d //= 2
+    while d % 5 == 0:
+        d //= 5
+    return d == 1
 
 _APPROX = ("≈", "~", "about ", "approx. ", "approximately ", "roughly ", "around ")
 _COMPARATORS = {"<=": ("le",), "≤": ("le",), ">=": ("ge",), "≥": ("ge",), "<": ("lt",), ">": ("gt",)}
@@ -146,6 +166,11 @@ class ClaimedValue:
         else:
             x = Fraction(value)
             slack = Fraction(0)
+            if _rounded(x):
+                self._decided(x)
+        return self._inside(x, slack)
+
+    def _inside(self, x: Fraction, slack: Fraction = Fraction(0)) -> bool:
         # Float slack widens a closed bound; an open bound ("< 1") is never met by a value
         # within the slack of it, so a float that may really equal the bound does not pass.
         if self.low is not None:
@@ -160,6 +185,16 @@ class ClaimedValue:
                 return False
         return True
 
+    def _decided(self, x: Fraction) -> None:
+        """Raise ``UndecidedError`` when ``x``, a 50-digit rounding (``_rounded``), is within its error bound of a
+        bound of the interval, so that the rounding could decide the comparison."""
+        margin = max(abs(x), Fraction(1)) * ROUNDING_BOUND
+        for bound in (self.low, self.high):
+            if bound is not None and abs(x - bound) <= margin:
+                raise UndecidedError(f"the computed value {float(x):.17g} lies within {float(margin):.0e} of the "
+                                     f"printed bound {bound} of “{self.text}”, nearer than its 50-digit rounding "
+                                     "can decide")
+
     def decide(self, lo: Fraction, hi: Fraction) -> bool | None:
         """Whether a certified enclosure [lo, hi] of a value lies in the claimed interval.
 
@@ -167,7 +202,7 @@ class ClaimedValue:
         straddles a bound (a narrower enclosure may still decide). Compared exactly.
         """
         lo, hi = Fraction(lo), Fraction(hi)
-        if self.contains(lo) and self.contains(hi):  # the claimed interval is convex
+        if self._inside(lo) and self._inside(hi):  # the claimed interval is convex
             return True
         below = self.low is not None and (hi < self.low or (hi == self.low and not self.low_closed))
         above = self.high is not None and (lo > self.high or (lo == self.high and not self.high_closed))
