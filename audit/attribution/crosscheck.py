@@ -11,15 +11,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from audit.errors import AuditError
+from audit.errors import AuditError, MeasureError, ReadingDoesNotApply
 from audit.evaluation import evaluator
 from audit.evaluation.checks.common import combined
 from audit.evaluation.references import Outcome, Reference
 from audit.evaluation.references.pytrec_eval_ref import trec_order
 from audit.register.files import open_regular, read_text
-from audit.register.limits import MAX_GRADE, trim
+from audit.register.limits import MAX_TREC_GRADE, MIN_TREC_GRADE, shorten, trim
 from audit.register.measures import parse as parse_measure
 
 CHAPTER = "chapter"
@@ -59,7 +59,7 @@ def _reader_verdicts(path: Path, kind: str) -> dict[str, str]:
     return {ref.name: ref.reader_verdict(str(path), kind) for ref in all_references()}
 
 
-_GRADE = re.compile(r"^[+-]?\d{1,12}$")
+_GRADE = re.compile(r"^[+-]?[0-9]+$")
 
 
 def _lines(handle, path: Path, kind: str):
@@ -182,18 +182,26 @@ class _LineReader:
         seen = self.seen.setdefault(query, {})
         earlier = seen.get(doc)
         if earlier is not None:
-            self.issues.append(Issue(number, f"repeats document {doc} of query {query} (line {earlier});"
-                                     " the last line is used", line.rstrip("\n")))
+            self.issues.append(Issue(number, f"repeats document {doc} of query {query} (line {earlier})"
+                                     + ("; the last line is used" if kind == "qrels" else ""), line.rstrip("\n")))
         seen[doc] = number
         if kind == "qrels":
             value = fields[3]
             if not _GRADE.match(value):
                 raise AuditError(f"line {number}: grade {trim(value, 40)} is not a whole number; TREC grades "
                                  "are integers (0 non-relevant, 1 or more relevant)", file=str(path))
-            grade = int(value)
-            if abs(grade) > MAX_GRADE:
-                raise AuditError(f"line {number}: grade {grade} is outside ±{MAX_GRADE} (the limit; trec_eval "
-                                 "keeps grades in C ints and exponential gain overflows)", file=str(path))
+            grade = int(value) if len(value) <= 40 else (-1 if value.startswith("-") else 1) * 10 ** 40
+            if grade > MAX_TREC_GRADE:
+                raise AuditError(f"line {number}: grade {shorten(value, 40)} is above {MAX_TREC_GRADE:,}, the "
+                                 "cross-check's limit: trec_eval (pytrec_eval, and ir-measures through it) keeps a "
+                                 "counter for every grade from 0 to a query's highest, and its ndcg takes time "
+                                 "growing with the square of that grade (about 1 s a query at 100,000, minutes at "
+                                 "1,000,000; 2**31 - 1 crashes pytrec_eval)", file=str(path))
+            if grade < MIN_TREC_GRADE:
+                raise AuditError(f"line {number}: grade {shorten(value, 40)} is below -(2**63 - 1), the cross-check's "
+                                 "limit: every library reads a negative grade as non-relevant down to it, but at "
+                                 "-2**63 ranx's 64-bit integers overflow (nDCG 1.58) and below it pytrec_eval refuses "
+                                 "the grade (a C long)", file=str(path))
             if grade < 0:
                 self.issues.append(Issue(number, f"negative grade {value}", line.rstrip("\n")))
             return query, doc, grade, earlier is not None
@@ -216,7 +224,7 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
     an ``Issue`` with its line number, as are negative grades and NaN or infinite scores. Raises
     ``AuditError`` (file and line) for a file that is not a regular UTF-8 text file (a FIFO, a
     device, binary or UTF-16), an empty file, a line with too few fields, a score that is not a
-    number, or a grade that is not a whole number within ±``limits.MAX_GRADE``. With
+    number, or a grade that is not a whole number from ``limits.MIN_TREC_GRADE`` to ``limits.MAX_TREC_GRADE``. With
     ``check_readers``, ``readers`` holds each library reader's verdict on the file.
     """
     data: dict = defaultdict(dict)
@@ -229,7 +237,7 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
             if kind == "qrels":  # a plain judgement (four fields, a small whole grade, a new pair) directly
                 fields = line.split()
                 if len(fields) == 4 and fields[0][0] not in "#\ufeff" and fields[3].isascii() and fields[3].isdigit() \
-                        and len(fields[3]) <= 2 and int(fields[3]) <= MAX_GRADE:
+                        and len(fields[3]) <= 2:  # at most 99, within the limits
                     seen = reader.seen.setdefault(fields[0], {})
                     if fields[2] not in seen:
                         seen[fields[2]] = number
@@ -343,7 +351,14 @@ def _reread(path: Path, spans: dict[str, tuple[int, int]]) -> tuple[dict, dict]:
     return dict(run), dict(order)
 
 
-class ImplMean(BaseModel):
+class _Model(BaseModel):
+    """A part of the cross-check report: a NaN an implementation returned is written "NaN" in the JSON, never
+    null (which reads as "no value")."""
+
+    model_config = ConfigDict(ser_json_inf_nan="strings")
+
+
+class ImplMean(_Model):
     """One implementation's mean: over the run's judged queries (trec_eval's default) and over every
     judged query with missing ones scored 0 (trec_eval -c)."""
 
@@ -355,7 +370,7 @@ class ImplMean(BaseModel):
     detail: str = ""
 
 
-class Cause(BaseModel):
+class Cause(_Model):
     """A detected cause of disagreement: what it is, the queries it touches, and what each
     implementation gives for those queries when the cause is removed."""
 
@@ -366,19 +381,26 @@ class Cause(BaseModel):
     explains: bool | None = None
 
 
-class MeasureResult(BaseModel):
+class MeasureResult(_Model):
+    """One measure on one run. ``differing_queries``: the queries on which the implementations that compute the
+    measure do not agree (``_differences``); ``largest_kind`` the kind of the largest difference (``KINDS``), at
+    ``largest_query``, where each implementation gave ``largest_values`` (a number, or "left out", "rejected",
+    "error"); ``largest_difference`` its size when it is a difference of numbers (0 when nothing differs, None
+    when the largest is of another kind)."""
+
     measure: str
     trec_eval_name: str = ""
     expected: float | None = None
     means: list[ImplMean]
     differing_queries: list[str] = Field(default_factory=list)
-    largest_difference: float = 0.0
+    largest_kind: str = ""
+    largest_difference: float | None = 0.0
     largest_query: str = ""
-    largest_values: dict[str, float] = Field(default_factory=dict)
+    largest_values: dict[str, float | str] = Field(default_factory=dict)
     causes: list[Cause] = Field(default_factory=list)
 
 
-class RunResult(BaseModel):
+class RunResult(_Model):
     """One run's cross-check; ``error`` says why it could not be evaluated (``measures`` is then empty)."""
 
     run: str
@@ -393,8 +415,8 @@ class RunResult(BaseModel):
     measures: list[MeasureResult]
 
 
-class CrosscheckReport(BaseModel):
-    format_version: str = "1.0"
+class CrosscheckReport(_Model):
+    format_version: str = "1.1"
     tool: str
     qrels: str
     qrels_issues: list[dict] = Field(default_factory=list)
@@ -460,14 +482,24 @@ def _ties(docs: dict[str, float]) -> tuple[bool, bool]:
     return tied64, tied32 and not tied64
 
 
-def _chapter_query(specs: list, judgements, scores: dict[str, float], order: list[str]) -> list[float]:
+def _chapter_query(specs: list, judgements, scores: dict[str, float], order: list[str]) -> list[float | str]:
     """The chapter's definitions of each measure in ``specs`` (``evaluator.MeasureSpec``) on one query, its
-    ranking ordered once for all of them: score descending, ties in file order (``_chapter_order``)."""
+    ranking ordered once for all of them: score descending, ties in file order (``_chapter_order``). A measure
+    whose definition refuses the query gives the reason instead of a value (``_chapter_value``)."""
     if any(map(math.isnan, scores.values())):  # a NaN compares false both ways: keep _chapter_order's exact rule
         ranking = _chapter_order(scores, order)
     else:  # the same order: a stable sort, descending, keeps tied documents in file order
         ranking = sorted(order, key=scores.__getitem__, reverse=True)
-    return [float(evaluator.evaluate_query(spec, judgements, ranking)) for spec in specs]
+    return [_chapter_value(spec, judgements, ranking) for spec in specs]
+
+
+def _chapter_value(spec, judgements, ranking, reading=None) -> float | str:
+    """One measure by the chapter's definitions on one ranking, or the reason they refuse it (``MeasureError``:
+    exponential gain or ERR on a grade above ``evaluator.MAX_GRADE``)."""
+    try:
+        return float(evaluator.evaluate_query(spec, judgements, ranking, reading))
+    except (MeasureError, ReadingDoesNotApply) as exc:
+        return str(exc)
 
 
 def _chapter_specs(measures: list[str]) -> dict[str, object]:
@@ -475,12 +507,16 @@ def _chapter_specs(measures: list[str]) -> dict[str, object]:
     return {m: parse_measure(m, True)[1] for m in measures}
 
 
-def _chapter_outcomes(specs: dict, values: dict[str, dict[str, float]], rejected: set[str]) -> dict[str, tuple]:
-    """The chapter's column per measure, ``(per-query values, provider, status, detail)``, from its values."""
+def _chapter_outcomes(specs: dict, values: dict[str, dict[str, float]], rejected: set[str],
+                      errors: dict[str, str] | None = None) -> dict[str, tuple]:
+    """The chapter's column per measure, ``(per-query values, provider, status, detail)``, from its values;
+    ``errors``: ``{measure: why its definition refused a query}`` (the column is then an error, with no values)."""
     out = {}
     for m, spec in specs.items():
         if spec is None:
             out[m] = ({}, "", "not applicable", "the chapter's definitions do not define this measure")
+        elif errors and m in errors:
+            out[m] = ({}, "chapter definitions (trec_eval's defaults), ties in file order", "error", errors[m])
         else:
             out[m] = (values[m], "chapter definitions (trec_eval's defaults), ties in file order", "ok",
                       f"queries repeating a docno left out: {', '.join(sorted(rejected))}" if rejected else "")
@@ -494,12 +530,16 @@ def _chapter_values(measures: list[str], qrels, run, orders, rejected: set[str])
     specs = _chapter_specs(measures)
     defined = [m for m, spec in specs.items() if spec is not None]
     values: dict[str, dict[str, float]] = {m: {} for m in defined}
+    errors: dict[str, str] = {}
     for q, docs in run.items():
         if q in qrels and q not in rejected:
             for m, v in zip(defined, _chapter_query([specs[m] for m in defined], qrels[q], docs,
                                                     orders.get(q, list(docs)))):
-                values[m][q] = v
-    return _chapter_outcomes(specs, values, rejected)
+                if isinstance(v, str):
+                    errors.setdefault(m, f"query {shown_id(q)}: {v}")
+                else:
+                    values[m][q] = v
+    return _chapter_outcomes(specs, values, rejected, errors)
 
 
 def _evaluate(measures: list[str], qrels, run, orders, references: list[Reference],
@@ -579,8 +619,11 @@ def _tie_rules(measure: str, qrels, run, orders, per, queries: list[str]) -> dic
     _, spec = parse_measure(measure, True)
     if spec is None:
         return {}
-    by_order = {name: {q: float(evaluator.evaluate_query(spec, qrels[q], rank(run[q], orders.get(q, list(run[q])))))
-                       for q in queries} for name, rank in TIE_ORDERS.items()}
+    try:
+        by_order = {name: {q: float(evaluator.evaluate_query(spec, qrels[q], rank(run[q], orders.get(q, list(run[q])))))
+                           for q in queries} for name, rank in TIE_ORDERS.items()}
+    except (MeasureError, ReadingDoesNotApply):  # the chapter's definitions refuse the input: no order to match
+        return {}
     out = {}
     for name, (vals, _, status, _) in per.items():
         if status != "ok":
@@ -598,8 +641,8 @@ def _attributed(measure: str, qrels, run, orders, per, queries: list[str], refer
     from audit.evaluation.evaluator import relevant_to
 
     _, spec = parse_measure(measure, True)
-    chapter_vals = per.get(CHAPTER, ({}, "", "", ""))[0]
-    if spec is None or not queries:
+    chapter_vals, _, chapter_status, _ = per.get(CHAPTER, ({}, "", "", ""))
+    if spec is None or not queries or chapter_status != "ok":  # nothing of the chapter's to explain a reference by
         return []
     sub_qrels = {q: dict(qrels[q]) for q in queries if q in qrels}
     sub_run = {q: [d for d in _chapter_order(run[q], orders.get(q, list(run[q])))] for q in queries if q in run}
@@ -614,15 +657,106 @@ def _attributed(measure: str, qrels, run, orders, per, queries: list[str], refer
             continue
         observed = {q: vals[q] for q in queries if q in vals}
         mine = {q: chapter_vals[q] for q in queries if q in chapter_vals}
-        if all(q in mine and abs(mine[q] - observed.get(q, -1)) <= 1e-9 for q in observed) and set(observed) == set(mine):
+        if set(observed) == set(mine) and all(_same(mine[q], observed[q]) for q in observed):
             continue
         ref = by_ref[name]
         found = explain_reference(ref, obj, spec, observed, inp, base, names)
         affected = sorted(q for q in set(observed) | set(mine) if q not in observed or q not in mine
-                          or abs(observed[q] - mine[q]) > 1e-9)
+                          or not _same(observed[q], mine[q]))
         out.append(Cause(cause=f"{ref.title}: " + found.summary(ref.title), queries=affected,
                          detail=found.evidence(), explains=found.explained))
     return out
+
+
+#: The ``repeated_ids`` rules under which the chapter's definitions evaluate a query that repeats a docno, beside
+#: trec_eval's default (reject), each as a column of its own.
+REPEAT_RULES = ("keep first", "keep last")
+_REPEAT_COLUMNS = {rule: f"{CHAPTER} ({rule})" for rule in REPEAT_RULES}
+
+
+def _repeat_variants(specs: dict, chapter: dict[str, tuple], qrels, occurrences: dict) -> dict[str, dict[str, tuple]]:
+    """The chapter's definitions with a repeated docno's first, and its last, occurrence kept (the ``repeated_ids``
+    convention): ``{measure: {"chapter (keep first)": outcome, "chapter (keep last)": outcome}}``. On a query of
+    ``occurrences`` (``{q: [(doc, score), …]}``, every line) the lines are ranked as the chapter ranks a run (score
+    descending, ties in file order) and the rule keeps one occurrence of each docno; every other query keeps the
+    chapter's value. A measure without a chapter value keeps the chapter's status."""
+    out: dict[str, dict[str, tuple]] = {m: {} for m in specs}
+    rankings = {q: [lines[i][0] for i in sorted(range(len(lines)), key=lambda i: (-lines[i][1], i))]
+                for q, lines in occurrences.items()}
+    for rule, column in _REPEAT_COLUMNS.items():
+        reading = {**evaluator.DEFAULT_READING, "repeated_ids": rule}
+        for m, spec in specs.items():
+            vals, _, status, detail = chapter[m]
+            if status != "ok":
+                out[m][column] = (vals, "", status, detail)
+                continue
+            values, error = dict(vals), ""
+            for q, ranking in rankings.items():
+                v = _chapter_value(spec, qrels[q], ranking, reading)
+                if isinstance(v, str):
+                    error = error or f"query {shown_id(q)}: {v}"
+                else:
+                    values[q] = v
+            provider = f"chapter definitions, a repeated docno's {rule.split()[1]} occurrence kept, ties in file order"
+            out[m][column] = ({}, provider, "error", error) if error else (values, provider, "ok", "")
+    return out
+
+
+def _repeated_cause(queries: list[str], per: dict[str, tuple], variants: dict[str, tuple]) -> Cause:
+    """Repeated docnos as the cause on ``queries``: what each library does with them (rejects the file, or which of
+    the chapter's keep-first and keep-last values its own match) and the chapter's values under each rule;
+    explained when every library that returns values matches one of them."""
+    values = {rule: variants[column][0] for rule, column in _REPEAT_COLUMNS.items()
+              if column in variants and variants[column][2] == "ok"}
+    said, fitted = [], bool(values)
+    for name, (vals, _, status, _) in per.items():
+        if name == CHAPTER or status not in ("ok", "rejected"):
+            continue
+        if status == "rejected":
+            said.append(f"{name} rejects the file")
+            continue
+        fits = [rule for rule, v in values.items()
+                if all(q in vals and q in v and _same(vals[q], v[q]) for q in queries)]
+        said.append(f"{name} matches {' and '.join(fits) if fits else 'neither keep first nor keep last'}")
+        fitted = fitted and bool(fits)
+    chapter = "; ".join(f"{rule} " + ", ".join(f"{shown_id(q)} {v[q]:.4f}" for q in queries[:3] if q in v)
+                        for rule, v in values.items())
+    return Cause(cause="repeated doc ids in the run", queries=queries, explains=True if fitted else None,
+                 detail="; ".join(said) + ". The chapter's definitions under trec_eval's defaults reject a ranking "
+                        "that repeats a docno (those queries are left out of its column)"
+                        + (f"; with one occurrence kept they give {chapter}" if chapter else ""))
+
+
+def _unscored_cause(shown: dict[str, tuple], queries: list[str], qrels_issues: list[Issue],
+                    run_issues: list[Issue]) -> Cause | None:
+    """The implementations with no value for any query (a reader that rejects a file, a failure), against the
+    ``queries`` others score: each with what it said, and the lines of a rejected file that the chapter reads by its
+    own rules (comment lines skipped, extra fields ignored, …). None when every implementation returned values."""
+    lacking = {name: (status, detail) for name, (_, _, status, detail) in shown.items()
+               if status not in ("ok", "not applicable")}
+    if not lacking:
+        return None
+    groups: dict[str, list[str]] = {}
+    said: dict[str, list[str]] = {}  # each thing said, with the implementations that said it
+    for name, (status, detail) in lacking.items():
+        groups.setdefault(status, []).append(name)
+        said.setdefault(detail, []).append(name)
+    lines = []
+    for kind, issues in (("qrels", qrels_issues), ("run", run_issues)):
+        if issues and any(f"its {kind} reader" in detail for _, detail in lacking.values()):
+            lines.append(f"{kind} file " + "; ".join(f"line {i.line}: {i.cause}" for i in issues[:3])
+                         + (f"; {len(issues)} lines noted in all" if len(issues) > 3 else ""))
+    read = (f". The chapter reads the file by its own rules; the lines they act on: {'; '.join(lines)}"
+            if lines and shown.get(CHAPTER, ("", "", ""))[2] == "ok" else "")
+    return Cause(cause="; ".join(f"{status} by {', '.join(names)}" if status == "rejected" else
+                                 f"{status} in {', '.join(names)}" for status, names in groups.items()),
+                 queries=queries,
+                 detail="; ".join(f"{', '.join(names)}: {detail}" for detail, names in said.items()) + read)
+
+
+def _agree(values: list[float]) -> bool:
+    """Whether every value agrees with the first (``_same``)."""
+    return all(_same(values[0], v) for v in values[1:])
 
 
 def _mean(values: dict[str, float], queries: list[str]) -> float:
@@ -638,7 +772,8 @@ def _combined(measure: str, values: dict[str, float], queries: list[str]) -> flo
 class _RunRead:
     """A run as the cross-check keeps it: its queries in file order, its issues, tie flags
     (``_ties``) and the chapter's values ``{measure: {query: value}}`` for the queries it shares with
-    the qrels, and what is needed to read any query's ranking again (``rankings``)."""
+    the qrels (``errors``: ``{measure: why its definition refused a query}``), and what is needed to read
+    any query's ranking again (``rankings``, ``occurrences``)."""
 
     queries: list[str]
     issues: list[Issue]
@@ -647,6 +782,7 @@ class _RunRead:
     path: Path
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     whole: TrecInput | None = None
+    errors: dict[str, str] = field(default_factory=dict)
 
     def rankings(self, queries) -> tuple[dict, dict]:
         """``({q: {doc: score}}, {q: [doc in file order]})`` for those of ``queries`` the run has."""
@@ -655,20 +791,104 @@ class _RunRead:
                     {q: self.whole.order[q] for q in queries if q in self.whole.order})
         return _reread(self.path, {q: self.spans[q] for q in queries if q in self.spans})
 
+    def occurrences(self, queries) -> dict[str, list[tuple[str, float]]]:
+        """``{q: [(doc, score), …]}``: every line of each of ``queries``, in file order, a repeated docno at each
+        of its lines (read again: the bytes of those queries, or the whole file when its queries are not
+        grouped)."""
+        wanted = set(queries)
+        out: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        reader = _LineReader(self.path, "run")
+        if self.whole is None:
+            pieces = []
+            with open(self.path, "rb") as handle:
+                for start, end in sorted(self.spans[q] for q in wanted if q in self.spans):
+                    handle.seek(start)
+                    pieces.append(handle.read(end - start).decode("utf-8"))
+            lines = ((0, line) for piece in pieces for line in piece.split("\n"))
+        else:
+            handle = open_regular(self.path, "run file")
+            with handle:
+                lines = [(number, line) for number, line, _ in _lines(handle, self.path, "run")]
+        for number, line in lines:
+            read = reader.read(number, line)
+            if read is not None and read[0] in wanted:
+                out[read[0]].append((read[1], read[2]))
+        return dict(out)
 
-def _differences(per: dict[str, tuple]) -> tuple[list[str], float, str]:
-    """``(differing queries, largest difference, its query)`` among the implementations whose status is ok:
-    a query differs when their values spread by more than 1e-9 or one of them has no value for it."""
-    ok = {name: vals for name, (vals, _, status, _) in per.items() if status == "ok"}
-    differing, largest, largest_q = [], 0.0, ""
+
+#: Kinds of difference on one query, the most telling first: a NaN against a number (no size can be given),
+#: numbers that differ, a value some implementation leaves out, and an implementation with no value at all
+#: (its reader rejected the file, or it failed).
+KINDS = ("NaN vs a number", "difference", "left out vs scored", "no value vs scored")
+#: The kind of a measure on which nothing can be compared: fewer than two implementations compute it, or none
+#: returned a value.
+NOT_COMPARED = "not compared"
+
+
+@dataclass
+class _Differences:
+    """Where the implementations disagree on one measure: ``queries`` (every query on which they differ, in
+    ``KINDS``' sense), ``in_values`` (those on which the values returned differ: the ones causes are sought for)
+    and the largest difference: its ``kind``, ``size`` (numbers only), ``query`` and each implementation's
+    ``values`` there."""
+
+    queries: list[str] = field(default_factory=list)
+    in_values: list[str] = field(default_factory=list)
+    kind: str = ""
+    size: float | None = 0.0
+    query: str = ""
+    values: dict[str, float | str] = field(default_factory=dict)
+
+
+def _same(a: float, b: float) -> bool:
+    """Two values agree: within 1e-9, or both NaN (a NaN against a number is a difference)."""
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b or abs(a - b) <= 1e-9
+
+
+def _differences(per: dict[str, tuple]) -> _Differences:
+    """Compare the implementations that compute the measure (all but the "not applicable" ones) query by query.
+    A query differs when their values spread by more than 1e-9, when one returns NaN and another a number, when
+    one leaves out a query another scores, or when one has no value at all (its reader rejected the file, or it
+    failed) while another scores the query. The largest difference is the first of ``KINDS`` found, the widest
+    spread among differences of numbers; each implementation's value there is given as a number or as what it
+    did ("left out", "rejected", "error"). Kind ``NOT_COMPARED`` when fewer than two implementations compute the
+    measure or none returned a value."""
+    compared = {name: (vals, status) for name, (vals, _, status, _) in per.items() if status != "not applicable"}
+    ok = {name: vals for name, (vals, status) in compared.items() if status == "ok"}
+    without = [name for name, (_, status) in compared.items() if status != "ok"]
+    out = _Differences()
+    if len(compared) < 2 or not any(ok.values()):  # one implementation alone, or no value from any: no comparison
+        out.kind, out.size = NOT_COMPARED, None
+        out.values = {name: "returns values" if vals else "no value" for name, (vals, _) in compared.items()}
+        return out
+    best: tuple = ()
     for q in sorted(set().union(*ok.values()) if ok else set()):
         values = [vals[q] for vals in ok.values() if q in vals]
-        spread = max(values) - min(values)
-        if spread > 1e-9 or len(values) < len(ok):  # a value left out by one is a difference too
-            differing.append(q)
-            if spread > largest:
-                largest, largest_q = spread, q
-    return differing, largest, largest_q
+        numbers = [v for v in values if not math.isnan(v)]
+        spread = max(numbers) - min(numbers) if numbers else 0.0
+        if numbers and len(numbers) < len(values):
+            kind = KINDS[0]
+        elif spread > 1e-9:
+            kind = KINDS[1]
+        elif len(values) < len(ok):
+            kind = KINDS[2]
+        elif without:
+            kind = KINDS[3]
+        else:
+            continue
+        out.queries.append(q)
+        if kind != KINDS[3]:
+            out.in_values.append(q)
+        rank = (-KINDS.index(kind), spread if kind == KINDS[1] else 0.0)
+        if not best or rank > best:
+            best, out.kind, out.query = rank, kind, q
+            out.size = spread if kind == KINDS[1] else None
+    if out.query:
+        out.values = {name: (vals[out.query] if out.query in vals else "left out") if status == "ok" else status
+                      for name, (vals, status) in compared.items()}
+    return out
 
 
 def _read_run(handle, path: Path, qrels, specs: dict) -> _RunRead:
@@ -680,6 +900,7 @@ def _read_run(handle, path: Path, qrels, specs: dict) -> _RunRead:
     chosen = [specs[m] for m in defined]
     queries, ties, spans = [], {}, {}
     chapter: dict[str, dict[str, float]] = {m: {} for m in defined}
+    errors: dict[str, str] = {}
 
     def take(query: str, scores: dict, order: list[str], repeated: bool) -> None:
         queries.append(query)
@@ -687,25 +908,29 @@ def _read_run(handle, path: Path, qrels, specs: dict) -> _RunRead:
             ties[query] = _ties(scores)
             if not repeated:
                 for m, v in zip(defined, _chapter_query(chosen, qrels[query], scores, order)):
-                    chapter[m][query] = v
+                    if isinstance(v, str):
+                        errors.setdefault(m, f"query {shown_id(query)}: {v}")
+                    else:
+                        chapter[m][query] = v
 
     reader = _LineReader(path, "run")
     try:
         for block in _run_blocks(handle, path, reader):
             spans[block.query] = block.span
             take(block.query, block.scores, block.order, block.repeated)
-        return _RunRead(queries, reader.issues, ties, chapter, path, spans=spans)
+        return _RunRead(queries, reader.issues, ties, chapter, path, spans=spans, errors=errors)
     except _NotGrouped:
         pass
     whole = read_trec(path, "run", check_readers=False)
     queries.clear()
     ties.clear()
+    errors.clear()
     for values in chapter.values():
         values.clear()
     repeated = {i.text.split()[0] for i in whole.issues if i.cause.startswith("repeats")}
     for query, scores in whole.data.items():
         take(query, scores, whole.order[query], query in repeated)
-    return _RunRead(queries, whole.issues, ties, chapter, path, whole=whole)
+    return _RunRead(queries, whole.issues, ties, chapter, path, whole=whole, errors=errors)
 
 
 def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], references: list[Reference], *,
@@ -759,18 +984,23 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
         duplicates = sorted({i.text.split()[0] for i in run_read.issues if i.cause.startswith("repeats")})
         negative = sorted({i.text.split()[0] for i in qrels_in.issues if "grade" in i.cause})
         nonfinite = sorted({i.text.split()[0] for i in run_read.issues if "not a finite number" in i.cause})
-        chapter = _chapter_outcomes(specs, run_read.chapter, set(duplicates))
-        evaluated = {m: {CHAPTER: chapter[m]} for m in measures}
+        chapter = _chapter_outcomes(specs, run_read.chapter, set(duplicates), run_read.errors)
+        repeats = sorted(set(duplicates) & set(qrels))
+        # beside trec_eval's rejection, the chapter's definitions with a repeated docno's first, and last, occurrence
+        # kept: two more columns, read again from the lines of the queries that repeat one
+        variants = _repeat_variants(specs, chapter, qrels, run_read.occurrences(repeats)) if repeats else {}
+        evaluated = {m: {CHAPTER: chapter[m], **variants.get(m, {})} for m in measures}
         for ref in references:
             for m, obj in zip(measures, objects):
                 o = outcomes[ref.name][str(obj)]
                 evaluated[m][ref.name] = (o.per_query, o.provider, o.status, o.detail)
         differences = {m: _differences(evaluated[m]) for m in measures}
-        # only the queries that differ are read again, for the experiments that explain the differences
-        run, orders = run_read.rankings(sorted({q for d in differences.values() for q in d[0]}))
+        # only the queries whose values differ are read again, for the experiments that explain the differences
+        run, orders = run_read.rankings(sorted({q for d in differences.values() for q in d.in_values}))
         results = []
         for measure in measures:
-            per = evaluated[measure]
+            shown = evaluated[measure]
+            per = {name: entry for name, entry in shown.items() if name not in variants.get(measure, {})}
             judged = sorted(qrels)
             # each implementation's own value over the queries it returned a value for (its own default), combined
             # as the measure combines queries (the mean; trec_eval's sum for counts, geometric mean for GMAP)
@@ -779,9 +1009,10 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
                               mean_all_judged=_combined(measure, vals, judged) if status == "ok" and vals else None,
                               detail=detail or ("it returned no value for any query" if status == "ok" and not vals
                                                 else ""))
-                     for name, (vals, prov, status, detail) in per.items()]
+                     for name, (vals, prov, status, detail) in shown.items()]
             ok = {name: vals for name, (vals, _, status, _) in per.items() if status == "ok"}
-            differing, largest, largest_q = differences[measure]
+            found = differences[measure]
+            differing = found.in_values
             causes = []
             if tied & set(differing) or tied32 & set(differing):
                 broken = _tie_broken({q: run[q] for q in differing if q in run})
@@ -799,12 +1030,8 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
                         f"{name} matches {' or '.join(rules) if rules else 'none of the orders tried'}"
                         for name, rules in observed.items()),
                     without=without, explains=agree))
-            if duplicates and set(duplicates) & set(differing):
-                said = "; ".join(f"{name} {'rejects the file' if status == 'rejected' else 'keeps the last line'}"
-                                 for name, (_, _, status, _) in per.items() if name != CHAPTER)
-                causes.append(Cause(cause="repeated doc ids in the run", queries=sorted(set(duplicates) & set(differing)),
-                                    detail=f"{said}; the chapter's definitions (trec_eval's defaults) reject a ranking "
-                                           "that repeats a docno, so those queries are left out of its column"))
+            if set(repeats) & set(differing):
+                causes.append(_repeated_cause(sorted(set(repeats) & set(differing)), per, variants.get(measure, {})))
             missing = [q for q in differing if q not in run_queries and q in qrels]
             if missing:
                 rules = []
@@ -814,8 +1041,7 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
                         rules.append(f"{name} " + ("leaves them out" if not given else
                                                    "scores them " + ", ".join(sorted({f"{v:g}" for v in given}))))
                 # the experiment: without these queries, do the implementations agree on the rest?
-                rest_agree = all(len({round(v[q], 9) for v in ok.values() if q in v}) <= 1
-                                 for q in set(differing) - set(missing))
+                rest_agree = all(_agree([v[q] for v in ok.values() if q in v]) for q in set(differing) - set(missing))
                 causes.append(Cause(cause="judged queries missing from the run", queries=missing,
                                     detail="; ".join(rules) + " (trec_eval leaves such a query out; trec_eval -c, "
                                            "ir-measures and ranx with make_comparable count it as 0)",
@@ -838,12 +1064,14 @@ def crosscheck(qrels_path: Path, run_paths: list[Path], measures: list[str], ref
                                            "implementations agree on these queries; values: " + "; ".join(
                                                f"{n} {', '.join(f'{q} {v[q]:.4f}' for q in unexplained[:3] if q in v)}"
                                                for n, v in ok.items())))
+            unscored = _unscored_cause(shown, found.queries, qrels_in.issues, run_read.issues)
+            if unscored is not None:  # a fact about every query, not a cause of the values' differences: first
+                causes.insert(0, unscored)
             name = trec_eval_name(measure)
             results.append(MeasureResult(measure=measure, trec_eval_name=name, expected=expected_values.get(name),
-                                         means=means, differing_queries=differing, largest_difference=largest,
-                                         largest_query=largest_q, causes=causes,
-                                         largest_values={n: v[largest_q] for n, v in ok.items() if largest_q in v}
-                                         if largest_q else {}))
+                                         means=means, differing_queries=found.queries, largest_kind=found.kind,
+                                         largest_difference=found.size, largest_query=found.query,
+                                         largest_values=found.values, causes=causes))
         runs.append(RunResult(
             run=str(path), queries=len(run_queries), readers=readers, issues=issues,
             run_only_queries=sorted(q for q in run_queries if q not in qrels),
@@ -863,6 +1091,29 @@ def _readers_and_issues(readers: dict[str, str], issues: list[dict], with_text: 
     if len(issues) > 20:
         out.append(f"- … and {len(issues) - 20} more")
     return out
+
+
+def _largest_text(m: MeasureResult) -> str:
+    """The largest-difference cell: "0" when the implementations agree on every query; else the difference —
+    its size for numbers ("0.5"), or what stands against the values for another kind ("nan vs 1", "left out vs
+    0", "rejected vs 0.5") — then the query and every implementation's value or status there."""
+    if m.largest_kind == NOT_COMPARED:
+        alone = [k for k, v in m.largest_values.items() if v == "returns values"]
+        return f"not compared: {'only ' + alone[0] if alone else 'no implementation'} returns values"
+    if not m.largest_query:
+        return "0"
+
+    def number(v) -> bool:
+        return isinstance(v, float) and not math.isnan(v)
+
+    values = ", ".join(f"{k} {v:.6f}" if isinstance(v, float) else f"{k} {v}" for k, v in m.largest_values.items())
+    if m.largest_kind == "difference":
+        head = f"{m.largest_difference:.2g}"
+    else:
+        words = dict.fromkeys("nan" if isinstance(v, float) else v for v in m.largest_values.values() if not number(v))
+        numbers = sorted({v for v in m.largest_values.values() if number(v)})
+        head = f"{' / '.join(words)} vs {', '.join(f'{x:g}' for x in numbers)}"
+    return f"{head} (query {shown_id(m.largest_query)}: {values})"
 
 
 def render_markdown(report: CrosscheckReport) -> str:
@@ -900,15 +1151,14 @@ def render_markdown(report: CrosscheckReport) -> str:
                 return f"{x.mean:.4f}" + (f" ({x.mean_all_judged:.4f} with -c)" if missing else "")
             cells = [shown(x) for x in m.means]
             expected = f"{m.expected:.4f} ({m.trec_eval_name})" if m.expected is not None else "—"
-            largest = (f"{m.largest_difference:.2g} (query {m.largest_query}: "
-                       + ", ".join(f"{k} {v:.6f}" for k, v in m.largest_values.items()) + ")"
-                       if m.largest_query else "0")
-            out.append(f"| {m.measure} | {expected} | " + " | ".join(cells) +
-                       f" | {len(m.differing_queries)} | {largest} |")
+            counted = "—" if m.largest_kind == NOT_COMPARED else len(m.differing_queries)
+            out.append(f"| {m.measure} | {expected} | " + " | ".join(cells) + f" | {counted} | {_largest_text(m)} |")
         out.append("")
         for m in run.measures:
             for c in m.causes:
-                line = f"- **{m.measure}**: {c.cause} — queries {', '.join(map(shown_id, c.queries))}"
+                named = ", ".join(map(shown_id, c.queries[:20])) + (f" … ({len(c.queries)} in all)"
+                                                                     if len(c.queries) > 20 else "")
+                line = f"- **{m.measure}**: {c.cause}" + (f" — queries {named}" if c.queries else "")
                 if c.without:
                     line += ("; with ties broken by one rule (score, then docno descending) the means over those "
                              "queries are " + ", ".join(f"{k} {v:.6f}" for k, v in c.without.items())

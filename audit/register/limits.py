@@ -49,6 +49,14 @@ MAX_VALUE_BITS = 1_000
 #: Largest |grade| in a fixture or universe. TREC collections grade 0–4; trec_eval keeps grades in
 #: C ints (2**31 wraps) and exponential gain 2**g − 1 overflows a float beyond g = 1023.
 MAX_GRADE = 100
+#: Grades ``audit crosscheck`` accepts in a qrels file, which the libraries read themselves. Above: trec_eval
+#: (pytrec_eval, and ir-measures through it) keeps a counter for every grade from 0 to a query's highest (8 bytes
+#: each) and its ndcg steps through them in time growing with the square of that grade (observed: about 1 s a
+#: query at 100,000, minutes at 1,000,000; 2**31 − 1 crashed pytrec_eval with SIGSEGV). Below: all three read a
+#: negative grade as non-relevant down to −(2**63 − 1) (observed); at −2**63 ranx gave an nDCG of 1.58 (its 64-bit
+#: integers overflow) and below it pytrec_eval refuses the grade (a C long).
+MAX_TREC_GRADE = 10_000
+MIN_TREC_GRADE = -(2**63 - 1)
 #: Largest cutoff k in a measure name.
 MAX_CUTOFF = 10_000
 #: Cases of a property claim's exhaustive universe, counted before any is built (the shipped
