@@ -18,6 +18,9 @@ Right values, computed by hand and with the libraries called directly:
   = 4.261860; the ideal order 3, 2, 1 gives 3 + 2/log2 3 + 1/2 = 4.761860, nDCG@3 = 0.894999 (pytrec_eval
   ``ndcg_cut_3`` 0.8950). The only rule giving another value, "retrieved only" (ideal 3, 2 → nDCG 1), is ruled out by
   the printed ideal order, so it is not tried (it qualified the claim). A printed ideal 3, 2, 2 is no rule's order.
+* ``ten``: ten results, five relevant. P@20 over k is 5/20 = 0.25 (pytrec_eval ``P_20`` 0.25); over the number
+  returned 5/10 = 0.5. "It is 5/20 = 0.25" prints the denominator 20, which 10 is not a multiple of, so the
+  number-returned reading is not tried; "P@20 is 0.25" leaves it open (qualified).
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ So b, a, b with only b relevant has reciprocal rank 1.
 In the next two examples the gain is the grade itself.
 Our first three grades are 3, 2, 0; against the ideal order 3, 2, 1, nDCG@3 ≈ 0.895.
 Against the ideal order 3, 2, 2 the same list scores nDCG@3 ≈ 0.895.
+Asked for P@20 of this ten-item list, it is 5/20 = 0.25.
+Asked for P@20 of this ten-item list, we say 0.25.
 With b and r tied, b listed first and only r relevant, RR = 1/2.
 Moving d9 up to rank 3 raises nDCG@5 to about 0.78.
 Moving d9 up to rank 3 raises nDCG@5 from about 0.71.
@@ -73,7 +78,26 @@ fixtures:
   ideal:
     qrels: {q1: {g1: 3, g2: 2, g3: 1, z: 0}}
     run: {q1: [g1, g2, z]}
+  ten:
+    qrels: {q1: {a: 1, b: 1, c: 1, d: 1, e: 1, f: 0, g: 0, h: 0, i: 0, j: 0}}
+    run: {q1: [a, f, b, g, c, h, d, i, e, j]}
 claims:
+  - id: E07
+    title: P@20 of a ten-item list is 5/20
+    kind: value
+    quote: "Asked for P@20 of this ten-item list, it is 5/20 = 0.25."
+    claim: P@20 divides by 20.
+    fixture: ten
+    expect:
+      - {measure: "P@20", claimed: "0.25"}
+  - id: E08
+    title: P@20 of a ten-item list is 0.25
+    kind: value
+    quote: "Asked for P@20 of this ten-item list, we say 0.25."
+    claim: P@20 divides by 20.
+    fixture: ten
+    expect:
+      - {measure: "P@20", claimed: "0.25"}
   - id: E05
     title: Against the ideal order 3, 2, 1, nDCG@3 ≈ 0.895
     kind: value
@@ -87,7 +111,9 @@ Our first three grades are 3, 2, 0; against the ideal order 3, 2, 1, nDCG@3 ≈ 
   - id: E06
     title: Against the ideal order 3, 2, 2, nDCG@3 ≈ 0.895
     kind: value
-    quote: "Against the ideal order 3, 2, 2 the same list scores nDCG@3 ≈ 0.895."
+    quote: "Against the ideal order 3, 2, 2 the same list scores nDCG@3 ≈ 0.895.
+Asked for P@20 of this ten-item list, it is 5/20 = 0.25.
+Asked for P@20 of this ten-item list, we say 0.25."
     claim: A wrong ideal order is printed.
     conventions: {gain: {value: linear, quote: "In the next two examples the gain is the grade itself."}}
     fixture: ideal
@@ -99,7 +125,9 @@ Our first three grades are 3, 2, 0; against the ideal order 3, 2, 1, nDCG@3 ≈ 
     quote: "So b, a, b with only b relevant has reciprocal rank 1.
 In the next two examples the gain is the grade itself.
 Our first three grades are 3, 2, 0; against the ideal order 3, 2, 1, nDCG@3 ≈ 0.895.
-Against the ideal order 3, 2, 2 the same list scores nDCG@3 ≈ 0.895."
+Against the ideal order 3, 2, 2 the same list scores nDCG@3 ≈ 0.895.
+Asked for P@20 of this ten-item list, it is 5/20 = 0.25.
+Asked for P@20 of this ten-item list, we say 0.25."
     claim: Keeping the first position of b, RR = 1.
     fixture: repeat
     expect:
@@ -179,3 +207,9 @@ def test_a_reading_the_printed_ideal_order_rules_out_is_not_tried(results):
     assert "retrieved only" not in r.reason
     assert results["E06"].verdict == "contradicted"
     assert "printed ideal order 3, 2, 2" in results["E06"].reason
+
+
+def test_a_printed_fraction_rules_out_the_denominators_it_cannot_be(results):
+    assert results["E07"].verdict == "supported", results["E07"].reason
+    e08 = results["E08"]
+    assert e08.verdict == "qualified" and "number returned" in e08.reason

@@ -19,6 +19,8 @@ name.
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -74,12 +76,26 @@ class Attribution:
 
 
 def agree(a: PerQuery, b: PerQuery) -> bool:
-    """Same queries, values within 1e-6 (references return doubles; the chapter exact fractions)."""
-    return set(a) == set(b) and all(abs(float(a[q]) - float(b[q])) <= _TOL for q in a)
+    """Same queries, values within 1e-6 (references return doubles; the chapter exact fractions); a reference value
+    printed to five decimals (gdeval.pl, ir-measures' ERR) agrees with any value that rounds to it."""
+    return set(a) == set(b) and all(abs(float(a[q]) - float(b[q])) <= max(_TOL, _printed(a[q]), _printed(b[q]))
+                                    for q in a)
+
+
+def _printed(v) -> float:
+    """Half a unit of the fifth decimal when ``v`` is a float with at most five decimals, else 0."""
+    if not isinstance(v, float) or not math.isfinite(v):
+        return 0.0
+    scaled = v * 100_000
+    return 0.000005 if abs(scaled - round(scaled)) < 1e-6 else 0.0
 
 
 def fmt(values: PerQuery) -> str:
-    return ", ".join(f"{q}: {float(v):.4f}" for q, v in values.items()) or "no query"
+    """Per-query values, four decimals (two significant digits below 0.00005, so 0.00001 does not read as 0)."""
+    def one(v) -> str:
+        x = float(v)
+        return f"{x:.2g}" if x != 0 and abs(x) < 0.00005 else f"{x:.4f}"
+    return ", ".join(f"{q}: {one(v)}" for q, v in values.items()) or "no query"
 
 
 # --- input rewrites: each removes one candidate cause ------------------------------------------------

@@ -135,10 +135,35 @@ def precision(judgements: Mapping[str, int], ranking: Ranking, k: int, rel: int 
     level = _level(rel, reading)
     docs = prefix(_condensed(ranking, judgements, reading), k, reading)
     r = relevant_set(judgements, level)
-    denominator = {"k": k, "number returned": len(docs), "min(k, |R|)": min(k, len(r))}[reading["precision_denominator"]]
+    denominator = _precision_denominator(k, len(docs), len(r), reading)
     if denominator == 0:
         return Fraction(0)
     return Fraction(sum(1 for d in docs if d in r), denominator)
+
+
+def _precision_denominator(k: int, returned: int, relevant: int, reading: Reading) -> int:
+    return {"k": k, "number returned": returned, "min(k, |R|)": min(k, relevant)}[reading["precision_denominator"]]
+
+
+def _ap_denominator(k: int | None, hits: int, relevant: int, reading: Reading) -> int:
+    return {"|R|": relevant, "relevant retrieved": hits,
+            "min(k, |R|)": relevant if k is None else min(k, relevant)}[reading["ap_denominator"]]
+
+
+def denominator(spec: "MeasureSpec", judgements: Mapping[str, int], ranking: Ranking,
+                reading: Reading | None = None) -> int | None:
+    """What P@k or AP@k divides by on this query under ``reading`` (``precision_denominator``,
+    ``ap_denominator``): a whole number ≥ 0; None for a measure without a denominator convention. Lets a printed
+    fraction (“5/20”) rule out the readings that divide by something else."""
+    reading = reading or DEFAULT_READING
+    if spec.name == "P" and spec.cutoff is not None:
+        docs = prefix(_condensed(ranking, judgements, reading), spec.cutoff, reading)
+        return _precision_denominator(spec.cutoff, len(docs), len(relevant_set(judgements, _level(spec.rel, reading))),
+                                      reading)
+    if spec.name == "AP":
+        flags, r = _relevant_flags(judgements, ranking, spec.cutoff, spec.rel, reading)
+        return _ap_denominator(spec.cutoff, sum(flags), len(r), reading)
+    return None
 
 
 def recall(judgements: Mapping[str, int], ranking: Ranking, k: int | None, rel: int | None = None,
@@ -187,8 +212,7 @@ def average_precision(judgements: Mapping[str, int], ranking: Ranking, k: int | 
         if flag:
             hits += 1
             total += Fraction(hits, position)
-    denominator = {"|R|": len(r), "relevant retrieved": hits,
-                   "min(k, |R|)": len(r) if k is None else min(k, len(r))}[reading["ap_denominator"]]
+    denominator = _ap_denominator(k, hits, len(r), reading)
     return total / denominator if denominator else Fraction(0)
 
 
@@ -583,7 +607,9 @@ CATALOGUE: dict[str, MeasureDef] = dict((
              lambda s, j, r, x: counts(j, r, "NumRelRet", s.rel, x), cutoff="none", bounded=False,
              combine="sum", source="trec_eval num_rel_ret"),
     _measure("GMAP", "geometric mean of average precision", _BINARY | {"ap_denominator", "gmap_floor"},
-             lambda s, j, r, x: average_precision(j, r, s.cutoff, s.rel, x), combine="geometric",
+             # a query's value is its AP, floored as the reading's gmap_floor says (trec_eval's gm_map reports each
+             # query's max(AP, 0.00001)); the geometric mean over queries floors the same way
+             lambda s, j, r, x: _gmap_term(average_precision(j, r, s.cutoff, s.rel, x), x), combine="geometric",
              source="Robertson 2006; trec_eval gm_map (each AP floored at 0.00001)"),
 ))
 
@@ -827,6 +853,11 @@ def mean(values: Mapping[str, Fraction]) -> Fraction:
 
 #: trec_eval's floor for a query's value in a geometric mean (``gm_map``: ``MIN_GEO_MEAN``).
 GEOMETRIC_FLOOR = Fraction(1, 100_000)
+
+
+def _gmap_term(ap: Fraction, reading: Reading) -> Fraction:
+    """One query's term of GMAP: its AP, at least 0.00001 under ``gmap_floor: floored`` (trec_eval ``gm_map``)."""
+    return max(ap, GEOMETRIC_FLOOR) if reading["gmap_floor"] == "floored" else ap
 
 
 def geometric_mean(values: Mapping[str, Fraction], floor: bool = True) -> Fraction:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from textwrap import shorten
 from collections.abc import Mapping
+import re
 from fractions import Fraction
 
 from audit.attribution.causes import Input, explain_reference
@@ -189,6 +190,7 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
     fixture = chapter.fixture(fixture_ref)
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
     declared = declared_with_aggregate(chapter.declared_for(claim), aggregate)
+    declared = _printed_denominator(claim.quote, claimed, fixture, measure, query, declared)
     if ideal is not None:
         fitting, orders = _ideal_readings(fixture, measure, query, declared, ideal)
         printed = ", ".join(map(str, ideal))
@@ -363,6 +365,7 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
     names = conventions_for(measure, fixture, query)
     inp = Input({q: dict(j) for q, j in fixture.qrels.items()}, {q: list(r) for q, r in fixture.run.items()},
                 scored_run(fixture))
+    groups: dict[tuple, list] = {}
     for ref, row, returned in refs:
         if row.status == "rejected":  # its reader refuses the input the chapter's rules score (a repeated ID)
             evidence.conditions.append(Point(
@@ -376,24 +379,41 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
             continue
         found = explain_reference(ref, m, spec, returned, inp, base, names, query)
         shown = "left out" if row.status == "left out" else fmt_float(row.value)
-        text = f"{label}: {ref.title} ({row.provider}) gives {shown}: {found.summary(ref.title)}"
+        # references giving the same value for the same shown cause are one finding, not one per library
+        key = (shown, found.joint, tuple((c.name, c.value, c.phrase) for c in found.causes))
+        groups.setdefault(key if found.explained else (id(found),), []).append((ref, row, found, returned))
+    for members in groups.values():
+        ref, row, found, returned = members[0]
+        shown = "left out" if row.status == "left out" else fmt_float(row.value)
+        titles = [r.title for r, _, _, _ in members]
+        several = len(members) > 1
+        who = _listed(titles)
+        given = ", ".join(f"{r.title} ({w.provider})" for r, w, _, _ in members)
+        text = (f"{label}: {given} {'each give' if several else 'gives'} {shown}: "
+                f"{found.summary('each of ' + who if several else ref.title)}")
+        verb, does = ("follow", "give") if several else ("follows", "gives")
         if found.explained:
-            text += ". " + found.evidence()
+            text += ". " + found.evidence() + (" The same holds for " + _listed(titles[1:]) + "." if several else "")
             cause = found.causes[0]
             if found.joint and all(c.name in CONVENTIONS and c.value for c in found.causes):
-                wording = (f"Add: “{ref.title} follows other conventions here — "
+                wording = (f"Add: “{who} {verb} other conventions here — "
                            + "; and ".join(CONVENTIONS[c.name].phrase(c.value) for c in found.causes)
-                           + f" — and gives {shown} on this example.”")
+                           + f" — and {does} {shown} on this example.”")
             elif cause.name in CONVENTIONS and cause.value:
-                wording = (f"Add: “{ref.title} follows another convention here — "
-                           f"{CONVENTIONS[cause.name].phrase(cause.value)} — and gives {shown} on this example.”")
+                wording = (f"Add: “{who} {verb} another convention here — "
+                           f"{CONVENTIONS[cause.name].phrase(cause.value)} — and {does} {shown} on this example.”")
             else:
-                wording = (f"Add: “{ref.title} gives {shown} on this example because it "
+                wording = (f"Add: “{who} {does} {shown} on this example because it "
                            f"{cause.phrase}.”")
         else:
             text += f" (values: {', '.join(f'{q} {fmt_float(v)}' for q, v in returned.items()) or 'none'})"
             wording = f"Investigate why {ref.title} gives {shown} before publishing; the cause is not known."
         evidence.conditions.append(Point(text, wording))
+
+
+def _listed(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1]
 
 
 def _references_only(ms: Measurements, fixture, measure: str, claimed: ClaimedValue, claimed_text, query, label: str,
@@ -527,6 +547,38 @@ def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         check_expectation(ms, chapter, claim, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
                           derived=e.derived, query=e.query, aggregate=e.aggregate, ideal=e.ideal_grades())
     return evidence
+
+
+#: The convention that sets each measure's denominator (``evaluator.denominator``).
+_DENOMINATOR = {"P": "precision_denominator", "AP": "ap_denominator"}
+_FRACTION = re.compile(r"(?<![\d.])(\d{1,9})\s*/\s*(\d{1,9})(?![\d.])")
+
+
+def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: str, query: str | None,
+                         declared: Declared) -> Declared:
+    """``declared`` narrowed by a fraction the sentence prints for the value ("it is 5/20 = 0.25"): a reading of the
+    measure's denominator convention whose denominator the printed one does not divide cannot have produced it (the
+    printed 5/20 is no reduced form of 5/10), so it is not tried. Unchanged when no printed fraction equals the
+    claimed value, the measure has no denominator convention, or every reading (or none) fits."""
+    spec = parse_measure(measure, True)[1]
+    name = _DENOMINATOR.get(spec.name) if spec is not None else None
+    if name is None or (query is None and len(fixture.run) != 1):
+        return declared
+    printed = {int(b) for a, b in _FRACTION.findall(quote) if int(b) and claimed.contains(Fraction(int(a), int(b)))}
+    if not printed:
+        return declared
+    q = query or next(iter(fixture.run))
+    base = base_reading(declared)
+    values = declared.values(name)
+    fitting = [v for v in values
+               if (d := evaluator.denominator(spec, fixture.qrels.get(q, {}), fixture.run.get(q, []),
+                                              {**base, name: v}))
+               and any(d % b == 0 for b in printed)]
+    if not fitting or len(fitting) == len(values):
+        return declared
+    shown = ", ".join(f"…/{b}" for b in sorted(printed))
+    return declared.overlay(Declared({name: [Statement(v, f"the printed fraction {shown}", "claim")
+                                             for v in fitting]}))
 
 
 def _ideal_readings(fixture, measure: str, query: str | None, declared: Declared,
