@@ -20,7 +20,6 @@ name.
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction

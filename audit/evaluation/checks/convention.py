@@ -213,8 +213,13 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                                            f"{measure} probe: {outcome.detail}")
                 continue
             observed = REJECT if outcome.status == "rejected" else outcome.per_query
-            ref_rules = _table(conv, probe, measure, reading_of(ref))
+            # The rules under trec_eval's defaults first; the reference's own observed conventions (its probes, which
+            # may still be running) only where those match nothing, or the sentence is about this reference.
+            ref_rules = _table(conv, probe, measure, evaluator.DEFAULT_READING)
             matched = _behaviour(observed, ref_rules)
+            if ref.name == subject or not matched:
+                ref_rules = _table(conv, probe, measure, reading_of(ref))
+                matched = _behaviour(observed, ref_rules)
             rows.append(ImplValue(implementation=ref.name, provider=outcome.provider,
                                   status="rejected" if observed == REJECT else "ok",
                                   value=outcome.mean, per_query={q: fmt_float(v) for q, v in outcome.per_query.items()},

@@ -226,6 +226,7 @@ def _at(measure: str, k: int | str) -> str:
 CONSTANT = "="
 
 
+@lru_cache(maxsize=1024)
 def _constant(right_measure: str) -> Fraction | None:
     """The bound a group's right side names (``compare: constant``), else None."""
     return Fraction(right_measure[1:]) if right_measure.startswith(CONSTANT) else None
@@ -241,6 +242,7 @@ def extreme(name: str, measures: Sequence[str]) -> str:
     return f"{name}({'; '.join(measures)})"
 
 
+@lru_cache(maxsize=1024)
 def _extreme_parts(measure: str) -> tuple[Callable, list[str]] | None:
     """(min or max, the measures) of a right side written by ``extreme``, else None."""
     for name, fn in _EXTREMES.items():
@@ -259,6 +261,7 @@ def under(measure: str, conventions: dict[str, str]) -> str:
     return measure + _UNDER + "; ".join(f"{name}={value}" for name, value in sorted(conventions.items()))
 
 
+@lru_cache(maxsize=1024)
 def _under_parts(measure: str) -> tuple[str, dict[str, str]] | None:
     """(measure, conventions) of a side written by ``under``, else None."""
     if _UNDER not in measure:
@@ -270,11 +273,16 @@ def _under_parts(measure: str) -> tuple[str, dict[str, str]] | None:
 def _with_parts(requests: Requests) -> Requests:
     """``requests`` with each ``min``/``max`` side's measures requested too, for the same cases and cutoffs, and
     each request on a run of several queries made for each of its queries too."""
+    measures = {m for m, _ in requests}
+    extremes = {m for m in measures if _extreme_parts(m) is not None}
+    runs = any(isinstance(case, Run) for _, case in requests)
+    if not extremes and not runs:
+        return requests
     out = {key: set(ks) for key, ks in requests.items()}
     for (measure, case), ks in requests.items():
-        parts = _extreme_parts(measure)
-        for part in parts[1] if parts else ():
-            out.setdefault((part, case), set()).update(ks)
+        if measure in extremes:
+            for part in _extreme_parts(measure)[1]:
+                out.setdefault((part, case), set()).update(ks)
     for (measure, case), ks in list(out.items()):
         if isinstance(case, Run) and _constant(measure) is None and _extreme_parts(measure) is None:
             for query in case.queries:
@@ -286,6 +294,8 @@ def _fill_runs(table: Table, requests: Requests, reading) -> None:
     """Each row of a run of several queries from its queries' rows, combined as the measure combines values over
     queries (``evaluator.combine``: the mean, the geometric mean for GMAP, the sum for counts): a value only where
     every query has one."""
+    if not any(isinstance(case, Run) for _, case in requests):
+        return
     for (measure, case), ks in requests.items():
         if not isinstance(case, Run) or _constant(measure) is not None or _extreme_parts(measure) is not None:
             continue
@@ -303,6 +313,8 @@ def _fill_runs(table: Table, requests: Requests, reading) -> None:
 
 def _fill_extremes(table: Table, requests: Requests) -> None:
     """Each ``min``/``max`` row of ``table`` from its measures' rows: a value only where every measure has one."""
+    if not any(_extreme_parts(m) is not None for m in {m for m, _ in requests}):
+        return
     for (measure, case), ks in requests.items():
         parts = _extreme_parts(measure)
         if parts is None:
@@ -353,9 +365,10 @@ class Evaluations:
         qrels = {index[c]: c.qrels() for c in cases}
         futures, calls = [], []
         if self.references:
-            wanted = sorted({(measure, k) for (measure, _), ks in requests.items() for k in ks
-                             if _constant(measure) is None and _extreme_parts(measure) is None
-                             and _under_parts(measure) is None})
+            derived = {m for m in {m for m, _ in requests}
+                       if _constant(m) is not None or _extreme_parts(m) is not None or _under_parts(m) is not None}
+            wanted = sorted({(measure, k) for (measure, _), ks in requests.items() if measure not in derived
+                             for k in ks})
             parsed = {(measure, k): parse_measure(_at(measure, k))[0] for measure, k in wanted}
             names = {key: str(m) for key, m in parsed.items()}
             calls = [(ref, usable) for ref in self.references
