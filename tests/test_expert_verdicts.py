@@ -213,3 +213,33 @@ def test_a_printed_fraction_rules_out_the_denominators_it_cannot_be(results):
     assert results["E07"].verdict == "supported", results["E07"].reason
     e08 = results["E08"]
     assert e08.verdict == "qualified" and "number returned" in e08.reason
+
+
+def test_claims_that_need_opposite_values_of_an_unstated_convention_are_a_tension(tmp_path):
+    """b, c, a share one score and only c is relevant; the text states no tie rule. RR = 1 holds only with ties by
+    docno descending (c, b, a: trec_eval's rule); RR = 1/3 only by docno ascending (a, b, c: ir-measures' msmarco
+    provider for RR@k). Each claim alone is qualified; together they need opposite tie rules, which no reading
+    gives (hand computation; pytrec_eval gives recip_rank 1.0 on these tied scores)."""
+    (tmp_path / "snapshot.txt").write_text("With b, c and a tied, RR is 1. With b, c and a tied, RR is 1/3.\n",
+                                           encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: ties\ntitle: Ties\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+fixtures:
+  tied:
+    qrels: {q1: {a: 0, b: 0, c: 1}}
+    run: {q1: [b, c, a]}
+    scores: {q1: {a: 1.0, b: 1.0, c: 1.0}}
+claims:
+  - {id: T1, title: RR 1, kind: value, quote: "With b, c and a tied, RR is 1.", claim: RR 1, fixture: tied,
+     expect: [{measure: RR, claimed: "1"}]}
+  - {id: T2, title: RR 1/3, kind: value, quote: "With b, c and a tied, RR is 1/3.", claim: RR 1/3, fixture: tied,
+     expect: [{measure: RR, claimed: "1/3"}]}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), [], collect("test"))
+    verdicts = {c.id: c for c in report.claims}
+    assert verdicts["T1"].holds_only == {"ties": ["docno descending"]}
+    assert verdicts["T2"].holds_only == {"ties": ["docno ascending"]}
+    tension = next(t for t in report.tensions if t.claims)
+    assert tension.convention == "ties"
+    assert [(st["claim"], st["value"]) for st in tension.statements] == [("T1", "docno descending"),
+                                                                         ("T2", "docno ascending")]

@@ -41,6 +41,9 @@ class Evidence:
     scopes: list[str] = field(default_factory=list)  # what each check covered, for a supported reason
     lead: str = "Holds by the chapter's definition, but "  # how a qualified reason opens
     concern: str = ""  # what the finding means for a reader, when the default sentence does not fit
+    #: convention → the values under which alone the claim holds (a claim qualified by an unstated convention), so
+    #: claims that need opposite values of one convention can be shown as a tension
+    holds_only: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -177,6 +177,12 @@ def render(report: ChapterReport) -> str:
     if report.tensions:
         w("### Internal tensions\n")
         for t in report.tensions:
+            if t.claims:
+                needs = "; ".join(f"{st['claim']} (“{st['quote']}”) holds only with **{st['value']}**"
+                                  for st in t.statements)
+                w(f"- **{t.title}**, which the chapter does not state, is needed two ways by its claims: "
+                  f"{cell(needs)}. {cell(t.probe)}: state the one the chapter means.")
+                continue
             quotes = "; ".join(f"“{st['quote']}” sets it to **{st['value']}**" for st in t.statements)
             w(f"- **{t.title}** is set two ways by the chapter: {cell(quotes)}. {cell(t.probe)}. Every claim that "
               "depends on it is checked under both values.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 #: Version of the JSON report layout; bump on any incompatible change.
-FORMAT_VERSION = "2.1"
+FORMAT_VERSION = "2.2"
 
 VERDICTS = ("supported", "qualified", "contradicted", "stale", "error", "pending", "not checkable")
 PRIORITIES = ("high", "medium", "low", "none")
@@ -68,6 +68,8 @@ class ClaimResult(BaseModel):
     priority: str
     claimed: str = ""
     checks: list[Check] = Field(default_factory=list)
+    #: convention → the values under which alone a qualified claim holds (see ``Tension``)
+    holds_only: dict[str, list[str]] = Field(default_factory=dict)
     note: str = ""
     evidence: list[EvidenceItem] = Field(default_factory=list)  # the finding's evidence, each with its class
 
@@ -99,12 +101,14 @@ class ReferenceInfo(BaseModel):
 
 
 class Tension(BaseModel):
-    """Two statements of one chapter that set the same convention to different values."""
+    """Two statements of one chapter that set the same convention to different values, or (``claims``) two claims
+    that each hold only under a value of a convention the text leaves open, and not the same one."""
 
     convention: str
     title: str
     statements: list[dict[str, str]]   # value, quote
     probe: str                          # what each value gives on a probe input
+    claims: bool = False                # between claims that need different values, not stated values
 
 
 class Fingerprint(BaseModel):

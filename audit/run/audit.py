@@ -234,7 +234,9 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
                        similarity=round(anchor.similarity, 4), line=anchor.line, column=anchor.column,
                        register_line=chapter.lines.get(claim.id), verdict=decision.verdict, reason=decision.reason,
                        concern=decision.concern, response=decision.response, priority=decision.priority,
-                       claimed=claimed, checks=evidence.checks, note=claim.note)
+                       claimed=claimed, checks=evidence.checks, note=claim.note,
+                       holds_only={n: sorted(v, key=CONVENTIONS[n].values.index) for n, v in evidence.holds_only.items()
+                                   if v} if decision.verdict == "qualified" else {})
 
 
 def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance: Provenance,
@@ -338,7 +340,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
                                   conventions=r.conventions(), observed=o) for r, o in zip(references, seen)],
         conventions=chapter.declared.as_dict(),
         unstated=[n for n in CONVENTIONS if not chapter.declared.stated(n)],
-        tensions=tensions(chapter),
+        tensions=tensions(chapter) + claim_tensions(results),
         summary={v: counts.get(v, 0) for v in VERDICTS},
         claims=results, statements=statements, scan=scan_summary)
     from audit.report.results import Research
@@ -426,6 +428,23 @@ def tensions(chapter: Chapter) -> list:
             probe = f"On a probe ({text}) — " + "; ".join(parts)
         out.append(Tension(convention=name, title=CONVENTIONS[name].title, probe=probe,
                            statements=[{"value": s.value, "quote": s.quote} for s in statements]))
+    return out
+
+
+def claim_tensions(results: Sequence[ClaimResult]) -> list:
+    """Claims that each hold only under values of one unstated convention, with no value common to them (one needs
+    ties broken by docno ascending, another by docno descending): no single reading makes both true, which the
+    chapter should see beside its own tensions."""
+    from audit.report.results import Tension
+    out = []
+    for name in CONVENTIONS:
+        needs = [(r, set(r.holds_only[name])) for r in results if name in r.holds_only]
+        if len(needs) < 2 or set.intersection(*(v for _, v in needs)):
+            continue
+        out.append(Tension(convention=name, title=CONVENTIONS[name].title, claims=True,
+                           statements=[{"value": " or ".join(sorted(v, key=CONVENTIONS[name].values.index)),
+                                        "quote": r.quote, "claim": r.id} for r, v in needs],
+                           probe="No single value makes all of these claims hold"))
     return out
 
 

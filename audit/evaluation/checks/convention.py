@@ -236,6 +236,8 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                     evidence.scopes.append(f"on the probe, {name} {describe(conv, rule)}, as the sentence says: "
                                            f"{measure} {shown} (the other rules give {_shown({r: v for r, v in ref_rules.items() if r != rule}, spell)})")
                 else:
+                    evidence.concern = evidence.concern or (f"Readers who run {titles[ref.name]} get other numbers "
+                                                            "than the sentence says it gives.")
                     does = " / ".join(describe(conv, r) for r in matched) or "follows no known rule"
                     evidence.failures.append(Point(
                         f"on the probe, {name} {does}: {measure} {shown}, where the stated rule "

@@ -235,6 +235,10 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
     if not holding:
         _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, readings, derived, label, evidence)
     elif failing:
+        for n in names:  # what the claim needs of each deciding convention the text leaves open
+            if not declared.stated(n):
+                need = {o.as_dict[n] for o in holding}
+                evidence.holds_only[n] = evidence.holds_only.get(n, need) & need
         # the convention(s) to state: those that decide alone, else every varied one of a holding reading
         wording_conv = {n: good[n] for n in names} or holding[0].as_dict
         verified = bool(wording_conv) and verify_statement(ms, fixture, measure, declared, query, claimed, wording_conv)
@@ -494,6 +498,8 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
             f"{label}: {by} ({row.provider}) gives {shown}, not the printed {claimed_text}",
             f"Change “{claimed_text}” to “{new_text}” (checked: {by}'s value lies in it)." if fixed else
             f"Revise the sentence: {by} gives {shown} here."))
+        evidence.concern = evidence.concern or (f"Readers who run {by} get {shown}, not the value the sentence "
+                                                "says it returns.")
         return
     evidence.errors.append(f"{label}: {by} gives no value: {row.status}" + (f" ({row.detail})" if row.detail else ""))
 
