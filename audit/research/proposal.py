@@ -94,6 +94,10 @@ def _sentence_end(line: str, end: int) -> int:
 # --- one finding → (action, replaced, text, position, check sentence) --------------------------------
 
 def _value(claim, chapter: Chapter, ms: Measurements, result: ClaimResult):
+    named = sorted({e.by for e in claim.expect if e.by is not None})
+    if named:
+        raise _Skip(f"a sentence about what {' and '.join(named)} returns: its correction is the value the library "
+                    "returned, given in the finding's response, not a text the chapter's definitions check")
     fixture = chapter.fixture(claim.fixture)
     own = chapter.declared_for(claim)
     extra: dict[str, str] = {}
@@ -271,6 +275,9 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
                                     ("Pins the value to one convention; a reader whose tool uses another gets a "
                                      f"different number ({alternatives}), and now knows why."), list(extra)))
             elif claim.kind == "property":
+                if WEAKER.get(claim.relation) is None or claim.compare != "next_cutoff":
+                    raise _Skip("no checked rewording for this kind of universal statement (only a strict change "
+                                "with k has a weaker form to propose); the finding shows the counterexample")
                 m = _ALWAYS.search(quote)
                 if not m:
                     raise _Skip("the universal wording (“always …”) was not recognised in the quote")
