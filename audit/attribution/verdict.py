@@ -20,6 +20,25 @@ class Point:
 
     text: str
     wording: str = ""
+    #: Points with the same key are one finding seen on several inputs (the same libraries, the same cause): they
+    #: are merged, the first kept whole and the others' ``seen`` listed after it (``merge_repeats``).
+    key: tuple | None = None
+    seen: str = ""
+
+
+def merge_repeats(points: list[Point]) -> list[Point]:
+    """``points`` with those sharing a ``key`` merged into the first of them."""
+    out: list[Point] = []
+    first: dict[tuple, Point] = {}
+    for p in points:
+        if p.key is None or p.key not in first:
+            out.append(p)
+            if p.key is not None:
+                first[p.key] = p
+            continue
+        head = first[p.key]
+        head.text = head.text.rstrip(".") + (". The same on " if " The same on " not in head.text else "; ") + p.seen
+    return out
 
 
 @dataclass

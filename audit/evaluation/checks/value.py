@@ -17,7 +17,7 @@ import re
 from fractions import Fraction
 
 from audit.attribution.causes import Input, explain_reference
-from audit.attribution.verdict import Evidence, Point
+from audit.attribution.verdict import Evidence, Point, merge_repeats
 from audit.evaluation.checks.common import (
     CHAPTER,
     Measurements,
@@ -254,7 +254,16 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
                "the sentence fits more than one reading of " + ", ".join(CONVENTIONS[n].named() for n in open_by_claim)
                if open_by_claim else f"the chapter does not state {which}")
         text = (f"{label}: the printed {claimed_text} holds under some readings and not others, and {why}: {by}")
-        if verified:
+        mean_only = ("averaging" in open_by_claim and all(o.as_dict["averaging"] != "pooled" for o in holding)
+                     and any(o.as_dict["averaging"] == "pooled" for o in failing))
+        if mean_only:
+            # the sentence itself is read two ways (a mean over queries, or the share of all relevant material): the
+            # chapter's own averaging statement does not settle which the sentence means, its wording must
+            pooled = next(o for o in failing if o.as_dict["averaging"] == "pooled")
+            wording = (f"Say that the value is a mean over queries, e.g. “on average per query”, not a share of all "
+                       f"relevant material (checked: the mean over queries gives {_show(holding[0].value)}; the share "
+                       f"of all relevant material, pooled over queries, gives {_show(pooled.value)})")
+        elif verified:
             phrases = "; ".join(CONVENTIONS[n].phrase(v) for n, v in wording_conv.items())
             wording = (f"State the convention the value rests on, e.g. “Here {phrases}.” "
                        f"(checked: with this stated, the claim holds under every remaining reading)")
@@ -412,7 +421,10 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
         else:
             text += f" (values: {', '.join(f'{q} {fmt_float(v)}' for q, v in returned.items()) or 'none'})"
             wording = f"Investigate why {ref.title} gives {shown} before publishing; the cause is not known."
-        evidence.conditions.append(Point(text, wording))
+        # the same libraries with the same shown cause on the claim's other expectations: one finding
+        key = ("reference", tuple(titles), tuple((c.name, c.value) for c in found.causes)) if found.explained else None
+        evidence.conditions.append(Point(text, wording, key, f"{label}, where {'they give' if several else 'it gives'} "
+                                                             f"{shown}"))
 
 
 def _listed(names: list[str]) -> str:
@@ -552,6 +564,7 @@ def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             continue
         check_expectation(ms, chapter, claim, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
                           derived=e.derived, query=e.query, aggregate=e.aggregate, ideal=e.ideal_grades())
+    evidence.conditions = merge_repeats(evidence.conditions)
     return evidence
 
 
