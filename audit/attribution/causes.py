@@ -19,7 +19,6 @@ name.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -27,15 +26,13 @@ from fractions import Fraction
 import numpy as np
 
 from audit.evaluation import evaluator
+from audit.evaluation.agreement import agree
 from audit.evaluation.evaluator import order_ties, relevant_set
 from audit.register.conventions import CONVENTIONS
 
 Qrels = Mapping[str, Mapping[str, int]]
 ScoredRun = Mapping[str, Mapping[str, float]]
 PerQuery = Mapping[str, float | Fraction]
-
-_TOL = 1e-6
-
 
 @dataclass
 class Cause:
@@ -72,21 +69,6 @@ class Attribution:
 
     def evidence(self) -> str:
         return " ".join(s for c in self.causes for s in c.shown_by)
-
-
-def agree(a: PerQuery, b: PerQuery) -> bool:
-    """Same queries, values within 1e-6 (references return doubles; the chapter exact fractions); a reference value
-    printed to five decimals (gdeval.pl, ir-measures' ERR) agrees with any value that rounds to it."""
-    return set(a) == set(b) and all(abs(float(a[q]) - float(b[q])) <= max(_TOL, _printed(a[q]), _printed(b[q]))
-                                    for q in a)
-
-
-def _printed(v) -> float:
-    """Half a unit of the fifth decimal when ``v`` is a float with at most five decimals, else 0."""
-    if not isinstance(v, float) or not math.isfinite(v):
-        return 0.0
-    scaled = v * 100_000
-    return 0.000005 if abs(scaled - round(scaled)) < 1e-6 else 0.0
 
 
 def fmt(values: PerQuery) -> str:

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from audit.attribution.causes import agree
+from audit.evaluation.agreement import agree
 from audit.evaluation import evaluator
 from audit.evaluation.references import Reference
 from audit.register.conventions import CONVENTIONS
@@ -185,13 +185,16 @@ def observe(ref: Reference) -> dict[str, Observation]:
 
 _CACHE: dict[str, dict[str, Observation]] = {}
 
+#: Where observations are kept across runs: ``store(ref, compute)`` returns the stored ones or ``compute()``'s. Set by
+#: the run stage (``audit.run.cache.stored_observations``); unset, every process probes afresh.
+STORE: list = []
+
 
 def observed(ref: Reference) -> dict[str, Observation]:
-    """``observe(ref)``, probed once per process and reference (and kept in the cache across runs while it
-    is on: ``audit.run.cache.stored_observations``)."""
+    """``observe(ref)``, probed once per process and reference (and kept across runs by ``STORE`` when the run
+    stage set one)."""
     if ref.name not in _CACHE:
-        from audit.run.cache import stored_observations
-        _CACHE[ref.name] = stored_observations(ref, lambda: observe(ref))
+        _CACHE[ref.name] = STORE[0](ref, lambda: observe(ref)) if STORE else observe(ref)
     return _CACHE[ref.name]
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from audit.attribution.causes import Input, agree, explain_reference
+from audit.attribution.causes import Input, explain_reference
+from audit.evaluation.agreement import agree
 from audit.attribution.verdict import Evidence, Point
 from audit.evaluation import evaluator
 from audit.evaluation.checks.common import (
