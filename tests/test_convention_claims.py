@@ -200,3 +200,14 @@ def test_register_refuses_what_it_cannot_probe(tmp_path, edit, field, message):
     with pytest.raises(RegisterError) as info:
         load_chapter(_write(tmp_path, claims))
     assert info.value.claim == "K04" and message in info.value.message
+
+
+def test_no_caveat_is_patched_after_a_false_sentence_about_a_library(tmp_path):
+    """K05 says trec_eval divides P@k by the number returned; it divides by k. A caveat appended after the sentence
+    (what the chapter-rule claims get) would leave the false sentence in place, so the proposal gives none."""
+    folder = _write(tmp_path)
+    report = audit_chapter(load_chapter(folder), all_references(), collect("test"))
+    hunks = {h.claim for h in report.research.proposal.hunks}
+    assert "K05" not in hunks and "K02" not in hunks
+    reasons = {n["claim"]: n["reason"] for n in report.research.proposal.not_proposed}
+    assert "the sentence must say that instead" in reasons["K05"]

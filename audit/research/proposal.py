@@ -190,6 +190,10 @@ def _property(claim, chapter: Chapter, ms: Measurements, result: ClaimResult):
 def _convention(claim, chapter: Chapter, result: ClaimResult, references, book, rechecks=None):
     """The caveat naming what each reference does, from the probe run again on every reference with nothing
     cached; kept in ``rechecks`` (by the claim's key) when every reference answered."""
+    if claim.by:
+        # a caveat after a false sentence about a library would leave the sentence in place
+        raise _Skip(f"a sentence about what {claim.by} does: the finding names the rule {claim.by} was seen to follow "
+                    "on the probe; the sentence must say that instead, and no caveat added after it would")
     stored = rechecks.get(claim.id, "convention caveat") if rechecks is not None else None
     if stored is not None and isinstance(stored.get("text"), str) and isinstance(stored.get("check"), str):
         return stored["text"], stored["check"]
