@@ -27,6 +27,7 @@ import numpy as np
 
 from audit.evaluation import evaluator
 from audit.evaluation.agreement import agree
+from audit.register.values import fmt_float
 from audit.evaluation.evaluator import order_ties, relevant_set
 from audit.register.conventions import CONVENTIONS
 
@@ -72,11 +73,8 @@ class Attribution:
 
 
 def fmt(values: PerQuery) -> str:
-    """Per-query values, four decimals (two significant digits below 0.00005, so 0.00001 does not read as 0)."""
-    def one(v) -> str:
-        x = float(v)
-        return f"{x:.2g}" if x != 0 and abs(x) < 0.00005 else f"{x:.4f}"
-    return ", ".join(f"{q}: {one(v)}" for q, v in values.items()) or "no query"
+    """Per-query values as ``fmt_float`` shows one (so 0.00001 does not read as 0)."""
+    return ", ".join(f"{q}: {fmt_float(v)}" for q, v in values.items()) or "no query"
 
 
 # --- input rewrites: each removes one candidate cause ------------------------------------------------

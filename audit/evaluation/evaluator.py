@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from audit.errors import MeasureError, RankingError, ReadingDoesNotApply, RepeatedIDError
 from audit.register.conventions import CONVENTIONS
+from audit.register.values import exact_root
 
 Qrels = Mapping[str, Mapping[str, int]]
 Ranking = Sequence[str]
@@ -148,6 +149,10 @@ def _precision_denominator(k: int, returned: int, relevant: int, reading: Readin
 def _ap_denominator(k: int | None, hits: int, relevant: int, reading: Reading) -> int:
     return {"|R|": relevant, "relevant retrieved": hits,
             "min(k, |R|)": relevant if k is None else min(k, relevant)}[reading["ap_denominator"]]
+
+
+#: The convention that sets each measure's denominator (``denominator``).
+DENOMINATOR_CONVENTION = {"P": "precision_denominator", "AP": "ap_denominator"}
 
 
 def denominator(spec: "MeasureSpec", judgements: Mapping[str, int], ranking: Ranking,
@@ -870,28 +875,14 @@ def geometric_mean(values: Mapping[str, Fraction], floor: bool = True) -> Fracti
     low = GEOMETRIC_FLOOR if floor else Fraction(0)
     product = math.prod((max(v, low) for v in values.values()), start=Fraction(1))
     n = len(values)
-    top, bottom = _exact_root(product.numerator, n), _exact_root(product.denominator, n)
-    if top is not None and bottom is not None:  # a rational root (equal values, 1 × 1/2 × 1/4 …): exact
-        return Fraction(top, bottom)
+    root = exact_root(product, n)
+    if root is not None:  # a rational root (equal values, 1 × 1/2 × 1/4 …): exact
+        return root
     with localcontext() as ctx:
         ctx.prec = _DIGITS
         logs = sum((Decimal(max(v, low).numerator).ln() - Decimal(max(v, low).denominator).ln()
                     for v in values.values()), Decimal(0))
         return Fraction((logs / n).exp())
-
-
-def _exact_root(x: int, n: int) -> int | None:
-    """The integer n-th root of ``x`` ≥ 0 when ``x`` is a perfect n-th power, else None (Newton's method on
-    integers, from above)."""
-    if x < 2:
-        return x
-    r = 1 << -(-x.bit_length() // n)
-    while True:
-        y = ((n - 1) * r + x // r ** (n - 1)) // n
-        if y >= r:
-            break
-        r = y
-    return r if r ** n == x else None
 
 
 def combine(measure_name: str, values: Mapping[str, Fraction | float],

@@ -485,6 +485,10 @@ class PropertyClaim(ClaimBase):
     def _other_conventions_known(cls, value):
         return _check_conventions(value)
 
+    def other_reading(self) -> dict[str, str]:
+        """``other_conventions`` as convention → value (each one's first statement)."""
+        return {name: items[0]["value"] for name, items in _as_plain(self.other_conventions).items()}
+
     @property
     def others(self) -> list[str]:
         """The measure(s) compared with (``other`` as a list)."""

@@ -393,7 +393,16 @@ def _iroot(n: int, q: int) -> int | None:
     return x if x ** q == n else None
 
 
-def _exact_root(x: Fraction, q: int) -> Fraction | None:
+def fmt_float(x: float | Fraction | None) -> str:
+    """Four decimals; a value that would show as 0.0000 but is not 0 with two significant digits (1e-05), so a
+    difference shown is never hidden by rounding."""
+    if x is None:
+        return "—"
+    v = float(x)
+    return f"{v:.2g}" if v != 0 and abs(v) < 0.00005 else f"{v:.4f}"
+
+
+def exact_root(x: Fraction, q: int) -> Fraction | None:
     """x**(1/q) when it is rational (numerator and denominator perfect q-th powers), else ``None``
     (``x`` ≥ 0)."""
     n, d = _iroot(x.numerator, q), _iroot(x.denominator, q)
@@ -665,7 +674,7 @@ class _Evaluation:
         if isinstance(x, Fraction):
             if x < 0:
                 raise self.refuse(message)
-            root = _exact_root(x, 2)
+            root = exact_root(x, 2)
             if root is not None:
                 return root
         else:
@@ -713,7 +722,7 @@ class _Evaluation:
             if base < 0:
                 raise self.refuse(not_real)
             if isinstance(exponent, Fraction):
-                root = _exact_root(base, exponent.denominator)
+                root = exact_root(base, exponent.denominator)
                 if root is not None:
                     return self.power(root, Fraction(exponent.numerator), node)
         else:

@@ -25,7 +25,6 @@ from audit.evaluation.references import Reference
 from audit.register.claims import Chapter
 from audit.register.conventions import CONVENTIONS
 from audit.register.limits import CLAIM_SECONDS, shorten
-from audit.register.measures import at_cutoff
 from audit.report.results import (
     VERDICTS,
     ChapterReport,
@@ -215,17 +214,16 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
     elif claim.kind == "convention":
         claimed = f"{claim.convention.replace('_', ' ')}: {claim.rule}" + (f" ({claim.by})" if claim.by else "")
     elif claim.kind == "property":
-        from audit.evaluation.checks.property import TRANSFORMS, WHOLE, _at
+        from audit.evaluation.checks.property import TRANSFORMS, WHOLE, measure_at
         at = {"|R|": "|R|", "whole ranking": WHOLE}.get(claim.at, "k")
         target = {"next_cutoff": "as k grows",
-                  "measure": " and ".join(_at(o, at) for o in claim.others) + (
-                      " (" + "; ".join(f"{n}: {v if isinstance(v, (str, int)) else getattr(v, 'value', v)}"
-                                       for n, v in claim.other_conventions.items()) + ")"
+                  "measure": " and ".join(measure_at(o, at) for o in claim.others) + (
+                      " (" + "; ".join(f"{n}: {v}" for n, v in claim.other_reading().items()) + ")"
                       if claim.other_conventions else ""),
                   "constant": str(claim.bound),
                   "transform": f"when {TRANSFORMS[claim.transform][1]}" if claim.transform else ""}[claim.compare]
         from audit.evaluation.universe import PREMISES
-        claimed = f"{_at(claim.measure, at)} {claim.relation} {target}" + (
+        claimed = f"{measure_at(claim.measure, at)} {claim.relation} {target}" + (
             f", when {PREMISES[claim.given].text}" if claim.given else "")
     elif claim.kind == "code":
         claimed = f"{claim.function} computes {claim.measure}"

@@ -14,7 +14,7 @@ from audit.evaluation import evaluator
 from audit.evaluation.references import Reference
 from audit.register.claims import Fixture
 from audit.register.measures import parse as parse_measure
-from audit.register.values import ClaimedValue, display, format_exact
+from audit.register.values import ClaimedValue, display, fmt_float, format_exact
 from audit.report.results import ImplValue
 from audit.run.parallel import queued
 
@@ -41,13 +41,9 @@ def write_trec_run(fixture: Fixture, folder: str) -> str:
     return path
 
 
-def fmt_float(x: float | Fraction | None) -> str:
-    """Four decimals; a value that would show as 0.0000 but is not 0 with two significant digits (1e-05), so a
-    difference shown is never hidden by rounding."""
-    if x is None:
-        return "—"
-    v = float(x)
-    return f"{v:.2g}" if v != 0 and abs(v) < 0.00005 else f"{v:.4f}"
+def listed(names: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1]
 
 
 def _reading_key(reading) -> tuple:

@@ -14,6 +14,7 @@ from audit.evaluation.checks.common import (
     combined,
     fixture_name,
     fmt_float,
+    listed,
     scored_run,
 )
 from audit.evaluation.checks.stated_effect import (
@@ -212,7 +213,7 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
                 + ".”"))
         for (bv, av), named in side_values.items():
             names = [n for n, _ in named]
-            who = ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1]
+            who = listed(names)
             named[-1][1].wording = (f"Add: “With {who}, {measure} goes from {bv} to {av} here.” (checked: the values "
                                     "they returned)")
     return holds[0].value.split("|")[0] if holds and not fails else (

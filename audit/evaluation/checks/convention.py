@@ -15,7 +15,7 @@ from fractions import Fraction
 from audit.attribution.verdict import Evidence, Point
 from audit.errors import ReadingDoesNotApply, RepeatedIDError
 from audit.evaluation import evaluator
-from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
+from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float, listed
 from audit.evaluation.readings import base_reading
 from audit.register.claims import CONVENTION_RULES, REFERENCE_NAMES, Chapter, ConventionClaim, Fixture, canonical_rule
 from audit.register.conventions import CONVENTIONS
@@ -280,8 +280,8 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     agreeing = sorted({v.implementation for c in evidence.checks for v in c.values
                        if v.implementation != CHAPTER and v.in_interval}, key=order.index)
     if agreeing:
-        names = ", ".join(agreeing[:-1]) + (" and " if len(agreeing) > 1 else "") + agreeing[-1]
-        evidence.scopes.append(f"On the probe, each of the chapter's definitions, {names} {describe(conv, rule)}")
+        evidence.scopes.append(f"On the probe, each of the chapter's definitions, {listed(agreeing)} "
+                               f"{describe(conv, rule)}")
     else:
         evidence.scopes.append(f"On the probe, the chapter's definitions {describe(conv, rule)}; no reference "
                                "can express the probe")

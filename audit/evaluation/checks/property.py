@@ -217,7 +217,7 @@ def requests_for(measure: str, groups: Sequence[Group]) -> Requests:
 WHOLE = 0
 
 
-def _at(measure: str, k: int | str) -> str:
+def measure_at(measure: str, k: int | str) -> str:
     """``measure`` at cutoff ``k`` (``at_cutoff``), or without one for ``WHOLE``."""
     return measure if k == WHOLE else at_cutoff(measure, k)
 
@@ -369,7 +369,7 @@ class Evaluations:
                        if _constant(m) is not None or _extreme_parts(m) is not None or _under_parts(m) is not None}
             wanted = sorted({(measure, k) for (measure, _), ks in requests.items() if measure not in derived
                              for k in ks})
-            parsed = {(measure, k): parse_measure(_at(measure, k))[0] for measure, k in wanted}
+            parsed = {(measure, k): parse_measure(measure_at(measure, k))[0] for measure, k in wanted}
             names = {key: str(m) for key, m in parsed.items()}
             calls = [(ref, usable) for ref in self.references
                      if (usable := [m for m in parsed.values() if ref.supports(m).ok])]
@@ -509,7 +509,7 @@ def _right(claim: PropertyClaim) -> str:
     if claim.compare != "measure":
         return claim.measure
     if claim.other_conventions:
-        return under(claim.other, {name: _first_value(entry) for name, entry in claim.other_conventions.items()})
+        return under(claim.other, claim.other_reading())
     return claim.other
 
 
@@ -739,12 +739,6 @@ def _show(x) -> str:
     return display(format_exact(x)) if isinstance(x, Fraction) else fmt_float(x)
 
 
-def _first_value(entry) -> str:
-    """A convention entry's (first) value: ``|R|``, ``{value, quote}`` or a list of those."""
-    first = entry[0] if isinstance(entry, list) else entry
-    return str(getattr(first, "value", first))
-
-
 def _where(pair: Pair) -> str:
     """Where a comparison is made: ``k = 3``, or ``whole rankings``."""
     return "whole rankings" if pair.k == WHOLE else f"k = {pair.k}"
@@ -766,12 +760,12 @@ def _side(measure: str, at: str) -> str:
     """How a right side reads at a cutoff: ``R@k``, ``min(P@k, R@k)``."""
     shifted = _under_parts(measure)
     if shifted is not None:
-        return f"{_at(shifted[0], at)} ({'; '.join(f'{n}: {v}' for n, v in shifted[1].items())})"
+        return f"{measure_at(shifted[0], at)} ({'; '.join(f'{n}: {v}' for n, v in shifted[1].items())})"
     parts = _extreme_parts(measure)
     if parts is None:
-        return _at(measure, at)
+        return measure_at(measure, at)
     name = "min" if parts[0] is min else "max"
-    return f"{name}({', '.join(_at(m, at) for m in parts[1])})"
+    return f"{name}({', '.join(measure_at(m, at) for m in parts[1])})"
 
 
 def _statement(claim: PropertyClaim, relation: str) -> str:
@@ -780,10 +774,10 @@ def _statement(claim: PropertyClaim, relation: str) -> str:
         return f"{claim.measure}@k+1 {relation} relative to {claim.measure}@k{given}"
     at = {"|R|": "|R|", "whole ranking": WHOLE}.get(claim.at, "k")
     if claim.compare == "measure":
-        return f"{_at(claim.measure, at)} {relation} {_side(_right(claim), at)}{given}"
+        return f"{measure_at(claim.measure, at)} {relation} {_side(_right(claim), at)}{given}"
     if claim.compare == "constant":
-        return f"{_at(claim.measure, at)} {relation} {claim.bound}{given}"
-    return f"{_at(claim.measure, at)} {relation} when {TRANSFORMS[claim.transform][1]}{given}"
+        return f"{measure_at(claim.measure, at)} {relation} {claim.bound}{given}"
+    return f"{measure_at(claim.measure, at)} {relation} when {TRANSFORMS[claim.transform][1]}{given}"
 
 
 def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding, stage: str) -> Check:
@@ -804,9 +798,9 @@ def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding,
         curves = {f"{claim.measure}@k": [float(evaluator.evaluate_query(parse_measure(at_cutoff(claim.measure, k))[1],
                                                                      p.case.qrels(), p.case.ranking())) for k in ks]}
     return Check(curves=curves, label=f"counterexample to “{_statement(claim, relation)}” ({stage}): "
-                       f"{_at(claim.measure, p.k)} → {right_label}; {p.case.describe()}"
+                       f"{measure_at(claim.measure, p.k)} → {right_label}; {p.case.describe()}"
                        + (f" → {p.other.describe()}" if p.other != p.case else ""),
-                 measure=f"{_at(claim.measure, p.k)} → {right_label}", claimed=relation,
+                 measure=f"{measure_at(claim.measure, p.k)} → {right_label}", claimed=relation,
                  values=values, table=table)
 
 
@@ -873,7 +867,7 @@ def _under_readings(claim: PropertyClaim, chapter: Chapter, ms: Measurements, de
 def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     refs = [r for r in ms.search_references() if all(r.supports(parse_measure(
-        _at(m, WHOLE if claim.at == "whole ranking" else 1))[0]).ok
+        measure_at(m, WHOLE if claim.at == "whole ranking" else 1))[0]).ok
                                                      for m in [claim.measure] + _measures_of(claim))]
     if claim.other_conventions:
         refs = []  # each reference computes one convention; the comparison is between the chapter's two

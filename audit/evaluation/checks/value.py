@@ -25,6 +25,7 @@ from audit.evaluation.checks.common import (
     errors_of,
     fixture_name,
     fmt_float,
+    listed,
     not_applicable_names,
     repeats,
     scored_run,
@@ -400,13 +401,13 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
         shown = "left out" if row.status == "left out" else fmt_float(row.value)
         titles = [r.title for r, _, _, _ in members]
         several = len(members) > 1
-        who = _listed(titles)
+        who = listed(titles)
         given = ", ".join(f"{r.title} ({w.provider})" for r, w, _, _ in members)
         text = (f"{label}: {given} {'each give' if several else 'gives'} {shown}: "
                 f"{found.summary('each of ' + who if several else ref.title)}")
         verb, does = ("follow", "give") if several else ("follows", "gives")
         if found.explained:
-            text += ". " + found.evidence() + (" The same holds for " + _listed(titles[1:]) + "." if several else "")
+            text += ". " + found.evidence() + (" The same holds for " + listed(titles[1:]) + "." if several else "")
             cause = found.causes[0]
             if found.joint and all(c.name in CONVENTIONS and c.value for c in found.causes):
                 wording = (f"Add: “{who} {verb} other conventions here — "
@@ -425,11 +426,6 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
         key = ("reference", tuple(titles), tuple((c.name, c.value) for c in found.causes)) if found.explained else None
         evidence.conditions.append(Point(text, wording, key, f"{label}, where {'they give' if several else 'it gives'} "
                                                              f"{shown}"))
-
-
-def _listed(names: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1]
 
 
 def _references_only(ms: Measurements, fixture, measure: str, claimed: ClaimedValue, claimed_text, query, label: str,
@@ -568,8 +564,6 @@ def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     return evidence
 
 
-#: The convention that sets each measure's denominator (``evaluator.denominator``).
-_DENOMINATOR = {"P": "precision_denominator", "AP": "ap_denominator"}
 _FRACTION = re.compile(r"(?<![\d.])(\d{1,9})\s*/\s*(\d{1,9})(?![\d.])")
 
 
@@ -580,7 +574,7 @@ def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: st
     printed 5/20 is no reduced form of 5/10), so it is not tried. Unchanged when no printed fraction equals the
     claimed value, the measure has no denominator convention, or every reading (or none) fits."""
     spec = parse_measure(measure, True)[1]
-    name = _DENOMINATOR.get(spec.name) if spec is not None else None
+    name = evaluator.DENOMINATOR_CONVENTION.get(spec.name) if spec is not None else None
     if name is None or (query is None and len(fixture.run) != 1):
         return declared
     printed = {int(b) for a, b in _FRACTION.findall(quote) if int(b) and claimed.contains(Fraction(int(a), int(b)))}
