@@ -830,7 +830,7 @@ def _check_references(chapter: Chapter) -> None:
                 exercised("fixture", fx, [e.measure], e.query)
                 if e.ideal is not None:
                     if spec is None or "ideal" not in CATALOGUE[spec.name].conventions:
-                        raise fail(f"expect[{i}].ideal", f"{e.measure} has no ideal order (nDCG, DCG's ideal IDCG do)")
+                        raise fail(f"expect[{i}].ideal", f"{e.measure} has no ideal order (only nDCG and IDCG have one)")
                     if e.query is None and len(fx.run) > 1:
                         raise fail(f"expect[{i}].ideal", "an ideal order belongs to one query; give `query`")
         elif claim.kind == "comparison":

@@ -254,7 +254,8 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
                if tension else
                "the sentence fits more than one reading of " + ", ".join(CONVENTIONS[n].named() for n in open_by_claim)
                if open_by_claim else f"the chapter does not state {which}")
-        text = (f"{label}: the printed {claimed_text} holds under some readings and not others, and {why}: {by}")
+        stated = f"the derived {claimed_text} (not printed)" if derived else f"the printed {claimed_text}"
+        text = f"{label}: {stated} holds under some readings and not others, and {why}: {by}"
         mean_only = ("averaging" in open_by_claim and all(o.as_dict["averaging"] != "pooled" for o in holding)
                      and any(o.as_dict["averaging"] == "pooled" for o in failing))
         if mean_only:
@@ -329,7 +330,8 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
     new_text = claimed.write_like(v) if v != REJECTED else ""
     ok = bool(new_text) and verify_statement(ms, fixture, measure, declared, query, parse_claimed(new_text),
                                              first.as_dict)
-    text = (f"{label}: no reading gives the printed {claimed_text}: {_phrase_list(readings.outcomes, claimed)}")
+    stated = f"the derived {claimed_text} (not printed)" if derived else f"the printed {claimed_text}"
+    text = f"{label}: no reading gives {stated}: {_phrase_list(readings.outcomes, claimed)}"
     if ok and first.reading:
         phrases = "; ".join(CONVENTIONS[n].phrase(val) for n, val in first.reading)
         wording = (f"Change “{claimed_text}” to “{new_text}” and state the convention: “Here {phrases}.” "
