@@ -243,3 +243,34 @@ claims:
     assert tension.convention == "ties"
     assert [(st["claim"], st["value"]) for st in tension.statements] == [("T1", "docno descending"),
                                                                          ("T2", "docno ascending")]
+
+
+def test_a_derived_value_the_text_does_not_print_is_not_qualified_by_a_reading_it_leaves_open(tmp_path):
+    """a (grade 1) retrieved first, c (grade 2) judged but not retrieved; the text states no gain. nDCG@4 by linear
+    gain: 1 / (2 + 1/log2 3) = 0.380094 (pytrec_eval ``ndcg_cut_4``, ir_measures ``nDCG@4`` and ranx ``ndcg@4``
+    give 0.3801); by exponential gain 2^g − 1: 1 / (3 + 1/log2 3) = 0.275412 (ranx ``ndcg_burges@4``). The sentence
+    "the denominator is the ideal DCG for the same judgements" prints no value, so the register's derived 0.3801 is
+    supported under the gain it rests on, with the other reading named in the reason; the same value printed in the
+    sentence is qualified by the unstated gain, as before."""
+    (tmp_path / "snapshot.txt").write_text(
+        "The denominator is the ideal DCG for the same judgements.\nHere nDCG@4 ≈ .3801.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: derived\ntitle: Derived\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+fixtures:
+  ideal-from-judgements:
+    qrels: {q1: {a: 1, c: 2, x: 0}}
+    run: {q1: [a, x]}
+claims:
+  - {id: D1, title: derived, kind: value, quote: "The denominator is the ideal DCG for the same judgements.",
+     claim: nDCG@4 ≈ .3801 under linear gain, fixture: ideal-from-judgements,
+     expect: [{measure: "nDCG@4", claimed: "≈ .3801", derived: "DCG@4 = 1; ideal 2 + 1/log2 3, gain = grade"}]}
+  - {id: D2, title: printed, kind: value, quote: "Here nDCG@4 ≈ .3801.", claim: nDCG@4 ≈ .3801,
+     fixture: ideal-from-judgements, expect: [{measure: "nDCG@4", claimed: "≈ .3801"}]}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    verdicts = {c.id: c for c in report.claims}
+    d1, d2 = verdicts["D1"], verdicts["D2"]
+    assert d1.verdict == "supported", d1.reason
+    assert "not printed" in d1.reason and "0.275412" in d1.reason and not d1.holds_only
+    assert d2.verdict == "qualified", d2.reason
+    assert "0.275412" in d2.reason

@@ -190,6 +190,9 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
     prints (grades, zeros left out): only the ideal-DCG rules giving it are read, and none giving it contradicts."""
     fixture = chapter.fixture(fixture_ref)
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
+    # a value the text does not print (``derived``) is the register's reading of a statement, not a number a reader
+    # sees: a convention the text leaves open that changes only this number misleads no one
+    unprinted = bool(derived) and not printed_in_quote(str(claimed_text), claim.quote)
     declared = declared_with_aggregate(chapter.declared_for(claim), aggregate)
     declared = _printed_denominator(claim.quote, claimed, fixture, measure, query, declared)
     if ideal is not None:
@@ -234,7 +237,13 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
     names, good = _deciding_wording(readings, holds, declared)
     unstated = [n for n in readings.varied if not declared.stated(n) or len(declared.values(n)) > 1]
     if not holding:
-        _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, readings, derived, label, evidence)
+        _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, readings, unprinted, label,
+                      evidence)
+    elif failing and unprinted and not [n for n in readings.varied if n in declared.tensions()]:
+        evidence.scopes.append(
+            f"{label}: the derived {claimed_text} (not printed) holds under {holding[0].label()}, a reading the "
+            "text leaves open; the text prints no value here, so no reader is misled ("
+            + _phrase_list(failing, claimed) + ")")
     elif failing:
         for n in names:  # what the claim needs of each deciding convention the text leaves open
             if not declared.stated(n):
@@ -254,7 +263,7 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
                if tension else
                "the sentence fits more than one reading of " + ", ".join(CONVENTIONS[n].named() for n in open_by_claim)
                if open_by_claim else f"the chapter does not state {which}")
-        stated = f"the derived {claimed_text} (not printed)" if derived else f"the printed {claimed_text}"
+        stated = f"the derived {claimed_text} (not printed)" if unprinted else f"the printed {claimed_text}"
         text = f"{label}: {stated} holds under some readings and not others, and {why}: {by}"
         mean_only = ("averaging" in open_by_claim and all(o.as_dict["averaging"] != "pooled" for o in holding)
                      and any(o.as_dict["averaging"] == "pooled" for o in failing))
@@ -281,7 +290,7 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
                             "is meant.")
     if references_qualify:
         _references(ms, chapter, claim, fixture, measure, declared, query, claimed, readings, refs, label, evidence,
-                    holding)
+                    holding, unprinted)
     else:
         evidence.notes.append(f"{label}: the references follow their own conventions and do not decide a sentence "
                               "about another implementation")
@@ -368,8 +377,10 @@ def _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed
 
 
 def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, readings: Readings, refs, label,
-                evidence: Evidence, holding) -> None:
-    """A reference outside the claim while the chapter's definitions hold: a qualification with its cause."""
+                evidence: Evidence, holding, unprinted: bool = False) -> None:
+    """A reference outside the claim while the chapter's definitions hold: a qualification with its cause.
+    ``unprinted``: the claimed value is derived, not printed; a reference whose difference is explained by
+    conventions the chapter leaves open is a note, not a qualification (the text prints no value it changes)."""
     if not holding:
         for ref, row, returned in refs:
             if row.status == "ok" and row.in_interval:
@@ -408,6 +419,12 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
         text = (f"{label}: {given} {'each give' if several else 'gives'} {shown}: "
                 f"{found.summary('each of ' + who if several else ref.title)}")
         verb, does = ("follow", "give") if several else ("follows", "gives")
+        if (unprinted and found.explained and found.causes
+                and all(c.name in CONVENTIONS and not declared.stated(c.name) for c in found.causes)):
+            evidence.notes.append(f"{given} {'each give' if several else 'gives'} {shown} for the derived value (not "
+                                  f"printed), under {'; '.join(CONVENTIONS[c.name].phrase(c.value) for c in found.causes)}"
+                                  ", which the text leaves open")
+            continue
         if found.explained:
             text += ". " + found.evidence() + (" The same holds for " + listed(titles[1:]) + "." if several else "")
             cause = found.causes[0]
