@@ -1085,3 +1085,26 @@ def test_a_refused_family_is_refused_and_the_verdict_is_the_functions(family, ca
         assert_misbehaved(result, clean_verdict, STOPPED)
     else:
         assert (result.verdict, result.reason) == (clean_verdict.verdict, clean_verdict.reason)
+
+
+def test_quote_makes_a_listing_text_one_inert_line():
+    from audit.evaluation.sandbox.quote import LIMIT, clean, quote
+    assert clean("a\nb\tc\x00\x7f\ud800\u202e\u2028") == "a␊b␉c␀␡\ufffd⟨U+202E⟩⟨U+2028⟩"
+    assert len(clean("x" * 5000)) == LIMIT + 1 and clean("x" * 5000).endswith("…")
+    assert quote("the listing's value:", "a”b “c") == "the listing's value: “a⟨U+201D⟩b ⟨U+201C⟩c”"
+    assert quote("L:", "[x](javascript:y) <b> &amp; *e* recall_at_k _u_ `c` # h ~~s~~ \\") == \
+        "L: “\\[x\\](javascript:y) &lt;b> \\&amp; \\*e\\* recall_at_k \\_u\\_ \\`c\\` \\# h \\~\\~s\\~\\~ \\\\”"
+    assert quote("L:", "https://e.example www.e.example a.b@e.example < 1") == \
+        "L: “https\\://e.example www\\.e.example a.b`@`e.example < 1”"
+
+
+def test_a_non_number_and_a_load_error_are_quoted_as_the_listings(canary, tmp_path):
+    from audit.evaluation.checks.code import _problem
+    from audit.evaluation.sandbox import CallResult
+    problem = _problem(CallResult("returns", text="'\\n# h [l](javascript:x)'"), 0, None, "")
+    assert problem == "returns a non-number (the listing's value: “'\\\\n\\# h \\[l\\](javascript:x)'”)"
+    result = audit_listing(tmp_path, "\n@__import__('no_such_module_\\n# h')\ndef recall_at_k(ranking, relevant, k):\n"
+                                     "    return 0.0\n")
+    assert result.verdict == "contradicted"
+    assert result.reason == ("The listing does not load (the listing's exception: “ModuleNotFoundError: No module "
+                             "named 'no_such_module\\_\\\\n\\# h'”).")
