@@ -773,6 +773,19 @@ def test_a_forged_status_with_its_own_text_is_not_believed(canary, tmp_path, wro
     assert "wrote to the runner's answer pipe itself" in result.reason
 
 
+def test_exiting_with_the_runners_filter_failure_code_is_the_listings_crash(canary, tmp_path, wrong_verdict):
+    """The runner tells 'the listing filter did not load' by a byte the call's process writes before listing code
+    runs; a listing that exits with the code the runner uses for that failure crashed, and the claim is
+    contradicted: the sandbox is not reported unavailable."""
+    source = "import os\ndef f():\n    os._exit(120)\n"
+    run = run_listing(source, "f", [[]] * 2, time_limit=20)
+    assert not run.unavailable
+    assert [(r.status, r.detail) for r in run.results] == [
+        ("crashed", "the interpreter exited (code 120) without an answer")] * 2
+    result = audit_listing(tmp_path, wrong_listing("import os\nos._exit(120)"))
+    assert result.verdict == "contradicted" and "isolation unavailable" not in result.reason, result.reason
+
+
 def test_a_deeply_nested_answer_is_a_violation_not_an_internal_error(canary, tmp_path, wrong_verdict):
     source = wrong_listing(f"import os, stat, struct\n{ANSWER_FD}\n"
                            "deep = b'[' * 200000 + b']' * 200000\n"

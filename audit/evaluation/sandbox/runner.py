@@ -12,10 +12,11 @@
 # kcmp; this process is not dumpable (so the kernel's ptrace access check refuses any such request from a
 # process without CAP_SYS_PTRACE, which nothing in the sandbox has); there is no /proc; and as its PID
 # namespace's init with no signal handler, no signal from inside the sandbox reaches it. What a call's
-# process can write is its own answer pipe, read here for that one call only: one binary answer (a status
-# byte, an IEEE double or length-prefixed UTF-8 texts; no nesting, no JSON), checked field by field. The
-# statuses of the sandbox's own (timeout, crashed, violation, isolation failed) are decided here from how the
-# process ended, never read from it. Records to RESULT_FD are length-prefixed flat JSON objects: {"kind":
+# process can write is its own answer pipe, read here for that one call only: a byte the child writes once
+# the listing filter is loaded (before listing code runs), then one binary answer (a status byte, an IEEE
+# double or length-prefixed UTF-8 texts; no nesting, no JSON), checked field by field. The statuses of the
+# sandbox's own (timeout, crashed, violation, filter not loaded) are decided here from how the process ended
+# and that first byte, never read from what listing code wrote. Records to RESULT_FD are length-prefixed flat JSON objects: {"kind":
 # "ready"}, one {"kind": "call", ...} per call, {"kind": "done"}; they carry codes and numbers for the
 # sandbox's own statuses and the listing's texts as plain strings, and the audit checks them again.
 import ctypes
@@ -37,6 +38,7 @@ PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 LOAD_FAILED = 120      # a child's exit code when it could not load the listing filter
+LOADED = b"\xa5"        # the first byte a child writes on its answer pipe, once the listing filter is loaded
 # Answer statuses (the first byte of a child's answer) and the texts each carries.
 ANSWERS = {1: ("ok", ()), 2: ("raises", ("type", "message")), 3: ("returns", ("repr",)),
            4: ("load_error", ("type", "message"))}
@@ -142,6 +144,9 @@ def child(request, call, answer_w, output_w, prog):
         if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
                 libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
             os._exit(LOAD_FAILED)
+        # Written before any listing code runs, and never unwritten: without it, and only then, an exit with
+        # LOAD_FAILED means the filter did not load (a listing can exit with any code, but only after this).
+        write_all(answer_w, LOADED)
     except BaseException:
         os._exit(LOAD_FAILED)
     # From here on, listing code runs in this process.
@@ -255,8 +260,11 @@ def outcome(index, answer, output, status, timed_out):
             return {**base, "status": "timeout", "cause": "cpu"}
         return {**base, "status": "crashed", "signal": sig, "exit": 0}
     code = os.WEXITSTATUS(status)
-    if code == LOAD_FAILED and not answer:
-        return {**base, "status": "isolation_failed"}
+    if not answer.startswith(LOADED):
+        if code == LOAD_FAILED:
+            return {**base, "status": "isolation_failed"}
+        return {**base, "status": "crashed", "signal": 0, "exit": code}
+    answer = answer[len(LOADED):]
     record = parse_answer(answer)
     if record is None:
         if answer:
