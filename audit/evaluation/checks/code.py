@@ -15,6 +15,7 @@ from audit.evaluation import evaluator
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
+from audit.evaluation.sandbox.quote import quote
 from audit.register.claims import Chapter, CodeClaim
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact
@@ -22,6 +23,8 @@ from audit.report.results import Check, ImplValue
 from audit.text.listings import function_source
 
 ROLES = ("ranking", "relevant set", "cutoff")
+LISTING_EXCEPTION = "the listing's exception:"  # labels of the listing's own text wherever a result quotes it
+LISTING_VALUE = "the listing's value:"
 CALL_LIMIT = 2.0     # seconds of wall-clock and CPU time for one call of a listing
 CLAIM_BUDGET = 60.0  # seconds for everything one listing runs: edge cases, generated input, shrinking
 SAMPLE = 300
@@ -125,10 +128,15 @@ def _agrees(result: CallResult, expected) -> bool:
 
 
 def _problem(result: CallResult, expected, item: Input, book_rule: str) -> str:
-    """How a call went wrong, in words (empty when it agrees)."""
-    if result.status in ("raises", "timeout", "crashed", "not run", "returns", "violation"):
-        what = {"raises": "raises", "timeout": "hangs", "crashed": "crashes the interpreter", "not run": "was not run",
-                "returns": "returns a non-number", "violation": "was stopped by the sandbox"}[result.status]
+    """How a call went wrong, in words (empty when it agrees). The listing's own text (its exception, the repr of
+    what it returned) is shown only as a labelled quote; the sandbox's account is the sandbox's words."""
+    if result.status == "raises":
+        return f"raises ({quote(LISTING_EXCEPTION, result.text)})"
+    if result.status == "returns":
+        return f"returns a non-number ({quote(LISTING_VALUE, result.text)})"
+    if result.status in ("timeout", "crashed", "not run", "violation"):
+        what = {"timeout": "hangs", "crashed": "crashes the interpreter", "not run": "was not run",
+                "violation": "was stopped by the sandbox"}[result.status]
         return f"{what} ({result.detail})" if result.detail else what
     if expected == "rejects":
         out_of_range = " — outside [0, 1]" if not 0 <= result.value <= 1 else ""
@@ -214,7 +222,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.errors.append(f"not run: isolation unavailable ({run.unavailable}); listings never run unconfined")
         return evidence
     if run.load_error:
-        evidence.failures.append(Point(f"the listing does not load: {run.load_error}",
+        evidence.failures.append(Point(f"the listing does not load ({quote(LISTING_EXCEPTION, run.load_error)})",
                                        "Fix the listing so it runs as printed."))
         return evidence
     for v in run.violations:
@@ -239,7 +247,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             evidence.conditions.append(Point(f"on {item.label} ({item.describe()}) it {problem}",
                                              f"{fixes[item.label]}"))
             if expected == "rejects" and book is not None:
-                book.conflict(chapter.identity.id, claim.id, f"{claim.function}() {problem.split(' where ')[0]} "
+                head = problem.split(" where ")[0] if result.status == "ok" else problem  # never cut inside a quote
+                book.conflict(chapter.identity.id, claim.id, f"{claim.function}() {head} "
                               f"on a ranking that repeats an ID ({item.describe()})")
     first, last = _function_lines(listing, claim.function)
     evidence.checks.append(Check(label=f"{claim.function}() (snapshot lines {first}–{last}) on the edge cases; "

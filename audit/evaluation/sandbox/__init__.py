@@ -1,14 +1,24 @@
-"""Run a chapter's code listing under kernel-enforced isolation and read its results over a channel it cannot write to.
+"""Run a chapter's code listing under kernel-enforced isolation and read its results over a channel it cannot reach.
 
 The listing never runs in chapter-audit's process, nor unconfined. Layers, outermost first:
 bubblewrap (``bwrap.py``: user, mount, PID, network, IPC, UTS and cgroup namespaces; a read-only
 view of the interpreter and its standard library only; a private tmpfs scratch; every capability
-dropped; killed with the audit); a seccomp filter for the whole sandbox and a stricter one for the
+dropped; killed with the audit); seccomp allow-lists for the whole sandbox and a stricter one for the
 process that runs listing code (``seccomp.py``); resource limits (address space, CPU time per
 call, file size, open files); a wall-clock limit per call (the runner kills the call's process)
 and one for the whole run (the audit kills the sandbox's init, which takes every process in its
-PID namespace with it). The trusted runner (``runner.py``) forks one process per call; only the
-runner holds the result descriptor, and every message on it is validated here.
+PID namespace with it).
+
+The result channel: the audit holds its read end; the trusted runner (``runner.py``), the sandbox's
+PID 1, holds the write end and is the only process of the sandbox that does. It forks one process
+per call, which closes that descriptor before listing code is loaded and cannot obtain it again
+(see ``runner.py``); that process answers on a fresh pipe the runner reads for that call only. So
+a listing can at most make its own call answer something; it cannot speak for another call, end
+the run, or say anything in the sandbox's name. Every record on the channel is checked here
+again (size, a flat object, exact fields and types, call indices in order); the sandbox's own
+statuses arrive as codes and their wording is this module's. What the listing chose (exception
+texts, a returned value's repr, its output) is kept apart in ``CallResult.text``/``output``,
+cleaned by ``quote.clean``; results show it only through ``quote.quote``.
 
 When the sandbox cannot be built (no bwrap, the kernel refuses namespaces, no libseccomp), no
 listing runs: every call is ``not run`` and ``RunReport.unavailable`` says why.
@@ -31,16 +41,25 @@ from audit.evaluation.sandbox.bwrap import (
     bwrap_binary,
     command,
 )
+from audit.evaluation.sandbox.quote import clean
 from audit.evaluation.sandbox.seccomp import (
     SeccompUnavailable,
     listing_filter,
-    sandbox_filter,
+    sandbox_filters,
 )
 
 TRIM = 300          # characters of any listing-supplied text kept in a result
 MAX_FRAME = 65536   # bytes of one message on the result channel
+MAX_TEXT = 4 * TRIM  # characters of one text field on the result channel
 GRACE = 1.0         # seconds for the sandbox to start and the runner to report a timed-out call
 STATUSES = ("ok", "raises", "returns", "timeout", "crashed", "violation", "not run")
+
+#: The sandbox's own words for what it saw; never taken from the channel.
+FORBIDDEN_CALL = ("made a system call the sandbox forbids (starting a process or program, a network socket, "
+                  "reaching another process, mount, namespaces, keyctl, bpf, perf_event_open…); the sandbox killed it")
+FORGED_ANSWER = "wrote to the runner's answer pipe itself (forged or malformed protocol data)"
+RUNNER_ENDED = "ended its own sandbox (the runner was killed) while this call ran"
+FILTER_FAILED = "the listing's seccomp filter could not be loaded in the sandbox"
 
 
 @dataclass
@@ -49,21 +68,26 @@ class CallResult:
 
     ``status``: ``ok`` (``value`` is the number returned), ``raises``, ``returns`` (a
     non-number), ``timeout``, ``crashed``, ``violation`` (killed by the sandbox for a forbidden
-    system call, or tampering with its answer pipe) or ``not run``. ``detail`` and ``output``
-    (what the call printed) are trimmed to ``TRIM`` characters.
+    system call, or tampering with its answer pipe) or ``not run``. ``detail``: the sandbox's own
+    account (why a call hung, crashed, was stopped or not run). ``text``: what the listing chose to
+    say — ``Type: message`` of the exception it raised, or the repr of the non-number it returned —
+    and ``output``, what it printed; both ``quote.clean``: one printable line, at most ``TRIM``
+    characters. Show them only through ``quote.quote``.
     """
 
     status: str
     value: float | None = None
     detail: str = ""
     output: str = ""
+    text: str = ""
 
 
 @dataclass
 class RunReport:
     """All calls of one run. ``violations``: distinct misbehaviour seen (empty for a well-behaved
-    listing); ``unavailable``: why the sandbox could not be built (empty when it ran);
-    ``budget_exhausted``: the run's wall-clock limit stopped it."""
+    listing; the sandbox's words); ``load_error``: the exception the listing raised while loading
+    (``Type: message``, cleaned; the listing's words); ``unavailable``: why the sandbox could not be
+    built (empty when it ran); ``budget_exhausted``: the run's wall-clock limit stopped it."""
 
     results: list[CallResult]
     violations: list[str] = field(default_factory=list)
@@ -78,8 +102,7 @@ class _ProtocolError(Exception):
 
 
 def _trim(text: str) -> str:
-    text = str(text)
-    return text if len(text) <= TRIM else text[:TRIM] + "…"
+    return clean(text, TRIM)
 
 
 def _encode(value):
@@ -110,42 +133,123 @@ def _memfd(name: str, data: bytes) -> int:
     return fd
 
 
+def _flat(raw: bytes) -> bool:
+    """Whether ``raw`` is at most one JSON object deep: one ``{`` outside strings, no ``[`` (checked before
+    parsing, so no nesting can reach the parser's recursion)."""
+    depth = opened = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte == 0x7B:  # {
+            depth += 1
+            opened += 1
+            if depth > 1 or opened > 1:
+                return False
+        elif byte == 0x7D:
+            depth -= 1
+        elif byte == 0x5B:  # [
+            return False
+    return True
+
+
+def _no_constant(name: str):
+    raise ValueError(f"a non-finite number ({name})")
+
+
+def _unique(pairs: list) -> dict:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a repeated field")
+    return dict(pairs)
+
+
+#: Exact fields of each record (beyond ``kind``); of a call record by status (beyond ``i``, ``status``, ``output``).
+_CALL_FIELDS = {"ok": {"value"}, "raises": {"type", "message"}, "returns": {"repr"}, "load_error": {"type", "message"},
+                "timeout": {"cause"}, "crashed": {"signal", "exit"}, "violation": {"cause"}, "isolation_failed": set()}
+_CAUSES = {"timeout": {"wall", "cpu"}, "violation": {"syscall", "answer"}}
+
+
 def _record(raw: bytes) -> dict:
+    """One message of the channel, checked: valid UTF-8 JSON, a flat object, no repeated field, no NaN."""
+    if not _flat(raw):
+        raise _ProtocolError("a nested message")
     try:
-        record = json.loads(raw.decode())
-    except (UnicodeDecodeError, ValueError):
+        record = json.loads(raw.decode("utf-8", "strict"), parse_constant=_no_constant, object_pairs_hook=_unique)
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise _ProtocolError("a message that is not JSON") from None
-    if not isinstance(record, dict):
-        raise _ProtocolError("a message that is not an object")
+    if not isinstance(record, dict) or record.get("kind") not in ("ready", "call", "done"):
+        raise _ProtocolError("a message of no known kind")
+    if record["kind"] != "call" and set(record) != {"kind"}:
+        raise _ProtocolError("a greeting or closing with extra fields")
     return record
 
 
-def _call_result(record: dict, index: int, count: int) -> tuple[CallResult, str]:
-    """A validated call record → (result, load error text)."""
-    if record.get("i") != index or not isinstance(record["i"], int) or not 0 <= index < count:
-        raise _ProtocolError(f"a result for call {record.get('i')!r} where call {index} of {count} was due")
-    status, output = record.get("status"), record.get("output", "")
-    if not isinstance(output, str):
-        raise _ProtocolError("an output that is not text")
-    texts = {k: record.get(k) for k in ("detail", "type", "message", "repr", "value") if k in record}
-    if not all(isinstance(v, str) for v in texts.values()):
-        raise _ProtocolError("a field that is not text")
-    output = _trim(output)
+def _int(value, low: int, high: int) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise _ProtocolError("a number field out of range")
+    return value
+
+
+def _text(record: dict, name: str) -> str:
+    value = record[name]
+    if type(value) is not str or len(value) > MAX_TEXT:
+        raise _ProtocolError("a text field that is not text")
+    return value
+
+
+def _call_result(record: dict, index: int, count: int, call_limit: float) -> tuple[CallResult, str]:
+    """A call record → (result, the listing's load error text). Raises ``_ProtocolError`` unless the record has
+    exactly the fields its status has, each of its type, for the call that is due."""
+    if record.get("kind") != "call" or type(record.get("i")) is not int or record["i"] != index \
+            or not 0 <= index < count:
+        raise _ProtocolError("a result for another call than the one due")
+    status = record.get("status")
+    if type(status) is not str or status not in _CALL_FIELDS:
+        raise _ProtocolError("an unknown status")
+    if set(record) != _CALL_FIELDS[status] | {"kind", "i", "status", "output"}:
+        raise _ProtocolError("a record with missing or extra fields")
+    output = _trim(_text(record, "output"))
+    if status in _CAUSES and record["cause"] not in _CAUSES[status]:
+        raise _ProtocolError("an unknown cause")
     if status == "ok":
+        value = _text(record, "value")
         try:
-            return CallResult("ok", float.fromhex(texts.get("value", "")), output=output), ""
+            return CallResult("ok", float.fromhex(value), output=output), ""
         except (ValueError, OverflowError):
             raise _ProtocolError("a value that is not a number") from None
-    if status == "raises":
-        return CallResult("raises", detail=_trim(f"{texts.get('type', '')}: {texts.get('message', '')}"),
-                          output=output), ""
+    if status in ("raises", "load_error"):
+        said = _trim(f"{_text(record, 'type')}: {_text(record, 'message')}")
+        if status == "load_error":
+            return CallResult("not run", detail="the listing does not load", output=output), said
+        return CallResult("raises", text=said, output=output), ""
     if status == "returns":
-        return CallResult("returns", detail=_trim(texts.get("repr", "")), output=output), ""
-    if status == "load_error":
-        return CallResult("not run", output=output), _trim(f"{texts.get('type', '')}: {texts.get('message', '')}")
-    if status in ("timeout", "crashed", "violation", "isolation_failed"):
-        return CallResult(status, detail=_trim(texts.get("detail", "")), output=output), ""
-    raise _ProtocolError(f"an unknown status {status!r}")
+        return CallResult("returns", text=_trim(_text(record, "repr")), output=output), ""
+    if status == "timeout":
+        detail = (f"still running after {call_limit:g} s; stopped" if record["cause"] == "wall"
+                  else f"used more than {call_limit:g} s of CPU; stopped")
+        return CallResult("timeout", detail=detail, output=output), ""
+    if status == "violation":
+        return CallResult("violation", detail=FORBIDDEN_CALL if record["cause"] == "syscall" else FORGED_ANSWER,
+                          output=output), ""
+    if status == "crashed":
+        sig, code = _int(record["signal"], 0, 64), _int(record["exit"], 0, 255)
+        if sig:
+            try:
+                name = signal.Signals(sig).name
+            except ValueError:
+                name = str(sig)
+            return CallResult("crashed", detail=f"the interpreter died (signal {name})", output=output), ""
+        return CallResult("crashed", detail=f"the interpreter exited (code {code}) without an answer",
+                          output=output), ""
+    return CallResult("isolation_failed", output=output), ""
 
 
 def _sandbox_init(info: bytes, bwrap_pid: int) -> int | None:
@@ -194,12 +298,12 @@ def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: fl
     results: list[CallResult | None] = [None] * count
     request = {"code": code, "function": function, "calls": [_encode(c) for c in calls], "call_limit": per_call,
                "memory_mb": memory_mb, "max_hangs": max_hangs, "filter": listing_filter().hex()}
-    seccomp_fd = _memfd("chapter-audit-seccomp", sandbox_filter())
+    seccomp_fds = tuple(_memfd("chapter-audit-seccomp", bpf) for bpf in sandbox_filters())
     request_fd = _memfd("chapter-audit-request", json.dumps(request).encode())
     result_r, result_w = os.pipe()
     info_r, info_w = os.pipe()
-    passed = (seccomp_fd, request_fd, result_w, info_w)
-    args = command(bwrap, seccomp_fd, result_w, request_fd)
+    passed = (*seccomp_fds, request_fd, result_w, info_w)
+    args = command(bwrap, seccomp_fds, result_w, request_fd)
     args[1:1] = ["--info-fd", str(info_w)]
     try:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -228,7 +332,7 @@ def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: fl
                 if not chunk:
                     selector.unregister(key.fd)
                 elif key.fd == info_r:
-                    info += chunk[:4096]
+                    info = (info + chunk)[:4096]
                 elif key.fd != result_r:
                     bwrap_output = (bwrap_output + chunk)[:4096]
                 else:
@@ -237,22 +341,24 @@ def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: fl
                 while len(buffer) >= 4:
                     (size,) = struct.unpack(">I", buffer[:4])
                     if size > MAX_FRAME:
-                        raise _ProtocolError(f"a message of {size} bytes")
+                        raise _ProtocolError("a message too long")
                     if len(buffer) < 4 + size:
                         break
                     record, buffer = _record(buffer[4:4 + size]), buffer[4 + size:]
                     if done:
                         raise _ProtocolError("a message after the last one")
                     if not ready:
-                        if record != {"ready": True}:
+                        if record["kind"] != "ready":
                             raise _ProtocolError("a first message that is not the runner's greeting")
                         ready = True
-                    elif record == {"done": True}:
+                    elif record["kind"] == "done":
                         done = True
+                    elif record["kind"] == "ready":
+                        raise _ProtocolError("a second greeting")
                     else:
-                        result, load_error = _call_result(record, index, count)
+                        result, load_error = _call_result(record, index, count, per_call)
                         if result.status == "isolation_failed":
-                            report.unavailable = result.detail
+                            report.unavailable = FILTER_FAILED
                             break
                         results[index] = result
                         index += 1
@@ -260,6 +366,8 @@ def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: fl
                             report.load_error = load_error
                         if result.status == "violation" and result.detail not in report.violations:
                             report.violations.append(result.detail)
+                if len(buffer) > 4 + MAX_FRAME:
+                    raise _ProtocolError("a message too long")
             except _ProtocolError as exc:
                 protocol = str(exc)
             if protocol or report.unavailable:
@@ -285,14 +393,14 @@ def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: fl
             results[index] = CallResult("timeout", detail=f"still running when the listing's time limit of "
                                                            f"{time_limit:g} s ran out; the sandbox was killed")
         else:
-            what = "ended its own sandbox (the runner was killed) while this call ran"
-            results[index] = CallResult("violation", detail=what)
-            report.violations.append(what)
+            results[index] = CallResult("violation", detail=RUNNER_ENDED)
+            report.violations.append(RUNNER_ENDED)
         index += 1
     rest = (f"not run: isolation unavailable ({report.unavailable})" if report.unavailable
-            else report.load_error or ("the listing's time limit ran out" if report.budget_exhausted
-                                       else "stopped after repeated hangs" if done
-                                       else "the run was stopped"))
+            else "the listing does not load" if report.load_error
+            else ("the listing's time limit ran out" if report.budget_exhausted
+                  else "stopped after repeated hangs" if done
+                  else "the run was stopped"))
     report.results = [r or CallResult("not run", detail=rest) for r in results]
     return report
 
@@ -314,7 +422,7 @@ def unavailable_reason() -> str:
             first = report.results[0]
             ok = first.status == "ok" and first.value == 1.0 and not report.violations
             _availability[bwrap] = "" if ok else (report.unavailable or _trim(
-                f"a trivial listing did not run cleanly in the sandbox ({first.status}: {first.detail})"))
+                f"a trivial listing did not run cleanly in the sandbox ({first.status}: {first.detail or first.text})"))
         except (IsolationUnavailable, SeccompUnavailable) as exc:
             _availability[bwrap] = str(exc)
     return _availability[bwrap]

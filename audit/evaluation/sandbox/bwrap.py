@@ -75,18 +75,21 @@ def _view(interpreter: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...
     return tuple(files), folders, hidden
 
 
-def command(bwrap: str, seccomp_fd: int, result_fd: int, request_fd: int) -> list[str]:
+def command(bwrap: str, seccomp_fds: tuple[int, ...], result_fd: int, request_fd: int) -> list[str]:
     """The full bwrap command that starts the runner on ``result_fd`` and ``request_fd``.
 
     Namespaces: user (mapped to nobody, every capability dropped, no further user namespaces),
-    mount, PID, network (loopback only, down), IPC, UTS, cgroup. ``--die-with-parent``: the
-    sandbox is killed when the audit dies; ``--new-session``: no terminal to inject into;
-    ``--clearenv``: nothing from the audit's environment. Raises ``IsolationUnavailable``.
+    mount, PID, network (loopback only, down), IPC, UTS, cgroup. ``--as-pid-1``: the runner is the
+    PID namespace's init, so no other process inside (bubblewrap's reaper) holds the descriptors
+    passed in, and no signal from inside reaches the runner. ``--die-with-parent``: the sandbox is
+    killed when the audit dies; ``--new-session``: no terminal to inject into; ``--clearenv``:
+    nothing from the audit's environment; ``--add-seccomp-fd``: each filter in ``seccomp_fds``,
+    loaded just before the runner starts. Raises ``IsolationUnavailable``.
     """
     interpreter = _interpreter()
     files, folders, hidden = _view(interpreter)
-    args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-            "--clearenv", "--cap-drop", "ALL", "--uid", NOBODY, "--gid", NOBODY, "--hostname", "listing"]
+    args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--as-pid-1", "--die-with-parent",
+            "--new-session", "--clearenv", "--cap-drop", "ALL", "--uid", NOBODY, "--gid", NOBODY, "--hostname", "listing"]
     for source, destination in files:
         args += ["--ro-bind", source, destination]
     for folder in folders:
@@ -96,6 +99,8 @@ def command(bwrap: str, seccomp_fd: int, result_fd: int, request_fd: int) -> lis
     args += ["--ro-bind", str(RUNNER), RUNNER_INSIDE, "--dev-bind", "/dev/null", "/dev/null",
              "--size", str(SCRATCH_BYTES), "--tmpfs", SCRATCH, "--chdir", SCRATCH,
              "--setenv", "HOME", SCRATCH, "--setenv", "TMPDIR", SCRATCH, "--setenv", "LC_ALL", "C.UTF-8",
-             "--remount-ro", "/", "--seccomp", str(seccomp_fd),
-             "--", interpreter, "-I", "-S", "-B", RUNNER_INSIDE, str(result_fd), str(request_fd)]
+             "--remount-ro", "/"]
+    for fd in seccomp_fds:
+        args += ["--add-seccomp-fd", str(fd)]
+    args += ["--", interpreter, "-I", "-S", "-B", RUNNER_INSIDE, str(result_fd), str(request_fd)]
     return args

@@ -1,12 +1,24 @@
 # The trusted runner inside the listing sandbox. Standard library only; never imports chapter-audit.
 #
-# Started by bubblewrap as `python -I -S -B /sandbox/runner.py RESULT_FD REQUEST_FD`. It reads the
-# request from REQUEST_FD (one JSON object: code, function, calls, limits, the listing seccomp filter
-# as BPF in hex), then for each call forks a child that closes every descriptor but two fresh pipes
-# (its output, as stdout and stderr, and its one answer), stacks the listing filter, loads the
-# listing and calls the function once. The runner alone holds RESULT_FD: it validates each child's
-# answer and writes length-prefixed JSON records there ({"ready"}, one per call, {"done"}). Listing
-# code never runs in this process, so nothing it does can write to RESULT_FD.
+# Started by bubblewrap as the sandbox's PID 1 (`--as-pid-1`: no other process of the sandbox holds a
+# descriptor of the audit's) with `python -I -S -B /sandbox/runner.py RESULT_FD REQUEST_FD`. It reads the
+# request from REQUEST_FD (one JSON object: code, function, calls, limits, the listing seccomp filter as BPF
+# in hex), then for each call forks a child that closes every descriptor but two fresh pipes (its output, as
+# stdout and stderr, and its answer), stacks the listing filter, loads the listing and calls the function
+# once. Listing code never runs in this process.
+#
+# Who can reach RESULT_FD: the runner alone. A call's process closes it before listing code is loaded and
+# cannot take it back: the seccomp filters kill pidfd_open, pidfd_getfd, ptrace, process_vm_readv/writev and
+# kcmp; this process is not dumpable (so the kernel's ptrace access check refuses any such request from a
+# process without CAP_SYS_PTRACE, which nothing in the sandbox has); there is no /proc; and as its PID
+# namespace's init with no signal handler, no signal from inside the sandbox reaches it. What a call's
+# process can write is its own answer pipe, read here for that one call only: a byte the child writes once
+# the listing filter is loaded (before listing code runs), then one binary answer (a status byte, an IEEE
+# double or length-prefixed UTF-8 texts; no nesting, no JSON), checked field by field. The statuses of the
+# sandbox's own (timeout, crashed, violation, filter not loaded) are decided here from how the process ended
+# and that first byte, never read from what listing code wrote. Records to RESULT_FD are length-prefixed flat JSON objects: {"kind":
+# "ready"}, one {"kind": "call", ...} per call, {"kind": "done"}; they carry codes and numbers for the
+# sandbox's own statuses and the listing's texts as plain strings, and the audit checks them again.
 import ctypes
 import json
 import os
@@ -20,10 +32,17 @@ import time
 MAX_ANSWER = 4096      # bytes a child may write on its answer pipe
 MAX_OUTPUT = 65536     # bytes of a child's own output read (the rest is drained and dropped)
 TRIM = 300             # characters of a message or of output kept
+MAX_TEXT = 6 * TRIM    # bytes of one text in an answer (TRIM characters; a surrogate becomes six)
+PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 LOAD_FAILED = 120      # a child's exit code when it could not load the listing filter
+LOADED = b"\xa5"        # the first byte a child writes on its answer pipe, once the listing filter is loaded
+# Answer statuses (the first byte of a child's answer) and the texts each carries.
+ANSWERS = {1: ("ok", ()), 2: ("raises", ("type", "message")), 3: ("returns", ("repr",)),
+           4: ("load_error", ("type", "message"))}
+CODES = {name: code for code, (name, _) in ANSWERS.items()}
 
 
 class SockFprog(ctypes.Structure):
@@ -31,7 +50,7 @@ class SockFprog(ctypes.Structure):
 
 
 def frame(record):
-    data = json.dumps(record).encode()
+    data = json.dumps(record, ensure_ascii=True, allow_nan=False).encode()
     return struct.pack(">I", len(data)) + data
 
 
@@ -62,6 +81,15 @@ def trim(text):
     return text if len(text) <= TRIM else text[:TRIM] + "…"
 
 
+def text_bytes(text):
+    """``text`` trimmed, as UTF-8 with a length prefix (a lone surrogate written as its backslash escape)."""
+    try:
+        data = trim(text).encode("utf-8", "backslashreplace")
+    except BaseException:
+        data = b"(text that could not be shown)"
+    return struct.pack(">H", len(data)) + data
+
+
 def describe(exc):
     try:
         message = str(exc)
@@ -71,26 +99,26 @@ def describe(exc):
         name = type(exc).__name__
     except BaseException:
         name = "exception"
-    return trim(name), trim(message)
+    return name, message
 
 
 def answer_for(function, args):
-    """Call the listing's function; the answer record (without an index)."""
+    """Call the listing's function; its answer, as bytes."""
     try:
         value = function(*args)
     except BaseException as exc:
         name, message = describe(exc)
-        return {"status": "raises", "type": name, "message": message}
+        return bytes([CODES["raises"]]) + text_bytes(name) + text_bytes(message)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
-            return {"status": "ok", "value": float(value).hex()}
+            return bytes([CODES["ok"]]) + struct.pack(">d", float(value))
         except BaseException:
             pass
     try:
         text = repr(value)
     except BaseException:
         text = f"a {type(value).__name__} that cannot be shown"
-    return {"status": "returns", "repr": trim(text)}
+    return bytes([CODES["returns"]]) + text_bytes(text)
 
 
 def close_all_but(*keep):
@@ -108,7 +136,7 @@ def child(request, call, answer_w, output_w, prog):
     try:
         os.dup2(output_w, 1)
         os.dup2(output_w, 2)
-        close_all_but(answer_w)
+        close_all_but(answer_w)  # the result channel, the request, the runner's other pipes
         os.setpgid(0, 0)
         cpu = max(1, int(request["call_limit"] + 0.999))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
@@ -116,6 +144,9 @@ def child(request, call, answer_w, output_w, prog):
         if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
                 libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
             os._exit(LOAD_FAILED)
+        # Written before any listing code runs, and never unwritten: without it, and only then, an exit with
+        # LOAD_FAILED means the filter did not load (a listing can exit with any code, but only after this).
+        write_all(answer_w, LOADED)
     except BaseException:
         os._exit(LOAD_FAILED)
     # From here on, listing code runs in this process.
@@ -126,17 +157,34 @@ def child(request, call, answer_w, output_w, prog):
             function = namespace[request["function"]]
         except BaseException as exc:
             name, message = describe(exc)
-            record = {"status": "load_error", "type": name, "message": message}
+            answer = bytes([CODES["load_error"]]) + text_bytes(name) + text_bytes(message)
         else:
-            record = answer_for(function, decode(call))
+            answer = answer_for(function, decode(call))
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except BaseException:
                 pass
-        write_all(answer_w, frame(record))
+        write_all(answer_w, answer)
     finally:
         os._exit(0)
+
+
+def reap(pid, deadline):
+    """Wait for ``pid``; kill it at ``deadline`` (it may have closed its pipes and gone on running)."""
+    pause = 0.00005  # a process that closed its pipes is usually gone within microseconds
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status, False
+        if time.monotonic() >= deadline:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            return os.waitpid(pid, 0)[1], True
+        time.sleep(pause)
+        pause = min(pause * 2, 0.005)
 
 
 def collect(pid, answer_r, output_r, deadline):
@@ -156,81 +204,82 @@ def collect(pid, answer_r, output_r, deadline):
             elif fd == answer_r:
                 answer += chunk
                 if len(answer) > MAX_ANSWER:
-                    open_fds.discard(fd)  # flooding its answer pipe: the answer is void anyway
+                    open_fds.clear()  # flooding its answer pipe: the answer is void, the process stopped now
             elif len(output) < MAX_OUTPUT:
                 output += chunk
-    if timed_out or len(answer) > MAX_ANSWER:
+    flooded = len(answer) > MAX_ANSWER
+    if timed_out or flooded:
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    _, status = os.waitpid(pid, 0)
+    status, late = reap(pid, deadline)
     os.close(answer_r)
     os.close(output_r)
-    return answer, output, status, timed_out
+    return answer, output, status, (timed_out or late) and not flooded
 
 
 def parse_answer(answer):
-    """The child's one answer record, or None when the pipe does not hold exactly one valid frame."""
-    if len(answer) < 4:
+    """The child's one answer as a record, or None unless ``answer`` is exactly one well-formed answer."""
+    if not answer or len(answer) > MAX_ANSWER or answer[0] not in ANSWERS:
         return None
-    (size,) = struct.unpack(">I", answer[:4])
-    if size != len(answer) - 4:
-        return None
-    try:
-        record = json.loads(answer[4:].decode())
-    except (UnicodeDecodeError, ValueError):
-        return None
-    if not isinstance(record, dict):
-        return None
-    status = record.get("status")
-    fields = {"ok": {"value"}, "raises": {"type", "message"}, "returns": {"repr"},
-              "load_error": {"type", "message"}}.get(status)
-    if fields is None or set(record) != fields | {"status"} or not all(isinstance(record[f], str) for f in fields):
-        return None
+    status, fields = ANSWERS[answer[0]]
     if status == "ok":
-        try:
-            float.fromhex(record["value"])
-        except (ValueError, OverflowError):
+        if len(answer) != 9:
             return None
-    return {k: trim(v) if k not in ("status", "value") else v for k, v in record.items()}
+        return {"status": "ok", "value": struct.unpack(">d", answer[1:])[0].hex()}
+    record, at = {"status": status}, 1
+    for name in fields:
+        if at + 2 > len(answer):
+            return None
+        (size,) = struct.unpack(">H", answer[at:at + 2])
+        data = answer[at + 2:at + 2 + size]
+        if size > MAX_TEXT or len(data) != size:
+            return None
+        try:
+            record[name] = trim(data.decode("utf-8", "strict"))
+        except UnicodeDecodeError:
+            return None
+        at += 2 + size
+    return record if at == len(answer) else None
 
 
-def outcome(index, answer, output, status, timed_out, call_limit):
-    """The record for one call, from what its child did."""
+def outcome(index, answer, output, status, timed_out):
+    """The record for one call, from how its child ended and what it answered."""
     shown = trim(output.decode("utf-8", "replace").strip()) if output else ""
-    base = {"i": index, "output": shown}
+    base = {"kind": "call", "i": index, "output": shown}
+    if len(answer) > MAX_ANSWER:
+        return {**base, "status": "violation", "cause": "answer"}
     if timed_out:
-        return {**base, "status": "timeout", "detail": f"still running after {call_limit:g} s; stopped"}
+        return {**base, "status": "timeout", "cause": "wall"}
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         if sig == signal.SIGSYS:
-            return {**base, "status": "violation",
-                    "detail": "made a system call the sandbox forbids (starting a process or program, a network "
-                              "socket, ptrace, mount, namespaces, keyctl, bpf, perf_event_open…); the sandbox "
-                              "killed it"}
+            return {**base, "status": "violation", "cause": "syscall"}
         if sig == signal.SIGXCPU:
-            return {**base, "status": "timeout", "detail": f"used more than {call_limit:g} s of CPU; stopped"}
-        try:
-            name = signal.Signals(sig).name
-        except ValueError:
-            name = str(sig)
-        return {**base, "status": "crashed", "detail": f"the interpreter died (signal {name})"}
+            return {**base, "status": "timeout", "cause": "cpu"}
+        return {**base, "status": "crashed", "signal": sig, "exit": 0}
     code = os.WEXITSTATUS(status)
-    if code == LOAD_FAILED and not answer:
-        return {**base, "status": "isolation_failed", "detail": "the listing seccomp filter could not be loaded"}
+    if not answer.startswith(LOADED):
+        if code == LOAD_FAILED:
+            return {**base, "status": "isolation_failed"}
+        return {**base, "status": "crashed", "signal": 0, "exit": code}
+    answer = answer[len(LOADED):]
     record = parse_answer(answer)
     if record is None:
         if answer:
-            return {**base, "status": "violation",
-                    "detail": "wrote to the runner's answer pipe itself (forged or malformed protocol data)"}
-        return {**base, "status": "crashed", "detail": f"the interpreter exited (code {code}) without an answer"}
+            return {**base, "status": "violation", "cause": "answer"}
+        return {**base, "status": "crashed", "signal": 0, "exit": code}
     return {**base, **record}
 
 
 def main():
     result_fd, request_fd = int(sys.argv[1]), int(sys.argv[2])
-    close_all_but(result_fd, request_fd)  # bwrap's seccomp and info descriptors, anything else inherited
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as init, no handler: no signal from inside reaches us
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise SystemExit("cannot make the runner non-dumpable")
+    close_all_but(result_fd, request_fd)  # anything else inherited
     request = json.loads(read_all(request_fd).decode())
     os.close(request_fd)
     memory = request["memory_mb"] * 2**20
@@ -240,7 +289,7 @@ def main():
     bpf = bytes.fromhex(request["filter"])
     buffer = ctypes.create_string_buffer(bpf, len(bpf))
     prog = SockFprog(len(bpf) // 8, ctypes.addressof(buffer))
-    write_all(result_fd, frame({"ready": True}))
+    write_all(result_fd, frame({"kind": "ready"}))
     hangs = 0
     for index, call in enumerate(request["calls"]):
         answer_r, answer_w = os.pipe()
@@ -254,14 +303,14 @@ def main():
             child(request, call, answer_w, output_w, prog)
         os.close(answer_w)
         os.close(output_w)
-        record = outcome(index, *collect(pid, answer_r, output_r, deadline), request["call_limit"])
+        record = outcome(index, *collect(pid, answer_r, output_r, deadline))
         write_all(result_fd, frame(record))
         if record["status"] in ("load_error", "isolation_failed"):
             break
         hangs += record["status"] == "timeout"
         if hangs >= request["max_hangs"]:
             break
-    write_all(result_fd, frame({"done": True}))
+    write_all(result_fd, frame({"kind": "done"}))
 
 
 main()
