@@ -26,7 +26,7 @@ from test_cli import (
 
 from audit.register.claims import load_chapter
 from audit.report.results import ClaimResult
-from audit.run.cache import FORMAT, ClaimCache, claim_key, environment
+from audit.run.cache import ClaimCache, claim_key, environment
 from audit.text.anchors import locate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +40,7 @@ def run_cli(args: list[str], cache: Path, code: str = MAIN) -> subprocess.Comple
 
 
 def entries(cache: Path) -> list[Path]:
-    return sorted((cache / "claims").rglob("*.json"))
+    return sorted((cache / "claims").rglob("*.entry"))
 
 
 def key_of(folder: Path, claim_id: str) -> str:
@@ -85,28 +85,30 @@ def _result(verdict: str = "supported") -> ClaimResult:
 
 
 def test_damaged_or_foreign_entries_are_ignored(tmp_path):
-    cache = ClaimCache(tmp_path)
+    cache = ClaimCache(tmp_path / "claims")
     key = "ab" + "0" * 62
     assert cache.get(key) is None
     cache.put(key, _result())
     assert cache.get(key)[0] == _result()
-    path = tmp_path / key[:2] / f"{key}.json"
-    stored = json.loads(path.read_text(encoding="utf-8"))
-    tampered = json.loads(json.dumps(stored))
-    tampered["payload"]["result"]["verdict"] = "contradicted"   # digest no longer matches
-    path.write_text(json.dumps(tampered), encoding="utf-8")
+    path = tmp_path / "claims" / key[:2] / f"{key}.entry"
+    stored = path.read_bytes()
+    header, body = stored.split(b"\n", 1)
+    path.write_bytes(stored.replace(b'"verdict":"supported"', b'"verdict":"contradicted"'))  # signature no longer fits
     assert cache.get(key) is None
-    path.write_text(json.dumps({**stored, "format": FORMAT + 1}), encoding="utf-8")   # another format
+    path.write_bytes(header.replace(b" 2 ", b" 3 ", 1) + b"\n" + body)   # another format
     assert cache.get(key) is None
-    path.write_text(json.dumps({**stored, "key": "cd" + "0" * 62}), encoding="utf-8")  # stored under another key
+    path.write_bytes(header.replace(key.encode(), b"cd" + b"0" * 62) + b"\n" + body)  # stored under another key
     assert cache.get(key) is None
-    path.write_text("{not json", encoding="utf-8")
+    path.write_bytes(header.replace(b" claims ", b" research ") + b"\n" + body)   # of another namespace
     assert cache.get(key) is None
-    path.write_bytes(b"\xff\xfe")
-    assert cache.get(key) is None
+    for damaged in (b"{not json", b"\xff\xfe", b"", header, stored[:-1]):
+        path.write_bytes(damaged)
+        assert cache.get(key) is None
+    path.write_bytes(stored)
+    assert cache.get(key)[0] == _result()
     cache.put(key, _result("error"))          # an error depends on the machine: never stored
-    assert cache.get(key) is None
-    assert ClaimCache(tmp_path, enabled=False).get(key) is None
+    assert cache.get(key)[0] == _result()
+    assert ClaimCache(tmp_path / "claims", enabled=False).get(key) is None
 
 
 def test_reports_identical_with_and_without_cache_and_hits_load_no_library(tmp_path):
@@ -121,7 +123,7 @@ def test_reports_identical_with_and_without_cache_and_hits_load_no_library(tmp_p
     assert cold.returncode == 0, cold.stderr
     computed = texts()
     assert len(entries(cache)) == 3
-    assert len(sorted((cache / "research").rglob("*.json"))) == 1   # the chapter's research sections, stored
+    assert len(sorted((cache / "research").rglob("*.entry"))) == 1   # the chapter's research sections, stored
     probe = ("import audit.research.sections as R; calls = []; _complete = R.complete; "
              "R.complete = lambda *a, **k: (calls.append(1), _complete(*a, **k)); "
              + MAIN.replace("sys.exit(main(sys.argv[1:]))", "code = main(sys.argv[1:])")
@@ -150,9 +152,9 @@ def test_corrupt_entry_is_recomputed_in_a_run(tmp_path):
     assert run_cli(args, cache).returncode == 0
     first = (reports / "corrupt.json").read_bytes()
     [entry] = entries(cache)
-    data = json.loads(entry.read_text(encoding="utf-8"))
-    data["payload"]["result"]["verdict"] = "supported"  # a forged verdict with the old digest
-    entry.write_text(json.dumps(data), encoding="utf-8")
+    data = entry.read_bytes()
+    assert b'"verdict":"contradicted"' in data
+    entry.write_bytes(data.replace(b'"verdict":"contradicted"', b'"verdict":"supported"'))  # a forged verdict
     assert run_cli(args, cache).returncode == 0
     assert (reports / "corrupt.json").read_bytes() == first
     assert json.loads(first)["claims"][0]["verdict"] == "contradicted"
@@ -219,8 +221,8 @@ def test_parallel_chapters_give_the_same_reports(tmp_path):
     assert outputs["1"] == outputs["2"]
     # .html, .md and .json per chapter, the patch for chapter "two" (its contradicted claim has a checked
     # correction) and the book index in two formats
-    assert sorted(outputs["1"][0]) == ["index.html", "index.md", "one.html", "one.json", "one.md", "two.html",
-                                       "two.json", "two.md", "two.patch"]
+    assert sorted(outputs["1"][0]) == [".audit.lock", "index.html", "index.md", "one.html", "one.json", "one.md",
+                                       "two.html", "two.json", "two.md", "two.patch"]
 
 
 def test_pytest_xdist_runs_claims_across_processes(tmp_path):
