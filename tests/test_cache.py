@@ -410,3 +410,136 @@ def test_parallel_chapters_draw_their_charts_ahead_for_the_parent(tmp_path, monk
             assert os.getpid() not in drawn_here  # every chart was found stored
             assert any("<svg" in text for name, text in reports[jobs].items() if name.endswith(".html"))
     assert reports["1"] == reports["2"]
+
+
+# --- the end of a run: the reports folder's lock, an interrupt while finishing, the numba cache ------------------
+
+def test_an_interrupt_while_the_program_finishes_exits_non_zero_without_a_traceback(tmp_path):
+    """A Ctrl-C that arrives after the reports are written, while the interpreter shuts down (its exit handlers end
+    the reference workers), used to print "Exception ignored in atexit callback … KeyboardInterrupt" and exit 0."""
+    folder = write_chapter(tmp_path / "claims", "late", SUPPORTED_CLAIM)
+    script = ("import atexit, os, signal, sys, time\n"
+              "from audit.cli import main\n"
+              f"sys.argv = ['audit', 'run', {str(folder)!r}, '--reports', {str(tmp_path / 'reports')!r}, '--quiet']\n"
+              "code = main()\n"
+              "def interrupt():\n"
+              "    os.kill(os.getpid(), signal.SIGINT)\n"
+              "    time.sleep(5)\n"
+              "atexit.register(interrupt)\n"   # runs first of the exit handlers
+              "sys.exit(code)\n")
+    done = run_cli([], tmp_path / "cache", code=script)
+    assert done.returncode == 4, (done.returncode, done.stderr)
+    assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr
+    assert "interrupted while finishing; reports already written are complete" in done.stderr
+    assert json.loads((tmp_path / "reports" / "late.json").read_text())["claims"][0]["verdict"] == "supported"
+
+
+def test_the_program_ends_its_workers_before_it_returns(tmp_path):
+    folder = write_chapter(tmp_path / "claims", "ends", SUPPORTED_CLAIM)
+    script = ("import sys\n"
+              "from audit.cli import main\n"
+              f"sys.argv = ['audit', 'run', {str(folder)!r}, '--reports', {str(tmp_path / 'reports')!r}, '--quiet']\n"
+              "code = main()\n"
+              "from audit.evaluation.references import worker\n"
+              "from audit.report import chart_worker\n"
+              "print(len(worker._RUNNING), len(chart_worker._RUNNING))\n"
+              "sys.exit(code)\n")
+    done = run_cli([], tmp_path / "cache", code=script)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-2:] == ["0", "0"]
+
+
+def test_audits_writing_one_reports_folder_write_one_after_the_other(tmp_path):
+    """Two audits of two revisions of a book (chapters a and b) writing one reports folder: each writes all its
+    reports and the index under the folder's lock, so the folder ends with one revision's a and b, never a of one
+    and b of the other. The test holds the lock while both audits wait for it."""
+    import time
+
+    from audit.report.writer import locked
+
+    reports = tmp_path / "reports"
+    procs = []
+    for revision in ("1", "2"):
+        root = tmp_path / f"claims-{revision}"
+        for name in ("a", "b"):
+            folder = write_chapter(root, name, SUPPORTED_CLAIM)
+            (folder / "snapshot.txt").write_text(f"Revision {revision}. At cutoff four, a single relevant result "
+                                                 "gives P@4 = 1/4.\n", encoding="utf-8")
+    with locked(reports):
+        for revision in ("1", "2"):
+            root = tmp_path / f"claims-{revision}"
+            env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(tmp_path / f"cache-{revision}"), "COLUMNS": "1000"}
+            procs.append(subprocess.Popen([sys.executable, "-c", MAIN, "run", str(root / "a"), str(root / "b"),
+                                           "--reports", str(reports)], env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True))
+        deadline = time.monotonic() + 300
+        waiting: list[str] = []
+        for proc in procs:  # each has audited its chapters and now waits for the folder
+            line = ""
+            while "waiting for it to finish" not in line and time.monotonic() < deadline:
+                line = proc.stderr.readline()
+                assert line or proc.poll() is None, "the audit ended without waiting for the lock"
+            waiting.append(line)
+        assert all("another audit is writing" in line for line in waiting)
+        assert not any(p.suffix == ".json" for p in reports.iterdir())   # nothing written while the lock is held
+    for proc in procs:
+        proc.wait(timeout=300)
+        assert proc.returncode == 0, proc.stderr.read()
+    a, b = (json.loads((reports / f"{name}.json").read_text()) for name in ("a", "b"))
+    assert a["fingerprint"]["computed"] == b["fingerprint"]["computed"]     # both of one revision
+    assert "a.html" in (reports / "index.md").read_text() and "b.html" in (reports / "index.md").read_text()
+
+
+def test_a_ranx_error_from_a_full_disk_gets_a_hint_naming_the_numba_cache(tmp_path):
+    from types import SimpleNamespace
+
+    from audit.cli import _numba_hint
+    from audit.report.results import Check, ImplValue
+    failed = ImplValue(implementation="ranx", status="error", detail="OSError: [Errno 28] No space left on device")
+    report = SimpleNamespace(chapter={"id": "ch"}, claims=[SimpleNamespace(id="C1", checks=[
+        Check(label="P@4", values=[ImplValue(implementation="chapter", value=0.25), failed])])])
+    hint = _numba_hint([report], str(tmp_path / "numba"))
+    assert "ranx failed with “OSError: [Errno 28] No space left on device” on C1 of ch" in hint
+    assert str(tmp_path / "numba") in hint and "MB free" in hint and "NUMBA_CACHE_DIR" in hint
+    assert _numba_hint([SimpleNamespace(chapter={"id": "ch"}, claims=[])], "x") == ""
+
+
+def test_little_room_for_the_numba_cache_is_said_before_the_audit(tmp_path, monkeypatch, capsys):
+    import audit.cli as cli
+    monkeypatch.setattr(cli, "_free_bytes", lambda folder: 3 * 2**20)
+    monkeypatch.setenv("COLUMNS", "1000")
+    folder = write_chapter(tmp_path / "claims", "room", NOT_CHECKABLE_CLAIM)
+    assert cli.main(["run", str(folder), "--reports", str(tmp_path / "reports"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: ranx keeps its compiled metrics in the numba cache" in err and "3.0 MB free" in err
+
+
+def _tmpfs(path: Path, size: str) -> bool:
+    """Mount a small tmpfs at ``path`` (root only); whether it worked."""
+    path.mkdir(parents=True)
+    try:
+        return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                              capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="mounts a small disk (root only)")
+def test_a_full_numba_cache_disk_gets_a_hint(tmp_path):
+    """ranx compiling into a full NUMBA_CACHE_DIR fails with "[Errno 28] No space left on device": the claims are
+    errors (as they must be: nothing was verified by ranx), and the run says where the numba cache is and why."""
+    disk = tmp_path / "full"
+    if not _tmpfs(disk, "64k"):
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        folder = write_chapter(tmp_path / "claims", "numba", SUPPORTED_CLAIM)
+        env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(tmp_path / "cache"), "COLUMNS": "1000",
+               "NUMBA_CACHE_DIR": str(disk / "numba")}
+        done = subprocess.run([sys.executable, "-c", MAIN, "run", str(folder), "--reports", str(tmp_path / "reports"),
+                               "--no-cache"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+        assert "Traceback" not in done.stderr
+        assert "warning: ranx keeps its compiled metrics in the numba cache" in done.stderr     # before the audit
+        assert f"hint: ranx failed with “OSError: [Errno 28] No space left on device”" in done.stderr, done.stderr
+        assert str(disk / "numba") in done.stderr
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True, timeout=30)

@@ -598,14 +598,18 @@ class UniqueKeyLoader(_UniqueKeys, yaml.SafeLoader):
 
 
 def _shape(text: str, path: Path) -> None:
-    """Refuse YAML nested deeper than ``MAX_YAML_DEPTH`` or with more than ``MAX_YAML_ALIASES``
-    aliases, from the token stream (PyYAML's composer recurses once per level, so depth is checked
-    before it runs)."""
-    depth = aliases = 0
+    """Refuse YAML nested deeper than ``MAX_YAML_DEPTH``, with more than ``MAX_YAML_ALIASES`` aliases, or whose
+    top-level ``claims`` block list has more than ``MAX_CLAIMS`` entries, from the token stream (PyYAML's composer
+    recurses once per level, so depth is checked before it runs; and composing a register takes about 10 ms a
+    claim, so an oversized one is refused before it is composed)."""
+    depth = aliases = entries = 0
     opening = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
                yaml.FlowSequenceStartToken)
     closing = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
     tokens = yaml.scan(text, Loader=yaml.SafeLoader)
+    previous = None
+    key = None          # the top-level key being read
+    claims_at = None    # the depth of the entries of the top-level claims list, once known
     while True:
         try:
             token = next(tokens)
@@ -613,6 +617,18 @@ def _shape(text: str, path: Path) -> None:
             return
         except yaml.YAMLError:
             return  # the loader reports the first problem, with its line
+        if isinstance(token, yaml.ScalarToken) and isinstance(previous, yaml.KeyToken) and depth == 1:
+            key, claims_at = token.value, None
+        elif key == "claims" and claims_at is None and isinstance(previous, yaml.ValueToken) and depth == 1:
+            # a block list (entries one level down) or an indentless one (entries at this level); a flow list is
+            # counted once composed
+            claims_at = {yaml.BlockSequenceStartToken: 2, yaml.BlockEntryToken: 1}.get(type(token), -1)
+        if isinstance(token, yaml.BlockEntryToken) and key == "claims" and depth == claims_at:
+            entries += 1
+            if entries > MAX_CLAIMS:
+                raise RegisterError(f"the register has more than {MAX_CLAIMS:,} claims (the limit per chapter; "
+                                    f"claim {entries:,} is at line {token.start_mark.line + 1}); split the chapter's "
+                                    "claims between registers", file=str(path), field="claims")
         if isinstance(token, opening):
             depth += 1
             if depth > MAX_YAML_DEPTH:
@@ -625,6 +641,7 @@ def _shape(text: str, path: Path) -> None:
             if aliases > MAX_YAML_ALIASES:
                 raise RegisterError(f"more than {MAX_YAML_ALIASES} aliases (the limit) at line "
                                     f"{token.start_mark.line + 1}; write the repeated parts out", file=str(path))
+        previous = token
 
 
 def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
