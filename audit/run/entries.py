@@ -158,7 +158,7 @@ def outcome(payload):
     """A reference's ``Outcome`` from an entry, or None."""
     from audit.evaluation.references.base import Outcome
 
-    found = payload.get("outcome") if isinstance(payload, dict) else None
+    found = payload.get("outcome") if isinstance(payload, dict) and set(payload) == {"outcome"} else None
     if not isinstance(found, dict) or set(found) - {"status", "per_query", "provider", "detail", "readers"}:
         return None
     if found.get("status") not in OUTCOME_STATUSES:
@@ -179,7 +179,7 @@ def observations(payload):
     """A reference's observed conventions (``{name: Observation}``) from an entry, or None."""
     from audit.evaluation.observe import Observation
 
-    found = payload.get("observed") if isinstance(payload, dict) else None
+    found = payload.get("observed") if isinstance(payload, dict) and set(payload) == {"observed"} else None
     if not isinstance(found, dict):
         return None
     out = {}
@@ -209,7 +209,7 @@ def _strings(value) -> bool:
 
 def per_claim(what: str, payload, claim_id: str) -> dict | None:
     """What the research sections kept for one claim (``what``: "convention caveat" or "sensitivity"), or None."""
-    found = payload.get("outcome") if isinstance(payload, dict) else None
+    found = payload.get("outcome") if isinstance(payload, dict) and set(payload) == {"outcome"} else None
     if not isinstance(found, dict):
         return None
     if what == "convention caveat":
