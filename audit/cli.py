@@ -229,8 +229,12 @@ def _numba_hint(reports, folder: str) -> str:
             for check in claim.checks:
                 for value in check.values:
                     if value.status == "error" and any(text in value.detail for text in _WRITE_FAILURES):
+                        import tempfile
+                        where = (_numba_room(folder, _free_bytes(folder)) if value.implementation == "ranx" else
+                                 f"a disk it writes to is full or read-only (the temporary folder is "
+                                 f"{tempfile.gettempdir()}; TMPDIR moves it)")
                         return (f"{value.implementation} failed with “{value.detail[:120]}” on {claim.id} of "
-                                f"{report.chapter['id']}; {_numba_room(folder, _free_bytes(folder))}")
+                                f"{report.chapter['id']}; {where}")
     return ""
 
 
