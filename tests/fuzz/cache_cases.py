@@ -85,6 +85,8 @@ KINDS = ("unsigned", "digest", "unsigned-plain", "signed-invalid", "damaged", "o
 
 
 def _audit(folder: Path, reports: Path, cache: Path) -> tuple[int, str, float]:
+    from audit.evaluation import observe
+    observe._CACHE.clear()  # the references' observed conventions are read from the cache, as a new process reads them
     os.environ["CHAPTER_AUDIT_CACHE"] = str(cache)
     out = io.StringIO()
     started = time.monotonic()
