@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -109,10 +110,12 @@ def locate(snapshot: Snapshot, quote: str, *, prefix: str = "", suffix: str = ""
     return _fuzzy(text, quote, line, budget or Budget())
 
 
-@lru_cache(maxsize=4)
-def _folded(text: str) -> tuple[str, list[int]]:
-    """``text`` folded as quotes are searched for, with each character's offset (kept for the last few texts)."""
-    return _fold_with_index(text)
+@lru_cache(maxsize=2)
+def _folded(text: str) -> tuple[str, array]:
+    """``text`` folded as quotes are searched for, with each character's offset (kept for the last two texts, the
+    offsets packed: 4 bytes a character)."""
+    folded, index = _fold_with_index(text)
+    return folded, array("I", index)
 
 
 def _choose(text: str, quote: str, starts: list[int], prefix: str, suffix: str, hint: int | None) -> Anchor:
