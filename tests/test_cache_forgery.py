@@ -21,7 +21,6 @@ import io
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
