@@ -133,7 +133,7 @@ def forget_claims(cache: Path) -> None:
         shutil.rmtree(cache / namespace)
 
 
-# --- the review's cases -----------------------------------------------------------------------------------------
+# --- forged, planted, damaged and odd entries ----------------------------------------------------------------
 
 @pytest.mark.parametrize("signed", [False, True], ids=["recomputed digest", "signed"])
 def test_a_rewritten_verdict_is_not_used(case, signed):
