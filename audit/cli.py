@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 from pathlib import Path
 
@@ -134,6 +136,16 @@ def crosscheck(args) -> int:
 
     if not args.measures.split():
         raise AuditError("--measures is empty; give ir-measures names such as \"P@10 RR AP nDCG@10\"")
+    from audit.register.limits import MAX_QRELS_BYTES, MAX_RUN_BYTES
+    for path, what, limit in [(args.qrels, "qrels file", MAX_QRELS_BYTES)] + [(r, "run file", MAX_RUN_BYTES)
+                                                                                for r in args.run]:
+        try:
+            size = os.stat(path).st_size if os.path.isfile(path) else 0  # anything else is refused when opened
+        except (OSError, ValueError):
+            size = 0
+        if size > limit:
+            raise AuditError(f"the {what} is {size:,} bytes, more than the limit of {limit:,} "
+                             f"(limits.MAX_{'QRELS' if what == 'qrels file' else 'RUN'}_BYTES)", file=str(path))
     from audit.register.measures import parse as parse_measure
     for name in args.measures.split():
         try:
@@ -190,6 +202,61 @@ def _brief(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:200] + '…' if len(text) > 200 else text}"
 
 
+#: Free bytes below which the numba cache's disk is named before the audit starts: ranx's compiled metrics take
+#: about 20 MB for each installation.
+NUMBA_ROOM = 64 * 2**20
+
+
+def _free_bytes(folder: str | Path) -> int | None:
+    """Free bytes on the disk of ``folder`` (or of its nearest existing parent), or None when unknown."""
+    import shutil
+    path = Path(folder)
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return None
+
+
+def _numba_room(folder: str, free: int | None) -> str:
+    room = f"{free / 2**20:.1f} MB free" if free is not None else "free space unknown"
+    return (f"ranx keeps its compiled metrics in the numba cache {folder} ({room}; about 20 MB are needed for each "
+            "installation); free some space there or point NUMBA_CACHE_DIR at a folder with room")
+
+
+#: What a reference's error says when it could not write a file (numba writing its cache).
+_WRITE_FAILURES = ("[Errno 28]", "No space left on device", "[Errno 30]", "Read-only file system", "[Errno 122]",
+                   "Disk quota exceeded")
+
+
+def _numba_hint(reports, folder: str) -> str:
+    """A hint when a reference failed on a claim because a file could not be written (ranx, numba's cache full):
+    such claims are errors that name only the OSError."""
+    for report in reports:
+        for claim in report.claims:
+            for check in claim.checks:
+                for value in check.values:
+                    if value.status == "error" and any(text in value.detail for text in _WRITE_FAILURES):
+                        import tempfile
+                        where = (_numba_room(folder, _free_bytes(folder)) if value.implementation == "ranx" else
+                                 f"a disk it writes to is full or read-only (the temporary folder is "
+                                 f"{tempfile.gettempdir()}; TMPDIR moves it)")
+                        return (f"{value.implementation} failed with “{value.detail[:120]}” on {claim.id} of "
+                                f"{report.chapter['id']}; {where}")
+    return ""
+
+
+def _add_stats(total: dict, more: dict) -> None:
+    """Add a chapter process's cache counts (``audit.run.cache.STATS``) to this process's."""
+    for name in ("refused", "unwritten"):
+        if more.get(name):
+            total[name] += more[name]
+            total[f"{name}_reason"] = more.get(f"{name}_reason", "")
+    if more.get("unwritten_errno"):
+        total["unwritten_errno"] = more["unwritten_errno"]
+
+
 def _chapters(args) -> list[Path]:
     if args.chapters:
         return args.chapters
@@ -204,15 +271,14 @@ def _chapters(args) -> list[Path]:
 
 def run(args) -> int:
     from rich.console import Console
-    from rich.table import Table
 
     from audit.attribution.book import Book
     from audit.evaluation.references import all_references
     from audit.evaluation.references.ranx_ref import numba_cache_dir
     from audit.register.claims import load_chapter, source_difference
-    from audit.report.writer import write_chapter_reports, write_index
-    from audit.run.audit import add_book_findings, audit_chapter
-    from audit.run.cache import ClaimCache, set_memo
+    from audit.report.writer import locked
+    from audit.run.audit import audit_chapter
+    from audit.run.cache import STATS, ClaimCache, reset_stats, set_memo
     from audit.run.jobs import audit_parallel
     from audit.run.provenance import collect
 
@@ -229,6 +295,9 @@ def run(args) -> int:
     cache = numba_cache_dir()
     if not args.quiet and not any(Path(cache).rglob("*.nbi")):
         err.print(f"[dim]ranx compiles its metrics on first use in an installation (about 40 s); cache: {cache}[/dim]")
+    room = _free_bytes(cache)
+    if room is not None and room < NUMBA_ROOM:
+        err.print(f"[yellow]warning:[/yellow] {_numba_room(cache, room)}", highlight=False)
     provenance = collect(sys.argv)
     references = all_references(start=False)  # started when a claim is not in the cache
     status = EXIT_OK
@@ -279,12 +348,22 @@ def run(args) -> int:
             err.print(f"[dim]skipped (none of the selected claims): "
                       f"{', '.join(str(c.identity.id) for c in skipped)}[/dim]", highlight=False)
     cache = ClaimCache(enabled=not args.no_cache)
+    reset_stats()
+    if cache.enabled:
+        from audit.run.signing import signer
+        sign = signer(cache.folder.parent)
+        if sign.secret is None:
+            if not args.quiet:
+                err.print(f"[yellow]note:[/yellow] the claim cache is not used: {sign.problem}; every claim is computed",
+                          highlight=False)
+            cache.enabled = False
     set_memo(cache.enabled)  # charts and reference observations are cached with the claims
     audited = []
     hits = misses = 0
     if args.jobs > 1 and len(chapters) > 1:
         for done in audit_parallel(chapters, book, provenance, cache, select, args.jobs):
             hits, misses = hits + done.hits, misses + done.misses
+            _add_stats(STATS, done.stats)
             if done.report is None:
                 err.print(f"[red]internal error[/red] while auditing {done.chapter.identity.id}: {done.error} "
                           "(no report written for this chapter; please report this)", highlight=False)
@@ -316,6 +395,45 @@ def run(args) -> int:
     if not args.quiet and cache.enabled:
         err.print(f"[dim]claim cache: {hits} of {hits + misses} claims reused, {misses} computed "
                   f"({cache.folder})[/dim]", highlight=False)
+    hint = _numba_hint(audited, numba_cache_dir())
+    if hint:
+        err.print(f"[yellow]hint:[/yellow] {hint}", highlight=False)
+    # Written under the reports folder's lock: an audit writing the same folder meanwhile waits, so the folder
+    # holds every report of one run or of the other, never chapters of both side by side with one index.
+    if audited:
+        with locked(args.reports, waiting=lambda text: err.print(f"[dim]{text}[/dim]", highlight=False)):
+            status = _write_all(args, audited, chapters, book, select, folder, status, reports, out, err)
+    if STATS["refused"]:
+        err.print(f"[yellow]warning:[/yellow] {STATS['refused']} cache entr{'y was' if STATS['refused'] == 1 else 'ies were'} "
+                  f"not used and computed again (last: {STATS['refused_reason']}); the cache folder "
+                  f"{cache.folder.parent} may have been written by someone else", highlight=False)
+    if STATS["unwritten"]:
+        full = " (its disk is full)" if STATS["unwritten_errno"] == errno.ENOSPC else ""
+        err.print(f"[yellow]warning:[/yellow] the claim cache could not be written{full}: {STATS['unwritten']} "
+                  f"entr{'y' if STATS['unwritten'] == 1 else 'ies'} not stored ({STATS['unwritten_reason']}); the "
+                  "reports are complete, and the next run computes those results again", highlight=False)
+    if book.conflicts and not args.quiet:
+        out.print(f"\nBook-level consistency: {len(book.conflicts)} conflict(s) between chapters")
+        for conflict in book.conflicts:
+            out.print(f"  - {conflict.sentence()}", highlight=False)
+    if status == EXIT_OK and args.fail_on:
+        hits = [(r.chapter["id"], c.id, c.verdict) for r in reports for c in r.claims if c.verdict in args.fail_on]
+        if hits:
+            listed = ", ".join(f"{ch}:{cid} ({v})" for ch, cid, v in hits)
+            err.print(f"[red]--fail-on {','.join(sorted(args.fail_on))}:[/red] {len(hits)} claim(s): {listed}",
+                      highlight=False)
+            return EXIT_FAIL_ON
+    return status
+
+
+def _write_all(args, audited, chapters, book, select, folder, status, reports, out, err) -> int:
+    """Write every audited chapter's reports (adding each written one to ``reports``) and the book index; return
+    the exit status so far."""
+    from rich.table import Table
+
+    from audit.report.writer import write_chapter_reports, write_index
+    from audit.run.audit import add_book_findings
+
     snapshots = {c.identity.id: c.snapshot.text for c in chapters}
     registers = {c.identity.id: c.claims_path for c in chapters}
     for report in audited:
@@ -372,34 +490,59 @@ def run(args) -> int:
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             status = max(status, EXIT_INPUT)
-    if book.conflicts and not args.quiet:
-        out.print(f"\nBook-level consistency: {len(book.conflicts)} conflict(s) between chapters")
-        for conflict in book.conflicts:
-            out.print(f"  - {conflict.sentence()}", highlight=False)
-    if status == EXIT_OK and args.fail_on:
-        hits = [(r.chapter["id"], c.id, c.verdict) for r in reports for c in r.claims if c.verdict in args.fail_on]
-        if hits:
-            listed = ", ".join(f"{ch}:{cid} ({v})" for ch, cid, v in hits)
-            err.print(f"[red]--fail-on {','.join(sorted(args.fail_on))}:[/red] {len(hits)} claim(s): {listed}",
-                      highlight=False)
-            return EXIT_FAIL_ON
     return status
 
 
+def _stop_workers() -> None:
+    """End the reference and chart workers now (their exit handlers would otherwise do it while the interpreter
+    shuts down, where an interrupt can only be printed as ignored)."""
+    for module in ("audit.evaluation.references.worker", "audit.report.chart_worker"):
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            loaded._stop_all()
+
+
+def _interrupted_at_exit(signum, frame) -> None:
+    """SIGINT after the command's work is done, while the interpreter shuts down: say so and end with
+    ``EXIT_INTERNAL`` (the reports written are complete; the workers end when their pipes close)."""
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
+    os.write(2, b"interrupted while finishing; reports already written are complete\n")
+    os._exit(EXIT_INTERNAL)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; ``argv`` None reads ``sys.argv`` and means this is the program (``audit``): its
+    workers are then ended before returning, and a Ctrl-C while the interpreter shuts down ends it with
+    ``EXIT_INTERNAL``, not with exit 0 and an ignored ``KeyboardInterrupt``."""
+    program = argv is None
+    try:
+        return _main(argv, program)
+    finally:
+        if program:
+            _finishing()
+
+
+def _finishing() -> None:
+    """From now on a SIGINT ends the program at once with ``EXIT_INTERNAL`` (``_interrupted_at_exit``)."""
+    import signal
+    try:
+        signal.signal(signal.SIGINT, _interrupted_at_exit)
+    except ValueError:  # not the main thread
+        pass
+
+
+def _main(argv: list[str] | None, program: bool) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "run":
-            return run(args)
-        if args.command == "diff":
-            return diff(args)
-        if args.command == "init":
-            return init(args)
-        if args.command == "crosscheck":
-            return crosscheck(args)
-        if args.command == "schema":
-            return schema(args)
+        code = _command(args)
+        if program:
+            _finishing()
+            _stop_workers()
+        return code
     except AuditError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INPUT
@@ -409,6 +552,19 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback; never exit 1, which means --fail-on
         print(f"internal error: {_brief(exc)} (please report this)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _command(args) -> int:
+    if args.command == "run":
+        return run(args)
+    if args.command == "diff":
+        return diff(args)
+    if args.command == "init":
+        return init(args)
+    if args.command == "crosscheck":
+        return crosscheck(args)
+    if args.command == "schema":
+        return schema(args)
     return EXIT_USAGE
 
 

@@ -1,14 +1,18 @@
 """The fuzz campaign at scale (not run in CI): N generated registers and N/4 TREC file pairs
-through ``audit run`` / ``audit crosscheck``, with the oracle of ``tests/fuzz/oracle.py``.
+through ``audit run`` / ``audit crosscheck``, with the oracle of ``tests/fuzz/oracle.py``, then M
+fuzzed claim-cache entries (``tests/fuzz/cache_cases.py``: forged unsigned or signed with invalid
+content, damaged, odd file types, folders replaced by links, removed), each audited against the
+clean run of the same chapter.
 
-    python benchmarks/bench_fuzz.py [--registers 10000] [--minutes 0 (no limit)] [--seed 0]
+    python benchmarks/bench_fuzz.py [--registers 10000] [--cache-cases 500] [--minutes 0 (no limit)] [--seed 0]
 
 A child process audits the cases one after the other (the reference workers start once) and
 reports each on its stdout; when it dies (a crash: a signal or an exit without a report) or a
 case passes ``--hang`` seconds, the parent records it against that case and starts a new child
 at the next one. Prints, and writes as JSON to ``--out``: cases run, the registers' exit codes
 and claim verdicts, and counts of internal errors, crashes, hangs, vacuous verdicts, bad exit
-codes, tracebacks and corrupt reports, with the first examples of each.
+codes, tracebacks and corrupt reports, with the first examples of each; for the cache cases, the
+count of each mutation and of runs whose reports differ from the clean run's (``changed``).
 """
 
 from __future__ import annotations
@@ -32,10 +36,21 @@ sys.path.insert(0, sys.argv[1])
 from generate import register, trec_pair
 from oracle import check_register, check_trec
 start, stop, seed, hang = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+registers = int(sys.argv[6])
+warm = None
 for i in range(start, stop):
     print(json.dumps({"start": i}), flush=True)
     rng = random.Random(seed * 1_000_003 + i)
     tally = {}
+    if i >= registers:  # a cache case: the chapter audited once per child, its cache changed per case
+        from cache_cases import Warm, check_cache
+        if warm is None:
+            warm = Warm(Path(tempfile.mkdtemp(prefix="bench-fuzz-warm-")))
+        with tempfile.TemporaryDirectory(prefix="bench-fuzz-cache-") as root:
+            label, problems = check_cache(warm, rng, Path(root), seconds=hang)
+        print(json.dumps({"done": i, "kind": "cache: " + " ".join(label.split()[:2]), "problems": problems,
+                          "tally": {}, "label": label}), flush=True)
+        continue
     with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as root:
         if i % 5 == 4:
             problems = check_trec(*trec_pair(rng), Path(root), seconds=hang)
@@ -50,7 +65,9 @@ for i in range(start, stop):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--registers", type=int, default=10_000, help="cases to run (default 10000)")
+    parser.add_argument("--registers", type=int, default=10_000, help="register and TREC cases to run (default 10000)")
+    parser.add_argument("--cache-cases", type=int, default=500, help="fuzzed cache entries to run after them "
+                        "(default 500)")
     parser.add_argument("--minutes", type=float, default=0, help="stop after this many minutes (0: no limit)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hang", type=float, default=120.0, help="seconds after which a case counts as a hang")
@@ -60,14 +77,16 @@ def main() -> int:
     counts: Counter = Counter()
     kinds: Counter = Counter()
     tallies: Counter = Counter()
+    labels: Counter = Counter()
     examples: dict[str, list] = {}
     done = 0
     next_case = 0
     started = time.monotonic()
     env = dict(os.environ, COLUMNS="1000")
-    while next_case < args.registers and time.monotonic() < deadline:
+    total = args.registers + args.cache_cases
+    while next_case < total and time.monotonic() < deadline:
         child = subprocess.Popen([sys.executable, "-c", CHILD, str(ROOT / "tests" / "fuzz"), str(next_case),
-                                  str(args.registers), str(args.seed), str(args.hang)],
+                                  str(total), str(args.seed), str(args.hang), str(args.registers)],
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
         current, case_started = next_case, time.monotonic()
         while True:
@@ -83,18 +102,18 @@ def main() -> int:
                 if time.monotonic() >= deadline:
                     child.kill()
                     child.wait()
-                    next_case = args.registers
+                    next_case = total
                     break
                 continue
             line = child.stdout.readline()
             if not line:  # the child ended without reporting the case it had started: a crash
                 code = child.wait()
-                if current < args.registers and code != 0:
+                if current < total and code != 0:
                     counts["crash"] += 1
                     examples.setdefault("crash", []).append((current, code))
                     next_case = current + 1
                 else:
-                    next_case = args.registers
+                    next_case = total
                 break
             message = json.loads(line)
             if "start" in message:
@@ -103,19 +122,22 @@ def main() -> int:
             done += 1
             kinds[message["kind"]] += 1
             tallies.update(message.get("tally", {}))
+            if "label" in message:
+                labels[message["label"]] += 1
             for problem, detail in message["problems"]:
                 counts[problem] += 1
                 if len(examples.setdefault(problem, [])) < 5:
-                    examples[problem].append((message["done"], detail[:400]))
+                    examples[problem].append((message["done"], message.get("label", ""), detail[:400]))
             if time.monotonic() >= deadline:
                 child.kill()
                 child.wait()
-                next_case = args.registers
+                next_case = total
                 break
-    result = {"cases": done, "seconds": round(time.monotonic() - started, 1), "kinds": dict(kinds),
+    result = {"cases": done, "seconds": round(time.monotonic() - started, 1), "kinds": dict(sorted(kinds.items())),
               "registers": dict(sorted(tallies.items())),
+              "cache mutations": dict(sorted(labels.items())),
               "problems": {k: counts.get(k, 0) for k in ("internal", "crash", "hang", "vacuous", "exit",
-                                                         "traceback", "report")},
+                                                         "traceback", "report", "changed")},
               "examples": examples}
     print(json.dumps(result, indent=2))
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

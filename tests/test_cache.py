@@ -26,7 +26,7 @@ from test_cli import (
 
 from audit.register.claims import load_chapter
 from audit.report.results import ClaimResult
-from audit.run.cache import FORMAT, ClaimCache, claim_key, environment
+from audit.run.cache import ClaimCache, claim_key, environment
 from audit.text.anchors import locate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +40,7 @@ def run_cli(args: list[str], cache: Path, code: str = MAIN) -> subprocess.Comple
 
 
 def entries(cache: Path) -> list[Path]:
-    return sorted((cache / "claims").rglob("*.json"))
+    return sorted((cache / "claims").rglob("*.entry"))
 
 
 def key_of(folder: Path, claim_id: str) -> str:
@@ -85,28 +85,30 @@ def _result(verdict: str = "supported") -> ClaimResult:
 
 
 def test_damaged_or_foreign_entries_are_ignored(tmp_path):
-    cache = ClaimCache(tmp_path)
+    cache = ClaimCache(tmp_path / "claims")
     key = "ab" + "0" * 62
     assert cache.get(key) is None
     cache.put(key, _result())
     assert cache.get(key)[0] == _result()
-    path = tmp_path / key[:2] / f"{key}.json"
-    stored = json.loads(path.read_text(encoding="utf-8"))
-    tampered = json.loads(json.dumps(stored))
-    tampered["payload"]["result"]["verdict"] = "contradicted"   # digest no longer matches
-    path.write_text(json.dumps(tampered), encoding="utf-8")
+    path = tmp_path / "claims" / key[:2] / f"{key}.entry"
+    stored = path.read_bytes()
+    header, body = stored.split(b"\n", 1)
+    path.write_bytes(stored.replace(b'"verdict":"supported"', b'"verdict":"contradicted"'))  # signature no longer fits
     assert cache.get(key) is None
-    path.write_text(json.dumps({**stored, "format": FORMAT + 1}), encoding="utf-8")   # another format
+    path.write_bytes(header.replace(b" 2 ", b" 3 ", 1) + b"\n" + body)   # another format
     assert cache.get(key) is None
-    path.write_text(json.dumps({**stored, "key": "cd" + "0" * 62}), encoding="utf-8")  # stored under another key
+    path.write_bytes(header.replace(key.encode(), b"cd" + b"0" * 62) + b"\n" + body)  # stored under another key
     assert cache.get(key) is None
-    path.write_text("{not json", encoding="utf-8")
+    path.write_bytes(header.replace(b" claims ", b" research ") + b"\n" + body)   # of another namespace
     assert cache.get(key) is None
-    path.write_bytes(b"\xff\xfe")
-    assert cache.get(key) is None
+    for damaged in (b"{not json", b"\xff\xfe", b"", header, stored[:-1]):
+        path.write_bytes(damaged)
+        assert cache.get(key) is None
+    path.write_bytes(stored)
+    assert cache.get(key)[0] == _result()
     cache.put(key, _result("error"))          # an error depends on the machine: never stored
-    assert cache.get(key) is None
-    assert ClaimCache(tmp_path, enabled=False).get(key) is None
+    assert cache.get(key)[0] == _result()
+    assert ClaimCache(tmp_path / "claims", enabled=False).get(key) is None
 
 
 def test_reports_identical_with_and_without_cache_and_hits_load_no_library(tmp_path):
@@ -121,7 +123,7 @@ def test_reports_identical_with_and_without_cache_and_hits_load_no_library(tmp_p
     assert cold.returncode == 0, cold.stderr
     computed = texts()
     assert len(entries(cache)) == 3
-    assert len(sorted((cache / "research").rglob("*.json"))) == 1   # the chapter's research sections, stored
+    assert len(sorted((cache / "research").rglob("*.entry"))) == 1   # the chapter's research sections, stored
     probe = ("import audit.research.sections as R; calls = []; _complete = R.complete; "
              "R.complete = lambda *a, **k: (calls.append(1), _complete(*a, **k)); "
              + MAIN.replace("sys.exit(main(sys.argv[1:]))", "code = main(sys.argv[1:])")
@@ -150,9 +152,9 @@ def test_corrupt_entry_is_recomputed_in_a_run(tmp_path):
     assert run_cli(args, cache).returncode == 0
     first = (reports / "corrupt.json").read_bytes()
     [entry] = entries(cache)
-    data = json.loads(entry.read_text(encoding="utf-8"))
-    data["payload"]["result"]["verdict"] = "supported"  # a forged verdict with the old digest
-    entry.write_text(json.dumps(data), encoding="utf-8")
+    data = entry.read_bytes()
+    assert b'"verdict":"contradicted"' in data
+    entry.write_bytes(data.replace(b'"verdict":"contradicted"', b'"verdict":"supported"'))  # a forged verdict
     assert run_cli(args, cache).returncode == 0
     assert (reports / "corrupt.json").read_bytes() == first
     assert json.loads(first)["claims"][0]["verdict"] == "contradicted"
@@ -219,8 +221,8 @@ def test_parallel_chapters_give_the_same_reports(tmp_path):
     assert outputs["1"] == outputs["2"]
     # .html, .md and .json per chapter, the patch for chapter "two" (its contradicted claim has a checked
     # correction) and the book index in two formats
-    assert sorted(outputs["1"][0]) == ["index.html", "index.md", "one.html", "one.json", "one.md", "two.html",
-                                       "two.json", "two.md", "two.patch"]
+    assert sorted(outputs["1"][0]) == [".audit.lock", "index.html", "index.md", "one.html", "one.json", "one.md",
+                                       "two.html", "two.json", "two.md", "two.patch"]
 
 
 def test_pytest_xdist_runs_claims_across_processes(tmp_path):
@@ -408,3 +410,136 @@ def test_parallel_chapters_draw_their_charts_ahead_for_the_parent(tmp_path, monk
             assert os.getpid() not in drawn_here  # every chart was found stored
             assert any("<svg" in text for name, text in reports[jobs].items() if name.endswith(".html"))
     assert reports["1"] == reports["2"]
+
+
+# --- the end of a run: the reports folder's lock, an interrupt while finishing, the numba cache ------------------
+
+def test_an_interrupt_while_the_program_finishes_exits_non_zero_without_a_traceback(tmp_path):
+    """A Ctrl-C that arrives after the reports are written, while the interpreter shuts down (its exit handlers end
+    the reference workers), used to print "Exception ignored in atexit callback … KeyboardInterrupt" and exit 0."""
+    folder = write_chapter(tmp_path / "claims", "late", SUPPORTED_CLAIM)
+    script = ("import atexit, os, signal, sys, time\n"
+              "from audit.cli import main\n"
+              f"sys.argv = ['audit', 'run', {str(folder)!r}, '--reports', {str(tmp_path / 'reports')!r}, '--quiet']\n"
+              "code = main()\n"
+              "def interrupt():\n"
+              "    os.kill(os.getpid(), signal.SIGINT)\n"
+              "    time.sleep(5)\n"
+              "atexit.register(interrupt)\n"   # runs first of the exit handlers
+              "sys.exit(code)\n")
+    done = run_cli([], tmp_path / "cache", code=script)
+    assert done.returncode == 4, (done.returncode, done.stderr)
+    assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr
+    assert "interrupted while finishing; reports already written are complete" in done.stderr
+    assert json.loads((tmp_path / "reports" / "late.json").read_text())["claims"][0]["verdict"] == "supported"
+
+
+def test_the_program_ends_its_workers_before_it_returns(tmp_path):
+    folder = write_chapter(tmp_path / "claims", "ends", SUPPORTED_CLAIM)
+    script = ("import sys\n"
+              "from audit.cli import main\n"
+              f"sys.argv = ['audit', 'run', {str(folder)!r}, '--reports', {str(tmp_path / 'reports')!r}, '--quiet']\n"
+              "code = main()\n"
+              "from audit.evaluation.references import worker\n"
+              "from audit.report import chart_worker\n"
+              "print(len(worker._RUNNING), len(chart_worker._RUNNING))\n"
+              "sys.exit(code)\n")
+    done = run_cli([], tmp_path / "cache", code=script)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-2:] == ["0", "0"]
+
+
+def test_audits_writing_one_reports_folder_write_one_after_the_other(tmp_path):
+    """Two audits of two revisions of a book (chapters a and b) writing one reports folder: each writes all its
+    reports and the index under the folder's lock, so the folder ends with one revision's a and b, never a of one
+    and b of the other. The test holds the lock while both audits wait for it."""
+    import time
+
+    from audit.report.writer import locked
+
+    reports = tmp_path / "reports"
+    procs = []
+    for revision in ("1", "2"):
+        root = tmp_path / f"claims-{revision}"
+        for name in ("a", "b"):
+            folder = write_chapter(root, name, SUPPORTED_CLAIM)
+            (folder / "snapshot.txt").write_text(f"Revision {revision}. At cutoff four, a single relevant result "
+                                                 "gives P@4 = 1/4.\n", encoding="utf-8")
+    with locked(reports):
+        for revision in ("1", "2"):
+            root = tmp_path / f"claims-{revision}"
+            env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(tmp_path / f"cache-{revision}"), "COLUMNS": "1000"}
+            procs.append(subprocess.Popen([sys.executable, "-c", MAIN, "run", str(root / "a"), str(root / "b"),
+                                           "--reports", str(reports)], env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True))
+        deadline = time.monotonic() + 300
+        waiting: list[str] = []
+        for proc in procs:  # each has audited its chapters and now waits for the folder
+            line = ""
+            while "waiting for it to finish" not in line and time.monotonic() < deadline:
+                line = proc.stderr.readline()
+                assert line or proc.poll() is None, "the audit ended without waiting for the lock"
+            waiting.append(line)
+        assert all("another audit is writing" in line for line in waiting)
+        assert not any(p.suffix == ".json" for p in reports.iterdir())   # nothing written while the lock is held
+    for proc in procs:
+        proc.wait(timeout=300)
+        assert proc.returncode == 0, proc.stderr.read()
+    a, b = (json.loads((reports / f"{name}.json").read_text()) for name in ("a", "b"))
+    assert a["fingerprint"]["computed"] == b["fingerprint"]["computed"]     # both of one revision
+    assert "a.html" in (reports / "index.md").read_text() and "b.html" in (reports / "index.md").read_text()
+
+
+def test_a_ranx_error_from_a_full_disk_gets_a_hint_naming_the_numba_cache(tmp_path):
+    from types import SimpleNamespace
+
+    from audit.cli import _numba_hint
+    from audit.report.results import Check, ImplValue
+    failed = ImplValue(implementation="ranx", status="error", detail="OSError: [Errno 28] No space left on device")
+    report = SimpleNamespace(chapter={"id": "ch"}, claims=[SimpleNamespace(id="C1", checks=[
+        Check(label="P@4", values=[ImplValue(implementation="chapter", value=0.25), failed])])])
+    hint = _numba_hint([report], str(tmp_path / "numba"))
+    assert "ranx failed with “OSError: [Errno 28] No space left on device” on C1 of ch" in hint
+    assert str(tmp_path / "numba") in hint and "MB free" in hint and "NUMBA_CACHE_DIR" in hint
+    assert _numba_hint([SimpleNamespace(chapter={"id": "ch"}, claims=[])], "x") == ""
+
+
+def test_little_room_for_the_numba_cache_is_said_before_the_audit(tmp_path, monkeypatch, capsys):
+    import audit.cli as cli
+    monkeypatch.setattr(cli, "_free_bytes", lambda folder: 3 * 2**20)
+    monkeypatch.setenv("COLUMNS", "1000")
+    folder = write_chapter(tmp_path / "claims", "room", NOT_CHECKABLE_CLAIM)
+    assert cli.main(["run", str(folder), "--reports", str(tmp_path / "reports"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: ranx keeps its compiled metrics in the numba cache" in err and "3.0 MB free" in err
+
+
+def _tmpfs(path: Path, size: str) -> bool:
+    """Mount a small tmpfs at ``path`` (root only); whether it worked."""
+    path.mkdir(parents=True)
+    try:
+        return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                              capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="mounts a small disk (root only)")
+def test_a_full_numba_cache_disk_gets_a_hint(tmp_path):
+    """ranx compiling into a full NUMBA_CACHE_DIR fails with "[Errno 28] No space left on device": the claims are
+    errors (as they must be: nothing was verified by ranx), and the run says where the numba cache is and why."""
+    disk = tmp_path / "full"
+    if not _tmpfs(disk, "64k"):
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        folder = write_chapter(tmp_path / "claims", "numba", SUPPORTED_CLAIM)
+        env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(tmp_path / "cache"), "COLUMNS": "1000",
+               "NUMBA_CACHE_DIR": str(disk / "numba")}
+        done = subprocess.run([sys.executable, "-c", MAIN, "run", str(folder), "--reports", str(tmp_path / "reports"),
+                               "--no-cache"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+        assert "Traceback" not in done.stderr
+        assert "warning: ranx keeps its compiled metrics in the numba cache" in done.stderr     # before the audit
+        assert f"hint: ranx failed with “OSError: [Errno 28] No space left on device”" in done.stderr, done.stderr
+        assert str(disk / "numba") in done.stderr
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True, timeout=30)

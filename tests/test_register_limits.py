@@ -332,3 +332,153 @@ def test_universe_size_counts_without_building(args):
 
     universe = Universe(*args)
     assert universe.size() == sum(1 for _ in universe.cases())
+
+
+# --- inputs that ended a chapter or the run without its report ---------------------------------------------------
+
+def test_a_lone_surrogate_escape_in_yaml_names_the_file_and_line(tmp_path):
+    # YAML's "\ud800" is a lone surrogate: no report could be written as UTF-8 with it
+    err = load_error(chapter(tmp_path, fixtures=FIXTURES.replace("{q1: [a]}", '{q1: ["a\\ud800"]}')))
+    assert "claims.yaml" in str(err) and "line 4" in str(err) and "surrogate" in str(err)
+    err = load_error(chapter(tmp_path, chapter_yaml='id: ch\ntitle: "T\\udc00"\n'))
+    assert "chapter.yaml" in str(err) and "line 2" in str(err)
+
+
+def test_a_surrogate_pair_written_as_one_escape_loads(tmp_path):
+    folder = chapter(tmp_path, chapter_yaml='id: ch\ntitle: "Limits \\U0001F600"\n')
+    assert load_chapter(folder).identity.title == "Limits 🙂".replace("🙂", "\U0001F600")
+
+
+def test_a_surrogate_in_yaml_gives_exit_3_and_no_traceback(tmp_path, capsys):
+    from audit.cli import main
+    folder = chapter(tmp_path, fixtures=FIXTURES.replace("{q1: {a: 1}}", '{"q\\ud800": {a: 1}}'))
+    assert main(["run", str(folder), "--reports", str(tmp_path / "reports"), "--quiet"]) == 3
+    err = capsys.readouterr().err
+    assert "claims.yaml" in err and "surrogate" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("query", ["q\\u0000", "q\\u001b", "q\\u007f"], ids=["NUL", "ESC", "DEL"])
+def test_an_id_holding_a_control_character_is_refused(tmp_path, query):
+    # trec_eval reads "q\0" as "q" (C text): the batch's ids no longer matched ("KeyError: 'f0~q'")
+    fixtures = FIXTURES.replace("{q1: {a: 1}}", f'{{"{query}": {{a: 1}}}}').replace("{q1: [a]}", f'{{"{query}": [a]}}')
+    err = load_error(chapter(tmp_path, fixtures=fixtures))
+    assert "fixtures.one-hit" in str(err) and "control character" in str(err)
+
+
+UNICODE_IDS = ["qé", "日本", "q\u0301", "q\u200b", "🙂", "Ωμέγα-1", "q#1"]
+
+
+def test_unicode_ids_are_audited_by_every_implementation(tmp_path, monkeypatch):
+    """Query and document IDs in any script, with combining marks, zero-width characters or emoji: every reference
+    computes them and agrees with the chapter (the batch that sends several fixtures at once keeps them apart)."""
+    import json
+
+    from audit.cli import main
+    qrels = ", ".join(f'"{q}": {{"d-{q}": 1, "{q}-n": 0}}' for q in UNICODE_IDS)
+    run = ", ".join(f'"{q}": ["d-{q}", "{q}-n"]' for q in UNICODE_IDS)
+    fixtures = f"fixtures:\n  one-hit:\n    qrels: {{{qrels}}}\n    run: {{{run}}}\n"
+    claim = CLAIM.replace('{measure: "P@4", claimed: "1/4"}', '{measure: "P@4", claimed: "1/4"}\n'
+                          f'      - {{measure: "P@4", query: "{UNICODE_IDS[1]}", claimed: "1/4"}}')
+    folder = chapter(tmp_path, claim, fixtures=fixtures,
+                     chapter_yaml="id: ch\ntitle: Unicode\nconventions: {precision_denominator: k}\n")
+    monkeypatch.setenv("CHAPTER_AUDIT_CACHE", str(tmp_path / "cache"))
+    assert main(["run", str(folder), "--reports", str(tmp_path / "reports"), "--quiet"]) == 0
+    report = json.loads((tmp_path / "reports" / "ch.json").read_text(encoding="utf-8"))
+    [result] = report["claims"]
+    assert result["verdict"] == "supported", result["reason"]
+    values = [v for check in result["checks"] for v in check["values"]]
+    assert {v["implementation"] for v in values if v["status"] == "ok"} == {"chapter", "pytrec_eval", "ir_measures",
+                                                                            "ranx"}
+    assert all(set(v["per_query"]) == set(UNICODE_IDS) for v in values if v["status"] == "ok" and
+               len(v["per_query"]) > 1)
+
+
+def test_a_snapshot_of_a_million_lines_is_refused_before_any_work(tmp_path):
+    folder = chapter(tmp_path, snapshot="x\n" * 999_999 + SNAPSHOT)
+    started = time.monotonic()
+    err = load_error(folder)
+    assert time.monotonic() - started < 5
+    assert "snapshot.txt" in str(err) and f"more than the limit of {limits.MAX_SNAPSHOT_LINES:,}" in str(err)
+
+
+def test_anchoring_is_linear_in_the_snapshot(tmp_path):
+    """A lost quote with a line hint near the end of a million-line text (it took 708 s: every word's line was
+    counted from the start), a quote repeated on 200,000 lines, and a quote found only once folded."""
+    from audit.text.anchors import Budget, locate
+    from audit.text.chapter import Snapshot
+
+    text = "x\n" * 999_990 + "At cutoff four, a single relevant result gives P@4 = 1/4.\n"
+    started = time.monotonic()
+    edited = locate(Snapshot(tmp_path / "s.txt", text), "a single relevant document yields P@4 = 1/4", line=999_990,
+                    budget=Budget())
+    assert edited.state == "edited" and edited.line == 999_991
+    folded = locate(Snapshot(tmp_path / "s.txt", text), "a single  relevant result gives P@4 = 1/4")
+    assert folded.state == "unchanged" and folded.line == 999_991
+    repeated = locate(Snapshot(tmp_path / "r.txt", "P@4 = 1/4 here.\n" * 200_000), "P@4 = 1/4")
+    assert repeated.state == "ambiguous" and "and 199,990 more" in repeated.note
+    assert time.monotonic() - started < 60   # seconds, on a busy machine; it took 708 s
+
+
+def test_a_register_of_3006_claims_is_refused_before_any_work(tmp_path):
+    claims = "".join(CLAIM.replace("id: C1", f"id: C{i}") for i in range(1, 3007))
+    started = time.monotonic()
+    err = load_error(chapter(tmp_path, claims))
+    assert time.monotonic() - started < 10
+    assert err.field == "claims" and f"more than {limits.MAX_CLAIMS:,} claims" in str(err)
+    err = load_error(chapter(tmp_path, "  [" + ", ".join(f"{{id: C{i}}}" for i in range(1, 3007)) + "]\n"))
+    assert err.field == "claims" and "3,006 claims" in str(err)   # a flow list: counted once read
+
+
+def test_a_register_at_the_claim_limit_loads(tmp_path):
+    claims = "".join(CLAIM.replace("id: C1", f"id: C{i}") for i in range(1, limits.MAX_CLAIMS + 1))
+    assert len(load_chapter(chapter(tmp_path, claims)).register.claims) == limits.MAX_CLAIMS
+
+
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_a_2gb_trec_file_is_refused_before_it_is_read(tmp_path, capsys, which):
+    from audit.cli import main
+    files = {"qrels": tmp_path / "qrels", "run": tmp_path / "run"}
+    files["qrels"].write_text("q1 0 a 1\n")
+    files["run"].write_text("q1 Q0 a 1 1.0 r\n")
+    with open(files[which], "r+b") as handle:   # 2 GB of NUL bytes, sparse: nothing is written to the disk
+        handle.truncate(2 * 2**30)
+    started = time.monotonic()
+    code = main(["crosscheck", "--qrels", str(files["qrels"]), "--run", str(files["run"]), "--out",
+                 str(tmp_path / "cross")])
+    assert time.monotonic() - started < 5
+    err = capsys.readouterr().err
+    limit = limits.MAX_QRELS_BYTES if which == "qrels" else limits.MAX_RUN_BYTES
+    assert code == 3 and str(files[which]) in err and f"the limit of {limit:,}" in err, err
+
+
+@pytest.mark.parametrize("chapter_id", ["index", "Index", "INDEX", "crosscheck"])
+def test_a_chapter_id_cannot_name_the_book_index(tmp_path, chapter_id):
+    err = load_error(chapter(tmp_path, chapter_yaml=f"id: {chapter_id}\ntitle: T\n"))
+    assert "chapter.yaml" in str(err) and "field id" in str(err) and "choose another chapter id" in str(err)
+
+
+def test_the_writer_refuses_a_report_named_like_the_index(tmp_path):
+    from types import SimpleNamespace
+
+    from audit.errors import AuditError
+    from audit.report.writer import write_chapter_reports
+    with pytest.raises(AuditError, match="overwrite index.md"):
+        write_chapter_reports(SimpleNamespace(chapter={"id": "index"}), "", tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("claimed", ["<= 999999999999999999999999999999", "< 2", "≤ 1.5", ">= -1", "> -0.5"])
+def test_a_bound_outside_the_measures_range_is_refused(tmp_path, claimed):
+    err = load_error(chapter(tmp_path, CLAIM.replace('claimed: "1/4"', f'claimed: "{claimed}"')))
+    assert err.claim == "C1" and err.field == "expect[0].claimed" and "outside the range of P@4" in str(err)
+
+
+@pytest.mark.parametrize("claimed", ["<= 1", ">= 0", "< 1", "> 0", "<= 1/2"])
+def test_a_bound_within_the_range_loads(tmp_path, claimed):
+    # "<= 1" restates the range, as a chapter may ("lies between 0 and 1"); it is checked as printed
+    load_chapter(chapter(tmp_path, CLAIM.replace('claimed: "1/4"', f'claimed: "{claimed}"')))
+
+
+def test_a_bound_on_an_unbounded_measure_loads(tmp_path):
+    load_chapter(chapter(tmp_path, CLAIM.replace('{measure: "P@4", claimed: "1/4"}',
+                                                 '{measure: "DCG@4", claimed: "<= 999999"}')))

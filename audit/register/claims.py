@@ -8,6 +8,7 @@ the claim id and the field.
 from __future__ import annotations
 
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
@@ -31,6 +32,7 @@ from audit.evaluation.universe import PREMISES
 from audit.register.conventions import CONVENTIONS, Declared, check_value, declared_from
 from audit.register.files import read_text
 from audit.register.limits import (
+    MAX_CLAIMS,
     MAX_COHORT,
     MAX_CUTOFF,
     MAX_GRADE,
@@ -38,6 +40,7 @@ from audit.register.limits import (
     MAX_RANDOM_CASES,
     MAX_REGISTER_BYTES,
     MAX_SEARCH_SECONDS,
+    MAX_SNAPSHOT_LINES,
     MAX_UNIVERSE_CASES,
     MAX_YAML_ALIASES,
     MAX_YAML_DEPTH,
@@ -54,6 +57,10 @@ CLAIMS_FILE = "claims.yaml"
 
 #: A chapter or claim id: it names report files, so it is short and plain.
 Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100)]
+#: Chapter ids that name other files of the reports folder: the book index (``index.md``, ``index.html``) and
+#: ``audit crosscheck``'s default report (``crosscheck.md``, ``.json``). Compared without case (a folder on a
+#: case-insensitive disk holds one of ``Index.md`` and ``index.md``).
+RESERVED_IDS = ("index", "crosscheck")
 #: A claimed value as written in YAML. Kept strict so an unquoted 1.0 is not silently read as the
 #: integer 1 (exact) instead of the printed "1.0" (an interval); parse_claimed then asks for quotes.
 Claimed = StrictStr | StrictInt | StrictFloat
@@ -136,6 +143,15 @@ class Identity(Strict):
     def _conventions_known(cls, value):
         return _check_conventions(value)
 
+    @field_validator("id")
+    @classmethod
+    def _not_reserved(cls, value: str) -> str:
+        if value.lower() in RESERVED_IDS:
+            raise ValueError(f"{value!r} names another file of the reports folder ({value.lower()}.md, "
+                             f"{value.lower()}.html{', the book index' if value.lower() == 'index' else ''}); "
+                             "choose another chapter id")
+        return value
+
 
 class BookFile(Strict):
     """``book.yaml`` beside the chapter folders: conventions every chapter of ``book`` states by default."""
@@ -190,6 +206,10 @@ class Fixture(Strict):
             if name.split() != [name]:
                 raise ValueError(f"{what} ID {name!r} is not one TREC field: an ID must be non-empty text without "
                                  "whitespace (qrels and run files separate fields by whitespace)")
+            control = next((c for c in name if unicodedata.category(c) in ("Cc", "Cs")), None)
+            if control is not None:  # a NUL ends the ID for trec_eval (C text); other controls are not text
+                raise ValueError(f"{what} ID {name!r} holds the control character U+{ord(control):04X}: an ID must "
+                                 "be printable text (letters, digits, marks and symbols of any script)")
         for q in self.run:
             if q not in self.qrels:
                 raise ValueError(f"run query {q!r} has no qrels; every query of a fixture needs judgements")
@@ -612,14 +632,18 @@ class UniqueKeyLoader(_UniqueKeys, yaml.SafeLoader):
 
 
 def _shape(text: str, path: Path) -> None:
-    """Refuse YAML nested deeper than ``MAX_YAML_DEPTH`` or with more than ``MAX_YAML_ALIASES``
-    aliases, from the token stream (PyYAML's composer recurses once per level, so depth is checked
-    before it runs)."""
-    depth = aliases = 0
+    """Refuse YAML nested deeper than ``MAX_YAML_DEPTH``, with more than ``MAX_YAML_ALIASES`` aliases, or whose
+    top-level ``claims`` block list has more than ``MAX_CLAIMS`` entries, from the token stream (PyYAML's composer
+    recurses once per level, so depth is checked before it runs; and composing a register takes about 10 ms a
+    claim, so an oversized one is refused before it is composed)."""
+    depth = aliases = entries = 0
     opening = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
                yaml.FlowSequenceStartToken)
     closing = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
     tokens = yaml.scan(text, Loader=yaml.SafeLoader)
+    previous = None
+    key = None          # the top-level key being read
+    claims_at = None    # the depth of the entries of the top-level claims list, once known
     while True:
         try:
             token = next(tokens)
@@ -627,6 +651,18 @@ def _shape(text: str, path: Path) -> None:
             return
         except yaml.YAMLError:
             return  # the loader reports the first problem, with its line
+        if isinstance(token, yaml.ScalarToken) and isinstance(previous, yaml.KeyToken) and depth == 1:
+            key, claims_at = token.value, None
+        elif key == "claims" and claims_at is None and isinstance(previous, yaml.ValueToken) and depth == 1:
+            # a block list (entries one level down) or an indentless one (entries at this level); a flow list is
+            # counted once composed
+            claims_at = {yaml.BlockSequenceStartToken: 2, yaml.BlockEntryToken: 1}.get(type(token), -1)
+        if isinstance(token, yaml.BlockEntryToken) and key == "claims" and depth == claims_at:
+            entries += 1
+            if entries > MAX_CLAIMS:
+                raise RegisterError(f"the register has more than {MAX_CLAIMS:,} claims (the limit per chapter; "
+                                    f"claim {entries:,} is at line {token.start_mark.line + 1}); split the chapter's "
+                                    "claims between registers", file=str(path), field="claims")
         if isinstance(token, opening):
             depth += 1
             if depth > MAX_YAML_DEPTH:
@@ -639,6 +675,7 @@ def _shape(text: str, path: Path) -> None:
             if aliases > MAX_YAML_ALIASES:
                 raise RegisterError(f"more than {MAX_YAML_ALIASES} aliases (the limit) at line "
                                     f"{token.start_mark.line + 1}; write the repeated parts out", file=str(path))
+        previous = token
 
 
 def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
@@ -653,6 +690,7 @@ def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
         loader = UniqueKeyLoader(text)
         try:
             node = loader.get_single_node()
+            _no_surrogates(node, path)
             return (loader.construct_document(node) if node is not None else None), node
         finally:
             loader.dispose()
@@ -663,6 +701,29 @@ def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
         raise RegisterError(f"malformed YAML{where}: {shorten(problem, 200)}", file=str(path))
     except (ValueError, OverflowError, RecursionError) as exc:  # e.g. an integer of more than 4,300 digits
         raise RegisterError(f"malformed YAML: a value cannot be read ({shorten(str(exc), 120)})", file=str(path))
+
+
+def _no_surrogates(node: yaml.Node | None, path: Path) -> None:
+    """Refuse a scalar holding a lone surrogate (``"\\ud800"``: YAML's escapes can write one, UTF-8 cannot): no
+    report could be written with it."""
+    seen: set[int] = set()
+    pending = [node] if node is not None else []
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.ScalarNode):
+            if isinstance(current.value, str) and any("\ud800" <= c <= "\udfff" for c in current.value):
+                mark = current.start_mark
+                raise RegisterError(f"malformed YAML at line {mark.line + 1}, column {mark.column + 1}: a lone "
+                                    "surrogate escape (\\ud800–\\udfff) is not a character; write the character "
+                                    "itself, or its pair of escapes as one \\U escape", file=str(path))
+        elif isinstance(current, yaml.SequenceNode):
+            pending.extend(current.value)
+        elif isinstance(current, yaml.MappingNode):
+            for key, value in current.value:
+                pending.extend((key, value))
 
 
 def _claim_lines(node: yaml.Node | None) -> list[int]:
@@ -741,6 +802,10 @@ def load_chapter(folder: Path | str) -> Chapter:
             else "a mapping without a claims list"
         raise RegisterError(f"the register is {found}; it must be a mapping with a `claims` list (write "
                             "`claims: []` for a chapter with no claims yet)", file=str(claims_path), field="claims")
+    if isinstance(data.get("claims"), list) and len(data["claims"]) > MAX_CLAIMS:
+        raise RegisterError(f"the register has {len(data['claims']):,} claims, more than the limit of {MAX_CLAIMS:,} "
+                            "per chapter; split the chapter's claims between registers", file=str(claims_path),
+                            field="claims")
     try:
         register = ClaimsFile.model_validate(data if data is not None else {})
     except ValidationError as exc:
@@ -752,6 +817,10 @@ def load_chapter(folder: Path | str) -> Chapter:
                             "give the chapter's own file relative to the chapter folder, or keep a copy beside "
                             "chapter.yaml", file=str(chapter_path), field="snapshot.file")
     snapshot = Snapshot.read(snapshot_path)
+    count = snapshot.text.count("\n") + (not snapshot.text.endswith("\n"))
+    if count > MAX_SNAPSHOT_LINES:
+        raise RegisterError(f"the snapshot has {count:,} lines, more than the limit of {MAX_SNAPSHOT_LINES:,}",
+                            file=str(snapshot_path))
     lines = dict(zip((c.id for c in register.claims), _claim_lines(node)))
     declared = _book_conventions(folder, identity).overlay(declared_from(_as_plain(identity.conventions), "chapter"))
     chapter = Chapter(folder, identity, snapshot, register, lines, declared)
@@ -875,11 +944,18 @@ def _check_references(chapter: Chapter) -> None:
                            "judged in the queries read, so every measure gives 0 and no implementation is exercised; "
                            "judge a document")
 
-        def claimed(field_name: str, text, tolerance=None) -> None:
+        def claimed(field_name: str, text, tolerance=None, measure_name: str | None = None) -> None:
             try:
-                parse_claimed(text, tolerance=tolerance)
+                value = parse_claimed(text, tolerance=tolerance)
             except AuditError as exc:
                 raise fail(field_name, exc.message)
+            if measure_name is not None:
+                spec = parse_measure(measure_name, True)[1]
+                if spec is not None and CATALOGUE[spec.name].bounded and _beyond_range(value):
+                    raise fail(field_name, f"the bound {trim(str(text), 40)} lies outside the range of "
+                               f"{measure_name} (0 to 1), so every value {measure_name} can take satisfies it and the "
+                               "check could not fail; encode the bound the chapter prints, or the sentence as "
+                               "`not checkable`")
 
         if claim.kind == "value":
             fx = fixture("fixture", claim.fixture, allow_repeats=repeats_allowed)
@@ -892,7 +968,7 @@ def _check_references(chapter: Chapter) -> None:
                 if e.query is not None and e.query not in fx.run:
                     raise fail(f"expect[{i}].query", f"query {e.query!r} is not in the fixture's run; "
                                f"it has {', '.join(map(repr, fx.run))}")
-                claimed(f"expect[{i}].claimed", e.claimed, e.tolerance)
+                claimed(f"expect[{i}].claimed", e.claimed, e.tolerance, e.measure)
                 exercised("fixture", fx, [e.measure], e.query)
                 if e.ideal is not None:
                     if spec is None or "ideal" not in CATALOGUE[spec.name].conventions:
@@ -916,7 +992,8 @@ def _check_references(chapter: Chapter) -> None:
                     raise problems[0]
                 for side in ("before", "after"):
                     if getattr(e, side) is not None:
-                        claimed(f"expect[{i}].{side}", getattr(e, side))
+                        claimed(f"expect[{i}].{side}", getattr(e, side), None,
+                                e.after_measure or e.measure if side == "after" else e.measure)
         elif claim.kind == "arithmetic":
             try:
                 parse_expression(claim.expression)
@@ -967,6 +1044,17 @@ def _check_references(chapter: Chapter) -> None:
             if reason:
                 raise fail("probe", f"the probe cannot tell the {claim.convention.replace('_', ' ')} rules apart: "
                            f"{reason}")
+
+
+def _beyond_range(value) -> bool:
+    """A half-line every value in [0, 1] lies in, whose bound is outside [0, 1] (``<= 999…``, ``> -1``): a claimed
+    value that cannot be false for a measure bounded by 0 and 1. (``<= 1`` and ``>= 0`` restate the range, as a
+    chapter may; they are checked as printed.)"""
+    if value.low is None and value.high is not None:
+        return value.high > 1
+    if value.high is None and value.low is not None:
+        return value.low < 0
+    return False
 
 
 def _probe_gap(convention: str, probe: Fixture, specs) -> str:

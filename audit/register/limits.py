@@ -18,6 +18,11 @@ MAX_YAML_DEPTH = 20
 MAX_YAML_ALIASES = 20
 #: Bytes of a chapter snapshot (a long chapter is ~100 KB of text).
 MAX_SNAPSHOT_BYTES = 2 * 2**20
+#: Lines of a chapter snapshot (a long chapter has a few thousand; the shipped ones fewer than 300).
+MAX_SNAPSHOT_LINES = 50_000
+#: Claims in one register (the shipped chapters have 40 and 60; a chapter of several hundred numbered claims
+#: still loads). Every claim is anchored, keyed and checked, and the report holds each with its evidence.
+MAX_CLAIMS = 1_000
 #: Words of a snapshot over which a lost quote is searched for an edited passage (the similarity
 #: search looks at every window of about the quote's length). Longer snapshots are searched only
 #: near the claim's ``line`` hint; without one, the quote is reported lost with this reason.
@@ -57,6 +62,12 @@ MAX_GRADE = 100
 #: integers overflow) and below it pytrec_eval refuses the grade (a C long).
 MAX_TREC_GRADE = 10_000
 MIN_TREC_GRADE = -(2**63 - 1)
+#: Bytes of a TREC qrels file and of a run file given to ``audit crosscheck``, checked before anything is read (a
+#: run of 10,000 queries × 1,000 documents is about 450 MB; the largest public qrels are tens of MB).
+MAX_QRELS_BYTES = 256 * 2**20
+MAX_RUN_BYTES = 1 * 2**30
+#: Bytes of one entry of the claim cache (a chapter's research sections are the largest: ~1 MB for chapter 23).
+MAX_CACHE_ENTRY_BYTES = 32 * 2**20
 #: Largest cutoff k in a measure name.
 MAX_CUTOFF = 10_000
 #: Cases of a property claim's exhaustive universe, counted before any is built (the shipped

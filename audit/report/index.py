@@ -16,8 +16,11 @@ _ORDER = ("contradicted", "stale", "error", "qualified", "pending")
 def entries(folder: Path) -> list[dict]:
     """One entry per readable chapter report (``<id>.json`` with a ``format_version``), sorted by book,
     chapter number and id."""
+    from audit.register.claims import RESERVED_IDS
     out = []
     for path in sorted(folder.glob("*.json")):
+        if path.stem.lower() in RESERVED_IDS:  # not a chapter's report (an id no chapter may take)
+            continue
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):

@@ -1,10 +1,13 @@
-"""The one function that writes report files: atomic, parent folders created, says where it wrote."""
+"""The one function that writes report files: atomic, parent folders created, says where it wrote; and the lock
+under which one audit writes a reports folder."""
 
 from __future__ import annotations
 
 import os
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from audit.errors import AuditError
@@ -12,6 +15,40 @@ from audit.errors import AuditError
 #: The sub-folder of the reports folder that holds the reports of a partial audit (``audit run --claims``): they
 #: never replace a chapter's own reports.
 SELECTED = "selected"
+
+#: The lock file of a reports folder (``locked``).
+LOCK = ".audit.lock"
+
+
+@contextmanager
+def locked(folder: Path, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold the reports folder's lock (``fcntl.flock`` on ``folder/.audit.lock``, exclusive) while writing it, so two
+    audits writing one folder write one after the other: every chapter report and the index of one run, then
+    every one of the other's, never some of each. ``waiting`` is told when another audit holds the lock. The lock
+    ends with the process, however it ends. Raises ``AuditError`` naming the folder when the lock file cannot be
+    made (where ``fcntl`` does not exist, nothing is locked)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        yield
+        return
+    path = Path(folder) / LOCK
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
+                     0o644)
+    except OSError as exc:
+        raise AuditError(f"cannot lock the reports folder: {exc.strerror or exc}", file=str(path))
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None:
+                waiting(f"another audit is writing {folder}; waiting for it to finish")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def write_text(path: Path | str, text: str) -> str:
@@ -52,8 +89,12 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
     results have not changed leaves every file byte-identical. Raises ``AuditError`` naming the path.
     """
     from audit.report import html_report, json_report, markdown, patch
+    from audit.register.claims import RESERVED_IDS
     from audit.report.stable import stabilise
     base = str(report.chapter["id"])
+    if base.lower() in RESERVED_IDS:
+        raise AuditError(f"the chapter id {base!r} would overwrite {base.lower()}.md and .html of the reports folder; "
+                         "choose another id", file=str(folder))
     stabilise(report, folder / f"{base}.json", claims)
     proposal = report.research.proposal if report.research else None
     texts = {".json": json_report.render(report), ".md": markdown.render(report),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import threading
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -49,6 +50,7 @@ from audit.text.anchors import (
     Budget,
     anchor_claim,
     edited_claim,
+    line_starts,
 )
 from audit.text.chapter import NORMALISATION
 from audit.text.coverage import covered_by, use_of
@@ -239,10 +241,11 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     env = environment(provenance.versions, CLAIM_SECONDS)
     keys: dict[str, str] = {}
     cached: dict[str, tuple[ClaimResult, list[dict]]] = {}
+    chapter_id = str(chapter.identity.id)
     if cache is not None:
         for claim in claims:
             keys[claim.id] = claim_key(claim, chapter, anchors[claim.id], env, book)
-            hit = cache.get(keys[claim.id])
+            hit = cache.get(keys[claim.id], claim, chapter_id)
             if hit is not None:
                 cached[claim.id] = hit
     todo = [c for c in claims if c.id not in cached]
@@ -265,13 +268,12 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     # While the references load and evaluate, this process computes what needs only the chapter's
     # definitions: the chapter's side of the property searches, then the sensitivity table.
     _chapter_side(chapter, searches, ms)
-    per_claim = (PerClaimCache(cache.folder.parent / "per-claim", keys)
+    per_claim = (PerClaimCache(cache.beside("per-claim"), keys)
                  if cache is not None and cache.enabled else None)
     early = None
     if todo and select is None:
         from audit.research.sensitivity import sensitivity
         early = sensitivity(chapter, ms, {c.id for c in claims if anchors[c.id].line}, per_claim)
-    chapter_id = str(chapter.identity.id)
     results = []
     try:
         for claim in claims:
@@ -323,19 +325,21 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     from audit.research.sections import complete, finish
     stored = None
     if cache is not None and cache.enabled and select is None:
-        rcache = ResearchCache(cache.folder.parent / "research")
+        rcache = ResearchCache(cache.beside("research"))
         rkey = research_key(chapter, keys, results, env)
-        stored = rcache.get(rkey)
+        stored = rcache.get(rkey, [r.id for r in results], chapter.snapshot.text.splitlines())
     if stored is not None:
+        # finished on a copy: research sections this chapter's results cannot carry are computed below instead
+        trial = report.model_copy(deep=True)
         try:
             notebook = getattr(chapter.identity, "notebook", None)
             if notebook:
-                report.chapter["notebook"] = notebook
-            report.research = Research.model_validate(stored)
-            finish(report)
-            return report
-        except (ValueError, TypeError):
-            pass  # a foreign or corrupt entry: recomputed below
+                trial.chapter["notebook"] = notebook
+            trial.research = Research.model_validate(stored.model_dump(mode="json"))
+            finish(trial)
+            return trial
+        except Exception:
+            pass
     complete(report, chapter, ms, early, per_claim)
     if cache is not None and cache.enabled and select is None and report.research is not None:
         rcache.put(rkey, report.research)
@@ -432,7 +436,7 @@ def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
     (``scanner_recall``, ``scanner_precision``, ``scanner_held_out_recall``, … from
     ``audit.text.scan.MEASURED``), so the JSON report states them as the Markdown one does."""
     text = chapter.snapshot.text
-    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    starts = line_starts(text)
     spans = {}
     for cid, anchor in anchors.items():
         if anchor.found and anchor.line:
@@ -440,7 +444,7 @@ def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
             spans[cid] = (start, start + len(anchor.text))
     uses = [use_of(c.model_dump(), spans[c.id]) for c in chapter.register.claims if c.id in spans]
     found = scan(chapter.snapshot)
-    statements = [StatementResult(line=text.count("\n", 0, p.start) + 1, kind=p.kind, text=p.text,
+    statements = [StatementResult(line=bisect_right(starts, p.start), kind=p.kind, text=p.text,
                                   unit="" if p.whole else p.unit.text, covered_by=covered_by(p, uses))
                   for s in found for p in coverage_statements(s)]
     numeric = [c.id for c in chapter.register.claims if c.kind != "not checkable" and has_number(c.quote)

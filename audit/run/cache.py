@@ -9,12 +9,24 @@ per-claim time limit. Search seeds and budgets are fields of the claim, so they 
 encoding. Where a claim sits in the files (snapshot line and column, register line) is not in the
 key: those are filled in from the current files on every run.
 
-The value is the claim's ``ClaimResult`` as JSON, with the book conflicts its check recorded. Each
-file holds a format version, the key it was stored under and a SHA-256 digest of its payload; a
-file that does not parse, has another format or key, or whose digest does not match is ignored
-and the claim recomputed (never trusted). Results that depend on the machine's timing or health
-(an ``error`` verdict, a search stopped by its time limit, a reference worker that crashed or
-overran) are not stored.
+The value is the claim's ``ClaimResult`` as JSON, with the book conflicts its check recorded. Results that
+depend on the machine's timing or health (an ``error`` verdict, a search stopped by its time limit, a
+reference worker that crashed or overran) are not stored.
+
+**What an entry is trusted for.** A key says where an entry is, not who wrote it: anyone who can write the cache
+folder can compute any key (``claim_key`` is public) and any digest. So an entry is a header line -- format,
+namespace, key and an HMAC-SHA256 of all of them and the payload, made with a key kept outside the cache
+(``audit.run.signing``) -- followed by the payload's JSON, and it is used only when
+
+- it is read as a regular file, reached without following a symbolic link below the cache folder (no link, FIFO
+  or device; ``MAX_CACHE_ENTRY_BYTES`` at most), and
+- its HMAC is right for this installation's key (checked before the JSON is parsed), and
+- its payload is one this version could have written (``audit.run.entries``: the result model, the claim asked
+  for, finite numbers, a chart without script).
+
+Anything else is a miss: the value is computed again and the entry replaced, never a crash and never a changed
+verdict. Entries are written the same way (through no link, to a temporary file renamed into place). Entries
+refused and writes that failed are counted (``STATS``) so the command line can say so.
 
 Location: ``$CHAPTER_AUDIT_CACHE`` if set, else ``$XDG_CACHE_HOME/chapter-audit`` or
 ``~/.cache/chapter-audit``; claims under ``claims/``, reference observations under ``observed/``.
@@ -22,23 +34,33 @@ Location: ``$CHAPTER_AUDIT_CACHE`` if set, else ``$XDG_CACHE_HOME/chapter-audit`
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import platform
-import tempfile
+import secrets
+import stat
 from collections.abc import Mapping, Sequence
 from functools import lru_cache, wraps
 from pathlib import Path
 
 from audit import __version__
+from audit.register.limits import MAX_CACHE_ENTRY_BYTES
 from audit.report.results import ClaimResult
+from audit.run import entries as checks
+from audit.run.signing import signer
 
 #: Layout of a cache file; entries of another format are ignored.
-FORMAT = 1
+FORMAT = 2
 
 #: Environment variable naming the cache folder.
 ENV = "CHAPTER_AUDIT_CACHE"
+
+#: First word of an entry's header line.
+MAGIC = b"chapter-audit-cache"
+#: An entry's file name ends so.
+SUFFIX = ".entry"
 
 
 def cache_root() -> Path:
@@ -66,7 +88,8 @@ def source_digest() -> str:
 
 
 def _canonical(data) -> bytes:
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str).encode()
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                      default=str).encode("utf-8", "surrogatepass")
 
 
 def _digest(data) -> str:
@@ -132,7 +155,8 @@ class ClaimCache:
     """Cached claim results under ``folder`` (default ``cache_root() / "claims"``); ``enabled=False``
     makes every lookup a miss and stores nothing (``--no-cache``).
 
-    ``hits`` and ``misses`` count lookups in this process.
+    ``hits`` and ``misses`` count lookups in this process. The folders beside ``folder`` hold the other
+    namespaces (``research``, ``per-claim``).
     """
 
     def __init__(self, folder: Path | None = None, enabled: bool = True) -> None:
@@ -140,33 +164,33 @@ class ClaimCache:
         self.enabled = enabled
         self.hits = 0
         self.misses = 0
+        self._store = _Store(self.folder, "claims")
 
-    def _path(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key}.json"
+    def beside(self, name: str) -> Path:
+        """The folder of namespace ``name`` next to this one."""
+        return self.folder.parent / name
 
-    def get(self, key: str) -> tuple[ClaimResult, list[dict]] | None:
-        """The stored result and book conflicts for ``key``, or None when absent, unreadable, of another
-        format or key, or failing its digest."""
-        if not self.enabled:
-            return None
-        found = _read(self._path(key), key)
-        if found is None:
-            self.misses += 1
-            return None
-        try:
-            result = ClaimResult.model_validate(found["result"])
-            conflicts = [dict(c) for c in found.get("conflicts", [])]
-        except (ValueError, TypeError, KeyError):
-            self.misses += 1
+    def get(self, key: str, claim=None, chapter: str | None = None) -> tuple[ClaimResult, list[dict]] | None:
+        """The stored result and book conflicts for ``key``, or None when absent or not to be trusted (see the
+        module doc). With ``claim`` (and ``chapter``), the entry must be that claim's result (id and kind) and its
+        conflicts that chapter's."""
+        found = self._store.get(key) if self.enabled else None
+        checked = None
+        if found is not None:
+            checked = checks.claim_result(found, getattr(claim, "id", None), getattr(claim, "kind", None), chapter)
+            if checked is None:
+                _refused("not a result this version writes")
+        if checked is None:
+            self.misses += self.enabled
             return None
         self.hits += 1
-        return result, conflicts
+        return checked
 
     def put(self, key: str, result: ClaimResult, conflicts: Sequence[dict] = ()) -> None:
-        """Store ``result`` (skipped when disabled or not ``storable``); a write failure is ignored."""
+        """Store ``result`` (skipped when disabled or not ``storable``); a failed write is counted in ``STATS``."""
         if not self.enabled or not storable(result):
             return
-        _write(self._path(key), key, {"result": result.model_dump(mode="json"), "conflicts": list(conflicts)})
+        self._store.put(key, {"result": result.model_dump(mode="json"), "conflicts": [dict(c) for c in conflicts]})
 
 
 def research_key(chapter, claim_keys: Mapping[str, str], results, env: Mapping) -> str:
@@ -178,21 +202,26 @@ def research_key(chapter, claim_keys: Mapping[str, str], results, env: Mapping) 
 
 
 class ResearchCache:
-    """Cached research sections per chapter (``cache_root() / "research"``), validated like claim entries."""
+    """Cached research sections per chapter (``cache_root() / "research"``), checked like claim entries."""
 
     def __init__(self, folder: Path | None = None, enabled: bool = True) -> None:
         self.folder = Path(folder) if folder is not None else cache_root() / "research"
         self.enabled = enabled
+        self._store = _Store(self.folder, "research")
 
-    def get(self, key: str) -> dict | None:
-        if not self.enabled:
+    def get(self, key: str, claim_ids: Sequence[str] = (), lines: Sequence[str] = ()):
+        """The stored ``Research``, or None; it must name only ``claim_ids`` and its hunks the snapshot's ``lines``."""
+        found = self._store.get(key) if self.enabled else None
+        if found is None:
             return None
-        found = _read(self.folder / key[:2] / f"{key}.json", key)
-        return found.get("research") if isinstance(found, dict) and isinstance(found.get("research"), dict) else None
+        research = checks.research(found.get("research"), claim_ids, lines) if set(found) == {"research"} else None
+        if research is None:
+            _refused("not research sections of this chapter")
+        return research
 
     def put(self, key: str, research) -> None:
         if self.enabled:
-            _write(self.folder / key[:2] / f"{key}.json", key, {"research": research.model_dump(mode="json")})
+            self._store.put(key, {"research": research.model_dump(mode="json")})
 
 
 class PerClaimCache:
@@ -201,12 +230,13 @@ class PerClaimCache:
     claim's rows of the metric-choice sensitivity table ("sensitivity"). Each depends only on what the
     claim's key covers (its encoding, fixtures, conventions, anchored text, and the versions of
     chapter-audit and of every reference library), so a revision elsewhere in the chapter does not compute
-    it again. Validated like claim entries."""
+    it again. Checked like claim entries."""
 
     def __init__(self, folder: Path, claim_keys: Mapping[str, str], enabled: bool = True) -> None:
         self.folder = Path(folder)
         self.claim_keys = dict(claim_keys)
         self.enabled = enabled
+        self._store = _Store(self.folder, "per-claim")
 
     def _key(self, claim_id: str, what: str) -> str | None:
         if not self.enabled or claim_id not in self.claim_keys:
@@ -216,42 +246,207 @@ class PerClaimCache:
     def get(self, claim_id: str, what: str) -> dict | None:
         """What was stored as ``what`` for the claim, or None."""
         key = self._key(claim_id, what)
-        found = _read(self.folder / key[:2] / f"{key}.json", key) if key else None
-        return found.get("outcome") if isinstance(found, dict) and isinstance(found.get("outcome"), dict) else None
+        found = self._store.get(key) if key else None
+        if found is None:
+            return None
+        outcome = checks.per_claim(what, found, claim_id)
+        if outcome is None:
+            _refused(f"not a claim's {what}")
+        return outcome
 
     def put(self, claim_id: str, what: str, outcome: dict) -> None:
         key = self._key(claim_id, what)
         if key:
-            _write(self.folder / key[:2] / f"{key}.json", key, {"outcome": outcome})
+            self._store.put(key, {"outcome": outcome})
 
 
-def _read(path: Path, key: str) -> dict | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != key:
-        return None
-    payload = data.get("payload")
-    if not isinstance(payload, dict) or data.get("digest") != _digest(payload):
-        return None
-    return payload
+# --- entries on disk -------------------------------------------------------------------------------------------
+
+#: This process's count of entries refused (found but not trusted) and of writes that failed, with the last
+#: reason of each; ``audit run`` reports them.
+STATS = {"refused": 0, "refused_reason": "", "unwritten": 0, "unwritten_reason": "", "unwritten_errno": 0}
 
 
-def _write(path: Path, key: str, payload: dict) -> None:
-    """Write atomically (a temporary file renamed), so a reader never sees half an entry."""
-    data = {"format": FORMAT, "key": key, "digest": _digest(payload), "payload": payload}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, ensure_ascii=False))
-        os.replace(tmp, path)
-    except OSError:
+def reset_stats() -> None:
+    STATS.update(refused=0, refused_reason="", unwritten=0, unwritten_reason="", unwritten_errno=0)
+
+
+def _refused(reason: str) -> None:
+    STATS["refused"] += 1
+    STATS["refused_reason"] = reason
+
+
+def _unwritten(reason: str, code: int = 0) -> None:
+    STATS["unwritten"] += 1
+    STATS["unwritten_reason"] = reason
+    STATS["unwritten_errno"] = code
+
+
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class _Store:
+    """The entries of one namespace, in ``folder`` (``<key[:2]>/<key>.entry``). ``folder``'s parent is the cache
+    folder, which may itself be reached through a symbolic link (it is the user's choice); nothing below it is."""
+
+    def __init__(self, folder: Path, namespace: str) -> None:
+        self.folder = Path(folder)
+        self.namespace = namespace
+
+    def _signer(self):
+        return signer(self.folder.parent)
+
+    def _parts(self, key: str) -> tuple[str, ...]:
+        return self.folder.name, key[:2]
+
+    def get(self, key: str) -> dict | None:
+        """The payload stored under ``key``: None when absent or not trusted (counted in ``STATS``)."""
+        sign = self._signer()
+        if sign.secret is None:
+            return None
+        data = _read_below(self.folder.parent, self._parts(key), key + SUFFIX)
+        if data is None:
+            return None
+        if isinstance(data, str):
+            _refused(data)
+            return None
+        header, newline, body = data.partition(b"\n")
+        fields = header.split(b" ")
+        if not newline or len(fields) != 5 or fields[:4] != [MAGIC, str(FORMAT).encode(), self.namespace.encode(),
+                                                             key.encode()]:
+            _refused("not an entry of this format, namespace and key")
+            return None
+        if not sign.verify(fields[4], *self._signed(key, body)):
+            _refused("its signature is not this installation's (written without the key, or altered)")
+            return None
         try:
-            os.unlink(tmp)  # type: ignore[possibly-undefined]
-        except (OSError, UnboundLocalError, NameError):
-            pass
+            payload = json.loads(body.decode("utf-8"), parse_constant=checks.refuse_constant)
+        except (ValueError, RecursionError):
+            payload = None
+        if not isinstance(payload, dict) or not checks.plain(payload):
+            _refused("its content is not plain JSON within the limits")
+            return None
+        return payload
+
+    def _signed(self, key: str, body: bytes) -> tuple[bytes, ...]:
+        return MAGIC, str(FORMAT).encode(), self.namespace.encode(), key.encode(), body
+
+    def put(self, key: str, payload: dict) -> None:
+        """Store ``payload`` under ``key``, signed; nothing when there is no key or the payload cannot be an entry
+        (a NaN, a lone surrogate: it would be refused when read). A failed write is counted in ``STATS``."""
+        sign = self._signer()
+        if sign.secret is None:
+            return
+        try:
+            body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
+            return
+        if len(body) > MAX_CACHE_ENTRY_BYTES - 512:
+            return
+        mac = sign.mac(*self._signed(key, body))
+        header = b" ".join([MAGIC, str(FORMAT).encode(), self.namespace.encode(), key.encode(), mac.encode()])
+        _write_below(self.folder.parent, self._parts(key), key + SUFFIX, header + b"\n" + body)
+
+
+def _open_below(root: Path, parts: Sequence[str], create: bool) -> int:
+    """A descriptor of ``root/parts…``, each part a folder reached without following a symbolic link (created when
+    ``create``). Raises OSError (ELOOP or ENOTDIR for a link or a file where a folder should be)."""
+    if create:
+        root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root, _DIRECTORY)
+    try:
+        for part in parts:
+            if create:
+                try:
+                    os.mkdir(part, dir_fd=fd)
+                except FileExistsError:
+                    pass
+            inner = os.open(part, _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_below(root: Path, parts: Sequence[str], name: str) -> bytes | str | None:
+    """The bytes of the entry ``root/parts…/name``: None when there is none, else the reason it was not read
+    (a symbolic link, FIFO, device or folder; larger than ``MAX_CACHE_ENTRY_BYTES``; unreadable)."""
+    try:
+        folder = _open_below(root, parts, create=False)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"a folder of the cache is a symbolic link or not a folder ({exc.strerror or exc})"
+    try:
+        fd = os.open(name, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0),
+                     dir_fd=folder)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"it is a symbolic link or cannot be opened ({exc.strerror or exc})"
+    finally:
+        os.close(folder)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "it is not a regular file (a FIFO, device, socket or folder)"
+        if info.st_size > MAX_CACHE_ENTRY_BYTES:
+            return f"it is larger than {MAX_CACHE_ENTRY_BYTES:,} bytes"
+        chunks, size = [], 0
+        while size <= MAX_CACHE_ENTRY_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_CACHE_ENTRY_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_CACHE_ENTRY_BYTES:
+            return f"it is larger than {MAX_CACHE_ENTRY_BYTES:,} bytes"
+        return b"".join(chunks)
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or exc})"
+    finally:
+        os.close(fd)
+
+
+def _write_below(root: Path, parts: Sequence[str], name: str, data: bytes) -> None:
+    """Write ``data`` to ``root/parts…/name`` atomically (a temporary file renamed into place, so a reader never
+    sees half an entry), following no symbolic link below ``root``; a failure is counted in ``STATS``."""
+    tmp = f".tmp-{secrets.token_hex(8)}"
+    folder = None
+    try:
+        folder = _open_below(root, parts, create=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600,
+                     dir_fd=folder)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[_write_some(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except OSError as exc:
+        if folder is not None:
+            try:
+                os.unlink(tmp, dir_fd=folder)
+            except OSError:
+                pass
+        where = root.joinpath(*parts)
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            _unwritten(f"a folder of the cache ({where}) is a symbolic link or a file; nothing is written through it",
+                       exc.errno)
+        else:
+            _unwritten(f"{exc.strerror or exc} ({where})", exc.errno or 0)
+    finally:
+        if folder is not None:
+            os.close(folder)
+
+
+def _write_some(fd: int, data) -> int:
+    """``os.write`` (a seam for the tests, which make it fail as a full disk does)."""
+    return os.write(fd, data)
 
 
 def _env_now() -> dict:
@@ -264,22 +459,20 @@ def stored_observations(ref, compute) -> dict:
     """A reference's observations (``audit.evaluation.observe.observe``), from the cache when stored for this
     reference, its library's version and this chapter-audit source, else ``compute()`` (stored unless a
     probe failed). Used only while the process cache is on (``set_memo``)."""
-    from audit.evaluation.observe import Observation
-
     if not _MEMO["enabled"]:
         return compute()
     key = _digest({"env": _env_now(), "reference": ref.name, "library": ref.library, "version": ref.version()})
-    path = cache_root() / "observed" / key[:2] / f"{key}.json"
-    found = _read(path, key)
+    store = _Store(cache_root() / "observed", "observed")
+    found = store.get(key)
     if found is not None:
-        try:
-            return {name: Observation(**fields) for name, fields in found["observed"].items()}
-        except (TypeError, KeyError, AttributeError):
-            pass
+        value = checks.observations(found)
+        if value is not None:
+            return value
+        _refused("not a reference's observations")
     value = compute()
     if all(o.status != "error" for o in value.values()):
         from dataclasses import asdict
-        _write(path, key, {"observed": {name: asdict(o) for name, o in value.items()}})
+        store.put(key, {"observed": {name: asdict(o) for name, o in value.items()}})
     return value
 
 
@@ -291,34 +484,29 @@ class OutcomeStore:
         self.env = dict(env)
         self.enabled = enabled
         self.folder = Path(folder) if folder is not None else cache_root() / "outcomes"
+        self._store = _Store(self.folder, "outcomes")
 
     def _key(self, ref, fixture_key: str, measure: str) -> str:
         return _digest({"env": self.env, "reference": ref.name, "library": ref.library, "version": ref.version(),
                         "fixture": fixture_key, "measure": measure})
 
     def get(self, ref, fixture_key: str, measure: str):
-        from audit.evaluation.references.base import Outcome
-
         if not self.enabled:
             return None
-        key = self._key(ref, fixture_key, measure)
-        found = _read(self.folder / key[:2] / f"{key}.json", key)
+        found = self._store.get(self._key(ref, fixture_key, measure))
         if found is None:
             return None
-        try:
-            outcome = Outcome(**found["outcome"])
-            outcome.per_query = {str(q): float(v) for q, v in outcome.per_query.items()}
-            return outcome
-        except (TypeError, KeyError, ValueError, AttributeError):
-            return None
+        outcome = checks.outcome(found)
+        if outcome is None:
+            _refused("not a reference's outcome")
+        return outcome
 
     def put(self, ref, fixture_key: str, measure: str, outcome) -> None:
         from dataclasses import asdict
 
         if not self.enabled or outcome.status == "error":
             return
-        key = self._key(ref, fixture_key, measure)
-        _write(self.folder / key[:2] / f"{key}.json", key, {"outcome": asdict(outcome)})
+        self._store.put(self._key(ref, fixture_key, measure), {"outcome": asdict(outcome)})
 
 
 #: Whether ``memoised`` functions read and write the cache in this process (``--no-cache`` turns it off).
@@ -342,13 +530,20 @@ def _installed(name: str) -> str:
         return "not installed"
 
 
+#: How a stored text of a ``memoised`` namespace is checked before it is returned: a chart goes into the HTML
+#: report as it is, so it must be SVG without script (``entries.svg``).
+TEXT_CHECKS = {"charts": checks.svg}
+
+
 def memoised(namespace: str, *libraries: str):
     """Decorate a pure function of pydantic models and plain values returning text (a chart's SVG), so its
     output is stored under ``cache_root() / namespace``, keyed by the arguments, this source and the
     versions of ``libraries``; a stored output is returned without calling it (or importing what it
-    imports). Entries are validated like claim entries."""
+    imports). Entries are checked like claim entries, and their text by ``TEXT_CHECKS[namespace]``."""
     def plain(value):
         return value.model_dump(mode="json") if hasattr(value, "model_dump") else value
+
+    accept = TEXT_CHECKS.get(namespace, lambda text: True)
 
     def decorate(fn):
         @wraps(fn)
@@ -359,13 +554,16 @@ def memoised(namespace: str, *libraries: str):
             key = _digest({"format": FORMAT, "source": source_digest(), "function": fn.__qualname__,
                            "versions": versions, "args": [plain(a) for a in args],
                            "kwargs": {k: plain(v) for k, v in kwargs.items()}})
-            path = cache_root() / namespace / key[:2] / f"{key}.json"
-            found = _read(path, key)
-            if found is not None and isinstance(found.get("text"), str):
-                return found["text"]
+            store = _Store(cache_root() / namespace, namespace)
+            found = store.get(key)
+            if found is not None:
+                text = found.get("text") if set(found) == {"text"} else None
+                if isinstance(text, str) and accept(text):
+                    return text
+                _refused(f"not a stored {namespace} text this version writes")
             text = fn(*args, **kwargs)
             if isinstance(text, str):
-                _write(path, key, {"text": text})
+                store.put(key, {"text": text})
             return text
         return wrapper
     return decorate

@@ -30,6 +30,7 @@ class Audited:
     hits: int = 0
     misses: int = 0
     conflicts: list[dict] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)   # its process's cache counts (``audit.run.cache.STATS``)
 
 
 #: What a forked chapter process reads (set in the parent just before the processes start).
@@ -63,16 +64,18 @@ def _end_with_parent(parent: int) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
-def _audit_one(index: int) -> tuple[str, str, int, int, list[dict]]:
-    """In a chapter process: (report JSON or "", error or "", cache hits, misses, conflicts recorded)."""
+def _audit_one(index: int) -> tuple[str, str, int, int, list[dict], dict]:
+    """In a chapter process: (report JSON or "", error or "", cache hits, misses, conflicts recorded, cache counts)."""
     from audit.evaluation.references import all_references
     from audit.run.audit import audit_chapter
+    from audit.run.cache import STATS, reset_stats
 
     job = _JOB
     chapter: Chapter = job["chapters"][index]
     book: Book = job["book"]
     cache: ClaimCache | None = job["cache"]
     before = len(book.conflicts)
+    reset_stats()  # this process's own counts (a forked process starts with a copy of the parent's)
     hooks = {}
     if cache is not None and cache.enabled:
         # The charts are drawn here, ahead, by this process's chart worker while the chapter is audited, into the
@@ -85,9 +88,9 @@ def _audit_one(index: int) -> tuple[str, str, int, int, list[dict]]:
         if hooks:
             charts.store_ahead()
     except Exception as exc:
-        return "", _brief(exc), 0, 0, []
+        return "", _brief(exc), 0, 0, [], dict(STATS)
     hits, misses = (cache.hits, cache.misses) if cache is not None else (0, 0)
-    return report.model_dump_json(), "", hits, misses, [asdict(c) for c in book.conflicts[before:]]
+    return report.model_dump_json(), "", hits, misses, [asdict(c) for c in book.conflicts[before:]], dict(STATS)
 
 
 def audit_parallel(chapters: Sequence[Chapter], book: Book, provenance: Provenance, cache: ClaimCache | None,
@@ -106,11 +109,11 @@ def audit_parallel(chapters: Sequence[Chapter], book: Book, provenance: Provenan
     finally:
         _JOB.clear()
     out = []
-    for chapter, (text, error, hits, misses, conflicts) in zip(chapters, answers):
+    for chapter, (text, error, hits, misses, conflicts, stats) in zip(chapters, answers):
         report = ChapterReport.model_validate_json(text) if text else None
         for found in conflicts:
             conflict = Conflict(**found)
             if conflict not in book.conflicts:
                 book.conflicts.append(conflict)
-        out.append(Audited(chapter, report, error, hits, misses, conflicts))
+        out.append(Audited(chapter, report, error, hits, misses, conflicts, stats))
     return out

@@ -18,15 +18,18 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from array import array
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from audit.register.limits import (
     FUZZY_CHAPTER_PASSAGES,
     FUZZY_MAX_SCORED,
     FUZZY_MAX_WORDS,
 )
-from audit.text.chapter import _QUOTE_FOLD, Snapshot
+from audit.text.chapter import _QUOTE_FOLD, Snapshot, _fold_with_index
 
 #: Smallest similarity (0–1, difflib ratio) at which an edited passage still counts as the quote.
 SIMILARITY = 0.75
@@ -34,6 +37,8 @@ SIMILARITY = 0.75
 MARGIN = 0.03
 
 _WORD = re.compile(r"\S+")
+#: Lines of a repeated quote named in an ambiguity's note.
+_LISTED = 10
 
 
 @dataclass(frozen=True)
@@ -59,9 +64,18 @@ def fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", text).translate(_QUOTE_FOLD).split())
 
 
+@lru_cache(maxsize=8)
+def line_starts(text: str) -> list[int]:
+    """The offset at which each line of ``text`` starts (one pass; kept for the last few texts, so anchoring every
+    claim of a chapter reads its snapshot once)."""
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
 def _position(text: str, start: int) -> tuple[int, int]:
-    line = text.count("\n", 0, start) + 1
-    return line, start - (text.rfind("\n", 0, start) + 1) + 1
+    """1-based line and column of offset ``start``."""
+    starts = line_starts(text)
+    line = bisect_right(starts, start)
+    return line, start - starts[line - 1] + 1
 
 
 #: What scoring one passage with ``ratio`` costs against a ``Budget``, in passages examined with
@@ -84,18 +98,24 @@ def locate(snapshot: Snapshot, quote: str, *, prefix: str = "", suffix: str = ""
     similarity search across the calls that share it (unbounded per chapter without one)."""
     text = snapshot.text
     exact = [m.start() for m in re.finditer(re.escape(quote), text)] if quote else []
-    if not exact:
-        found = snapshot.find(quote)
-        if found.found:
-            exact = [_offset(text, found.line, found.column)]
+    if not exact and quote:
+        # with whitespace, quote marks and dashes folded (as ``Snapshot.find``), the snapshot folded once
+        folded, index = _folded(text)
+        needle = " ".join(unicodedata.normalize("NFC", quote).translate(_QUOTE_FOLD).split())
+        at = folded.find(needle) if needle else -1
+        if at >= 0:
+            exact = [index[at]]
     if exact:
         return _choose(text, quote, exact, prefix, suffix, line)
     return _fuzzy(text, quote, line, budget or Budget())
 
 
-def _offset(text: str, line: int, column: int) -> int:
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    return starts[line - 1] + column - 1
+@lru_cache(maxsize=2)
+def _folded(text: str) -> tuple[str, array]:
+    """``text`` folded as quotes are searched for, with each character's offset (kept for the last two texts, the
+    offsets packed: 4 bytes a character)."""
+    folded, index = _fold_with_index(text)
+    return folded, array("I", index)
 
 
 def _choose(text: str, quote: str, starts: list[int], prefix: str, suffix: str, hint: int | None) -> Anchor:
@@ -115,7 +135,8 @@ def _choose(text: str, quote: str, starts: list[int], prefix: str, suffix: str, 
         tied = [s for s in ranked if context_score(s) == context_score(best)
                 and (not hint or abs(_position(text, s)[0] - hint) == abs(line - hint))]
         if len(tied) > 1:
-            lines = ", ".join(str(_position(text, s)[0]) for s in tied)
+            lines = ", ".join(str(_position(text, s)[0]) for s in tied[:_LISTED])
+            lines += f" and {len(tied) - _LISTED:,} more" if len(tied) > _LISTED else ""
             return Anchor("ambiguous", line, column, quote, 1.0, len(starts),
                           f"the quote occurs {len(tied)} times (lines {lines}) and nothing tells them apart; add a "
                           "prefix, suffix or line hint to the claim")
@@ -139,7 +160,9 @@ def _fuzzy(text: str, quote: str, hint: int | None, budget: Budget) -> Anchor:
             return Anchor("lost", similarity=0.0,
                           note=f"not found, and the chapter is longer than {FUZZY_MAX_WORDS:,} words (the limit of "
                                "the search for an edited passage); give the claim a `line` hint to search near it")
-        near = next((k for k, w in enumerate(words) if _position(text, w.start())[0] >= hint), len(words) - 1)
+        starts = line_starts(text)
+        at = starts[hint - 1] if 1 <= hint <= len(starts) else (0 if hint < 1 else len(text))
+        near = min(bisect_left([w.start() for w in words], at), len(words) - 1)
         first = max(0, near - FUZZY_MAX_WORDS // 2)
         words = words[first:first + FUZZY_MAX_WORDS]
     if budget.left <= 0:

@@ -38,3 +38,34 @@ def test_fuzzed_trec_files_behave(rng: random.Random):
     with tempfile.TemporaryDirectory(prefix="fuzz-") as root:
         problems = check_trec(qrels, run, Path(root), seconds=60)
     assert not problems, (problems, qrels[:1000], run[:1000])
+
+
+CACHE_CASES = r'''
+import json, random, sys, tempfile
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from cache_cases import Warm, check_cache
+warm = Warm(Path(tempfile.mkdtemp(prefix="fuzz-cache-warm-")))
+for i in range(int(sys.argv[2])):
+    with tempfile.TemporaryDirectory(prefix="fuzz-cache-") as root:
+        label, problems = check_cache(warm, random.Random(i), Path(root), seconds=60)
+    print(json.dumps([label, problems]), flush=True)
+'''
+
+
+def test_fuzzed_cache_entries_change_nothing(tmp_path):
+    """Forged (unsigned, or signed with content this version never writes), damaged and odd cache entries, and
+    cache folders replaced by links: every audit ends as the clean one did, with the same reports
+    (``cache_cases.py``). In a child process, so that a run that never ended would fail the test, not hang it."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(tmp_path / "unused"), "COLUMNS": "1000"}
+    done = subprocess.run([sys.executable, "-c", CACHE_CASES, str(Path(__file__).parent), "24"], capture_output=True,
+                          text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    cases = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("[")]
+    assert len(cases) == 24
+    assert not [(label, problems) for label, problems in cases if problems]
