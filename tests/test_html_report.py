@@ -98,3 +98,70 @@ def test_the_page_loads_in_a_real_browser_without_errors(page, tmp_path):
     shot = ARTEFACTS / "html-report.png"
     _run_chromium(binary, tmp_path, "--window-size=1400,1000", f"--screenshot={shot}", page.as_uri())
     assert shot.exists() and shot.stat().st_size > 10_000
+
+
+#: Measures the page as a reader's browser lays it out at 1280 × 800, appended to a copy of the page.
+MEASURE = """<script>
+(function () {
+  var out = {width: window.innerWidth, pageWidth: document.documentElement.scrollWidth,
+    acts: Array.from(document.querySelectorAll("#what-to-change .act")).map(function (a) {
+      var box = a.getBoundingClientRect();
+      return [a.querySelector("a").textContent, Math.round(box.top), Math.round(box.bottom)]; }),
+    unboxed: Array.from(document.querySelectorAll("table")).filter(function (t) {
+      return getComputedStyle(t.parentElement).overflowX !== "auto"; }).length,
+    tables: document.querySelectorAll("table").length,
+    open: Array.from(document.querySelectorAll("details.claim[open]")).map(function (d) { return d.id; })};
+  var pre = document.createElement("pre");
+  pre.id = "measured";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+
+def _measure(binary: str, tmp_path: Path, page: Path, fragment: str = "") -> dict:
+    """The layout of ``page`` in headless Chromium with a 1280 × 800 window (``fragment``: ``#C08`` to open it at)."""
+    import json
+
+    copy = tmp_path / page.name
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    dom = _run_chromium(binary, tmp_path, "--window-size=1280,800", "--dump-dom", copy.as_uri() + fragment).stdout
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom)
+    assert found, dom[-2000:]
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+
+
+def _browser() -> str:
+    binary = _chromium()
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("Chromium is not installed; .ci/run installs the Debian package 'chromium'")
+        pytest.skip("Chromium is not installed (Debian: apt-get install chromium)")
+    return binary
+
+
+#: The shipped reports and the claims each asks its author to act on (their JSON: contradicted, stale, error,
+#: qualified), most urgent first.
+SHIPPED = {"retrieval-23-chapter": ["C08", "C09"], "recall-and-precision": ["M18", "M06", "M14", "M15", "M17"]}
+
+
+@pytest.mark.parametrize("name", ["html-demo", *SHIPPED])
+def test_every_claim_to_act_on_is_on_the_first_screen_and_tables_scroll_in_their_box(name, page, tmp_path):
+    binary = _browser()
+    path = page if name == "html-demo" else ROOT / "reports" / f"{name}.html"
+    seen = _measure(binary, tmp_path, path)
+    assert seen["width"] == 1280
+    # the demo's P1 (precision does not always fall as k grows) is contradicted; V2 is an error (its claimed 1/3 is
+    # not printed in its quote), which comes after; V1 is supported
+    expected = ["P1", "V2"] if name == "html-demo" else SHIPPED[name]
+    assert [a[0] for a in seen["acts"]] == expected
+    assert all(0 <= top and bottom <= 800 for _, top, bottom in seen["acts"]), seen["acts"]
+    # nothing is cut off on the right: the page is no wider than the window, and every table scrolls in its box
+    assert seen["pageWidth"] <= seen["width"]
+    assert seen["tables"] > 0 and seen["unboxed"] == 0
+
+
+def test_a_link_to_a_folded_finding_opens_it(page, tmp_path):
+    binary = _browser()
+    assert _measure(binary, tmp_path, page)["open"] == []            # V1 is supported: folded
+    assert _measure(binary, tmp_path, page, "#V1")["open"] == ["V1"]

@@ -81,24 +81,37 @@ def test_the_html_and_json_carry_the_same_sections(audited):
     assert data["research"]["sources"] and data["research"]["checklist"]
 
 
-def test_every_unverified_item_is_marked(audited):
+def test_every_unverified_item_is_marked_where_it_belongs(audited):
+    """Section 1 lists what is unverified about the chapter itself; what is unverified about a bibliography entry
+    is marked in the source ledger (section 3), in its own row; the JSON's research.unverified keeps every item."""
     chapter, report = audited[1]["retrieval-23-chapter"]
     text = markdown.render(report)
-    context = text.split("## 2. Claim audit")[0]
+    context = text.split("## 2. Claim audit")[0].split("## 1. Context and provenance")[1]
+    ledger = text.split("## 3. Source ledger")[1].split("## 4. Findings")[0]
     # the brief records ad5a20…; the excerpt cannot reproduce it (chapter.yaml: snapshot.excerpt true)
     assert "ad5a2037cf8dea516f730542807d537886e6fa6859e7ec9e5cdc7586acd2c7aa (UNVERIFIED" in context
     assert "full snapshot at the chapter's download URL" in context and "UNVERIFIED (not fetched)" in context
     assert "(UNVERIFIED: not run by this audit)" in context                 # the notebook, listed by the brief
-    # every bibliography field listed as unverified, and every source not read in full, is marked
     research = report.research
+    # every bibliography field listed as unverified, and every source not read in full, is in research.unverified,
+    # and marked in that source's row of the ledger, not in section 1
+    rows = {line.split("`")[1]: line for line in ledger.splitlines() if line.startswith("| `")}
     for s in research.sources:
-        for m in s.metadata:
-            if m.status == "UNVERIFIED":
-                assert f"source {s.id}: " in "\n".join(research.unverified)
-    assert any("jarvelin-kekalainen-2002: full text UNVERIFIED" in u for u in research.unverified)
+        fields = [m.field for m in s.metadata if m.status == "UNVERIFIED"]
+        if fields:
+            item = f"source {s.id}: {', '.join(fields)} UNVERIFIED (no primary record checked)"
+            assert item in research.unverified_sources
+            assert f"{', '.join(fields)} UNVERIFIED" in rows[s.id]
+    # Järvelin & Kekäläinen 2002: only the abstract was read (bibliography.yaml, reading)
+    assert any("jarvelin-kekalainen-2002: full text UNVERIFIED" in u for u in research.unverified_sources)
+    assert "| full text UNVERIFIED — paper: abstract only (ACM DL page)" in rows["jarvelin-kekalainen-2002"]
+    assert set(research.unverified_sources) <= set(research.unverified)
     for item in research.unverified:
         assert "UNVERIFIED" in item
-        assert item in context
+        assert (item in context) != (item in research.unverified_sources), item
+    assert "\n- source " not in context
+    # E9's coverage metric is defined past the excerpt: unverified about the chapter, so in section 1
+    assert "E9: the text defining the coverage metric is not in the snapshot" in context
 
 
 def test_the_source_ledger_links_sources_to_claims_through_what_they_use(audited):
@@ -287,13 +300,54 @@ def test_the_sensitivity_table_shows_what_flips_each_claim(audited):
     # M18 "raising k always hurts precision": false whatever the metric or denominator; the rise that
     # refutes even "never increases" is [non-relevant, relevant] at k = 1 → 2 (P: 0 → 1/2)
     m18 = rows["M18"][0]
-    assert m18.conclusion == "false under every convention"
+    assert m18.conclusion == "false under every convention, and so does the weaker “never increases”"
     assert all(c.outcome == "flips" for c in m18.cells)
     assert any("ranking [non-relevant, relevant], k = 1 → 2: 0 → 1/2" in c.value for c in m18.cells)
     # a comparison whose order flips under another metric: C19, P@1 → P@3 falls, R@1 → R@3 rises
     assert "flips under" in next(r for r in rows["C19"] if r.statement.startswith("P@1")).note
     text = markdown.render(audited[1]["recall-and-precision"][1])
     assert "### Metric-choice sensitivity" in text and "[M18](#M18)" in text.split("### Metric-choice")[1]
+
+
+def test_each_sensitivity_conclusion_follows_from_its_cells_and_the_verdict(audited):
+    from audit.research.sensitivity import FAILS, FAILS_HERE, HOLDS, NOT_PRINTED, RESTS, ROBUST, WEAKER_HOLDS
+    for _, (_, report) in audited[1].items():
+        verdicts = {c.id: c.verdict for c in report.claims}
+        for r in report.research.sensitivity:
+            conv = [c for c in r.cells if c.axis != "metric"]
+            flipped = {c.axis for c in conv if c.outcome == "flips"}
+            if r.conclusion.startswith(ROBUST):     # robust: no alternative, metric or convention, flips it
+                assert not any(c.outcome == "flips" for c in r.cells), (r.claim, r.statement)
+            if r.conclusion.startswith(HOLDS):      # the metrics it does not hold for are named, nothing else flips
+                named = r.conclusion.split("; not under ")[1].split(";")[0].split(", ")
+                assert not flipped and named == [c.alternative for c in r.cells if c.outcome == "flips"]
+            if r.conclusion.startswith(RESTS):      # each convention named flips it, and only those
+                assert len(flipped) == r.conclusion.split(";")[0].count("stated)")
+            verdict = verdicts[r.claim]
+            if verdict in ("supported", "qualified"):
+                assert not r.conclusion.startswith((FAILS, FAILS_HERE)), (r.claim, r.conclusion)
+            if verdict == "supported":
+                assert not r.conclusion.startswith(WEAKER_HOLDS), r.claim
+            if verdict == "contradicted" and r.conclusion != "not applicable":
+                assert r.conclusion.startswith((FAILS, FAILS_HERE)), (r.claim, r.conclusion)
+            # a derived value the quote does not print says so, in the statement and the conclusion
+            assert r.statement.endswith("(derived, not printed)") == r.conclusion.endswith(NOT_PRINTED), r.statement
+    rows = {(r.claim, r.statement): r for _, (_, rep) in audited[1].items() for r in rep.research.sensitivity}
+    # M17 "raising k always helps recall" is qualified: R@k stays flat on [relevant] at k = 1 → 2 under every
+    # convention, while "never decreases" holds; it is not called false under every convention
+    assert rows[("M17", "R@k increases as k grows")].conclusion == (
+        "only the weaker “never decreases” holds under every convention value; as written it holds under none")
+    # C34's nDCG@4 ≈ .3801 is derived, not printed (supported): exponential gain (0.2754) and an ideal DCG over the
+    # retrieved documents only (1) flip it, and the row says the value is not printed
+    assert rows[("C34", "nDCG@4 ≈ .3801 (derived, not printed)")].conclusion == (
+        "rests on one choice: nDCG gain (not stated), ideal DCG (stated); not under P@4, R@4, RR@4, AP@4; "
+        "the value is derived, not printed")
+    # C36's six statements hold under every alternative: judging the unjudged returns changes no measure but Judged@4
+    assert [r.conclusion for (cid, _), r in rows.items() if cid == "C36"] == ["robust"] * 6
+    # C02 "R@4 unchanged" holds under every convention value; RR@4, AP@4 and nDCG@4 rise with the move (1/2 → 1,
+    # 1/4 → 1/2, 0.3869 → 0.6131), so it is not robust
+    assert rows[("C02", "R@4 unchanged")].conclusion == (
+        "holds under every convention value; not under RR@4, AP@4, nDCG@4")
 
 
 def test_the_checklist_recommends_each_decision_once_most_urgent_first(audited):

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
+
+from audit.register.values import format_decimal
 
 from audit.text.anchors import fold
 
@@ -42,14 +45,30 @@ class ReportDiff:
         return out
 
 
+#: An exact value longer than this is shown as a decimal: a fraction is only easier to read when it is short.
+EXACT_CHARACTERS = 12
+
+
+def shown(exact: str | None, value: float | None, status: str | None) -> str:
+    """A value for a line of the summary: the exact fraction when it is short (``7/12``), else six decimals (nDCG's
+    exact values run to 50 digits); the float, or the status, when there is no exact value."""
+    if exact:
+        try:
+            x = Fraction(exact)
+        except (ValueError, ZeroDivisionError):
+            return exact
+        return exact if len(exact) <= EXACT_CHARACTERS else format_decimal(x)
+    return f"{value:.6f}" if value is not None else str(status)
+
+
 def _values(claim: dict) -> dict[tuple[str, str], str]:
     out = {}
     for check in claim.get("checks", []):
         for v in check.get("values", []):
-            shown = v.get("exact") or (f"{v['value']:.6f}" if v.get("value") is not None else v.get("status"))
+            shown_value = shown(v.get("exact"), v.get("value"), v.get("status"))
             if v.get("per_query", {}).get("left") is not None:
-                shown = f"{v['per_query']['left']}→{v['per_query']['right']}"
-            out[(check.get("measure") or check.get("label", ""), v["implementation"])] = str(shown)
+                shown_value = f"{v['per_query']['left']}→{v['per_query']['right']}"
+            out[(check.get("measure") or check.get("label", ""), v["implementation"])] = str(shown_value)
     return out
 
 

@@ -9,10 +9,20 @@ from markupsafe import Markup
 
 from audit.report import charts
 from audit.report.markdown import (
+    REASON_LIMIT,
     SECTIONS,
+    _short,
+    chapter_unverified,
     clip,
+    fix_text,
+    hunk_numbers,
     implementations,
     metadata_text,
+    sensitivity_counts,
+    shown_claim,
+    shown_title,
+    software_matrix,
+    to_act,
     values_cell,
 )
 from audit.report.results import ChapterReport, ClaimResult, ImplValue
@@ -64,14 +74,13 @@ def render(report: ChapterReport, snapshot_text: str) -> str:
     def links_of(source, relation: str) -> list[str]:
         return list(dict.fromkeys(link.claim for link in source.links if link.relation == relation))
 
-    def heading(c: ClaimResult) -> str:
-        if c.anchor_state == "edited" and c.found_text:
-            return f"edited in this revision: “{c.found_text}”"
-        return c.title
-
     return env.get_template("report.html.j2").render(
         report=report, ch=ch, subtitle=subtitle, impls=impls, research=research, sections=SECTIONS,
-        section_ids=SECTION_IDS, links_of=links_of, metadata_text=metadata_text, heading=heading, clip=clip,
+        section_ids=SECTION_IDS, links_of=links_of, metadata_text=metadata_text, title=shown_title,
+        claim_text=shown_claim, clip=clip,
+        acts=to_act(report), fix=fix_text, hunks=hunk_numbers(report), chapter_unverified=chapter_unverified(report),
+        matrix=software_matrix(report), short=lambda text: _short(text, REASON_LIMIT),
+        sensitivity_counts=sensitivity_counts(research.sensitivity) if research else "",
         source_ids={s.id for s in research.sources} if research else set(),
         cells={c.id: {n: values_cell(c, n) for n in impls} for c in report.claims},
         ordered=sorted(report.claims, key=lambda c: _ORDER.index(c.verdict)),

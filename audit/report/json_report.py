@@ -14,7 +14,7 @@ from audit.report.results import ChapterReport
 SECTION_KEYS = dict(zip(SECTIONS, (
     ["chapter", "snapshot", "fingerprint", "provenance", "research.unverified"],
     ["claims", "summary"],
-    ["research.sources", "research.sources_not_bearing", "references"],
+    ["research.sources", "research.sources_not_bearing", "research.unverified_sources", "references"],
     ["claims[].evidence", "claims[].checks", "tensions", "book_conflicts", "research.sensitivity"],
     ["research.proposal"],
     ["research.experiments", "statements", "scan"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from audit.register.conventions import CONVENTIONS
 from audit.register.values import display
@@ -21,6 +22,22 @@ def no_raw_html(text: str) -> str:
     or processing instruction: ``<`` then a letter, ``/``, ``!`` or ``?``) written as ``&lt;``, so a
     quote or title holding ``<script>`` or ``<img onerror=…>`` is shown, never run. ``< 1`` is kept."""
     return _TAG_OPEN.sub("&lt;", text)
+
+
+class Html(str):
+    """Markup the report writes itself (an anchor), kept as raw HTML; every other piece of a line is passed
+    through ``no_raw_html``."""
+
+
+def target(name: str) -> Html:
+    """``<a id="C08"></a>``: the target of ``#C08`` in CommonMark and on GitHub (which prefixes ids with
+    ``user-content-`` and still follows ``#C08`` to it). ``name``: a claim id (``register.claims.Id``: letters,
+    digits, ``_.-``) or a name made of them, so it needs no escaping."""
+    return Html(f'<a id="{name}"></a>')
+
+
+def _line(parts: tuple) -> str:
+    return "".join(p if isinstance(p, Html) else no_raw_html(str(p)) for p in parts)
 
 
 def cell(text: object) -> str:
@@ -80,24 +97,25 @@ def values_cell(claim: ClaimResult, name: str) -> str:
 
 
 def _where(claim: ClaimResult) -> str:
-    quote = claim.quote if len(claim.quote) <= 90 else claim.quote[:87] + "…"
+    """``line 5: “The evaluator rejects repeated…”``: the snapshot line and the quote's beginning."""
     line = f"line {claim.line}" if claim.line else "not found"
-    return f"“{quote}” ({line})"
+    return f"{line}: “{_short(claim.quote, 50)}”"
 
 
 #: The research brief's required sections (section 9), in its order and with its names.
 SECTIONS = ("1. Context and provenance", "2. Claim audit", "3. Source ledger", "4. Findings", "5. Upgrade proposal",
             "6. Experiment opportunities", "7. Review checklist")
 #: Longest table cell before it is cut, the whole text staying in the finding.
-CELL_LIMIT = 220
+CELL_LIMIT = 160
 
 
-def clip(text: object, claim_id: str) -> str:
-    """A table cell's text, cut at ``CELL_LIMIT`` characters with a pointer to the claim's finding."""
+def clip(text: object, claim_id: str, whole: str = "") -> str:
+    """A table cell's text, cut at ``CELL_LIMIT`` characters with a pointer to where it is whole (``whole``; by
+    default the claim's finding)."""
     text = str(text if text is not None else "")
     if len(text) <= CELL_LIMIT:
         return text
-    return text[:CELL_LIMIT].rsplit(" ", 1)[0] + f" … (in full under {claim_id} in Findings)"
+    return text[:CELL_LIMIT].rsplit(" ", 1)[0] + f" … (in full {whole or f'under {claim_id} in Findings'})"
 
 
 def anchor(claim_id: str) -> str:
@@ -105,12 +123,83 @@ def anchor(claim_id: str) -> str:
     return claim_id
 
 
+#: The verdicts whose findings the Markdown writes as one line each (their evidence is in the HTML and JSON).
+COMPACT = ("supported", "not checkable")
+#: The verdicts a chapter's author acts on, most urgent first ("What to change").
+TO_ACT = ("contradicted", "stale", "error", "qualified")
+_PRIORITY = {p: i for i, p in enumerate(("high", "medium", "low", "none"))}
+#: A supported claim's reason in the compact list of Findings is cut at this many characters.
+REASON_LIMIT = 100
+#: A title ``audit init`` writes: the claim's kind, a colon, the statement (``audit.text.init``).
+_INIT_TITLE = re.compile(r"^(arithmetic|value|comparison|property|code|convention|draft|not checkable): ")
+_MEASURE_NAME = re.compile(r"[A-Za-z]+(\([^)]*\))?@[\w+]+")
+
+
+def to_act(report: ChapterReport) -> list[ClaimResult]:
+    """The claims whose verdict asks the author to act (``TO_ACT``): by verdict, then priority, then claim order."""
+    return sorted((c for c in report.claims if c.verdict in TO_ACT),
+                  key=lambda c: (TO_ACT.index(c.verdict), _PRIORITY.get(c.priority, 9)))
+
+
+def fix_text(claim: ClaimResult) -> str:
+    """The claim's proposed response as the finding gives it, less the register's free-text rewording, which the
+    harness did not check (the finding and the review checklist show that)."""
+    from audit.research.checklist import FREE_TEXT
+    return FREE_TEXT.sub("", claim.response).strip()
+
+
+def hunk_numbers(report: ChapterReport) -> dict[str, list[int]]:
+    """claim id → the numbers of its hunks in the upgrade proposal (``#hunk-1``)."""
+    proposal = report.research.proposal if report.research else None
+    out: dict[str, list[int]] = {}
+    for i, h in enumerate(proposal.hunks if proposal else [], 1):
+        out.setdefault(h.claim, []).append(i)
+    return out
+
+
+def _stale(text: str, claim: ClaimResult) -> bool:
+    """Whether ``text`` prints a number (measure names aside: the 4 of ``P@4``) that is printed neither in the passage
+    read now nor in the claimed value."""
+    from audit.text.scan import printed_values
+    current = set(printed_values(claim.found_text or claim.quote)) | set(printed_values(claim.claimed or ""))
+    return any(n not in current for n in printed_values(_MEASURE_NAME.sub(" ", text)))
+
+
+def _by_init(claim: ClaimResult) -> re.Match | None:
+    return _INIT_TITLE.match(claim.title)
+
+
+def shown_title(claim: ClaimResult) -> str:
+    """The claim's title as a report shows it. A title ``audit init`` wrote (``value: P@4 = 1/3 …``) copies the
+    numbers the sentence printed then; when one of them is printed neither in the passage read now nor in the
+    claimed value, the title shows the claimed value instead (``value: P@4 = 1/4``), never a stale number beside a
+    verdict on another one. An edited passage is shown as it now reads."""
+    if claim.anchor_state == "edited" and claim.found_text:
+        return f"edited in this revision: “{_short(claim.found_text, 90)}”"
+    m = _by_init(claim)
+    if not m or not _stale(claim.title[m.end():], claim):
+        return claim.title
+    if claim.claimed:
+        return f"{claim.kind}: {claim.claimed}"
+    return f"{claim.kind}: “{_short(claim.found_text or claim.quote, 70)}”"
+
+
+def shown_claim(claim: ClaimResult) -> str:
+    """The claim's statement as a report shows it: the one ``audit init`` wrote (its title repeats it) follows the
+    same rule as its title (``shown_title``); the claimed value stands in for a stale one."""
+    m = _by_init(claim)
+    if not m or not claim.claim.startswith(claim.title[m.end():].rstrip("…")) or not _stale(claim.claim, claim):
+        return claim.claim
+    return claim.claimed or f"“{claim.found_text or claim.quote}”"
+
+
 def render(report: ChapterReport) -> str:
-    ch, fp, pv = report.chapter, report.fingerprint, report.provenance
-    research = report.research
-    names = implementations(report)
+    ch = report.chapter
     out: list[str] = []
-    w = out.append
+
+    def w(*parts) -> None:
+        out.append(_line(parts))
+
     where = ", ".join(str(x) for x in (ch.get("book"), f"chapter {ch['chapter']}" if ch.get("chapter") else
                                         ch.get("kind")) if x)
     w(f"# Claim audit: {where}, “{ch['title']}”\n")
@@ -120,8 +209,65 @@ def render(report: ChapterReport) -> str:
       "proposed experiment. UNVERIFIED marks what this audit could not check; UNRUN an experiment it did not run.\n")
     counts = ", ".join(f"{n} {v}" for v, n in report.summary.items() if n)
     w(f"**Summary:** {len(report.claims)} claims — {counts}.\n")
+    _what_to_change(report, w)
 
     w(f"## {SECTIONS[0]}\n")
+    _context(report, w)
+    w(f"## {SECTIONS[1]}\n")
+    _claim_table(report, w)
+    w(f"## {SECTIONS[2]}\n")
+    _source_ledger(report, w)
+    w(f"## {SECTIONS[3]}\n")
+    _findings(report, w)
+    w(f"## {SECTIONS[4]}\n")
+    _proposal(report, w)
+    w(f"## {SECTIONS[5]}\n")
+    _experiments(report, w)
+    w(f"## {SECTIONS[6]}\n")
+    research = report.research
+    items = research.checklist if research else []
+    if not items:
+        w("Nothing to decide: every checkable claim is supported.\n")
+    hunks = {}
+    for n, h in enumerate(research.proposal.hunks if research and research.proposal else [], 1):
+        hunks[(f"{h.claim}: {h.action} — “{h.text}”", f"{h.check}. {h.tradeoff}")] = (n, h)
+    for i in items:
+        found = hunks.get((i.subject, i.reason)) if i.recommendation == "accept" else None
+        if found:  # a checked hunk: its text, check and trade-off are in the upgrade proposal
+            n, h = found
+            w(f"- [ ] **accept** — [hunk {n}](#{hunk_anchor(n)}) for {h.claim} ({h.action}); its text, check and "
+              "trade-off are in the upgrade proposal.")
+            continue
+        w(f"- [ ] **{i.recommendation}** — {i.subject.rstrip('.')}. {i.reason}")
+    w("")
+    return "\n".join(out)
+
+
+def _what_to_change(report: ChapterReport, w) -> None:
+    """The claims to act on, each with its verdict, the finding's proposed response and a link to the finding."""
+    acts = to_act(report)
+    if not acts:
+        w("**What to change:** nothing — no claim is contradicted, qualified, stale or in error.\n")
+        return
+    hunks = hunk_numbers(report)
+    w(f"**What to change** — {len(acts)} claim{'' if len(acts) == 1 else 's'} to act on, most urgent first. Each "
+      "fix is the proposed response of the claim's finding (section 4); a hunk is its checked text in the patch "
+      "(section 5).\n")
+    for c in acts:
+        patch = ", ".join(f"[hunk {n}](#{hunk_anchor(n)})" for n in hunks.get(c.id, []))
+        w(f"- {_MARK[c.verdict]} · {c.priority} — [{c.id}](#{anchor(c.id)}) {cell(shown_title(c))}: "
+          f"{cell(fix_text(c))}" + (f" Patch: {patch}." if patch else ""))
+    w("")
+
+
+def hunk_anchor(number: int) -> str:
+    """The anchor of the upgrade proposal's hunk ``number`` (1-based): ``hunk-1``, in the Markdown and HTML."""
+    return f"hunk-{number}"
+
+
+def _context(report: ChapterReport, w) -> None:
+    ch, fp, pv = report.chapter, report.fingerprint, report.provenance
+    research = report.research
     w("| field | value |\n|---|---|")
     rows = [("chapter id", ch["id"]), ("book", ch.get("book") or "—"),
             ("chapter", f"{ch['chapter']} — {ch['title']}" if ch.get("chapter") else ch["title"]),
@@ -148,14 +294,31 @@ def render(report: ChapterReport) -> str:
     w("**Execution limits.** References ran in this process on the claims' fixtures; code listings ran in the "
       "sandbox described in the README; property claims were searched, not proved; nothing was fetched from the "
       "network" + (", so the chapter's notebook was not run" if ch.get("notebook") else "") + ".\n")
-    if research and research.unverified:
-        w("**Not verified by this audit:**\n")
-        for item in research.unverified:
+    mine = chapter_unverified(report)
+    if mine:
+        w("**Not verified about the chapter:**\n")
+        for item in mine:
             w(f"- {item}")
         w("")
+    if research and research.unverified_sources:
+        w(f"What is UNVERIFIED about the bibliography entries ({len(research.unverified_sources)} items) is listed "
+          "in the source ledger (section 3).\n")
 
-    w(f"## {SECTIONS[1]}\n")
-    w("One row per claim; the id links to its finding. Values: the chapter's definitions in exact arithmetic, "
+
+def chapter_unverified(report: ChapterReport) -> list[str]:
+    """The UNVERIFIED items about the chapter itself: ``research.unverified`` less those about bibliography
+    entries (``research.unverified_sources``, shown in the source ledger)."""
+    research = report.research
+    if research is None:
+        return []
+    sources = set(research.unverified_sources)
+    return [u for u in research.unverified if u not in sources]
+
+
+def _claim_table(report: ChapterReport, w) -> None:
+    names = implementations(report)
+    w("One row per claim; the id links to its finding. Concern and response are left blank (—) where there is "
+      "nothing to do. Values: the chapter's definitions in exact arithmetic, "
       "then each reference (n/a: the reference cannot express the measure; see the ledger). Comparisons show "
       "before → after; convention probes show the rule each implementation was observed to follow. A cell longer "
       f"than {CELL_LIMIT} characters is cut; the finding has it whole.\n")
@@ -163,17 +326,27 @@ def render(report: ChapterReport) -> str:
               "priority"]
     w("| " + " | ".join(header) + " |")
     w("|" + "---|" * len(header))
+    html = f"{report.chapter['id']}.html"
     for c in report.claims:
-        row = [f"[{c.id}](#{anchor(c.id)})", _where(c), clip(c.claim, c.id), clip(c.claimed or "—", c.id),
-               *[clip(values_cell(c, n) or "—", c.id) for n in names],
-               _MARK[c.verdict], clip(c.concern, c.id), clip(c.response, c.id), c.priority]
+        # a supported or not checkable claim's finding is one line here: its whole texts are in the HTML report
+        whole = f"in the HTML report, {html}#{anchor(c.id)}" if c.verdict in COMPACT else ""
+        row = [f"[{c.id}](#{anchor(c.id)})", _where(c), clip(shown_claim(c), c.id, whole),
+               clip(c.claimed or "—", c.id, whole),
+               *[clip(values_cell(c, n) or "—", c.id, whole) for n in names],
+               _MARK[c.verdict], *((clip(c.concern, c.id, whole), clip(c.response, c.id, whole))
+                                   if c.priority != "none" else ("—", "—")), c.priority]
         w("| " + " | ".join(cell(x) for x in row) + " |")
     w("")
 
-    w(f"## {SECTIONS[2]}\n")
-    _source_ledger(report, w)
 
-    w(f"## {SECTIONS[3]}\n")
+#: The headings of Findings, by verdict, in their order.
+_GROUPS = {"contradicted": "Contradicted", "stale": "Unresolved: stale", "error": "Unresolved: error",
+           "qualified": "Qualified", "pending": "Unresolved: pending", "supported": "Supported",
+           "not checkable": "Not checkable"}
+
+
+def _findings(report: ChapterReport, w) -> None:
+    research = report.research
     if report.tensions:
         w("### Internal tensions\n")
         for t in report.tensions:
@@ -187,37 +360,23 @@ def render(report: ChapterReport) -> str:
             w(f"- **{t.title}** is set two ways by the chapter: {cell(quotes)}. {cell(t.probe)}. Every claim that "
               "depends on it is checked under both values.")
         w("")
-    labels = {"contradicted": "Contradicted", "stale": "Unresolved: stale", "error": "Unresolved: error",
-              "qualified": "Qualified", "pending": "Unresolved: pending", "supported": "Supported",
-              "not checkable": "Not checkable"}
-    for verdict in ("contradicted", "stale", "error", "qualified", "pending", "supported", "not checkable"):
+    html = f"{report.chapter['id']}.html"
+    for verdict, label in _GROUPS.items():
         group = [c for c in report.claims if c.verdict == verdict]
         if not group:
             continue
-        w(f"### {labels[verdict]} ({len(group)})\n")
+        w(f"### {label} ({len(group)})\n")
+        if verdict == "supported":
+            w("One line each: the id links to the claim's full evidence (its checks, values and sources) in the HTML "
+              f"report (`{html}`), which the JSON report also holds; the reason is cut at {REASON_LIMIT} "
+              "characters.\n")
+        if verdict in COMPACT:
+            for c in group:
+                _compact(c, html, w)
+            w("")
+            continue
         for c in group:
-            heading = c.title
-            if c.anchor_state == "edited" and c.found_text:
-                heading = f"edited in this revision: “{c.found_text if len(c.found_text) <= 90 else c.found_text[:87] + '…'}”"
-            w(f'<a id="{anchor(c.id)}"></a>\n')
-            w(f"#### {c.id} — {heading}\n")
-            w(f"> {c.found_text or c.quote}\n")
-            w(f"*Snapshot line {c.line or '—'}; register line {c.register_line or '—'}; kind {c.kind}; "
-              f"anchor {c.anchor}.*\n")
-            w(f"**Claim.** {c.claim}\n")
-            w(f"**Reason.** {c.reason}\n")
-            if verdict not in ("supported", "not checkable"):
-                w(f"**Concern.** {c.concern}\n")
-                w(f"**Proposed response** (priority {c.priority}). {c.response}\n")
-            if c.note:
-                w(f"**Note.** {c.note}\n")
-            if c.evidence:
-                w("**Evidence.**\n")
-                for e in c.evidence:
-                    w(f"- *{e.cls}*" + (f" [{e.cite}]" if e.cite else "") + f": {cell(e.text)}")
-                w("")
-            for check in c.checks:
-                w(_check_table(check))
+            _finding(c, w)
     if report.book_conflicts:
         w("### Cross-chapter consistency\n")
         w("Conventions one audited chapter states and another chapter's code breaks (the chapter that states "
@@ -228,10 +387,49 @@ def render(report: ChapterReport) -> str:
     if research:
         _sensitivity(research, w)
 
-    w(f"## {SECTIONS[4]}\n")
-    _proposal(report, w)
 
-    w(f"## {SECTIONS[5]}\n")
+def _compact(c: ClaimResult, html: str, w) -> None:
+    """One line for a supported or not checkable claim: anchor, id, title, reason (cut), and the response when it
+    asks for something (an edited passage: update the register's quote)."""
+    ask = f" **{c.response}**" if c.priority != "none" and c.response else ""
+    reason = _short(c.reason, REASON_LIMIT) if c.verdict == "supported" else c.reason
+    link = f"[{c.id}]({html}#{anchor(c.id)})" if c.verdict == "supported" else f"**{c.id}**"
+    w("- ", target(anchor(c.id)), f"{link} {cell(shown_title(c))} — {cell(reason)}{cell(ask)}")
+
+
+def _finding(c: ClaimResult, w) -> None:
+    """A finding in full: quote, where, claim, reason, concern, response, note, evidence and check tables."""
+    w(target(anchor(c.id)), "\n")
+    w(f"#### {c.id} — {shown_title(c)}\n")
+    w(f"> {c.found_text or c.quote}\n")
+    w(f"*Snapshot line {c.line or '—'}; register line {c.register_line or '—'}; kind {c.kind}; "
+      f"anchor {c.anchor}.*\n")
+    w(f"**Claim.** {shown_claim(c)}\n")
+    w(f"**Reason.** {c.reason}\n")
+    w(f"**Concern.** {c.concern}\n")
+    w(f"**Proposed response** (priority {c.priority}). {c.response}\n")
+    if c.note:
+        w(f"**Note.** {c.note}\n")
+    if c.evidence:
+        w("**Evidence.**\n")
+        for e in c.evidence:
+            w(f"- *{e.cls}*" + (f" [{e.cite}]" if e.cite else "") + f": {cell(_evidence_text(e.text, c))}")
+        w("")
+    for check in c.checks:
+        w(_check_table(check))
+
+
+def _evidence_text(text: str, c: ClaimResult) -> str:
+    """An evidence item's text, or a pointer to the reason or concern above when it repeats one word for word."""
+    if text == c.reason:
+        return "the reason above"
+    if text.endswith(c.concern) and text.startswith("Concern"):
+        return "the concern above (what a reader may do; not tested)"
+    return text
+
+
+def _experiments(report: ChapterReport, w) -> None:
+    research = report.research
     sc = report.scan
     if sc:
         uncovered = int(sc["uncovered"])
@@ -244,20 +442,21 @@ def render(report: ChapterReport) -> str:
           f"covered by no claim{': ' + listed if listed else ''}. {scanner_quality()} On this register it finds "
           f"{int(sc['numeric_claims_found'])} of {int(sc['numeric_claims'])} claims whose quote states a number "
           f"({sc['recall']:.0%}).\n")
-    for e in (research.experiments if research else []):
+    exps = research.experiments if research else []
+    group: list = []   # consecutive experiments with the same criteria: written once, after the last of them
+    for i, e in enumerate(exps):
+        group.append(e.id)
+        w(target(e.id), "\n")
         w(f"### {e.id} — {e.origin} · {e.status}\n")
         w(f"**What.** {e.what}\n")
         w("**Method.**\n")
         w("```\n" + e.method + "\n```\n")
-        w(f"**Success.** {e.success}. **Failure.** {e.failure}.\n")
-    w(f"## {SECTIONS[6]}\n")
-    items = research.checklist if research else []
-    if not items:
-        w("Nothing to decide: every checkable claim is supported.\n")
-    for i in items:
-        w(f"- [ ] **{i.recommendation}** — {i.subject.rstrip('.')}. {i.reason}")
-    w("")
-    return no_raw_html("\n".join(out))
+        following = exps[i + 1] if i + 1 < len(exps) else None
+        if following is not None and (following.success, following.failure) == (e.success, e.failure):
+            continue
+        which = f" ({group[0]}–{group[-1]})" if len(group) > 1 else ""
+        w(f"**Success{which}.** {e.success}. **Failure.** {e.failure}.\n")
+        group = []
 
 
 def _source_ledger(report: ChapterReport, w) -> None:
@@ -267,39 +466,123 @@ def _source_ledger(report: ChapterReport, w) -> None:
         w("No bibliography entry bears on this chapter's claims.\n")
     else:
         w("Entries of the project's bibliography (`audit/research/sources/bibliography.yaml`) that bear on this chapter's "
-          "claims, linked through the measures each claim computes and the conventions that change its value. "
-          "Each metadata field is verified (against the record named, on the date given) or UNVERIFIED.\n")
-        w("| source | identity | verified metadata | URL | reading status | bears on | limitations | verified / "
-          "accessed |\n|---|---|---|---|---|---|---|---|")
+          "claims, linked through the measures each claim computes and the conventions that change its value (claims "
+          "an entry qualifies or contradicts are linked). Each metadata field is verified, on the date given, or "
+          "UNVERIFIED; the record each was verified against is named in the HTML and JSON reports.\n")
+        w("| source | identity | URL | reading status | bears on | limitations | metadata |\n"
+          "|---|---|---|---|---|---|---|")
         for s in research.sources:
-            meta = metadata_text(s)
-            bears = "; ".join(f"{rel} " + ", ".join(dict.fromkeys(f"[{link.claim}](#{link.claim})" for link in s.links
-                                                               if link.relation == rel))
-                              for rel in ("supports", "qualifies", "contradicts")
-                              if any(link.relation == rel for link in s.links))
-            vias = ", ".join(dict.fromkeys(link.via.split(" (")[0] for link in s.links))
+            unread = any(u.startswith(f"source {s.id}: full text UNVERIFIED") for u in research.unverified_sources)
             w("| " + " | ".join(cell(x) for x in (
-                f"`{s.id}` ({s.kind})", s.identity, meta, s.url or "—", s.reading, f"{bears} (via {vias})",
-                s.limits, ", ".join(s.accessed) or "UNVERIFIED: no check recorded")) + " |")
+                f"`{s.id}` ({s.kind})", s.identity, s.url or "—", ("full text UNVERIFIED — " if unread else "")
+                + s.reading, bears_on(s), s.limits, metadata_short(s))) + " |")
         w("")
         if research.sources_not_bearing:
             w("Not listed (no claim of this chapter uses what they define): "
               + ", ".join(f"`{x}`" for x in research.sources_not_bearing) + ".\n")
     w("### Software\n")
-    w("Conventions of each implementation. The chapter's are the ones its text states (with the quote); each "
-      "reference's were observed on probe inputs (what it returned, and which convention value reproduces it).\n")
-    w("| implementation | library | version | conventions |\n|---|---|---|---|")
-    stated = "; ".join(f"**{CONVENTIONS[k].title}**: " + " / ".join(
-        f"{st['value']}" + (f" (“{st['quote']}”)" if st.get("quote") else "") for st in v)
-        for k, v in report.conventions.items()) or "none stated"
-    unstated = ", ".join(CONVENTIONS[n].title for n in report.unstated)
-    chapter_conventions = f"stated — {stated}" + (f"; unstated (every value checked) — {unstated}" if unstated else "")
-    w(f"| chapter | this project (`audit.evaluation.evaluator`, exact) | {report.tool.split()[-1]} | {cell(chapter_conventions)} |")
-    for r in report.references:
-        conv = "; ".join([f"**observed** {v}" for v in r.observed.values()] +
-                         [f"**{k}**: {v}" for k, v in r.conventions.items()])
-        w(f"| {cell(r.name)} | {cell(r.title)} (`{r.library}`) | {cell(r.version)} | {cell(conv)} |")
+    w("Each implementation's value of each convention: the chapter's as its text states it (with the quote), "
+      "each reference's as observed on the probe input named in the last column (the convention value that "
+      "reproduces what it returned; the values it returned are in the HTML and JSON reports).\n")
+    matrix = software_matrix(report, returned=False)
+    w("| convention | " + " | ".join(matrix.names) + " | probe |\n|---|" + "---|" * (len(matrix.names) + 1))
+    for row in matrix.rows:
+        w("| " + " | ".join(cell(x) for x in (f"**{row[0]}**", *row[1:])) + " |")
     w("")
+    for name, what, topics in matrix.notes:
+        w(f"- **{cell(name)}** — {cell(what)}" + "".join(f"; **{cell(k)}**: {cell(v)}" for k, v in topics))
+    w("")
+
+
+class SoftwareMatrix(NamedTuple):
+    """The software ledger as a table: ``names`` the implementations; ``rows`` [convention, each implementation's
+    value, the probe]; ``notes`` (implementation, what it is, [(topic, how it is called)])."""
+
+    names: list[str]
+    rows: list[list[str]]
+    notes: list[tuple[str, str, list[tuple[str, str]]]]
+
+
+def observed_parts(sentence: str) -> tuple[str, str]:
+    """An observation (``evaluation.observe.Observation.sentence``: ``tie rule: docno descending — observed RR q1
+    1.0000 (probe: …)``) as what the reference did and the probe it did it on; the whole sentence and no probe
+    when it has another form."""
+    head, sep, probe = sentence.partition(" (probe: ")
+    body = head.split(": ", 1)[1] if ": " in head else head
+    return (body, probe[:-1] if probe.endswith(")") else probe) if sep else (sentence, "")
+
+
+def software_matrix(report: ChapterReport, returned: bool = True) -> SoftwareMatrix:
+    """Conventions by implementation: the chapter's stated ones (the rest named as unstated, checked under every
+    value) and each reference's observed ones, one row per convention; each probe written once. ``returned``:
+    keep the values each reference returned on the probe (``— observed P@4 q1 0.2500``) beside the rule."""
+    names = [CHAPTER] + [r.name for r in report.references]
+    keys = list(dict.fromkeys([*report.conventions, *(k for r in report.references for k in r.observed)]))
+    rows = []
+    for key in keys:
+        stated = report.conventions.get(key)
+        mine = (" / ".join(st["value"] + (f" (“{st['quote']}”)" if st.get("quote") else "") for st in stated)
+                if stated else "unstated (every value checked)")
+        probe, theirs = "", []
+        for r in report.references:
+            if key in r.observed:
+                body, seen = observed_parts(r.observed[key])
+                probe = probe or seen
+                theirs.append(body if returned else body.split("; observed ")[0].split(" — observed ")[0])
+            else:
+                theirs.append("—")
+        title = CONVENTIONS[key].title if key in CONVENTIONS else key
+        rows.append([title, mine, *theirs, probe or "—"])
+    unstated = [n for n in report.unstated if n not in keys]
+    notes = [(CHAPTER, f"this project (`audit.evaluation.evaluator`, exact), {report.tool.split()[-1]}",
+              [("unstated, every value checked", ", ".join(CONVENTIONS[n].title for n in unstated))] if unstated
+              else [])]
+    notes += [(r.name, f"{r.title} (`{r.library}` {r.version})", list(r.conventions.items()))
+              for r in report.references]
+    return SoftwareMatrix(names, rows, notes)
+
+
+def bears_on(source) -> str:
+    """``supports C01, C03; qualifies [C08](#C08) (via measure RR, convention repeated IDs)``: the claims an entry
+    bears on, linked where it qualifies or contradicts them."""
+    parts = []
+    for rel in ("supports", "qualifies", "contradicts"):
+        ids = list(dict.fromkeys(link.claim for link in source.links if link.relation == rel))
+        if ids:
+            parts.append(f"{rel} " + (id_ranges(ids) if rel == "supports" else
+                                      ", ".join(f"[{i}](#{anchor(i)})" for i in ids)))
+    vias = ", ".join(dict.fromkeys(link.via.split(" (")[0] for link in source.links))
+    return "; ".join(parts) + (f" (via {vias})" if vias else "")
+
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+def id_ranges(ids: list[str]) -> str:
+    """``C02–C04, C06, C08``: claim ids with runs of three or more consecutive numbers joined."""
+    out: list[list[str]] = []
+    for i in ids:
+        m, last = _NUMBERED.match(i), _NUMBERED.match(out[-1][-1]) if out else None
+        if m and last and m.group(1) == last.group(1) and len(m.group(2)) == len(last.group(2)) \
+                and int(m.group(2)) == int(last.group(2)) + 1:
+            out[-1].append(i)
+        else:
+            out.append([i])
+    return ", ".join(f"{run[0]}–{run[-1]}" if len(run) > 2 else ", ".join(run) for run in out)
+
+
+def metadata_short(source) -> str:
+    """``authors, title verified (2026-11-30); doi UNVERIFIED``: each metadata field's state and date, without the
+    record it was checked against (``metadata_text`` names it)."""
+    groups: dict[str, list[str]] = {}
+    for m in source.metadata:
+        groups.setdefault(m.accessed if m.status == "verified" else "", []).append(m.field)
+    parts = [f"{', '.join(fields)} verified ({date})" for date, fields in groups.items() if date]
+    if groups.get(""):
+        parts.append(f"{', '.join(groups[''])} UNVERIFIED")
+    if not source.accessed:
+        parts.append("UNVERIFIED: no check recorded")
+    return "; ".join(parts)
 
 
 def metadata_text(source) -> str:
@@ -314,35 +597,75 @@ def metadata_text(source) -> str:
 
 
 def sensitivity_cells(row, axis: str) -> str:
-    """``R@4 1 (flips); RR@4 1 (flips)`` for the metric cells, or the convention cells, of one row."""
+    """``R@4: 1, **flips**; RR@4: 1, **flips**`` for the metric cells, or the convention cells, of one row."""
     cells = [c for c in row.cells if (c.axis == "metric") == (axis == "metric")]
     return "; ".join(f"{c.alternative}{' (stated)' if c.stated else ''}: {c.value}, "
-                     + (f"**{c.outcome}**" if c.outcome != "holds" else "holds") for c in cells) or "—"
+                     + (f"**{c.outcome}**" if c.outcome == "flips" else c.outcome) for c in cells) or "—"
+
+
+def sensitivity_counts(rows) -> str:
+    """How many statements each kind of conclusion has, with the claims (``research.sensitivity.conclusion``)."""
+    from audit.research.sensitivity import FAILS, FAILS_HERE, HOLDS, RESTS, ROBUST, WEAKER_HOLDS
+    kinds = ((("is robust: no alternative flips it", "are robust: no alternative flips them"), (ROBUST,)),
+             (("holds under every convention value but not under every other metric",
+               "hold under every convention value but not under every other metric"), (HOLDS,)),
+             (("rests on one choice: a convention value flips it", "rest on one choice: a convention value flips them"),
+              (RESTS,)),
+             (("holds only in a weaker form", "hold only in a weaker form"), (WEAKER_HOLDS,)),
+             (("does not hold as printed under the chapter's reading",
+               "do not hold as printed under the chapter's reading"), (FAILS_HERE, FAILS)))
+    parts = []
+    for (one, many), prefixes in kinds:
+        mine = [r for r in rows if r.conclusion.startswith(prefixes)]
+        if mine:
+            ids = ", ".join(dict.fromkeys(r.claim for r in mine))
+            parts.append(f"{len(mine)} {one if len(mine) == 1 else many} ({ids})")
+    rest = [r for r in rows if r.conclusion == "not applicable"]
+    if rest:
+        parts.append(f"{len(rest)} not applicable ({', '.join(dict.fromkeys(r.claim for r in rest))})")
+    return "; ".join(parts)
+
+
+_APPROX = re.compile(r"(\b-?\d+/\d+) \(≈ -?\d+\.\d+\)")
+
+
+def _exact_only(text: str) -> str:
+    """``1/2 (≈ 0.5000)`` as ``1/2``: the fraction is exact, its decimal is for the HTML report's readers."""
+    return _APPROX.sub(r"\1", text)
+
+
+def flipping_cells(row) -> str:
+    """The convention values under which a statement does not hold as printed, with what each gives, or ``—``."""
+    cells = [c for c in row.cells if c.axis != "metric" and c.outcome == "flips"]
+    return "; ".join(f"{c.alternative}: {_exact_only(c.value)}" for c in cells) or "—"
 
 
 def _sensitivity(research, w) -> None:
     w("### Metric-choice sensitivity\n")
     w("*Reproduced locally* (run by this audit, not proposed). Each statement re-evaluated by the chapter's "
       "definitions with each other metric of the chapter's table at the same cutoff (under the chapter's stated "
-      "conventions), and with each value of each convention that changes it, one at a time (stated: the "
-      "chapter's own choice). holds: the statement as printed stays true; flips: it does not; n/a: the "
-      "alternative cannot be computed. Universal claims are searched exhaustively under each alternative on small "
-      "rankings (up to length 4, k ≤ 4).\n")
+      "conventions), and with each value of each convention that changes it, one at a time. The conclusion says "
+      "whether it holds under the chapter's reading, which convention values flip it (stated: the chapter states "
+      "that convention) and under which other metrics it does not hold as printed; the values each alternative gives "
+      "are listed where a convention flips it. Statements that hold under every convention value are counted here with "
+      "their claims; their rows, and every cell (holds, flips, n/a), are in the HTML and JSON reports. "
+      "Universal claims are searched exhaustively under each alternative on small rankings (up to length 4, k ≤ 4). "
+      "A value the text derives but does not print is marked so: no reader sees it, so a convention that flips it "
+      "misleads no one.\n")
     if not research.sensitivity:
         w("No value, comparison or universal claim to re-evaluate.\n")
         return
-    robust = [r for r in research.sensitivity if r.conclusion == "robust"]
-    resting = [r for r in research.sensitivity if r.conclusion.startswith("rests")]
-    false = [r for r in research.sensitivity if r.conclusion.startswith("false")]
-    w(f"{len(robust)} of {len(research.sensitivity)} statements are robust to every convention value; "
-      f"{len(resting)} rest on one choice ({', '.join(dict.fromkeys(r.claim for r in resting)) or 'none'}); "
-      f"{len(false)} are false under every convention ({', '.join(dict.fromkeys(r.claim for r in false)) or 'none'}).\n")
-    w("| claim | statement | other metrics, same cutoff | convention values | conclusion | note |\n"
-      "|---|---|---|---|---|---|")
-    for r in research.sensitivity:
+    from audit.research.sensitivity import HOLDS, ROBUST
+    shown = [r for r in research.sensitivity if not r.conclusion.startswith((ROBUST, HOLDS, "not applicable"))]
+    w(f"Of {len(research.sensitivity)} statements: {sensitivity_counts(research.sensitivity)}. "
+      + (f"The {len(shown)} that a convention value flips, or that do not hold as printed:\n" if shown else
+         "No convention value flips any of them.\n"))
+    if not shown:
+        return
+    w("| claim | statement | conclusion | convention values that flip it | note |\n|---|---|---|---|---|")
+    for r in shown:
         w("| " + " | ".join(cell(x) for x in (
-            f"[{r.claim}](#{r.claim})", r.statement, sensitivity_cells(r, "metric"), sensitivity_cells(r, "convention"),
-            r.conclusion + (f" (deciding: {', '.join(r.deciding)})" if r.deciding else ""), r.note or "")) + " |")
+            f"[{r.claim}](#{r.claim})", r.statement, r.conclusion, flipping_cells(r), r.note or "")) + " |")
     w("")
 
 
@@ -360,12 +683,15 @@ def _proposal(report: ChapterReport, w) -> None:
     else:
         w("No checked text change: the findings below need the author's own change.\n")
     for i, h in enumerate(proposal.hunks, 1):
+        w(target(hunk_anchor(i)), "\n")
         w(f"### Hunk {i} — [{h.claim}](#{h.claim}): {h.action} (snapshot line {h.line})\n")
         if h.replaced:
             w(f"Replace “{h.replaced}” with “{h.text}”.\n")
         else:
             w(f"Add “{h.text}”.\n")
-        w(f"**Rationale.** {h.rationale}\n")
+        reason = next((c.reason for c in report.claims if c.id == h.claim), None)
+        w("**Rationale.** " + (f"the reason of the finding [{h.claim}](#{anchor(h.claim)})." if h.rationale == reason
+                               else h.rationale) + "\n")
         w(f"**Trade-off.** {h.tradeoff}\n")
         w(f"**Check.** {h.check}.\n")
         if h.dependencies:

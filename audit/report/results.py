@@ -258,7 +258,7 @@ class SensitivityRow(BaseModel):
     statement: str
     kind: str
     cells: list[SensitivityCell] = Field(default_factory=list)
-    conclusion: str       # robust, rests on one choice, false under every alternative, not applicable
+    conclusion: str       # what the cells say (``research.sensitivity.conclusion``), or not applicable
     deciding: list[str] = Field(default_factory=list)
     note: str = ""
 
@@ -283,6 +283,9 @@ class Research(BaseModel):
     sensitivity: list[SensitivityRow] = Field(default_factory=list)
     checklist: list[ChecklistItem] = Field(default_factory=list)
     unverified: list[str] = Field(default_factory=list)   # every item marked UNVERIFIED, in one list
+    #: the items of ``unverified`` about bibliography entries (shown in the source ledger; the rest are about the
+    #: chapter itself and shown in its context)
+    unverified_sources: list[str] = Field(default_factory=list)
 
 
 ClaimResult.model_rebuild()

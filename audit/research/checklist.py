@@ -20,7 +20,8 @@ import re
 from audit.register.conventions import CONVENTIONS
 from audit.report.results import ChapterReport, ChecklistItem, EvidenceItem
 
-_FREE_TEXT = re.compile(r"The register also suggests \(free text, not checked by the harness\): “(.*)”\s*$", re.DOTALL)
+#: The register's free-text rewording, which `audit.run.audit` appends to a proposed response (never checked).
+FREE_TEXT = re.compile(r"The register also suggests \(free text, not checked by the harness\): “(.*)”\s*$", re.DOTALL)
 _URGENCY = {"contradicted": 0, "stale": 1, "error": 1, "qualified": 2}
 
 
@@ -123,7 +124,7 @@ def checklist(report: ChapterReport) -> list[ChecklistItem]:
                                        reason=why, urgency=_urgency(report, cid)))
     free: dict[str, list[str]] = {}
     for c in report.claims:
-        m = _FREE_TEXT.search(c.response)
+        m = FREE_TEXT.search(c.response)
         if m:
             free.setdefault(m.group(1), []).append(c.id)
     for text, ids in free.items():

@@ -63,11 +63,14 @@ def finish(report: ChapterReport) -> None:
     dependencies(report)
     evidence(report)
     research.checklist = checklist(report)
+    research.unverified_sources = unverified_sources(report)
     research.unverified = unverified(report)
 
 
 def unverified(report: ChapterReport) -> list[str]:
-    """Everything the report could not verify, each sentence carrying the word UNVERIFIED."""
+    """Everything the report could not verify, each sentence carrying the word UNVERIFIED: about the chapter
+    itself first (its fingerprint, the full text, its notebook), then about the bibliography entries
+    (``unverified_sources``), then the experiments that could not be set up."""
     out = []
     if report.snapshot.get("source_differs"):
         out.append(f"{report.snapshot['source_differs']}: the current text is UNVERIFIED")
@@ -80,15 +83,23 @@ def unverified(report: ChapterReport) -> list[str]:
                    f"excerpt in {report.snapshot['file']} was read")
     if report.chapter.get("notebook"):
         out.append(f"the chapter's notebook ({report.chapter['notebook']}): UNVERIFIED — not run")
+    out += unverified_sources(report)
     research = report.research
     if research:
-        for s in research.sources:
-            fields = [m.field for m in s.metadata if m.status == "UNVERIFIED"]
-            if fields:
-                out.append(f"source {s.id}: {', '.join(fields)} UNVERIFIED (no primary record checked)")
-            if unread(s):
-                out.append(f"source {s.id}: full text UNVERIFIED — reading status: {s.reading}")
         for e in research.experiments:
             if e.status.startswith("UNRUN") and "UNVERIFIED" in e.status:
                 out.append(f"{e.id}: {e.status.split(': ', 1)[-1]}")
+    return out
+
+
+def unverified_sources(report: ChapterReport) -> list[str]:
+    """What is UNVERIFIED about the bibliography entries bearing on the chapter: metadata fields no primary record
+    was checked for, and full texts not read."""
+    out = []
+    for s in (report.research.sources if report.research else []):
+        fields = [m.field for m in s.metadata if m.status == "UNVERIFIED"]
+        if fields:
+            out.append(f"source {s.id}: {', '.join(fields)} UNVERIFIED (no primary record checked)")
+        if unread(s):
+            out.append(f"source {s.id}: full text UNVERIFIED — reading status: {s.reading}")
     return out

@@ -11,12 +11,16 @@ For every value, comparison and property claim, the chapter's definitions (exact
 
 Each alternative gives **holds** (the statement as printed is still true), **flips** (it is not:
 a different value, the opposite direction, or a counterexample), or **n/a** (the alternative
-cannot be computed on the input). A conclusion is *robust* when no convention value flips it and
-*rests on one choice* when one does; metric alternatives are reported beside it (a value printed
-for one metric rarely holds for another, which is the point of the chapter's table). Property
-claims are searched exhaustively under each alternative on a small universe (rankings up to
-length 4 on binary grades, 3 on graded ones, at most one judged document never retrieved,
-k ≤ 4), by the chapter's definitions only.
+cannot be computed on the input). The conclusion follows from the cells (``conclusion``): *robust*
+only when no alternative at all flips it; *holds under every convention value* (naming the other
+metrics under which it does not) when only metrics flip it; *rests on one choice* (each convention
+named, stated or not) when the chapter's reading holds and another value of a convention flips it;
+*false under the chapter's reading* when it fails there and some value rescues it; *false under
+every convention* when none does, or, for a universal statement whose weaker form holds, that the
+weaker form holds and the statement as written under no convention. A value the text does not print
+(derived) says so in its statement and its conclusion. Property claims are searched exhaustively
+under each alternative on a small universe (rankings up to length 4 on binary grades, 3 on graded
+ones, at most one judged document never retrieved, k ≤ 4), by the chapter's definitions only.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from fractions import Fraction
 from audit.errors import AuditError
 from audit.evaluation.checks.common import Measurements
 from audit.evaluation.checks.property import WEAKER, Evaluations, pairs_for
-from audit.evaluation.checks.value import conventions_for, declared_with_aggregate
+from audit.evaluation.checks.value import conventions_for, declared_with_aggregate, printed_in_quote
 from audit.evaluation.readings import REJECTED, base_reading, explore, graded_levels
 from audit.evaluation.universe import Universe
 from audit.register.claims import Chapter
@@ -103,15 +107,50 @@ def _convention_cells(fn, holds, declared, names, restrict) -> tuple[list[Sensit
     return cells, deciding
 
 
-def _conclusion(cells: list[SensitivityCell], deciding: list[str]) -> str:
+#: The beginnings of the conclusions (``conclusion``), for the reports' counts.
+ROBUST, HOLDS, RESTS, FAILS_HERE, FAILS = ("robust", "holds under every convention value", "rests on one choice",
+                                          "false under the chapter's reading", "false under every convention")
+WEAKER_HOLDS = "only the weaker"
+#: Said of a derived value the quote does not print (``checks.value.printed_in_quote``).
+NOT_PRINTED = "the value is derived, not printed"
+
+
+def _axis_title(axis: str) -> str:
+    return CONVENTIONS[axis].title
+
+
+def conclusion(cells: list[SensitivityCell], own_holds: bool, *, unprinted: bool = False,
+               weaker: str | None = None, weak_holds: bool | None = None) -> str:
+    """What the cells say about the statement, in words that follow from them.
+
+    ``own_holds``: whether it holds under the chapter's own reading (its stated conventions, unstated ones at
+    trec_eval's defaults); ``unprinted``: the value is derived, not printed by the text; ``weaker``/``weak_holds``:
+    for a universal statement false as written, its weaker form (``never decreases``) and whether it holds under
+    every convention value searched. Never *robust* beside a cell that flips."""
     conv = [c for c in cells if c.axis != "metric"]
-    if conv and all(c.outcome in ("flips", "n/a") for c in conv) and any(c.outcome == "flips" for c in conv):
-        return "false under every convention"
+    metric = [c for c in cells if c.axis == "metric"]
+    other_metrics = [c.alternative for c in metric if c.outcome == "flips"]
     flipping = [c for c in conv if c.outcome == "flips"]
+    suffix = f"; {NOT_PRINTED}" if unprinted else ""
+    if not own_holds:
+        rescued = [c for c in conv if c.outcome == "holds"]
+        if rescued:
+            return f"{FAILS_HERE}; holds under " + ", ".join(
+                c.alternative + (" (stated)" if c.stated else "") for c in rescued) + suffix
+        if weaker and weak_holds:
+            return (f"{WEAKER_HOLDS} “{weaker}” holds under every convention value; as written it holds under "
+                    "none" + suffix)
+        if weaker and weak_holds is False:
+            return f"{FAILS}, and so does the weaker “{weaker}”" + suffix
+        return FAILS + suffix
     if not flipping:
-        return "robust"
-    names = list(dict.fromkeys(CONVENTIONS[c.axis].title for c in flipping))
-    return "rests on one choice: " + ", ".join(names)
+        if not other_metrics:
+            return ROBUST + suffix
+        return f"{HOLDS}; not under {', '.join(other_metrics)}" + suffix
+    stated = {c.axis for c in conv if c.stated}
+    axes = list(dict.fromkeys(c.axis for c in flipping))
+    text = f"{RESTS}: " + ", ".join(f"{_axis_title(a)} ({'stated' if a in stated else 'not stated'})" for a in axes)
+    return text + (f"; not under {', '.join(other_metrics)}" if other_metrics else "") + suffix
 
 
 def value_rows(claim, chapter: Chapter, ms: Measurements) -> list[SensitivityRow]:
@@ -120,7 +159,9 @@ def value_rows(claim, chapter: Chapter, ms: Measurements) -> list[SensitivityRow
     for e in claim.expect:
         measure, query = e.measure, e.query
         shown = str(e.claimed).strip()
-        statement = f"{measure}{' ' if shown[:1] in '≈~<>≤≥' else ' = '}{shown}" + (f" ({query})" if query else "")
+        unprinted = bool(e.derived) and not printed_in_quote(shown, claim.quote)
+        statement = (f"{measure}{' ' if shown[:1] in '≈~<>≤≥' else ' = '}{shown}"
+                     + (f" ({query})" if query else "") + (" (derived, not printed)" if unprinted else ""))
         if parse_measure(measure, True)[1] is None:
             rows.append(SensitivityRow(claim=claim.id, statement=statement, kind="value",
                                        conclusion="not applicable",
@@ -150,8 +191,12 @@ def value_rows(claim, chapter: Chapter, ms: Measurements) -> list[SensitivityRow
                                        conclusion="not applicable", note=exc.message))
             continue
         cells += conv
+        try:
+            own = holds(ms.chapter_value(fixture, measure, base, query))
+        except AuditError:
+            own = False
         rows.append(SensitivityRow(claim=claim.id, statement=statement, kind="value", cells=cells,
-                                   conclusion=_conclusion(cells, deciding),
+                                   conclusion=conclusion(cells, own, unprinted=unprinted),
                                    deciding=[CONVENTIONS[n].title for n in deciding]))
     return rows
 
@@ -196,10 +241,11 @@ def comparison_rows(claim, chapter: Chapter, ms: Measurements) -> list[Sensitivi
             c.value = "; ".join(f"{x.split('|')[0]} ({x.split('|')[1]})" if "|" in x else x
                                 for x in c.value.split(", "))
         cells += conv
+        own = holds(pair(base))
         opposite = {"increases": "decreases", "decreases": "increases"}.get(e.change)
         order = [c.alternative for c in cells if opposite and f"({opposite})" in c.value]
         rows.append(SensitivityRow(claim=claim.id, statement=statement, kind="comparison", cells=cells,
-                                   conclusion=_conclusion(cells, deciding),
+                                   conclusion=conclusion(cells, own),
                                    deciding=[CONVENTIONS[n].title for n in deciding],
                                    note=("the order of the two rankings flips under " + ", ".join(order)) if order
                                    else "the order of the two rankings never flips" if opposite else ""))
@@ -248,16 +294,22 @@ def property_rows(claim, chapter: Chapter, ms: Measurements) -> list[Sensitivity
                                                           f" {claim.bound}" if claim.compare == "constant" else
                                                           f" ({claim.transform})")
 
+    weak_fails: set[int] = set()   # cells (by id) under which the weaker form fails too
+
     def cell(alt: str, axis: str, measure: str, reading, stated=False) -> SensitivityCell:
         strict = _search(claim, measure, claim.relation, reading, ms)
         if strict == "no case":
             return SensitivityCell(alternative=alt, axis=axis, value="no case", outcome="n/a", stated=stated)
         value = "no counterexample" if strict is None else f"counterexample: {strict}"
+        weak = None
         if strict is not None and weaker:
             weak = _search(claim, measure, weaker, reading, ms)
             value += (f"; “{weaker}” holds" if weak is None else f"; “{weaker}” fails too: {weak}")
-        return SensitivityCell(alternative=alt, axis=axis, value=value, stated=stated,
+        made = SensitivityCell(alternative=alt, axis=axis, value=value, stated=stated,
                                outcome="holds" if strict is None else "flips")
+        if weak is not None:
+            weak_fails.add(id(made))
+        return made
 
     cells = [cell(alt, "metric", alt, base) for alt in METRICS if alt != claim.measure]
     for name in relevant_to(parse_measure(at_cutoff(claim.measure, 1))[1].name, several_queries=False):
@@ -278,19 +330,17 @@ def property_rows(claim, chapter: Chapter, ms: Measurements) -> list[Sensitivity
     own = _search(claim, claim.measure, claim.relation, base, ms)
     baseline = ("holds on the universe under the chapter's conventions" if own is None
                 else f"false under the chapter's conventions ({own})")
-    conv = [c for c in cells if c.axis != "metric"]
-    if own is not None and not any(c.outcome == "holds" for c in conv):
-        conclusion = "false under every convention"
-    elif own is None and not any(c.outcome == "flips" for c in conv):
-        conclusion = "robust"
-    else:
-        conclusion = "rests on one choice: " + ", ".join(dict.fromkeys(
-            CONVENTIONS[c.axis].title for c in conv if c.outcome != ("flips" if own is None else "holds")))
+    weak_holds = None
+    if own is not None and weaker:
+        conv = [c for c in cells if c.axis != "metric" and c.outcome != "n/a"]
+        weak_holds = (_search(claim, claim.measure, weaker, base, ms) is None
+                      and not any(id(c) in weak_fails for c in conv))
     metrics_holding = [c.alternative for c in cells if c.axis == "metric" and c.outcome == "holds"]
     note = baseline + ("; holds as written for " + ", ".join(metrics_holding) if metrics_holding
                        else "; holds as written for no other metric of the table")
     return [SensitivityRow(claim=claim.id, statement=statement, kind="property", cells=cells,
-                           conclusion=conclusion, note=note)]
+                           conclusion=conclusion(cells, own is None, weaker=weaker, weak_holds=weak_holds),
+                           note=note)]
 
 
 def sensitivity(chapter: Chapter, ms: Measurements, found: set[str], per_claim=None) -> list[SensitivityRow]:
