@@ -175,6 +175,15 @@ def schema(args) -> int:
     return EXIT_OK
 
 
+def _register_text(path: Path) -> str | None:
+    """The claim register as the patch's base (None when it can no longer be read: the patch then covers the
+    snapshot only)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def _brief(exc: BaseException) -> str:
     """``TypeName: message``, the message cut to 200 characters."""
     text = str(exc)
@@ -200,7 +209,7 @@ def run(args) -> int:
     from audit.attribution.book import Book
     from audit.evaluation.references import all_references
     from audit.evaluation.references.ranx_ref import numba_cache_dir
-    from audit.register.claims import load_chapter
+    from audit.register.claims import load_chapter, source_difference
     from audit.report.writer import write_chapter_reports, write_index
     from audit.run.audit import add_book_findings, audit_chapter
     from audit.run.cache import ClaimCache, set_memo
@@ -235,6 +244,9 @@ def run(args) -> int:
                                  field="id")
             seen_ids[chapter.identity.id] = folder
             chapters.append(chapter)
+            differs = source_difference(chapter)
+            if differs:  # said first, before any verdict: the author may be auditing an old copy
+                err.print(f"[yellow]warning:[/yellow] {chapter.identity.id}: {differs}", highlight=False)
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             status = max(status, EXIT_INPUT)
@@ -305,6 +317,7 @@ def run(args) -> int:
         err.print(f"[dim]claim cache: {hits} of {hits + misses} claims reused, {misses} computed "
                   f"({cache.folder})[/dim]", highlight=False)
     snapshots = {c.identity.id: c.snapshot.text for c in chapters}
+    registers = {c.identity.id: c.claims_path for c in chapters}
     for report in audited:
         base = str(report.chapter["id"])
         try:
@@ -328,7 +341,8 @@ def run(args) -> int:
             except AuditError as exc:
                 err.print(f"[yellow]note:[/yellow] previous report not compared: {exc}", highlight=False)
         try:
-            written = write_chapter_reports(report, snapshots[base], folder, claims=chosen)
+            written = write_chapter_reports(report, snapshots[base], folder, claims=chosen,
+                                            register_text=_register_text(registers[base]))
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             status = max(status, EXIT_INPUT)

@@ -264,7 +264,7 @@ def test_unstated_gain_is_qualified_whichever_way_round(reports):
         # the proposal names the gain under which the printed value holds, and was re-checked
         assert "checked" in result.response
     assert "2^grade − 1" in s1.response
-    assert "the grade (linear)" in s2.response
+    assert "the grade, linear" in s2.response
 
 
 def test_unstated_denominator_qualifies_instead_of_contradicting(reports):

@@ -146,8 +146,9 @@ def test_course_module_verdicts():
     # The proposal for "raising k always hurts precision" is itself checked: P@k rises on [non-relevant, relevant]
     # at k = 1 (0 → 1/2) and falls on [relevant] at k = 1 (1 → 1/2, denominator k), so "either way" is what holds.
     m18 = next(c for c in report.claims if c.id == "M18")
-    assert m18.response.startswith("Say instead that P@k can move either way as k grows (checked: it rises on")
-    assert "0 → 1/2" in m18.response and "1 → 1/2" in m18.response
+    assert m18.response.startswith("Change “always hurts” to “can raise or lower” (checked: a case where P rises: "
+                                   "ranking [non-relevant, relevant], k = 1: P gives 0 and then 1/2; a case where P "
+                                   "falls: ranking [relevant], k = 1: P gives 1 and then 1/2).")
     assert "not checked by the harness" in m18.response  # the register's free-text rewording, labelled
     # the module defines no IDs that are not text: how recall_at_k compares 1 and "1" is not held against it
     m14 = next(c for c in report.claims if c.id == "M14")
@@ -339,3 +340,21 @@ def test_geometric_mean_is_exact_where_the_root_is_rational():
     assert geometric_mean({"a": Fraction(1, 3), "b": Fraction(1, 3)}, floor=False) == Fraction(1, 3)
     assert geometric_mean({"a": Fraction(0), "b": Fraction(0)}) == Fraction(1, 100_000)   # trec_eval's floor
     assert abs(float(geometric_mean({"a": Fraction(1, 2), "b": Fraction(1, 3)})) - (1 / 6) ** 0.5) < 1e-15
+
+
+def test_either_way_names_the_rising_case_as_rising(tmp_path):
+    """"Precision grows with k" (P increases): its weaker form "never decreases" fails on [relevant] (P@1 = 1 →
+    P@2 = 1/2, a fall) and the opposite form fails on [non-relevant, relevant] (0 → 1/2, a rise), by hand. The
+    response said it "rises" on the first and "falls" on the second; each case is now named by its own values."""
+    (tmp_path / "snapshot.txt").write_text("Precision grows with k.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: grows\ntitle: Grows\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+claims:
+  - {id: G1, title: grows, kind: property, quote: "Precision grows with k.", claim: P@k+1 > P@k, measure: P,
+     relation: increases, compare: next_cutoff, universe: {max_length: 3, documents: 4, grades: [0, 1], max_k: 4}}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), [], collect(["audit", "run"]))
+    g1 = report.claims[0]
+    assert g1.verdict == "contradicted"
+    rises = g1.response.split("it rises on ", 1)[1].split(", and falls on ", 1)
+    assert rises[0].endswith("0 → 1/2") and rises[1].startswith("ranking [relevant]") and "1 → 1/2" in rises[1]

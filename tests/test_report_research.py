@@ -24,6 +24,7 @@ from audit.report import html_report, json_report, markdown
 from audit.report import patch as patch_report
 from audit.report.results import EVIDENCE_CLASSES
 from audit.report.writer import write_chapter_reports, write_index
+import audit.research.proposal as proposal_module
 from audit.run.audit import add_book_findings, audit_chapter
 from audit.run.provenance import collect
 
@@ -158,8 +159,10 @@ def test_the_patch_applies_to_the_snapshot(audited, tmp_path, tool):
         pytest.skip(f"{tool} is not installed")
     root, results = audited
     for name, (chapter, report) in results.items():
-        text = patch_report.render(report.research.proposal, chapter.snapshot.text)
-        assert text.count("\n@@ ") == len(report.research.proposal.hunks) > 0
+        register = chapter.claims_path.read_text(encoding="utf-8")
+        text = patch_report.render(report.research.proposal, chapter.snapshot.text, register)
+        # one diff section per file: the snapshot and the register
+        assert report.research.proposal.hunks and text.count("\n--- ") == 2
         work = tmp_path / tool / name
         (work / "claims").mkdir(parents=True)
         shutil.copytree(root / "claims" / name, work / "claims" / name)
@@ -167,8 +170,11 @@ def test_the_patch_applies_to_the_snapshot(audited, tmp_path, tool):
             subprocess.run(["git", "init", "-q", "."], cwd=work, check=True)
         _apply(work, text, tool)
         patched = (work / "claims" / name / "snapshot.txt").read_text(encoding="utf-8")
+        assert patched == proposal_module.patched_text(chapter.snapshot.text, report.research.proposal)
         for h in report.research.proposal.hunks:
             assert h.text in patched
+        assert (work / "claims" / name / "claims.yaml").read_text(encoding="utf-8") == \
+            proposal_module.register_text(register, report.research.proposal)
 
 
 def _rerun(chapter_dir: Path, claim_id: str, **update):
@@ -213,7 +219,8 @@ def test_every_hunk_is_checked_on_the_patched_snapshot(audited, tmp_path):
                 assert _rerun(work, h.claim, relation="never decreases").verdict == "contradicted"
             elif h.action == "add a caveat":
                 claim = next(c for c in again.claims if c.id == h.claim)
-                named = [v.implementation for check in claim.checks for v in check.values
+                titles = {r.name: r.title for r in all_references()}
+                named = [titles[v.implementation] for check in claim.checks for v in check.values
                          if v.implementation != "chapter" and v.in_interval is False]
                 assert named and all(n in h.text for n in named)
     # chapter 23: C34's nDCG@4 ≈ .3801 is derived, not printed, so the unstated gain needs no caveat

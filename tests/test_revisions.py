@@ -74,7 +74,8 @@ def test_a_number_changed_from_1_4_to_1_3_is_edited_and_contradicted(tmp_path, o
     assert c14.anchor_state == "edited" and c14.similarity >= SIMILARITY
     assert c14.found_text.endswith("gives P@4 = 1/3, not one.")
     assert c14.verdict == "contradicted" and "numbers changed in the new wording (1/4 → 1/3)" in c14.reason
-    assert c14.response == "Change “1/3” to “1/4” (checked: the corrected value holds under every reading)."
+    assert c14.response == ("Change “1/3” to “1/4” (checked: the claim re-run on the corrected "
+                                   "sentence is supported; the new value holds under every reading the chapter allows).")
     change = diff_reports(original[0].model_dump(mode="json"), report.model_dump(mode="json"))
     assert [v[:3] for v in change.verdicts] == [("C14", "supported", "contradicted")]
     assert change.edited[0][0] == "C14"

@@ -132,7 +132,8 @@ def test_unjudged_removed_alone_produces_the_rr(results):
     assert (f"{UNJUDGED_SAID} gives 1/2; with it set to “non-relevant” the definitions give 1/12 (the printed value)."
             in u1.reason)
     assert _named(u1.reason) == {"unjudged"}
-    assert u1.response.startswith("Change “1/12” to “1/2” (checked: the corrected value holds under every reading).")
+    assert u1.response.startswith("Change “1/12” to “1/2” (checked: the claim re-run on the corrected sentence is "
+                                  "supported; the new value holds under every reading the chapter allows).")
     assert ("Or, if this example means that an unjudged document counts as non-relevant "
             f"— not what “{UNJUDGED}” states — say so here (checked: with “non-relevant” the printed 1/12 holds "
             "under every reading).") in u1.response
@@ -191,7 +192,8 @@ def test_stated_conventions_that_do_not_change_the_number_are_not_named(results)
     assert n1.reason == "By the chapter's definition P@4 on this fixture is 1/4 (≈ 0.2500), outside the claimed 1/3."
     assert "statement of" not in n1.reason
     assert not any(CONVENTIONS[n].named() in n1.reason for n in CONVENTIONS)
-    assert n1.response == "Change “1/3” to “1/4” (checked: the corrected value holds under every reading)."
+    assert n1.response == ("Change “1/3” to “1/4” (checked: the claim re-run on the corrected "
+                                   "sentence is supported; the new value holds under every reading the chapter allows).")
 
 
 def test_a_comparison_names_the_stated_convention_behind_its_direction_and_its_printed_side(results):

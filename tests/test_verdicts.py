@@ -179,7 +179,8 @@ def test_wrong_value_is_contradicted_with_correction(audited):
     assert result.verdict == "contradicted"
     assert "1/4" in result.reason
     # the correction is re-checked before it is printed
-    assert result.response == "Change “1/3” to “1/4” (checked: the corrected value holds under every reading)."
+    assert result.response == ("Change “1/3” to “1/4” (checked: the claim re-run on the corrected sentence is "
+                               "supported; the new value holds under every reading the chapter allows).")
 
 
 def test_missing_quote_is_stale_and_not_checked(audited):
@@ -193,7 +194,9 @@ def test_arithmetic_rounding_is_contradicted(audited):
     # 21/43 = 0.488372…, outside [.48825, .48835]; printed the same way it is "≈ .4884".
     result = audited["A1"]
     assert result.verdict == "contradicted"
-    assert result.response == "Change “≈ .4883” to “≈ .4884”."
+    # 21/43 = 0.488372…: the printed .4883 is a rounding slip
+    assert result.response == ("Change “.4883” to “.4884” (checked: the claim re-run on the corrected sentence is "
+                               "supported; 21/43 ≈ 0.488372).")
 
 
 def test_comparison_wrong_direction_is_contradicted(audited):

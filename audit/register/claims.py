@@ -99,6 +99,11 @@ def _as_plain(spec: ConventionsSpec | None) -> dict:
 
 
 class SnapshotInfo(Strict):
+    """Where the chapter's text is. ``file``: the snapshot, relative to the chapter folder — a frozen copy beside
+    chapter.yaml, or the manuscript itself in the book's repository (``../../book/ch23.md``), read in place.
+    ``source``: where a frozen copy came from; when it names a file that exists (relative to the chapter folder)
+    and its text differs from the copy's, every run says so."""
+
     file: Annotated[str, Field(min_length=1, max_length=255)] = "snapshot.txt"
     excerpt: bool = False
     source: str = ""
@@ -357,6 +362,12 @@ class ConventionClaim(ClaimBase):
     probe: str | Fixture
     measures: list[str] = Field(min_length=1)
     by: str | None = None
+    #: What the text goes on to say each named reference does instead ("ir-measures and ranx keep only the last
+    #: occurrence": ``{ir_measures: keep last, ranx: keep last}``; per measure where one library differs between
+    #: measures: ``{ir_measures: {"RR@4": docno ascending, RR: docno descending}}``). Each is checked on the probe:
+    #: a reference doing what the text says of it does not qualify the claim (the reader is told); one that does not
+    #: contradicts it.
+    others: dict[str, str | dict[str, str]] = {}
 
     @model_validator(mode="after")
     def _rule_known(self) -> "ConventionClaim":
@@ -371,7 +382,28 @@ class ConventionClaim(ClaimBase):
             raise ValueError(f"by: {self.by!r} is not a reference of this audit ({', '.join(REFERENCE_NAMES)}); "
                              "what another library does cannot be probed here — state its reading as a value "
                              "claim's conventions, with `by:` on the expectation")
+        if self.others and self.by is not None:
+            raise ValueError("others: names what other references do beside the chapter's rule; a sentence about one "
+                             "reference (`by:`) has no chapter rule to set them against")
+        for name, said in self.others.items():
+            if name.lower() not in REFERENCE_NAMES:
+                raise ValueError(f"others: {name!r} is not a reference of this audit ({', '.join(REFERENCE_NAMES)})")
+            for measure, told in (said.items() if isinstance(said, dict) else [(None, said)]):
+                if canonical_rule(self.convention, told) not in rules:
+                    raise ValueError(f"others: {name}: rule {told!r} is not a known {self.convention} rule; expected "
+                                     f"one of {', '.join(rules)}")
+                if measure is not None and measure not in self.measures:
+                    raise ValueError(f"others: {name}: {measure!r} is not one of the probe's measures "
+                                     f"({', '.join(self.measures)})")
         return self
+
+    def told(self, reference: str, measure: str) -> str | None:
+        """The rule the text says ``reference`` (an audit reference name) follows for ``measure``, or None."""
+        for name, said in self.others.items():
+            if REFERENCE_NAMES[name.lower()] == reference:
+                rule = said.get(measure) if isinstance(said, dict) else said
+                return canonical_rule(self.convention, rule) if rule is not None else None
+        return None
 
 
 class UniverseSpec(Strict):
@@ -430,8 +462,10 @@ class PropertyClaim(ClaimBase):
 
     kind: Literal["property"]
     measure: str
+    #: ``rises or falls``: not a universal statement but its denial in both directions ("raising k can raise or
+    #: lower precision"): the search must find a case where the measure rises and one where it falls.
     relation: Literal["increases", "decreases", "never decreases", "never increases", "unchanged", "equals",
-                      "never exceeds", "never below", "always below", "always exceeds", "between"]
+                      "never exceeds", "never below", "always below", "always exceeds", "between", "rises or falls"]
     compare: Literal["next_cutoff", "transform", "measure", "constant"]
     transform: Literal[PROPERTY_TRANSFORMS] | None = None
     #: The measure compared with; for ``relation: between``, the two it lies between ("F1 always lies between
@@ -712,9 +746,11 @@ def load_chapter(folder: Path | str) -> Chapter:
     except ValidationError as exc:
         raise _validation_error(exc, claims_path, data)
     snapshot_path = folder / identity.snapshot.file
-    if not snapshot_path.resolve().is_relative_to(folder.resolve()):
-        raise RegisterError(f"snapshot.file {identity.snapshot.file!r} points outside the chapter folder; keep the "
-                            "snapshot beside chapter.yaml", file=str(chapter_path), field="snapshot.file")
+    root = book_root(folder)
+    if Path(identity.snapshot.file).is_absolute() or not snapshot_path.resolve().is_relative_to(root):
+        raise RegisterError(f"snapshot.file {identity.snapshot.file!r} points outside the book's repository ({root}); "
+                            "give the chapter's own file relative to the chapter folder, or keep a copy beside "
+                            "chapter.yaml", file=str(chapter_path), field="snapshot.file")
     snapshot = Snapshot.read(snapshot_path)
     lines = dict(zip((c.id for c in register.claims), _claim_lines(node)))
     declared = _book_conventions(folder, identity).overlay(declared_from(_as_plain(identity.conventions), "chapter"))
@@ -724,6 +760,36 @@ def load_chapter(folder: Path | str) -> Chapter:
 
 
 BOOK_FILE = "book.yaml"
+
+
+def book_root(folder: Path) -> Path:
+    """The book's repository a chapter folder lies in: the nearest folder above it holding ``.git``, else the folder
+    above the one holding the chapter folders (``claims/<id>`` → the project). A chapter's manuscript may be read
+    from anywhere inside it."""
+    folder = folder.resolve()
+    for parent in [folder, *folder.parents]:
+        if (parent / ".git").exists():
+            return parent
+    return folder.parent.parent if folder.parent != folder else folder
+
+
+def source_difference(chapter: "Chapter") -> str:
+    """'' when the snapshot is the manuscript itself, or ``snapshot.source`` names no readable file, or that file's
+    normalised text is the snapshot's; else a sentence saying that the frozen copy and its source differ."""
+    info = chapter.identity.snapshot
+    if not info.source or info.source.strip() == info.file.strip():
+        return ""
+    path = chapter.folder / info.source
+    try:
+        if not path.is_file() or not path.resolve().is_relative_to(book_root(chapter.folder)):
+            return ""
+        source = Snapshot.read(path)
+    except (OSError, AuditError, ValueError):
+        return ""
+    if source.fingerprint() == chapter.snapshot.fingerprint():
+        return ""
+    return (f"the snapshot {info.file} differs from its source {info.source}: this audit read the frozen copy; "
+            f"copy the source over it (or point snapshot.file at the source) to audit the current text")
 
 
 def _book_conventions(folder: Path, identity: Identity) -> Declared:

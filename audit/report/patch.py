@@ -1,46 +1,54 @@
-"""The upgrade proposal as a unified diff against the snapshot (``reports/<chapter-id>.patch``).
+"""The upgrade proposal as a unified diff (``reports/<chapter-id>.patch``): the snapshot and the claim register.
 
-One diff section per hunk, each preceded by ``#`` comment lines (claim, action, check), which
-``patch`` and ``git apply`` skip. Sections on the same file apply in order, each to the text the
-previous ones produced, so two findings on one line stay two hunks. Apply from the project root
-with ``patch -p0 < reports/<id>.patch`` or ``git apply -p0 reports/<id>.patch``.
+Every hunk of the proposal changes a sentence of the snapshot and the register entry that quotes it (its quote,
+claimed value, stated conventions), so applying the patch and running the audit again reads the new text as
+changed, not as a stale quote. The file opens with ``#`` comment lines, one per hunk (claim, action, check), which
+``patch`` and ``git apply`` skip; then one diff section per file, each hunk of it against the file as it is now
+(two findings on one line are one diff hunk holding both changes). Apply from the project root with
+``patch -p0 < reports/<id>.patch`` or ``git apply -p0 reports/<id>.patch``.
 """
 
 from __future__ import annotations
+
+import difflib
 
 from audit.report.results import Proposal
 
 CONTEXT = 1
 
 
-def render(proposal: Proposal, original: str) -> str:
-    """The patch text; '' when the proposal has no hunk."""
+def _diff(path: str, before: str, after: str) -> list[str]:
+    """The unified diff of one file, its lines without line ends; a last line without one is marked."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    out = []
+    for line in difflib.unified_diff(old, new, fromfile=path, tofile=path, n=CONTEXT):
+        if line.endswith("\n"):
+            out.append(line[:-1])
+        else:
+            out += [line, "\\ No newline at end of file"]
+    # difflib writes '--- path\t' style headers without dates; keep them plain
+    return [line.rstrip("\t") if line.startswith(("--- ", "+++ ")) else line for line in out]
+
+
+def render(proposal: Proposal, original: str, register: str | None = None) -> str:
+    """The patch text; '' when the proposal has no hunk. ``register``: the claim register's text, whose edits
+    are included when given. Raises ``ValueError`` when a hunk does not match the text it is for."""
     if not proposal.hunks:
         return ""
-    lines = original.split("\n")
-    ends_with_newline = original.endswith("\n")
-    if ends_with_newline:
-        lines = lines[:-1]
-    out = [(f"# Upgrade proposal for {proposal.file}: {len(proposal.hunks)} hunk(s), one per finding, each checked "
-            "by the harness before it was written."),
-           "# Apply from the project root: patch -p0 < this file, or git apply -p0 this file.", ""]
-    for h in proposal.hunks:
-        i = h.line - 1
-        if lines[i] != h.old:
-            raise ValueError(f"hunk for {h.claim} does not match line {h.line} of {proposal.file}")
-        first, last = max(0, i - CONTEXT), min(len(lines) - 1, i + CONTEXT)
-        out += [f"# {h.claim}: {h.action}. {h.check}.", f"--- {proposal.file}", f"+++ {proposal.file}",
-                f"@@ -{first + 1},{last - first + 1} +{first + 1},{last - first + 1} @@"]
-        for j in range(first, last + 1):
-            if j == i:
-                out.append(f"-{lines[j]}")
-                if j == len(lines) - 1 and not ends_with_newline:
-                    out.append("\\ No newline at end of file")
-                out.append(f"+{h.new}")
-            else:
-                out.append(f" {lines[j]}")
-            if j == len(lines) - 1 and not ends_with_newline:
-                out.append("\\ No newline at end of file")
-        lines[i] = h.new
-        out.append("")
-    return "\n".join(out)
+    from audit.research.proposal import patched_text, register_text
+    from audit.errors import AuditError
+    try:
+        after = patched_text(original, proposal)
+    except AuditError as exc:
+        raise ValueError(exc.message) from None
+    out = [(f"# Upgrade proposal for {proposal.file}: {len(proposal.hunks)} change(s), one per finding, each checked "
+            "by the harness before it was written"
+            + (f"; {proposal.register_file} changes with it, so the next run reads the new text." if register
+               is not None and proposal.register_file else ".")),
+           "# Apply from the project root: patch -p0 < this file, or git apply -p0 this file."]
+    out += [f"# {h.claim} (line {h.line}): {h.action}. {h.check}." for h in proposal.hunks]
+    out.append("")
+    out += _diff(proposal.file, original, after)
+    if register is not None and proposal.register_file:
+        out += _diff(proposal.register_file, register, register_text(register, proposal))
+    return "\n".join(out) + "\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 #: Version of the JSON report layout; bump on any incompatible change.
-FORMAT_VERSION = "2.3"
+FORMAT_VERSION = "2.4"
 
 VERDICTS = ("supported", "qualified", "contradicted", "stale", "error", "pending", "not checkable")
 PRIORITIES = ("high", "medium", "low", "none")
@@ -214,12 +214,17 @@ class Hunk(BaseModel):
     dependencies: list[str] = Field(default_factory=list)
     check: str            # what the harness re-ran on the new text, and what it found
     conventions: list[str] = Field(default_factory=list)  # the conventions the new text states or is about
+    #: The claim register's edits that go with the new text (claim, field, value), so the next run reads the
+    #: sentence as changed: a new quote, a corrected claimed value, a stated convention
+    register_edits: list[dict] = Field(default_factory=list)
+    response: str = ""    # the finding's proposed response: this change, in these words, and its check
 
 
 class Proposal(BaseModel):
     """The upgrade proposal: checked hunks, in snapshot order, and findings with no checked text."""
 
     file: str             # the snapshot's path, as the patch names it
+    register_file: str = ""   # the claim register's path, as the patch names it
     hunks: list[Hunk] = Field(default_factory=list)
     not_proposed: list[dict[str, str]] = Field(default_factory=list)   # claim, reason
     withdrawn: list[dict[str, str]] = Field(default_factory=list)      # claim, reason: the check failed

@@ -114,6 +114,9 @@ def checklist(report: ChapterReport) -> list[ChecklistItem]:
                 conflicts = [x for x in report.book_conflicts if f" {cid}" in x]
                 if conflicts:
                     why += " Book-level conflict: " + " ".join(conflicts)
+            elif claim.verdict == "contradicted":
+                rec, why = "revise", (f"the text is wrong here and no text change is checked for it ({n['reason']}): "
+                                      f"{claim.response}")
             else:
                 rec, why = "defer", (f"no text change is checked for it ({n['reason']}); decide whether readers "
                                      "need the difference spelled out")

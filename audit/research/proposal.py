@@ -21,6 +21,7 @@ each to the text the previous ones produced, so two findings on one line are two
 
 from __future__ import annotations
 
+import json
 import re
 from fractions import Fraction
 
@@ -38,8 +39,13 @@ from audit.evaluation.readings import REJECTED
 from audit.register.claims import Chapter
 from audit.register.conventions import CONVENTIONS
 from audit.register.values import display, format_exact, parse_claimed
+from audit.register.claims import REFERENCE_NAMES, canonical_rule
+from audit.register.values import expression_interval
 from audit.report.results import ClaimResult, Hunk, Proposal
 from audit.research.ledger import _CLAIM_CONVENTION
+from audit.research.register_edit import Edit, RegisterEditError
+from audit.text.anchors import edited_claim
+from audit.research.register_edit import apply as apply_edits
 
 _ALWAYS = re.compile(r"\balways (helps|improves|raises|increases|boosts|hurts|lowers|reduces|decreases|harms)\b")
 _RULE_PHRASES = {
@@ -94,19 +100,22 @@ def _sentence_end(line: str, end: int) -> int:
 # --- one finding → (action, replaced, text, position, check sentence) --------------------------------
 
 def _value(claim, chapter: Chapter, ms: Measurements, result: ClaimResult):
-    named = sorted({e.by for e in claim.expect if e.by is not None})
-    if named:
-        raise _Skip(f"a sentence about what {' and '.join(named)} returns: its correction is the value the library "
-                    "returned, given in the finding's response, not a text the chapter's definitions check")
+    by_reference = _by_reference(claim, result)
     if any(e.aggregate == "both" for e in claim.expect) and result.verdict == "qualified":
         raise _Skip("the sentence itself reads two ways (a mean over queries, or a share of all relevant material); "
                     "no convention stated elsewhere settles its wording, so the finding says what to write")
     fixture = chapter.fixture(claim.fixture)
     own = chapter.declared_for(claim)
     extra: dict[str, str] = {}
-    corrections: dict[str, str] = {}
+    corrections: dict[str, str] = dict(by_reference)
     others = []
     for e in claim.expect:
+        if e.by is not None and e.by.lower() in REFERENCE_NAMES:
+            continue   # decided by that reference (``_by_reference``)
+        claimed = parse_claimed(e.claimed, tolerance=e.tolerance)
+        if claimed.nominal is None and result.verdict == "contradicted":
+            raise _Skip(f"a bound ({e.claimed}) the value breaks: whether the bound or the statement's measure is "
+                        "wrong is the author's decision; the finding gives the value")
         declared = declared_with_aggregate(own, e.aggregate)
         claimed = parse_claimed(e.claimed, tolerance=e.tolerance)
         readings = chapter_readings(ms, fixture, e.measure, declared, e.query)
@@ -158,6 +167,34 @@ def _value(claim, chapter: Chapter, ms: Measurements, result: ClaimResult):
         text, alternatives
 
 
+def _by_reference(claim, result: ClaimResult) -> dict[str, str]:
+    """Printed value → correction, for each expectation about what a reference returns that it does not: the
+    value that reference returned (the claim re-run on the corrected sentence, by ``_correction``, decides again
+    by that reference)."""
+    corrections: dict[str, str] = {}
+    if result.verdict != "contradicted":
+        return corrections
+    for e in claim.expect:
+        if e.by is None or e.by.lower() not in REFERENCE_NAMES:
+            continue
+        name = REFERENCE_NAMES[e.by.lower()]
+        rows = [v for c in result.checks if c.claimed == str(e.claimed) and c.measure.startswith(e.measure)
+                for v in c.values if v.implementation == name]
+        if not rows or rows[0].in_interval:
+            continue
+        value = rows[0].value
+        if rows[0].status != "ok" or value is None or value != value:
+            shown = "nan" if value is not None and value != value else rows[0].status
+            raise _Skip(f"{e.by} returns no number here ({shown}{': ' + rows[0].detail if rows[0].detail else ''}); "
+                        "the sentence must say what it does instead, which the author words")
+        claimed = parse_claimed(e.claimed, tolerance=e.tolerance)
+        exact = Fraction(value).limit_denominator(10**6)
+        new = claimed.write_like(exact if abs(float(exact) - value) < 1e-12 else Fraction(value))
+        printed = str(e.claimed).strip().lstrip("≈~ ").strip()
+        corrections[printed] = new.strip().lstrip("≈~ ").strip()
+    return corrections
+
+
 def _show(value) -> str:
     if value == REJECTED:
         return "rejected"
@@ -166,25 +203,19 @@ def _show(value) -> str:
 
 
 def _property(claim, chapter: Chapter, ms: Measurements, result: ClaimResult):
+    """The weaker wording that holds, and the check that shows it: "never lowers" ("never raises") when the search
+    finds no counterexample to the weaker relation, else "can raise or lower" when it finds a case each way."""
     weaker = WEAKER.get(claim.relation)
     if weaker is None or claim.compare != "next_cutoff":
         raise _Skip("no checked rewording for this kind of universal statement")
-
-    def verdict(relation: str) -> str:
-        probe = claim.model_copy(update={"relation": relation})
-        return decide(CHECKERS["property"](probe, chapter, ms)).verdict
-
-    if verdict(weaker) == "supported":
+    weak = decide(CHECKERS["property"](claim.model_copy(update={"relation": weaker}), chapter, ms))
+    if weak.verdict == "supported":
         word = "never lowers" if claim.relation == "increases" else "never raises"
-        check = f"re-checked: the search for “{claim.measure}@k {weaker}” as k grows found no counterexample"
-    else:
-        other = "never decreases" if weaker == "never increases" else "never increases"
-        if verdict(weaker) != "contradicted" or verdict(other) != "contradicted":
-            raise _Withdrawn("the search did not show the measure moving both ways")
-        word = "can raise or lower"
-        check = (f"re-checked: the search found a case where {claim.measure}@k rises and one where it falls as k grows "
-                 f"(both “{weaker}” and “{other}” have counterexamples)")
-    return word, check
+        return word, f"re-checked: the search for “{claim.measure}@k {weaker}” as k grows found no counterexample"
+    both = CHECKERS["property"](claim.model_copy(update={"relation": "rises or falls"}), chapter, ms)
+    if decide(both).verdict != "supported":
+        raise _Withdrawn("the search did not show the measure moving both ways")
+    return "can raise or lower", "re-checked: " + "; ".join(both.scopes)
 
 
 def _convention(claim, chapter: Chapter, result: ClaimResult, references, book, rechecks=None):
@@ -234,7 +265,9 @@ def _convention_caveat(claim, chapter: Chapter, references, book) -> tuple[str, 
             phrase = _RULE_PHRASES.get(rule, f"follows “{rule}”")
             said.append(phrase + (f" ({', '.join(measures)})" if len(rules) > 1 else ""))
         by_said.setdefault(" and ".join(said), []).append(ref)
-    parts = [(f"{' and '.join(refs)} " + re.sub(r"^(\w+)s\b", r"\1", said) if len(refs) > 1 else f"{refs[0]} {said}")
+    titles = {r.name: r.title for r in references}
+    parts = [(f"{' and '.join(titles.get(r, r) for r in refs)} " + re.sub(r"^(\w+)s\b", r"\1", said)
+              if len(refs) > 1 else f"{titles.get(refs[0], refs[0])} {said}")
              for said, refs in by_said.items()]
     text = (" Scoring libraries differ here: " + "; ".join(parts)
             + "; check inputs for this before comparing their numbers with this evaluator's.")
@@ -245,62 +278,263 @@ def _convention_caveat(claim, chapter: Chapter, references, book) -> tuple[str, 
 
 # --- the proposal ---------------------------------------------------------------------------------
 
+def _replace_once(text: str, old: str, new: str, near: str = "") -> str | None:
+    """``text`` with the printed ``old`` replaced by ``new``: its one occurrence as a number (not inside another
+    number), or, when it occurs more than once, the first one after ``near`` (the measure's name). None when it
+    cannot be told which occurrence is meant."""
+    pattern = re.compile(r"(?<![\w.])" + re.escape(old) + r"(?![\d])")
+    spots = [m for m in pattern.finditer(text)]
+    if len(spots) > 1 and near and near in text:
+        after = text.index(near)
+        spots = [m for m in spots if m.start() > after][:1]
+    if len(spots) != 1:
+        return None
+    m = spots[0]
+    return text[:m.start()] + new + text[m.end():]
+
+
+#: Where ``propose`` keeps the re-checks of one run (``audit.run.cache.PerClaimCache`` or None), so that a rerun
+#: whose claim is unchanged reads its hunk's re-check instead of running the references again.
+_RECHECKS: list = [None]
+
+
+def _recheck(claim, edits: list[Edit], chapter: Chapter, ms: Measurements) -> str:
+    """The verdict of ``claim`` with ``edits`` made to its register entry: the same claim run on the new sentence
+    (kept per claim key and edit when a re-check store is given)."""
+    store = _RECHECKS[0]
+    what = "recheck " + json.dumps([e.as_dict() for e in edits], sort_keys=True, ensure_ascii=False)
+    stored = store.get(claim.id, what) if store is not None else None
+    if stored is not None and stored.get("verdict") in ("supported", "qualified", "contradicted", "error"):
+        return stored["verdict"]
+    verdict = _run_edited(claim, edits, chapter, ms)
+    if store is not None:
+        store.put(claim.id, what, {"verdict": verdict})
+    return verdict
+
+
+def _run_edited(claim, edits: list[Edit], chapter: Chapter, ms: Measurements) -> str:
+    data = claim.model_dump(mode="json", exclude_unset=True)
+    for e in edits:
+        steps = e.field.split(".")
+        target = data
+        for step in steps[:-1]:
+            target = target[int(step)] if isinstance(target, list) else target[step]
+        if isinstance(target, list):
+            target[int(steps[-1])] = e.value
+        else:
+            target[steps[-1]] = e.value
+    new = type(claim).model_validate(data)
+    return decide(CHECKERS[new.kind](new, chapter, ms)).verdict
+
+
+def _own_words(claim, old: str, new: str) -> list[Edit]:
+    """The register's title and claim text follow a changed number or word where they print it once."""
+    out = []
+    for name in ("title", "claim"):
+        text = getattr(claim, name, "") or ""
+        changed = _replace_once(text, old, new)
+        if changed is not None and changed != text:
+            out.append(Edit(claim.id, name, changed))
+    return out
+
+
+def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], fields: list[tuple[str, str]],
+                chapter: Chapter, ms: Measurements, why: str) -> dict:
+    """A corrected value: the printed numbers replaced in the sentence and in the register (quote, claimed values,
+    title, claim text), then the claim re-run on the new sentence, which must be supported."""
+    # the register's quote follows the sentence as found (an edited anchor's quote is refreshed with it)
+    new_quote, register_quote = quote, claim.quote if claim.quote == quote else quote
+    edits: list[Edit] = []
+    near = " ".join(re.findall(r"[A-Za-z]+@\d+|[A-Za-z]+", claim.title)[:1])
+    for old, new in corrections.items():
+        if old not in quote:
+            raise _Skip(f"the value ({old}) is not printed in the sentence, only implied by it: how to reword the "
+                        "sentence is the author's decision; the finding gives the value")
+        new_quote = _replace_once(new_quote, old, new, near)
+        register_quote = _replace_once(register_quote, old, new, near) if register_quote is not None else None
+        if new_quote is None or register_quote is None:
+            raise _Skip(f"the printed {old} cannot be told apart from another number in the quote, so no exact edit "
+                        "can be placed; the finding gives the value")
+        edits += _own_words(claim, old, new)
+    edits.insert(0, Edit(claim.id, "quote", register_quote))
+    for field, value in fields:
+        edits.append(Edit(claim.id, field, value))
+    verdict = _recheck(claim, edits, chapter, ms)
+    if verdict != "supported":
+        raise _Withdrawn(f"the claim re-run on the corrected sentence is {verdict}, not supported")
+    change = "; ".join(f"“{o}” to “{n}”" for o, n in corrections.items())
+    return dict(action="correct a value", replaced=quote, text=new_quote, edits=edits,
+                check=f"re-checked: the claim re-run on the corrected sentence is supported; {why}",
+                response=f"Change {change}.",
+                rationale=f"{r.concern} The chapter's definitions give "
+                          + ", ".join(f"{n} where it prints {o}" for o, n in corrections.items()) + ".",
+                tradeoff=("None beyond the edit; any later sentence, figure or notebook cell that reuses the old "
+                          "number must change with it."))
+
+
+def _value_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str) -> dict:
+    out = _value(claim, chapter, ms, r)
+    if out[0] == "correct a value":
+        fields = []
+        for i, e in enumerate(claim.expect):
+            claimed = str(e.claimed)
+            for old, new in out[1].items():
+                changed = _replace_once(claimed, old, new)
+                if changed is not None:
+                    fields.append((f"expect.{i}.claimed", changed))
+                    claimed = changed
+        by = any(e.by is not None and e.by.lower() in REFERENCE_NAMES for e in claim.expect)
+        return _correction(claim, r, quote, out[1], fields, chapter, ms,
+                           "decided again by the library the sentence is about" if by else
+                           "the new value holds under every reading the chapter allows")
+    _, extra, check, text, alternatives = out
+    conventions = {**{k: v for k, v in (claim.model_dump(mode="json").get("conventions") or {}).items()},
+                   **{n: {"value": v, "quote": text.strip()[1:-1]} for n, v in extra.items()}}
+    edits = [Edit(claim.id, "conventions", conventions)]
+    # the chapter's readings all hold with it stated (``_value`` checked that); a reference that follows another
+    # convention still qualifies the claim, and its own finding says what to add
+    verdict = _recheck(claim, edits, chapter, ms)
+    if verdict not in ("supported", "qualified"):
+        raise _Withdrawn(f"the claim re-run with the convention stated is {verdict}")
+    if verdict == "qualified":
+        check += "; a reference following another convention still qualifies it, as its finding says"
+    return dict(action="state a convention", replaced="", text=text, edits=edits, check=check,
+                response=f"Add “{text.strip()}” after “{_tail(quote)}”.", at_end=True,
+                rationale=f"The printed value rests on a convention the chapter does not state: {r.concern}",
+                tradeoff=("Pins the value to one convention; a reader whose tool uses another gets a different "
+                          f"number ({alternatives}), and now knows why."), conventions=list(extra))
+
+
+def _tail(quote: str, words: int = 6) -> str:
+    parts = quote.split()
+    return ("… " if len(parts) > words else "") + " ".join(parts[-words:])
+
+
+def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str) -> dict:
+    if r.verdict != "contradicted":
+        raise _Skip("the printed arithmetic holds; the qualification is explained in the finding")
+    if claim.computes is not None:
+        raise _Skip("the printed value is computed from printed terms; which term or total to change is the "
+                    "author's choice, given in the finding")
+    lo, hi, exact = expression_interval(claim.expression, digits=40)
+    claimed = parse_claimed(claim.claimed, tolerance=claim.tolerance)
+    new = claimed.write_like(lo if exact else (lo + hi) / 2, exact=exact)
+    old_num, new_num = str(claim.claimed).strip().lstrip("≈~ ").strip(), new.strip().lstrip("≈~ ").strip()
+    if old_num == new_num:
+        raise _Skip("the printed value is written as the expression's value would be; the finding explains the "
+                    "difference")
+    return _correction(claim, r, quote, {old_num: new_num}, [("claimed", new)], chapter, ms,
+                       f"{claim.expression} ≈ {float((lo + hi) / 2):.6f}")
+
+
+def _property_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str) -> dict:
+    if WEAKER.get(claim.relation) is None or claim.compare != "next_cutoff":
+        raise _Skip("no checked rewording for this kind of universal statement (only a strict change with k has a "
+                    "weaker form to propose); the finding shows the counterexample")
+    m = _ALWAYS.search(quote)
+    if not m:
+        raise _Skip("the universal wording (“always …”) was not recognised in the quote")
+    word, check = _property(claim, chapter, ms, r)
+    relation = WEAKER[claim.relation] if word.startswith("never") else "rises or falls"
+    register_quote = claim.quote.replace(m.group(0), word, 1) if claim.quote.count(m.group(0)) == 1 else None
+    if register_quote is None:
+        raise _Skip("the universal wording appears more than once in the register's quote")
+    edits = [Edit(claim.id, "quote", register_quote), Edit(claim.id, "relation", relation)]
+    edits += [e for e in _own_words(claim, m.group(0), word) if e.field == "title"]
+    edits.append(Edit(claim.id, "claim", f"{claim.measure}@k {relation} as k grows."))
+    verdict = _recheck(claim, edits, chapter, ms)
+    if verdict != "supported":
+        raise _Withdrawn(f"the claim re-run on the reworded sentence is {verdict}, not supported")
+    return dict(action="reword", replaced=m.group(0), text=word, edits=edits, check=check, span=m.span(),
+                response=f"Change “{m.group(0)}” to “{word}”.", rationale=r.reason,
+                tradeoff=("The new wording is weaker and less quotable, but it is what holds on every case searched; "
+                          "the counterexample can be shown to readers as an example."))
+
+
+def _convention_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str, line_text: str,
+                     end: int, rechecks) -> dict:
+    text, check = _convention(claim, chapter, r, ms.references, ms.book, rechecks)
+    stored = rechecks.get(claim.id, "departures") if rechecks is not None else None
+    if stored is not None and isinstance(stored.get("others"), dict):
+        others = stored["others"]
+    else:
+        others = _departures(claim, chapter, ms)
+        if rechecks is not None and others:
+            rechecks.put(claim.id, "departures", {"others": others})
+    if not others:
+        raise _Withdrawn("re-running the probe, no reference's departure from the chapter's rule could be named")
+    pos = _sentence_end(line_text, end)
+    register_quote = claim.quote + line_text[end:pos] + text
+    edits = [Edit(claim.id, "quote", register_quote), Edit(claim.id, "others", others)]
+    verdict = _recheck(claim, edits, chapter, ms)
+    if verdict != "supported":
+        raise _Withdrawn(f"the claim re-run with the caveat is {verdict}, not supported")
+    return dict(action="add a caveat", replaced="", text=text, edits=edits, check=check, at=pos,
+                response=f"Add after the sentence: “{text.strip()}”", rationale=r.reason,
+                tradeoff=("Adds library-specific detail that can date as the libraries change (versions in the "
+                          "provenance); leaving it out leaves readers to discover the difference."),
+                conventions=[_CLAIM_CONVENTION.get(claim.convention, claim.convention)])
+
+
+def _departures(claim, chapter: Chapter, ms: Measurements) -> dict:
+    """What each reference does on the claim's probe where it departs from the chapter's rule, as ``others``."""
+    evidence = CHECKERS["convention"](claim, chapter, ms)
+    rule = canonical_rule(claim.convention, claim.rule)
+    seen: dict[str, dict[str, list[str]]] = {}   # reference → measure → the rules its values fit
+    for check in evidence.checks:
+        for v in check.values:
+            if v.implementation != "chapter" and v.in_interval is False and v.behaviour:
+                seen.setdefault(v.implementation, {})[check.measure] = [
+                    canonical_rule(claim.convention, b) for b in v.behaviour.split(" or ") if b != rule]
+    out: dict[str, dict[str, str]] = {}
+    for ref, by_measure in seen.items():
+        definite = {rules[0] for rules in by_measure.values() if len(rules) == 1}
+        for measure, rules in by_measure.items():
+            # "keep first or keep last" on one probe and "keep last" on another: the definite rule explains both
+            fits = rules if len(rules) == 1 else [r for r in rules if r in definite]
+            if len(fits) == 1:
+                out.setdefault(ref, {})[measure] = fits[0]
+    return {ref: (next(iter(by.values())) if len(set(by.values())) == 1 and len(by) == len(seen[ref]) else by)
+            for ref, by in out.items()}
+
+
 def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snapshot_file: str,
-            rechecks=None) -> Proposal:
-    """Hunks for the findings (qualified or contradicted claims), in snapshot order, each checked.
+            rechecks=None, register_file: str = "") -> Proposal:
+    """Hunks for the findings (qualified or contradicted claims), in snapshot order, each checked: the claim re-run
+    on the new sentence (with its register entry edited to match) must be supported. Each hunk carries the response
+    its finding proposes (``respond`` puts it there), so Findings, the patch and the checklist say the same.
     ``rechecks``: where re-checks that need the references are kept per claim key (or None)."""
+    _RECHECKS[0] = rechecks
+    try:
+        return _propose(results, chapter, ms, snapshot_file, rechecks, register_file)
+    finally:
+        _RECHECKS[0] = None
+
+
+def _propose(results, chapter: Chapter, ms: Measurements, snapshot_file: str, rechecks, register_file: str):
     claims = {c.id: c for c in chapter.register.claims}
     lines = chapter.snapshot.text.split("\n")
-    planned = []   # (line, start, end, claim id, action, replaced, new text, check, rationale, tradeoff, conventions)
-    proposal = Proposal(file=snapshot_file)
+    planned = []   # (line, start, end, claim id, plan)
+    proposal = Proposal(file=snapshot_file, register_file=register_file)
     for r in results:
         if r.verdict not in ("qualified", "contradicted", "stale", "error"):
             continue
         claim = claims[r.id]
+        if r.anchor_state == "edited" and r.found_text:
+            claim = edited_claim(claim, r.found_text)[0]   # checked as now printed, so proposed as now printed
         try:
             if r.verdict in ("stale", "error"):
                 raise _Skip("the claim could not be checked against this revision; fix the register first")
             line, start, end = _locate(r, lines)
             quote = lines[line - 1][start:end]
             if claim.kind == "value":
-                out = _value(claim, chapter, ms, r)
-                if out[0] == "correct a value":
-                    new_quote = quote
-                    for old, new in out[1].items():
-                        if new_quote.count(old) != 1:
-                            raise _Skip(f"the printed {old} does not appear exactly once in the quote")
-                        new_quote = new_quote.replace(old, new)
-                    planned.append((line, start, end, r.id, "correct a value", quote, new_quote, out[2],
-                                    f"{r.concern} The chapter's definitions give "
-                                    + ", ".join(f"{n} where it prints {o}" for o, n in out[1].items()) + ".",
-                                    ("None beyond the edit; any later sentence, figure or notebook cell that "
-                                     "reuses the old number must change with it."), []))
-                else:
-                    _, extra, check, text, alternatives = out
-                    planned.append((line, end, end, r.id, "state a convention", "", text, check,
-                                    f"The printed value rests on a convention the chapter does not state: {r.concern}",
-                                    ("Pins the value to one convention; a reader whose tool uses another gets a "
-                                     f"different number ({alternatives}), and now knows why."), list(extra)))
+                plan = _value_plan(claim, chapter, ms, r, quote)
+            elif claim.kind == "arithmetic":
+                plan = _arithmetic_plan(claim, chapter, ms, r, quote)
             elif claim.kind == "property":
-                if WEAKER.get(claim.relation) is None or claim.compare != "next_cutoff":
-                    raise _Skip("no checked rewording for this kind of universal statement (only a strict change "
-                                "with k has a weaker form to propose); the finding shows the counterexample")
-                m = _ALWAYS.search(quote)
-                if not m:
-                    raise _Skip("the universal wording (“always …”) was not recognised in the quote")
-                word, check = _property(claim, chapter, ms, r)
-                planned.append((line, start + m.start(), start + m.end(), r.id, "reword", m.group(0), word, check,
-                                r.reason,
-                                ("The new wording is weaker and less quotable, but it is what holds on every case "
-                                 "searched; the counterexample can be shown to readers as an example."), []))
+                plan = _property_plan(claim, chapter, ms, r, quote)
             elif claim.kind == "convention":
-                text, check = _convention(claim, chapter, r, ms.references, ms.book, rechecks)
-                pos = _sentence_end(lines[line - 1], end)
-                planned.append((line, pos, pos, r.id, "add a caveat", "", text, check,
-                                r.reason,
-                                ("Adds library-specific detail that can date as the libraries change (versions "
-                                 "in the provenance); leaving it out leaves readers to discover the difference."),
-                                [_CLAIM_CONVENTION.get(claim.convention, claim.convention)]))
+                plan = _convention_plan(claim, chapter, ms, r, quote, lines[line - 1], end, rechecks)
             elif claim.kind == "code":
                 raise _Skip("a listing fix is code the harness does not write; the finding lists each failing input "
                             "and what to change, and the listing is re-run by `audit run` once edited")
@@ -308,25 +542,68 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
                 raise _Skip(f"no checked text for a {claim.kind} claim")
         except _Skip as skip:
             proposal.not_proposed.append({"claim": r.id, "reason": str(skip)})
+            continue
         except _Withdrawn as failed:
             proposal.withdrawn.append({"claim": r.id, "reason": str(failed)})
+            continue
+        except RegisterEditError as exc:
+            proposal.withdrawn.append({"claim": r.id, "reason": f"the register could not be edited to match: {exc}"})
+            continue
         except AuditError as exc:
             proposal.withdrawn.append({"claim": r.id, "reason": f"the check of the new text failed: {exc.message}"})
+            continue
+        if "span" in plan:
+            a, b = start + plan["span"][0], start + plan["span"][1]
+        elif "at" in plan:
+            a = b = plan["at"]
+        elif plan.get("at_end"):
+            # inside the sentence: before the quote's own closing full stop, if it has one
+            a = b = end - 1 if quote and quote[-1] in ".!?;:" else end
+        else:
+            a, b = start, end
+        planned.append((line, a, b, r.id, plan))
     # apply in snapshot order; later hunks on the same line see the earlier ones' text
     current = list(lines)
     shift: dict[int, list[tuple[int, int]]] = {}
-    for line, start, end, cid, action, replaced, text, check, rationale, tradeoff, conventions in sorted(
-            planned, key=lambda p: (p[0], p[1], p[3])):
+    for line, start, end, cid, plan in sorted(planned, key=lambda p: (p[0], p[1], p[3])):
         offset = sum(delta for pos, delta in shift.get(line, []) if pos <= start)
         old = current[line - 1]
         a, b = start + offset, end + offset
+        text = plan["text"]
         new = old[:a] + text + old[b:]
         current[line - 1] = new
         shift.setdefault(line, []).append((start, len(text) - (end - start)))
-        proposal.hunks.append(Hunk(claim=cid, line=line, old=old, new=new, action=action, replaced=replaced,
-                                   text=text.strip(), rationale=rationale, tradeoff=tradeoff, check=check,
-                                   conventions=conventions))
+        proposal.hunks.append(Hunk(claim=cid, line=line, old=old, new=new, action=plan["action"],
+                                   replaced=plan["replaced"], text=text.strip(), rationale=plan["rationale"],
+                                   tradeoff=plan["tradeoff"], check=plan["check"],
+                                   conventions=plan.get("conventions", []),
+                                   register_edits=[e.as_dict() for e in plan["edits"]],
+                                   response=f"{plan['response'].rstrip('.')} "
+                                            f"({plan['check'].replace('re-checked: ', 'checked: ', 1)})."))
     return proposal
+
+
+#: Where a finding's response goes on past its first proposal: alternatives the check offers ("Or, if this example
+#: means …"), the register's own free-text rewording. They are kept after the hunk's wording.
+_RESPONSE_TAILS = (" Or, ", " The register also suggests")
+
+
+def respond(results: list[ClaimResult], proposal: Proposal) -> None:
+    """Each finding with a hunk proposes that hunk's change, in the hunk's words (one source for Findings, the patch
+    and the checklist); what the finding offered beyond its first proposal is kept after it. Idempotent."""
+    by_claim = {h.claim: h for h in proposal.hunks if h.response}
+    for r in results:
+        h = by_claim.get(r.id)
+        if h is None or r.response.startswith(h.response):
+            continue
+        cuts = [r.response.find(t) for t in _RESPONSE_TAILS if r.response.find(t) >= 0]
+        r.response = h.response + (r.response[min(cuts):] if cuts else "")
+
+
+def register_text(original: str, proposal: Proposal) -> str:
+    """The register with every hunk's edits made (what the patch's second part produces). Raises
+    ``RegisterEditError`` when an edit does not fit."""
+    return apply_edits(original, [Edit(**e) for h in proposal.hunks for e in h.register_edits])
 
 
 def patched_text(original: str, proposal: Proposal) -> str:

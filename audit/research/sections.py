@@ -17,19 +17,21 @@ from audit.report.results import ChapterReport, Research
 from audit.research.checklist import checklist, dependencies, evidence
 from audit.research.experiments import experiments
 from audit.research.ledger import ledger, unread
-from audit.research.proposal import propose
+from audit.research.proposal import propose, respond
 from audit.research.sensitivity import sensitivity
 
 
-def _patch_path(chapter: Chapter) -> str:
-    """The snapshot's path as the patch names it: relative to the working directory when it lies under it
-    (apply from there with ``-p0``), else the snapshot's file name (apply from the chapter folder)."""
-    path = chapter.folder / chapter.identity.snapshot.file
+def _patch_path(chapter: Chapter, name: str | None = None) -> str:
+    """A chapter file's path as the patch names it (the snapshot's, or ``name`` in the chapter folder): relative to
+    the working directory when it lies under it (apply from there with ``-p0``), else relative to the chapter
+    folder (apply from there)."""
+    name = name or chapter.identity.snapshot.file
+    path = chapter.folder / name
     try:
         rel = Path(os.path.relpath(path.resolve(), Path.cwd().resolve()))
     except ValueError:
-        return chapter.identity.snapshot.file
-    return chapter.identity.snapshot.file if rel.parts[:1] == ("..",) else rel.as_posix()
+        return name
+    return name if rel.parts[:1] == ("..",) else rel.as_posix()
 
 
 def complete(report: ChapterReport, chapter: Chapter, ms: Measurements, rows: list | None = None,
@@ -46,7 +48,8 @@ def complete(report: ChapterReport, chapter: Chapter, ms: Measurements, rows: li
         rows = sensitivity(chapter, ms, {c.id for c in report.claims if c.line}, rechecks)
     sources, others = ledger(report.claims, chapter.register.claims, rows)
     report.research = Research(sources=sources, sources_not_bearing=others, sensitivity=rows,
-                               proposal=propose(report.claims, chapter, ms, _patch_path(chapter), rechecks),
+                               proposal=propose(report.claims, chapter, ms, _patch_path(chapter), rechecks,
+                                                 _patch_path(chapter, chapter.claims_path.name)),
                                experiments=experiments(report.claims, chapter, report.statements, rows))
     finish(report)
 
@@ -56,6 +59,7 @@ def finish(report: ChapterReport) -> None:
     research = report.research
     if research is None:
         return
+    respond(report.claims, research.proposal)
     dependencies(report)
     evidence(report)
     research.checklist = checklist(report)
@@ -68,6 +72,8 @@ def unverified(report: ChapterReport) -> list[str]:
     itself first (its fingerprint, the full text, its notebook), then about the bibliography entries
     (``unverified_sources``), then the experiments that could not be set up."""
     out = []
+    if report.snapshot.get("source_differs"):
+        out.append(f"{report.snapshot['source_differs']}: the current text is UNVERIFIED")
     fp = report.fingerprint
     if fp.recorded and not fp.matches:
         out.append(f"recorded fingerprint {fp.recorded}: UNVERIFIED — it does not match the text read")

@@ -275,6 +275,10 @@ def _search(claim, measure: str, relation: str, reading, ms: Measurements) -> st
 
 
 def property_rows(claim, chapter: Chapter, ms: Measurements) -> list[SensitivityRow]:
+    if claim.relation == "rises or falls":
+        return [SensitivityRow(claim=claim.id, statement=f"{claim.measure} rises or falls", kind="property",
+                               conclusion="not applicable",
+                               note="a statement that the measure moves both ways, not a universal one")]
     if claim.universe.queries > 1:
         return [SensitivityRow(claim=claim.id, statement=f"{claim.measure} {claim.relation} over runs", kind="property",
                                conclusion="not applicable",

@@ -22,7 +22,7 @@ from audit.attribution.verdict import (
 from audit.errors import AuditError
 from audit.evaluation.checks import CHECKERS, NEEDS, Measurements
 from audit.evaluation.references import Reference
-from audit.register.claims import Chapter
+from audit.register.claims import Chapter, source_difference
 from audit.register.conventions import CONVENTIONS
 from audit.register.limits import CLAIM_SECONDS, shorten
 from audit.report.results import (
@@ -48,8 +48,7 @@ from audit.text.anchors import (
     Anchor,
     Budget,
     anchor_claim,
-    apply_numbers,
-    number_changes,
+    edited_claim,
 )
 from audit.text.chapter import NORMALISATION
 from audit.text.coverage import covered_by, use_of
@@ -82,28 +81,6 @@ def _relation(claimed) -> str:
     """`` = 1/4``, `` ≈ .4884`` or `` < 1``: the claimed value with the right relation sign."""
     text = str(claimed).strip()
     return f" {text}" if text[:1] in "≈~<>≤≥" else f" = {text}"
-
-
-def _edited_claim(claim, anchor: Anchor):
-    """The claim with its printed numbers taken from the edited wording, and a note of the change."""
-    changes = number_changes(claim.quote, anchor.text)
-    if not changes:
-        return claim, ""
-    update: dict = {}
-    if claim.kind == "value":
-        update["expect"] = [e.model_copy(update={"claimed": apply_numbers(str(e.claimed), changes)})
-                            if not e.derived else e for e in claim.expect]
-    elif claim.kind == "comparison":
-        update["expect"] = [e.model_copy(update={k: apply_numbers(str(getattr(e, k)), changes)
-                                                 for k in ("before", "after") if getattr(e, k) is not None})
-                            for e in claim.expect]
-    elif claim.kind == "arithmetic":
-        update = {"claimed": apply_numbers(str(claim.claimed), changes),
-                  "expression": apply_numbers(claim.expression, changes)}
-    update["title"] = apply_numbers(claim.title, changes)  # the heading must not print the old numbers
-    update["quote"] = anchor.text  # the sentence as now printed, which the claimed values were taken from
-    described = ", ".join(f"{a} → {b}" for a, b in changes.items())
-    return claim.model_copy(update=update), f"numbers changed in the new wording ({described}); checked as now printed"
 
 
 class ClaimTimeout(BaseException):
@@ -173,7 +150,7 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
     else:
         checked = claim
         if anchor.state == "edited":
-            checked, edit_note = _edited_claim(claim, anchor)
+            checked, edit_note = edited_claim(claim, anchor.text)
         found, failed = _run_checker(checked, chapter, ms, seconds)
         if failed is not None:
             decision = failed
@@ -330,7 +307,8 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         chapter={"id": ident.id, "book": ident.book, "chapter": ident.chapter, "title": ident.title,
                  "kind": ident.kind, "url": ident.url, "research_pack": ident.research_pack},
         snapshot={"file": str(chapter.folder / ident.snapshot.file), "excerpt": ident.snapshot.excerpt,
-                  "source": ident.snapshot.source, "characters": len(chapter.snapshot.text),
+                  "source": ident.snapshot.source, "source_differs": source_difference(chapter),
+                  "characters": len(chapter.snapshot.text),
                   "lines": len(chapter.snapshot.text.splitlines())},
         fingerprint=fingerprint_statement(chapter),
         provenance=provenance,

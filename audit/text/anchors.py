@@ -272,3 +272,26 @@ def keeps_numbers(anchor: Anchor, claim) -> Anchor:
                   note=f"the most similar passage (line {anchor.line}, {anchor.similarity:.0%} similar) does not carry "
                        f"the claim's numbers ({', '.join(claim_numbers(claim) or quoted) or 'none'}); check the "
                        "register's quote against the chapter")
+
+
+def edited_claim(claim, text: str):
+    """``claim`` with its printed numbers taken from its sentence as now printed (``text``, an edited anchor), and a
+    note of the change; the claim unchanged and '' when no printed number changed."""
+    changes = number_changes(claim.quote, text)
+    if not changes:
+        return claim, ""
+    update: dict = {}
+    if claim.kind == "value":
+        update["expect"] = [e.model_copy(update={"claimed": apply_numbers(str(e.claimed), changes)})
+                            if not e.derived else e for e in claim.expect]
+    elif claim.kind == "comparison":
+        update["expect"] = [e.model_copy(update={k: apply_numbers(str(getattr(e, k)), changes)
+                                                 for k in ("before", "after") if getattr(e, k) is not None})
+                            for e in claim.expect]
+    elif claim.kind == "arithmetic":
+        update = {"claimed": apply_numbers(str(claim.claimed), changes),
+                  "expression": apply_numbers(claim.expression, changes)}
+    update["title"] = apply_numbers(claim.title, changes)  # the heading must not print the old numbers
+    update["quote"] = text  # the sentence as now printed, which the claimed values were taken from
+    described = ", ".join(f"{a} → {b}" for a, b in changes.items())
+    return claim.model_copy(update=update), f"numbers changed in the new wording ({described}); checked as now printed"

@@ -262,6 +262,26 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                                "choose a probe on which they differ")
     if subject is not None:
         return evidence
+    # what the text says of a reference (``others``): right, the reader is told and it does not qualify; wrong, the
+    # sentence misleads
+    for name, seen in list(observed_rules.items()):
+        untold = []
+        for measure, provider, matched in seen:
+            said = claim.told(name, measure)
+            if said is None or rule in matched:
+                untold.append((measure, provider, matched))
+            elif said in matched:
+                evidence.scopes.append(f"on the {measure} probe, {titles[name]} ({provider}) {describe(conv, said)}, "
+                                       "as the text says of it")
+            else:
+                does = " / ".join(describe(conv, r) for r in matched) or "follows no known rule"
+                evidence.concern = evidence.concern or (f"Readers are told what {titles[name]} does, and it does "
+                                                        "something else.")
+                evidence.failures.append(Point(
+                    f"on the {measure} probe, {titles[name]} ({provider}) {does}, not what the text says of it "
+                    f"({describe(conv, said)})",
+                    f"Revise what the text says of {titles[name]}: it {does} (checked: observed on the probe above)."))
+        observed_rules[name] = untold
     by_text: dict[str, list[str]] = {}
     for name, seen in observed_rules.items():
         text = _clause(conv, seen, rule).strip()

@@ -10,6 +10,8 @@ does hold.
 
 from __future__ import annotations
 
+import re
+
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -807,6 +809,8 @@ def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding,
 def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     """Search the statement; ``between`` is two searches, never below the smaller of the two measures and never
     above the larger, each with its own counterexample, scope and proposal."""
+    if claim.relation == "rises or falls":
+        return _both_ways(claim, chapter, ms)
     if claim.relation != "between":
         return _check(claim, chapter, ms)
     evidence = Evidence()
@@ -819,6 +823,46 @@ def check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.concern = evidence.concern or part.concern
         if part.failures or part.conditions:
             evidence.lead = part.lead
+    return evidence
+
+
+def _either_way(claim: PropertyClaim, one: Finding, other: Finding) -> str:
+    """"Can move either way", with the case where the values rise and the case where they fall, each named by
+    its own values (which of the two searches found which direction is not assumed)."""
+    def moved(f: Finding) -> str:
+        left, right = f.values[CHAPTER]
+        return f"{f.pair.case.describe()}, {_where(f.pair)}, {_show(left)} → {_show(right)}"
+    rising, falling = (one, other) if one.values[CHAPTER][1] > one.values[CHAPTER][0] else (other, one)
+    return (f"Say instead that {claim.measure}@k can move either way as k grows (checked: it rises on "
+            f"{moved(rising)}, and falls on {moved(falling)}).")
+
+
+def _both_ways(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    """"Can raise or lower": the searches for "never increases" and "never decreases" must each find a
+    counterexample by the chapter's definitions (a case where the measure rises, one where it falls); the
+    statement is contradicted, with the direction never seen, when one of them finds none."""
+    from audit.attribution.verdict import decide
+    evidence = Evidence()
+    seen = {}
+    for relation, direction in (("never increases", "rises"), ("never decreases", "falls")):
+        half = _check(claim.model_copy(update={"relation": relation}), chapter, ms)
+        evidence.checks.extend(half.checks)
+        evidence.errors.extend(half.errors)
+        found = [p.text for p in half.failures + half.conditions if p.text.startswith("False")] or \
+                [p.text for p in half.failures + half.conditions]
+        seen[direction] = (decide(half).verdict in ("contradicted", "qualified") and bool(found), found)
+    for direction, (ok, found) in seen.items():
+        if ok:
+            case = re.sub(r"^False[^:]*: ", "", found[0])   # the counterexample itself, not the verdict's words
+            evidence.scopes.append(f"a case where {claim.measure} {direction}: {case}")
+    missing = [d for d, (ok, _) in seen.items() if not ok]
+    if missing and not evidence.errors:
+        evidence.concern = f"Readers are told {claim.measure} can move both ways; it was never seen to {missing[0][:-1]}."
+        evidence.failures.append(Point(
+            f"No case where {claim.measure} {' or '.join(missing)} was found by the search "
+            f"({_statement(claim, 'never ' + ('increases' if missing[0] == 'rises' else 'decreases'))} held on "
+            "every case searched)",
+            "Revise the sentence: the measure was seen to move one way only."))
     return evidence
 
 
@@ -981,11 +1025,7 @@ def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence
                         f"{down.pair.case.describe()}, {_where(down.pair)}, "
                         f"{_show(down.values[CHAPTER][0])} against {_show(down.values[CHAPTER][1])})."
                         if claim.compare == "measure" else
-                        f"Say instead that {claim.measure}@k can move either way as k grows (checked: it rises on "
-                        f"{strong.pair.case.describe()}, {_where(strong.pair)}, "
-                        f"{_show(strong.values[CHAPTER][0])} → {_show(strong.values[CHAPTER][1])}, and falls on "
-                        f"{down.pair.case.describe()}, {_where(down.pair)}, "
-                        f"{_show(down.values[CHAPTER][0])} → {_show(down.values[CHAPTER][1])}).")
+                        _either_way(claim, strong, down))
         evidence.failures.append(Point(
             f"False as written, and so is the weaker form “{weaker}”: {strong.pair.case.describe()}, "
             f"{_where(strong.pair)}: "

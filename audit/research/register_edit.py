@@ -1,0 +1,136 @@
+"""Edits to a claim register's text that keep its layout: the upgrade proposal's changes to ``claims.yaml``.
+
+A hunk that rewords a sentence must change the claim that quotes it, or the next run finds the quote stale
+and the value unprinted. Each edit sets one field of one claim (``quote``, ``relation``, ``expect.0.claimed``,
+``conventions``); the register's text is changed only where that field's value is written (found from the
+YAML parser's marks), as a JSON-style flow value, which YAML reads in block and flow context alike, so
+comments, order and every other line are kept. A field the claim does not have is added after its last field.
+
+``apply`` checks its own work: the edited text, read again, must equal the register read before with exactly
+these fields set; anything else raises ``RegisterEditError`` and the proposal withdraws the hunk.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+
+class RegisterEditError(Exception):
+    """An edit that cannot be placed in the register's text, or whose result reads back differently."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Set ``field`` (a dotted path: ``quote``, ``expect.0.claimed``) of claim ``claim`` to ``value``."""
+
+    claim: str
+    field: str
+    value: Any
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "field": self.field, "value": self.value}
+
+
+def _flow(value: Any) -> str:
+    """``value`` written as a YAML flow value (JSON is one): strings double-quoted, mappings in braces."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _claims_node(root) -> yaml.SequenceNode:
+    if isinstance(root, yaml.MappingNode):
+        for key, value in root.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == "claims" and isinstance(value, yaml.SequenceNode):
+                return value
+    raise RegisterEditError("the register has no `claims:` list")
+
+
+def _claim_node(claims: yaml.SequenceNode, claim_id: str) -> yaml.MappingNode:
+    for node in claims.value:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key.value == "id" and isinstance(value, yaml.ScalarNode) and value.value == claim_id:
+                    return node
+    raise RegisterEditError(f"claim {claim_id} is not in the register")
+
+
+def _child(node, step: str):
+    """The node at ``step`` under ``node`` (a mapping key or a sequence index), or None when a key is missing."""
+    if isinstance(node, yaml.MappingNode):
+        return next((value for key, value in node.value if key.value == step), None)
+    if isinstance(node, yaml.SequenceNode) and step.isdigit() and int(step) < len(node.value):
+        return node.value[int(step)]
+    raise RegisterEditError(f"no field {step!r} here")
+
+
+def _span_end(text: str, node) -> int:
+    """Where ``node``'s own text ends: block scalars and block collections' marks run past their last line
+    break, which belongs to the layout, not the value."""
+    end = node.end_mark.index
+    while end > node.start_mark.index and text[end - 1] in " \n":
+        end -= 1
+    return end
+
+
+def _place(text: str, edit: Edit) -> str:
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    parent = _claim_node(_claims_node(root), edit.claim)
+    steps = edit.field.split(".")
+    for step in steps[:-1]:
+        parent = _child(parent, step)
+        if parent is None:
+            raise RegisterEditError(f"claim {edit.claim} has no {edit.field}")
+    node = _child(parent, steps[-1])
+    if node is not None:
+        start, end = node.start_mark.index, _span_end(text, node)
+        return text[:start] + _flow(edit.value) + text[end:]
+    if not isinstance(parent, yaml.MappingNode) or not parent.value:
+        raise RegisterEditError(f"claim {edit.claim}: {edit.field} cannot be added here")
+    if parent.flow_style:
+        close = text.rindex("}", parent.start_mark.index, parent.end_mark.index)
+        return text[:close].rstrip() + f", {steps[-1]}: {_flow(edit.value)}" + text[close:]
+    last_key, last_value = parent.value[-1]
+    indent = " " * parent.value[0][0].start_mark.column
+    end = _span_end(text, last_value)
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    return text[:line_end] + f"\n{indent}{steps[-1]}: {_flow(edit.value)}" + text[line_end:]
+
+
+def _expected(data: Any, edit: Edit) -> None:
+    claim = next(c for c in data["claims"] if isinstance(c, dict) and c.get("id") == edit.claim)
+    steps = edit.field.split(".")
+    target = claim
+    for step in steps[:-1]:
+        target = target[int(step)] if isinstance(target, list) else target[step]
+    if isinstance(target, list):
+        target[int(steps[-1])] = copy.deepcopy(edit.value)
+    else:
+        target[steps[-1]] = copy.deepcopy(edit.value)
+
+
+def apply(text: str, edits: list[Edit]) -> str:
+    """``text`` (a ``claims.yaml``) with ``edits`` made, in order. Raises ``RegisterEditError`` when an edit
+    names a missing claim or cannot be placed, or when the edited text does not read back as the register with
+    exactly these fields set."""
+    if not edits:
+        return text
+    try:
+        before = yaml.safe_load(text)
+        expected = copy.deepcopy(before)
+        out = text
+        for edit in edits:
+            out = _place(out, edit)
+            _expected(expected, edit)
+        after = yaml.safe_load(out)
+    except yaml.YAMLError as exc:
+        raise RegisterEditError(f"the edited register does not read: {exc}") from None
+    except (KeyError, IndexError, StopIteration, TypeError, ValueError) as exc:
+        raise RegisterEditError(f"the edit does not fit the register: {exc}") from None
+    if after != expected:
+        raise RegisterEditError("the edited register reads back differently from the intended edit")
+    return out
