@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
+from markupsafe import escape
 
 from audit.cli import main
 from audit.report import html_report, markdown
@@ -88,6 +89,8 @@ def test_what_to_change_leads_with_each_claim_to_act_on():
         assert f"**Proposed response** (priority {claim.priority}). {claim.response}" in rest
         n = hunks.get(claim.id)
         assert line.endswith(f" Patch: [hunk {n}](#hunk-{n}).") if n else "Patch:" not in line
+        if n:   # and the patch's hunk was written from the same words
+            assert report.research.proposal.hunks[n - 1].response == fix
     # M17's response carries the register's free-text rewording; the block shows only the checked part
     assert "The register also suggests" in by_id["M17"].response
 
@@ -231,6 +234,9 @@ def test_the_html_claim_table_has_concern_and_response():
         "id", "claim", "claimed", "chapter", "pytrec_eval", "ir_measures", "ranx", "verdict", "concern", "response",
         "priority"]
     m18 = page.split('<td><a href="#M18">M18</a></td>')[1].split("</tr>")[0]
-    assert "Say instead that P@k can move either way as k grows" in m18
+    claim = next(c for c in report.claims if c.id == "M18")
+    assert claim.concern and claim.response.startswith("Change “always hurts” to “can raise or lower”")
+    for text in (claim.concern, claim.response):
+        assert f'<td class="text">{escape(markdown.clip(text, "M18"))}</td>' in m18
     # every table sits in its own horizontally scrolling box
     assert page.count("<table") == page.count('<div class="scroll"><table')

@@ -690,7 +690,7 @@ def _proposal(report: ChapterReport, w) -> None:
         else:
             w(f"Add “{h.text}”.\n")
         reason = next((c.reason for c in report.claims if c.id == h.claim), None)
-        w("**Rationale.** " + (f"the reason of the finding [{h.claim}](#{anchor(h.claim)})." if h.rationale == reason
+        w("**Rationale.** " + (f"The reason of the finding [{h.claim}](#{anchor(h.claim)})." if h.rationale == reason
                                else h.rationale) + "\n")
         w(f"**Trade-off.** {h.tradeoff}\n")
         w(f"**Check.** {h.check}.\n")

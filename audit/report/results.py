@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 #: Version of the JSON report layout; bump on any incompatible change.
-FORMAT_VERSION = "2.3"
+FORMAT_VERSION = "2.4"
 
 VERDICTS = ("supported", "qualified", "contradicted", "stale", "error", "pending", "not checkable")
 PRIORITIES = ("high", "medium", "low", "none")
