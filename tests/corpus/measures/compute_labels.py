@@ -1100,6 +1100,8 @@ MP_SCORES = {"q1": {"p5": 14.2, "p1": 14.2, "p8": 14.2, "p3": 11.0},       # fil
              "q2": {f"s{i:02d}": round(9.9 - 0.6 * (i - 1), 1) for i in range(1, 13)},
              "q3": {"t1": 8.0, "t4": 7.5, "t2": 7.1}}                       # q4: no line in the run file
 MP_F32 = {"q1": {"p5": 14.2, "p1": 14.2000001, "p8": 14.2, "p3": 11.0}}     # 14.2000001 == 14.2 in float32
+MP_TIE2_QRELS = {"qx": {"x1": 0, "x5": 1, "x9": 0}}                         # the tie probe's second query
+MP_TIE2 = {"qx": {"x9": 5.0, "x1": 5.0, "x5": 5.0}}
 MP_DUP_LINES = [("q3", "t1", 8.0), ("q3", "t4", 7.5), ("q3", "t2", 7.1), ("q3", "t1", 6.9)]
 TIE_RULES = ("listed order", "docno descending", "docno ascending")
 
@@ -1247,7 +1249,10 @@ mp("It sorts by score and breaks ties by docno in descending order, which gives 
     "trec_eval recip_rank (1/3 only if p1 is third)": trec_s(MP_QRELS, MP_SCORES, {"recip_rank"})["q1"]["recip_rank"],
     "trec_eval on the same ties renamed (p1 → p9): relevant first under docno descending": trec_s(
         {"q1": {"p9": 1, "p5": 0, "p8": 0, "p3": 0}}, {"q1": {"p5": 14.2, "p9": 14.2, "p8": 14.2, "p3": 11.0}},
-        {"recip_rank"})["q1"]["recip_rank"]}, primary="trec_eval recip_rank (1/3 only if p1 is third)")
+        {"recip_rank"})["q1"]["recip_rank"],
+    "trec_eval on the probe's second tie (x9, x1, x5 listed; x5 relevant): 1/2 under docno descending": trec_s(
+        MP_TIE2_QRELS, MP_TIE2, {"recip_rank"})["qx"]["recip_rank"]},
+   primary="trec_eval recip_rank (1/3 only if p1 is third)")
 mp("Its recip_rank for q1 is therefore 1/3.", lambda: {
     "trec_eval recip_rank": trec_s(MP_QRELS, MP_SCORES, {"recip_rank"})["q1"]["recip_rank"],
     "hand docno descending": RR(mq1, ordered(MP_SCORES["q1"], "docno descending"))}, primary="trec_eval recip_rank")
@@ -1256,13 +1261,15 @@ mp("ir_measures' plain RR is computed by its pytrec_eval provider and agrees wit
 mp("ranx keeps tied documents in the order they were added to the run.", lambda: {
     "ranx mrr, file order p5, p1, p8": rx_s(MP_QRELS, MP_SCORES, "mrr", "q1"),
     "ranx mrr, inserted p8, p5, p1": rx_s(MP_QRELS, {"q1": {"p8": 14.2, "p5": 14.2, "p1": 14.2, "p3": 11.0}}, "mrr", "q1"),
-    "ranx mrr, inserted p1, p8, p5": rx_s(MP_QRELS, {"q1": {"p1": 14.2, "p8": 14.2, "p5": 14.2, "p3": 11.0}}, "mrr", "q1")},
+    "ranx mrr, inserted p1, p8, p5": rx_s(MP_QRELS, {"q1": {"p1": 14.2, "p8": 14.2, "p5": 14.2, "p3": 11.0}}, "mrr", "q1"),
+    "ranx mrr on the probe's second tie (x9, x1, x5 inserted; x5 relevant)": rx_s(MP_TIE2_QRELS, MP_TIE2, "mrr", "qx")},
    primary="ranx mrr, file order p5, p1, p8")
 mp("so ranx gives q1 a reciprocal rank of 1/2", lambda: {
     "ranx mrr": rx_s(MP_QRELS, MP_SCORES, "mrr", "q1"), "hand listed order": RR(mq1, ordered(MP_SCORES["q1"], "listed order"))},
    primary="ranx mrr")
 mp("which sorts tied passages by docno in ascending order", lambda: {
     "ir_measures RR@10 (msmarco), file order p5, p1, p8": irm_s(MP_QRELS, MP_SCORES, "RR@10", "q1"),
+    "ir_measures RR@10 on the probe's second tie (x9, x1, x5 listed; x5 relevant)": irm_s(MP_TIE2_QRELS, MP_TIE2, "RR@10", "qx"),
     "ir_measures RR@10, relevant renamed p9 (last in ascending order)": irm_s(
         {"q1": {"p9": 1, "p5": 0, "p8": 0, "p3": 0}}, {"q1": {"p5": 14.2, "p9": 14.2, "p8": 14.2, "p3": 11.0}}, "RR@10", "q1"),
     "hand docno ascending": RR(mq1, ordered(MP_SCORES["q1"], "docno ascending"))},
