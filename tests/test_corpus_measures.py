@@ -57,6 +57,8 @@ def test_no_statement_ends_in_an_error(scored):
     ("BL22", "supported", "a first result of grade 4 contributes (2^4 - 1)/2^4 = 15/16 to ERR on its own"),
     ("FQ23", "supported", "AP@k over the relevant retrieved (<= |R|) is never below AP@k over |R|"),
     ("FQ13", "contradicted", "torchmetrics divides AP@3 by the two relevant retrieved: 5/6, not 5/9"),
+    ("GL05", "supported", "scikit-learn's ndcg_score(k=5) sorts all eight retrieved grades for its ideal, then cuts "
+                          "at 5: 0.639349 (scikit-learn 1.9.1); the first five re-sorted give 0.8162"),
 ])
 def test_verdicts_that_were_wrong(scored, claim, verdict, why):
     assert _by_claim(scored)[claim].audit == verdict, why

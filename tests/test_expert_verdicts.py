@@ -274,3 +274,72 @@ claims:
     assert "not printed" in d1.reason and "0.275412" in d1.reason and not d1.holds_only
     assert d2.verdict == "qualified", d2.reason
     assert "0.275412" in d2.reason
+
+
+LAB6 = """\
+fixtures:
+  L6:
+    qrels: {L6: {A: 3, B: 2, C: 2, D: 1, E: 1, F: 0, G: 0, H: 3}}
+    run: {L6: [B, F, A, U, D, C, G, E]}
+"""
+
+
+def test_an_ideal_built_from_every_retrieved_grade_is_a_reading_of_its_own(tmp_path):
+    """scikit-learn's ``ndcg_score`` handed the grades of the eight retrieved documents (2, 0, 3, 0, 1, 2, 0, 1)
+    sorts all eight for its ideal and cuts at k: nDCG@5 = 3.886853 / 6.079388 = 0.639349 (scikit-learn 1.9.1 returns
+    0.6393492649973538; its ideal is ``_dcg_sample_scores(y_true, y_true, k)``). Re-sorting only the first five
+    (3, 2, 1) gives 0.816247; every judged grade cut at 5 (3, 3, 2, 2, 1) gives 0.544301 (trec_eval ``ndcg_cut_5``,
+    ir_measures ``nDCG@5``, ranx ``ndcg@5`` 0.5443). "About 0.639" was contradicted when the text's reading could
+    only be encoded as the first-k re-sort; it is supported under the reading stated, qualified when the ideal is
+    left unstated (only that reading gives it), and the new reading is varied in the sensitivity table and in a
+    property's other readings like the others."""
+    from audit.evaluation.checks.common import Measurements
+    from audit.evaluation.checks.property import other_readings
+    from audit.research.sensitivity import value_rows
+
+    (tmp_path / "snapshot.txt").write_text(
+        "The gain is the grade. Unjudged documents count as non-relevant.\n"
+        "Handed the eight retrieved grades, scikit-learn builds its ideal from those eight alone and reports about "
+        "0.639.\nThe same list scores nDCG@5 ≈ 0.639.\n"
+        "A retrieved-only ideal never lowers nDCG@k.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text(
+        'id: lab6\ntitle: Lab 6\nconventions:\n  gain: {value: linear, quote: "The gain is the grade."}\n'
+        '  unjudged: {value: non-relevant, quote: "Unjudged documents count as non-relevant."}\n', encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(LAB6 + """\
+claims:
+  - {id: S1, title: sklearn, kind: value, quote: "builds its ideal from those eight alone and reports about 0.639",
+     claim: scikit-learn's ideal, fixture: L6,
+     conventions: {ideal: {value: "all retrieved, cut at k", quote: "builds its ideal from those eight alone"}},
+     expect: [{measure: "nDCG@5", claimed: "about 0.639", by: scikit-learn}]}
+  - {id: S2, title: first k only, kind: value, quote: "builds its ideal from those eight alone and reports about 0.639",
+     claim: the first-k re-sort, fixture: L6,
+     conventions: {ideal: {value: "retrieved only", quote: "builds its ideal from those eight alone"}},
+     expect: [{measure: "nDCG@5", claimed: "about 0.639", by: scikit-learn}]}
+  - {id: S3, title: unstated, kind: value, quote: "The same list scores nDCG@5 ≈ 0.639.", claim: unstated ideal,
+     fixture: L6, expect: [{measure: "nDCG@5", claimed: "≈ 0.639"}]}
+  - id: S4
+    title: retrieved-only ideal
+    kind: property
+    quote: "A retrieved-only ideal never lowers nDCG@k."
+    claim: nDCG@k never decreases.
+    measure: nDCG
+    relation: never decreases
+    compare: next_cutoff
+    universe: {max_length: 3, documents: 4, grades: [0, 1, 2], max_k: 3}
+""", encoding="utf-8")
+    chapter = load_chapter(tmp_path)
+    report = audit_chapter(chapter, all_references(), collect("test"))
+    verdicts = {c.id: c for c in report.claims}
+    assert verdicts["S1"].verdict == "supported", verdicts["S1"].reason
+    assert "0.639349" in verdicts["S1"].reason
+    assert verdicts["S2"].verdict == "contradicted", verdicts["S2"].reason
+    s3 = verdicts["S3"]
+    assert s3.verdict == "qualified", s3.reason
+    assert "ideal DCG all retrieved, cut at k" in s3.reason and "0.639349" in s3.reason
+    assert s3.holds_only == {"ideal": ["all retrieved, cut at k"]}
+    claims = {c.id: c for c in chapter.register.claims}
+    cells = [c for row in value_rows(claims["S3"], chapter, Measurements([])) for c in row.cells]
+    cell = next(c for c in cells if c.alternative == "ideal DCG: all retrieved, cut at k")
+    assert cell.outcome == "holds" and cell.value.startswith("0.6393")
+    assert ("ideal", "all retrieved, cut at k") in [(n, v) for n, v, _ in other_readings(claims["S4"], chapter)]
+
