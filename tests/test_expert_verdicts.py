@@ -343,3 +343,50 @@ claims:
     assert cell.outcome == "holds" and cell.value.startswith("0.6393")
     assert ("ideal", "all retrieved, cut at k") in [(n, v) for n, v, _ in other_readings(claims["S4"], chapter)]
 
+
+def test_a_printed_divisor_fixes_the_denominator_it_divides_by(tmp_path):
+    """Three relevant documents r1, r2, r3; the run returns r1, n, r2 (r3 never retrieved). AP by hand: precision
+    1 at rank 1 and 2/3 at rank 3, so (1 + 2/3)/3 = 5/9 = 0.5556 over |R| = 3 (trec_eval ``map``, ir_measures ``AP``,
+    ranx ``map`` 0.5556), (1 + 2/3)/2 = 5/6 over the two relevant retrieved (scikit-learn's average_precision_score
+    on the returned list). "(1 + 2/3)/3 ≈ 0.556" prints the divisor 3, so the relevant-retrieved reading cannot have
+    produced it and is not tried: supported; the bare "≈ 0.556" leaves it open: qualified. The same for P@10 of the
+    four returned a, n, b, m with a and b relevant: "(1 + 1)/10 = 0.2" divides by k (trec_eval ``P_10`` 0.2), the
+    number returned would give 2/4. A mean over two queries, "(0.556 + 1)/2 ≈ 0.778" (q2: one relevant, returned
+    first, AP 1), divides by the number of queries: it fixes no AP denominator (over the relevant retrieved the mean
+    is (5/6 + 1)/2 = 0.9167), so the value stays qualified."""
+    (tmp_path / "snapshot.txt").write_text(
+        "Its AP is (1 + 2/3)/3 ≈ 0.556.\nIts AP is ≈ 0.556.\nHere P@10 = (1 + 1)/10 = 0.2.\nHere P@10 = 0.2.\n"
+        "The MAP is (0.556 + 1)/2 ≈ 0.778.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: divisors\ntitle: Divisors\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+fixtures:
+  short:
+    qrels: {q1: {r1: 1, r2: 1, r3: 1, n: 0}}
+    run: {q1: [r1, n, r2]}
+  four:
+    qrels: {q1: {a: 1, b: 1, n: 0, m: 0}}
+    run: {q1: [a, n, b, m]}
+  two:
+    qrels: {q1: {r1: 1, r2: 1, r3: 1, n: 0}, q2: {s: 1}}
+    run: {q1: [r1, n, r2], q2: [s]}
+claims:
+  - {id: A1, title: printed divisor, kind: value, quote: "Its AP is (1 + 2/3)/3 ≈ 0.556.", claim: over |R|,
+     fixture: short, expect: [{measure: AP, claimed: "≈ 0.556"}]}
+  - {id: A2, title: no divisor, kind: value, quote: "Its AP is ≈ 0.556.", claim: over |R|, fixture: short,
+     expect: [{measure: AP, claimed: "≈ 0.556"}]}
+  - {id: A3, title: P divisor, kind: value, quote: "Here P@10 = (1 + 1)/10 = 0.2.", claim: over k, fixture: four,
+     expect: [{measure: "P@10", claimed: "0.2"}]}
+  - {id: A4, title: P bare, kind: value, quote: "Here P@10 = 0.2.", claim: over k, fixture: four,
+     expect: [{measure: "P@10", claimed: "0.2"}]}
+  - {id: A5, title: mean, kind: value, quote: "The MAP is (0.556 + 1)/2 ≈ 0.778.", claim: mean of 5/9 and 1,
+     fixture: two, expect: [{measure: AP, claimed: "≈ 0.778"}]}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    verdicts = {c.id: c for c in report.claims}
+    assert verdicts["A1"].verdict == "supported", verdicts["A1"].reason
+    assert "relevant retrieved" not in verdicts["A1"].reason
+    assert verdicts["A2"].verdict == "qualified" and "relevant retrieved" in verdicts["A2"].reason
+    assert verdicts["A3"].verdict == "supported", verdicts["A3"].reason
+    assert verdicts["A4"].verdict == "qualified" and "number returned" in verdicts["A4"].reason
+    assert verdicts["A5"].verdict == "qualified" and "relevant retrieved" in verdicts["A5"].reason
+

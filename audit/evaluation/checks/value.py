@@ -584,20 +584,57 @@ def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
 
 
 _FRACTION = re.compile(r"(?<![\d.])(\d{1,9})\s*/\s*(\d{1,9})(?![\d.])")
+#: A parenthesised sum over a whole divisor, "(1 + 2/3)/3": its terms and the divisor.
+_SUM_OVER = re.compile(r"\(([^()]*[+][^()]*)\)\s*/\s*(\d{1,9})(?![\d./])")
+_TERM = re.compile(r"\s*(?:(\d{1,9})\s*/\s*(\d{1,9})|(\d*\.\d+|\d+))\s*")
+
+
+def _sum_of(terms: str) -> Fraction | None:
+    """The value of a printed sum of numbers and fractions ("1 + 2/3 + 3/6", "0.542 + 0"); None for anything else
+    (a logarithm, a product, a name)."""
+    total = Fraction(0)
+    for term in re.split(r"\+", terms):
+        m = _TERM.fullmatch(term)
+        if m is None:
+            return None
+        if m.group(1) is not None:
+            if int(m.group(2)) == 0:
+                return None
+            total += Fraction(int(m.group(1)), int(m.group(2)))
+        else:
+            total += Fraction(m.group(3))
+    return total
+
+
+def printed_divisors(quote: str, claimed: ClaimedValue) -> tuple[set[int], set[int]]:
+    """What the sentence prints the claimed value as: the denominators of fractions equal to it ("5/20 = 0.25"),
+    and the divisors of parenthesised sums equal to it ("(1 + 2/3)/3 ≈ 0.556"). A printed term may be rounded
+    ("(0.542 + 0)/2"), so a sum counts when its quotient lies in the claimed interval, as a fraction must."""
+    fractions = {int(b) for a, b in _FRACTION.findall(quote) if int(b) and claimed.contains(Fraction(int(a), int(b)))}
+    sums = {int(d) for terms, d in _SUM_OVER.findall(quote)
+            if int(d) and (total := _sum_of(terms)) is not None and claimed.contains(total / int(d))}
+    return fractions, sums
 
 
 def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: str, query: str | None,
                          declared: Declared) -> Declared:
-    """``declared`` narrowed by a fraction the sentence prints for the value ("it is 5/20 = 0.25"): a reading of the
-    measure's denominator convention whose denominator the printed one does not divide cannot have produced it (the
-    printed 5/20 is no reduced form of 5/10), so it is not tried. Unchanged when no printed fraction equals the
-    claimed value, the measure has no denominator convention, or every reading (or none) fits."""
+    """``declared`` narrowed by what the sentence prints for the value: a reading of the measure's denominator
+    convention (``evaluator.DENOMINATOR_CONVENTION``) that cannot have produced the printed number is not tried.
+
+    - A fraction equal to the value ("it is 5/20 = 0.25"): a reading whose denominator the printed one does not
+      divide cannot have produced it (the printed 5/20 is no reduced form of 5/10).
+    - A parenthesised sum over a divisor equal to the value ("AP = (1 + 2/3)/3 ≈ 0.556"): the divisor is what the
+      sum is divided by, so only the readings whose denominator equals it fit (the two relevant documents retrieved
+      are not the printed 3).
+
+    Unchanged when nothing printed equals the claimed value, the measure has no denominator convention, the value is
+    over several queries (a divisor there counts queries), or every reading (or none) fits."""
     spec = parse_measure(measure, True)[1]
     name = evaluator.DENOMINATOR_CONVENTION.get(spec.name) if spec is not None else None
     if name is None or (query is None and len(fixture.run) != 1):
         return declared
-    printed = {int(b) for a, b in _FRACTION.findall(quote) if int(b) and claimed.contains(Fraction(int(a), int(b)))}
-    if not printed:
+    fractions, sums = printed_divisors(quote, claimed)
+    if not fractions and not sums:
         return declared
     q = query or next(iter(fixture.run))
     base = base_reading(declared)
@@ -605,12 +642,13 @@ def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: st
     fitting = [v for v in values
                if (d := evaluator.denominator(spec, fixture.qrels.get(q, {}), fixture.run.get(q, []),
                                               {**base, name: v}))
-               and any(d % b == 0 for b in printed)]
+               and (any(d % b == 0 for b in fractions) or d in sums)]
     if not fitting or len(fitting) == len(values):
         return declared
-    shown = ", ".join(f"…/{b}" for b in sorted(printed))
-    return declared.overlay(Declared({name: [Statement(v, f"the printed fraction {shown}", "claim")
-                                             for v in fitting]}))
+    shown = " and ".join(([f"the printed fraction {', '.join(f'…/{b}' for b in sorted(fractions))}"] if fractions
+                          else []) + ([f"the printed divisor {', '.join(f'(…)/{b}' for b in sorted(sums))}"] if sums
+                                      else []))
+    return declared.overlay(Declared({name: [Statement(v, shown, "claim") for v in fitting]}))
 
 
 def _ideal_readings(fixture, measure: str, query: str | None, declared: Declared,
