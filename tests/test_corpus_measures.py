@@ -63,6 +63,8 @@ def test_no_statement_ends_in_an_error(scored):
                           "ruled out by the text's own divisor"),
     ("GL18", "supported", "the printed (1 + 2/3 + 3/6)/4 divides by the four relevant at -l 2, not the three "
                           "retrieved: 13/24"),
+    ("MP13", "qualified", "14.2000001 and 14.2 tie as 32-bit floats (trec_eval 9: 1/3) but not as doubles "
+                          "(trec_eval 10.0: 1)"),
 ])
 def test_verdicts_that_were_wrong(scored, claim, verdict, why):
     assert _by_claim(scored)[claim].audit == verdict, why

@@ -390,3 +390,44 @@ claims:
     assert verdicts["A4"].verdict == "qualified" and "number returned" in verdicts["A4"].reason
     assert verdicts["A5"].verdict == "qualified" and "relevant retrieved" in verdicts["A5"].reason
 
+
+def test_a_value_trec_eval_gives_only_in_single_precision_names_both_releases(tmp_path):
+    """q1: p1 relevant, p5, p8 and p3 not; p1 scores 14.2000001, p5 and p8 14.2, p3 11.0. As 32-bit floats 14.2000001
+    equals 14.2 (both 14.19999981), so trec_eval 9 — the copy pytrec_eval bundles — ties p1, p5 and p8 and orders
+    them by docno descending (p8, p5, p1): recip_rank 1/3 (pytrec_eval 0.3333; trec_eval 9.0.8 built from source
+    0.3333). trec_eval 10.0 keeps scores as doubles (trec_format.h ``double sim``), ranks p1 first and reports 1
+    (trec_eval 10.0 built from source: 1.0000). "trec_eval reports 1/3" and "trec_eval reports 1" each hold for one
+    release only: qualified, naming both. With p1 at 15.0 the releases agree (1): supported."""
+    (tmp_path / "snapshot.txt").write_text(
+        "trec_eval reports 1/3 for q1.\nAs doubles, trec_eval reports 1 for q1.\n"
+        "With p1 at 15, trec_eval gives 1 for q1.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: releases\ntitle: Releases\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+fixtures:
+  nudged:
+    qrels: {q1: {p1: 1, p5: 0, p8: 0, p3: 0}}
+    run: {q1: [p1, p5, p8, p3]}
+    scores: {q1: {p1: 14.2000001, p5: 14.2, p8: 14.2, p3: 11.0}}
+  apart:
+    qrels: {q1: {p1: 1, p5: 0, p8: 0, p3: 0}}
+    run: {q1: [p1, p5, p8, p3]}
+    scores: {q1: {p1: 15.0, p5: 14.2, p8: 14.2, p3: 11.0}}
+claims:
+  - {id: V1, title: one third, kind: value, quote: "trec_eval reports 1/3 for q1.", claim: float32 tie,
+     fixture: nudged, expect: [{measure: RR, query: q1, claimed: "1/3", by: trec_eval}]}
+  - {id: V2, title: one, kind: value, quote: "As doubles, trec_eval reports 1 for q1.", claim: doubles,
+     fixture: nudged, expect: [{measure: RR, query: q1, claimed: "1", by: trec_eval}]}
+  - {id: V3, title: apart, kind: value, quote: "With p1 at 15, trec_eval gives 1 for q1.", claim: no tie,
+     fixture: apart, expect: [{measure: RR, query: q1, claimed: "1", by: trec_eval}]}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    verdicts = {c.id: c for c in report.claims}
+    v1, v2, v3 = verdicts["V1"], verdicts["V2"], verdicts["V3"]
+    assert v1.verdict == "qualified", v1.reason
+    assert "trec_eval 9" in v1.reason and "trec_eval 10.0" in v1.reason and "14.2000001 and 14.2" in v1.reason
+    assert "gives 1.0000" in v1.reason
+    rows = [v for v in v1.checks[0].values if v.implementation == "pytrec_eval"]
+    assert [round(v.value, 4) for v in rows] == [0.3333, 1.0] and "trec_eval 10.0" in rows[1].provider
+    assert v2.verdict == "qualified", v2.reason
+    assert "trec_eval 10.0, which reads scores as doubles, gives 1.0000" in v2.reason
+    assert v3.verdict == "supported", v3.reason
