@@ -1,6 +1,6 @@
-"""The labelled measures corpus (``tests/corpus/measures``): six texts, their hand-encoded registers and the
-right verdict of every statement (``labels.yaml``, computed by ``compute_labels.py`` with the libraries called
-directly and by hand). Scores the audit's verdicts against the labels; shared by the tests and
+"""The labelled measures corpus (``tests/corpus/measures``): eight texts (four held out), their hand-encoded
+registers and the right verdict of every statement (``labels.yaml``, computed by ``compute_labels.py`` with the
+libraries called directly and by hand). Scores the audit's verdicts against the labels; shared by the tests and
 ``benchmarks/bench_corpus.py``.
 
 Figures, per statement:

@@ -57,6 +57,14 @@ def test_no_statement_ends_in_an_error(scored):
     ("BL22", "supported", "a first result of grade 4 contributes (2^4 - 1)/2^4 = 15/16 to ERR on its own"),
     ("FQ23", "supported", "AP@k over the relevant retrieved (<= |R|) is never below AP@k over |R|"),
     ("FQ13", "contradicted", "torchmetrics divides AP@3 by the two relevant retrieved: 5/6, not 5/9"),
+    ("GL05", "supported", "scikit-learn's ndcg_score(k=5) sorts all eight retrieved grades for its ideal, then cuts "
+                          "at 5: 0.639349 (scikit-learn 1.9.1); the first five re-sorted give 0.8162"),
+    ("MP22", "supported", "the printed (1 + 2/3)/3 divides by |R| = 3; AP over the two relevant retrieved (5/6) is "
+                          "ruled out by the text's own divisor"),
+    ("GL18", "supported", "the printed (1 + 2/3 + 3/6)/4 divides by the four relevant at -l 2, not the three "
+                          "retrieved: 13/24"),
+    ("MP13", "qualified", "14.2000001 and 14.2 tie as 32-bit floats (trec_eval 9: 1/3) but not as doubles "
+                          "(trec_eval 10.0: 1)"),
 ])
 def test_verdicts_that_were_wrong(scored, claim, verdict, why):
     assert _by_claim(scored)[claim].audit == verdict, why

@@ -316,3 +316,37 @@ def test_judged_keeps_a_query_without_relevant_documents() -> None:
     reading = {**E.DEFAULT_READING, "no_relevant": "left out"}
     assert E.evaluate(MeasureSpec("Judged", 4), qrels, run, reading) == {"q1": F(1, 2)}
     assert E.evaluate(MeasureSpec("P", 4), qrels, run, reading) == {}
+
+
+def test_ideal_from_every_retrieved_grade_cut_at_k() -> None:
+    """scikit-learn's ``ndcg_score`` builds its ideal DCG from the labels it is handed (``_dcg_sample_scores(y_true,
+    y_true, k)`` in sklearn/metrics/_ranking.py): handed the grades of eight retrieved documents, it sorts all eight
+    and cuts at k, so documents below rank k enter the ideal. Lab 6's L6 (tests/corpus/measures/graded-qrels-lab):
+    retrieved grades 2, 0, 3, 0(unjudged U), 1, 2, 0, 1, and H (grade 3) judged but not retrieved.
+
+    By hand, linear gain: DCG@5 = 2 + 3/2 + 1/log2 6 = 3.886853; the ideal from all eight retrieved grades, sorted
+    3, 2, 2, 1, 1, 0, 0, 0 and cut at 5, is 3 + 2/log2 3 + 2/2 + 1/log2 5 + 1/log2 6 = 6.079388, so nDCG@5 =
+    0.6393493 — scikit-learn 1.9.1's ``ndcg_score([[2, 0, 3, 0, 1, 2, 0, 1]], [[8, 7, 6, 5, 4, 3, 2, 1]], k=5)``
+    returns 0.6393492649973538. The ideal from the first five retrieved grades only (3, 2, 1) is 4.761860 (nDCG@5
+    0.816247), from every judged grade cut at 5 (3, 3, 2, 2, 1) 7.141267 (0.544301, trec_eval ``ndcg_cut_5``)."""
+    qrels = {"A": 3, "B": 2, "C": 2, "D": 1, "E": 1, "F": 0, "G": 0, "H": 3}
+    ranking = ["B", "F", "A", "U", "D", "C", "G", "E"]
+    log2 = math.log2
+    dcg = 2 + 3 / 2 + 1 / log2(6)
+    readings = {rule: {**E.DEFAULT_READING, "ideal": rule} for rule in
+                ("all retrieved, cut at k", "retrieved only", "judged, cut at k")}
+    ideals = {"all retrieved, cut at k": 3 + 2 / LOG2_3 + 1 + 1 / log2(5) + 1 / log2(6),
+              "retrieved only": 3 + 2 / LOG2_3 + 1 / 2,
+              "judged, cut at k": 3 + 3 / LOG2_3 + 1 + 2 / log2(5) + 1 / log2(6)}
+    for rule, reading in readings.items():
+        value = E.ndcg(qrels, ranking, 5, reading=reading)
+        assert float(value) == pytest.approx(dcg / ideals[rule], abs=1e-15), rule
+        assert E.evaluate_cutoffs(MeasureSpec("nDCG"), qrels, ranking, [5], reading) == [value], rule
+    assert float(E.ndcg(qrels, ranking, 5, reading=readings["all retrieved, cut at k"])) == pytest.approx(
+        0.6393492649973538, abs=1e-15)
+    assert E.ideal_order(qrels, ranking, 5, readings["all retrieved, cut at k"]) == [3, 2, 2, 1, 1]
+    assert E.ideal_order(qrels, ranking, 5, readings["retrieved only"]) == [3, 2, 1]
+    # with no cutoff (or one past the ranking) the two retrieved rules agree: every retrieved grade, sorted
+    assert E.ideal_order(qrels, ranking, None, readings["all retrieved, cut at k"]) == [3, 2, 2, 1, 1]
+    assert E.ndcg(qrels, ranking, 8, reading=readings["all retrieved, cut at k"]) == E.ndcg(
+        qrels, ranking, 8, reading=readings["retrieved only"])

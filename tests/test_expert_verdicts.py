@@ -274,3 +274,160 @@ claims:
     assert "not printed" in d1.reason and "0.275412" in d1.reason and not d1.holds_only
     assert d2.verdict == "qualified", d2.reason
     assert "0.275412" in d2.reason
+
+
+LAB6 = """\
+fixtures:
+  L6:
+    qrels: {L6: {A: 3, B: 2, C: 2, D: 1, E: 1, F: 0, G: 0, H: 3}}
+    run: {L6: [B, F, A, U, D, C, G, E]}
+"""
+
+
+def test_an_ideal_built_from_every_retrieved_grade_is_a_reading_of_its_own(tmp_path):
+    """scikit-learn's ``ndcg_score`` handed the grades of the eight retrieved documents (2, 0, 3, 0, 1, 2, 0, 1)
+    sorts all eight for its ideal and cuts at k: nDCG@5 = 3.886853 / 6.079388 = 0.639349 (scikit-learn 1.9.1 returns
+    0.6393492649973538; its ideal is ``_dcg_sample_scores(y_true, y_true, k)``). Re-sorting only the first five
+    (3, 2, 1) gives 0.816247; every judged grade cut at 5 (3, 3, 2, 2, 1) gives 0.544301 (trec_eval ``ndcg_cut_5``,
+    ir_measures ``nDCG@5``, ranx ``ndcg@5`` 0.5443). "About 0.639" was contradicted when the text's reading could
+    only be encoded as the first-k re-sort; it is supported under the reading stated, qualified when the ideal is
+    left unstated (only that reading gives it), and the new reading is varied in the sensitivity table and in a
+    property's other readings like the others."""
+    from audit.evaluation.checks.common import Measurements
+    from audit.evaluation.checks.property import other_readings
+    from audit.research.sensitivity import value_rows
+
+    (tmp_path / "snapshot.txt").write_text(
+        "The gain is the grade. Unjudged documents count as non-relevant.\n"
+        "Handed the eight retrieved grades, scikit-learn builds its ideal from those eight alone and reports about "
+        "0.639.\nThe same list scores nDCG@5 ≈ 0.639.\n"
+        "A retrieved-only ideal never lowers nDCG@k.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text(
+        'id: lab6\ntitle: Lab 6\nconventions:\n  gain: {value: linear, quote: "The gain is the grade."}\n'
+        '  unjudged: {value: non-relevant, quote: "Unjudged documents count as non-relevant."}\n', encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(LAB6 + """\
+claims:
+  - {id: S1, title: sklearn, kind: value, quote: "builds its ideal from those eight alone and reports about 0.639",
+     claim: scikit-learn's ideal, fixture: L6,
+     conventions: {ideal: {value: "all retrieved, cut at k", quote: "builds its ideal from those eight alone"}},
+     expect: [{measure: "nDCG@5", claimed: "about 0.639", by: scikit-learn}]}
+  - {id: S2, title: first k only, kind: value, quote: "builds its ideal from those eight alone and reports about 0.639",
+     claim: the first-k re-sort, fixture: L6,
+     conventions: {ideal: {value: "retrieved only", quote: "builds its ideal from those eight alone"}},
+     expect: [{measure: "nDCG@5", claimed: "about 0.639", by: scikit-learn}]}
+  - {id: S3, title: unstated, kind: value, quote: "The same list scores nDCG@5 ≈ 0.639.", claim: unstated ideal,
+     fixture: L6, expect: [{measure: "nDCG@5", claimed: "≈ 0.639"}]}
+  - id: S4
+    title: retrieved-only ideal
+    kind: property
+    quote: "A retrieved-only ideal never lowers nDCG@k."
+    claim: nDCG@k never decreases.
+    measure: nDCG
+    relation: never decreases
+    compare: next_cutoff
+    universe: {max_length: 3, documents: 4, grades: [0, 1, 2], max_k: 3}
+""", encoding="utf-8")
+    chapter = load_chapter(tmp_path)
+    report = audit_chapter(chapter, all_references(), collect("test"))
+    verdicts = {c.id: c for c in report.claims}
+    assert verdicts["S1"].verdict == "supported", verdicts["S1"].reason
+    assert "0.639349" in verdicts["S1"].reason
+    assert verdicts["S2"].verdict == "contradicted", verdicts["S2"].reason
+    s3 = verdicts["S3"]
+    assert s3.verdict == "qualified", s3.reason
+    assert "ideal DCG all retrieved, cut at k" in s3.reason and "0.639349" in s3.reason
+    assert s3.holds_only == {"ideal": ["all retrieved, cut at k"]}
+    claims = {c.id: c for c in chapter.register.claims}
+    cells = [c for row in value_rows(claims["S3"], chapter, Measurements([])) for c in row.cells]
+    cell = next(c for c in cells if c.alternative == "ideal DCG: all retrieved, cut at k")
+    assert cell.outcome == "holds" and cell.value.startswith("0.6393")
+    assert ("ideal", "all retrieved, cut at k") in [(n, v) for n, v, _ in other_readings(claims["S4"], chapter)]
+
+
+def test_a_printed_divisor_fixes_the_denominator_it_divides_by(tmp_path):
+    """Three relevant documents r1, r2, r3; the run returns r1, n, r2 (r3 never retrieved). AP by hand: precision
+    1 at rank 1 and 2/3 at rank 3, so (1 + 2/3)/3 = 5/9 = 0.5556 over |R| = 3 (trec_eval ``map``, ir_measures ``AP``,
+    ranx ``map`` 0.5556), (1 + 2/3)/2 = 5/6 over the two relevant retrieved (scikit-learn's average_precision_score
+    on the returned list). "(1 + 2/3)/3 ≈ 0.556" prints the divisor 3, so the relevant-retrieved reading cannot have
+    produced it and is not tried: supported; the bare "≈ 0.556" leaves it open: qualified. The same for P@10 of the
+    four returned a, n, b, m with a and b relevant: "(1 + 1)/10 = 0.2" divides by k (trec_eval ``P_10`` 0.2), the
+    number returned would give 2/4. A mean over two queries, "(0.556 + 1)/2 ≈ 0.778" (q2: one relevant, returned
+    first, AP 1), divides by the number of queries: it fixes no AP denominator (over the relevant retrieved the mean
+    is (5/6 + 1)/2 = 0.9167), so the value stays qualified."""
+    (tmp_path / "snapshot.txt").write_text(
+        "Its AP is (1 + 2/3)/3 ≈ 0.556.\nIts AP is ≈ 0.556.\nHere P@10 = (1 + 1)/10 = 0.2.\nHere P@10 = 0.2.\n"
+        "The MAP is (0.556 + 1)/2 ≈ 0.778.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: divisors\ntitle: Divisors\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+fixtures:
+  short:
+    qrels: {q1: {r1: 1, r2: 1, r3: 1, n: 0}}
+    run: {q1: [r1, n, r2]}
+  four:
+    qrels: {q1: {a: 1, b: 1, n: 0, m: 0}}
+    run: {q1: [a, n, b, m]}
+  two:
+    qrels: {q1: {r1: 1, r2: 1, r3: 1, n: 0}, q2: {s: 1}}
+    run: {q1: [r1, n, r2], q2: [s]}
+claims:
+  - {id: A1, title: printed divisor, kind: value, quote: "Its AP is (1 + 2/3)/3 ≈ 0.556.", claim: over |R|,
+     fixture: short, expect: [{measure: AP, claimed: "≈ 0.556"}]}
+  - {id: A2, title: no divisor, kind: value, quote: "Its AP is ≈ 0.556.", claim: over |R|, fixture: short,
+     expect: [{measure: AP, claimed: "≈ 0.556"}]}
+  - {id: A3, title: P divisor, kind: value, quote: "Here P@10 = (1 + 1)/10 = 0.2.", claim: over k, fixture: four,
+     expect: [{measure: "P@10", claimed: "0.2"}]}
+  - {id: A4, title: P bare, kind: value, quote: "Here P@10 = 0.2.", claim: over k, fixture: four,
+     expect: [{measure: "P@10", claimed: "0.2"}]}
+  - {id: A5, title: mean, kind: value, quote: "The MAP is (0.556 + 1)/2 ≈ 0.778.", claim: mean of 5/9 and 1,
+     fixture: two, expect: [{measure: AP, claimed: "≈ 0.778"}]}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    verdicts = {c.id: c for c in report.claims}
+    assert verdicts["A1"].verdict == "supported", verdicts["A1"].reason
+    assert "relevant retrieved" not in verdicts["A1"].reason
+    assert verdicts["A2"].verdict == "qualified" and "relevant retrieved" in verdicts["A2"].reason
+    assert verdicts["A3"].verdict == "supported", verdicts["A3"].reason
+    assert verdicts["A4"].verdict == "qualified" and "number returned" in verdicts["A4"].reason
+    assert verdicts["A5"].verdict == "qualified" and "relevant retrieved" in verdicts["A5"].reason
+
+
+def test_a_value_trec_eval_gives_only_in_single_precision_names_both_releases(tmp_path):
+    """q1: p1 relevant, p5, p8 and p3 not; p1 scores 14.2000001, p5 and p8 14.2, p3 11.0. As 32-bit floats 14.2000001
+    equals 14.2 (both 14.19999981), so trec_eval 9 — the copy pytrec_eval bundles — ties p1, p5 and p8 and orders
+    them by docno descending (p8, p5, p1): recip_rank 1/3 (pytrec_eval 0.3333; trec_eval 9.0.8 built from source
+    0.3333). trec_eval 10.0 keeps scores as doubles (trec_format.h ``double sim``), ranks p1 first and reports 1
+    (trec_eval 10.0 built from source: 1.0000). "trec_eval reports 1/3" and "trec_eval reports 1" each hold for one
+    release only: qualified, naming both. With p1 at 15.0 the releases agree (1): supported."""
+    (tmp_path / "snapshot.txt").write_text(
+        "trec_eval reports 1/3 for q1.\nAs doubles, trec_eval reports 1 for q1.\n"
+        "With p1 at 15, trec_eval gives 1 for q1.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: releases\ntitle: Releases\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+fixtures:
+  nudged:
+    qrels: {q1: {p1: 1, p5: 0, p8: 0, p3: 0}}
+    run: {q1: [p1, p5, p8, p3]}
+    scores: {q1: {p1: 14.2000001, p5: 14.2, p8: 14.2, p3: 11.0}}
+  apart:
+    qrels: {q1: {p1: 1, p5: 0, p8: 0, p3: 0}}
+    run: {q1: [p1, p5, p8, p3]}
+    scores: {q1: {p1: 15.0, p5: 14.2, p8: 14.2, p3: 11.0}}
+claims:
+  - {id: V1, title: one third, kind: value, quote: "trec_eval reports 1/3 for q1.", claim: float32 tie,
+     fixture: nudged, expect: [{measure: RR, query: q1, claimed: "1/3", by: trec_eval}]}
+  - {id: V2, title: one, kind: value, quote: "As doubles, trec_eval reports 1 for q1.", claim: doubles,
+     fixture: nudged, expect: [{measure: RR, query: q1, claimed: "1", by: trec_eval}]}
+  - {id: V3, title: apart, kind: value, quote: "With p1 at 15, trec_eval gives 1 for q1.", claim: no tie,
+     fixture: apart, expect: [{measure: RR, query: q1, claimed: "1", by: trec_eval}]}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    verdicts = {c.id: c for c in report.claims}
+    v1, v2, v3 = verdicts["V1"], verdicts["V2"], verdicts["V3"]
+    assert v1.verdict == "qualified", v1.reason
+    assert "trec_eval 9" in v1.reason and "trec_eval 10.0" in v1.reason and "14.2000001 and 14.2" in v1.reason
+    assert "gives 1.0000" in v1.reason
+    rows = [v for v in v1.checks[0].values if v.implementation == "pytrec_eval"]
+    assert [round(v.value, 4) for v in rows] == [0.3333, 1.0] and "trec_eval 10.0" in rows[1].provider
+    assert v2.verdict == "qualified", v2.reason
+    assert "trec_eval 10.0, which reads scores as doubles, gives 1.0000" in v2.reason
+    assert v3.verdict == "supported", v3.reason

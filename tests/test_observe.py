@@ -86,3 +86,26 @@ def test_readme_table_of_observed_conventions_is_what_the_probes_observe(observe
         for ref, stated in (("pytrec_eval", trec), ("ir_measures", irm), ("ranx", ranx)):
             o = observed[ref][name]
             assert o.summary() == stated, (name, ref, o.summary(), stated)
+
+
+def test_the_ideal_probe_tells_every_ideal_rule_apart(observed):
+    """Grades 1 then 2 returned (a, c), a grade-3 b judged and not returned, nDCG@1, linear gain, by hand: the judged
+    grades cut at 1 give the ideal 3 (1/3; trec_eval ``ndcg_cut_1``, ir_measures ``nDCG@1`` and ranx ``ndcg@1``
+    return 0.3333); the whole judged list 3 + 2/log2 3 + 1/2 (0.2100); every retrieved grade cut at 1 (scikit-learn's
+    ``ndcg_score`` handed the two retrieved grades) 2 (1/2); the first retrieved grade only 1 (1)."""
+    from fractions import Fraction
+    import math
+
+    from audit.evaluation import evaluator
+    from audit.evaluation.observe import _chapter
+    from audit.register.conventions import CONVENTIONS
+
+    probe = next(p for p in PROBES if p.convention == "ideal")
+    values = {v: _chapter(probe, "nDCG@1", {**evaluator.DEFAULT_READING, "ideal": v})["q1"]
+              for v in CONVENTIONS["ideal"].values}
+    assert float(values["judged, cut at k"]) == pytest.approx(1 / 3, abs=1e-15)
+    assert float(values["judged, whole list"]) == pytest.approx(1 / (3 + 2 / math.log2(3) + 1 / 2), abs=1e-15)
+    assert values["all retrieved, cut at k"] == Fraction(1, 2) and values["retrieved only"] == Fraction(1)
+    assert len(set(values.values())) == len(values)
+    for ref in ("pytrec_eval", "ir_measures", "ranx"):
+        assert observed[ref]["ideal"].follows == ["judged, cut at k"], ref

@@ -20,6 +20,9 @@ from audit.text.stated import declare, stated_in
     ("Unjudged documents count as non-relevant.", "unjudged", "non-relevant"),
     ("Unjudged documents are removed before the cutoff is applied.", "unjudged", "removed"),
     ("The ideal DCG sorts all judged grades, cut at k.", "ideal", "judged, cut at k"),
+    ("The ideal re-sorts only the retrieved documents.", "ideal", "retrieved only"),
+    ("The ideal DCG@k sorts the grades of every retrieved document and keeps the first k.", "ideal",
+     "all retrieved, cut at k"),
     ("A grade ≥ 2 counts as relevant.", "relevance_level", "2"),
     ("A result counts as relevant when its grade is 1 or more.", "relevance_level", "1"),
     ("MRR@10 counts only the first 10 results.", "rr_cutoff", "applied"),
@@ -39,6 +42,7 @@ def test_a_wording_states_its_convention(text, name, value):
 @pytest.mark.parametrize("text", [
     "The ideal order sorts the judged documents by grade: 3, 2, 1, 1, 0, 0.",   # judged, but cut at k or not?
     "Ties are broken by docno.",                                                 # which direction?
+    "The ideal sorts all retrieved documents within the cutoff and keeps the first k.",  # the prefix, re-sorted
     "Precision at five is 2/5.",
     # two values of one convention in one sentence: a contrast, not a statement
     "Unjudged documents count as non-relevant here; other chapters say unjudged documents are removed first.",

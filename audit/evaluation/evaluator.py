@@ -275,8 +275,9 @@ def dcg_parts(judgements: Mapping[str, int], ranking: Ranking, k: int | None = N
     Kekäläinen 2002, trec_eval ``ndcg_cut``) or ``exponential`` (2**grade − 1; Burges et al.
     2005, ranx ``ndcg_burges``). Ideal by the ``ideal`` convention: ``judged, cut at k`` (all
     judged grades sorted, cut at k — chapter 23 table: "Ideal DCG@k for the same judgements"),
-    ``judged, whole list`` (not cut) or ``retrieved only``. Grades below ``gain_level`` give no
-    gain; negative grades give no gain.
+    ``judged, whole list`` (not cut), ``retrieved only`` (the evaluated prefix's grades re-sorted) or ``all
+    retrieved, cut at k`` (every retrieved document's grade sorted, cut at k: scikit-learn ``ndcg_score``). Grades
+    below ``gain_level`` give no gain; negative grades give no gain.
     """
     reading = reading or DEFAULT_READING
     gain = GAINS.get(gain, gain) if gain else reading["gain"]  # ir-measures names (log2, exp-log2) accepted
@@ -296,9 +297,11 @@ def dcg_parts(judgements: Mapping[str, int], ranking: Ranking, k: int | None = N
 def ideal_order(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
                 reading: Reading | None = None, rel: int | None = None) -> list[int]:
     """The grades the ideal DCG sums, best first, by the ``ideal`` convention: every judged positive grade sorted
-    and cut at k (``judged, cut at k``, trec_eval, ir-measures and ranx), not cut (``judged, whole list``), or the
-    grades of the evaluated prefix sorted (``retrieved only``). Grades below ``gain_level`` count as 0 and are left
-    out, as zeros add nothing."""
+    and cut at k (``judged, cut at k``, trec_eval, ir-measures and ranx), not cut (``judged, whole list``), the
+    grades of the evaluated prefix sorted (``retrieved only``), or the grades of every retrieved document, within
+    the cutoff or not, sorted and cut at k (``all retrieved, cut at k``: scikit-learn's ``ndcg_score``, whose ideal
+    DCG is ``_dcg_sample_scores(y_true, y_true, k)`` over the labels it is given). Grades below ``gain_level``
+    count as 0 and are left out, as zeros add nothing."""
     reading = reading or DEFAULT_READING
     level = gain_level(rel, reading)
 
@@ -307,10 +310,15 @@ def ideal_order(judgements: Mapping[str, int], ranking: Ranking, k: int | None =
         return g if level is None or g >= level else 0
 
     rule = reading["ideal"]
-    pool = dict.fromkeys(prefix(_condensed(ranking, judgements, reading), k, reading)) if rule == "retrieved only" \
-        else judgements
+    pool = (dict.fromkeys(prefix(_condensed(ranking, judgements, reading), k, reading)) if rule == "retrieved only"
+            else dict.fromkeys(prefix(_condensed(ranking, judgements, reading), None, reading))
+            if rule == "all retrieved, cut at k" else judgements)
     grades = sorted((grade(d) for d in pool if grade(d) > 0), reverse=True)
-    return grades[:k] if k is not None and rule == "judged, cut at k" else grades
+    return grades[:k] if k is not None and rule in _IDEAL_CUT else grades
+
+
+#: The ``ideal`` rules that cut the sorted grades at k (the others' pool is already the prefix, or is not cut).
+_IDEAL_CUT = frozenset({"judged, cut at k", "all retrieved, cut at k"})
 
 
 def ndcg(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
@@ -748,9 +756,10 @@ def _ndcg_cutoffs(judgements: Mapping[str, int], ranking: Ranking, cutoffs: Sequ
             ideals = [_dcg(sorted((g for g in (grade(d) for d in docs[:i]) if g > 0), reverse=True), gain)
                       for i in range(top + 1)]
         else:
-            ideal_grades = sorted((g for g in map(grade, judgements) if g > 0), reverse=True)
+            pool = dict.fromkeys(docs) if ideal_rule == "all retrieved, cut at k" else judgements
+            ideal_grades = sorted((g for g in map(grade, pool) if g > 0), reverse=True)
             ideals = _running_dcg(ideal_grades, gain)
-            if ideal_rule != "judged, cut at k":
+            if ideal_rule not in _IDEAL_CUT:
                 ideals = None
                 whole = _dcg(ideal_grades, gain)
         out = []

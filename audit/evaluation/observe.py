@@ -48,9 +48,10 @@ PROBES: tuple[Probe, ...] = (
                "1/2 over min(k, |R|)"),
     Probe("gain", ("nDCG@2",), {"q1": {"a": 1, "b": 2}}, {"q1": ("a", "b")},
           text="grades 1 then 2, nDCG@2: linear ≈ 0.8597, exponential ≈ 0.7967"),
-    Probe("ideal", ("nDCG@1",), {"q1": {"a": 1, "b": 2}}, {"q1": ("a",)},
-          text="grade 1 returned alone, grade 2 judged: nDCG@1 1/2 with the ideal cut at k, lower over the whole "
-               "list, 1 from the retrieved documents only"),
+    Probe("ideal", ("nDCG@1",), {"q1": {"a": 1, "b": 3, "c": 2}}, {"q1": ("a", "c")},
+          text="grades 1 then 2 returned, a grade 3 judged and not returned: nDCG@1 1/3 with the judged grades cut "
+               "at k, lower over the whole judged list, 1/2 from every retrieved grade cut at k, 1 from the first k "
+               "retrieved only"),
     Probe("rr_cutoff", ("RR@2",), {"q1": {"c": 1}}, {"q1": ("a", "b", "c")},
           text="the first relevant document at rank 3, RR@2: 0 with the cutoff applied, 1/3 without"),
     Probe("unjudged", ("R@1",), {"q1": {"b": 1, "a": 0}}, {"q1": ("x", "b")},

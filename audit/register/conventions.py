@@ -72,11 +72,15 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
         "exponential": "nDCG's gain is 2^grade − 1 (exponential)",
     }, "Järvelin & Kekäläinen 2002 (linear; trec_eval ndcg_cut); Burges et al. 2005 "
                             "(exponential; ranx ndcg_burges)"),
-    Convention("ideal", "ideal DCG", ("judged, cut at k", "judged, whole list", "retrieved only"), {
+    Convention("ideal", "ideal DCG", ("judged, cut at k", "judged, whole list", "retrieved only",
+                                      "all retrieved, cut at k"), {
         "judged, cut at k": "the ideal DCG@k sorts all judged grades and cuts at k",
         "judged, whole list": "the ideal DCG sorts all judged grades and is not cut at k",
-        "retrieved only": "the ideal DCG re-sorts only the retrieved documents' grades",
-    }, "trec_eval ndcg_cut (judged, cut at k)"),
+        "retrieved only": "the ideal DCG@k re-sorts only the grades of the first k retrieved documents",
+        "all retrieved, cut at k": "the ideal DCG@k sorts the grades of every retrieved document, not only the "
+                                   "first k, and cuts at k (scikit-learn's ndcg_score)",
+    }, "trec_eval ndcg_cut (judged, cut at k); scikit-learn ndcg_score (all retrieved, cut at k: its ideal sorts "
+       "every label it is given, y_true, and keeps the first k)"),
     Convention("relevance_level", "relevance level", ("1", "2", "3"), {
         "1": "a grade of 1 or more is relevant",
         "2": "a grade of 2 or more is relevant",

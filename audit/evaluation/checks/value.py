@@ -11,6 +11,7 @@ Every proposed correction is re-checked before it is printed.
 from __future__ import annotations
 
 import math
+from array import array
 from textwrap import shorten
 from collections.abc import Mapping
 import re
@@ -124,34 +125,87 @@ def chapter_rows(readings: Readings, claimed: ClaimedValue, fixture, measure: st
 def reference_rows(ms: Measurements, fixture, measure: str, claimed: ClaimedValue,
                    query: str | None) -> list[tuple[object, ImplValue, dict | None]]:
     """Each reference's row and the per-query values it returned (None when it gave no value)."""
+    return [reference_row(ms, ref, fixture, measure, claimed, query) for ref in ms.references]
+
+
+def reference_row(ms: Measurements, ref, fixture, measure: str, claimed: ClaimedValue, query: str | None,
+                  provider: str = "") -> tuple[object, ImplValue, dict | None]:
+    """One reference's row (``provider``: how the row says it was computed, if not the reference's own provider)
+    and the per-query values it returned (None when it gave no value)."""
+    outcome = ms.reference(ref, fixture, measure)
+    provider = provider or outcome.provider
+    if outcome.status != "ok":
+        return ref, ImplValue(implementation=ref.name, provider=provider, status=outcome.status,
+                              detail=outcome.detail), None
+    returned = dict(outcome.per_query)
+    left_out = [q for q in fixture.qrels if q not in returned]
+    per_query = {q: fmt_float(v) for q, v in returned.items()}
+    per_query.update({q: "left out" for q in left_out})
+    detail = (f"left out {', '.join(left_out)} (it returned no value for {'it' if len(left_out) == 1 else 'them'})"
+              if left_out else "")
+    if query is not None:
+        if query not in returned:
+            return ref, ImplValue(implementation=ref.name, provider=provider, status="left out",
+                                  per_query=per_query, detail=detail), returned
+        value = returned[query]
+    else:
+        if not returned:
+            return ref, ImplValue(implementation=ref.name, provider=provider, status="left out",
+                                  detail="it returned no value for any query"), returned
+        value = combined(measure, returned)
+    return ref, ImplValue(implementation=ref.name, provider=provider, value=value, per_query=per_query,
+                          in_interval=claimed.contains(value), detail=detail), returned
+
+
+#: References whose releases read a run's scores at different precisions: the release this audit runs, which reads
+#: them as 32-bit floats, and a later one reading them as doubles. trec_eval 9 (the copy pytrec_eval bundles) keeps a
+#: score as a C float; trec_eval 10.0 keeps it as a double (trec_format.h, ``TEXT_RESULTS.sim``, from
+#: usnistgov/trec_eval commit dc0c991 "Convert float to double"). On scores that differ only beyond single precision
+#: the two releases order the documents differently, so what "trec_eval gives" depends on the release.
+SCORE_PRECISION = {"pytrec_eval": ("trec_eval 9 (the release pytrec_eval bundles)", "trec_eval 10.0")}
+
+
+def single_precision_ties(fixture) -> list[str]:
+    """The scores of the fixture that are equal as 32-bit floats but not as doubles, each group as "14.2000001 and
+    14.2" (nothing when the fixture has no scores, or every tie in single precision is one in double precision)."""
     out = []
-    for ref in ms.references:
-        outcome = ms.reference(ref, fixture, measure)
-        if outcome.status != "ok":
-            out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, status=outcome.status,
-                                       detail=outcome.detail), None))
-            continue
-        returned = dict(outcome.per_query)
-        left_out = [q for q in fixture.qrels if q not in returned]
-        per_query = {q: fmt_float(v) for q, v in returned.items()}
-        per_query.update({q: "left out" for q in left_out})
-        detail = (f"left out {', '.join(left_out)} (it returned no value for {'it' if len(left_out) == 1 else 'them'})"
-                  if left_out else "")
-        if query is not None:
-            if query not in returned:
-                out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, status="left out",
-                                           per_query=per_query, detail=detail), returned))
-                continue
-            value = returned[query]
-        else:
-            if not returned:
-                out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, status="left out",
-                                           detail="it returned no value for any query"), returned))
-                continue
-            value = combined(measure, returned)
-        out.append((ref, ImplValue(implementation=ref.name, provider=outcome.provider, value=value,
-                                   per_query=per_query, in_interval=claimed.contains(value), detail=detail), returned))
-    return out
+    for scores in (fixture.scores or {}).values():
+        groups: dict[float, set[float]] = {}  # each score as a 32-bit float (C's double → float rounding)
+        for v in scores.values():
+            groups.setdefault(array("f", [v])[0], set()).add(float(v))
+        out += [listed([repr(v) for v in sorted(vs, reverse=True)]) for vs in groups.values() if len(vs) > 1]
+    return list(dict.fromkeys(out))
+
+
+def as_doubles(fixture):
+    """The fixture with its scores replaced by strictly decreasing whole numbers in the order scores read as doubles
+    give, ties in double precision broken by docno descending (trec_eval's rule, in every release): what a reference
+    reading 32-bit floats then computes is what the same code reading doubles computes on the original scores."""
+    scores = {}
+    for q, s in fixture.scores.items():
+        order = sorted(sorted(s, reverse=True), key=lambda d: -s[d])
+        scores[q] = {d: float(len(order) - i) for i, d in enumerate(order)}
+    return fixture.model_copy(update={"scores": scores})
+
+
+def other_release(ms: Measurements, fixture, measure: str, claimed: ClaimedValue, query: str | None,
+                  name: str) -> tuple[ImplValue, str, str, list[str]] | None:
+    """For a reference whose releases read scores at different precisions (``SCORE_PRECISION``), on a fixture whose
+    scores differ only beyond single precision: the row of the release reading doubles (the reference run on the
+    order doubles give, ``as_doubles``), the two releases' names and the scores that tie only in single precision.
+    None when neither applies or the reference gives no value."""
+    if name not in SCORE_PRECISION or fixture.scores is None or repeats(fixture):
+        return None
+    ties = single_precision_ties(fixture)
+    if not ties:
+        return None
+    ref = next((r for r in ms.references if r.name == name), None)
+    if ref is None:
+        return None
+    ours, later = SCORE_PRECISION[name]
+    _, row, _ = reference_row(ms, ref, as_doubles(fixture), measure, claimed, query,
+                              provider=f"{later}'s reading of scores, as doubles: {ref.name} run on the order they give")
+    return (row, ours, later, ties) if row.status == "ok" else None
 
 
 def _phrase_list(outs, claimed) -> str:
@@ -496,6 +550,7 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
     label = f"{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "") + f", as {by} gives it"
     refs = reference_rows(ms, fixture, measure, claimed, query)
+    release = other_release(ms, fixture, measure, claimed, query, name)
     own: list[ImplValue] = []
     if parse_measure(measure, True)[1] is not None:
         try:
@@ -505,7 +560,7 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
                                      exact=format_exact(value), in_interval=claimed.contains(value)))
         except AuditError as exc:
             own.append(ImplValue(implementation=CHAPTER, status="error", detail=exc.message))
-    values = own + [row for _, row, _ in refs]
+    values = own + [row for _, row, _ in refs] + ([release[0]] if release else [])
     evidence.checks.append(Check(label=label, measure=measure + (f" ({query})" if query else ""),
                                  claimed=str(claimed_text), interval=claimed.interval(), values=values,
                                  **bounds(claimed)))
@@ -513,8 +568,14 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
     if row is None:
         evidence.errors.append(f"{label}: {by} is not among the references of this audit")
         return
-    if row.status == "ok" and row.in_interval:
-        evidence.scopes.append(f"{label}: {by} ({row.provider}) gives {fmt_float(row.value)}, as the sentence says")
+    holds = row.status == "ok" and row.in_interval
+    if release is not None and release[0].in_interval != holds:
+        _release_qualifies(label, by, row, release, claimed_text, holds, evidence)
+        return
+    if holds:
+        evidence.scopes.append(f"{label}: {by} ({row.provider}) gives {fmt_float(row.value)}, as the sentence says"
+                               + (f"; {release[2]}, which reads scores as doubles, gives the same"
+                                  if release is not None else ""))
         return
     if row.status == "ok" or row.status == "left out":
         shown = fmt_float(row.value) if row.status == "ok" else "no value (it leaves the query out)"
@@ -529,6 +590,31 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
                                                 "says it returns.")
         return
     evidence.errors.append(f"{label}: {by} gives no value: {row.status}" + (f" ({row.detail})" if row.detail else ""))
+
+
+def _release_qualifies(label: str, by: str, row: ImplValue, release, claimed_text, holds: bool,
+                       evidence: Evidence) -> None:
+    """A sentence about what a reference returns that holds for one of its releases and not the other: they read the
+    run's scores at different precisions (``SCORE_PRECISION``), and the text names neither."""
+    other, ours, later, ties = release
+    ours_gives = fmt_float(row.value) if row.status == "ok" else "no value (it leaves the query out)"
+    equal = "; ".join(ties)
+    if holds:
+        text = (f"{label}: {ours} gives {ours_gives}, as the sentence says, because it reads scores as 32-bit "
+                f"floats, where {equal} are equal; {later} reads them as doubles, where they differ, and gives "
+                f"{fmt_float(other.value)} ({by} run on the order doubles give)")
+        right, wrong, wrong_gives = ours, later, fmt_float(other.value)
+    else:
+        text = (f"{label}: {later}, which reads scores as doubles, gives {fmt_float(other.value)}, as the sentence "
+                f"says ({by} run on the order doubles give); {ours} reads them as 32-bit floats, where {equal} "
+                f"are equal, and gives {ours_gives}")
+        right, wrong, wrong_gives = later, ours, ours_gives
+    evidence.conditions.append(Point(
+        text, f"Name the release: “{right} gives {claimed_text} here; {wrong} gives {wrong_gives}, as it reads the "
+              f"scores {'as doubles' if holds else 'as 32-bit floats'}.”"))
+    evidence.lead = ""
+    evidence.concern = (f"Readers who run {wrong} get {wrong_gives}, not the value the sentence says {by} returns; "
+                        "the text does not say which release it means.")
 
 
 def _nominal(c: ClaimedValue) -> Fraction | None:
@@ -584,20 +670,57 @@ def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
 
 
 _FRACTION = re.compile(r"(?<![\d.])(\d{1,9})\s*/\s*(\d{1,9})(?![\d.])")
+#: A parenthesised sum over a whole divisor, "(1 + 2/3)/3": its terms and the divisor.
+_SUM_OVER = re.compile(r"\(([^()]*[+][^()]*)\)\s*/\s*(\d{1,9})(?![\d./])")
+_TERM = re.compile(r"\s*(?:(\d{1,9})\s*/\s*(\d{1,9})|(\d*\.\d+|\d+))\s*")
+
+
+def _sum_of(terms: str) -> Fraction | None:
+    """The value of a printed sum of numbers and fractions ("1 + 2/3 + 3/6", "0.542 + 0"); None for anything else
+    (a logarithm, a product, a name)."""
+    total = Fraction(0)
+    for term in re.split(r"\+", terms):
+        m = _TERM.fullmatch(term)
+        if m is None:
+            return None
+        if m.group(1) is not None:
+            if int(m.group(2)) == 0:
+                return None
+            total += Fraction(int(m.group(1)), int(m.group(2)))
+        else:
+            total += Fraction(m.group(3))
+    return total
+
+
+def printed_divisors(quote: str, claimed: ClaimedValue) -> tuple[set[int], set[int]]:
+    """What the sentence prints the claimed value as: the denominators of fractions equal to it ("5/20 = 0.25"),
+    and the divisors of parenthesised sums equal to it ("(1 + 2/3)/3 ≈ 0.556"). A printed term may be rounded
+    ("(0.542 + 0)/2"), so a sum counts when its quotient lies in the claimed interval, as a fraction must."""
+    fractions = {int(b) for a, b in _FRACTION.findall(quote) if int(b) and claimed.contains(Fraction(int(a), int(b)))}
+    sums = {int(d) for terms, d in _SUM_OVER.findall(quote)
+            if int(d) and (total := _sum_of(terms)) is not None and claimed.contains(total / int(d))}
+    return fractions, sums
 
 
 def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: str, query: str | None,
                          declared: Declared) -> Declared:
-    """``declared`` narrowed by a fraction the sentence prints for the value ("it is 5/20 = 0.25"): a reading of the
-    measure's denominator convention whose denominator the printed one does not divide cannot have produced it (the
-    printed 5/20 is no reduced form of 5/10), so it is not tried. Unchanged when no printed fraction equals the
-    claimed value, the measure has no denominator convention, or every reading (or none) fits."""
+    """``declared`` narrowed by what the sentence prints for the value: a reading of the measure's denominator
+    convention (``evaluator.DENOMINATOR_CONVENTION``) that cannot have produced the printed number is not tried.
+
+    - A fraction equal to the value ("it is 5/20 = 0.25"): a reading whose denominator the printed one does not
+      divide cannot have produced it (the printed 5/20 is no reduced form of 5/10).
+    - A parenthesised sum over a divisor equal to the value ("AP = (1 + 2/3)/3 ≈ 0.556"): the divisor is what the
+      sum is divided by, so only the readings whose denominator equals it fit (the two relevant documents retrieved
+      are not the printed 3).
+
+    Unchanged when nothing printed equals the claimed value, the measure has no denominator convention, the value is
+    over several queries (a divisor there counts queries), or every reading (or none) fits."""
     spec = parse_measure(measure, True)[1]
     name = evaluator.DENOMINATOR_CONVENTION.get(spec.name) if spec is not None else None
     if name is None or (query is None and len(fixture.run) != 1):
         return declared
-    printed = {int(b) for a, b in _FRACTION.findall(quote) if int(b) and claimed.contains(Fraction(int(a), int(b)))}
-    if not printed:
+    fractions, sums = printed_divisors(quote, claimed)
+    if not fractions and not sums:
         return declared
     q = query or next(iter(fixture.run))
     base = base_reading(declared)
@@ -605,12 +728,13 @@ def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: st
     fitting = [v for v in values
                if (d := evaluator.denominator(spec, fixture.qrels.get(q, {}), fixture.run.get(q, []),
                                               {**base, name: v}))
-               and any(d % b == 0 for b in printed)]
+               and (any(d % b == 0 for b in fractions) or d in sums)]
     if not fitting or len(fitting) == len(values):
         return declared
-    shown = ", ".join(f"…/{b}" for b in sorted(printed))
-    return declared.overlay(Declared({name: [Statement(v, f"the printed fraction {shown}", "claim")
-                                             for v in fitting]}))
+    shown = " and ".join(([f"the printed fraction {', '.join(f'…/{b}' for b in sorted(fractions))}"] if fractions
+                          else []) + ([f"the printed divisor {', '.join(f'(…)/{b}' for b in sorted(sums))}"] if sums
+                                      else []))
+    return declared.overlay(Declared({name: [Statement(v, shown, "claim") for v in fitting]}))
 
 
 def _ideal_readings(fixture, measure: str, query: str | None, declared: Declared,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Compute, independently of chapter-audit, the right value of every labelled statement of the six texts in
+"""Compute, independently of chapter-audit, the right value of every labelled statement of the eight texts in
 this folder, and check them against ``labels.yaml``.
 
 Run from the project root with the project's virtualenv::
@@ -15,7 +15,10 @@ and ``ranx.metrics.interpolated_precision_at_recall`` directly, since ``evaluate
 Nothing here imports ``audit``. Rankings reach the libraries as strictly decreasing integer scores, so no
 tie rule matters. What the three libraries cannot compute (ERR with another top grade, unnormalised DCG with
 exponential gain in trec_eval, GMAP in ranx, ml_metrics' ``apk``, torchmetrics' AP, scikit-learn's
-``ndcg_score``) is computed by hand from the definition in that tool's source, named in the output.
+``ndcg_score`` and ``average_precision_score``, torchmetrics' precision with ``adaptive_k``, pytorch-ignite's
+NDCG) is computed by hand from the definition in that tool's source, named in the output. Runs with score ties
+(mrr-mismatch-postmortem) reach the libraries with their own scores, and a run file that repeats a document through
+each library's own TREC reader.
 
 Values: a ``Fraction`` is exact; an ``mpf`` is printed to 10 significant digits; a library's float as
 returned. ``left out`` means the library returned no value for that query; ``nan`` is what it returned.
@@ -1083,6 +1086,478 @@ fqs("the mean is 0.75 under ml_metrics and 0.25 under trec_eval", lambda: {
     "ir_measures AP": irm(NR_QRELS, NR_RUN, "AP", aggregate=True), "ranx map": rx(NR_QRELS, NR_RUN, "map", aggregate=True)},
     primary="hand ml_metrics")
 
+
+# ---- mrr-mismatch-postmortem ---------------------------------------------------------------------
+# Four binary-judged queries. q1: three passages tied at 14.2 in the file order p5, p1, p8 (p1 relevant); q2: twelve
+# judged results, only the twelfth relevant; q3: three results (t1, t2 relevant; t6 relevant, never retrieved);
+# q4: judged, absent from the run. The run is given with its scores, so each tool's tie rule applies.
+MP = "mrr-mismatch-postmortem"
+MP_QRELS = {"q1": {"p1": 1, "p5": 0, "p8": 0, "p3": 0},
+            "q2": {**{f"s{i:02d}": 0 for i in range(1, 12)}, "s12": 1},
+            "q3": {"t1": 1, "t2": 1, "t4": 0, "t6": 1},
+            "q4": {"w1": 1}}
+MP_SCORES = {"q1": {"p5": 14.2, "p1": 14.2, "p8": 14.2, "p3": 11.0},       # file order, insertion order kept
+             "q2": {f"s{i:02d}": round(9.9 - 0.6 * (i - 1), 1) for i in range(1, 13)},
+             "q3": {"t1": 8.0, "t4": 7.5, "t2": 7.1}}                       # q4: no line in the run file
+MP_F32 = {"q1": {"p5": 14.2, "p1": 14.2000001, "p8": 14.2, "p3": 11.0}}     # 14.2000001 == 14.2 in float32
+MP_TIE2_QRELS = {"qx": {"x1": 0, "x5": 1, "x9": 0}}                         # the tie probe's second query
+MP_TIE2 = {"qx": {"x9": 5.0, "x1": 5.0, "x5": 5.0}}
+MP_DUP_LINES = [("q3", "t1", 8.0), ("q3", "t4", 7.5), ("q3", "t2", 7.1), ("q3", "t1", 6.9)]
+TIE_RULES = ("listed order", "docno descending", "docno ascending")
+
+
+def ordered(scores_q, rule):
+    """A query's ranking by score, ties broken by ``rule`` (listed order: the order the dict was written in)."""
+    items = list(scores_q.items())
+    if rule == "listed order":
+        return [d for d, _ in sorted(items, key=lambda x: -x[1])]            # sorted() is stable
+    if rule == "docno descending":
+        return [d for d, _ in sorted(sorted(items, key=lambda x: x[0], reverse=True), key=lambda x: -x[1])]
+    return [d for d, _ in sorted(items, key=lambda x: (-x[1], x[0]))]
+
+
+def RRk(qrels_q, ranking, k=None):
+    return RR(qrels_q, ranking if k is None else ranking[:k])
+
+
+def mp_mean(per_query, over):
+    return sum(per_query.get(q, Fr(0)) for q in over) / len(over)
+
+
+def mp_hand(measure, rule, k=None, over=("q1", "q2", "q3"), qrels=MP_QRELS, scores=MP_SCORES):
+    per = {q: measure(qrels[q], ordered(s, rule), k) for q, s in scores.items()}
+    return mp_mean(per, over)
+
+
+def trec_s(qrels, scores, measures, level=1):
+    return pytrec_eval.RelevanceEvaluator(qrels, set(measures), relevance_level=level).evaluate(scores)
+
+
+def irm_s(qrels, scores, name, q=None, aggregate=False):
+    """ir-measures on explicit scores (query ids kept; the provider it picks is recorded)."""
+    try:
+        m = ir_measures.parse_measure(name)
+        _IRM_USED.append((name, irm_provider(m)))
+        if aggregate:
+            return ir_measures.calc_aggregate([m], qrels, scores)[m]
+        return {r.query_id: r.value for r in ir_measures.iter_calc([m], qrels, scores)}.get(q, "left out")
+    except Exception as exc:
+        return f"error: {type(exc).__name__}: {str(exc).strip()[:90]}"
+
+
+def rx_s(qrels, scores, metric, q=None, aggregate=False):
+    """ranx.evaluate on explicit scores, ids as written, documents inserted in listed order, make_comparable=True."""
+    import ranx
+    try:
+        qr, rn = ranx.Qrels(qrels), ranx.Run(scores)
+        res = ranx.evaluate(qr, rn, metric, return_mean=aggregate, make_comparable=True)
+        return float(res) if aggregate else float(rn.scores[metric][q])
+    except Exception as exc:
+        return f"error: {type(exc).__name__}: {str(exc).strip()[:90]}"
+
+
+def mp_files(lines, qrels):
+    """A TREC run file and qrels file for ``lines`` ((query, doc, score) in file order)."""
+    import tempfile
+    folder = Path(tempfile.mkdtemp())
+    (folder / "run").write_text("".join(f"{q} Q0 {d} {i} {s} rr\n" for i, (q, d, s) in enumerate(lines, 1)))
+    (folder / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    return folder / "qrels", folder / "run"
+
+
+def mp_dup(reader):
+    """How each library's own reader takes the run file that lists t1 twice for q3."""
+    qrels_path, run_path = mp_files(MP_DUP_LINES, {"q3": MP_QRELS["q3"]})
+    try:
+        if reader == "pytrec_eval":
+            with open(run_path) as f:
+                return f"parse_run returned {pytrec_eval.parse_run(f)}"
+        if reader == "ir_measures":
+            qr, rn = list(ir_measures.read_trec_qrels(str(qrels_path))), list(ir_measures.read_trec_run(str(run_path)))
+            return {m: next(ir_measures.iter_calc([ir_measures.parse_measure(m)], qr, rn)).value for m in ("RR", "AP")}
+        import ranx
+        qr, rn = ranx.Qrels.from_file(str(qrels_path), kind="trec"), ranx.Run.from_file(str(run_path), kind="trec")
+        return {m: float(ranx.evaluate(qr, rn, m)) for m in ("mrr", "map")} | {"run read": dict(rn.to_dict()["q3"])}
+    except AssertionError as exc:
+        return f"rejected: AssertionError {exc}".strip()
+
+
+def AP_ranked(qrels_q, ranking, k=None, counts_each=False):
+    """AP over |R| on a ranking that may repeat a document; ``counts_each`` credits every occurrence."""
+    hits, total = 0, Fr(0)
+    for i, d in enumerate(ranking if k is None else ranking[:k], 1):
+        if qrels_q.get(d, 0) >= 1:
+            hits += 1
+            total += Fr(hits, i)
+    return total / nrel(qrels_q)
+
+
+def keep_first(ranking):
+    return [d for i, d in enumerate(ranking) if d not in ranking[:i]]
+
+
+def keep_last(ranking):
+    return [d for i, d in enumerate(ranking) if d not in ranking[i + 1:]]
+
+
+def torchmetrics_precision(labels, top_k, adaptive_k=False):
+    """Lightning-AI/torchmetrics functional/retrieval/precision.py: relevant in the top k over k, with k shrunk to
+    the number of documents given when ``adaptive_k`` is set."""
+    k = len(labels) if adaptive_k and top_k > len(labels) else top_k
+    return Fr(sum(labels[:k]), k)
+
+
+def mp(quote, compute, primary="hand"):
+    S(MP, quote, compute, primary)
+
+
+mq1, mq2, mq3 = MP_QRELS["q1"], MP_QRELS["q2"], MP_QRELS["q3"]
+MP_DASH = {"over": ("q1", "q2", "q3"), "rule": "listed order", "k": 10}   # the dashboard's own reading
+mp("the reranker's dashboard tile read MRR@10 = 0.5", lambda: {
+    "hand, the dashboard's reading (listed order, RR@10, queries in the run)": mp_hand(RRk, "listed order", 10),
+    "hand, same over all four judged queries": mp_hand(RRk, "listed order", 10, over=tuple(MP_QRELS))},
+   primary="hand, the dashboard's reading (listed order, RR@10, queries in the run)")
+mp("printed 0.4722 for what we all believed was the same run file", lambda: {
+    "hand (docno descending, no cutoff, queries in the run)": mp_hand(RRk, "docno descending"),
+    "trec_eval recip_rank (mean of the queries it returns)": (lambda r: sum(v["recip_rank"] for v in r.values()) / len(r))(
+        trec_s(MP_QRELS, MP_SCORES, {"recip_rank"})),
+    "trec_eval queries returned": sorted(trec_s(MP_QRELS, MP_SCORES, {"recip_rank"}))},
+   primary="hand (docno descending, no cutoff, queries in the run)")
+mp("The run's MAP of 0.3241 was never in dispute", lambda: {
+    **{f"hand {rule}, queries in the run": mp_hand(lambda q, r, k: AP(q, r), rule) for rule in TIE_RULES},
+    "hand docno descending, all four judged queries": mp_hand(lambda q, r, k: AP(q, r), "docno descending",
+                                                               over=tuple(MP_QRELS)),
+    "hand docno descending, relevant retrieved (scikit-learn's AP on the returned list)": mp_hand(
+        lambda q, r, k: AP(q, r, denominator="relevant retrieved"), "docno descending"),
+    "trec_eval map (mean of the queries it returns)": (lambda r: sum(v["map"] for v in r.values()) / len(r))(
+        trec_s(MP_QRELS, MP_SCORES, {"map"})),
+    "ir_measures AP (aggregate)": irm_s(MP_QRELS, MP_SCORES, "AP", aggregate=True),
+    "ranx map (aggregate)": rx_s(MP_QRELS, MP_SCORES, "map", aggregate=True)},
+   primary="hand docno descending, queries in the run")
+mp("all twelve returned passages were judged, and only the last, s12, is relevant", lambda: {
+    "hand num_ret": Fr(len(MP_SCORES["q2"])), "hand num_rel": Fr(nrel(mq2)),
+    "trec_eval num_ret": trec_s(MP_QRELS, MP_SCORES, {"num_ret"})["q2"]["num_ret"],
+    "trec_eval num_rel": trec_s(MP_QRELS, MP_SCORES, {"num_rel"})["q2"]["num_rel"]}, primary="hand num_ret")
+mp("On its own, q1 looks harmless: one relevant passage, reciprocal rank 0.5.", lambda: {
+    **{f"hand {rule}": RR(mq1, ordered(MP_SCORES["q1"], rule)) for rule in TIE_RULES},
+    "trec_eval recip_rank": trec_s(MP_QRELS, MP_SCORES, {"recip_rank"})["q1"]["recip_rank"],
+    "ir_measures RR (pytrec_eval)": irm_s(MP_QRELS, MP_SCORES, "RR", "q1"),
+    "ir_measures RR@10 (msmarco)": irm_s(MP_QRELS, MP_SCORES, "RR@10", "q1"),
+    "ranx mrr": rx_s(MP_QRELS, MP_SCORES, "mrr", "q1")}, primary="hand listed order")
+mp("It sorts by score and breaks ties by docno in descending order, which gives p8, p5, p1.", lambda: {
+    "hand docno descending": " ".join(ordered(MP_SCORES["q1"], "docno descending")),
+    "trec_eval recip_rank (1/3 only if p1 is third)": trec_s(MP_QRELS, MP_SCORES, {"recip_rank"})["q1"]["recip_rank"],
+    "trec_eval on the same ties renamed (p1 → p9): relevant first under docno descending": trec_s(
+        {"q1": {"p9": 1, "p5": 0, "p8": 0, "p3": 0}}, {"q1": {"p5": 14.2, "p9": 14.2, "p8": 14.2, "p3": 11.0}},
+        {"recip_rank"})["q1"]["recip_rank"],
+    "trec_eval on the probe's second tie (x9, x1, x5 listed; x5 relevant): 1/2 under docno descending": trec_s(
+        MP_TIE2_QRELS, MP_TIE2, {"recip_rank"})["qx"]["recip_rank"]},
+   primary="trec_eval recip_rank (1/3 only if p1 is third)")
+mp("Its recip_rank for q1 is therefore 1/3.", lambda: {
+    "trec_eval recip_rank": trec_s(MP_QRELS, MP_SCORES, {"recip_rank"})["q1"]["recip_rank"],
+    "hand docno descending": RR(mq1, ordered(MP_SCORES["q1"], "docno descending"))}, primary="trec_eval recip_rank")
+mp("ir_measures' plain RR is computed by its pytrec_eval provider and agrees with trec_eval's 1/3", lambda: {
+    "ir_measures RR": irm_s(MP_QRELS, MP_SCORES, "RR", "q1")}, primary="ir_measures RR")
+mp("ranx keeps tied documents in the order they were added to the run.", lambda: {
+    "ranx mrr, file order p5, p1, p8": rx_s(MP_QRELS, MP_SCORES, "mrr", "q1"),
+    "ranx mrr, inserted p8, p5, p1": rx_s(MP_QRELS, {"q1": {"p8": 14.2, "p5": 14.2, "p1": 14.2, "p3": 11.0}}, "mrr", "q1"),
+    "ranx mrr, inserted p1, p8, p5": rx_s(MP_QRELS, {"q1": {"p1": 14.2, "p8": 14.2, "p5": 14.2, "p3": 11.0}}, "mrr", "q1"),
+    "ranx mrr on the probe's second tie (x9, x1, x5 inserted; x5 relevant)": rx_s(MP_TIE2_QRELS, MP_TIE2, "mrr", "qx")},
+   primary="ranx mrr, file order p5, p1, p8")
+mp("so ranx gives q1 a reciprocal rank of 1/2", lambda: {
+    "ranx mrr": rx_s(MP_QRELS, MP_SCORES, "mrr", "q1"), "hand listed order": RR(mq1, ordered(MP_SCORES["q1"], "listed order"))},
+   primary="ranx mrr")
+mp("which sorts tied passages by docno in ascending order", lambda: {
+    "ir_measures RR@10 (msmarco), file order p5, p1, p8": irm_s(MP_QRELS, MP_SCORES, "RR@10", "q1"),
+    "ir_measures RR@10 on the probe's second tie (x9, x1, x5 listed; x5 relevant)": irm_s(MP_TIE2_QRELS, MP_TIE2, "RR@10", "qx"),
+    "ir_measures RR@10, relevant renamed p9 (last in ascending order)": irm_s(
+        {"q1": {"p9": 1, "p5": 0, "p8": 0, "p3": 0}}, {"q1": {"p5": 14.2, "p9": 14.2, "p8": 14.2, "p3": 11.0}}, "RR@10", "q1"),
+    "hand docno ascending": RR(mq1, ordered(MP_SCORES["q1"], "docno ascending"))},
+   primary="ir_measures RR@10 (msmarco), file order p5, p1, p8")
+mp("p1 comes first, and RR@10 = 1 for q1", lambda: {
+    "ir_measures RR@10": irm_s(MP_QRELS, MP_SCORES, "RR@10", "q1")}, primary="ir_measures RR@10")
+mp("so trec_eval still reports 1/3 for q1", lambda: {
+    "trec_eval recip_rank (p1 at 14.2000001)": trec_s({"q1": mq1}, MP_F32, {"recip_rank"})["q1"]["recip_rank"],
+    "hand in double precision (p1 first)": RR(mq1, ordered(MP_F32["q1"], "docno descending")),
+    "ranx mrr (double precision)": rx_s({"q1": mq1}, MP_F32, "mrr", "q1")},
+   primary="trec_eval recip_rank (p1 at 14.2000001)")
+mp("MRR@10 stops counting at rank 10, so q2 gets nothing from it.", lambda: {
+    "hand RR@10": RRk(mq2, ordered(MP_SCORES["q2"], "listed order"), 10),
+    "ir_measures RR@10": irm_s(MP_QRELS, MP_SCORES, "RR@10", "q2"), "ranx mrr@10": rx_s(MP_QRELS, MP_SCORES, "mrr@10", "q2")})
+mp("trec_eval's recip_rank has no cutoff and credits q2 with 1/12 ≈ 0.0833", lambda: {
+    "trec_eval recip_rank": trec_s(MP_QRELS, MP_SCORES, {"recip_rank"})["q2"]["recip_rank"],
+    "hand RR": RR(mq2, ordered(MP_SCORES["q2"], "listed order"))}, primary="hand RR")
+
+
+def _rr_grows():
+    bad = next(((q, r, k) for q, r, k in binary_cases(7) if k < len(r) and RRk(q, r, k + 1) < RRk(q, r, k)), None)
+    return "holds on every binary ranking up to length 7" if bad is None else f"fails: {bad}"
+
+
+mp("Raising the cutoff can only raise RR@k or leave it where it is.", lambda: {"hand": _rr_grows()})
+mp("At a glance q3 looks strong: two of its three results are relevant, a precision at ten of 0.67.", lambda: {
+    "hand (denominator k: trec_eval, ir_measures, ranx)": P(mq3, ["t1", "t4", "t2"], 10),
+    "hand (number returned: torchmetrics adaptive_k, torcheval limit_k_to_size, trec_eval -M10 set_P)": Fr(2, 3),
+    "trec_eval P_10": trec_s(MP_QRELS, MP_SCORES, {"P_10"})["q3"]["P_10"],
+    "trec_eval set_P (the three returned)": trec_s(MP_QRELS, MP_SCORES, {"set_P"})["q3"]["set_P"],
+    "ir_measures P@10": irm_s(MP_QRELS, MP_SCORES, "P@10", "q3"), "ranx precision@10": rx_s(MP_QRELS, MP_SCORES, "precision@10", "q3")},
+   primary="hand (number returned: torchmetrics adaptive_k, torcheval limit_k_to_size, trec_eval -M10 set_P)")
+mp("trec_eval's P_10 for q3 is 0.2 instead.", lambda: {
+    "trec_eval P_10": trec_s(MP_QRELS, MP_SCORES, {"P_10"})["q3"]["P_10"]}, primary="trec_eval P_10")
+mp("It divides by the cutoff and counts the seven empty positions as non-relevant.", lambda: {
+    "trec_eval P_10 on three returned": trec_s(MP_QRELS, MP_SCORES, {"P_10"})["q3"]["P_10"],
+    "hand k": Fr(2, 10), "hand number returned": Fr(2, 3)}, primary="trec_eval P_10 on three returned")
+mp("shrinks k to the three results actually returned and reports 2/3", lambda: {
+    "hand torchmetrics retrieval_precision(top_k=10, adaptive_k=True)": torchmetrics_precision([1, 0, 1], 10, True),
+    "hand torchmetrics retrieval_precision(top_k=10)": torchmetrics_precision([1, 0, 1], 10)},
+   primary="hand torchmetrics retrieval_precision(top_k=10, adaptive_k=True)")
+mp("Recall at ten is 2/3 whichever way precision is divided", lambda: {
+    "hand": R(mq3, ["t1", "t4", "t2"], 10), "trec_eval recall_10": trec_s(MP_QRELS, MP_SCORES, {"recall_10"})["q3"]["recall_10"],
+    "ir_measures R@10": irm_s(MP_QRELS, MP_SCORES, "R@10", "q3"), "ranx recall@10": rx_s(MP_QRELS, MP_SCORES, "recall@10", "q3")})
+mp("The average precision of q3 is (1 + 2/3)/3 ≈ 0.556.", lambda: {
+    "hand (|R| = 3, the printed divisor)": AP(mq3, ["t1", "t4", "t2"]),
+    "hand (relevant retrieved = 2: scikit-learn average_precision_score on the three returned)":
+        AP(mq3, ["t1", "t4", "t2"], denominator="relevant retrieved"),
+    "trec_eval map": trec_s(MP_QRELS, MP_SCORES, {"map"})["q3"]["map"],
+    "ir_measures AP": irm_s(MP_QRELS, MP_SCORES, "AP", "q3"), "ranx map": rx_s(MP_QRELS, MP_SCORES, "map", "q3")},
+   primary="hand (|R| = 3, the printed divisor)")
+mp("Without `-c` its mean is over q1 to q3: (1/3 + 1/12 + 1)/3 = 17/36 ≈ 0.4722.", lambda: {
+    "hand": mp_hand(RRk, "docno descending"),
+    "trec_eval recip_rank (mean over the queries returned)": (lambda r: sum(v["recip_rank"] for v in r.values()) / len(r))(
+        trec_s(MP_QRELS, MP_SCORES, {"recip_rank"}))})
+mp("With `-c`, every judged query counts, q4 scores 0, and the mean recip_rank falls to 17/48 ≈ 0.3542.", lambda: {
+    "hand (docno descending, four judged queries)": mp_hand(RRk, "docno descending", over=tuple(MP_QRELS)),
+    "trec_eval per-query recip_rank summed over the four qrels queries (what -c does)":
+        sum(v["recip_rank"] for v in trec_s(MP_QRELS, MP_SCORES, {"recip_rank"}).values()) / len(MP_QRELS),
+    "ir_measures RR (aggregate; pytrec_eval provider, q4 as 0)": irm_s(MP_QRELS, MP_SCORES, "RR", aggregate=True),
+    "ranx mrr (aggregate; listed order)": rx_s(MP_QRELS, MP_SCORES, "mrr", aggregate=True)},
+   primary="hand (docno descending, four judged queries)")
+mp("ir_measures scores a judged query that is missing from the run as 0.", lambda: {
+    "ir_measures RR q4": irm_s(MP_QRELS, MP_SCORES, "RR", "q4"), "ir_measures RR@10 q4": irm_s(MP_QRELS, MP_SCORES, "RR@10", "q4"),
+    "trec_eval q4": trec_s(MP_QRELS, MP_SCORES, {"recip_rank"}).get("q4", "left out")}, primary="ir_measures RR q4")
+def _rx_strict():
+    import ranx
+    try:
+        return float(ranx.evaluate(ranx.Qrels(MP_QRELS), ranx.Run(MP_SCORES), "mrr"))
+    except AssertionError as exc:
+        return f"raises AssertionError: {str(exc)[:60]}"
+
+
+mp("ranx does the same when it is called with `make_comparable=True`.", lambda: {
+    "ranx mrr q4 (make_comparable=True)": rx_s(MP_QRELS, MP_SCORES, "mrr", "q4"),
+    "ranx without make_comparable": _rx_strict()}, primary="ranx mrr q4 (make_comparable=True)")
+mp("kept tied passages in file order and stopped at rank 10: (1/2 + 0 + 1)/3 = 0.5", lambda: {
+    "hand, the dashboard's reading": mp_hand(RRk, "listed order", 10)})
+mp("ranx's `mrr@10` over all four judged queries is 0.375.", lambda: {
+    "ranx mrr@10 (aggregate)": rx_s(MP_QRELS, MP_SCORES, "mrr@10", aggregate=True),
+    "hand listed order, four queries": mp_hand(RRk, "listed order", 10, over=tuple(MP_QRELS))},
+   primary="ranx mrr@10 (aggregate)")
+mp("ranx's `mrr` without a cutoff would be the same 0.375", lambda: {
+    "ranx mrr (aggregate)": rx_s(MP_QRELS, MP_SCORES, "mrr", aggregate=True),
+    "hand listed order, no cutoff, four queries": mp_hand(RRk, "listed order", over=tuple(MP_QRELS))},
+   primary="ranx mrr (aggregate)")
+mp("ir_measures' RR@10 averages to 0.5 over the same four queries", lambda: {
+    "ir_measures RR@10 (aggregate; msmarco)": irm_s(MP_QRELS, MP_SCORES, "RR@10", aggregate=True),
+    "hand docno ascending, four queries": mp_hand(RRk, "docno ascending", 10, over=tuple(MP_QRELS))},
+   primary="ir_measures RR@10 (aggregate; msmarco)")
+mp("Reported the way the leaderboard asks for it, MRR@10 with every judged query counted, the reranker scores 0.375.",
+   lambda: {f"hand {rule}, four queries": mp_hand(RRk, rule, 10, over=tuple(MP_QRELS)) for rule in TIE_RULES},
+   primary="hand listed order, four queries")
+DUP = ["t1", "t4", "t2", "t1"]
+mp("trec_eval refused that file outright.", lambda: {"pytrec_eval's reader": mp_dup("pytrec_eval")},
+   primary="pytrec_eval's reader")
+mp("ir_measures read it without a warning and kept the last score it saw for t1, which moves t1 to third place: q3's "
+   "reciprocal rank becomes 1/2.", lambda: {
+    "ir_measures (its TREC reader)": mp_dup("ir_measures"), "hand keep last": RR(mq3, keep_last(DUP)),
+    "hand keep first": RR(mq3, keep_first(DUP))}, primary="hand keep last")
+mp("ranx did the same and also gave q3 a reciprocal rank of 1/2.", lambda: {
+    "ranx (Run.from_file)": mp_dup("ranx"), "hand keep last": RR(mq3, keep_last(DUP))}, primary="hand keep last")
+mp("q3's AP came out at 29/36 ≈ 0.806", lambda: {
+    "hand, every line counted": AP_ranked(mq3, DUP, counts_each=True), "hand keep first": AP(mq3, keep_first(DUP)),
+    "hand keep last": AP(mq3, keep_last(DUP))}, primary="hand, every line counted")
+mp("Keeping only the first occurrence of t1 gives back the average precision of 5/9.", lambda: {
+    "hand keep first": AP(mq3, keep_first(DUP)), "hand keep last (ir_measures, ranx)": AP(mq3, keep_last(DUP)),
+    "ir_measures, ranx on the file": mp_dup("ranx"), "trec_eval": mp_dup("pytrec_eval")}, primary="hand keep first")
+
+# ---- graded-qrels-lab ----------------------------------------------------------------------------
+# Query L6 on a 0–3 scale; U unjudged at rank 4; H (grade 3) not retrieved. L7: K and M judged 1, N judged 0.
+GL = "graded-qrels-lab"
+GL_QRELS = {"L6": {"A": 3, "B": 2, "C": 2, "D": 1, "E": 1, "F": 0, "G": 0, "H": 3}}
+GL_RUN = {"L6": ["B", "F", "A", "U", "D", "C", "G", "E"]}
+GL_U0 = {"L6": {**GL_QRELS["L6"], "U": 0}}
+GL2_QRELS = {**GL_QRELS, "L7": {"K": 1, "M": 1, "N": 0}}
+GL2_RUN = {**GL_RUN, "L7": ["K", "N", "M"]}
+g6, r6 = GL_QRELS["L6"], GL_RUN["L6"]
+g6_labels = [g6.get(d, 0) for d in r6]                 # the grades scikit-learn is handed (U as 0)
+g6_condensed = [d for d in r6 if d in g6]
+
+
+def gl_lib(k, exp=False):
+    """Each library's nDCG@k of L6: linear gain (trec_eval, ir_measures, ranx) or exponential (ranx, gdeval)."""
+    if exp:
+        return {"ranx ndcg_burges": rx(GL_QRELS, GL_RUN, f"ndcg_burges@{k}", "L6"),
+                "ir_measures nDCG(dcg='exp-log2') (gdeval)": irm(GL_QRELS, GL_RUN, f"nDCG(dcg='exp-log2')@{k}", "L6")}
+    return {"trec_eval ndcg_cut": trec_value(GL_QRELS, GL_RUN, f"ndcg_cut.{k}", q="L6"),
+            "ir_measures nDCG": irm(GL_QRELS, GL_RUN, f"nDCG@{k}", "L6"), "ranx ndcg": rx(GL_QRELS, GL_RUN, f"ndcg@{k}", "L6")}
+
+
+def gl(quote, compute, primary="hand"):
+    S(GL, quote, compute, primary)
+
+
+def sklearn_ap(labels):
+    """scikit-learn average_precision_score(y_true, y_score) with distinct decreasing scores: the mean of the
+    precisions at the positives it is given (sum over n of (R_n − R_{n−1}) P_n)."""
+    hits, total = 0, Fr(0)
+    for i, y in enumerate(labels, 1):
+        if y:
+            hits += 1
+            total += Fr(hits, i)
+    return total / hits
+
+
+def ignite_ndcg(labels, k):
+    """pytorch-ignite NDCG (gain_function='exp_rank'): exponential gain, the ideal sorted from the labels given."""
+    dcg = mpmath.fsum(mpmath.mpf(2 ** g - 1) / lg2(i + 1) for i, g in enumerate(labels[:k], 1))
+    ideal = sorted(labels, reverse=True)
+    return dcg / mpmath.fsum(mpmath.mpf(2 ** g - 1) / lg2(i + 1) for i, g in enumerate(ideal[:k], 1))
+
+
+gl("so DCG@5 = 2 + 3/2 + 1/log2(6) ≈ 3.887", lambda: {
+    "hand": DCG(g6, r6, 5), "hand, U removed first (condensed)": DCG(g6, g6_condensed, 5),
+    "ranx dcg@5": rx(GL_QRELS, GL_RUN, "dcg@5", "L6")})
+gl("The ideal keeps the five best judged grades, 3, 3, 2, 2, 1: IDCG@5 ≈ 7.141.", lambda: {
+    "hand (judged, cut at 5)": IDCG(g6, 5), "hand (retrieved only: 3, 2, 2, 1, 1)": IDCG(g6, 5, pool=r6),
+    "ranx dcg@5 of the ideal ranking": rx(GL_QRELS, {"L6": ideal_run(g6)}, "dcg@5", "L6")},
+   primary="hand (judged, cut at 5)")
+gl("So nDCG@5 = 3.887/7.141 ≈ 0.544", lambda: {
+    "hand": nDCG(g6, r6, 5), "hand, the printed quotient": Fr("3.887") / Fr("7.141"),
+    "hand, retrieved-only ideal (scikit-learn)": nDCG(g6, r6, 5, pool=r6),
+    "hand, whole judged list as ideal": DCG(g6, r6, 5) / IDCG(g6, 8),
+    "hand, U removed (condensed)": nDCG(g6, g6_condensed, 5), "hand, exponential gain": nDCG(g6, r6, 5, exp=True),
+    **gl_lib(5)}, primary="hand")
+gl("trec_eval's `ndcg_cut.5` prints 0.5443 for the same input", lambda: {
+    "trec_eval ndcg_cut_5": trec_value(GL_QRELS, GL_RUN, "ndcg_cut.5", q="L6")}, primary="trec_eval ndcg_cut_5")
+gl("builds its ideal from those eight alone and reports about 0.639", lambda: {
+    "hand scikit-learn ndcg_score(k=5) on the eight grades": sklearn_ndcg(g6_labels, 5),
+    "hand, judged ideal": nDCG(g6, r6, 5)}, primary="hand scikit-learn ndcg_score(k=5) on the eight grades")
+
+
+def _gl_cases():
+    """Every ranking up to length 4 over documents graded 0–2 (one unretrieved document of each positive grade
+    possible, one unjudged possible), k ≤ length."""
+    docs = ["a", "b", "c", "d"]
+    for n in range(1, 5):
+        for grades in itertools.product((0, 1, 2, None), repeat=n):
+            for extra in ((), (1,), (2,), (2, 2)):
+                qrels_q = {d: g for d, g in zip(docs, grades) if g is not None}
+                qrels_q |= {f"x{i}": g for i, g in enumerate(extra)}
+                if any(g > 0 for g in qrels_q.values()):
+                    for k in range(1, n + 1):
+                        yield qrels_q, docs[:n], k
+
+
+gl("Building the ideal from the retrieved documents alone can never lower nDCG@k.", lambda: {
+    "hand (linear and exponential)": "holds on every graded case searched" if all(
+        nDCG(q, r, k, exp=e, pool=r) >= nDCG(q, r, k, exp=e) - mpmath.mpf(10) ** -30
+        for q, r, k in _gl_cases() for e in (False, True)) else "fails"})
+gl("DCG@5 = 3 + 7/2 + 1/log2(6) ≈ 6.887", lambda: {
+    "hand": DCG(g6, r6, 5, exp=True), "ranx dcg_burges@5": rx(GL_QRELS, GL_RUN, "dcg_burges@5", "L6")})
+gl("IDCG@5 = 7 + 7/log2(3) + 3/2 + 3/log2(5) + 1/log2(6) ≈ 14.60", lambda: {
+    "hand": IDCG(g6, 5, exp=True), "ranx dcg_burges@5 of the ideal ranking": rx(GL_QRELS, {"L6": ideal_run(g6)}, "dcg_burges@5", "L6")})
+gl("nDCG@5 ≈ 0.472: the missed perfect document H now costs more", lambda: {
+    "hand": nDCG(g6, r6, 5, exp=True), **gl_lib(5, exp=True)})
+gl("ranx's `ndcg_burges@5` gives the same 0.472", lambda: {
+    "ranx ndcg_burges@5": rx(GL_QRELS, GL_RUN, "ndcg_burges@5", "L6")}, primary="ranx ndcg_burges@5")
+gl("Four of the top five results are judged, so Judged@5 = 4/5.", lambda: {
+    "hand": Fr(sum(1 for d in r6[:5] if d in g6), 5), "ir_measures Judged@5": irm(GL_QRELS, GL_RUN, "Judged@5", "L6")})
+gl("trec_eval, ir_measures and ranx all score U as non-relevant.", lambda: {
+    "trec_eval P_5 (U unjudged)": trec_value(GL_QRELS, GL_RUN, "P.5", q="L6"),
+    "trec_eval P_5 (U judged 0)": trec_value(GL_U0, GL_RUN, "P.5", q="L6"),
+    "ir_measures P@5 (U unjudged / judged 0)": f"{irm(GL_QRELS, GL_RUN, 'P@5', 'L6')} / {irm(GL_U0, GL_RUN, 'P@5', 'L6')}",
+    "ranx ndcg@5 (U unjudged / judged 0)": f"{rx(GL_QRELS, GL_RUN, 'ndcg@5', 'L6')} / {rx(GL_U0, GL_RUN, 'ndcg@5', 'L6')}",
+    "hand P@5, U removed first": P(g6, g6_condensed, 5)}, primary="trec_eval P_5 (U unjudged)")
+gl("raises the Part 1 nDCG@5 to about 0.659", lambda: {
+    "hand (U removed, linear gain, judged ideal)": nDCG(g6, g6_condensed, 5),
+    "trec_eval ndcg_cut_5 with judged_docs_only_flag (-J)": pytrec_eval.RelevanceEvaluator(
+        GL_QRELS, {"ndcg_cut.5"}, judged_docs_only_flag=True).evaluate(scored(GL_RUN))["L6"]["ndcg_cut_5"],
+    **gl_lib(5)}, primary="hand (U removed, linear gain, judged ideal)")
+gl("For L6 it comes to 2.5/6 ≈ 0.417.", lambda: {
+    "hand (trec_eval's rule)": Bpref(g6, r6), "trec_eval bpref": trec_value(GL_QRELS, GL_RUN, "bpref", q="L6"),
+    "ir_measures Bpref": irm(GL_QRELS, GL_RUN, "Bpref", "L6"), "ranx bpref": rx(GL_QRELS, GL_RUN, "bpref", "L6")})
+gl("Judging U as bad later would leave bpref unchanged.", lambda: {
+    "hand before (U unjudged)": Bpref(g6, r6), "hand after (U judged 0)": Bpref(GL_U0["L6"], r6),
+    "trec_eval bpref before / after": f"{trec_value(GL_QRELS, GL_RUN, 'bpref', q='L6')} / {trec_value(GL_U0, GL_RUN, 'bpref', q='L6')}",
+    "ranx bpref after": rx(GL_U0, GL_RUN, "bpref", "L6")}, primary="hand after (U judged 0)")
+gl("six of the eight judged documents are relevant and P@5 = 3/5", lambda: {
+    "hand num_rel": Fr(nrel(g6)), "hand P@5": P(g6, r6, 5), "trec_eval P_5": trec_value(GL_QRELS, GL_RUN, "P.5", q="L6"),
+    "trec_eval num_rel": trec_value(GL_QRELS, GL_RUN, "num_rel", q="L6"), "ranx precision@5": rx(GL_QRELS, GL_RUN, "precision@5", "L6")},
+   primary="hand P@5")
+gl("`trec_eval -l 2` counts only grades 2 and 3 as relevant, and P@5 drops to 2/5.", lambda: {
+    "hand": P(g6, r6, 5, level=2), "trec_eval P_5 -l 2": trec_value(GL_QRELS, GL_RUN, "P.5", q="L6", level=2),
+    "ir_measures P(rel=2)@5": irm(GL_QRELS, GL_RUN, "P(rel=2)@5", "L6"), "ranx precision@5-l2": rx(GL_QRELS, GL_RUN, "precision@5-l2", "L6")})
+gl("Its AP at `-l 2` is (1 + 2/3 + 3/6)/4 ≈ 0.542.", lambda: {
+    "hand": AP(g6, r6, level=2), "trec_eval map -l 2": trec_value(GL_QRELS, GL_RUN, "map", q="L6", level=2),
+    "ir_measures AP(rel=2)": irm(GL_QRELS, GL_RUN, "AP(rel=2)", "L6"), "ranx map-l2": rx(GL_QRELS, GL_RUN, "map-l2", "L6")})
+gl("`-l 2` leaves trec_eval's `ndcg_cut.5` at 0.5443: the grade-1 documents keep their gain.", lambda: {
+    "trec_eval ndcg_cut_5 -l 2": trec_value(GL_QRELS, GL_RUN, "ndcg_cut.5", q="L6", level=2),
+    "trec_eval ndcg_cut_5 -l 1": trec_value(GL_QRELS, GL_RUN, "ndcg_cut.5", q="L6"),
+    "hand, grades below 2 dropped": nDCG(g6, r6, 5, level=2)}, primary="trec_eval ndcg_cut_5 -l 2")
+gl("ranx's `ndcg@5-l2` does drop them, and gives about 0.518.", lambda: {
+    "ranx ndcg@5-l2": rx(GL_QRELS, GL_RUN, "ndcg@5-l2", "L6"), "hand, grades below 2 dropped": nDCG(g6, r6, 5, level=2)},
+   primary="ranx ndcg@5-l2")
+q7, r7 = GL2_QRELS["L7"], GL2_RUN["L7"]
+gl("At the default level, L7's AP is (1 + 2/3)/2 = 5/6.", lambda: {
+    "hand": AP(q7, r7), "trec_eval map": trec_value(GL2_QRELS, GL2_RUN, "map", q="L7"),
+    "ir_measures AP": irm(GL2_QRELS, GL2_RUN, "AP", "L7"), "ranx map": rx(GL2_QRELS, GL2_RUN, "map", "L7")})
+gl("At `-l 2` L7 has no relevant document at all, and trec_eval reports its map as 0 instead of dropping it.", lambda: {
+    "trec_eval map -l 2, L7": trec_value(GL2_QRELS, GL2_RUN, "map", q="L7", level=2),
+    "trec_eval queries returned at -l 2": sorted(trec(GL2_QRELS, GL2_RUN, {"map"}, level=2))},
+   primary="trec_eval map -l 2, L7")
+gl("MAP over L6 and L7 at `-l 2` is therefore (0.542 + 0)/2 ≈ 0.271.", lambda: {
+    "hand (L7 scores 0)": (AP(g6, r6, level=2) + AP(q7, r7, level=2)) / 2, "hand (L7 left out)": AP(g6, r6, level=2),
+    "trec_eval map -l 2 (mean)": sum(v["map"] for v in trec(GL2_QRELS, GL2_RUN, {"map"}, level=2).values()) / 2,
+    "ir_measures AP(rel=2) (aggregate)": irm(GL2_QRELS, GL2_RUN, "AP(rel=2)", aggregate=True),
+    "ranx map-l2 (aggregate)": rx(GL2_QRELS, GL2_RUN, "map-l2", aggregate=True)}, primary="hand (L7 scores 0)")
+gl("would report L6's 0.542 alone", lambda: {
+    "hand (L7 left out)": AP(g6, r6, level=2), "hand (L7 scores 0)": (AP(g6, r6, level=2) + AP(q7, r7, level=2)) / 2,
+    "trec_eval map -l 2 (mean of both)": sum(v["map"] for v in trec(GL2_QRELS, GL2_RUN, {"map"}, level=2).values()) / 2,
+    "ir_measures AP(rel=2) (aggregate)": irm(GL2_QRELS, GL2_RUN, "AP(rel=2)", aggregate=True),
+    "ranx map-l2 (aggregate)": rx(GL2_QRELS, GL2_RUN, "map-l2", aggregate=True)}, primary="hand (L7 left out)")
+gl("trec_eval's map for L6 is 427/720 ≈ 0.593", lambda: {
+    "hand (|R| = 6)": AP(g6, r6), "trec_eval map": trec_value(GL_QRELS, GL_RUN, "map", q="L6"),
+    "ir_measures AP": irm(GL_QRELS, GL_RUN, "AP", "L6"), "ranx map": rx(GL_QRELS, GL_RUN, "map", "L6")}, primary="hand (|R| = 6)")
+gl("only knows about the five relevant ones among them and reports about 0.712", lambda: {
+    "hand scikit-learn average_precision_score on the eight labels": sklearn_ap([1 if g >= 1 else 0 for g in g6_labels]),
+    "hand (relevant retrieved)": AP(g6, r6, denominator="relevant retrieved")},
+   primary="hand scikit-learn average_precision_score on the eight labels")
+gl("ERR@3 for the top three grades 2, 0, 3 is 3/8 + (5/8)(7/8)/3 ≈ 0.557", lambda: {
+    "hand (top grade 3, the scale's)": ERR([2, 0, 3], gmax=3), "hand (top grade 4, gdeval)": ERR([2, 0, 3], gmax=4),
+    "ir_measures ERR@3 (gdeval)": irm(GL_QRELS, GL_RUN, "ERR@3", "L6")}, primary="hand (top grade 3, the scale's)")
+gl("ir_measures' ERR@3 runs gdeval, which divides by 2^4 whatever the scale, and gives 0.30599", lambda: {
+    "ir_measures ERR@3 (gdeval)": irm(GL_QRELS, GL_RUN, "ERR@3", "L6"), "hand (top grade 4)": ERR([2, 0, 3], gmax=4)},
+   primary="hand (top grade 4)")
+gl("| P@5 | 0.6 |", lambda: {
+    "hand (U non-relevant, stated)": P(g6, r6, 5), "hand, U removed": P(g6, g6_condensed, 5),
+    "trec_eval P_5": trec_value(GL_QRELS, GL_RUN, "P.5", q="L6"), "ranx precision@5": rx(GL_QRELS, GL_RUN, "precision@5", "L6")},
+   primary="hand (U non-relevant, stated)")
+gl("| RR | 1 |", lambda: {
+    "hand": RR(g6, r6), "trec_eval recip_rank": trec_value(GL_QRELS, GL_RUN, "recip_rank", q="L6"),
+    "ir_measures RR": irm(GL_QRELS, GL_RUN, "RR", "L6"), "ranx mrr": rx(GL_QRELS, GL_RUN, "mrr", "L6")})
+gl("| AP | 0.593 |", lambda: {
+    "hand (|R|: trec_eval, ir_measures, ranx)": AP(g6, r6),
+    "hand (relevant retrieved: scikit-learn on the retrieved list)": AP(g6, r6, denominator="relevant retrieved"),
+    "trec_eval map": trec_value(GL_QRELS, GL_RUN, "map", q="L6")}, primary="hand (|R|: trec_eval, ir_measures, ranx)")
+gl("| nDCG@5 | 0.544 |", lambda: {
+    "hand linear, judged ideal": nDCG(g6, r6, 5), "hand exponential, judged ideal": nDCG(g6, r6, 5, exp=True),
+    "hand linear, retrieved-only ideal (scikit-learn)": nDCG(g6, r6, 5, pool=r6), **gl_lib(5)},
+   primary="hand linear, judged ideal")
+gl("| nDCG@5, exponential gain | 0.472 |", lambda: {
+    "hand exponential, judged ideal": nDCG(g6, r6, 5, exp=True),
+    "hand exponential, retrieved-only ideal (pytorch-ignite NDCG)": ignite_ndcg(g6_labels, 5),
+    **gl_lib(5, exp=True)}, primary="hand exponential, judged ideal")
+gl("| Judged@5 | 0.8 |", lambda: {
+    "hand": Fr(4, 5), "ir_measures Judged@5": irm(GL_QRELS, GL_RUN, "Judged@5", "L6")})
 
 # --------------------------------------------------------------------------------------------------
 # Printing and checking
