@@ -242,10 +242,11 @@ def test_judged_query_without_ranking_is_rejected(tmp_path):
     assert "one-relevant-result" in message and "'q2' has no ranking" in message
 
 
-def test_snapshot_outside_the_chapter_folder_is_rejected(tmp_path):
+def test_snapshot_outside_the_books_repository_is_rejected(tmp_path):
+    """A manuscript may be read in place from the book's repository; a path leaving it is refused."""
     folder = chapter_copy(tmp_path, "file: snapshot.txt", "file: ../../../etc/passwd", file="chapter.yaml")
     err = load_error(folder)
-    assert err.field == "snapshot.file" and "outside the chapter folder" in str(err)
+    assert err.field == "snapshot.file" and "outside the book's repository" in str(err)
 
 
 @pytest.mark.parametrize("name", ["a b", "a\tb", "", "a\x0cb", "a\u00a0b", " a"])
