@@ -43,7 +43,7 @@ from audit.register.claims import REFERENCE_NAMES, canonical_rule
 from audit.register.values import expression_interval
 from audit.report.results import ClaimResult, Hunk, Proposal
 from audit.research.ledger import _CLAIM_CONVENTION
-from audit.research.register_edit import Edit, RegisterEditError
+from audit.research.register_edit import Edit, RegisterEditError, set_field
 from audit.text.anchors import edited_claim
 from audit.research.register_edit import apply as apply_edits
 
@@ -117,7 +117,6 @@ def _value(claim, chapter: Chapter, ms: Measurements, result: ClaimResult):
             raise _Skip(f"a bound ({e.claimed}) the value breaks: whether the bound or the statement's measure is "
                         "wrong is the author's decision; the finding gives the value")
         declared = declared_with_aggregate(own, e.aggregate)
-        claimed = parse_claimed(e.claimed, tolerance=e.tolerance)
         readings = chapter_readings(ms, fixture, e.measure, declared, e.query)
 
         def holds(v, claimed=claimed) -> bool:
@@ -320,14 +319,7 @@ def _recheck(claim, edits: list[Edit], chapter: Chapter, ms: Measurements) -> st
 def _run_edited(claim, edits: list[Edit], chapter: Chapter, ms: Measurements) -> str:
     data = claim.model_dump(mode="json", exclude_unset=True)
     for e in edits:
-        steps = e.field.split(".")
-        target = data
-        for step in steps[:-1]:
-            target = target[int(step)] if isinstance(target, list) else target[step]
-        if isinstance(target, list):
-            target[int(steps[-1])] = e.value
-        else:
-            target[steps[-1]] = e.value
+        set_field(data, e)
     new = type(claim).model_validate(data)
     return decide(CHECKERS[new.kind](new, chapter, ms)).verdict
 

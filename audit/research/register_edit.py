@@ -101,16 +101,20 @@ def _place(text: str, edit: Edit) -> str:
     return text[:line_end] + f"\n{indent}{steps[-1]}: {_flow(edit.value)}" + text[line_end:]
 
 
-def _expected(data: Any, edit: Edit) -> None:
-    claim = next(c for c in data["claims"] if isinstance(c, dict) and c.get("id") == edit.claim)
+def set_field(claim: dict, edit: Edit) -> None:
+    """Make ``edit`` in ``claim`` (a claim as plain data: mappings and lists), in place."""
     steps = edit.field.split(".")
-    target = claim
+    target: Any = claim
     for step in steps[:-1]:
         target = target[int(step)] if isinstance(target, list) else target[step]
     if isinstance(target, list):
         target[int(steps[-1])] = copy.deepcopy(edit.value)
     else:
         target[steps[-1]] = copy.deepcopy(edit.value)
+
+
+def _expected(data: Any, edit: Edit) -> None:
+    set_field(next(c for c in data["claims"] if isinstance(c, dict) and c.get("id") == edit.claim), edit)
 
 
 def apply(text: str, edits: list[Edit]) -> str:
