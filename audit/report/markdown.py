@@ -99,7 +99,7 @@ def values_cell(claim: ClaimResult, name: str) -> str:
 def _where(claim: ClaimResult) -> str:
     """``line 5: “The evaluator rejects repeated…”``: the snapshot line and the quote's beginning."""
     line = f"line {claim.line}" if claim.line else "not found"
-    return f"{line}: “{_short(claim.quote, 50)}”"
+    return f"{line}: “{_short(claim.quote, 44)}”"
 
 
 #: The research brief's required sections (section 9), in its order and with its names.
@@ -109,13 +109,17 @@ SECTIONS = ("1. Context and provenance", "2. Claim audit", "3. Source ledger", "
 CELL_LIMIT = 160
 
 
-def clip(text: object, claim_id: str, whole: str = "") -> str:
-    """A table cell's text, cut at ``CELL_LIMIT`` characters with a pointer to where it is whole (``whole``; by
+#: Longest identity or reading status of a bibliography entry in the Markdown ledger (whole in the HTML and JSON).
+LEDGER_LIMIT = 100
+
+
+def clip(text: object, claim_id: str, whole: str = "", limit: int = CELL_LIMIT) -> str:
+    """A table cell's text, cut at ``limit`` characters with a pointer to where it is whole (``whole``; by
     default the claim's finding)."""
     text = str(text if text is not None else "")
-    if len(text) <= CELL_LIMIT:
+    if len(text) <= limit:
         return text
-    return text[:CELL_LIMIT].rsplit(" ", 1)[0] + f" … (in full {whole or f'under {claim_id} in Findings'})"
+    return text[:limit].rsplit(" ", 1)[0] + f" … (in full {whole or f'under {claim_id} in Findings'})"
 
 
 def anchor(claim_id: str) -> str:
@@ -317,7 +321,8 @@ def chapter_unverified(report: ChapterReport) -> list[str]:
 
 def _claim_table(report: ChapterReport, w) -> None:
     names = implementations(report)
-    w("One row per claim; the id links to its finding. Concern and response are left blank (—) where there is "
+    w("One row per claim; the id links to its finding, or for a supported claim with nothing to do (this row is "
+      "its finding) to its full evidence in the HTML report. Concern and response are left blank (—) where there is "
       "nothing to do. Values: the chapter's definitions in exact arithmetic, "
       "then each reference (n/a: the reference cannot express the measure; see the ledger). Comparisons show "
       "before → after; convention probes show the rule each implementation was observed to follow. A cell longer "
@@ -330,13 +335,20 @@ def _claim_table(report: ChapterReport, w) -> None:
     for c in report.claims:
         # a supported or not checkable claim's finding is one line here: its whole texts are in the HTML report
         whole = f"in the HTML report, {html}#{anchor(c.id)}" if c.verdict in COMPACT else ""
-        row = [f"[{c.id}](#{anchor(c.id)})", _where(c), clip(shown_claim(c), c.id, whole),
+        in_row = settled(c)
+        row = [f"[{c.id}]({html}#{anchor(c.id)})" if in_row else f"[{c.id}](#{anchor(c.id)})", _where(c), clip(shown_claim(c), c.id, whole),
                clip(c.claimed or "—", c.id, whole),
                *[clip(values_cell(c, n) or "—", c.id, whole) for n in names],
                _MARK[c.verdict], *((clip(c.concern, c.id, whole), clip(c.response, c.id, whole))
                                    if c.priority != "none" else ("—", "—")), c.priority]
-        w("| " + " | ".join(cell(x) for x in row) + " |")
+        w("| ", *((target(anchor(c.id)),) if in_row else ()), " | ".join(cell(x) for x in row) + " |")
     w("")
+
+
+def settled(c: ClaimResult) -> bool:
+    """A supported claim that asks for nothing: its row in the claim table is its whole finding in the Markdown
+    (the anchor ``#C01`` is on that row; its checks, values and sources are in the HTML and JSON reports)."""
+    return c.verdict == "supported" and c.priority == "none"
 
 
 #: The headings of Findings, by verdict, in their order.
@@ -367,9 +379,14 @@ def _findings(report: ChapterReport, w) -> None:
             continue
         w(f"### {label} ({len(group)})\n")
         if verdict == "supported":
-            w("One line each: the id links to the claim's full evidence (its checks, values and sources) in the HTML "
-              f"report (`{html}`), which the JSON report also holds; the reason is cut at {REASON_LIMIT} "
-              "characters.\n")
+            rows = [c.id for c in group if settled(c)]
+            if rows:
+                w(f"{id_ranges(rows)}: each is one row of the claim table (section 2), where its id links to its "
+                  f"full evidence (its checks, values and sources) in the HTML report (`{html}`), which the JSON "
+                  "report also holds.\n")
+            group = [c for c in group if not settled(c)]
+            if group:
+                w(f"Asking for a change (the reason is cut at {REASON_LIMIT} characters):\n")
         if verdict in COMPACT:
             for c in group:
                 _compact(c, html, w)
@@ -412,11 +429,33 @@ def _finding(c: ClaimResult, w) -> None:
         w(f"**Note.** {c.note}\n")
     if c.evidence:
         w("**Evidence.**\n")
-        for e in c.evidence:
-            w(f"- *{e.cls}*" + (f" [{e.cite}]" if e.cite else "") + f": {cell(_evidence_text(e.text, c))}")
+        for cls, cites, text in evidence_lines(c):
+            w(f"- *{cls}*" + (f" [{cites}]" if cites else "") + f": {cell(_evidence_text(text, c))}")
         w("")
     for check in c.checks:
         w(_check_table(check))
+
+
+_VIA_REFERENCE = re.compile(r"^((?:supports|qualifies|contradicts) via reference \S+) \(([^)]*)\): (.+)$")
+
+
+def evidence_lines(c: ClaimResult) -> list[tuple[str, str, str]]:
+    """A claim's evidence as (class, citations, text) lines, in order; the sources of one class that bear on the
+    claim through the same reference with the same result share a line, each with the measures and conventions it
+    covers: ``[trec-eval (P, AP, RR); pytrec-eval-terrier (P, AP)]: supports via reference pytrec_eval: …``."""
+    lines: list[tuple[str, list[str], str]] = []
+    merged: dict[tuple[str, str, str], int] = {}
+    for e in c.evidence:
+        m = _VIA_REFERENCE.match(e.text) if e.cite else None
+        if m is None:
+            lines.append((e.cls, [e.cite] if e.cite else [], e.text))
+            continue
+        key = (e.cls, m.group(1), m.group(3))
+        if key not in merged:
+            merged[key] = len(lines)
+            lines.append((e.cls, [], f"{m.group(1)}: {m.group(3)}"))
+        lines[merged[key]][1].append(f"{e.cite} ({m.group(2)})")
+    return [(cls, "; ".join(cites), text) for cls, cites, text in lines]
 
 
 def _evidence_text(text: str, c: ClaimResult) -> str:
@@ -443,24 +482,41 @@ def _experiments(report: ChapterReport, w) -> None:
           f"{int(sc['numeric_claims_found'])} of {int(sc['numeric_claims'])} claims whose quote states a number "
           f"({sc['recall']:.0%}).\n")
     exps = research.experiments if research else []
-    group: list = []   # consecutive experiments with the same criteria: written once, after the last of them
-    for i, e in enumerate(exps):
-        group.append(e.id)
-        w(target(e.id), "\n")
-        w(f"### {e.id} — {e.origin} · {e.status}\n")
-        w(f"**What.** {e.what}\n")
-        w("**Method.**\n")
-        w("```\n" + e.method + "\n```\n")
-        following = exps[i + 1] if i + 1 < len(exps) else None
-        if following is not None and (following.success, following.failure) == (e.success, e.failure):
-            continue
-        which = f" ({group[0]}–{group[-1]})" if len(group) > 1 else ""
-        w(f"**Success{which}.** {e.success}. **Failure.** {e.failure}.\n")
-        group = []
+    groups: list[list] = []   # consecutive experiments with the same criteria: the criteria written once
+    for e in exps:
+        if groups and (groups[-1][0].success, groups[-1][0].failure) == (e.success, e.failure):
+            groups[-1].append(e)
+        else:
+            groups.append([e])
+    for group in groups:
+        which = f" ({group[0].id}–{group[-1].id})" if len(group) > 1 else ""
+        first, last = shared_steps([e.method for e in group])
+        if first or last:
+            w(f"**Method{which}**, for each: {first} the snippet below{'; then ' + last if last else ''}.\n")
+        for e in group:
+            w(target(e.id), "\n")
+            w(f"### {e.id} — {e.origin} · {e.status}\n")
+            w(f"**What.** {e.what}\n")
+            body = e.method.split("\n")[bool(first):len(e.method.split("\n")) - bool(last)]
+            w("**Method.**\n")
+            w("```\n" + "\n".join(body) + "\n```\n")
+        w(f"**Success{which}.** {group[0].success}. **Failure.** {group[0].failure}.\n")
+
+
+def shared_steps(methods: list[str]) -> tuple[str, str]:
+    """The first and the last line that every method of a group of two or more shares (``Add to claims.yaml …:``,
+    ``… run: audit run claims/x``), each ``""`` when not shared, so the Markdown writes them once."""
+    lines = [m.split("\n") for m in methods]
+    if len(lines) < 2 or min(len(x) for x in lines) < 3:
+        return "", ""
+    first = lines[0][0] if all(x[0] == lines[0][0] for x in lines) else ""
+    last = lines[0][-1] if all(x[-1] == lines[0][-1] for x in lines) else ""
+    return first.rstrip(":"), last
 
 
 def _source_ledger(report: ChapterReport, w) -> None:
     research = report.research
+    html = f"{report.chapter['id']}.html"
     w("### Bibliography\n")
     if research is None or not research.sources:
         w("No bibliography entry bears on this chapter's claims.\n")
@@ -468,14 +524,16 @@ def _source_ledger(report: ChapterReport, w) -> None:
         w("Entries of the project's bibliography (`audit/research/sources/bibliography.yaml`) that bear on this chapter's "
           "claims, linked through the measures each claim computes and the conventions that change its value (claims "
           "an entry qualifies or contradicts are linked). Each metadata field is verified, on the date given, or "
-          "UNVERIFIED; the record each was verified against is named in the HTML and JSON reports.\n")
-        w("| source | identity | URL | reading status | bears on | limitations | metadata |\n"
-          "|---|---|---|---|---|---|---|")
+          "UNVERIFIED; the record each was verified against, each entry's limitations, and the whole of a text cut "
+          f"here (…) are in the HTML and JSON reports (`{html}#sources`).\n")
+        w("| source | identity | URL | reading status | bears on | metadata |\n"
+          "|---|---|---|---|---|---|")
         for s in research.sources:
             unread = any(u.startswith(f"source {s.id}: full text UNVERIFIED") for u in research.unverified_sources)
             w("| " + " | ".join(cell(x) for x in (
-                f"`{s.id}` ({s.kind})", s.identity, s.url or "—", ("full text UNVERIFIED — " if unread else "")
-                + s.reading, bears_on(s), s.limits, metadata_short(s))) + " |")
+                f"`{s.id}` ({s.kind})", _short(s.identity, LEDGER_LIMIT), s.url or "—",
+                _short(("full text UNVERIFIED — " if unread else "") + s.reading, LEDGER_LIMIT),
+                bears_on(s), metadata_short(s))) + " |")
         w("")
         if research.sources_not_bearing:
             w("Not listed (no claim of this chapter uses what they define): "
@@ -618,12 +676,19 @@ def sensitivity_counts(rows) -> str:
     for (one, many), prefixes in kinds:
         mine = [r for r in rows if r.conclusion.startswith(prefixes)]
         if mine:
-            ids = ", ".join(dict.fromkeys(r.claim for r in mine))
-            parts.append(f"{len(mine)} {one if len(mine) == 1 else many} ({ids})")
+            parts.append(f"{len(mine)} {one if len(mine) == 1 else many} ({_of_claims(mine)})")
     rest = [r for r in rows if r.conclusion == "not applicable"]
     if rest:
-        parts.append(f"{len(rest)} not applicable ({', '.join(dict.fromkeys(r.claim for r in rest))})")
+        parts.append(f"{len(rest)} not applicable ({_of_claims(rest)})")
     return "; ".join(parts)
+
+
+def _of_claims(rows) -> str:
+    """``C02, C03`` when each statement is its own claim's; ``2 claims: C18, C19`` when the statements (one per
+    printed value and change) are fewer claims, so a count of 6 beside one id reads as what it is."""
+    ids = list(dict.fromkeys(r.claim for r in rows))
+    return ", ".join(ids) if len(ids) == len(rows) else \
+        f"{len(ids)} claim{'s' if len(ids) > 1 else ''}: {', '.join(ids)}"
 
 
 _APPROX = re.compile(r"(\b-?\d+/\d+) \(≈ -?\d+\.\d+\)")
@@ -640,6 +705,14 @@ def flipping_cells(row) -> str:
     return "; ".join(f"{c.alternative}: {_exact_only(c.value)}" for c in cells) or "—"
 
 
+def stated_flips(row) -> list[str] | None:
+    """The conventions whose other values flip a statement, when every one of them is a convention the chapter
+    states (a cell of that axis is the chapter's own value); None when an unstated one flips it."""
+    axes = list(dict.fromkeys(c.axis for c in row.cells if c.axis != "metric" and c.outcome == "flips"))
+    stated = {c.axis for c in row.cells if c.stated}
+    return axes if axes and all(a in stated for a in axes) else None
+
+
 def _sensitivity(research, w) -> None:
     w("### Metric-choice sensitivity\n")
     w("*Reproduced locally* (run by this audit, not proposed). Each statement re-evaluated by the chapter's "
@@ -647,21 +720,36 @@ def _sensitivity(research, w) -> None:
       "conventions), and with each value of each convention that changes it, one at a time. The conclusion says "
       "whether it holds under the chapter's reading, which convention values flip it (stated: the chapter states "
       "that convention) and under which other metrics it does not hold as printed; the values each alternative gives "
-      "are listed where a convention flips it. Statements that hold under every convention value are counted here with "
-      "their claims; their rows, and every cell (holds, flips, n/a), are in the HTML and JSON reports. "
+      "are listed where a convention flips it. Statements that hold under every convention value, or that only a "
+      "convention the chapter states decides, are counted here with their claims; their rows, and every cell "
+      "(holds, flips, n/a), are in the HTML and JSON reports. "
       "Universal claims are searched exhaustively under each alternative on small rankings (up to length 4, k ≤ 4). "
       "A value the text derives but does not print is marked so: no reader sees it, so a convention that flips it "
       "misleads no one.\n")
     if not research.sensitivity:
         w("No value, comparison or universal claim to re-evaluate.\n")
         return
-    from audit.research.sensitivity import HOLDS, ROBUST
-    shown = [r for r in research.sensitivity if not r.conclusion.startswith((ROBUST, HOLDS, "not applicable"))]
+    from audit.research.sensitivity import HOLDS, RESTS, ROBUST
+    flipped = [r for r in research.sensitivity if not r.conclusion.startswith((ROBUST, HOLDS, "not applicable"))]
+    by_stated: dict[str, list[str]] = {}   # convention title -> claims resting only on the chapter's stated value
+    shown = []
+    for r in flipped:
+        axes = stated_flips(r)
+        if r.conclusion.startswith(RESTS) and axes is not None:
+            for axis in axes:
+                by_stated.setdefault(CONVENTIONS[axis].title if axis in CONVENTIONS else axis, []).append(r.claim)
+        else:
+            shown.append(r)
     w(f"Of {len(research.sensitivity)} statements: {sensitivity_counts(research.sensitivity)}. "
-      + (f"The {len(shown)} that a convention value flips, or that do not hold as printed:\n" if shown else
-         "No convention value flips any of them.\n"))
+      + ("\n" if flipped else "No convention value flips any of them.\n"))
+    if by_stated:
+        w(f"{len(flipped) - len(shown)} of those that a convention value flips rest only on conventions the chapter "
+          "states, so a reader who follows the text gets the printed value (their rows are in the HTML and JSON "
+          "reports); the claims, by convention: "
+          + "; ".join(f"{title}: {', '.join(dict.fromkeys(ids))}" for title, ids in by_stated.items()) + ".\n")
     if not shown:
         return
+    w(f"The {len(shown)} that an unstated convention value flips, or that do not hold as printed:\n")
     w("| claim | statement | conclusion | convention values that flip it | note |\n|---|---|---|---|---|")
     for r in shown:
         w("| " + " | ".join(cell(x) for x in (

@@ -92,8 +92,10 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
 
 def _open_conditions(results: list[ClaimResult], chapter: Chapter, rows: list[SensitivityRow]) -> list[Experiment]:
     notebook = getattr(chapter.identity, "notebook", None)
-    where = f"the chapter's notebook ({notebook})" if notebook else "the chapter's own evaluation code (no notebook " \
-        "is recorded in chapter.yaml)"
+    # the notebook's address is in section 1 of the report (chapter.yaml ``notebook``), not repeated per experiment
+    where = "the chapter's notebook (chapter.yaml, notebook)" if notebook else "the chapter's own evaluation code " \
+        "(no notebook is recorded in chapter.yaml)"
+    it = "the notebook" if notebook else "that code"   # the method's name for it
     out = []
     for r in results:
         if r.verdict != "qualified":
@@ -110,7 +112,7 @@ def _open_conditions(results: list[ClaimResult], chapter: Chapter, rows: list[Se
             out.append(Experiment(
                 id="", origin=f"open condition of {r.id}", claims=[r.id],
                 what=f"Which convention {where} actually uses for {r.claimed}.",
-                method=(f"Run {where} on {fixture} (the input in claims.yaml, claim {r.id}) and read the value it "
+                method=(f"Run {it} on {fixture} (the input in claims.yaml, claim {r.id}) and read the value it "
                         f"prints; the readings give: {values}."),
                 success="it prints the value of the reading the proposed wording states: the chapter, its code and "
                         "the wording agree",
@@ -120,7 +122,7 @@ def _open_conditions(results: list[ClaimResult], chapter: Chapter, rows: list[Se
             out.append(Experiment(
                 id="", origin=f"open condition of {r.id}", claims=[r.id],
                 what=f"Whether {where} enforces “{r.claimed}” as the chapter says.",
-                method=f"Feed {where} the probe of claim {r.id} in claims.yaml and compare with each implementation's "
+                method=f"Feed {it} the probe of claim {r.id} in claims.yaml and compare with each implementation's "
                        "value in the finding.",
                 success="it follows the chapter's rule (as the chapter's definitions do)",
                 failure="it follows a reference's rule instead: the text describes an evaluator the code does not "
