@@ -75,9 +75,17 @@ def test_a_listing_cannot_reach_the_network():
 # --- differential testing and verdicts ----------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def module_report():
-    chapters = [load_chapter(ROOT / "claims" / "recall-and-precision"),
-                load_chapter(ROOT / "claims" / "retrieval-23-chapter")]
+def module_report(tmp_path_factory):
+    """The course module audited as a chapter of chapter 23's book (a copy whose chapter.yaml names that book), so
+    chapter 23's C08 ("The evaluator rejects repeated result IDs") is a rule of the same book."""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("same-book") / "recall-and-precision"
+    shutil.copytree(ROOT / "claims" / "recall-and-precision", folder)
+    identity = folder / "chapter.yaml"
+    identity.write_text("book: Retrieval From First Principles\n" + identity.read_text(encoding="utf-8"),
+                        encoding="utf-8")
+    chapters = [load_chapter(folder), load_chapter(ROOT / "claims" / "retrieval-23-chapter")]
     book = Book(chapters)
     report = audit_chapter(chapters[0], all_references(), collect(["audit", "run"]), book=book)
     add_book_findings(report, book)
@@ -118,6 +126,21 @@ def test_the_conflict_with_chapter_23_is_reported_at_book_level(module_report):
         ("recall-and-precision", "M14", "retrieval-23-chapter", "C08"),
         ("recall-and-precision", "M15", "retrieval-23-chapter", "C08")}
     assert len(report.book_conflicts) == 2
+
+
+def test_a_rule_of_another_book_is_not_held_against_a_listing():
+    """The shipped course module names no book, chapter 23 is in *Retrieval From First Principles*: audited in one
+    run, chapter 23's repeated-ID rule is not the module's, so no conflict is recorded and M14's reason (recall 2.0
+    on ['n', 'n', 'a', 'a'], relevant {'a'}, still outside [0, 1]) cites no other chapter."""
+    chapters = [load_chapter(ROOT / "claims" / "recall-and-precision"),
+                load_chapter(ROOT / "claims" / "retrieval-23-chapter")]
+    book = Book(chapters)
+    report = audit_chapter(chapters[0], all_references(), collect(["audit", "run"]), book=book)
+    add_book_findings(report, book)
+    assert book.conflicts == [] and report.book_conflicts == []
+    m14 = next(c for c in report.claims if c.id == "M14")
+    assert m14.verdict == "qualified" and "returns 2.0000 — outside [0, 1]" in m14.reason
+    assert "retrieval-23-chapter" not in m14.reason + m14.response
 
 
 def test_a_listing_wrong_on_ordinary_input_is_contradicted_with_a_minimal_input(tmp_path):

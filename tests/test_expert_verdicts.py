@@ -352,11 +352,12 @@ def test_a_printed_divisor_fixes_the_denominator_it_divides_by(tmp_path):
     produced it and is not tried: supported; the bare "≈ 0.556" leaves it open: qualified. The same for P@10 of the
     four returned a, n, b, m with a and b relevant: "(1 + 1)/10 = 0.2" divides by k (trec_eval ``P_10`` 0.2), the
     number returned would give 2/4. A mean over two queries, "(0.556 + 1)/2 ≈ 0.778" (q2: one relevant, returned
-    first, AP 1), divides by the number of queries: it fixes no AP denominator (over the relevant retrieved the mean
-    is (5/6 + 1)/2 = 0.9167), so the value stays qualified."""
+    first, AP 1), divides by the number of queries, but its terms are the queries' values: q1's printed 0.556 is
+    5/9, which the relevant-retrieved reading (5/6, mean 0.9167) cannot give, so it is not tried: supported; the
+    bare "The MAP is ≈ 0.778." leaves it open: qualified."""
     (tmp_path / "snapshot.txt").write_text(
         "Its AP is (1 + 2/3)/3 ≈ 0.556.\nIts AP is ≈ 0.556.\nHere P@10 = (1 + 1)/10 = 0.2.\nHere P@10 = 0.2.\n"
-        "The MAP is (0.556 + 1)/2 ≈ 0.778.\n", encoding="utf-8")
+        "The MAP is (0.556 + 1)/2 ≈ 0.778.\nThe MAP is ≈ 0.778.\n", encoding="utf-8")
     (tmp_path / "chapter.yaml").write_text("id: divisors\ntitle: Divisors\n", encoding="utf-8")
     (tmp_path / "claims.yaml").write_text("""\
 fixtures:
@@ -380,6 +381,8 @@ claims:
      expect: [{measure: "P@10", claimed: "0.2"}]}
   - {id: A5, title: mean, kind: value, quote: "The MAP is (0.556 + 1)/2 ≈ 0.778.", claim: mean of 5/9 and 1,
      fixture: two, expect: [{measure: AP, claimed: "≈ 0.778"}]}
+  - {id: A6, title: bare mean, kind: value, quote: "The MAP is ≈ 0.778.", claim: mean of 5/9 and 1,
+     fixture: two, expect: [{measure: AP, claimed: "≈ 0.778"}]}
 """, encoding="utf-8")
     report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
     verdicts = {c.id: c for c in report.claims}
@@ -388,7 +391,33 @@ claims:
     assert verdicts["A2"].verdict == "qualified" and "relevant retrieved" in verdicts["A2"].reason
     assert verdicts["A3"].verdict == "supported", verdicts["A3"].reason
     assert verdicts["A4"].verdict == "qualified" and "number returned" in verdicts["A4"].reason
-    assert verdicts["A5"].verdict == "qualified" and "relevant retrieved" in verdicts["A5"].reason
+    assert verdicts["A5"].verdict == "supported", verdicts["A5"].reason
+    assert verdicts["A6"].verdict == "qualified" and "relevant retrieved" in verdicts["A6"].reason
+
+
+def test_printed_terms_of_a_mean_fix_the_readings_of_each_query(tmp_path):
+    """The graded lab's "MAP over L6 and L7 at -l 2 is therefore (0.542 + 0)/2 ≈ 0.271" (tests/corpus/measures,
+    GL23). At relevance level 2, L6 has four relevant documents, three retrieved at ranks 1, 3 and 6, so AP =
+    (1 + 2/3 + 3/6)/4 = 13/24 = 0.5417 over |R| (trec_eval ``map`` with ``-l 2``, ir_measures ``AP(rel=2)``, ranx
+    ``map`` at level 2: 0.5417), 13/18 = 0.7222 over the relevant retrieved; L7 has no document at level 2, AP 0.
+    The printed terms 0.542 and 0 over 2 fix both: L6's 0.542 is not 13/18, and the divisor 2 counts L7 (a query
+    without relevant documents left out gives a mean over one). Every reference gives 13/48 = 0.2708: supported."""
+    (tmp_path / "snapshot.txt").write_text("MAP over L6 and L7 is (0.542 + 0)/2 ≈ 0.271.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: terms\ntitle: Terms\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+fixtures:
+  L6-L7:
+    qrels: {L6: {a: 2, b: 1, c: 2, d: 0, e: 1, f: 2, g: 2}, L7: {h: 1, i: 0}}
+    run: {L6: [a, b, c, d, e, f], L7: [h, i]}
+claims:
+  - {id: T1, title: mean, kind: value, quote: "MAP over L6 and L7 is (0.542 + 0)/2 ≈ 0.271.", claim: mean,
+     fixture: L6-L7, expect: [{measure: "AP(rel=2)", claimed: "≈ 0.271"}]}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    t1 = report.claims[0]
+    assert t1.verdict == "supported", t1.reason
+    values = {v.implementation: v.value for v in t1.checks[0].values}
+    assert all(abs(values[r] - 13 / 48) < 1e-4 for r in ("pytrec_eval", "ir_measures", "ranx")), values
 
 
 def test_a_value_trec_eval_gives_only_in_single_precision_names_both_releases(tmp_path):
@@ -431,3 +460,34 @@ claims:
     assert v2.verdict == "qualified", v2.reason
     assert "trec_eval 10.0, which reads scores as doubles, gives 1.0000" in v2.reason
     assert v3.verdict == "supported", v3.reason
+
+
+def test_a_sentence_stating_its_own_averaging_is_not_qualified_by_a_reference_that_cannot_average_so(tmp_path):
+    """The lecture's "Counting topic 404 as well, the mean map is 0.2635" (tests/corpus/measures, LN38), small:
+    q1 returns r1 first (AP 1), q2 is judged (r2 relevant) and returns nothing. Counting q2 as 0 (trec_eval -c,
+    ir_measures ``AP``, ranx ``map`` with make_comparable) the mean is 1/2; pytrec_eval runs without -c and averages
+    over the queries in the run: 1. The sentence states its condition ("counting q2 as well"), the claim declares it,
+    and ir_measures confirms the value under it, so pytrec_eval's 1 is a note, not a qualification: supported. The
+    same value without the stated condition is qualified (a reader of pytrec_eval gets 1)."""
+    (tmp_path / "snapshot.txt").write_text("Counting q2 as well, the mean AP is 0.5.\nThe mean AP is 0.5.\n",
+                                           encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: told\ntitle: Told\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+fixtures:
+  two:
+    qrels: {q1: {r1: 1}, q2: {r2: 1}}
+    run: {q1: [r1], q2: []}
+claims:
+  - {id: T1, title: told, kind: value, quote: "Counting q2 as well, the mean AP is 0.5.", claim: over both,
+     fixture: two, conventions: {averaging: {value: all judged queries, quote: "Counting q2 as well"}},
+     expect: [{measure: AP, claimed: "0.5"}]}
+  - {id: T2, title: untold, kind: value, quote: "The mean AP is 0.5.", claim: over both, fixture: two,
+     expect: [{measure: AP, claimed: "0.5"}]}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    t1, t2 = report.claims
+    values = {v.implementation: v.value for v in t1.checks[0].values}
+    assert values["pytrec_eval"] == 1.0 and values["ir_measures"] == 0.5
+    assert t1.verdict == "supported", t1.reason
+    assert "where the sentence states its own condition" in t1.reason and "pytrec_eval" in t1.reason
+    assert t2.verdict == "qualified", t2.reason

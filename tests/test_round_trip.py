@@ -1,6 +1,6 @@
 """The author's loop closes: audit, apply the report's patch, audit again — and the second run is clean.
 
-For each chapter (the shipped ones, the labelled measures corpus, and a chapter with planted errors of five
+For each chapter (the shipped ones, the labelled measures corpus, and a chapter with planted errors of six
 kinds) the folder is copied to a scratch project, audited with the CLI, its patch checked with ``git apply
 --check`` and ``patch --dry-run`` and applied with ``patch -p0`` (it changes the snapshot and the claim register
 together), then audited again. Required of the second run: no stale claim and no error; every claim the patch
@@ -19,6 +19,8 @@ Right values of the planted chapter, by hand (exact fractions) and with the libr
   ``ndcg_burges@3``) — the text states no gain, so it is qualified until it does.
 * P5 "our evaluator rejects a ranking that repeats an ID": ir_measures and ranx score such a run, keeping the
   last occurrence; pytrec_eval rejects it — qualified until the text says what the two libraries do.
+* P6 and P7 quote the same table row "Whole cohort 43 8": 21 + 6 + 16 = 43 holds, 0 + 1 + 6 = 7 not 8; the hunk
+  correcting P7's 8 to 7 changes P6's quote too, so it edits both register entries.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ A single relevant result at rank 2 of four gives P@4 = 1/3.
 Raising k always helps precision, which is why longer lists look better.
 Grades 3, 0, 2 in the top three give nDCG@3 ≈ 0.9386.
 Our evaluator rejects a ranking that repeats an ID.
+Rejected 16 6 Whole cohort 43 8
 """
 PLANTED_CHAPTER = "id: planted\ntitle: Five planted errors\n"
 PLANTED_CLAIMS = """\
@@ -96,6 +99,20 @@ claims:
     rule: reject
     probe: repeats
     measures: ["P@3", "RR"]
+  - id: P6
+    title: The whole cohort has 43 positives
+    kind: arithmetic
+    quote: "Rejected 16 6 Whole cohort 43 8"
+    claim: The positive column sums to 43.
+    expression: "21 + 6 + 16"
+    claimed: "43"
+  - id: P7
+    title: The whole cohort has 8 negatives
+    kind: arithmetic
+    quote: "Rejected 16 6 Whole cohort 43 8"
+    claim: The negative column sums to 8.
+    expression: "0 + 1 + 6"
+    claimed: "8"
 """
 
 
@@ -172,6 +189,9 @@ def test_the_second_run_has_no_stale_claim_and_no_error(rounds):
     for name, report in second.items():
         bad = {i: v for i, v in _verdicts(report).items() if v in ("stale", "error")}
         assert not bad, (name, bad)
+        # every register quote the patch's sentences touch was edited with them: P6 shares P7's corrected row
+        edited = [c["id"] for c in report["claims"] if c.get("anchor_state") == "edited"]
+        assert not edited, (name, edited)
 
 
 def test_every_changed_claim_is_fixed_and_the_rest_were_named(rounds):

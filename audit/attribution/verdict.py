@@ -121,8 +121,10 @@ def decide(evidence: Evidence) -> Decision:
                         "unstated condition, gets a different answer.",
                         _wording(evidence.conditions, "Name the condition in the text."),
                         PRIORITY["qualified"])
-    scope = evidence.scope or ("; ".join(evidence.scopes) + "." if evidence.scopes else "")
+    scope = evidence.scope or ("; ".join(dict.fromkeys(evidence.scopes)) + "." if evidence.scopes else "")
     scope = _upper_first(scope)
+    if scope and evidence.notes:   # a reference that differs only where the text says so, and why
+        scope = scope.rstrip(".") + ". Also: " + "; ".join(dict.fromkeys(evidence.notes)) + "."
     return Decision("supported", scope or "The chapter's definition and every applicable reference agree.",
                     "No concern.", "Keep as written.", PRIORITY["supported"])
 

@@ -125,7 +125,9 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
         "queries with results": "the mean is over the queries that returned results (trec_eval)",
         "all judged queries": "the mean is over every judged query, one without results scoring 0 (trec_eval -c)",
         "pooled": "recall is pooled over queries: Σ relevant found / Σ |R|",
-    }, "trec_eval (queries in the run) and -c (all qrels queries)", aggregate=True),
+    }, "trec_eval (queries in the run) and -c (all qrels queries); no reference computes pooled recall and no "
+       "source in the bibliography uses it, so a text is read that way only when it says so (“pooled over queries”)",
+        aggregate=True, unsourced=frozenset({"pooled"})),
     Convention("no_relevant", "a judged query without relevant documents", ("scores 0", "left out"), {
         "scores 0": "a judged query with no relevant document scores 0 and counts in the mean",
         "left out": "a judged query with no relevant document is left out of the mean",
@@ -231,3 +233,21 @@ def check_value(name: str, value: object) -> str | None:
 def describe(reading: Mapping[str, str], names: Iterable[str]) -> str:
     """'gain = exponential, ties = docno descending' for the named conventions of a reading."""
     return ", ".join(f"{CONVENTIONS[n].title} {reading[n]}" for n in names)
+
+
+def join_alike(parts: list[tuple[str, str]]) -> str:
+    """Phrases each with its qualifier, joined with "and", the words they all begin with written once:
+    [("orders tied documents by docno, ascending", "for RR@4"), ("orders tied documents by docno, descending",
+    "for RR")] → "orders tied documents by docno, ascending for RR@4 and descending for RR"."""
+    phrases = [p for p, _ in parts]
+    head = ""
+    if len(phrases) > 1:
+        common = phrases[0]
+        for p in phrases[1:]:
+            n = 0
+            while n < min(len(common), len(p)) and common[n] == p[n]:
+                n += 1
+            common = common[:n]
+        cut = common.rfind(" ")
+        head = common[:cut + 1] if cut > 0 and all(len(p) > cut + 1 for p in phrases) else ""
+    return head + " and ".join((p[len(head):] + (f" {q}" if q else "")) for p, q in parts)

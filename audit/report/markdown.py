@@ -250,7 +250,8 @@ def render(report: ChapterReport) -> str:
 def _what_to_change(report: ChapterReport, w) -> None:
     """The claims to act on, each with its verdict, the finding's proposed response and a link to the finding."""
     acts = to_act(report)
-    if not acts:
+    tensions = [t for t in report.tensions if not t.claims]
+    if not acts and not tensions:
         w("**What to change:** nothing — no claim is contradicted, qualified, stale or in error.\n")
         return
     hunks = hunk_numbers(report)
@@ -261,6 +262,10 @@ def _what_to_change(report: ChapterReport, w) -> None:
         patch = ", ".join(f"[hunk {n}](#{hunk_anchor(n)})" for n in hunks.get(c.id, []))
         w(f"- {_MARK[c.verdict]} · {c.priority} — [{c.id}](#{anchor(c.id)}) {cell(shown_title(c))}: "
           f"{cell(fix_text(c))}" + (f" Patch: {patch}." if patch else ""))
+    for t in tensions:
+        said = "; ".join(f"“{st['quote']}” sets it to **{st['value']}**" for st in t.statements)
+        w(f"- ⚠️ tension — [{cell(t.title)} is set two ways](#tensions): {cell(said)}. State the one the chapter "
+          "means, in the text and in chapter.yaml's conventions.")
     w("")
 
 
@@ -360,6 +365,7 @@ _GROUPS = {"contradicted": "Contradicted", "stale": "Unresolved: stale", "error"
 def _findings(report: ChapterReport, w) -> None:
     research = report.research
     if report.tensions:
+        w(target("tensions"), "\n")
         w("### Internal tensions\n")
         for t in report.tensions:
             if t.claims:

@@ -117,11 +117,20 @@ def checklist(report: ChapterReport) -> list[ChecklistItem]:
             elif claim.verdict == "contradicted":
                 rec, why = "revise", (f"the text is wrong here and no text change is checked for it ({n['reason']}): "
                                       f"{claim.response}")
+            elif claim.reason.startswith("False as written"):
+                rec, why = "revise", (f"the statement is false as written; only a weaker form holds, and no text change "
+                                      f"is checked for it ({n['reason']}): {claim.response}")
             else:
                 rec, why = "defer", (f"no text change is checked for it ({n['reason']}); decide whether readers "
                                      "need the difference spelled out")
             items.append(ChecklistItem(subject=f"{cid}: {claim.title}", claims=[cid], recommendation=rec,
                                        reason=why, urgency=_urgency(report, cid)))
+    for t in report.tensions:
+        if not t.claims:   # the chapter states one convention two ways: every claim that rests on it is in doubt
+            said = "; ".join(f"“{st['quote']}” sets it to {st['value']}" for st in t.statements)
+            items.append(ChecklistItem(subject=f"{t.title} is set two ways by the chapter", recommendation="revise",
+                                       reason=f"{said}; state the one the chapter means (in the text, and in "
+                                              "chapter.yaml's conventions)", urgency=1))
     free: dict[str, list[str]] = {}
     for c in report.claims:
         m = FREE_TEXT.search(c.response)

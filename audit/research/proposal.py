@@ -37,7 +37,7 @@ from audit.evaluation.checks.value import (
 )
 from audit.evaluation.readings import REJECTED
 from audit.register.claims import Chapter
-from audit.register.conventions import CONVENTIONS
+from audit.register.conventions import CONVENTIONS, join_alike
 from audit.register.values import display, format_exact, parse_claimed
 from audit.register.claims import REFERENCE_NAMES, canonical_rule
 from audit.register.values import expression_interval
@@ -264,11 +264,9 @@ def _convention_caveat(claim, chapter: Chapter, references, book) -> tuple[str, 
         definite = {r for r in rules if " or " not in r}
         # "keep first or keep last" on one probe and "keep last" on another: the definite rule explains both
         rules = {r: m for r, m in rules.items() if " or " not in r or not definite & set(r.split(" or "))}
-        said = []
-        for rule, measures in rules.items():
-            phrase = _RULE_PHRASES.get(rule, f"follows “{rule}”")
-            said.append(phrase + (f" ({', '.join(measures)})" if len(rules) > 1 else ""))
-        by_said.setdefault(" and ".join(said), []).append(ref)
+        said = join_alike([(_RULE_PHRASES.get(rule, f"follows “{rule}”"),
+                            f"for {', '.join(measures)}" if len(rules) > 1 else "") for rule, measures in rules.items()])
+        by_said.setdefault(said, []).append(ref)
     titles = {r.name: r.title for r in references}
     parts = [(f"{' and '.join(titles.get(r, r) for r in refs)} " + re.sub(r"^(\w+)s\b", r"\1", said)
               if len(refs) > 1 else f"{titles.get(refs[0], refs[0])} {said}")
@@ -576,7 +574,37 @@ def _propose(results, chapter: Chapter, ms: Measurements, snapshot_file: str, re
                                    register_edits=[e.as_dict() for e in plan["edits"]],
                                    response=f"{plan['response'].rstrip('.')} "
                                             f"({plan['check'].replace('re-checked: ', 'checked: ', 1)})."))
+    _shared_quotes(proposal, chapter)
     return proposal
+
+
+def _shared_quotes(proposal: Proposal, chapter: Chapter) -> None:
+    """Every other claim whose quote holds the text a hunk changes gets its quote edited with the same change, in
+    that hunk's register edits ("Rejected 16 6 Whole cohort 43 8" is C39's quote as well as C40's: correcting C40's
+    8 to 7 changes C39's quote too), so no claim is left quoting a sentence the patch rewrote. A quote the change
+    only partly overlaps is left for the rerun to report (edited)."""
+    quotes = {c.id: c.quote for c in chapter.register.claims}
+    for h in proposal.hunks:
+        for e in h.register_edits:
+            if e["field"] == "quote":
+                quotes[e["claim"]] = e["value"]
+        old, new = h.old, h.new
+        p = 0
+        while p < min(len(old), len(new)) and old[p] == new[p]:
+            p += 1
+        q = 0
+        while q < min(len(old), len(new)) - p and old[-1 - q] == new[-1 - q]:
+            q += 1
+        a, b = p, len(old) - q            # the changed span of the old line
+        for cid, quote in quotes.items():
+            if cid == h.claim or not quote or quote in new:
+                continue
+            i = old.find(quote)
+            if i < 0 or old.find(quote, i + 1) >= 0 or not (i <= a and b <= i + len(quote)):
+                continue
+            changed = new[i:i + len(quote) + len(new) - len(old)]
+            h.register_edits.append(Edit(cid, "quote", changed).as_dict())
+            quotes[cid] = changed
 
 
 #: Where a finding's response goes on past its first proposal: alternatives the check offers ("Or, if this example

@@ -135,7 +135,7 @@ def claim_key(claim, chapter, anchor, env: Mapping, book=None) -> str:
     if claim.kind == "code":  # a listing is read from the snapshot, with its line numbers
         material["snapshot"] = hashlib.sha256(chapter.snapshot.text.encode()).hexdigest()
         if book is not None:
-            material["book_rules"] = [[cid, c.id, c.quote] for cid, c in book._rejecting()]
+            material["book_rules"] = [[cid, c.id, c.quote] for cid, c in book.rejecting(str(chapter.identity.id))]
     return _digest(material)
 
 

@@ -127,8 +127,9 @@ def _agrees(result: CallResult, expected) -> bool:
     return result.status == "ok" and not isinstance(expected, str) and abs(result.value - float(expected)) <= 1e-9
 
 
-def _problem(result: CallResult, expected, item: Input, book_rule: str) -> str:
-    """How a call went wrong, in words (empty when it agrees). The listing's own text (its exception, the repr of
+def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: bool = False) -> str:
+    """How a call went wrong, in words (empty when it agrees). ``book_rule``: the chapters of the same book that
+    state the repeated-ID rule; ``stated``: this chapter states it. The listing's own text (its exception, the repr of
     what it returned) is shown only as a labelled quote; the sandbox's account is the sandbox's words."""
     if result.status == "raises":
         return f"raises ({quote(LISTING_EXCEPTION, result.text)})"
@@ -140,8 +141,11 @@ def _problem(result: CallResult, expected, item: Input, book_rule: str) -> str:
         return f"{what} ({result.detail})" if result.detail else what
     if expected == "rejects":
         out_of_range = " — outside [0, 1]" if not 0 <= result.value <= 1 else ""
-        return (f"returns {fmt_float(result.value)}{out_of_range} where {book_rule or 'the chapter'} rejects a ranking "
-                "that repeats an ID")
+        if book_rule or stated:
+            return (f"returns {fmt_float(result.value)}{out_of_range} where {book_rule or 'the chapter'} rejects a "
+                    "ranking that repeats an ID")
+        return (f"returns {fmt_float(result.value)}{out_of_range} on a ranking that repeats an ID, for which the "
+                "chapter states no rule (its definitions then reject the ranking, as trec_eval does)")
     if not 0 <= result.value <= 1:
         return f"returns {fmt_float(result.value)}, outside [0, 1] (the chapter gives {display(format_exact(expected))})"
     if not _agrees(result, expected):
@@ -229,12 +233,13 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.failures.append(Point(f"the sandbox stopped the listing: it {v}",
                                        "Remove the side effect from the listing: it must only compute its value."))
     book_rule = book.repeated_id_rule(chapter.identity.id) if book else ""
+    stated_rule = chapter.declared_for(claim).stated("repeated_ids")
     # Edge cases: one row each.
     edge_rows = []
     reading = base_reading(chapter.declared_for(claim))
     for item, result in zip(edges, run.results):
         expected = chapter_value(claim, item, reading)
-        problem = _problem(result, expected, item, book_rule)
+        problem = _problem(result, expected, item, book_rule, stated_rule)
         edge_rows.append([item.label, item.describe(), "rejects" if expected == "rejects" else
                           display(format_exact(expected)),
                           fmt_float(result.value) if result.status == "ok" else result.status, problem or "agrees"])
@@ -284,7 +289,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.failures.append(Point(
             f"wrong on ordinary input: {len(bad)} of {len(generated)} generated inputs disagree with the chapter's "
             f"definition of {claim.measure}; {how}, {smallest.describe()}: it "
-            f"{_problem(result, expected, smallest, book_rule)}",
+            f"{_problem(result, expected, smallest, book_rule, stated_rule)}",
             "Correct the listing so it computes the measure as the chapter defines it."))
         return evidence
     evidence.scopes.append(f"{claim.function}() matches the chapter's definition of {claim.measure} on all "

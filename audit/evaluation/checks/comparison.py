@@ -23,7 +23,7 @@ from audit.evaluation.checks.stated_effect import (
     proposed,
     stated_effects,
 )
-from audit.evaluation.checks.value import conventions_for
+from audit.evaluation.checks.value import conventions_for, printed_in_quote
 from audit.evaluation.readings import REJECTED, Readings, explore, graded_levels
 from audit.register.claims import Chapter, ComparisonClaim
 from audit.register.conventions import CONVENTIONS, Declared
@@ -154,7 +154,8 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
                                         f"the claimed “{expected}”", "the claimed change", checked, offered)
         evidence.failures.append(Point(
             f"{label}: by the chapter's definition the value " + "; ".join(
-                (f"{o.label()}: " if o.reading else "") + says(o) for o in fails) + f"; the claim says it {expected}"
+                (f"{o.label()}: " if o.reading else "") + says(o) for o in fails)
+            + f"; the claim says it {'is unchanged' if expected == 'unchanged' else expected}"
             + (". " + effect if effect else ""),
             (f"Revise: the measure {fails[0].value.split('|')[0]} here; state that instead of “{expected}”."
              if len(only) == 1 and fails[0].value != REJECTED else
@@ -182,10 +183,12 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
                                             lambda v, at=at, c=c: c.contains(Fraction(v.split("|")[at])), whole,
                                             lambda v, at=at: display(v.split("|")[at]), f"the printed {text}",
                                             "the printed value", checked, offered)
+            change = (f"Change “{text}” to “{c.write_like(v)}”." if printed_in_quote(text, claim.quote) else
+                      f"In the register, set {claim.id}'s {side} value from “{text}” to “{c.write_like(v)}” (the "
+                      "sentence does not print it).")
             evidence.failures.append(Point(
                 f"{side}, the chapter's definition gives {display(format_exact(v))}, outside the claimed {c.interval()}"
-                + (". " + effect if effect else ""),
-                f"Change “{text}” to “{c.write_like(v)}”." + (" " + other if other else "")))
+                + (". " + effect if effect else ""), change + (" " + other if other else "")))
     if holds:
         base = {**readings.base, **holds[0].as_dict}
         _, bd, ad = holds[0].value.split("|")

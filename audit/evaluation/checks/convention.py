@@ -18,7 +18,7 @@ from audit.evaluation import evaluator
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float, listed
 from audit.evaluation.readings import base_reading
 from audit.register.claims import CONVENTION_RULES, REFERENCE_NAMES, Chapter, ConventionClaim, Fixture, canonical_rule
-from audit.register.conventions import CONVENTIONS
+from audit.register.conventions import CONVENTIONS, join_alike
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact
 from audit.report.results import Check, ImplValue
@@ -266,13 +266,13 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     # sentence misleads
     for name, seen in list(observed_rules.items()):
         untold = []
+        told: dict[tuple[str, str], list[str]] = {}   # (provider, rule said) → the measures whose probe shows it
         for measure, provider, matched in seen:
             said = claim.told(name, measure)
             if said is None or rule in matched:
                 untold.append((measure, provider, matched))
             elif said in matched:
-                evidence.scopes.append(f"on the {measure} probe, {titles[name]} ({provider}) {describe(conv, said)}, "
-                                       "as the text says of it")
+                told.setdefault((provider, said), []).append(measure)
             else:
                 does = " / ".join(describe(conv, r) for r in matched) or "follows no known rule"
                 evidence.concern = evidence.concern or (f"Readers are told what {titles[name]} does, and it does "
@@ -281,6 +281,11 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                     f"on the {measure} probe, {titles[name]} ({provider}) {does}, not what the text says of it "
                     f"({describe(conv, said)})",
                     f"Revise what the text says of {titles[name]}: it {does} (checked: observed on the probe above)."))
+        for (provider, said), measures in told.items():
+            probes = f"the {measures[0]} probe" if len(measures) == 1 else \
+                f"the {', '.join(measures[:-1])} and {measures[-1]} probes"
+            evidence.scopes.append(f"on {probes}, {titles[name]} ({provider}) {describe(conv, said)}, as the text "
+                                   "says of it")
         observed_rules[name] = untold
     by_text: dict[str, list[str]] = {}
     for name, seen in observed_rules.items():
@@ -324,9 +329,9 @@ def _clause(conv: str, seen: list[tuple[str, str, list[str]]], rule: str) -> str
     if common and rule not in common:
         rules = [r for r in seen[0][2] if r in common]
         return " / ".join(describe(conv, r) for r in rules)
-    parts = [f"{' / '.join(describe(conv, r) for r in matched) or 'follows no known rule'} for {measure} "
-             f"({provider} provider)" for measure, provider, matched in seen if rule not in matched]
-    return " and ".join(parts)
+    return join_alike([(" / ".join(describe(conv, r) for r in matched) or "follows no known rule",
+                        f"for {measure} ({provider} provider)") for measure, provider, matched in seen
+                       if rule not in matched])
 
 
 def _plural(text: str) -> str:

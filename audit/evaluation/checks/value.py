@@ -14,6 +14,7 @@ import math
 from array import array
 from textwrap import shorten
 from collections.abc import Mapping
+import itertools
 import re
 from fractions import Fraction
 
@@ -75,7 +76,9 @@ def declared_with_aggregate(declared: Declared, aggregate: str | None) -> Declar
     if aggregate == "both":
         # every averaging is checked; the chapter's own statement (if any) stays first, so a proposal prefers it
         own = [st for st in declared.statements.get("averaging", []) if st.origin != "claim"]
-        others = [Statement(v, "", "claim") for v in CONVENTIONS["averaging"].values if v not in {st.value for st in own}]
+        # a reading nobody uses (``Convention.unsourced``) is not one the wording fits, unless the text states it
+        others = [Statement(v, "", "claim") for v in CONVENTIONS["averaging"].values
+                  if v not in {st.value for st in own} and v not in CONVENTIONS["averaging"].unsourced]
         return declared.overlay(Declared({"averaging": own + others}))
     return declared
 
@@ -249,6 +252,8 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
     unprinted = bool(derived) and not printed_in_quote(str(claimed_text), claim.quote)
     declared = declared_with_aggregate(chapter.declared_for(claim), aggregate)
     declared = _printed_denominator(claim.quote, claimed, fixture, measure, query, declared)
+    if parse_measure(measure, True)[1] is not None:
+        declared = _printed_terms(ms, claim.quote, claimed, fixture, measure, query, declared)
     if ideal is not None:
         fitting, orders = _ideal_readings(fixture, measure, query, declared, ideal)
         printed = ", ".join(map(str, ideal))
@@ -354,7 +359,7 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
             scope += f" under every reading ({', '.join(CONVENTIONS[n].title for n in readings.varied)})"
         agreeing = [row.implementation for _, row, _ in refs if row.status == "ok" and row.in_interval]
         if agreeing:
-            scope += f", and {', '.join(agreeing)} agree"
+            scope += f", and {', '.join(agreeing)} agree{'s' if len(agreeing) == 1 else ''}"
         na = not_applicable_names(values)
         if na:
             scope += f" (not applicable: {'; '.join(na)})"
@@ -478,6 +483,20 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
             evidence.notes.append(f"{given} {'each give' if several else 'gives'} {shown} for the derived value (not "
                                   f"printed), under {'; '.join(CONVENTIONS[c.name].phrase(c.value) for c in found.causes)}"
                                   ", which the text leaves open")
+            continue
+        own = getattr(claim, "conventions", None) or {}
+        told = [c for c in found.causes if c.name in own and c.name in CONVENTIONS]
+        if found.explained and told and (len(told) == len(found.causes) or not found.joint) and any(
+                r.status == "ok" and r.in_interval for _, r, _ in refs):
+            # the sentence names the condition its value holds under (“With -c, every judged query counts”) and
+            # another reference confirms the value under it: one that follows another value of that condition is
+            # told by the text, not misled
+            evidence.notes.append(
+                f"{given} {'each give' if several else 'gives'} {shown} under "
+                + "; ".join(CONVENTIONS[c.name].phrase(c.value) for c in told)
+                + ", where the sentence states its own condition ("
+                + "; ".join(CONVENTIONS[c.name].phrase(st.value) for c in told
+                            for st in declared.statements.get(c.name, [])[:1]) + ")")
             continue
         if found.explained:
             text += ". " + found.evidence() + (" The same holds for " + listed(titles[1:]) + "." if several else "")
@@ -735,6 +754,67 @@ def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: st
                           else []) + ([f"the printed divisor {', '.join(f'(…)/{b}' for b in sorted(sums))}"] if sums
                                       else []))
     return declared.overlay(Declared({name: [Statement(v, shown, "claim") for v in fitting]}))
+
+
+def _term_holds(term: str, value) -> bool:
+    """A printed term of a sum ("0.542", "2/3", "0") as what it can stand for: a fraction or whole number exactly,
+    a decimal rounded at its last digit (0.542 is [0.5415, 0.5425])."""
+    m = _TERM.fullmatch(term)
+    if m is None or value is None or value == REJECTED:
+        return False
+    v = Fraction(value)
+    if m.group(1) is not None:
+        return int(m.group(2)) != 0 and v == Fraction(int(m.group(1)), int(m.group(2)))
+    text = m.group(3)
+    if "." not in text:
+        return v == int(text)
+    half = Fraction(1, 2 * 10 ** len(text.split(".")[1]))
+    return Fraction(text) - half <= v <= Fraction(text) + half
+
+
+def _printed_terms(ms: Measurements, quote: str, claimed: ClaimedValue, fixture, measure: str, query: str | None,
+                   declared: Declared) -> Declared:
+    """``declared`` narrowed by a mean the sentence prints term by term: in "(0.542 + 0)/2 ≈ 0.271" over two
+    queries, each term is one query's value and the divisor the number of queries the mean is over, so a reading
+    under which no two queries give 0.542 and 0 (L6's AP over the relevant retrieved is 13/18), or under which the
+    mean is over one query (a query without relevant documents left out), cannot have produced the printed
+    arithmetic and is not tried. The terms are matched to queries' values as printed (a decimal rounded at its last
+    digit, a fraction exactly) and the chosen queries' exact mean must be the reading's value.
+
+    Unchanged for one query's value, when no parenthesised sum over a divisor equals the claimed value, when the
+    number of terms is not the divisor, or when every reading (or none) fits."""
+    if query is not None or len(set(fixture.qrels) | set(fixture.run)) < 2:
+        return declared
+    sums = [([t.strip() for t in terms.split("+")], int(d)) for terms, d in _SUM_OVER.findall(quote)
+            if int(d) and (total := _sum_of(terms)) is not None and claimed.contains(total / int(d))]
+    sums = [(terms, d) for terms, d in sums if len(terms) == d]
+    if not sums:
+        return declared
+    readings = chapter_readings(ms, fixture, measure, declared, None)
+    if not readings.varied:
+        return declared
+    queries = sorted(set(fixture.qrels) | set(fixture.run))
+
+    def fits(o) -> bool:
+        if o.value is None or o.value == REJECTED:
+            return False
+        reading = {**readings.base, **o.as_dict}
+        per_query = {q: ms.chapter_value(fixture, measure, reading, q) for q in queries}
+        for terms, d in sums:
+            for chosen in itertools.combinations([q for q in queries if per_query[q] not in (None, REJECTED)], d):
+                if Fraction(sum(Fraction(per_query[q]) for q in chosen), d) != Fraction(o.value):
+                    continue
+                if any(all(_term_holds(t, per_query[q]) for t, q in zip(terms, order))
+                       for order in itertools.permutations(chosen)):
+                    return True
+        return False
+
+    fitting = [o for o in readings.outcomes if fits(o)]
+    if not fitting or len(fitting) == len(readings.outcomes):
+        return declared
+    shown = "the printed terms " + " and ".join(f"({' + '.join(t)})/{d}" for t, d in sums)
+    return declared.overlay(Declared({n: [Statement(v, shown, "claim") for v in dict.fromkeys(
+        o.as_dict[n] for o in fitting)] for n in readings.varied}))
 
 
 def _ideal_readings(fixture, measure: str, query: str | None, declared: Declared,
