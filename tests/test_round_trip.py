@@ -221,14 +221,19 @@ def test_the_second_patch_is_empty(rounds):
 def test_the_planted_errors_are_fixed_to_the_right_values(rounds):
     first, second, _, _ = rounds
     hunks = {h["claim"]: h for h in first["planted"]["research"]["proposal"]["hunks"]}
-    assert set(hunks) == {"P1", "P2", "P3", "P4", "P5"}, first["planted"]["research"]["proposal"]
+    assert set(hunks) == {"P1", "P2", "P3", "P4", "P5", "P7"}, first["planted"]["research"]["proposal"]
     assert "0.5208" in hunks["P1"]["new"] and "0.5417" not in hunks["P1"]["new"]   # 25/48 = 0.520833…
     assert "P@4 = 1/4" in hunks["P2"]["new"]                                       # one hit in four
     assert hunks["P3"]["text"] == "can raise or lower"                             # 1 → 1/2 and 0 → 1/2
     assert "linear" in hunks["P4"]["text"]                                         # 0.938557 linear, 0.955831 exponential
     assert "ir-measures" in hunks["P5"]["text"] and "ranx" in hunks["P5"]["text"] and "last" in hunks["P5"]["text"]
+    assert hunks["P7"]["new"] == "Rejected 16 6 Whole cohort 43 7"                  # 0 + 1 + 6 = 7
+    # P6 quotes the row P7's hunk corrects: the hunk edits both quotes
+    assert {(e["claim"], e["field"], e["value"]) for e in hunks["P7"]["register_edits"]} >= {
+        ("P6", "quote", "Rejected 16 6 Whole cohort 43 7"), ("P7", "quote", "Rejected 16 6 Whole cohort 43 7")}
     after = _verdicts(second["planted"])
-    assert after == {"P1": "supported", "P2": "supported", "P3": "supported", "P4": "supported", "P5": "supported"}
+    assert after == {"P1": "supported", "P2": "supported", "P3": "supported", "P4": "supported", "P5": "supported",
+                     "P6": "supported", "P7": "supported"}
     snapshot = (Path.cwd() / "claims" / "planted" / "snapshot.txt").read_text(encoding="utf-8")
     assert "25/48 ≈ 0.5208" in snapshot and "P@4 = 1/4" in snapshot and "can raise or lower precision" in snapshot
     first_responses = {c["id"]: c["response"] for c in first["planted"]["claims"]}

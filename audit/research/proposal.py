@@ -579,8 +579,8 @@ def _propose(results, chapter: Chapter, ms: Measurements, snapshot_file: str, re
 
 
 def _shared_quotes(proposal: Proposal, chapter: Chapter) -> None:
-    """Every other claim whose quote holds the text a hunk changes gets its quote edited with the same change, in
-    that hunk's register edits ("Rejected 16 6 Whole cohort 43 8" is C39's quote as well as C40's: correcting C40's
+    """Every claim whose quote holds the text a hunk changes (the hunk's own claim too, when its plan left the quote
+    as it was) gets its quote edited with the same change, in that hunk's register edits ("Rejected 16 6 Whole cohort 43 8" is C39's quote as well as C40's: correcting C40's
     8 to 7 changes C39's quote too), so no claim is left quoting a sentence the patch rewrote. A quote the change
     only partly overlaps is left for the rerun to report (edited)."""
     quotes = {c.id: c.quote for c in chapter.register.claims}
@@ -596,8 +596,9 @@ def _shared_quotes(proposal: Proposal, chapter: Chapter) -> None:
         while q < min(len(old), len(new)) - p and old[-1 - q] == new[-1 - q]:
             q += 1
         a, b = p, len(old) - q            # the changed span of the old line
+        own = any(e["field"] == "quote" and e["claim"] == h.claim for e in h.register_edits)
         for cid, quote in quotes.items():
-            if cid == h.claim or not quote or quote in new:
+            if (cid == h.claim and own) or not quote or quote in new:
                 continue
             i = old.find(quote)
             if i < 0 or old.find(quote, i + 1) >= 0 or not (i <= a and b <= i + len(quote)):
