@@ -491,3 +491,31 @@ claims:
     assert t1.verdict == "supported", t1.reason
     assert "where the sentence states its own condition" in t1.reason and "pytrec_eval" in t1.reason
     assert t2.verdict == "qualified", t2.reason
+
+
+def test_a_mean_printed_with_many_terms_is_matched_term_by_term_without_trying_every_order(tmp_path):
+    """Twelve queries: q1–q11 each return their one relevant document first (AP 1), q12 returns nothing (AP 0 when
+    counted). "(1 + 1 + … + 0)/12 ≈ 0.917" prints eleven 1s and a 0 over 12, so the mean counts q12 (trec_eval -c,
+    ir_measures ``AP``: 11/12 = 0.9167); averaging over the queries with results (pytrec_eval without -c) gives 1,
+    which the printed terms rule out for the chapter's own reading. Matching the twelve terms to the twelve
+    queries' values one to one is a handful of steps; trying every order of them would be 12! = 479,001,600."""
+    qrels = ", ".join(f"q{i}: {{r{i}: 1}}" for i in range(1, 13))
+    run = ", ".join(f"q{i}: [r{i}]" for i in range(1, 12)) + ", q12: []"
+    sentence = "The MAP is (" + " + ".join(["1"] * 11 + ["0"]) + ")/12 ≈ 0.917."
+    (tmp_path / "snapshot.txt").write_text(sentence + "\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: many\ntitle: Many terms\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(f"""\
+fixtures:
+  twelve:
+    qrels: {{{qrels}}}
+    run: {{{run}}}
+claims:
+  - {{id: M1, title: mean, kind: value, quote: "{sentence}", claim: mean over twelve, fixture: twelve,
+     expect: [{{measure: AP, claimed: "≈ 0.917"}}]}}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    m1 = report.claims[0]
+    chapter = [v for v in m1.checks[0].values if v.implementation == "chapter"]
+    assert [v.exact for v in chapter] == ["11/12"], m1.reason   # only the reading the printed terms allow
+    values = {v.implementation: v.value for v in m1.checks[0].values}
+    assert abs(values["ir_measures"] - 11 / 12) < 1e-9 and values["pytrec_eval"] == 1.0

@@ -711,14 +711,23 @@ def _sum_of(terms: str) -> Fraction | None:
     return total
 
 
+def printed_sums(quote: str, claimed: ClaimedValue) -> list[tuple[list[str], int]]:
+    """The parenthesised sums over a divisor the sentence prints for the claimed value ("(0.542 + 0)/2 ≈ 0.271"):
+    each one's terms as printed and its divisor. A printed term may be rounded, so a sum counts when its quotient
+    lies in the claimed interval, as a fraction must."""
+    out = []
+    for terms, d in _SUM_OVER.findall(quote):
+        total = _sum_of(terms)
+        if int(d) and total is not None and claimed.contains(total / int(d)):
+            out.append(([t.strip() for t in terms.split("+")], int(d)))
+    return out
+
+
 def printed_divisors(quote: str, claimed: ClaimedValue) -> tuple[set[int], set[int]]:
     """What the sentence prints the claimed value as: the denominators of fractions equal to it ("5/20 = 0.25"),
-    and the divisors of parenthesised sums equal to it ("(1 + 2/3)/3 ≈ 0.556"). A printed term may be rounded
-    ("(0.542 + 0)/2"), so a sum counts when its quotient lies in the claimed interval, as a fraction must."""
+    and the divisors of parenthesised sums equal to it ("(1 + 2/3)/3 ≈ 0.556", ``printed_sums``)."""
     fractions = {int(b) for a, b in _FRACTION.findall(quote) if int(b) and claimed.contains(Fraction(int(a), int(b)))}
-    sums = {int(d) for terms, d in _SUM_OVER.findall(quote)
-            if int(d) and (total := _sum_of(terms)) is not None and claimed.contains(total / int(d))}
-    return fractions, sums
+    return fractions, {d for _, d in printed_sums(quote, claimed)}
 
 
 def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: str, query: str | None,
@@ -756,20 +765,28 @@ def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: st
     return declared.overlay(Declared({name: [Statement(v, shown, "claim") for v in fitting]}))
 
 
-def _term_holds(term: str, value) -> bool:
-    """A printed term of a sum ("0.542", "2/3", "0") as what it can stand for: a fraction or whole number exactly,
-    a decimal rounded at its last digit (0.542 is [0.5415, 0.5425])."""
-    m = _TERM.fullmatch(term)
-    if m is None or value is None or value == REJECTED:
+#: The most ways of choosing which queries a printed mean's terms are that ``_printed_terms`` tries; past it the
+#: sentence's arithmetic narrows nothing (every reading stays, as for a sentence that prints no terms).
+_TERM_CHOICES = 10_000
+
+
+def _terms_match(terms: list[str], values: list) -> bool:
+    """Whether each printed term ("0.542", "2/3", "0") stands for a different one of ``values``: a decimal is the
+    interval it rounds from, a fraction or whole number itself (``parse_claimed``), matched one to one (each term
+    to a value it admits, by augmenting paths)."""
+    admits = [[j for j, v in enumerate(values) if parse_claimed(t).contains(v)] for t in terms]
+    owner: dict[int, int] = {}
+
+    def place(i: int, seen: set[int]) -> bool:
+        for j in admits[i]:
+            if j not in seen:
+                seen.add(j)
+                if j not in owner or place(owner[j], seen):
+                    owner[j] = i
+                    return True
         return False
-    v = Fraction(value)
-    if m.group(1) is not None:
-        return int(m.group(2)) != 0 and v == Fraction(int(m.group(1)), int(m.group(2)))
-    text = m.group(3)
-    if "." not in text:
-        return v == int(text)
-    half = Fraction(1, 2 * 10 ** len(text.split(".")[1]))
-    return Fraction(text) - half <= v <= Fraction(text) + half
+
+    return all(place(i, set()) for i in range(len(terms)))
 
 
 def _printed_terms(ms: Measurements, quote: str, claimed: ClaimedValue, fixture, measure: str, query: str | None,
@@ -778,22 +795,22 @@ def _printed_terms(ms: Measurements, quote: str, claimed: ClaimedValue, fixture,
     queries, each term is one query's value and the divisor the number of queries the mean is over, so a reading
     under which no two queries give 0.542 and 0 (L6's AP over the relevant retrieved is 13/18), or under which the
     mean is over one query (a query without relevant documents left out), cannot have produced the printed
-    arithmetic and is not tried. The terms are matched to queries' values as printed (a decimal rounded at its last
-    digit, a fraction exactly) and the chosen queries' exact mean must be the reading's value.
+    arithmetic and is not tried. The terms are matched to queries' values as printed (``_terms_match``) and the chosen
+    queries' exact mean must be the reading's value.
 
     Unchanged for one query's value, when no parenthesised sum over a divisor equals the claimed value, when the
-    number of terms is not the divisor, or when every reading (or none) fits."""
+    number of terms is not the divisor, when there are more than ``_TERM_CHOICES`` ways to choose the queries, or
+    when every reading (or none) fits."""
     if query is not None or len(set(fixture.qrels) | set(fixture.run)) < 2:
         return declared
-    sums = [([t.strip() for t in terms.split("+")], int(d)) for terms, d in _SUM_OVER.findall(quote)
-            if int(d) and (total := _sum_of(terms)) is not None and claimed.contains(total / int(d))]
-    sums = [(terms, d) for terms, d in sums if len(terms) == d]
+    queries = sorted(set(fixture.qrels) | set(fixture.run))
+    sums = [(terms, d) for terms, d in printed_sums(quote, claimed)
+            if len(terms) == d <= len(queries) and math.comb(len(queries), d) <= _TERM_CHOICES]
     if not sums:
         return declared
     readings = chapter_readings(ms, fixture, measure, declared, None)
     if not readings.varied:
         return declared
-    queries = sorted(set(fixture.qrels) | set(fixture.run))
 
     def fits(o) -> bool:
         if o.value is None or o.value == REJECTED:
@@ -804,8 +821,7 @@ def _printed_terms(ms: Measurements, quote: str, claimed: ClaimedValue, fixture,
             for chosen in itertools.combinations([q for q in queries if per_query[q] not in (None, REJECTED)], d):
                 if Fraction(sum(Fraction(per_query[q]) for q in chosen), d) != Fraction(o.value):
                     continue
-                if any(all(_term_holds(t, per_query[q]) for t, q in zip(terms, order))
-                       for order in itertools.permutations(chosen)):
+                if _terms_match(terms, [per_query[q] for q in chosen]):
                     return True
         return False
 
