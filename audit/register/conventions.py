@@ -154,6 +154,11 @@ NOUNS = {"prefix": "which prefix is evaluated", "precision_denominator": "the P@
          "iprec_level": "when a recall level counts as reached", "gmap_floor": "whether GMAP floors each AP"}
 
 
+def title_of(name: str) -> str:
+    """A convention's title ("P@k denominator"), or the name itself for one this registry does not define."""
+    return CONVENTIONS[name].title if name in CONVENTIONS else name
+
+
 def values_of(name: str) -> tuple[str, ...]:
     return CONVENTIONS[name].values
 

@@ -110,6 +110,11 @@ class Tension(BaseModel):
     probe: str                          # what each value gives on a probe input
     claims: bool = False                # between claims that need different values, not stated values
 
+    def settings(self, strong: str = "") -> str:
+        """``“The evaluator rejects …” sets it to reject; “… first k distinct IDs” sets it to keep first``: each
+        statement with the value it sets (``strong``: the Markdown mark around each value, e.g. ``**``)."""
+        return "; ".join(f"“{st['quote']}” sets it to {strong}{st['value']}{strong}" for st in self.statements)
+
 
 class Fingerprint(BaseModel):
     recorded: str | None

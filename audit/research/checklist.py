@@ -127,7 +127,7 @@ def checklist(report: ChapterReport) -> list[ChecklistItem]:
                                        reason=why, urgency=_urgency(report, cid)))
     for t in report.tensions:
         if not t.claims:   # the chapter states one convention two ways: every claim that rests on it is in doubt
-            said = "; ".join(f"“{st['quote']}” sets it to {st['value']}" for st in t.statements)
+            said = t.settings()
             items.append(ChecklistItem(subject=f"{t.title} is set two ways by the chapter", recommendation="revise",
                                        reason=f"{said}; state the one the chapter means (in the text, and in "
                                               "chapter.yaml's conventions)", urgency=1))

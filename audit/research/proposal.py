@@ -295,15 +295,10 @@ def _replace_once(text: str, old: str, new: str, near: str = "") -> str | None:
     return text[:m.start()] + new + text[m.end():]
 
 
-#: Where ``propose`` keeps the re-checks of one run (``audit.run.cache.PerClaimCache`` or None), so that a rerun
-#: whose claim is unchanged reads its hunk's re-check instead of running the references again.
-_RECHECKS: list = [None]
-
-
-def _recheck(claim, edits: list[Edit], chapter: Chapter, ms: Measurements) -> str:
-    """The verdict of ``claim`` with ``edits`` made to its register entry: the same claim run on the new sentence
-    (kept per claim key and edit when a re-check store is given)."""
-    store = _RECHECKS[0]
+def _recheck(claim, edits: list[Edit], chapter: Chapter, ms: Measurements, store) -> str:
+    """The verdict of ``claim`` with ``edits`` made to its register entry: the same claim run on the new sentence,
+    kept per claim key and edit in ``store`` (the run's ``audit.run.cache.PerClaimCache``, or None), so that a rerun
+    whose claim is unchanged reads its hunk's re-check instead of running the references again."""
     what = "recheck " + json.dumps([e.as_dict() for e in edits], sort_keys=True, ensure_ascii=False)
     stored = store.get(claim.id, what) if store is not None else None
     if stored is not None and stored.get("verdict") in ("supported", "qualified", "contradicted", "error"):
@@ -334,7 +329,7 @@ def _own_words(claim, old: str, new: str) -> list[Edit]:
 
 
 def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], fields: list[tuple[str, str]],
-                chapter: Chapter, ms: Measurements, why: str) -> dict:
+                chapter: Chapter, ms: Measurements, why: str, rechecks) -> dict:
     """A corrected value: the printed numbers replaced in the sentence and in the register (quote, claimed values,
     title, claim text), then the claim re-run on the new sentence, which must be supported."""
     # the register's quote follows the sentence as found (an edited anchor's quote is refreshed with it)
@@ -354,7 +349,7 @@ def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], 
     edits.insert(0, Edit(claim.id, "quote", register_quote))
     for field, value in fields:
         edits.append(Edit(claim.id, field, value))
-    verdict = _recheck(claim, edits, chapter, ms)
+    verdict = _recheck(claim, edits, chapter, ms, rechecks)
     if verdict != "supported":
         raise _Withdrawn(f"the claim re-run on the corrected sentence is {verdict}, not supported")
     change = "; ".join(f"“{o}” to “{n}”" for o, n in corrections.items())
@@ -367,7 +362,7 @@ def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], 
                           "number must change with it."))
 
 
-def _value_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str) -> dict:
+def _value_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str, rechecks) -> dict:
     out = _value(claim, chapter, ms, r)
     if out[0] == "correct a value":
         fields = []
@@ -381,14 +376,14 @@ def _value_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote
         by = any(e.by is not None and e.by.lower() in REFERENCE_NAMES for e in claim.expect)
         return _correction(claim, r, quote, out[1], fields, chapter, ms,
                            "decided again by the library the sentence is about" if by else
-                           "the new value holds under every reading the chapter allows")
+                           "the new value holds under every reading the chapter allows", rechecks)
     _, extra, check, text, alternatives = out
     conventions = {**{k: v for k, v in (claim.model_dump(mode="json").get("conventions") or {}).items()},
                    **{n: {"value": v, "quote": text.strip()[1:-1]} for n, v in extra.items()}}
     edits = [Edit(claim.id, "conventions", conventions)]
     # the chapter's readings all hold with it stated (``_value`` checked that); a reference that follows another
     # convention still qualifies the claim, and its own finding says what to add
-    verdict = _recheck(claim, edits, chapter, ms)
+    verdict = _recheck(claim, edits, chapter, ms, rechecks)
     if verdict not in ("supported", "qualified"):
         raise _Withdrawn(f"the claim re-run with the convention stated is {verdict}")
     if verdict == "qualified":
@@ -405,7 +400,7 @@ def _tail(quote: str, words: int = 6) -> str:
     return ("… " if len(parts) > words else "") + " ".join(parts[-words:])
 
 
-def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str) -> dict:
+def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str, rechecks) -> dict:
     if r.verdict != "contradicted":
         raise _Skip("the printed arithmetic holds; the qualification is explained in the finding")
     if claim.computes is not None:
@@ -419,7 +414,7 @@ def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
         raise _Skip("the printed value is written as the expression's value would be; the finding explains the "
                     "difference")
     return _correction(claim, r, quote, {old_num: new_num}, [("claimed", new)], chapter, ms,
-                       f"{claim.expression} ≈ {float((lo + hi) / 2):.6f}")
+                       f"{claim.expression} ≈ {float((lo + hi) / 2):.6f}", rechecks)
 
 
 def _property_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str) -> dict:
@@ -460,7 +455,7 @@ def _convention_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
     pos = _sentence_end(line_text, end)
     register_quote = claim.quote + line_text[end:pos] + text
     edits = [Edit(claim.id, "quote", register_quote), Edit(claim.id, "others", others)]
-    verdict = _recheck(claim, edits, chapter, ms)
+    verdict = _recheck(claim, edits, chapter, ms, rechecks)
     if verdict != "supported":
         raise _Withdrawn(f"the claim re-run with the caveat is {verdict}, not supported")
     return dict(action="add a caveat", replaced="", text=text, edits=edits, check=check, at=pos,
@@ -498,14 +493,6 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
     on the new sentence (with its register entry edited to match) must be supported. Each hunk carries the response
     its finding proposes (``respond`` puts it there), so Findings, the patch and the checklist say the same.
     ``rechecks``: where re-checks that need the references are kept per claim key (or None)."""
-    _RECHECKS[0] = rechecks
-    try:
-        return _propose(results, chapter, ms, snapshot_file, rechecks, register_file)
-    finally:
-        _RECHECKS[0] = None
-
-
-def _propose(results, chapter: Chapter, ms: Measurements, snapshot_file: str, rechecks, register_file: str):
     claims = {c.id: c for c in chapter.register.claims}
     lines = chapter.snapshot.text.split("\n")
     planned = []   # (line, start, end, claim id, plan)
@@ -522,9 +509,9 @@ def _propose(results, chapter: Chapter, ms: Measurements, snapshot_file: str, re
             line, start, end = _locate(r, lines)
             quote = lines[line - 1][start:end]
             if claim.kind == "value":
-                plan = _value_plan(claim, chapter, ms, r, quote)
+                plan = _value_plan(claim, chapter, ms, r, quote, rechecks)
             elif claim.kind == "arithmetic":
-                plan = _arithmetic_plan(claim, chapter, ms, r, quote)
+                plan = _arithmetic_plan(claim, chapter, ms, r, quote, rechecks)
             elif claim.kind == "property":
                 plan = _property_plan(claim, chapter, ms, r, quote)
             elif claim.kind == "convention":

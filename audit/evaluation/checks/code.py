@@ -127,7 +127,7 @@ def _agrees(result: CallResult, expected) -> bool:
     return result.status == "ok" and not isinstance(expected, str) and abs(result.value - float(expected)) <= 1e-9
 
 
-def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: bool = False) -> str:
+def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: bool) -> str:
     """How a call went wrong, in words (empty when it agrees). ``book_rule``: the chapters of the same book that
     state the repeated-ID rule; ``stated``: this chapter states it. The listing's own text (its exception, the repr of
     what it returned) is shown only as a labelled quote; the sandbox's account is the sandbox's words."""
@@ -233,10 +233,11 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.failures.append(Point(f"the sandbox stopped the listing: it {v}",
                                        "Remove the side effect from the listing: it must only compute its value."))
     book_rule = book.repeated_id_rule(chapter.identity.id) if book else ""
-    stated_rule = chapter.declared_for(claim).stated("repeated_ids")
+    declared = chapter.declared_for(claim)
+    stated_rule = declared.stated("repeated_ids")
     # Edge cases: one row each.
     edge_rows = []
-    reading = base_reading(chapter.declared_for(claim))
+    reading = base_reading(declared)
     for item, result in zip(edges, run.results):
         expected = chapter_value(claim, item, reading)
         problem = _problem(result, expected, item, book_rule, stated_rule)
