@@ -251,3 +251,23 @@ def test_the_html_claim_table_has_concern_and_response():
         assert f'<td class="text">{escape(markdown.clip(text, "M18"))}</td>' in m18
     # every table sits in its own horizontally scrolling box
     assert page.count("<table") == page.count('<div class="scroll"><table')
+
+
+def test_a_convention_the_chapter_sets_two_ways_is_in_what_to_change_and_the_checklist():
+    """Chapter 23 sets repeated IDs two ways: "The evaluator rejects repeated result IDs" (reject) and "truncated to
+    its first k distinct IDs" (keep first; chapter.yaml records both). The author must choose one, so it is listed
+    to act on in both reports, linked to the Internal tensions, and is "revise" in the checklist."""
+    report = shipped("retrieval-23-chapter")
+    tension = next(t for t in report.tensions if t.convention == "repeated_ids")
+    text = (REPORTS / "retrieval-23-chapter.md").read_text(encoding="utf-8")
+    head = text.split("## 1. Context and provenance")[0]
+    assert "2 claims to act on and 1 convention the chapter sets two ways" in head
+    line = next(x for x in head.splitlines() if x.startswith("- ⚠️ tension — "))
+    assert "“The evaluator rejects repeated result IDs” sets it to **reject**" in line
+    assert "sets it to **keep first**" in line and line.endswith(markdown.TENSION_FIX)
+    assert '<a id="tensions"></a>' in text
+    html = (REPORTS / "retrieval-23-chapter.html").read_text(encoding="utf-8")
+    block = html.split('<div id="what-to-change">')[1].split("</div>")[0]
+    assert 'class="tension"' in block and 'href="#tensions"' in block and 'id="tensions"' in html
+    item = next(i for i in report.research.checklist if i.subject == f"{tension.title} is set two ways by the chapter")
+    assert item.recommendation == "revise" and tension.settings() in item.reason

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from audit.register.conventions import CONVENTIONS
+from audit.register.conventions import CONVENTIONS, title_of
 from audit.register.values import display
 from audit.report.results import ChapterReport, Check, ClaimResult, ImplValue
 
@@ -250,12 +250,14 @@ def render(report: ChapterReport) -> str:
 def _what_to_change(report: ChapterReport, w) -> None:
     """The claims to act on, each with its verdict, the finding's proposed response and a link to the finding."""
     acts = to_act(report)
-    tensions = [t for t in report.tensions if not t.claims]
+    tensions = stated_tensions(report)
     if not acts and not tensions:
         w("**What to change:** nothing — no claim is contradicted, qualified, stale or in error.\n")
         return
     hunks = hunk_numbers(report)
-    w(f"**What to change** — {len(acts)} claim{'' if len(acts) == 1 else 's'} to act on, most urgent first. Each "
+    also = f" and {len(tensions)} convention{'' if len(tensions) == 1 else 's'} the chapter sets two ways" \
+        if tensions else ""
+    w(f"**What to change** — {len(acts)} claim{'' if len(acts) == 1 else 's'} to act on{also}, most urgent first. Each "
       "fix is the proposed response of the claim's finding (section 4); a hunk is its checked text in the patch "
       "(section 5).\n")
     for c in acts:
@@ -263,10 +265,18 @@ def _what_to_change(report: ChapterReport, w) -> None:
         w(f"- {_MARK[c.verdict]} · {c.priority} — [{c.id}](#{anchor(c.id)}) {cell(shown_title(c))}: "
           f"{cell(fix_text(c))}" + (f" Patch: {patch}." if patch else ""))
     for t in tensions:
-        said = "; ".join(f"“{st['quote']}” sets it to **{st['value']}**" for st in t.statements)
-        w(f"- ⚠️ tension — [{cell(t.title)} is set two ways](#tensions): {cell(said)}. State the one the chapter "
-          "means, in the text and in chapter.yaml's conventions.")
+        w(f"- ⚠️ tension — [{cell(t.title)} is set two ways](#tensions): {cell(t.settings('**'))}. "
+          f"{TENSION_FIX}")
     w("")
+
+
+#: What the author does about a convention the chapter sets two ways (What to change, in both reports).
+TENSION_FIX = "State the one the chapter means, in the text and in chapter.yaml's conventions."
+
+
+def stated_tensions(report: ChapterReport) -> list:
+    """The conventions the chapter's text sets to two values (not those two claims need differently)."""
+    return [t for t in report.tensions if not t.claims]
 
 
 def hunk_anchor(number: int) -> str:
@@ -374,7 +384,7 @@ def _findings(report: ChapterReport, w) -> None:
                 w(f"- **{t.title}**, which the chapter does not state, is needed two ways by its claims: "
                   f"{cell(needs)}. {cell(t.probe)}: state the one the chapter means.")
                 continue
-            quotes = "; ".join(f"“{st['quote']}” sets it to **{st['value']}**" for st in t.statements)
+            quotes = t.settings("**")
             w(f"- **{t.title}** is set two ways by the chapter: {cell(quotes)}. {cell(t.probe)}. Every claim that "
               "depends on it is checked under both values.")
         w("")
@@ -595,7 +605,7 @@ def software_matrix(report: ChapterReport, returned: bool = True) -> SoftwareMat
                 theirs.append(body if returned else body.split("; observed ")[0].split(" — observed ")[0])
             else:
                 theirs.append("—")
-        title = CONVENTIONS[key].title if key in CONVENTIONS else key
+        title = title_of(key)
         rows.append([title, mine, *theirs, probe or "—"])
     unstated = [n for n in report.unstated if n not in keys]
     notes = [(CHAPTER, f"this project (`audit.evaluation.evaluator`, exact), {report.tool.split()[-1]}",
@@ -743,7 +753,7 @@ def _sensitivity(research, w) -> None:
         axes = stated_flips(r)
         if r.conclusion.startswith(RESTS) and axes is not None:
             for axis in axes:
-                by_stated.setdefault(CONVENTIONS[axis].title if axis in CONVENTIONS else axis, []).append(r.claim)
+                by_stated.setdefault(title_of(axis), []).append(r.claim)
         else:
             shown.append(r)
     w(f"Of {len(research.sensitivity)} statements: {sensitivity_counts(research.sensitivity)}. "
