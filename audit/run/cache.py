@@ -174,12 +174,9 @@ class ClaimCache:
         """The stored result and book conflicts for ``key``, or None when absent or not to be trusted (see the
         module doc). With ``claim`` (and ``chapter``), the entry must be that claim's result (id and kind) and its
         conflicts that chapter's."""
-        found = self._store.get(key) if self.enabled else None
-        checked = None
-        if found is not None:
-            checked = checks.claim_result(found, getattr(claim, "id", None), getattr(claim, "kind", None), chapter)
-            if checked is None:
-                _refused("not a result this version writes")
+        checked = self._store.checked(
+            key, lambda found: checks.claim_result(found, getattr(claim, "id", None), getattr(claim, "kind", None),
+                                                   chapter), "not a result this version writes") if self.enabled else None
         if checked is None:
             self.misses += self.enabled
             return None
@@ -211,13 +208,10 @@ class ResearchCache:
 
     def get(self, key: str, claim_ids: Sequence[str] = (), lines: Sequence[str] = ()):
         """The stored ``Research``, or None; it must name only ``claim_ids`` and its hunks the snapshot's ``lines``."""
-        found = self._store.get(key) if self.enabled else None
-        if found is None:
+        if not self.enabled:
             return None
-        research = checks.research(found.get("research"), claim_ids, lines) if set(found) == {"research"} else None
-        if research is None:
-            _refused("not research sections of this chapter")
-        return research
+        return self._store.checked(key, lambda found: checks.research(found.get("research"), claim_ids, lines)
+                                   if set(found) == {"research"} else None, "not research sections of this chapter")
 
     def put(self, key: str, research) -> None:
         if self.enabled:
@@ -246,13 +240,9 @@ class PerClaimCache:
     def get(self, claim_id: str, what: str) -> dict | None:
         """What was stored as ``what`` for the claim, or None."""
         key = self._key(claim_id, what)
-        found = self._store.get(key) if key else None
-        if found is None:
+        if not key:
             return None
-        outcome = checks.per_claim(what, found, claim_id)
-        if outcome is None:
-            _refused(f"not a claim's {what}")
-        return outcome
+        return self._store.checked(key, lambda found: checks.per_claim(what, found, claim_id), f"not a claim's {what}")
 
     def put(self, claim_id: str, what: str, outcome: dict) -> None:
         key = self._key(claim_id, what)
@@ -313,8 +303,7 @@ class _Store:
             return None
         header, newline, body = data.partition(b"\n")
         fields = header.split(b" ")
-        if not newline or len(fields) != 5 or fields[:4] != [MAGIC, str(FORMAT).encode(), self.namespace.encode(),
-                                                             key.encode()]:
+        if not newline or len(fields) != 5 or fields[:4] != self._header(key):
             _refused("not an entry of this format, namespace and key")
             return None
         if not sign.verify(fields[4], *self._signed(key, body)):
@@ -329,8 +318,24 @@ class _Store:
             return None
         return payload
 
+    def checked(self, key: str, check, refusal: str):
+        """The payload under ``key`` as ``check`` returns it when it is one this version could have written
+        (``audit.run.entries``), else None: absent, not trusted, or refused by ``check`` (counted in ``STATS`` with
+        ``refusal`` as the reason)."""
+        found = self.get(key)
+        if found is None:
+            return None
+        value = check(found)
+        if value is None:
+            _refused(refusal)
+        return value
+
+    def _header(self, key: str) -> list[bytes]:
+        """The header's fields before the signature: magic, format, namespace, key (all signed, with the body)."""
+        return [MAGIC, str(FORMAT).encode(), self.namespace.encode(), key.encode()]
+
     def _signed(self, key: str, body: bytes) -> tuple[bytes, ...]:
-        return MAGIC, str(FORMAT).encode(), self.namespace.encode(), key.encode(), body
+        return (*self._header(key), body)
 
     def put(self, key: str, payload: dict) -> None:
         """Store ``payload`` under ``key``, signed; nothing when there is no key or the payload cannot be an entry
@@ -345,7 +350,7 @@ class _Store:
         if len(body) > MAX_CACHE_ENTRY_BYTES - 512:
             return
         mac = sign.mac(*self._signed(key, body))
-        header = b" ".join([MAGIC, str(FORMAT).encode(), self.namespace.encode(), key.encode(), mac.encode()])
+        header = b" ".join([*self._header(key), mac.encode()])
         _write_below(self.folder.parent, self._parts(key), key + SUFFIX, header + b"\n" + body)
 
 
@@ -463,12 +468,9 @@ def stored_observations(ref, compute) -> dict:
         return compute()
     key = _digest({"env": _env_now(), "reference": ref.name, "library": ref.library, "version": ref.version()})
     store = _Store(cache_root() / "observed", "observed")
-    found = store.get(key)
-    if found is not None:
-        value = checks.observations(found)
-        if value is not None:
-            return value
-        _refused("not a reference's observations")
+    value = store.checked(key, checks.observations, "not a reference's observations")
+    if value is not None:
+        return value
     value = compute()
     if all(o.status != "error" for o in value.values()):
         from dataclasses import asdict
@@ -493,13 +495,7 @@ class OutcomeStore:
     def get(self, ref, fixture_key: str, measure: str):
         if not self.enabled:
             return None
-        found = self._store.get(self._key(ref, fixture_key, measure))
-        if found is None:
-            return None
-        outcome = checks.outcome(found)
-        if outcome is None:
-            _refused("not a reference's outcome")
-        return outcome
+        return self._store.checked(self._key(ref, fixture_key, measure), checks.outcome, "not a reference's outcome")
 
     def put(self, ref, fixture_key: str, measure: str, outcome) -> None:
         from dataclasses import asdict
@@ -555,12 +551,11 @@ def memoised(namespace: str, *libraries: str):
                            "versions": versions, "args": [plain(a) for a in args],
                            "kwargs": {k: plain(v) for k, v in kwargs.items()}})
             store = _Store(cache_root() / namespace, namespace)
-            found = store.get(key)
-            if found is not None:
-                text = found.get("text") if set(found) == {"text"} else None
-                if isinstance(text, str) and accept(text):
-                    return text
-                _refused(f"not a stored {namespace} text this version writes")
+            stored = store.checked(key, lambda found: found["text"] if set(found) == {"text"} and isinstance(
+                found["text"], str) and accept(found["text"]) else None, f"not a stored {namespace} text this version "
+                "writes")
+            if stored is not None:
+                return stored
             text = fn(*args, **kwargs)
             if isinstance(text, str):
                 store.put(key, {"text": text})
