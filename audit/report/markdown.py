@@ -722,10 +722,10 @@ def flipping_cells(row) -> str:
 
 
 def stated_flips(row) -> list[str] | None:
-    """The conventions whose other values flip a statement, when every one of them is a convention the chapter
-    states (a cell of that axis is the chapter's own value); None when an unstated one flips it."""
-    axes = list(dict.fromkeys(c.axis for c in row.cells if c.axis != "metric" and c.outcome == "flips"))
-    stated = {c.axis for c in row.cells if c.stated}
+    """The conventions whose other values flip a statement (``sensitivity.flipping_conventions``), when every one
+    of them is a convention the chapter states; None when an unstated one flips it."""
+    from audit.research.sensitivity import flipping_conventions
+    axes, stated = flipping_conventions(row.cells)
     return axes if axes and all(a in stated for a in axes) else None
 
 

@@ -36,7 +36,7 @@ from audit.evaluation.readings import REJECTED, base_reading, explore, graded_le
 from audit.evaluation.universe import Universe
 from audit.register.claims import Chapter
 from audit.evaluation.evaluator import relevant_to
-from audit.register.conventions import CONVENTIONS
+from audit.register.conventions import CONVENTIONS, title_of
 from audit.register.measures import at_cutoff
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact, parse_claimed
@@ -115,8 +115,11 @@ WEAKER_HOLDS = "only the weaker"
 NOT_PRINTED = "the value is derived, not printed"
 
 
-def _axis_title(axis: str) -> str:
-    return CONVENTIONS[axis].title
+def flipping_conventions(cells: list[SensitivityCell]) -> tuple[list[str], set[str]]:
+    """The conventions whose other values flip a statement, in the cells' order, and the conventions the chapter
+    states (one of whose cells is the chapter's own value)."""
+    conv = [c for c in cells if c.axis != "metric"]
+    return list(dict.fromkeys(c.axis for c in conv if c.outcome == "flips")), {c.axis for c in conv if c.stated}
 
 
 def conclusion(cells: list[SensitivityCell], own_holds: bool, *, unprinted: bool = False,
@@ -130,7 +133,7 @@ def conclusion(cells: list[SensitivityCell], own_holds: bool, *, unprinted: bool
     conv = [c for c in cells if c.axis != "metric"]
     metric = [c for c in cells if c.axis == "metric"]
     other_metrics = [c.alternative for c in metric if c.outcome == "flips"]
-    flipping = [c for c in conv if c.outcome == "flips"]
+    axes, stated = flipping_conventions(cells)
     suffix = f"; {NOT_PRINTED}" if unprinted else ""
     if not own_holds:
         rescued = [c for c in conv if c.outcome == "holds"]
@@ -143,13 +146,11 @@ def conclusion(cells: list[SensitivityCell], own_holds: bool, *, unprinted: bool
         if weaker and weak_holds is False:
             return f"{FAILS}, and so does the weaker “{weaker}”" + suffix
         return FAILS + suffix
-    if not flipping:
+    if not axes:
         if not other_metrics:
             return ROBUST + suffix
         return f"{HOLDS}; not under {', '.join(other_metrics)}" + suffix
-    stated = {c.axis for c in conv if c.stated}
-    axes = list(dict.fromkeys(c.axis for c in flipping))
-    text = f"{RESTS}: " + ", ".join(f"{_axis_title(a)} ({'stated' if a in stated else 'not stated'})" for a in axes)
+    text = f"{RESTS}: " + ", ".join(f"{title_of(a)} ({'stated' if a in stated else 'not stated'})" for a in axes)
     return text + (f"; not under {', '.join(other_metrics)}" if other_metrics else "") + suffix
 
 
