@@ -489,7 +489,7 @@ claims:
     values = {v.implementation: v.value for v in t1.checks[0].values}
     assert values["pytrec_eval"] == 1.0 and values["ir_measures"] == 0.5
     assert t1.verdict == "supported", t1.reason
-    assert "where the sentence states its own condition" in t1.reason and "pytrec_eval" in t1.reason
+    assert "; the sentence states its own condition, under which the value holds: " in t1.reason and "pytrec_eval" in t1.reason
     assert t2.verdict == "qualified", t2.reason
 
 
@@ -519,3 +519,29 @@ claims:
     assert [v.exact for v in chapter] == ["11/12"], m1.reason   # only the reading the printed terms allow
     values = {v.implementation: v.value for v in m1.checks[0].values}
     assert abs(values["ir_measures"] - 11 / 12) < 1e-9 and values["pytrec_eval"] == 1.0
+
+
+def test_the_printed_terms_fix_the_reading_when_only_the_total_is_a_slip(tmp_path):
+    """"Over both topics, MAP is (0.361 + 1)/2 ≈ 0.691": T1 returns d5, d3, d21, d36, d30, d45, d80, d28, d23, d12
+    with six relevant (d3, d12, d15, d21, d22, d30; d15 and d22 never returned), so AP is (1/2 + 2/3 + 3/5 + 4/10)/6
+    = 13/36 = 0.3611 over |R| (trec_eval ``map``), 13/24 over the four relevant retrieved; T2's one relevant
+    document comes first, AP 1. The printed terms are right for the |R| reading and the total is not: (13/36 + 1)/2
+    = 49/72 = 0.6806. So the reason gives that one value and the fix is "≈ 0.681", not a convention to choose."""
+    (tmp_path / "snapshot.txt").write_text("Over both topics, MAP is (0.361 + 1)/2 ≈ 0.691.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: slip\ntitle: Slip\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+fixtures:
+  t1-t2:
+    qrels: {T1: {d3: 1, d12: 1, d15: 1, d21: 1, d22: 1, d30: 1, d5: 0, d36: 0}, T2: {e1: 1}}
+    run: {T1: [d5, d3, d21, d36, d30, d45, d80, d28, d23, d12], T2: [e1]}
+claims:
+  - {id: S1, title: slip, kind: value, quote: "Over both topics, MAP is (0.361 + 1)/2 ≈ 0.691.", claim: mean,
+     fixture: t1-t2, expect: [{measure: AP, claimed: "≈ 0.691"}]}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    s1 = report.claims[0]
+    assert s1.verdict == "contradicted"
+    assert "49/72" in s1.reason and "relevant retrieved" not in s1.reason, s1.reason
+    assert s1.response.startswith("Change “0.691” to “0.681”"), s1.response
+    values = {v.implementation: v.value for v in s1.checks[0].values}
+    assert all(abs(values[r] - 49 / 72) < 1e-9 for r in ("pytrec_eval", "ir_measures", "ranx")), values

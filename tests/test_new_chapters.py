@@ -238,7 +238,7 @@ def test_tie_claim_is_explained_by_the_tie_rule_not_a_cutoff(reports):
     # 1/2: trec_eval's 1 is stated beside it, not a qualification
     assert values["ranx"].value == 0.5
     assert r6.verdict == "supported", r6.reason
-    assert "pytrec_eval" in r6.reason and "where the sentence states its own condition" in r6.reason
+    assert "pytrec_eval" in r6.reason and "; the sentence states its own condition, under which the value holds: " in r6.reason
     assert "cutoff" not in r6.reason and "cutoff" not in r6.response
 
 

@@ -1,6 +1,6 @@
 """The author's loop closes: audit, apply the report's patch, audit again — and the second run is clean.
 
-For each chapter (the shipped ones, the labelled measures corpus, and a chapter with planted errors of six
+For each chapter (the shipped ones, the labelled measures corpus, and a chapter with planted errors of seven
 kinds) the folder is copied to a scratch project, audited with the CLI, its patch checked with ``git apply
 --check`` and ``patch --dry-run`` and applied with ``patch -p0`` (it changes the snapshot and the claim register
 together), then audited again. Required of the second run: no stale claim and no error; every claim the patch
@@ -21,6 +21,10 @@ Right values of the planted chapter, by hand (exact fractions) and with the libr
   last occurrence; pytrec_eval rejects it — qualified until the text says what the two libraries do.
 * P6 and P7 quote the same table row "Whole cohort 43 8": 21 + 6 + 16 = 43 holds, 0 + 1 + 6 = 7 not 8; the hunk
   correcting P7's 8 to 7 changes P6's quote too, so it edits both register entries.
+* P8, a sentence wrapped over two lines: "the mean AP is (0.25 + 1)/2 ≈ 0.635". q1 has two relevant documents and
+  returns r1 second: AP (1/2)/2 = 1/4 over |R| (trec_eval ``map``), 1/2 over the relevant retrieved; q2 returns its
+  one relevant first: AP 1. The printed terms 0.25 and 1 fix the |R| reading, whose mean is 5/8 = 0.625: the total
+  is the slip, corrected to ≈ 0.625 by a hunk holding both lines.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ Raising k always helps precision, which is why longer lists look better.
 Grades 3, 0, 2 in the top three give nDCG@3 ≈ 0.9386.
 Our evaluator rejects a ranking that repeats an ID.
 Rejected 16 6 Whole cohort 43 8
+Over the two queries the mean AP is
+(0.25 + 1)/2 ≈ 0.635.
 """
 PLANTED_CHAPTER = "id: planted\ntitle: Five planted errors\n"
 PLANTED_CLAIMS = """\
@@ -57,6 +63,9 @@ fixtures:
   repeats:
     qrels: {q1: {a: 1, b: 0}}
     run: {q1: [a, b, a]}
+  two-queries:
+    qrels: {q1: {r1: 1, r2: 1, n: 0}, q2: {s: 1}}
+    run: {q1: [n, r1], q2: [s]}
 claims:
   - id: P1
     title: The relevant rate is 25/48 ≈ 0.5417
@@ -113,6 +122,14 @@ claims:
     claim: The negative column sums to 8.
     expression: "0 + 1 + 6"
     claimed: "8"
+  - id: P8
+    title: The mean AP over two queries
+    kind: value
+    quote: "Over the two queries the mean AP is (0.25 + 1)/2 ≈ 0.635."
+    claim: The mean of q1's AP and q2's AP.
+    fixture: two-queries
+    expect:
+      - {measure: "AP", claimed: "≈ 0.635"}
 """
 
 
@@ -221,7 +238,7 @@ def test_the_second_patch_is_empty(rounds):
 def test_the_planted_errors_are_fixed_to_the_right_values(rounds):
     first, second, _, _ = rounds
     hunks = {h["claim"]: h for h in first["planted"]["research"]["proposal"]["hunks"]}
-    assert set(hunks) == {"P1", "P2", "P3", "P4", "P5", "P7"}, first["planted"]["research"]["proposal"]
+    assert set(hunks) == {"P1", "P2", "P3", "P4", "P5", "P7", "P8"}, first["planted"]["research"]["proposal"]
     assert "0.5208" in hunks["P1"]["new"] and "0.5417" not in hunks["P1"]["new"]   # 25/48 = 0.520833…
     assert "P@4 = 1/4" in hunks["P2"]["new"]                                       # one hit in four
     assert hunks["P3"]["text"] == "can raise or lower"                             # 1 → 1/2 and 0 → 1/2
@@ -231,9 +248,11 @@ def test_the_planted_errors_are_fixed_to_the_right_values(rounds):
     # P6 quotes the row P7's hunk corrects: the hunk edits both quotes
     assert {(e["claim"], e["field"], e["value"]) for e in hunks["P7"]["register_edits"]} >= {
         ("P6", "quote", "Rejected 16 6 Whole cohort 43 7"), ("P7", "quote", "Rejected 16 6 Whole cohort 43 7")}
+    assert hunks["P8"]["old"] == "Over the two queries the mean AP is\n(0.25 + 1)/2 ≈ 0.635."
+    assert hunks["P8"]["new"] == "Over the two queries the mean AP is\n(0.25 + 1)/2 ≈ 0.625."
     after = _verdicts(second["planted"])
     assert after == {"P1": "supported", "P2": "supported", "P3": "supported", "P4": "supported", "P5": "supported",
-                     "P6": "supported", "P7": "supported"}
+                     "P6": "supported", "P7": "supported", "P8": "supported"}
     snapshot = (Path.cwd() / "claims" / "planted" / "snapshot.txt").read_text(encoding="utf-8")
     assert "25/48 ≈ 0.5208" in snapshot and "P@4 = 1/4" in snapshot and "can raise or lower precision" in snapshot
     first_responses = {c["id"]: c["response"] for c in first["planted"]["claims"]}

@@ -32,7 +32,7 @@ from audit.evaluation.checks.common import Measurements
 from audit.evaluation.checks.property import WEAKER
 from audit.evaluation.checks.value import (
     chapter_readings,
-    declared_with_aggregate,
+    sentence_declared,
     verify_statement,
 )
 from audit.evaluation.readings import REJECTED
@@ -78,23 +78,27 @@ def _plain_phrase(name: str, value: str) -> str:
     return re.sub(r"\s*\(([^)]*)\)", r", \1", text)
 
 
-def _locate(result: ClaimResult, lines: list[str]) -> tuple[int, int, int]:
+def _locate(result: ClaimResult, text: str, starts: list[int]) -> tuple[int, int]:
+    """Where the quote is in the snapshot ``text`` (``starts``: each line's offset), as offsets: it may run over a
+    line break, as a sentence of wrapped Markdown does."""
     if not result.line or not result.column or not result.found_text:
         raise _Skip("the quote was not found in the snapshot")
-    line = lines[result.line - 1]
-    start = result.column - 1
+    start = starts[result.line - 1] + result.column - 1
     end = start + len(result.found_text)
-    if line[start:end] != result.found_text:
+    if text[start:end] != result.found_text:
         raise _Skip("the quote was only found after folding quotes and whitespace, so no exact edit can be placed")
-    return result.line, start, end
+    return start, end
 
 
-def _sentence_end(line: str, end: int) -> int:
-    """The end of the sentence holding position ``end`` (after its full stop), or the line's end."""
-    if end > 0 and line[end - 1] in ".!?":
+def _sentence_end(text: str, end: int) -> int:
+    """The end of the sentence holding position ``end`` (after its full stop), or its paragraph's end (a blank
+    line) or the text's."""
+    if end > 0 and text[end - 1] in ".!?":
         return end
-    m = re.compile(r"[.!?](?=\s|$)").search(line, end)
-    return m.end() if m else len(line)
+    m = re.compile(r"[.!?](?=\s|$)|\n[ \t]*\n").search(text, end)
+    if m is None:
+        return len(text)
+    return m.end() if m.group(0)[0] in ".!?" else m.start()
 
 
 # --- one finding → (action, replaced, text, position, check sentence) --------------------------------
@@ -116,7 +120,7 @@ def _value(claim, chapter: Chapter, ms: Measurements, result: ClaimResult):
         if claimed.nominal is None and result.verdict == "contradicted":
             raise _Skip(f"a bound ({e.claimed}) the value breaks: whether the bound or the statement's measure is "
                         "wrong is the author's decision; the finding gives the value")
-        declared = declared_with_aggregate(own, e.aggregate)
+        declared = sentence_declared(ms, chapter, claim, fixture, e.measure, claimed, e.query, e.aggregate)
         readings = chapter_readings(ms, fixture, e.measure, declared, e.query)
 
         def holds(v, claimed=claimed) -> bool:
@@ -153,8 +157,8 @@ def _value(claim, chapter: Chapter, ms: Measurements, result: ClaimResult):
         raise _Skip("the chapter's definitions give the printed value under every reading; the qualification comes "
                     "from a reference, explained in the finding")
     for e in claim.expect:
-        declared = declared_with_aggregate(own, e.aggregate)
         claimed = parse_claimed(e.claimed, tolerance=e.tolerance)
+        declared = sentence_declared(ms, chapter, claim, fixture, e.measure, claimed, e.query, e.aggregate)
         if not verify_statement(ms, fixture, e.measure, declared, e.query, claimed,
                                 {n: v for n, v in extra.items()}):
             raise _Withdrawn("no single convention makes the printed value hold under every remaining reading")
@@ -332,8 +336,9 @@ def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], 
                 chapter: Chapter, ms: Measurements, why: str, rechecks) -> dict:
     """A corrected value: the printed numbers replaced in the sentence and in the register (quote, claimed values,
     title, claim text), then the claim re-run on the new sentence, which must be supported."""
-    # the register's quote follows the sentence as found (an edited anchor's quote is refreshed with it)
-    new_quote, register_quote = quote, claim.quote if claim.quote == quote else quote
+    # the register's quote follows the sentence as found (an edited anchor's quote is refreshed with it); one that
+    # differs from it only in where the lines break keeps its own spacing
+    new_quote, register_quote = quote, claim.quote if claim.quote.split() == quote.split() else quote
     edits: list[Edit] = []
     near = " ".join(re.findall(r"[A-Za-z]+@\d+|[A-Za-z]+", claim.title)[:1])
     for old, new in corrections.items():
@@ -440,8 +445,9 @@ def _property_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, qu
                           "the counterexample can be shown to readers as an example."))
 
 
-def _convention_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str, line_text: str,
+def _convention_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str, text_all: str,
                      end: int, rechecks) -> dict:
+    """A caveat after the sentence the quote ends in (``end``: the quote's end in the snapshot ``text_all``)."""
     text, check = _convention(claim, chapter, r, ms.references, ms.book, rechecks)
     stored = rechecks.get(claim.id, "departures") if rechecks is not None else None
     if stored is not None and isinstance(stored.get("others"), dict):
@@ -452,8 +458,8 @@ def _convention_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
             rechecks.put(claim.id, "departures", {"others": others})
     if not others:
         raise _Withdrawn("re-running the probe, no reference's departure from the chapter's rule could be named")
-    pos = _sentence_end(line_text, end)
-    register_quote = claim.quote + line_text[end:pos] + text
+    pos = _sentence_end(text_all, end)
+    register_quote = claim.quote + text_all[end:pos].replace("\n", " ") + text
     edits = [Edit(claim.id, "quote", register_quote), Edit(claim.id, "others", others)]
     verdict = _recheck(claim, edits, chapter, ms, rechecks)
     if verdict != "supported":
@@ -494,8 +500,9 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
     its finding proposes (``respond`` puts it there), so Findings, the patch and the checklist say the same.
     ``rechecks``: where re-checks that need the references are kept per claim key (or None)."""
     claims = {c.id: c for c in chapter.register.claims}
-    lines = chapter.snapshot.text.split("\n")
-    planned = []   # (line, start, end, claim id, plan)
+    snapshot = chapter.snapshot.text
+    starts = [0] + [i + 1 for i, ch in enumerate(snapshot) if ch == "\n"]
+    planned = []   # (start, end, claim id, plan): offsets in the snapshot
     proposal = Proposal(file=snapshot_file, register_file=register_file)
     for r in results:
         if r.verdict not in ("qualified", "contradicted", "stale", "error"):
@@ -506,8 +513,8 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
         try:
             if r.verdict in ("stale", "error"):
                 raise _Skip("the claim could not be checked against this revision; fix the register first")
-            line, start, end = _locate(r, lines)
-            quote = lines[line - 1][start:end]
+            start, end = _locate(r, snapshot, starts)
+            quote = snapshot[start:end]
             if claim.kind == "value":
                 plan = _value_plan(claim, chapter, ms, r, quote, rechecks)
             elif claim.kind == "arithmetic":
@@ -515,7 +522,7 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
             elif claim.kind == "property":
                 plan = _property_plan(claim, chapter, ms, r, quote)
             elif claim.kind == "convention":
-                plan = _convention_plan(claim, chapter, ms, r, quote, lines[line - 1], end, rechecks)
+                plan = _convention_plan(claim, chapter, ms, r, quote, snapshot, end, rechecks)
             elif claim.kind == "code":
                 raise _Skip("a listing fix is code the harness does not write; the finding lists each failing input "
                             "and what to change, and the listing is re-run by `audit run` once edited")
@@ -542,18 +549,21 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
             a = b = end - 1 if quote and quote[-1] in ".!?;:" else end
         else:
             a, b = start, end
-        planned.append((line, a, b, r.id, plan))
-    # apply in snapshot order; later hunks on the same line see the earlier ones' text
-    current = list(lines)
-    shift: dict[int, list[tuple[int, int]]] = {}
-    for line, start, end, cid, plan in sorted(planned, key=lambda p: (p[0], p[1], p[3])):
-        offset = sum(delta for pos, delta in shift.get(line, []) if pos <= start)
-        old = current[line - 1]
-        a, b = start + offset, end + offset
+        planned.append((a, b, r.id, plan))
+    # apply in snapshot order; a later hunk sees the earlier ones' text. A hunk holds the whole lines its change
+    # touches (several, when the sentence runs over a line break), as they read before and after it.
+    current, shift = snapshot, 0
+    for start, end, cid, plan in sorted(planned, key=lambda p: (p[0], p[2])):
+        a, b = start + shift, end + shift
         text = plan["text"]
-        new = old[:a] + text + old[b:]
-        current[line - 1] = new
-        shift.setdefault(line, []).append((start, len(text) - (end - start)))
+        first = current.rfind("\n", 0, a) + 1
+        last = current.find("\n", b)
+        last = len(current) if last < 0 else last
+        changed = current[:a] + text + current[b:]
+        old, new = current[first:last], changed[first:last + len(text) - (b - a)]
+        line = current.count("\n", 0, first) + 1
+        current = changed
+        shift += len(text) - (end - start)
         proposal.hunks.append(Hunk(claim=cid, line=line, old=old, new=new, action=plan["action"],
                                    replaced=plan["replaced"], text=text.strip(), rationale=plan["rationale"],
                                    tradeoff=plan["tradeoff"], check=plan["check"],
@@ -567,9 +577,11 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
 
 def _shared_quotes(proposal: Proposal, chapter: Chapter) -> None:
     """Every claim whose quote holds the text a hunk changes (the hunk's own claim too, when its plan left the quote
-    as it was) gets its quote edited with the same change, in that hunk's register edits ("Rejected 16 6 Whole cohort 43 8" is C39's quote as well as C40's: correcting C40's
-    8 to 7 changes C39's quote too), so no claim is left quoting a sentence the patch rewrote. A quote the change
-    only partly overlaps is left for the rerun to report (edited)."""
+    as it was) gets its quote edited with the same change, in that hunk's register edits ("Rejected 16 6 Whole
+    cohort 43 8" is C39's quote as well as C40's: correcting C40's 8 to 7 changes C39's quote too), so no claim is
+    left quoting a sentence the patch rewrote. A quote is found as the anchors find it, a line break in the text
+    matching its space (and written back as a space). A quote the change only partly overlaps is left for the rerun
+    to report (edited)."""
     quotes = {c.id: c.quote for c in chapter.register.claims}
     for h in proposal.hunks:
         for e in h.register_edits:
@@ -585,12 +597,16 @@ def _shared_quotes(proposal: Proposal, chapter: Chapter) -> None:
         a, b = p, len(old) - q            # the changed span of the old line
         own = any(e["field"] == "quote" and e["claim"] == h.claim for e in h.register_edits)
         for cid, quote in quotes.items():
-            if (cid == h.claim and own) or not quote or quote in new:
+            if (cid == h.claim and own) or not quote.split():
                 continue
-            i = old.find(quote)
-            if i < 0 or old.find(quote, i + 1) >= 0 or not (i <= a and b <= i + len(quote)):
+            pattern = re.compile(r"\s+".join(map(re.escape, quote.split())))
+            if pattern.search(new):
                 continue
-            changed = new[i:i + len(quote) + len(new) - len(old)]
+            spots = list(pattern.finditer(old))
+            if len(spots) != 1 or not (spots[0].start() <= a and b <= spots[0].end()):
+                continue
+            i, j = spots[0].span()
+            changed = new[i:j + len(new) - len(old)].replace("\n", " ")
             h.register_edits.append(Edit(cid, "quote", changed).as_dict())
             quotes[cid] = changed
 
@@ -622,7 +638,8 @@ def patched_text(original: str, proposal: Proposal) -> str:
     """The snapshot with every hunk applied (what ``patch -p0`` produces)."""
     lines = original.split("\n")
     for h in proposal.hunks:
-        if lines[h.line - 1] != h.old:
+        span = slice(h.line - 1, h.line + h.old.count("\n"))   # the lines the hunk holds
+        if "\n".join(lines[span]) != h.old:
             raise AuditError(f"hunk for {h.claim} does not apply at line {h.line}")
-        lines[h.line - 1] = h.new
+        lines[span] = h.new.split("\n")
     return "\n".join(lines)

@@ -237,6 +237,19 @@ def verify_statement(ms: Measurements, fixture, measure: str, declared: Declared
                                            for o in readings.outcomes)
 
 
+def sentence_declared(ms: Measurements, chapter: Chapter, claim, fixture, measure: str, claimed: ClaimedValue,
+                      query: str | None, aggregate: str | None) -> Declared:
+    """The conventions one expectation of a value claim is read under: the chapter's and the claim's
+    (``Chapter.declared_for``), its ``aggregate``, then what the sentence prints for the value: a fraction or a
+    divisor that fixes the measure's denominator (``_printed_denominator``), a mean written term by term that fixes
+    each query's reading (``_printed_terms``). The check and the proposal read a sentence the same way through it."""
+    declared = declared_with_aggregate(chapter.declared_for(claim), aggregate)
+    declared = _printed_denominator(claim.quote, claimed, fixture, measure, query, declared)
+    if parse_measure(measure, True)[1] is not None:
+        declared = _printed_terms(ms, claim.quote, claimed, fixture, measure, query, declared)
+    return declared
+
+
 def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, measure: str, claimed_text,
                       evidence: Evidence, *, tolerance=None, derived: str = "", query: str | None = None,
                       aggregate: str | None = None, label_prefix: str = "", references_qualify: bool = True,
@@ -250,10 +263,7 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
     # a value the text does not print (``derived``) is the register's reading of a statement, not a number a reader
     # sees: a convention the text leaves open that changes only this number misleads no one
     unprinted = bool(derived) and not printed_in_quote(str(claimed_text), claim.quote)
-    declared = declared_with_aggregate(chapter.declared_for(claim), aggregate)
-    declared = _printed_denominator(claim.quote, claimed, fixture, measure, query, declared)
-    if parse_measure(measure, True)[1] is not None:
-        declared = _printed_terms(ms, claim.quote, claimed, fixture, measure, query, declared)
+    declared = sentence_declared(ms, chapter, claim, fixture, measure, claimed, query, aggregate)
     if ideal is not None:
         fitting, orders = _ideal_readings(fixture, measure, query, declared, ideal)
         printed = ", ".join(map(str, ideal))
@@ -492,11 +502,11 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
             # another reference confirms the value under it: one that follows another value of that condition is
             # told by the text, not misled
             evidence.notes.append(
-                f"{given} {'each give' if several else 'gives'} {shown} under "
+                f"{given} {'each give' if several else 'gives'} {shown}: there "
                 + "; ".join(CONVENTIONS[c.name].phrase(c.value) for c in told)
-                + ", where the sentence states its own condition ("
+                + "; the sentence states its own condition, under which the value holds: "
                 + "; ".join(CONVENTIONS[c.name].phrase(st.value) for c in told
-                            for st in declared.statements.get(c.name, [])[:1]) + ")")
+                            for st in declared.statements.get(c.name, [])[:1]))
             continue
         if found.explained:
             text += ". " + found.evidence() + (" The same holds for " + listed(titles[1:]) + "." if several else "")
@@ -711,14 +721,14 @@ def _sum_of(terms: str) -> Fraction | None:
     return total
 
 
-def printed_sums(quote: str, claimed: ClaimedValue) -> list[tuple[list[str], int]]:
+def printed_sums(quote: str, claimed: ClaimedValue | None) -> list[tuple[list[str], int]]:
     """The parenthesised sums over a divisor the sentence prints for the claimed value ("(0.542 + 0)/2 ≈ 0.271"):
     each one's terms as printed and its divisor. A printed term may be rounded, so a sum counts when its quotient
-    lies in the claimed interval, as a fraction must."""
+    lies in the claimed interval, as a fraction must; with ``claimed`` None, every sum of numbers over a divisor."""
     out = []
     for terms, d in _SUM_OVER.findall(quote):
         total = _sum_of(terms)
-        if int(d) and total is not None and claimed.contains(total / int(d)):
+        if int(d) and total is not None and (claimed is None or claimed.contains(total / int(d))):
             out.append(([t.strip() for t in terms.split("+")], int(d)))
     return out
 
@@ -804,7 +814,10 @@ def _printed_terms(ms: Measurements, quote: str, claimed: ClaimedValue, fixture,
     if query is not None or len(set(fixture.qrels) | set(fixture.run)) < 2:
         return declared
     queries = sorted(set(fixture.qrels) | set(fixture.run))
-    sums = [(terms, d) for terms, d in printed_sums(quote, claimed)
+    # the sum whose quotient is the printed value; else the sentence's only sum, whose terms still say how each
+    # query was scored when the total is a slip ("(0.361 + 1)/2 ≈ 0.691": the terms are right, the total not)
+    sums = printed_sums(quote, claimed) or (lone if len(lone := printed_sums(quote, None)) == 1 else [])
+    sums = [(terms, d) for terms, d in sums
             if len(terms) == d <= len(queries) and math.comb(len(queries), d) <= _TERM_CHOICES]
     if not sums:
         return declared
