@@ -46,10 +46,11 @@ class Input:
         return f"ranking {ranking}, relevant {relevant}" + (f", k = {self.k}" if self.k is not None else "")
 
 
-# Edge cases every reviewer would try: (label, ranking, relevant, k, suggested fix when the listing fails).
+# Edge cases every reviewer would try: (label, ranking, relevant, k, suggested fix when the listing fails; ``{rule}``
+# is whose rule rejecting a repeated ID is, filled in by ``check``).
 EDGES = [
     ("repeated ID in the ranking", ("n", "n", "a", "a"), {"a"}, 4,
-     "reject a ranking that repeats an ID (chapter 23's rule), or count each ID once"),
+     "reject a ranking that repeats an ID ({rule}), or count each ID once"),
     ("empty relevant set", ("a", "b"), set(), 2,
      "return 0.0 when the relevant set is empty, as trec_eval, ir-measures and ranx do"),
     ("empty ranking", (), {"a"}, 3, "return 0.0 for an empty ranking"),
@@ -216,7 +217,6 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     uses_k = "cutoff" in claim.arguments.values()
     edges = [Input(tuple(r), frozenset(rel), k if uses_k else None, label)
              for label, r, rel, k, _ in EDGES if uses_k or label not in ("k = 0", "k larger than the ranking")]
-    fixes = {label: fix for label, _, _, _, fix in EDGES}
     generated = _generated(claim, SAMPLE, SEED)
     items = edges + generated
     deadline = time.monotonic() + CLAIM_BUDGET
@@ -235,6 +235,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     book_rule = book.repeated_id_rule(chapter.identity.id) if book else ""
     declared = chapter.declared_for(claim)
     stated_rule = declared.stated("repeated_ids")
+    rule = f"{book_rule}'s rule" if book_rule else "the chapter's rule" if stated_rule else "as trec_eval does"
+    fixes = {label: fix.format(rule=rule) for label, _, _, _, fix in EDGES}
     # Edge cases: one row each.
     edge_rows = []
     reading = base_reading(declared)
