@@ -240,6 +240,33 @@ def test_an_emptied_proposal_recheck_does_not_remove_the_patch(case, emptied, si
     assert (reports / "forged.patch").exists()
 
 
+@pytest.mark.parametrize("forged", [{"others": {"ranx": 7}}, {"others": {"ranx": "no such rule"}},
+                                    {"others": {"no_such_library": "keep last"}}, {"others": {}},
+                                    {"verdict": "bogus"}, {"verdict": 1}],
+                         ids=["rule not text", "unknown rule", "unknown reference", "empty", "verdict unknown",
+                              "verdict not text"])
+def test_a_signed_forged_departure_or_recheck_changes_nothing(case, forged):
+    """The proposal keeps, per claim, what each reference does where it departs from the chapter's rule
+    ("departures": ``others``) and the verdict of each re-check; an entry signed with the key but holding what
+    this version never writes is recomputed: the same verdicts and patch, no internal error (exit 1, the clean
+    run's)."""
+    folder, reports, cache, run = case
+    patch = (reports / "forged.patch").read_text(encoding="utf-8")
+    verdicts = {c["id"]: c["verdict"] for c in json.loads((reports / "forged.json").read_text())["claims"]}
+    forget_claims(cache)
+    kept = [p for p in entry_files(cache, "per-claim")
+            if set(read_entry(p)[1]["outcome"]) == ({"others"} if "others" in forged else {"verdict"})]
+    assert kept
+    for path in kept:
+        fields, payload = read_entry(path)
+        payload["outcome"] = forged
+        write_entry(path, fields, payload, True)
+    text = run()
+    assert "please report this" not in text
+    assert (reports / "forged.patch").read_text(encoding="utf-8") == patch
+    assert {c["id"]: c["verdict"] for c in json.loads((reports / "forged.json").read_text())["claims"]} == verdicts
+
+
 @pytest.mark.parametrize("namespace", ["claims", "charts", "research"])
 def test_a_symlinked_cache_folder_redirects_no_read_and_no_write(case, tmp_path, namespace):
     folder, reports, cache, run = case

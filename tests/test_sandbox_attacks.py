@@ -1114,7 +1114,7 @@ def test_quote_makes_a_listing_text_one_inert_line():
 def test_a_non_number_and_a_load_error_are_quoted_as_the_listings(canary, tmp_path):
     from audit.evaluation.checks.code import _problem
     from audit.evaluation.sandbox import CallResult
-    problem = _problem(CallResult("returns", text="'\\n# h [l](javascript:x)'"), 0, None, "")
+    problem = _problem(CallResult("returns", text="'\\n# h [l](javascript:x)'"), 0, None, "", False)
     assert problem == "returns a non-number (the listing's value: “'\\\\n\\# h \\[l\\](javascript:x)'”)"
     result = audit_listing(tmp_path, "\n@__import__('no_such_module_\\n# h')\ndef recall_at_k(ranking, relevant, k):\n"
                                      "    return 0.0\n")

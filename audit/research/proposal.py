@@ -450,7 +450,7 @@ def _convention_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
     """A caveat after the sentence the quote ends in (``end``: the quote's end in the snapshot ``text_all``)."""
     text, check = _convention(claim, chapter, r, ms.references, ms.book, rechecks)
     stored = rechecks.get(claim.id, "departures") if rechecks is not None else None
-    if stored is not None and isinstance(stored.get("others"), dict):
+    if stored is not None and _names_rules(claim, stored["others"]):
         others = stored["others"]
     else:
         others = _departures(claim, chapter, ms)
@@ -469,6 +469,16 @@ def _convention_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
                 tradeoff=("Adds library-specific detail that can date as the libraries change (versions in the "
                           "provenance); leaving it out leaves readers to discover the difference."),
                 conventions=[_CLAIM_CONVENTION.get(claim.convention, claim.convention)])
+
+
+def _names_rules(claim, others: dict) -> bool:
+    """Whether ``others`` (kept from an earlier run) is what the claim's ``others`` field accepts: known references,
+    rules of its convention, measures of its probe (the register's own validation)."""
+    try:
+        type(claim).model_validate({**claim.model_dump(mode="json", exclude_unset=True), "others": others})
+    except ValueError:
+        return False
+    return True
 
 
 def _departures(claim, chapter: Chapter, ms: Measurements) -> dict:

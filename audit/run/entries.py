@@ -208,7 +208,9 @@ def _strings(value) -> bool:
 
 
 def per_claim(what: str, payload, claim_id: str) -> dict | None:
-    """What the research sections kept for one claim (``what``: "convention caveat" or "sensitivity"), or None."""
+    """What the research sections kept for one claim, or None: ``what`` is "convention caveat" (a caveat's text and
+    check, or why it was withdrawn), "departures" (``others``: reference → rule, or measure → rule), "sensitivity"
+    (the claim's rows) or "recheck …" (the verdict of the claim re-run on an edited entry)."""
     found = payload.get("outcome") if isinstance(payload, dict) and set(payload) == {"outcome"} else None
     if not isinstance(found, dict):
         return None
@@ -231,7 +233,19 @@ def per_claim(what: str, payload, claim_id: str) -> dict | None:
             if model.claim != claim_id or not _same(model, row):
                 return None
         return found
-    return found
+    if what == "departures":
+        others = found.get("others")
+        if set(found) != {"others"} or not isinstance(others, dict) or not others:
+            return None
+        for rule in others.values():
+            rules = rule.values() if isinstance(rule, dict) else [rule]
+            if not rules or not all(isinstance(r, str) and r.strip() for r in rules):
+                return None
+        return found
+    if what.startswith("recheck "):
+        verdicts = ("supported", "qualified", "contradicted", "error")
+        return found if set(found) == {"verdict"} and found["verdict"] in verdicts else None
+    return None
 
 
 # --- charts -----------------------------------------------------------------------------------------------------
