@@ -199,7 +199,7 @@ def attribute(who: str, observed: PerQuery, chapter: Callable[[Mapping[str, str]
             continue
         chosen = seen or matching
         value = " or ".join(chosen)
-        note = (f" (this input cannot tell {' from '.join(chosen)} apart)" if len(chosen) > 1 else
+        note = (f" (this input cannot tell {' and '.join(chosen)} apart)" if len(chosen) > 1 else
                 f" ({' and '.join(v for v in matching if v not in chosen)} also fits this input; the reference's "
                 "probe shows " + chosen[0] + ")" if len(matching) > 1 else "")
         by_name[name] = Cause(name, chosen[0] if len(chosen) == 1 else "", "",

@@ -248,7 +248,7 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             elif not matched:
                 evidence.notes.append(f"{ref.name} gives {measure} values matching no known rule: {shown}")
             elif len(matched) > 1 and subject is None:
-                evidence.notes.append(f"the probe cannot tell {' from '.join(matched)} apart for {ref.name}")
+                evidence.notes.append(f"the probe cannot tell {listed(matched)} apart for {ref.name}")
         evidence.checks.append(Check(
             label=f"{conv.replace('_', ' ')} probe, {measure}"
                   + (f", as {claim.by} does it" if claim.by else "") + f"; rules: {_shown(rules, spell)}",
