@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from html import escape
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -60,9 +62,15 @@ def _per_query_text(v: ImplValue) -> str:
     return ", ".join(f"{q}: {x}" for q, x in v.per_query.items())
 
 
+@functools.lru_cache(maxsize=1)
+def _template():
+    """The page template, compiled once per process (every chapter's page is rendered from it)."""
+    env = Environment(loader=PackageLoader("audit.report", "templates"), autoescape=select_autoescape(["j2", "html"]))
+    return env.get_template("report.html.j2")
+
+
 def render(report: ChapterReport, snapshot_text: str) -> str:
     """The page for ``report``; ``snapshot_text`` supplies each quote's context line."""
-    env = Environment(loader=PackageLoader("audit.report", "templates"), autoescape=select_autoescape(["j2", "html"]))
     impls = implementations(report)
     charts_by_key = {}
     for c in report.claims:
@@ -76,7 +84,7 @@ def render(report: ChapterReport, snapshot_text: str) -> str:
     def links_of(source, relation: str) -> list[str]:
         return list(dict.fromkeys(link.claim for link in source.links if link.relation == relation))
 
-    return env.get_template("report.html.j2").render(
+    return _template().render(
         report=report, ch=ch, subtitle=subtitle, impls=impls, research=research, sections=SECTIONS,
         section_ids=SECTION_IDS, links_of=links_of, metadata_text=metadata_text, title=shown_title,
         claim_text=shown_claim, clip=clip,

@@ -76,8 +76,9 @@ def _span_end(text: str, node) -> int:
     return end
 
 
-def _place(text: str, edit: Edit) -> str:
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
+def _change(text: str, root, edit: Edit) -> tuple[int, int, str]:
+    """Where ``edit`` goes in ``text`` (``root``: its composed node tree): the span to replace and what replaces it
+    (an empty span for a field the claim does not have yet)."""
     parent = _claim_node(_claims_node(root), edit.claim)
     steps = edit.field.split(".")
     for step in steps[:-1]:
@@ -86,19 +87,36 @@ def _place(text: str, edit: Edit) -> str:
             raise RegisterEditError(f"claim {edit.claim} has no {edit.field}")
     node = _child(parent, steps[-1])
     if node is not None:
-        start, end = node.start_mark.index, _span_end(text, node)
-        return text[:start] + _flow(edit.value) + text[end:]
+        return node.start_mark.index, _span_end(text, node), _flow(edit.value)
     if not isinstance(parent, yaml.MappingNode) or not parent.value:
         raise RegisterEditError(f"claim {edit.claim}: {edit.field} cannot be added here")
     if parent.flow_style:
         close = text.rindex("}", parent.start_mark.index, parent.end_mark.index)
-        return text[:close].rstrip() + f", {steps[-1]}: {_flow(edit.value)}" + text[close:]
+        return len(text[:close].rstrip()), close, f", {steps[-1]}: {_flow(edit.value)}"
     last_key, last_value = parent.value[-1]
     indent = " " * parent.value[0][0].start_mark.column
     end = _span_end(text, last_value)
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
-    return text[:line_end] + f"\n{indent}{steps[-1]}: {_flow(edit.value)}" + text[line_end:]
+    return line_end, line_end, f"\n{indent}{steps[-1]}: {_flow(edit.value)}"
+
+
+def _place(text: str, edits: list[Edit], root) -> str:
+    """``text`` with ``edits`` placed from one reading of it: an edit of a field a later edit sets again is
+    dropped (the later one wins, as in ``set_field``), and the changes are made from the end of the text back,
+    so each span found stays where it was; an edit inserted at the same place as another comes after it. Edits
+    whose spans overlap are placed one at a time, the text read again for each."""
+    last = {(e.claim, e.field): i for i, e in enumerate(edits)}
+    kept = [e for i, e in enumerate(edits) if last[(e.claim, e.field)] == i]
+    changes = sorted(((*_change(text, root, e), i) for i, e in enumerate(kept)), key=lambda c: (c[0], c[3]))
+    if any(b[0] < a[1] for a, b in zip(changes, changes[1:])):
+        for e in kept:
+            start, end, new = _change(text, yaml.compose(text, Loader=yaml.SafeLoader), e)
+            text = text[:start] + new + text[end:]
+        return text
+    for start, end, new, _ in reversed(changes):
+        text = text[:start] + new + text[end:]
+    return text
 
 
 def set_field(claim: dict, edit: Edit) -> None:
@@ -124,11 +142,14 @@ def apply(text: str, edits: list[Edit]) -> str:
     if not edits:
         return text
     try:
-        before = yaml.safe_load(text)
-        expected = copy.deepcopy(before)
-        out = text
+        loader = yaml.SafeLoader(text)
+        try:
+            root = loader.get_single_node()
+            expected = loader.construct_document(root)   # the register's data, from the same reading
+        finally:
+            loader.dispose()
+        out = _place(text, edits, root)   # before the expected edits: it names a claim or field the register lacks
         for edit in edits:
-            out = _place(out, edit)
             _expected(expected, edit)
         after = yaml.safe_load(out)
     except yaml.YAMLError as exc:
