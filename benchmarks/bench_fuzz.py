@@ -1,6 +1,8 @@
-"""The fuzz campaign at scale (not run in CI): N generated registers and N/4 TREC file pairs
-through ``audit run`` / ``audit crosscheck``, with the oracle of ``tests/fuzz/oracle.py``, then M
-fuzzed claim-cache entries (``tests/fuzz/cache_cases.py``: forged unsigned or signed with invalid
+"""The fuzz campaign at scale (not run in CI): N cases, of which a fifth are TREC file pairs through
+``audit crosscheck``, a tenth recall@k listings (right or wrong, after prefixes that print, flood,
+forge protocol frames or try what the sandbox refuses; 20 generated inputs each, as in the attack
+suite) and the rest registers through ``audit run``, with the oracle of ``tests/fuzz/oracle.py``,
+then M fuzzed claim-cache entries (``tests/fuzz/cache_cases.py``: forged unsigned or signed with invalid
 content, damaged, odd file types, folders replaced by links, removed), each audited against the
 clean run of the same chapter.
 
@@ -11,7 +13,8 @@ reports each on its stdout; when it dies (a crash: a signal or an exit without a
 case passes ``--hang`` seconds, the parent records it against that case and starts a new child
 at the next one. Prints, and writes as JSON to ``--out``: cases run, the registers' exit codes
 and claim verdicts, and counts of internal errors, crashes, hangs, vacuous verdicts, bad exit
-codes, tracebacks and corrupt reports, with the first examples of each; for the cache cases, the
+codes, tracebacks, corrupt reports, listings given a verdict their function does not earn
+(``forged``) and listing markup raw in an HTML report (``injected``), with the first examples of each; for the cache cases, the
 count of each mutation and of runs whose reports differ from the clean run's (``changed``).
 """
 
@@ -33,8 +36,11 @@ CHILD = r'''
 import json, random, sys, tempfile
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from generate import register, trec_pair
-from oracle import check_register, check_trec
+from generate import listing, register, trec_pair
+from oracle import check_listing, check_register, check_trec
+import audit.evaluation.checks.code as code_check
+# the attack suite's budget for one listing: 20 generated inputs, 1 s a call, 10 s a claim
+code_check.SAMPLE, code_check.CALL_LIMIT, code_check.CLAIM_BUDGET = 20, 1.0, 10.0
 start, stop, seed, hang = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
 registers = int(sys.argv[6])
 warm = None
@@ -55,6 +61,10 @@ for i in range(start, stop):
         if i % 5 == 4:
             problems = check_trec(*trec_pair(rng), Path(root), seconds=hang)
             kind = "trec"
+        elif i % 10 == 7:
+            case = listing(rng, i)
+            problems = check_listing(case, Path(root), seconds=hang)
+            kind = "listing (" + case.label.split(",")[0] + ")"
         else:
             reg = register(rng, i)
             problems = check_register(reg, Path(root), seconds=hang, tally=tally)
@@ -65,7 +75,7 @@ for i in range(start, stop):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--registers", type=int, default=10_000, help="register and TREC cases to run (default 10000)")
+    parser.add_argument("--registers", type=int, default=10_000, help="register, TREC and listing cases to run (default 10000)")
     parser.add_argument("--cache-cases", type=int, default=500, help="fuzzed cache entries to run after them "
                         "(default 500)")
     parser.add_argument("--minutes", type=float, default=0, help="stop after this many minutes (0: no limit)")
@@ -137,7 +147,8 @@ def main() -> int:
               "registers": dict(sorted(tallies.items())),
               "cache mutations": dict(sorted(labels.items())),
               "problems": {k: counts.get(k, 0) for k in ("internal", "crash", "hang", "vacuous", "exit",
-                                                         "traceback", "report", "changed")},
+                                                         "traceback", "report", "changed", "forged",
+                                                         "injected")},
               "examples": examples}
     print(json.dumps(result, indent=2))
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -4,8 +4,11 @@ One chapter states three conventions of different kinds (unjudged documents remo
 number returned, exponential gain). Each claim below is contradicted by the chapter's own
 definitions; the reason must name exactly the stated conventions whose other values change the
 number, quote the chapter's statement of each, and give the value under each other setting.
-The audit runs with no reference implementation: the findings come from the chapter's own
-definitions only, and leaving the references out keeps the test fast and its reasons short.
+The findings come from the chapter's own definitions; the references are run because a stated
+convention's other value is offered as a fix only when a reference returns the printed value on the
+same input (a reader is seen to compute it): D2's printed value holds under min(k, |R|), which no
+reference computes (trec_eval, ir-measures and ranx divide P@k by k), so it is named in the reason
+and not offered.
 
 Hand computations (RR = 1 / rank of the first relevant; P@k = relevant in the prefix / denominator;
 "removed" drops unjudged documents before cutting, Sakai 2007):
@@ -15,7 +18,8 @@ Hand computations (RR = 1 / rank of the first relevant; P@k = relevant in the pr
   - P@12: removed + number returned → 1 relevant / 2 returned = 1/2; non-relevant + number returned
     → 1/12; removed + k → 1/12; removed + min(k, |R|) = min(12, 1) → 1/1 = 1.
 * ``two-returned``: ranking a (relevant), b (judged 0); P@5: number returned → 1/2; k → 1/5;
-  min(5, |R| = 1) → 1. Nothing is unjudged, so "removed" changes nothing.
+  min(5, |R| = 1) → 1. Nothing is unjudged, so "removed" changes nothing. pytrec_eval's P_5,
+  ir-measures' P@5 and ranx's precision@5 all give 1/5.
 * ``graded``: grades 2, 3, 0 in ranked order (b, a, c), ideal 3, 2, 0 (every ideal DCG rule gives it);
   nDCG@3 with discount log2(rank + 1), log2 3 = 1.5849625:
   - linear:      DCG = 2 + 3/1.5849625 = 3.892789; ideal = 3 + 2/1.5849625 = 4.261860 → 0.913402
@@ -33,6 +37,7 @@ import textwrap
 import pytest
 
 from audit.evaluation.checks.stated_effect import stated_effects
+from audit.evaluation.references import all_references
 from audit.evaluation.readings import REJECTED
 from audit.register.claims import load_chapter
 from audit.register.conventions import CONVENTIONS, Declared, Statement
@@ -51,6 +56,7 @@ Ten unjudged pages come first and the answer is at rank 12, so RR = 1/12.
 Ten unjudged pages come first and the answer is at rank 12, so P@12 = 1/12.
 Ten unjudged pages come first and the answer is at rank 12; our slide said P@12 = 1/6.
 Of the two results returned, one is relevant, so P@5 = 1/5.
+Of the two results returned, one is relevant; the slide rounds P@5 up to 1.
 Grades 2, 3, 0 in that order give nDCG@3 ≈ 0.913.
 One relevant result in the first four gives P@4 = 1/3.
 Moving the answer from rank 3 to rank 2 raises RR from 1/3 to 1/2.
@@ -94,6 +100,8 @@ claims:
      expect: [{measure: "P@12", claimed: "1/6"}]}
   - {id: D1, title: denominator decides P@5, kind: value, quote: "so P@5 = 1/5", claim: P@5 = 1/5,
      fixture: two-returned, expect: [{measure: "P@5", claimed: "1/5"}]}
+  - {id: D2, title: a reading no reference computes, kind: value, quote: "rounds P@5 up to 1", claim: P@5 = 1,
+     fixture: two-returned, expect: [{measure: "P@5", claimed: "1"}]}
   - {id: G1, title: gain decides nDCG, kind: value, quote: "give nDCG@3 ≈ 0.913", claim: nDCG@3 ≈ 0.913,
      fixture: graded, expect: [{measure: "nDCG@3", claimed: "≈ 0.913"}]}
   - {id: N1, title: no stated convention matters, kind: value, quote: "gives P@4 = 1/3", claim: P@4 = 1/3,
@@ -103,6 +111,7 @@ claims:
      expect: [{measure: RR, change: increases, before: "1/3", after: "1/2"}]}
 """
 
+ALL_THREE = "trec_eval via pytrec_eval, ir-measures and ranx"
 UNJUDGED_SAID = f"The chapter's statement of how unjudged documents count (removed: “{UNJUDGED}”)"
 DENOMINATOR_SAID = f"The chapter's statement of the P@k denominator (number returned: “{DENOMINATOR}”)"
 GAIN_SAID = f"The chapter's statement of the nDCG gain (exponential: “{GAIN}”)"
@@ -114,7 +123,7 @@ def results(tmp_path_factory):
     (folder / "chapter.yaml").write_text(CHAPTER, encoding="utf-8")
     (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
     (folder / "claims.yaml").write_text(textwrap.dedent(CLAIMS), encoding="utf-8")
-    report = audit_chapter(load_chapter(folder), [], collect("test"))
+    report = audit_chapter(load_chapter(folder), all_references(), collect("test"))
     return {c.id: c for c in report.claims}
 
 
@@ -132,11 +141,12 @@ def test_unjudged_removed_alone_produces_the_rr(results):
     assert (f"{UNJUDGED_SAID} gives 1/2; with it set to “non-relevant” the definitions give 1/12 (the printed value)."
             in u1.reason)
     assert _named(u1.reason) == {"unjudged"}
-    assert u1.response.startswith("Change “1/12” to “1/2” (checked: the claim re-run on the corrected sentence is "
-                                  "supported; the new value holds under every reading the chapter allows).")
+    # the corrected sentence is not re-run supported (the references give 1/12 under their own rule), so the
+    # proposal keeps the evaluator's own check
+    assert u1.response.startswith("Change “1/12” to “1/2” (checked: the corrected value holds under every reading).")
     assert ("Or, if this example means that an unjudged document counts as non-relevant "
             f"— not what “{UNJUDGED}” states — say so here (checked: with “non-relevant” the printed 1/12 holds "
-            "under every reading).") in u1.response
+            f"under every reading; {ALL_THREE} give it here).") in u1.response
 
 
 def test_the_reviewers_example_names_both_stated_conventions_that_give_the_printed_value(results):
@@ -173,6 +183,16 @@ def test_number_returned_alone_produces_the_p_at_5(results):
             "with “min(k, |R|)”, 1.") in d1.reason
     assert _named(d1.reason) == {"precision_denominator"}  # nothing is unjudged: "removed" changes nothing
     assert "if this example means that P@k divides by k, even when fewer results are returned" in d1.response
+    assert f"the printed 1/5 holds under every reading; {ALL_THREE} give it here" in d1.response
+
+
+def test_a_reading_no_reference_computes_is_named_but_not_offered(results):
+    d2 = results["D2"]
+    assert d2.verdict == "contradicted"
+    assert (f"{DENOMINATOR_SAID} gives 1/2; with it set to “k” the definitions give 1/5; with “min(k, |R|)”, 1 "
+            "(the printed value).") in d2.reason
+    assert d2.response.startswith("Change “1” to “1/2”")
+    assert "Or, if" not in d2.response and "min(k" not in d2.response
 
 
 def test_exponential_gain_alone_produces_the_ndcg(results):

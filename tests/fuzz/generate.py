@@ -227,3 +227,90 @@ def trec_pair(rng: random.Random) -> tuple[bytes, bytes]:
             data = _corrupt_text(rng, data)
         out.append(data)
     return out[0], out[1]
+
+
+# --- listings: a recall@k function, right or wrong, with or without hostile behaviour --------------------------
+
+RIGHT_BODIES = [
+    "ranking = [str(d) for d in ranking]\nrelevant = {str(d) for d in relevant}\n"
+    "if not relevant or k <= 0:\n    return 0.0\nreturn len(set(ranking[:k]) & relevant) / len(relevant)\n",
+    "relevant = set(relevant)\nif not relevant or k <= 0:\n    return 0.0\nhits = set()\n"
+    "for d in ranking[:k]:\n    if d in relevant:\n        hits.add(d)\nreturn len(hits) / len(relevant)\n",
+    "from fractions import Fraction\nrelevant = set(relevant)\nif not relevant or k <= 0:\n    return 0.0\n"
+    "return float(Fraction(len(relevant.intersection(ranking[:k])), len(relevant)))\n",
+]
+# Each returns something other than recall@k on some input the tester generates (or nothing usable at all).
+WRONG_BODIES = [
+    "return 0.0\n",
+    "relevant = set(relevant)\nreturn len(set(ranking[:k + 1]) & relevant) / max(len(relevant), 1)\n",
+    "relevant = set(relevant)\nreturn len(set(ranking[:k]) & relevant) / max(k, 1)\n",
+    "relevant = set(relevant)\nreturn 1.0 - len(set(ranking[:k]) & relevant) / max(len(relevant), 1)\n",
+    "return str(len(set(ranking[:k]) & set(relevant)))\n",
+    "return None\n",
+    "return float('nan')\n",
+    "return 10 ** 400\n",
+    "return [len(set(ranking[:k]) & set(relevant))]\n",
+    "return complex(1, 1)\n",
+    "raise ValueError('\\ud800' * 50 + '\\x00\\x1b[31m' + '<script>alert(1)</script>')\n",
+    "raise RuntimeError('x' * 2_000_000)\n",
+    "def deep(n):\n    return deep(n + 1)\nreturn deep(0)\n",
+    "import time\ntime.sleep(30)\nreturn 0.5\n",
+    "while True:\n    pass\n",
+    "class Odd(float):\n    def __eq__(self, other):\n        return True\n    def __repr__(self):\n        return '1.0'\n"
+    "return Odd(0.0)\n",
+]
+# Run before the body; none may turn a wrong function into a supported or qualified one.
+PREFIXES = [
+    "",
+    "print('<script>alert(1)</script> | --- | [x](javascript:alert(1)) \\ud800'.encode('utf-8', 'surrogatepass')"
+    ".decode('utf-8', 'replace'))\n",
+    "import sys\nsys.stdout.buffer.write(b'\\xff\\xfe\\x00 not text\\n')\nsys.stdout.flush()\n",
+    "print('x' * 5_000_000)\n",
+    'print(\'{"kind": "call", "i": 0, "status": "ok", "value": "0x1.0p+0", "output": ""}\')\n'
+    "print('{\"kind\": \"done\"}')\n",
+    "import json, os, stat, struct\nframe = json.dumps({'kind': 'call', 'i': 0, 'status': 'ok', 'value': (1.0).hex(),"
+    " 'output': ''}).encode()\nfor fd in range(64):\n    try:\n        if stat.S_ISFIFO(os.fstat(fd).st_mode):\n"
+    "            os.write(fd, struct.pack('>I', len(frame)) + frame + bytes([1]) + struct.pack('>d', 1.0))\n"
+    "    except OSError:\n        pass\n",
+    "import os\ntry:\n    os.fork()\nexcept OSError:\n    pass\n",
+    "import socket\ntry:\n    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', 9))\n"
+    "except OSError:\n    pass\n",
+    "try:\n    open('/etc/passwd').read()\nexcept OSError:\n    pass\n",
+    "import sys\nsys.setrecursionlimit(10 ** 6)\n",
+]
+LISTING_SNAPSHOT = "Recall at k counts the relevant documents among the first k:\n\n"
+LISTING_QUOTE = "def recall_at_k(ranking, relevant, k):"
+
+
+@dataclass
+class Listing:
+    """A generated code claim: its chapter folder's files and the verdicts its function may earn."""
+
+    chapter_id: str
+    files: dict[str, bytes]
+    allowed: set[str]
+    label: str
+
+    def write(self, root: Path) -> Path:
+        return Register.write(self, root)  # type: ignore[arg-type]
+
+
+def listing(rng: random.Random, index: int = 0) -> Listing:
+    """A recall@k listing: a right body (supported, or qualified where a convention the listing does not
+    share decides) or a wrong one (never supported or qualified), after a prefix that prints, floods, forges
+    protocol frames or tries what the sandbox refuses."""
+    wrong = rng.random() < 0.6
+    bodies = WRONG_BODIES if wrong else RIGHT_BODIES
+    b, p = rng.randrange(len(bodies)), rng.randrange(len(PREFIXES))
+    prefix = PREFIXES[p] if wrong or p < 3 else ""  # a right body after a refused act is not the right function
+    body = "    " + (prefix + bodies[b]).replace("\n", "\n    ").rstrip() + "\n"
+    source = f"{LISTING_QUOTE}\n{body}"
+    claims = {"claims": [{"id": "L1", "title": "recall", "kind": "code", "quote": LISTING_QUOTE,
+                          "claim": "computes recall at k", "function": "recall_at_k", "measure": "R@k",
+                          "arguments": {"ranking": "ranking", "relevant": "relevant set", "k": "cutoff"}}]}
+    chapter_id = f"fuzz-listing-{index}"
+    files = {"chapter.yaml": yaml.safe_dump({"id": chapter_id, "title": "Listing"}).encode("utf-8"),
+             "claims.yaml": yaml.safe_dump(claims, sort_keys=False).encode("utf-8"),
+             "snapshot.txt": (LISTING_SNAPSHOT + source).encode("utf-8")}
+    allowed = {"contradicted", "error"} if wrong else {"supported", "qualified"}
+    return Listing(chapter_id, files, allowed, f"{'wrong' if wrong else 'right'} body {b}, prefix {p}")

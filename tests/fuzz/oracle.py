@@ -105,3 +105,29 @@ def check_trec(qrels: bytes, run: bytes, root: Path, *, seconds: float = 120.0) 
         except (OSError, ValueError) as exc:
             problems.append(("report", str(exc)))
     return problems
+
+
+INJECTED = ("<script>alert(1)</script>", "javascript:alert(1)")
+
+
+def check_listing(case, root: Path, *, seconds: float = 120.0) -> list[tuple[str, str]]:
+    """Audit a generated listing (``generate.listing``) and return its problems: those of every run, plus
+    ``forged`` (a verdict its function does not earn: a wrong function supported or qualified, a right one
+    anything else) and ``injected`` (the listing's markup raw in the HTML report, or its text unquoted)."""
+    folder = case.write(root / "claims")
+    reports = root / "reports"
+    code, text, elapsed = _run(["run", str(folder), "--reports", str(reports), "--quiet"])
+    problems = _common(code, text, elapsed, seconds, allowed={0, 1})
+    try:
+        report = json.loads((reports / f"{case.chapter_id}.json").read_text(encoding="utf-8"))
+        page = (reports / f"{case.chapter_id}.html").read_text(encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        return [*problems, ("report", f"{case.label}: {exc}")]
+    claim = report["claims"][0]
+    if "internal error" in claim.get("reason", ""):
+        problems.append(("internal", f"{case.label}: {claim['reason'][:300]}"))
+    if claim["verdict"] not in case.allowed:
+        problems.append(("forged", f"{case.label}: {claim['verdict']}: {claim.get('reason', '')[:300]}"))
+    if any(raw in page for raw in INJECTED):
+        problems.append(("injected", f"{case.label}: listing markup raw in the HTML report"))
+    return problems

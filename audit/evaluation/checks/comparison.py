@@ -143,6 +143,10 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
         return d == expected and all(c is None or c.contains(Fraction(v)) for c, v in ((bc, b), (ac, a)))
 
     offered: set[tuple[str, str]] = set()
+    titles = {r.name: r.title for r in ms.references}
+    # the references that see the whole expectation (direction and printed sides): only they back a stated
+    # convention's other value as a fix
+    backers = [titles[name] for name, (d, _, _, _, outside) in ref_dirs.items() if d == expected and not outside]
     printed_sides = [f"{side} {text}" for side, text in (("before", before_claim), ("after", after_claim))
                      if text is not None]
     checked = f"the claimed “{expected}”" + (f" ({', '.join(printed_sides)})" if printed_sides else "")
@@ -151,7 +155,7 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
         only = {says(o) for o in fails}
         effect, other = _stated_effects(ms, chapter, claim, measure, after_measure, lambda v: v.split("|")[0],
                                         lambda v: v.split("|")[0] == expected, whole, lambda v: f"“{v.split('|')[0]}”",
-                                        f"the claimed “{expected}”", "the claimed change", checked, offered)
+                                        f"the claimed “{expected}”", "the claimed change", checked, offered, backers)
         evidence.failures.append(Point(
             f"{label}: by the chapter's definition the value " + "; ".join(
                 (f"{o.label()}: " if o.reading else "") + says(o) for o in fails)
@@ -182,7 +186,7 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
                                             lambda v, at=at: v.split("|")[at],
                                             lambda v, at=at, c=c: c.contains(Fraction(v.split("|")[at])), whole,
                                             lambda v, at=at: display(v.split("|")[at]), f"the printed {text}",
-                                            "the printed value", checked, offered)
+                                            "the printed value", checked, offered, backers)
             change = (f"Change “{text}” to “{c.write_like(v)}”." if printed_in_quote(text, claim.quote) else
                       f"In the register, set {claim.id}'s {side} value from “{text}” to “{c.write_like(v)}” (the "
                       "sentence does not print it).")
@@ -225,7 +229,7 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
 
 def _stated_effects(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: str, after_measure: str,
                     key, matches, holds, show, printed: str, match: str, checked: str,
-                    offered: set[tuple[str, str]]) -> tuple[str, str]:
+                    offered: set[tuple[str, str]], backers: list[str]) -> tuple[str, str]:
     """The stated conventions that shaped a contradicted comparison (its direction, or one side's value), found by
     re-running the comparison with each stated convention changed (``stated_effect.stated_effects``): the sentences
     for the reason and the re-checked alternatives for the proposal ('' when there are none).
@@ -235,7 +239,8 @@ def _stated_effects(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, 
     holds (direction and every printed side), the check a proposal rests on; ``show(value)``: how the part is
     printed; ``printed``: how the claim's statement is named; ``match``: how a matching part is marked;
     ``checked``: how the whole expectation is named in a proposal. ``offered``: ``(convention, value)``
-    alternatives already proposed for this expectation, not proposed again (updated).
+    alternatives already proposed for this expectation, not proposed again (updated); ``backers``: the references
+    that see the whole expectation (an alternative is offered only when one does).
     """
     before_fx, after_fx = chapter.fixture(claim.before), chapter.fixture(claim.after)
 
@@ -252,7 +257,7 @@ def _stated_effects(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, 
     def show_all(values) -> str:
         return " or ".join(dict.fromkeys("rejects the input" if v == REJECTED else show(v) for v in values))
 
-    other = alternatives_to_state(effects, checked, offered)
+    other = alternatives_to_state(effects, checked, offered, backers)
     offered |= proposed(effects)
     return describe(effects, show_all, printed, match), other
 

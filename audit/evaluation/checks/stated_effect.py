@@ -135,11 +135,16 @@ def describe(effects: Sequence[Effect], show: Callable[[Sequence[Value]], str], 
 
 
 def alternatives_to_state(effects: Sequence[Effect], printed: str,
-                          exclude: Iterable[tuple[str, str]] = ()) -> str:
+                          exclude: Iterable[tuple[str, str]] = (), backers: Sequence[str] = ()) -> str:
     """The proposal for each alternative that makes the claim hold (already re-run: ``holds``), or ''.
 
     ``printed``: how the claim is named ("the printed 1/12"); ``exclude``: ``(convention, value)``
-    pairs already proposed elsewhere in the same finding."""
+    pairs already proposed elsewhere in the same finding; ``backers``: the references that returned the
+    printed value on this same input. An alternative goes against what the text states, so it is offered only
+    when a reader is seen to compute the printed value: with no backer, nothing is offered."""
+    if not backers:
+        return ""
+    who = ", ".join(backers[:-1]) + " and " + backers[-1] if len(backers) > 1 else backers[0]
     parts = []
     skip = set(exclude)
     for e in effects:
@@ -148,5 +153,6 @@ def alternatives_to_state(effects: Sequence[Effect], printed: str,
                 continue
             against = f" — not what “{e.statement.quote}” states —" if e.statement.quote else ","
             parts.append(f"if this example means that {CONVENTIONS[e.name].phrase(a.value)}{against} say so here "
-                         f"(checked: with “{a.value}” {printed} holds under every reading)")
+                         f"(checked: with “{a.value}” {printed} holds under every reading; {who} "
+                         f"{'give' if len(backers) > 1 else 'gives'} it here)")
     return ("Or, " + "; or, ".join(parts) + ".") if parts else ""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from array import array
 from textwrap import shorten
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 import itertools
 import re
 from fractions import Fraction
@@ -253,10 +253,10 @@ def sentence_declared(ms: Measurements, chapter: Chapter, claim, fixture, measur
 def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, measure: str, claimed_text,
                       evidence: Evidence, *, tolerance=None, derived: str = "", query: str | None = None,
                       aggregate: str | None = None, label_prefix: str = "", references_qualify: bool = True,
-                      ideal: list[int] | None = None) -> None:
+                      ideal: list[int] | None = None, about: str = "") -> None:
     """Compare one measure on one fixture with the claimed value under every reading; add checks and points.
-    ``references_qualify=False``: the sentence is about another implementation, whose reading the claim states;
-    the references are shown, and their differences do not qualify it. ``ideal``: the ideal order the sentence
+    ``references_qualify=False``: the sentence is about another implementation (``about``, its name), whose
+    reading the claim states; the references are shown, and their differences do not qualify it. ``ideal``: the ideal order the sentence
     prints (grades, zeros left out): only the ideal-DCG rules giving it are read, and none giving it contradicts."""
     fixture = chapter.fixture(fixture_ref)
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
@@ -306,8 +306,10 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
     names, good = _deciding_wording(readings, holds, declared)
     unstated = [n for n in readings.varied if not declared.stated(n) or len(declared.values(n)) > 1]
     if not holding:
+        backers = [ref.title for ref, row, _ in refs if row.status == "ok" and row.in_interval] \
+            if references_qualify else []
         _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, readings, unprinted, label,
-                      evidence)
+                      evidence, backers=backers, about=about)
     elif failing and unprinted and not [n for n in readings.varied if n in declared.tensions()]:
         evidence.scopes.append(
             f"{label}: the derived {claimed_text} (not printed) holds under {holding[0].label()}, a reading the "
@@ -377,7 +379,11 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
 
 
 def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, readings: Readings, derived, label,
-                  evidence: Evidence) -> None:
+                  evidence: Evidence, *, backers: Sequence[str] = (), about: str = "") -> None:
+    """No reading of the chapter's definitions gives the claimed value. ``backers``: the references that returned it
+    on this input (only then is a stated convention's other value offered as the fix); ``about``: the implementation
+    the sentence is about when it is not a reference of this audit (its rules are the claim's stated conventions, so
+    the number, not those rules, is what to revise)."""
     values = [o.value for o in readings.outcomes if o.value != REJECTED]
     if not values:
         evidence.failures.append(Point(f"{label}: the chapter's definitions reject the input (it repeats an ID)",
@@ -389,17 +395,21 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
         new_text = claimed.write_like(v)
         fixed = parse_claimed(new_text)
         ok = verify_statement(ms, fixture, measure, declared, query, fixed, {})
-        text = (f"By the chapter's definition {measure} on this fixture is {_show(v)}{_approx(v)}, outside the "
+        text = ((f"As {about} computes it (the rules the claim states for it), " if about else
+                 "By the chapter's definition ") + f"{measure} on this fixture is {_show(v)}{_approx(v)}, outside the "
                 f"claimed {claimed.interval()}" + (f" under every reading ({', '.join(CONVENTIONS[n].title for n in readings.varied)})"
                                                     if readings.varied else ""))
-        if derived:
+        if about:
+            wording = (f"Revise the sentence: by the rules it states for {about}, {about} gives {_show(v)}{_approx(v)} "
+                       f"here, not {claimed_text}.")
+        elif derived:
             wording = f"Revise the statement: on the fixture encoding it, {measure} is {_show(v)}, not {claimed.interval()}."
         elif ok:
             wording = f"Change “{claimed_text}” to “{new_text}” (checked: the corrected value holds under every reading)."
         else:
             wording = f"Revise the statement: {measure} is {_show(v)} here, not {claimed.interval()}."
         text, wording = _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed_text, text,
-                                             wording)
+                                             wording, backers)
         evidence.failures.append(Point(text, wording))
         return
     # Different readings give different values, none the printed one: propose the value under one named reading.
@@ -416,18 +426,20 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
                    "(checked: with this stated, the corrected value holds under every remaining reading)")
     else:
         wording = "Revise the value and state the convention it rests on."
-    text, wording = _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed_text, text, wording)
+    text, wording = _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed_text, text, wording,
+                                         backers)
     evidence.failures.append(Point(text, wording))
 
 
 def _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed_text, text: str,
-                         wording: str) -> tuple[str, str]:
+                         wording: str, backers: Sequence[str] = ()) -> tuple[str, str]:
     """A contradicted value's reason and proposal, extended with the stated conventions that shaped the number.
 
     Each stated convention is set to each of its other values in turn and the chapter's definitions are
     re-run under every remaining reading (``stated_effect.stated_effects``); only conventions whose change
     changed the value are named. An alternative under which the printed value holds under every reading
-    (that re-run is the check) is offered as a second proposal.
+    (that re-run is the check) is offered as a second proposal when a reference (``backers``) returned the printed
+    value on this input.
     """
     def values_under(stated: Declared) -> list:
         return [o.value for o in chapter_readings(ms, fixture, measure, stated, query).outcomes]
@@ -441,7 +453,7 @@ def _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed
         return text, wording
     printed = f"the printed {claimed_text}"
     said = describe(effects, lambda vs: " or ".join(_show(v) for v in vs), printed)
-    other = alternatives_to_state(effects, printed)
+    other = alternatives_to_state(effects, printed, backers=backers)
     return text.rstrip(".") + ". " + said, wording + (" " + other if other else "")
 
 
@@ -573,7 +585,8 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
     if name is None:
         check_expectation(ms, chapter, claim, fixture_ref, measure, claimed_text, evidence, tolerance=tolerance,
                           query=query, label_prefix=f"as {by} computes it (not a reference of this audit; its reading "
-                                                    "is the claim's stated conventions): ", references_qualify=False)
+                                                    "is the claim's stated conventions): ", references_qualify=False,
+                          about=by)
         return
     fixture = chapter.fixture(fixture_ref)
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
