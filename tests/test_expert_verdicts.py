@@ -81,6 +81,9 @@ fixtures:
   ten:
     qrels: {q1: {a: 1, b: 1, c: 1, d: 1, e: 1, f: 0, g: 0, h: 0, i: 0, j: 0}}
     run: {q1: [a, f, b, g, c, h, d, i, e, j]}
+  ten-copy:  # ten with other IDs: E07's printed 5/20 is about ``ten``, so it does not fix E08's reading
+    qrels: {q1: {a2: 1, b2: 1, c2: 1, d2: 1, e2: 1, f2: 0, g2: 0, h2: 0, i2: 0, j2: 0}}
+    run: {q1: [a2, f2, b2, g2, c2, h2, d2, i2, e2, j2]}
 claims:
   - id: E07
     title: P@20 of a ten-item list is 5/20
@@ -95,7 +98,7 @@ claims:
     kind: value
     quote: "Asked for P@20 of this ten-item list, we say 0.25."
     claim: P@20 divides by 20.
-    fixture: ten
+    fixture: ten-copy
     expect:
       - {measure: "P@20", claimed: "0.25"}
   - id: E05
@@ -354,7 +357,9 @@ def test_a_printed_divisor_fixes_the_denominator_it_divides_by(tmp_path):
     number returned would give 2/4. A mean over two queries, "(0.556 + 1)/2 ≈ 0.778" (q2: one relevant, returned
     first, AP 1), divides by the number of queries, but its terms are the queries' values: q1's printed 0.556 is
     5/9, which the relevant-retrieved reading (5/6, mean 0.9167) cannot give, so it is not tried: supported; the
-    bare "The MAP is ≈ 0.778." leaves it open: qualified."""
+    bare "The MAP is ≈ 0.778." leaves it open: qualified. (The bare sentences are about copies of the examples with
+    other document IDs: about the same judged example, the printed arithmetic would fix their reading too, as
+    ``test_a_value_computed_in_an_earlier_sentence_is_read_as_it_was_computed`` shows.)"""
     (tmp_path / "snapshot.txt").write_text(
         "Its AP is (1 + 2/3)/3 ≈ 0.556.\nIts AP is ≈ 0.556.\nHere P@10 = (1 + 1)/10 = 0.2.\nHere P@10 = 0.2.\n"
         "The MAP is (0.556 + 1)/2 ≈ 0.778.\nThe MAP is ≈ 0.778.\n", encoding="utf-8")
@@ -370,19 +375,28 @@ fixtures:
   two:
     qrels: {q1: {r1: 1, r2: 1, r3: 1, n: 0}, q2: {s: 1}}
     run: {q1: [r1, n, r2], q2: [s]}
+  short-copy:
+    qrels: {q1: {c1: 1, c2: 1, c3: 1, m: 0}}
+    run: {q1: [c1, m, c2]}
+  four-copy:
+    qrels: {q1: {x: 1, y: 1, o: 0, p: 0}}
+    run: {q1: [x, o, y, p]}
+  two-copy:
+    qrels: {q1: {c1: 1, c2: 1, c3: 1, m: 0}, q2: {t: 1}}
+    run: {q1: [c1, m, c2], q2: [t]}
 claims:
   - {id: A1, title: printed divisor, kind: value, quote: "Its AP is (1 + 2/3)/3 ≈ 0.556.", claim: over |R|,
      fixture: short, expect: [{measure: AP, claimed: "≈ 0.556"}]}
-  - {id: A2, title: no divisor, kind: value, quote: "Its AP is ≈ 0.556.", claim: over |R|, fixture: short,
+  - {id: A2, title: no divisor, kind: value, quote: "Its AP is ≈ 0.556.", claim: over |R|, fixture: short-copy,
      expect: [{measure: AP, claimed: "≈ 0.556"}]}
   - {id: A3, title: P divisor, kind: value, quote: "Here P@10 = (1 + 1)/10 = 0.2.", claim: over k, fixture: four,
      expect: [{measure: "P@10", claimed: "0.2"}]}
-  - {id: A4, title: P bare, kind: value, quote: "Here P@10 = 0.2.", claim: over k, fixture: four,
+  - {id: A4, title: P bare, kind: value, quote: "Here P@10 = 0.2.", claim: over k, fixture: four-copy,
      expect: [{measure: "P@10", claimed: "0.2"}]}
   - {id: A5, title: mean, kind: value, quote: "The MAP is (0.556 + 1)/2 ≈ 0.778.", claim: mean of 5/9 and 1,
      fixture: two, expect: [{measure: AP, claimed: "≈ 0.778"}]}
   - {id: A6, title: bare mean, kind: value, quote: "The MAP is ≈ 0.778.", claim: mean of 5/9 and 1,
-     fixture: two, expect: [{measure: AP, claimed: "≈ 0.778"}]}
+     fixture: two-copy, expect: [{measure: AP, claimed: "≈ 0.778"}]}
 """, encoding="utf-8")
     report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
     verdicts = {c.id: c for c in report.claims}
@@ -393,6 +407,54 @@ claims:
     assert verdicts["A4"].verdict == "qualified" and "number returned" in verdicts["A4"].reason
     assert verdicts["A5"].verdict == "supported", verdicts["A5"].reason
     assert verdicts["A6"].verdict == "qualified" and "relevant retrieved" in verdicts["A6"].reason
+
+
+def test_a_value_computed_in_an_earlier_sentence_is_read_as_it_was_computed(tmp_path):
+    """The post-mortem's "Keeping only the first occurrence of t1 gives back the average precision of 5/9" and the
+    graded lab's "A textbook MAP … would report L6's 0.542 alone" (tests/corpus/measures, MP36 and GL24) name a value
+    an earlier sentence computed with its divisor printed. Here: q1 judges r1, r2, r3 relevant and n not; the run
+    returns r1, n, r2. AP by hand (1 + 2/3)/3 = 5/9 over |R| = 3 (trec_eval ``map``, ir_measures ``AP``, ranx ``map``
+    0.5556); over the two relevant retrieved, 5/6. q2 judges only z, non-relevant; the run returns z: AP 0 (trec_eval,
+    ir_measures and ranx score it 0 and count it, so their mean is 5/18 = 0.2778).
+
+    * B1 prints "(1 + 2/3)/3 = 5/9": supported.
+    * B2, "left out, the mean is that 5/9", on q1 and q2 with the chapter's averaging over queries that have relevant
+      documents: q1 is judged as in B1, so 5/9 is read with B1's divisor and AP's denominator is not tried (it
+      qualified B2 with "relevant retrieved gives 5/6"); still qualified, by the references' 5/18 alone.
+    * B3 says the same 5/9 of a copy of q1 with other document IDs: nothing printed fixes its reading, so the
+      relevant-retrieved reading still qualifies it (the control)."""
+    (tmp_path / "snapshot.txt").write_text(
+        "Its AP is (1 + 2/3)/3 = 5/9.\nLeft out, the mean is that 5/9.\nThe copy's AP is 5/9 too.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text(
+        'id: elsewhere\ntitle: Elsewhere\nconventions:\n  no_relevant: {value: left out, quote: "Left out"}\n',
+        encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+fixtures:
+  one:
+    qrels: {q1: {r1: 1, r2: 1, r3: 1, n: 0}}
+    run: {q1: [r1, n, r2]}
+  both:
+    qrels: {q1: {r1: 1, r2: 1, r3: 1, n: 0}, q2: {z: 0}}
+    run: {q1: [r1, n, r2], q2: [z]}
+  copy:
+    qrels: {q1: {c1: 1, c2: 1, c3: 1, m: 0}}
+    run: {q1: [c1, m, c2]}
+claims:
+  - {id: B1, title: computed, kind: value, quote: "Its AP is (1 + 2/3)/3 = 5/9.", claim: over |R|, fixture: one,
+     expect: [{measure: AP, claimed: "5/9"}]}
+  - {id: B2, title: named again, kind: value, quote: "Left out, the mean is that 5/9.", claim: q2 left out,
+     fixture: both, expect: [{measure: AP, claimed: "5/9"}]}
+  - {id: B3, title: a copy, kind: value, quote: "The copy's AP is 5/9 too.", claim: over |R|, fixture: copy,
+     expect: [{measure: AP, claimed: "5/9"}]}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    verdicts = {c.id: c for c in report.claims}
+    assert verdicts["B1"].verdict == "supported", verdicts["B1"].reason
+    b2 = verdicts["B2"]
+    assert b2.verdict == "qualified", b2.reason
+    assert "what AP divides by" not in b2.reason and "relevant retrieved" not in b2.reason, b2.reason
+    assert "0.2778" in b2.reason and "scores 0 and counts in the mean" in b2.reason, b2.reason
+    assert verdicts["B3"].verdict == "qualified" and "relevant retrieved gives 5/6" in verdicts["B3"].reason
 
 
 def test_printed_terms_of_a_mean_fix_the_readings_of_each_query(tmp_path):
@@ -545,3 +607,92 @@ claims:
     assert s1.response.startswith("Change “0.691” to “0.681”"), s1.response
     values = {v.implementation: v.value for v in s1.checks[0].values}
     assert all(abs(values[r] - 49 / 72) < 1e-9 for r in ("pytrec_eval", "ir_measures", "ranx")), values
+
+
+def test_a_bound_is_corrected_to_a_bound_in_the_sentences_own_words(tmp_path):
+    """The ERR blog's "ERR rates it at less than a third of the ideal list's ERR" (tests/corpus/measures, BL18):
+    0.3619/0.954 = 3619/9540 ≈ 0.379 (exact arithmetic), above a third. The correction keeps the bound and the
+    sentence's words: the nearest fraction above 0.379 with a denominator up to 10 is 2/5 (3/8 = 0.375 is below),
+    so “a third” becomes “two fifths”, not the register's “< 1/3” becoming “3619/9540”; the patch's sentence is
+    re-checked supported."""
+    (tmp_path / "snapshot.txt").write_text("ERR rates it at less than a third of the ideal list's ERR.\n",
+                                           encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: bounds\ntitle: Bounds\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+claims:
+  - {id: K1, title: a third, kind: arithmetic, quote: "ERR rates it at less than a third of the ideal list's ERR",
+     claim: the ratio is below 1/3, expression: "0.3619/0.954", claimed: "< 1/3"}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    k1 = report.claims[0]
+    assert k1.verdict == "contradicted"
+    assert "3619/9540" in k1.reason
+    assert k1.response.startswith("Change “a third” to “two fifths” (checked: the claim re-run on the corrected "
+                                  "sentence is supported"), k1.response
+
+
+@pytest.mark.parametrize("claimed, value, bound", [
+    ("< 1/3", "3619/9540", "< 2/5"),      # 2/5 = 0.4 is the nearest tenth-or-coarser fraction above 0.379
+    ("< 50%", "3619/9540", "< 38%"),      # 37.94 % rounded up at the printed places
+    ("≤ .3", "3619/9540", "≤ .4"),        # no leading zero, as printed
+    ("> 0.5", "3619/9540", "> 0.3"),      # a lower bound rounds down
+    ("> 1/2", "3619/9540", "> 3/8"),      # 3/8 = 0.375 is the nearest fraction below 0.379
+    ("≥ 0.4", "2/5", "≥ 0.4"),            # a closed bound may be the value itself
+])
+def test_a_bound_claim_is_rewritten_as_a_bound_the_value_keeps(claimed, value, bound):
+    from fractions import Fraction
+
+    from audit.register.values import parse_claimed
+    assert parse_claimed(claimed).write_like(Fraction(value)) == bound
+
+
+def test_a_references_counterexample_names_the_convention_that_reproduces_it(tmp_path):
+    """The textbook's "GMAP is never larger than MAP" (tests/corpus/measures, TB27), with the chapter's GMAP a plain
+    geometric mean. Two queries, each retrieving one non-relevant document with its one relevant document never
+    retrieved: AP 0 and 0, so MAP = 0 and the plain GMAP = 0. trec_eval's gm_map floors each AP at 0.00001
+    (MIN_GEO_MEAN in trec_eval's m_gm_map.c) and returns exp(mean(log 0.00001)) = 0.00001 > 0 (pytrec_eval
+    ``gm_map``). Setting the chapter's GMAP floor to "floored" gives the same 0.00001 and 0, so the floor is
+    named as where trec_eval differs, not left as a bare "breaks it"."""
+    (tmp_path / "snapshot.txt").write_text("GMAP takes the plain geometric mean.\nGMAP is never larger than MAP.\n",
+                                           encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text(
+        'id: gmap\ntitle: GMAP\nconventions:\n  gmap_floor: {value: none, quote: "GMAP takes the plain geometric '
+        'mean."}\n', encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+claims:
+  - {id: G1, title: GMAP below MAP, kind: property, quote: "GMAP is never larger than MAP", claim: GMAP <= MAP,
+     measure: GMAP, relation: never exceeds, compare: measure, other: AP, at: whole ranking,
+     universe: {max_length: 2, documents: 3, grades: [0, 1], max_k: 2, queries: 2}}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    g1 = report.claims[0]
+    assert g1.verdict == "qualified", g1.reason
+    assert "trec_eval via pytrec_eval breaks it" in g1.reason
+    assert "GMAP gives 1e-05 against AP's 0" in g1.reason
+    assert "the chapter's definitions give the same with GMAP floor “floored” instead of “none”" in g1.reason
+    assert g1.response.startswith("Add: “This does not hold in every case with trec_eval via pytrec_eval: there, "
+                                  "GMAP floors each query's AP at 0.00001")
+
+
+def test_a_comparison_of_two_measures_on_graded_lists_names_each_grade_and_both_values(tmp_path):
+    """The ERR blog's "exponential DCG is always larger than linear DCG for the same list" (BL11). On one document
+    of grade 1 at k = 1, exponential gain 2^1 − 1 = 1 and linear gain 1 give DCG@1 = 1 both (ranx ``dcg_burges@1``
+    and ``dcg@1``): the strict form fails; 2^g − 1 ≥ g for every whole g ≥ 0, so "never below" holds. The
+    counterexample names the grade (the search is over grades 0–2, so "relevant" would hide it) and gives both
+    measures' values against each other, not as one measure going from one to the other."""
+    (tmp_path / "snapshot.txt").write_text("Exponential DCG is always larger than linear DCG for the same list.\n",
+                                           encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: gains\ntitle: Gains\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+claims:
+  - {id: D1, title: exp above linear, kind: property, quote: "Exponential DCG is always larger than linear DCG",
+     claim: strict, measure: "DCG(dcg='exp-log2')", relation: always exceeds, compare: measure, other: DCG,
+     universe: {max_length: 2, documents: 3, grades: [0, 1, 2], max_k: 2, unjudged: false}}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    d1 = report.claims[0]
+    assert d1.verdict == "qualified", d1.reason
+    assert "ranking [grade 1], k = 1: DCG(dcg='exp-log2') gives 1 against DCG@1's 1" in d1.reason, d1.reason
+    assert " goes " not in d1.reason
+    assert d1.response.startswith("Reword to the weaker form that holds: “DCG(dcg='exp-log2')@k never below DCG@k” "
+                                  "instead of the strict “always exceeds”, which fails where the two are equal")

@@ -50,9 +50,10 @@ class Case(NamedTuple):
             rows.append(["not retrieved", f"x{i}", str(g)])
         return rows
 
-    def describe(self) -> str:
-        """In words: ``ranking [non-relevant, relevant] plus 1 relevant document never retrieved``."""
-        binary = all(g is None or g in (0, 1) for g in self.ranked + self.unretrieved)
+    def describe(self, graded: bool = False) -> str:
+        """In words: ``ranking [non-relevant, relevant] plus 1 relevant document never retrieved``; ``graded``:
+        the case comes from a search over grades above 1, so every grade is named (``grade 1``, not ``relevant``)."""
+        binary = not graded and all(g is None or g in (0, 1) for g in self.ranked + self.unretrieved)
 
         def word(g):
             if g is None:
@@ -84,8 +85,8 @@ class Run(NamedTuple):
         """The longest ranking of its queries (what a cutoff can reach)."""
         return max((c.ranked for c in self.queries), key=len)
 
-    def describe(self) -> str:
-        return "; ".join(f"query {i}: {c.describe()}" for i, c in enumerate(self.queries, start=1))
+    def describe(self, graded: bool = False) -> str:
+        return "; ".join(f"query {i}: {c.describe(graded)}" for i, c in enumerate(self.queries, start=1))
 
     def table(self) -> list[list[str]]:
         rows = [["query", "rank", "document", "grade"]]

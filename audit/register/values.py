@@ -225,6 +225,8 @@ class ClaimedValue:
         value: a fraction-style claim is then corrected to a 10-significant-digit decimal (``≈ 6.148712314``).
         """
         v = Fraction(value)
+        if (self.low is None) != (self.high is None):  # a bound ("< 1/3") is corrected to a bound the value keeps
+            return self._bound_like(v)
         # a value carried to 50 digits (a logarithm, a root: nDCG, DCG, GMAP) has no short exact form either
         if (not exact or v.denominator > 10**12) and self.style not in ("decimal", "percent"):
             return f"≈ {float(v):.10g}"
@@ -237,9 +239,56 @@ class ClaimedValue:
             return ("≈ " if self.approximate or v * scale != Fraction(text.rstrip("%")) else "") + text
         if v.denominator == 1:
             return str(v.numerator)
+        if self.style == "word" and (words := fraction_words(v)):
+            return words
         if self.style in ("fraction", "word", "integer"):
             return f"{v.numerator}/{v.denominator}"
         return f"≈ {float(v):.4f}"
+
+    def _bound_like(self, v: Fraction) -> str:
+        """The simplest bound on ``v`` in this bound's direction, written in its style: the nearest fraction with
+        a denominator up to 10 on the right side of ``v`` (strictly, for "<" and ">"), or for a decimal or
+        percentage the value rounded away from ``v`` at the printed places. 3619/9540 ≈ 0.379 under "< 1/3"
+        becomes "< 2/5" (as words, "two fifths"); over "> 0.5" it becomes "> 0.3"."""
+        upper = self.high is not None
+        closed = self.high_closed if upper else self.low_closed
+        sign = ("≤ " if closed else "< ") if upper else ("≥ " if closed else "> ")
+
+        def keeps(b: Fraction) -> bool:
+            return (b > v or (closed and b == v)) if upper else (b < v or (closed and b == v))
+
+        if self.style in ("decimal", "percent"):
+            scale = 100 if self.style == "percent" else 1
+            step = Fraction(1, 10 ** self.places)
+            b = (v * scale / step).__ceil__() * step if upper else (v * scale / step).__floor__() * step
+            while not keeps(b / scale):
+                b += step if upper else -step
+            text = f"{float(b):.{self.places}f}"
+            if not self.leading_zero and text.startswith("0."):
+                text = text[1:]
+            return sign + text + ("%" if self.style == "percent" else "")
+        candidates = [Fraction(n, d) for d in range(1, 11) for n in range(-10 * d, 10 * d + 1)]
+        kept = [b for b in candidates if keeps(b)]
+        if not kept:
+            return sign + format_exact(v)
+        b = min(kept) if upper else max(kept)
+        words = fraction_words(b) if self.style == "word" else ""
+        return sign + (words or format_exact(b))
+
+
+_UNIT_WORDS = {n: w for w, n in _UNITS.items()}
+_ORDINAL_WORDS = {2: ("half", "halves"), 3: ("third", "thirds"), 4: ("quarter", "quarters"), 5: ("fifth", "fifths"),
+                  6: ("sixth", "sixths"), 7: ("seventh", "sevenths"), 8: ("eighth", "eighths"), 9: ("ninth", "ninths"),
+                  10: ("tenth", "tenths")}
+
+
+def fraction_words(v: Fraction) -> str:
+    """A proper fraction with a denominator up to 10 in words ("a third", "two fifths"); '' for any other value.
+    The inverse of ``_word_fraction``."""
+    if not 0 < v < 1 or v.denominator not in _ORDINAL_WORDS:
+        return ""
+    one, many = _ORDINAL_WORDS[v.denominator]
+    return f"a {one}" if v.numerator == 1 else f"{_UNIT_WORDS[v.numerator]} {many}"
 
 
 def format_exact(x: Fraction) -> str:
@@ -817,3 +866,36 @@ def parse_expression(text: str) -> Fraction:
     """
     lo, hi, exact = expression_interval(text)
     return lo if exact else (lo + hi) / 2
+
+
+def printed_correction(quote: str, claimed: ClaimedValue, new: str) -> tuple[str, str] | None:
+    """The text to change in ``quote`` for a claimed value the register writes otherwise than the sentence (the
+    register's "< 1/3" for the sentence's "less than a third"), and what to write instead, in the sentence's own
+    style: ``("a third", "two fifths")`` for the new value ``new`` ("< 2/5"). The printed token is the one whose
+    number is the claim's (its bound, for a bound). None when the register's text is in the quote as it is, or no
+    printed token, or more than one, stands for the claimed number."""
+    from audit.text.scan import printed_values
+
+    if str(claimed.text).strip() in quote:
+        return None
+    bound = claimed.high if claimed.low is None else claimed.low if claimed.high is None else None
+    number = bound if bound is not None else claimed.nominal
+    try:
+        target = parse_claimed(new)
+    except ValueParseError:
+        return None
+    replacement = target.high if target.low is None else target.low if target.high is None else target.nominal
+    if number is None or replacement is None:
+        return None
+    tokens = []
+    for token in dict.fromkeys(printed_values(quote)):
+        try:
+            printed = parse_claimed(token)
+        except ValueParseError:
+            continue
+        if printed.nominal == number and quote.count(token) == 1:
+            tokens.append((token, printed))
+    if len(tokens) != 1:
+        return None
+    token, printed = tokens[0]
+    return token, printed.write_like(replacement)

@@ -38,7 +38,7 @@ from audit.evaluation.checks.value import (
 from audit.evaluation.readings import REJECTED
 from audit.register.claims import Chapter
 from audit.register.conventions import CONVENTIONS, join_alike
-from audit.register.values import display, format_exact, parse_claimed
+from audit.register.values import display, format_exact, parse_claimed, printed_correction
 from audit.register.claims import REFERENCE_NAMES, canonical_rule
 from audit.register.values import expression_interval
 from audit.report.results import ClaimResult, Hunk, Proposal
@@ -415,6 +415,9 @@ def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
     claimed = parse_claimed(claim.claimed, tolerance=claim.tolerance)
     new = claimed.write_like(lo if exact else (lo + hi) / 2, exact=exact)
     old_num, new_num = str(claim.claimed).strip().lstrip("≈~ ").strip(), new.strip().lstrip("≈~ ").strip()
+    printed = printed_correction(claim.quote, claimed, new)  # the sentence writes it otherwise ("a third")
+    if printed is not None:
+        old_num, new_num = printed
     if old_num == new_num:
         raise _Skip("the printed value is written as the expression's value would be; the finding explains the "
                     "difference")

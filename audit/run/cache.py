@@ -3,7 +3,8 @@
 An entry's key is the SHA-256 of everything that can change the claim's result (``claim_key``):
 the claim's encoding, the fixtures and cohorts it names, the conventions it is checked under
 (book, chapter and its own), the anchored passage (state, text, similarity, note), the listing
-text for code claims, the book's rules a listing is held to, the versions of chapter-audit, of its
+text for code claims, the book's rules a listing is held to, the other value claims of the measures it
+names with their fixtures (their printed arithmetic can fix a reading of the same number), the versions of chapter-audit, of its
 source files and of every reference library (and numpy, pandas, numba), the Python version and the
 per-claim time limit. Search seeds and budgets are fields of the claim, so they are in its
 encoding. Where a claim sits in the files (snapshot line and column, register line) is not in the
@@ -46,6 +47,7 @@ from functools import lru_cache, wraps
 from pathlib import Path
 
 from audit import __version__
+from audit.evaluation.checks.value import printed_elsewhere_inputs
 from audit.register.limits import MAX_CACHE_ENTRY_BYTES
 from audit.report.results import ClaimResult
 from audit.run import entries as checks
@@ -131,6 +133,8 @@ def claim_key(claim, chapter, anchor, env: Mapping, book=None) -> str:
         "anchor": {"state": anchor.state, "text": anchor.text, "similarity": anchor.similarity,
                    "count": anchor.count, "note": anchor.note},
         "chapter": str(chapter.identity.id),
+        # another sentence's printed arithmetic for the same number can fix a reading (value._printed_elsewhere)
+        "printed elsewhere": printed_elsewhere_inputs(chapter, claim),
     }
     if claim.kind == "code":  # a listing is read from the snapshot, with its line numbers
         material["snapshot"] = hashlib.sha256(chapter.snapshot.text.encode()).hexdigest()

@@ -23,6 +23,7 @@ from audit.register.values import (
     format_certified,
     format_exact,
     parse_claimed,
+    printed_correction,
 )
 from audit.report.results import Check, ImplValue
 
@@ -92,9 +93,10 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             found = f"{claim.expression} = {format_exact(exact)} (≈ {float(exact):.6f})"
         else:
             found = f"{claim.expression} {shown_value}"
-        evidence.failures.append(Point(
-            f"{found}, outside the claimed {claimed.interval()}",
-            f"Change “{claim.claimed}” to “{claimed.write_like(exact, exact=is_exact)}”."))
+        new = claimed.write_like(exact, exact=is_exact)
+        old_text, new_text = printed_correction(claim.quote, claimed, new) or (claim.claimed, new)
+        evidence.failures.append(Point(f"{found}, outside the claimed {claimed.interval()}",
+                                       f"Change “{old_text}” to “{new_text}”."))
     elif is_exact:
         same = claim.expression.replace(" ", "") == format_exact(exact)
         evidence.scopes.append(f"{claim.expression}" + ("" if same else f" = {format_exact(exact)}")

@@ -741,6 +741,12 @@ def _show(x) -> str:
     return display(format_exact(x)) if isinstance(x, Fraction) else fmt_float(x)
 
 
+def _graded(claim) -> bool:
+    """Whether the claim's search uses grades above 1 (a counterexample then names each grade)."""
+    universe = getattr(claim, "universe", None)
+    return universe is not None and max(universe.grades) > 1
+
+
 def _where(pair: Pair) -> str:
     """Where a comparison is made: ``k = 3``, or ``whole rankings``."""
     return "whole rankings" if pair.k == WHOLE else f"k = {pair.k}"
@@ -800,8 +806,8 @@ def _counterexample_check(claim: PropertyClaim, relation: str, finding: Finding,
         curves = {f"{claim.measure}@k": [float(evaluator.evaluate_query(parse_measure(at_cutoff(claim.measure, k))[1],
                                                                      p.case.qrels(), p.case.ranking())) for k in ks]}
     return Check(curves=curves, label=f"counterexample to “{_statement(claim, relation)}” ({stage}): "
-                       f"{measure_at(claim.measure, p.k)} → {right_label}; {p.case.describe()}"
-                       + (f" → {p.other.describe()}" if p.other != p.case else ""),
+                       f"{measure_at(claim.measure, p.k)} → {right_label}; {p.case.describe(_graded(claim))}"
+                       + (f" → {p.other.describe(_graded(claim))}" if p.other != p.case else ""),
                  measure=f"{measure_at(claim.measure, p.k)} → {right_label}", claimed=relation,
                  values=values, table=table)
 
@@ -831,7 +837,7 @@ def _either_way(claim: PropertyClaim, one: Finding, other: Finding) -> str:
     its own values (which of the two searches found which direction is not assumed)."""
     def moved(f: Finding) -> str:
         left, right = f.values[CHAPTER]
-        return f"{f.pair.case.describe()}, {_where(f.pair)}, {_show(left)} → {_show(right)}"
+        return f"{f.pair.case.describe(_graded(claim))}, {_where(f.pair)}, {_show(left)} → {_show(right)}"
     rising, falling = (one, other) if one.values[CHAPTER][1] > one.values[CHAPTER][0] else (other, one)
     return (f"Say instead that {claim.measure}@k can move either way as k grows (checked: it rises on "
             f"{moved(rising)}, and falls on {moved(falling)}).")
@@ -868,6 +874,38 @@ def _both_ways(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evid
 
 #: Conventions no case of a search can exercise: its rankings repeat no ID and tie no score.
 _NOT_IN_CASES = frozenset({"prefix", "repeated_ids", "ties"})
+
+
+def _breach_cause(claim: PropertyClaim, chapter: Chapter, f: Finding, impl: str) -> tuple[str, str, str] | None:
+    """The convention behind a reference's counterexample, found by experiment: each convention the claim's measures
+    depend on (stated or not) is set to each of its other values in turn and the chapter's definitions are run on
+    the counterexample; the first reading that returns the reference's two values (to 1e-9) is returned as
+    (convention, its value there, the chapter's value): ("gmap_floor", "floored", "none"); None when none does."""
+    got = f.values.get(impl)
+    if not got or None in got:
+        return None
+    base = base_reading(chapter.declared_for(claim))
+    names: list[str] = []
+    for m in [claim.measure] + _measures_of(claim):
+        spec = parse_measure(at_cutoff(m, 1), True)[1]
+        if spec is not None:
+            names += evaluator.relevant_to(spec.name, several_queries=isinstance(f.pair.case, Run))
+    requests: Requests = {(claim.measure, f.pair.case): {f.pair.k}}
+    requests.setdefault((f.pair.right_measure, f.pair.other), set()).add(f.pair.k2)
+    for name in dict.fromkeys(names):
+        if name in _NOT_IN_CASES:
+            continue
+        for value in CONVENTIONS[name].values:
+            if value == base.get(name):
+                continue
+            try:
+                table = Evaluations([], {**base, name: value}).compute(requests)[CHAPTER]
+            except AuditError:
+                continue
+            mine = pair_values(table, claim.measure, f.pair)
+            if None not in mine and all(abs(float(a) - float(b)) <= 1e-9 for a, b in zip(mine, got)):
+                return name, value, base[name]
+    return None
 
 
 def other_readings(claim: PropertyClaim, chapter: Chapter) -> list[tuple[str, str, dict[str, str]]]:
@@ -957,7 +995,7 @@ def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence
             f"“{_statement(claim, claim.relation)}” holds only under a reading the text does not state — "
             f"{CONVENTIONS[n].phrase(v)} (searched over {universe.describe()}, by the chapter's definitions); where "
             f"{CONVENTIONS[n].phrase(base[n])} (trec_eval's default, read where the text states none) it fails: "
-            f"{own.pair.case.describe()}, {_where(own.pair)}: {claim.measure} gives {_show(own.values[CHAPTER][0])} "
+            f"{own.pair.case.describe(_graded(claim))}, {_where(own.pair)}: {claim.measure} gives {_show(own.values[CHAPTER][0])} "
             f"against {_show(own.values[CHAPTER][1])}",
             f"State the convention the statement rests on, e.g. “Here {CONVENTIONS[n].phrase(v)}.” (checked: the "
             "statement holds under it on the whole exhaustive search)"))
@@ -968,7 +1006,7 @@ def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence
             last = all(m != n for m, _, _ in breaking[i + 1:])  # one proposal per convention, after its readings
             evidence.conditions.append(Point(
                 f"it fails where {CONVENTIONS[n].phrase(v)}, a reading the text does not rule out: "
-                f"{f.pair.case.describe()}, {_where(f.pair)}: {claim.measure} gives {_show(f.values[CHAPTER][0])} "
+                f"{f.pair.case.describe(_graded(claim))}, {_where(f.pair)}: {claim.measure} gives {_show(f.values[CHAPTER][0])} "
                 f"against {_show(f.values[CHAPTER][1])}",
                 f"State the convention the statement rests on, e.g. “Here {CONVENTIONS[n].phrase(base[n])}.” "
                 "(checked: the search above holds under it)" if last else ""))
@@ -976,9 +1014,20 @@ def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence
         bad = {impl: f for impl, f in claimed.findings.items() if impl != CHAPTER}
         for impl, f in bad.items():
             evidence.checks.append(_counterexample_check(claim, claim.relation, f, stage))
+            got = f.values.get(impl)
+            seen = (f": {claim.measure} gives {_show(got[0])} against {_side(f.pair.right_measure, f.pair.k2)}'s "
+                    f"{_show(got[1])}" if got and claim.compare != "next_cutoff" else
+                    f": {claim.measure} goes {_show(got[0])} → {_show(got[1])}" if got else "")
+            cause = _breach_cause(claim, chapter, f, impl)
+            who = next((r.title for r in ms.references if r.name == impl and r.title), impl)
+            said = (f"; the chapter's definitions give the same with {CONVENTIONS[cause[0]].title} “{cause[1]}” "
+                    f"instead of “{cause[2]}” ({CONVENTIONS[cause[0]].phrase(cause[1])})" if cause else
+                    "; no single convention tried makes the chapter's definitions give the same")
             evidence.conditions.append(Point(
-                f"{impl} breaks it: {f.pair.case.describe()}, {_where(f.pair)}",
-                f"Add: “with {impl}, this does not hold in every case (see the counterexample)”."))
+                f"{who} breaks it: {f.pair.case.describe(_graded(claim))}, {_where(f.pair)}{seen}{said}",
+                f"Add: “This does not hold in every case with {who}: there, "
+                f"{CONVENTIONS[cause[0]].phrase(cause[1])} (see the counterexample).”" if cause else
+                f"Add: “with {who}, this does not hold in every case (see the counterexample)”."))
         applies = ("" if claim.compare != "transform" else
                    f" ({claimed.exhaustive_pairs} comparisons where the change applies)")
         evidence.scopes.append(f"Searched {scope}{applies}: no counterexample under the chapter's definitions or "
@@ -992,12 +1041,20 @@ def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence
             evidence.lead = ""
             evidence.concern = (f"The strict wording (“{claim.relation}”) promises more than holds: readers will "
                                 f"expect every case to change {claim.measure}, and some do not.")
+            left, right = own.values[CHAPTER]
+            # two measures on one case are compared, not one measure followed across cutoffs
+            seen = (f"{claim.measure} gives {_show(left)} against {_side(own.pair.right_measure, own.pair.k2)}'s "
+                    f"{_show(right)}" if claim.compare == "measure" else
+                    f"{claim.measure} goes {_show(left)} → {_show(right)}")
+            weak_form = _statement(claim, weaker) if claim.compare == "measure" else f"{claim.measure}@k {weaker}"
             evidence.conditions.append(Point(
-                f"False as written (“{claim.relation}”): {own.pair.case.describe()}, {_where(own.pair)}: "
-                f"{claim.measure} goes {_show(own.values[CHAPTER][0])} → {_show(own.values[CHAPTER][1])}; the weaker "
-                f"form “{_statement(claim, weaker)}” holds on the whole search ({scope_of(weak)}; evidence, "
-                "not proof)",
-                f"Reword to the weaker form that holds: “{claim.measure}@k {weaker}” instead of “{claim.relation}” "
+                f"False as written (“{claim.relation}”): {own.pair.case.describe(_graded(claim))}, {_where(own.pair)}: "
+                f"{seen}; the weaker form “{_statement(claim, weaker)}” holds on the whole search ({scope_of(weak)}; "
+                "evidence, not proof)",
+                f"Reword to the weaker form that holds: “{weak_form}” instead of the strict “{claim.relation}”, which "
+                f"fails where the two are equal (checked: the weaker form was searched over {scope_of(weak)} with no "
+                "counterexample)." if claim.compare == "measure" else
+                f"Reword to the weaker form that holds: “{weak_form}” instead of “{claim.relation}” "
                 f"(checked: the weaker form was searched over {scope_of(weak)} with no counterexample)."))
             for impl, f in weak.findings.items():
                 evidence.checks.append(_counterexample_check(claim, weaker, f, "weaker form"))
@@ -1020,21 +1077,21 @@ def _check(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evidence
         else:
             down = other.findings[CHAPTER]
             proposal = (f"Say instead that neither {claim.measure}@k nor {claim.other}@k is always the larger (checked: "
-                        f"{strong.pair.case.describe()}, {_where(strong.pair)}, "
+                        f"{strong.pair.case.describe(_graded(claim))}, {_where(strong.pair)}, "
                         f"{_show(strong.values[CHAPTER][0])} against {_show(strong.values[CHAPTER][1])}; "
-                        f"{down.pair.case.describe()}, {_where(down.pair)}, "
+                        f"{down.pair.case.describe(_graded(claim))}, {_where(down.pair)}, "
                         f"{_show(down.values[CHAPTER][0])} against {_show(down.values[CHAPTER][1])})."
                         if claim.compare == "measure" else
                         _either_way(claim, strong, down))
         evidence.failures.append(Point(
-            f"False as written, and so is the weaker form “{weaker}”: {strong.pair.case.describe()}, "
+            f"False as written, and so is the weaker form “{weaker}”: {strong.pair.case.describe(_graded(claim))}, "
             f"{_where(strong.pair)}: "
             f"{claim.measure} goes {_show(strong.values[CHAPTER][0])} → {_show(strong.values[CHAPTER][1])}",
             proposal))
         return evidence
     left, right = own.values[CHAPTER]
     evidence.failures.append(Point(
-        f"False by the chapter's definitions: {own.pair.case.describe()}, {_where(own.pair)}: "
+        f"False by the chapter's definitions: {own.pair.case.describe(_graded(claim))}, {_where(own.pair)}: "
         + (f"{claim.measure}@{own.pair.k} = {_show(left)}, so “{claim.relation} {claim.bound}” fails"
            if claim.compare == "constant" else
            f"{claim.measure} gives {_show(left)} against {_side(own.pair.right_measure, own.pair.k2)}'s {_show(right)}"

@@ -244,10 +244,90 @@ def sentence_declared(ms: Measurements, chapter: Chapter, claim, fixture, measur
     divisor that fixes the measure's denominator (``_printed_denominator``), a mean written term by term that fixes
     each query's reading (``_printed_terms``). The check and the proposal read a sentence the same way through it."""
     declared = declared_with_aggregate(chapter.declared_for(claim), aggregate)
-    declared = _printed_denominator(claim.quote, claimed, fixture, measure, query, declared)
+    own = _printed_readings(ms, claim.quote, claimed, fixture, measure, query, declared)
+    return _printed_elsewhere(ms, chapter, claim, fixture, measure, claimed, query, own)
+
+
+def _printed_readings(ms: Measurements, quote: str, claimed: ClaimedValue, fixture, measure: str,
+                      query: str | None, declared: Declared) -> Declared:
+    """``declared`` narrowed by the arithmetic ``quote`` prints for the value (a denominator, a mean's terms)."""
+    declared = _printed_denominator(quote, claimed, fixture, measure, query, declared)
     if parse_measure(measure, True)[1] is not None:
-        declared = _printed_terms(ms, claim.quote, claimed, fixture, measure, query, declared)
+        declared = _printed_terms(ms, quote, claimed, fixture, measure, query, declared)
     return declared
+
+
+def _same_value(a: ClaimedValue, b: ClaimedValue) -> bool:
+    """Two printed values of one number: one's nominal value lies in the other's interval ("5/9" and "≈ 0.556";
+    not "0.5" and "≈ 0.54"). Bounds ("< 1") name no one number."""
+    ma, mb = _nominal(a), _nominal(b)
+    return ma is not None and mb is not None and (a.contains(mb) or b.contains(ma))
+
+
+def same_value_siblings(chapter: Chapter, claim, measure: str, query: str | None) -> list[tuple[ValueClaim, object]]:
+    """The other value claims' expectations of ``measure`` on ``query`` that the chapter's reader has already seen
+    computed (not a sentence about one library: ``by``), in register order: where the text may have printed the
+    arithmetic of a value a later sentence only names ("would report L6's 0.542 alone")."""
+    return [(other, e) for other in chapter.register.claims
+            if isinstance(other, ValueClaim) and other.id != claim.id
+            for e in other.expect if e.measure == measure and e.query == query and e.by is None]
+
+
+def printed_elsewhere_inputs(chapter: Chapter, claim) -> list:
+    """What ``_printed_elsewhere`` may read for ``claim``, for its cache key: every other value claim with an
+    expectation of a measure ``claim`` names, with its fixture (JSON-ready)."""
+    measures: set[str] = set()
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in ("measure", "after_measure") and isinstance(v, str):
+                    measures.add(v)
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(claim.model_dump(mode="json"))
+    fixtures = chapter.register.fixtures
+    return [[other.model_dump(mode="json"),
+             fixtures[other.fixture].model_dump(mode="json") if isinstance(other.fixture, str) and other.fixture in
+             fixtures else None]
+            for other in chapter.register.claims
+            if isinstance(other, ValueClaim) and other.id != claim.id and any(e.measure in measures
+                                                                              for e in other.expect)]
+
+
+def _printed_elsewhere(ms: Measurements, chapter: Chapter, claim, fixture, measure: str, claimed: ClaimedValue,
+                       query: str | None, declared: Declared) -> Declared:
+    """``declared`` narrowed by the arithmetic another sentence prints for the same number: when another value claim
+    gives the same value of the same measure, on queries judged exactly as here, and its sentence's arithmetic fixes
+    a convention this sentence leaves open ("(1 + 2/3 + 3/6)/4 ≈ 0.542" fixes AP's denominator at |R|), a later
+    sentence naming that number ("would report L6's 0.542 alone") is read the same way; the statement quotes where
+    it was printed. Conventions this claim states, or that the other sentence leaves open, are untouched."""
+    inherited: dict[str, list[Statement]] = {}
+    for other, e in same_value_siblings(chapter, claim, measure, query):
+        try:
+            theirs = parse_claimed(e.claimed, tolerance=e.tolerance)
+        except AuditError:
+            continue
+        if not _same_value(claimed, theirs):
+            continue
+        there = chapter.fixture(other.fixture)
+        queries = [query] if query is not None else list(dict.fromkeys([*there.qrels, *there.run]))
+        if not queries or any(q not in fixture.qrels or dict(fixture.qrels[q]) != dict(there.qrels.get(q, {}))
+                              for q in queries):
+            continue
+        base = declared_with_aggregate(chapter.declared_for(other), e.aggregate)
+        fixed = _printed_readings(ms, other.quote, theirs, there, measure, query, base)
+        for name, stated in fixed.statements.items():
+            if stated == base.statements.get(name) or declared.stated(name) or name in inherited:
+                continue
+            if not set(st.value for st in stated) <= set(declared.values(name)):
+                continue
+            inherited[name] = [Statement(st.value, f"{st.quote} in {other.id} (“{shorten(other.quote, 80)}”), "
+                                         "where the text prints the same value", "claim") for st in stated]
+    return declared.overlay(Declared(inherited)) if inherited else declared
 
 
 def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, measure: str, claimed_text,
