@@ -696,3 +696,28 @@ claims:
     assert " goes " not in d1.reason
     assert d1.response.startswith("Reword to the weaker form that holds: “DCG(dcg='exp-log2')@k never below DCG@k” "
                                   "instead of the strict “always exceeds”, which fails where the two are equal")
+
+
+def test_a_reference_option_that_follows_the_chapters_convention_is_named_with_its_value(tmp_path):
+    """The graded lab's "raises the Part 1 nDCG@5 to about 0.659" (GL13) under "unjudged documents are removed".
+    Here: u unjudged, a relevant, n judged 0; the run returns u, a, n. Removing u gives the condensed list a, n:
+    RR = 1. trec_eval's recip_rank, ir_measures' RR and ranx's mrr count u as non-relevant: RR = 1/2. trec_eval
+    with -J (pytrec_eval's judged_docs_only_flag) drops u, and so does ir_measures' RR(judged_only=True), which its
+    pytrec_eval provider passes on as that flag: 1. The qualification names that option and its value, so a reader
+    knows how to reproduce the chapter's number with a library."""
+    (tmp_path / "snapshot.txt").write_text("Unjudged documents are removed.\nAfter removal the first result is "
+                                           "relevant, so RR = 1.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text(
+        'id: options\ntitle: Options\nconventions:\n  unjudged: {value: removed, quote: "Unjudged documents are '
+        'removed."}\n', encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("""\
+claims:
+  - {id: J1, title: condensed RR, kind: value, quote: "so RR = 1", claim: RR on the condensed list,
+     fixture: {qrels: {q1: {a: 1, n: 0}}, run: {q1: [u, a, n]}}, expect: [{measure: RR, claimed: "1"}]}
+""", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect("test"))
+    j1 = report.claims[0]
+    assert j1.verdict == "qualified", j1.reason
+    assert "give 0.5000" in j1.reason
+    assert "ir-measures with judged_only=True (trec_eval's -J) gives 1.0000, as the chapter does." in j1.reason
+    assert "ir-measures with judged_only=True (trec_eval's -J) gives 1.0000.”" in j1.response

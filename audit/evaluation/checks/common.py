@@ -166,6 +166,20 @@ class Measurements:
                 self.store.put(ref, key[0], measure, self._refs[key])
         return self._refs[key]
 
+    def reference_with(self, ref: Reference, fixture: Fixture, measure: str, params: Mapping[str, object]):
+        """``ref``'s outcome for ``measure`` with its own option ``params`` set (``Reference.options``: the measure's
+        ir-measures parameters, such as ``judged_only=True``), which the chapter's measure names do not model; None
+        when the reference does not support the measure so, or the fixture repeats an ID (read from a file)."""
+        if repeats(fixture):
+            return None
+        m = parse_measure(measure, True)[0](**params)
+        if not ref.supports(m).ok:
+            return None
+        key = (_content_key(fixture), str(m), ref.name)
+        if key not in self._refs:
+            self._refs[key] = ref.evaluate([m], fixture.qrels, scored_run(fixture))[str(m)]
+        return self._refs[key]
+
     def prefetch(self, requests: Sequence[tuple[Fixture, str]]) -> None:
         """Start evaluating many (fixture, measure) pairs with one call per reference, the references in
         parallel, and return at once: a later ``reference`` or ``values`` waits for the batch of the

@@ -613,6 +613,12 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
             else:
                 wording = (f"Add: “{who} {does} {shown} on this example because it "
                            f"{cause.phrase}.”")
+            # a reference whose own option follows the chapter's value of the cause, run with it, gives the claim
+            optioned = _with_options(ms, fixture, measure, query, claimed, found.causes, base)
+            if optioned:
+                text += " " + "; ".join(f"{t} with {named} gives {v}, as the chapter does" for t, named, v in optioned) + "."
+                wording = wording[:-2] + "; " + "; ".join(f"{t} with {named} gives {v}" for t, named, v in optioned) \
+                    + ".”"
         else:
             text += f" (values: {', '.join(f'{q} {fmt_float(v)}' for q, v in returned.items()) or 'none'})"
             wording = f"Investigate why {ref.title} gives {shown} before publishing; the cause is not known."
@@ -620,6 +626,29 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
         key = ("reference", tuple(titles), tuple((c.name, c.value) for c in found.causes)) if found.explained else None
         evidence.conditions.append(Point(text, wording, key, f"{label}, where {'they give' if several else 'it gives'} "
                                                              f"{shown}"))
+
+
+def _with_options(ms: Measurements, fixture, measure: str, query: str | None, claimed: ClaimedValue, causes,
+                  base: Mapping[str, str]) -> list[tuple[str, str, str]]:
+    """(reference title, option, value) for each reference with an option (``Reference.options``) that follows the
+    chapter's value of a convention a reference's default was seen to differ on (``causes``), when the reference,
+    run with that option on this input, returns a value inside the claimed one."""
+    out = []
+    for cause in causes:
+        chapter_value = base.get(cause.name)
+        if cause.name not in CONVENTIONS or chapter_value is None:
+            continue
+        for ref in ms.references:
+            option = ref.options.get((cause.name, chapter_value))
+            if option is None:
+                continue
+            outcome = ms.reference_with(ref, fixture, measure, option[0])
+            if outcome is None or outcome.status != "ok" or not outcome.per_query:
+                continue
+            value = outcome.per_query.get(query) if query is not None else float(combined(measure, outcome.per_query))
+            if value is not None and claimed.contains(value):
+                out.append((ref.title, option[1], fmt_float(value)))
+    return out
 
 
 def _references_only(ms: Measurements, fixture, measure: str, claimed: ClaimedValue, claimed_text, query, label: str,

@@ -57,6 +57,11 @@ class Reference(abc.ABC):
     library: str = ""
     title: str = ""
     slow_to_load: bool = False
+    #: The reference's own options that follow a convention value its defaults do not: (convention, value) →
+    #: (the measure parameters that select it, in ir-measures' syntax, and how a reader names the option).
+    #: A claim qualified because the reference's default follows another value names the option when the
+    #: reference, run with it, returns the claimed value.
+    options: dict[tuple[str, str], tuple[dict[str, object], str]] = {}
 
     def version(self) -> str:
         """The installed version of the library's distribution (``library``), as pip names it. Raises

@@ -27,6 +27,9 @@ class IrMeasuresReference(Reference):
     name = "ir_measures"
     library = "ir-measures"
     title = "ir-measures"
+    # measures/p.py, ap.py, ndcg.py, rr.py … take ``judged_only``; its pytrec_eval provider passes it on as
+    # RelevanceEvaluator(judged_docs_only_flag=True), which is trec_eval's -J
+    options = {("unjudged", "removed"): ({"judged_only": True}, "judged_only=True (trec_eval's -J)")}
 
     def conventions(self) -> dict[str, str]:
         """Notes on how it is called that no probe shows (its conventions are observed: ``audit.evaluation.observe``)."""

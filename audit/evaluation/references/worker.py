@@ -168,6 +168,7 @@ class IsolatedReference(Reference):
     def __init__(self, inner: Reference, timeout: float = TIMEOUT) -> None:
         self.inner = inner
         self.name, self.library, self.title = inner.name, inner.library, inner.title
+        self.options = inner.options
         self.timeout = timeout
         self._process: subprocess.Popen | None = None
         self._send: Connection | None = None
