@@ -191,3 +191,22 @@ def test_repeated_yaml_key_and_missing_file_are_refused(tmp_path):
         load_bibliography(_write(tmp_path, GOOD.replace("    year: 2002\n", "    title: Again\n    year: 2002\n")))
     with pytest.raises(BibliographyError, match="missing"):
         load_bibliography(tmp_path / "absent.yaml")
+
+
+def test_a_source_that_only_studies_a_measure_supports_no_value_of_it():
+    """Buckley and Voorhees 2000 measure the stability of P@k and AP across topic sets (abstract): they define
+    neither, so a supported AP claim is not linked to them as "defines the measure the claim computes"; Järvelin and
+    Kekäläinen 2002 define nDCG, so a supported nDCG claim is linked to them. (The ledger printed the stability paper as supporting every AP claim of the
+    corpus FAQ, each "via measure AP".)"""
+    from audit.report.results import ClaimResult
+    from audit.research.ledger import links_for
+
+    bib = shipped_bibliography()
+    stability = next(s for s in bib.sources if s.id == "buckley-voorhees-2000")
+    assert "AP" in stability.bears_on.discusses and "AP" not in stability.bears_on.measures
+    assert "buckley-voorhees-2000" not in [s.id for s in sources_for({"AP"}, set())]
+    supported = ClaimResult.model_construct(id="A1", kind="value", verdict="supported")  # what links_for reads
+    uses = {"A1": (["AP"], [])}
+    assert links_for(stability, [supported], uses) == []
+    definer = next(s for s in bib.sources if s.id == "jarvelin-kekalainen-2002")
+    assert [link.relation for link in links_for(definer, [supported], {"A1": (["nDCG"], [])})] == ["supports"]

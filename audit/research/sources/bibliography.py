@@ -91,15 +91,19 @@ class Check(Strict):
 
 
 class BearsOn(Strict):
-    """What a source defines or documents: ``{measure: how}`` and ``{convention: how}``."""
+    """What a source defines or documents: ``{measure: how}`` and ``{convention: how}``; ``discusses``: measures it
+    studies without defining them (a stability study of AP), which link it to no claim: a source supports a value
+    only through the definition the value is computed by."""
 
     measures: dict[str, Text] = {}
     conventions: dict[str, Text] = {}
+    discusses: dict[str, Text] = {}
 
-    @field_validator("measures", "conventions")
+    @field_validator("measures", "conventions", "discusses")
     @classmethod
     def _known_names(cls, value: dict[str, str], info) -> dict[str, str]:
-        known, kind, names = ((MEASURES, "measure", "measures (ir-measures names)") if info.field_name == "measures"
+        known, kind, names = ((MEASURES, "measure", "measures (ir-measures names)")
+                              if info.field_name in ("measures", "discusses")
                               else (CONVENTIONS, "convention", "conventions"))
         unknown = sorted(set(value) - set(known))
         if unknown:
