@@ -160,3 +160,90 @@ def test_a_listing_wrong_on_ordinary_input_is_contradicted_with_a_minimal_input(
     assert result.reason.startswith("Wrong on ordinary input")
     # Hypothesis shrinks to one retrieved relevant document out of two: 1/1 from the listing, 1/2 by |R|.
     assert "the smallest, ranking ['d0'], relevant {'d0', 'd1'}, k = 1: it returns 1.0000" in result.reason
+
+
+# --- the whole listing runs; a code claim is checked when the register loads ------------------------------
+
+HELPERS = '''\
+Listing:
+
+```python
+import math
+
+EMPTY = 0.0
+
+
+def _hits(ranking, relevant, k):
+    return len(set(ranking[:k]) & set(relevant))
+
+
+def recall_at_k(ranking, relevant, k):
+    if not relevant or k <= 0:
+        return EMPTY
+    return _hits(ranking, relevant, k) / len(relevant)
+
+
+print(recall_at_k(["a", "b"], {"a"}, 1))
+undefined_name_in_an_example_call()
+```
+'''
+
+
+def _code_chapter(folder: Path, snapshot: str, claim: str) -> Path:
+    (folder / "snapshot.txt").write_text(snapshot, encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: listings\ntitle: Listings\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text("claims:\n  - id: L1\n    title: recall\n    kind: code\n"
+                                        "    quote: \"def recall_at_k(ranking, relevant, k):\"\n    claim: recall\n"
+                                        + claim, encoding="utf-8")
+    return folder
+
+
+def test_a_listings_helpers_and_constants_run_with_its_function_and_its_example_calls_do_not(tmp_path):
+    """recall@k through a helper and a module constant: run with only the function and the imports (as before) it
+    raised NameError on every call; run with what it uses it is recall@k (|hits in the first k| / |R|, 0 for an empty
+    relevant set), which agrees with the chapter's definition and the references on every generated input. The
+    module-level example calls are not part of the function: one of them would fail to load."""
+    from audit.text.listings import function_source
+    listing, source = function_source(HELPERS, "def recall_at_k(ranking, relevant, k):", "recall_at_k")
+    assert "def _hits" in source and "EMPTY = 0.0" in source and "import math" in source
+    assert "print(" not in source and "undefined_name" not in source
+    folder = _code_chapter(tmp_path, HELPERS, "    function: recall_at_k\n    measure: R@k\n"
+                           "    arguments: {ranking: ranking, relevant: relevant set, k: cutoff}\n")
+    result = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
+    assert "NameError" not in result.reason
+    # counts a repeated ID once, which trec_eval (the default reading) rejects: qualified for that only
+    assert result.verdict in ("supported", "qualified"), result.reason
+    assert "Wrong on ordinary input" not in result.reason
+
+
+@pytest.mark.parametrize("claim, field, message", [
+    ("    function: recall_at_k\n    measure: R@k\n    arguments: {ranking: grades, relevant: relevant set, "
+     "k: cutoff}\n", "arguments.ranking", "role 'grades' is not one of ranking, relevant set, cutoff"),
+    ("    function: recall\n    measure: R@k\n    arguments: {ranking: ranking, relevant: relevant set, k: cutoff}\n",
+     "function", "does not define recall()"),
+    ("    function: recall_at_k\n    measure: R@k\n    arguments: {ranking: ranking, relevant: relevant set}\n",
+     "arguments", "k has none"),
+    ("    function: recall_at_k\n    measure: R@k\n    arguments: {ranking: ranking, relevant: relevant set, k: cutoff, "
+     "n: cutoff}\n", "arguments.n", "has no parameter 'n'"),
+    ("    function: recall_at_k\n    measure: Recallish@k\n    arguments: {ranking: ranking, relevant: relevant set, "
+     "k: cutoff}\n", "measure", "Recallish"),
+    ("    function: recall_at_k\n    measure: R\n    arguments: {ranking: ranking, relevant: relevant set, "
+     "k: cutoff}\n", "measure", "with @k"),
+])
+def test_a_code_claim_with_a_bad_field_stops_the_load_naming_file_claim_and_field(tmp_path, claim, field, message):
+    from audit.errors import RegisterError
+    folder = _code_chapter(tmp_path, HELPERS, claim)
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(folder)
+    error = caught.value
+    assert error.claim == "L1" and error.field == field and message in error.message, (error.field, error.message)
+    assert str(folder / "claims.yaml") in str(error.file)
+
+
+def test_a_code_claim_with_a_bad_role_exits_3_naming_the_field(tmp_path, capsys):
+    from audit.cli import main
+    folder = _code_chapter(tmp_path, HELPERS, "    function: recall_at_k\n    measure: R@k\n"
+                           "    arguments: {ranking: grades, relevant: relevant set, k: cutoff}\n")
+    assert main(["run", str(folder), "--reports", str(tmp_path / "out"), "--quiet"]) == 3
+    err = capsys.readouterr().err
+    assert "L1" in err and "arguments.ranking" in err and "Traceback" not in err

@@ -549,8 +549,15 @@ class PropertyClaim(ClaimBase):
         return [] if self.other is None else list(self.other) if isinstance(self.other, list) else [self.other]
 
 
+#: What a listing's function may take, by the role each argument plays (``CodeClaim.arguments``).
+CODE_ROLES = ("ranking", "relevant set", "cutoff")
+
+
 class CodeClaim(ClaimBase):
-    """A code listing in the chapter said to compute a measure (checked by the code checker)."""
+    """A code listing in the chapter said to compute a measure (checked by the code checker): ``function``, defined
+    in the listing that holds the quote; ``measure`` (``R@k``: the cutoff comes from the ``cutoff`` argument);
+    ``arguments``: each parameter of the function → its role (``CODE_ROLES``). Checked at load: the listing, the
+    function, its parameters and the measure."""
 
     kind: Literal["code"]
     function: str
@@ -877,6 +884,37 @@ def _book_conventions(folder: Path, identity: Identity) -> Declared:
     return declared_from(_as_plain(book.conventions), "book")
 
 
+def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure) -> None:
+    """A code claim's listing, function, arguments and measure, as the code checker will read them: the listing
+    that holds the quote must be Python and define the function; every parameter must have a role (and every role
+    named be one); the measure must be one the chapter's definitions compute."""
+    import ast
+
+    from audit.text.listings import function_source
+
+    try:
+        _, source = function_source(chapter.snapshot.text, claim.quote, claim.function)
+    except AuditError as exc:
+        raise fail("function" if "does not define" in exc.message else "quote", exc.message)
+    node = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.name == claim.function)
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    for p, role in claim.arguments.items():
+        if role not in CODE_ROLES:
+            raise fail(f"arguments.{p}", f"role {role!r} is not one of {', '.join(CODE_ROLES)}")
+        if p not in params:
+            raise fail(f"arguments.{p}", f"{claim.function}() has no parameter {p!r}; it takes {', '.join(params)}")
+    unmapped = [p for p in params if p not in claim.arguments]
+    if unmapped:
+        raise fail("arguments", f"{claim.function}() takes {', '.join(params)}; give each a role ({', '.join(CODE_ROLES)})"
+                                f": {', '.join(unmapped)} has none")
+    uses_k = "cutoff" in claim.arguments.values()
+    if uses_k != ("@k" in claim.measure):
+        raise fail("measure", f"{claim.measure!r}: a function with a cutoff argument computes a measure at k "
+                              "(write it with @k, e.g. R@k); one without computes it on the whole ranking")
+    measure("measure", claim.measure.replace("@k", "@1"))
+
+
 def _check_references(chapter: Chapter) -> None:
     path = str(chapter.claims_path)
     seen: set[str] = set()
@@ -994,6 +1032,8 @@ def _check_references(chapter: Chapter) -> None:
                     if getattr(e, side) is not None:
                         claimed(f"expect[{i}].{side}", getattr(e, side), None,
                                 e.after_measure or e.measure if side == "after" else e.measure)
+        elif claim.kind == "code":
+            _check_code(chapter, claim, fail, measure)
         elif claim.kind == "arithmetic":
             try:
                 parse_expression(claim.expression)

@@ -65,8 +65,55 @@ def find_listings(text: str) -> list[Listing]:
     return out
 
 
+def _defined(node: ast.stmt) -> list[str]:
+    """The module-level names a statement defines (a function, a class, a constant's targets)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
+        and node.value is not None else []
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
+def _used(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _segment(code: str, node: ast.stmt) -> str:
+    """A statement's source, with its decorators."""
+    decorators = getattr(node, "decorator_list", [])
+    return "".join(f"@{ast.get_source_segment(code, d)}\n" for d in decorators) + ast.get_source_segment(code, node)
+
+
+def module_source(code: str, function: str) -> str | None:
+    """What of a listing ``function`` runs with: every import (also inside a module-level ``try``), and the
+    module-level functions, classes and constants it uses, directly or through each other, in the listing's order.
+    Example calls and prints at module level are left out: they show the function, they are not part of it. None
+    when the listing does not define ``function``. Raises ``SyntaxError`` for a listing that is not Python."""
+    tree = ast.parse(code)
+    defines: dict[str, list[ast.stmt]] = {}
+    for node in tree.body:
+        for name in _defined(node):
+            defines.setdefault(name, []).append(node)
+    target = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   and n.name == function), None)
+    if target is None:
+        return None
+    keep: set[int] = {id(target)}
+    todo = [target]
+    while todo:
+        for name in _used(todo.pop()):
+            for node in defines.get(name, []):
+                if id(node) not in keep:
+                    keep.add(id(node))
+                    todo.append(node)
+    def imports(node: ast.stmt) -> bool:
+        return isinstance(node, (ast.Import, ast.ImportFrom)) or (
+            isinstance(node, ast.Try) and all(isinstance(b, (ast.Import, ast.ImportFrom)) for b in node.body))
+    return "\n".join(_segment(code, n) for n in tree.body if imports(n) or id(n) in keep) + "\n"
+
+
 def function_source(text: str, quote: str, function: str) -> tuple[Listing, str]:
-    """The listing that contains ``quote`` and the source of ``function`` within it.
+    """The listing that contains ``quote`` and what of it ``function`` runs with (``module_source``).
 
     Raises ``AuditError`` when no listing contains the quote, when the listing is not valid
     Python, or when it does not define ``function``.
@@ -74,17 +121,11 @@ def function_source(text: str, quote: str, function: str) -> tuple[Listing, str]
     for listing in find_listings(text):
         if quote.strip() in listing.code:
             try:
-                tree = ast.parse(listing.code)
+                source = module_source(listing.code, function)
             except SyntaxError as exc:
                 raise AuditError(f"the listing at lines {listing.start}–{listing.end} is not valid Python "
                                  f"({exc.msg}, listing line {exc.lineno})")
-            for node in tree.body:
-                if isinstance(node, ast.FunctionDef) and node.name == function:
-                    # Keep the listing's imports so the function runs as printed.
-                    imports = [ast.get_source_segment(listing.code, n) for n in tree.body
-                               if isinstance(n, (ast.Import, ast.ImportFrom))]
-                    body = ast.get_source_segment(listing.code, node)
-                    decorators = "".join(f"@{ast.get_source_segment(listing.code, d)}\n" for d in node.decorator_list)
-                    return listing, "\n".join([*imports, decorators + body]) + "\n"
-            raise AuditError(f"the listing at lines {listing.start}–{listing.end} does not define {function}()")
+            if source is None:
+                raise AuditError(f"the listing at lines {listing.start}–{listing.end} does not define {function}()")
+            return listing, source
     raise AuditError(f"no code listing in the snapshot contains {quote!r}")

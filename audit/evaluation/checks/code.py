@@ -16,13 +16,12 @@ from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
 from audit.evaluation.sandbox.quote import quote
-from audit.register.claims import Chapter, CodeClaim
+from audit.register.claims import CODE_ROLES as ROLES, Chapter, CodeClaim
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact
 from audit.report.results import Check, ImplValue
 from audit.text.listings import function_source
 
-ROLES = ("ranking", "relevant set", "cutoff")
 LISTING_EXCEPTION = "the listing's exception:"  # labels of the listing's own text wherever a result quotes it
 LISTING_VALUE = "the listing's value:"
 CALL_LIMIT = 2.0     # seconds of wall-clock and CPU time for one call of a listing
@@ -67,7 +66,8 @@ ADVISORY = {"IDs of mixed type"}
 
 def _parameters(claim: CodeClaim, source: str) -> list[str]:
     """The function's parameters, each mapped to a role; raises ``AuditError`` on a mismatch."""
-    node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
+    node = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.name == claim.function)
     params = [a.arg for a in node.args.args]
     unknown = [p for p in params if p not in claim.arguments]
     if unknown:
