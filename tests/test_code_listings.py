@@ -247,3 +247,95 @@ def test_a_code_claim_with_a_bad_role_exits_3_naming_the_field(tmp_path, capsys)
     assert main(["run", str(folder), "--reports", str(tmp_path / "out"), "--quiet"]) == 3
     err = capsys.readouterr().err
     assert "L1" in err and "arguments.ranking" in err and "Traceback" not in err
+
+
+NDCG_TEXT = """\
+# nDCG in code
+
+Each judged document has a grade from 0 to 3, and a document of grade g contributes a gain of 2^g − 1,
+discounted by log2(rank + 1). The ideal DCG sorts every judged grade, best first, and cuts at k.
+
+```python
+import math
+
+def dcg(grades):
+    return sum(g / math.log2(i + 2) for i, g in enumerate(grades))
+
+def ndcg_at_k(grades: list[int], k: int) -> float:
+    ideal = sorted(grades, reverse=True)[:k]
+    return dcg(grades[:k]) / dcg(ideal)
+```
+
+```python
+import math
+
+
+def _dcg(gains):
+    return sum((2 ** g - 1) / math.log2(i + 2) for i, g in enumerate(gains))
+
+
+def ndcg_cut(ranking, qrels, k):
+    ideal = _dcg(sorted(qrels.values(), reverse=True)[:k])
+    if ideal == 0:
+        return 0.0
+    return _dcg([qrels.get(d, 0) for d in ranking[:k]]) / ideal
+```
+"""
+NDCG_CHAPTER = """\
+id: ndcg-code
+title: nDCG in code
+snapshot: {file: snapshot.md}
+conventions:
+  gain: {value: exponential, quote: "a document of grade g contributes a gain of 2^g − 1"}
+  ideal: {value: "judged, cut at k", quote: "The ideal DCG sorts every judged grade, best first, and cuts at k."}
+"""
+NDCG_CLAIMS = """\
+claims:
+  - {id: N1, title: ndcg_at_k, kind: code, quote: "def ndcg_at_k(grades: list[int], k: int) -> float:",
+     claim: nDCG@k from the grades in rank order, function: ndcg_at_k, measure: nDCG@k,
+     arguments: {grades: ranked grades, k: cutoff}}
+  - {id: N2, title: ndcg_cut, kind: code, quote: "def ndcg_cut(ranking, qrels, k):", claim: nDCG@k from the judgements,
+     function: ndcg_cut, measure: nDCG@k, arguments: {ranking: ranking, qrels: qrels, k: cutoff}}
+"""
+
+
+@pytest.fixture(scope="module")
+def ndcg_listings(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ndcg")
+    (folder / "snapshot.md").write_text(NDCG_TEXT, encoding="utf-8")
+    (folder / "chapter.yaml").write_text(NDCG_CHAPTER, encoding="utf-8")
+    (folder / "claims.yaml").write_text(NDCG_CLAIMS, encoding="utf-8")
+    return {c.id: c for c in audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims}
+
+
+def test_an_ndcg_listing_over_ranked_grades_is_contradicted_with_its_three_defects_named(ndcg_listings):
+    """The listing takes the grades in rank order and uses linear gain and an ideal re-sorted from the ranking's own
+    grades, cut at k; the chapter states 2^g − 1 and the ideal from every judged grade. On the grades 2, 3, 0, 1, 3
+    with nothing else judged, by hand: linear DCG@5 = 2 + 3/log2 3 + 1/log2 5 + 3/log2 6 = 5.484024 over the ideal
+    3, 3, 2, 1, 0 = 6.323466 gives the listing's 0.867250; the chapter's exponential gain gives 10.555154 / 13.347185
+    = 0.790815. With a relevant document not retrieved the ideals differ too. On a ranking with nothing relevant
+    (or an empty ranking) dcg(ideal) is 0 and the listing divides by zero, where the chapter gives 0 (as trec_eval
+    ndcg_cut does). Found by experiment: with gain “linear” and ideal “all retrieved, cut at k” (scikit-learn's
+    ndcg_score reading) the chapter's definitions give the listing's value on every generated input it answers."""
+    import math
+    linear = lambda g: sum(x / math.log2(i + 2) for i, x in enumerate(g))  # noqa: E731
+    assert round(linear([2, 3, 0, 1, 3]) / linear([3, 3, 2, 1, 0]), 6) == 0.86725
+    n1 = ndcg_listings["N1"]
+    assert n1.verdict == "contradicted", n1.reason
+    assert "ZeroDivisionError" in n1.reason
+    assert "with nDCG gain “linear” and ideal DCG “all retrieved, cut at k”, where the chapter's is nDCG gain " \
+           "“exponential” and ideal DCG “judged, cut at k”" in n1.reason
+    assert n1.response.startswith("Correct the listing so that nDCG's gain is 2^grade − 1 (exponential); the ideal "
+                                  "DCG@k sorts all judged grades and cuts at k; it returns 0 on ")
+
+
+def test_an_ndcg_listing_over_a_qrels_mapping_matches_the_chapter_on_every_generated_input(ndcg_listings):
+    """The same measure written right, over the ranking and a {document: grade} mapping: it agrees with the
+    chapter's exponential-gain nDCG@k on all 300 generated graded inputs (it differs only on a repeated ID, which
+    the chapter's definitions reject as trec_eval does, so it is qualified for that alone)."""
+    n2 = ndcg_listings["N2"]
+    assert n2.verdict == "qualified", n2.reason
+    assert "repeated ID" in n2.reason and "Wrong on ordinary input" not in n2.reason
+    generated = next(c for c in n2.checks if "generated" in c.label)
+    chapter = next(v for v in generated.values if v.implementation == "chapter")
+    assert chapter.detail == "300 of 300 inputs"

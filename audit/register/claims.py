@@ -550,7 +550,10 @@ class PropertyClaim(ClaimBase):
 
 
 #: What a listing's function may take, by the role each argument plays (``CodeClaim.arguments``).
-CODE_ROLES = ("ranking", "relevant set", "cutoff")
+CODE_ROLES = ("ranking", "relevant set", "cutoff", "ranked grades", "qrels")
+#: The roles that hand a listing graded judgements: the grades of the ranked documents in rank order (unjudged 0),
+#: or a {document: grade} mapping of one query's judgements.
+GRADED_ROLES = ("ranked grades", "qrels")
 
 
 class CodeClaim(ClaimBase):

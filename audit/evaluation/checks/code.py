@@ -3,6 +3,7 @@ definitions and the references on edge cases a reviewer would try and on generat
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 import ast
 import random
 import time
@@ -16,7 +17,8 @@ from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
 from audit.evaluation.sandbox.quote import quote
-from audit.register.claims import CODE_ROLES as ROLES, Chapter, CodeClaim
+from audit.register.claims import CODE_ROLES as ROLES, GRADED_ROLES, Chapter, CodeClaim
+from audit.register.conventions import CONVENTIONS
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact
 from audit.report.results import Check, ImplValue
@@ -32,17 +34,37 @@ SEED = 20261130
 
 @dataclass(frozen=True)
 class Input:
-    """One call of a listing: a ranking, a relevant set and a cutoff (None when the listing has none)."""
+    """One call of a listing: a ranking, a relevant set and a cutoff (None when the listing has none); ``grades``:
+    the judgements as (document, grade) pairs when the listing takes grades (``GRADED_ROLES``), else empty (every
+    relevant document is then judged 1, nothing else is judged)."""
 
     ranking: tuple
     relevant: frozenset
     k: int | None
     label: str = "generated"
+    grades: tuple = ()
+
+    def qrels(self) -> dict[str, int]:
+        """The judgements, IDs as text (as in a qrels file)."""
+        return {str(d): g for d, g in self.grades} if self.grades else {str(d): 1 for d in self.relevant}
 
     def describe(self) -> str:
         ranking = "[" + ", ".join(repr(d) for d in self.ranking) + "]"
+        if self.grades:
+            judged = "{" + ", ".join(f"{d!r}: {g}" for d, g in sorted(self.grades, key=repr)) + "}"
+            return f"ranking {ranking}, grades {judged}" + (f", k = {self.k}" if self.k is not None else "")
         relevant = "{" + ", ".join(repr(d) for d in sorted(self.relevant, key=repr)) + "}" if self.relevant else "set()"
         return f"ranking {ranking}, relevant {relevant}" + (f", k = {self.k}" if self.k is not None else "")
+
+
+def _graded(claim: CodeClaim) -> bool:
+    """Whether the listing takes grades (ranked grades or a qrels mapping), so inputs are graded judgements."""
+    return any(role in GRADED_ROLES for role in claim.arguments.values())
+
+
+def graded_input(ranking: tuple, grades: Mapping[str, int], k: int | None, label: str = "generated") -> Input:
+    return Input(tuple(ranking), frozenset(d for d, g in grades.items() if g >= 1), k, label,
+                 tuple(sorted(grades.items(), key=lambda pair: repr(pair[0]))))
 
 
 # Edge cases every reviewer would try: (label, ranking, relevant, k, suggested fix when the listing fails; ``{rule}``
@@ -93,7 +115,7 @@ def chapter_value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str
     """The chapter's value for an input under its stated conventions (``reading``), or ``"rejects"`` for a
     ranking that repeats an ID when the reading rejects repeats. IDs are compared as text, as in qrels and runs."""
     ranking = [str(d) for d in item.ranking]
-    qrels = {str(d): 1 for d in item.relevant}
+    qrels = item.qrels()
     measure = _measure(claim, item.k)
     try:
         if item.k == 0:
@@ -106,20 +128,32 @@ def chapter_value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str
 
 
 def _call(params: list[str], claim: CodeClaim, item: Input) -> list:
-    by_role = {"ranking": list(item.ranking), "relevant set": set(item.relevant), "cutoff": item.k}
+    """The arguments of one call, by role: the ranking, the relevant set, the cutoff, the grades of the ranked
+    documents in rank order (unjudged 0), or the judgements as a {document: grade} mapping."""
+    qrels = item.qrels()
+    by_role = {"ranking": list(item.ranking), "relevant set": set(item.relevant), "cutoff": item.k,
+               "ranked grades": [qrels.get(str(d), 0) for d in item.ranking], "qrels": dict(qrels)}
     return [by_role[claim.arguments[p]] for p in params]
 
 
 def _generated(claim: CodeClaim, n: int, seed: int) -> list[Input]:
-    """Well-formed input: distinct string IDs, a non-empty relevant set, 1 ≤ k ≤ len + 2."""
+    """Well-formed input: distinct string IDs, a non-empty relevant set, 1 ≤ k ≤ len + 2; for a listing that takes
+    grades, judgements with grades 0–3 of some of the documents (the rest unjudged), at least one of them ≥ 1."""
     rng = random.Random(seed)
     uses_k = "cutoff" in claim.arguments.values()
+    graded = _graded(claim)
     out = []
     for _ in range(n):
         pool = [f"d{i}" for i in range(rng.randint(1, 12))]
         ranking = tuple(rng.sample(pool, rng.randint(0, len(pool))))
-        relevant = frozenset(rng.sample(pool, rng.randint(1, len(pool))))
         k = rng.randint(1, len(ranking) + 2) if uses_k else None
+        if graded:
+            judged = rng.sample(pool, rng.randint(1, len(pool)))
+            grades = {d: rng.randint(0, 3) for d in judged}
+            grades[rng.choice(judged)] = rng.randint(1, 3)
+            out.append(graded_input(ranking, grades, k))
+            continue
+        relevant = frozenset(rng.sample(pool, rng.randint(1, len(pool))))
         out.append(Input(ranking, relevant, k))
     return out
 
@@ -178,11 +212,18 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
     uses_k = "cutoff" in claim.arguments.values()
     ids = st.sampled_from([f"d{i}" for i in range(6)])
 
+    graded = _graded(claim)
+
     @st.composite
     def inputs(draw):
         ranking = tuple(draw(st.lists(ids, unique=True, max_size=6)))
-        relevant = frozenset(draw(st.sets(ids, min_size=1)))
         k = draw(st.integers(1, len(ranking) + 2)) if uses_k else None
+        if graded:
+            grades = draw(st.dictionaries(ids, st.integers(0, 3), min_size=1))
+            if not any(g >= 1 for g in grades.values()):
+                grades[next(iter(grades))] = 1
+            return graded_input(ranking, grades, k)
+        relevant = frozenset(draw(st.sets(ids, min_size=1)))
         return Input(ranking, relevant, k)
 
     def fails(item: Input) -> bool:
@@ -215,7 +256,11 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function)
     params = _parameters(claim, source)
     uses_k = "cutoff" in claim.arguments.values()
-    edges = [Input(tuple(r), frozenset(rel), k if uses_k else None, label)
+    # a graded listing's edge case: the relevant documents judged 1, the other ranked ones judged 0 (IDs as text)
+    edges = [(graded_input(tuple(r), {**{str(d): 0 for d in r if str(d) not in {str(x) for x in rel}},
+                                      **{str(d): 1 for d in rel}},
+                           k if uses_k else None, label) if _graded(claim) else
+              Input(tuple(r), frozenset(rel), k if uses_k else None, label))
              for label, r, rel, k, _ in EDGES if uses_k or label not in ("k = 0", "k larger than the ranking")]
     generated = _generated(claim, SAMPLE, SEED)
     items = edges + generated
@@ -289,10 +334,21 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             how = "the smallest" if finished else (f"the smallest found before the listing's {CLAIM_BUDGET:g} s "
                                                    "time limit ran out")
         expected = chapter_value(claim, smallest, reading)
+        found = listing_reading(claim, generated, gen_results, reading)
+        settings = " and ".join(f"{CONVENTIONS[n].title} “{v}”" for n, v in found)
+        chapters = " and ".join(f"{CONVENTIONS[n].title} “{reading[n]}”" for n, _ in found)
+        cause = (f"; where it returns a number it computes {claim.measure} with {settings}, where the chapter's is "
+                 f"{chapters} (the chapter's definitions set so give the listing's value on every such input)"
+                 if found else "")
+        fixes = [CONVENTIONS[n].phrase(reading[n]) for n, _ in found]
+        if result.status == "raises":
+            fixes.append(f"it returns {display(format_exact(expected))} on {smallest.describe()}, where it raises"
+                         if not isinstance(expected, str) else "it does not raise on ordinary input")
         evidence.failures.append(Point(
             f"wrong on ordinary input: {len(bad)} of {len(generated)} generated inputs disagree with the chapter's "
             f"definition of {claim.measure}; {how}, {smallest.describe()}: it "
-            f"{_problem(result, expected, smallest, book_rule, stated_rule)}",
+            f"{_problem(result, expected, smallest, book_rule, stated_rule)}{cause}",
+            ("Correct the listing so that " + "; ".join(fixes) + ".") if fixes else
             "Correct the listing so it computes the measure as the chapter defines it."))
         return evidence
     evidence.scopes.append(f"{claim.function}() matches the chapter's definition of {claim.measure} on all "
@@ -310,10 +366,38 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     return evidence
 
 
+def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResult],
+                    reading: Mapping[str, str]) -> list[tuple[str, str]]:
+    """What the listing computes differently, found by experiment: the fewest conventions of the measure (one,
+    then two) whose other values make the chapter's definitions return the listing's value on every input where the
+    listing returned a number (an exception is reported on its own), as (convention, value) pairs; empty when no
+    such reading exists or the listing returned no number. The ideal built from the ranking's own grades, linear
+    gain where the chapter's is exponential, a cutoff not applied … each is such a reading."""
+    import itertools
+
+    pairs = [(i, r) for i, r in zip(items, results) if r.status == "ok"]
+    if not pairs:
+        return []
+    spec = parse_measure(_measure(claim, 1))[1]
+    names = [n for n in evaluator.relevant_to(spec.name, several_queries=False)
+             if n not in ("repeated_ids", "ties", "prefix")]  # generated inputs repeat no ID and tie no score
+    options = [(n, v) for n in names for v in CONVENTIONS[n].values if v != reading.get(n)]
+
+    def agrees(changed: dict[str, str]) -> bool:
+        under = {**reading, **changed}
+        return all(_agrees(r, chapter_value(claim, i, under)) for i, r in pairs)
+
+    for size in (1, 2):
+        for combo in itertools.combinations(options, size):
+            if len({n for n, _ in combo}) == size and agrees(dict(combo)):
+                return list(combo)
+    return []
+
+
 def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results: list[CallResult],
                 reading=None) -> list[ImplValue]:
     """How often each reference agrees with the listing on the generated inputs (one call per reference)."""
-    qrels = {f"g{i}": {str(d): 1 for d in item.relevant} for i, item in enumerate(items)}
+    qrels = {f"g{i}": item.qrels() for i, item in enumerate(items)}
     run = {f"g{i}": {str(d): float(len(item.ranking) - r) for r, d in enumerate(item.ranking)}
            for i, item in enumerate(items)}
     measures = {i: parse_measure(_measure(claim, item.k))[0] for i, item in enumerate(items)}
