@@ -556,6 +556,16 @@ CODE_ROLES = ("ranking", "relevant set", "cutoff", "ranked grades", "qrels")
 GRADED_ROLES = ("ranked grades", "qrels")
 
 
+class ShownCall(Strict):
+    """A call of the listing's function that the text prints ("Called as `ndcg_at_k([2, 3, 0, 1, 3], 5)` it
+    returns 0.79"): ``call``, exactly as printed, with literal arguments; ``returns``, the value the text says it
+    returns (omitted when the text shows the call without a result)."""
+
+    call: str = Field(min_length=1, max_length=2000)
+    returns: Claimed | None = None
+    tolerance: str | None = None
+
+
 class CodeClaim(ClaimBase):
     """A code listing in the chapter said to compute a measure (checked by the code checker): ``function``, defined
     in the listing that holds the quote; ``measure`` (``R@k``: the cutoff comes from the ``cutoff`` argument);
@@ -566,6 +576,9 @@ class CodeClaim(ClaimBase):
     function: str
     measure: str
     arguments: dict[str, str] = {}
+    #: Calls the text shows, each run as printed and compared with its printed result and with the chapter's
+    #: definitions on the same input.
+    calls: list[ShownCall] = Field(default_factory=list, max_length=50)
 
 
 class DraftClaim(ClaimBase):
@@ -887,7 +900,37 @@ def _book_conventions(folder: Path, identity: Identity) -> Declared:
     return declared_from(_as_plain(book.conventions), "book")
 
 
-def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure) -> None:
+def shown_arguments(claim: CodeClaim, call: str, params: list[str]) -> dict[str, object]:
+    """The arguments of a call the text shows, by parameter name: ``call`` must call ``claim.function`` with literal
+    arguments (numbers, strings, lists, tuples, sets, dicts), positionally or by name, one per parameter. Raises
+    ``AuditError`` saying what is wrong."""
+    import ast
+
+    try:
+        node = ast.parse(call.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise AuditError(f"{shorten(call, 80)!r} is not a Python call ({exc.msg})")
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.func.id != claim.function:
+        raise AuditError(f"{shorten(call, 80)!r} is not a call of {claim.function}()")
+    if len(node.args) > len(params) or any(isinstance(a, ast.Starred) for a in node.args) \
+            or any(k.arg is None for k in node.keywords):
+        raise AuditError(f"{shorten(call, 80)!r} does not match {claim.function}({', '.join(params)})")
+    values: dict[str, object] = {}
+    for name, arg in [*zip(params, node.args), *((k.arg, k.value) for k in node.keywords)]:
+        if name not in params or name in values:
+            raise AuditError(f"{shorten(call, 80)!r}: {claim.function}() takes {', '.join(params)}; {name!r} is "
+                             "not one of them or is given twice")
+        try:
+            values[name] = ast.literal_eval(arg)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            raise AuditError(f"{shorten(call, 80)!r}: the argument for {name!r} is not a literal value")
+    missing = [p for p in params if p not in values]
+    if missing:
+        raise AuditError(f"{shorten(call, 80)!r} gives no {', '.join(missing)}")
+    return values
+
+
+def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> None:
     """A code claim's listing, function, arguments and measure, as the code checker will read them: the listing
     that holds the quote must be Python and define the function; every parameter must have a role (and every role
     named be one); the measure must be one the chapter's definitions compute."""
@@ -911,6 +954,16 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure) -> None:
     if unmapped:
         raise fail("arguments", f"{claim.function}() takes {', '.join(params)}; give each a role ({', '.join(CODE_ROLES)})"
                                 f": {', '.join(unmapped)} has none")
+    for i, shown in enumerate(claim.calls):
+        try:
+            shown_arguments(claim, shown.call, params)
+        except AuditError as exc:
+            raise fail(f"calls[{i}].call", exc.message)
+        if shown.call not in chapter.snapshot.text:
+            raise fail(f"calls[{i}].call", f"{shorten(shown.call, 80)!r} is not printed in the snapshot; write the "
+                                          "call exactly as the text shows it")
+        if shown.returns is not None:
+            claimed(f"calls[{i}].returns", shown.returns, shown.tolerance)
     uses_k = "cutoff" in claim.arguments.values()
     if uses_k != ("@k" in claim.measure):
         raise fail("measure", f"{claim.measure!r}: a function with a cutoff argument computes a measure at k "
@@ -1036,7 +1089,7 @@ def _check_references(chapter: Chapter) -> None:
                         claimed(f"expect[{i}].{side}", getattr(e, side), None,
                                 e.after_measure or e.measure if side == "after" else e.measure)
         elif claim.kind == "code":
-            _check_code(chapter, claim, fail, measure)
+            _check_code(chapter, claim, fail, measure, claimed)
         elif claim.kind == "arithmetic":
             try:
                 parse_expression(claim.expression)

@@ -41,6 +41,7 @@ from audit.register.conventions import CONVENTIONS, join_alike
 from audit.register.values import display, format_exact, parse_claimed, printed_correction
 from audit.register.claims import REFERENCE_NAMES, canonical_rule
 from audit.register.values import expression_interval
+from audit.text.encode import breaks_arithmetic
 from audit.report.results import ClaimResult, Hunk, Proposal
 from audit.research.ledger import _CLAIM_CONVENTION
 from audit.research.register_edit import Edit, RegisterEditError, set_field
@@ -351,6 +352,10 @@ def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], 
             raise _Skip(f"the printed {old} cannot be told apart from another number in the quote, so no exact edit "
                         "can be placed; the finding gives the value")
         edits += _own_words(claim, old, new)
+    broken = breaks_arithmetic(quote, new_quote)
+    if broken:
+        raise _Withdrawn(f"the corrected value would follow printed arithmetic that does not give it ({broken}); "
+                         "the printed terms must change with it, which the finding leaves to the author")
     edits.insert(0, Edit(claim.id, "quote", register_quote))
     for field, value in fields:
         edits.append(Edit(claim.id, field, value))
@@ -393,11 +398,28 @@ def _value_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote
         raise _Withdrawn(f"the claim re-run with the convention stated is {verdict}")
     if verdict == "qualified":
         check += "; a reference following another convention still qualifies it, as its finding says"
+    label = row_label_end(quote)
     return dict(action="state a convention", replaced="", text=text, edits=edits, check=check,
-                response=f"Add “{text.strip()}” after “{_tail(quote)}”.", at_end=True,
+                response=(f"Add “{text.strip()}” to the row's label “{quote[:label].strip(' |')}”." if label is not None
+                          else f"Add “{text.strip()}” after “{_tail(quote)}”."), at_end=True,
                 rationale=f"The printed value rests on a convention the chapter does not state: {r.concern}",
                 tradeoff=("Pins the value to one convention; a reader whose tool uses another gets a different "
                           f"number ({alternatives}), and now knows why."), conventions=list(extra))
+
+
+def row_label_end(quote: str) -> int | None:
+    """Where the first cell's text ends in a quote that is a whole Markdown table row (``| AP | 0.593 |`` → 4, after
+    ``AP``), or None for any other quote. Text added after a row's last cell is not shown (GitHub-flavoured Markdown
+    drops cells beyond the header's), so a caveat on a row goes into its label."""
+    text = quote.strip()
+    if not (text.startswith("|") and text.endswith("|") and text.count("|") >= 3):
+        return None
+    first = quote.index("|")
+    second = quote.index("|", first + 1)
+    end = second
+    while end > first + 1 and quote[end - 1] == " ":
+        end -= 1
+    return end if end > first + 1 else None
 
 
 def _tail(quote: str, words: int = 6) -> str:
@@ -557,6 +579,9 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
             a, b = start + plan["span"][0], start + plan["span"][1]
         elif "at" in plan:
             a = b = plan["at"]
+        elif plan.get("at_end") and row_label_end(quote) is not None:
+            # a table row: text after the row's last cell is dropped by Markdown, so it goes into the row's label
+            a = b = start + row_label_end(quote)
         elif plan.get("at_end"):
             # inside the sentence: before the quote's own closing full stop, if it has one
             a = b = end - 1 if quote and quote[-1] in ".!?;:" else end

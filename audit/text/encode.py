@@ -234,6 +234,35 @@ def chains(text: str) -> list[list[tuple[int, int, str]]]:
     return out
 
 
+def false_arithmetic(text: str) -> list[str]:
+    """Each link of printed arithmetic in ``text`` that is false as printed: an expression followed by ``=``, ``≈``
+    or ``~`` and a value the expression's exact value does not round to ("2.59/3.64 = 0.7114": 0.711538), described
+    as ``"2.59/3.64 gives 0.711538, not the printed 0.7114"``. A link whose expression or value cannot be read is
+    not judged."""
+    out = []
+    for chain in chains(text):
+        for (a, b, _), (c, d, link) in zip(chain, chain[1:]):
+            left, right = _balanced(text[a:b].strip()), text[c:d].strip()
+            if not _HAS_OPERATOR.search(left) or not _PLAIN_VALUE.fullmatch(right):
+                continue
+            try:
+                lo, hi, _exact = expression_interval(normal_expression(left))
+                printed = parse_claimed(_claimed(link, right))
+            except (AuditError, ZeroDivisionError, ValueError):
+                continue
+            if printed.decide(lo, hi) is False:
+                value = (lo + hi) / 2
+                out.append(f"{left} gives {float(value):.6g}, not the printed {right}")
+    return out
+
+
+def breaks_arithmetic(before: str, after: str) -> str:
+    """What an edit from ``before`` to ``after`` makes false of the arithmetic the text prints ('' when nothing):
+    a corrected value written after printed terms it no longer follows from."""
+    new = [f for f in false_arithmetic(after) if f not in false_arithmetic(before)]
+    return "; ".join(new)
+
+
 def _rounded_terms(expr: str) -> list[tuple[int, int, Fraction]]:
     """The decimals of ``expr`` printed rounded, each as ``(start, end, half-width of what it stands for)``
     (``0.267`` stands for [0.2665, 0.2675]). A decimal with one digit, or one whose value has a power-of-two

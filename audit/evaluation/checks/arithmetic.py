@@ -25,6 +25,7 @@ from audit.register.values import (
     parse_claimed,
     printed_correction,
 )
+from audit.text.encode import breaks_arithmetic
 from audit.report.results import Check, ImplValue
 
 #: Significant digits an irrational value is certified to, in turn, while its enclosure straddles a
@@ -95,8 +96,15 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             found = f"{claim.expression} {shown_value}"
         new = claimed.write_like(exact, exact=is_exact)
         old_text, new_text = printed_correction(claim.quote, claimed, new) or (claim.claimed, new)
-        evidence.failures.append(Point(f"{found}, outside the claimed {claimed.interval()}",
-                                       f"Change “{old_text}” to “{new_text}”."))
+        broken = breaks_arithmetic(claim.quote, claim.quote.replace(str(old_text), new_text, 1)) \
+            if str(old_text) in claim.quote else ""
+        evidence.failures.append(Point(
+            f"{found}, outside the claimed {claimed.interval()}",
+            f"Revise the sentence: the value is {shown_value}"
+            + (f" (≈ {float(exact):.4f})" if is_exact and exact.denominator != 1 else "")
+            + f", not {claim.claimed}; writing “{new_text}” alone would "
+            f"leave the printed arithmetic false ({broken}), so its terms must change with it." if broken else
+            f"Change “{old_text}” to “{new_text}”."))
     elif is_exact:
         same = claim.expression.replace(" ", "") == format_exact(exact)
         evidence.scopes.append(f"{claim.expression}" + ("" if same else f" = {format_exact(exact)}")

@@ -44,8 +44,9 @@ from audit.evaluation import evaluator
 from audit.evaluation.evaluator import relevant_to
 from audit.register.conventions import CONVENTIONS, Declared, Statement
 from audit.register.measures import parse as parse_measure
-from audit.register.values import ClaimedValue, display, format_exact, parse_claimed
+from audit.register.values import ClaimedValue, display, format_exact, parse_claimed, printed_correction
 from audit.report.results import Check, ImplValue
+from audit.text.encode import breaks_arithmetic
 
 _AGGREGATE = {"mean": ("queries with results", "all judged queries"), "pooled": ("pooled",)}
 
@@ -389,7 +390,7 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
         backers = [ref.title for ref, row, _ in refs if row.status == "ok" and row.in_interval] \
             if references_qualify else []
         _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, readings, unprinted, label,
-                      evidence, backers=backers, about=about)
+                      evidence, backers=backers, about=about, quote=claim.quote)
     elif failing and unprinted and not [n for n in readings.varied if n in declared.tensions()]:
         evidence.scopes.append(
             f"{label}: the derived {claimed_text} (not printed) holds under {holding[0].label()}, a reading the "
@@ -459,11 +460,12 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
 
 
 def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, readings: Readings, derived, label,
-                  evidence: Evidence, *, backers: Sequence[str] = (), about: str = "") -> None:
+                  evidence: Evidence, *, backers: Sequence[str] = (), about: str = "", quote: str = "") -> None:
     """No reading of the chapter's definitions gives the claimed value. ``backers``: the references that returned it
     on this input (only then is a stated convention's other value offered as the fix); ``about``: the implementation
     the sentence is about when it is not a reference of this audit (its rules are the claim's stated conventions, so
-    the number, not those rules, is what to revise)."""
+    the number, not those rules, is what to revise); ``quote``: the sentence, whose printed arithmetic a corrected
+    value must still follow from."""
     values = [o.value for o in readings.outcomes if o.value != REJECTED]
     if not values:
         evidence.failures.append(Point(f"{label}: the chapter's definitions reject the input (it repeats an ID)",
@@ -479,12 +481,25 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
                  "By the chapter's definition ") + f"{measure} on this fixture is {_show(v)}{_approx(v)}, outside the "
                 f"claimed {claimed.interval()}" + (f" under every reading ({', '.join(CONVENTIONS[n].title for n in readings.varied)})"
                                                     if readings.varied else ""))
+        broken = breaks_arithmetic(quote, quote.replace(str(claimed_text), new_text, 1)) \
+            if str(claimed_text) in quote else ""
+        # the register's value as the sentence prints it ("a quarter" for 1/4); a bound the sentence words otherwise
+        # ("between 0 and 1" for "<= 1") has no one number to change
+        written = str(claimed_text) in quote or not quote
+        if not written and claimed.low is not None and claimed.high is not None:
+            swap = printed_correction(quote, claimed, new_text)
+            if swap is not None:
+                claimed_text, new_text, written = swap[0], swap[1], True
         if about:
             wording = (f"Revise the sentence: by the rules it states for {about}, {about} gives {_show(v)}{_approx(v)} "
                        f"here, not {claimed_text}.")
         elif derived:
             wording = f"Revise the statement: on the fixture encoding it, {measure} is {_show(v)}, not {claimed.interval()}."
-        elif ok:
+        elif ok and broken:
+            wording = (f"Revise the sentence: {measure} is {_show(v)}{_approx(v)} here, not {claimed_text}; writing "
+                       f"“{new_text}” alone would leave the printed arithmetic false ({broken}), so its terms must "
+                       "change with it.")
+        elif ok and written:
             wording = f"Change “{claimed_text}” to “{new_text}” (checked: the corrected value holds under every reading)."
         else:
             wording = f"Revise the statement: {measure} is {_show(v)} here, not {claimed.interval()}."
@@ -500,7 +515,13 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
                                              first.as_dict)
     stated = f"the derived {claimed_text} (not printed)" if derived else f"the printed {claimed_text}"
     text = f"{label}: no reading gives {stated}: {_phrase_list(readings.outcomes, claimed)}"
-    if ok and first.reading:
+    broken = breaks_arithmetic(quote, quote.replace(str(claimed_text), new_text, 1)) \
+        if ok and str(claimed_text) in quote else ""
+    if ok and first.reading and broken:
+        wording = (f"Revise the sentence: with {first.label()}, {measure} is {_show(v)}{_approx(v)} here, not "
+                   f"{claimed_text}; writing “{new_text}” alone would leave the printed arithmetic false ({broken}), "
+                   "so its terms must change with it, and the convention be stated.")
+    elif ok and first.reading:
         phrases = "; ".join(CONVENTIONS[n].phrase(val) for n, val in first.reading)
         wording = (f"Change “{claimed_text}” to “{new_text}” and state the convention: “Here {phrases}.” "
                    "(checked: with this stated, the corrected value holds under every remaining reading)")
@@ -733,8 +754,12 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
         finite = row.status == "ok" and math.isfinite(row.value)
         new_text = claimed.write_like(Fraction(row.value).limit_denominator(10**6)) if finite else ""
         fixed = bool(new_text) and parse_claimed(new_text).contains(row.value)
+        broken = breaks_arithmetic(claim.quote, claim.quote.replace(str(claimed_text), new_text, 1)) \
+            if fixed and str(claimed_text) in claim.quote else ""
         evidence.failures.append(Point(
             f"{label}: {by} ({row.provider}) gives {shown}, not the printed {claimed_text}",
+            f"Revise the sentence: {by} gives {shown} here; writing “{new_text}” alone would leave the printed "
+            f"arithmetic false ({broken}), so it must change with it." if broken else
             f"Change “{claimed_text}” to “{new_text}” (checked: {by}'s value lies in it)." if fixed else
             f"Revise the sentence: {by} gives {shown} here."))
         evidence.concern = evidence.concern or (f"Readers who run {by} get {shown}, not the value the sentence "

@@ -1,0 +1,130 @@
+"""Proposed fixes an author can apply as printed: a corrected number never leaves the sentence's own arithmetic
+false, a caveat on a table row lands where Markdown shows it, and a bound the text words otherwise is revised, not
+rewritten into a string the text does not hold. Each case comes from an expert's reading of the corpus reports
+(tests/corpus/measures: QA09, TB10, RX21, GL31, LN16)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from audit.cli import main
+from audit.text.encode import breaks_arithmetic, false_arithmetic
+
+
+@pytest.mark.parametrize("text, false", [
+    ("so nDCG@10 = 2.59/3.64 = 0.7115", []),                                   # 0.711538 rounds to 0.7115
+    ("so nDCG@10 = 2.59/3.64 = 0.7114", ["2.59/3.64 gives 0.711538, not the printed 0.7114"]),
+    ("(6 × 1 + 2 × 0.75 + 3 × 0.27)/11 = 8.31/11 ≈ 0.7545", ["8.31/11 gives 0.755455, not the printed 0.7545"]),
+    ("returns 0.2 × (1 + 0.8²) = 1.384.", ["0.2 × (1 + 0.8²) gives 0.328, not the printed 1.384"]),
+    ("returns 0.2 × (1 + 0.8²) = 0.328.", []),                                 # ranx's rbp.80 on binary gains
+    ("AP = (1 + 2/3)/3 ≈ 0.556", []),
+    ("21/43 ≈ .4884", []),
+])
+def test_printed_arithmetic_is_read_link_by_link(text, false):
+    assert false_arithmetic(text) == false
+
+
+def test_an_edit_is_judged_by_the_arithmetic_it_makes_false():
+    assert breaks_arithmetic("2.59/3.64 = 0.7115", "2.59/3.64 = 0.7114") == \
+        "2.59/3.64 gives 0.711538, not the printed 0.7114"
+    assert breaks_arithmetic("2.59/3.64 = 0.7114", "2.59/3.64 = 0.7114") == ""   # already false: not the edit's doing
+
+
+SNAPSHOT = """\
+# Fixes
+
+The run returns r1, n, r2; r3 is relevant and never retrieved.
+
+Its AP is 1.67/3 = 0.5567.
+
+| measure | value |
+|---|---|
+| AP | 0.556 |
+
+Every value in the table lies between 0 and 1.
+"""
+CLAIMS = """\
+fixtures:
+  short:
+    qrels: {q1: {r1: 1, r2: 1, r3: 1, n: 0}}
+    run: {q1: [r1, n, r2]}
+claims:
+  - {id: F1, title: rounded terms, kind: value, quote: "Its AP is 1.67/3 = 0.5567.", claim: AP is 5/9,
+     fixture: short, expect: [{measure: AP, claimed: "0.5567"}]}
+  - {id: F2, title: table row, kind: value, quote: "| AP | 0.556 |", claim: AP over |R|, fixture: short,
+     expect: [{measure: AP, claimed: "0.556"}]}
+  - {id: F3, title: a bound in words, kind: value, quote: "Every value in the table lies between 0 and 1.",
+     claim: the count of relevant documents is at most 1, fixture: short,
+     expect: [{measure: NumRel, claimed: "<= 1", derived: "every value, the counts included"}]}
+"""
+
+
+@pytest.fixture(scope="module")
+def rounds(tmp_path_factory):
+    """Audit, apply the patch with patch -p0 from the project root (the patch names files relative to it), audit
+    again."""
+    root = tmp_path_factory.mktemp("fixes")
+    mp = pytest.MonkeyPatch()
+    mp.chdir(root)
+    try:
+        yield _rounds(root)
+    finally:
+        mp.undo()
+
+
+def _rounds(root: Path):
+    folder = Path("claims") / "fixes"
+    folder.mkdir(parents=True)
+    (folder / "snapshot.md").write_text(SNAPSHOT, encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: fixes\ntitle: Fixes\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    reports = Path("reports")
+    assert main(["run", str(folder), "--reports", str(reports), "--quiet", "--no-cache"]) in (0, 1)
+    first = {c["id"]: c for c in json.loads((reports / "fixes.json").read_text(encoding="utf-8"))["claims"]}
+    patch = (reports / "fixes.patch").read_text(encoding="utf-8")
+    applied = subprocess.run(["patch", "-p0", "-s"], input=patch, cwd=root, capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert main(["run", str(folder), "--reports", str(reports), "--quiet", "--no-cache"]) in (0, 1)
+    second = {c["id"]: c for c in json.loads((reports / "fixes.json").read_text(encoding="utf-8"))["claims"]}
+    return first, patch, second, folder
+
+
+def test_a_corrected_value_that_would_make_the_printed_arithmetic_false_is_a_revision_not_a_hunk(rounds):
+    """AP by hand: precision 1 at rank 1 and 2/3 at rank 3 over |R| = 3 gives 5/9 = 0.5556 (trec_eval map,
+    ir_measures AP, ranx map). The sentence prints 1.67/3 = 0.5567, and 1.67/3 = 0.556667: changing 0.5567 to
+    0.5556 alone would print 1.67/3 = 0.5556, which is false, so no hunk is made and the finding says why."""
+    first, patch, _, _ = rounds
+    f1 = first["F1"]
+    assert f1["verdict"] == "contradicted"
+    # over the relevant retrieved it would be 5/6: the value is proposed under one named reading
+    assert f1["response"].startswith("Revise the sentence: with AP denominator |R|, AP is 5/9 (≈ 0.5556) here, not "
+                                     "0.5567; writing “≈ 0.5556” alone would leave the printed arithmetic false (1.67/3 "
+                                     "gives 0.556667, not the printed 0.5556)"), f1["response"]
+    assert "1.67/3 = 0.5556" not in patch
+
+
+def test_a_caveat_on_a_table_row_goes_into_the_rows_label_and_the_rerun_supports_it(rounds):
+    """The bare 0.556 is 5/9 over |R| and 5/6 over the relevant retrieved (scikit-learn's average_precision_score on
+    the returned list): qualified, fixed by stating the denominator. Text after a row's last cell is dropped by
+    GitHub-flavoured Markdown (cells beyond the header's are ignored), so the caveat goes into the label cell."""
+    first, patch, second, folder = rounds
+    assert first["F2"]["verdict"] == "qualified"
+    assert "+| AP (here AP divides by the number of relevant documents, retrieved or not) | 0.556 |" in patch
+    assert first["F2"]["response"].startswith("Add “(here AP divides by the number of relevant documents, retrieved or "
+                                              "not)” to the row's label “AP”")
+    assert second["F2"]["verdict"] == "supported", second["F2"]["reason"]
+    assert second["F2"]["anchor"] == "found"
+
+
+def test_a_bound_the_text_words_otherwise_is_revised_not_rewritten(rounds):
+    """NumRel is 3 here (three documents judged relevant): the register's "<= 1" stands for the sentence's "between
+    0 and 1", which holds no "<= 1" to change and whose bound is not one number to move: revise."""
+    first, patch, _, _ = rounds
+    f3 = first["F3"]
+    assert f3["verdict"] == "contradicted"
+    assert f3["response"].startswith("Revise the statement: NumRel is 3 here, not ≤ 1."), f3["response"]
+    assert "<= 1" not in f3["response"]
