@@ -46,13 +46,27 @@ Its AP is 1.67/3 = 0.5567.
 | AP | 0.556 |
 
 Every value in the table lies between 0 and 1.
+
+A grade of 1 or more counts as relevant. Moving the answer from rank 1 to rank 2 leaves RR unchanged.
+
+ERR rates it at less than a third of the ideal list's ERR.
 """
 CLAIMS = """\
 fixtures:
   short:
     qrels: {q1: {r1: 1, r2: 1, r3: 1, n: 0}}
     run: {q1: [r1, n, r2]}
+  top:
+    qrels: {q1: {r: 1, n: 0}}
+    run: {q1: [r, n]}
+  second:
+    qrels: {q1: {r: 1, n: 0}}
+    run: {q1: [n, r]}
 claims:
+  - {id: F4, title: RR unchanged, kind: comparison, quote: "Moving the answer from rank 1 to rank 2 leaves RR unchanged",
+     claim: RR unchanged, before: top, after: second, expect: [{measure: RR, change: unchanged}]}
+  - {id: F5, title: a third, kind: arithmetic, quote: "ERR rates it at less than a third of the ideal list's ERR",
+     claim: The ratio of the two printed ERR values is below 1/3., expression: "0.3619/0.954", claimed: "< 1/3"}
   - {id: F1, title: rounded terms, kind: value, quote: "Its AP is 1.67/3 = 0.5567.", claim: AP is 5/9,
      fixture: short, expect: [{measure: AP, claimed: "0.5567"}]}
   - {id: F2, title: table row, kind: value, quote: "| AP | 0.556 |", claim: AP over |R|, fixture: short,
@@ -80,7 +94,9 @@ def _rounds(root: Path):
     folder = Path("claims") / "fixes"
     folder.mkdir(parents=True)
     (folder / "snapshot.md").write_text(SNAPSHOT, encoding="utf-8")
-    (folder / "chapter.yaml").write_text("id: fixes\ntitle: Fixes\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
+    (folder / "chapter.yaml").write_text(
+        'id: fixes\ntitle: Fixes\nsnapshot: {file: snapshot.md}\nconventions:\n  relevance_level: {value: "1", quote: '
+        '"A grade of 1 or more counts as relevant."}\n', encoding="utf-8")
     (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
     reports = Path("reports")
     assert main(["run", str(folder), "--reports", str(reports), "--quiet", "--no-cache"]) in (0, 1)
@@ -128,3 +144,26 @@ def test_a_bound_the_text_words_otherwise_is_revised_not_rewritten(rounds):
     assert f3["verdict"] == "contradicted"
     assert f3["response"].startswith("Revise the statement: NumRel is 3 here, not ≤ 1."), f3["response"]
     assert "<= 1" not in f3["response"]
+
+
+def test_a_reading_under_which_the_measure_vanishes_on_both_sides_is_not_named_as_a_cause(rounds):
+    """RR moves from 1 (r at rank 1) to 1/2 (r at rank 2): it decreases, so "unchanged" is wrong. With the relevance
+    level at 2, above every grade judged, RR is 0 before and after, "unchanged" only because nothing is relevant:
+    that reading is not named as one that gives the claimed change (the graded lab's GL15 named level 3 for bpref)."""
+    first, _, _, _ = rounds
+    f4 = first["F4"]
+    assert f4["verdict"] == "contradicted"
+    assert "set to “2”" not in f4["reason"] and "relevance level" not in f4["reason"], f4["reason"]
+    assert f4["response"].startswith("Revise: the measure decreases (1 → 1/2) here; state that instead of "
+                                     "“unchanged”."), f4["response"]
+
+
+def test_a_corrected_bound_follows_into_the_registers_own_words(rounds):
+    """0.3619/0.954 = 3619/9540 ≈ 0.379: “a third” becomes “two fifths” in the sentence, and the register's claim
+    text, which writes the bound as 1/3, follows (2/5), so no register text keeps the old bound."""
+    first, patch, second, _ = rounds
+    assert first["F5"]["response"].startswith("Change “a third” to “two fifths”")
+    added = [line for line in patch.splitlines() if line.startswith("+") and "id: F5" not in line]
+    assert any('claim: "The ratio of the two printed ERR values is below 2/5."' in line and 'claimed: "< 2/5"' in line
+               for line in added), patch
+    assert second["F5"]["verdict"] == "supported"

@@ -438,13 +438,24 @@ def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
     new = claimed.write_like(lo if exact else (lo + hi) / 2, exact=exact)
     old_num, new_num = str(claim.claimed).strip().lstrip("≈~ ").strip(), new.strip().lstrip("≈~ ").strip()
     printed = printed_correction(claim.quote, claimed, new)  # the sentence writes it otherwise ("a third")
+    words: list[tuple[str, str]] = []
     if printed is not None:
         old_num, new_num = printed
+        # the register's own text says the number as the register writes it ("below 1/3"): it follows too
+        before, after = parse_claimed(str(claim.claimed)), parse_claimed(new)
+        b0 = before.high if before.low is None else before.low if before.high is None else before.nominal
+        b1 = after.high if after.low is None else after.low if after.high is None else after.nominal
+        if b0 is not None and b1 is not None:
+            words.append((format_exact(b0), format_exact(b1)))
     if old_num == new_num:
         raise _Skip("the printed value is written as the expression's value would be; the finding explains the "
                     "difference")
-    return _correction(claim, r, quote, {old_num: new_num}, [("claimed", new)], chapter, ms,
+    plan = _correction(claim, r, quote, {old_num: new_num}, [("claimed", new)], chapter, ms,
                        f"{claim.expression} ≈ {float((lo + hi) / 2):.6f}", rechecks)
+    for o, n in words:
+        plan["edits"] += [e for e in _own_words(claim, o, n)
+                          if not any(x.field == e.field and x.claim == e.claim for x in plan["edits"])]
+    return plan
 
 
 def _property_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 from audit.attribution.causes import Input, explain_reference
@@ -161,7 +162,7 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
                 (f"{o.label()}: " if o.reading else "") + says(o) for o in fails)
             + f"; the claim says it {'is unchanged' if expected == 'unchanged' else expected}"
             + (". " + effect if effect else ""),
-            (f"Revise: the measure {fails[0].value.split('|')[0]} here; state that instead of “{expected}”."
+            (f"Revise: the measure {says(fails[0])} here; state that instead of “{expected}”."
              if len(only) == 1 and fails[0].value != REJECTED else
              "Revise the stated change and name the convention it rests on.") + (" " + other if other else "")))
     elif fails:
@@ -253,6 +254,14 @@ def _stated_effects(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, 
     effects = stated_effects(values_under, chapter.declared_for(claim), _names(chapter, claim, measure, after_measure),
                              ok(holds), restrict=graded_levels(before_fx.qrels, after_fx.qrels),
                              key=lambda v: v if v == REJECTED else key(v), matches=ok(matches))
+
+    def vanishes(value) -> bool:
+        """The measure is 0 on both sides (a relevance level above every grade judged relevant): the reading says
+        nothing about the change, so it is not named as one that gives it."""
+        return value != REJECTED and all(Fraction(x) == 0 for x in value.split("|")[1:])
+
+    effects = [replace(e, alternatives=kept) for e in effects
+               if (kept := tuple(a for a in e.alternatives if not all(vanishes(v) for v in a.gives)))]
 
     def show_all(values) -> str:
         return " or ".join(dict.fromkeys("rejects the input" if v == REJECTED else show(v) for v in values))
