@@ -266,6 +266,8 @@ def ndcg_at_k(grades: list[int], k: int) -> float:
     return dcg(grades[:k]) / dcg(ideal)
 ```
 
+Called as `ndcg_at_k([2, 3, 0, 1, 3], 5)` it returns 0.867, the nDCG@5 above.
+
 ```python
 import math
 
@@ -293,7 +295,8 @@ NDCG_CLAIMS = """\
 claims:
   - {id: N1, title: ndcg_at_k, kind: code, quote: "def ndcg_at_k(grades: list[int], k: int) -> float:",
      claim: nDCG@k from the grades in rank order, function: ndcg_at_k, measure: nDCG@k,
-     arguments: {grades: ranked grades, k: cutoff}}
+     arguments: {grades: ranked grades, k: cutoff},
+     calls: [{call: "ndcg_at_k([2, 3, 0, 1, 3], 5)", returns: "0.867"}]}
   - {id: N2, title: ndcg_cut, kind: code, quote: "def ndcg_cut(ranking, qrels, k):", claim: nDCG@k from the judgements,
      function: ndcg_cut, measure: nDCG@k, arguments: {ranking: ranking, qrels: qrels, k: cutoff}}
 """
@@ -322,11 +325,15 @@ def test_an_ndcg_listing_over_ranked_grades_is_contradicted_with_its_three_defec
     assert round(linear([2, 3, 0, 1, 3]) / linear([3, 3, 2, 1, 0]), 6) == 0.86725
     n1 = ndcg_listings["N1"]
     assert n1.verdict == "contradicted", n1.reason
+    # the call the text shows returns the printed 0.867, which is the listing's value, not the chapter's nDCG@5
+    assert ("Called as `ndcg_at_k([2, 3, 0, 1, 3], 5)`, as the text shows, it returns 0.8672 where the chapter's "
+            "definition of nDCG@5 gives 0.790815 on the same input") in n1.reason
+    assert "print “≈ 0.791” after it" in n1.response
     assert "ZeroDivisionError" in n1.reason
     assert "with nDCG gain “linear” and ideal DCG “all retrieved, cut at k”, where the chapter's is nDCG gain " \
            "“exponential” and ideal DCG “judged, cut at k”" in n1.reason
-    assert n1.response.startswith("Correct the listing so that nDCG's gain is 2^grade − 1 (exponential); the ideal "
-                                  "DCG@k sorts all judged grades and cuts at k; it returns 0 on ")
+    assert ("Correct the listing so that nDCG's gain is 2^grade − 1 (exponential); the ideal DCG@k sorts all judged "
+            "grades and cuts at k; it returns 0 on ") in n1.response
 
 
 def test_an_ndcg_listing_over_a_qrels_mapping_matches_the_chapter_on_every_generated_input(ndcg_listings):
@@ -339,3 +346,23 @@ def test_an_ndcg_listing_over_a_qrels_mapping_matches_the_chapter_on_every_gener
     generated = next(c for c in n2.checks if "generated" in c.label)
     chapter = next(v for v in generated.values if v.implementation == "chapter")
     assert chapter.detail == "300 of 300 inputs"
+
+
+@pytest.mark.parametrize("call, message", [
+    ("ndcg_at_k([2, 3, 0], 5)", "is not printed in the snapshot"),
+    ("ndcg_at_k(grades, 5)", "the argument for 'grades' is not a literal value"),
+    ("ndcg([2, 3, 0, 1, 3], 5)", "is not a call of ndcg_at_k()"),
+    ("ndcg_at_k([2, 3, 0, 1, 3])", "gives no k"),
+])
+def test_a_shown_call_that_cannot_be_run_as_printed_stops_the_load(tmp_path, call, message):
+    from audit.errors import RegisterError
+    text = NDCG_TEXT + f"\nAlso `{call}`.\n" if "is not printed" not in message else NDCG_TEXT
+    (tmp_path / "snapshot.md").write_text(text, encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text(NDCG_CHAPTER, encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(
+        NDCG_CLAIMS.replace('calls: [{call: "ndcg_at_k([2, 3, 0, 1, 3], 5)", returns: "0.867"}]',
+                            f'calls: [{{call: "{call}"}}]'), encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(tmp_path)
+    assert caught.value.claim == "N1" and caught.value.field == "calls[0].call"
+    assert message in caught.value.message, caught.value.message

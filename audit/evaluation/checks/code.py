@@ -17,10 +17,10 @@ from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
 from audit.evaluation.sandbox.quote import quote
-from audit.register.claims import CODE_ROLES as ROLES, GRADED_ROLES, Chapter, CodeClaim
+from audit.register.claims import CODE_ROLES as ROLES, GRADED_ROLES, Chapter, CodeClaim, shown_arguments
 from audit.register.conventions import CONVENTIONS
 from audit.register.measures import parse as parse_measure
-from audit.register.values import display, format_exact
+from audit.register.values import display, format_exact, parse_claimed
 from audit.report.results import Check, ImplValue
 from audit.text.listings import function_source
 
@@ -264,9 +264,13 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
              for label, r, rel, k, _ in EDGES if uses_k or label not in ("k = 0", "k larger than the ranking")]
     generated = _generated(claim, SAMPLE, SEED)
     items = edges + generated
+    shown = [shown_arguments(claim, c.call, params) for c in claim.calls]
     deadline = time.monotonic() + CLAIM_BUDGET
-    run = run_listing(source, claim.function, [_call(params, claim, i) for i in items], time_limit=CLAIM_BUDGET,
+    run = run_listing(source, claim.function, [_call(params, claim, i) for i in items]
+                      + [[values[p] for p in params] for values in shown], time_limit=CLAIM_BUDGET,
                       call_limit=CALL_LIMIT)
+    shown_results = run.results[len(items):]
+    run.results = run.results[:len(items)]
     if run.unavailable:
         evidence.errors.append(f"not run: isolation unavailable ({run.unavailable}); listings never run unconfined")
         return evidence
@@ -282,6 +286,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     stated_rule = declared.stated("repeated_ids")
     rule = f"{book_rule}'s rule" if book_rule else "the chapter's rule" if stated_rule else "as trec_eval does"
     fixes = {label: fix.format(rule=rule) for label, _, _, _, fix in EDGES}
+    _shown_calls(claim, shown, shown_results, base_reading(declared), book_rule, bool(stated_rule), evidence)
     # Edge cases: one row each.
     edge_rows = []
     reading = base_reading(declared)
@@ -364,6 +369,77 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             point.wording = ""
         evidence.conditions[0].wording = f"Fix the listing: {fixes_text}."
     return evidence
+
+
+def shown_input(claim: CodeClaim, values: Mapping[str, object]) -> Input | None:
+    """The chapter's input for a call the text shows (its arguments by parameter name): the ranking, relevant set,
+    cutoff, grades in rank order (documents named r1, r2 … when no ranking is given) or judgements the call passes;
+    None when its arguments are not of those shapes."""
+    by_role = {role: values[p] for p, role in claim.arguments.items() if p in values}
+    try:
+        k = by_role.get("cutoff")
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int)):
+            return None
+        if "ranked grades" in by_role:
+            grades = [int(g) for g in by_role["ranked grades"]]
+            ranking = tuple(by_role.get("ranking") or (f"r{i}" for i in range(1, len(grades) + 1)))
+            return graded_input(ranking, {str(d): g for d, g in zip(ranking, grades)}, k, "shown")
+        if "qrels" in by_role:
+            qrels = {str(d): int(g) for d, g in dict(by_role["qrels"]).items()}
+            return graded_input(tuple(by_role.get("ranking") or ()), qrels, k, "shown")
+        return Input(tuple(by_role.get("ranking") or ()), frozenset(by_role.get("relevant set") or ()), k, "shown")
+    except (TypeError, ValueError):
+        return None
+
+
+def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult], reading, book_rule: str,
+                 stated: bool, evidence: Evidence) -> None:
+    """Each call the text shows, run as printed: what it returns against the value the text prints and against the
+    chapter's definition on the same input. A listing that returns the printed value where the chapter's definition
+    gives another is wrong on the text's own example."""
+    rows = []
+    for c, values, result in zip(claim.calls, shown, results):
+        item = shown_input(claim, values)
+        expected = chapter_value(claim, item, reading) if item is not None else None
+        got = fmt_float(result.value) if result.status == "ok" else result.status
+        printed = parse_claimed(c.returns, tolerance=c.tolerance) if c.returns is not None else None
+        problems = []
+        if result.status != "ok":
+            problems.append(_problem(result, expected if expected is not None else 0, item or Input((), frozenset(),
+                                                                                                     None),
+                                     book_rule, stated))
+        elif printed is not None and not printed.contains(result.value):
+            new = printed.write_like(Fraction(result.value).limit_denominator(10 ** 6))
+            problems.append(f"returns {got}, not the printed {c.returns}")
+            evidence.failures.append(Point(f"called as `{c.call}`, as the text shows, it returns {got}, not the printed "
+                                           f"{c.returns}", f"Change “{c.returns}” to “{new}” after the call, or correct "
+                                           "the listing."))
+        if expected is not None and not isinstance(expected, str) and result.status == "ok" \
+                and not _agrees(result, expected):
+            problems.append(f"the chapter's definition gives {display(format_exact(expected))}")
+            evidence.failures.append(Point(
+                f"called as `{c.call}`, as the text shows, it returns {got} where the chapter's definition of "
+                f"{_measure(claim, item.k)} gives {display(format_exact(expected))} on the same input",
+                f"Once the listing is corrected, the call returns {display(format_exact(expected))}: print "
+                f"“{printed.write_like(expected)}” after it." if printed is not None else
+                "Correct the listing so it computes the measure as the chapter defines it."))
+        elif result.status != "ok":
+            evidence.failures.append(Point(f"called as `{c.call}`, as the text shows, it {problems[0]}",
+                                           "Correct the listing so the call the text shows runs."))
+        if printed is not None and expected is not None and not isinstance(expected, str) \
+                and not printed.contains(expected) and result.status == "ok" and printed.contains(result.value):
+            problems.append("the printed value is the listing's, not the measure's")
+        rows.append([c.call, str(c.returns) if c.returns is not None else "—", got,
+                     display(format_exact(expected)) if expected is not None and not isinstance(expected, str)
+                     else (expected or "—"), "; ".join(problems) or "agrees"])
+    if rows:
+        evidence.checks.append(Check(label=f"{claim.function}() on the calls the text shows", measure=claim.measure,
+                                     table=[["call", "printed", "listing", "chapter", "finding"]] + rows))
+        agreeing = [r[0] for r in rows if r[-1] == "agrees"]
+        if agreeing:
+            evidence.scopes.append(f"the call{'s' if len(agreeing) > 1 else ''} the text shows ("
+                                   + ", ".join(f"`{a}`" for a in agreeing) + ") return what the text prints and the "
+                                   "chapter's definition gives")
 
 
 def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResult],
