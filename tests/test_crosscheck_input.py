@@ -234,3 +234,32 @@ def test_a_levelled_ndcg_is_cross_checked_where_a_reference_computes_it(tmp_path
     assert crosscheck(tmp_path, qrels, run, measures="nDCG(rel=2)@2") == 0, capsys.readouterr().err
     report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert "nDCG(rel=2)@2" in json.dumps(report)
+
+
+class _Counting:
+    """A binary file that counts the bytes read from it."""
+
+    def __init__(self, data: bytes) -> None:
+        import io
+        self._io, self.read_bytes = io.BytesIO(data), 0
+
+    def read(self, n: int = -1) -> bytes:
+        out = self._io.read(n)
+        self.read_bytes += len(out)
+        return out
+
+
+@pytest.mark.parametrize("data, says", [
+    (b"\x00" * (40 * 2**20), "line 1 holds a NUL byte"),                          # 40 MB of NUL, no newline
+    (b"q1 Q0 d1 1 1.0 t\n" + b"x" * (40 * 2**20), "line 2 is longer than 1,048,576 bytes"),
+])
+def test_a_line_past_the_limit_is_refused_without_reading_the_file_to_its_end(data, says):
+    """A NUL-only file, or one line of 40 MB, under the 1 GB run limit: refused at the first chunk (8 MB), not read
+    whole into memory first."""
+    from audit.attribution.crosscheck import CHUNK, _lines
+    handle = _Counting(data)
+    with pytest.raises(AuditError) as caught:
+        for _ in _lines(handle, Path("run.txt"), "run"):
+            pass
+    assert says in caught.value.message
+    assert handle.read_bytes <= CHUNK

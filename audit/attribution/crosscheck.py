@@ -19,7 +19,7 @@ from audit.evaluation.checks.common import combined
 from audit.evaluation.references import Outcome, Reference
 from audit.evaluation.references.pytrec_eval_ref import trec_order
 from audit.register.files import open_regular, read_text
-from audit.register.limits import MAX_TREC_GRADE, MIN_TREC_GRADE, shorten, trim
+from audit.register.limits import MAX_TREC_GRADE, MAX_TREC_LINE_BYTES, MIN_TREC_GRADE, shorten, trim
 from audit.register.measures import parse as parse_measure
 
 CHAPTER = "chapter"
@@ -67,6 +67,9 @@ def _lines(handle, path: Path, kind: str):
     in the file, newline included); refuses UTF-16 and binary files (``AuditError`` naming the line)."""
     number = 0
     for piece, text, ascii_only in _chunks(handle):
+        if text is _TOO_LONG:
+            raise AuditError(f"line {number + 1} is longer than {MAX_TREC_LINE_BYTES:,} bytes (the limit): the {kind} "
+                             "file is not line-oriented TREC text", file=str(path))
         if text is None:  # something to refuse in this piece: find its line with the exact checks
             for raw in piece.split(b"\n")[:-1] if piece.endswith(b"\n") else piece.split(b"\n"):
                 number += 1
@@ -92,12 +95,15 @@ def _lines(handle, path: Path, kind: str):
 
 #: Bytes of a file read and decoded at once (cut after the last whole line).
 CHUNK = 8 * 2**20
+#: What ``_chunks`` yields as the text of a line longer than ``MAX_TREC_LINE_BYTES``.
+_TOO_LONG = "<a line past the limit>"
 
 
 def _chunks(handle):
     """``(bytes, text, ascii)`` of the file in pieces of about ``CHUNK`` bytes, each ending after a newline
     (the last one perhaps not); ``text`` is the piece decoded as UTF-8, or None when the piece holds
-    something ``_lines`` refuses (a UTF-16 mark at the start, a NUL byte, bytes that are not UTF-8)."""
+    something ``_lines`` refuses (a UTF-16 mark at the start, a NUL byte, bytes that are not UTF-8), or
+    ``_TOO_LONG`` (then last) for a line longer than ``MAX_TREC_LINE_BYTES``, which is not read further."""
     rest, first = b"", True
     while True:
         data = handle.read(CHUNK)
@@ -108,8 +114,17 @@ def _chunks(handle):
             return
         cut = piece.rfind(b"\n") + 1
         if cut == 0:
+            if len(piece) > MAX_TREC_LINE_BYTES:  # one line past the limit: refused now, not read to its end
+                head = piece[:MAX_TREC_LINE_BYTES]
+                yield head, None if b"\x00" in head else _TOO_LONG, False  # a NUL byte is named as such
+                return
             rest = piece
             continue
+        if len(piece) - cut > MAX_TREC_LINE_BYTES:
+            yield _decoded(piece[:cut], first)
+            head = piece[cut:cut + MAX_TREC_LINE_BYTES]
+            yield head, None if b"\x00" in head else _TOO_LONG, False
+            return
         rest = piece[cut:]
         yield _decoded(piece[:cut], first)
         first = False

@@ -66,6 +66,9 @@ MIN_TREC_GRADE = -(2**63 - 1)
 #: run of 10,000 queries × 1,000 documents is about 450 MB; the largest public qrels are tens of MB).
 MAX_QRELS_BYTES = 256 * 2**20
 MAX_RUN_BYTES = 1 * 2**30
+#: Bytes of one line of a TREC file (a run line is a query ID, Q0, a document ID, a rank, a score and a tag: tens of
+#: bytes); a longer line is refused as soon as it is seen, so a file with no newline is not read whole into memory.
+MAX_TREC_LINE_BYTES = 1 * 2**20
 #: Bytes of one entry of the claim cache (a chapter's research sections are the largest: ~1 MB for chapter 23).
 MAX_CACHE_ENTRY_BYTES = 32 * 2**20
 #: Largest cutoff k in a measure name.
