@@ -482,3 +482,25 @@ def test_a_bound_within_the_range_loads(tmp_path, claimed):
 def test_a_bound_on_an_unbounded_measure_loads(tmp_path):
     load_chapter(chapter(tmp_path, CLAIM.replace('{measure: "P@4", claimed: "1/4"}',
                                                  '{measure: "DCG@4", claimed: "<= 999999"}')))
+
+
+def test_a_chapter_dense_with_numbers_lists_its_uncovered_statements_past_the_first_snippets_in_one_experiment(
+        tmp_path):
+    """400 lines of two numeric statements each and an empty register: 800 uncovered statements. The first
+    ``MAX_SNIPPETS`` get a register snippet each; the rest are one experiment naming how many and where (a 1 MB
+    table dump would otherwise make 40,000 experiments, each a YAML snippet)."""
+    from audit.research import experiments
+    from audit.run.audit import audit_chapter
+    from audit.run.provenance import collect
+    from audit.register.claims import load_chapter
+    lines = [f"Query {i} gives P@{i % 9 + 1} = {i % 7 + 1}/{i % 5 + 10} and MAP ≈ 0.{100 + i % 800}." for i in range(400)]
+    (tmp_path / "snapshot.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: dense\ntitle: Dense\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("claims: []\n", encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), [], collect("test"))
+    uncovered = [s for s in report.statements if not s.covered_by]
+    assert len(uncovered) == 800
+    per_statement = [e for e in report.research.experiments if e.origin.startswith("uncovered statement")]
+    assert len(per_statement) == experiments.MAX_SNIPPETS
+    rest = [e for e in report.research.experiments if e.origin.startswith(f"{800 - experiments.MAX_SNIPPETS} more uncovered")]
+    assert len(rest) == 1 and "snapshot lines" in rest[0].origin

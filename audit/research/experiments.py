@@ -17,6 +17,7 @@ Every experiment is UNRUN unless the harness ran it.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 import yaml
@@ -25,6 +26,7 @@ from audit.errors import AuditError
 from audit.register.claims import Chapter
 from audit.report.results import ClaimResult, Experiment, SensitivityRow
 from audit.text import coverage
+from audit.text.anchors import line_starts
 from audit.text.scan import scan
 
 _COVERAGE_DEFINED = re.compile(r"\bcoverage(@k|\s*@\s*\d+)?\s*(=|is defined as|is the (fraction|share|number))",
@@ -51,18 +53,27 @@ def _for(part: coverage.Part, encoded: list[dict]) -> list[dict]:
     return covering or drafts[:1]
 
 
+#: Uncovered statements given a register snippet each; the others are listed in one experiment, by line (a chapter
+#: dense with numbers would otherwise get one experiment, and one YAML snippet, per statement: 40,000 of them for a
+#: 1 MB table dump).
+MAX_SNIPPETS = 200
+
+
 def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
     from audit.text.encode import fixture_tables
     from audit.text.init import encode_statement
     text = chapter.snapshot.text
-    found = {(text.count("\n", 0, p.start) + 1, p.text): p
+    uncovered = [s for s in statements if not s.covered_by]
+    if not uncovered:
+        return []
+    starts = line_starts(text)
+    found = {(bisect.bisect_right(starts, p.start), p.text): p
              for u in scan(chapter.snapshot) for p in coverage.statements(u)}
     tables = fixture_tables(text)
     out = []
     folder = chapter.folder.as_posix()
-    for s in statements:
-        if s.covered_by:
-            continue
+    rest = uncovered[MAX_SNIPPETS:]
+    for s in uncovered[:MAX_SNIPPETS]:
         encoded = []
         part = found.get((s.line, s.text))
         if part is not None:
@@ -87,6 +98,16 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
             success="the new claim is supported (the chapter's definitions and every reference give the printed "
                     "value or relation)",
             failure="it is qualified (a convention the text leaves open decides it) or contradicted"))
+    if rest:
+        lines = sorted({s.line for s in rest})
+        out.append(Experiment(
+            id="", origin=f"{len(rest):,} more uncovered statements, snapshot lines {lines[0]}–{lines[-1]}",
+            what=(f"Whether the {len(rest):,} uncovered statements past the first {MAX_SNIPPETS} hold as printed "
+                  f"(on {len(lines):,} lines, from line {lines[0]} to {lines[-1]})."),
+            method=(f"Draft their claims with audit init on the chapter text (it writes one per statement, as the "
+                    f"{MAX_SNIPPETS} snippets above), move them into claims.yaml, and run: audit run {folder}"),
+            success="each new claim is supported",
+            failure="a new claim is qualified or contradicted"))
     return out
 
 

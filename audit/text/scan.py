@@ -37,6 +37,7 @@ fails when the figures here go stale).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from audit.text.chapter import Snapshot
@@ -259,7 +260,6 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
     t = unit_text
     if unit_kind == "row":
         cells = [c.strip() for c in t.strip().strip("|").split("|")]
-        heads = [c.strip() for c in context.strip().strip("|").split("|")] if context else []
         if not context:
             return None  # a header row states nothing by itself
         # A row states a value when a metric names its row or column and the row holds a number.
@@ -267,7 +267,6 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
             return "value"
         if METRIC.search(t) and (_DEFINITION.search(t) or UNIVERSAL.search(t)):
             return "definition"
-        del heads
         return None
     if ARITH.search(t):
         return "arithmetic"
@@ -314,6 +313,7 @@ def scan_text(text: str) -> list[Statement]:
     """Every statement in ``text``, in reading order. Editorial markers (``[… end of excerpt …]``)
     are ignored."""
     found = []
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]  # each line's offset: lines found by bisection
     for u in units(text):
         body = text[u.start:u.end]
         if body.lstrip().startswith("[..."):
@@ -321,8 +321,8 @@ def scan_text(text: str) -> list[Statement]:
         kind = classify(body, u.context, u.kind)
         if kind is None:
             continue
-        line = text.count("\n", 0, u.start) + 1
-        column = u.start - (text.rfind("\n", 0, u.start) + 1) + 1
+        line = bisect_right(starts, u.start)
+        column = u.start - starts[line - 1] + 1
         found.append(Statement(kind, body, line, column, u.start, u.end, u.context))
     return found
 
