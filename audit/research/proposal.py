@@ -354,8 +354,8 @@ def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], 
         edits += _own_words(claim, old, new)
     broken = breaks_arithmetic(quote, new_quote)
     if broken:
-        raise _Withdrawn(f"the corrected value would follow printed arithmetic that does not give it ({broken}); "
-                         "the printed terms must change with it, which the finding leaves to the author")
+        raise _Skip(f"the corrected value would follow printed arithmetic that does not give it ({broken}); the "
+                    "printed terms must change with it, which is the author's choice, given in the finding")
     edits.insert(0, Edit(claim.id, "quote", register_quote))
     for field, value in fields:
         edits.append(Edit(claim.id, field, value))
