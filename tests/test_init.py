@@ -369,3 +369,61 @@ def test_a_heading_states_its_sections_convention():
     assert conventions == {}
     values = [(c["expect"][0]["measure"], c["conventions"]["gain"]["value"]) for c in claims if c["kind"] == "value"]
     assert values == [("DCG@4", "linear"), ("DCG(dcg='exp-log2')@4", "exponential")]
+
+
+INIT_LISTINGS = '''\
+# Listings
+
+```python
+import math
+
+def dcg(grades):
+    return sum(g / math.log2(i + 2) for i, g in enumerate(grades))
+
+def ndcg_at_k(grades: list[int], k: int) -> float:
+    return dcg(grades[:k]) / dcg(sorted(grades, reverse=True)[:k])
+```
+
+Called as `ndcg_at_k([2, 3, 0, 1, 3], 5)` it returns 0.867.
+
+```python
+def average_precision(ranking, qrels: dict[str, int]):
+    hits, total = 0, 0.0
+    for i, d in enumerate(ranking, 1):
+        if qrels.get(d, 0) > 0:
+            hits += 1
+            total += hits / i
+    return total / max(1, sum(1 for g in qrels.values() if g > 0))
+```
+
+    >>> average_precision(["a", "x", "b"], {"a": 1, "b": 1, "c": 1})
+    0.5555555555555556
+
+```python
+def mrr(ranking, relevant):
+    for i, d in enumerate(ranking, 1)
+        if d in relevant:
+            return 1 / i
+```
+'''
+
+
+def test_init_drafts_code_claims_with_roles_from_names_and_hints_and_the_calls_the_text_shows(tmp_path):
+    """A list of ints named grades is ranked grades, a dict named qrels is judgements; the calls printed in backticks
+    with "it returns" and after a >>> prompt with the result on the next line become the claim's calls; a listing
+    that is not Python is a draft saying so (init never writes a claim the register would refuse)."""
+    snapshot = tmp_path / "listings.md"
+    snapshot.write_text(INIT_LISTINGS, encoding="utf-8")
+    assert main(["init", str(snapshot), "--id", "listings", "--claims-dir", str(tmp_path / "claims")]) == 0
+    claims = {c.get("function", c["quote"]): c for c in yaml.safe_load(
+        (tmp_path / "claims" / "listings" / "claims.yaml").read_text(encoding="utf-8"))["claims"]}
+    ndcg = claims["ndcg_at_k"]
+    assert ndcg["kind"] == "code" and ndcg["measure"] == "nDCG@k"
+    assert ndcg["arguments"] == {"grades": "ranked grades", "k": "cutoff"}
+    assert ndcg["calls"] == [{"call": "ndcg_at_k([2, 3, 0, 1, 3], 5)", "returns": "0.867"}]
+    ap = claims["average_precision"]
+    assert ap["measure"] == "AP" and ap["arguments"] == {"ranking": "ranking", "qrels": "qrels"}
+    assert ap["calls"] == [{"call": 'average_precision(["a", "x", "b"], {"a": 1, "b": 1, "c": 1})',
+                            "returns": "0.5555555555555556"}]
+    broken = next(c for c in claims.values() if "def mrr" in c["quote"])
+    assert broken["kind"] == "draft" and "not valid Python" in broken["claim"]

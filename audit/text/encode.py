@@ -1044,15 +1044,77 @@ def properties(s: Statement) -> tuple[list[dict], str]:
 
 # --- code listings ----------------------------------------------------------------------------
 
-_ROLES = {"ranking": ("ranking", "retrieved", "run", "results", "docs", "ranked", "doc_ids", "ids", "ranked_ids"),
-          "relevant set": ("relevant", "qrels", "gold", "relevant_ids", "truth", "positives"),
-          "cutoff": ("k", "cutoff", "depth")}
+_ROLES = {"ranking": ("ranking", "retrieved", "run", "results", "docs", "ranked", "doc_ids", "ids", "ranked_ids",
+                      "predicted", "predictions", "ranked_list", "retrieved_ids"),
+          "relevant set": ("relevant", "qrels", "gold", "relevant_ids", "truth", "positives", "actual", "relevant_docs"),
+          "cutoff": ("k", "cutoff", "depth", "n", "top_k"),
+          "ranked grades": ("grades", "rels", "relevances", "gains", "graded", "relevance_scores", "labels", "rel",
+                            "relevance", "ranked_grades", "scores_true"),
+          "qrels": ("qrels", "judgments", "judgements", "grades_by_doc", "relevance", "rel_map", "labels")}
 _FUNCTION_MEASURES = (("reciprocal", "RR"), ("mrr", "RR"), ("recall", "R"), ("precision_at", "P"),
                       ("average_precision", "AP"), ("ndcg", "nDCG"), ("success", "Success"), ("hit", "Success"),
                       ("precision", "P"))
+_MAPPING_HINT = re.compile(r"\b(?:dict|Dict|Mapping|MutableMapping)\b")
+_SEQUENCE_HINT = re.compile(r"\b(?:list|List|Sequence|tuple|Tuple|Iterable)\s*\[\s*(?:int|float)\b")
+_SET_HINT = re.compile(r"\b(?:set|Set|frozenset|AbstractSet|Collection)\b")
 
 
-def code(s: Statement) -> tuple[list[dict], str]:
+def _role(name: str, hint: str) -> str | None:
+    """A parameter's role from its name and type hint: a mapping hint makes a judgements name ``qrels``, a list of
+    numbers a grades name ``ranked grades``; a cutoff, a ranking and a relevant set by name."""
+    low = name.lower()
+    if low in _ROLES["cutoff"]:
+        return "cutoff"
+    if _MAPPING_HINT.search(hint) and (low in _ROLES["qrels"] or low in _ROLES["relevant set"]):
+        return "qrels"
+    if low in _ROLES["ranked grades"] and (not hint or _SEQUENCE_HINT.search(hint)):
+        return "ranked grades"
+    if low in _ROLES["ranking"]:
+        return "ranking"
+    if low in _ROLES["relevant set"] and (not hint or _SET_HINT.search(hint) or "list" in hint.lower()):
+        return "relevant set"
+    return None
+
+
+def _shown_calls(text: str, name: str, nparams: int) -> list[dict]:
+    """The calls of ``name`` the text prints with literal arguments (in backticks, or after a ``>>>`` prompt), each
+    with the value printed after it in the same sentence ("returns 0.867", "gives 1/3", "→ 0.5") or on the next
+    line of a REPL session; only calls whose every argument is a literal value and that pass one per parameter."""
+    import ast
+
+    out, seen = [], set()
+    pattern = re.compile(rf"(?:`|>>>\s*(?:print\()?)(?P<call>{re.escape(name)}\((?:[^`\n()]|\([^`\n()]*\))*\))")
+    for m in pattern.finditer(text):
+        call = m.group("call")
+        if call in seen:
+            continue
+        try:
+            node = ast.parse(call, mode="eval").body
+            if not isinstance(node, ast.Call) or len(node.args) + len(node.keywords) != nparams:
+                continue
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                ast.literal_eval(arg)
+        except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+            continue
+        seen.add(call)
+        after = text[m.end():m.end() + 160]
+        returned = re.match(rf"\)?`?[^.\n;]{{0,40}}?\b(?:returns?|gives?|prints?|evaluates\s+to|is)\s+"
+                            rf"(?P<v>≈\s*)?(?P<n>{NUM})", after) or re.match(rf"\)?`?\s*(?:→|->|=)\s*(?P<v>≈\s*)?(?P<n>{NUM})",
+                                                                          after)
+        repl = re.match(rf"\)?[ \t]*\n[ \t]*(?P<n>{NUM})[ \t]*(?:\n|$)", after) if m.group(0).startswith(">>>") \
+            else None
+        found = returned or repl
+        entry = {"call": call}
+        if found:
+            entry["returns"] = ("≈ " if found.groupdict().get("v") else "") + found.group("n")
+        out.append(entry)
+    return out
+
+
+def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
+    """A code claim for a listing's ``def`` line: the measure from the function's name, each parameter's role from
+    its name and type hint (``_role``), and, given the chapter ``text``, the calls it prints (``_shown_calls``); the
+    listing must hold the function as Python. Else no claim, and why."""
     m = re.match(r"\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\((?P<params>[^)]*)\)", s.text)
     if not m:
         return [], "not a def line"
@@ -1060,21 +1122,54 @@ def code(s: Statement) -> tuple[list[dict], str]:
     base = next((b for key, b in _FUNCTION_MEASURES if key in name.lower()), None)
     if base is None:
         return [], f"the name {name!r} does not say which measure the listing computes"
-    params = [re.split(r"[:=]", p)[0].strip() for p in m.group("params").split(",") if p.strip()]
     roles = {}
-    for p in params:
-        role = next((r for r, names in _ROLES.items() if p.lower() in names), None)
+    for raw in _split_params(m.group("params")):
+        param, _, rest = raw.partition(":")
+        param, hint = param.split("=")[0].strip(), rest.split("=")[0].strip()
+        if not param or param.startswith("*"):
+            return [], f"{name}() takes variable arguments ({raw.strip()}); give each a role by hand"
+        role = _role(param, hint)
         if role is None:
-            return [], f"the role of parameter {p!r} (ranking, relevant set or cutoff) is not clear from its name"
-        roles[p] = role
-    if "ranking" not in roles.values() or "relevant set" not in roles.values():
-        return [], "the listing does not take a ranking and a relevant set"
-    has_k = "cutoff" in roles.values()
+            return [], (f"the role of parameter {param!r} (ranking, relevant set, cutoff, ranked grades or qrels) is "
+                        "not clear from its name and type hint")
+        roles[param] = role
+    kinds = set(roles.values())
+    if not ({"ranking", "relevant set"} <= kinds or "ranked grades" in kinds or {"ranking", "qrels"} <= kinds):
+        return [], "the listing takes neither a ranking with a relevant set or judgements, nor ranked grades"
+    has_k = "cutoff" in kinds
     if base in _MEASURE_NEEDS_CUTOFF and not has_k:
         return [], f"{base} needs a cutoff parameter"
     measure = f"{base}@k" if has_k else base
-    return [{"kind": "code", "quote": s.text.strip(), "claim": f"{name}() computes {measure}",
-             "function": name, "measure": measure, "arguments": roles}], ""
+    claim = {"kind": "code", "quote": s.text.strip(), "claim": f"{name}() computes {measure}",
+             "function": name, "measure": measure, "arguments": roles}
+    if text:
+        from audit.text.listings import function_source
+        try:
+            function_source(text, claim["quote"], name)
+        except AuditError as exc:
+            return [], exc.message
+        calls = _shown_calls(text, name, len(roles))
+        if calls:
+            claim["calls"] = calls
+    return [claim], ""
+
+
+def _split_params(params: str) -> list[str]:
+    """A def line's parameters, split at the commas outside brackets (``grades: list[int], k: int``)."""
+    out, depth, current = [], 0, ""
+    for ch in params:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(current)
+            current = ""
+            continue
+        current += ch
+    if current.strip():
+        out.append(current)
+    return [p for p in out if p.strip() and p.strip() not in ("self", "/", "*")]
 
 
 def todo(s: Statement, reason: str) -> str:

@@ -35,14 +35,15 @@ def _title(kind: str, text: str) -> str:
 
 
 def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...]] | None = None,
-                     local: dict[str, tuple[str, ...]] | None = None) -> list[dict]:
+                     local: dict[str, tuple[str, ...]] | None = None, text: str = "") -> list[dict]:
     """Complete claims for one statement (possibly several), or one draft with a TODO. ``tables``
     are the rankings printed as tables (``encode.fixture_tables``) a table row may refer to;
     ``declared`` the conventions stated for the statement (``{name: values}``: its chapter's, its
     section's and its own), which decide whether a printed computation or a fixture is the sentence's;
-    ``local`` those its section or the sentence itself states."""
+    ``local`` those its section or the sentence itself states; ``text``: the whole chapter, where a listing is
+    found and checked and the calls of its function the text prints are read."""
     if s.kind == "listing":
-        claims, reason = encode.code(s)
+        claims, reason = encode.code(s, text)
         return claims or [_draft(s, reason)]
     if s.context:  # a table row
         claims, reason = encode.table_row(s, list(tables))
@@ -173,7 +174,7 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
         section = next((d for at, d in reversed(sections) if at < s.start), {})
         sentence = declare([s.text])
         local = {**_values(section), **_values(sentence)}
-        drafted = encode_statement(s, tables, {**_values(chapter), **local}, local)
+        drafted = encode_statement(s, tables, {**_values(chapter), **local}, local, text)
         own = as_yaml_mapping(sentence)
         if own and not _states_own_value(s, drafted):
             chapter_units.append(s.text)
