@@ -366,3 +366,98 @@ def test_a_shown_call_that_cannot_be_run_as_printed_stops_the_load(tmp_path, cal
         load_chapter(tmp_path)
     assert caught.value.claim == "N1" and caught.value.field == "calls[0].call"
     assert message in caught.value.message, caught.value.message
+
+
+MAP_TEXT = """\
+# MAP over a run
+
+A query's AP averages the precision at each relevant document over all of its relevant documents, retrieved or not,
+and MAP is the mean over the queries.
+
+```python
+def mean_average_precision(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]) -> float:
+    total = 0.0
+    for qid, scores in run.items():
+        ranking = sorted(scores, key=scores.get, reverse=True)
+        relevant = {d for d, g in qrels.get(qid, {}).items() if g > 0}
+        hits, ap = 0, 0.0
+        for i, d in enumerate(ranking, 1):
+            if d in relevant:
+                hits += 1
+                ap += hits / i
+        total += ap / hits if hits else 0.0
+    return total / len(run)
+```
+
+Called as `mean_average_precision({"q1": {"a": 3.0, "x": 2.0, "b": 1.0}}, {"q1": {"a": 1, "b": 1, "c": 1}})` it
+returns 0.833.
+
+```python
+def map_score(run, qrels):
+    aps = []
+    for qid, ranking in run.items():
+        relevant = {d for d, g in qrels[qid].items() if g > 0}
+        hits, ap = 0, 0.0
+        for i, d in enumerate(ranking, 1):
+            if d in relevant:
+                hits += 1
+                ap += hits / i
+        aps.append(ap / len(relevant) if relevant else 0.0)
+    return sum(aps) / len(aps) if aps else 0.0
+```
+"""
+MAP_CLAIMS = """\
+claims:
+  - id: R1
+    title: MAP dividing by hits
+    kind: code
+    quote: "def mean_average_precision(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]) -> float:"
+    claim: MAP over a run in pytrec_eval's shape
+    function: mean_average_precision
+    measure: AP
+    arguments: {run: scored run, qrels: qrels by query}
+    calls:
+      - {call: 'mean_average_precision({"q1": {"a": 3.0, "x": 2.0, "b": 1.0}}, {"q1": {"a": 1, "b": 1, "c": 1}})',
+         returns: "0.833"}
+  - id: R2
+    title: MAP over |R|
+    kind: code
+    quote: "def map_score(run, qrels):"
+    claim: MAP over a run of ranked lists
+    function: map_score
+    measure: AP
+    arguments: {run: run, qrels: qrels by query}
+"""
+
+
+@pytest.fixture(scope="module")
+def map_listings(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("map")
+    (folder / "snapshot.md").write_text(MAP_TEXT, encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: map-run\ntitle: MAP\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(MAP_CLAIMS, encoding="utf-8")
+    return {c.id: c for c in audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims}
+
+
+def test_a_map_listing_over_a_scored_run_that_divides_by_hits_is_contradicted_with_its_cause(map_listings):
+    """The run and qrels by query in pytrec_eval's and ranx's shape. On the call the text shows, a and b relevant at
+    ranks 1 and 3 with c never retrieved: precision 1 and 2/3, over the 2 hits = 5/6 = 0.8333 (what it prints),
+    over |R| = 3 = 5/9 (trec_eval map, ir_measures AP, ranx map 0.5556). Found by experiment: AP's denominator
+    “relevant retrieved” makes the chapter's definitions give its value on every generated run."""
+    r1 = map_listings["R1"]
+    assert r1.verdict == "contradicted"
+    assert "it returns 0.8333 where the chapter's definition of AP gives 5/9 on the same input" in r1.reason
+    assert "with AP denominator “relevant retrieved”, where the chapter's is AP denominator “|R|”" in r1.reason
+    assert "print “≈ 0.556” after it" in r1.response
+
+
+def test_a_map_listing_over_ranked_lists_agrees_with_the_chapter_and_every_reference(map_listings):
+    """The same mean over |R| (0 for a query with nothing relevant, as trec_eval scores it), over {query: [IDs]}:
+    it agrees with the chapter and with pytrec_eval, ir_measures and ranx on all 300 generated runs of one to four
+    queries."""
+    r2 = map_listings["R2"]
+    generated = next(c for c in r2.checks if "generated" in c.label)
+    assert all(v.detail == "300 of 300 inputs" for v in generated.values), [(v.implementation, v.detail)
+                                                                           for v in generated.values]
+    assert "Wrong on ordinary input" not in r2.reason
+    assert r2.verdict in ("supported", "qualified"), r2.reason

@@ -550,10 +550,14 @@ class PropertyClaim(ClaimBase):
 
 
 #: What a listing's function may take, by the role each argument plays (``CodeClaim.arguments``).
-CODE_ROLES = ("ranking", "relevant set", "cutoff", "ranked grades", "qrels")
+CODE_ROLES = ("ranking", "relevant set", "cutoff", "ranked grades", "qrels", "run", "scored run", "qrels by query")
 #: The roles that hand a listing graded judgements: the grades of the ranked documents in rank order (unjudged 0),
 #: or a {document: grade} mapping of one query's judgements.
 GRADED_ROLES = ("ranked grades", "qrels")
+#: The roles of a listing over several queries: a run ({query: [document, …]} in rank order, or, as pytrec_eval and
+#: ranx take it, {query: {document: score}}) and qrels by query ({query: {document: grade}}); it returns the
+#: measure over the run (the mean, as the measure combines queries).
+MULTI_ROLES = ("run", "scored run", "qrels by query")
 
 
 class ShownCall(Strict):
@@ -950,6 +954,11 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
             raise fail(f"arguments.{p}", f"role {role!r} is not one of {', '.join(CODE_ROLES)}")
         if p not in params:
             raise fail(f"arguments.{p}", f"{claim.function}() has no parameter {p!r}; it takes {', '.join(params)}")
+    roles = set(claim.arguments.values())
+    if roles & set(MULTI_ROLES) and not (roles <= set(MULTI_ROLES) | {"cutoff"} and "qrels by query" in roles
+                                         and roles & {"run", "scored run"}):
+        raise fail("arguments", "a listing over several queries takes a run (run or scored run) and qrels by query, "
+                                "and perhaps a cutoff, and nothing of one query")
     unmapped = [p for p in params if p not in claim.arguments]
     if unmapped:
         raise fail("arguments", f"{claim.function}() takes {', '.join(params)}; give each a role ({', '.join(CODE_ROLES)})"

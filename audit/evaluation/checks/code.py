@@ -17,7 +17,14 @@ from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
 from audit.evaluation.sandbox.quote import quote
-from audit.register.claims import CODE_ROLES as ROLES, GRADED_ROLES, Chapter, CodeClaim, shown_arguments
+from audit.register.claims import (
+    CODE_ROLES as ROLES,
+    GRADED_ROLES,
+    MULTI_ROLES,
+    Chapter,
+    CodeClaim,
+    shown_arguments,
+)
 from audit.register.conventions import CONVENTIONS
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact, parse_claimed
@@ -43,12 +50,24 @@ class Input:
     k: int | None
     label: str = "generated"
     grades: tuple = ()
+    #: a run of several queries, as (query ID, that query's input) pairs, for a listing that takes a run and qrels
+    #: by query (``MULTI_ROLES``); ``ranking`` and ``relevant`` are then empty
+    queries: tuple = ()
 
     def qrels(self) -> dict[str, int]:
         """The judgements, IDs as text (as in a qrels file)."""
         return {str(d): g for d, g in self.grades} if self.grades else {str(d): 1 for d in self.relevant}
 
+    def size(self) -> int:
+        """How big the input is, for choosing the smallest failing one."""
+        if self.queries:
+            return sum(i.size() for _, i in self.queries) + (self.k or 0) + len(self.queries)
+        return len(self.ranking) + len(self.relevant) + (self.k or 0)
+
     def describe(self) -> str:
+        if self.queries:
+            return "; ".join(f"query {q}: {i.describe()}" for q, i in self.queries) + \
+                (f"; k = {self.k}" if self.k is not None else "")
         ranking = "[" + ", ".join(repr(d) for d in self.ranking) + "]"
         if self.grades:
             judged = "{" + ", ".join(f"{d!r}: {g}" for d, g in sorted(self.grades, key=repr)) + "}"
@@ -60,6 +79,16 @@ class Input:
 def _graded(claim: CodeClaim) -> bool:
     """Whether the listing takes grades (ranked grades or a qrels mapping), so inputs are graded judgements."""
     return any(role in GRADED_ROLES for role in claim.arguments.values())
+
+
+def _multi(claim: CodeClaim) -> bool:
+    """Whether the listing takes a run and qrels of several queries (``MULTI_ROLES``)."""
+    return any(role in MULTI_ROLES for role in claim.arguments.values())
+
+
+def run_input(queries: list[tuple[str, Input]], k: int | None, label: str = "generated") -> Input:
+    """Several queries' inputs as one call's: a run and qrels by query."""
+    return Input((), frozenset(), k, label, (), tuple(queries))
 
 
 def graded_input(ranking: tuple, grades: Mapping[str, int], k: int | None, label: str = "generated") -> Input:
@@ -114,9 +143,19 @@ def _measure(claim: CodeClaim, k: int | None) -> str:
 def chapter_value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str:
     """The chapter's value for an input under its stated conventions (``reading``), or ``"rejects"`` for a
     ranking that repeats an ID when the reading rejects repeats. IDs are compared as text, as in qrels and runs."""
+    measure = _measure(claim, item.k)
+    if item.queries:  # the measure over a run: each query's value, combined as the measure combines them
+        try:
+            if item.k == 0:
+                return Fraction(0)
+            _, spec = parse_measure(measure)
+            per_query = evaluator.evaluate(spec, {q: i.qrels() for q, i in item.queries},
+                                           {q: [str(d) for d in i.ranking] for q, i in item.queries}, reading)
+            return Fraction(evaluator.combine(spec.name, per_query)) if per_query else Fraction(0)
+        except RepeatedIDError:
+            return "rejects"
     ranking = [str(d) for d in item.ranking]
     qrels = item.qrels()
-    measure = _measure(claim, item.k)
     try:
         if item.k == 0:
             evaluator.prefix(ranking, 0, reading)
@@ -130,6 +169,12 @@ def chapter_value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str
 def _call(params: list[str], claim: CodeClaim, item: Input) -> list:
     """The arguments of one call, by role: the ranking, the relevant set, the cutoff, the grades of the ranked
     documents in rank order (unjudged 0), or the judgements as a {document: grade} mapping."""
+    if item.queries:
+        by_role = {"cutoff": item.k, "run": {q: list(i.ranking) for q, i in item.queries},
+                   "scored run": {q: {str(d): float(len(i.ranking) - r) for r, d in enumerate(i.ranking)}
+                                  for q, i in item.queries},
+                   "qrels by query": {q: i.qrels() for q, i in item.queries}}
+        return [by_role[claim.arguments[p]] for p in params]
     qrels = item.qrels()
     by_role = {"ranking": list(item.ranking), "relevant set": set(item.relevant), "cutoff": item.k,
                "ranked grades": [qrels.get(str(d), 0) for d in item.ranking], "qrels": dict(qrels)}
@@ -141,8 +186,22 @@ def _generated(claim: CodeClaim, n: int, seed: int) -> list[Input]:
     grades, judgements with grades 0–3 of some of the documents (the rest unjudged), at least one of them ≥ 1."""
     rng = random.Random(seed)
     uses_k = "cutoff" in claim.arguments.values()
-    graded = _graded(claim)
+    graded = _graded(claim) or _multi(claim)
     out = []
+    if _multi(claim):  # runs of one to four queries, each judged as a graded single query is
+        for _ in range(n):
+            queries = []
+            for q in range(rng.randint(1, 4)):
+                pool = [f"d{i}" for i in range(rng.randint(1, 8))]
+                judged = rng.sample(pool, rng.randint(1, len(pool)))
+                grades = {d: rng.randint(0, 3) for d in judged}
+                grades[rng.choice(judged)] = rng.randint(1, 3)
+                # every query returns something: a query with an empty ranking is the edge case of its own
+                queries.append((f"q{q + 1}", graded_input(tuple(rng.sample(pool, rng.randint(1, len(pool)))),
+                                                          grades, None)))
+            k = rng.randint(1, max(len(i.ranking) for _, i in queries) + 2) if uses_k else None
+            out.append(run_input(queries, k))
+        return out
     for _ in range(n):
         pool = [f"d{i}" for i in range(rng.randint(1, 12))]
         ranking = tuple(rng.sample(pool, rng.randint(0, len(pool))))
@@ -190,7 +249,7 @@ def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: 
 
 
 def _size(item: Input) -> int:
-    return len(item.ranking) + len(item.relevant) + (item.k or 0)
+    return item.size()
 
 
 def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_result: CallResult,
@@ -212,10 +271,26 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
     uses_k = "cutoff" in claim.arguments.values()
     ids = st.sampled_from([f"d{i}" for i in range(6)])
 
-    graded = _graded(claim)
+    graded = _graded(claim) or _multi(claim)
+
+    @st.composite
+    def queries(draw):
+        ranking = tuple(draw(st.lists(ids, unique=True, min_size=1, max_size=6)))
+        grades = draw(st.dictionaries(ids, st.integers(0, 3), min_size=1))
+        if not any(g >= 1 for g in grades.values()):
+            grades[next(iter(grades))] = 1
+        return graded_input(ranking, grades, None)
+
+    @st.composite
+    def runs(draw):
+        qs = draw(st.lists(queries(), min_size=1, max_size=3))
+        k = draw(st.integers(1, max(len(i.ranking) for i in qs) + 2)) if uses_k else None
+        return run_input([(f"q{j + 1}", i) for j, i in enumerate(qs)], k)
 
     @st.composite
     def inputs(draw):
+        if _multi(claim):
+            return draw(runs())
         ranking = tuple(draw(st.lists(ids, unique=True, max_size=6)))
         k = draw(st.integers(1, len(ranking) + 2)) if uses_k else None
         if graded:
@@ -262,6 +337,9 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                            k if uses_k else None, label) if _graded(claim) else
               Input(tuple(r), frozenset(rel), k if uses_k else None, label))
              for label, r, rel, k, _ in EDGES if uses_k or label not in ("k = 0", "k larger than the ranking")]
+    if _multi(claim):  # each edge case as the run of one query
+        edges = [run_input([("q1", Input(e.ranking, e.relevant, None, e.label, e.grades))], e.k, e.label)
+                 for e in edges]
     generated = _generated(claim, SAMPLE, SEED)
     items = edges + generated
     shown = [shown_arguments(claim, c.call, params) for c in claim.calls]
@@ -380,6 +458,15 @@ def shown_input(claim: CodeClaim, values: Mapping[str, object]) -> Input | None:
         k = by_role.get("cutoff")
         if k is not None and (isinstance(k, bool) or not isinstance(k, int)):
             return None
+        if "qrels by query" in by_role:
+            judged = {str(q): {str(d): int(g) for d, g in dict(j).items()} for q, j in dict(by_role["qrels by query"]).items()}
+            if "scored run" in by_role:  # ranked by score, highest first (equal scores in the order listed)
+                ranked = {str(q): [d for d, _ in sorted(dict(docs).items(), key=lambda pair: -float(pair[1]))]
+                          for q, docs in dict(by_role["scored run"]).items()}
+            else:
+                ranked = {str(q): list(docs) for q, docs in dict(by_role["run"]).items()}
+            queries = [(q, graded_input(tuple(ranked.get(q, ())), judged[q], None, "shown")) for q in judged]
+            return run_input(queries, k, "shown")
         if "ranked grades" in by_role:
             grades = [int(g) for g in by_role["ranked grades"]]
             ranking = tuple(by_role.get("ranking") or (f"r{i}" for i in range(1, len(grades) + 1)))
@@ -455,7 +542,7 @@ def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResu
     if not pairs:
         return []
     spec = parse_measure(_measure(claim, 1))[1]
-    names = [n for n in evaluator.relevant_to(spec.name, several_queries=False)
+    names = [n for n in evaluator.relevant_to(spec.name, several_queries=any(i.queries for i, _ in pairs))
              if n not in ("repeated_ids", "ties", "prefix")]  # generated inputs repeat no ID and tie no score
     options = [(n, v) for n in names for v in CONVENTIONS[n].values if v != reading.get(n)]
 
@@ -473,10 +560,12 @@ def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResu
 def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results: list[CallResult],
                 reading=None) -> list[ImplValue]:
     """How often each reference agrees with the listing on the generated inputs (one call per reference)."""
-    qrels = {f"g{i}": item.qrels() for i, item in enumerate(items)}
-    run = {f"g{i}": {str(d): float(len(item.ranking) - r) for r, d in enumerate(item.ranking)}
-           for i, item in enumerate(items)}
+    parts = {i: (list(item.queries) if item.queries else [("", item)]) for i, item in enumerate(items)}
+    qrels = {f"g{i}~{q}": one.qrels() for i, ps in parts.items() for q, one in ps}
+    run = {f"g{i}~{q}": {str(d): float(len(one.ranking) - r) for r, d in enumerate(one.ranking)}
+           for i, ps in parts.items() for q, one in ps}
     measures = {i: parse_measure(_measure(claim, item.k))[0] for i, item in enumerate(items)}
+    spec_names = {i: parse_measure(_measure(claim, item.k if item.k else 1))[1].name for i, item in enumerate(items)}
     distinct = list({str(m): m for m in measures.values()}.values())
     rows = [ImplValue(implementation=CHAPTER, provider="book definitions, exact",
                       detail=f"{sum(_agrees(r, chapter_value(claim, i, reading)) for i, r in zip(items, results))} of "
@@ -496,7 +585,9 @@ def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results:
                 continue
             provider = outcome.provider
             total += 1
-            agree += result.status == "ok" and abs(result.value - outcome.per_query.get(f"g{i}", 0.0)) <= 1e-9
+            values = {q: outcome.per_query[f"g{i}~{q}"] for q, _ in parts[i] if f"g{i}~{q}" in outcome.per_query}
+            theirs = float(evaluator.combine(spec_names[i], values)) if values else 0.0
+            agree += result.status == "ok" and abs(result.value - theirs) <= 1e-9
         rows.append(ImplValue(implementation=ref.name, provider=provider, detail=f"{agree} of {total} inputs",
                               in_interval=agree == total))
     return rows
