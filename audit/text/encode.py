@@ -1059,12 +1059,25 @@ _SEQUENCE_HINT = re.compile(r"\b(?:list|List|Sequence|tuple|Tuple|Iterable)\s*\[
 _SET_HINT = re.compile(r"\b(?:set|Set|frozenset|AbstractSet|Collection)\b")
 
 
+_NESTED_MAPPING = re.compile(r"\b(?:dict|Dict|Mapping)\s*\[\s*str\s*,\s*(?:dict|Dict|Mapping)\b")
+_MAPPING_TO_LIST = re.compile(r"\b(?:dict|Dict|Mapping)\s*\[\s*str\s*,\s*(?:list|List|Sequence|tuple)\b")
+
+
 def _role(name: str, hint: str) -> str | None:
     """A parameter's role from its name and type hint: a mapping hint makes a judgements name ``qrels``, a list of
-    numbers a grades name ``ranked grades``; a cutoff, a ranking and a relevant set by name."""
+    numbers a grades name ``ranked grades``; a cutoff, a ranking and a relevant set by name. ``run`` and ``qrels``
+    name one query's input in some texts and several queries' in others, so only a type hint decides them:
+    ``dict[str, dict[…]]`` is a scored run or qrels by query, ``dict[str, list[…]]`` a run of ranked lists."""
     low = name.lower()
     if low in _ROLES["cutoff"]:
         return "cutoff"
+    if low in ("run", "runs", "run_dict", "results", "qrels", "judgments", "judgements"):
+        if _NESTED_MAPPING.search(hint):
+            return "qrels by query" if low in ("qrels", "judgments", "judgements") else "scored run"
+        if _MAPPING_TO_LIST.search(hint) and low in ("run", "runs", "run_dict", "results"):
+            return "run"
+        if not hint and low in ("run", "runs", "run_dict", "qrels"):
+            return None
     if _MAPPING_HINT.search(hint) and (low in _ROLES["qrels"] or low in _ROLES["relevant set"]):
         return "qrels"
     if low in _ROLES["ranked grades"] and (not hint or _SEQUENCE_HINT.search(hint)):
@@ -1134,7 +1147,8 @@ def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
                         "not clear from its name and type hint")
         roles[param] = role
     kinds = set(roles.values())
-    if not ({"ranking", "relevant set"} <= kinds or "ranked grades" in kinds or {"ranking", "qrels"} <= kinds):
+    if not ({"ranking", "relevant set"} <= kinds or "ranked grades" in kinds or {"ranking", "qrels"} <= kinds
+            or ("qrels by query" in kinds and kinds & {"run", "scored run"})):
         return [], "the listing takes neither a ranking with a relevant set or judgements, nor ranked grades"
     has_k = "cutoff" in kinds
     if base in _MEASURE_NEEDS_CUTOFF and not has_k:
