@@ -461,3 +461,60 @@ def test_a_map_listing_over_ranked_lists_agrees_with_the_chapter_and_every_refer
                                                                            for v in generated.values]
     assert "Wrong on ordinary input" not in r2.reason
     assert r2.verdict in ("supported", "qualified"), r2.reason
+
+
+BUILDS_ON_TEXT = """\
+# Two listings
+
+Gain is 2^g − 1, discounted by log2(rank + 1); the ideal DCG sorts every judged grade and cuts at k.
+
+```python
+import math
+
+def dcg(gains):
+    return sum((2 ** g - 1) / math.log2(i + 2) for i, g in enumerate(gains))
+```
+
+The next listing builds on `dcg`:
+
+```python
+def ndcg_cut(ranking, qrels, k):
+    ideal = dcg(sorted(qrels.values(), reverse=True)[:k])
+    return dcg([qrels.get(d, 0) for d in ranking[:k]]) / ideal if ideal else 0.0
+```
+"""
+
+
+@pytest.mark.parametrize("builds_on, runs", [(["def dcg(gains):"], True), ([], False)])
+def test_a_listing_runs_with_the_earlier_listing_the_register_says_it_builds_on(tmp_path, builds_on, runs):
+    """ndcg_cut() calls dcg() from the listing before it. With `builds_on` naming that listing it is the chapter's
+    nDCG@k (exponential gain, ideal from every judged grade, 0 when nothing is relevant) on all 300 generated
+    inputs; without it every call raises NameError."""
+    (tmp_path / "snapshot.md").write_text(BUILDS_ON_TEXT, encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text(
+        'id: builds\ntitle: Builds\nsnapshot: {file: snapshot.md}\nconventions:\n  gain: {value: exponential, quote: '
+        '"Gain is 2^g − 1"}\n', encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(
+        "claims:\n  - {id: B1, title: ndcg, kind: code, quote: 'def ndcg_cut(ranking, qrels, k):', claim: nDCG@k, "
+        "function: ndcg_cut, measure: nDCG@k, arguments: {ranking: ranking, qrels: qrels, k: cutoff}, "
+        f"builds_on: {builds_on!r}}}\n", encoding="utf-8")
+    result = audit_chapter(load_chapter(tmp_path), all_references(), collect(["audit", "run"])).claims[0]
+    if runs:
+        generated = next(c for c in result.checks if "generated" in c.label)
+        assert next(v for v in generated.values if v.implementation == "chapter").detail == "300 of 300 inputs"
+        assert "NameError" not in result.reason
+    else:
+        assert result.verdict == "contradicted" and "NameError" in result.reason
+
+
+def test_builds_on_must_name_an_earlier_listing(tmp_path):
+    from audit.errors import RegisterError
+    (tmp_path / "snapshot.md").write_text(BUILDS_ON_TEXT, encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: builds\ntitle: Builds\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(
+        "claims:\n  - {id: B1, title: ndcg, kind: code, quote: 'def ndcg_cut(ranking, qrels, k):', claim: nDCG@k, "
+        "function: ndcg_cut, measure: nDCG@k, arguments: {ranking: ranking, qrels: qrels, k: cutoff}, "
+        "builds_on: ['def idcg(gains):']}\n", encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(tmp_path)
+    assert caught.value.field == "builds_on" and "def idcg(gains):" in caught.value.message

@@ -583,6 +583,8 @@ class CodeClaim(ClaimBase):
     #: Calls the text shows, each run as printed and compared with its printed result and with the chapter's
     #: definitions on the same input.
     calls: list[ShownCall] = Field(default_factory=list, max_length=50)
+    #: A line of each earlier listing the text builds on ("def dcg(grades):"): the function may use what they define.
+    builds_on: list[str] = Field(default_factory=list, max_length=20)
 
 
 class DraftClaim(ClaimBase):
@@ -943,9 +945,11 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
     from audit.text.listings import function_source
 
     try:
-        _, source = function_source(chapter.snapshot.text, claim.quote, claim.function)
+        _, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on)
     except AuditError as exc:
-        raise fail("function" if "does not define" in exc.message else "quote", exc.message)
+        raise fail("function" if "does not define" in exc.message else
+                   "builds_on" if "builds on" in exc.message or "no listing before" in exc.message else "quote",
+                   exc.message)
     node = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and n.name == claim.function)
     params = [a.arg for a in node.args.posonlyargs + node.args.args]

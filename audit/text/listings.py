@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from audit.errors import AuditError
@@ -84,16 +85,22 @@ def _segment(code: str, node: ast.stmt) -> str:
     return "".join(f"@{ast.get_source_segment(code, d)}\n" for d in decorators) + ast.get_source_segment(code, node)
 
 
-def module_source(code: str, function: str) -> str | None:
+def module_source(code: str, function: str, earlier: Sequence[str] = ()) -> str | None:
     """What of a listing ``function`` runs with: every import (also inside a module-level ``try``), and the
     module-level functions, classes and constants it uses, directly or through each other, in the listing's order.
-    Example calls and prints at module level are left out: they show the function, they are not part of it. None
-    when the listing does not define ``function``. Raises ``SyntaxError`` for a listing that is not Python."""
-    tree = ast.parse(code)
+    Example calls and prints at module level are left out: they show the function, they are not part of it.
+    ``earlier``: listings the text builds on (printed before it), whose imports and definitions the function may use
+    too (a name the listing itself defines is its own). None when the listing does not define ``function``. Raises
+    ``SyntaxError`` for a listing that is not Python."""
+    trees = [(c, ast.parse(c)) for c in [*earlier, code]]
     defines: dict[str, list[ast.stmt]] = {}
-    for node in tree.body:
-        for name in _defined(node):
-            defines.setdefault(name, []).append(node)
+    for _, tree in trees:  # later listings' definitions replace earlier ones
+        mine: dict[str, list[ast.stmt]] = {}
+        for node in tree.body:
+            for name in _defined(node):
+                mine.setdefault(name, []).append(node)
+        defines.update(mine)
+    tree = trees[-1][1]
     target = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                    and n.name == function), None)
     if target is None:
@@ -106,22 +113,37 @@ def module_source(code: str, function: str) -> str | None:
                 if id(node) not in keep:
                     keep.add(id(node))
                     todo.append(node)
+
     def imports(node: ast.stmt) -> bool:
         return isinstance(node, (ast.Import, ast.ImportFrom)) or (
             isinstance(node, ast.Try) and all(isinstance(b, (ast.Import, ast.ImportFrom)) for b in node.body))
-    return "\n".join(_segment(code, n) for n in tree.body if imports(n) or id(n) in keep) + "\n"
+    return "\n".join(_segment(c, n) for c, t in trees for n in t.body if imports(n) or id(n) in keep) + "\n"
 
 
-def function_source(text: str, quote: str, function: str) -> tuple[Listing, str]:
-    """The listing that contains ``quote`` and what of it ``function`` runs with (``module_source``).
+def function_source(text: str, quote: str, function: str, builds_on: Sequence[str] = ()) -> tuple[Listing, str]:
+    """The listing that contains ``quote`` and what of it ``function`` runs with (``module_source``), with the
+    definitions of the earlier listings that contain each of ``builds_on``.
 
-    Raises ``AuditError`` when no listing contains the quote, when the listing is not valid
-    Python, or when it does not define ``function``.
+    Raises ``AuditError`` when no listing contains the quote (or one of ``builds_on``, before it), when a listing
+    is not valid Python, or when it does not define ``function``.
     """
-    for listing in find_listings(text):
+    listings = find_listings(text)
+    for at, listing in enumerate(listings):
         if quote.strip() in listing.code:
+            earlier = []
+            for line in builds_on:
+                found = [e for e in listings[:at] if line.strip() in e.code]
+                if not found:
+                    raise AuditError(f"no listing before the one at lines {listing.start}–{listing.end} contains "
+                                     f"{line!r}")
+                earlier.append(found[-1])
             try:
-                source = module_source(listing.code, function)
+                for e in earlier:
+                    ast.parse(e.code)
+            except SyntaxError as exc:
+                raise AuditError(f"a listing it builds on is not valid Python ({exc.msg}, listing line {exc.lineno})")
+            try:
+                source = module_source(listing.code, function, [e.code for e in earlier])
             except SyntaxError as exc:
                 raise AuditError(f"the listing at lines {listing.start}–{listing.end} is not valid Python "
                                  f"({exc.msg}, listing line {exc.lineno})")

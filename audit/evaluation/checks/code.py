@@ -328,7 +328,7 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
 def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     book = ms.book
-    listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function)
+    listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on)
     params = _parameters(claim, source)
     uses_k = "cutoff" in claim.arguments.values()
     # a graded listing's edge case: the relevant documents judged 1, the other ranked ones judged 0 (IDs as text)
