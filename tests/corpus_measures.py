@@ -63,6 +63,15 @@ class Figures:
         return out + (f", wrong supported {sum(1 for x in enc if x.audit == 'supported' and x.verdict != 'supported')}"
                       f", wrong contradicted {sum(1 for x in enc if x.audit == 'contradicted' and x.verdict != 'contradicted')}")
 
+    def brief(self, name: str) -> str:
+        """``name: N statements, agreement A%, wrong supported S, wrong contradicted C`` (the listings' line)."""
+        enc = [x for x in self.statements if x.encodable]
+        right = sum(1 for x in enc if x.audit == x.verdict)
+        return (f"{name}: {len(self.statements)} statements, agreement "
+                + (f"{100 * right / len(enc):.0f}%" if enc else "n/a")
+                + f", wrong supported {sum(1 for x in enc if x.audit == 'supported' and x.verdict != 'supported')}"
+                  f", wrong contradicted {sum(1 for x in enc if x.audit == 'contradicted' and x.verdict != 'contradicted')}")
+
     def wrong(self) -> list[Statement]:
         return [x for x in self.statements if x.encodable and x.audit != x.verdict]
 
