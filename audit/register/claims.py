@@ -351,6 +351,52 @@ class ArithmeticClaim(ClaimBase):
     computes: Computes | None = None
 
 
+#: The significance tests a ``statistic`` claim may name, each on paired per-query values.
+TESTS = ("paired t", "sign", "permutation", "wilcoxon")
+#: What a ``statistic`` claim's expectation may print: the p-value, the test statistic (t for the paired t-test,
+#: the number of positive differences for the sign test, W for Wilcoxon), the mean difference and Cohen's d for
+#: paired data (the mean difference over the differences' standard deviation).
+STATISTICS = ("p", "t", "positives", "W", "mean difference", "d")
+
+
+class PairedData(Strict):
+    """Per-query values of two systems (``a``, ``b``, the same queries in the same order) or their differences
+    (``differences``: a − b); numbers as the text prints them (text keeps their decimals exact)."""
+
+    a: list[Claimed] | None = Field(None, max_length=1000)
+    b: list[Claimed] | None = Field(None, max_length=1000)
+    differences: list[Claimed] | None = Field(None, max_length=1000)
+
+    @model_validator(mode="after")
+    def _one_shape(self):
+        if (self.differences is None) == (self.a is None and self.b is None):
+            raise ValueError("give either differences or both a and b")
+        if self.differences is None and (self.a is None or self.b is None or len(self.a) != len(self.b)):
+            raise ValueError("a and b must both be given, with one value per query each")
+        return self
+
+
+class StatExpect(Strict):
+    statistic: Literal["p", "t", "positives", "W", "mean difference", "d"]
+    claimed: Claimed
+    tolerance: str | None = None
+
+
+class StatisticClaim(ClaimBase):
+    """A significance test the text reports on paired per-query values: ``test`` (``TESTS``), ``data``, the
+    printed statistics (``expect``) and the decision it draws (``decision``: significant or not, at ``alpha``).
+    Whether the test is one- or two-sided is the claim's ``sided`` when the text says so; otherwise both are
+    read (a one-sided test is a reading a reader may take)."""
+
+    kind: Literal["statistic"]
+    test: Literal["paired t", "sign", "permutation", "wilcoxon"]
+    data: PairedData
+    sided: Literal["two", "greater", "less"] | None = None
+    expect: list[StatExpect] = Field(default_factory=list, max_length=10)
+    decision: Literal["significant", "not significant"] | None = None
+    alpha: Claimed = "0.05"
+
+
 #: How a register names a reference (``by:``) → the reference's name in the audit.
 REFERENCE_NAMES = {"trec_eval": "pytrec_eval", "pytrec_eval": "pytrec_eval", "ir_measures": "ir_measures",
                    "ir-measures": "ir_measures", "ranx": "ranx"}
@@ -600,8 +646,8 @@ class NotCheckableClaim(ClaimBase):
 
 
 Claim = Annotated[Union[ValueClaim, ComparisonClaim, ArithmeticClaim, ConventionClaim, PropertyClaim, CodeClaim,
-                        DraftClaim, NotCheckableClaim], Field(discriminator="kind")]
-KINDS = ("value", "comparison", "arithmetic", "convention", "property", "code", "draft", "not checkable")
+                        StatisticClaim, DraftClaim, NotCheckableClaim], Field(discriminator="kind")]
+KINDS = ("value", "comparison", "arithmetic", "convention", "property", "code", "statistic", "draft", "not checkable")
 
 
 class ClaimsFile(Strict):
@@ -936,6 +982,40 @@ def shown_arguments(claim: CodeClaim, call: str, params: list[str]) -> dict[str,
     return values
 
 
+#: The most queries an exact permutation or Wilcoxon distribution is enumerated over (2**20 sign assignments).
+MAX_EXACT_QUERIES = 20
+
+
+def _check_statistic(claim: StatisticClaim, fail, claimed) -> None:
+    """A statistic claim's data, printed values and alpha: numbers, at least two queries, at most
+    ``MAX_EXACT_QUERIES`` for the tests whose exact distribution is enumerated, and something printed to check."""
+    d = claim.data
+    for field_name in ("a", "b", "differences"):
+        for i, v in enumerate(getattr(d, field_name) or []):
+            try:
+                value = parse_claimed(v)
+            except AuditError as exc:
+                raise fail(f"data.{field_name}[{i}]", exc.message)
+            if value.nominal is None or value.approximate:
+                raise fail(f"data.{field_name}[{i}]", f"{v!r} is not one number; write each per-query value as printed")
+    n = len(d.differences if d.differences is not None else d.a)
+    if n < 2:
+        raise fail("data", "a paired test needs at least two queries")
+    if claim.test in ("permutation", "wilcoxon") and n > MAX_EXACT_QUERIES:
+        raise fail("data", f"{n} queries: the exact {claim.test} distribution is enumerated over 2^n sign "
+                           f"assignments, at most n = {MAX_EXACT_QUERIES}")
+    if not claim.expect and claim.decision is None:
+        raise fail("expect", "give a printed statistic (expect) or the decision the text draws (decision)")
+    for i, e in enumerate(claim.expect):
+        claimed(f"expect[{i}].claimed", e.claimed, e.tolerance)
+    try:
+        alpha = parse_claimed(claim.alpha)
+    except AuditError as exc:
+        raise fail("alpha", exc.message)
+    if alpha.nominal is None or not 0 < alpha.nominal < 1:
+        raise fail("alpha", f"alpha {claim.alpha!r} must be one number between 0 and 1")
+
+
 def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> None:
     """A code claim's listing, function, arguments and measure, as the code checker will read them: the listing
     that holds the quote must be Python and define the function; every parameter must have a role (and every role
@@ -1103,6 +1183,8 @@ def _check_references(chapter: Chapter) -> None:
                                 e.after_measure or e.measure if side == "after" else e.measure)
         elif claim.kind == "code":
             _check_code(chapter, claim, fail, measure, claimed)
+        elif claim.kind == "statistic":
+            _check_statistic(claim, fail, claimed)
         elif claim.kind == "arithmetic":
             try:
                 parse_expression(claim.expression)

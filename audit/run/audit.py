@@ -206,6 +206,10 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
             f", when {PREMISES[claim.given].text}" if claim.given else "")
     elif claim.kind == "code":
         claimed = f"{claim.function} computes {claim.measure}"
+    elif claim.kind == "statistic":
+        claimed = "; ".join([f"{e.statistic}{_relation(e.claimed)}" for e in claim.expect]
+                            + ([f"{claim.decision} at α = {claim.alpha}"] if claim.decision else []))
+        claimed = f"{claim.test}: {claimed}"
     return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,
                        anchor=anchor_text, anchor_state=anchor.state, found_text=anchor.text if anchor.found else "",
                        similarity=round(anchor.similarity, 4), line=anchor.line, column=anchor.column,

@@ -314,6 +314,9 @@ def edited_claim(claim, text: str):
     elif claim.kind == "arithmetic":
         update = {"claimed": apply_numbers(str(claim.claimed), changes),
                   "expression": apply_numbers(claim.expression, changes)}
+    elif claim.kind == "statistic":
+        update["expect"] = [e.model_copy(update={"claimed": apply_numbers(str(e.claimed), changes)})
+                            for e in claim.expect]
     update["title"] = apply_numbers(claim.title, changes)  # the heading must not print the old numbers
     update["quote"] = text  # the sentence as now printed, which the claimed values were taken from
     described = ", ".join(f"{a} → {b}" for a, b in changes.items())

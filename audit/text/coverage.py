@@ -335,6 +335,8 @@ def use_of(claim: dict, span: Span) -> Use:
         expression = str(claim.get("expression") or "")
     elif kind == "property" and claim.get("bound") is not None:
         printed = [(claim.get("measure"), str(claim["bound"]))]
+    elif kind == "statistic":
+        printed = [(None, str(e.get("claimed"))) for e in claim.get("expect") or []]
     return Use(str(claim.get("id", "")), kind, span, tuple(printed), expression)
 
 

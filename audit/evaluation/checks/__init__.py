@@ -8,6 +8,7 @@ from audit.evaluation.checks import (
     comparison,
     convention,
     property,
+    statistic,
     value,
 )
 from audit.evaluation.checks.common import Measurements
@@ -19,6 +20,7 @@ CHECKERS = {
     "convention": convention.check,
     "property": property.check,
     "code": code.check,
+    "statistic": statistic.check,
 }
 
 #: What each kind will measure, so the references can be called once for the whole chapter.

@@ -1,0 +1,111 @@
+"""Statistic claims: a significance test the text reports on paired per-query values, recomputed exactly and by
+scipy. Right values by hand (exact enumeration, the t formula) and scipy.stats called directly."""
+
+from __future__ import annotations
+
+import pytest
+
+from audit.errors import RegisterError
+from audit.register.claims import load_chapter
+from audit.run.audit import audit_chapter
+from audit.run.provenance import collect
+
+DIFFS = '["0.10", "0.20", "-0.05", "0.15", "0.10"]'
+SNAPSHOT = """\
+The per-query AP differences of the new system over the baseline are 0.10, 0.20, −0.05, 0.15 and 0.10.
+A two-sided paired t-test on these five differences gives p ≈ 0.04, so the improvement is significant at the 5 % level.
+A one-sided sign test on the same differences gives p = 0.1875.
+A paired t-test on them gives p ≈ 0.038.
+The exact permutation test gives p = 0.125.
+On the differences 0.1, 0.2, −0.05, 0.15 and 0.3 the Wilcoxon signed-rank test gives W = 1 and p = 0.125.
+"""
+CLAIMS = f"""\
+claims:
+  - {{id: S1, title: t-test, kind: statistic, quote: "A two-sided paired t-test on these five differences gives p ≈ 0.04, so the improvement is significant at the 5 % level.",
+     claim: two-sided paired t, test: paired t, sided: two, data: {{differences: {DIFFS}}},
+     expect: [{{statistic: p, claimed: "≈ 0.04"}}], decision: significant}}
+  - {{id: S2, title: sign test, kind: statistic, quote: "A one-sided sign test on the same differences gives p = 0.1875.",
+     claim: one-sided sign test, test: sign, sided: greater, data: {{differences: {DIFFS}}},
+     expect: [{{statistic: p, claimed: "0.1875"}}]}}
+  - {{id: S3, title: sidedness unstated, kind: statistic, quote: "A paired t-test on them gives p ≈ 0.038.",
+     claim: paired t, test: paired t, data: {{differences: {DIFFS}}}, expect: [{{statistic: p, claimed: "≈ 0.038"}}]}}
+  - {{id: S4, title: permutation, kind: statistic, quote: "The exact permutation test gives p = 0.125.",
+     claim: exact sign-flip permutation, test: permutation, sided: two, data: {{differences: {DIFFS}}},
+     expect: [{{statistic: p, claimed: "0.125"}}]}}
+  - {{id: S5, title: wilcoxon, kind: statistic, quote: "the Wilcoxon signed-rank test gives W = 1 and p = 0.125",
+     claim: exact Wilcoxon, test: wilcoxon, sided: two, data: {{differences: ["0.1", "0.2", "-0.05", "0.15", "0.3"]}},
+     expect: [{{statistic: W, claimed: "1"}}, {{statistic: p, claimed: "0.125"}}]}}
+"""
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("stats")
+    (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: stats\ntitle: Stats\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    return {c.id: c for c in audit_chapter(load_chapter(folder), [], collect("test")).claims}
+
+
+def test_the_t_test_sentence_is_a_decision_error_with_the_right_p(results):
+    """mean 0.1, s² = 0.035/4 = 0.00875, t = 0.1/(√0.00875/√5) = 2.390 on 4 df; two-sided p = 0.0751 (scipy's
+    ttest_rel / ttest_1samp): not significant at 5 %, so the sentence's decision is wrong, and that leads."""
+    s1 = results["S1"]
+    assert s1.verdict == "contradicted"
+    assert s1.reason.startswith("Decision error: the text says “significant” at α = 0.05, but p = 0.0751305 "
+                                "(two-sided)"), s1.reason
+    assert "The p-value of the paired t-test on 5 paired differences: two-sided: 0.0751305" in s1.reason
+    assert s1.response.startswith("Say that the difference is not significant at the 5 % level.")
+    scipy = [v for c in s1.checks for v in c.values if v.implementation == "scipy"]
+    assert scipy and abs(scipy[0].value - 0.0751305) < 1e-6
+
+
+def test_the_sign_test_is_exact(results):
+    """Four of the five differences are positive: P(X ≥ 4) for Binomial(5, 1/2) = (5 + 1)/32 = 3/16 = 0.1875
+    (scipy binomtest(4, 5, alternative='greater'))."""
+    s2 = results["S2"]
+    assert s2.verdict == "supported", s2.reason
+    assert "3/16 (≈ 0.1875)" in s2.reason
+
+
+def test_a_p_value_that_holds_only_one_sided_is_qualified_when_the_text_does_not_say(results):
+    """The one-sided p is 0.0751305/2 = 0.0375653, which the printed ≈ 0.038 is; the two-sided 0.0751 is not."""
+    s3 = results["S3"]
+    assert s3.verdict == "qualified", s3.reason
+    assert "holds only for a one-sided (a > b) test" in s3.reason
+    assert s3.response.startswith("Say that the test is one-sided (a > b)")
+
+
+def test_the_permutation_test_enumerates_every_sign_flip(results):
+    """The sum of the differences is 0.5; over the 32 sign flips only 0.5 itself and 0.6 (−0.05 flipped) reach 0.5,
+    and by symmetry two reach −0.5: two-sided p = 4/32 = 1/8 (scipy permutation_test, every flip)."""
+    s4 = results["S4"]
+    assert s4.verdict == "supported", s4.reason
+    assert "1/8 (≈ 0.1250)" in s4.reason
+
+
+def test_the_wilcoxon_test_is_exact_without_ties(results):
+    """|d| ranks 0.05 → 1, 0.1 → 2, 0.15 → 3, 0.2 → 4, 0.3 → 5; W⁺ = 14, W⁻ = 1, so W = min = 1; P(W⁺ ≥ 14) = 2/32
+    (the whole set, 15, and all but rank 1, 14), two-sided p = 4/32 = 0.125 (scipy wilcoxon, exact)."""
+    s5 = results["S5"]
+    assert s5.verdict == "supported", s5.reason
+
+
+@pytest.mark.parametrize("extra, field, says", [
+    ("test: paired t, data: {differences: [\"0.1\"]}, expect: [{statistic: p, claimed: \"0.5\"}]", "data",
+     "at least two queries"),
+    ("test: permutation, data: {differences: [" + ", ".join(["\"0.1\""] * 21) + "]}, expect: [{statistic: p, "
+     "claimed: \"0.5\"}]", "data", "at most n = 20"),
+    ("test: paired t, data: {differences: [\"0.1\", \"≈ 0.2\"]}, expect: [{statistic: p, claimed: \"0.5\"}]",
+     "data.differences[1]", "is not one number"),
+    ("test: paired t, data: {differences: [\"0.1\", \"0.2\"]}", "expect", "give a printed statistic"),
+])
+def test_a_statistic_claim_that_cannot_be_checked_stops_the_load(tmp_path, extra, field, says):
+    (tmp_path / "snapshot.txt").write_text("A test gives p = 0.5.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: bad\ntitle: Bad\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(
+        "claims:\n  - {id: B1, title: bad, kind: statistic, quote: \"A test gives p = 0.5.\", claim: x, " + extra + "}\n",
+        encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(tmp_path)
+    assert caught.value.field == field and says in caught.value.message, (caught.value.field, caught.value.message)
