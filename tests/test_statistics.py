@@ -109,3 +109,44 @@ def test_a_statistic_claim_that_cannot_be_checked_stops_the_load(tmp_path, extra
     with pytest.raises(RegisterError) as caught:
         load_chapter(tmp_path)
     assert caught.value.field == field and says in caught.value.message, (caught.value.field, caught.value.message)
+
+
+REPORTED = """\
+In the paper, a two-sided test gives t(4) = 2.39, p = .04.
+The same report without saying the side: t(4) = 2.39, p = .04 again.
+Another gives t(28) = 2.20, p = .036.
+A third gives t(5) = 2.6, p = .046.
+"""
+REPORTED_CLAIMS = """\
+claims:
+  - {id: R1, title: two-sided, kind: statistic, quote: "a two-sided test gives t(4) = 2.39, p = .04", claim: x,
+     test: paired t, sided: two, reported: {t: "2.39", df: 4, p: ".04"}}
+  - {id: R2, title: side unstated, kind: statistic, quote: "t(4) = 2.39, p = .04 again", claim: x,
+     test: paired t, reported: {t: "2.39", df: 4, p: ".04"}}
+  - {id: R3, title: consistent, kind: statistic, quote: "t(28) = 2.20, p = .036", claim: x, test: paired t,
+     sided: two, reported: {t: "2.20", df: 28, p: ".036"}}
+  - {id: R4, title: by rounding, kind: statistic, quote: "t(5) = 2.6, p = .046", claim: x, test: paired t, sided: two,
+     reported: {t: "2.6", df: 5, p: ".046"}}
+"""
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("reported")
+    (folder / "snapshot.txt").write_text(REPORTED, encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: reported\ntitle: Reported\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(REPORTED_CLAIMS, encoding="utf-8")
+    return {c.id: c for c in audit_chapter(load_chapter(folder), [], collect("test")).claims}
+
+
+def test_a_reported_t_test_is_checked_for_consistency_as_statcheck_does(reported):
+    """scipy.stats.t: 2·sf(2.39, 4) = 0.0752 (two-sided), sf(2.39, 4) = 0.0376 (one-sided); 2·sf(2.20, 28) = 0.0362;
+    2·sf(2.6, 5) = 0.0482, and t from 2.55 to 2.65 gives 0.0513 down to 0.0454."""
+    r1, r2, r3, r4 = (reported[i] for i in ("R1", "R2", "R3", "R4"))
+    # two-sided, stated: inconsistent, and the printed .04 says significant where 0.075 does not: a decision error
+    assert r1.verdict == "contradicted" and r1.reason.startswith("Decision error: the p-value of t(4) = 2.39"), r1.reason
+    # the side unstated: .04 is the one-sided p, so it holds only one-sided
+    assert r2.verdict == "qualified" and "holds only for a one-sided (a > b) test" in r2.reason, r2.reason
+    assert r3.verdict == "supported", r3.reason
+    # consistent only because t is rounded
+    assert r4.verdict == "qualified" and "only because the printed t is rounded" in r4.reason, r4.reason

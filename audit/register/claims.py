@@ -382,15 +382,26 @@ class StatExpect(Strict):
     tolerance: str | None = None
 
 
+class Reported(Strict):
+    """A t-test as a paper reports it, without its data ("t(4) = 2.39, p = .04"): the statistic as printed, its
+    degrees of freedom and the p-value as printed ("= .04", "< .05")."""
+
+    t: Claimed
+    df: int = Field(ge=1, le=100_000)
+    p: Claimed
+
+
 class StatisticClaim(ClaimBase):
     """A significance test the text reports on paired per-query values: ``test`` (``TESTS``), ``data``, the
     printed statistics (``expect``) and the decision it draws (``decision``: significant or not, at ``alpha``).
     Whether the test is one- or two-sided is the claim's ``sided`` when the text says so; otherwise both are
-    read (a one-sided test is a reading a reader may take)."""
+    read (a one-sided test is a reading a reader may take). Without data, ``reported`` (a t-test's t, df and p as
+    printed) is checked for its internal consistency, as statcheck does."""
 
     kind: Literal["statistic"]
     test: Literal["paired t", "sign", "permutation", "wilcoxon"]
-    data: PairedData
+    data: PairedData | None = None
+    reported: Reported | None = None
     sided: Literal["two", "greater", "less"] | None = None
     expect: list[StatExpect] = Field(default_factory=list, max_length=10)
     decision: Literal["significant", "not significant"] | None = None
@@ -989,6 +1000,23 @@ MAX_EXACT_QUERIES = 20
 def _check_statistic(claim: StatisticClaim, fail, claimed) -> None:
     """A statistic claim's data, printed values and alpha: numbers, at least two queries, at most
     ``MAX_EXACT_QUERIES`` for the tests whose exact distribution is enumerated, and something printed to check."""
+    try:
+        alpha = parse_claimed(claim.alpha)
+    except AuditError as exc:
+        raise fail("alpha", exc.message)
+    if alpha.nominal is None or not 0 < alpha.nominal < 1:
+        raise fail("alpha", f"alpha {claim.alpha!r} must be one number between 0 and 1")
+    if (claim.data is None) == (claim.reported is None):
+        raise fail("data", "give the per-query data (data) or, for a t-test reported without it, reported: "
+                           "{t, df, p}")
+    if claim.reported is not None:
+        if claim.test != "paired t":
+            raise fail("reported", "a reported statistic is checked for a t-test (t, df, p)")
+        claimed("reported.t", claim.reported.t)
+        claimed("reported.p", claim.reported.p)
+        if claim.expect:
+            raise fail("expect", "with reported, the printed t and p are the reported ones; leave expect out")
+        return
     d = claim.data
     for field_name in ("a", "b", "differences"):
         for i, v in enumerate(getattr(d, field_name) or []):
@@ -1008,12 +1036,6 @@ def _check_statistic(claim: StatisticClaim, fail, claimed) -> None:
         raise fail("expect", "give a printed statistic (expect) or the decision the text draws (decision)")
     for i, e in enumerate(claim.expect):
         claimed(f"expect[{i}].claimed", e.claimed, e.tolerance)
-    try:
-        alpha = parse_claimed(claim.alpha)
-    except AuditError as exc:
-        raise fail("alpha", exc.message)
-    if alpha.nominal is None or not 0 < alpha.nominal < 1:
-        raise fail("alpha", f"alpha {claim.alpha!r} must be one number between 0 and 1")
 
 
 def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> None:

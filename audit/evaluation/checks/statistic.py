@@ -175,8 +175,97 @@ def _number(v) -> Fraction | None:
     return Fraction(mpmath.nstr(v, 40))
 
 
+def _p_of_t(t, nu: int, side: str):
+    """The p-value of Student's t with ``nu`` degrees of freedom (mpmath, ``DIGITS`` digits): two-sided
+    I_{ν/(ν+t²)}(ν/2, 1/2); one-sided half of it on the side t lies, 1 − half on the other."""
+    mpmath.mp.dps = DIGITS
+    t = mpmath.mpf(t)
+    p_two = mpmath.betainc(mpmath.mpf(nu) / 2, mpmath.mpf(1) / 2, 0, nu / (nu + t * t), regularized=True)
+    return p_two if side == "two" else _one_sided(p_two, t > 0, side)
+
+
+def _as_mpf(x: Fraction):
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
+    """A t-test reported without its data, checked as statcheck checks papers: the p-value recomputed from the
+    printed t and df. Consistent → supported; consistent only for some t the printed t rounds from → qualified
+    (the rounding named); otherwise contradicted, and a decision error (the printed p and the recomputed one on
+    opposite sides of α) leads. The one-sided reading is tried when the text does not state the sidedness."""
+    from scipy import stats
+
+    r = claim.reported
+    t_printed, p_printed = parse_claimed(r.t), parse_claimed(r.p)
+    t = t_printed.nominal
+    alpha = parse_claimed(claim.alpha).nominal
+    sides = [claim.sided] if claim.sided else ["two", "greater" if t >= 0 else "less"]
+    lo, hi = (t_printed.low, t_printed.high) if t_printed.low is not None and t_printed.high is not None else (t, t)
+    found = {}
+    for side in sides:
+        p = _p_of_t(_as_mpf(t), r.df, side)
+        ends = sorted([_p_of_t(_as_mpf(lo), r.df, side), _p_of_t(_as_mpf(hi), r.df, side)])
+        found[side] = (p, ends)
+    label = f"the p-value of t({r.df}) = {r.t}"
+    rows = []
+    for side, (p, ends) in found.items():
+        scipy_p = float(2 * stats.t.sf(abs(float(t)), r.df)) if side == "two" else             float(stats.t.sf(float(t), r.df) if side == "greater" else stats.t.cdf(float(t), r.df))
+        rows += [ImplValue(implementation=CHAPTER, provider=f"mpmath, {DIGITS} digits", behaviour=SIDES[side],
+                           value=float(p), in_interval=p_printed.contains(_number(p))),
+                 ImplValue(implementation="scipy", provider="scipy.stats.t", behaviour=SIDES[side], value=scipy_p,
+                           in_interval=p_printed.contains(scipy_p))]
+    evidence.checks.append(Check(label=label, measure="p", claimed=str(r.p), interval=p_printed.interval(),
+                                 values=rows))
+
+    def holds(side) -> bool:
+        return p_printed.contains(_number(found[side][0]))
+
+    def by_rounding(side) -> bool:
+        a, b = found[side][1]
+        return p_printed.decide(_number(a), _number(b)) is not False
+
+    def significant(x) -> bool:
+        return x < alpha
+
+    shown = "; ".join(f"{SIDES[s]} p = {_show(found[s][0])}" for s in sides)
+    first = sides[0]
+    printed_sig = None if p_printed.low is None and p_printed.high is None else (
+        p_printed.high <= alpha if p_printed.high is not None and (p_printed.low is None or p_printed.low < alpha)
+        else False)
+    decision_error = printed_sig is not None and all(significant(_number(found[s][0])) != printed_sig for s in sides)
+    if holds(first):
+        evidence.scopes.append(f"{label}: {shown}, consistent with the printed p {r.p}")
+    elif any(holds(s) for s in sides):
+        good = next(s for s in sides if holds(s))
+        evidence.conditions.append(Point(
+            f"{label}: the printed p {r.p} holds only for a {SIDES[good]} test ({shown}), and the text does not say "
+            "which", f"Say that the test is {SIDES[good]} (checked: t({r.df}) = {r.t} gives the printed p then)."))
+        evidence.lead = ""
+    elif by_rounding(first):
+        a, b = found[first][1]
+        evidence.conditions.append(Point(
+            f"{label}: t = {float(t):g} gives {SIDES[first]} p = {_show(found[first][0])}, outside the printed "
+            f"{r.p}; only because the printed t is rounded (t in [{float(lo):g}, {float(hi):g}] gives p from "
+            f"{_show(a)} to {_show(b)}) can they agree",
+            f"Print t with another digit, or the p-value t({r.df}) = {r.t} gives (≈ {float(found[first][0]):.3f})."))
+        evidence.lead = ""
+    else:
+        new = p_printed.write_like(_number(found[first][0]), exact=False) if p_printed.nominal is not None else ""
+        text = f"{label}: {shown}, outside the printed {p_printed.interval()}"
+        if decision_error:
+            text = ("decision error: " + text + f"; at α = {float(alpha):g} the printed p says "
+                    f"{'significant' if printed_sig else 'not significant'}, the recomputed one the opposite")
+        evidence.failures.append(Point(
+            text, f"Change “{r.p}” to “{new}” (checked: t({r.df}) = {r.t} gives it, {SIDES[first]})."
+            if new and parse_claimed(new).contains(_number(found[first][0])) and str(r.p) in claim.quote else
+            f"Revise the p-value: t({r.df}) = {r.t} gives {SIDES[first]} p = {_show(found[first][0])}."))
+    return evidence
+
+
 def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
+    if claim.reported is not None:
+        return _reported(claim, evidence)
     d = differences(claim)
     mean = sum(d, Fraction(0)) / len(d)
     sides = [claim.sided] if claim.sided else ["two", "greater" if mean >= 0 else "less"]
