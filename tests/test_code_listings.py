@@ -434,7 +434,9 @@ claims:
 def map_listings(tmp_path_factory):
     folder = tmp_path_factory.mktemp("map")
     (folder / "snapshot.md").write_text(MAP_TEXT, encoding="utf-8")
-    (folder / "chapter.yaml").write_text("id: map-run\ntitle: MAP\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
+    (folder / "chapter.yaml").write_text(
+        "id: map-run\ntitle: MAP\nsnapshot: {file: snapshot.md}\nconventions:\n  ap_denominator: {value: '|R|', quote: "
+        "\"over all of its relevant documents, retrieved or not\"}\n", encoding="utf-8")
     (folder / "claims.yaml").write_text(MAP_CLAIMS, encoding="utf-8")
     return {c.id: c for c in audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims}
 

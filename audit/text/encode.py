@@ -1051,9 +1051,10 @@ _ROLES = {"ranking": ("ranking", "retrieved", "run", "results", "docs", "ranked"
           "ranked grades": ("grades", "rels", "relevances", "gains", "graded", "relevance_scores", "labels", "rel",
                             "relevance", "ranked_grades", "scores_true"),
           "qrels": ("qrels", "judgments", "judgements", "grades_by_doc", "relevance", "rel_map", "labels")}
-_FUNCTION_MEASURES = (("reciprocal", "RR"), ("mrr", "RR"), ("recall", "R"), ("precision_at", "P"),
-                      ("average_precision", "AP"), ("ndcg", "nDCG"), ("success", "Success"), ("hit", "Success"),
-                      ("precision", "P"))
+#: Name fragments → the measure, tried in order: the longer names first ("average_precision_at_k" is AP, not P@k).
+_FUNCTION_MEASURES = (("reciprocal", "RR"), ("mrr", "RR"), ("average_precision", "AP"), ("mean_ap", "AP"),
+                      ("map_", "AP"), ("ndcg", "nDCG"), ("recall", "R"), ("precision_at", "P"), ("success", "Success"),
+                      ("hit", "Success"), ("precision", "P"))
 _MAPPING_HINT = re.compile(r"\b(?:dict|Dict|Mapping|MutableMapping)\b")
 _SEQUENCE_HINT = re.compile(r"\b(?:list|List|Sequence|tuple|Tuple|Iterable)\s*\[\s*(?:int|float)\b")
 _SET_HINT = re.compile(r"\b(?:set|Set|frozenset|AbstractSet|Collection)\b")
@@ -1184,6 +1185,34 @@ def _split_params(params: str) -> list[str]:
     if current.strip():
         out.append(current)
     return [p for p in out if p.strip() and p.strip() not in ("self", "/", "*")]
+
+
+_T_REPORT = re.compile(r"\bt\s*\(\s*(?P<df>\d{1,6})\s*\)\s*=\s*(?P<t>[-−]?\d*\.?\d+)\s*[,;]\s*p\s*"
+                       r"(?P<rel>=|<|>|≤|≥)\s*(?P<p>0?\.\d+|[01](?:\.\d+)?)")
+_SIDED = re.compile(r"\b(?P<side>one|two)[- ]sided\b|\b(?P<tails>one|two)[- ]tailed\b", re.IGNORECASE)
+
+
+def statistics(s: Statement) -> list[dict]:
+    """A statistic claim for each t-test the sentence reports as t(df) = t, p = …, checked for consistency without
+    its data (``statistic`` claims' ``reported``); the sidedness when the sentence states it."""
+    out = []
+    side = _SIDED.search(s.text)
+    sided = None
+    if side:
+        word = (side.group("side") or side.group("tails")).lower()
+        sided = "two" if word == "two" else None  # a one-sided test's direction is the data's, read from t's sign
+    for m in _T_REPORT.finditer(s.text):
+        t = m.group("t").replace("−", "-")
+        rel = {"=": "", "≤": "<= ", "≥": ">= "}.get(m.group("rel"), m.group("rel") + " ")
+        if side and (side.group("side") or side.group("tails")).lower() == "one":
+            sided = "less" if t.startswith("-") else "greater"
+        claim = {"kind": "statistic", "quote": s.text[m.start():m.end()].strip(),
+                 "claim": f"t({m.group('df')}) = {t} gives p {m.group('rel')} {m.group('p')}", "test": "paired t",
+                 "reported": {"t": t, "df": int(m.group("df")), "p": rel + m.group("p")}}
+        if sided:
+            claim["sided"] = sided
+        out.append(claim)
+    return out
 
 
 def todo(s: Statement, reason: str) -> str:

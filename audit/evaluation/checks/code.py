@@ -101,6 +101,9 @@ def graded_input(ranking: tuple, grades: Mapping[str, int], k: int | None, label
 EDGES = [
     ("repeated ID in the ranking", ("n", "n", "a", "a"), {"a"}, 4,
      "reject a ranking that repeats an ID ({rule}), or count each ID once"),
+    # deduplicating before the cut (c1, c2: P@2 = 1/2) and after it (c1: 0) differ here
+    ("repeated ID before the cutoff", ("c1", "c1", "c2", "c3"), {"c2"}, 2,
+     "reject a ranking that repeats an ID ({rule}), or drop the repeats before cutting at k"),
     ("empty relevant set", ("a", "b"), set(), 2,
      "return 0.0 when the relevant set is empty, as trec_eval, ir-measures and ranx do"),
     ("empty ranking", (), {"a"}, 3, "return 0.0 for an empty ranking"),
@@ -181,9 +184,38 @@ def _call(params: list[str], claim: CodeClaim, item: Input) -> list:
     return [by_role[claim.arguments[p]] for p in params]
 
 
-def _generated(claim: CodeClaim, n: int, seed: int) -> list[Input]:
+def _generated(claim: CodeClaim, n: int, seed: int, repeats: bool = False) -> list[Input]:
     """Well-formed input: distinct string IDs, a non-empty relevant set, 1 ≤ k ≤ len + 2; for a listing that takes
-    grades, judgements with grades 0–3 of some of the documents (the rest unjudged), at least one of them ≥ 1."""
+    grades, judgements with grades 0–3 of some of the documents (the rest unjudged), at least one of them ≥ 1.
+    ``repeats``: the chapter's rule scores a ranking that repeats an ID (keep first, keep last, count each), so a
+    third of the single-query inputs repeat one of their documents at a later rank."""
+    out = _generated_inputs(claim, n, seed)
+    if not repeats or _multi(claim):
+        return out
+    rng = random.Random(seed + 1)
+    for i in range(0, len(out), 3):
+        item = out[i]
+        if item.ranking:
+            ranking = list(item.ranking)
+            ranking.insert(rng.randint(1, len(ranking)), rng.choice(ranking))
+            out[i] = Input(tuple(ranking), item.relevant, item.k, item.label, item.grades)
+    return out
+
+
+def _repeats(item: Input) -> bool:
+    return len(set(map(str, item.ranking))) < len(item.ranking)
+
+
+def _edge_like(item: Input) -> bool:
+    """A generated input of an edge case's kind, in some query: an empty ranking, or one that retrieves no relevant
+    document at all ("relevant documents never retrieved"). A ranking with relevant documents only past k is
+    ordinary input: a cutoff applied wrongly shows there."""
+    if item.queries:
+        return any(_edge_like(Input(i.ranking, i.relevant, item.k, i.label, i.grades)) for _, i in item.queries)
+    return not item.ranking or not any(str(d) in {str(x) for x in item.relevant} for d in item.ranking)
+
+
+def _generated_inputs(claim: CodeClaim, n: int, seed: int) -> list[Input]:
     rng = random.Random(seed)
     uses_k = "cutoff" in claim.arguments.values()
     graded = _graded(claim) or _multi(claim)
@@ -226,6 +258,8 @@ def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: 
     state the repeated-ID rule; ``stated``: this chapter states it. The listing's own text (its exception, the repr of
     what it returned) is shown only as a labelled quote; the sandbox's account is the sandbox's words."""
     if result.status == "raises":
+        if expected == "rejects" or item.k == 0:
+            return ""  # the chapter rejects the input too (a repeated ID), or the listing refuses k < 1 as allowed
         return f"raises ({quote(LISTING_EXCEPTION, result.text)})"
     if result.status == "returns":
         return f"returns a non-number ({quote(LISTING_VALUE, result.text)})"
@@ -340,7 +374,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     if _multi(claim):  # each edge case as the run of one query
         edges = [run_input([("q1", Input(e.ranking, e.relevant, None, e.label, e.grades))], e.k, e.label)
                  for e in edges]
-    generated = _generated(claim, SAMPLE, SEED)
+    scored_repeats = base_reading(chapter.declared_for(claim))["repeated_ids"] != "reject"
+    generated = _generated(claim, SAMPLE, SEED, repeats=scored_repeats)
     items = edges + generated
     shown = [shown_arguments(claim, c.call, params) for c in claim.calls]
     deadline = time.monotonic() + CLAIM_BUDGET
@@ -368,6 +403,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     # Edge cases: one row each.
     edge_rows = []
     reading = base_reading(declared)
+    conflicted = False
     for item, result in zip(edges, run.results):
         expected = chapter_value(claim, item, reading)
         problem = _problem(result, expected, item, book_rule, stated_rule)
@@ -382,7 +418,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         elif problem:
             evidence.conditions.append(Point(f"on {item.label} ({item.describe()}) it {problem}",
                                              f"{fixes[item.label]}"))
-            if expected == "rejects" and book is not None:
+            if expected == "rejects" and book is not None and not conflicted:
+                conflicted = True  # one book-level conflict per listing, on the first repeated-ID case
                 head = problem.split(" where ")[0] if result.status == "ok" else problem  # never cut inside a quote
                 book.conflict(chapter.identity.id, claim.id, f"{claim.function}() {head} "
                               f"on a ranking that repeats an ID ({item.describe()})")
@@ -396,7 +433,10 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     bad = [(i, r) for i, r in zip(generated, gen_results) if not _agrees(r, chapter_value(claim, i, reading))]
     ref_rows = _references(claim, ms, generated, gen_results, reading)
     evidence.checks.append(Check(label=f"{claim.function}() on {len(generated)} generated well-formed inputs "
-                                       f"(distinct IDs, non-empty relevant set; seed {SEED})",
+                                       + ("(a third repeating one ID, which the chapter's rule scores; the "
+                                          "references are compared on the others; " if scored_repeats and
+                                          not _multi(claim) else "(distinct IDs, ")
+                                       + f"non-empty relevant set; seed {SEED})",
                                  measure=claim.measure, values=ref_rows))
     stopped = [r for r in gen_results if r.status == "not run"]
     if stopped:
@@ -407,6 +447,37 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         return evidence
     if bad and run.violations:
         return evidence  # the sandbox's verdict on the listing is the finding; no shrinking
+    found = listing_reading(claim, generated, gen_results, reading) if bad else []
+    if found and not any(declared.stated(n) or v in CONVENTIONS[n].unsourced for n, v in found):
+        # where it returns a number it follows a reading the text leaves open (and someone uses): qualified, as a
+        # printed value under such a reading is, not wrong; what remains (exceptions) is judged below
+        settings = " and ".join(f"{CONVENTIONS[n].title} “{v}”" for n, v in found)
+        evidence.conditions.append(Point(
+            f"where it returns a number it computes {claim.measure} with {settings}, a reading the text does not rule "
+            f"out (the chapter's definitions set so give the listing's value on every generated input where it "
+            f"returns one; " + "; ".join(f"{CONVENTIONS[n].title}: {CONVENTIONS[n].source}" for n, _ in found) + ")",
+            "State the convention the listing follows, e.g. “Here "
+            + "; ".join(CONVENTIONS[n].phrase(v) for n, v in found) + ".”"))
+        evidence.lead = ""
+        bad = [(i, r) for i, r in bad if r.status != "ok"]
+    edgy = [(i, r) for i, r in bad if _edge_like(i) or _repeats(i)]
+    if bad and len(edgy) == len(bad):
+        # it fails only on inputs of the edge cases' kinds (a repeated ID, nothing relevant in the first k, nothing
+        # retrieved): qualified as the edge cases are, not wrong on ordinary input
+        smallest, result = min(edgy, key=lambda pair: (_size(pair[0]), pair[0].describe()))
+        expected = chapter_value(claim, smallest, reading)
+        kinds = " or ".join(dict.fromkeys(("repeating an ID" if _repeats(i) else
+                                            "retrieving nothing relevant, or nothing at all")
+                                           for i, _ in edgy))
+        evidence.conditions.append(Point(
+            f"on {len(edgy)} of {len(generated)} generated inputs, each {kinds}, it disagrees with the chapter's "
+            f"definition; the smallest, {smallest.describe()}: it "
+            f"{_problem(result, expected, smallest, book_rule, stated_rule)}"
+            + (f" where the chapter's definition gives {display(format_exact(expected))}"
+               if result.status != "ok" and not isinstance(expected, str) else ""),
+            fixes["repeated ID before the cutoff"] if _repeats(smallest) else
+            "return 0.0 when nothing relevant is found"))
+        bad = []
     if bad:
         if len(bad) == len(generated):
             # Wrong everywhere: the smallest generated input is as telling as a shrunk one.
@@ -417,7 +488,6 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             how = "the smallest" if finished else (f"the smallest found before the listing's {CLAIM_BUDGET:g} s "
                                                    "time limit ran out")
         expected = chapter_value(claim, smallest, reading)
-        found = listing_reading(claim, generated, gen_results, reading)
         settings = " and ".join(f"{CONVENTIONS[n].title} “{v}”" for n, v in found)
         chapters = " and ".join(f"{CONVENTIONS[n].title} “{reading[n]}”" for n, _ in found)
         cause = (f"; where it returns a number it computes {claim.measure} with {settings}, where the chapter's is "
@@ -538,7 +608,8 @@ def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResu
     gain where the chapter's is exponential, a cutoff not applied … each is such a reading."""
     import itertools
 
-    pairs = [(i, r) for i, r in zip(items, results) if r.status == "ok"]
+    # a repeated ID is judged on its own (an edge case's kind): the reading is read off the other inputs
+    pairs = [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i)]
     if not pairs:
         return []
     spec = parse_measure(_measure(claim, 1))[1]
@@ -550,6 +621,9 @@ def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResu
         under = {**reading, **changed}
         return all(_agrees(r, chapter_value(claim, i, under)) for i, r in pairs)
 
+    if agrees({}):
+        return []  # where it returns a number it is the chapter's value: no convention explains a difference
+
     for size in (1, 2):
         for combo in itertools.combinations(options, size):
             if len({n for n, _ in combo}) == size and agrees(dict(combo)):
@@ -560,7 +634,9 @@ def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResu
 def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results: list[CallResult],
                 reading=None) -> list[ImplValue]:
     """How often each reference agrees with the listing on the generated inputs (one call per reference)."""
-    parts = {i: (list(item.queries) if item.queries else [("", item)]) for i, item in enumerate(items)}
+    # a {document: score} run cannot hold a repeated ID: those inputs are the chapter's alone
+    kept = [(i, item) for i, item in enumerate(items) if not _repeats(item)]
+    parts = {i: (list(item.queries) if item.queries else [("", item)]) for i, item in kept}
     qrels = {f"g{i}~{q}": one.qrels() for i, ps in parts.items() for q, one in ps}
     run = {f"g{i}~{q}": {str(d): float(len(one.ranking) - r) for r, d in enumerate(one.ranking)}
            for i, ps in parts.items() for q, one in ps}
@@ -581,7 +657,7 @@ def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results:
         provider = ""
         for i, (item, result) in enumerate(zip(items, results)):
             outcome = outcomes.get(str(measures[i]))
-            if outcome is None or outcome.status != "ok":
+            if i not in parts or outcome is None or outcome.status != "ok":
                 continue
             provider = outcome.provider
             total += 1
