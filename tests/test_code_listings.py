@@ -520,3 +520,45 @@ def test_builds_on_must_name_an_earlier_listing(tmp_path):
     with pytest.raises(RegisterError) as caught:
         load_chapter(tmp_path)
     assert caught.value.field == "builds_on" and "def idcg(gains):" in caught.value.message
+
+
+REPEATS_TEXT = """\
+# Repeats
+
+When a ranking holds the same chunk twice, only the first copy counts: later copies are dropped before we cut at k.
+(The second listing is from a harness whose evaluator refuses a ranking that repeats a document.)
+
+```python
+def precision_after_cut(retrieved, relevant, k):
+    return len(set(retrieved[:k]) & set(relevant)) / k
+```
+
+```python
+def precision_refusing(retrieved, relevant, k):
+    if len(set(retrieved)) != len(retrieved):
+        raise ValueError("duplicate document in run")
+    return len(set(retrieved[:k]) & set(relevant)) / k
+```
+"""
+
+
+@pytest.mark.parametrize("rule, function, verdict, says", [
+    # keep first: ['c1', 'c1', 'c2', 'c3'] with c2 relevant is c1, c2, c3 after dropping the repeat, so P@2 = 1/2;
+    # deduplicating after the cut sees c1, c1 and gives 0 (the corpus's RG04)
+    ("keep first", "precision_after_cut", "qualified", "on repeated ID before the cutoff"),
+    # reject: raising ValueError on a repeated ID is the chapter's own rule, so the listing agrees everywhere
+    ("reject", "precision_refusing", "supported", ""),
+])
+def test_repeated_ids_are_judged_by_the_chapters_rule(tmp_path, rule, function, verdict, says):
+    quote = "only the first copy counts" if rule == "keep first" else "refuses a ranking that repeats a document"
+    (tmp_path / "snapshot.md").write_text(REPEATS_TEXT, encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text(
+        f"id: repeats\ntitle: Repeats\nsnapshot: {{file: snapshot.md}}\nconventions:\n  repeated_ids: {{value: {rule}, "
+        f"quote: \"{quote}\"}}\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(
+        f"claims:\n  - {{id: P1, title: p, kind: code, quote: 'def {function}(retrieved, relevant, k):', claim: P@k, "
+        f"function: {function}, measure: P@k, arguments: {{retrieved: ranking, relevant: relevant set, k: cutoff}}}}\n",
+        encoding="utf-8")
+    result = audit_chapter(load_chapter(tmp_path), all_references(), collect(["audit", "run"])).claims[0]
+    assert result.verdict == verdict, result.reason
+    assert says in result.reason
