@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Compute, independently of chapter-audit, the right value of every labelled statement of the eight texts in
+"""Compute, independently of chapter-audit, the right value of every labelled statement of the eleven texts in
 this folder, and check them against ``labels.yaml``.
 
 Run from the project root with the project's virtualenv::
@@ -1558,6 +1558,203 @@ gl("| nDCG@5, exponential gain | 0.472 |", lambda: {
     **gl_lib(5, exp=True)}, primary="hand exponential, judged ideal")
 gl("| Judged@5 | 0.8 |", lambda: {
     "hand": Fr(4, 5), "ir_measures Judged@5": irm(GL_QRELS, GL_RUN, "Judged@5", "L6")})
+
+# ---- code listings: rag-retriever-metrics-blog, ir-course-eval-notebook, tinyrank-api-docs ---------------------
+# A listing's statement is its `def` line. Its value is the chapter's definition (by hand, exact, under the text's
+# stated conventions) on one input that shows what the listing does: the call the text prints, or for a listing that
+# is wrong, the input where it parts from the definition. The listing itself is run on the same inputs, in this
+# process: its fenced block's imports, functions and constants only (example calls and prints left out), as the text
+# prints it. Edge cases (a repeated ID, an empty relevant set or all-zero grades, k = 0) show why a listing is
+# qualified; an exception is shown as "raises <name>".
+
+
+def listing(text, def_line):
+    """The function ``def_line`` defines, from the fenced Python block of ``text``'s snapshot that prints it."""
+    import ast
+    import re
+    snap = (HERE / text / "snapshot.md").read_text(encoding="utf-8")
+    code = next(b for b in re.findall(r"```python\n(.*?)```", snap, re.S) if def_line in b)
+    tree = ast.parse(code)
+    keep = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.Assign))]
+    ns: dict = {}
+    exec(compile(ast.Module(keep, []), f"{text} listing", "exec"), ns)  # noqa: S102 (the corpus's own listing)
+    return ns[def_line.split()[1].split("(")[0]]
+
+
+def ran(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as exc:  # the listing's own failure is the evidence
+        return f"raises {type(exc).__name__}"
+
+
+def lst(text, def_line, cases, libs=None):
+    """``cases``: (label, the listing's arguments, the chapter's value by hand); the first is the statement's value."""
+    fn = listing(text, def_line)
+    out = {}
+    for label, args, hand in cases:
+        out[f"hand, {label}"] = hand
+        out[f"listing, {label}"] = ran(fn, *args)
+    return {**out, **(libs() if libs else {})}
+
+
+def code(text, def_line, cases, libs=None):
+    S(text, def_line, lambda: lst(text, def_line, cases, libs), primary=f"hand, {cases[0][0]}")
+
+
+def binq(ranking, relevant):
+    """One binary query as a qrels/run pair for the libraries (relevant judged 1)."""
+    return {"q": {d: 1 for d in relevant}}, {"q": list(ranking)}
+
+
+def rel_q(relevant, ranking=()):
+    """The judgements of a binary listing's input: the relevant documents judged 1."""
+    return {d: 1 for d in relevant}
+
+
+RG, NB, LD = "rag-retriever-metrics-blog", "ir-course-eval-notebook", "tinyrank-api-docs"
+KF = keep_first
+
+# rag-retriever-metrics-blog: repeated chunks keep their first copy; P@k over k; AP over |R|; RR@k stops at k.
+_c = (["c4", "c1", "c4", "c7", "c2"], {"c1", "c2", "c9"})
+code(RG, "def recall_at_k(retrieved, relevant, k):", [
+    ("R@4 on the printed call (keep first)", (*_c, 4), R(rel_q(_c[1]), KF(_c[0]), 4)),
+    ("R@2 on ['c1', 'c1', 'c2'], relevant {'c2'}", (["c1", "c1", "c2"], {"c2"}, 2), R({"c2": 1}, KF(["c1", "c1", "c2"]), 2)),
+    ("empty relevant set", (["c1", "c2"], set(), 2), Fr(0))],
+    lambda: {"trec_eval recall_4 (the ranking with its repeat removed)": trec_value(*binq(KF(_c[0]), _c[1]), "recall.4", q="q")})
+code(RG, "def context_recall(retrieved, relevant, k):", [
+    ("R@2 on ['c4', 'c1', 'c7'], relevant {'c1', 'c9'}", (["c4", "c1", "c7"], {"c1", "c9"}, 2), Fr(1, 2)),
+    ("empty relevant set", (["c1", "c2"], set(), 2), Fr(0))],
+    lambda: {"trec_eval recall_2": trec_value(*binq(["c4", "c1", "c7"], {"c1", "c9"}), "recall.2", q="q")})
+code(RG, "def precision_at_k(retrieved, relevant, k):", [
+    ("P@5 on the printed call (over k, stated)", (["c3", "c8"], {"c3", "c5"}, 5), P({"c3": 1, "c5": 1}, ["c3", "c8"], 5)),
+    ("empty ranking, k = 3", ([], {"c1"}, 3), Fr(0))],
+    lambda: {"trec_eval P_5": trec_value(*binq(["c3", "c8"], {"c3", "c5"}), "P.5", q="q"),
+             "ranx precision@5": rx(*binq(["c3", "c8"], {"c3", "c5"}), "precision@5", "q")})
+code(RG, "def precision_at_k_set(retrieved, relevant, k):", [
+    ("P@2 on ['c1', 'c1', 'c2'], relevant {'c2'} (keep first: c1, c2)", (["c1", "c1", "c2"], {"c2"}, 2),
+     P({"c2": 1}, KF(["c1", "c1", "c2"]), 2)),
+    ("P@4 on ['n', 'n', 'a', 'a'], relevant {'a'}", (["n", "n", "a", "a"], {"a"}, 4), P({"a": 1}, KF(["n", "n", "a", "a"]), 4)),
+    ("P@2 on ['c1', 'c2', 'c3'], relevant {'c2'}", (["c1", "c2", "c3"], {"c2"}, 2), P({"c2": 1}, ["c1", "c2", "c3"], 2))])
+code(RG, "def reciprocal_rank(retrieved, relevant):", [
+    ("RR on the printed call", (["c6", "c2", "c9"], {"c9"}), RR({"c9": 1}, ["c6", "c2", "c9"])),
+    ("RR on ['n', 'n', 'a'], relevant {'a'} (keep first: n, a)", (["n", "n", "a"], {"a"}), RR({"a": 1}, KF(["n", "n", "a"])))],
+    lambda: {"trec_eval recip_rank": trec_value(*binq(["c6", "c2", "c9"], {"c9"}), "recip_rank", q="q")})
+code(RG, "def mrr_at_k(retrieved, relevant, k):", [
+    ("RR@2 on ['c6', 'c2', 'c9'], relevant {'c9'}", (["c6", "c2", "c9"], {"c9"}, 2), RRk({"c9": 1}, ["c6", "c2", "c9"], 2))],
+    lambda: {"ir_measures RR@2": irm(*binq(["c6", "c2", "c9"], {"c9"}), "RR@2", "q"),
+             "ranx mrr@2": rx(*binq(["c6", "c2", "c9"], {"c9"}), "mrr@2", "q")})
+_a = (["c1", "c5", "c2", "c8"], {"c1", "c2", "c7"})
+code(RG, "def average_precision(retrieved, relevant):", [
+    ("AP on the printed call (over |R| = 3)", _a, AP(rel_q(_a[1]), _a[0]))],
+    lambda: {"hand (over the two relevant retrieved)": AP(rel_q(_a[1]), _a[0], denominator="relevant retrieved"),
+             "trec_eval map": trec_value(*binq(*_a), "map", q="q"), "ranx map": rx(*binq(*_a), "map", "q")})
+_b = (["c3", "c7", "c1", "c9", "c4"], {"c1", "c3", "c4"})
+code(RG, "def average_precision_at_k(retrieved, relevant, k):", [
+    ("AP@5 on the printed call", (*_b, 5), AP(rel_q(_b[1]), _b[0], 5)),
+    ("AP@2 on ['c3', 'c3', 'c1'], relevant {'c1', 'c3'} (keep first)", (["c3", "c3", "c1"], {"c1", "c3"}, 2),
+     AP({"c1": 1, "c3": 1}, KF(["c3", "c3", "c1"]), 2)),
+    ("empty relevant set", (["c1"], set(), 1), Fr(0))],
+    lambda: {"trec_eval map_cut_5": trec_value(*binq(*_b), "map_cut.5", q="q"), "ranx map@5": rx(*binq(*_b), "map@5", "q")})
+_n = (["c2", "c5", "c8"], {"c5", "c9"})
+code(RG, "def ndcg_at_k(retrieved, relevant, k):", [
+    ("nDCG@3 on the printed call (ideal: two relevant at the top)", (*_n, 3), nDCG(rel_q(_n[1]), _n[0], 3))],
+    lambda: {"hand, ideal from the retrieved gains": nDCG(rel_q(_n[1]), _n[0], 3, pool=_n[0]),
+             "trec_eval ndcg_cut_3": trec_value(*binq(*_n), "ndcg_cut.3", q="q"), "ranx ndcg@3": rx(*binq(*_n), "ndcg@3", "q")})
+
+# ir-course-eval-notebook: a duplicate is refused; grade >= 1 relevant; linear gain; ideal from all judged grades.
+TOY = {"d1": 2, "d2": 1, "d6": 1, "d7": 3}
+TOY_RUN = ["d2", "d7", "d5", "d1", "d8"]
+TOY_R = [TOY.get(d, 0) for d in TOY_RUN]
+NB_DUP = (["d2", "d2", "d7"], TOY)
+_p = (["d3", "d1", "d9", "d4"], {"d1": 2, "d4": 1, "d7": 3, "d9": 0})
+code(NB, "def precision_at_k(ranking, qrels, k):", [
+    ("P@3 on the printed call", (*_p, 3), P(_p[1], _p[0], 3)),
+    ("a duplicate (the text refuses it)", (*NB_DUP, 2), "rejects")],
+    lambda: {"trec_eval P_3": trec_value({"q": _p[1]}, {"q": _p[0]}, "P.3", q="q")})
+code(NB, "def recall_at_k(ranking, qrels, k):", [
+    ("R@3 on the toy topic", (TOY_RUN, TOY, 3), R(TOY, TOY_RUN, 3)),
+    ("qrels with no relevant document", (["d1", "d2"], {"d1": 0, "d2": 0}, 2), Fr(0))],
+    lambda: {"trec_eval recall_3": trec_value({"q": TOY}, {"q": TOY_RUN}, "recall.3", q="q")})
+code(NB, "def average_precision(ranking, qrels):", [
+    ("AP on the printed call", (TOY_RUN, TOY), AP(TOY, TOY_RUN)),
+    ("a duplicate (the text refuses it)", NB_DUP, "rejects")],
+    lambda: {"trec_eval map": trec_value({"q": TOY}, {"q": TOY_RUN}, "map", q="q")})
+code(NB, "def reciprocal_rank(ranking, qrels):", [
+    ("RR on ['d5', 'd7'] for the toy topic", (["d5", "d7"], TOY), RR(TOY, ["d5", "d7"])),
+    ("a duplicate (the text refuses it)", NB_DUP, "rejects")],
+    lambda: {"trec_eval recip_rank": trec_value({"q": TOY}, {"q": ["d5", "d7"]}, "recip_rank", q="q")})
+code(NB, "def average_precision_at_k(ranking, qrels, k):", [
+    ("AP@4 on the toy run", (TOY_RUN, TOY, 4), AP(TOY, TOY_RUN, 4)),
+    ("AP@5 on the printed call", (TOY_RUN, TOY, 5), AP(TOY, TOY_RUN, 5))],
+    lambda: {"trec_eval map_cut_4": trec_value({"q": TOY}, {"q": TOY_RUN}, "map_cut.4", q="q")})
+code(NB, "def ndcg_at_k(r, k):", [
+    ("nDCG@5 on the toy run, grades 1, 3, 0, 2, 0 (d6, grade 1, not retrieved)", (TOY_R, 5), nDCG(TOY, TOY_RUN, 5)),
+    ("nDCG@6 on the printed call (only those six judged)", ([3, 2, 3, 0, 1, 2], 6),
+     nDCG({f"r{i}": g for i, g in enumerate([3, 2, 3, 0, 1, 2], 1)}, [f"r{i}" for i in range(1, 7)], 6))],
+    lambda: {"hand, ideal from the run's own grades": nDCG(TOY, TOY_RUN, 5, pool=TOY_RUN),
+             "trec_eval ndcg_cut_5": trec_value({"q": TOY}, {"q": TOY_RUN}, "ndcg_cut.5", q="q")})
+code(NB, "def precision_at_k_r(r, k):", [
+    ("P@3 on the toy run's grades", (TOY_R, 3), P(TOY, TOY_RUN, 3)),
+    ("k = 0", (TOY_R, 0), Fr(0)),
+    ("grades 0, 0, 1, 1 of ['n', 'n', 'a', 'a'] (a duplicate, refused)", ([0, 0, 1, 1], 4), "rejects")],
+    lambda: {"trec_eval P_3": trec_value({"q": TOY}, {"q": TOY_RUN}, "P.3", q="q")})
+code(NB, "def ndcg_cut(ranking, qrels, k):", [
+    ("nDCG@5 on the toy run (linear gain, stated)", (TOY_RUN, TOY, 5), nDCG(TOY, TOY_RUN, 5))],
+    lambda: {"hand, exponential gain": nDCG(TOY, TOY_RUN, 5, exp=True),
+             "trec_eval ndcg_cut_5": trec_value({"q": TOY}, {"q": TOY_RUN}, "ndcg_cut.5", q="q"),
+             "ranx ndcg_burges@5": rx({"q": TOY}, {"q": TOY_RUN}, "ndcg_burges@5", "q")})
+code(NB, "def ndcg_at_cutoff(ranking, qrels, k):", [
+    ("nDCG@5 on the toy run", (TOY_RUN, TOY, 5), nDCG(TOY, TOY_RUN, 5)),
+    ("qrels with no relevant document", (["d1", "d2"], {"d1": 0, "d2": 0}, 2), Fr(0))],
+    lambda: {"trec_eval ndcg_cut_5": trec_value({"q": TOY}, {"q": TOY_RUN}, "ndcg_cut.5", q="q")})
+
+# tinyrank-api-docs: duplicates keep their first occurrence; P@k over k; AP over |R|; rr_at_k stops at k;
+# exponential gain; ideal from all judged grades (ndcg_from_labels: from the labels it is given).
+code(LD, "def precision_at_k(ranking, relevant, k=DEFAULT_K):", [
+    ("P@5 on the printed call", (["d1", "d2", "d3"], {"d1", "d3", "d6"}, 5), P(rel_q({"d1", "d3", "d6"}), ["d1", "d2", "d3"], 5)),
+    ("k = 0 (the page documents ValueError for k < 1)", (["d1"], {"d1"}, 0), Fr(0))],
+    lambda: {"trec_eval P_5": trec_value(*binq(["d1", "d2", "d3"], {"d1", "d3", "d6"}), "P.5", q="q")})
+code(LD, "def recall_at_k(ranking, relevant, k=DEFAULT_K):", [
+    ("R@4 on ['d1', 'd2', 'd3', 'd4'], relevant {'d2', 'd4'}", (["d1", "d2", "d3", "d4"], {"d2", "d4"}, 4),
+     R(rel_q({"d2", "d4"}), ["d1", "d2", "d3", "d4"], 4)),
+    ("R@3 on the printed call (k = |R|)", (["d1", "d2", "d3"], {"d2", "d3", "d9"}, 3), R(rel_q({"d2", "d3", "d9"}), ["d1", "d2", "d3"], 3))],
+    lambda: {"trec_eval recall_4": trec_value(*binq(["d1", "d2", "d3", "d4"], {"d2", "d4"}), "recall.4", q="q")})
+code(LD, "def reciprocal_rank(ranking, relevant):", [
+    ("RR on the printed call (keep first: d4, d2)", (["d4", "d4", "d2"], {"d2"}), RR({"d2": 1}, KF(["d4", "d4", "d2"])))],
+    lambda: {"trec_eval recip_rank (repeat removed)": trec_value(*binq(["d4", "d2"], {"d2"}), "recip_rank", q="q")})
+code(LD, "def rr_at_k(ranking, relevant, k=DEFAULT_K):", [
+    ("RR@2 on the printed call", (["d5", "d6", "d1"], {"d1"}, 2), RRk({"d1": 1}, ["d5", "d6", "d1"], 2))],
+    lambda: {"ir_measures RR@2": irm(*binq(["d5", "d6", "d1"], {"d1"}), "RR@2", "q"),
+             "ranx mrr@2": rx(*binq(["d5", "d6", "d1"], {"d1"}), "mrr@2", "q")})
+code(LD, "def average_precision(ranking, relevant):", [
+    ("AP on the printed call", (["d7", "d2", "d5", "d1"], {"d2", "d1", "d8"}), AP(rel_q({"d1", "d2", "d8"}), ["d7", "d2", "d5", "d1"])),
+    ("AP on ['d2', 'd2', 'd1'], relevant {'d1', 'd2'} (keep first)", (["d2", "d2", "d1"], {"d1", "d2"}),
+     AP({"d1": 1, "d2": 1}, KF(["d2", "d2", "d1"])))],
+    lambda: {"trec_eval map": trec_value(*binq(["d7", "d2", "d5", "d1"], {"d2", "d1", "d8"}), "map", q="q")})
+code(LD, "def average_precision_at_k(ranking, relevant, k=DEFAULT_K):", [
+    ("AP@3 on the printed call", (["d3", "d1", "d4", "d2"], {"d1", "d2"}, 3), AP(rel_q({"d1", "d2"}), ["d3", "d1", "d4", "d2"], 3)),
+    ("AP@3 on ['d1', 'd1', 'd2'], relevant {'d1', 'd2'} (keep first: d1, d2)", (["d1", "d1", "d2"], {"d1", "d2"}, 3),
+     AP({"d1": 1, "d2": 1}, KF(["d1", "d1", "d2"]), 3))],
+    lambda: {"trec_eval map_cut_3": trec_value(*binq(["d3", "d1", "d4", "d2"], {"d1", "d2"}), "map_cut.3", q="q")})
+LD_Q = {"d1": 1, "d2": 3, "d3": 0, "d4": 2, "d5": 3}
+LD_RUN = ["d1", "d2", "d3", "d4"]
+code(LD, "def ndcg_at_k(ranking, qrels, k=10):", [
+    ("nDCG@4 on the printed call (exponential gain, judged ideal)", (LD_RUN, LD_Q, 4), nDCG(LD_Q, LD_RUN, 4, exp=True)),
+    ("qrels with no relevant document", (["d1", "d2"], {"d1": 0, "d2": 0}, 2), mpmath.mpf(0))],
+    lambda: {"ranx ndcg_burges@4": rx({"q": LD_Q}, {"q": LD_RUN}, "ndcg_burges@4", "q")})
+code(LD, "def ndcg_at_k_fast(ranking, qrels, k=10):", [
+    ("nDCG@4 on the printed call (exponential gain, stated)", (LD_RUN, LD_Q, 4), nDCG(LD_Q, LD_RUN, 4, exp=True))],
+    lambda: {"hand, linear gain": nDCG(LD_Q, LD_RUN, 4), "trec_eval ndcg_cut_4 (linear)": trec_value({"q": LD_Q}, {"q": LD_RUN}, "ndcg_cut.4", q="q"),
+             "ranx ndcg_burges@4": rx({"q": LD_Q}, {"q": LD_RUN}, "ndcg_burges@4", "q")})
+_l = [3, 2, 3, 0, 1, 2]
+_lq, _lr = {f"r{i}": g for i, g in enumerate(_l, 1)}, [f"r{i}" for i in range(1, 7)]
+code(LD, "def ndcg_from_labels(labels, k=10):", [
+    ("nDCG@6 on the printed call (ideal from the labels given)", (_l, 6), nDCG(_lq, _lr, 6, exp=True, pool=_lr)),
+    ("labels 0, 0 (nothing relevant in the list)", ([0, 0], 2), mpmath.mpf(0)),
+    ("no labels (an empty ranking)", ([], 3), mpmath.mpf(0))],
+    lambda: {"ranx ndcg_burges@6": rx({"q": _lq}, {"q": _lr}, "ndcg_burges@6", "q")})
+
 
 # --------------------------------------------------------------------------------------------------
 # Printing and checking
