@@ -170,7 +170,7 @@ def init(args) -> int:
 
     folder, counts = create_chapter(args.snapshot, args.id, args.claims_dir, title=args.title, book=args.book,
                                     chapter=args.chapter)
-    kinds = ", ".join(f"{counts[k]} {k}" for k in ("arithmetic", "value", "comparison", "property", "code")
+    kinds = ", ".join(f"{counts[k]} {k}" for k in ("arithmetic", "value", "comparison", "property", "code", "statistic")
                       if counts.get(k))
     print(f"created {folder}: {counts['statements']} statements found; {counts['encoded']} claims encoded to run "
           f"as written ({kinds or 'none'}), {counts['draft']} drafts with a TODO (see {folder / 'claims.yaml'}); "

@@ -150,3 +150,21 @@ def test_a_reported_t_test_is_checked_for_consistency_as_statcheck_does(reported
     assert r3.verdict == "supported", r3.reason
     # consistent only because t is rounded
     assert r4.verdict == "qualified" and "only because the printed t is rounded" in r4.reason, r4.reason
+
+
+def test_init_drafts_a_reported_t_test_as_a_runnable_statistic_claim(tmp_path, capsys):
+    """“a two-sided paired t-test gives t(4) = 2.39, p = .04” states t, df, p and the side: init writes the claim
+    whole, and the audit finds the decision error (two-sided p = 0.0752, scipy.stats.t); “t(28) = 2.20, p = .036”
+    is consistent (0.0362)."""
+    import json
+
+    from audit.cli import main
+    snapshot = tmp_path / "results.md"
+    snapshot.write_text("# Results\n\nThe new system beats the baseline: a two-sided paired t-test gives t(4) = 2.39, "
+                        "p = .04, so it is significant.\n\nOn the larger set, t(28) = 2.20, p = .036.\n", encoding="utf-8")
+    assert main(["init", str(snapshot), "--id", "results", "--claims-dir", str(tmp_path / "claims")]) == 0
+    assert "2 statistic" in capsys.readouterr().out
+    assert main(["run", str(tmp_path / "claims" / "results"), "--reports", str(tmp_path / "out"), "--quiet"]) in (0, 1)
+    report = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    verdicts = {c["quote"]: c["verdict"] for c in report["claims"]}
+    assert verdicts == {"t(4) = 2.39, p = .04": "contradicted", "t(28) = 2.20, p = .036": "supported"}

@@ -337,6 +337,8 @@ def use_of(claim: dict, span: Span) -> Use:
         printed = [(claim.get("measure"), str(claim["bound"]))]
     elif kind == "statistic":
         printed = [(None, str(e.get("claimed"))) for e in claim.get("expect") or []]
+        reported = claim.get("reported") or {}
+        printed += [(None, str(reported[k]).lstrip("<>=≤≥ ")) for k in ("t", "p") if reported.get(k) is not None]
     return Use(str(claim.get("id", "")), kind, span, tuple(printed), expression)
 
 
@@ -385,7 +387,8 @@ def prints(use: Use, part: Part, value: str) -> bool:
         expr = _plain(use.expression)
         if expr and (expr == _plain(value) or expr in {_plain(e) for e in part.expressions}):
             return True
-    return any(_same_value(value, written) and (use.kind == "arithmetic" or _same_measure(part.measure, measure))
+    return any(_same_value(value, written) and (use.kind in ("arithmetic", "statistic")
+                                                or _same_measure(part.measure, measure))
                for measure, written in use.printed)
 
 

@@ -49,7 +49,7 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         claims, reason = encode.table_row(s, list(tables))
         return _with_rest(s, claims) if claims else [_draft(s, reason)]
     stated = {name: set(values) for name, values in (declared or {}).items()}
-    claims: list[dict] = []
+    claims: list[dict] = list(encode.statistics(s))
     sums, why_arithmetic = encode.arithmetic(s, stated)
     claims += sums
     claims += encode.counts(s)

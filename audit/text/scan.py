@@ -268,6 +268,8 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
         if METRIC.search(t) and (_DEFINITION.search(t) or UNIVERSAL.search(t)):
             return "definition"
         return None
+    if _STATISTIC.search(t):
+        return "statistic"
     if ARITH.search(t):
         return "arithmetic"
     metric = METRIC.search(t)
@@ -291,6 +293,10 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
     if (_STRONG_CHANGE.search(t) or _DEFINE.search(t)) and _IR_NOUN.search(t):
         return "universal" if _STRONG_CHANGE.search(t) else "definition"
     return None
+
+
+#: A significance test reported in its notation: t(df) = …, or a p-value with a relation and a number.
+_STATISTIC = re.compile(r"\bt\s*\(\s*\d+\s*\)\s*=\s*[-−]?\d|\bp\s*(?:=|<|>|≤|≥|≈)\s*0?\.\d")
 
 
 @dataclass(frozen=True)
