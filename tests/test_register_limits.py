@@ -504,3 +504,20 @@ def test_a_chapter_dense_with_numbers_lists_its_uncovered_statements_past_the_fi
     assert len(per_statement) == experiments.MAX_SNIPPETS
     rest = [e for e in report.research.experiments if e.origin.startswith(f"{800 - experiments.MAX_SNIPPETS} more uncovered")]
     assert len(rest) == 1 and "snapshot lines" in rest[0].origin
+
+
+def test_a_comparison_of_a_fixture_with_itself_is_refused(tmp_path):
+    """“unchanged” from a fixture to the same fixture holds whatever any implementation computes (the fuzz campaign
+    found it supported): the check could not fail, so the register does not load."""
+    from audit.errors import RegisterError
+    from audit.register.claims import load_chapter
+    (tmp_path / "snapshot.txt").write_text("Nothing changes.\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: same\ntitle: Same\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(
+        "fixtures:\n  a: {qrels: {q1: {d0: 1}}, run: {q1: [d0]}}\n  b: {qrels: {q1: {d0: 1}}, run: {q1: [d0]}}\n"
+        "claims:\n  - {id: C1, title: same, kind: comparison, quote: Nothing changes., claim: x, before: a, after: b,"
+        " expect: [{measure: RR, change: unchanged}]}\n", encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(tmp_path)
+    assert caught.value.claim == "C1" and caught.value.field == "after"
+    assert "the after fixture is the before fixture" in caught.value.message

@@ -1187,6 +1187,10 @@ def _check_references(chapter: Chapter) -> None:
         elif claim.kind == "comparison":
             sides = (fixture("before", claim.before, allow_repeats=repeats_allowed),
                      fixture("after", claim.after, allow_repeats=repeats_allowed))
+            if sides[0].model_dump() == sides[1].model_dump():
+                raise fail("after", "the after fixture is the before fixture: every measure is unchanged, whatever "
+                                    "any implementation does, so the check could not fail; give the input after the "
+                                    "change")
             for i, e in enumerate(claim.expect):
                 measure(f"expect[{i}].measure", e.measure)
                 if e.after_measure:

@@ -69,14 +69,17 @@ def _fixture(rng: random.Random) -> dict:
 
 
 def _exercises(fx: dict, measures: list[str], query: str | None = None) -> bool:
-    """Whether a value check on ``fx`` can be anything but "0 everywhere": something ranked and,
-    unless every measure is Judged@k, something relevant (grade >= 1) in the queries read."""
+    """Whether a value check on ``fx`` exercises the implementations: something ranked and, unless every measure is
+    Judged@k, something relevant (grade >= 1) or a ranked document judged in the queries read (a query whose ranked
+    documents are all judged non-relevant is a subject in its own right: what each implementation returns when
+    nothing is relevant)."""
     queries = [query] if query else list(fx.get("run", {}))
     if not any(fx["run"].get(q) for q in queries):
         return False
     if all(m.startswith("Judged") for m in measures):
         return True
-    return any(g >= 1 for q in queries for g in fx["qrels"].get(q, {}).values())
+    judged_ranked = any(d in fx["qrels"].get(q, {}) for q in queries for d in fx["run"].get(q, []))
+    return judged_ranked or any(g >= 1 for q in queries for g in fx["qrels"].get(q, {}).values())
 
 
 def _claim(rng: random.Random, i: int, fixtures: dict, vacuous: set[str]) -> dict:
@@ -97,8 +100,9 @@ def _claim(rng: random.Random, i: int, fixtures: dict, vacuous: set[str]) -> dic
     if kind == "comparison" and len(names) >= 1:
         before, after = rng.choice(names), rng.choice(names)
         measure = rng.choice(MEASURES)
-        if not _exercises(fixtures[before], [measure]) and not _exercises(fixtures[after], [measure]):
-            vacuous.add(cid)
+        if before == after or (not _exercises(fixtures[before], [measure])
+                               and not _exercises(fixtures[after], [measure])):
+            vacuous.add(cid)  # a fixture compared with itself is unchanged whatever is computed
         return {**base, "kind": "comparison", "before": before, "after": after,
                 "expect": [{"measure": measure, "change": rng.choice(["increases", "decreases", "unchanged"])}]}
     if kind == "arithmetic":
