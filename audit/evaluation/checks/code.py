@@ -96,14 +96,14 @@ def graded_input(ranking: tuple, grades: Mapping[str, int], k: int | None, label
                  tuple(sorted(grades.items(), key=lambda pair: repr(pair[0]))))
 
 
+_REPEAT_FIX = "reject a ranking that repeats an ID ({rule}), or count each ID once, dropping its later copies before cutting at k"
+
 # Edge cases every reviewer would try: (label, ranking, relevant, k, suggested fix when the listing fails; ``{rule}``
 # is whose rule rejecting a repeated ID is, filled in by ``check``).
 EDGES = [
-    ("repeated ID in the ranking", ("n", "n", "a", "a"), {"a"}, 4,
-     "reject a ranking that repeats an ID ({rule}), or count each ID once"),
+    ("repeated ID in the ranking", ("n", "n", "a", "a"), {"a"}, 4, _REPEAT_FIX),
     # deduplicating before the cut (c1, c2: P@2 = 1/2) and after it (c1: 0) differ here
-    ("repeated ID before the cutoff", ("c1", "c1", "c2", "c3"), {"c2"}, 2,
-     "reject a ranking that repeats an ID ({rule}), or drop the repeats before cutting at k"),
+    ("repeated ID before the cutoff", ("c1", "c1", "c2", "c3"), {"c2"}, 2, _REPEAT_FIX),
     ("empty relevant set", ("a", "b"), set(), 2,
      "return 0.0 when the relevant set is empty, as trec_eval, ir-measures and ranx do"),
     ("empty ranking", (), {"a"}, 3, "return 0.0 for an empty ranking"),
