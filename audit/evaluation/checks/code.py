@@ -619,7 +619,12 @@ def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResu
 
     def agrees(changed: dict[str, str]) -> bool:
         under = {**reading, **changed}
-        return all(_agrees(r, chapter_value(claim, i, under)) for i, r in pairs)
+        values = [chapter_value(claim, i, under) for i, _ in pairs]
+        # a reading under which the definitions give one value everywhere (a relevance level above every grade:
+        # nothing relevant) explains nothing: a listing returning that constant matches it trivially
+        if changed and len({v for v in values if not isinstance(v, str)}) <= 1:
+            return False
+        return all(_agrees(r, v) for (_, r), v in zip(pairs, values))
 
     if agrees({}):
         return []  # where it returns a number it is the chapter's value: no convention explains a difference
