@@ -145,6 +145,9 @@ def test_a_reported_t_test_is_checked_for_consistency_as_statcheck_does(reported
     r1, r2, r3, r4 = (reported[i] for i in ("R1", "R2", "R3", "R4"))
     # two-sided, stated: inconsistent, and the printed .04 says significant where 0.075 does not: a decision error
     assert r1.verdict == "contradicted" and r1.reason.startswith("Decision error: the p-value of t(4) = 2.39"), r1.reason
+    # the p to two significant digits, written as the text writes its p, and the conclusion it changes
+    assert r1.response.startswith("Change “.04” to “≈ .075” (checked: t(4) = 2.39 gives it, two-sided)."), r1.response
+    assert "The difference is then not significant at the 5 % level" in r1.response
     # the side unstated: .04 is the one-sided p, so it holds only one-sided
     assert r2.verdict == "qualified" and "holds only for a one-sided (a > b) test" in r2.reason, r2.reason
     assert r3.verdict == "supported", r3.reason

@@ -407,9 +407,13 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     for item, result in zip(edges, run.results):
         expected = chapter_value(claim, item, reading)
         problem = _problem(result, expected, item, book_rule, stated_rule)
+        refused = result.status == "raises" and not problem  # a refusal the chapter allows is not agreement in value
         edge_rows.append([item.label, item.describe(), "rejects" if expected == "rejects" else
                           display(format_exact(expected)),
-                          fmt_float(result.value) if result.status == "ok" else result.status, problem or "agrees"])
+                          fmt_float(result.value) if result.status == "ok" else result.status,
+                          problem or ("refuses it, as the chapter rejects such a ranking" if refused and
+                                      expected == "rejects" else "refuses k < 1, which the fix allows" if refused
+                                      else "agrees")])
         if problem and item.label in ADVISORY and result.status == "ok":
             # No chapter (and no TREC file) defines IDs that are not text: how a listing compares 1 and "1" is
             # reported, never counted against it.
@@ -507,7 +511,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence.scopes.append(f"{claim.function}() matches the chapter's definition of {claim.measure} on all "
                            f"{len(generated)} generated well-formed inputs (seed {SEED})"
                            + "".join(f"; {v.implementation} agrees on {v.detail}" for v in ref_rows if v.status == "ok")
-                           + f", and on {sum(1 for r in edge_rows if r[-1] == 'agrees')} of {len(edge_rows)} edge cases")
+                           + f", and on {sum(1 for r in edge_rows if r[-1] == 'agrees' or r[-1].startswith('refuses'))} of {len(edge_rows)} edge cases")
     if evidence.conditions:
         evidence.lead = "It matches on well-formed input, but "
         evidence.concern = ("Readers who copy the listing get an exception or a wrong value on inputs they will "

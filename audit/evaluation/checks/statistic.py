@@ -250,16 +250,32 @@ def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
             f"Print t with another digit, or the p-value t({r.df}) = {r.t} gives (≈ {float(found[first][0]):.3f})."))
         evidence.lead = ""
     else:
-        new = p_printed.write_like(_number(found[first][0]), exact=False) if p_printed.nominal is not None else ""
+        value = float(found[first][0])
+        new = _p_text(value, str(r.p)) if p_printed.nominal is not None else ""
         text = f"{label}: {shown}, outside the printed {p_printed.interval()}"
+        verdict = ""
         if decision_error:
             text = ("decision error: " + text + f"; at α = {float(alpha):g} the printed p says "
                     f"{'significant' if printed_sig else 'not significant'}, the recomputed one the opposite")
+            verdict = (f" The difference is then {'not ' if printed_sig else ''}significant at the "
+                       f"{float(alpha) * 100:g} % level: say so where the text draws its conclusion.")
         evidence.failures.append(Point(
-            text, f"Change “{r.p}” to “{new}” (checked: t({r.df}) = {r.t} gives it, {SIDES[first]})."
-            if new and parse_claimed(new).contains(_number(found[first][0])) and str(r.p) in claim.quote else
-            f"Revise the p-value: t({r.df}) = {r.t} gives {SIDES[first]} p = {_show(found[first][0])}."))
+            text, (f"Change “{r.p}” to “{new}” (checked: t({r.df}) = {r.t} gives it, {SIDES[first]})."
+                   if new and parse_claimed(new).contains(_number(found[first][0])) and str(r.p) in claim.quote else
+                   f"Revise the p-value: t({r.df}) = {r.t} gives {SIDES[first]} p = {_show(found[first][0])}.")
+            + verdict))
     return evidence
+
+
+def _p_text(value: float, printed: str) -> str:
+    """A recomputed p-value written to two significant digits, as the text writes its p (with or without the
+    leading zero): 0.0751678 after “.04” is “≈ .075”."""
+    text = f"{value:.2g}"
+    if "e" in text:
+        text = f"{value:.2e}"
+    elif printed.lstrip("<>=≤≥≈ ").startswith(".") and text.startswith("0."):
+        text = text[1:]
+    return "≈ " + text
 
 
 def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence:
