@@ -38,13 +38,17 @@ claims:
 """
 
 
+def _audited(folder, chapter_id: str, snapshot: str, claims: str) -> dict:
+    """The chapter written to ``folder`` and audited (no reference: scipy is the statistics' reference), by claim id."""
+    (folder / "snapshot.txt").write_text(snapshot, encoding="utf-8")
+    (folder / "chapter.yaml").write_text(f"id: {chapter_id}\ntitle: {chapter_id.title()}\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(claims, encoding="utf-8")
+    return {c.id: c for c in audit_chapter(load_chapter(folder), [], collect("test")).claims}
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("stats")
-    (folder / "snapshot.txt").write_text(SNAPSHOT, encoding="utf-8")
-    (folder / "chapter.yaml").write_text("id: stats\ntitle: Stats\n", encoding="utf-8")
-    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
-    return {c.id: c for c in audit_chapter(load_chapter(folder), [], collect("test")).claims}
+    return _audited(tmp_path_factory.mktemp("stats"), "stats", SNAPSHOT, CLAIMS)
 
 
 def test_the_t_test_sentence_is_a_decision_error_with_the_right_p(results):
@@ -132,11 +136,7 @@ claims:
 
 @pytest.fixture(scope="module")
 def reported(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("reported")
-    (folder / "snapshot.txt").write_text(REPORTED, encoding="utf-8")
-    (folder / "chapter.yaml").write_text("id: reported\ntitle: Reported\n", encoding="utf-8")
-    (folder / "claims.yaml").write_text(REPORTED_CLAIMS, encoding="utf-8")
-    return {c.id: c for c in audit_chapter(load_chapter(folder), [], collect("test")).claims}
+    return _audited(tmp_path_factory.mktemp("reported"), "reported", REPORTED, REPORTED_CLAIMS)
 
 
 def test_a_reported_t_test_is_checked_for_consistency_as_statcheck_does(reported):

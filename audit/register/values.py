@@ -146,6 +146,15 @@ class ClaimedValue:
     approximate: bool = False
 
     @property
+    def number(self) -> Fraction | None:
+        """The one number the value prints: its bound for a one-sided value ("< 1/3": 1/3), else its nominal."""
+        if self.low is None:
+            return self.high
+        if self.high is None:
+            return self.low
+        return self.nominal
+
+    @property
     def exact(self) -> bool:
         return self.low is not None and self.low == self.high
 
@@ -878,13 +887,11 @@ def printed_correction(quote: str, claimed: ClaimedValue, new: str) -> tuple[str
 
     if str(claimed.text).strip() in quote:
         return None
-    bound = claimed.high if claimed.low is None else claimed.low if claimed.high is None else None
-    number = bound if bound is not None else claimed.nominal
+    number = claimed.number
     try:
-        target = parse_claimed(new)
+        replacement = parse_claimed(new).number
     except ValueParseError:
         return None
-    replacement = target.high if target.low is None else target.low if target.high is None else target.nominal
     if number is None or replacement is None:
         return None
     tokens = []

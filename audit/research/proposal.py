@@ -442,9 +442,7 @@ def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
     if printed is not None:
         old_num, new_num = printed
         # the register's own text says the number as the register writes it ("below 1/3"): it follows too
-        before, after = parse_claimed(str(claim.claimed)), parse_claimed(new)
-        b0 = before.high if before.low is None else before.low if before.high is None else before.nominal
-        b1 = after.high if after.low is None else after.low if after.high is None else after.nominal
+        b0, b1 = parse_claimed(str(claim.claimed)).number, parse_claimed(new).number
         if b0 is not None and b1 is not None:
             words.append((format_exact(b0), format_exact(b1)))
     if old_num == new_num:

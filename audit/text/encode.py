@@ -263,6 +263,12 @@ def breaks_arithmetic(before: str, after: str) -> str:
     return "; ".join(new)
 
 
+def breaks_replacing(text: str, old: str, new: str) -> str:
+    """``breaks_arithmetic`` for the edit that writes ``new`` for the first ``old`` in ``text`` ('' when ``text``
+    does not print ``old``)."""
+    return breaks_arithmetic(text, text.replace(old, new, 1)) if old in text else ""
+
+
 def _rounded_terms(expr: str) -> list[tuple[int, int, Fraction]]:
     """The decimals of ``expr`` printed rounded, each as ``(start, end, half-width of what it stands for)``
     (``0.267`` stands for [0.2665, 0.2675]). A decimal with one digit, or one whose value has a power-of-two

@@ -25,7 +25,7 @@ from audit.register.values import (
     parse_claimed,
     printed_correction,
 )
-from audit.text.encode import breaks_arithmetic
+from audit.text.encode import breaks_replacing
 from audit.report.results import Check, ImplValue
 
 #: Significant digits an irrational value is certified to, in turn, while its enclosure straddles a
@@ -96,8 +96,7 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             found = f"{claim.expression} {shown_value}"
         new = claimed.write_like(exact, exact=is_exact)
         old_text, new_text = printed_correction(claim.quote, claimed, new) or (claim.claimed, new)
-        broken = breaks_arithmetic(claim.quote, claim.quote.replace(str(old_text), new_text, 1)) \
-            if str(old_text) in claim.quote else ""
+        broken = breaks_replacing(claim.quote, str(old_text), new_text)
         evidence.failures.append(Point(
             f"{found}, outside the claimed {claimed.interval()}",
             f"Revise the sentence: the value is {shown_value}"

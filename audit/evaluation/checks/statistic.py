@@ -79,10 +79,7 @@ def chapter_values(claim: StatisticClaim, side: str) -> dict[str, object]:
         out["t"] = t
         out["d"] = mpmath.mpf(mean.numerator) / mean.denominator / mpmath.sqrt(mpmath.mpf(var.numerator) / var.denominator)
         if claim.test == "paired t":
-            nu = n - 1
-            p_two = mpmath.betainc(mpmath.mpf(nu) / 2, mpmath.mpf(1) / 2, 0, nu / (nu + mpmath.mpf(t2.numerator) / t2.denominator),
-                                   regularized=True)
-            out["p"] = p_two if side == "two" else _one_sided(p_two, mean > 0, side)
+            out["p"] = _p_of_t(t, n - 1, side)
     if claim.test == "sign":
         nonzero = [x for x in d if x != 0]
         m, k = len(nonzero), sum(1 for x in nonzero if x > 0)

@@ -46,7 +46,7 @@ from audit.register.conventions import CONVENTIONS, Declared, Statement
 from audit.register.measures import parse as parse_measure
 from audit.register.values import ClaimedValue, display, format_exact, parse_claimed, printed_correction
 from audit.report.results import Check, ImplValue
-from audit.text.encode import breaks_arithmetic
+from audit.text.encode import breaks_replacing
 
 _AGGREGATE = {"mean": ("queries with results", "all judged queries"), "pooled": ("pooled",)}
 
@@ -481,8 +481,7 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
                  "By the chapter's definition ") + f"{measure} on this fixture is {_show(v)}{_approx(v)}, outside the "
                 f"claimed {claimed.interval()}" + (f" under every reading ({', '.join(CONVENTIONS[n].title for n in readings.varied)})"
                                                     if readings.varied else ""))
-        broken = breaks_arithmetic(quote, quote.replace(str(claimed_text), new_text, 1)) \
-            if str(claimed_text) in quote else ""
+        broken = breaks_replacing(quote, str(claimed_text), new_text)
         # the register's value as the sentence prints it ("a quarter" for 1/4); a bound the sentence words otherwise
         # ("between 0 and 1" for "<= 1") has no one number to change
         written = str(claimed_text) in quote or not quote
@@ -515,8 +514,7 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
                                              first.as_dict)
     stated = f"the derived {claimed_text} (not printed)" if derived else f"the printed {claimed_text}"
     text = f"{label}: no reading gives {stated}: {_phrase_list(readings.outcomes, claimed)}"
-    broken = breaks_arithmetic(quote, quote.replace(str(claimed_text), new_text, 1)) \
-        if ok and str(claimed_text) in quote else ""
+    broken = breaks_replacing(quote, str(claimed_text), new_text) if ok else ""
     if ok and first.reading and broken:
         wording = (f"Revise the sentence: with {first.label()}, {measure} is {_show(v)}{_approx(v)} here, not "
                    f"{claimed_text}; writing “{new_text}” alone would leave the printed arithmetic false ({broken}), "
@@ -754,8 +752,7 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
         finite = row.status == "ok" and math.isfinite(row.value)
         new_text = claimed.write_like(Fraction(row.value).limit_denominator(10**6)) if finite else ""
         fixed = bool(new_text) and parse_claimed(new_text).contains(row.value)
-        broken = breaks_arithmetic(claim.quote, claim.quote.replace(str(claimed_text), new_text, 1)) \
-            if fixed and str(claimed_text) in claim.quote else ""
+        broken = breaks_replacing(claim.quote, str(claimed_text), new_text) if fixed else ""
         evidence.failures.append(Point(
             f"{label}: {by} ({row.provider}) gives {shown}, not the printed {claimed_text}",
             f"Revise the sentence: {by} gives {shown} here; writing “{new_text}” alone would leave the printed "
