@@ -98,8 +98,16 @@ def test_the_wilcoxon_test_is_exact_without_ties(results):
 @pytest.mark.parametrize("extra, field, says", [
     ("test: paired t, data: {differences: [\"0.1\"]}, expect: [{statistic: p, claimed: \"0.5\"}]", "data",
      "at least two queries"),
-    ("test: permutation, data: {differences: [" + ", ".join(["\"0.1\""] * 21) + "]}, expect: [{statistic: p, "
-     "claimed: \"0.5\"}]", "data", "at most n = 20"),
+    ("test: paired t, data: {differences: [\"0.1\", \"0.2\"]}, expect: [{statistic: adjusted p, claimed: \"0.5\"}]",
+     "expect[0].statistic", "give comparisons: 2 or more"),
+    ("test: holm, data: {differences: [\"0.1\", \"0.2\"]}, significant: [A]", "data",
+     "give data.p_values"),
+    ("test: holm, data: {p_values: {A: \"0.01\", B: \"0.2\"}}, significant: [C]", "significant",
+     "'C' is not a comparison"),
+    ("test: bootstrap, data: {differences: [\"0.1\", \"0.2\"]}, expect: [{statistic: interval, claimed: \"0.1\"}]",
+     "expect[0].claimed", "as an interval"),
+    ("test: sign, data: {differences: [\"0.1\", \"0.2\"]}, expect: [{statistic: W, claimed: \"1\"}]",
+     "expect[0].statistic", "not W"),
     ("test: paired t, data: {differences: [\"0.1\", \"≈ 0.2\"]}, expect: [{statistic: p, claimed: \"0.5\"}]",
      "data.differences[1]", "is not one number"),
     ("test: paired t, data: {differences: [\"0.1\", \"0.2\"]}", "expect", "give a printed statistic"),
@@ -171,3 +179,106 @@ def test_init_drafts_a_reported_t_test_as_a_runnable_statistic_claim(tmp_path, c
     report = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     verdicts = {c["quote"]: c["verdict"] for c in report["claims"]}
     assert verdicts == {"t(4) = 2.39, p = .04": "contradicted", "t(28) = 2.20, p = .036": "supported"}
+
+
+MORE = """\
+A 95 % percentile bootstrap interval for the mean of the five differences 0.10, 0.20, −0.05, 0.15 and 0.10 is [0.02, 0.16], so the gain is significant.
+Another printing of that bootstrap interval is [0.01, 0.09].
+Over seven topics the differences 0.10, 0.20, −0.05, 0.15, 0.10, 0.12 and 0.08 give a two-sided paired t-test p of 0.014, significant at 5 % (one of four systems compared with the baseline).
+With a Bonferroni correction for the four comparisons the same seven differences stay significant.
+Against three baselines (p = 0.012, 0.030 and 0.041), Holm's correction leaves B and C significant.
+Bonferroni's adjusted p for C is 0.09.
+On the four topics, the AP of run A beats run B with a two-sided paired t-test p of 0.035.
+The exact randomization test over the twenty topics gives p < 0.001.
+"""
+SEVEN = '["0.10", "0.20", "-0.05", "0.15", "0.10", "0.12", "0.08"]'
+TWENTY_A = [0.42, 0.35, 0.61, 0.28, 0.50, 0.47, 0.39, 0.55, 0.31, 0.44, 0.58, 0.26, 0.49, 0.37, 0.52, 0.41, 0.33, 0.60,
+            0.45, 0.38]
+TWENTY_B = [0.40, 0.30, 0.55, 0.29, 0.43, 0.45, 0.33, 0.50, 0.32, 0.38, 0.52, 0.25, 0.47, 0.30, 0.49, 0.42, 0.30, 0.55,
+            0.44, 0.33]
+MORE_CLAIMS = f"""\
+fixtures:
+  run-a:
+    qrels: {{q1: {{r1: 1, r2: 1, n1: 0, n2: 0}}, q2: {{r1: 1, n1: 0, n2: 0}}, q3: {{r1: 1, r2: 1, n1: 0}}, q4: {{r1: 1, n1: 0, n2: 0}}}}
+    run: {{q1: [r1, n1, r2, n2], q2: [r1, n1, n2], q3: [r1, r2, n1], q4: [n1, r1, n2]}}
+  run-b:
+    qrels: {{q1: {{r1: 1, r2: 1, n1: 0, n2: 0}}, q2: {{r1: 1, n1: 0, n2: 0}}, q3: {{r1: 1, r2: 1, n1: 0}}, q4: {{r1: 1, n1: 0, n2: 0}}}}
+    run: {{q1: [n1, r1, n2, r2], q2: [n1, r1, n2], q3: [r1, n1, r2], q4: [n1, n2, r1]}}
+claims:
+  - {{id: B1, title: bootstrap, kind: statistic, quote: "is [0.02, 0.16], so the gain is significant", claim: x,
+     test: bootstrap, data: {{differences: {DIFFS}}}, expect: [{{statistic: interval, claimed: "[0.02, 0.16]"}}],
+     decision: significant}}
+  - {{id: B2, title: wrong bootstrap, kind: statistic, quote: "Another printing of that bootstrap interval is [0.01, 0.09].",
+     claim: x, test: bootstrap, data: {{differences: {DIFFS}}}, expect: [{{statistic: interval, claimed: "[0.01, 0.09]"}}]}}
+  - {{id: M1, title: four systems, kind: statistic, quote: "give a two-sided paired t-test p of 0.014, significant at 5 %",
+     claim: x, test: paired t, sided: two, comparisons: 4, data: {{differences: {SEVEN}}},
+     expect: [{{statistic: p, claimed: "0.014"}}], decision: significant}}
+  - {{id: M2, title: corrected, kind: statistic, quote: "With a Bonferroni correction for the four comparisons the same seven differences stay significant.",
+     claim: x, test: paired t, sided: two, comparisons: 4, correction: bonferroni, data: {{differences: {SEVEN}}},
+     decision: significant}}
+  - {{id: H1, title: holm, kind: statistic, quote: "Holm's correction leaves B and C significant", claim: x, test: holm,
+     data: {{p_values: {{B: "0.012", C: "0.030", D: "0.041"}}}}, significant: [B, C]}}
+  - {{id: H2, title: bonferroni, kind: statistic, quote: "Bonferroni's adjusted p for C is 0.09.", claim: x,
+     test: bonferroni, data: {{p_values: {{B: "0.012", C: "0.030", D: "0.041"}}}},
+     expect: [{{statistic: adjusted p, comparison: C, claimed: "0.09"}}]}}
+  - {{id: F1, title: from runs, kind: statistic, quote: "the AP of run A beats run B with a two-sided paired t-test p of 0.035",
+     claim: x, test: paired t, sided: two, data: {{measure: AP, a: run-a, b: run-b}},
+     expect: [{{statistic: p, claimed: "0.035"}}]}}
+  - {{id: P1, title: twenty topics, kind: statistic, quote: "The exact randomization test over the twenty topics gives p < 0.001.",
+     claim: x, test: permutation, sided: two, data: {{a: {[str(x) for x in TWENTY_A]}, b: {[str(x) for x in TWENTY_B]}}},
+     expect: [{{statistic: p, claimed: "< 0.001"}}]}}
+"""
+
+
+@pytest.fixture(scope="module")
+def more(tmp_path_factory):
+    return _audited(tmp_path_factory.mktemp("more"), "more", MORE, MORE_CLAIMS)
+
+
+def test_a_bootstrap_interval_is_checked_against_the_exact_bootstrap_distribution(more):
+    """The ideal bootstrap of 0.10, 0.20, −0.05, 0.15, 0.10 (all 5^5 resamples) has its 2.5 % and 97.5 % quantiles at
+    0.02 and 0.16; scipy.stats.bootstrap (percentile, 9,999 resamples, seed 0) gives [0.0200, 0.1600]. The interval
+    excludes 0, so “significant” holds; [0.01, 0.09] is contradicted and corrected to the computed interval."""
+    assert more["B1"].verdict == "supported", more["B1"].reason
+    b2 = more["B2"]
+    assert b2.verdict == "contradicted", b2.reason
+    assert b2.response.startswith("Change “[0.01, 0.09]” to “[0.02, 0.16]”"), b2.response
+
+
+def test_a_decision_among_several_comparisons_is_read_with_and_without_a_correction(more):
+    """scipy.stats.ttest_1samp on the seven differences: two-sided p = 0.014054; Bonferroni for four comparisons
+    gives 4 × 0.014054 = 0.056216 ≥ 0.05. Unstated correction → qualified, naming the reading and its source; a
+    stated Bonferroni correction → a decision error."""
+    m1 = more["M1"]
+    assert m1.verdict == "qualified", m1.reason
+    assert "Fuhr (2017)" in m1.reason and "0.0562" in m1.reason, m1.reason
+    m2 = more["M2"]
+    assert m2.verdict == "contradicted" and m2.reason.startswith("Decision error"), m2.reason
+    assert "0.0562" in m2.reason, m2.reason
+
+
+def test_holm_and_bonferroni_corrections_of_printed_p_values(more):
+    """Holm (1979) on 0.012, 0.030, 0.041: 3 × 0.012 = 0.036, max(0.036, 2 × 0.030) = 0.060, max(0.060, 0.041) =
+    0.060 — only B stays below 0.05, so “B and C” is a decision error; Bonferroni for C: 3 × 0.030 = 0.09."""
+    h1 = more["H1"]
+    assert h1.verdict == "contradicted" and "C does not stay significant" in h1.reason, h1.reason
+    assert h1.response.startswith("Say that B stays significant"), h1.response
+    assert more["H2"].verdict == "supported", more["H2"].reason
+
+
+def test_per_query_values_from_two_runs(more):
+    """AP per query, by hand and by pytrec_eval (map): run A 5/6, 1, 1, 1/2; run B 1/2, 1/2, 5/6, 1/3; differences
+    1/3, 1/2, 1/6, 1/6; scipy.stats.ttest_rel: t = 3.6556, two-sided p = 0.035353."""
+    f1 = more["F1"]
+    assert f1.verdict == "supported", f1.reason
+    chapter_row = f1.checks[0].values[0]
+    assert abs(chapter_row.value - 0.0353528470025) < 1e-9
+
+
+def test_a_randomization_test_over_twenty_topics_is_exact(more):
+    """scipy.stats.permutation_test over all 2^20 sign flips of the twenty differences: p = 8.7738e-05 (92/2^20 …
+    as scipy enumerates it) < 0.001."""
+    p1 = more["P1"]
+    assert p1.verdict == "supported", p1.reason
+    row = p1.checks[0].values[0]
+    assert abs(row.value - 8.7738037109375e-05) < 1e-15, row

@@ -116,7 +116,7 @@ def decide(evidence: Evidence) -> Decision:
     if evidence.conditions:
         return Decision("qualified",
                         (evidence.lead + _lower_first(_join(evidence.conditions))) if evidence.lead
-                        else _join(evidence.conditions),
+                        else _upper_first(_join(evidence.conditions)),
                         evidence.concern or "A reader who reproduces this with another implementation, or under the "
                         "unstated condition, gets a different answer.",
                         _wording(evidence.conditions, "Name the condition in the text."),

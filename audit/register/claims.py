@@ -351,24 +351,43 @@ class ArithmeticClaim(ClaimBase):
     computes: Computes | None = None
 
 
-#: The significance tests a ``statistic`` claim may name, each on paired per-query values.
-TESTS = ("paired t", "sign", "permutation", "wilcoxon")
+#: The tests a ``statistic`` claim may name (each declared, with what it computes, in
+#: ``audit.evaluation.significance.TESTS``): four significance tests and the percentile bootstrap on paired per-query
+#: values, and two corrections of a family of printed p-values.
+TESTS = ("paired t", "sign", "permutation", "wilcoxon", "bootstrap", "bonferroni", "holm")
 #: What a ``statistic`` claim's expectation may print: the p-value, the test statistic (t for the paired t-test,
-#: the number of positive differences for the sign test, W for Wilcoxon), the mean difference and Cohen's d for
-#: paired data (the mean difference over the differences' standard deviation).
-STATISTICS = ("p", "t", "positives", "W", "mean difference", "d")
+#: the number of positive differences for the sign test, W for Wilcoxon), the mean difference, Cohen's d for
+#: paired data (the mean difference over the differences' standard deviation), a bootstrap confidence interval
+#: ("[0.01, 0.09]") and a corrected p-value.
+STATISTICS = ("p", "t", "positives", "W", "mean difference", "d", "interval", "adjusted p")
 
 
 class PairedData(Strict):
-    """Per-query values of two systems (``a``, ``b``, the same queries in the same order) or their differences
-    (``differences``: a − b); numbers as the text prints them (text keeps their decimals exact)."""
+    """What a test runs on: per-query values of two systems (``a``, ``b``, the same queries in the same order) or
+    their differences (``differences``: a − b), numbers as the text prints them (kept exact); or ``measure`` with
+    ``a`` and ``b`` naming two fixtures on the same queries (the per-query values are then the chapter's
+    definitions of the measure on each); or, for a correction (bonferroni, holm), ``p_values``: the family's raw
+    p-values as printed, by comparison name."""
 
-    a: list[Claimed] | None = Field(None, max_length=1000)
-    b: list[Claimed] | None = Field(None, max_length=1000)
+    a: list[Claimed] | str | None = Field(None, max_length=1000)
+    b: list[Claimed] | str | None = Field(None, max_length=1000)
     differences: list[Claimed] | None = Field(None, max_length=1000)
+    measure: str | None = None
+    p_values: dict[str, Claimed] | None = Field(None, max_length=1000)
 
     @model_validator(mode="after")
     def _one_shape(self):
+        if self.p_values is not None:
+            if self.a is not None or self.b is not None or self.differences is not None or self.measure is not None:
+                raise ValueError("p_values is a family of printed p-values; give it alone")
+            return self
+        if self.measure is not None:
+            if not isinstance(self.a, str) or not isinstance(self.b, str) or self.differences is not None:
+                raise ValueError("with measure, a and b name two fixtures (the systems' runs on the same queries)")
+            return self
+        if isinstance(self.a, str) or isinstance(self.b, str):
+            raise ValueError("a and b name fixtures only with measure (the measure computed on each); otherwise "
+                             "give the per-query values")
         if (self.differences is None) == (self.a is None and self.b is None):
             raise ValueError("give either differences or both a and b")
         if self.differences is None and (self.a is None or self.b is None or len(self.a) != len(self.b)):
@@ -377,9 +396,11 @@ class PairedData(Strict):
 
 
 class StatExpect(Strict):
-    statistic: Literal["p", "t", "positives", "W", "mean difference", "d"]
+    statistic: Literal["p", "t", "positives", "W", "mean difference", "d", "interval", "adjusted p"]
     claimed: Claimed
     tolerance: str | None = None
+    #: For a correction (bonferroni, holm): which comparison of ``data.p_values`` the printed adjusted p is for.
+    comparison: str | None = None
 
 
 class Reported(Strict):
@@ -392,20 +413,28 @@ class Reported(Strict):
 
 
 class StatisticClaim(ClaimBase):
-    """A significance test the text reports on paired per-query values: ``test`` (``TESTS``), ``data``, the
-    printed statistics (``expect``) and the decision it draws (``decision``: significant or not, at ``alpha``).
-    Whether the test is one- or two-sided is the claim's ``sided`` when the text says so; otherwise both are
-    read (a one-sided test is a reading a reader may take). Without data, ``reported`` (a t-test's t, df and p as
-    printed) is checked for its internal consistency, as statcheck does."""
+    """A statistical comparison the text reports: ``test`` (``TESTS``) on ``data``, the printed statistics
+    (``expect``) and the decision it draws (``decision``: significant or not, at ``alpha``).
+
+    Whether the test is one- or two-sided is the claim's ``sided`` when the text says so; otherwise both are read
+    (a one-sided test is a reading a reader may take). ``comparisons`` is the size of the family the test belongs
+    to (several systems against one baseline); with more than one and no ``correction`` stated, the decision is read
+    uncorrected and Bonferroni-corrected. A bootstrap interval is at ``confidence``. A correction (bonferroni,
+    holm) of printed p-values names the comparisons that stay ``significant``. Without data, ``reported`` (a
+    t-test's t, df and p as printed) is checked for its internal consistency, as statcheck does."""
 
     kind: Literal["statistic"]
-    test: Literal["paired t", "sign", "permutation", "wilcoxon"]
+    test: Literal["paired t", "sign", "permutation", "wilcoxon", "bootstrap", "bonferroni", "holm"]
     data: PairedData | None = None
     reported: Reported | None = None
     sided: Literal["two", "greater", "less"] | None = None
     expect: list[StatExpect] = Field(default_factory=list, max_length=10)
     decision: Literal["significant", "not significant"] | None = None
     alpha: Claimed = "0.05"
+    confidence: Claimed = "0.95"
+    comparisons: int = Field(1, ge=1, le=10_000)
+    correction: Literal["none", "bonferroni"] | None = None
+    significant: list[str] | None = None
 
 
 #: How a register names a reference (``by:``) → the reference's name in the audit.
@@ -994,21 +1023,22 @@ def shown_arguments(claim: CodeClaim, call: str, params: list[str]) -> dict[str,
 
 
 #: The most queries an exact permutation or Wilcoxon distribution is enumerated over (2**20 sign assignments).
-MAX_EXACT_QUERIES = 20
+def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> None:
+    """A statistic claim's data, printed values, alpha and confidence, as the statistic check will read them: numbers
+    where numbers are printed, at least two queries (or two p-values), statistics the test computes, and something
+    printed to check."""
+    from audit.register.values import parse_interval
 
-
-def _check_statistic(claim: StatisticClaim, fail, claimed) -> None:
-    """A statistic claim's data, printed values and alpha: numbers, at least two queries, at most
-    ``MAX_EXACT_QUERIES`` for the tests whose exact distribution is enumerated, and something printed to check."""
-    try:
-        alpha = parse_claimed(claim.alpha)
-    except AuditError as exc:
-        raise fail("alpha", exc.message)
-    if alpha.nominal is None or not 0 < alpha.nominal < 1:
-        raise fail("alpha", f"alpha {claim.alpha!r} must be one number between 0 and 1")
+    for name in ("alpha", "confidence"):
+        try:
+            level = parse_claimed(getattr(claim, name))
+        except AuditError as exc:
+            raise fail(name, exc.message)
+        if level.nominal is None or level.approximate or not 0 < level.nominal < 1:
+            raise fail(name, f"{name} {getattr(claim, name)!r} must be one number between 0 and 1")
+    family = claim.test in ("bonferroni", "holm")
     if (claim.data is None) == (claim.reported is None):
-        raise fail("data", "give the per-query data (data) or, for a t-test reported without it, reported: "
-                           "{t, df, p}")
+        raise fail("data", "give the data (data) or, for a t-test reported without it, reported: {t, df, p}")
     if claim.reported is not None:
         if claim.test != "paired t":
             raise fail("reported", "a reported statistic is checked for a t-test (t, df, p)")
@@ -1018,24 +1048,80 @@ def _check_statistic(claim: StatisticClaim, fail, claimed) -> None:
             raise fail("expect", "with reported, the printed t and p are the reported ones; leave expect out")
         return
     d = claim.data
-    for field_name in ("a", "b", "differences"):
-        for i, v in enumerate(getattr(d, field_name) or []):
-            try:
-                value = parse_claimed(v)
-            except AuditError as exc:
-                raise fail(f"data.{field_name}[{i}]", exc.message)
-            if value.nominal is None or value.approximate:
-                raise fail(f"data.{field_name}[{i}]", f"{v!r} is not one number; write each per-query value as printed")
-    n = len(d.differences if d.differences is not None else d.a)
+    if family != (d.p_values is not None):
+        raise fail("data", f"{claim.test} corrects a family of printed p-values: give data.p_values"
+                   if family else "data.p_values is for a correction (test: bonferroni or holm)")
+    if family:
+        if len(d.p_values) < 2:
+            raise fail("data.p_values", "a correction needs at least two comparisons")
+        for name, v in d.p_values.items():
+            claimed(f"data.p_values.{name}", v)
+            value = parse_claimed(v)
+            if value.nominal is None or not 0 <= value.nominal <= 1:
+                raise fail(f"data.p_values.{name}", f"{v!r} is not one p-value between 0 and 1")
+        for name in claim.significant or []:
+            if name not in d.p_values:
+                raise fail("significant", f"{name!r} is not a comparison of data.p_values ({', '.join(d.p_values)})")
+        for i, e in enumerate(claim.expect):
+            if e.statistic != "adjusted p" or e.comparison not in d.p_values:
+                raise fail(f"expect[{i}]", "a correction prints adjusted p-values: statistic: adjusted p, with "
+                           f"comparison: one of {', '.join(d.p_values)}")
+            claimed(f"expect[{i}].claimed", e.claimed, e.tolerance)
+        for field_name in ("sided", "decision", "correction"):
+            if getattr(claim, field_name) is not None:
+                raise fail(field_name, f"{field_name} belongs to a test on data; a correction says which comparisons "
+                           "stay significant (significant: [...])")
+        if claim.comparisons != 1:
+            raise fail("comparisons", "a correction's family is its p_values")
+        if not claim.expect and claim.significant is None:
+            raise fail("expect", "give a printed adjusted p (expect) or the comparisons that stay significant")
+        return
+    if claim.significant is not None:
+        raise fail("significant", "significant: [...] names the comparisons of a correction; a test says decision")
+    if d.measure is not None:
+        measure("data.measure", d.measure, reference_only=False)
+        sides = [fixture(f"data.{side}", getattr(d, side)) for side in ("a", "b")]
+        if sorted(sides[0].run) != sorted(sides[1].run):
+            raise fail("data.b", "fixtures a and b must rank the same queries (a paired test pairs them)")
+        n = len(sides[0].run)
+    else:
+        for field_name in ("a", "b", "differences"):
+            for i, v in enumerate(getattr(d, field_name) or []):
+                try:
+                    value = parse_claimed(v)
+                except AuditError as exc:
+                    raise fail(f"data.{field_name}[{i}]", exc.message)
+                if value.nominal is None or value.approximate:
+                    raise fail(f"data.{field_name}[{i}]",
+                               f"{v!r} is not one number; write each per-query value as printed")
+        n = len(d.differences if d.differences is not None else d.a)
     if n < 2:
         raise fail("data", "a paired test needs at least two queries")
-    if claim.test in ("permutation", "wilcoxon") and n > MAX_EXACT_QUERIES:
-        raise fail("data", f"{n} queries: the exact {claim.test} distribution is enumerated over 2^n sign "
-                           f"assignments, at most n = {MAX_EXACT_QUERIES}")
+    if claim.test == "bootstrap" and claim.sided is not None:
+        raise fail("sided", "a bootstrap interval has no side; its decision is whether it holds 0")
+    if claim.correction == "bonferroni" and claim.comparisons < 2:
+        raise fail("correction", "a Bonferroni correction needs the family's size: comparisons: 2 or more")
     if not claim.expect and claim.decision is None:
         raise fail("expect", "give a printed statistic (expect) or the decision the text draws (decision)")
+    computes = {"paired t": ("p", "t"), "sign": ("p", "positives"), "permutation": ("p",), "wilcoxon": ("p", "W"),
+                "bootstrap": ("interval",)}[claim.test] + ("mean difference", "d")
     for i, e in enumerate(claim.expect):
-        claimed(f"expect[{i}].claimed", e.claimed, e.tolerance)
+        if e.comparison is not None:
+            raise fail(f"expect[{i}].comparison", "comparison names a p-value of a correction's family")
+        if e.statistic == "adjusted p":
+            if claim.comparisons < 2 or claim.test == "bootstrap":
+                raise fail(f"expect[{i}].statistic", "an adjusted p is the Bonferroni-corrected p of a test in a "
+                           "family of comparisons: give comparisons: 2 or more")
+        elif e.statistic not in computes:
+            raise fail(f"expect[{i}].statistic", f"{claim.test} gives {', '.join(computes)}"
+                       + (", adjusted p" if claim.test != "bootstrap" else "") + f", not {e.statistic}")
+        if e.statistic == "interval":
+            try:
+                parse_interval(str(e.claimed))
+            except AuditError as exc:
+                raise fail(f"expect[{i}].claimed", exc.message)
+        else:
+            claimed(f"expect[{i}].claimed", e.claimed, e.tolerance)
 
 
 def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> None:
@@ -1210,7 +1296,7 @@ def _check_references(chapter: Chapter) -> None:
         elif claim.kind == "code":
             _check_code(chapter, claim, fail, measure, claimed)
         elif claim.kind == "statistic":
-            _check_statistic(claim, fail, claimed)
+            _check_statistic(claim, fail, claimed, fixture, measure)
         elif claim.kind == "arithmetic":
             try:
                 parse_expression(claim.expression)

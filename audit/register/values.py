@@ -906,3 +906,21 @@ def printed_correction(quote: str, claimed: ClaimedValue, new: str) -> tuple[str
         return None
     token, printed = tokens[0]
     return token, printed.write_like(replacement)
+
+
+def parse_interval(text: str) -> tuple[ClaimedValue, ClaimedValue]:
+    """A printed confidence interval, ``"[0.01, 0.09]"`` or ``"(-0.02, 0.10)"`` or ``"0.01 to 0.09"``: its two
+    endpoints, each as ``parse_claimed`` reads a printed number (``0.01`` stands for [0.005, 0.015]).
+
+    Raises ``ValueParseError`` when the text is not two numbers with the lower first."""
+    s = str(text).strip().replace("−", "-").replace("–", "-")
+    m = re.fullmatch(r"[\[(]\s*(.+?)\s*[,;]\s*(.+?)\s*[\])]|(.+?)\s+to\s+(.+)", s)
+    if m is None:
+        raise ValueParseError(f"cannot read {text!r} as an interval; write it as printed, e.g. \"[0.01, 0.09]\"")
+    low_text, high_text = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
+    low, high = parse_claimed(low_text), parse_claimed(high_text)
+    if low.nominal is None or high.nominal is None or low.approximate or high.approximate:
+        raise ValueParseError(f"{text!r}: each endpoint of an interval must be one printed number")
+    if low.nominal > high.nominal:
+        raise ValueParseError(f"{text!r}: the lower endpoint is above the upper one")
+    return low, high

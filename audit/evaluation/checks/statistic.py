@@ -1,188 +1,118 @@
-"""Statistic claims: a significance test the text reports on paired per-query values, recomputed exactly where the
-test allows it and by scipy, under every reading of what the text leaves open (whether the test is one- or
-two-sided).
+"""Statistic claims: a comparison of two systems the text reports — a significance test, a bootstrap interval, an
+effect size, a correction for multiple comparisons — recomputed on the same data by the chapter's exact side
+(``audit.evaluation.significance``), by scipy.stats and, where it has the test, by ranx, under every reading of what
+the text leaves open: whether the test is one- or two-sided, and, when the text makes several comparisons, whether
+its decision is corrected for them.
 
-The chapter's side, in exact arithmetic (``fractions``) where the statistic is rational and with mpmath at 50 digits
-where it is not:
-
-* **paired t** — t = mean(d) / (s(d) / √n), s with n − 1, on n − 1 degrees of freedom; the two-sided p is the
-  regularized incomplete beta I_{ν/(ν+t²)}(ν/2, 1/2) (Student's t distribution; the identity used by Abramowitz and
-  Stegun 26.7.1), a one-sided p half of it on the side the data lean, 1 − half on the other;
-* **sign** — the number of positive differences among the non-zero ones against Binomial(n′, 1/2), exactly;
-  two-sided p = min(1, 2 · the smaller tail);
-* **permutation** — the mean difference against its distribution over all 2^n sign flips (Fisher's randomization
-  test for paired data, enumerated exactly), two-sided on |mean|;
-* **wilcoxon** — W⁺, the sum of the ranks of |d| over the positive differences, against its exact distribution
-  over the 2^n sign flips, when no difference is 0 and no two |d| tie (scipy's ``method="exact"``); two-sided
-  statistic min(W⁺, W⁻) and p = min(1, 2 · the smaller tail), as scipy reports them;
-* **mean difference** and **d** (Cohen's d for paired data, d_z = mean(d) / s(d)).
-
-The reference is scipy.stats (``ttest_1samp`` on the differences, ``binomtest``, ``permutation_test`` with every
-sign flip, ``wilcoxon``), called as its users call it.
+Verdicts: a printed value that holds under every open reading is supported; one that holds only under some (a
+one-sided p when the text does not say, a decision that holds only uncorrected) is qualified, the reading named; one
+that holds under none is contradicted, with a corrected sentence that is checked before it is proposed. A decision
+the p-value does not support is a decision error and leads the finding. A reference that gives another value is
+explained by experiment (a Monte Carlo estimate's error, shown by its size against the exact value and by more
+resamples) or, unexplained, qualifies the claim.
 """
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
-from math import comb
 
 import mpmath
 
 from audit.attribution.verdict import Evidence, Point
+from audit.errors import AuditError
+from audit.evaluation import significance
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
+from audit.evaluation.readings import base_reading
+from audit.evaluation.references import scipy_stats
+from audit.evaluation.significance import DIGITS, SIDES, TESTS, Bounds, Span, as_mpf, p_of_t
 from audit.register.claims import Chapter, StatisticClaim
-from audit.register.values import parse_claimed
+from audit.register.values import parse_claimed, parse_interval
 from audit.report.results import Check, ImplValue
 
-DIGITS = 50
-SIDES = {"two": "two-sided", "greater": "one-sided (a > b)", "less": "one-sided (a < b)"}
 #: How each statistic is named in a reason.
 NAMES = {"p": "the p-value", "t": "t", "positives": "the number of positive differences", "W": "W",
-         "mean difference": "the mean difference", "d": "Cohen's d"}
+         "mean difference": "the mean difference", "d": "Cohen's d", "interval": "the confidence interval",
+         "adjusted p": "the Bonferroni-adjusted p-value"}
+#: The source of the corrected reading of a decision among several comparisons.
+MULTIPLE_COMPARISONS = ("Fuhr (2017), “Some common mistakes in IR evaluation, and how they can be avoided”, SIGIR "
+                        "Forum 51(3), doi:10.1145/3190580.3190586, counts ignoring multiple comparisons among the common mistakes and "
+                        "asks for a correction (Bonferroni's, or Tukey's HSD)")
 
 
 def differences(claim: StatisticClaim) -> list[Fraction]:
-    """The per-query differences a − b, each value taken as the exact number printed (0.10 is 1/10)."""
+    """The per-query differences a − b of printed data, each value the exact number printed (0.10 is 1/10)."""
     d = claim.data
     if d.differences is not None:
         return [parse_claimed(v).nominal for v in d.differences]
     return [parse_claimed(x).nominal - parse_claimed(y).nominal for x, y in zip(d.a, d.b)]
 
 
-def _one_sided(p_two, t_positive: bool, side: str):
-    """A one-sided p from a two-sided one whose distribution is symmetric about 0."""
-    half = p_two / 2
-    return half if (side == "greater") == t_positive else 1 - half
-
-
-def _sign_flips(values: list[Fraction]):
-    """Σ s_i · v_i over every assignment of signs s_i = ±1 (2^n of them)."""
-    for signs in itertools.product((1, -1), repeat=len(values)):
-        yield sum((s * v for s, v in zip(signs, values)), Fraction(0))
-
-
-def chapter_values(claim: StatisticClaim, side: str) -> dict[str, object]:
-    """Each statistic the chapter's side computes for ``side`` (two, greater, less): Fractions where exact, mpmath
-    numbers otherwise, and a reason string where the statistic is not defined on this data."""
-    mpmath.mp.dps = DIGITS
-    d = differences(claim)
-    n = len(d)
-    mean = sum(d, Fraction(0)) / n
-    var = sum(((x - mean) ** 2 for x in d), Fraction(0)) / (n - 1)
-    out: dict[str, object] = {"mean difference": mean}
-    if var == 0:
-        out["t"] = out["d"] = "not defined: every difference is the same, so their standard deviation is 0"
-    else:
-        t2 = mean * mean * n / var
-        t = mpmath.sqrt(mpmath.mpf(t2.numerator) / t2.denominator) * (1 if mean >= 0 else -1)
-        out["t"] = t
-        out["d"] = mpmath.mpf(mean.numerator) / mean.denominator / mpmath.sqrt(mpmath.mpf(var.numerator) / var.denominator)
-        if claim.test == "paired t":
-            out["p"] = _p_of_t(t, n - 1, side)
-    if claim.test == "sign":
-        nonzero = [x for x in d if x != 0]
-        m, k = len(nonzero), sum(1 for x in nonzero if x > 0)
-        out["positives"] = Fraction(k)
-        if m == 0:
-            out["p"] = "not defined: every difference is 0"
-        else:
-            upper = Fraction(sum(comb(m, i) for i in range(k, m + 1)), 2 ** m)   # P(X >= k)
-            lower = Fraction(sum(comb(m, i) for i in range(0, k + 1)), 2 ** m)   # P(X <= k)
-            out["p"] = min(Fraction(1), 2 * min(upper, lower)) if side == "two" else upper if side == "greater" \
-                else lower
-    elif claim.test == "permutation":
-        total = sum(d, Fraction(0))
-        flips = list(_sign_flips(d))
-        if side == "two":
-            out["p"] = Fraction(sum(1 for f in flips if abs(f) >= abs(total)), len(flips))
-        elif side == "greater":
-            out["p"] = Fraction(sum(1 for f in flips if f >= total), len(flips))
-        else:
-            out["p"] = Fraction(sum(1 for f in flips if f <= total), len(flips))
-    elif claim.test == "wilcoxon":
-        magnitudes = [abs(x) for x in d]
-        if 0 in magnitudes or len(set(magnitudes)) < n:
-            reason = ("not computed exactly: a difference is 0 or two tie in size, where the exact distribution of "
-                      "W does not apply (scipy then chooses its own method)")
-            out["W"] = out["p"] = reason
-        else:
-            ranks = {v: r for r, v in enumerate(sorted(magnitudes), start=1)}
-            r = [ranks[abs(x)] for x in d]
-            w_plus = sum(ri for ri, x in zip(r, d) if x > 0)
-            w_minus = sum(r) - w_plus
-            counts: dict[int, int] = {}
-            for signs in itertools.product((0, 1), repeat=n):
-                w = sum(ri for ri, s in zip(r, signs) if s)
-                counts[w] = counts.get(w, 0) + 1
-            total = 2 ** n
-            upper = Fraction(sum(c for w, c in counts.items() if w >= w_plus), total)
-            lower = Fraction(sum(c for w, c in counts.items() if w <= w_plus), total)
-            if side == "two":
-                out["W"], out["p"] = Fraction(min(w_plus, w_minus)), min(Fraction(1), 2 * min(upper, lower))
-            else:
-                out["W"], out["p"] = Fraction(w_plus), upper if side == "greater" else lower
-    return out
-
-
-def scipy_values(claim: StatisticClaim, side: str) -> dict[str, object]:
-    """The same statistics as scipy.stats computes them (floats), or the error it raised."""
-    import numpy as np
-    from scipy import stats
-
-    d = np.array([float(x) for x in differences(claim)])
-    alternative = {"two": "two-sided", "greater": "greater", "less": "less"}[side]
-    out: dict[str, object] = {"mean difference": float(d.mean())}
-    try:
-        if claim.test == "paired t":
-            r = stats.ttest_1samp(d, 0.0, alternative=alternative)
-            out["t"], out["p"] = float(r.statistic), float(r.pvalue)
-        elif claim.test == "sign":
-            nonzero = d[d != 0]
-            k = int((nonzero > 0).sum())
-            out["positives"] = float(k)
-            out["p"] = float(stats.binomtest(k, len(nonzero), 0.5, alternative=alternative).pvalue)
-        elif claim.test == "permutation":
-            r = stats.permutation_test((d,), lambda x, axis: np.mean(x, axis=axis), permutation_type="samples",
-                                       n_resamples=np.inf, alternative=alternative)
-            out["p"] = float(r.pvalue)
-        elif claim.test == "wilcoxon":
-            r = stats.wilcoxon(d, alternative=alternative)
-            out["W"], out["p"] = float(r.statistic), float(r.pvalue)
-    except (ValueError, ZeroDivisionError, FloatingPointError) as exc:
-        out["p"] = f"scipy refused: {exc}"
-    return out
-
-
 def _show(v) -> str:
     if isinstance(v, str):
         return v
+    if isinstance(v, Span):
+        return _show(v.lo) if v.lo == v.hi else f"{float(v.mid):.6g} (± {float(v.hi - v.mid):.1e})"
+    if isinstance(v, Bounds):
+        return f"[{_show(v.low)}, {_show(v.high)}]"
+    if isinstance(v, tuple):
+        return f"[{v[0]:.6g}, {v[1]:.6g}]"
     if isinstance(v, Fraction):
         return (f"{v.numerator}/{v.denominator} (≈ {float(v):.4f})" if v.denominator != 1 and v.denominator <= 10**6
                 else f"{float(v):.6g}")
+    if isinstance(v, float):
+        return fmt_float(v)
     return mpmath.nstr(v, 6)
 
 
 def _number(v) -> Fraction | None:
-    """A computed statistic as an exact number (an mpmath value to 40 significant digits), None for a reason."""
-    if v is None or isinstance(v, str):
+    """A computed statistic as an exact number (an mpmath value to 40 significant digits, a span's midpoint), None for
+    a reason or an interval."""
+    if v is None or isinstance(v, (str, Bounds, tuple)):
         return None
+    if isinstance(v, Span):
+        return v.mid
     if isinstance(v, Fraction):
         return v
     return Fraction(mpmath.nstr(v, 40))
 
 
-def _p_of_t(t, nu: int, side: str):
-    """The p-value of Student's t with ``nu`` degrees of freedom (mpmath, ``DIGITS`` digits): two-sided
-    I_{ν/(ν+t²)}(ν/2, 1/2); one-sided half of it on the side t lies, 1 − half on the other."""
-    mpmath.mp.dps = DIGITS
-    t = mpmath.mpf(t)
-    p_two = mpmath.betainc(mpmath.mpf(nu) / 2, mpmath.mpf(1) / 2, 0, nu / (nu + t * t), regularized=True)
-    return p_two if side == "two" else _one_sided(p_two, t > 0, side)
+def _holds(printed, v) -> bool | None:
+    """Whether the computed ``v`` is what ``printed`` says: None when ``v`` is not a value (a reason)."""
+    if v is None or isinstance(v, str):
+        return None
+    if isinstance(v, Bounds):
+        low, high = printed
+        return _holds(low, v.low) and _holds(high, v.high)
+    if isinstance(v, Span):
+        return printed.decide(v.lo, v.hi) is not False  # some value of the span is the printed one
+    return printed.contains(_number(v))
 
 
-def _as_mpf(x: Fraction):
-    return mpmath.mpf(x.numerator) / x.denominator
+def _adjusted(v, m: int):
+    """min(1, m·p) for a p-value ``v`` (a Span's ends each)."""
+    if isinstance(v, str) or v is None:
+        return v
+    if isinstance(v, Span):
+        return Span(min(Fraction(1), m * v.lo), min(Fraction(1), m * v.hi), v.how)
+    if isinstance(v, Fraction):
+        return min(Fraction(1), m * v)
+    return min(mpmath.mpf(1), m * v)
+
+
+def _significant(p, alpha: Fraction) -> bool | None:
+    """p < α (None when a Monte Carlo span straddles α)."""
+    if isinstance(p, Span):
+        return True if p.hi < alpha else False if p.lo >= alpha else None
+    return _number(p) < alpha
+
+
+def _written(printed, value) -> str:
+    """``value`` written as ``printed`` is (an interval's endpoints each so, without "≈")."""
+    if isinstance(value, Bounds):
+        low, high = printed
+        return f"[{_written(low, value.low).removeprefix('≈ ')}, {_written(high, value.high).removeprefix('≈ ')}]"
+    exact = isinstance(value, Fraction) or (isinstance(value, Span) and value.lo == value.hi)
+    return printed.write_like(_number(value), exact=exact)
 
 
 def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
@@ -200,8 +130,8 @@ def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
     lo, hi = (t_printed.low, t_printed.high) if t_printed.low is not None and t_printed.high is not None else (t, t)
     found = {}
     for side in sides:
-        p = _p_of_t(_as_mpf(t), r.df, side)
-        ends = sorted([_p_of_t(_as_mpf(lo), r.df, side), _p_of_t(_as_mpf(hi), r.df, side)])
+        p = p_of_t(as_mpf(t), r.df, side)
+        ends = sorted([p_of_t(as_mpf(lo), r.df, side), p_of_t(as_mpf(hi), r.df, side)])
         found[side] = (p, ends)
     label = f"the p-value of t({r.df}) = {r.t}"
     rows = []
@@ -275,100 +205,364 @@ def _p_text(value: float, printed: str) -> str:
     return "≈ " + text
 
 
+def _data(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tuple[list[Fraction], str, dict]:
+    """The differences the test runs on, how they were obtained, and, for fixtures, each reference's per-query
+    differences ({reference: [float] or an error message}). Raises ``AuditError`` when the chapter's definitions
+    cannot compute the measure on a fixture."""
+    d = claim.data
+    if d.measure is None:
+        return differences(claim), "", {}
+    fa, fb = chapter.fixture(d.a), chapter.fixture(d.b)
+    reading = base_reading(chapter.declared_for(claim))
+    va, vb = ms.chapter(fa, d.measure, reading), ms.chapter(fb, d.measure, reading)
+    queries = sorted(va)
+    if sorted(vb) != queries:
+        raise AuditError(f"the chapter's {d.measure} leaves out different queries on {d.a} and {d.b}")
+    theirs: dict[str, object] = {}
+    for ref in ms.references:
+        oa, ob = ms.reference(ref, fa, d.measure), ms.reference(ref, fb, d.measure)
+        if oa.status != "ok" or ob.status != "ok":
+            theirs[ref.name] = (oa if oa.status != "ok" else ob).detail or "no value"
+        elif sorted(oa.per_query) != queries or sorted(ob.per_query) != queries:
+            theirs[ref.name] = "it leaves out a query"
+        else:
+            theirs[ref.name] = [oa.per_query[q] - ob.per_query[q] for q in queries]
+    how = f"{d.measure} per query on {d.a} minus {d.b} by the chapter's definitions ({len(queries)} queries)"
+    return [va[q] - vb[q] for q in queries], how, theirs
+
+
+def _library(ms: Measurements, test: str, d: list[Fraction]) -> dict[str, dict]:
+    """Each reference's own two-sided test on the differences (ranx's t-test and randomization test), by name."""
+    out = {}
+    for ref in ms.references:
+        if test in ref.SIGNIFICANCE:
+            result = ref.significance(test, [float(x) for x in d], [0.0] * len(d))
+            if result is not None:
+                out[ref.name] = result
+    return out
+
+
+def _explain_library(name: str, result: dict, exact, evidence: Evidence) -> ImplValue:
+    """A library's p-value as a row, its difference from the exact p explained or, unexplained, a condition."""
+    if "error" in result:
+        evidence.notes.append(f"{name} raised on this data: {result['error']}")
+        return ImplValue(implementation=name, provider=name, behaviour=SIDES["two"], status="error",
+                         detail=str(result["error"]))
+    p = float(result["p"])
+    row = ImplValue(implementation=name, provider=str(result.get("how", name)), behaviour=SIDES["two"], value=p)
+    if exact is None or isinstance(exact, str):
+        return row
+    target = float(_number(exact))
+    if abs(p - target) <= 1e-9 * max(1.0, abs(target)):
+        return row
+    permutations = 1000 if "randomization" in str(result.get("how", "")) else None
+    if permutations is not None:
+        se = (max(target * (1 - target), 1 / permutations) / permutations) ** 0.5
+        if abs(p - target) <= significance.SPREAD * se:
+            evidence.notes.append(
+                f"{name}'s randomization test gives p = {p:.4g}, a Monte Carlo estimate over {permutations:,} random "
+                f"permutations: {abs(p - target) / se:.1f} of its standard errors ({se:.2g}) from the exact p "
+                f"{_show(exact)} that enumerating every sign flip gives")
+            return row
+    evidence.conditions.append(Point(
+        f"{name} gives p = {p:.6g} (two-sided) where the exact computation gives {_show(exact)}, a difference no "
+        "known cause explains", "Investigate the difference before publishing."))
+    evidence.lead = ""
+    return row
+
+
+def _reference_rows(statistic: str, side: str, mine, other, d: list[Fraction], confidence: Fraction,
+                    evidence: Evidence) -> list[ImplValue]:
+    """scipy's value as a row; a difference from the chapter's side explained by experiment or made a condition."""
+    if other is None:
+        return []
+    if isinstance(other, str):
+        return [ImplValue(implementation="scipy", provider="scipy.stats", behaviour=SIDES[side],
+                          status="not applicable" if other.startswith("scipy not asked") else "error", detail=other)]
+    if isinstance(other, tuple):
+        row = ImplValue(implementation="scipy", provider=f"scipy.stats.bootstrap, percentile, "
+                        f"{scipy_stats.BOOTSTRAP_RESAMPLES} resamples, seed {scipy_stats.SEED}",
+                        behaviour=SIDES[side], value=None, detail=_show(other))
+        if isinstance(mine, Bounds):
+            off = [(end, float(v), s) for end, v, s in (("lower", other[0], mine.low), ("upper", other[1], mine.high))
+                   if not float(s.lo) - 1e-12 <= float(v) <= float(s.hi) + 1e-12]
+            if off:
+                more = scipy_stats.values("bootstrap", [float(x) for x in d], "two", float(confidence),
+                                          resamples=10 * scipy_stats.BOOTSTRAP_RESAMPLES + 9).get("interval")
+                nearer = isinstance(more, tuple) and all(
+                    abs(more[i] - float(s.mid)) <= abs(v - float(s.mid)) + 1e-12 or float(s.lo) <= more[i] <= float(s.hi)
+                    for i, (_, v, s) in zip((0 if e == "lower" else 1 for e, _, _ in off), off))
+                if nearer:
+                    evidence.notes.append(
+                        "scipy's bootstrap draws random resamples, so its "
+                        + " and ".join(f"{e} endpoint {v:.6g}" for e, v, _ in off)
+                        + " is a Monte Carlo estimate of the exact percentile "
+                        + " and ".join(_show(s) for _, _, s in off)
+                        + f": with ten times as many resamples it gives {_show(more)}")
+                else:
+                    evidence.conditions.append(Point(
+                        f"scipy's percentile bootstrap gives {_show(other)} where the exact bootstrap distribution "
+                        f"gives {_show(mine)}, a difference more resamples do not close",
+                        "Investigate the difference before publishing."))
+                    evidence.lead = ""
+        return [row]
+    row = ImplValue(implementation="scipy", provider="scipy.stats", behaviour=SIDES[side], value=float(other))
+    value = _number(mine)
+    if value is not None and not isinstance(mine, Span) and abs(float(value) - float(other)) > 1e-9 * max(
+            1.0, abs(float(value))):
+        evidence.conditions.append(Point(
+            f"{statistic} ({SIDES[side]}): scipy gives {fmt_float(float(other))} where the exact computation gives "
+            f"{_show(mine)}", "Investigate the difference before publishing."))
+        evidence.lead = ""
+    return [row]
+
+
+def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, theirs: dict, d, confidence,
+            evidence: Evidence) -> None:
+    """One printed statistic against every side read."""
+    interval = e.statistic == "interval"
+    printed = parse_interval(str(e.claimed)) if interval else parse_claimed(e.claimed, tolerance=e.tolerance)
+    rows, holds = [], {}
+    for side in sides:
+        mine = ours[side].get(e.statistic)
+        if e.statistic == "adjusted p":
+            mine = _adjusted(ours[side].get("p"), claim.comparisons)
+        holds[side] = _holds(printed, mine)
+        value = None if interval else _number(mine)
+        provider = ("exact" if isinstance(mine, (Fraction, Bounds)) or (isinstance(mine, Span) and not mine.how)
+                    else mine.how if isinstance(mine, Span) else f"mpmath, {DIGITS} digits")
+        if isinstance(mine, Bounds):
+            provider = "exact bootstrap distribution" if not (mine.low.how.startswith("a Monte") ) else mine.low.how
+        rows.append(ImplValue(implementation=CHAPTER, provider=provider, behaviour=SIDES[side],
+                              status="not applicable" if holds[side] is None else "ok",
+                              value=float(value) if value is not None else None,
+                              detail=mine if isinstance(mine, str) else _show(mine) if interval else "",
+                              in_interval=holds[side]))
+        if e.statistic != "adjusted p":
+            rows += _reference_rows(e.statistic, side, mine, theirs[side].get(e.statistic), d, confidence, evidence)
+    what = f"{NAMES[e.statistic]} of {label}"
+    shown_interval = (f"[{printed[0].interval()}, {printed[1].interval()}]" if interval else printed.interval())
+    evidence.checks.append(Check(label=what, measure=e.statistic, claimed=str(e.claimed), interval=shown_interval,
+                                 values=rows))
+
+    def value_of(side):
+        if e.statistic == "adjusted p":
+            return _adjusted(ours[side].get("p"), claim.comparisons)
+        return ours[side].get(e.statistic)
+
+    shown = ("; ".join(f"{SIDES[s]}: {_show(value_of(s))}" for s in sides) if TESTS[claim.test].sided else
+             _show(value_of(sides[0])))
+    if all(holds.values()):
+        evidence.scopes.append(f"{what}: {shown}, as printed")
+    elif any(holds.values()):
+        good = [s for s in sides if holds[s]]
+        bad = [s for s in sides if not holds[s]]
+        evidence.conditions.append(Point(
+            f"{what}: the printed {e.claimed} holds only for a {SIDES[good[0]]} test ({shown}), and the text does "
+            "not say which test it ran",
+            f"Say that the test is {SIDES[good[0]]} (checked: the printed {e.claimed} is its {e.statistic})."))
+        evidence.concern = evidence.concern or (
+            f"A reader who runs the {SIDES[bad[0]]} test gets {_show(value_of(bad[0]))}, not the printed "
+            f"{e.claimed}.")
+        evidence.lead = ""
+    else:
+        first = sides[0]
+        value = value_of(first)
+        if holds[first] is None:
+            evidence.errors.append(f"{what}: {value}")
+            return
+        new = _written(printed, value)
+        try:
+            rechecked = _holds(parse_interval(new) if interval else parse_claimed(new), value)
+        except AuditError:
+            rechecked = False
+        side_note = f"{SIDES[first]}; " if TESTS[claim.test].sided else ""
+        evidence.failures.append(Point(
+            f"{what}: {shown}, outside the printed {shown_interval}",
+            f"Change “{e.claimed}” to “{new}” ({side_note}checked: the exact computation gives it)."
+            if rechecked and str(e.claimed) in claim.quote else
+            f"Revise: {NAMES[e.statistic]} is {_show(value)} here" + (f" ({SIDES[first]})." if side_note else ".")))
+
+
+def _decision(claim: StatisticClaim, sides: list[str], ours: dict, alpha: Fraction, evidence: Evidence) -> None:
+    """The decision the text draws, under every reading left open: side × (uncorrected, Bonferroni) when several
+    comparisons are made and no correction is stated; a bootstrap interval decides by whether it holds 0."""
+    if claim.test == "bootstrap":
+        interval = ours[sides[0]]["interval"]
+        level = parse_claimed(claim.confidence).nominal
+        excludes = True if interval.low.lo > 0 or interval.high.hi < 0 else (
+            False if interval.low.hi <= 0 <= interval.high.lo else None)
+        if excludes is None:
+            evidence.errors.append(f"whether the {float(level) * 100:g} % interval {_show(interval)} holds 0 is within "
+                                   "its Monte Carlo error")
+            return
+        said = claim.decision == "significant"
+        if excludes == said:
+            evidence.scopes.append(f"the decision “{claim.decision}”: the {float(level) * 100:g} % interval "
+                                   f"{_show(interval)} {'excludes' if excludes else 'holds'} 0")
+        else:
+            evidence.failures.insert(0, Point(
+                f"decision error: the text says “{claim.decision}”, but the {float(level) * 100:g} % bootstrap "
+                f"interval {_show(interval)} {'excludes' if excludes else 'holds'} 0",
+                f"Say that the difference is {'' if excludes else 'not '}significant at the "
+                f"{float(1 - level) * 100:g} % level."))
+            _decision_concern(claim, evidence)
+        return
+    m = claim.comparisons
+    corrections = [claim.correction or "none"] if claim.correction or m == 1 else ["none", "bonferroni"]
+    readings = [(side, c) for c in corrections for side in sides]
+
+    def p_for(reading):
+        side, correction = reading
+        p = ours[side].get("p")
+        return _adjusted(p, m) if correction == "bonferroni" else p
+
+    def name(reading):
+        side, correction = reading
+        return SIDES[side] + (f", Bonferroni-corrected for {m} comparisons" if correction == "bonferroni" else
+                              ", uncorrected" if len(corrections) > 1 else "")
+
+    decided = {}
+    for r in readings:
+        p = p_for(r)
+        if p is not None and not isinstance(p, str):
+            sig = _significant(p, alpha)
+            if sig is not None:
+                decided[r] = "significant" if sig else "not significant"
+    if not decided:
+        evidence.errors.append(f"the decision cannot be checked: {p_for(readings[0])}")
+        return
+    listing = "; ".join(f"{name(r)} p = {_show(p_for(r))}" for r in decided)
+    if all(v == claim.decision for v in decided.values()):
+        evidence.scopes.append(f"the decision “{claim.decision}” at α = {float(alpha):g} holds ({listing})")
+    elif any(v == claim.decision for v in decided.values()):
+        good = next(r for r in decided if decided[r] == claim.decision)
+        bad = next(r for r in decided if decided[r] != claim.decision)
+        if good[1] != bad[1]:  # the correction decides
+            evidence.conditions.append(Point(
+                f"the decision “{claim.decision}” at α = {float(alpha):g} holds {name(good).split(', ')[-1]} "
+                f"(p = {_show(p_for(good))}) but not {name(bad).split(', ')[-1]} (p = {_show(p_for(bad))}), and the "
+                f"text, comparing {m} systems, does not say whether it corrects; {MULTIPLE_COMPARISONS}",
+                f"Say whether the p-values are corrected for the {m} comparisons; with Bonferroni's correction the "
+                f"difference is {decided[bad] if bad[1] == 'bonferroni' else decided[good]} at the "
+                f"{float(alpha) * 100:g} % level."))
+        else:
+            evidence.conditions.append(Point(
+                f"decision error unless the test is {SIDES[good[0]]}: “{claim.decision}” at α = {float(alpha):g} "
+                f"holds for the {name(good)} p = {_show(p_for(good))}, not for the {name(bad)} p = "
+                f"{_show(p_for(bad))}",
+                f"Say that the test is {SIDES[good[0]]}, or that the difference is {decided[bad]} at the "
+                f"{float(alpha) * 100:g} % level with a {SIDES[bad[0]]} test."))
+        evidence.lead = ""
+    else:
+        first, *rest = decided
+        evidence.failures.insert(0, Point(
+            f"decision error: the text says “{claim.decision}” at α = {float(alpha):g}, but p = "
+            f"{_show(p_for(first))} ({name(first)}" + "".join(f"; {name(r)}: {_show(p_for(r))}" for r in rest) + ")",
+            f"Say that the difference is {decided[first]} at the {float(alpha) * 100:g} % level."))
+        _decision_concern(claim, evidence)
+
+
+def _decision_concern(claim: StatisticClaim, evidence: Evidence) -> None:
+    evidence.concern = ("Readers will take the difference as established when the data do not support it."
+                        if claim.decision == "significant" else
+                        "Readers will dismiss a difference the data show at the stated level.")
+
+
+def _family(claim: StatisticClaim, evidence: Evidence) -> Evidence:
+    """A correction of printed p-values: each printed adjusted p and the comparisons said to stay significant."""
+    raw = {k: parse_claimed(v).nominal for k, v in claim.data.p_values.items()}
+    adjusted = significance.adjusted(claim.test, raw)
+    alpha = parse_claimed(claim.alpha).nominal
+    name = TESTS[claim.test].described
+    label = f"{name} of {len(raw)} p-values"
+    for e in claim.expect:
+        printed = parse_claimed(e.claimed, tolerance=e.tolerance)
+        value = adjusted[e.comparison]
+        ok = printed.contains(value)
+        evidence.checks.append(Check(label=f"the adjusted p of {e.comparison} ({label})", measure="adjusted p",
+                                     claimed=str(e.claimed), interval=printed.interval(),
+                                     values=[ImplValue(implementation=CHAPTER, provider="exact", value=float(value),
+                                                       in_interval=ok)]))
+        if ok:
+            evidence.scopes.append(f"the adjusted p of {e.comparison} under {name}: {_show(value)}, as printed")
+        else:
+            new = printed.write_like(value)
+            evidence.failures.append(Point(
+                f"the adjusted p of {e.comparison} under {name}: {_show(value)} (raw p {_show(raw[e.comparison])}), "
+                f"outside the printed {printed.interval()}",
+                f"Change “{e.claimed}” to “{new}” (checked: {name} gives it)."
+                if parse_claimed(new).contains(value) and str(e.claimed) in claim.quote else
+                f"Revise: {name} gives {_show(value)} for {e.comparison}."))
+    if claim.significant is not None:
+        truly = sorted(k for k, v in adjusted.items() if v < alpha)
+        said = sorted(claim.significant)
+        shown = ", ".join(f"{k}: {_show(adjusted[k])}" for k in raw)
+        if truly == said:
+            evidence.scopes.append(f"the comparisons significant at α = {float(alpha):g} after {name} are "
+                                   f"{', '.join(said) or 'none'} ({shown})")
+        else:
+            wrong_in = [k for k in said if k not in truly]
+            wrong_out = [k for k in truly if k not in said]
+            parts = ([f"{', '.join(wrong_in)} {'does' if len(wrong_in) == 1 else 'do'} not stay significant"]
+                     if wrong_in else []) + ([f"{', '.join(wrong_out)} {'stays' if len(wrong_out) == 1 else 'stay'} "
+                                              "significant"] if wrong_out else [])
+            evidence.failures.insert(0, Point(
+                f"decision error: after {name} at α = {float(alpha):g}, " + " and ".join(parts)
+                + f" (adjusted p: {shown})",
+                f"Say that {', '.join(truly) or 'no comparison'} {'stays' if len(truly) == 1 else 'stay'} significant "
+                f"after {name} at the {float(alpha) * 100:g} % level."))
+            evidence.concern = "Readers will count differences as established that the correction does not support."
+    return evidence
+
+
 def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     if claim.reported is not None:
         return _reported(claim, evidence)
-    d = differences(claim)
+    if TESTS[claim.test].family:
+        return _family(claim, evidence)
+    try:
+        d, how, by_reference = _data(claim, chapter, ms)
+    except AuditError as exc:
+        evidence.errors.append(exc.message)
+        return evidence
     mean = sum(d, Fraction(0)) / len(d)
-    sides = [claim.sided] if claim.sided else ["two", "greater" if mean >= 0 else "less"]
+    if not TESTS[claim.test].sided:
+        sides = ["two"]
+    else:
+        sides = [claim.sided] if claim.sided else ["two", "greater" if mean >= 0 else "less"]
     alpha = parse_claimed(claim.alpha).nominal
-    ours = {side: chapter_values(claim, side) for side in sides}
-    theirs = {side: scipy_values(claim, side) for side in sides}
-    name = {"paired t": "the paired t-test", "sign": "the sign test", "permutation": "the exact permutation test",
-            "wilcoxon": "the Wilcoxon signed-rank test"}[claim.test]
-    label = f"{name} on {len(d)} paired differences"
+    confidence = parse_claimed(claim.confidence).nominal
+    ours = {side: significance.values(claim.test, d, side, confidence) for side in sides}
+    floats = [float(x) for x in d]
+    theirs = {side: scipy_stats.values(claim.test, floats, side, float(confidence)) for side in sides}
+    label = f"{TESTS[claim.test].described} on {len(d)} paired differences" + (f" ({how})" if how else "")
     for e in claim.expect:
-        printed = parse_claimed(e.claimed, tolerance=e.tolerance)
-        rows, holds = [], {}
-        for side in sides:
-            mine, other = ours[side].get(e.statistic), theirs[side].get(e.statistic)
-            value = _number(mine)
-            holds[side] = value is not None and printed.contains(value)
-            rows.append(ImplValue(implementation=CHAPTER, provider="exact" if isinstance(mine, Fraction) else
-                                  f"mpmath, {DIGITS} digits", behaviour=SIDES[side],
-                                  status="ok" if value is not None else "not applicable",
-                                  value=float(value) if value is not None else None, detail=mine if value is None else "",
-                                  in_interval=holds[side] if value is not None else None))
-            if other is not None:
-                rows.append(ImplValue(implementation="scipy", provider="scipy.stats", behaviour=SIDES[side],
-                                      status="ok" if not isinstance(other, str) else "error",
-                                      value=float(other) if not isinstance(other, str) else None,
-                                      detail=other if isinstance(other, str) else "",
-                                      in_interval=printed.contains(float(other)) if not isinstance(other, str) else None))
-                if value is not None and not isinstance(other, str) and abs(float(value) - float(other)) > \
-                        1e-9 * max(1.0, abs(float(value))):
-                    evidence.conditions.append(Point(
-                        f"{e.statistic} ({SIDES[side]}): scipy gives {fmt_float(float(other))} where the exact "
-                        f"computation gives {_show(mine)}", "Investigate the difference before publishing."))
-        what = f"{NAMES[e.statistic]} of {label}"
-        evidence.checks.append(Check(label=what, measure=e.statistic, claimed=str(e.claimed),
-                                     interval=printed.interval(), values=rows))
-        shown = "; ".join(f"{SIDES[s]}: {_show(ours[s].get(e.statistic))}" for s in sides)
-        if all(holds.values()):
-            evidence.scopes.append(f"{what}: {shown}, as printed")
-        elif any(holds.values()):
-            good = [s for s in sides if holds[s]]
-            bad = [s for s in sides if not holds[s]]
-            evidence.conditions.append(Point(
-                f"{what}: the printed {e.claimed} holds only for a {SIDES[good[0]]} test "
-                f"({shown}), and the text does not say which test it ran",
-                f"Say that the test is {SIDES[good[0]]} (checked: the printed {e.claimed} is its {e.statistic})."))
-            evidence.concern = evidence.concern or (
-                f"A reader who runs the {SIDES[bad[0]]} test gets {_show(ours[bad[0]].get(e.statistic))}, not the "
-                f"printed {e.claimed}.")
-            evidence.lead = ""
-        else:
-            first = sides[0]
-            value = _number(ours[first].get(e.statistic))
-            if value is None:
-                evidence.errors.append(f"{what}: {ours[first].get(e.statistic)}")
-                continue
-            new = printed.write_like(value, exact=isinstance(ours[first].get(e.statistic), Fraction))
-            evidence.failures.append(Point(
-                f"{what}: {shown}, outside the printed {printed.interval()}",
-                f"Change “{e.claimed}” to “{new}” ({SIDES[first]}; checked: the exact computation and scipy give it)."
-                if parse_claimed(new).contains(value) and str(e.claimed) in claim.quote else
-                f"Revise: the {SIDES[first]} {e.statistic} is {_show(ours[first].get(e.statistic))} here."))
+        _expect(claim, e, label, sides, ours, theirs, d, confidence, evidence)
     if claim.decision is not None:
-        decided = {}
-        for side in sides:
-            p = _number(ours[side].get("p"))
-            if p is not None:
-                decided[side] = "significant" if p < alpha else "not significant"
-        if not decided:
-            evidence.errors.append(f"the decision cannot be checked: {ours[sides[0]].get('p')}")
-        elif all(v == claim.decision for v in decided.values()):
-            evidence.scopes.append(f"the decision “{claim.decision}” at α = {float(alpha):g} holds ("
-                                   + "; ".join(f"{SIDES[s]} p = {_show(ours[s]['p'])}" for s in decided) + ")")
-        elif any(v == claim.decision for v in decided.values()):
-            good = next(s for s in decided if decided[s] == claim.decision)
-            bad = next(s for s in decided if decided[s] != claim.decision)
+        _decision(claim, sides, ours, alpha, evidence)
+    if "two" in ours and claim.test in ("paired t", "permutation"):
+        library = _library(ms, claim.test, d)
+        if library:
+            rows = [_explain_library(name, result, ours["two"].get("p"), evidence) for name, result in library.items()]
+            evidence.checks.append(Check(label=f"the two-sided p-value of {label}, by each library's own test",
+                                         measure="p", claimed=None, interval="", values=[
+                                             ImplValue(implementation=CHAPTER, provider="exact",
+                                                       behaviour=SIDES["two"],
+                                                       value=float(_number(ours["two"]["p"]))
+                                                       if _number(ours["two"].get("p")) is not None else None)] + rows))
+    for name, values in by_reference.items():
+        if isinstance(values, str):
+            evidence.notes.append(f"{name} gives no per-query {claim.data.measure} here: {values}")
+            continue
+        p_ref = scipy_stats.values(claim.test, values, sides[0], float(confidence)).get("p")
+        p_ours = _number(ours[sides[0]].get("p"))
+        if isinstance(p_ref, float) and p_ours is not None and abs(p_ref - float(p_ours)) > 1e-9:
+            differ = [i for i, (x, y) in enumerate(zip(values, floats)) if abs(x - y) > 1e-9]
             evidence.conditions.append(Point(
-                f"decision error unless the test is {SIDES[good]}: “{claim.decision}” at α = {float(alpha):g} holds "
-                f"for the {SIDES[good]} p = {_show(ours[good]['p'])}, not for the {SIDES[bad]} p = "
-                f"{_show(ours[bad]['p'])}",
-                f"Say that the test is {SIDES[good]}, or that the difference is {decided[bad]} at the "
-                f"{float(alpha) * 100:g} % level with a {SIDES[bad]} test."))
+                f"with {name}'s per-query {claim.data.measure} the {SIDES[sides[0]]} p is {p_ref:.6g}, not "
+                f"{_show(ours[sides[0]]['p'])}: its values differ from the chapter's on {len(differ)} of {len(d)} "
+                "queries", f"State how {claim.data.measure} is computed, or check the per-query values."))
             evidence.lead = ""
-        else:
-            side = sides[0]
-            evidence.failures.insert(0, Point(
-                f"decision error: the text says “{claim.decision}” at α = {float(alpha):g}, but p = "
-                f"{_show(ours[side]['p'])} ({SIDES[side]}" + (f"; {SIDES[sides[1]]}: {_show(ours[sides[1]]['p'])}"
-                                                              if len(sides) > 1 else "") + ")",
-                f"Say that the difference is {decided[side]} at the {float(alpha) * 100:g} % level."))
-            evidence.concern = ("Readers will take the difference as established when the data do not support it."
-                                if claim.decision == "significant" else
-                                "Readers will dismiss a difference the data show at the stated level.")
     return evidence

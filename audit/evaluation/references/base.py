@@ -85,6 +85,15 @@ class Reference(abc.ABC):
         ``"error"`` so the other references' results are kept.
         """
 
+    #: The significance tests the library has, by name in ``audit.register.claims.TESTS`` → (its function, how it runs).
+    SIGNIFICANCE: dict[str, tuple[str, str]] = {}
+
+    def significance(self, test: str, a: Sequence[float], b: Sequence[float]) -> dict[str, object] | None:
+        """The library's own two-sided significance test ``test`` (a name of ``audit.register.claims.TESTS``) on the
+        paired per-query values ``a`` and ``b`` of two systems (the same queries, in order): ``{"p": float, "how":
+        what the library ran}``, ``{"error": message}`` when it raised, or None when it has no such test."""
+        return None
+
     def evaluate_files(self, measures: Sequence[object], qrels_path: str, run_path: str) -> dict[str, Outcome]:
         """Evaluate TREC files the way the library's users do: its own readers, its own defaults (every
         qrels query it keeps, its own rule for a query missing from the run). A reader that refuses a

@@ -195,6 +195,31 @@ class RanxReference(Reference):
         metric, how = self._metric(measure)
         return Support(True, how=how or metric) if metric else Support(False, reason=how)
 
+    #: ranx's statistical tests (``ranx.statistical_tests``), as ``ranx.compare`` calls them with its defaults: the
+    #: paired Student's t-test (scipy's ``ttest_rel``, two-sided) and Fisher's randomization test, approximated
+    #: with 1,000 random permutations of each query's pair under seed 42 (a Monte Carlo estimate of the exact p).
+    SIGNIFICANCE = {"paired t": ("paired_student_t_test", "ranx.statistical_tests.paired_student_t_test (scipy's "
+                                 "ttest_rel, two-sided)"),
+                    "permutation": ("fisher_randomization_test", "ranx.statistical_tests.fisher_randomization_test, "
+                                    "1,000 random permutations, seed 42 (ranx.compare's defaults)")}
+    PERMUTATIONS, SEED = 1000, 42
+
+    def significance(self, test: str, a, b) -> dict[str, object] | None:
+        if test not in self.SIGNIFICANCE:
+            return None
+        import numpy as np
+        try:
+            _import_ranx()
+            from ranx import statistical_tests as st
+            control, treatment = np.asarray(b, dtype=np.float64), np.asarray(a, dtype=np.float64)
+            if test == "paired t":
+                p, _ = st.paired_student_t_test(control, treatment, 0.05)
+            else:
+                p, _ = st.fisher_randomization_test(control, treatment, self.PERMUTATIONS, 0.05, self.SEED)
+        except Exception as exc:  # the library raising is a finding, not a crash
+            return {"error": f"{type(exc).__name__}: {exc}"[:300]}
+        return {"p": float(p), "how": self.SIGNIFICANCE[test][1]}
+
     def evaluate(self, measures: Sequence[object], qrels, run: ScoredRun) -> dict[str, Outcome]:
         """One ``ranx.evaluate`` call per set of queries, with every metric that applies to them."""
         support = {str(m): self.supports(m) for m in measures}

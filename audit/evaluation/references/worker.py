@@ -116,12 +116,15 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
             measures = [ir_measures.parse_measure(n) for n in names]
             if method == "reader_verdict":
                 result = ref.reader_verdict(*arg)
+            elif method == "significance":
+                result = ref.significance(*arg)
             elif method == "evaluate_files":
                 result = dict(ref.evaluate_files(measures, *arg))  # the adapter's Outcome objects, whole
             else:
                 result = dict(getattr(ref, method)(measures, qrels, arg))
         except Exception as exc:  # the adapter promises not to raise; keep the worker alive if it does
-            result = {n: Outcome("error", detail=f"{type(exc).__name__}: {exc}"[:500]) for n in names}
+            result = ({"error": f"{type(exc).__name__}: {exc}"[:500]} if method == "significance" else
+                      {n: Outcome("error", detail=f"{type(exc).__name__}: {exc}"[:500]) for n in names})
         finally:
             gc.enable()
         try:
@@ -169,6 +172,7 @@ class IsolatedReference(Reference):
         self.inner = inner
         self.name, self.library, self.title = inner.name, inner.library, inner.title
         self.options = inner.options
+        self.SIGNIFICANCE = inner.SIGNIFICANCE
         self.timeout = timeout
         self._process: subprocess.Popen | None = None
         self._send: Connection | None = None
@@ -276,6 +280,12 @@ class IsolatedReference(Reference):
     def evaluate_files(self, measures: Sequence[object], qrels_path: str, run_path: str) -> dict[str, Outcome]:
         return self._call("evaluate_files", measures, {}, (str(qrels_path), str(run_path)),
                           self.timeout + SECONDS_PER_MB * _megabytes(qrels_path, run_path))
+
+    def significance(self, test: str, a, b) -> dict[str, object] | None:
+        if test not in self.SIGNIFICANCE:  # the library has no such test: no worker call
+            return None
+        answer, problem = self._request(("significance", [], {}, (test, [float(x) for x in a], [float(x) for x in b])))
+        return answer if problem is None else {"error": f"{self.library} {problem} while testing in its worker process"}
 
     def reader_verdict(self, path: str, kind: str) -> str:
         answer, problem = self._request(("reader_verdict", [], {}, (str(path), kind)),

@@ -1,0 +1,290 @@
+"""The chapter's side of a ``statistic`` claim: each significance test, interval and correction a text reports on
+paired per-query values, computed exactly where the test allows it.
+
+Shapes: differences are ``Fraction`` s (the numbers as printed, 0.10 is 1/10); a side is ``"two"``, ``"greater"``
+(a > b) or ``"less"``. Each test returns ``{statistic: value}`` where a value is
+
+* a ``Fraction`` — exact (the mean difference, an enumerated p-value, a count);
+* an mpmath number at ``DIGITS`` digits — a value with no finite exact form (t, its p-value, Cohen's d);
+* a ``Span`` — every number in [lo, hi] is the statistic (a quantile of a discrete distribution is any value between
+  its lower and upper quantile; a Monte Carlo estimate is known to within its error);
+* a ``Bounds`` pair of ``Span`` s — a confidence interval's two endpoints;
+* a ``str`` — why the statistic is not defined or not computed on this data.
+
+The tests (declared in ``TESTS``; the claim names them):
+
+* **paired t** — t = mean(d) / (s(d)/√n), s with n − 1, on n − 1 degrees of freedom; the two-sided p is the
+  regularized incomplete beta I_{ν/(ν+t²)}(ν/2, 1/2) (Student's t; Abramowitz and Stegun 26.7.1), a one-sided p half
+  of it on the side t lies, 1 − half on the other.
+* **sign** — the positive differences among the non-zero ones against Binomial(n′, 1/2), exactly; two-sided
+  p = min(1, 2 · the smaller tail).
+* **permutation** — Fisher's randomization test for paired data: the sum of the differences against its distribution
+  over all 2^n sign flips, counted exactly by dynamic programming over the differences scaled to integers
+  (``EXACT_STATES`` bounds the work); two-sided on |sum|. Beyond the bound, a fixed-seed Monte Carlo estimate over
+  ``MONTE_CARLO`` flips, given as a ``Span`` of ±4 standard errors.
+* **wilcoxon** — W⁺, the sum of the ranks of |d| over the positive differences, against its exact distribution over
+  the 2^n sign flips (dynamic programming on the ranks), when no difference is 0 and no two |d| tie (scipy's
+  ``method="exact"``); two-sided statistic min(W⁺, W⁻) and p = min(1, 2 · the smaller tail), as scipy reports them.
+* **bootstrap** — the percentile interval of the mean difference (Efron and Tibshirani 1993, ch. 13) at a confidence
+  c: the (1−c)/2 and (1+c)/2 quantiles of the mean of n draws with replacement. Exact (the "ideal" bootstrap: the
+  n-fold convolution of the differences' empirical distribution, counted in integers) while n^n < 2^63; otherwise a
+  fixed-seed Monte Carlo over ``MONTE_CARLO`` resamples, each endpoint a ``Span`` between the order statistics ±4
+  binomial standard errors away.
+* **bonferroni**, **holm** — adjusted p-values of a family of m comparisons: Bonferroni min(1, m·p); Holm's step-down
+  max_{j≤i} min(1, (m − j + 1)·p_(j)) over the p-values sorted ascending (Holm 1979), exact in the printed numbers.
+
+Every test also gives the **mean difference** and, when the differences vary, **d** (Cohen's d for paired data,
+d_z = mean(d)/s(d)).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+
+import mpmath
+
+DIGITS = 50
+#: The most integer states (scaled sum range × n) a dynamic-programming enumeration may walk; beyond it, Monte Carlo.
+EXACT_STATES = 20_000_000
+#: Resamples of a Monte Carlo estimate, and its seed (numpy's default_rng).
+MONTE_CARLO = 100_000
+SEED = 0
+#: The width of a Monte Carlo ``Span``, in standard errors.
+SPREAD = 4
+
+
+@dataclass(frozen=True)
+class Span:
+    """Every number in [lo, hi] is the statistic (exact bounds); ``how`` says why it is a range."""
+
+    lo: Fraction
+    hi: Fraction
+    how: str = ""
+
+    @property
+    def mid(self) -> Fraction:
+        return (self.lo + self.hi) / 2
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """A confidence interval: each endpoint a ``Span``."""
+
+    low: Span
+    high: Span
+
+
+@dataclass(frozen=True)
+class Test:
+    """A declared test: its name in a claim, how a reason names it, what it gives, whether it has a side."""
+
+    name: str
+    described: str
+    statistics: tuple[str, ...]
+    sided: bool = True
+    family: bool = False  # operates on a family of printed p-values, not on per-query data
+
+
+TESTS: dict[str, Test] = {t.name: t for t in (
+    Test("paired t", "the paired t-test", ("p", "t", "mean difference", "d")),
+    Test("sign", "the sign test", ("p", "positives", "mean difference", "d")),
+    Test("permutation", "the permutation (randomization) test", ("p", "mean difference", "d")),
+    Test("wilcoxon", "the Wilcoxon signed-rank test", ("p", "W", "mean difference", "d")),
+    Test("bootstrap", "the percentile bootstrap", ("interval", "mean difference", "d"), sided=False),
+    Test("bonferroni", "Bonferroni's correction", ("adjusted p",), sided=False, family=True),
+    Test("holm", "Holm's step-down correction", ("adjusted p",), sided=False, family=True),
+)}
+SIDES = {"two": "two-sided", "greater": "one-sided (a > b)", "less": "one-sided (a < b)"}
+
+
+def as_mpf(x: Fraction):
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def p_of_t(t, nu: int, side: str):
+    """The p-value of Student's t with ``nu`` degrees of freedom (mpmath, ``DIGITS`` digits): two-sided
+    I_{ν/(ν+t²)}(ν/2, 1/2); one-sided half of it on the side t lies, 1 − half on the other."""
+    mpmath.mp.dps = DIGITS
+    t = mpmath.mpf(t)
+    p_two = mpmath.betainc(mpmath.mpf(nu) / 2, mpmath.mpf(1) / 2, 0, nu / (nu + t * t), regularized=True)
+    if side == "two":
+        return p_two
+    half = p_two / 2
+    return half if (side == "greater") == (t > 0) else 1 - half
+
+
+def _scaled(values: list[Fraction]) -> tuple[list[int], int]:
+    """``values`` as integers over their common denominator L: (v·L, L)."""
+    scale = 1
+    for v in values:
+        scale = scale * v.denominator // math.gcd(scale, v.denominator)
+    return [int(v * scale) for v in values], scale
+
+
+def _flip_counts(weights: list[int]) -> dict[int, int] | None:
+    """How many of the 2^n sign assignments s give each Σ s_i·w_i (integers), or None beyond ``EXACT_STATES``."""
+    import numpy as np
+
+    total = sum(abs(w) for w in weights)
+    if len(weights) > 62 or (2 * total + 1) * len(weights) > EXACT_STATES:
+        return None
+    counts = np.zeros(2 * total + 1, dtype=np.int64)
+    counts[total] = 1  # index total ↔ sum 0
+    for w in (abs(w) for w in weights):
+        if w == 0:
+            counts = counts * 2
+            continue
+        moved = np.zeros_like(counts)
+        moved[w:] += counts[:-w]  # +w
+        moved[:-w] += counts[w:]  # −w
+        counts = moved
+    return {i - total: int(c) for i, c in enumerate(counts) if c}
+
+
+def _tail(counts: dict[int, int], observed: int, side: str) -> Fraction:
+    total = sum(counts.values())
+    if side == "two":
+        return Fraction(sum(c for s, c in counts.items() if abs(s) >= abs(observed)), total)
+    if side == "greater":
+        return Fraction(sum(c for s, c in counts.items() if s >= observed), total)
+    return Fraction(sum(c for s, c in counts.items() if s <= observed), total)
+
+
+def _monte_carlo_flips(d: list[Fraction], side: str) -> Span:
+    import numpy as np
+
+    rng = np.random.default_rng(SEED)
+    values = np.array([float(x) for x in d])
+    observed = values.sum()
+    signs = rng.choice((-1.0, 1.0), size=(MONTE_CARLO, len(values)))
+    sums = signs @ values
+    eps = 1e-12 * max(1.0, abs(observed))
+    hits = (np.abs(sums) >= abs(observed) - eps) if side == "two" else (
+        sums >= observed - eps if side == "greater" else sums <= observed + eps)
+    p = Fraction(int(hits.sum()), MONTE_CARLO)
+    se = Fraction(math.sqrt(max(float(p * (1 - p)), 1 / MONTE_CARLO) / MONTE_CARLO)).limit_denominator(10**12)
+    return Span(max(Fraction(0), p - SPREAD * se), min(Fraction(1), p + SPREAD * se),
+                f"a Monte Carlo estimate over {MONTE_CARLO:,} random sign flips (seed {SEED}): {float(p):.5f} ± "
+                f"{SPREAD} standard errors of {float(se):.1e}; the exact enumeration exceeds its limit here")
+
+
+def _quantile_span(cumulative: list[tuple[Fraction, int]], total: int, q: Fraction) -> Span:
+    """Every q-quantile of a discrete distribution given as sorted (value, cumulative count) pairs: from the least
+    x with F(x) ≥ q to the least x with F(x) > q."""
+    lower = next(x for x, c in cumulative if Fraction(c, total) >= q)
+    upper = next(x for x, c in cumulative if Fraction(c, total) > q)
+    return Span(lower, upper, "" if lower == upper else f"every value from {float(lower):.6g} to {float(upper):.6g} "
+                "is a quantile of the bootstrap distribution at this level")
+
+
+def bootstrap(d: list[Fraction], confidence: Fraction) -> Bounds:
+    """The percentile bootstrap interval of the mean of ``d`` at ``confidence`` (see the module's description)."""
+    import numpy as np
+
+    n = len(d)
+    lo_q, hi_q = (1 - confidence) / 2, (1 + confidence) / 2
+    ints, scale = _scaled(d)
+    low_v, span = min(ints), max(ints) - min(ints)
+    if n ** n < 2 ** 63 and span * n * n < EXACT_STATES:
+        pmf = np.zeros(span + 1, dtype=np.int64)
+        for v in ints:
+            pmf[v - low_v] += 1
+        dist = np.array([1], dtype=np.int64)
+        for _ in range(n):
+            dist = np.convolve(dist, pmf)
+        total = n ** n
+        running, cumulative = 0, []
+        for i, c in enumerate(dist.tolist()):
+            if c:
+                running += c
+                cumulative.append((Fraction(i + n * low_v, n * scale), running))
+        if running != total:  # int64 overflow would show here
+            raise ArithmeticError("bootstrap enumeration lost counts")
+        return Bounds(_quantile_span(cumulative, total, lo_q), _quantile_span(cumulative, total, hi_q))
+    rng = np.random.default_rng(SEED)
+    values = np.array([float(x) for x in d])
+    means = np.sort(values[rng.integers(0, n, size=(MONTE_CARLO, n))].mean(axis=1))
+
+    def span(q: Fraction) -> Span:
+        centre = float(q) * MONTE_CARLO
+        err = SPREAD * math.sqrt(MONTE_CARLO * float(q) * (1 - float(q)))
+        a, b = max(0, int(centre - err)), min(MONTE_CARLO - 1, int(math.ceil(centre + err)))
+        return Span(Fraction(float(means[a])), Fraction(float(means[b])),
+                    f"a Monte Carlo estimate over {MONTE_CARLO:,} resamples (seed {SEED}), ±{SPREAD} standard errors "
+                    "of the quantile; the exact enumeration exceeds its limit here")
+    return Bounds(span(lo_q), span(hi_q))
+
+
+def adjusted(method: str, p_values: dict[str, Fraction]) -> dict[str, Fraction]:
+    """Each comparison's adjusted p-value under Bonferroni's or Holm's correction, exactly."""
+    m = len(p_values)
+    if method == "bonferroni":
+        return {k: min(Fraction(1), m * p) for k, p in p_values.items()}
+    order = sorted(p_values, key=lambda k: p_values[k])
+    out, running = {}, Fraction(0)
+    for j, k in enumerate(order):
+        running = max(running, min(Fraction(1), (m - j) * p_values[k]))
+        out[k] = running
+    return out
+
+
+def values(test: str, d: list[Fraction], side: str, confidence: Fraction = Fraction(95, 100)) -> dict[str, object]:
+    """Each statistic of ``test`` on the differences ``d`` for ``side`` (see the module's description)."""
+    mpmath.mp.dps = DIGITS
+    n = len(d)
+    mean = sum(d, Fraction(0)) / n
+    var = sum(((x - mean) ** 2 for x in d), Fraction(0)) / (n - 1)
+    out: dict[str, object] = {"mean difference": mean}
+    if var == 0:
+        out["t"] = out["d"] = "not defined: every difference is the same, so their standard deviation is 0"
+        if test == "paired t":
+            out["p"] = out["t"]
+    else:
+        t2 = mean * mean * n / var
+        t = mpmath.sqrt(as_mpf(t2)) * (1 if mean >= 0 else -1)
+        out["t"] = t
+        out["d"] = as_mpf(mean) / mpmath.sqrt(as_mpf(var))
+        if test == "paired t":
+            out["p"] = p_of_t(t, n - 1, side)
+    if test == "sign":
+        nonzero = [x for x in d if x != 0]
+        m, k = len(nonzero), sum(1 for x in nonzero if x > 0)
+        out["positives"] = Fraction(k)
+        if m == 0:
+            out["p"] = "not defined: every difference is 0"
+        else:
+            upper = Fraction(sum(comb(m, i) for i in range(k, m + 1)), 2 ** m)   # P(X >= k)
+            lower = Fraction(sum(comb(m, i) for i in range(0, k + 1)), 2 ** m)   # P(X <= k)
+            out["p"] = (min(Fraction(1), 2 * min(upper, lower)) if side == "two" else
+                        upper if side == "greater" else lower)
+    elif test == "permutation":
+        ints, _ = _scaled(d)
+        counts = _flip_counts(ints)
+        out["p"] = _monte_carlo_flips(d, side) if counts is None else _tail(counts, sum(ints), side)
+    elif test == "wilcoxon":
+        magnitudes = [abs(x) for x in d]
+        if 0 in magnitudes or len(set(magnitudes)) < n:
+            out["W"] = out["p"] = ("not computed exactly: a difference is 0 or two tie in size, where the exact "
+                                   "distribution of W does not apply (scipy then chooses its own method)")
+        else:
+            ranks = {v: r for r, v in enumerate(sorted(magnitudes), start=1)}
+            r = [ranks[abs(x)] for x in d]
+            w_plus = sum(ri for ri, x in zip(r, d) if x > 0)
+            w_minus = n * (n + 1) // 2 - w_plus
+            counts = _flip_counts(r)
+            if counts is None:
+                out["W"] = out["p"] = f"not computed exactly: {n} differences exceed the enumeration's limit"
+            else:
+                # Σ s_i r_i = W⁺ − W⁻ = 2W⁺ − n(n+1)/2: the flip distribution is W⁺'s, shifted and doubled
+                stat = 2 * w_plus - n * (n + 1) // 2
+                upper, lower = _tail(counts, stat, "greater"), _tail(counts, stat, "less")
+                if side == "two":
+                    out["W"], out["p"] = Fraction(min(w_plus, w_minus)), min(Fraction(1), 2 * min(upper, lower))
+                else:
+                    out["W"], out["p"] = Fraction(w_plus), upper if side == "greater" else lower
+    elif test == "bootstrap":
+        out["interval"] = bootstrap(d, confidence)
+    return out
