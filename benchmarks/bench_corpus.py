@@ -4,6 +4,7 @@
 Prints a line per text, then one line per claim family and one overall, in this form:
 
     listings: N statements, agreement A%, wrong supported S, wrong contradicted C
+    statistics: N statements, agreement A%, wrong supported S, wrong contradicted C
     overall: N statements, encodable E%, unedited U%, agreement A%, held-out agreement H%, wrong supported S, wrong contradicted C
 
 then every statement whose verdict differs from its label. Labels: tests/corpus/measures/labels.yaml (each value
@@ -39,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     listings = [s for s in everything.statements if s.kind == "code"]
     if listings:
         print(cm.Figures(listings).brief("listings"))
+    statistics = [s for s in everything.statements if s.kind == "statistic"]
+    if statistics:
+        print(cm.Figures(statistics).brief("statistics"))
     print(everything.line("overall"))
     wrong = everything.wrong()
     if wrong:
