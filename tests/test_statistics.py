@@ -375,3 +375,47 @@ def test_ranx_agrees_within_its_monte_carlo_error():
         got = ref.significance("permutation", a, [0.0] * len(a))["p"]
         se = (max(exact * (1 - exact), 1e-3) / 1000) ** 0.5
         assert abs(got - exact) <= significance.SPREAD * se, (d, got, exact)
+
+
+def test_the_proposal_corrects_statistics_and_the_patched_chapter_is_clean(tmp_path):
+    """The author's loop on statistic claims: each contradicted p-value, interval and conclusion gets a hunk re-checked
+    before it is printed; applying the patch and the register edits and auditing again leaves them all supported.
+    Right values: the paired t-test's two-sided p on the five differences is 0.075130 (scipy.stats.ttest_1samp), so
+    “≈ 0.04” becomes “≈ 0.075” and “significant” “not significant”; t(4) = 2.39 gives two-sided p = 0.07517
+    (2·scipy.stats.t.sf), “.04” → “.075”; the ideal bootstrap gives [0.02, 0.16]."""
+    from audit.register.claims import load_chapter
+    from audit.research.proposal import patched_text, register_text
+    from audit.run.audit import audit_chapter as run
+
+    snapshot = SNAPSHOT.splitlines()[0] + "\n" + SNAPSHOT.splitlines()[1] + "\n" + MORE.splitlines()[1] + "\n" + \
+        REPORTED.splitlines()[0] + "\n"
+    claims = "claims:\n" + "\n".join(
+        line for block in (CLAIMS, MORE_CLAIMS.split("claims:\n")[1], REPORTED_CLAIMS)
+        for line in _entries(block, {"S1", "B2", "R1"})) + "\n"
+    folder = tmp_path / "loop"
+    folder.mkdir()
+    before = _audited(folder, "loop", snapshot, claims)
+    assert {k: v.verdict for k, v in before.items()} == {"S1": "contradicted", "B2": "contradicted",
+                                                         "R1": "contradicted"}
+    report = run(load_chapter(folder), [], collect("test"))
+    proposal = report.research.proposal
+    assert sorted(h.claim for h in proposal.hunks) == ["B2", "R1", "S1"], (proposal.not_proposed, proposal.withdrawn)
+    s1 = next(h for h in proposal.hunks if h.claim == "S1")
+    assert s1.new.endswith("gives p ≈ 0.075, so the improvement is not significant at the 5 % level."), s1.new
+    (folder / "snapshot.txt").write_text(patched_text(snapshot, proposal), encoding="utf-8")
+    (folder / "claims.yaml").write_text(register_text(claims, proposal), encoding="utf-8")
+    after = {c.id: c.verdict for c in run(load_chapter(folder), [], collect("test")).claims}
+    assert after == {"S1": "supported", "B2": "supported", "R1": "supported"}, after
+
+
+def _entries(block: str, ids: set[str]) -> list[str]:
+    """The lines of the register entries in ``block`` whose id is in ``ids`` (each entry a flow mapping over lines)."""
+    out, keep = [], False
+    for line in block.splitlines():
+        if line.startswith("claims:"):
+            continue
+        if line.lstrip().startswith("- {id:"):
+            keep = line.split("id:")[1].split(",")[0].strip() in ids
+        if keep:
+            out.append(line)
+    return out

@@ -334,9 +334,10 @@ def _own_words(claim, old: str, new: str) -> list[Edit]:
 
 
 def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], fields: list[tuple[str, str]],
-                chapter: Chapter, ms: Measurements, why: str, rechecks) -> dict:
+                chapter: Chapter, ms: Measurements, why: str, rechecks, reword=None) -> dict:
     """A corrected value: the printed numbers replaced in the sentence and in the register (quote, claimed values,
-    title, claim text), then the claim re-run on the new sentence, which must be supported."""
+    title, claim text), then the claim re-run on the new sentence, which must be supported. ``reword``: a further
+    change of wording, ``(function of a sentence giving the new one or None, what it changes as (old, new))``."""
     # the register's quote follows the sentence as found (an edited anchor's quote is refreshed with it); one that
     # differs from it only in where the lines break keeps its own spacing
     new_quote, register_quote = quote, claim.quote if claim.quote.split() == quote.split() else quote
@@ -352,6 +353,12 @@ def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], 
             raise _Skip(f"the printed {old} cannot be told apart from another number in the quote, so no exact edit "
                         "can be placed; the finding gives the value")
         edits += _own_words(claim, old, new)
+    if reword is not None:
+        change, _ = reword
+        new_quote, register_quote = change(new_quote), change(register_quote) if register_quote is not None else None
+        if new_quote is None or register_quote is None:
+            raise _Skip("the sentence words its conclusion so that no single word can be changed; the finding gives "
+                        "the conclusion the data support")
     broken = breaks_arithmetic(quote, new_quote)
     if broken:
         raise _Skip(f"the corrected value would follow printed arithmetic that does not give it ({broken}); the "
@@ -362,12 +369,13 @@ def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], 
     verdict = _recheck(claim, edits, chapter, ms, rechecks)
     if verdict != "supported":
         raise _Withdrawn(f"the claim re-run on the corrected sentence is {verdict}, not supported")
-    change = "; ".join(f"“{o}” to “{n}”" for o, n in corrections.items())
+    change = "; ".join(f"“{o}” to “{n}”" for o, n in [*corrections.items(), *([reword[1]] if reword else [])])
     return dict(action="correct a value", replaced=quote, text=new_quote, edits=edits,
                 check=f"re-checked: the claim re-run on the corrected sentence is supported; {why}",
                 response=f"Change {change}.",
                 rationale=f"{r.concern} The chapter's definitions give "
-                          + ", ".join(f"{n} where it prints {o}" for o, n in corrections.items()) + ".",
+                          + ", ".join([f"{n} where it prints {o}" for o, n in corrections.items()]
+                                      + ([f"“{reword[1][1]}” where it says “{reword[1][0]}”"] if reword else [])) + ".",
                 tradeoff=("None beyond the edit; any later sentence, figure or notebook cell that reuses the old "
                           "number must change with it."))
 
@@ -454,6 +462,28 @@ def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
         plan["edits"] += [e for e in _own_words(claim, o, n)
                           if not any(x.field == e.field and x.claim == e.claim for x in plan["edits"])]
     return plan
+
+
+def _statistic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str, rechecks) -> dict:
+    """A wrong printed statistic replaced by the one its first reading gives, and a wrong conclusion turned (“not
+    significant”), the claim re-run on the new sentence."""
+    from audit.evaluation.checks.statistic import corrections, flip_decision
+    if r.verdict != "contradicted":
+        raise _Skip("the printed values hold under a reading the text leaves open; the finding says which to state")
+    try:
+        changes, fields, decision = corrections(claim, chapter, ms)
+    except AuditError as exc:
+        raise _Skip(exc.message)
+    if not changes and decision is None:
+        raise _Skip("no printed number or conclusion of the sentence is what no reading gives; the finding says what "
+                    "to change")
+    reword = None
+    if decision is not None:
+        said = claim.decision
+        reword = (lambda text: flip_decision(text, said),
+                  ("significant", "not significant") if said == "significant" else ("not significant", "significant"))
+    return _correction(claim, r, quote, changes, fields, chapter, ms,
+                       "recomputed exactly and by scipy on the sentence's data", rechecks, reword)
 
 
 def _property_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str) -> dict:
@@ -567,6 +597,8 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
                 plan = _property_plan(claim, chapter, ms, r, quote)
             elif claim.kind == "convention":
                 plan = _convention_plan(claim, chapter, ms, r, quote, snapshot, end, rechecks)
+            elif claim.kind == "statistic":
+                plan = _statistic_plan(claim, chapter, ms, r, quote, rechecks)
             elif claim.kind == "code":
                 raise _Skip("a listing fix is code the harness does not write; the finding lists each failing input "
                             "and what to change, and the listing is re-run by `audit run` once edited")

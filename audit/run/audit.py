@@ -267,6 +267,8 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         # stored either: their workers start loading now. Otherwise a worker starts on the first value
         # not stored, so a revision whose values are all stored loads no library.
         _start(references)
+    # a reference whose own significance tests a claim will ask for: its library loads while scipy's tests run
+    _start([r for r in references if any(c.kind == "statistic" and c.test in r.SIGNIFICANCE for c in todo)])
     # started here, evaluated in the references' worker processes while the claims are checked in order
     ms.prefetch(requests)
     # While the references load and evaluate, this process computes what needs only the chapter's

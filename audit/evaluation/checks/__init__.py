@@ -29,6 +29,7 @@ NEEDS = {
     "comparison": comparison.needs,
     "arithmetic": arithmetic.needs,
     "convention": convention.needs,
+    "statistic": statistic.needs,
 }
 
 __all__ = ["CHECKERS", "NEEDS", "Measurements"]

@@ -14,6 +14,7 @@ resamples) or, unexplained, qualifies the claim.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import mpmath
@@ -106,13 +107,17 @@ def _significant(p, alpha: Fraction) -> bool | None:
     return _number(p) < alpha
 
 
-def _written(printed, value) -> str:
-    """``value`` written as ``printed`` is (an interval's endpoints each so, without "≈")."""
+def _written(printed, value, statistic: str = "") -> str:
+    """``value`` written as ``printed`` is (an interval's endpoints each so, without "≈"); a p-value the printed
+    places cannot hold to two significant digits is written to two (0.0751 after “≈ 0.04” is “≈ 0.075”, not 0.08)."""
     if isinstance(value, Bounds):
         low, high = printed
         return f"[{_written(low, value.low).removeprefix('≈ ')}, {_written(high, value.high).removeprefix('≈ ')}]"
     exact = isinstance(value, Fraction) or (isinstance(value, Span) and value.lo == value.hi)
-    return printed.write_like(_number(value), exact=exact)
+    text = printed.write_like(_number(value), exact=exact)
+    if statistic in ("p", "adjusted p") and printed.style == "decimal" and text.startswith("≈"):
+        return _p_text(float(_number(value)), printed.text)
+    return text
 
 
 def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
@@ -271,7 +276,7 @@ def _explain_library(name: str, result: dict, exact, evidence: Evidence) -> Impl
     return row
 
 
-def _reference_rows(statistic: str, side: str, mine, other, d: list[Fraction], confidence: Fraction,
+def _reference_rows(test: str, statistic: str, side: str, mine, other, d: list[Fraction], confidence: Fraction,
                     evidence: Evidence) -> list[ImplValue]:
     """scipy's value as a row; a difference from the chapter's side explained by experiment or made a condition."""
     if other is None:
@@ -308,6 +313,20 @@ def _reference_rows(statistic: str, side: str, mine, other, d: list[Fraction], c
         return [row]
     row = ImplValue(implementation="scipy", provider="scipy.stats", behaviour=SIDES[side], value=float(other))
     value = _number(mine)
+    sampled = test == "permutation" and statistic == "p" and 2 ** len(d) > scipy_stats.PERMUTATION_RESAMPLES
+    if sampled and value is not None:
+        target = float(value)
+        se = (max(target * (1 - target), 1 / scipy_stats.PERMUTATION_RESAMPLES)
+              / scipy_stats.PERMUTATION_RESAMPLES) ** 0.5
+        if abs(float(other) - target) <= significance.SPREAD * se + 1e-12:
+            row.provider = (f"scipy.stats.permutation_test, {scipy_stats.PERMUTATION_RESAMPLES:,} random sign flips "
+                            f"(seed {scipy_stats.SEED})")
+            if abs(float(other) - target) > 1e-9:
+                evidence.notes.append(
+                    f"scipy's permutation_test draws {scipy_stats.PERMUTATION_RESAMPLES:,} random sign flips of the "
+                    f"2^{len(d)}, so its p = {float(other):.4g} is a Monte Carlo estimate, "
+                    f"{abs(float(other) - target) / se:.1f} standard errors ({se:.2g}) from the exact {_show(mine)}")
+            return [row]
     if value is not None and not isinstance(mine, Span) and abs(float(value) - float(other)) > 1e-9 * max(
             1.0, abs(float(value))):
         evidence.conditions.append(Point(
@@ -339,7 +358,7 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
                               detail=mine if isinstance(mine, str) else _show(mine) if interval else "",
                               in_interval=holds[side]))
         if e.statistic != "adjusted p":
-            rows += _reference_rows(e.statistic, side, mine, theirs[side].get(e.statistic), d, confidence, evidence)
+            rows += _reference_rows(claim.test, e.statistic, side, mine, theirs[side].get(e.statistic), d, confidence, evidence)
     what = f"{NAMES[e.statistic]} of {label}"
     shown_interval = (f"[{printed[0].interval()}, {printed[1].interval()}]" if interval else printed.interval())
     evidence.checks.append(Check(label=what, measure=e.statistic, claimed=str(e.claimed), interval=shown_interval,
@@ -371,7 +390,7 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
         if holds[first] is None:
             evidence.errors.append(f"{what}: {value}")
             return
-        new = _written(printed, value)
+        new = _written(printed, value, e.statistic)
         try:
             rechecked = _holds(parse_interval(new) if interval else parse_claimed(new), value)
         except AuditError:
@@ -516,6 +535,14 @@ def _family(claim: StatisticClaim, evidence: Evidence) -> Evidence:
     return evidence
 
 
+def needs(claim: StatisticClaim, chapter: Chapter) -> list[tuple]:
+    """(fixture, measure) pairs this claim will measure (its per-query values from two runs), for batching."""
+    d = claim.data
+    if d is None or d.measure is None:
+        return []
+    return [(chapter.fixture(d.a), d.measure), (chapter.fixture(d.b), d.measure)]
+
+
 def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     if claim.reported is not None:
@@ -536,7 +563,8 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
     confidence = parse_claimed(claim.confidence).nominal
     ours = {side: significance.values(claim.test, d, side, confidence) for side in sides}
     floats = [float(x) for x in d]
-    theirs = {side: scipy_stats.values(claim.test, floats, side, float(confidence)) for side in sides}
+    wanted = frozenset("p" if e.statistic == "adjusted p" else e.statistic for e in claim.expect)
+    theirs = {side: scipy_stats.values(claim.test, floats, side, float(confidence), wanted=wanted) for side in sides}
     label = f"{TESTS[claim.test].described} on {len(d)} paired differences" + (f" ({how})" if how else "")
     for e in claim.expect:
         _expect(claim, e, label, sides, ours, theirs, d, confidence, evidence)
@@ -566,3 +594,79 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
                 "queries", f"State how {claim.data.measure} is computed, or check the per-query values."))
             evidence.lead = ""
     return evidence
+
+
+_SAYS_SIGNIFICANT = re.compile(r"\b(?<!not )(?<!no )(?<!in)(significant(?:ly)?)\b")
+_SAYS_NOT = re.compile(r"\b(?:not|no) (significant(?:ly)?)\b|\binsignificant\b")
+
+
+def flip_decision(sentence: str, said: str) -> str | None:
+    """``sentence`` with its decision word turned to the other decision: “significant” → “not significant”
+    (“significantly” → “not significantly”), “not significant” / “no significant” / “insignificant” → “significant”;
+    None when the sentence words its decision otherwise (the finding then says what to change)."""
+    if said == "significant":
+        m = _SAYS_SIGNIFICANT.search(sentence)
+        return None if m is None else sentence[:m.start(1)] + "not " + sentence[m.start(1):]
+    m = _SAYS_NOT.search(sentence)
+    if m is None:
+        return None
+    word = m.group(1) or "significant"
+    return sentence[:m.start()] + word + sentence[m.end():]
+
+
+def corrections(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tuple[dict[str, str], list, str | None]:
+    """What the text should print instead, under its first reading (the stated side, else two-sided; the stated
+    correction, else none): ``({old printed number: new}, [(register field, new value)], new decision or None)`` for
+    each printed statistic and decision that no reading gives. Numbers are written as the text writes them."""
+    changes: dict[str, str] = {}
+    fields: list = []
+    if claim.reported is not None:
+        r = claim.reported
+        side = claim.sided or "two"
+        p = float(p_of_t(as_mpf(parse_claimed(r.t).nominal), r.df, side))
+        printed = parse_claimed(r.p)
+        if not printed.contains(p):
+            new = _p_text(p, str(r.p)).removeprefix("≈ ")
+            old = str(r.p).strip()
+            if printed.low is None or printed.high is None:  # "< .05": the bound becomes the value
+                changes[old] = "= " + new
+            else:
+                changes[old.lstrip("=≈~ ")] = new
+            fields.append(("reported.p", new))
+        return changes, fields, None
+    if TESTS[claim.test].family:
+        raise AuditError("which comparisons stay significant is worded by the author; the finding names them")
+    d, _, _ = _data(claim, chapter, ms)
+    side = claim.sided or "two"
+    confidence = parse_claimed(claim.confidence).nominal
+    ours = significance.values(claim.test, d, side, confidence)
+    for i, e in enumerate(claim.expect):
+        value = _adjusted(ours.get("p"), claim.comparisons) if e.statistic == "adjusted p" else ours.get(e.statistic)
+        interval = e.statistic == "interval"
+        printed = parse_interval(str(e.claimed)) if interval else parse_claimed(e.claimed, tolerance=e.tolerance)
+        if _holds(printed, value) is not False:
+            continue
+        new = _written(printed, value, e.statistic)
+        if interval:
+            changes[str(e.claimed).strip()] = new
+        else:
+            changes[str(e.claimed).strip().lstrip("≈~=<>≤≥ ").strip()] = new.lstrip("≈~ ").strip()
+        fields.append((f"expect.{i}.claimed", new))
+    decision = None
+    if claim.decision is not None:
+        alpha = parse_claimed(claim.alpha).nominal
+        if claim.test == "bootstrap":
+            iv = ours["interval"]
+            excludes = iv.low.lo > 0 or iv.high.hi < 0
+            decision = "significant" if excludes else "not significant"
+        else:
+            p = ours.get("p")
+            if claim.correction == "bonferroni":
+                p = _adjusted(p, claim.comparisons)
+            sig = None if p is None or isinstance(p, str) else _significant(p, alpha)
+            decision = None if sig is None else "significant" if sig else "not significant"
+        if decision == claim.decision:
+            decision = None
+        elif decision is not None:
+            fields.append(("decision", decision))
+    return changes, fields, decision

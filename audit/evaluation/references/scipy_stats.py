@@ -12,6 +12,9 @@ from collections.abc import Sequence
 
 #: scipy.stats.bootstrap's default number of resamples, and the seed the audit gives it.
 BOOTSTRAP_RESAMPLES = 9999
+#: scipy.stats.permutation_test's default resamples: it enumerates all 2^n sign flips when there are no more (n ≤ 13)
+#: and draws this many at random otherwise (a Monte Carlo estimate).
+PERMUTATION_RESAMPLES = 9999
 SEED = 0
 ALTERNATIVE = {"two": "two-sided", "greater": "greater", "less": "less"}
 
@@ -22,9 +25,10 @@ def version() -> str:
 
 
 def values(test: str, differences: Sequence[float], side: str, confidence: float = 0.95,
-           resamples: int = BOOTSTRAP_RESAMPLES) -> dict[str, object]:
+           resamples: int = BOOTSTRAP_RESAMPLES, wanted: frozenset[str] | None = None) -> dict[str, object]:
     """Each statistic scipy computes for ``test`` on ``differences`` (floats, a − b per query) for ``side``:
-    floats, ``"interval"`` a (low, high) pair, or a message string where scipy refused."""
+    floats, ``"interval"`` a (low, high) pair, or a message string where scipy refused. With ``wanted``, the test
+    itself runs only when one of its statistics (p, t, positives, W, interval) is wanted."""
     import numpy as np
     from scipy import stats
 
@@ -34,6 +38,8 @@ def values(test: str, differences: Sequence[float], side: str, confidence: float
     sd = float(d.std(ddof=1))
     if sd > 0:
         out["d"] = float(d.mean()) / sd
+    if wanted is not None and not wanted & {"p", "t", "positives", "W", "interval"}:
+        return out
     try:
         if test == "paired t":
             r = stats.ttest_1samp(d, 0.0, alternative=alternative)
@@ -43,13 +49,11 @@ def values(test: str, differences: Sequence[float], side: str, confidence: float
             k = int((nonzero > 0).sum())
             out["positives"] = float(k)
             out["p"] = float(stats.binomtest(k, len(nonzero), 0.5, alternative=alternative).pvalue)
-        elif test == "permutation":
-            if len(d) > 20:  # scipy enumerates all 2^n flips only when asked for at least that many
-                out["p"] = "scipy not asked: over 20 queries its exact enumeration would take 2^n resamples"
-            else:
-                r = stats.permutation_test((d,), lambda x, axis: np.mean(x, axis=axis), permutation_type="samples",
-                                           n_resamples=np.inf, alternative=alternative)
-                out["p"] = float(r.pvalue)
+        elif test == "permutation":  # exact while 2^n ≤ its resamples, else a Monte Carlo estimate over them
+            r = stats.permutation_test((d,), lambda x, axis: np.mean(x, axis=axis), permutation_type="samples",
+                                       n_resamples=PERMUTATION_RESAMPLES, alternative=alternative,
+                                       rng=np.random.default_rng(SEED))
+            out["p"] = float(r.pvalue)
         elif test == "wilcoxon":
             r = stats.wilcoxon(d, alternative=alternative)
             out["W"], out["p"] = float(r.statistic), float(r.pvalue)
