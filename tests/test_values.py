@@ -201,3 +201,16 @@ def test_a_50_digit_value_too_near_a_printed_bound_is_undecided_not_guessed():
     assert claimed.contains(Fraction(630930 * 10**44 + 1, 10**50))       # well inside
     assert not claimed.contains(Fraction(630924 * 10**44 + 1, 10**50))   # well outside
     assert claimed.contains(Fraction(630925, 10**6))                      # an exact value on the bound
+
+
+def test_a_typeset_minus_and_an_equals_sign_are_read_as_printed():
+    """“−0.05” (U+2212, as typeset) is −1/20 with its printed precision [−0.055, −0.045]; “= .04” (a p-value as
+    APA style prints it) is .04, i.e. [0.035, 0.045], and a correction is written as the value is, without the sign."""
+    from fractions import Fraction
+
+    from audit.register.values import parse_claimed
+    minus = parse_claimed("\u22120.05")
+    assert (minus.nominal, minus.low, minus.high) == (Fraction(-1, 20), Fraction(-55, 1000), Fraction(-45, 1000))
+    equals = parse_claimed("= .04")
+    assert (equals.low, equals.high) == (Fraction(35, 1000), Fraction(45, 1000))
+    assert equals.write_like(Fraction(3, 100)) == ".03"

@@ -144,13 +144,28 @@ def _flip_counts(weights: list[int]) -> dict[int, int] | None:
     return {i - total: int(c) for i, c in enumerate(counts) if c}
 
 
-def _tail(counts: dict[int, int], observed: int, side: str) -> Fraction:
+def _tail(counts: dict[int, int], observed: int, side: str, strict: bool = False) -> Fraction:
+    """The share of the sign flips at least as extreme as ``observed`` (more extreme, with ``strict``)."""
     total = sum(counts.values())
+    if strict:
+        if side == "two":
+            return Fraction(sum(c for s, c in counts.items() if abs(s) > abs(observed)), total)
+        return Fraction(sum(c for s, c in counts.items() if (s > observed if side == "greater" else s < observed)),
+                        total)
     if side == "two":
         return Fraction(sum(c for s, c in counts.items() if abs(s) >= abs(observed)), total)
     if side == "greater":
         return Fraction(sum(c for s, c in counts.items() if s >= observed), total)
     return Fraction(sum(c for s, c in counts.items() if s <= observed), total)
+
+
+def strictly_more_extreme(d: list[Fraction], side: str) -> Fraction | None:
+    """The randomization test's p counting only the sign flips strictly more extreme than the observed sum (the
+    flips that tie it left out), or None beyond the exact enumeration's limit. An implementation comparing float
+    sums can miss a tie by rounding; its p then lies between this and the exact p."""
+    ints, _ = _scaled(d)
+    counts = _flip_counts(ints)
+    return None if counts is None else _tail(counts, sum(ints), side, strict=True)
 
 
 def _monte_carlo_flips(d: list[Fraction], side: str) -> Span:

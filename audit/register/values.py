@@ -330,9 +330,9 @@ def format_decimal(x: Fraction | float, places: int = 6) -> str:
 def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> ClaimedValue:
     """Read a claimed value as printed in a chapter.
 
-    Accepts fractions (``1/4``), integers (``43``), decimals (``.4884``, ``0.33``),
-    percentages (``80%``), number words (``fifty``, ``a fifth``), an approximation mark
-    (``≈``, ``about``) and a comparator (``< 1``). ``tolerance`` (e.g. ``"0.05"``) widens a
+    Accepts fractions (``1/4``), integers (``43``), decimals (``.4884``, ``0.33``, ``−0.05`` with the
+    typeset minus), percentages (``80%``), number words (``fifty``, ``a fifth``), an approximation mark
+    (``≈``, ``about``), a comparator (``< 1``) or an equals sign (``= .04``, as a p-value is printed). ``tolerance`` (e.g. ``"0.05"``) widens a
     value the chapter gives loosely ("about 0.9") to ±tolerance.
 
     Raises ``ValueParseError`` naming what was found and what is accepted.
@@ -346,7 +346,10 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
         raise ValueParseError(f"claimed value has more than {MAX_DIGITS} digits (the limit); write the number as "
                               "the chapter prints it")
     raw = str(text)
-    s = raw.strip()
+    # the minus sign typeset as U+2212 (−0.05) is the hyphen-minus; "p = .04" prints its value after "="
+    s = raw.strip().replace("\u2212", "-")
+    if s.startswith("=") and not s.startswith("=="):
+        s = s[1:].strip()
     approximate = False
     for mark in _APPROX:
         if s.lower().startswith(mark.strip() if mark.strip() in ("≈", "~") else mark):

@@ -32,7 +32,7 @@ TIMEOUT = 60.0
 
 
 class ChartWorker:
-    """One worker process drawing charts by name (``audit.report.charts.DRAWINGS``), one at a time.
+    """One worker process drawing charts by name (``audit.report.drawings.DRAWINGS``), one at a time.
 
     ``draw(name, check)`` returns the chart's SVG text, or None when the worker could not give it (the
     caller then draws it itself). Thread-safe. Started by ``start()`` or on the first ``draw``; after a
@@ -127,16 +127,16 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
     except (EOFError, OSError):
         return
     processes.settle(path, niceness)
-    from audit.report import charts
+    from audit.report import drawings
 
-    charts._pyplot()  # matplotlib and the charts' style, before the first chart is asked for
+    drawings.pyplot()  # matplotlib and the charts' style, before the first chart is asked for
     while True:
         try:
             name, check = incoming.recv()
         except (EOFError, OSError):
             return
         try:
-            answer = (True, charts.DRAWINGS[name](check))
+            answer = (True, drawings.DRAWINGS[name](check))
         except Exception as exc:  # drawn again by the parent, which reports it as its own drawing would
             answer = (False, f"{type(exc).__name__}: {exc}"[:500])
         try:

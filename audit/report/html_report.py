@@ -75,7 +75,8 @@ def render(report: ChapterReport, snapshot_text: str) -> str:
     charts_by_key = {}
     for c in report.claims:
         for i, check in enumerate(c.checks):
-            charts_by_key[f"{c.id}:{i}"] = Markup(charts.interval_chart(check) + charts.curve_chart(check))
+            charts_by_key[f"{c.id}:{i}"] = Markup(charts.interval_chart(check) + charts.curve_chart(check)
+                                                    + charts.differences_chart(check))
     ch = report.chapter
     subtitle = ", ".join(str(x) for x in (ch.get("book"), f"chapter {ch['chapter']}" if ch.get("chapter")
                                           else ch.get("kind")) if x)

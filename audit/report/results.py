@@ -44,6 +44,7 @@ class Check(BaseModel):
     low: float | None = None    # the claimed interval as numbers, for charts (None = unbounded)
     high: float | None = None
     curves: dict[str, list[float]] = Field(default_factory=dict)  # measure → values at k = 1, 2, … (chapter)
+    differences: dict[str, float] = Field(default_factory=dict)  # a comparison's per-query a − b, in query order
 
 
 class ClaimResult(BaseModel):

@@ -482,8 +482,13 @@ def _statistic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, q
         said = claim.decision
         reword = (lambda text: flip_decision(text, said),
                   ("significant", "not significant") if said == "significant" else ("not significant", "significant"))
-    return _correction(claim, r, quote, changes, fields, chapter, ms,
+    plan = _correction(claim, r, quote, changes, fields, chapter, ms,
                        "recomputed exactly and by scipy on the sentence's data", rechecks, reword)
+    # a reported test's new p that crosses α: the conclusion drawn elsewhere must change too (the finding says so)
+    turn = r.response.find(" The difference is then")
+    if turn >= 0:
+        plan["response"] = plan["response"].rstrip(".") + "." + r.response[turn:]
+    return plan
 
 
 def _property_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str) -> dict:
@@ -649,7 +654,8 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
                                    conventions=plan.get("conventions", []),
                                    register_edits=[e.as_dict() for e in plan["edits"]],
                                    response=f"{plan['response'].rstrip('.')} "
-                                            f"({plan['check'].replace('re-checked: ', 'checked: ', 1)})."))
+                                            f"({plan['check'].replace('re-checked: ', 'checked: ', 1)})."
+                                            + plan.get("then", "")))
     _shared_quotes(proposal, chapter)
     return proposal
 

@@ -236,6 +236,28 @@ def _data(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tuple[li
     return [va[q] - vb[q] for q in queries], how, theirs
 
 
+def _plain(x: Fraction) -> str:
+    """An exact difference as a short decimal when it has one (0.15, −0.05), else as a fraction (1/3)."""
+    text = f"{float(x):.6g}"
+    return text if Fraction(text) == x else f"{x.numerator}/{x.denominator}"
+
+
+def _rows(claim: StatisticClaim, chapter: Chapter, ms: Measurements, n: int) -> tuple[list[str], list[list[str]]]:
+    """The queries' names (the fixtures' query IDs, else 1 … n) and each query's a and b as the report shows them
+    (as printed, or the chapter's values on the fixtures; “—” when only the differences are printed)."""
+    d = claim.data
+    if d.measure is not None:
+        reading = base_reading(chapter.declared_for(claim))
+        va = ms.chapter(chapter.fixture(d.a), d.measure, reading)
+        vb = ms.chapter(chapter.fixture(d.b), d.measure, reading)
+        queries = sorted(va)
+        return queries, [[_plain(va[q]), _plain(vb[q])] for q in queries]
+    queries = [str(i) for i in range(1, n + 1)]
+    if d.a is not None:
+        return queries, [[str(x), str(y)] for x, y in zip(d.a, d.b)]
+    return queries, [["—", "—"] for _ in queries]
+
+
 def _library(ms: Measurements, test: str, d: list[Fraction]) -> dict[str, dict]:
     """Each reference's own two-sided test on the differences (ranx's t-test and randomization test), by name."""
     out = {}
@@ -247,7 +269,8 @@ def _library(ms: Measurements, test: str, d: list[Fraction]) -> dict[str, dict]:
     return out
 
 
-def _explain_library(name: str, result: dict, exact, evidence: Evidence) -> ImplValue:
+def _explain_library(name: str, result: dict, exact, evidence: Evidence, d: list[Fraction] | None = None
+                     ) -> ImplValue:
     """A library's p-value as a row, its difference from the exact p explained or, unexplained, a condition."""
     if "error" in result:
         evidence.notes.append(f"{name} raised on this data: {result['error']}")
@@ -269,6 +292,17 @@ def _explain_library(name: str, result: dict, exact, evidence: Evidence) -> Impl
                 f"permutations: {abs(p - target) / se:.1f} of its standard errors ({se:.2g}) from the exact p "
                 f"{_show(exact)} that enumerating every sign flip gives")
             return row
+        strict = significance.strictly_more_extreme(d, "two") if d is not None else None
+        if strict is not None and strict != _number(exact):
+            low = float(strict)
+            se_low = (max(low * (1 - low), 1 / permutations) / permutations) ** 0.5
+            if low - significance.SPREAD * se_low <= p <= target + significance.SPREAD * se:
+                evidence.notes.append(
+                    f"{name}'s randomization test gives p = {p:.4g}: it compares float means with ≥, so a permutation "
+                    f"whose mean difference ties the observed one in exact arithmetic counts or not by rounding, and "
+                    f"its p then lies, within the error of its {permutations:,} random permutations, between "
+                    f"{_show(strict)} (no tie counted) and the exact {_show(exact)} (every tie counted)")
+                return row
     evidence.conditions.append(Point(
         f"{name} gives p = {p:.6g} (two-sided) where the exact computation gives {_show(exact)}, a difference no "
         "known cause explains", "Investigate the difference before publishing."))
@@ -373,6 +407,11 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
              _show(value_of(sides[0])))
     if all(holds.values()):
         evidence.scopes.append(f"{what}: {shown}, as printed")
+    elif not claim.sided and holds.get("two"):
+        # the side unstated: two-sided is the default reading (scipy's and ranx's, and statcheck's), so a printed
+        # two-sided value is supported; only a value holding one-sided alone needs the side said
+        evidence.scopes.append(f"{what}: two-sided {_show(value_of('two'))}, as printed (the text does not say the "
+                               f"side; the two-sided test is the default; one-sided it is {_show(value_of(sides[1]))})")
     elif any(holds.values()):
         good = [s for s in sides if holds[s]]
         bad = [s for s in sides if not holds[s]]
@@ -451,6 +490,9 @@ def _decision(claim: StatisticClaim, sides: list[str], ours: dict, alpha: Fracti
     if not decided:
         evidence.errors.append(f"the decision cannot be checked: {p_for(readings[0])}")
         return
+    two = {r: v for r, v in decided.items() if r[0] == "two"}
+    if not claim.sided and any(v == claim.decision for v in two.values()):
+        decided = two  # the side unstated: the two-sided default decides unless only a one-sided test supports it
     listing = "; ".join(f"{name(r)} p = {_show(p_for(r))}" for r in decided)
     if all(v == claim.decision for v in decided.values()):
         evidence.scopes.append(f"the decision “{claim.decision}” at α = {float(alpha):g} holds ({listing})")
@@ -554,6 +596,7 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
     except AuditError as exc:
         evidence.errors.append(exc.message)
         return evidence
+    queries, pairs = _rows(claim, chapter, ms, len(d))
     mean = sum(d, Fraction(0)) / len(d)
     if not TESTS[claim.test].sided:
         sides = ["two"]
@@ -568,12 +611,17 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
     label = f"{TESTS[claim.test].described} on {len(d)} paired differences" + (f" ({how})" if how else "")
     for e in claim.expect:
         _expect(claim, e, label, sides, ours, theirs, d, confidence, evidence)
+    if evidence.checks:  # the data behind the statistics, on the claim's first check: a table and a chart
+        evidence.checks[0].differences = dict(zip(queries, (float(x) for x in d)))
+        evidence.checks[0].table = [["query", "a", "b", "a − b"]] + [
+            [q, *pair, _show(x) if isinstance(x, float) else _plain(x)] for q, pair, x in zip(queries, pairs, d)]
     if claim.decision is not None:
         _decision(claim, sides, ours, alpha, evidence)
     if "two" in ours and claim.test in ("paired t", "permutation"):
         library = _library(ms, claim.test, d)
         if library:
-            rows = [_explain_library(name, result, ours["two"].get("p"), evidence) for name, result in library.items()]
+            rows = [_explain_library(name, result, ours["two"].get("p"), evidence, d if claim.test == "permutation"
+                                     else None) for name, result in library.items()]
             evidence.checks.append(Check(label=f"the two-sided p-value of {label}, by each library's own test",
                                          measure="p", claimed=None, interval="", values=[
                                              ImplValue(implementation=CHAPTER, provider="exact",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Compute, independently of chapter-audit, the right value of every labelled statement of the eleven texts in
+"""Compute, independently of chapter-audit, the right value of every labelled statement of the fourteen texts in
 this folder, and check them against ``labels.yaml``.
 
 Run from the project root with the project's virtualenv::
@@ -19,6 +19,12 @@ exponential gain in trec_eval, GMAP in ranx, ml_metrics' ``apk``, torchmetrics' 
 NDCG) is computed by hand from the definition in that tool's source, named in the output. Runs with score ties
 (mrr-mismatch-postmortem) reach the libraries with their own scores, and a run file that repeats a document through
 each library's own TREC reader.
+
+The three statistics texts (significance-tests-lecture, system-comparison-paper, ab-ranking-blog) are computed by
+``add_statistic_statements``: by hand in exact arithmetic (fractions for the mean, t², binomial tails, the exact
+sign-flip, Wilcoxon and ideal-bootstrap distributions, Bonferroni and Holm; mpmath for t, d and the p-value of t)
+and by scipy.stats called directly (ttest_1samp, binomtest, wilcoxon, permutation_test with every sign flip,
+bootstrap, t.sf). An interval's label value is ``[low, high]`` and both ends are checked.
 
 Values: a ``Fraction`` is exact; an ``mpf`` is printed to 10 significant digits; a library's float as
 returned. ``left out`` means the library returned no value for that query; ``nan`` is what it returned.
@@ -1756,6 +1762,467 @@ code(LD, "def ndcg_from_labels(labels, k=10):", [
     lambda: {"ranx ndcg_burges@6": rx({"q": _lq}, {"q": _lr}, "ndcg_burges@6", "q")})
 
 
+# ---- statistics: significance-tests-lecture, system-comparison-paper, ab-ranking-blog ------------------------
+# Each statement is a statistical claim about two runs compared on paired per-topic scores (or, for the paper's
+# reported tests, on a t and df alone; for its multiplicity paragraph, on a family of raw p-values). Every value is
+# computed by hand in exact arithmetic where the statistic is rational (fractions: the mean, t², the sign test's
+# binomial tails, the exact sign-flip and Wilcoxon distributions, Bonferroni and Holm, the ideal bootstrap's
+# multinomial weights) and with mpmath (40 digits) where it is not (t, d, the p-value of t through the regularized
+# incomplete beta, I_{ν/(ν+t²)}(ν/2, 1/2) = two-sided p), and by scipy.stats called directly: ttest_1samp,
+# binomtest, wilcoxon, permutation_test (permutation_type="samples", n_resamples=np.inf: every sign flip),
+# bootstrap (method="percentile", n_resamples=10000, random_state=0) and t.sf. statsmodels is not installed here,
+# so Bonferroni and Holm are computed by hand only (Holm's adjusted p as statsmodels' multipletests(method="holm")
+# defines it: the running maximum of min(1, (m − j + 1) · p_(j)) over the sorted p-values).
+# The ideal bootstrap interval enumerates every multiset of n draws from the n differences (C(2n−1, n) of them) with
+# its multinomial weight n!/(Π k_i!)/n^n, and takes the lower inverse-CDF quantiles at (1 − c)/2 and (1 + c)/2:
+# the smallest resampled mean m with P(mean ≤ m) ≥ q.
+
+
+def st_exact(values):
+    """The per-query values as the exact numbers printed ("0.063" is 63/1000)."""
+    return [Fr(str(v)) for v in values]
+
+
+def st_diffs(a=None, b=None, d=None):
+    return st_exact(d) if d is not None else [x - y for x, y in zip(st_exact(a), st_exact(b))]
+
+
+def st_mean(d):
+    return sum(d, Fr(0)) / len(d)
+
+
+def st_var(d):
+    m = st_mean(d)
+    return sum(((x - m) ** 2 for x in d), Fr(0)) / (len(d) - 1)
+
+
+def st_mpf(x):
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def st_t2(d):
+    """t² = mean² · n / s² (exact)."""
+    return st_mean(d) ** 2 * len(d) / st_var(d)
+
+
+def st_t(d):
+    return mpmath.sqrt(st_mpf(st_t2(d))) * (1 if st_mean(d) >= 0 else -1)
+
+
+def st_cohen_d(d):
+    """Cohen's d for paired data, d_z = mean(d) / s(d), s with n − 1."""
+    return st_mpf(st_mean(d)) / mpmath.sqrt(st_mpf(st_var(d)))
+
+
+def st_p_of_t(t, df, side="two"):
+    """Student's t p-value by hand: two-sided I_{ν/(ν+t²)}(ν/2, 1/2); one-sided half of it in t's direction."""
+    t = mpmath.mpf(t)
+    two = mpmath.betainc(mpmath.mpf(df) / 2, mpmath.mpf(1) / 2, 0, df / (df + t * t), regularized=True)
+    if side == "two":
+        return two
+    return two / 2 if (side == "greater") == (t > 0) else 1 - two / 2
+
+
+def st_sign(d, side):
+    """Positives among the non-zero differences and the exact binomial p (two-sided: min(1, 2 · smaller tail))."""
+    nz = [x for x in d if x != 0]
+    m, k = len(nz), sum(1 for x in nz if x > 0)
+    upper = Fr(sum(math.comb(m, i) for i in range(k, m + 1)), 2 ** m)
+    lower = Fr(sum(math.comb(m, i) for i in range(0, k + 1)), 2 ** m)
+    p = min(Fr(1), 2 * min(upper, lower)) if side == "two" else upper if side == "greater" else lower
+    return k, p
+
+
+def st_wilcoxon(d, side):
+    """Exact Wilcoxon signed-rank test (no zero, no tie in |d|): W⁺, W⁻ and the p from all 2^n sign assignments;
+    the two-sided statistic is min(W⁺, W⁻) and p = min(1, 2 · smaller tail), as scipy reports them."""
+    mags = [abs(x) for x in d]
+    assert 0 not in mags and len(set(mags)) == len(mags), "exact Wilcoxon needs no zeros and no ties"
+    rank = {v: r for r, v in enumerate(sorted(mags), 1)}
+    ranks = [rank[abs(x)] for x in d]
+    w_plus = sum(r for r, x in zip(ranks, d) if x > 0)
+    w_minus = sum(ranks) - w_plus
+    counts = {}
+    for signs in itertools.product((0, 1), repeat=len(d)):
+        w = sum(r for r, s in zip(ranks, signs) if s)
+        counts[w] = counts.get(w, 0) + 1
+    total = 2 ** len(d)
+    upper = Fr(sum(c for w, c in counts.items() if w >= w_plus), total)
+    lower = Fr(sum(c for w, c in counts.items() if w <= w_plus), total)
+    if side == "two":
+        return min(w_plus, w_minus), min(Fr(1), 2 * min(upper, lower)), (w_plus, w_minus)
+    return w_plus, upper if side == "greater" else lower, (w_plus, w_minus)
+
+
+def st_perm(d, side):
+    """Fisher's randomisation test for paired data, exact: the distribution of Σ s_i · d_i over all 2^n sign
+    assignments, counted on integers (every difference times the common denominator) so that 2^20 is cheap."""
+    den = math.lcm(*[x.denominator for x in d])
+    ints = [int(x * den) for x in d]
+    counts = {0: 1}
+    for v in ints:
+        nxt = {}
+        for s, c in counts.items():
+            nxt[s + v] = nxt.get(s + v, 0) + c
+            nxt[s - v] = nxt.get(s - v, 0) + c
+        counts = nxt
+    obs, total = sum(ints), 2 ** len(ints)
+    if side == "two":
+        hits = sum(c for s, c in counts.items() if abs(s) >= abs(obs))
+    elif side == "greater":
+        hits = sum(c for s, c in counts.items() if s >= obs)
+    else:
+        hits = sum(c for s, c in counts.items() if s <= obs)
+    return Fr(hits, total), hits, total
+
+
+def st_perm_direct(d, side):
+    """The same test by listing every sign assignment (for n ≤ 12): a second hand computation."""
+    obs = sum(d, Fr(0))
+    hits = 0
+    for signs in itertools.product((1, -1), repeat=len(d)):
+        s = sum((g * x for g, x in zip(signs, d)), Fr(0))
+        hits += (abs(s) >= abs(obs)) if side == "two" else (s >= obs) if side == "greater" else (s <= obs)
+    return Fr(hits, 2 ** len(d))
+
+
+def st_boot_exact(d, confidence):
+    """The ideal percentile bootstrap interval of the mean: every multiset resample with its multinomial weight."""
+    n = len(d)
+    fact = [math.factorial(i) for i in range(n + 1)]
+    dist = {}
+
+    def counts(i, left):
+        if i == n - 1:
+            yield (left,)
+            return
+        for k in range(left, -1, -1):
+            for rest in counts(i + 1, left - k):
+                yield (k,) + rest
+
+    for c in counts(0, n):
+        w = fact[n]
+        for k in c:
+            w //= fact[k]
+        m = sum((k * x for k, x in zip(c, d)), Fr(0)) / n
+        dist[m] = dist.get(m, 0) + w
+    total = n ** n
+    lo_q, hi_q = (1 - Fr(confidence)) / 2, (1 + Fr(confidence)) / 2
+    cum, lo, hi = 0, None, None
+    for m in sorted(dist):
+        cum += dist[m]
+        if lo is None and Fr(cum, total) >= lo_q:
+            lo = m
+        if hi is None and Fr(cum, total) >= hi_q:
+            hi = m
+    return lo, hi
+
+
+def st_boot_scipy(d, confidence):
+    import numpy as np
+    from scipy import stats
+    r = stats.bootstrap((np.array([float(x) for x in d]),), np.mean, confidence_level=float(Fr(confidence)),
+                        n_resamples=10000, method="percentile", random_state=0)
+    return float(r.confidence_interval.low), float(r.confidence_interval.high)
+
+
+def st_round_interval(lo, hi, digits):
+    return f"[{round(float(lo), digits):.{digits}f}, {round(float(hi), digits):.{digits}f}]"
+
+
+def st_bonferroni(ps):
+    m = len(ps)
+    return {k: min(Fr(1), m * p) for k, p in ps.items()}
+
+
+def st_holm(ps):
+    """Holm's step-down adjusted p-values: max over j ≤ i of min(1, (m − j + 1) · p_(j))."""
+    m = len(ps)
+    order = sorted(ps, key=lambda k: ps[k])
+    out, running = {}, Fr(0)
+    for j, k in enumerate(order, 1):
+        running = max(running, min(Fr(1), (m - j + 1) * ps[k]))
+        out[k] = running
+    return out
+
+
+def st_scipy(d, test, side):
+    """scipy.stats on the differences (floats), called as its users call it."""
+    import numpy as np
+    from scipy import stats
+    x = np.array([float(v) for v in d])
+    alt = {"two": "two-sided", "greater": "greater", "less": "less"}[side]
+    if test == "paired t":
+        r = stats.ttest_1samp(x, 0.0, alternative=alt)
+        return {"t": float(r.statistic), "p": float(r.pvalue)}
+    if test == "sign":
+        nz = x[x != 0]
+        k = int((nz > 0).sum())
+        return {"positives": k, "p": float(stats.binomtest(k, len(nz), 0.5, alternative=alt).pvalue)}
+    if test == "wilcoxon":
+        r = stats.wilcoxon(x, alternative=alt)
+        return {"W": float(r.statistic), "p": float(r.pvalue)}
+    if test == "permutation":
+        r = stats.permutation_test((x,), lambda s, axis: np.mean(s, axis=axis), permutation_type="samples",
+                                   n_resamples=np.inf, alternative=alt, batch=2 ** 16)
+        return {"p": float(r.pvalue)}
+    raise ValueError(test)
+
+
+def st_reported(t_printed, df):
+    """A t-test reported without data: the p-values of the printed t, and of the ends of the interval it rounds
+    from (statcheck's rule), by hand (mpmath) and by scipy.stats.t."""
+    from scipy import stats
+    t = Fr(t_printed)
+    digits = len(t_printed.split(".")[1]) if "." in t_printed else 0
+    half = Fr(1, 2 * 10 ** digits)
+    out = {"hand two-sided p": st_p_of_t(st_mpf(t), df),
+           "hand one-sided p": st_p_of_t(st_mpf(t), df, "greater"),
+           "scipy 2·t.sf (two-sided)": float(2 * stats.t.sf(float(t), df)),
+           "scipy t.sf (one-sided)": float(stats.t.sf(float(t), df)),
+           f"hand two-sided p for t = {float(t - half):g} … {float(t + half):g} (t as rounded)":
+               [st_p_of_t(st_mpf(t + half), df), st_p_of_t(st_mpf(t - half), df)]}
+    return out
+
+
+def st_paired(d, test, side, want=("t", "p")):
+    """The hand values and scipy's for one test on the exact differences ``d``."""
+    out = {}
+    if test == "paired t":
+        t = st_t(d)
+        out["hand mean difference"] = st_mean(d)
+        out["hand t² = mean² · n / s²"] = st_t2(d)
+        out["hand t"] = t
+        out["hand d = mean / s"] = st_cohen_d(d)
+        for s in ("two", "greater") if side is None else (side,):
+            out[f"hand p ({s})"] = st_p_of_t(t, len(d) - 1, s)
+    elif test == "sign":
+        for s in ("two", "greater") if side is None else (side,):
+            k, p = st_sign(d, s)
+            out["hand positives"] = Fr(k)
+            out[f"hand p ({s})"] = p
+    elif test == "wilcoxon":
+        for s in ("two", "greater") if side is None else (side,):
+            w, p, (wp, wm) = st_wilcoxon(d, s)
+            out[f"hand W ({s})"] = Fr(w)
+            out[f"hand p ({s})"] = p
+            out["hand W+, W-"] = f"{wp}, {wm}"
+    elif test == "permutation":
+        out["hand mean difference"] = st_mean(d)
+        for s in ("two", "greater") if side is None else (side,):
+            p, hits, total = st_perm(d, s)
+            out[f"hand p ({s})"] = p
+            out[f"hand count ({s})"] = f"{hits} of {total} sign assignments"
+            if len(d) <= 12:
+                out[f"hand p ({s}), every assignment listed"] = st_perm_direct(d, s)
+    for s in ("two", "greater") if side is None else (side,):
+        for k, v in st_scipy(d, test, s).items():
+            out[f"scipy {k} ({s})"] = v
+    return out
+
+
+def st_boot(d, confidence, printed):
+    """Both intervals, each rounded to the printed digits, and how far each printed end lies from each, in units
+    of the last printed digit (a label supported needs both roundings to match; contradicted, an end off by ≥ 3)."""
+    ends = [Fr(x.strip()) for x in printed.strip("[]").split(",")]
+    digits = len(printed.strip("[]").split(",")[0].split(".")[1])
+    lo, hi = st_boot_exact(d, confidence)
+    slo, shi = st_boot_scipy(d, confidence)
+    unit = Fr(1, 10 ** digits)
+    off = lambda a, b: ", ".join(f"{float(abs(e - Fr(v)) / unit):.2f}" for e, v in zip(ends, (a, b)))  # noqa: E731
+    return {"hand ideal bootstrap interval": (lo, hi),
+            "scipy.stats.bootstrap percentile interval": (slo, shi),
+            f"hand, rounded to {digits} decimals": st_round_interval(lo, hi, digits),
+            f"scipy, rounded to {digits} decimals": st_round_interval(slo, shi, digits),
+            f"printed {printed}: ends off from hand, in units of 1e-{digits}": off(lo, hi),
+            f"printed {printed}: ends off from scipy, in units of 1e-{digits}": off(slo, shi),
+            "hand mean difference": st_mean(d)}
+
+
+def st_ap_differences(qrels, run_b, run_a):
+    """Per-topic AP (over |R|, the chapter's stated denominator) of two runs on the same qrels: B − A, by hand,
+    with trec_eval's map per query beside it."""
+    hand = [AP(qrels[q], run_b[q]) - AP(qrels[q], run_a[q]) for q in sorted(qrels)]
+    tb, ta = trec(qrels, run_b, {"map"}), trec(qrels, run_a, {"map"})
+    lib = [tb[q]["map"] - ta[q]["map"] for q in sorted(qrels)]
+    return hand, lib
+
+
+def add_statistic_statements():
+    """The statements of the three statistics texts (registered once, from ``main``)."""
+    if any(s["text"] == "significance-tests-lecture" for s in STATEMENTS):
+        return
+    SL, SP, AB = "significance-tests-lecture", "system-comparison-paper", "ab-ranking-blog"
+
+    # significance-tests-lecture: 9.1 (AP, B − A on eight topics), 9.6 (nDCG@10, D − C on six), 9.7 (runs).
+    d1 = st_exact(["0.063", "0.043", "-0.017", "0.085", "0.032", "-0.009", "0.051", "0.022"])
+    d2 = st_diffs(["0.530", "0.502", "0.378", "0.517", "0.585", "0.512"],
+                  ["0.410", "0.552", "0.298", "0.367", "0.615", "0.442"])
+    S(SL, "so the mean difference is 0.03375 in favour of B",
+      lambda: st_paired(d1, "paired t", "two"), primary="hand mean difference")
+    S(SL, "t ≈ 2.75 on 7 degrees of freedom", lambda: st_paired(d1, "paired t", "two"), primary="hand t")
+    S(SL, "Reading the two-sided tail of Student's t distribution with 7 degrees of freedom gives p = 0.028",
+      lambda: st_paired(d1, "paired t", "two"), primary="hand p (two)")
+    S(SL, "so we reject the null hypothesis: B's improvement over A is statistically significant at the 5 % level",
+      lambda: st_paired(d1, "paired t", "two"), primary="hand p (two)")
+    S(SL, "here 0.03375/0.0347 ≈ 0.97", lambda: st_paired(d1, "paired t", "two"), primary="hand d = mean / s")
+    S(SL, "t(7) = 2.8, p = .028", lambda: {**st_reported("2.8", 7),
+                                          "hand t of the data (9.2), for comparison": st_t(d1)},
+      primary="hand two-sided p")
+    S(SL, "Six of the eight differences are positive", lambda: st_paired(d1, "sign", "two"), primary="hand positives")
+    S(SL, "The one-sided p-value, the chance of six or more wins, is (28 + 8)/256 = 36/256 ≈ 0.141",
+      lambda: {**st_paired(d1, "sign", "greater"),
+               "hand P(X = 6), P(X = 7), P(X = 8) counts": "28, 8, 1 of 256"}, primary="hand p (greater)")
+    S(SL, "Doubling the tail for a two-sided test gives p ≈ 0.29", lambda: st_paired(d1, "sign", "two"),
+      primary="hand p (two)")
+    S(SL, "the two-sided statistic is W = min(W+, W−) = 3", lambda: st_paired(d1, "wilcoxon", "two"),
+      primary="hand W (two)")
+    S(SL, "so the exact two-sided p-value is 5/256 ≈ 0.020",
+      lambda: {**st_paired(d1, "wilcoxon", "two"), **{k + " [one-sided]": v for k, v in
+                                                         st_paired(d1, "wilcoxon", "greater").items()}},
+      primary="hand p (two)")
+    S(SL, "Ten of them are, so the exact two-sided p-value is 10/256 ≈ 0.039",
+      lambda: st_paired(d1, "permutation", "two"), primary="hand p (two)")
+    S(SL, "On average D gains 0.057 nDCG@10 over C", lambda: st_paired(d2, "paired t", "two"),
+      primary="hand mean difference")
+    S(SL, "gives t = 1.89 on 5 degrees of freedom", lambda: {
+        **st_paired(d2, "paired t", "two"),
+        "hand t with the population standard deviation (divisor n)":
+            st_mpf(st_mean(d2)) / mpmath.sqrt(st_mpf(st_var(d2) * (len(d2) - 1) / len(d2)) / len(d2))},
+      primary="hand t")
+    S(SL, "and p ≈ 0.07", lambda: st_paired(d2, "paired t", None), primary="hand p (two)")
+    S(SL, "The effect size is d = 0.77", lambda: {
+        **st_paired(d2, "paired t", "two"),
+        "hand d with the population standard deviation (divisor n)":
+            st_mpf(st_mean(d2)) / mpmath.sqrt(st_mpf(st_var(d2) * (len(d2) - 1) / len(d2)))},
+      primary="hand d = mean / s")
+    S(SL, "D improves on five of the six topics", lambda: st_paired(d2, "sign", "two"), primary="hand positives")
+    S(SL, "the exact two-sided Wilcoxon p-value is 0.156", lambda: st_paired(d2, "wilcoxon", "two"),
+      primary="hand p (two)")
+    S(SL, "The randomisation test is more forgiving on these data: p = 0.047, so D is significantly better than C at "
+          "the 5 % level", lambda: st_paired(d2, "permutation", None), primary="hand p (two)")
+
+    ex_qrels = {q: {"d1": 1, "d2": 1, "d3": 0, "d4": 0, "d5": 0} for q in ("q1", "q2", "q3", "q4", "q5")}
+    ex_a = {"q1": ["d3", "d1", "d4", "d2"], "q2": ["d3", "d4", "d1", "d2"], "q3": ["d1", "d3", "d4", "d2"],
+            "q4": ["d3", "d1", "d4", "d5"], "q5": ["d3", "d1", "d2", "d4"]}
+    ex_b = {"q1": ["d1", "d3", "d2", "d4"], "q2": ["d3", "d1", "d4", "d2"], "q3": ["d1", "d2", "d3", "d4"],
+            "q4": ["d3", "d1", "d2", "d4"], "q5": ["d1", "d3", "d4", "d2"]}
+
+    def ex(test, side):
+        def compute():
+            hand, lib = st_ap_differences(ex_qrels, ex_b, ex_a)
+            out = {"hand AP of A per topic": [AP(ex_qrels[q], ex_a[q]) for q in sorted(ex_qrels)],
+                   "hand AP of B per topic": [AP(ex_qrels[q], ex_b[q]) for q in sorted(ex_qrels)],
+                   "hand AP differences B − A": hand, "trec_eval map differences B − A": lib}
+            out.update(st_paired(hand, test, side))
+            return out
+        return compute
+
+    S(SL, "run B has the higher AP on all five topics, so the sign test gives p = 0.031 and B is significantly better "
+          "than A at the 5 % level", ex("sign", None), primary="hand p (two)")
+    S(SL, "The exact randomisation test on the five AP differences, two-sided, gives p = 0.0625, which is not "
+          "significant at 5 %", ex("permutation", "two"), primary="hand p (two)")
+    S(SL, "The paired t-test on the same AP values gives t = 4.80", ex("paired t", "two"), primary="hand t")
+
+    # system-comparison-paper: reported t-tests (5.1, 5.2), a family of four raw p-values (5.3), bootstrap
+    # intervals on ten topics (5.4) and the exact randomisation test on twenty (5.5).
+    for quote, t, df in [("RM3 improves MAP over BM25 (t(24) = 2.31, p = .03)", "2.31", 24),
+                         ("monoBERT gives the largest gain, t(24) = 4.12, p < .001", "4.12", 24),
+                         ("The gain of DeepCT is smaller but still significant, t(24) = 1.92, p = .03", "1.92", 24),
+                         ("CPRF also improves MAP significantly over the baseline, t(24) = 1.62, p = .04", "1.62", 24),
+                         ("RM3's gain is significant, t(24) = 2.85, p = .02", "2.85", 24),
+                         ("monoBERT again leads, t(24) = 2.5, p = .018", "2.5", 24)]:
+        S(SP, quote, (lambda t=t, df=df: st_reported(t, df)), primary="hand two-sided p")
+    S(SP, "DeepCT is significantly better than BM25 on nDCG@10 as well, t(24) = 2.52, p = .019",
+      lambda: {**st_reported("2.52", 24), "hand Bonferroni-adjusted p (m = 4; the text says uncorrected)":
+               min(mpmath.mpf(1), 4 * st_p_of_t(mpmath.mpf("2.52"), 24))}, primary="hand two-sided p")
+    family = {"monoBERT": Fr("0.004"), "RM3": Fr("0.011"), "DeepCT": Fr("0.017"), "CPRF": Fr("0.042")}
+
+    def fam(method):
+        def compute():
+            adj = (st_bonferroni if method == "bonferroni" else st_holm)(family)
+            out = {f"hand {method} {k}": v for k, v in adj.items()}
+            out[f"hand {method}: significant at 0.05"] = ", ".join(k for k, v in adj.items() if v < Fr(5, 100))
+            out["statsmodels multipletests"] = "not installed here: hand computation only"
+            return out
+        return compute
+
+    S(SP, "which leaves RM3 at .044", fam("bonferroni"), primary="hand bonferroni RM3")
+    S(SP, "and DeepCT at .051, just above the threshold", fam("bonferroni"), primary="hand bonferroni DeepCT")
+    S(SP, "After Bonferroni correction only monoBERT and RM3 remain significant at α = .05", fam("bonferroni"),
+      primary="hand bonferroni DeepCT")
+    S(SP, "DeepCT's Holm-adjusted p-value is .034", fam("holm"), primary="hand holm DeepCT")
+    S(SP, "while CPRF's is .084", fam("holm"), primary="hand holm CPRF")
+    S(SP, "Under Holm, monoBERT, RM3 and DeepCT are significant at α = .05 and CPRF is not", fam("holm"),
+      primary="hand holm CPRF")
+    mono = st_exact(["0.164", "0.064", "0.111", "0.062", "0.047", "0.098", "0.119", "0.058", "0.061", "0.111"])
+    rm3 = st_exact(["0.047", "0.042", "0.085", "-0.034", "-0.003", "-0.012", "-0.057", "0.036", "0.056", "-0.007"])
+    S(SP, "For monoBERT the 95 % percentile bootstrap interval of the mean difference is [0.07, 0.11]",
+      lambda: st_boot(mono, "0.95", "[0.07, 0.11]"), primary="hand ideal bootstrap interval")
+    S(SP, "For RM3 it is [0.02, 0.04], which also excludes zero", lambda: st_boot(rm3, "0.95", "[0.02, 0.04]"),
+      primary="hand ideal bootstrap interval")
+    fold = st_exact(["0.061", "0.060", "-0.041", "0.006", "-0.001", "0.035", "-0.059", "0.089", "0.040", "0.047",
+                     "-0.034", "0.024", "0.092", "-0.053", "0.040", "0.060", "-0.010", "0.066", "0.008", "0.086"])
+    S(SP, "The exact two-sided randomisation test over all 2^20 = 1,048,576 sign assignments gives p = .026 for a mean "
+          "gain of 0.0258", lambda: st_paired(fold, "permutation", "two"), primary="hand p (two)")
+    S(SP, "A paired t-test on the same differences agrees, t(19) = 2.45, p = .024",
+      lambda: st_paired(fold, "paired t", None), primary="hand t")
+    S(SP, "We therefore count DeepCT's gain on this fold as a significant improvement", lambda: {
+        **st_paired(fold, "permutation", "two"),
+        "hand Bonferroni-adjusted p (m = 4)": min(Fr(1), 4 * st_perm(fold, "two")[0]),
+        "scipy Bonferroni-adjusted p (m = 4)": min(1.0, 4 * st_scipy(fold, "permutation", "two")["p"])},
+      primary="hand p (two)")
+    S(SP, "with an effect size of d = 0.56 (Cohen's d for paired samples)", lambda: {
+        **st_paired(fold, "paired t", "two"), "hand t / √(n − 1) (the slip)": st_t(fold) / mpmath.sqrt(19)},
+      primary="hand d = mean / s")
+
+    # ab-ranking-blog: v7 − v6 on ten queries; the post's rule is two-sided at α = 0.01.
+    v7 = ["0.578", "0.742", "0.548", "0.610", "0.421", "0.412", "0.450", "0.332", "0.437", "0.765"]
+    v6 = ["0.577", "0.676", "0.508", "0.636", "0.336", "0.319", "0.418", "0.308", "0.408", "0.769"]
+    g = st_diffs(v7, v6)
+    S(AB, "v7 posts a mean gain of 0.034 nDCG@10 per query over v6", lambda: st_paired(g, "paired t", "two"),
+      primary="hand mean difference")
+    S(AB, "Its tile showed t = 2.94", lambda: {
+        **st_paired(g, "paired t", "two"),
+        "hand t with the population standard deviation (divisor n)":
+            st_mpf(st_mean(g)) / mpmath.sqrt(st_mpf(st_var(g) * (len(g) - 1) / len(g)) / len(g))},
+      primary="hand t")
+    S(AB, "and p = 0.011", lambda: st_paired(g, "paired t", None), primary="hand p (two)")
+    S(AB, "Rerunning the paired t-test two-sided with scipy gives p = 0.021", lambda: st_paired(g, "paired t", "two"),
+      primary="hand p (two)")
+    S(AB, "That is above our α = 0.01, so by our own rule v7's gain is not significant",
+      lambda: st_paired(g, "paired t", "two"), primary="hand p (two)")
+    S(AB, "The one-sided p is 0.0106, which clears our 1 % bar", lambda: st_paired(g, "paired t", "greater"),
+      primary="hand p (greater)")
+    S(AB, "The Wilcoxon signed-rank test (two-sided) gives W = 7", lambda: st_paired(g, "wilcoxon", "two"),
+      primary="hand W (two)")
+    S(AB, "the two-sided Wilcoxon p-value is 0.014", lambda: {
+        **st_paired(g, "wilcoxon", "two"),
+        **{k + " [one-sided]": v for k, v in st_paired(g, "wilcoxon", "greater").items()}}, primary="hand p (two)")
+    S(AB, "nine of the ten queries improved under v7", lambda: st_paired(g, "sign", "two"), primary="hand positives")
+    S(AB, "the sign test's p is 0.109", lambda: st_paired(g, "sign", None), primary="hand p (two)")
+    S(AB, "comes to 0.21, a small effect", lambda: {
+        **st_paired(g, "paired t", "two"),
+        "hand mean gain / s(v6 scores) (the slip)": st_mpf(st_mean(g)) / mpmath.sqrt(st_mpf(st_var(st_exact(v6))))},
+      primary="hand d = mean / s")
+    S(AB, "gives a 95 % interval of [0.01, 0.06]", lambda: st_boot(g, "0.95", "[0.01, 0.06]"),
+      primary="hand ideal bootstrap interval")
+    S(AB, "at 99 % the interval widens to [-0.03, 0.10], which straddles zero",
+      lambda: st_boot(g, "0.99", "[-0.03, 0.10]"),
+      primary="hand ideal bootstrap interval")
+    S(AB, "At the usual 5 % level v7's two-sided p = 0.021 would count as a clear win", lambda: {
+        **st_paired(g, "paired t", "two"),
+        "hand Bonferroni-adjusted p (m = 4)": min(mpmath.mpf(1), 4 * st_p_of_t(st_t(g), len(g) - 1)),
+        "scipy Bonferroni-adjusted p (m = 4)": min(1.0, 4 * st_scipy(g, "paired t", "two")["p"])},
+      primary="hand p (two)")
+    S(AB, "With a Bonferroni correction for the four variants, though, v7's adjusted p-value is 0.085, which is not "
+          "significant even at 5 %", lambda: {
+        "hand Bonferroni-adjusted p (m = 4)": min(mpmath.mpf(1), 4 * st_p_of_t(st_t(g), len(g) - 1)),
+        "scipy Bonferroni-adjusted p (m = 4)": min(1.0, 4 * st_scipy(g, "paired t", "two")["p"]),
+        **st_paired(g, "paired t", "two")}, primary="hand Bonferroni-adjusted p (m = 4)")
+
+
+
 # --------------------------------------------------------------------------------------------------
 # Printing and checking
 # --------------------------------------------------------------------------------------------------
@@ -1768,12 +2235,15 @@ def show(v):
         return mpmath.nstr(v, 10)
     if isinstance(v, float):
         return "nan" if math.isnan(v) else repr(v)
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)):
         return "[" + ", ".join(show(x) for x in v) + "]"
     return str(v)
 
 
 def as_number(v):
+    if isinstance(v, tuple) and len(v) == 2:        # an interval: both ends
+        ends = tuple(as_number(x) for x in v)
+        return ends if None not in ends else None
     if isinstance(v, list) and v:
         v = v[0]
     if isinstance(v, (Fr, int)):
@@ -1789,6 +2259,12 @@ def label_number(text):
     """The numeric part of a label's ``value`` ("83/110 = 0.7545455" → 83/110; "0.7113562" → that)."""
     if text is None:
         return None
+    if str(text).startswith("["):                   # an interval "[0.0116, 0.0568] (...)": both ends
+        try:
+            lo, hi = str(text)[1:].split("]")[0].split(",")
+            return Fr(lo.strip()), Fr(hi.strip())
+        except (ValueError, ZeroDivisionError):
+            return None
     head = str(text).split("=")[0].split("(")[0].strip()
     try:
         return Fr(head)
@@ -1805,6 +2281,7 @@ def main(argv):
                 labels[(entry["id"], s["quote"])] = s
     check = "--check" in argv
     problems = 0
+    add_statistic_statements()
     for st in STATEMENTS:
         _IRM_USED.clear()
         values = {k: v for k, v in st["compute"]().items() if v is not None}
@@ -1825,7 +2302,14 @@ def main(argv):
                 print("    !! no label for this statement"); problems += 1
                 continue
             want, got = label_number(label.get("value")), as_number(values.get(st["primary"]))
-            if want is not None and got is not None and abs(want - got) > Fr(1, 10 ** 6):
+            if isinstance(want, tuple) or isinstance(got, tuple):      # an interval against an interval
+                off = (not isinstance(want, tuple) or not isinstance(got, tuple)
+                       or any(abs(w - g) > Fr(1, 10 ** 6) for w, g in zip(want, got)))
+                if want is not None and got is not None and off:
+                    print(f"    !! label value {label.get('value')} differs from computed "
+                          f"{show(values[st['primary']])}")
+                    problems += 1
+            elif want is not None and got is not None and abs(want - got) > Fr(1, 10 ** 6):
                 print(f"    !! label value {label.get('value')} differs from computed {show(values[st['primary']])}")
                 problems += 1
     if check:
