@@ -318,7 +318,7 @@ def test_long_labels_fit_inside_the_chart():
     the SVG's width (``bbox_inches="tight"`` used to find that box by drawing twice)."""
     import re
 
-    from audit.report import charts
+    from audit.report import charts, drawings
     from audit.report.results import Check, ImplValue
     from audit.run.cache import set_memo
     set_memo(False)
@@ -331,7 +331,7 @@ def test_long_labels_fit_inside_the_chart():
     finally:
         set_memo(True)
     width = float(re.search(r'<svg[^>]* width="([\d.]+)pt"', svg).group(1))
-    label = charts._label(check.values[0])
+    label = drawings._label(check.values[0])
     assert label in svg
     xs = [float(x) for x in re.findall(r'<text[^>]* x="(-?[\d.]+)"[^>]*>[^<]*' + re.escape(label[:20]), svg)]
     assert xs and all(0 <= x <= width for x in xs), (xs, width)

@@ -562,3 +562,95 @@ def test_repeated_ids_are_judged_by_the_chapters_rule(tmp_path, rule, function, 
     result = audit_chapter(load_chapter(tmp_path), all_references(), collect(["audit", "run"])).claims[0]
     assert result.verdict == verdict, result.reason
     assert says in result.reason
+
+
+# --- corrected listings ------------------------------------------------------------------------------
+
+def test_the_ndcg_listing_gets_a_corrected_listing_that_the_differential_test_accepts(tmp_path):
+    """The upgrade proposal rewrites ndcg_at_k from the chapter's definition in its own signature: gain 2^g − 1 and the
+    ideal from every judged grade, which a function of the ranked grades cannot see, so an optional ``judged``
+    parameter is added (role judged grades); the value printed after the shown call follows (0.867 → 0.791: the
+    chapter's nDCG@5 on 2, 3, 0, 1, 3 with nothing else judged is 10.555154 / 13.347185 = 0.790815, by hand). The
+    rewrite is printed only after the same differential test ran on it. Applied, the rerun finds it right on every
+    generated input and on every edge case but a repeated ID, which no function of the grades alone can see; the
+    other listing (ndcg_cut, qualified for a repeated ID only) becomes supported."""
+    from audit.research.proposal import patched_text, register_text
+
+    folder = tmp_path / "ndcg"
+    folder.mkdir()
+    (folder / "snapshot.md").write_text(NDCG_TEXT, encoding="utf-8")
+    (folder / "chapter.yaml").write_text(NDCG_CHAPTER, encoding="utf-8")
+    (folder / "claims.yaml").write_text(NDCG_CLAIMS, encoding="utf-8")
+    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    proposal = report.research.proposal
+    n1 = [h for h in proposal.hunks if h.claim == "N1"]
+    assert len(n1) == 2, (proposal.not_proposed, proposal.withdrawn)
+    listing, after = n1
+    assert "(2 ** g - 1) / math.log2(rank + 1)" in listing.new and "sorted(judged, reverse=True)[:k]" in listing.new
+    assert "return dcg(grades[:k]) / ideal if ideal > 0 else 0.0" in listing.new  # no division by zero
+    assert after.old.startswith("Called as `ndcg_at_k([2, 3, 0, 1, 3], 5)` it returns 0.867")
+    assert after.new.startswith("Called as `ndcg_at_k([2, 3, 0, 1, 3], 5)` it returns 0.791")
+    assert "drop the repeat where the grades are taken" in listing.response
+    (folder / "snapshot.md").write_text(patched_text(NDCG_TEXT, proposal), encoding="utf-8")
+    (folder / "claims.yaml").write_text(register_text(NDCG_CLAIMS, proposal), encoding="utf-8")
+    again = {c.id: c for c in audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims}
+    assert again["N2"].verdict == "supported", again["N2"].reason
+    n1_again = again["N1"]
+    assert n1_again.verdict == "qualified", n1_again.reason
+    assert "Wrong on ordinary input" not in n1_again.reason and "ZeroDivisionError" not in n1_again.reason
+    assert n1_again.reason.count("repeated ID") == 2, n1_again.reason
+
+
+# Each measure the rewrite covers, over each single-query signature, under a convention other than the default
+# where the measure has one: a wrong listing (it returns 0.5 whatever it is given), the proposal's rewrite, and the
+# rerun on the patched chapter, which must be supported. The right values are the chapter's definitions, which the
+# differential test already holds to trec_eval, ir-measures and ranx.
+_REWRITES = [
+    ("precision_at_k", "ranking, relevant, k", "{ranking: ranking, relevant: relevant set, k: cutoff}", "P@k", ""),
+    ("precision_at_k", "ranking, relevant, k", "{ranking: ranking, relevant: relevant set, k: cutoff}", "P@k",
+     "precision_denominator: {value: number returned, quote: \"divides by the number of results returned\"}"),
+    ("recall_at_k", "ranking, qrels, k", "{ranking: ranking, qrels: qrels, k: cutoff}", "R@k",
+     "repeated_ids: {value: keep first, quote: \"a repeated ID counts once\"}"),
+    ("rr", "ranking, relevant", "{ranking: ranking, relevant: relevant set}", "RR", ""),
+    ("rr_at_k", "ranking, relevant, k", "{ranking: ranking, relevant: relevant set, k: cutoff}", "RR@k", ""),
+    ("ap", "ranking, relevant", "{ranking: ranking, relevant: relevant set}", "AP", ""),
+    ("ap_at_k", "ranking, qrels, k", "{ranking: ranking, qrels: qrels, k: cutoff}", "AP@k",
+     "ap_denominator: {value: relevant retrieved, quote: \"divides by the relevant documents retrieved\"}"),
+    ("hit_at_k", "ranking, relevant, k", "{ranking: ranking, relevant: relevant set, k: cutoff}", "Success@k", ""),
+    ("dcg_at_k", "grades, k", "{grades: ranked grades, k: cutoff}", "DCG@k",
+     "gain: {value: linear, quote: \"the gain is the grade\"}"),
+    ("ndcg_at_k", "ranking, qrels, k", "{ranking: ranking, qrels: qrels, k: cutoff}", "nDCG@k",
+     "gain: {value: exponential, quote: \"the gain is 2^g - 1\"}"),
+]
+
+
+@pytest.mark.parametrize("function, params, roles, measure, convention", _REWRITES,
+                         ids=[f"{r[3]}-{r[2].count(':')}-{r[4].split(':')[0] or 'default'}" for r in _REWRITES])
+def test_a_wrong_listing_of_each_measure_is_rewritten_so_the_rerun_supports_it(tmp_path, function, params, roles,
+                                                                             measure, convention):
+    from audit.research.proposal import patched_text, register_text
+
+    quote = f"def {function}({params}):"
+    text = (f"The text defines {measure} and lists it.\n"
+            + (f"{convention.split('quote: ')[1].strip(chr(34) + '}')}.\n" if convention else "")
+            + f"\n```python\n{quote}\n    return 0.5\n```\n")
+    chapter = "id: rewrite\ntitle: Rewrite\nsnapshot: {file: snapshot.md}\n" + (
+        f"conventions:\n  {convention}\n" if convention else "")
+    claims = (f"claims:\n  - {{id: L1, title: listing, kind: code, quote: \"{quote}\", claim: x, function: {function}, "
+              f"measure: \"{measure}\", arguments: {roles}}}\n")
+    folder = tmp_path / "rewrite"
+    folder.mkdir()
+    (folder / "snapshot.md").write_text(text, encoding="utf-8")
+    (folder / "chapter.yaml").write_text(chapter, encoding="utf-8")
+    (folder / "claims.yaml").write_text(claims, encoding="utf-8")
+    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    assert report.claims[0].verdict == "contradicted", report.claims[0].reason
+    proposal = report.research.proposal
+    assert [h.claim for h in proposal.hunks] == ["L1"], (proposal.not_proposed, proposal.withdrawn)
+    (folder / "snapshot.md").write_text(patched_text(text, proposal), encoding="utf-8")
+    (folder / "claims.yaml").write_text(register_text(claims, proposal), encoding="utf-8")
+    again = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
+    if "grades" in params:  # a function of the grades alone cannot see a repeated ID (the one qualification left)
+        assert again.verdict == "qualified" and "Wrong on ordinary input" not in again.reason, again.reason
+    else:
+        assert again.verdict == "supported", again.reason

@@ -230,8 +230,13 @@ def test_every_hunk_is_checked_on_the_patched_snapshot(audited, tmp_path):
     hunks = {h.claim: h for h in results["recall-and-precision"][1].research.proposal.hunks}
     assert (hunks["M17"].replaced, hunks["M17"].text) == ("always helps", "never lowers")
     assert (hunks["M18"].replaced, hunks["M18"].text) == ("always hurts", "can raise or lower")
-    # the listings get no text from the harness (M06, once qualified by an unsourced pooled reading, is supported)
-    assert {n["claim"] for n in results["recall-and-precision"][1].research.proposal.not_proposed} == {"M14", "M15"}
+    # the listings get a corrected listing each, rewritten from the chapter's definitions and run through the same
+    # differential test before it is printed: recall over len(relevant), a repeated ID refused as trec_eval does
+    assert results["recall-and-precision"][1].research.proposal.not_proposed == []
+    assert hunks["M14"].action == hunks["M15"].action == "correct a listing"
+    assert "return sum(1 for d in retrieved[:k] if d in relevant) / R if R else 0.0" in hunks["M14"].new
+    assert "raise ValueError(\"a ranking may not repeat a document ID\")" in hunks["M15"].new
+    assert hunks["M14"].check.endswith("is supported")
 
 
 def _stated(h) -> dict[str, str]:
@@ -356,7 +361,7 @@ def test_the_checklist_recommends_each_decision_once_most_urgent_first(audited):
     assert len({(i.subject, i.recommendation) for i in items}) == len(items)
     first = items[0]
     assert first.claims == ["M18"] and first.recommendation == "accept"      # the contradicted claim's checked fix
-    assert any(i.recommendation == "revise" and i.claims == ["M14"] for i in items)   # a listing the author edits
+    assert any(i.recommendation == "accept" and i.claims == ["M14"] for i in items)   # its checked corrected listing
     assert any(i.recommendation == "reject" and "free text" in i.reason for i in items)
 
 
@@ -437,7 +442,7 @@ def test_the_book_index_lists_each_chapter_with_counts_and_anchors(audited, tmp_
 
 
 def test_every_numeric_check_that_decides_a_verdict_has_a_chart_with_each_reading(audited):
-    from audit.report import charts
+    from audit.report import charts, drawings
     for _, (_, report) in audited[1].items():
         for c in report.claims:
             for check in c.checks:
@@ -448,4 +453,4 @@ def test_every_numeric_check_that_decides_a_verdict_has_a_chart_with_each_readin
                     assert svg, (c.id, check.label)
                     readings = [v for v in numeric if v.implementation == "chapter" and v.behaviour]
                     for v in readings:   # M06: the mean (4/5) and the pooled reading (1/2) are both drawn
-                        assert charts._label(v) in svg, (c.id, v.behaviour)
+                        assert drawings._label(v) in svg, (c.id, v.behaviour)

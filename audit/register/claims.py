@@ -636,10 +636,12 @@ class PropertyClaim(ClaimBase):
 
 
 #: What a listing's function may take, by the role each argument plays (``CodeClaim.arguments``).
-CODE_ROLES = ("ranking", "relevant set", "cutoff", "ranked grades", "qrels", "run", "scored run", "qrels by query")
+CODE_ROLES = ("ranking", "relevant set", "cutoff", "ranked grades", "judged grades", "qrels", "run", "scored run",
+              "qrels by query")
 #: The roles that hand a listing graded judgements: the grades of the ranked documents in rank order (unjudged 0),
-#: or a {document: grade} mapping of one query's judgements.
-GRADED_ROLES = ("ranked grades", "qrels")
+#: every judged grade of the query (in no particular order; what an ideal DCG is sorted from), or a {document: grade}
+#: mapping of one query's judgements.
+GRADED_ROLES = ("ranked grades", "judged grades", "qrels")
 #: The roles of a listing over several queries: a run ({query: [document, …]} in rank order, or, as pytrec_eval and
 #: ranx take it, {query: {document: score}}) and qrels by query ({query: {document: grade}}); it returns the
 #: measure over the run (the mean, as the measure combines queries).
@@ -992,10 +994,31 @@ def _book_conventions(folder: Path, identity: Identity) -> Declared:
     return declared_from(_as_plain(book.conventions), "book")
 
 
-def shown_arguments(claim: CodeClaim, call: str, params: list[str]) -> dict[str, object]:
+def parameter_defaults(source: str, function: str) -> dict[str, object]:
+    """The literal default of each parameter of ``function`` in ``source`` that has one (``k=10`` → ``{"k": 10}``,
+    ``judged=None`` → ``{"judged": None}``); a default that is not a literal is left out."""
+    import ast
+
+    node = next((n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == function), None)
+    if node is None:
+        return {}
+    positional = node.args.posonlyargs + node.args.args
+    out: dict[str, object] = {}
+    for arg, default in zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults):
+        try:
+            out[arg.arg] = ast.literal_eval(default)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return out
+
+
+def shown_arguments(claim: CodeClaim, call: str, params: list[str],
+                    defaults: dict[str, object] | None = None) -> dict[str, object]:
     """The arguments of a call the text shows, by parameter name: ``call`` must call ``claim.function`` with literal
-    arguments (numbers, strings, lists, tuples, sets, dicts), positionally or by name, one per parameter. Raises
-    ``AuditError`` saying what is wrong."""
+    arguments (numbers, strings, lists, tuples, sets, dicts), positionally or by name, one per parameter; a parameter
+    the call leaves out takes its literal default (``defaults``, from ``parameter_defaults``). Raises ``AuditError``
+    saying what is wrong."""
     import ast
 
     try:
@@ -1016,13 +1039,15 @@ def shown_arguments(claim: CodeClaim, call: str, params: list[str]) -> dict[str,
             values[name] = ast.literal_eval(arg)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             raise AuditError(f"{shorten(call, 80)!r}: the argument for {name!r} is not a literal value")
+    for p in params:
+        if p not in values and p in (defaults or {}):
+            values[p] = (defaults or {})[p]
     missing = [p for p in params if p not in values]
     if missing:
         raise AuditError(f"{shorten(call, 80)!r} gives no {', '.join(missing)}")
     return values
 
 
-#: The most queries an exact permutation or Wilcoxon distribution is enumerated over (2**20 sign assignments).
 def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> None:
     """A statistic claim's data, printed values, alpha and confidence, as the statistic check will read them: numbers
     where numbers are printed, at least two queries (or two p-values), statistics the test computes, and something
@@ -1157,7 +1182,7 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
                                 f": {', '.join(unmapped)} has none")
     for i, shown in enumerate(claim.calls):
         try:
-            shown_arguments(claim, shown.call, params)
+            shown_arguments(claim, shown.call, params, parameter_defaults(source, claim.function))
         except AuditError as exc:
             raise fail(f"calls[{i}].call", exc.message)
         if shown.call not in chapter.snapshot.text:

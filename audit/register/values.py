@@ -362,6 +362,8 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
             comparator = _COMPARATORS[sym][0]
             s = s[len(sym):].strip()
             break
+    if re.fullmatch(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?", s):  # 1,048,576: thousands separators
+        s = s.replace(",", "")
     nominal, style, places, leading_zero, half = _parse_number(s, raw)
     if tolerance is not None:
         half = _tolerance(tolerance, nominal)

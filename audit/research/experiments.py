@@ -111,7 +111,8 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
     return out
 
 
-def _open_conditions(results: list[ClaimResult], chapter: Chapter, rows: list[SensitivityRow]) -> list[Experiment]:
+def _open_conditions(results: list[ClaimResult], chapter: Chapter, rows: list[SensitivityRow],
+                     proposal=None) -> list[Experiment]:
     notebook = getattr(chapter.identity, "notebook", None)
     # the notebook's address is in section 1 of the report (chapter.yaml ``notebook``), not repeated per experiment
     where = "the chapter's notebook (chapter.yaml, notebook)" if notebook else "the chapter's own evaluation code " \
@@ -149,13 +150,18 @@ def _open_conditions(results: list[ClaimResult], chapter: Chapter, rows: list[Se
                 failure="it follows a reference's rule instead: the text describes an evaluator the code does not "
                         "implement"))
         elif r.kind == "code":
+            rewritten = next((i for i, h in enumerate(proposal.hunks if proposal is not None else [], 1)
+                              if h.claim == r.id and h.action == "correct a listing"), None)
             out.append(Experiment(
                 id="", origin=f"open condition of {r.id}", claims=[r.id],
                 what=f"Whether the edited listing ({r.claimed}) passes the edge cases named in the finding.",
                 method=f"Edit the listing in the snapshot as the finding says, then run: audit run "
                        f"{chapter.folder.as_posix()}",
                 success=f"{r.id} is supported",
-                failure=f"{r.id} stays qualified or becomes contradicted (the finding names the failing input)"))
+                failure=f"{r.id} stays qualified or becomes contradicted (the finding names the failing input)",
+                **({"status": f"RUN by this harness: the corrected listing of hunk {rewritten}, run through the same "
+                              f"differential test, is {proposal.hunks[rewritten - 1].check.split(', is ')[-1]}"}
+                   if rewritten else {})))
     return out
 
 
@@ -187,10 +193,11 @@ def _gaps(chapter: Chapter, rows: list[SensitivityRow]) -> list[Experiment]:
     return out
 
 
-def experiments(results: list[ClaimResult], chapter: Chapter, statements, rows: list[SensitivityRow]
-                ) -> list[Experiment]:
-    """Every experiment, numbered E1, E2, … in the order: open conditions, uncovered statements, gaps."""
-    out = _open_conditions(results, chapter, rows) + _uncovered(chapter, statements) + _gaps(chapter, rows)
+def experiments(results: list[ClaimResult], chapter: Chapter, statements, rows: list[SensitivityRow],
+                proposal=None) -> list[Experiment]:
+    """Every experiment, numbered E1, E2, … in the order: open conditions, uncovered statements, gaps; an open
+    condition the proposal's checked hunk settles (a corrected listing) is marked as run by the harness."""
+    out = _open_conditions(results, chapter, rows, proposal) + _uncovered(chapter, statements) + _gaps(chapter, rows)
     for i, e in enumerate(out, 1):
         e.id = f"E{i}"
     return out

@@ -464,6 +464,113 @@ def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
     return plan
 
 
+#: The argument roles that carry document IDs (a repeated ID can reach the listing only through one of them).
+_ID_ROLES = {"ranking", "relevant set", "qrels", "run", "scored run", "qrels by query"}
+
+
+def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapshot: str, start: int,
+               rechecks) -> dict:
+    """A corrected listing: the function rewritten from the chapter's definition in the listing's signature
+    (``audit.research.listing_fix``), the values printed after the calls the text shows brought in line with it, and
+    the claim re-run on the patched chapter — the same differential test as the listing's, edge cases, generated
+    input, references and shown calls — which must be supported before the listing is printed."""
+    import ast
+    import dataclasses
+
+    from audit.evaluation.checks.code import FOLLOWS_OPEN_READING, _function_lines, chapter_value, shown_input
+    from audit.evaluation.readings import base_reading
+    from audit.register.claims import parameter_defaults, shown_arguments
+    from audit.research.listing_fix import NotWritten, write
+    from audit.text.chapter import Snapshot
+    from audit.text.listings import function_source
+
+    if FOLLOWS_OPEN_READING in r.reason:
+        raise _Skip("the listing follows a reading the text leaves open; the finding says which convention to state")
+    listing, source = function_source(snapshot, claim.quote, claim.function, claim.builds_on)
+    reading = base_reading(chapter.declared_for(claim))
+    try:
+        rewrite = write(claim, reading, source)
+    except NotWritten as exc:
+        raise _Skip(str(exc))
+    first, last = _function_lines(listing, claim.function)
+    lines = snapshot.split("\n")
+    node = next(n for n in ast.parse(listing.code).body if isinstance(n, ast.FunctionDef) and n.name == claim.function)
+    code_line = listing.code.split("\n")[node.lineno - 1]
+    prefix = lines[first - 1][:len(lines[first - 1]) - len(code_line)] if lines[first - 1].endswith(code_line) else ""
+    new_lines = rewrite.source.rstrip("\n").split("\n")
+    if rewrite.needs_math and not re.search(r"^\s*import math\b", source, re.M):
+        new_lines = ["import math", "", ""] + new_lines
+    function_text = "\n".join(prefix + line if line else "" for line in new_lines)
+    a = sum(len(line) + 1 for line in lines[:first - 1])
+    b = sum(len(line) + 1 for line in lines[:last]) - 1
+    spans = [(a, b, function_text)]
+    new_claim = claim.model_copy(update={"arguments": rewrite.arguments, "quote": rewrite.source.split("\n")[0]})
+    edits = [Edit(claim.id, "quote", new_claim.quote), Edit(claim.id, "arguments", rewrite.arguments)]
+    defaults = parameter_defaults(rewrite.source, claim.function)
+    params = [x.arg for x in ast.parse(rewrite.source).body[0].args.args]
+    changed = []
+    calls = []
+    for i, c in enumerate(claim.calls):
+        calls.append(c)
+        if c.returns is None:
+            continue
+        item = shown_input(new_claim, shown_arguments(new_claim, c.call, params, defaults))
+        value = chapter_value(new_claim, item, reading) if item is not None else None
+        printed = parse_claimed(c.returns, tolerance=c.tolerance)
+        if value is None or isinstance(value, str) or printed.contains(value):
+            continue
+        new = printed.write_like(value)
+        if not str(c.returns).lstrip().startswith(("≈", "~")):
+            new = new.removeprefix("≈ ")
+        at = snapshot.find(c.call)
+        paragraph_end = snapshot.find("\n\n", at)
+        where = snapshot.find(str(c.returns), at + len(c.call), paragraph_end if paragraph_end > 0 else len(snapshot))
+        if at < 0 or where < 0:
+            raise _Skip(f"the value printed after `{c.call}` cannot be placed in the text; the finding gives it")
+        spans.append((where, where + len(str(c.returns)), new))
+        edits.append(Edit(claim.id, f"calls.{i}.returns", new))
+        calls[-1] = c.model_copy(update={"returns": new})
+        changed.append((str(c.returns), new))
+    new_claim = new_claim.model_copy(update={"calls": calls})
+    patched = snapshot
+    for x, y, text in sorted(spans, reverse=True):
+        patched = patched[:x] + text + patched[y:]
+    trial = dataclasses.replace(chapter, snapshot=Snapshot(chapter.snapshot.path, patched))
+    what = "recheck listing " + json.dumps([rewrite.source, [e.as_dict() for e in edits]], ensure_ascii=False)
+    stored = rechecks.get(claim.id, what) if rechecks is not None else None
+    if stored is not None and stored.get("verdict") in ("supported", "qualified", "contradicted", "error"):
+        verdict, ids_only = stored["verdict"], bool(stored.get("ids_only"))
+    else:
+        evidence = CHECKERS["code"](new_claim, trial, ms)
+        verdict = decide(evidence).verdict
+        # a function of the grades alone cannot see a repeated ID: qualified for that alone, it is as right as its
+        # signature allows, and the repeat must be dropped where the grades are taken
+        ids_only = (verdict == "qualified" and not set(rewrite.arguments.values()) & _ID_ROLES
+                    and all(p.text.startswith("on repeated ID") for p in evidence.conditions))
+        if rechecks is not None:
+            rechecks.put(claim.id, what, {"verdict": verdict, "ids_only": ids_only})
+    if verdict != "supported" and not ids_only:
+        raise _Withdrawn(f"the corrected listing, run through the same differential test, is {verdict}, not supported")
+    added = (f" It takes the judged grades as `{rewrite.added}` (optional: without it the ranked grades are all of "
+             "them), which the signature could not see." if rewrite.added else "")
+    if ids_only:
+        added += (" A ranking that repeats an ID cannot reach a function of the grades alone: drop the repeat where "
+                  "the grades are taken (the one qualification left).")
+    # the finding's own wording (each defect and its fix) stays first; the corrected listing is how to make it
+    response = (r.response.rstrip().rstrip(".") + ". The corrected listing does all of this: replace "
+                f"{claim.function}() by it" + (" and print " + ", ".join(f"“{n}” for “{o}”" for o, n in changed)
+                                                 + " after the call" if changed else "") + "." + added)
+    return dict(action="correct a listing", replaced=snapshot[a:b], text=function_text, edits=edits,
+                span=(a - start, b - start), more=spans[1:],
+                check="re-checked: the corrected listing, run through the same differential test (edge cases, "
+                      "generated input against the chapter's definitions and every reference, the calls the text "
+                      "shows), is " + ("supported" if verdict == "supported" else
+                                       "right on every input its signature can express"),
+                response=response,
+                rationale=f"{r.concern} The listing is rewritten from the chapter's definition of {claim.measure}.",
+                tradeoff="The listing's body changes; its name, parameters and what the text says it computes stay.")
+
+
 def _statistic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str, rechecks) -> dict:
     """A wrong printed statistic replaced by the one its first reading gives, and a wrong conclusion turned (“not
     significant”), the claim re-run on the new sentence."""
@@ -605,8 +712,7 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
             elif claim.kind == "statistic":
                 plan = _statistic_plan(claim, chapter, ms, r, quote, rechecks)
             elif claim.kind == "code":
-                raise _Skip("a listing fix is code the harness does not write; the finding lists each failing input "
-                            "and what to change, and the listing is re-run by `audit run` once edited")
+                plan = _code_plan(claim, chapter, ms, r, snapshot, start, rechecks)
             else:
                 raise _Skip(f"no checked text for a {claim.kind} claim")
         except _Skip as skip:
@@ -634,6 +740,9 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
         else:
             a, b = start, end
         planned.append((a, b, r.id, plan))
+        for x, y, text in plan.get("more", []):  # further spans of the same finding (a value printed after a call)
+            planned.append((x, y, r.id, {**plan, "text": text, "replaced": snapshot[x:y], "edits": [],
+                                         "action": "correct a value after a call"}))
     # apply in snapshot order; a later hunk sees the earlier ones' text. A hunk holds the whole lines its change
     # touches (several, when the sentence runs over a line break), as they read before and after it.
     current, shift = snapshot, 0

@@ -441,6 +441,11 @@ def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None) -> tuple
             why.append("the computation is what a library is said to return: encode a value claim with `by:` "
                        "naming the library (README, 'Measures')")
             continue
+        if _STATISTIC_BEFORE.search(text[max(0, start - 120):start]):
+            why.append("the computation is a p-value's or a test statistic's, whose printed terms only the test on "
+                       "its data can check (a tail that leaves out a term still adds up): encode a statistic claim "
+                       "(README, 'Writing claims', statistic)")
+            continue
         spec = chain_measure(text, start)
         taken = convention_taken(text, spec, stated or {})
         if taken:
@@ -457,6 +462,10 @@ def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None) -> tuple
             links = [chain[n][2] for n in range(i + 1, j + 1)]
             rel = next((w.group(0) for link in links for w in [_APPROX_WORD.search(link)] if w), "=")
             value = text[chain[j][0]:chain[j][1]].strip()
+            end = chain[j][1]
+            grouped = _THOUSANDS.match(text, end)
+            if grouped and re.fullmatch(r"\d{1,3}", value):  # 1,048,576: the digits after the separators are its own
+                value, end = value + grouped.group(0), grouped.end()
             claimed = _claimed(rel, value)
             expr = _balanced(printed.strip())
             normal = normal_expression(expr)
@@ -473,10 +482,15 @@ def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None) -> tuple
                 why.append(reason)
                 continue
             qa = text.index(expr, a)
-            out.append({"kind": "arithmetic", "quote": text[qa:chain[j][1]], "claim": f"{expr} is {claimed}",
+            out.append({"kind": "arithmetic", "quote": text[qa:end], "claim": f"{expr} is {claimed}",
                         "expression": normal, "claimed": claimed})
     return out, why
 
+
+#: A p-value or a test statistic named just before a computation ("the exact two-sided p-value is 5/256 ≈ 0.020").
+_STATISTIC_BEFORE = re.compile(r"(?:\bp-values?\b|\bp\s*(?:=|≈|<|≤)|\b[WtTz][+−-]?\s*=|\bt\(\d+\))[^;]*$")
+#: Thousands separators after a number's first digits (",048,576").
+_THOUSANDS = re.compile(r"(?:,\d{3})+(?![\d.])")
 
 _RATIO_VALUE = rf"(?:{WORD_FRACTION}|{NUM}\s*/\s*{NUM}|\d*\.\d+%?|\d+%)"
 _AFTER_COUNT = re.compile(
@@ -1056,7 +1070,8 @@ _ROLES = {"ranking": ("ranking", "retrieved", "run", "results", "docs", "ranked"
           "cutoff": ("k", "cutoff", "depth", "n", "top_k"),
           "ranked grades": ("grades", "rels", "relevances", "gains", "graded", "relevance_scores", "labels", "rel",
                             "relevance", "ranked_grades", "scores_true"),
-          "qrels": ("qrels", "judgments", "judgements", "grades_by_doc", "relevance", "rel_map", "labels")}
+          "qrels": ("qrels", "judgments", "judgements", "grades_by_doc", "relevance", "rel_map", "labels"),
+          "judged grades": ("judged", "judged_grades", "all_grades", "pool_grades", "ideal_grades")}
 #: Name fragments → the measure, tried in order: the longer names first ("average_precision_at_k" is AP, not P@k).
 _FUNCTION_MEASURES = (("reciprocal", "RR"), ("mrr", "RR"), ("average_precision", "AP"), ("mean_ap", "AP"),
                       ("map_", "AP"), ("ndcg", "nDCG"), ("recall", "R"), ("precision_at", "P"), ("success", "Success"),
@@ -1089,6 +1104,8 @@ def _role(name: str, hint: str) -> str | None:
         return "qrels"
     if low in _ROLES["ranked grades"] and (not hint or _SEQUENCE_HINT.search(hint)):
         return "ranked grades"
+    if low in _ROLES["judged grades"] and (not hint or _SEQUENCE_HINT.search(hint) or "None" in hint):
+        return "judged grades"
     if low in _ROLES["ranking"]:
         return "ranking"
     if low in _ROLES["relevant set"] and (not hint or _SET_HINT.search(hint) or "list" in hint.lower()):

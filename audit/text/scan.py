@@ -353,4 +353,12 @@ def has_number(text: str) -> bool:
 def printed_values(text: str) -> list[str]:
     """Every value printed in ``text`` (decimals, fractions, percentages, number words, fractions in words), in
     order, as written."""
-    return [m.group(0) for m in re.finditer(VALUE, text, re.IGNORECASE)]
+    grouped = [(m.start(), m.end()) for m in _GROUPED.finditer(text)]  # 1,048,576 is one number
+    found = [(a, text[a:b]) for a, b in grouped] + [
+        (m.start(), m.group(0)) for m in re.finditer(VALUE, text, re.IGNORECASE)
+        if not any(a <= m.start() < b for a, b in grouped)]
+    return [value for _, value in sorted(found)]
+
+
+#: A number written with thousands separators ("1,048,576").
+_GROUPED = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]\d)")

@@ -23,6 +23,7 @@ from audit.register.claims import (
     MULTI_ROLES,
     Chapter,
     CodeClaim,
+    parameter_defaults,
     shown_arguments,
 )
 from audit.register.conventions import CONVENTIONS
@@ -180,7 +181,8 @@ def _call(params: list[str], claim: CodeClaim, item: Input) -> list:
         return [by_role[claim.arguments[p]] for p in params]
     qrels = item.qrels()
     by_role = {"ranking": list(item.ranking), "relevant set": set(item.relevant), "cutoff": item.k,
-               "ranked grades": [qrels.get(str(d), 0) for d in item.ranking], "qrels": dict(qrels)}
+               "ranked grades": [qrels.get(str(d), 0) for d in item.ranking],
+               "judged grades": sorted(qrels.values()), "qrels": dict(qrels)}
     return [by_role[claim.arguments[p]] for p in params]
 
 
@@ -359,6 +361,10 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
     return found, seen[found], not spent[0]
 
 
+#: How a finding opens that says a listing follows a reading the text leaves open (its fix is stating the reading).
+FOLLOWS_OPEN_READING = "a reading the text does not rule out (the chapter's definitions set so"
+
+
 def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     book = ms.book
@@ -377,7 +383,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     scored_repeats = base_reading(chapter.declared_for(claim))["repeated_ids"] != "reject"
     generated = _generated(claim, SAMPLE, SEED, repeats=scored_repeats)
     items = edges + generated
-    shown = [shown_arguments(claim, c.call, params) for c in claim.calls]
+    defaults = parameter_defaults(source, claim.function)
+    shown = [shown_arguments(claim, c.call, params, defaults) for c in claim.calls]
     deadline = time.monotonic() + CLAIM_BUDGET
     run = run_listing(source, claim.function, [_call(params, claim, i) for i in items]
                       + [[values[p] for p in params] for values in shown], time_limit=CLAIM_BUDGET,
@@ -457,8 +464,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         # printed value under such a reading is, not wrong; what remains (exceptions) is judged below
         settings = " and ".join(f"{CONVENTIONS[n].title} “{v}”" for n, v in found)
         evidence.conditions.append(Point(
-            f"where it returns a number it computes {claim.measure} with {settings}, a reading the text does not rule "
-            f"out (the chapter's definitions set so give the listing's value on every generated input where it "
+            f"where it returns a number it computes {claim.measure} with {settings}, {FOLLOWS_OPEN_READING} give the "
+            f"listing's value on every generated input where it "
             f"returns one; " + "; ".join(f"{CONVENTIONS[n].title}: {CONVENTIONS[n].source}" for n, _ in found) + ")",
             "State the convention the listing follows, e.g. “Here "
             + "; ".join(CONVENTIONS[n].phrase(v) for n, v in found) + ".”"))
@@ -544,7 +551,17 @@ def shown_input(claim: CodeClaim, values: Mapping[str, object]) -> Input | None:
         if "ranked grades" in by_role:
             grades = [int(g) for g in by_role["ranked grades"]]
             ranking = tuple(by_role.get("ranking") or (f"r{i}" for i in range(1, len(grades) + 1)))
-            return graded_input(ranking, {str(d): g for d, g in zip(ranking, grades)}, k, "shown")
+            judged = {str(d): g for d, g in zip(ranking, grades)}
+            if by_role.get("judged grades") is not None:
+                # the judged grades the ranking does not hold belong to documents it did not retrieve
+                rest = sorted(int(g) for g in by_role["judged grades"])
+                for g in grades:
+                    if g in rest:
+                        rest.remove(g)
+                    elif g != 0:  # a ranked grade that is not judged: the call contradicts itself
+                        return None
+                judged.update({f"u{i}": g for i, g in enumerate(rest, start=1)})
+            return graded_input(ranking, judged, k, "shown")
         if "qrels" in by_role:
             qrels = {str(d): int(g) for d, g in dict(by_role["qrels"]).items()}
             return graded_input(tuple(by_role.get("ranking") or ()), qrels, k, "shown")

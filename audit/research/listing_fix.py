@@ -1,0 +1,205 @@
+"""A corrected listing for a code claim: the function rewritten from the chapter's definition of its measure under
+the chapter's conventions, in the listing's own signature (the parameter names, order and type hints it prints),
+with a parameter added only where the signature cannot see what the definition needs (the judged grades behind an
+ideal DCG, the number of relevant documents behind recall, when the function takes only the ranked grades).
+
+What is written (``write``): one query's P, R, RR, AP, Success, DCG and nDCG, at a cutoff or over the whole
+ranking, over a ranking with a relevant set or a {document: grade} mapping, or over the ranked grades; under the
+conventions ``repeated_ids``, ``precision_denominator``, ``ap_denominator``, ``rr_cutoff``, ``gain`` and ``ideal``
+(each value the chapter's evaluator models, except ``ideal: retrieved only``), with unjudged documents
+non-relevant and relevance level 1 for graded measures. Anything else raises ``NotWritten`` naming it. The result is
+not trusted: the proposal runs it through the same differential test as the listing before it is printed.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from audit.register.claims import CodeClaim
+from audit.register.measures import parse as parse_measure
+
+_SINGLE = {"ranking", "relevant set", "qrels", "ranked grades", "judged grades", "cutoff"}
+#: The parameter added when only the ranked grades are given and the measure needs every judged grade.
+JUDGED = "judged"
+
+
+class NotWritten(Exception):
+    """No corrected listing is written for this claim; the message says why."""
+
+
+@dataclass
+class Rewrite:
+    """The corrected function's source (no indentation), the roles of its parameters (the claim's, plus an added
+    one), the name of an added parameter (or ""), and whether it needs ``import math``."""
+
+    source: str
+    arguments: dict[str, str]
+    added: str = ""
+    needs_math: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def _signature(node: ast.FunctionDef, added: str) -> str:
+    """The function's parameters as printed, with ``added`` appended as an optional list of grades."""
+    args = node.args
+    text = ast.unparse(args)
+    if added:
+        extra = f"{added}: list[int] | None = None" if any(a.annotation for a in args.args) else f"{added}=None"
+        text = f"{text}, {extra}" if text else extra
+    returns = f" -> {ast.unparse(node.returns)}" if node.returns is not None else ""
+    return f"def {node.name}({text}){returns}:"
+
+
+def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
+    """The corrected function for ``claim`` under ``reading`` (the chapter's conventions), in the signature
+    ``source`` prints. Raises ``NotWritten`` for what this writer does not cover."""
+    node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == claim.function)
+    roles = dict(claim.arguments)
+    by_role = {role: p for p, role in roles.items()}
+    if not set(by_role) <= _SINGLE:
+        raise NotWritten("a listing over several queries is not rewritten; the finding lists what to change")
+    _, spec = parse_measure(claim.measure.replace("@k", "@1"))
+    if spec is None:
+        raise NotWritten(f"{claim.measure} is not one the chapter's definitions write out")
+    name = spec.name
+    if name not in ("P", "R", "RR", "AP", "Success", "DCG", "nDCG"):
+        raise NotWritten(f"no corrected listing is written for {name}")
+    level = int(reading.get("relevance_level", "1"))
+    graded = name in ("DCG", "nDCG")
+    if graded and level != 1:
+        raise NotWritten("a graded measure at a relevance level above 1 is not rewritten")
+    if reading.get("unjudged", "non-relevant") != "non-relevant":
+        raise NotWritten("unjudged documents removed from the ranking is not rewritten")
+    if spec.rel is not None:
+        level = spec.rel
+    k = by_role.get("cutoff")
+    needs_judged = name in ("R", "AP", "nDCG") or (name == "P" and reading["precision_denominator"] == "min(k, |R|)")
+    if name == "nDCG" and reading["ideal"] in ("all retrieved, cut at k",):
+        needs_judged = False
+    if name == "nDCG" and reading["ideal"] == "retrieved only":
+        raise NotWritten("the ideal DCG “retrieved only” is not rewritten")
+    if name == "AP" and reading["ap_denominator"] == "relevant retrieved":
+        needs_judged = False
+
+    lines: list[str] = []
+    added = ""
+    # what the measure walks (document IDs or grades, in rank order), how a relevant one is told, and |R|
+    if "ranking" in by_role:
+        ranking = by_role["ranking"]
+        rule = reading["repeated_ids"]
+        if rule == "reject":
+            lines.append(f"if len(set({ranking})) != len({ranking}):")
+            lines.append("    raise ValueError(\"a ranking may not repeat a document ID\")")
+        elif rule == "keep first":
+            lines.append(f"{ranking} = list(dict.fromkeys({ranking}))  # a repeated ID counts once, where it first appears")
+        elif rule == "keep last":
+            lines.append(f"{ranking} = list(dict.fromkeys(reversed({ranking})))[::-1]  # a repeated ID counts where it "
+                         "last appears")
+        item, walked = "d", ranking
+        if "qrels" in by_role:
+            qrels = by_role["qrels"]
+            grade, judged = f"{qrels}.get(d, 0)", f"{qrels}.values()"
+            is_relevant = f"{grade} >= {level}"
+            count_r = f"sum(1 for g in {qrels}.values() if g >= {level})"
+        elif "relevant set" in by_role:
+            relevant_set = by_role["relevant set"]
+            if graded:
+                raise NotWritten(f"{name} needs grades; the function takes a relevant set")
+            grade, judged = f"(1 if d in {relevant_set} else 0)", None
+            is_relevant = f"d in {relevant_set}"
+            count_r = f"len({relevant_set})"
+        else:
+            raise NotWritten("a ranking with neither a relevant set nor judgements")
+    elif "ranked grades" in by_role:
+        grades = by_role["ranked grades"]
+        item, walked, grade = "g", grades, "g"
+        is_relevant = f"g >= {level}"
+        if "judged grades" in by_role:
+            judged = by_role["judged grades"]
+        elif needs_judged:
+            added = JUDGED
+            roles[JUDGED] = "judged grades"
+            lines.append(f"if {JUDGED} is None:  # every judged grade; None: the ranked grades are all of them")
+            lines.append(f"    {JUDGED} = {grades}")
+            judged = JUDGED
+        else:
+            judged = grades
+        count_r = f"sum(1 for g in {judged} if g >= {level})"
+    else:
+        raise NotWritten("the function takes neither a ranking nor ranked grades")
+    top = f"{walked}[:{k}]" if k is not None else walked
+    hits = f"sum(1 for {item} in {top} if {is_relevant})"
+    needs_math = False
+    if name == "P":
+        denominator = reading["precision_denominator"] if k is not None else "number returned"
+        if denominator == "k":
+            lines += [f"if {k} < 1:", f"    raise ValueError(\"the cutoff {k} must be at least 1\")",
+                      f"return {hits} / {k}"]
+        elif denominator == "number returned":
+            lines += [f"returned = len({top})", f"return {hits} / returned if returned else 0.0"]
+        else:
+            lines += [f"R = {count_r}  # the relevant documents judged",
+                      f"return {hits} / min({k}, R) if min({k}, R) else 0.0"]
+    elif name == "R":
+        lines += [f"R = {count_r}  # the relevant documents judged", f"return {hits} / R if R else 0.0"]
+    elif name == "Success":
+        lines.append(f"return 1.0 if any({is_relevant} for {item} in {top}) else 0.0")
+    elif name == "RR":
+        scan = top if reading["rr_cutoff"] == "applied" or k is None else walked
+        lines += [f"for rank, {item} in enumerate({scan}, start=1):", f"    if {is_relevant}:",
+                  "        return 1 / rank", "return 0.0"]
+    elif name == "AP":
+        denominator = {"|R|": "R", "relevant retrieved": "hits", "min(k, |R|)": f"min({k}, R)" if k else "R"}[
+            reading["ap_denominator"]]
+        if denominator != "hits":
+            lines.append(f"R = {count_r}  # the relevant documents judged")
+        lines += ["hits, total = 0, 0.0",
+                  f"for rank, {item} in enumerate({top}, start=1):",
+                  f"    if {is_relevant}:",
+                  "        hits += 1",
+                  "        total += hits / rank  # precision at each relevant rank",
+                  f"return total / {denominator} if {denominator} else 0.0"]
+    else:  # DCG, nDCG
+        needs_math = True
+        gain = "(2 ** g - 1)" if reading["gain"] == "exponential" else "g"
+        lines = [f"def dcg(grades_in_order):  # gain {gain.strip('()')}, discount log2(rank + 1)",
+                 f"    return sum({gain} / math.log2(rank + 1) for rank, g in enumerate(grades_in_order, start=1))",
+                 ""] + lines
+        in_order = top if item == "g" else f"[{grade} for d in {top}]"
+        if name == "DCG":
+            lines.append(f"return dcg({in_order})")
+        else:
+            retrieved = walked if item == "g" else f"[{grade} for d in {walked}]"
+            ideal_from = {"judged, cut at k": f"sorted({judged}, reverse=True)" + (f"[:{k}]" if k else ""),
+                          "judged, whole list": f"sorted({judged}, reverse=True)",
+                          "all retrieved, cut at k": f"sorted({retrieved}, reverse=True)" + (f"[:{k}]" if k else "")}[
+                reading["ideal"]]
+            lines += [f"ideal = dcg({ideal_from})", f"return dcg({in_order}) / ideal if ideal > 0 else 0.0"]
+    doc = _docstring(name, claim.measure, reading, k, added)
+    body = "\n".join(("    " + line) if line else "" for line in [doc, *lines])
+    return Rewrite(f"{_signature(node, added)}\n{body}\n", roles, added, needs_math)
+
+
+def _docstring(name: str, measure: str, reading: dict[str, str], k: str | None, added: str) -> str:
+    parts = [f"{measure} as the chapter defines it"]
+    if name in ("DCG", "nDCG"):
+        parts.append("gain " + ("2^grade − 1" if reading["gain"] == "exponential" else "the grade")
+                     + ", discount log2(rank + 1)")
+    if name == "nDCG":
+        parts.append({"judged, cut at k": "the ideal DCG sorts every judged grade and keeps the best k",
+                      "judged, whole list": "the ideal DCG sorts every judged grade",
+                      "all retrieved, cut at k": "the ideal DCG sorts the retrieved grades and keeps the best k"}[
+            reading["ideal"]])
+    if name == "P" and k:
+        parts.append({"k": f"divided by {k}", "number returned": "divided by the number returned",
+                      "min(k, |R|)": f"divided by min({k}, |R|)"}[reading["precision_denominator"]])
+    if name == "AP":
+        parts.append({"|R|": "divided by the number of relevant documents, |R|",
+                      "relevant retrieved": "divided by the relevant documents retrieved",
+                      "min(k, |R|)": "divided by min(k, |R|)"}[reading["ap_denominator"]])
+    if name in ("R", "AP", "nDCG"):
+        parts.append("0 when nothing relevant is judged")
+    if added:
+        parts.append(f"``{added}``: every judged grade of the query (None: the ranked grades are all of them)")
+    return '"""' + "; ".join(parts) + '."""'
