@@ -445,3 +445,18 @@ def _entries(block: str, ids: set[str]) -> list[str]:
         if keep:
             out.append(line)
     return out
+
+
+def test_the_example_in_docs_statistics_loads_and_holds(tmp_path):
+    """docs/statistics.md's example register, on a text printing its two sentences: scipy.stats.ttest_rel on the ten
+    pairs gives two-sided p = 0.03624 (“0.036”, significant at 0.05); Holm on 0.036, 0.004 and 0.21 adjusts them to
+    0.072, 0.012 and 0.21, so A vs C alone stays significant. Both supported."""
+    import re
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "statistics.md").read_text(encoding="utf-8")
+    register = re.search(r"```yaml\n(.*?)```", docs, re.S).group(1)
+    quotes = re.findall(r'quote: "([^"]+)"', register)
+    verdicts = _audited(tmp_path, "docs-example", ". ".join(q[0].upper() + q[1:] for q in quotes) + ".\n", register)
+    assert {k: v.verdict for k, v in verdicts.items()} == {"S1": "supported", "S2": "supported"}, \
+        {k: v.reason for k, v in verdicts.items()}

@@ -90,7 +90,7 @@ def _upper_first(text: str) -> str:
 
 
 def _wording(points: list[Point], fallback: str) -> str:
-    changes = [p.wording for p in points if p.wording]
+    changes = list(dict.fromkeys(p.wording for p in points if p.wording))  # one sentence once, however many say it
     return " ".join(changes) if changes else fallback
 
 

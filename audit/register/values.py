@@ -124,6 +124,15 @@ def _word_fraction(text: str) -> Fraction | None:
     return None
 
 
+def fixed_places(x: Fraction, places: int) -> str:
+    """``x`` written with ``places`` decimals, rounded half away from zero in exact arithmetic (0.0075 → "0.008",
+    where a float's 0.0074999… gives "0.007")."""
+    n = int(abs(Fraction(x)) * 10 ** places + Fraction(1, 2))
+    digits = str(n).rjust(places + 1, "0")
+    text = digits[:-places] + "." + digits[-places:] if places else digits
+    return ("-" if x < 0 and n else "") + text
+
+
 @dataclass(frozen=True)
 class ClaimedValue:
     """A value as printed in the chapter, with the interval it stands for.
@@ -241,7 +250,7 @@ class ClaimedValue:
             return f"≈ {float(v):.10g}"
         if self.style in ("decimal", "percent"):
             scale = 100 if self.style == "percent" else 1
-            text = f"{float(v * scale):.{self.places}f}"
+            text = fixed_places(v * scale, self.places)
             if not self.leading_zero and text.startswith("0."):
                 text = text[1:]
             text += "%" if self.style == "percent" else ""

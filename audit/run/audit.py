@@ -81,7 +81,7 @@ def fingerprint_statement(chapter: Chapter) -> Fingerprint:
 
 def _relation(claimed) -> str:
     """`` = 1/4``, `` ≈ .4884`` or `` < 1``: the claimed value with the right relation sign."""
-    text = str(claimed).strip()
+    text = str(claimed).strip().removeprefix("=").strip()
     return f" {text}" if text[:1] in "≈~<>≤≥" else f" = {text}"
 
 
@@ -208,7 +208,11 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
         claimed = f"{claim.function} computes {claim.measure}"
     elif claim.kind == "statistic":
         claimed = "; ".join([f"{e.statistic}{_relation(e.claimed)}" for e in claim.expect]
-                            + ([f"{claim.decision} at α = {claim.alpha}"] if claim.decision else []))
+                            + ([f"t({claim.reported.df}) = {claim.reported.t}, p{_relation(claim.reported.p)}"]
+                               if claim.reported else [])
+                            + ([f"{claim.decision} at α = {claim.alpha}"] if claim.decision else [])
+                            + ([f"significant after correction: {', '.join(claim.significant) or 'none'}"]
+                               if claim.significant is not None else []))
         claimed = f"{claim.test}: {claimed}"
     return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,
                        anchor=anchor_text, anchor_state=anchor.state, found_text=anchor.text if anchor.found else "",

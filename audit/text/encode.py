@@ -1250,9 +1250,12 @@ def todo(s: Statement, reason: str) -> str:
             "convention": "a convention claim (repeated_ids, ties, unjudged or cutoff) with a probe fixture, if the "
                           "references should be checked against it; what it states belongs in chapter.yaml's "
                           "`conventions:` (init declares the wordings it recognises)",
-            "listing": "a code claim (function, measure, argument roles)"}.get(s.kind, "a claim")
+            "listing": "a code claim (function, measure, argument roles)",
+            "statistic": "a statistic claim (the test, its data as printed, the statistics the sentence prints, the "
+                         "decision and α)"}.get(s.kind, "a claim")
     because = f"; not encoded because {reason}" if reason else ""
-    return f"TODO: encode as {what}{because}. See README, 'Authoring a chapter, start to finish'."
+    where = "docs/statistics.md" if s.kind == "statistic" else "README, 'Authoring a chapter, start to finish'"
+    return f"TODO: encode as {what}{because}. See {where}."
 
 
 

@@ -611,23 +611,31 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
     label = f"{TESTS[claim.test].described} on {len(d)} paired differences" + (f" ({how})" if how else "")
     for e in claim.expect:
         _expect(claim, e, label, sides, ours, theirs, d, confidence, evidence)
-    if evidence.checks:  # the data behind the statistics, on the claim's first check: a table and a chart
-        evidence.checks[0].differences = dict(zip(queries, (float(x) for x in d)))
-        evidence.checks[0].table = [["query", "a", "b", "a − b"]] + [
-            [q, *pair, _show(x) if isinstance(x, float) else _plain(x)] for q, pair, x in zip(queries, pairs, d)]
     if claim.decision is not None:
         _decision(claim, sides, ours, alpha, evidence)
-    if "two" in ours and claim.test in ("paired t", "permutation"):
+    decides = claim.decision is not None or wanted & {"p"}
+    if claim.decision is not None and "p" not in wanted and claim.test != "bootstrap":
+        # a decision printed without its p: the p-values it rests on, one row per reading
+        evidence.checks.insert(0, Check(label=f"the p-value of {label}, on which the decision rests", measure="p",
+                                        claimed=None, interval="", values=[
+            ImplValue(implementation=CHAPTER, provider="exact" if isinstance(ours[side].get("p"), Fraction) else
+                      f"mpmath, {DIGITS} digits", behaviour=SIDES[side],
+                      status="ok" if _number(ours[side].get("p")) is not None else "not applicable",
+                      value=float(_number(ours[side]["p"])) if _number(ours[side].get("p")) is not None else None,
+                      detail=ours[side].get("p") if isinstance(ours[side].get("p"), str) else "")
+            for side in sides]))
+    if decides and "two" in ours and claim.test in ("paired t", "permutation"):
         library = _library(ms, claim.test, d)
         if library:
             rows = [_explain_library(name, result, ours["two"].get("p"), evidence, d if claim.test == "permutation"
                                      else None) for name, result in library.items()]
-            evidence.checks.append(Check(label=f"the two-sided p-value of {label}, by each library's own test",
-                                         measure="p", claimed=None, interval="", values=[
-                                             ImplValue(implementation=CHAPTER, provider="exact",
-                                                       behaviour=SIDES["two"],
-                                                       value=float(_number(ours["two"]["p"]))
-                                                       if _number(ours["two"].get("p")) is not None else None)] + rows))
+            evidence.checks.append(Check(label=f"the two-sided p-value of {label} by each library's own test (the "
+                                               f"exact one: {_show(ours['two'].get('p'))})",
+                                         measure="p", claimed=None, interval="", values=rows))
+    if evidence.checks:  # the data behind the statistics, on the claim's first check: a table and a chart
+        evidence.checks[0].differences = dict(zip(queries, (float(x) for x in d)))
+        evidence.checks[0].table = [["query", "a", "b", "a − b"]] + [
+            [q, *pair, _show(x) if isinstance(x, float) else _plain(x)] for q, pair, x in zip(queries, pairs, d)]
     for name, values in by_reference.items():
         if isinstance(values, str):
             evidence.notes.append(f"{name} gives no per-query {claim.data.measure} here: {values}")
@@ -699,6 +707,8 @@ def corrections(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tu
             changes[str(e.claimed).strip()] = new
         else:
             changes[str(e.claimed).strip().lstrip("≈~=<>≤≥ ").strip()] = new.lstrip("≈~ ").strip()
+            if not str(e.claimed).strip().startswith(("≈", "~")):
+                new = new.lstrip("≈~ ").strip()  # the register prints the number as the sentence now does
         fields.append((f"expect.{i}.claimed", new))
     decision = None
     if claim.decision is not None:
