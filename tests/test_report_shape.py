@@ -80,7 +80,8 @@ def test_what_to_change_leads_with_each_claim_to_act_on():
     assert [re.search(r"\[(M\d+)\]", line).group(1) for line in lines] == ["M18", "M14", "M15", "M17"]
     assert lines[0].startswith("- ❌ contradicted · high — [M18](#M18) Raising k always hurts precision: ")
     hunks = {h.claim: i for i, h in enumerate(report.research.proposal.hunks, 1)}
-    assert hunks == {"M17": 1, "M18": 2}   # one hunk per finding with a checked text, in snapshot order
+    # one hunk per finding with a checked text, in snapshot order (the two listings' corrected listings first)
+    assert hunks == {"M14": 1, "M15": 2, "M17": 3, "M18": 4}
     by_id = {c.id: c for c in report.claims}
     for line in lines:
         claim = by_id[re.search(r"\[(M\d+)\]", line).group(1)]

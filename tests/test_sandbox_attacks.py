@@ -912,7 +912,9 @@ def test_a_hostile_exception_text_is_contradicted_and_every_report_is_written(ho
     claim = report.claims[0]
     assert claim.verdict == "contradicted"
     assert "the listing's exception: “Boom␊\\# Type heading ZQX: \\\\ud800 ZQX␊\\# Injected heading" in claim.reason
-    assert set(files) == {".json", ".md", ".html"}
+    # and a patch: the corrected listing, shown in the reports as literal code (a fenced block, <pre>)
+    assert set(files) == {".json", ".md", ".html", ".patch"}
+    assert [h.action for h in report.research.proposal.hunks] == ["correct a listing"]
     json.dumps(json.loads(files[".json"].read_bytes()), ensure_ascii=False).encode("utf-8")  # no lone surrogate
 
 

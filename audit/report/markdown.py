@@ -279,6 +279,14 @@ def stated_tensions(report: ChapterReport) -> list:
     return [t for t in report.tensions if not t.claims]
 
 
+def fenced(code: str) -> str:
+    """``code`` as a fenced block whose fence is longer than any run of backticks in it, so no line of the code can
+    close it (CommonMark 4.5): the code is shown literally, whatever it holds."""
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{code}\n{fence}\n"
+
+
 def hunk_anchor(number: int) -> str:
     """The anchor of the upgrade proposal's hunk ``number`` (1-based): ``hunk-1``, in the Markdown and HTML."""
     return f"hunk-{number}"
@@ -789,7 +797,12 @@ def _proposal(report: ChapterReport, w) -> None:
     for i, h in enumerate(proposal.hunks, 1):
         w(target(hunk_anchor(i)), "\n")
         w(f"### Hunk {i} — [{h.claim}](#{h.claim}): {h.action} (snapshot line {h.line})\n")
-        if h.replaced:
+        if "\n" in h.replaced or "\n" in h.text:  # lines of code (a corrected listing): literal, in code blocks
+            w("Replace these lines:\n")
+            w(fenced(h.replaced))
+            w("with:\n")
+            w(fenced(h.text))
+        elif h.replaced:
             w(f"Replace “{h.replaced}” with “{h.text}”.\n")
         else:
             w(f"Add “{h.text}”.\n")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from audit.register.claims import CodeClaim
+from audit.register.claims import CodeClaim, parameter_defaults
 from audit.register.measures import parse as parse_measure
 
 _SINGLE = {"ranking", "relevant set", "qrels", "ranked grades", "judged grades", "cutoff"}
@@ -83,7 +83,7 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
         needs_judged = False
 
     lines: list[str] = []
-    added = ""
+    added = optional = ""  # a judged-grades parameter added here; one that is optional (added, or already so)
     # what the measure walks (document IDs or grades, in rank order), how a relevant one is told, and |R|
     if "ranking" in by_role:
         ranking = by_role["ranking"]
@@ -117,12 +117,17 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
         is_relevant = f"g >= {level}"
         if "judged grades" in by_role:
             judged = by_role["judged grades"]
+            if judged in parameter_defaults(source, claim.function) and \
+                    parameter_defaults(source, claim.function)[judged] is None:  # an optional judged-grades argument
+                lines.append(f"if {judged} is None:  # every judged grade; None: the ranked grades are all of them")
+                lines.append(f"    {judged} = {grades}")
+                optional = judged
         elif needs_judged:
             added = JUDGED
             roles[JUDGED] = "judged grades"
             lines.append(f"if {JUDGED} is None:  # every judged grade; None: the ranked grades are all of them")
             lines.append(f"    {JUDGED} = {grades}")
-            judged = JUDGED
+            judged = optional = JUDGED
         else:
             judged = grades
         count_r = f"sum(1 for g in {judged} if g >= {level})"
@@ -176,7 +181,7 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
                           "all retrieved, cut at k": f"sorted({retrieved}, reverse=True)" + (f"[:{k}]" if k else "")}[
                 reading["ideal"]]
             lines += [f"ideal = dcg({ideal_from})", f"return dcg({in_order}) / ideal if ideal > 0 else 0.0"]
-    doc = _docstring(name, claim.measure, reading, k, added)
+    doc = _docstring(name, claim.measure, reading, k, optional)
     body = "\n".join(("    " + line) if line else "" for line in [doc, *lines])
     return Rewrite(f"{_signature(node, added)}\n{body}\n", roles, added, needs_math)
 

@@ -477,7 +477,13 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     import ast
     import dataclasses
 
-    from audit.evaluation.checks.code import FOLLOWS_OPEN_READING, _function_lines, chapter_value, shown_input
+    from audit.evaluation.checks.code import (
+        FOLLOWS_OPEN_READING,
+        _function_lines,
+        chapter_value,
+        only_repeated_ids,
+        shown_input,
+    )
     from audit.evaluation.readings import base_reading
     from audit.register.claims import parameter_defaults, shown_arguments
     from audit.research.listing_fix import NotWritten, write
@@ -503,6 +509,9 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     function_text = "\n".join(prefix + line if line else "" for line in new_lines)
     a = sum(len(line) + 1 for line in lines[:first - 1])
     b = sum(len(line) + 1 for line in lines[:last]) - 1
+    if [line.rstrip() for line in snapshot[a:b].split("\n")] == [line.rstrip() for line in function_text.split("\n")]:
+        raise _Skip("the listing is already the corrected listing; what is left is a repeated ID, which a function of "
+                    "the grades alone cannot see: drop the repeat where the grades are taken")
     spans = [(a, b, function_text)]
     new_claim = claim.model_copy(update={"arguments": rewrite.arguments, "quote": rewrite.source.split("\n")[0]})
     edits = [Edit(claim.id, "quote", new_claim.quote), Edit(claim.id, "arguments", rewrite.arguments)]
@@ -546,7 +555,7 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         # a function of the grades alone cannot see a repeated ID: qualified for that alone, it is as right as its
         # signature allows, and the repeat must be dropped where the grades are taken
         ids_only = (verdict == "qualified" and not set(rewrite.arguments.values()) & _ID_ROLES
-                    and all(p.text.startswith("on repeated ID") for p in evidence.conditions))
+                    and only_repeated_ids(evidence))
         if rechecks is not None:
             rechecks.put(claim.id, what, {"verdict": verdict, "ids_only": ids_only})
     if verdict != "supported" and not ids_only:

@@ -365,6 +365,15 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
 FOLLOWS_OPEN_READING = "a reading the text does not rule out (the chapter's definitions set so"
 
 
+def only_repeated_ids(evidence: Evidence) -> bool:
+    """Whether every condition of a listing's evidence is about rankings that repeat an ID (the repeated-ID edge
+    cases, or generated inputs each repeating one) and nothing failed: what a function of the grades alone, which
+    never sees an ID, cannot help."""
+    return (not evidence.failures and not evidence.errors and bool(evidence.conditions)
+            and all(p.text.startswith("on repeated ID") or ", each repeating an ID, it disagrees" in p.text
+                    for p in evidence.conditions))
+
+
 def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     book = ms.book
