@@ -269,17 +269,25 @@ def _chapters(args) -> list[Path]:
     return found
 
 
+def _start_significance(references, chapters) -> None:
+    """Start the worker of each reference whose own significance tests a chapter's statistic claims name (ranx's
+    t-test and randomization test): its library takes seconds to load, which then overlap the audit's own start."""
+    wanted = {c.test for ch in chapters for c in ch.register.claims if c.kind == "statistic"}
+    for ref in references:
+        if wanted & set(ref.SIGNIFICANCE) and hasattr(ref, "start"):
+            try:
+                ref.start()
+            except Exception:  # the audit starts it again when a claim asks, and reports a failure there
+                pass
+
+
 def run(args) -> int:
     from rich.console import Console
 
-    from audit.attribution.book import Book
     from audit.evaluation.references import all_references
     from audit.evaluation.references.ranx_ref import numba_cache_dir
     from audit.register.claims import load_chapter, source_difference
     from audit.report.writer import locked
-    from audit.run.audit import audit_chapter
-    from audit.run.cache import STATS, ClaimCache, reset_stats, set_memo
-    from audit.run.jobs import audit_parallel
     from audit.run.provenance import collect
 
     def prepare_charts() -> None:  # matplotlib loads while the audit waits on its references
@@ -323,6 +331,13 @@ def run(args) -> int:
             err.print(f"[red]internal error[/red] while loading {folder}: {_brief(exc)} (this chapter is skipped; "
                       "please report this)", highlight=False)
             status = EXIT_INTERNAL
+    # a library whose own significance tests a claim will ask for loads from now on, while the audit itself loads
+    if not (args.jobs > 1 and len(chapters) > 1):  # chapter processes start their own workers
+        _start_significance(references, chapters)
+    from audit.attribution.book import Book
+    from audit.run.audit import audit_chapter
+    from audit.run.cache import STATS, ClaimCache, reset_stats, set_memo
+    from audit.run.jobs import audit_parallel
     try:
         book = Book(chapters)
     except Exception as exc:

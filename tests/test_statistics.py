@@ -376,7 +376,8 @@ def test_ranx_agrees_within_its_monte_carlo_error():
     1e-12); its Fisher randomization test, 1,000 random permutations under seed 42 (its value changes from call to
     call all the same), lies within 4 standard errors of the range from the p counting no tied permutation to the
     exact p counting them all (it compares float means with ≥, so a tie counts or not by rounding: on 0.11, 0.49,
-    0.32, 0.13 it gives 0 where the exact p is 2/16), on each of 30 random data sets (seed 7)."""
+    0.32, 0.13 it has given 0 where the exact p is 2/16, and ≈ 0.125 in other processes), on each of 30 random data
+    sets (seed 7)."""
     import random
 
     from audit.evaluation.references.ranx_ref import RanxReference
@@ -400,7 +401,8 @@ def test_ranx_agrees_within_its_monte_carlo_error():
     tie = [Fraction(11, 100), Fraction(49, 100), Fraction(8, 25), Fraction(13, 100)]
     assert significance.values("permutation", tie, "two")["p"] == Fraction(2, 16)
     assert significance.strictly_more_extreme(tie, "two") == 0
-    assert ref.significance("permutation", [float(x) for x in tie], [0.0] * 4)["p"] == 0.0
+    got = ref.significance("permutation", [float(x) for x in tie], [0.0] * 4)["p"]
+    assert 0.0 <= got <= 2 / 16 + significance.SPREAD * ((2 / 16 * 14 / 16) / 1000) ** 0.5  # 0 in some runs, ≈ 0.125 in others
 
 
 def test_the_proposal_corrects_statistics_and_the_patched_chapter_is_clean(tmp_path):

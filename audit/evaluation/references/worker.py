@@ -96,9 +96,6 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
             _import_ranx()
         except Exception:
             pass
-    import ir_measures
-
-    import audit.evaluation.measure_names  # noqa: F401  (the measures ir-measures' parser learns from this project)
     gc.enable()
 
     while True:
@@ -113,7 +110,11 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
         # usual; cycles are collected once the call is over.
         gc.disable()
         try:
-            measures = [ir_measures.parse_measure(n) for n in names]
+            if names:  # imported on the first call that names measures (a significance test names none)
+                import ir_measures
+
+                import audit.evaluation.measure_names  # noqa: F401  (the measures ir-measures' parser learns here)
+            measures = [ir_measures.parse_measure(n) for n in names] if names else []
             if method == "reader_verdict":
                 result = ref.reader_verdict(*arg)
             elif method == "significance":
