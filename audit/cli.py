@@ -272,13 +272,12 @@ def _chapters(args) -> list[Path]:
 def _start_significance(references, chapters) -> None:
     """Start the worker of each reference whose own significance tests a chapter's statistic claims name (ranx's
     t-test and randomization test): its library takes seconds to load, which then overlap the audit's own start."""
-    wanted = {c.test for ch in chapters for c in ch.register.claims if c.kind == "statistic"}
-    for ref in references:
-        if wanted & set(ref.SIGNIFICANCE) and hasattr(ref, "start"):
-            try:
-                ref.start()
-            except Exception:  # the audit starts it again when a claim asks, and reports a failure there
-                pass
+    from audit.evaluation.references import significance_references
+    for ref in significance_references(references, [c for ch in chapters for c in ch.register.claims]):
+        try:
+            ref.start()
+        except Exception:  # the audit starts it again when a claim asks, and reports a failure there
+            pass
 
 
 def run(args) -> int:

@@ -302,13 +302,19 @@ claims:
 """
 
 
+def _audited(folder: Path, snapshot: str, chapter: str, claims: str):
+    """The chapter written to ``folder`` (snapshot.md, chapter.yaml, claims.yaml) and audited with every reference."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "snapshot.md").write_text(snapshot, encoding="utf-8")
+    (folder / "chapter.yaml").write_text(chapter, encoding="utf-8")
+    (folder / "claims.yaml").write_text(claims, encoding="utf-8")
+    return audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+
+
 @pytest.fixture(scope="module")
 def ndcg_listings(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("ndcg")
-    (folder / "snapshot.md").write_text(NDCG_TEXT, encoding="utf-8")
-    (folder / "chapter.yaml").write_text(NDCG_CHAPTER, encoding="utf-8")
-    (folder / "claims.yaml").write_text(NDCG_CLAIMS, encoding="utf-8")
-    return {c.id: c for c in audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims}
+    report = _audited(tmp_path_factory.mktemp("ndcg"), NDCG_TEXT, NDCG_CHAPTER, NDCG_CLAIMS)
+    return {c.id: c for c in report.claims}
 
 
 def test_an_ndcg_listing_over_ranked_grades_is_contradicted_with_its_three_defects_named(ndcg_listings):
@@ -432,13 +438,10 @@ claims:
 
 @pytest.fixture(scope="module")
 def map_listings(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("map")
-    (folder / "snapshot.md").write_text(MAP_TEXT, encoding="utf-8")
-    (folder / "chapter.yaml").write_text(
-        "id: map-run\ntitle: MAP\nsnapshot: {file: snapshot.md}\nconventions:\n  ap_denominator: {value: '|R|', quote: "
-        "\"over all of its relevant documents, retrieved or not\"}\n", encoding="utf-8")
-    (folder / "claims.yaml").write_text(MAP_CLAIMS, encoding="utf-8")
-    return {c.id: c for c in audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims}
+    report = _audited(tmp_path_factory.mktemp("map"), MAP_TEXT,
+                      "id: map-run\ntitle: MAP\nsnapshot: {file: snapshot.md}\nconventions:\n  ap_denominator: {value: "
+                      "'|R|', quote: \"over all of its relevant documents, retrieved or not\"}\n", MAP_CLAIMS)
+    return {c.id: c for c in report.claims}
 
 
 def test_a_map_listing_over_a_scored_run_that_divides_by_hits_is_contradicted_with_its_cause(map_listings):
@@ -577,12 +580,7 @@ def test_the_ndcg_listing_gets_a_corrected_listing_that_the_differential_test_ac
     from audit.research.proposal import patched_text, register_text
 
     folder = tmp_path / "ndcg"
-    folder.mkdir()
-    (folder / "snapshot.md").write_text(NDCG_TEXT, encoding="utf-8")
-    (folder / "chapter.yaml").write_text(NDCG_CHAPTER, encoding="utf-8")
-    (folder / "claims.yaml").write_text(NDCG_CLAIMS, encoding="utf-8")
-    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
-    proposal = report.research.proposal
+    proposal = _audited(folder, NDCG_TEXT, NDCG_CHAPTER, NDCG_CLAIMS).research.proposal
     n1 = [h for h in proposal.hunks if h.claim == "N1"]
     assert len(n1) == 2, (proposal.not_proposed, proposal.withdrawn)
     listing, after = n1
@@ -591,9 +589,8 @@ def test_the_ndcg_listing_gets_a_corrected_listing_that_the_differential_test_ac
     assert after.old.startswith("Called as `ndcg_at_k([2, 3, 0, 1, 3], 5)` it returns 0.867")
     assert after.new.startswith("Called as `ndcg_at_k([2, 3, 0, 1, 3], 5)` it returns 0.791")
     assert "drop the repeat where the grades are taken" in listing.response
-    (folder / "snapshot.md").write_text(patched_text(NDCG_TEXT, proposal), encoding="utf-8")
-    (folder / "claims.yaml").write_text(register_text(NDCG_CLAIMS, proposal), encoding="utf-8")
-    again = {c.id: c for c in audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims}
+    patched = _audited(folder, patched_text(NDCG_TEXT, proposal), NDCG_CHAPTER, register_text(NDCG_CLAIMS, proposal))
+    again = {c.id: c for c in patched.claims}
     assert again["N2"].verdict == "supported", again["N2"].reason
     n1_again = again["N1"]
     assert n1_again.verdict == "qualified", n1_again.reason
@@ -639,17 +636,11 @@ def test_a_wrong_listing_of_each_measure_is_rewritten_so_the_rerun_supports_it(t
     claims = (f"claims:\n  - {{id: L1, title: listing, kind: code, quote: \"{quote}\", claim: x, function: {function}, "
               f"measure: \"{measure}\", arguments: {roles}}}\n")
     folder = tmp_path / "rewrite"
-    folder.mkdir()
-    (folder / "snapshot.md").write_text(text, encoding="utf-8")
-    (folder / "chapter.yaml").write_text(chapter, encoding="utf-8")
-    (folder / "claims.yaml").write_text(claims, encoding="utf-8")
-    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    report = _audited(folder, text, chapter, claims)
     assert report.claims[0].verdict == "contradicted", report.claims[0].reason
     proposal = report.research.proposal
     assert [h.claim for h in proposal.hunks] == ["L1"], (proposal.not_proposed, proposal.withdrawn)
-    (folder / "snapshot.md").write_text(patched_text(text, proposal), encoding="utf-8")
-    (folder / "claims.yaml").write_text(register_text(claims, proposal), encoding="utf-8")
-    again = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
+    again = _audited(folder, patched_text(text, proposal), chapter, register_text(claims, proposal)).claims[0]
     if "grades" in params:  # a function of the grades alone cannot see a repeated ID (the one qualification left)
         assert again.verdict == "qualified" and "Wrong on ordinary input" not in again.reason, again.reason
     else:

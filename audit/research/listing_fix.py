@@ -117,8 +117,8 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
         is_relevant = f"g >= {level}"
         if "judged grades" in by_role:
             judged = by_role["judged grades"]
-            if judged in parameter_defaults(source, claim.function) and \
-                    parameter_defaults(source, claim.function)[judged] is None:  # an optional judged-grades argument
+            defaults = parameter_defaults(source, claim.function)
+            if judged in defaults and defaults[judged] is None:  # an optional judged-grades argument
                 lines.append(f"if {judged} is None:  # every judged grade; None: the ranked grades are all of them")
                 lines.append(f"    {judged} = {grades}")
                 optional = judged

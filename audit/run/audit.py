@@ -22,7 +22,7 @@ from audit.attribution.verdict import (
 )
 from audit.errors import AuditError
 from audit.evaluation.checks import CHECKERS, NEEDS, Measurements
-from audit.evaluation.references import Reference
+from audit.evaluation.references import Reference, significance_references
 from audit.register.claims import Chapter, source_difference
 from audit.register.conventions import CONVENTIONS
 from audit.register.limits import CLAIM_SECONDS, shorten
@@ -272,7 +272,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         # not stored, so a revision whose values are all stored loads no library.
         _start(references)
     # a reference whose own significance tests a claim will ask for: its library loads while scipy's tests run
-    _start([r for r in references if any(c.kind == "statistic" and c.test in r.SIGNIFICANCE for c in todo)])
+    _start(significance_references(references, todo))
     # started here, evaluated in the references' worker processes while the claims are checked in order
     ms.prefetch(requests)
     # While the references load and evaluate, this process computes what needs only the chapter's

@@ -100,6 +100,28 @@ def _adjusted(v, m: int):
     return min(mpmath.mpf(1), m * v)
 
 
+def _value(claim: StatisticClaim, values: dict, statistic: str):
+    """``statistic`` among one side's computed ``values``: an adjusted p is the Bonferroni-adjusted p of the
+    claim's family of ``comparisons``."""
+    return _adjusted(values.get("p"), claim.comparisons) if statistic == "adjusted p" else values.get(statistic)
+
+
+def _excludes_zero(interval: Bounds) -> bool | None:
+    """Whether a bootstrap interval lies clear of 0 (None when a Monte Carlo endpoint's span holds 0)."""
+    if interval.low.lo > 0 or interval.high.hi < 0:
+        return True
+    return False if interval.low.hi <= 0 <= interval.high.lo else None
+
+
+def _provider(mine) -> str:
+    """How the chapter's side computed a statistic, for its row."""
+    if isinstance(mine, Bounds):
+        return mine.low.how if mine.low.how.startswith("a Monte") else "exact bootstrap distribution"
+    if isinstance(mine, Span):
+        return mine.how or "exact"
+    return "exact" if isinstance(mine, Fraction) else f"mpmath, {DIGITS} digits"
+
+
 def _significant(p, alpha: Fraction) -> bool | None:
     """p < α (None when a Monte Carlo span straddles α)."""
     if isinstance(p, Span):
@@ -125,8 +147,6 @@ def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
     printed t and df. Consistent → supported; consistent only for some t the printed t rounds from → qualified
     (the rounding named); otherwise contradicted, and a decision error (the printed p and the recomputed one on
     opposite sides of α) leads. The one-sided reading is tried when the text does not state the sidedness."""
-    from scipy import stats
-
     r = claim.reported
     t_printed, p_printed = parse_claimed(r.t), parse_claimed(r.p)
     t = t_printed.nominal
@@ -141,7 +161,7 @@ def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
     label = f"the p-value of t({r.df}) = {r.t}"
     rows = []
     for side, (p, ends) in found.items():
-        scipy_p = float(2 * stats.t.sf(abs(float(t)), r.df)) if side == "two" else             float(stats.t.sf(float(t), r.df) if side == "greater" else stats.t.cdf(float(t), r.df))
+        scipy_p = scipy_stats.p_of_t(float(t), r.df, side)
         rows += [ImplValue(implementation=CHAPTER, provider=f"mpmath, {DIGITS} digits", behaviour=SIDES[side],
                            value=float(p), in_interval=p_printed.contains(_number(p))),
                  ImplValue(implementation="scipy", provider="scipy.stats.t", behaviour=SIDES[side], value=scipy_p,
@@ -323,20 +343,22 @@ def _reference_rows(test: str, statistic: str, side: str, mine, other, d: list[F
                         f"{scipy_stats.BOOTSTRAP_RESAMPLES} resamples, seed {scipy_stats.SEED}",
                         behaviour=SIDES[side], value=None, detail=_show(other))
         if isinstance(mine, Bounds):
-            off = [(end, float(v), s) for end, v, s in (("lower", other[0], mine.low), ("upper", other[1], mine.high))
+            # each endpoint scipy puts outside the exact quantile span: (its index, its name, scipy's value, the span)
+            off = [(i, end, float(v), s) for i, (end, v, s) in enumerate((("lower", other[0], mine.low),
+                                                                          ("upper", other[1], mine.high)))
                    if not float(s.lo) - 1e-12 <= float(v) <= float(s.hi) + 1e-12]
             if off:
                 more = scipy_stats.values("bootstrap", [float(x) for x in d], "two", float(confidence),
                                           resamples=10 * scipy_stats.BOOTSTRAP_RESAMPLES + 9).get("interval")
                 nearer = isinstance(more, tuple) and all(
                     abs(more[i] - float(s.mid)) <= abs(v - float(s.mid)) + 1e-12 or float(s.lo) <= more[i] <= float(s.hi)
-                    for i, (_, v, s) in zip((0 if e == "lower" else 1 for e, _, _ in off), off))
+                    for i, _, v, s in off)
                 if nearer:
                     evidence.notes.append(
                         "scipy's bootstrap draws random resamples, so its "
-                        + " and ".join(f"{e} endpoint {v:.6g}" for e, v, _ in off)
+                        + " and ".join(f"{e} endpoint {v:.6g}" for _, e, v, _ in off)
                         + " is a Monte Carlo estimate of the exact percentile "
-                        + " and ".join(_show(s) for _, _, s in off)
+                        + " and ".join(_show(s) for _, _, _, s in off)
                         + f": with ten times as many resamples it gives {_show(more)}")
                 else:
                     evidence.conditions.append(Point(
@@ -377,16 +399,10 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
     printed = parse_interval(str(e.claimed)) if interval else parse_claimed(e.claimed, tolerance=e.tolerance)
     rows, holds = [], {}
     for side in sides:
-        mine = ours[side].get(e.statistic)
-        if e.statistic == "adjusted p":
-            mine = _adjusted(ours[side].get("p"), claim.comparisons)
+        mine = _value(claim, ours[side], e.statistic)
         holds[side] = _holds(printed, mine)
         value = None if interval else _number(mine)
-        provider = ("exact" if isinstance(mine, (Fraction, Bounds)) or (isinstance(mine, Span) and not mine.how)
-                    else mine.how if isinstance(mine, Span) else f"mpmath, {DIGITS} digits")
-        if isinstance(mine, Bounds):
-            provider = "exact bootstrap distribution" if not (mine.low.how.startswith("a Monte") ) else mine.low.how
-        rows.append(ImplValue(implementation=CHAPTER, provider=provider, behaviour=SIDES[side],
+        rows.append(ImplValue(implementation=CHAPTER, provider=_provider(mine), behaviour=SIDES[side],
                               status="not applicable" if holds[side] is None else "ok",
                               value=float(value) if value is not None else None,
                               detail=mine if isinstance(mine, str) else _show(mine) if interval else "",
@@ -399,9 +415,7 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
                                  values=rows))
 
     def value_of(side):
-        if e.statistic == "adjusted p":
-            return _adjusted(ours[side].get("p"), claim.comparisons)
-        return ours[side].get(e.statistic)
+        return _value(claim, ours[side], e.statistic)
 
     shown = ("; ".join(f"{SIDES[s]}: {_show(value_of(s))}" for s in sides) if TESTS[claim.test].sided else
              _show(value_of(sides[0])))
@@ -448,8 +462,7 @@ def _decision(claim: StatisticClaim, sides: list[str], ours: dict, alpha: Fracti
     if claim.test == "bootstrap":
         interval = ours[sides[0]]["interval"]
         level = parse_claimed(claim.confidence).nominal
-        excludes = True if interval.low.lo > 0 or interval.high.hi < 0 else (
-            False if interval.low.hi <= 0 <= interval.high.lo else None)
+        excludes = _excludes_zero(interval)
         if excludes is None:
             evidence.errors.append(f"whether the {float(level) * 100:g} % interval {_show(interval)} holds 0 is within "
                                    "its Monte Carlo error")
@@ -618,8 +631,7 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
         # a decision printed without its p: the p-values it rests on, one row per reading
         evidence.checks.insert(0, Check(label=f"the p-value of {label}, on which the decision rests", measure="p",
                                         claimed=None, interval="", values=[
-            ImplValue(implementation=CHAPTER, provider="exact" if isinstance(ours[side].get("p"), Fraction) else
-                      f"mpmath, {DIGITS} digits", behaviour=SIDES[side],
+            ImplValue(implementation=CHAPTER, provider=_provider(ours[side].get("p")), behaviour=SIDES[side],
                       status="ok" if _number(ours[side].get("p")) is not None else "not applicable",
                       value=float(_number(ours[side]["p"])) if _number(ours[side].get("p")) is not None else None,
                       detail=ours[side].get("p") if isinstance(ours[side].get("p"), str) else "")
@@ -697,7 +709,7 @@ def corrections(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tu
     confidence = parse_claimed(claim.confidence).nominal
     ours = significance.values(claim.test, d, side, confidence)
     for i, e in enumerate(claim.expect):
-        value = _adjusted(ours.get("p"), claim.comparisons) if e.statistic == "adjusted p" else ours.get(e.statistic)
+        value = _value(claim, ours, e.statistic)
         interval = e.statistic == "interval"
         printed = parse_interval(str(e.claimed)) if interval else parse_claimed(e.claimed, tolerance=e.tolerance)
         if _holds(printed, value) is not False:
@@ -714,9 +726,8 @@ def corrections(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tu
     if claim.decision is not None:
         alpha = parse_claimed(claim.alpha).nominal
         if claim.test == "bootstrap":
-            iv = ours["interval"]
-            excludes = iv.low.lo > 0 or iv.high.hi < 0
-            decision = "significant" if excludes else "not significant"
+            excludes = _excludes_zero(ours["interval"])
+            decision = None if excludes is None else "significant" if excludes else "not significant"
         else:
             p = ours.get("p")
             if claim.correction == "bonferroni":

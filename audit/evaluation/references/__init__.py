@@ -29,4 +29,11 @@ def all_references(start: bool = True) -> list[Reference]:
     return _REFERENCES
 
 
-__all__ = ["Outcome", "Reference", "Support", "all_references"]
+def significance_references(references: list[Reference], claims) -> list[Reference]:
+    """The references whose own significance tests (``Reference.SIGNIFICANCE``) one of ``claims``, a statistic
+    claim, names: their libraries take seconds to load, so their workers are started as early as that is known."""
+    wanted = {c.test for c in claims if c.kind == "statistic"}
+    return [r for r in references if wanted & set(r.SIGNIFICANCE)]
+
+
+__all__ = ["Outcome", "Reference", "Support", "all_references", "significance_references"]

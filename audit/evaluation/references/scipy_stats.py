@@ -24,6 +24,16 @@ def version() -> str:
     return scipy.__version__
 
 
+def p_of_t(t: float, df: int, side: str) -> float:
+    """The p-value of Student's t with ``df`` degrees of freedom for ``side`` (scipy.stats.t): two-sided
+    2·sf(|t|), greater sf(t), less cdf(t)."""
+    from scipy import stats
+
+    if side == "two":
+        return float(2 * stats.t.sf(abs(t), df))
+    return float(stats.t.sf(t, df) if side == "greater" else stats.t.cdf(t, df))
+
+
 def values(test: str, differences: Sequence[float], side: str, confidence: float = 0.95,
            resamples: int = BOOTSTRAP_RESAMPLES, wanted: frozenset[str] | None = None) -> dict[str, object]:
     """Each statistic scipy computes for ``test`` on ``differences`` (floats, a − b per query) for ``side``:

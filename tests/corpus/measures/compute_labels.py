@@ -1800,6 +1800,16 @@ def st_mpf(x):
     return mpmath.mpf(x.numerator) / x.denominator
 
 
+def st_population_sd(d):
+    """The standard deviation with divisor n (a common slip for the sample's n − 1), in mpmath."""
+    return mpmath.sqrt(st_mpf(st_var(d) * (len(d) - 1) / len(d)))
+
+
+def st_t_population(d):
+    """t computed with the population standard deviation (divisor n) — what a text gets with that slip."""
+    return st_mpf(st_mean(d)) / (st_population_sd(d) / mpmath.sqrt(len(d)))
+
+
 def st_t2(d):
     """t² = mean² · n / s² (exact)."""
     return st_mean(d) ** 2 * len(d) / st_var(d)
@@ -2087,14 +2097,12 @@ def add_statistic_statements():
       primary="hand mean difference")
     S(SL, "gives t = 1.89 on 5 degrees of freedom", lambda: {
         **st_paired(d2, "paired t", "two"),
-        "hand t with the population standard deviation (divisor n)":
-            st_mpf(st_mean(d2)) / mpmath.sqrt(st_mpf(st_var(d2) * (len(d2) - 1) / len(d2)) / len(d2))},
+        "hand t with the population standard deviation (divisor n)": st_t_population(d2)},
       primary="hand t")
     S(SL, "and p ≈ 0.07", lambda: st_paired(d2, "paired t", None), primary="hand p (two)")
     S(SL, "The effect size is d = 0.77", lambda: {
         **st_paired(d2, "paired t", "two"),
-        "hand d with the population standard deviation (divisor n)":
-            st_mpf(st_mean(d2)) / mpmath.sqrt(st_mpf(st_var(d2) * (len(d2) - 1) / len(d2)))},
+        "hand d with the population standard deviation (divisor n)": st_mpf(st_mean(d2)) / st_population_sd(d2)},
       primary="hand d = mean / s")
     S(SL, "D improves on five of the six topics", lambda: st_paired(d2, "sign", "two"), primary="hand positives")
     S(SL, "the exact two-sided Wilcoxon p-value is 0.156", lambda: st_paired(d2, "wilcoxon", "two"),
@@ -2184,8 +2192,7 @@ def add_statistic_statements():
       primary="hand mean difference")
     S(AB, "Its tile showed t = 2.94", lambda: {
         **st_paired(g, "paired t", "two"),
-        "hand t with the population standard deviation (divisor n)":
-            st_mpf(st_mean(g)) / mpmath.sqrt(st_mpf(st_var(g) * (len(g) - 1) / len(g)) / len(g))},
+        "hand t with the population standard deviation (divisor n)": st_t_population(g)},
       primary="hand t")
     S(AB, "and p = 0.011", lambda: st_paired(g, "paired t", None), primary="hand p (two)")
     S(AB, "Rerunning the paired t-test two-sided with scipy gives p = 0.021", lambda: st_paired(g, "paired t", "two"),
