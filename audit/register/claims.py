@@ -26,7 +26,7 @@ from pydantic import (
     model_validator,
 )
 
-from audit.errors import AuditError, RegisterError
+from audit.errors import AuditError, RegisterError, ValueParseError
 from audit.evaluation.evaluator import CATALOGUE, check_ranking
 from audit.evaluation.universe import PREMISES
 from audit.register.conventions import CONVENTIONS, Declared, check_value, declared_from
@@ -636,16 +636,28 @@ class PropertyClaim(ClaimBase):
 
 
 #: What a listing's function may take, by the role each argument plays (``CodeClaim.arguments``).
-CODE_ROLES = ("ranking", "relevant set", "cutoff", "ranked grades", "judged grades", "qrels", "run", "scored run",
-              "qrels by query")
+CODE_ROLES = ("ranking", "relevant set", "cutoff", "cutoffs", "ranked grades", "judged grades", "qrels", "scores",
+              "scored pairs", "run", "scored run", "qrels by query", "ranked grades by query", "per-query values",
+              "constant")
 #: The roles that hand a listing graded judgements: the grades of the ranked documents in rank order (unjudged 0),
 #: every judged grade of the query (in no particular order; what an ideal DCG is sorted from), or a {document: grade}
 #: mapping of one query's judgements.
 GRADED_ROLES = ("ranked grades", "judged grades", "qrels")
+#: The roles that hand a listing one query's ranking as scores: a {document: score} mapping, or a list of
+#: (document, score) pairs; neither in rank order (the listing must sort by score, highest first).
+SCORED_ROLES = ("scores", "scored pairs")
 #: The roles of a listing over several queries: a run ({query: [document, …]} in rank order, or, as pytrec_eval and
-#: ranx take it, {query: {document: score}}) and qrels by query ({query: {document: grade}}); it returns the
-#: measure over the run (the mean, as the measure combines queries).
-MULTI_ROLES = ("run", "scored run", "qrels by query")
+#: ranx take it, {query: {document: score}}) with qrels by query ({query: {document: grade}}); the grades of each
+#: query's ranked documents, a list a query ([[grade, …], …], the shape of the widely copied rank_metrics.py); or
+#: the measure's per-query values ({query: value}), which the listing combines.
+MULTI_ROLES = ("run", "scored run", "qrels by query", "ranked grades by query", "per-query values")
+#: Roles any listing may add to its input: its cutoff(s) and fixed constants (``CodeClaim.constants``).
+ANY_ROLES = ("cutoff", "cutoffs", "constant")
+#: What the function returns (``CodeClaim.shape``): one number (the measure on its input, or over the run); a
+#: mapping query → the measure on that query (or a list in query order); the measure at each cutoff, as a list (or
+#: a mapping k → value) at each of the ``cutoffs`` argument's cutoffs, at 1 … k with a ``cutoff`` argument, else
+#: at 1 … the ranking's length.
+SHAPES = ("number", "per query", "at each k")
 
 
 class ShownCall(Strict):
@@ -673,6 +685,11 @@ class CodeClaim(ClaimBase):
     calls: list[ShownCall] = Field(default_factory=list, max_length=50)
     #: A line of each earlier listing the text builds on ("def dcg(grades):"): the function may use what they define.
     builds_on: list[str] = Field(default_factory=list, max_length=20)
+    #: What the function returns (``SHAPES``): a number (the default), ``per query`` or ``at each k``.
+    shape: Literal["number", "per query", "at each k"] = "number"
+    #: The value each ``constant`` argument is called with (``{p: 0.8}``); a constant left out here takes the
+    #: literal default the listing prints.
+    constants: dict[str, StrictInt | StrictFloat | StrictStr | None] = Field(default_factory=dict, max_length=20)
 
 
 class DraftClaim(ClaimBase):
@@ -994,6 +1011,30 @@ def _book_conventions(folder: Path, identity: Identity) -> Declared:
     return declared_from(_as_plain(book.conventions), "book")
 
 
+def role_problem(roles: set[str], shape: str = "number") -> str:
+    """What is wrong with a listing's set of argument roles and its return shape, in words ("" when they fit): one
+    query's input, or one of the input shapes of several queries (``MULTI_ROLES``), with perhaps a cutoff, cutoffs
+    and constants; ``cutoffs`` go with the shape ``at each k``; ``per query`` needs several queries' input."""
+    multi = roles & set(MULTI_ROLES)
+    rest = roles - set(ANY_ROLES)
+    if multi and not (rest <= {"run", "scored run", "qrels by query"} and "qrels by query" in rest
+                      and rest & {"run", "scored run"} and len(rest & {"run", "scored run"}) == 1
+                      or rest == {"ranked grades by query"} or rest == {"per-query values"}):
+        return ("a listing over several queries takes a run (run or scored run) with qrels by query, ranked grades "
+                "by query, or per-query values — perhaps with a cutoff, cutoffs and constants — and nothing of one "
+                "query")
+    if len(roles & set(SCORED_ROLES)) + ("ranking" in roles) + ("ranked grades" in roles) > 1:
+        return "one query's ranking is given once: as a ranking, ranked grades, scores or scored pairs"
+    if "cutoff" in roles and "cutoffs" in roles:
+        return "a function takes a cutoff or a list of cutoffs, not both"
+    if "cutoffs" in roles and shape != "at each k":
+        return f"shape {shape!r}: a function taking a list of cutoffs returns the measure at each k (shape: at each k)"
+    if shape == "per query" and not multi - {"per-query values"}:
+        return ("shape 'per query': a function returning the measure per query takes several queries' input (a run "
+                "with qrels by query, or ranked grades by query)")
+    return ""
+
+
 def parameter_defaults(source: str, function: str) -> dict[str, object]:
     """The literal default of each parameter of ``function`` in ``source`` that has one (``k=10`` → ``{"k": 10}``,
     ``judged=None`` → ``{"judged": None}``); a default that is not a literal is left out."""
@@ -1172,10 +1213,17 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
         if p not in params:
             raise fail(f"arguments.{p}", f"{claim.function}() has no parameter {p!r}; it takes {', '.join(params)}")
     roles = set(claim.arguments.values())
-    if roles & set(MULTI_ROLES) and not (roles <= set(MULTI_ROLES) | {"cutoff"} and "qrels by query" in roles
-                                         and roles & {"run", "scored run"}):
-        raise fail("arguments", "a listing over several queries takes a run (run or scored run) and qrels by query, "
-                                "and perhaps a cutoff, and nothing of one query")
+    problem = role_problem(roles, claim.shape)
+    if problem:
+        raise fail("arguments" if "shape" not in problem else "shape", problem)
+    defaults = parameter_defaults(source, claim.function)
+    for p, role in claim.arguments.items():
+        if role == "constant" and p not in claim.constants and p not in defaults:
+            raise fail(f"arguments.{p}", f"a constant needs its value: give it in constants ({p}: …) or as the "
+                                         "listing's literal default")
+    for p in claim.constants:
+        if claim.arguments.get(p) != "constant":
+            raise fail(f"constants.{p}", f"{p!r} is not an argument with the role constant")
     unmapped = [p for p in params if p not in claim.arguments]
     if unmapped:
         raise fail("arguments", f"{claim.function}() takes {', '.join(params)}; give each a role ({', '.join(CODE_ROLES)})"
@@ -1188,12 +1236,20 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
         if shown.call not in chapter.snapshot.text:
             raise fail(f"calls[{i}].call", f"{shorten(shown.call, 80)!r} is not printed in the snapshot; write the "
                                           "call exactly as the text shows it")
-        if shown.returns is not None:
+        if shown.returns is not None and claim.shape != "number":
+            from audit.register.values import parse_claimed_parts
+
+            try:
+                parse_claimed_parts(shown.returns, tolerance=shown.tolerance)
+            except ValueParseError as exc:
+                raise fail(f"calls[{i}].returns", exc.message)
+        elif shown.returns is not None:
             claimed(f"calls[{i}].returns", shown.returns, shown.tolerance)
-    uses_k = "cutoff" in claim.arguments.values()
+    uses_k = bool({"cutoff", "cutoffs"} & roles) or claim.shape == "at each k"
     if uses_k != ("@k" in claim.measure):
-        raise fail("measure", f"{claim.measure!r}: a function with a cutoff argument computes a measure at k "
-                              "(write it with @k, e.g. R@k); one without computes it on the whole ranking")
+        raise fail("measure", f"{claim.measure!r}: a function with a cutoff argument, or one returning the measure "
+                              "at each k, computes a measure at k (write it with @k, e.g. R@k); one without computes "
+                              "it on the whole ranking")
     measure("measure", claim.measure.replace("@k", "@1"))
 
 

@@ -938,3 +938,34 @@ def parse_interval(text: str) -> tuple[ClaimedValue, ClaimedValue]:
     if low.nominal > high.nominal:
         raise ValueParseError(f"{text!r}: the lower endpoint is above the upper one")
     return low, high
+
+
+def parse_claimed_parts(text: str | int | float, *, tolerance: str | None = None) -> list[tuple[str | None,
+                                                                                                ClaimedValue]]:
+    """A printed list or mapping of values, as a listing's call prints it (``[1.0, 0.5, 0.333]``,
+    ``{'q1': 0.5, 'q2': 1.0}``, ``{1: 1.0, 5: 0.4}``): each entry's key (None in a list; a mapping's key as text)
+    and its value read by ``parse_claimed`` from the entry as printed, so printed precision is kept.
+
+    Raises ``ValueParseError`` when ``text`` is not a list, tuple or mapping of printed numbers."""
+    import ast
+
+    raw = str(text).strip()
+    try:
+        node = ast.parse(raw, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        node = None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        entries = [(None, e) for e in node.elts]
+    elif isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and type(k.value) in (str, int)
+                                            for k in node.keys):
+        entries = [(str(k.value), v) for k, v in zip(node.keys, node.values)]
+    else:
+        raise ValueParseError(f"cannot read {trim(raw)} as a list or mapping of printed values (e.g. "
+                              "'[1.0, 0.5, 0.333]' or \"{'q1': 0.5, 'q2': 1.0}\")")
+    out = []
+    for key, entry in entries:
+        segment = ast.get_source_segment(raw, entry)
+        if segment is None:
+            raise ValueParseError(f"cannot read the entries of {trim(raw)}")
+        out.append((key, parse_claimed(segment.strip(), tolerance=tolerance)))
+    return out

@@ -4,7 +4,7 @@ with a parameter added only where the signature cannot see what the definition n
 ideal DCG, the number of relevant documents behind recall, when the function takes only the ranked grades).
 
 What is written (``write``): one query's P, R, RR, AP, Success, DCG and nDCG, at a cutoff or over the whole
-ranking, over a ranking with a relevant set or a {document: grade} mapping, or over the ranked grades; under the
+ranking, over a ranking (or its scores) with a relevant set or a {document: grade} mapping, or over the ranked grades; under the
 conventions ``repeated_ids``, ``precision_denominator``, ``ap_denominator``, ``rr_cutoff``, ``gain`` and ``ideal``
 (each value the chapter's evaluator models, except ``ideal: retrieved only``), with unjudged documents
 non-relevant and relevance level 1 for graded measures. Anything else raises ``NotWritten`` naming it. The result is
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from audit.register.claims import CodeClaim, parameter_defaults
 from audit.register.measures import parse as parse_measure
 
-_SINGLE = {"ranking", "relevant set", "qrels", "ranked grades", "judged grades", "cutoff"}
+_SINGLE = {"ranking", "relevant set", "qrels", "ranked grades", "judged grades", "cutoff", "scores", "scored pairs"}
 #: The parameter added when only the ranked grades are given and the measure needs every judged grade.
 JUDGED = "judged"
 
@@ -57,8 +57,11 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
     node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == claim.function)
     roles = dict(claim.arguments)
     by_role = {role: p for p, role in roles.items()}
+    if claim.shape != "number":
+        raise NotWritten("a listing returning a list or mapping is not rewritten; the finding lists what to change")
     if not set(by_role) <= _SINGLE:
-        raise NotWritten("a listing over several queries is not rewritten; the finding lists what to change")
+        raise NotWritten("a listing over several queries, or taking cutoffs or a constant, is not rewritten; the "
+                         "finding lists what to change")
     _, spec = parse_measure(claim.measure.replace("@k", "@1"))
     if spec is None:
         raise NotWritten(f"{claim.measure} is not one the chapter's definitions write out")
@@ -85,6 +88,14 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
     lines: list[str] = []
     added = optional = ""  # a judged-grades parameter added here; one that is optional (added, or already so)
     # what the measure walks (document IDs or grades, in rank order), how a relevant one is told, and |R|
+    if "scores" in by_role:
+        lines.append(f"ranking = sorted({by_role['scores']}, key={by_role['scores']}.get, reverse=True)"
+                     "  # highest score first")
+        by_role["ranking"] = "ranking"
+    elif "scored pairs" in by_role:
+        lines.append(f"ranking = [d for d, _ in sorted({by_role['scored pairs']}, key=lambda pair: pair[1], "
+                     "reverse=True)]  # highest score first")
+        by_role["ranking"] = "ranking"
     if "ranking" in by_role:
         ranking = by_role["ranking"]
         rule = reading["repeated_ids"]

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import ast
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from audit.attribution.verdict import Evidence, Point
@@ -21,6 +21,7 @@ from audit.register.claims import (
     CODE_ROLES as ROLES,
     GRADED_ROLES,
     MULTI_ROLES,
+    SCORED_ROLES,
     Chapter,
     CodeClaim,
     parameter_defaults,
@@ -28,7 +29,7 @@ from audit.register.claims import (
 )
 from audit.register.conventions import CONVENTIONS
 from audit.register.measures import parse as parse_measure
-from audit.register.values import display, format_exact, parse_claimed
+from audit.register.values import display, format_exact, parse_claimed, parse_claimed_parts
 from audit.report.results import Check, ImplValue
 from audit.text.listings import function_source
 
@@ -54,6 +55,8 @@ class Input:
     #: a run of several queries, as (query ID, that query's input) pairs, for a listing that takes a run and qrels
     #: by query (``MULTI_ROLES``); ``ranking`` and ``relevant`` are then empty
     queries: tuple = ()
+    #: the cutoffs of a listing that takes a list of them (role ``cutoffs``), in the order passed
+    cutoffs: tuple = ()
 
     def qrels(self) -> dict[str, int]:
         """The judgements, IDs as text (as in a qrels file)."""
@@ -62,19 +65,23 @@ class Input:
     def size(self) -> int:
         """How big the input is, for choosing the smallest failing one."""
         if self.queries:
-            return sum(i.size() for _, i in self.queries) + (self.k or 0) + len(self.queries)
-        return len(self.ranking) + len(self.relevant) + (self.k or 0)
+            return sum(i.size() for _, i in self.queries) + (self.k or 0) + len(self.queries) + sum(self.cutoffs)
+        return len(self.ranking) + len(self.relevant) + (self.k or 0) + sum(self.cutoffs)
+
+    def _cut(self) -> str:
+        if self.cutoffs:
+            return f", cutoffs {list(self.cutoffs)}"
+        return f", k = {self.k}" if self.k is not None else ""
 
     def describe(self) -> str:
         if self.queries:
-            return "; ".join(f"query {q}: {i.describe()}" for q, i in self.queries) + \
-                (f"; k = {self.k}" if self.k is not None else "")
+            return "; ".join(f"query {q}: {i.describe()}" for q, i in self.queries) + self._cut().replace(",", ";", 1)
         ranking = "[" + ", ".join(repr(d) for d in self.ranking) + "]"
         if self.grades:
             judged = "{" + ", ".join(f"{d!r}: {g}" for d, g in sorted(self.grades, key=repr)) + "}"
-            return f"ranking {ranking}, grades {judged}" + (f", k = {self.k}" if self.k is not None else "")
+            return f"ranking {ranking}, grades {judged}" + self._cut()
         relevant = "{" + ", ".join(repr(d) for d in sorted(self.relevant, key=repr)) + "}" if self.relevant else "set()"
-        return f"ranking {ranking}, relevant {relevant}" + (f", k = {self.k}" if self.k is not None else "")
+        return f"ranking {ranking}, relevant {relevant}" + self._cut()
 
 
 def _graded(claim: CodeClaim) -> bool:
@@ -87,9 +94,34 @@ def _multi(claim: CodeClaim) -> bool:
     return any(role in MULTI_ROLES for role in claim.arguments.values())
 
 
-def run_input(queries: list[tuple[str, Input]], k: int | None, label: str = "generated") -> Input:
+def _scored(claim: CodeClaim) -> bool:
+    """Whether the listing takes one query's ranking as scores (``SCORED_ROLES``): a {document: score} mapping
+    holds no repeated ID."""
+    return any(role in SCORED_ROLES for role in claim.arguments.values())
+
+
+def _cutoff_role(claim: CodeClaim) -> str | None:
+    """The role through which the listing takes its cutoff: ``cutoff``, ``cutoffs`` or None."""
+    roles = set(claim.arguments.values())
+    return "cutoff" if "cutoff" in roles else "cutoffs" if "cutoffs" in roles else None
+
+
+def run_input(queries: list[tuple[str, Input]], k: int | None, label: str = "generated", cutoffs: tuple = ()) -> Input:
     """Several queries' inputs as one call's: a run and qrels by query."""
-    return Input((), frozenset(), k, label, (), tuple(queries))
+    return Input((), frozenset(), k, label, (), tuple(queries), tuple(cutoffs))
+
+
+def parts(claim: CodeClaim, item: Input) -> list[tuple[object, Input]]:
+    """What the listing returns on ``item``, as (key, input) pairs whose measure values make it up (``shape``): one
+    pair (key None) for a number; a query's own input per query; the input at each cutoff (the ``cutoffs``
+    passed; else 1 … k; else 1 … the longest ranking)."""
+    if claim.shape == "per query":
+        return [(q, run_input([(q, i)], item.k, item.label)) for q, i in item.queries]
+    if claim.shape == "at each k":
+        longest = max((len(i.ranking) for _, i in item.queries), default=0) if item.queries else len(item.ranking)
+        ks = item.cutoffs or tuple(range(1, (item.k if item.k is not None else longest) + 1))
+        return [(k, replace(item, k=k, cutoffs=())) for k in ks]
+    return [(None, item)]
 
 
 def graded_input(ranking: tuple, grades: Mapping[str, int], k: int | None, label: str = "generated") -> Input:
@@ -144,9 +176,22 @@ def _measure(claim: CodeClaim, k: int | None) -> str:
     return claim.measure.replace("@k", f"@{k}") if "@k" in claim.measure else claim.measure
 
 
-def chapter_value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str:
+def chapter_value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str | tuple:
     """The chapter's value for an input under its stated conventions (``reading``), or ``"rejects"`` for a
-    ranking that repeats an ID when the reading rejects repeats. IDs are compared as text, as in qrels and runs."""
+    ranking that repeats an ID when the reading rejects repeats. IDs are compared as text, as in qrels and runs.
+    For a listing returning a list or mapping (``shape``): the (key, value) pairs of ``parts``."""
+    if claim.shape != "number":
+        out = []
+        for key, part in parts(claim, item):
+            value = _value(claim, part, reading)
+            if isinstance(value, str):
+                return value
+            out.append((key, value))
+        return tuple(out)
+    return _value(claim, item, reading)
+
+
+def _value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str:
     measure = _measure(claim, item.k)
     if item.queries:  # the measure over a run: each query's value, combined as the measure combines them
         try:
@@ -155,7 +200,7 @@ def chapter_value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str
             _, spec = parse_measure(measure)
             per_query = evaluator.evaluate(spec, {q: i.qrels() for q, i in item.queries},
                                            {q: [str(d) for d in i.ranking] for q, i in item.queries}, reading)
-            return Fraction(evaluator.combine(spec.name, per_query)) if per_query else Fraction(0)
+            return Fraction(evaluator.combine(spec.name, per_query, reading)) if per_query else Fraction(0)
         except RepeatedIDError:
             return "rejects"
     ranking = [str(d) for d in item.ranking]
@@ -170,20 +215,41 @@ def chapter_value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str
         return "rejects"
 
 
-def _call(params: list[str], claim: CodeClaim, item: Input) -> list:
-    """The arguments of one call, by role: the ranking, the relevant set, the cutoff, the grades of the ranked
-    documents in rank order (unjudged 0), or the judgements as a {document: grade} mapping."""
+def _scores(ranking: tuple) -> list[tuple[object, float]]:
+    """A ranking as (document, score) pairs, scores strictly decreasing down the ranking, listed in the order of
+    the documents' IDs (not rank order), so a listing that does not sort by score is seen."""
+    return sorted(((d, float(len(ranking) - r)) for r, d in enumerate(ranking)), key=lambda pair: repr(pair[0]))
+
+
+def _call(params: list[str], claim: CodeClaim, item: Input, reading=None) -> list:
+    """The arguments of one call, by role: the ranking, the relevant set, the cutoff (or cutoffs), the grades of
+    the ranked documents in rank order (unjudged 0), the judgements as a {document: grade} mapping, the ranking as
+    scores, a constant (``claim.constants``, else the listing's default); over several queries, the run and qrels
+    by query, each query's ranked grades, or the measure's per-query values (the chapter's, under ``reading``)."""
+    defaults = {p: claim.constants[p] for p in params if p in claim.constants}
+    by_role = {"cutoff": item.k, "cutoffs": list(item.cutoffs)}
     if item.queries:
-        by_role = {"cutoff": item.k, "run": {q: list(i.ranking) for q, i in item.queries},
-                   "scored run": {q: {str(d): float(len(i.ranking) - r) for r, d in enumerate(i.ranking)}
-                                  for q, i in item.queries},
-                   "qrels by query": {q: i.qrels() for q, i in item.queries}}
-        return [by_role[claim.arguments[p]] for p in params]
-    qrels = item.qrels()
-    by_role = {"ranking": list(item.ranking), "relevant set": set(item.relevant), "cutoff": item.k,
-               "ranked grades": [qrels.get(str(d), 0) for d in item.ranking],
-               "judged grades": sorted(qrels.values()), "qrels": dict(qrels)}
-    return [by_role[claim.arguments[p]] for p in params]
+        by_role.update({
+            "run": {q: list(i.ranking) for q, i in item.queries},
+            "scored run": {q: {str(d): score for d, score in _scores(i.ranking)} for q, i in item.queries},
+            "qrels by query": {q: i.qrels() for q, i in item.queries},
+            "ranked grades by query": [[i.qrels().get(str(d), 0) for d in i.ranking] for _, i in item.queries]})
+        if "per-query values" in claim.arguments.values():
+            # the measure's values of the queries the run holds, as trec_eval reports them per query
+            spec = parse_measure(_measure(claim, item.k if item.k is not None else 1))[1]
+            by_role["per-query values"] = {} if item.k == 0 else {
+                q: float(v) for q, v in evaluator.evaluate(spec, {q: i.qrels() for q, i in item.queries},
+                                                           {q: [str(d) for d in i.ranking] for q, i in item.queries},
+                                                           reading).items()}
+    else:
+        qrels = item.qrels()
+        scores = _scores(item.ranking)
+        by_role.update({"ranking": list(item.ranking), "relevant set": set(item.relevant),
+                        "ranked grades": [qrels.get(str(d), 0) for d in item.ranking],
+                        "judged grades": sorted(qrels.values()), "qrels": dict(qrels),
+                        "scores": dict(scores), "scored pairs": scores})
+    return [defaults[p] if claim.arguments[p] == "constant" and p in defaults else by_role[claim.arguments[p]]
+            for p in params]
 
 
 def _generated(claim: CodeClaim, n: int, seed: int, repeats: bool = False) -> list[Input]:
@@ -192,7 +258,7 @@ def _generated(claim: CodeClaim, n: int, seed: int, repeats: bool = False) -> li
     ``repeats``: the chapter's rule scores a ranking that repeats an ID (keep first, keep last, count each), so a
     third of the single-query inputs repeat one of their documents at a later rank."""
     out = _generated_inputs(claim, n, seed)
-    if not repeats or _multi(claim):
+    if not repeats or _multi(claim) or "scores" in claim.arguments.values():
         return out
     rng = random.Random(seed + 1)
     for i in range(0, len(out), 3):
@@ -200,7 +266,7 @@ def _generated(claim: CodeClaim, n: int, seed: int, repeats: bool = False) -> li
         if item.ranking:
             ranking = list(item.ranking)
             ranking.insert(rng.randint(1, len(ranking)), rng.choice(ranking))
-            out[i] = Input(tuple(ranking), item.relevant, item.k, item.label, item.grades)
+            out[i] = replace(item, ranking=tuple(ranking))
     return out
 
 
@@ -217,9 +283,26 @@ def _edge_like(item: Input) -> bool:
     return not item.ranking or not any(str(d) in {str(x) for x in item.relevant} for d in item.ranking)
 
 
+def _with_cutoffs(claim: CodeClaim, items: list[Input], rng: random.Random) -> list[Input]:
+    """For a listing that takes a list of cutoffs: each input with one to three distinct cutoffs in 1 … len + 2,
+    in increasing order (as a reader passes [1, 5, 10])."""
+    if _cutoff_role(claim) != "cutoffs":
+        return items
+    out = []
+    for item in items:
+        longest = max((len(i.ranking) for _, i in item.queries), default=0) if item.queries else len(item.ranking)
+        pool = range(1, longest + 3)
+        out.append(replace(item, k=None, cutoffs=tuple(sorted(rng.sample(pool, rng.randint(1, min(3, len(pool))))))))
+    return out
+
+
 def _generated_inputs(claim: CodeClaim, n: int, seed: int) -> list[Input]:
+    return _with_cutoffs(claim, _inputs(claim, n, seed), random.Random(seed + 2))
+
+
+def _inputs(claim: CodeClaim, n: int, seed: int) -> list[Input]:
     rng = random.Random(seed)
-    uses_k = "cutoff" in claim.arguments.values()
+    uses_k = _cutoff_role(claim) == "cutoff"
     graded = _graded(claim) or _multi(claim)
     out = []
     if _multi(claim):  # runs of one to four queries, each judged as a graded single query is
@@ -252,7 +335,63 @@ def _generated_inputs(claim: CodeClaim, n: int, seed: int) -> list[Input]:
 
 
 def _agrees(result: CallResult, expected) -> bool:
-    return result.status == "ok" and not isinstance(expected, str) and abs(result.value - float(expected)) <= 1e-9
+    if isinstance(expected, tuple):
+        return result.status == "ok" and _paired(result, expected) is not None and all(
+            abs(got - float(want)) <= 1e-9 for got, want in _paired(result, expected))
+    return result.status == "ok" and result.value is not None and not isinstance(expected, str) \
+        and abs(result.value - float(expected)) <= 1e-9
+
+
+def _paired(result: CallResult, expected: tuple) -> list[tuple[float, Fraction]] | None:
+    """The listing's returned list or mapping against the chapter's (key, value) pairs, entry by entry: a list in
+    order, a mapping by key (keys compared as text); None when the entries do not correspond (another length or
+    other keys)."""
+    got = result.values or ()
+    if len(got) != len(expected):
+        return None
+    if all(k is None for k, _ in got):
+        return [(v, e) for (_, v), (_, e) in zip(got, expected)]
+    mine = dict(got)
+    if len(mine) != len(got) or set(mine) != {str(k) for k, _ in expected}:
+        return None
+    return [(mine[str(k)], e) for k, e in expected]
+
+
+def _numbers(result: CallResult) -> list[float]:
+    """The numbers a call returned (one, or each entry of a list or mapping)."""
+    return [v for _, v in result.values] if result.values is not None else [result.value]
+
+
+def returned_text(result: CallResult) -> str:
+    """What a call returned that agrees in shape, for a table cell: a number, or its list or mapping of numbers."""
+    if result.values is None:
+        return fmt_float(result.value)
+    if all(k is None for k, _ in result.values):
+        return "[" + ", ".join(fmt_float(v) for _, v in result.values) + "]"
+    return "{" + ", ".join(f"{k!r}: {fmt_float(v)}" for k, v in result.values) + "}"
+
+
+def exact_text(expected) -> str:
+    """The chapter's value for a table cell or a sentence: an exact value, or its list or mapping (keyed by query
+    or cutoff)."""
+    if isinstance(expected, tuple):
+        if all(isinstance(k, int) for k, _ in expected) and expected:
+            return "[" + ", ".join(f"@{k}: {display(format_exact(v))}" for k, v in expected) + "]"
+        return "{" + ", ".join(f"{k!r}: {display(format_exact(v))}" for k, v in expected) + "}"
+    return display(format_exact(expected))
+
+
+def shaped(claim: CodeClaim, result: CallResult) -> CallResult:
+    """A call's result read in the claim's return shape: a list or mapping of numbers where the listing is said to
+    return one number is a non-number, and a number where it is said to return a list or mapping is one too; a
+    list or mapping of the right kind is ``ok`` with its ``values``."""
+    if claim.shape == "number":
+        return replace(result, status="returns", values=None) if result.status == "values" else result
+    if result.status == "values":
+        return replace(result, status="ok")
+    if result.status == "ok":
+        return replace(result, status="returns", text=fmt_float(result.value), value=None)
+    return result
 
 
 def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: bool) -> str:
@@ -264,23 +403,32 @@ def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: 
             return ""  # the chapter rejects the input too (a repeated ID), or the listing refuses k < 1 as allowed
         return f"raises ({quote(LISTING_EXCEPTION, result.text)})"
     if result.status == "returns":
-        return f"returns a non-number ({quote(LISTING_VALUE, result.text)})"
+        what = "neither a list nor a mapping of numbers" if isinstance(expected, tuple) else "a non-number"
+        return f"returns {what} ({quote(LISTING_VALUE, result.text)})"
     if result.status in ("timeout", "crashed", "not run", "violation"):
         what = {"timeout": "hangs", "crashed": "crashes the interpreter", "not run": "was not run",
                 "violation": "was stopped by the sandbox"}[result.status]
         return f"{what} ({result.detail})" if result.detail else what
+    got = returned_text(result)
+    in_range = all(0 <= v <= 1 for v in _numbers(result))
     if expected == "rejects":
-        out_of_range = " — outside [0, 1]" if not 0 <= result.value <= 1 else ""
+        out_of_range = " — outside [0, 1]" if not in_range else ""
         if book_rule or stated:
-            return (f"returns {fmt_float(result.value)}{out_of_range} where {book_rule or 'the chapter'} rejects a "
+            return (f"returns {got}{out_of_range} where {book_rule or 'the chapter'} rejects a "
                     "ranking that repeats an ID")
-        return (f"returns {fmt_float(result.value)}{out_of_range} on a ranking that repeats an ID, for which the "
+        return (f"returns {got}{out_of_range} on a ranking that repeats an ID, for which the "
                 "chapter states no rule (its definitions then reject the ranking, as trec_eval does)")
-    if not 0 <= result.value <= 1:
-        return f"returns {fmt_float(result.value)}, outside [0, 1] (the chapter gives {display(format_exact(expected))})"
+    if not in_range:
+        return f"returns {got}, outside [0, 1] (the chapter gives {exact_text(expected)})"
     if not _agrees(result, expected):
-        return (f"returns {fmt_float(result.value)} where the chapter's definition gives "
-                f"{display(format_exact(expected))} (off by {abs(result.value - float(expected)):.4g})")
+        if isinstance(expected, tuple):
+            pairs = _paired(result, expected)
+            off = (f"off by up to {max(abs(g - float(e)) for g, e in pairs):.4g}" if pairs else
+                   f"{len(result.values)} entries where it has {len(expected)}" if len(result.values) != len(expected)
+                   else "other keys")
+            return f"returns {got} where the chapter's definition gives {exact_text(expected)} ({off})"
+        return (f"returns {got} where the chapter's definition gives "
+                f"{exact_text(expected)} (off by {abs(result.value - float(expected)):.4g})")
     return ""
 
 
@@ -304,7 +452,7 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
     seen: dict[Input, CallResult] = {}
     spent = [False]
 
-    uses_k = "cutoff" in claim.arguments.values()
+    uses_k = _cutoff_role(claim) == "cutoff"
     ids = st.sampled_from([f"d{i}" for i in range(6)])
 
     graded = _graded(claim) or _multi(claim)
@@ -325,6 +473,14 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
 
     @st.composite
     def inputs(draw):
+        item = draw(plain())
+        if _cutoff_role(claim) != "cutoffs":
+            return item
+        longest = max((len(i.ranking) for _, i in item.queries), default=0) if item.queries else len(item.ranking)
+        return replace(item, cutoffs=tuple(sorted(draw(st.sets(st.integers(1, longest + 2), min_size=1, max_size=3)))))
+
+    @st.composite
+    def plain(draw):
         if _multi(claim):
             return draw(runs())
         ranking = tuple(draw(st.lists(ids, unique=True, max_size=6)))
@@ -344,13 +500,13 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
         if spent[0] or left <= 0:
             spent[0] = True
             return False
-        run = run_listing(source, claim.function, [_call(params, claim, item)], time_limit=left,
+        run = run_listing(source, claim.function, [_call(params, claim, item, reading)], time_limit=left,
                           call_limit=CALL_LIMIT)
         if run.budget_exhausted or run.results[0].status == "not run":
             spent[0] = True
             return False
-        seen[item] = run.results[0]
-        return not _agrees(run.results[0], chapter_value(claim, item, reading))
+        seen[item] = shaped(claim, run.results[0])
+        return not _agrees(seen[item], chapter_value(claim, item, reading))
 
     try:
         found = find(inputs(), fails, random=random.Random(SEED),
@@ -374,30 +530,53 @@ def only_repeated_ids(evidence: Evidence) -> bool:
                     for p in evidence.conditions))
 
 
+#: Roles whose input cannot hold a ranking that repeats an ID: a {document: score} mapping, per-query values (the
+#: chapter's definitions reject such a ranking before any value exists).
+_NO_REPEATS = {"scores", "scored run", "per-query values"}
+
+
+def edge_inputs(claim: CodeClaim) -> list[Input]:
+    """The edge cases (``EDGES``) as the listing's input: graded (the relevant documents judged 1, the other ranked
+    ones 0, IDs as text) for a listing taking grades; the run of one query for one over several; the cutoff as the
+    one cutoff of a list for a listing taking cutoffs; without a cutoff's cases for one taking none, and without a
+    repeated ID's for one whose input cannot repeat an ID."""
+    cut = _cutoff_role(claim)
+    repeats = not _NO_REPEATS & set(claim.arguments.values())
+    out = []
+    for label, r, rel, k, _ in EDGES:
+        if (not cut and label in ("k = 0", "k larger than the ranking")) or (not repeats and "repeated" in label):
+            continue
+        if _graded(claim):
+            item = graded_input(tuple(r), {**{str(d): 0 for d in r if str(d) not in {str(x) for x in rel}},
+                                           **{str(d): 1 for d in rel}}, None, label)
+        else:
+            item = Input(tuple(r), frozenset(rel), None, label)
+        if _multi(claim):
+            item = run_input([("q1", item)], None, label)
+        out.append(replace(item, k=k if cut == "cutoff" else None, cutoffs=(k,) if cut == "cutoffs" else ()))
+    return out
+
+
 def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     book = ms.book
     listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on)
     params = _parameters(claim, source)
-    uses_k = "cutoff" in claim.arguments.values()
-    # a graded listing's edge case: the relevant documents judged 1, the other ranked ones judged 0 (IDs as text)
-    edges = [(graded_input(tuple(r), {**{str(d): 0 for d in r if str(d) not in {str(x) for x in rel}},
-                                      **{str(d): 1 for d in rel}},
-                           k if uses_k else None, label) if _graded(claim) else
-              Input(tuple(r), frozenset(rel), k if uses_k else None, label))
-             for label, r, rel, k, _ in EDGES if uses_k or label not in ("k = 0", "k larger than the ranking")]
-    if _multi(claim):  # each edge case as the run of one query
-        edges = [run_input([("q1", Input(e.ranking, e.relevant, None, e.label, e.grades))], e.k, e.label)
-                 for e in edges]
-    scored_repeats = base_reading(chapter.declared_for(claim))["repeated_ids"] != "reject"
+    defaults = parameter_defaults(source, claim.function)
+    # a constant the claim does not give is called with the listing's own default
+    claim = claim.model_copy(update={"constants": {**{p: defaults[p] for p, role in claim.arguments.items()
+                                                      if role == "constant" and p in defaults}, **claim.constants}})
+    reading = base_reading(chapter.declared_for(claim))
+    edges = edge_inputs(claim)
+    scored_repeats = reading["repeated_ids"] != "reject"
     generated = _generated(claim, SAMPLE, SEED, repeats=scored_repeats)
     items = edges + generated
-    defaults = parameter_defaults(source, claim.function)
     shown = [shown_arguments(claim, c.call, params, defaults) for c in claim.calls]
     deadline = time.monotonic() + CLAIM_BUDGET
-    run = run_listing(source, claim.function, [_call(params, claim, i) for i in items]
+    run = run_listing(source, claim.function, [_call(params, claim, i, reading) for i in items]
                       + [[values[p] for p in params] for values in shown], time_limit=CLAIM_BUDGET,
                       call_limit=CALL_LIMIT)
+    run.results = [shaped(claim, r) for r in run.results]
     shown_results = run.results[len(items):]
     run.results = run.results[:len(items)]
     if run.unavailable:
@@ -414,7 +593,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     declared = chapter.declared_for(claim)
     stated_rule = declared.stated("repeated_ids")
     rule = f"{book_rule}'s rule" if book_rule else "the chapter's rule" if stated_rule else "as trec_eval does"
-    fixes = {label: fix.format(rule=rule) for label, _, _, _, fix in EDGES}
+    fixes = {label: fix.format(rule=rule) if _cutoff_role(claim) else fix.format(rule=rule).replace(" before cutting at k", "")
+             for label, _, _, _, fix in EDGES}
     _shown_calls(claim, shown, shown_results, base_reading(declared), book_rule, bool(stated_rule), evidence)
     # Edge cases: one row each.
     edge_rows = []
@@ -425,8 +605,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         problem = _problem(result, expected, item, book_rule, stated_rule)
         refused = result.status == "raises" and not problem  # a refusal the chapter allows is not agreement in value
         edge_rows.append([item.label, item.describe(), "rejects" if expected == "rejects" else
-                          display(format_exact(expected)),
-                          fmt_float(result.value) if result.status == "ok" else result.status,
+                          exact_text(expected),
+                          returned_text(result) if result.status == "ok" else result.status,
                           problem or ("refuses it, as the chapter rejects such a ranking" if refused and
                                       expected == "rejects" else "refuses k < 1, which the fix allows" if refused
                                       else "agrees")])
@@ -436,8 +616,11 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             evidence.scopes.append(f"on {item.label} ({item.describe()}) it {problem.replace(chr(39) + 's definition', chr(39) + 's text-ID reading')}"
                                    " — not counted: the chapter does not define IDs that are not text")
         elif problem:
-            evidence.conditions.append(Point(f"on {item.label} ({item.describe()}) it {problem}",
-                                             f"{fixes[item.label]}"))
+            fix = fixes[item.label]
+            if "per-query values" in claim.arguments.values() and not any(_call(params, claim, item, reading)):
+                fix = ("return 0.0 when given no per-query values (the chapter's definitions give none for a run "
+                       "whose one query is dropped)")
+            evidence.conditions.append(Point(f"on {item.label} ({item.describe()}) it {problem}", fix))
             if expected == "rejects" and book is not None and not conflicted:
                 conflicted = True  # one book-level conflict per listing, on the first repeated-ID case
                 head = problem.split(" where ")[0] if result.status == "ok" else problem  # never cut inside a quote
@@ -455,7 +638,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence.checks.append(Check(label=f"{claim.function}() on {len(generated)} generated well-formed inputs "
                                        + ("(a third repeating one ID, which the chapter's rule scores; the "
                                           "references are compared on the others; " if scored_repeats and
-                                          not _multi(claim) else "(distinct IDs, ")
+                                          not _multi(claim) and not _NO_REPEATS & set(claim.arguments.values())
+                                          else "(distinct IDs, ")
                                        + f"non-empty relevant set; seed {SEED})",
                                  measure=claim.measure, values=ref_rows))
     stopped = [r for r in gen_results if r.status == "not run"]
@@ -493,7 +677,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             f"on {len(edgy)} of {len(generated)} generated inputs, each {kinds}, it disagrees with the chapter's "
             f"definition; the smallest, {smallest.describe()}: it "
             f"{_problem(result, expected, smallest, book_rule, stated_rule)}"
-            + (f" where the chapter's definition gives {display(format_exact(expected))}"
+            + (f" where the chapter's definition gives {exact_text(expected)}"
                if result.status != "ok" and not isinstance(expected, str) else ""),
             fixes["repeated ID before the cutoff"] if _repeats(smallest) else
             "return 0.0 when nothing relevant is found"))
@@ -514,8 +698,25 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                  f"{chapters} (the chapter's definitions set so give the listing's value on every such input)"
                  if found else "")
         fixes = [CONVENTIONS[n].phrase(reading[n]) for n, _ in found]
+        shift = cutoff_shift(claim, generated, gen_results, reading) if not found else None
+        order = score_order(claim, generated, gen_results, reading) if not found and not shift else ""
+        if order:
+            cause = ("; where it returns a number it ranks the documents "
+                     + ("in the order their scores are listed, not by score" if order == "listed" else
+                        "by score lowest first, not highest first")
+                     + " (the chapter's definitions on that order give the listing's value on every such input)")
+            fixes.append("it sorts the documents by score, highest first, before ranking them"
+                         + (" (sorted(…, reverse=True))" if order == "ascending" else ""))
+        if shift:
+            late = shift > 0
+            cause = (f"; where it returns a number it applies the cutoff {abs(shift)} rank{'s' * (abs(shift) > 1)} "
+                     f"{'late' if late else 'early'}: it scores the first k {'+' if late else '−'} {abs(shift)} "
+                     f"documents (the chapter's definitions at k {'+' if late else '−'} {abs(shift)} give the "
+                     "listing's value on every such input)")
+            fixes.append(f"it keeps the first k documents (ranking[:k]), not the first k {'+' if late else '−'} "
+                         f"{abs(shift)}")
         if result.status == "raises":
-            fixes.append(f"it returns {display(format_exact(expected))} on {smallest.describe()}, where it raises"
+            fixes.append(f"it returns {exact_text(expected)} on {smallest.describe()}, where it raises"
                          if not isinstance(expected, str) else "it does not raise on ordinary input")
         evidence.failures.append(Point(
             f"wrong on ordinary input: {len(bad)} of {len(generated)} generated inputs disagree with the chapter's "
@@ -545,38 +746,116 @@ def shown_input(claim: CodeClaim, values: Mapping[str, object]) -> Input | None:
     None when its arguments are not of those shapes."""
     by_role = {role: values[p] for p, role in claim.arguments.items() if p in values}
     try:
-        k = by_role.get("cutoff")
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int)):
+        item = _shown_input(by_role)
+        if item is None or "cutoffs" not in by_role:
+            return item
+        cutoffs = tuple(by_role["cutoffs"])
+        if any(isinstance(c, bool) or not isinstance(c, int) for c in cutoffs):
             return None
-        if "qrels by query" in by_role:
-            judged = {str(q): {str(d): int(g) for d, g in dict(j).items()} for q, j in dict(by_role["qrels by query"]).items()}
-            if "scored run" in by_role:  # ranked by score, highest first (equal scores in the order listed)
-                ranked = {str(q): [d for d, _ in sorted(dict(docs).items(), key=lambda pair: -float(pair[1]))]
-                          for q, docs in dict(by_role["scored run"]).items()}
-            else:
-                ranked = {str(q): list(docs) for q, docs in dict(by_role["run"]).items()}
-            queries = [(q, graded_input(tuple(ranked.get(q, ())), judged[q], None, "shown")) for q in judged]
-            return run_input(queries, k, "shown")
-        if "ranked grades" in by_role:
-            grades = [int(g) for g in by_role["ranked grades"]]
-            ranking = tuple(by_role.get("ranking") or (f"r{i}" for i in range(1, len(grades) + 1)))
-            judged = {str(d): g for d, g in zip(ranking, grades)}
-            if by_role.get("judged grades") is not None:
-                # the judged grades the ranking does not hold belong to documents it did not retrieve
-                rest = sorted(int(g) for g in by_role["judged grades"])
-                for g in grades:
-                    if g in rest:
-                        rest.remove(g)
-                    elif g != 0:  # a ranked grade that is not judged: the call contradicts itself
-                        return None
-                judged.update({f"u{i}": g for i, g in enumerate(rest, start=1)})
-            return graded_input(ranking, judged, k, "shown")
-        if "qrels" in by_role:
-            qrels = {str(d): int(g) for d, g in dict(by_role["qrels"]).items()}
-            return graded_input(tuple(by_role.get("ranking") or ()), qrels, k, "shown")
-        return Input(tuple(by_role.get("ranking") or ()), frozenset(by_role.get("relevant set") or ()), k, "shown")
+        return replace(item, cutoffs=cutoffs)
     except (TypeError, ValueError):
         return None
+
+
+def _by_score(scored) -> tuple:
+    """The documents of a {document: score} mapping or (document, score) pairs, highest score first (equal scores
+    in the order listed)."""
+    pairs = list(dict(scored).items()) if isinstance(scored, Mapping) else [tuple(pair) for pair in scored]
+    return tuple(d for d, _ in sorted(pairs, key=lambda pair: -float(pair[1])))
+
+
+def _shown_input(by_role: dict) -> Input | None:
+    k = by_role.get("cutoff")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int)):
+        return None
+    if "per-query values" in by_role:
+        return None  # the values are the input: the chapter's definitions have no ranking to score
+    if "ranked grades by query" in by_role:
+        queries = [(f"q{j}", graded_input(tuple(f"r{i}" for i in range(1, len(grades) + 1)),
+                                          {f"r{i}": int(g) for i, g in enumerate(grades, start=1)}, None, "shown"))
+                   for j, grades in enumerate(by_role["ranked grades by query"], start=1)]
+        return run_input(queries, k, "shown")
+    for role in SCORED_ROLES:
+        if role in by_role:
+            by_role = {**by_role, "ranking": _by_score(by_role[role])}
+    if "qrels by query" in by_role:
+        judged = {str(q): {str(d): int(g) for d, g in dict(j).items()} for q, j in dict(by_role["qrels by query"]).items()}
+        if "scored run" in by_role:  # ranked by score, highest first (equal scores in the order listed)
+            ranked = {str(q): [d for d, _ in sorted(dict(docs).items(), key=lambda pair: -float(pair[1]))]
+                      for q, docs in dict(by_role["scored run"]).items()}
+        else:
+            ranked = {str(q): list(docs) for q, docs in dict(by_role["run"]).items()}
+        queries = [(q, graded_input(tuple(ranked.get(q, ())), judged[q], None, "shown")) for q in judged]
+        return run_input(queries, k, "shown")
+    if "ranked grades" in by_role:
+        grades = [int(g) for g in by_role["ranked grades"]]
+        ranking = tuple(by_role.get("ranking") or (f"r{i}" for i in range(1, len(grades) + 1)))
+        judged = {str(d): g for d, g in zip(ranking, grades)}
+        if by_role.get("judged grades") is not None:
+            # the judged grades the ranking does not hold belong to documents it did not retrieve
+            rest = sorted(int(g) for g in by_role["judged grades"])
+            for g in grades:
+                if g in rest:
+                    rest.remove(g)
+                elif g != 0:  # a ranked grade that is not judged: the call contradicts itself
+                    return None
+            judged.update({f"u{i}": g for i, g in enumerate(rest, start=1)})
+        return graded_input(ranking, judged, k, "shown")
+    if "qrels" in by_role:
+        qrels = {str(d): int(g) for d, g in dict(by_role["qrels"]).items()}
+        return graded_input(tuple(by_role.get("ranking") or ()), qrels, k, "shown")
+    return Input(tuple(by_role.get("ranking") or ()), frozenset(by_role.get("relevant set") or ()), k, "shown")
+
+
+class Printed:
+    """The value a text prints after a call: one number, or a list or mapping of numbers (``shape``), each read
+    with its printed precision."""
+
+    def __init__(self, claim: CodeClaim, text, tolerance: str | None):
+        self.text = str(text)
+        self.entries = ([(None, parse_claimed(text, tolerance=tolerance))] if claim.shape == "number" else
+                        parse_claimed_parts(text, tolerance=tolerance))
+        self.single = claim.shape == "number"
+
+    def _pairs(self, values: list[tuple]) -> list[tuple] | None:
+        if len(values) != len(self.entries):
+            return None
+        if self.single or all(k is None for k, _ in self.entries):
+            return [(c, v) for (_, c), (_, v) in zip(self.entries, values)]
+        mine = {k: c for k, c in self.entries}
+        if set(mine) != {str(k) for k, _ in values}:
+            return None
+        return [(mine[str(k)], v) for k, v in values]
+
+    def holds(self, values: list[tuple]) -> bool:
+        """Whether (key, number) pairs lie in the printed intervals, entry by entry."""
+        pairs = self._pairs(values)
+        return pairs is not None and all(c.contains(v) for c, v in pairs)
+
+    def written_like(self, values: list[tuple]) -> str:
+        """``values`` printed as the text printed its own (each entry's precision and style; keys kept)."""
+        pairs = self._pairs(values)
+        if self.single:
+            return pairs[0][0].write_like(pairs[0][1])
+        out, at = [], 0
+        for c, v in pairs:
+            if not self.single and ":" in self.text[at:] and any(k is not None for k, _ in self.entries):
+                colon = self.text.index(":", at) + 1
+                out.append(self.text[at:colon])
+                at = colon
+            i = self.text.index(c.text, at)
+            new = c.write_like(v)
+            out += [self.text[at:i], new if c.text.lstrip().startswith(("≈", "~")) else new.removeprefix("≈ ")]
+            at = i + len(c.text)
+        return "".join(out) + self.text[at:]
+
+
+def _entries(result: CallResult) -> list[tuple]:
+    return list(result.values) if result.values is not None else [(None, result.value)]
+
+
+def _expected_entries(expected) -> list[tuple]:
+    return list(expected) if isinstance(expected, tuple) else [(None, expected)]
 
 
 def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult], reading, book_rule: str,
@@ -588,36 +867,42 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
     for c, values, result in zip(claim.calls, shown, results):
         item = shown_input(claim, values)
         expected = chapter_value(claim, item, reading) if item is not None else None
-        got = fmt_float(result.value) if result.status == "ok" else result.status
-        printed = parse_claimed(c.returns, tolerance=c.tolerance) if c.returns is not None else None
+        got = returned_text(result) if result.status == "ok" else result.status
+        printed = Printed(claim, c.returns, c.tolerance) if c.returns is not None else None
         problems = []
         if result.status != "ok":
             problems.append(_problem(result, expected if expected is not None else 0, item or Input((), frozenset(),
                                                                                                      None),
                                      book_rule, stated))
-        elif printed is not None and not printed.contains(result.value):
-            new = printed.write_like(Fraction(result.value).limit_denominator(10 ** 6))
+        elif printed is not None and not printed.holds(_entries(result)):
             problems.append(f"returns {got}, not the printed {c.returns}")
+            fix = ("Change “{}” to “{}” after the call, or correct the listing.".format(
+                c.returns, printed.written_like([(k, Fraction(v).limit_denominator(10 ** 6))
+                                                 for k, v in _entries(result)]))
+                   if printed._pairs(_entries(result)) is not None else
+                   f"Print what the call returns ({got}) after it, or correct the listing.")
             evidence.failures.append(Point(f"called as `{c.call}`, as the text shows, it returns {got}, not the printed "
-                                           f"{c.returns}", f"Change “{c.returns}” to “{new}” after the call, or correct "
-                                           "the listing."))
+                                           f"{c.returns}", fix))
         if expected is not None and not isinstance(expected, str) and result.status == "ok" \
                 and not _agrees(result, expected):
-            problems.append(f"the chapter's definition gives {display(format_exact(expected))}")
+            problems.append(f"the chapter's definition gives {exact_text(expected)}")
+            right = (printed.written_like(_expected_entries(expected))
+                     if printed is not None and printed._pairs(_expected_entries(expected)) is not None else None)
             evidence.failures.append(Point(
                 f"called as `{c.call}`, as the text shows, it returns {got} where the chapter's definition of "
-                f"{_measure(claim, item.k)} gives {display(format_exact(expected))} on the same input",
-                f"Once the listing is corrected, the call returns {display(format_exact(expected))}: print "
-                f"“{printed.write_like(expected)}” after it." if printed is not None else
-                "Correct the listing so it computes the measure as the chapter defines it."))
+                f"{_measure(claim, item.k) if claim.shape == 'number' else claim.measure} gives "
+                f"{exact_text(expected)} on the same input",
+                f"Once the listing is corrected, the call returns {exact_text(expected)}: print “{right}” after it."
+                if right is not None else "Correct the listing so it computes the measure as the chapter defines it."))
         elif result.status != "ok":
             evidence.failures.append(Point(f"called as `{c.call}`, as the text shows, it {problems[0]}",
                                            "Correct the listing so the call the text shows runs."))
         if printed is not None and expected is not None and not isinstance(expected, str) \
-                and not printed.contains(expected) and result.status == "ok" and printed.contains(result.value):
+                and not printed.holds(_expected_entries(expected)) and result.status == "ok" \
+                and printed.holds(_entries(result)):
             problems.append("the printed value is the listing's, not the measure's")
         rows.append([c.call, str(c.returns) if c.returns is not None else "—", got,
-                     display(format_exact(expected)) if expected is not None and not isinstance(expected, str)
+                     exact_text(expected) if expected is not None and not isinstance(expected, str)
                      else (expected or "—"), "; ".join(problems) or "agrees"])
     if rows:
         evidence.checks.append(Check(label=f"{claim.function}() on the calls the text shows", measure=claim.measure,
@@ -627,6 +912,59 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
             evidence.scopes.append(f"the call{'s' if len(agreeing) > 1 else ''} the text shows ("
                                    + ", ".join(f"`{a}`" for a in agreeing) + ") return what the text prints and the "
                                    "chapter's definition gives")
+
+
+def score_order(claim: CodeClaim, items: list[Input], results: list[CallResult],
+                reading: Mapping[str, str]) -> str:
+    """Whether a listing given scores ranks the documents other than by score, highest first, found by experiment:
+    ``"listed"`` when the chapter's definitions on the documents in the order the scores are listed give the
+    listing's value on every input where it returned a number, ``"ascending"`` when they do on the documents by
+    score, lowest first; "" when neither does or the listing takes no scores."""
+    if not (_scored(claim) or "scored run" in claim.arguments.values()):
+        return ""
+    pairs = [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i)]
+
+    def reordered(item: Input, how: str) -> Input:
+        def order(one: Input) -> tuple:
+            listed = tuple(d for d, _ in _scores(one.ranking))
+            return listed if how == "listed" else tuple(reversed(one.ranking))
+        if item.queries:
+            return replace(item, queries=tuple((q, replace(i, ranking=order(i))) for q, i in item.queries))
+        return replace(item, ranking=order(item))
+
+    for how in ("listed", "ascending"):
+        moved = [(reordered(i, how), r) for i, r in pairs]
+        if pairs and any(m.ranking != i.ranking or m.queries != i.queries for (m, _), (i, _) in zip(moved, pairs)) \
+                and all(_agrees(r, chapter_value(claim, m, reading)) for m, r in moved):
+            return how
+    return ""
+
+
+def cutoff_shift(claim: CodeClaim, items: list[Input], results: list[CallResult],
+                 reading: Mapping[str, str]) -> int:
+    """Whether the listing applies its cutoff off by one, found by experiment: +1 when the chapter's definitions at
+    k + 1 (each cutoff one rank later) give the listing's value on every input where it returned a number, −1 when
+    they do at k − 1; 0 when neither does, or the listing takes no cutoff."""
+    if not _cutoff_role(claim) and claim.shape != "at each k":
+        return 0
+    pairs = [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i)]
+
+    def moved(item: Input, d: int):
+        out = []
+        for key, part in parts(claim, item):
+            if part.k is None or part.k + d < 0:
+                return None
+            value = _value(claim, replace(part, k=part.k + d), reading)
+            if isinstance(value, str):
+                return None
+            out.append((key, value))
+        return out[0][1] if claim.shape == "number" else tuple(out)
+
+    for d in (1, -1):
+        values = [moved(i, d) for i, _ in pairs]
+        if pairs and all(v is not None for v in values) and all(_agrees(r, v) for (_, r), v in zip(pairs, values)):
+            return d
+    return 0
 
 
 def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResult],
@@ -668,19 +1006,37 @@ def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResu
 
 def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results: list[CallResult],
                 reading=None) -> list[ImplValue]:
-    """How often each reference agrees with the listing on the generated inputs (one call per reference)."""
+    """How often each reference agrees with the listing on the generated inputs (one call per reference): each
+    entry the listing returns (one number, a query's value, the value at a cutoff) against the reference's value
+    of the same measure on the same queries, combined as the measure combines queries."""
     # a {document: score} run cannot hold a repeated ID: those inputs are the chapter's alone
     kept = [(i, item) for i, item in enumerate(items) if not _repeats(item)]
-    parts = {i: (list(item.queries) if item.queries else [("", item)]) for i, item in kept}
-    qrels = {f"g{i}~{q}": one.qrels() for i, ps in parts.items() for q, one in ps}
+    queries = {i: (list(item.queries) if item.queries else [("", item)]) for i, item in kept}
+    qrels = {f"g{i}~{q}": one.qrels() for i, ps in queries.items() for q, one in ps}
     run = {f"g{i}~{q}": {str(d): float(len(one.ranking) - r) for r, d in enumerate(one.ranking)}
-           for i, ps in parts.items() for q, one in ps}
-    measures = {i: parse_measure(_measure(claim, item.k))[0] for i, item in enumerate(items)}
-    spec_names = {i: parse_measure(_measure(claim, item.k if item.k else 1))[1].name for i, item in enumerate(items)}
-    distinct = list({str(m): m for m in measures.values()}.values())
+           for i, ps in queries.items() for q, one in ps}
+    # each input's entries: (measure, its name, the queries it is over, the listing's value)
+    entries: dict[int, list[tuple]] = {}
+    for i, item in kept:
+        listing = _entries(results[i]) if results[i].status == "ok" else None
+        mine = []
+        for n, (key, part) in enumerate(parts(claim, item)):
+            measure, spec = parse_measure(_measure(claim, part.k if part.k else 1))
+            if part.k is not None:
+                measure = parse_measure(_measure(claim, part.k))[0]
+            over = [q for q, _ in part.queries] if part.queries else [""]
+            value = None
+            if listing is not None:
+                got = _paired(results[i], chapter_value(claim, item, reading)) if claim.shape != "number" else None
+                value = listing[0][1] if claim.shape == "number" else (got[n][0] if got is not None else None)
+            mine.append((measure, spec.name, over, value))
+        entries[i] = mine
+    distinct = list({str(m): m for es in entries.values() for m, _, _, _ in es}.values())
     rows = [ImplValue(implementation=CHAPTER, provider="book definitions, exact",
                       detail=f"{sum(_agrees(r, chapter_value(claim, i, reading)) for i, r in zip(items, results))} of "
                              f"{len(items)} inputs")]
+    if not distinct:
+        return rows
     for ref in ms.references:
         usable = [m for m in distinct if ref.supports(m).ok]
         if not usable:
@@ -690,15 +1046,18 @@ def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results:
         outcomes = ref.evaluate(usable, qrels, run)
         agree = total = 0
         provider = ""
-        for i, (item, result) in enumerate(zip(items, results)):
-            outcome = outcomes.get(str(measures[i]))
-            if i not in parts or outcome is None or outcome.status != "ok":
+        for i, mine in entries.items():
+            found = [outcomes.get(str(m)) for m, _, _, _ in mine]
+            if any(o is None or o.status != "ok" for o in found):
                 continue
-            provider = outcome.provider
+            provider = found[0].provider if found else provider
             total += 1
-            values = {q: outcome.per_query[f"g{i}~{q}"] for q, _ in parts[i] if f"g{i}~{q}" in outcome.per_query}
-            theirs = float(evaluator.combine(spec_names[i], values)) if values else 0.0
-            agree += result.status == "ok" and abs(result.value - theirs) <= 1e-9
+            ok = True
+            for outcome, (_, name, over, value) in zip(found, mine):
+                values = {q: outcome.per_query[f"g{i}~{q}"] for q in over if f"g{i}~{q}" in outcome.per_query}
+                theirs = float(evaluator.combine(name, values)) if values else 0.0
+                ok = ok and value is not None and abs(value - theirs) <= 1e-9
+            agree += ok
         rows.append(ImplValue(implementation=ref.name, provider=provider, detail=f"{agree} of {total} inputs",
                               in_interval=agree == total))
     return rows

@@ -66,8 +66,10 @@ FILTER_FAILED = "the listing's seccomp filter could not be loaded in the sandbox
 class CallResult:
     """One call of the listing.
 
-    ``status``: ``ok`` (``value`` is the number returned), ``raises``, ``returns`` (a
-    non-number), ``timeout``, ``crashed``, ``violation`` (killed by the sandbox for a forbidden
+    ``status``: ``ok`` (``value`` is the number returned), ``raises``, ``values`` (a list or tuple of
+    numbers, or a mapping of text or integer keys to numbers: ``values`` holds its (key, number) pairs in
+    order, key None in a sequence, a mapping's key as text; ``text`` its repr), ``returns`` (anything
+    else), ``timeout``, ``crashed``, ``violation`` (killed by the sandbox for a forbidden
     system call, or tampering with its answer pipe) or ``not run``. ``detail``: the sandbox's own
     account (why a call hung, crashed, was stopped or not run). ``text``: what the listing chose to
     say — ``Type: message`` of the exception it raised, or the repr of the non-number it returned —
@@ -80,6 +82,7 @@ class CallResult:
     detail: str = ""
     output: str = ""
     text: str = ""
+    values: tuple[tuple[str | None, float], ...] | None = None
 
 
 @dataclass
@@ -172,7 +175,8 @@ def _unique(pairs: list) -> dict:
 
 
 #: Exact fields of each record (beyond ``kind``); of a call record by status (beyond ``i``, ``status``, ``output``).
-_CALL_FIELDS = {"ok": {"value"}, "raises": {"type", "message"}, "returns": {"repr"}, "load_error": {"type", "message"},
+_CALL_FIELDS = {"ok": {"value"}, "raises": {"type", "message"}, "returns": {"repr"}, "values": {"repr", "entries"},
+                "load_error": {"type", "message"},
                 "timeout": {"cause"}, "crashed": {"signal", "exit"}, "violation": {"cause"}, "isolation_failed": set()}
 _CAUSES = {"timeout": {"wall", "cpu"}, "violation": {"syscall", "answer"}}
 
@@ -205,6 +209,41 @@ def _text(record: dict, name: str) -> str:
     return value
 
 
+MAX_ENTRIES, MAX_KEY = 256, 64  # as runner.py bounds a returned list or mapping
+
+
+def _entries(text: object) -> tuple[tuple[str | None, float], ...]:
+    """A ``values`` record's block (hex; see ``runner.values_of``) as (key, number) pairs, parsed again here.
+    Raises ``_ProtocolError`` unless it is exactly one well-formed block."""
+    if type(text) is not str or len(text) > 8192:  # the hex of at most an answer's 4096 bytes
+        raise _ProtocolError("a values block that is not text")
+    try:
+        block = bytes.fromhex(text)
+    except ValueError:
+        raise _ProtocolError("a values block that is not hex") from None
+    if len(block) < 3 or block[0] not in (0, 1) or int.from_bytes(block[1:3], "big") > MAX_ENTRIES:
+        raise _ProtocolError("a values block of no known shape")
+    keyed, at, out = block[0] == 1, 3, []
+    for _ in range(int.from_bytes(block[1:3], "big")):
+        key = None
+        if keyed:
+            size = int.from_bytes(block[at:at + 2], "big")
+            if at + 2 > len(block) or size > MAX_KEY or at + 2 + size > len(block):
+                raise _ProtocolError("a values block cut short")
+            try:
+                key = block[at + 2:at + 2 + size].decode("utf-8", "strict")
+            except UnicodeDecodeError:
+                raise _ProtocolError("a key that is not UTF-8") from None
+            at += 2 + size
+        if at + 8 > len(block):
+            raise _ProtocolError("a values block cut short")
+        out.append((key, struct.unpack(">d", block[at:at + 8])[0]))
+        at += 8
+    if at != len(block):
+        raise _ProtocolError("a values block with trailing bytes")
+    return tuple(out)
+
+
 def _call_result(record: dict, index: int, count: int, call_limit: float) -> tuple[CallResult, str]:
     """A call record → (result, the listing's load error text). Raises ``_ProtocolError`` unless the record has
     exactly the fields its status has, each of its type, for the call that is due."""
@@ -232,6 +271,9 @@ def _call_result(record: dict, index: int, count: int, call_limit: float) -> tup
         return CallResult("raises", text=said, output=output), ""
     if status == "returns":
         return CallResult("returns", text=_trim(_text(record, "repr")), output=output), ""
+    if status == "values":
+        return CallResult("values", text=_trim(_text(record, "repr")), output=output,
+                          values=_entries(record["entries"])), ""
     if status == "timeout":
         detail = (f"still running after {call_limit:g} s; stopped" if record["cause"] == "wall"
                   else f"used more than {call_limit:g} s of CPU; stopped")

@@ -41,7 +41,9 @@ LOAD_FAILED = 120      # a child's exit code when it could not load the listing 
 LOADED = b"\xa5"        # the first byte a child writes on its answer pipe, once the listing filter is loaded
 # Answer statuses (the first byte of a child's answer) and the texts each carries.
 ANSWERS = {1: ("ok", ()), 2: ("raises", ("type", "message")), 3: ("returns", ("repr",)),
-           4: ("load_error", ("type", "message"))}
+           4: ("load_error", ("type", "message")), 5: ("values", ("repr",))}
+MAX_ENTRIES = 256      # numbers in a list or mapping a call may return as values
+MAX_KEY = 64           # characters of a mapping's key kept as a value's key
 CODES = {name: code for code, (name, _) in ANSWERS.items()}
 
 
@@ -118,7 +120,43 @@ def answer_for(function, args):
         text = repr(value)
     except BaseException:
         text = f"a {type(value).__name__} that cannot be shown"
+    try:
+        entries = values_of(value)
+    except BaseException:
+        entries = None
+    if entries is not None:
+        answer = bytes([CODES["values"]]) + text_bytes(text) + entries
+        if len(answer) <= MAX_ANSWER:
+            return answer
     return bytes([CODES["returns"]]) + text_bytes(text)
+
+
+def number(value):
+    if type(value) not in (int, float):  # exactly a number: a subclass's own methods are listing code
+        raise TypeError
+    return struct.pack(">d", float(value))
+
+
+def values_of(value):
+    """A returned list or tuple of numbers, or a mapping of text or integer keys to numbers, as the binary block of
+    a ``values`` answer: a shape byte (0 a sequence, 1 a mapping), a count, then each entry (a mapping's key as a
+    length-prefixed text) and its IEEE double; None for anything else. Only exact built-in types are read, so no
+    method of the listing's runs here."""
+    if type(value) in (list, tuple):
+        items = list(value)
+        if len(items) > MAX_ENTRIES:
+            return None
+        return bytes([0]) + struct.pack(">H", len(items)) + b"".join(number(v) for v in items)
+    if type(value) is dict:
+        pairs = list(dict.items(value))
+        if len(pairs) > MAX_ENTRIES or any(type(k) not in (str, int) for k, _ in pairs):
+            return None
+        out = [bytes([1]), struct.pack(">H", len(pairs))]
+        for k, v in pairs:
+            key = str.encode(k if type(k) is str else int.__repr__(k), "utf-8", "backslashreplace")[:MAX_KEY]
+            out += [struct.pack(">H", len(key)), key, number(v)]
+        return b"".join(out)
+    return None
 
 
 def close_all_but(*keep):
@@ -241,7 +279,42 @@ def parse_answer(answer):
         except UnicodeDecodeError:
             return None
         at += 2 + size
+    if status == "values":
+        block = answer[at:]
+        if entries_of(block) is None:
+            return None
+        record["entries"] = block.hex()
+        return record
     return record if at == len(answer) else None
+
+
+def entries_of(block):
+    """The (key, number) pairs of a ``values`` answer's block (key None in a sequence), or None unless ``block`` is
+    exactly one well-formed block."""
+    if len(block) < 3 or block[0] not in (0, 1):
+        return None
+    (count,) = struct.unpack(">H", block[1:3])
+    if count > MAX_ENTRIES:
+        return None
+    at, out = 3, []
+    for _ in range(count):
+        key = None
+        if block[0] == 1:
+            if at + 2 > len(block):
+                return None
+            (size,) = struct.unpack(">H", block[at:at + 2])
+            if size > MAX_KEY or at + 2 + size > len(block):
+                return None
+            try:
+                key = block[at + 2:at + 2 + size].decode("utf-8", "strict")
+            except UnicodeDecodeError:
+                return None
+            at += 2 + size
+        if at + 8 > len(block):
+            return None
+        out.append((key, struct.unpack(">d", block[at:at + 8])[0]))
+        at += 8
+    return out if at == len(block) else None
 
 
 def outcome(index, answer, output, status, timed_out):

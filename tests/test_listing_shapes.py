@@ -1,0 +1,303 @@
+"""Code listings of other shapes: functions returning a value per query or at each cutoff, taking scores, cutoffs,
+ranked grades by query, per-query values or a constant; and the defects those shapes invite, each named by
+experiment (a cutoff applied one rank late, scores not sorted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from audit.evaluation.references import all_references
+from audit.register.claims import load_chapter
+from audit.run.audit import audit_chapter
+from audit.run.provenance import collect
+
+SHAPES_TEXT = '''\
+# Evaluation code in every shape
+
+A document is relevant when its grade is at least 1. Precision at k divides the relevant documents among the
+first k by k; a system's score is the mean over its queries.
+
+## Precision at several cutoffs
+
+```python
+def precision_at_ks(ranking, relevant, ks):
+    hits = {}
+    for k in ks:
+        hits[k] = sum(1 for d in ranking[:k] if d in relevant) / k
+    return hits
+```
+
+Called as `precision_at_ks(["a", "x", "b", "y"], {"a", "b"}, [1, 2, 4])` it returns {1: 1.0, 2: 0.5, 4: 0.5}.
+
+## A precision curve
+
+```python
+def precision_curve(ranking, relevant):
+    curve = []
+    found = 0
+    for i, d in enumerate(ranking, start=1):
+        found += d in relevant
+        curve.append(found / i)
+    return curve
+```
+
+## Hit rate
+
+```python
+def hit_rate_at_k(ranking, relevant, k):
+    return 1.0 if any(d in relevant for d in ranking[:k + 1]) else 0.0
+```
+
+## Reciprocal rank per query
+
+```python
+def reciprocal_ranks(run, qrels):
+    out = {}
+    for q, scores in run.items():
+        ranked = sorted(scores, key=scores.get, reverse=True)
+        out[q] = 0.0
+        for rank, d in enumerate(ranked, start=1):
+            if qrels[q].get(d, 0) >= 1:
+                out[q] = 1 / rank
+                break
+    return out
+```
+
+## Average precision from a score mapping
+
+```python
+def average_precision(scores, qrels):
+    relevant = sum(1 for g in qrels.values() if g >= 1)
+    hits, total = 0, 0.0
+    for rank, d in enumerate(scores, start=1):
+        if qrels.get(d, 0) >= 1:
+            hits += 1
+            total += hits / rank
+    return total / relevant if relevant else 0.0
+```
+
+## Mean reciprocal rank over relevance lists
+
+```python
+def mean_reciprocal_rank(rs):
+    total = 0.0
+    for r in rs:
+        total += next((1 / i for i, g in enumerate(r, start=1) if g), 0.0)
+    return total / len(rs)
+```
+
+Called as `mean_reciprocal_rank([[0, 0, 1], [0, 1, 0], [1, 0, 0]])` it returns 0.611.
+
+## Rank-biased precision
+
+```python
+def rbp(grades, p=0.8):
+    return (1 - p) * sum(p ** i for i, g in enumerate(grades) if g >= 1)
+```
+
+## The geometric mean of average precision
+
+```python
+import math
+
+def gmap(ap_by_query):
+    return math.prod(ap_by_query.values()) ** (1 / len(ap_by_query))
+```
+
+## Recall at several cutoffs from scored pairs
+
+```python
+def recall_at_ks(pairs, relevant, ks):
+    ranked = [d for d, _ in sorted(pairs, key=lambda pair: pair[1])]
+    return [len(set(ranked[:k]) & relevant) / len(relevant) for k in ks]
+```
+
+Called as `recall_at_ks([("a", 0.9), ("b", 0.4), ("c", 0.7)], {"a", "b"}, [1, 3])` it returns [0.5, 1.0].
+'''
+
+SHAPES_CHAPTER = """\
+id: listing-shapes
+title: Evaluation code in every shape
+snapshot: {file: snapshot.md}
+"""
+
+SHAPES_CLAIMS = """\
+claims:
+  - {id: S1, title: precision at several cutoffs, kind: code, quote: "def precision_at_ks(ranking, relevant, ks):",
+     claim: P@k at each cutoff given, function: precision_at_ks, measure: P@k, shape: at each k,
+     arguments: {ranking: ranking, relevant: relevant set, ks: cutoffs},
+     calls: [{call: 'precision_at_ks(["a", "x", "b", "y"], {"a", "b"}, [1, 2, 4])', returns: "{1: 1.0, 2: 0.5, 4: 0.5}"}]}
+  - {id: S2, title: precision curve, kind: code, quote: "def precision_curve(ranking, relevant):",
+     claim: P@k at every rank, function: precision_curve, measure: P@k, shape: at each k,
+     arguments: {ranking: ranking, relevant: relevant set}}
+  - {id: S3, title: hit rate, kind: code, quote: "def hit_rate_at_k(ranking, relevant, k):",
+     claim: Success@k, function: hit_rate_at_k, measure: Success@k,
+     arguments: {ranking: ranking, relevant: relevant set, k: cutoff}}
+  - {id: S4, title: reciprocal rank per query, kind: code, quote: "def reciprocal_ranks(run, qrels):",
+     claim: RR of each query of a pytrec_eval-shaped run, function: reciprocal_ranks, measure: RR, shape: per query,
+     arguments: {run: scored run, qrels: qrels by query}}
+  - {id: S5, title: AP from scores, kind: code, quote: "def average_precision(scores, qrels):",
+     claim: AP of one query's scores, function: average_precision, measure: AP,
+     arguments: {scores: scores, qrels: qrels}}
+  - {id: S6, title: MRR over relevance lists, kind: code, quote: "def mean_reciprocal_rank(rs):",
+     claim: MRR over queries, function: mean_reciprocal_rank, measure: RR,
+     arguments: {rs: ranked grades by query},
+     calls: [{call: "mean_reciprocal_rank([[0, 0, 1], [0, 1, 0], [1, 0, 0]])", returns: "0.611"}]}
+  - {id: S7, title: RBP, kind: code, quote: "def rbp(grades, p=0.8):",
+     claim: RBP with persistence 0.8, function: rbp, measure: RBP(p=0.8),
+     arguments: {grades: ranked grades, p: constant}}
+  - {id: S8, title: GMAP, kind: code, quote: "def gmap(ap_by_query):",
+     claim: GMAP over a run's per-query AP, function: gmap, measure: GMAP,
+     arguments: {ap_by_query: per-query values}}
+  - {id: S9, title: recall at several cutoffs, kind: code, quote: "def recall_at_ks(pairs, relevant, ks):",
+     claim: R@k at each cutoff given, function: recall_at_ks, measure: R@k, shape: at each k,
+     arguments: {pairs: scored pairs, relevant: relevant set, ks: cutoffs},
+     calls: [{call: 'recall_at_ks([("a", 0.9), ("b", 0.4), ("c", 0.7)], {"a", "b"}, [1, 3])', returns: "[0.5, 1.0]"}]}
+"""
+
+
+@pytest.fixture(scope="module")
+def shapes(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("shapes")
+    (folder / "snapshot.md").write_text(SHAPES_TEXT, encoding="utf-8")
+    (folder / "chapter.yaml").write_text(SHAPES_CHAPTER, encoding="utf-8")
+    (folder / "claims.yaml").write_text(SHAPES_CLAIMS, encoding="utf-8")
+    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    return {c.id: c for c in report.claims}
+
+
+def test_precision_at_a_list_of_cutoffs_is_checked_at_each_cutoff(shapes):
+    """P@1, P@2, P@4 of a, x, b, y with a and b relevant: 1/1, 1/2, 2/4 (by hand), as printed. Right on every
+    generated input; qualified for the edge cases only: a repeated ID, and a cutoff of 0 (ZeroDivisionError)."""
+    s1 = shapes["S1"]
+    assert s1.verdict == "qualified", s1.reason
+    assert "It matches on well-formed input" in s1.reason
+    assert "cutoffs [0]) it raises (the listing's exception: “ZeroDivisionError" in s1.reason
+    table = next(c.table for c in s1.checks if "calls the text shows" in c.label)
+    assert table[1][2:] == ["{'1': 1.0000, '2': 0.5000, '4': 0.5000}", "[@1: 1, @2: 1/2, @4: 1/2]", "agrees"]
+
+
+def test_a_precision_curve_returning_a_list_is_checked_at_every_rank(shapes):
+    """Right on every generated input; a ranking that repeats an ID is scored, where trec_eval rejects it. Without a
+    cutoff the fix does not speak of cutting at k."""
+    s2 = shapes["S2"]
+    assert s2.verdict == "qualified", s2.reason
+    assert "It matches on well-formed input" in s2.reason
+    assert "returns [0.0000, 0.0000, 0.3333, 0.5000] on a ranking that repeats an ID" in s2.reason
+    assert "cutting at k" not in s2.response
+
+
+def test_a_hit_rate_that_cuts_one_rank_late_is_contradicted_and_the_finding_says_so(shapes):
+    """ranking[:k + 1] scores the first k + 1 documents: on a ranking whose only relevant document is at rank 2
+    and k = 1 it returns 1 where Success@1 is 0."""
+    s3 = shapes["S3"]
+    assert s3.verdict == "contradicted", s3.reason
+    assert "applies the cutoff 1 rank late: it scores the first k + 1 documents" in s3.reason
+    assert "keeps the first k documents (ranking[:k]), not the first k + 1" in s3.response
+
+
+def test_reciprocal_rank_per_query_over_a_scored_run_is_supported(shapes):
+    assert shapes["S4"].verdict == "supported", shapes["S4"].reason
+
+
+def test_average_precision_that_does_not_sort_its_scores_is_contradicted_with_the_cause_named(shapes):
+    """The listing walks the score mapping in the order it lists its documents: the scores are never read."""
+    s5 = shapes["S5"]
+    assert s5.verdict == "contradicted", s5.reason
+    assert "ranks the documents in the order their scores are listed, not by score" in s5.reason
+    assert "sorts the documents by score, highest first" in s5.response
+
+
+def test_mean_reciprocal_rank_over_relevance_lists_matches_the_printed_value(shapes):
+    """(1/3 + 1/2 + 1) / 3 = 11/18 = 0.6111 (by hand), printed 0.611. A list of grades cannot show a repeated ID,
+    which is all that qualifies it (as for one query's ranked grades)."""
+    from audit.evaluation.checks.code import only_repeated_ids  # noqa: F401  (the same qualification)
+    s6 = shapes["S6"]
+    assert s6.verdict == "qualified", s6.reason
+    assert "It matches on well-formed input" in s6.reason and "repeats an ID" in s6.reason
+    table = next(c.table for c in s6.checks if "calls the text shows" in c.label)
+    assert table[1][2:] == ["0.6111", "11/18", "agrees"]
+
+
+def test_rank_biased_precision_is_called_with_its_default_persistence(shapes):
+    """RBP(p=0.8) = (1 − p) Σ p^(i−1) over relevant ranks i (Moffat & Zobel 2008), binary relevance; the constant
+    p is passed as the listing's default 0.8. Right on every generated input and edge case but a repeated ID."""
+    s7 = shapes["S7"]
+    assert s7.verdict == "qualified", s7.reason
+    assert "It matches on well-formed input" in s7.reason and "repeats an ID" in s7.reason
+
+
+def test_gmap_over_per_query_values_matches_and_fails_only_on_an_empty_mapping(shapes):
+    """Given each query's floored AP (trec_eval's gm_map per query), the plain geometric mean is trec_eval's GMAP;
+    a run whose one query is dropped gives it an empty mapping, and it divides by zero."""
+    s8 = shapes["S8"]
+    assert s8.verdict == "qualified", s8.reason
+    assert "ZeroDivisionError" in s8.reason
+    assert "return 0.0 when given no per-query values" in s8.response
+
+
+def test_recall_at_cutoffs_sorted_lowest_score_first_is_contradicted_and_its_printed_list_corrected(shapes):
+    """Sorted by score lowest first, a (0.9), b (0.4), c (0.7) becomes b, c, a: R@1 = 1/2 and R@3 = 1, which the
+    text prints; by score highest first (a, c, b) R@1 = 1/2 and R@3 = 1 too, so the printed call agrees, and the
+    generated inputs show the defect."""
+    s9 = shapes["S9"]
+    assert s9.verdict == "contradicted", s9.reason
+    assert "ranks the documents by score lowest first, not highest first" in s9.reason
+    assert "sorted(…, reverse=True)" in s9.response
+
+
+# --- load-time validation of the new roles and shapes ------------------------------------------------
+
+@pytest.mark.parametrize("entry, field, message", [
+    ('{id: B1, title: t, kind: code, quote: "def precision_at_ks(ranking, relevant, ks):", claim: c, '
+     "function: precision_at_ks, measure: P@k, arguments: {ranking: ranking, relevant: relevant set, ks: cutoffs}}",
+     "shape", "returns the measure at each k (shape: at each k)"),
+    ('{id: B1, title: t, kind: code, quote: "def precision_at_ks(ranking, relevant, ks):", claim: c, '
+     "function: precision_at_ks, measure: P@k, shape: per query, "
+     "arguments: {ranking: ranking, relevant: relevant set, ks: cutoffs}}", "shape", "per query"),
+    ('{id: B1, title: t, kind: code, quote: "def precision_at_ks(ranking, relevant, ks):", claim: c, '
+     "function: precision_at_ks, measure: P@k, shape: at each k, "
+     "arguments: {ranking: ranking, relevant: run, ks: cutoffs}}", "arguments", "a listing over several queries"),
+    ('{id: B1, title: t, kind: code, quote: "def gmap(ap_by_query):", claim: c, function: gmap, measure: GMAP, '
+     "arguments: {ap_by_query: constant}}", "arguments.ap_by_query", "a constant needs its value"),
+    ('{id: B1, title: t, kind: code, quote: "def rbp(grades, p=0.8):", claim: c, function: rbp, '
+     "measure: RBP(p=0.8), arguments: {grades: ranked grades, p: constant}, constants: {grades: 2}}",
+     "constants.grades", "is not an argument with the role constant"),
+    ('{id: B1, title: t, kind: code, quote: "def recall_at_ks(pairs, relevant, ks):", claim: c, '
+     "function: recall_at_ks, measure: R@k, shape: at each k, "
+     "arguments: {pairs: scored pairs, relevant: relevant set, ks: cutoffs}, "
+     "calls: [{call: 'recall_at_ks([(\"a\", 0.9), (\"b\", 0.4), (\"c\", 0.7)], {\"a\", \"b\"}, [1, 3])', "
+     "returns: 'half and then all'}]}", "calls[0].returns", "list or mapping of printed values"),
+    ('{id: B1, title: t, kind: code, quote: "def precision_curve(ranking, relevant):", claim: c, '
+     "function: precision_curve, measure: P, shape: at each k, arguments: {ranking: ranking, relevant: relevant set}}",
+     "measure", "at each k"),
+])
+def test_a_bad_role_or_shape_stops_the_load_naming_the_field(tmp_path, entry, field, message):
+    from audit.errors import RegisterError
+    (tmp_path / "snapshot.md").write_text(SHAPES_TEXT, encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text(SHAPES_CHAPTER, encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text("claims:\n  - " + entry + "\n", encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(tmp_path)
+    error = caught.value
+    assert error.claim == "B1" and error.field == field and message in error.message, (error.field, error.message)
+
+
+def test_a_printed_list_or_mapping_is_read_entry_by_entry_and_rewritten_in_its_own_style():
+    """Each entry keeps its printed precision: [0.5, 1.0] holds 0.5 and 1 (1.0 means [0.95, 1.05]); rewritten with
+    1/2 and 3/4 it reads [0.5, 0.8] (one decimal place, half away from zero); a mapping keeps its keys as printed."""
+    from fractions import Fraction
+
+    from audit.evaluation.checks.code import Printed
+    from audit.register.claims import CodeClaim
+    listing = CodeClaim(id="X", title="t", kind="code", quote="q", claim="c", function="f", measure="P@k",
+                        shape="at each k")
+    printed = Printed(listing, "[0.5, 1.0]", None)
+    assert printed.holds([(None, 0.5), (None, 0.99)]) and not printed.holds([(None, 0.5), (None, 0.75)])
+    assert not printed.holds([(None, 0.5)])
+    assert printed.written_like([(None, Fraction(1, 2)), (None, Fraction(3, 4))]) == "[0.5, 0.8]"
+    keyed = Printed(listing, "{1: 1.0, 5: 0.40}", None)
+    assert keyed.holds([(1, 1.0), (5, 0.4)]) and not keyed.holds([(1, 1.0), (10, 0.4)])
+    assert keyed.written_like([(1, Fraction(1)), (5, Fraction(1, 3))]) == "{1: 1.0, 5: 0.33}"
