@@ -301,3 +301,23 @@ def test_a_printed_list_or_mapping_is_read_entry_by_entry_and_rewritten_in_its_o
     keyed = Printed(listing, "{1: 1.0, 5: 0.40}", None)
     assert keyed.holds([(1, 1.0), (5, 0.4)]) and not keyed.holds([(1, 1.0), (10, 0.4)])
     assert keyed.written_like([(1, Fraction(1)), (5, Fraction(1, 3))]) == "{1: 1.0, 5: 0.33}"
+
+
+def test_the_example_in_docs_listings_loads_and_holds(tmp_path):
+    """docs/listings.md's example, on a text printing its listing and its call: P@1 = 1, P@2 = 1/2, P@4 = 2/4 of
+    a, x, b, y with a and b relevant (by hand); qualified for k = 0 (ZeroDivisionError) and a repeated ID."""
+    import re
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "listings.md").read_text(encoding="utf-8")
+    listing = re.search(r"```python\n(.*?)```", docs, re.S).group(0)
+    register = re.search(r"```yaml\n(.*?)```", docs, re.S).group(1)
+    text = ("# Example\n\n" + listing + "\n\nCalled as `precision_at_ks([\"a\", \"x\", \"b\", \"y\"], {\"a\", \"b\"}, "
+            "[1, 2, 4])` it returns {1: 1.0, 2: 0.5, 4: 0.5}.\n")
+    (tmp_path / "snapshot.md").write_text(text, encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text(SHAPES_CHAPTER, encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(register, encoding="utf-8")
+    result = audit_chapter(load_chapter(tmp_path), all_references(), collect(["audit", "run"])).claims[0]
+    assert result.verdict == "qualified", result.reason
+    assert "ZeroDivisionError" in result.reason and "repeats an ID" in result.reason
+    table = next(c.table for c in result.checks if "calls the text shows" in c.label)
+    assert table[1][-1] == "agrees"
