@@ -321,3 +321,39 @@ def test_the_example_in_docs_listings_loads_and_holds(tmp_path):
     assert "ZeroDivisionError" in result.reason and "repeats an ID" in result.reason
     table = next(c.table for c in result.checks if "calls the text shows" in c.label)
     assert table[1][-1] == "agrees"
+
+
+def test_a_corrected_listing_is_written_in_its_code_block_as_it_is():
+    """Inside a fenced code block nothing is HTML (CommonMark 4.5), so the block holds the code's own ``<`` (the
+    author reads ``if k < 1`` and a string "<script>", not ``&lt;``), and no line of the code can close the block."""
+    from markdown_it import MarkdownIt
+
+    from audit.report.markdown import _line, fenced
+    code = 'def f(k):\n    if k < 1:\n        return "<script>alert(1)</script>"\n    return "```"'
+    written = _line((fenced(code),))
+    tokens = [t for t in MarkdownIt("commonmark").parse(written) if t.type == "fence"]
+    assert len(tokens) == 1 and tokens[0].content == code + "\n"
+
+
+def test_init_guesses_the_new_roles_shapes_and_printed_lists_from_names_hints_and_calls():
+    """From the parameter names (ks, pairs, rs, ap_by_query, p=0.8), the function's name (…_at_ks, curve) and the
+    calls the text prints (a list or mapping after “returns”); `run, qrels` without type hints stays undecided."""
+    from audit.text.encode import code
+    from audit.text.scan import Statement
+
+    drafted = {}
+    for line in SHAPES_TEXT.splitlines():
+        if line.startswith("def "):
+            claims, why = code(Statement("code", line, 0, 0, 0, 0), SHAPES_TEXT)
+            drafted[line.split("(")[0][4:]] = claims[0] if claims else why
+    assert drafted["precision_at_ks"]["shape"] == "at each k"
+    assert drafted["precision_at_ks"]["arguments"]["ks"] == "cutoffs"
+    assert drafted["precision_at_ks"]["calls"][0]["returns"] == "{1: 1.0, 2: 0.5, 4: 0.5}"
+    assert drafted["precision_curve"]["shape"] == "at each k" and drafted["precision_curve"]["measure"] == "P@k"
+    assert drafted["average_precision"]["arguments"] == {"scores": "scores", "qrels": "qrels"}
+    assert drafted["mean_reciprocal_rank"]["arguments"] == {"rs": "ranked grades by query"}
+    assert drafted["rbp"]["measure"] == "RBP(p=0.8)" and drafted["rbp"]["arguments"]["p"] == "constant"
+    assert drafted["gmap"]["arguments"] == {"ap_by_query": "per-query values"}
+    assert drafted["recall_at_ks"]["arguments"]["pairs"] == "scored pairs"
+    assert drafted["recall_at_ks"]["calls"][0]["returns"] == "[0.5, 1.0]"
+    assert "the role of parameter 'run'" in drafted["reciprocal_ranks"]

@@ -279,12 +279,13 @@ def stated_tensions(report: ChapterReport) -> list:
     return [t for t in report.tensions if not t.claims]
 
 
-def fenced(code: str) -> str:
+def fenced(code: str) -> "Html":
     """``code`` as a fenced block whose fence is longer than any run of backticks in it, so no line of the code can
     close it (CommonMark 4.5): the code is shown literally, whatever it holds."""
     longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
     fence = "`" * max(3, longest + 1)
-    return f"{fence}\n{code}\n{fence}\n"
+    # inside a code block nothing is HTML (CommonMark 4.5): written as it is, never escaped
+    return Html(f"{fence}\n{code}\n{fence}\n")
 
 
 def hunk_anchor(number: int) -> str:

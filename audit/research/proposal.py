@@ -566,7 +566,18 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         added += (" A ranking that repeats an ID cannot reach a function of the grades alone: drop the repeat where "
                   "the grades are taken (the one qualification left).")
     # the finding's own wording (each defect and its fix) stays first; the corrected listing is how to make it
-    response = (r.response.rstrip().rstrip(".") + ". The corrected listing does all of this: replace "
+    # where a fix offers two ways, say which the corrected listing takes (read off its own code)
+    choices = []
+    if "repeats an ID" in r.response:
+        choices.append("it rejects a ranking that repeats an ID" if "may not repeat" in rewrite.source else
+                       "it counts each ID once, where it first appears" if "dict.fromkeys(" in rewrite.source and
+                       "reversed(" not in rewrite.source else "it counts each ID once, where it last appears"
+                       if "reversed(" in rewrite.source else "")
+    if "for k = 0" in r.response:
+        choices.append("it rejects k < 1" if "must be at least 1" in rewrite.source else "it returns 0 for k = 0")
+    choices = [c for c in choices if c]
+    response = (r.response.rstrip().rstrip(".") + ". The corrected listing makes these fixes"
+                + (f" ({'; '.join(choices)})" if choices else "") + ": replace "
                 f"{claim.function}() by it" + (" and print " + ", ".join(f"“{n}” for “{o}”" for o, n in changed)
                                                  + " after the call" if changed else "") + "." + added)
     return dict(action="correct a listing", replaced=snapshot[a:b], text=function_text, edits=edits,

@@ -1071,9 +1071,17 @@ _ROLES = {"ranking": ("ranking", "retrieved", "run", "results", "docs", "ranked"
           "ranked grades": ("grades", "rels", "relevances", "gains", "graded", "relevance_scores", "labels", "rel",
                             "relevance", "ranked_grades", "scores_true"),
           "qrels": ("qrels", "judgments", "judgements", "grades_by_doc", "relevance", "rel_map", "labels"),
-          "judged grades": ("judged", "judged_grades", "all_grades", "pool_grades", "ideal_grades")}
+          "judged grades": ("judged", "judged_grades", "all_grades", "pool_grades", "ideal_grades"),
+          "cutoffs": ("ks", "cutoffs", "k_values", "k_list", "depths", "cutoff_list"),
+          "scores": ("scores", "score_map", "doc_scores", "scored", "scores_by_doc", "predictions_scores"),
+          "scored pairs": ("pairs", "scored_pairs", "ranked_pairs", "scored_docs", "results_with_scores"),
+          "ranked grades by query": ("rs", "relevance_lists", "rels_by_query", "grades_by_query", "ranked_grades_list"),
+          "per-query values": ("per_query", "values_by_query", "ap_by_query", "aps", "rr_by_query", "scores_by_query",
+                               "per_query_values", "per_query_scores"),
+          "constant": ("p", "persistence", "patience", "base", "beta", "gamma", "max_grade")}
 #: Name fragments → the measure, tried in order: the longer names first ("average_precision_at_k" is AP, not P@k).
-_FUNCTION_MEASURES = (("reciprocal", "RR"), ("mrr", "RR"), ("average_precision", "AP"), ("mean_ap", "AP"),
+_FUNCTION_MEASURES = (("gmap", "GMAP"), ("geometric", "GMAP"), ("rbp", "RBP"), ("rank_biased", "RBP"),
+                      ("reciprocal", "RR"), ("mrr", "RR"), ("average_precision", "AP"), ("mean_ap", "AP"),
                       ("map_", "AP"), ("ndcg", "nDCG"), ("recall", "R"), ("precision_at", "P"), ("success", "Success"),
                       ("hit", "Success"), ("precision", "P"))
 _MAPPING_HINT = re.compile(r"\b(?:dict|Dict|Mapping|MutableMapping)\b")
@@ -1093,6 +1101,11 @@ def _role(name: str, hint: str) -> str | None:
     low = name.lower()
     if low in _ROLES["cutoff"]:
         return "cutoff"
+    for role in ("cutoffs", "scored pairs", "ranked grades by query", "per-query values"):
+        if low in _ROLES[role]:
+            return role
+    if low in _ROLES["scores"] and (not hint or _MAPPING_HINT.search(hint)):
+        return "scores"
     if low in ("run", "runs", "run_dict", "results", "qrels", "judgments", "judgements"):
         if _NESTED_MAPPING.search(hint):
             return "qrels by query" if low in ("qrels", "judgments", "judgements") else "scored run"
@@ -1113,7 +1126,7 @@ def _role(name: str, hint: str) -> str | None:
     return None
 
 
-def _shown_calls(text: str, name: str, nparams: int) -> list[dict]:
+def _shown_calls(text: str, name: str, nparams: int, structured: bool = False) -> list[dict]:
     """The calls of ``name`` the text prints with literal arguments (in backticks, or after a ``>>>`` prompt), each
     with the value printed after it in the same sentence ("returns 0.867", "gives 1/3", "→ 0.5") or on the next
     line of a REPL session; only calls whose every argument is a literal value and that pass one per parameter."""
@@ -1142,6 +1155,17 @@ def _shown_calls(text: str, name: str, nparams: int) -> list[dict]:
             else None
         found = returned or repl
         entry = {"call": call}
+        if structured:  # a list or mapping printed after the call ("returns [1.0, 0.5]", "→ {'q1': 0.5}")
+            found = None
+            literal = re.match(r"\)?`?[^.\n;]{0,40}?(?:\b(?:returns?|gives?|prints?|evaluates\s+to|is)\s+|(?:→|->|=)\s*)"
+                               r"`?(?P<lit>[\[{][^\n`]*?[\]}])", after)
+            if literal:
+                from audit.register.values import parse_claimed_parts
+                try:
+                    parse_claimed_parts(literal.group("lit"))
+                    entry["returns"] = literal.group("lit")
+                except AuditError:
+                    pass
         if found:
             entry["returns"] = ("≈ " if found.groupdict().get("v") else "") + found.group("n")
         out.append(entry)
@@ -1159,34 +1183,67 @@ def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
     base = next((b for key, b in _FUNCTION_MEASURES if key in name.lower()), None)
     if base is None:
         return [], f"the name {name!r} does not say which measure the listing computes"
-    roles = {}
+    roles: dict[str, str | None] = {}
     for raw in _split_params(m.group("params")):
         param, _, rest = raw.partition(":")
         param, hint = param.split("=")[0].strip(), rest.split("=")[0].strip()
         if not param or param.startswith("*"):
             return [], f"{name}() takes variable arguments ({raw.strip()}); give each a role by hand"
         role = _role(param, hint)
-        if role is None:
-            return [], (f"the role of parameter {param!r} (ranking, relevant set, cutoff, ranked grades or qrels) is "
-                        "not clear from its name and type hint")
+        if role is None and param.lower() in _ROLES["constant"] and "=" in raw:
+            role = "constant"  # a fixed parameter with its literal default (RBP's p=0.8)
         roles[param] = role
+    for param, role in roles.items():
+        # judgements named without a type hint: one query's beside one query's scores, by query beside a run
+        if role is None and param.lower() in ("qrels", "judgments", "judgements"):
+            others = set(roles.values())
+            roles[param] = ("qrels" if others & {"scores", "scored pairs"} else
+                            "qrels by query" if others & {"run", "scored run"} else None)
+    for param, role in roles.items():
+        if role is None:
+            from audit.register.claims import CODE_ROLES
+            return [], (f"the role of parameter {param!r} ({', '.join(CODE_ROLES)}) is not clear from its name and "
+                        "type hint")
     kinds = set(roles.values())
-    if not ({"ranking", "relevant set"} <= kinds or "ranked grades" in kinds or {"ranking", "qrels"} <= kinds
-            or ("qrels by query" in kinds and kinds & {"run", "scored run"})):
+    ranked = kinds & {"ranking", "scores", "scored pairs"}
+    if not (ranked and kinds & {"relevant set", "qrels"} or "ranked grades" in kinds
+            or ("qrels by query" in kinds and kinds & {"run", "scored run"})
+            or kinds & {"ranked grades by query", "per-query values"}):
         return [], "the listing takes neither a ranking with a relevant set or judgements, nor ranked grades"
-    has_k = "cutoff" in kinds
+    from audit.register.claims import role_problem
+    returns = re.search(r"\)\s*->\s*(?P<hint>[^:]+):", s.text)
+    returns = returns.group("hint") if returns else ""
+    shape = ("at each k" if "cutoffs" in kinds or re.search(r"curve|_at_ks\b|_ks\b", name.lower())
+             or (_SEQUENCE_HINT.search(returns) and kinds & {"ranking", "scores", "scored pairs", "ranked grades"})
+             else "per query" if re.search(r"per_query|by_query", name.lower())
+             or (_MAPPING_HINT.search(returns) and kinds & {"run", "scored run", "ranked grades by query"})
+             else "number")
+    if role_problem(kinds, shape):
+        return [], role_problem(kinds, shape)
+    has_k = bool(kinds & {"cutoff", "cutoffs"}) or shape == "at each k"
     if base in _MEASURE_NEEDS_CUTOFF and not has_k:
         return [], f"{base} needs a cutoff parameter"
+    if base == "RBP":
+        from audit.register.claims import parameter_defaults
+        persistence = next((p for p, role in roles.items() if role == "constant" and p.lower() in
+                            ("p", "persistence", "patience")), None)
+        default = parameter_defaults(s.text.strip() + "\n    pass\n", name).get(persistence) if persistence else None
+        if not isinstance(default, float):
+            return [], f"{name}() computes RBP; its persistence is not a parameter with a literal default"
+        base = f"RBP(p={default})"
     measure = f"{base}@k" if has_k else base
-    claim = {"kind": "code", "quote": s.text.strip(), "claim": f"{name}() computes {measure}",
+    claim = {"kind": "code", "quote": s.text.strip(), "claim": f"{name}() computes {measure}"
+             + {"per query": " for each query", "at each k": " at each cutoff"}.get(shape, ""),
              "function": name, "measure": measure, "arguments": roles}
+    if shape != "number":
+        claim["shape"] = shape
     if text:
         from audit.text.listings import function_source
         try:
             function_source(text, claim["quote"], name)
         except AuditError as exc:
             return [], exc.message
-        calls = _shown_calls(text, name, len(roles))
+        calls = _shown_calls(text, name, len(roles), structured=shape != "number")
         if calls:
             claim["calls"] = calls
     return [claim], ""
