@@ -357,3 +357,69 @@ def test_init_guesses_the_new_roles_shapes_and_printed_lists_from_names_hints_an
     assert drafted["recall_at_ks"]["arguments"]["pairs"] == "scored pairs"
     assert drafted["recall_at_ks"]["calls"][0]["returns"] == "[0.5, 1.0]"
     assert "the role of parameter 'run'" in drafted["reciprocal_ranks"]
+
+
+# --- listings in a Jupyter notebook ----------------------------------------------------------------
+
+def _notebook(path: Path) -> Path:
+    """The issue's nDCG listing split over a notebook's cells: the helper in one code cell, the function in the
+    next, the call and its printed value in a Markdown cell, the chapter's conventions in the first."""
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# nDCG in a notebook\n\nA document of grade g contributes a gain of 2^g − 1. "
+                                      "The ideal DCG sorts every judged grade, best first, and cuts at k."),
+        nbformat.v4.new_code_cell("import math\n\ndef dcg(grades):\n"
+                                  "    return sum(g / math.log2(i + 2) for i, g in enumerate(grades))",
+                                  outputs=[nbformat.v4.new_output("stream", text="OUTPUT-7731\n")]),
+        nbformat.v4.new_code_cell("def ndcg_at_k(grades: list[int], k: int) -> float:\n"
+                                  "    ideal = sorted(grades, reverse=True)[:k]\n    return dcg(grades[:k]) / dcg(ideal)"),
+        nbformat.v4.new_raw_cell("raw text is left out"),
+        nbformat.v4.new_markdown_cell("Called as `ndcg_at_k([2, 3, 0, 1, 3], 5)` it returns 0.867.")]
+    nbformat.write(nb, str(path))
+    return path
+
+
+def test_a_notebook_is_read_as_its_cells_and_its_listings_are_found_with_their_cell(tmp_path):
+    """Markdown cells as written, code cells fenced, the raw cell and the outputs left out; a line of the text maps
+    back to its cell and line there."""
+    from audit.text.chapter import Snapshot
+    from audit.text.listings import builds_on_lines, find_listings
+    snapshot = Snapshot.read(_notebook(tmp_path / "ch.ipynb"))
+    assert "raw text is left out" not in snapshot.text and "OUTPUT-7731" not in snapshot.text
+    listings = find_listings(snapshot.text)
+    assert [(l.style, l.code.split("\n")[0]) for l in listings] == [("fenced", "import math"),
+                                                                  ("fenced", "def ndcg_at_k(grades: list[int], k: int) -> float:")]
+    assert snapshot.place(listings[1].start) == "cell 3, line 1"
+    assert snapshot.place(listings[0].start + 2) == "cell 2, line 3"
+    assert builds_on_lines(snapshot.text, "def ndcg_at_k(grades: list[int], k: int) -> float:", "ndcg_at_k") == \
+        ["def dcg(grades):"]
+
+
+def test_a_notebook_that_is_not_one_stops_the_load_naming_the_file(tmp_path):
+    from audit.errors import RegisterError
+    from audit.text.chapter import Snapshot
+    (tmp_path / "ch.ipynb").write_text('{"cells": 3}', encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        Snapshot.read(tmp_path / "ch.ipynb")
+    assert "not a Jupyter notebook" in caught.value.message and "ch.ipynb" in str(caught.value.file)
+
+
+def test_the_issues_listing_in_a_notebook_is_drafted_by_init_and_contradicted_with_its_defects(tmp_path):
+    """init keeps the notebook as the snapshot, encodes ndcg_at_k with the helper cell it builds on and the printed
+    call; the audit finds what it finds in Markdown: linear gain, the ideal from the ranking's own grades, a
+    division by zero, and 0.8672 printed where the chapter's nDCG@5 is 10.555154 / 13.347185 = 0.790815 (by hand)."""
+    from audit.text.init import create_chapter
+    notebook = _notebook(tmp_path / "ch.ipynb")
+    create_chapter(notebook, "nb-ch", tmp_path / "claims")
+    folder = tmp_path / "claims" / "nb-ch"
+    assert (folder / "snapshot.ipynb").exists()
+    chapter = load_chapter(folder)
+    code = next(c for c in chapter.register.claims if c.kind == "code")
+    assert code.builds_on == ["def dcg(grades):"] and code.calls[0].returns == "0.867"
+    result = next(r for r in audit_chapter(chapter, all_references(), collect(["audit", "run"])).claims
+                  if r.id == code.id)
+    assert result.verdict == "contradicted", result.reason
+    assert "ZeroDivisionError" in result.reason and "gain “linear”" in result.reason
+    assert "all retrieved, cut at k" in result.reason and "0.790815" in result.reason
+    assert any("notebook cell 3, line 1" in c.label for c in result.checks)

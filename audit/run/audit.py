@@ -52,7 +52,7 @@ from audit.text.anchors import (
     edited_claim,
     line_starts,
 )
-from audit.text.chapter import NORMALISATION
+from audit.text.chapter import NORMALISATION, NOTEBOOK_READING
 from audit.text.coverage import covered_by, use_of
 from audit.text.coverage import statements as coverage_statements
 from audit.text.scan import MEASURED, has_number, scan
@@ -76,7 +76,8 @@ def fingerprint_statement(chapter: Chapter) -> Fingerprint:
         statement = ("The fingerprints differ: the snapshot is another revision than the one the register "
                      "was written for, or was normalised differently. Check anchors and rerun after updating the register.")
     return Fingerprint(recorded=recorded, computed=computed, matches=recorded == computed,
-                       normalisation=NORMALISATION, statement=statement)
+                       normalisation=NORMALISATION + ("; " + NOTEBOOK_READING if chapter.snapshot.cells else ""),
+                       statement=statement)
 
 
 def _relation(claimed) -> str:

@@ -27,22 +27,44 @@ _QUOTE_FOLD = str.maketrans({"‘": "'", "’": "'", "‚": "'", "‛": "'", "�
                              "„": '"', "‟": '"', "–": "-", "—": "-", "\u00a0": " "})
 
 
+#: How a Jupyter notebook (``.ipynb``) is read as a chapter's text, stated in every report of one.
+NOTEBOOK_READING = (
+    "a Jupyter notebook is read as its cells in order, separated by a blank line: a Markdown cell as written, a code "
+    "cell inside a ```python fence, a raw cell left out; outputs are not part of the text"
+)
+
+
 @dataclass(frozen=True)
 class Snapshot:
-    """A chapter's text as read: ``path``, raw ``text`` (LF line endings)."""
+    """A chapter's text as read: ``path``, raw ``text`` (LF line endings); for a notebook, ``cells``: each cell's
+    first line in ``text`` (1-based, the line after a code cell's fence), its number in the notebook (1-based) and
+    its type, in order (``NOTEBOOK_READING``)."""
 
     path: Path
     text: str
+    cells: tuple[tuple[int, int, str], ...] = ()
 
     @classmethod
     def read(cls, path: Path) -> "Snapshot":
-        """Read a UTF-8 snapshot. Raises ``RegisterError`` naming the file when missing, not a regular
-        file (a FIFO or device), larger than ``limits.MAX_SNAPSHOT_BYTES`` or not UTF-8."""
+        """Read a UTF-8 snapshot, or a Jupyter notebook (``.ipynb``, read with nbformat as ``NOTEBOOK_READING``
+        says). Raises ``RegisterError`` naming the file when missing, not a regular file (a FIFO or device), larger
+        than ``limits.MAX_SNAPSHOT_BYTES``, not UTF-8, or (a notebook) not a valid notebook."""
         if not os.path.lexists(path):
             raise RegisterError("snapshot file not found; the register's snapshot.file must name a file "
                                 "beside chapter.yaml", file=str(path))
         raw = read_text(path, "snapshot", MAX_SNAPSHOT_BYTES, RegisterError)
+        if Path(path).suffix.lower() == ".ipynb":
+            return cls(path, *_notebook_text(raw, path))
         return cls(path, raw.replace("\r\n", "\n").replace("\r", "\n"))
+
+    def place(self, line: int) -> str:
+        """Where a line of the text is in the notebook it was read from ("cell 4, line 2"); "" for a text file or a
+        line outside every cell."""
+        inside = [(first, number) for first, number, _ in self.cells if first <= line]
+        if not inside:
+            return ""
+        first, number = inside[-1]
+        return f"cell {number}, line {line - first + 1}"
 
     def prose(self) -> str:
         """The normalised prose the fingerprint is taken over (see ``NORMALISATION``)."""
@@ -73,6 +95,32 @@ class Snapshot:
         line = self.text.count("\n", 0, start) + 1
         column = start - (self.text.rfind("\n", 0, start) + 1) + 1
         return Anchor(status, line, column, count)
+
+def _notebook_text(raw: str, path) -> tuple[str, tuple[tuple[int, int, str], ...]]:
+    """A notebook's text and its cells' places (``NOTEBOOK_READING``). Raises ``RegisterError`` naming the file
+    when nbformat cannot read it as a notebook."""
+    import nbformat
+
+    try:
+        notebook = nbformat.reads(raw, as_version=4)
+    except Exception as exc:  # nbformat raises JSON, validation and version errors of many types
+        raise RegisterError(f"not a Jupyter notebook nbformat can read ({type(exc).__name__}: "
+                            f"{str(exc).splitlines()[0][:160] if str(exc) else 'no detail'})", file=str(path))
+    parts, cells, line = [], [], 1
+    for number, cell in enumerate(notebook.cells, start=1):
+        source = str(cell.get("source", "")).replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
+        if cell.get("cell_type") == "markdown":
+            block, first = source, line
+        elif cell.get("cell_type") == "code":
+            fence = "`" * max(3, max((len(r) for r in re.findall(r"`+", source)), default=0) + 1)
+            block, first = f"{fence}python\n{source}\n{fence}", line + 1
+        else:
+            continue
+        parts.append(block)
+        cells.append((first, number, cell["cell_type"]))
+        line += block.count("\n") + 2
+    return "\n\n".join(parts) + "\n", tuple(cells)
+
 
 @dataclass(frozen=True)
 class Anchor:

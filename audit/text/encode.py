@@ -1238,11 +1238,14 @@ def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
     if shape != "number":
         claim["shape"] = shape
     if text:
-        from audit.text.listings import function_source
+        from audit.text.listings import builds_on_lines, function_source
         try:
             function_source(text, claim["quote"], name)
         except AuditError as exc:
             return [], exc.message
+        earlier = builds_on_lines(text, claim["quote"], name)  # helpers of earlier listings (a notebook's cells)
+        if earlier:
+            claim["builds_on"] = earlier
         calls = _shown_calls(text, name, len(roles), structured=shape != "number")
         if calls:
             claim["calls"] = calls

@@ -226,12 +226,13 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     used = {c["fixture"] for c in claims if isinstance(c.get("fixture"), str)}
     fixtures = {name: fx for name, fx in fixtures.items() if name in used}
     folder.mkdir(parents=True)
-    shutil.copyfile(snapshot, folder / "snapshot.txt")
+    copy = "snapshot.ipynb" if snapshot.suffix.lower() == ".ipynb" else "snapshot.txt"  # a notebook stays one
+    shutil.copyfile(snapshot, folder / copy)
     first_line = next((ln.strip().lstrip("# ").strip() for ln in text.text.split("\n") if ln.strip()), chapter_id)
     chapter_number = int(chapter) if isinstance(chapter, str) and chapter.isdigit() else chapter
     identity = {"id": chapter_id, "book": book, "chapter": chapter_number, "title": title or first_line[:120],
                 "kind": "chapter", "fingerprint": text.fingerprint(),
-                "snapshot": {"file": "snapshot.txt", "excerpt": False,
+                "snapshot": {"file": copy, "excerpt": False,
                              "source": _relative(snapshot.resolve(), folder.resolve())},
                 "conventions": conventions or None}
     identity = {k: v for k, v in identity.items() if v is not None}

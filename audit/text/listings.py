@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from audit.errors import AuditError
 
-_FENCE = re.compile(r"^(```|~~~)")
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
 _CODE_START = re.compile(r"^(def |class |import |from \S+ import |@)")
 
 
@@ -37,9 +37,13 @@ def find_listings(text: str) -> list[Listing]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if _FENCE.match(line):
+        opening = _FENCE.match(line)
+        if opening:
+            # closed by a fence of the same character, at least as long, with nothing after it (CommonMark 4.5)
+            run = opening.group("fence")
+            closing = re.compile(rf"^ {{0,3}}{re.escape(run[0])}{{{len(run)},}}\s*$")
             j = i + 1
-            while j < len(lines) and not _FENCE.match(lines[j]):
+            while j < len(lines) and not closing.match(lines[j]):
                 j += 1
             out.append(Listing(i + 2, j, "fenced", "\n".join(lines[i + 1:j])))
             i = j + 1
@@ -151,3 +155,46 @@ def function_source(text: str, quote: str, function: str, builds_on: Sequence[st
                 raise AuditError(f"the listing at lines {listing.start}–{listing.end} does not define {function}()")
             return listing, source
     raise AuditError(f"no code listing in the snapshot contains {quote!r}")
+
+
+def builds_on_lines(text: str, quote: str, function: str) -> list[str]:
+    """The ``builds_on`` a code claim needs: for each name ``function`` uses (directly or through its listing's own
+    definitions) that its listing neither defines nor imports and Python does not provide, the first line of the
+    latest earlier listing defining it ("def dcg(grades):"), once each, in the order of the listings; empty when
+    nothing is missing or a listing is not Python. A notebook's cells build on each other this way."""
+    import builtins
+
+    listings = find_listings(text)
+    at = next((i for i, listing in enumerate(listings) if quote.strip() in listing.code), None)
+    if at is None:
+        return []
+    try:
+        own = module_source(listings[at].code, function)
+        earlier = [(e, ast.parse(e.code)) for e in listings[:at]]
+    except SyntaxError:
+        return []
+    if own is None:
+        return []
+    tree = ast.parse(own)
+    # bound somewhere in what runs: module-level definitions, imports, parameters, assignments and loop targets
+    bound = {name for node in tree.body for name in _defined(node)} | set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+    missing = {name for node in tree.body for name in _used(node)} - bound
+    lines: list[str] = []
+    for name in sorted(missing):
+        for listing, parsed in reversed(earlier):
+            node = next((n for n in parsed.body if name in _defined(n)), None)
+            if node is not None:
+                line = listing.code.split("\n")[node.lineno - 1].strip()
+                if line not in lines:
+                    lines.append(line)
+                break
+    return sorted(lines, key=lambda line: next(i for i, (e, _) in enumerate(earlier) if line in e.code))

@@ -627,7 +627,9 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                 book.conflict(chapter.identity.id, claim.id, f"{claim.function}() {head} "
                               f"on a ranking that repeats an ID ({item.describe()})")
     first, last = _function_lines(listing, claim.function)
-    evidence.checks.append(Check(label=f"{claim.function}() (snapshot lines {first}–{last}) on the edge cases; "
+    place = chapter.snapshot.place(first)
+    evidence.checks.append(Check(label=f"{claim.function}() (snapshot lines {first}–{last}"
+                                       + (f"; notebook {place}" if place else "") + ") on the edge cases; "
                                        f"run in {run.isolation}",
                                  measure=claim.measure, table=[["edge case", "input", "chapter", "listing", "finding"]]
                                  + edge_rows))
