@@ -618,6 +618,12 @@ _REWRITES = [
      "gain: {value: linear, quote: \"the gain is the grade\"}"),
     ("ndcg_at_k", "ranking, qrels, k", "{ranking: ranking, qrels: qrels, k: cutoff}", "nDCG@k",
      "gain: {value: exponential, quote: \"the gain is 2^g - 1\"}"),
+    # one query's scores, and several queries: the mean over the run, or each query's value
+    ("ap_from_scores", "scores, qrels", "{scores: scores, qrels: qrels}", "AP", ""),
+    ("mrr", "run, qrels", "{run: scored run, qrels: qrels by query}", "RR", ""),
+    ("ndcg_over_run", "run, qrels, k", "{run: scored run, qrels: qrels by query, k: cutoff}", "nDCG@k", ""),
+    ("p_per_query", "run, qrels, k", "{run: run, qrels: qrels by query, k: cutoff}, shape: per query", "P@k",
+     "averaging: {value: all judged queries, quote: \"a judged query the run lacks scores 0\"}"),
 ]
 
 

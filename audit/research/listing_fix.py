@@ -4,7 +4,8 @@ with a parameter added only where the signature cannot see what the definition n
 ideal DCG, the number of relevant documents behind recall, when the function takes only the ranked grades).
 
 What is written (``write``): one query's P, R, RR, AP, Success, DCG and nDCG, at a cutoff or over the whole
-ranking, over a ranking (or its scores) with a relevant set or a {document: grade} mapping, or over the ranked grades; under the
+ranking, over a ranking (or its scores) with a relevant set or a {document: grade} mapping, or over the ranked grades;
+the same over a run with qrels by query, as the mean or per query (``averaging``, ``no_qrels``, ``no_relevant``); under the
 conventions ``repeated_ids``, ``precision_denominator``, ``ap_denominator``, ``rr_cutoff``, ``gain`` and ``ideal``
 (each value the chapter's evaluator models, except ``ideal: retrieved only``), with unjudged documents
 non-relevant and relevance level 1 for graded measures. Anything else raises ``NotWritten`` naming it. The result is
@@ -57,6 +58,9 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
     node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == claim.function)
     roles = dict(claim.arguments)
     by_role = {role: p for p, role in roles.items()}
+    if set(by_role) & {"run", "scored run"} and "qrels by query" in by_role \
+            and set(by_role) <= {"run", "scored run", "qrels by query", "cutoff"} and claim.shape in ("number", "per query"):
+        return _over_run(claim, reading, node, by_role)
     if claim.shape != "number":
         raise NotWritten("a listing returning a list or mapping is not rewritten; the finding lists what to change")
     if not set(by_role) <= _SINGLE:
@@ -195,6 +199,49 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
     doc = _docstring(name, claim.measure, reading, k, optional)
     body = "\n".join(("    " + line) if line else "" for line in [doc, *lines])
     return Rewrite(f"{_signature(node, added)}\n{body}\n", roles, added, needs_math)
+
+
+def _over_run(claim: CodeClaim, reading: dict[str, str], node: ast.FunctionDef, by_role: dict[str, str]) -> Rewrite:
+    """A listing over a run and qrels by query: the one-query measure (``write`` in a nested function over a ranking
+    and that query's judgements), applied to each query the chapter's definitions keep (its ``averaging``,
+    ``no_qrels`` and ``no_relevant`` conventions), then the values per query, or their mean."""
+    _, spec = parse_measure(claim.measure.replace("@k", "@1"))
+    if spec is None or spec.name not in ("P", "R", "RR", "AP", "Success", "DCG", "nDCG"):
+        raise NotWritten(f"no corrected listing is written for {claim.measure}")
+    if reading.get("averaging") == "pooled":
+        raise NotWritten("pooled averaging is not rewritten")
+    k = by_role.get("cutoff")
+    inner_params = "ranking, judged" + (f", {k}" if k else "")
+    inner = claim.model_copy(update={"function": "one_query", "shape": "number",
+                                     "arguments": {"ranking": "ranking", "judged": "qrels",
+                                                   **({k: "cutoff"} if k else {})}})
+    one = write(inner, reading, f"def one_query({inner_params}):\n    pass\n")
+    run, qrels = by_role.get("run") or by_role["scored run"], by_role["qrels by query"]
+    level = spec.rel if spec.rel is not None else int(reading.get("relevance_level", "1"))
+    lines = ['"""' + f"{claim.measure} " + ("of each query" if claim.shape == "per query" else "over the run")
+             + " as the chapter defines it: each query's value from one_query, over the queries "
+             + {"queries with results": "that retrieved something", "all judged queries": "judged (one the run "
+                "lacks scores as an empty ranking)"}[reading.get("averaging", "queries with results")]
+             + ('; the mean over them (0 for none)."""' if claim.shape == "number" else '."""')]
+    lines += one.source.rstrip("\n").split("\n") + [""]
+    queries = (f"list({run})" if reading.get("averaging", "queries with results") != "all judged queries" else
+               f"list({run}) + [q for q in {qrels} if q not in {run}]")
+    take = (f"sorted({run}.get(q, {{}}), key={run}.get(q, {{}}).get, reverse=True)  # highest score first"
+            if "scored run" in by_role else f"list({run}.get(q, []))")
+    lines += ["values = {}", f"for q in {queries}:", f"    if q not in {qrels}:", "        continue  # not judged",
+              f"    ranking = {take}"]
+    if reading.get("averaging", "queries with results") == "queries with results":
+        lines += ["    if not ranking:", "        continue  # retrieved nothing"]
+    if reading.get("no_qrels", "left out") == "left out":
+        lines += [f"    if not {qrels}[q]:", "        continue  # an empty qrels entry"]
+    if reading.get("no_relevant", "scores 0") == "left out":
+        lines += [f"    if not any(g >= {level} for g in {qrels}[q].values()):",
+                  "        continue  # nothing relevant judged"]
+    lines.append(f"    values[q] = one_query(ranking, {qrels}[q]" + (f", {k})" if k else ")"))
+    lines.append("return values" if claim.shape == "per query" else
+                 "return sum(values.values()) / len(values) if values else 0.0")
+    body = "\n".join(("    " + line) if line else "" for line in lines)
+    return Rewrite(f"{_signature(node, '')}\n{body}\n", dict(claim.arguments), "", one.needs_math)
 
 
 def _docstring(name: str, measure: str, reading: dict[str, str], k: str | None, added: str) -> str:

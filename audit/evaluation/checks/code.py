@@ -111,12 +111,14 @@ def run_input(queries: list[tuple[str, Input]], k: int | None, label: str = "gen
     return Input((), frozenset(), k, label, (), tuple(queries), tuple(cutoffs))
 
 
-def parts(claim: CodeClaim, item: Input) -> list[tuple[object, Input]]:
+def parts(claim: CodeClaim, item: Input, reading=None) -> list[tuple[object, Input]]:
     """What the listing returns on ``item``, as (key, input) pairs whose measure values make it up (``shape``): one
-    pair (key None) for a number; a query's own input per query; the input at each cutoff (the ``cutoffs``
-    passed; else 1 … k; else 1 … the longest ranking)."""
+    pair (key None) for a number; a query's own input per query the chapter's definitions keep (under
+    ``reading``); the input at each cutoff (the ``cutoffs`` passed; else 1 … k; else 1 … the longest ranking)."""
     if claim.shape == "per query":
-        return [(q, run_input([(q, i)], item.k, item.label)) for q, i in item.queries]
+        kept = chapter_value(claim, item, reading) if item.k != 0 else None  # at k = 0 every query scores 0
+        keys = {q for q, _ in kept} if isinstance(kept, tuple) else {q for q, _ in item.queries}
+        return [(q, run_input([(q, i)], item.k, item.label)) for q, i in item.queries if q in keys]
     if claim.shape == "at each k":
         longest = max((len(i.ranking) for _, i in item.queries), default=0) if item.queries else len(item.ranking)
         ks = item.cutoffs or tuple(range(1, (item.k if item.k is not None else longest) + 1))
@@ -180,6 +182,16 @@ def chapter_value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str
     """The chapter's value for an input under its stated conventions (``reading``), or ``"rejects"`` for a
     ranking that repeats an ID when the reading rejects repeats. IDs are compared as text, as in qrels and runs.
     For a listing returning a list or mapping (``shape``): the (key, value) pairs of ``parts``."""
+    if claim.shape == "per query" and item.k != 0:
+        # the queries the chapter's definitions keep (a query that retrieved nothing, or has no judgements, may be
+        # left out, as trec_eval leaves it out), each with its value
+        try:
+            _, spec = parse_measure(_measure(claim, item.k))
+            kept = evaluator.evaluate(spec, {q: i.qrels() for q, i in item.queries},
+                                      {q: [str(d) for d in i.ranking] for q, i in item.queries}, reading)
+        except RepeatedIDError:
+            return "rejects"
+        return tuple((q, kept[q]) for q, _ in item.queries if q in kept)
     if claim.shape != "number":
         out = []
         for key, part in parts(claim, item):
@@ -366,6 +378,8 @@ def returned_text(result: CallResult) -> str:
     """What a call returned that agrees in shape, for a table cell: a number, or its list or mapping of numbers."""
     if result.values is None:
         return fmt_float(result.value)
+    if not result.values:
+        return result.text or "[]"
     if all(k is None for k, _ in result.values):
         return "[" + ", ".join(fmt_float(v) for _, v in result.values) + "]"
     return "{" + ", ".join(f"{k!r}: {fmt_float(v)}" for k, v in result.values) + "}"
@@ -424,7 +438,7 @@ def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: 
         if isinstance(expected, tuple):
             pairs = _paired(result, expected)
             off = (f"off by up to {max(abs(g - float(e)) for g, e in pairs):.4g}" if pairs else
-                   f"{len(result.values)} entries where it has {len(expected)}" if len(result.values) != len(expected)
+                   f"{len(result.values)} entries; the chapter's has {len(expected)}" if len(result.values) != len(expected)
                    else "other keys")
             return f"returns {got} where the chapter's definition gives {exact_text(expected)} ({off})"
         return (f"returns {got} where the chapter's definition gives "
@@ -953,7 +967,7 @@ def cutoff_shift(claim: CodeClaim, items: list[Input], results: list[CallResult]
 
     def moved(item: Input, d: int):
         out = []
-        for key, part in parts(claim, item):
+        for key, part in parts(claim, item, reading):
             if part.k is None or part.k + d < 0:
                 return None
             value = _value(claim, replace(part, k=part.k + d), reading)
@@ -1022,7 +1036,7 @@ def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results:
     for i, item in kept:
         listing = _entries(results[i]) if results[i].status == "ok" else None
         mine = []
-        for n, (key, part) in enumerate(parts(claim, item)):
+        for n, (key, part) in enumerate(parts(claim, item, reading)):
             measure, spec = parse_measure(_measure(claim, part.k if part.k else 1))
             if part.k is not None:
                 measure = parse_measure(_measure(claim, part.k))[0]
