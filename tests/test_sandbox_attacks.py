@@ -815,6 +815,48 @@ READY, DONE = b'{"kind": "ready"}', b'{"kind": "done"}'
 CLEAN_LISTING = "def f():\n    return 1.0\n"
 
 
+@pytest.mark.parametrize("name, entries", [
+    ("a block cut short", "00000300"),
+    ("a count past the limit", "000101" + "00" * 8),
+    ("a key longer than allowed", "010001" + "0041" + "61" * 65 + "00" * 8),
+    ("a key that is not UTF-8", "010001" + "0001" + "ff" + "00" * 8),
+    ("trailing bytes", "000001" + "00" * 9),
+    ("an unknown shape", "020000"),
+    ("text that is not hex", "zz"),
+])
+def test_a_forged_list_or_mapping_of_values_is_a_protocol_error(name, entries, canary, tmp_path, monkeypatch):
+    """The runner's ``values`` answer is parsed again by the audit, byte by byte: a malformed block on the channel
+    stops the run as any malformed record does."""
+    frame = ('{"kind": "call", "i": 0, "status": "values", "repr": "[1]", "entries": "%s", "output": ""}'
+             % entries).encode()
+    _lying_runner(tmp_path, monkeypatch, READY, frame, DONE)
+    report = run_listing(CLEAN_LISTING, "f", [[]], time_limit=20)
+    assert report.results[0].status == "not run" and not report.unavailable, name
+    assert report.violations and report.violations[0].startswith("the result channel carried a values block") \
+        or report.violations[0].startswith("the result channel carried a key"), report.violations
+
+
+def test_a_returned_list_or_mapping_is_read_only_from_built_in_types(canary):
+    """Numbers in an exact list, tuple or dict travel as values; a subclass (whose methods are the listing's), a
+    bool, a nested list, a key of another type or too many entries come back as the listing's repr, never
+    called by the runner; a listing writing its own values answer is a forged answer."""
+    code = ("class L(list):\n    def __iter__(self):\n        raise RuntimeError('ran in the runner')\n"
+            "def f(x):\n"
+            "    return [[0.5, 1], {'q1': 0.25, 7: 1}, L([1.0]), [True], [[1.0]], {(1,): 1.0}, list(range(300)),\n"
+            "            {'k' * 500: 1.0}][x]\n")
+    report = run_listing(code, "f", [[i] for i in range(8)], time_limit=20)
+    got = [(r.status, r.values) for r in report.results]
+    assert got[0] == ("values", ((None, 0.5), (None, 1.0)))
+    assert got[1] == ("values", (("q1", 0.25), ("7", 1.0)))
+    assert [s for s, _ in got[2:7]] == ["returns"] * 5
+    assert got[7][0] == "values" and len(got[7][1][0][0]) == 64  # a long key is cut to 64 characters
+    assert not report.violations
+    forged = ("import os, struct\ndef f():\n    os.write(4, b'\\xa5\\x05' + struct.pack('>H', 1) + b'x' + "
+              "bytes([0]) + struct.pack('>H', 1) + struct.pack('>d', 1.0))\n    os._exit(0)\n")
+    forged_report = run_listing(forged, "f", [[]], time_limit=20)
+    assert forged_report.results[0].status == "violation", forged_report.results[0]
+
+
 @pytest.mark.parametrize("name, frame, carried", [
     ("a forged status with its own text",
      b'{"kind": "call", "i": 0, "status": "isolation_failed", "detail": "FORGED: advice", "output": ""}',
