@@ -71,6 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-cache", action="store_true",
                      help="compute every claim; neither read nor write the claim cache "
                           "(default location ~/.cache/chapter-audit, or $CHAPTER_AUDIT_CACHE)")
+    touched = run.add_mutually_exclusive_group()
+    touched.add_argument("--changed", nargs="?", const="HEAD", default=None, metavar="REV",
+                         help="audit only the chapters whose files changed since the git revision REV (default HEAD: "
+                              "what is staged, not staged or new); the others' reports are kept")
+    touched.add_argument("--files", nargs="+", type=Path, default=None, metavar="FILE",
+                         help="audit only the chapters these files belong to (their folder, snapshot, manuscript or "
+                              "notebook; the pre-commit hook passes the files of a commit)")
     run.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                      help="audit up to N chapters in parallel processes (default 1); output is the same")
     dif = sub.add_parser("diff", help="what changed between two JSON reports of a chapter")
@@ -260,6 +267,10 @@ def _add_stats(total: dict, more: dict) -> None:
 def _chapters(args) -> list[Path]:
     if args.chapters:
         return args.chapters
+    from audit.run.changed import book_chapters, layout_file
+    layout = layout_file(args.claims_dir)
+    if layout is not None:
+        return book_chapters(layout)
     if not args.claims_dir.is_dir():
         raise AuditError(f"no chapters named and no {args.claims_dir}/ folder here; run from the project root "
                          "or name chapter folders")
@@ -343,6 +354,24 @@ def run(args) -> int:
         err.print(f"[red]internal error[/red] while comparing the chapters' conventions: {_brief(exc)} (chapters "
                   "audited alone; please report this)", highlight=False)
         book = Book([])
+    if args.changed is not None or args.files is not None:
+        # every chapter is loaded (the book's conventions are compared across all of them); only those the change
+        # touches are audited, and the others' reports are left as they are
+        from audit.run.changed import changed_files, touched
+        try:
+            files = changed_files(args.changed) if args.changed is not None else args.files
+        except AuditError as exc:
+            err.print(f"[red]error:[/red] --changed: {exc}", highlight=False)
+            return EXIT_USAGE
+        chosen = touched(chapters, files)
+        if not args.quiet:
+            what = f"since {args.changed}" if args.changed is not None else "in the files given"
+            err.print(f"[dim]changed {what}: {', '.join(str(c.identity.id) for c in chosen) or 'no chapter'}"
+                      f"{' (the others are not audited)' if len(chosen) < len(chapters) else ''}[/dim]",
+                      highlight=False)
+        chapters = chosen
+        if not chapters:
+            return status
     if args.claims is not None:
         known = {c.id for chapter in chapters for c in chapter.register.claims}
         unknown = [cid for cid in args.claims if cid not in known]

@@ -154,10 +154,13 @@ class Identity(Strict):
 
 
 class BookFile(Strict):
-    """``book.yaml`` beside the chapter folders: conventions every chapter of ``book`` states by default."""
+    """``book.yaml``: conventions every chapter of ``book`` states by default (for the chapter folders below it), and
+    where the chapters are: ``chapters``, glob patterns relative to the file naming chapter folders (each holding
+    a chapter.yaml), e.g. ``["claims/*", "part-*/ch*/audit"]``, read by ``audit run`` when it names no chapter."""
 
     book: str | None = None
     conventions: ConventionsSpec = {}
+    chapters: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(default_factory=list, max_length=50)
 
     @field_validator("conventions")
     @classmethod
@@ -995,17 +998,24 @@ def source_difference(chapter: "Chapter") -> str:
             f"copy the source over it (or point snapshot.file at the source) to audit the current text")
 
 
-def _book_conventions(folder: Path, identity: Identity) -> Declared:
-    """The book's default conventions from ``book.yaml`` beside the chapter folder, if it names this
-    chapter's book (or names none)."""
-    path = folder.parent / BOOK_FILE
-    if not path.is_file():
-        return Declared()
+def read_book_file(path: Path) -> BookFile:
+    """A ``book.yaml``, validated. Raises ``RegisterError`` naming the file and field."""
     data, _ = _read_yaml(path)
     try:
-        book = BookFile.model_validate(data if data is not None else {})
+        return BookFile.model_validate(data if data is not None else {})
     except ValidationError as exc:
         raise _validation_error(exc, path, data)
+
+
+def _book_conventions(folder: Path, identity: Identity) -> Declared:
+    """The book's default conventions from the nearest ``book.yaml`` above the chapter folder (beside it, or higher
+    up inside the book's repository), if it names this chapter's book (or names none)."""
+    root = book_root(folder)
+    path = next((parent / BOOK_FILE for parent in Path(folder).resolve().parents
+                 if (parent / BOOK_FILE).is_file() and parent.is_relative_to(root)), None)
+    if path is None:
+        return Declared()
+    book = read_book_file(path)
     if book.book is not None and book.book != identity.book:
         return Declared()
     return declared_from(_as_plain(book.conventions), "book")
