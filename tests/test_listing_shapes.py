@@ -423,3 +423,60 @@ def test_the_issues_listing_in_a_notebook_is_drafted_by_init_and_contradicted_wi
     assert "ZeroDivisionError" in result.reason and "gain “linear”" in result.reason
     assert "all retrieved, cut at k" in result.reason and "0.790815" in result.reason
     assert any("notebook cell 3, line 1" in c.label for c in result.checks)
+
+
+# --- an HTML page as a chapter ---------------------------------------------------------------------
+
+PAGE = """<!doctype html>
+<html><head><title>t</title><script>var x = "P@4 = 1/3";</script></head>
+<body>
+<h1>Precision at four</h1>
+<p>With a single relevant result in the top four,
+P@4 = 1/4 &amp; R@4 = 1/2.</p>
+<table>
+<tr><th>k</th><th>P@k</th></tr>
+<tr><td>4</td><td>0.25</td></tr>
+</table>
+<pre><code class="language-python">def hit_at_k(ranking, relevant, k):
+    return 1.0 if any(d in relevant for d in ranking[:k + 1]) else 0.0
+</code></pre>
+<p>Called as <code>hit_at_k(["a", "b"], {"a"}, 2)</code> it returns 1.0.</p>
+</body></html>
+"""
+
+
+def test_an_html_page_is_read_as_text_with_its_tables_code_and_source_lines(tmp_path):
+    """Headings, paragraphs and rows on their own lines, the table with its delimiter row, <pre> fenced, inline code
+    in backticks, the script left out, &amp; decoded; each line points back to its line in the HTML."""
+    from audit.text.chapter import Snapshot
+    from audit.text.listings import find_listings
+    (tmp_path / "page.html").write_text(PAGE, encoding="utf-8")
+    snapshot = Snapshot.read(tmp_path / "page.html")
+    lines = snapshot.text.split("\n")
+    assert lines[0] == "# Precision at four" and "1/3" not in snapshot.text
+    assert "With a single relevant result in the top four, P@4 = 1/4 & R@4 = 1/2." in lines
+    table = lines.index("| k | P@k |")
+    assert lines[table + 1:table + 3] == ["|---|---|", "| 4 | 0.25 |"]
+    assert 'Called as `hit_at_k(["a", "b"], {"a"}, 2)` it returns 1.0.' in lines
+    listing = find_listings(snapshot.text)[0]
+    assert listing.style == "fenced" and listing.code.startswith("def hit_at_k(")
+    assert snapshot.place(listing.start) == "page.html line 11"
+    assert snapshot.place(lines.index("With a single relevant result in the top four, P@4 = 1/4 & R@4 = 1/2.") + 1) \
+        == "page.html line 5"
+    assert "an HTML page is read" in snapshot.reading
+
+
+def test_an_html_chapter_is_drafted_by_init_and_audited_with_places_in_the_page(tmp_path):
+    """init encodes the listing with its shown call; the listing cuts at k + 1 and is contradicted, the finding
+    naming the late cutoff; the report's row points to the page's line."""
+    from audit.text.init import create_chapter
+    (tmp_path / "page.html").write_text(PAGE, encoding="utf-8")
+    create_chapter(tmp_path / "page.html", "page", tmp_path / "claims")
+    folder = tmp_path / "claims" / "page"
+    chapter = load_chapter(folder)
+    code = next(c for c in chapter.register.claims if c.kind == "code")
+    report = audit_chapter(chapter, all_references(), collect(["audit", "run"]))
+    result = next(r for r in report.claims if r.id == code.id)
+    assert result.verdict == "contradicted", result.reason
+    assert "applies the cutoff 1 rank late" in result.reason
+    assert result.place == "snapshot.html line 11"

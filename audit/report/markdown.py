@@ -98,7 +98,7 @@ def values_cell(claim: ClaimResult, name: str) -> str:
 
 def _where(claim: ClaimResult) -> str:
     """``line 5: “The evaluator rejects repeated…”``: the snapshot line and the quote's beginning."""
-    line = f"line {claim.line}" if claim.line else "not found"
+    line = (claim.place or f"line {claim.line}") if claim.line else "not found"
     return f"{line}: “{_short(claim.quote, 44)}”"
 
 

@@ -61,6 +61,9 @@ class ClaimResult(BaseModel):
     similarity: float = 1.0
     line: int | None = None
     column: int | None = None
+    #: where the quote is in the chapter's file when it is read in another format ("notebook cell 3, line 1",
+    #: "ch5.html line 80"; "" for a text file, whose ``line`` is the file's)
+    place: str = ""
     register_line: int | None = None
     verdict: str
     reason: str

@@ -52,7 +52,7 @@ from audit.text.anchors import (
     edited_claim,
     line_starts,
 )
-from audit.text.chapter import NORMALISATION, NOTEBOOK_READING
+from audit.text.chapter import NORMALISATION
 from audit.text.coverage import covered_by, use_of
 from audit.text.coverage import statements as coverage_statements
 from audit.text.scan import MEASURED, has_number, scan
@@ -76,7 +76,7 @@ def fingerprint_statement(chapter: Chapter) -> Fingerprint:
         statement = ("The fingerprints differ: the snapshot is another revision than the one the register "
                      "was written for, or was normalised differently. Check anchors and rerun after updating the register.")
     return Fingerprint(recorded=recorded, computed=computed, matches=recorded == computed,
-                       normalisation=NORMALISATION + ("; " + NOTEBOOK_READING if chapter.snapshot.cells else ""),
+                       normalisation=NORMALISATION + (f"; {chapter.snapshot.reading}" if chapter.snapshot.reading else ""),
                        statement=statement)
 
 
@@ -218,6 +218,7 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
     return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,
                        anchor=anchor_text, anchor_state=anchor.state, found_text=anchor.text if anchor.found else "",
                        similarity=round(anchor.similarity, 4), line=anchor.line, column=anchor.column,
+                       place=chapter.snapshot.place(anchor.line) if anchor.line else "",
                        register_line=chapter.lines.get(claim.id), verdict=decision.verdict, reason=decision.reason,
                        concern=decision.concern, response=decision.response, priority=decision.priority,
                        claimed=claimed, checks=evidence.checks, note=claim.note,

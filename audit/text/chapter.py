@@ -34,15 +34,26 @@ NOTEBOOK_READING = (
 )
 
 
+#: How an HTML page is read as a chapter's text, stated in every report of one.
+HTML_READING = (
+    "an HTML page is read with Python's HTML parser as its text: a heading as a Markdown heading, a paragraph, list "
+    "item, table row or line break on a line of its own (a row's cells between '|', a delimiter row under a row of "
+    "header cells), inline <code> between backticks, <pre> blocks inside a ``` fence as written, script, style and "
+    "the head left out, character references decoded"
+)
+
+
 @dataclass(frozen=True)
 class Snapshot:
-    """A chapter's text as read: ``path``, raw ``text`` (LF line endings); for a notebook, ``cells``: each cell's
-    first line in ``text`` (1-based, the line after a code cell's fence), its number in the notebook (1-based) and
-    its type, in order (``NOTEBOOK_READING``)."""
+    """A chapter's text as read: ``path``, raw ``text`` (LF line endings). For a file read in another format (a
+    notebook, an HTML page), ``reading`` says how (``NOTEBOOK_READING``, ``HTML_READING``) and ``origin`` maps the
+    text back to the file: (first line in ``text``, a label, the line it is in the labelled unit) in order — a
+    notebook cell ("notebook cell 3", 1), or for a page each line's line in the HTML source ("", 42)."""
 
     path: Path
     text: str
-    cells: tuple[tuple[int, int, str], ...] = ()
+    origin: tuple[tuple[int, str, int], ...] = ()
+    reading: str = ""
 
     @classmethod
     def read(cls, path: Path) -> "Snapshot":
@@ -53,18 +64,22 @@ class Snapshot:
             raise RegisterError("snapshot file not found; the register's snapshot.file must name a file "
                                 "beside chapter.yaml", file=str(path))
         raw = read_text(path, "snapshot", MAX_SNAPSHOT_BYTES, RegisterError)
-        if Path(path).suffix.lower() == ".ipynb":
-            return cls(path, *_notebook_text(raw, path))
+        suffix = Path(path).suffix.lower()
+        if suffix == ".ipynb":
+            return cls(path, *_notebook_text(raw, path), NOTEBOOK_READING)
+        if suffix in (".html", ".htm"):
+            return cls(path, *_html_text(raw), HTML_READING)
         return cls(path, raw.replace("\r\n", "\n").replace("\r", "\n"))
 
     def place(self, line: int) -> str:
-        """Where a line of the text is in the notebook it was read from ("cell 4, line 2"); "" for a text file or a
-        line outside every cell."""
-        inside = [(first, number) for first, number, _ in self.cells if first <= line]
+        """Where a line of the text is in the file it was read from ("notebook cell 4, line 2", "ch5.html line 80");
+        "" for a text file, or a line outside every cell."""
+        inside = [entry for entry in self.origin if entry[0] <= line]
         if not inside:
             return ""
-        first, number = inside[-1]
-        return f"cell {number}, line {line - first + 1}"
+        first, label, base = inside[-1]
+        at = line - first + base
+        return f"{label}, line {at}" if label else f"{Path(self.path).name} line {at}"
 
     def prose(self) -> str:
         """The normalised prose the fingerprint is taken over (see ``NORMALISATION``)."""
@@ -117,9 +132,109 @@ def _notebook_text(raw: str, path) -> tuple[str, tuple[tuple[int, int, str], ...
         else:
             continue
         parts.append(block)
-        cells.append((first, number, cell["cell_type"]))
+        cells.append((first, f"notebook cell {number}", 1))
         line += block.count("\n") + 2
     return "\n\n".join(parts) + "\n", tuple(cells)
+
+
+_BLOCKS = {"p", "div", "section", "article", "li", "tr", "br", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
+           "dt", "dd", "figcaption", "caption", "table", "ul", "ol", "hr", "main", "header", "footer", "aside", "nav"}
+
+
+def _html_text(raw: str) -> tuple[str, tuple[tuple[int, str, int], ...]]:
+    """A page's text and each line's line in the HTML source (``HTML_READING``)."""
+    from html.parser import HTMLParser
+
+    class Reader(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.lines: list[tuple[str, int]] = []  # (text, source line)
+            self.current, self.at = "", 1
+            self.skip = 0          # inside script, style or head
+            self.pre = 0           # inside <pre>
+            self.cells: list[str] | None = None
+            self.header = False
+
+        def flush(self) -> None:
+            text = " ".join(self.current.split())
+            if text:
+                self.lines.append((text, self.at))
+            self.current = ""
+
+        def handle_starttag(self, tag, attrs):
+            if tag in ("script", "style", "head", "template"):
+                self.skip += 1
+            elif tag == "pre":
+                self.flush()
+                self.pre += 1
+                self.lines.append(("```python" if self.pre == 1 else "", self.getpos()[0]))
+                self.current = ""
+            elif tag == "tr":
+                self.flush()
+                self.cells, self.header = [], True
+            elif tag in ("td", "th") and self.cells is not None:
+                self.current = ""
+                self.header = self.header and tag == "th"
+            elif tag == "code" and not self.pre:
+                self.current += "`"
+            elif tag in _BLOCKS and not self.pre:
+                self.flush()
+                if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+                    self.current = "#" * int(tag[1]) + " "
+                    self.at = self.getpos()[0]
+
+        def handle_endtag(self, tag):
+            if tag in ("script", "style", "head", "template"):
+                self.skip = max(0, self.skip - 1)
+            elif tag == "pre" and self.pre:
+                self.pre -= 1
+                if not self.pre:
+                    code = self.current.strip("\n")
+                    line = self.lines[-1][1]
+                    for i, text in enumerate(code.split("\n")):
+                        self.lines.append((text, line + i))
+                    self.lines.append(("```", self.getpos()[0]))
+                    self.current = ""
+            elif tag in ("td", "th") and self.cells is not None:
+                self.cells.append(" ".join(self.current.split()))
+                self.current = ""
+            elif tag == "tr" and self.cells is not None:
+                self.lines.append(("| " + " | ".join(self.cells) + " |", self.at))
+                if self.header and self.cells:  # a header row: Markdown's delimiter row under it
+                    self.lines.append(("|" + "---|" * len(self.cells), self.at))
+                self.cells, self.current = None, ""
+            elif tag == "code" and not self.pre:
+                self.current += "`"
+            elif tag in _BLOCKS and not self.pre:
+                self.flush()
+
+        def handle_data(self, data):
+            if self.skip:
+                return
+            if not self.current.strip() and not self.pre:  # a new run of text: the line its first word is on
+                self.at = self.getpos()[0] + data[:len(data) - len(data.lstrip())].count("\n")
+            self.current += data
+
+    reader = Reader()
+    reader.feed(raw.replace("\r\n", "\n").replace("\r", "\n"))
+    reader.close()
+    reader.flush()
+    text_lines: list[str] = []
+    origin: list[tuple[int, str, int]] = []
+    fenced = False
+    for text, source in reader.lines:
+        row = text.startswith("|")
+        if text_lines and not fenced and not text.startswith("```") and not (row and text_lines[-1].startswith("|")):
+            text_lines.append("")  # blocks apart, as Markdown paragraphs; a table's rows together
+            origin.append((len(text_lines), "", source))
+        if text.startswith("```"):
+            fenced = not fenced
+        text_lines.append(text)
+        origin.append((len(text_lines), "", source))
+    return "\n".join(text_lines) + "\n", tuple(origin)
+
+
+
 
 
 @dataclass(frozen=True)

@@ -226,7 +226,9 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     used = {c["fixture"] for c in claims if isinstance(c.get("fixture"), str)}
     fixtures = {name: fx for name, fx in fixtures.items() if name in used}
     folder.mkdir(parents=True)
-    copy = "snapshot.ipynb" if snapshot.suffix.lower() == ".ipynb" else "snapshot.txt"  # a notebook stays one
+    # a notebook or an HTML page stays one (read in its format); any other text is copied as snapshot.txt
+    copy = f"snapshot{snapshot.suffix.lower()}" if snapshot.suffix.lower() in (".ipynb", ".html", ".htm") \
+        else "snapshot.txt"
     shutil.copyfile(snapshot, folder / copy)
     first_line = next((ln.strip().lstrip("# ").strip() for ln in text.text.split("\n") if ln.strip()), chapter_id)
     chapter_number = int(chapter) if isinstance(chapter, str) and chapter.isdigit() else chapter

@@ -643,7 +643,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     first, last = _function_lines(listing, claim.function)
     place = chapter.snapshot.place(first)
     evidence.checks.append(Check(label=f"{claim.function}() (snapshot lines {first}–{last}"
-                                       + (f"; notebook {place}" if place else "") + ") on the edge cases; "
+                                       + (f"; {place}" if place else "") + ") on the edge cases; "
                                        f"run in {run.isolation}",
                                  measure=claim.measure, table=[["edge case", "input", "chapter", "listing", "finding"]]
                                  + edge_rows))
