@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -78,8 +79,18 @@ def test_changed_audits_only_the_chapter_whose_manuscript_changed(book):
     assert "changed since HEAD: ch02 (the others are not audited)" in done.stderr
     assert "ch02:A1 (contradicted)" in done.stderr
     assert (book / "reports" / "ch01.json").read_bytes() == kept
-    assert "ch02" in (book / "reports" / "index.md").read_text(encoding="utf-8")
-    assert "ch01" in (book / "reports" / "index.md").read_text(encoding="utf-8")
+    index = (book / "reports" / "index.md").read_text(encoding="utf-8")
+    assert "**ch01**" in index and "**ch02**" in index
+    # the history keeps both revisions of ch02 and says how its verdict moved; ch01 has one
+    history = json.loads((book / "reports" / "history.json").read_text(encoding="utf-8"))
+    assert [e["verdicts"] for e in history["ch02"]] == [{"A1": "supported"}, {"A1": "contradicted"}]
+    assert len(history["ch01"]) == 1
+    assert "## How the verdicts moved" in index and "A1 supported → contradicted" in index
+    assert "A1 supported → contradicted" in (book / "reports" / "index.html").read_text(encoding="utf-8")
+    # a rerun that changes nothing adds nothing
+    before = (book / "reports" / "history.json").read_bytes()
+    assert _run(book, "run", "--quiet").returncode == 0
+    assert (book / "reports" / "history.json").read_bytes() == before
 
 
 def test_nothing_changed_audits_nothing(book):

@@ -1,6 +1,7 @@
-"""The book index (``reports/index.md`` and ``index.html``): every chapter report in the folder, with its
-verdict counts, fingerprint state and links, built from the JSON reports on disk (so a run over one
-chapter still indexes every chapter reported before)."""
+"""The book index (``reports/index.md`` and ``index.html``), the research pack's front page: every chapter report
+in the folder, with its verdict counts, fingerprint state and links, and how its verdicts moved across the
+revisions the history kept (``history.json``), built from the files on disk (so a run over one chapter still
+indexes every chapter reported before)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ def entries(folder: Path) -> list[dict]:
     """One entry per readable chapter report (``<id>.json`` with a ``format_version``), sorted by book,
     chapter number and id."""
     from audit.register.claims import RESERVED_IDS
+    from audit.report.history import moves, read
+    history = read(folder)
     out = []
     for path in sorted(folder.glob("*.json")):
         if path.stem.lower() in RESERVED_IDS:  # not a chapter's report (an id no chapter may take)
@@ -39,9 +42,14 @@ def entries(folder: Path) -> list[dict]:
         base = path.stem
         links = {k: f"{base}.{k}" for k in ("html", "md", "json", "patch") if (folder / f"{base}.{k}").exists()}
         open_claims = [c["id"] for v in _ORDER for c in data.get("claims", []) if c.get("verdict") == v]
+        past = history.get(str(ch.get("id", base)), [])
+        revisions = [{"date": e.get("date", ""), "fingerprint": str(e.get("fingerprint", ""))[:12],
+                      "summary": e.get("summary", {}), "moved": moves(before, e) if i else []}
+                     for i, (before, e) in enumerate(zip([{}] + past, past))]
         out.append({"id": ch.get("id", base), "title": ch.get("title", ""), "book": ch.get("book") or "",
                     "chapter": ch.get("chapter"), "summary": data.get("summary", {}), "fingerprint": state,
-                    "links": links, "open": open_claims, "date": data.get("provenance", {}).get("date", "")})
+                    "links": links, "open": open_claims, "date": data.get("provenance", {}).get("date", ""),
+                    "history": revisions})
     return sorted(out, key=lambda e: (e["book"], str(e["chapter"] or "").zfill(6), e["id"]))
 
 
@@ -62,12 +70,31 @@ def render_markdown(items: list[dict]) -> str:
         lines.append("| " + " | ".join(x.replace("|", "\\|") for x in (
             f"**{e['id']}** ({name})", e["book"] or "—", _counts(e["summary"]), e["fingerprint"], reports,
             review)) + " |")
-    return "\n".join(lines) + "\n"
+    histories = [e for e in items if len(e["history"]) > 1]
+    if histories:
+        lines += ["", "## How the verdicts moved", "",
+                  "Each revision of a chapter the history kept (a new fingerprint, or a verdict that moved), oldest "
+                  "first.", ""]
+        for e in histories:
+            lines += [f"### {e['id']}", "", "| date | fingerprint | verdicts | moved |", "|---|---|---|---|"]
+            for r in e["history"]:
+                lines.append("| " + " | ".join(x.replace("|", "\\|") for x in (
+                    r["date"], f"`{r['fingerprint']}`", _counts(r["summary"]), "; ".join(r["moved"]) or "—")) + " |")
+            lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def render_html(items: list[dict]) -> str:
     rows = []
+    histories = []
     for e in items:
+        if len(e["history"]) > 1:
+            body = "".join(f'<tr><td>{escape(r["date"])}</td><td><code>{escape(r["fingerprint"])}</code></td>'
+                           f'<td>{escape(_counts(r["summary"]))}</td><td>{escape("; ".join(r["moved"]) or "—")}</td></tr>'
+                           for r in e["history"])
+            histories.append(f'<h3 id="history-{escape(e["id"])}">{escape(e["id"])}</h3>\n<table class="history">'
+                             "<thead><tr><th>date</th><th>fingerprint</th><th>verdicts</th><th>moved</th></tr>"
+                             f"</thead><tbody>{body}</tbody></table>")
         name = f"{e['chapter']} — {e['title']}" if e["chapter"] else e["title"]
         reports = " · ".join(f'<a href="{escape(v)}">{escape(k)}</a>' for k, v in e["links"].items())
         html = e["links"].get("html", "")
@@ -83,4 +110,7 @@ def render_html(items: list[dict]) -> str:
             "<p>Each chapter's report, its verdict counts and the state of its fingerprint. A claim's finding is at "
             "<code>&lt;report&gt;.html#&lt;claim id&gt;</code>.</p>\n<table id=\"index\"><thead><tr><th>chapter</th>"
             "<th>book</th><th>verdicts</th><th>fingerprint</th><th>reports</th><th>claims to review</th></tr></thead>"
-            "<tbody>\n" + "\n".join(rows) + "\n</tbody></table>\n</body>\n</html>\n")
+            "<tbody>\n" + "\n".join(rows) + "\n</tbody></table>\n"
+            + ("<h2>How the verdicts moved</h2>\n<p>Each revision of a chapter the history kept (a new fingerprint, or "
+               "a verdict that moved), oldest first.</p>\n" + "\n".join(histories) + "\n" if histories else "")
+            + "</body>\n</html>\n")

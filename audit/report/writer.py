@@ -101,6 +101,11 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
              ".html": html_report.render(report, snapshot_text),
              ".patch": patch.render(proposal, snapshot_text, register_text) if proposal else ""}
     written = [write_text(folder / f"{base}{suffix}", text) for suffix, text in texts.items() if text]
+    if claims is None:  # a whole chapter's report: its verdicts join the book's history when they moved
+        from audit.report.history import record
+        recorded = record(folder, report)
+        if recorded:
+            written.append(recorded)
     stale = folder / f"{base}.patch"
     if not texts[".patch"] and stale.exists():
         try:
