@@ -82,15 +82,16 @@ def test_changed_audits_only_the_chapter_whose_manuscript_changed(book):
     index = (book / "reports" / "index.md").read_text(encoding="utf-8")
     assert "**ch01**" in index and "**ch02**" in index
     # the history keeps both revisions of ch02 and says how its verdict moved; ch01 has one
-    history = json.loads((book / "reports" / "history.json").read_text(encoding="utf-8"))
+    history = {c: json.loads((book / "reports" / "history" / f"{c}.json").read_text(encoding="utf-8"))
+               for c in ("ch01", "ch02")}
     assert [e["verdicts"] for e in history["ch02"]] == [{"A1": "supported"}, {"A1": "contradicted"}]
     assert len(history["ch01"]) == 1
     assert "## How the verdicts moved" in index and "A1 supported → contradicted" in index
     assert "A1 supported → contradicted" in (book / "reports" / "index.html").read_text(encoding="utf-8")
     # a rerun that changes nothing adds nothing
-    before = (book / "reports" / "history.json").read_bytes()
+    before = (book / "reports" / "history" / "ch02.json").read_bytes()
     assert _run(book, "run", "--quiet").returncode == 0
-    assert (book / "reports" / "history.json").read_bytes() == before
+    assert (book / "reports" / "history" / "ch02.json").read_bytes() == before
 
 
 def test_nothing_changed_audits_nothing(book):

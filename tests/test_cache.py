@@ -117,7 +117,7 @@ def test_reports_identical_with_and_without_cache_and_hits_load_no_library(tmp_p
     args = ["run", str(folder), "--reports", str(reports), "--quiet"]
 
     def texts() -> dict[str, bytes]:
-        return {p.name: p.read_bytes() for p in sorted(reports.iterdir())}
+        return {p.relative_to(reports).as_posix(): p.read_bytes() for p in sorted(reports.rglob("*")) if p.is_file()}
 
     cold = run_cli(args, cache)                         # every claim computed, then stored
     assert cold.returncode == 0, cold.stderr
@@ -215,14 +215,16 @@ def test_parallel_chapters_give_the_same_reports(tmp_path):
         done = run_cli(["run", str(first), str(second), "--reports", str(reports), "--no-cache", "-j", jobs],
                        tmp_path / "cache")
         assert done.returncode == 0, done.stderr
-        outputs[jobs] = ({p.name: p.read_text(encoding="utf-8").replace(f"reports-{jobs}", "reports")
-                          .replace(f"-j {jobs}", "-j N") for p in sorted(reports.iterdir())},
+        outputs[jobs] = ({p.relative_to(reports).as_posix(): p.read_text(encoding="utf-8")
+                          .replace(f"reports-{jobs}", "reports").replace(f"-j {jobs}", "-j N")
+                          for p in sorted(reports.rglob("*")) if p.is_file()},
                          done.stdout.replace(f"reports-{jobs}", "reports"))
     assert outputs["1"] == outputs["2"]
     # .html, .md and .json per chapter, the patch for chapter "two" (its contradicted claim has a checked
-    # correction) and the book index in two formats
-    assert sorted(outputs["1"][0]) == [".audit.lock", "index.html", "index.md", "one.html", "one.json", "one.md",
-                                       "two.html", "two.json", "two.md", "two.patch"]
+    # correction), each chapter's verdict history and the book index in two formats
+    assert sorted(outputs["1"][0]) == [".audit.lock", "history/one.json", "history/two.json", "index.html",
+                                       "index.md", "one.html", "one.json", "one.md", "two.html", "two.json", "two.md",
+                                       "two.patch"]
 
 
 def test_pytest_xdist_runs_claims_across_processes(tmp_path):
@@ -281,11 +283,12 @@ def test_a_revision_elsewhere_reuses_the_proposals_recheck(tmp_path):
     warm = run_cli(args, cache, probe)
     assert warm.returncode in (0, 1), warm.stderr
     assert json.loads(warm.stdout.strip().splitlines()[-1]) == [False, False, False]
-    cached = {p.name: p.read_bytes() for p in sorted(reports.iterdir())}
+    cached = {p.relative_to(reports).as_posix(): p.read_bytes() for p in sorted(reports.rglob("*")) if p.is_file()}
     fresh = run_cli(args + ["--no-cache"], tmp_path / "unused")
     assert fresh.returncode == warm.returncode, fresh.stderr
-    for p in sorted(reports.iterdir()):
-        assert p.read_bytes().replace(b" --no-cache", b"") == cached[p.name], p.name
+    for p in sorted(q for q in reports.rglob("*") if q.is_file()):
+        name = p.relative_to(reports).as_posix()
+        assert p.read_bytes().replace(b" --no-cache", b"") == cached[name], name
 
 
 def test_sensitivity_rows_are_kept_per_claim_and_only_a_changed_claims_are_computed_again(tmp_path, monkeypatch):
@@ -404,8 +407,8 @@ def test_parallel_chapters_draw_their_charts_ahead_for_the_parent(tmp_path, monk
         run.start()
         run.join(300)
         assert status == [0], "the audit did not finish (a chapter process waited for the parent's charts?)"
-        reports[jobs] = {p.name: p.read_text(encoding="utf-8").replace(f"reports-{jobs}", "reports")
-                         for p in sorted(folder.iterdir())}
+        reports[jobs] = {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
+                         .replace(f"reports-{jobs}", "reports") for p in sorted(folder.rglob("*")) if p.is_file()}
         if jobs == "2":
             assert os.getpid() not in drawn_here  # every chart was found stored
             assert any("<svg" in text for name, text in reports[jobs].items() if name.endswith(".html"))

@@ -86,7 +86,8 @@ def test_run_writes_markdown_and_json(tmp_path):
     assert run(chapter, "--reports", reports) == 0
     # every claim supported or not checkable: nothing to patch; the book index lists the chapter
     assert sorted(p.name for p in reports.iterdir()) == [".audit.lock", "good.html", "good.json", "good.md",
-                                                           "index.html", "index.md"]   # the lock: writer.locked
+                                                           "history", "index.html", "index.md"]  # the lock: writer.locked
+    assert sorted(p.name for p in (reports / "history").iterdir()) == ["good.json"]  # its verdicts' history
 
 
 def test_json_report_has_format_version_and_every_claim(tmp_path):

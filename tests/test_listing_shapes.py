@@ -390,8 +390,8 @@ def test_a_notebook_is_read_as_its_cells_and_its_listings_are_found_with_their_c
     listings = find_listings(snapshot.text)
     assert [(l.style, l.code.split("\n")[0]) for l in listings] == [("fenced", "import math"),
                                                                   ("fenced", "def ndcg_at_k(grades: list[int], k: int) -> float:")]
-    assert snapshot.place(listings[1].start) == "cell 3, line 1"
-    assert snapshot.place(listings[0].start + 2) == "cell 2, line 3"
+    assert snapshot.place(listings[1].start) == "notebook cell 3, line 1"
+    assert snapshot.place(listings[0].start + 2) == "notebook cell 2, line 3"
     assert builds_on_lines(snapshot.text, "def ndcg_at_k(grades: list[int], k: int) -> float:", "ndcg_at_k") == \
         ["def dcg(grades):"]
 

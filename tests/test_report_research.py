@@ -417,10 +417,13 @@ def test_reports_are_byte_identical_whatever_the_flags_and_the_index_links_every
         "     fixture: one, expect: [{measure: \"P@4\", claimed: \"1/4\"}]}\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     assert main(["run", "claims/tiny", "--reports", "reports"]) == 0
-    first = {p.name: p.read_bytes() for p in (tmp_path / "reports").iterdir()}
+    def files() -> dict[str, bytes]:  # the reports and the history beneath them
+        return {p.relative_to(tmp_path / "reports").as_posix(): p.read_bytes()
+                for p in (tmp_path / "reports").rglob("*") if p.is_file()}
+    first = files()
     assert main(["run", "claims/tiny", "--reports", "reports", "--quiet", "--fail-on", "contradicted"]) == 0
-    second = {p.name: p.read_bytes() for p in (tmp_path / "reports").iterdir()}
-    assert first == second
+    second = files()
+    assert first == second and "history/tiny.json" in first
     assert b"audit run claims/tiny" in first["tiny.json"]
     index = first["index.html"].decode()
     assert 'href="tiny.html"' in index and 'href="tiny.md"' in index

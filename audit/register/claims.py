@@ -60,7 +60,7 @@ Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=10
 #: Chapter ids that name other files of the reports folder: the book index (``index.md``, ``index.html``) and
 #: ``audit crosscheck``'s default report (``crosscheck.md``, ``.json``). Compared without case (a folder on a
 #: case-insensitive disk holds one of ``Index.md`` and ``index.md``).
-RESERVED_IDS = ("index", "crosscheck", "history")
+RESERVED_IDS = ("index", "crosscheck")
 #: A claimed value as written in YAML. Kept strict so an unquoted 1.0 is not silently read as the
 #: integer 1 (exact) instead of the printed "1.0" (an interval); parse_claimed then asks for quotes.
 Claimed = StrictStr | StrictInt | StrictFloat

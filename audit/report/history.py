@@ -1,28 +1,30 @@
-"""The book's audit history (``reports/history.json``): for each chapter, one entry per revision or change of
-verdicts — the snapshot's fingerprint, the report's date, the verdict counts and each claim's verdict — so the
-index can show how verdicts moved across revisions. A rerun that changes nothing adds nothing, so the file stays
-byte-identical and diffs show only real moves."""
+"""The book's audit history (``reports/history/<chapter id>.json``, a file a chapter, so ``reports/*.json`` holds
+only chapter reports): one entry per revision or change of verdicts — the snapshot's fingerprint, the report's
+date, the verdict counts and each claim's verdict — so the index can show how verdicts moved across revisions. A
+rerun that changes nothing adds nothing, so the file stays byte-identical and diffs show only real moves."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-HISTORY = "history.json"
+HISTORY = "history"
 #: Entries kept per chapter (the oldest are dropped first).
 KEPT = 50
 
 
 def read(folder: Path) -> dict[str, list[dict]]:
-    """The history in ``folder``, {chapter id: [entry, …] oldest first}; empty when there is none or it cannot be
-    read (it is rebuilt from the next run)."""
-    try:
-        data = json.loads((folder / HISTORY).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {str(k): [e for e in v if isinstance(e, dict)] for k, v in data.items() if isinstance(v, list)}
+    """The history in ``folder``, {chapter id: [entry, …] oldest first}; a file that cannot be read is left out
+    (it is rebuilt from the chapter's next run)."""
+    out = {}
+    for path in sorted((folder / HISTORY).glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, list):
+            out[path.stem] = [e for e in data if isinstance(e, dict)]
+    return out
 
 
 def entry(report) -> dict:
@@ -36,15 +38,14 @@ def record(folder: Path, report) -> str | None:
     """Add ``report`` to the history in ``folder`` when its fingerprint or a verdict differs from the chapter's
     last entry; return the path written, or None when nothing changed."""
     from audit.report.writer import write_text
-    history = read(folder)
     chapter = str(report.chapter["id"])
     new = entry(report)
-    past = history.get(chapter, [])
+    past = read(folder).get(chapter, [])
     if past and {k: past[-1].get(k) for k in ("fingerprint", "verdicts")} == \
             {k: new[k] for k in ("fingerprint", "verdicts")}:
         return None
-    history[chapter] = (past + [new])[-KEPT:]
-    return write_text(folder / HISTORY, json.dumps(dict(sorted(history.items())), indent=1, ensure_ascii=False) + "\n")
+    return write_text(folder / HISTORY / f"{chapter}.json",
+                      json.dumps((past + [new])[-KEPT:], indent=1, ensure_ascii=False) + "\n")
 
 
 def moves(before: dict, after: dict) -> list[str]:

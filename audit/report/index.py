@@ -1,6 +1,6 @@
 """The book index (``reports/index.md`` and ``index.html``), the research pack's front page: every chapter report
 in the folder, with its verdict counts, fingerprint state and links, and how its verdicts moved across the
-revisions the history kept (``history.json``), built from the files on disk (so a run over one chapter still
+revisions the history kept (``history/<chapter id>.json``), built from the files on disk (so a run over one chapter still
 indexes every chapter reported before)."""
 
 from __future__ import annotations

@@ -85,6 +85,12 @@ def _reference_relation(result: ClaimResult, reference: str) -> tuple[str, str] 
         if result.kind == "property" and result.verdict == "supported":
             return "supports", f"no counterexample through {reference}"
         return None
+    if result.kind == "code":  # a listing is compared with each reference on generated input, not a printed value
+        agree = "; ".join(f"{v.detail}" for _, v in values if v.status == "ok" and v.detail)
+        if all(verdicts):
+            return "supports", f"{reference} agrees with the listing on every generated input it computes ({agree})"
+        return ("contradicts" if result.verdict == "contradicted" else "qualifies",
+                f"{reference} and the listing differ on some generated inputs ({agree})")
     if all(verdicts):
         return "supports", f"{reference} gives the claimed value ({len(verdicts)} check(s))"
     if result.verdict == "contradicted":

@@ -117,7 +117,7 @@ def parts(claim: CodeClaim, item: Input, reading=None) -> list[tuple[object, Inp
     ``reading``); the input at each cutoff (the ``cutoffs`` passed; else 1 … k; else 1 … the longest ranking)."""
     if claim.shape == "per query":
         kept = chapter_value(claim, item, reading) if item.k != 0 else None  # at k = 0 every query scores 0
-        keys = {q for q, _ in kept} if isinstance(kept, tuple) else {q for q, _ in item.queries}
+        keys = {q for q, v in kept if v is not None} if isinstance(kept, tuple) else {q for q, _ in item.queries}
         return [(q, run_input([(q, i)], item.k, item.label)) for q, i in item.queries if q in keys]
     if claim.shape == "at each k":
         longest = max((len(i.ranking) for _, i in item.queries), default=0) if item.queries else len(item.ranking)
@@ -191,7 +191,7 @@ def chapter_value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str
                                       {q: [str(d) for d in i.ranking] for q, i in item.queries}, reading)
         except RepeatedIDError:
             return "rejects"
-        return tuple((q, kept[q]) for q, _ in item.queries if q in kept)
+        return tuple((q, kept.get(q)) for q, _ in item.queries)  # None: a query the definitions leave out
     if claim.shape != "number":
         out = []
         for key, part in parts(claim, item):
@@ -349,24 +349,28 @@ def _inputs(claim: CodeClaim, n: int, seed: int) -> list[Input]:
 def _agrees(result: CallResult, expected) -> bool:
     if isinstance(expected, tuple):
         return result.status == "ok" and _paired(result, expected) is not None and all(
-            abs(got - float(want)) <= 1e-9 for got, want in _paired(result, expected))
+            abs(got - float(want)) <= 1e-9 for got, want in _paired(result, expected))  # (left-out queries: none)
     return result.status == "ok" and result.value is not None and not isinstance(expected, str) \
         and abs(result.value - float(expected)) <= 1e-9
 
 
 def _paired(result: CallResult, expected: tuple) -> list[tuple[float, Fraction]] | None:
     """The listing's returned list or mapping against the chapter's (key, value) pairs, entry by entry: a list in
-    order, a mapping by key (keys compared as text); None when the entries do not correspond (another length or
-    other keys)."""
+    order, a mapping by key (keys compared as text); None when the entries do not correspond (another length, a key
+    missing or unknown). An expected value None is a query the chapter's definitions leave out (trec_eval reports
+    none for a query that retrieved nothing): the listing may give it a value or leave it out; it is not compared."""
     got = result.values or ()
-    if len(got) != len(expected):
-        return None
+    kept = [(k, e) for k, e in expected if e is not None]
     if all(k is None for k, _ in got):
-        return [(v, e) for (_, v), (_, e) in zip(got, expected)]
-    mine = dict(got)
-    if len(mine) != len(got) or set(mine) != {str(k) for k, _ in expected}:
+        if len(got) == len(expected):
+            return [(v, e) for (_, v), (_, e) in zip(got, expected) if e is not None]
+        if len(got) == len(kept):
+            return [(v, e) for (_, v), (_, e) in zip(got, kept)]
         return None
-    return [(mine[str(k)], e) for k, e in expected]
+    mine = dict(got)
+    if len(mine) != len(got) or not {str(k) for k, _ in kept} <= set(mine) <= {str(k) for k, _ in expected}:
+        return None
+    return [(mine[str(k)], e) for k, e in kept]
 
 
 def _numbers(result: CallResult) -> list[float]:
@@ -374,15 +378,18 @@ def _numbers(result: CallResult) -> list[float]:
     return [v for _, v in result.values] if result.values is not None else [result.value]
 
 
-def returned_text(result: CallResult) -> str:
-    """What a call returned that agrees in shape, for a table cell: a number, or its list or mapping of numbers."""
+def returned_text(result: CallResult, precise: bool = False) -> str:
+    """What a call returned that agrees in shape, for a table cell: a number, or its list or mapping of numbers
+    (``precise``: a number below 0.01 to four significant digits, as a printed value is compared with it)."""
+    def number(v: float) -> str:
+        return f"{v:.4g}" if precise and v and abs(v) < 0.01 else fmt_float(v)
     if result.values is None:
-        return fmt_float(result.value)
+        return number(result.value)
     if not result.values:
         return result.text or "[]"
     if all(k is None for k, _ in result.values):
-        return "[" + ", ".join(fmt_float(v) for _, v in result.values) + "]"
-    return "{" + ", ".join(f"{k!r}: {fmt_float(v)}" for k, v in result.values) + "}"
+        return "[" + ", ".join(number(v) for _, v in result.values) + "]"
+    return "{" + ", ".join(f"{k!r}: {number(v)}" for k, v in result.values) + "}"
 
 
 def exact_text(expected) -> str:
@@ -391,7 +398,8 @@ def exact_text(expected) -> str:
     if isinstance(expected, tuple):
         if all(isinstance(k, int) for k, _ in expected) and expected:
             return "[" + ", ".join(f"@{k}: {display(format_exact(v))}" for k, v in expected) + "]"
-        return "{" + ", ".join(f"{k!r}: {display(format_exact(v))}" for k, v in expected) + "}"
+        return "{" + ", ".join(f"{k!r}: {display(format_exact(v)) if v is not None else 'left out'}"
+                               for k, v in expected) + "}"
     return display(format_exact(expected))
 
 
@@ -408,7 +416,13 @@ def shaped(claim: CodeClaim, result: CallResult) -> CallResult:
     return result
 
 
-def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: bool) -> str:
+def _bounded(claim: CodeClaim) -> bool:
+    """Whether the claim's measure lies in [0, 1] (DCG and the counts do not)."""
+    spec = parse_measure(_measure(claim, 1))[1]
+    return spec is None or evaluator.CATALOGUE[spec.name].bounded
+
+
+def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: bool, bounded: bool = True) -> str:
     """How a call went wrong, in words (empty when it agrees). ``book_rule``: the chapters of the same book that
     state the repeated-ID rule; ``stated``: this chapter states it. The listing's own text (its exception, the repr of
     what it returned) is shown only as a labelled quote; the sandbox's account is the sandbox's words."""
@@ -424,7 +438,7 @@ def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: 
                 "violation": "was stopped by the sandbox"}[result.status]
         return f"{what} ({result.detail})" if result.detail else what
     got = returned_text(result)
-    in_range = all(0 <= v <= 1 for v in _numbers(result))
+    in_range = not bounded or all(0 <= v <= 1 for v in _numbers(result))
     if expected == "rejects":
         out_of_range = " — outside [0, 1]" if not in_range else ""
         if book_rule or stated:
@@ -438,7 +452,8 @@ def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: 
         if isinstance(expected, tuple):
             pairs = _paired(result, expected)
             off = (f"off by up to {max(abs(g - float(e)) for g, e in pairs):.4g}" if pairs else
-                   f"{len(result.values)} entries; the chapter's has {len(expected)}" if len(result.values) != len(expected)
+                   f"{len(result.values)} entr{'y' if len(result.values) == 1 else 'ies'}; the chapter's has "
+                   f"{len(expected)}" if len(result.values) != len(expected)
                    else "other keys")
             return f"returns {got} where the chapter's definition gives {exact_text(expected)} ({off})"
         return (f"returns {got} where the chapter's definition gives "
@@ -616,7 +631,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     conflicted = False
     for item, result in zip(edges, run.results):
         expected = chapter_value(claim, item, reading)
-        problem = _problem(result, expected, item, book_rule, stated_rule)
+        problem = _problem(result, expected, item, book_rule, stated_rule, _bounded(claim))
         refused = result.status == "raises" and not problem  # a refusal the chapter allows is not agreement in value
         edge_rows.append([item.label, item.describe(), "rejects" if expected == "rejects" else
                           exact_text(expected),
@@ -692,7 +707,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.conditions.append(Point(
             f"on {len(edgy)} of {len(generated)} generated inputs, each {kinds}, it disagrees with the chapter's "
             f"definition; the smallest, {smallest.describe()}: it "
-            f"{_problem(result, expected, smallest, book_rule, stated_rule)}"
+            f"{_problem(result, expected, smallest, book_rule, stated_rule, _bounded(claim))}"
             + (f" where the chapter's definition gives {exact_text(expected)}"
                if result.status != "ok" and not isinstance(expected, str) else ""),
             fixes["repeated ID before the cutoff"] if _repeats(smallest) else
@@ -737,7 +752,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.failures.append(Point(
             f"wrong on ordinary input: {len(bad)} of {len(generated)} generated inputs disagree with the chapter's "
             f"definition of {claim.measure}; {how}, {smallest.describe()}: it "
-            f"{_problem(result, expected, smallest, book_rule, stated_rule)}{cause}",
+            f"{_problem(result, expected, smallest, book_rule, stated_rule, _bounded(claim))}{cause}",
             ("Correct the listing so that " + "; ".join(fixes) + ".") if fixes else
             "Correct the listing so it computes the measure as the chapter defines it."))
         return evidence
@@ -883,20 +898,23 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
     for c, values, result in zip(claim.calls, shown, results):
         item = shown_input(claim, values)
         expected = chapter_value(claim, item, reading) if item is not None else None
-        got = returned_text(result) if result.status == "ok" else result.status
+        got = returned_text(result, precise=True) if result.status == "ok" else result.status
         printed = Printed(claim, c.returns, c.tolerance) if c.returns is not None else None
+        right_code = expected is not None and not isinstance(expected, str) and _agrees(result, expected)
         problems = []
         if result.status != "ok":
             problems.append(_problem(result, expected if expected is not None else 0, item or Input((), frozenset(),
                                                                                                      None),
-                                     book_rule, stated))
+                                     book_rule, stated, _bounded(claim)))
         elif printed is not None and not printed.holds(_entries(result)):
             problems.append(f"returns {got}, not the printed {c.returns}")
-            fix = ("Change “{}” to “{}” after the call, or correct the listing.".format(
+            # the listing agrees with the chapter's definition here: the printed value alone is wrong
+            either = "." if right_code else ", or correct the listing."
+            fix = ("Change “{}” to “{}” after the call{}".format(
                 c.returns, printed.written_like([(k, Fraction(v).limit_denominator(10 ** 6))
-                                                 for k, v in _entries(result)]))
+                                                 for k, v in _entries(result)]), either)
                    if printed._pairs(_entries(result)) is not None else
-                   f"Print what the call returns ({got}) after it, or correct the listing.")
+                   f"Print what the call returns ({got}) after it{either}")
             evidence.failures.append(Point(f"called as `{c.call}`, as the text shows, it returns {got}, not the printed "
                                            f"{c.returns}", fix))
         if expected is not None and not isinstance(expected, str) and result.status == "ok" \
@@ -923,11 +941,15 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
     if rows:
         evidence.checks.append(Check(label=f"{claim.function}() on the calls the text shows", measure=claim.measure,
                                      table=[["call", "printed", "listing", "chapter", "finding"]] + rows))
-        agreeing = [r[0] for r in rows if r[-1] == "agrees"]
-        if agreeing:
-            evidence.scopes.append(f"the call{'s' if len(agreeing) > 1 else ''} the text shows ("
-                                   + ", ".join(f"`{a}`" for a in agreeing) + ") return what the text prints and the "
-                                   "chapter's definition gives")
+        agreeing = [r for r in rows if r[-1] == "agrees"]
+        for checked in (True, False):  # the calls the chapter's definitions were computed for, and the others
+            these = [r[0] for r in agreeing if (r[3] != "—") == checked]
+            if these:
+                evidence.scopes.append(
+                    f"the call{'s' if len(these) > 1 else ''} the text shows (" + ", ".join(f"`{a}`" for a in these)
+                    + f") return{'' if len(these) > 1 else 's'} what the text prints"
+                    + (" and the chapter's definition gives" if checked else
+                       " (the chapter's definitions have no input to compare: the call passes per-query values)"))
 
 
 def score_order(claim: CodeClaim, items: list[Input], results: list[CallResult],
@@ -974,6 +996,8 @@ def cutoff_shift(claim: CodeClaim, items: list[Input], results: list[CallResult]
             if isinstance(value, str):
                 return None
             out.append((key, value))
+        if claim.shape == "per query":  # the queries the definitions leave out stay out (None), as in chapter_value
+            out = [(q, dict(out).get(q)) for q, _ in item.queries]
         return out[0][1] if claim.shape == "number" else tuple(out)
 
     for d in (1, -1):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Compute, independently of chapter-audit, the right value of every labelled statement of the fourteen texts in
+"""Compute, independently of chapter-audit, the right value of every labelled statement of the fifteen texts in
 this folder, and check them against ``labels.yaml``.
 
 Run from the project root with the project's virtualenv::
@@ -1761,6 +1761,233 @@ code(LD, "def ndcg_from_labels(labels, k=10):", [
     ("no labels (an empty ranking)", ([], 3), mpmath.mpf(0))],
     lambda: {"ranx ndcg_burges@6": rx({"q": _lq}, {"q": _lr}, "ndcg_burges@6", "q")})
 
+# eval-snippets-cookbook: a repeated document is refused; grade >= 1 relevant; P@k over k; AP over |R|; RR@k applied;
+# gain 2^g - 1 with the ideal from every judged grade cut at k; ERR over 2^4 (gdeval); GMAP floored at 0.00001; means
+# over every query of the run. Its listings take scores ({doc: score}) and scored pairs (in no rank order), a scored
+# run or a run with qrels by query, ranked grades (one query, or by query), per-query values, cutoffs and a constant,
+# and return one number, a value per query or the measure at each k. Besides the cases below, each listing is run on
+# 600 random well-formed inputs (distinct string IDs, grades 0-3 with at least one >= 1, some ranked documents
+# unjudged and some judged ones not retrieved, scores listed in a shuffled order) against the definitions by hand;
+# the count of disagreements is printed with the statement.
+CB = "eval-snippets-cookbook"
+
+
+def by_score(scores):
+    """The documents of a {doc: score} mapping or (doc, score) pairs, highest score first (scores are distinct)."""
+    pairs = list(scores.items()) if isinstance(scores, dict) else list(scores)
+    return [d for d, _ in sorted(pairs, key=lambda p: -p[1])]
+
+
+def grades_q(grades):
+    """A relevance vector as one query's judgements and ranking (documents r1, r2, … only those judged)."""
+    return {f"r{i}": g for i, g in enumerate(grades, 1)}, [f"r{i}" for i in range(1, len(grades) + 1)]
+
+
+def cb_random(n=600, seed=20260517, queries=False):
+    """Random well-formed single queries (or runs of one to four): (ranking, qrels, shuffled scores, k, cutoffs)."""
+    rng = random.Random(seed)
+
+    def one():
+        pool = [f"d{i}" for i in range(rng.randint(1, 10))]
+        ranking = rng.sample(pool, rng.randint(1 if queries else 0, len(pool)))
+        judged = rng.sample(pool, rng.randint(1, len(pool)))
+        qrels = {d: rng.randint(0, 3) for d in judged}
+        qrels[rng.choice(judged)] = rng.randint(1, 3)
+        values = sorted(rng.sample(range(1, 1000), len(ranking)), reverse=True)
+        scores = list(zip(ranking, [v / 10 for v in values]))
+        rng.shuffle(scores)
+        k = rng.randint(1, len(ranking) + 2)
+        cutoffs = sorted(rng.sample(range(1, len(ranking) + 3), rng.randint(1, min(3, len(ranking) + 2))))
+        return ranking, qrels, scores, k, cutoffs
+
+    if not queries:
+        return [one() for _ in range(n)]
+    out = []
+    for _ in range(n):
+        qs = {f"q{j}": one() for j in range(1, rng.randint(1, 4) + 1)}
+        out.append((qs, rng.randint(1, max(len(x[0]) for x in qs.values()) + 2)))
+    return out
+
+
+def close(got, want):
+    """The listing's value against the definition's: a number, a list in order, or a mapping by key (as text)."""
+    if isinstance(want, dict):
+        return isinstance(got, dict) and {str(k) for k in got} == {str(k) for k in want} and all(
+            close(got[k], want[k] if k in want else want[int(k)]) for k in got)
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want) and all(close(g, w) for g, w in zip(got, want))
+    return isinstance(got, (int, float)) and not isinstance(got, bool) and abs(got - float(want)) <= 1e-9
+
+
+def cb_differential(def_line, call, hand, queries=False):
+    """How many of 600 random well-formed inputs the listing gets wrong (an exception counts as wrong)."""
+    fn = listing(CB, def_line)
+    wrong = 0
+    for item in cb_random(queries=queries):
+        try:
+            ok = close(call(fn, item), hand(item))
+        except Exception:
+            ok = False
+        wrong += not ok
+    return f"{wrong} of 600 disagree"
+
+
+def cb(def_line, value_label, value, cases, differential, libs=None):
+    """A listing whose returned value may be a list or mapping: the statement's value is one scalar of it."""
+    call, hand, queries = differential
+    S(CB, def_line, lambda: {f"hand, {value_label}": value, **lst(CB, def_line, cases, libs),
+                             "listing vs definitions by hand on 600 random inputs": cb_differential(
+                                 def_line, call, hand, queries)},
+      primary=f"hand, {value_label}")
+
+
+def ap_floor(a):
+    return max(a, Fr(1, 100000))
+
+
+# CB01 precision_at_ks(ranking, qrels, ks): P@k at each cutoff; a repeated document refused.
+_c1 = (["d4", "d1", "d8", "d2", "d6"], {"d1": 2, "d2": 1, "d5": 3, "d8": 0})
+cb("def precision_at_ks(ranking, qrels, ks):", "P@5 on the printed call", P(_c1[1], _c1[0], 5), [
+    ("the printed call, P@1, P@3, P@5", (*_c1, [1, 3, 5]), {k: P(_c1[1], _c1[0], k) for k in (1, 3, 5)}),
+    ("['d1', 'd1', 'd2'] (a duplicate, refused)", (["d1", "d1", "d2"], {"d2": 1}, [2]), "rejects"),
+    ("cutoffs [0] (an empty prefix)", (["d1"], {"d1": 1}, [0]), {0: Fr(0)})],
+   (lambda fn, x: fn(x[0], x[1], x[4]), lambda x: {k: P(x[1], x[0], k) for k in x[4]}, False),
+   lambda: {f"trec_eval P_{k}": trec_value({"q": _c1[1]}, {"q": _c1[0]}, f"P.{k}", q="q") for k in (1, 3, 5)})
+
+# CB02 recall_curve(ranking, relevant, k): R@1 … R@k; divides by len(relevant) unguarded.
+_c2 = (["d2", "d5", "d1", "d7"], {"d1", "d7", "d9"})
+cb("def recall_curve(ranking, relevant, k):", "R@4 on ['d2', 'd5', 'd1', 'd7'], relevant {'d1', 'd7', 'd9'}",
+   R(rel_q(_c2[1]), _c2[0], 4), [
+    ("R@1 … R@4 on the same input", (*_c2, 4), [R(rel_q(_c2[1]), _c2[0], i) for i in range(1, 5)]),
+    ("empty relevant set (the text: 0 on every measure)", (["d1", "d2"], set(), 2), [Fr(0), Fr(0)]),
+    ("['n', 'n', 'a', 'a'], relevant {'a'} (a duplicate, refused)", (["n", "n", "a", "a"], {"a"}, 4), "rejects")],
+   (lambda fn, x: fn(x[0], {d for d, g in x[1].items() if g >= 1}, x[3]),
+    lambda x: [R(x[1], x[0], i) for i in range(1, x[3] + 1)], False),
+   lambda: {"trec_eval recall_4": trec_value(*binq(*_c2), "recall.4", q="q")})
+
+# CB03 precision_curve(scores, qrels): P@1 … P@n by score; the text prints 0.67 for P@3, which is 1/3.
+_c3 = ({"d3": 0.2, "d7": 0.9, "d1": 0.5, "d9": 0.4}, {"d1": 1, "d3": 2, "d9": 0})
+_r3 = by_score(_c3[0])
+cb("def precision_curve(scores, qrels):", "P@3 on the printed call (printed 0.67)", P(_c3[1], _r3, 3), [
+    ("the printed call, P@1 … P@4 (ranked d7, d1, d9, d3)", _c3, [P(_c3[1], _r3, i) for i in range(1, 5)]),
+    ("no scores", ({}, {"d1": 1}), [])],
+   (lambda fn, x: fn(dict(x[2]), x[1]), lambda x: [P(x[1], x[0], i) for i in range(1, len(x[0]) + 1)], False),
+   lambda: {f"trec_eval P_{k}": trec_value({"q": _c3[1]}, {"q": _r3}, f"P.{k}", q="q") for k in (1, 2, 3, 4)})
+
+# CB04 ap_by_query(run, qrels): AP per query of a scored run; sorted lowest score first.
+_q4 = {"q1": {"d1": 1, "d3": 0, "d4": 1}, "q2": {"d6": 2}}
+_s4 = {"q1": {"d1": 0.9, "d2": 0.6, "d3": 0.2}, "q2": {"d5": 2.0, "d6": 1.0}}
+_r4 = {q: by_score(s) for q, s in _s4.items()}
+cb("def ap_by_query(run, qrels):", "AP of q1 (d1, d2, d3 by score; d4 relevant, not retrieved)",
+   AP(_q4["q1"], _r4["q1"]), [
+    ("both queries", (_s4, _q4), {q: AP(_q4[q], _r4[q]) for q in _q4}),
+    ("both queries, ranked lowest score first (what the listing does)", (_s4, _q4),
+     {q: AP(_q4[q], _r4[q][::-1]) for q in _q4})],
+   (lambda fn, x: fn({q: dict(v[2]) for q, v in x[0].items()}, {q: v[1] for q, v in x[0].items()}),
+    lambda x: {q: AP(v[1], v[0]) for q, v in x[0].items()}, True),
+   lambda: {f"trec_eval map ({q})": trec_value(_q4, _r4, "map", q=q) for q in _q4})
+
+# CB05 average_precision(scores, qrels): over the relevant retrieved, where the text states |R|.
+_c5 = ({"a": 3.2, "b": 2.9, "c": 1.0}, {"a": 1, "c": 2, "e": 1})
+cb("def average_precision(scores, qrels):", "AP on the printed call (over |R| = 3)", AP(_c5[1], by_score(_c5[0])), [
+    ("the printed call", _c5, AP(_c5[1], by_score(_c5[0]))),
+    ("the printed call over the two relevant retrieved", _c5, AP(_c5[1], by_score(_c5[0]),
+                                                                   denominator="relevant retrieved"))],
+   (lambda fn, x: fn(dict(x[2]), x[1]), lambda x: AP(x[1], x[0]), False),
+   lambda: {"trec_eval map": trec_value({"q": _c5[1]}, {"q": by_score(_c5[0])}, "map", q="q"),
+            "ranx map": rx({"q": _c5[1]}, {"q": by_score(_c5[0])}, "map", "q")})
+
+# CB06 reciprocal_rank(pairs, qrels): walks the pairs as listed, never by score.
+_c6 = ([("d1", 0.2), ("d2", 0.9), ("d3", 0.5)], {"d1": 1, "d3": 1})
+cb("def reciprocal_rank(pairs, qrels):", "RR on [('d1', 0.2), ('d2', 0.9), ('d3', 0.5)], d1 and d3 relevant",
+   RR(_c6[1], by_score(_c6[0])), [
+    ("the same pairs (ranked d2, d3, d1)", _c6, RR(_c6[1], by_score(_c6[0]))),
+    ("the pairs in the order listed (what the listing does)", _c6, RR(_c6[1], [d for d, _ in _c6[0]]))],
+   (lambda fn, x: fn(list(x[2]), x[1]), lambda x: RR(x[1], x[0]), False),
+   lambda: {"trec_eval recip_rank": trec_value({"q": _c6[1]}, {"q": by_score(_c6[0])}, "recip_rank", q="q")})
+
+# CB07 ndcg_at_k(scores, qrels, k): exponential gain, judged ideal cut at k, 0 when the ideal is 0.
+_c7 = ({"d1": 2.3, "d2": 1.1, "d3": 0.7, "d4": 3.0}, {"d1": 3, "d2": 1, "d4": 0, "d5": 2})
+_r7 = by_score(_c7[0])
+cb("def ndcg_at_k(scores, qrels, k=10):", "nDCG@3 on the printed call (2^g - 1, judged ideal)",
+   nDCG(_c7[1], _r7, 3, exp=True), [
+    ("the printed call", (*_c7, 3), nDCG(_c7[1], _r7, 3, exp=True)),
+    ("grades all 0", ({"a": 2.0, "b": 1.0}, {"a": 0, "b": 0}, 2), Fr(0)),
+    ("k = 0", ({"a": 1.0}, {"a": 1}, 0), Fr(0)),
+    ("no scores", ({}, {"a": 1}, 3), Fr(0))],
+   (lambda fn, x: fn(dict(x[2]), x[1], x[3]), lambda x: nDCG(x[1], x[0], x[3], exp=True), False),
+   lambda: {"hand, linear gain": nDCG(_c7[1], _r7, 3),
+            "ranx ndcg_burges@3": rx({"q": _c7[1]}, {"q": _r7}, "ndcg_burges@3", "q"),
+            "trec_eval ndcg_cut_3 (linear)": trec_value({"q": _c7[1]}, {"q": _r7}, "ndcg_cut.3", q="q")})
+
+# CB08 dcg_at_k_by_query(rs, k): linear gain, where the text states 2^g - 1.
+_rs8 = [[3, 0, 2], [0, 1, 1]]
+_g8 = [grades_q(r) for r in _rs8]
+cb("def dcg_at_k_by_query(rs, k):", "DCG@3 of the first query of the printed call (2^g - 1)",
+   DCG(*_g8[0], 3, exp=True), [
+    ("the printed call (2^g - 1)", (_rs8, 3), [DCG(*g, 3, exp=True) for g in _g8]),
+    ("the printed call with linear gain (what the listing does)", (_rs8, 3), [DCG(*g, 3) for g in _g8])],
+   (lambda fn, x: fn([[v[1].get(d, 0) for d in v[0]] for v in x[0].values()], x[1]),
+    lambda x: [DCG(v[1], v[0], x[1], exp=True) for v in x[0].values()], True),
+   lambda: {f"ranx dcg_burges@3 (query {i})": rx({"q": g[0]}, {"q": g[1]}, "dcg_burges@3", "q")
+            for i, g in enumerate(_g8, 1)} | {f"ranx dcg@3, linear (query {i})": rx({"q": g[0]}, {"q": g[1]}, "dcg@3", "q")
+                                               for i, g in enumerate(_g8, 1)})
+
+# CB09 mean_reciprocal_rank(rs): right on well-formed input; the grade list of a refused run is scored.
+_rs9 = [[0, 1, 0], [0, 0, 2], [3, 0, 0], [0, 0, 0]]
+_g9 = {f"q{i}": grades_q(r) for i, r in enumerate(_rs9, 1)}
+cb("def mean_reciprocal_rank(rs):", "MRR on the printed call", sum(RR(*g) for g in _g9.values()) / 4, [
+    ("the printed call", (_rs9,), sum(RR(*g) for g in _g9.values()) / 4),
+    ("grades 0, 0, 1, 1 of ['n', 'n', 'a', 'a'] (a duplicate, refused)", ([[0, 0, 1, 1]],), "rejects"),
+    ("a query that returned nothing", ([[]],), Fr(0)),
+    ("no queries", ([],), "no mean (a run without queries)")],
+   (lambda fn, x: fn([[v[1].get(d, 0) for d in v[0]] for v in x[0].values()]),
+    lambda x: sum(RR(v[1], v[0]) for v in x[0].values()) / len(x[0]), True),
+   lambda: {"trec_eval recip_rank (mean of the four)": sum(
+       trec_value({q: g[0] for q, g in _g9.items()}, {q: g[1] for q, g in _g9.items()}, "recip_rank", q=q)
+       for q in _g9) / 4,
+       "ir_measures RR (aggregate)": irm({q: g[0] for q, g in _g9.items()}, {q: g[1] for q, g in _g9.items()},
+                                         "RR", aggregate=True)})
+
+# CB10 gmap(ap_by_query): the geometric mean of the per-query AP, each floored at 0.00001.
+_aps10 = {"q1": Fr(1, 2), "q2": Fr(1, 8), "q3": Fr(0)}
+# a run whose per-query AP are those: q1 relevant at rank 2 (|R| = 1), q2 at rank 8, q3 nothing relevant retrieved
+_q10 = {"q1": {"a": 1}, "q2": {"h": 1}, "q3": {"z": 1}}
+_run10 = {"q1": ["x", "a"], "q2": ["b", "c", "d", "e", "f", "g", "i", "h"], "q3": ["y"]}
+cb("def gmap(ap_by_query):", "GMAP on the printed call (AP 1/2, 1/8, 0 floored)",
+   GMAP(list(_aps10.values()), floor=Fr(1, 100000)), [
+    ("the printed call", ({q: float(a) for q, a in _aps10.items()},), GMAP(list(_aps10.values()), floor=Fr(1, 100000))),
+    ("one query, AP floored", ({"q1": 0.00001},), Fr(1, 100000)),
+    ("no queries", ({},), Fr(0))],
+   (lambda fn, x: fn({q: float(ap_floor(AP(v[1], v[0]))) for q, v in x[0].items()}),
+    lambda x: GMAP([AP(v[1], v[0]) for v in x[0].values()], floor=Fr(1, 100000)), True),
+   lambda: {"hand AP of the run built for it": [AP(_q10[q], _run10[q]) for q in _q10],
+            "trec_eval gm_map on that run": trec_gm_map(_q10, _run10)})
+
+# CB11 rr_at_k_by_query(run, qrels, k): ranking[:k + 1] scores rank k + 1.
+_q11 = {"q1": {"d3": 1}, "q2": {"d4": 2, "d5": 1}}
+_run11 = {"q1": ["d1", "d2", "d3"], "q2": ["d4", "d6"]}
+cb("def rr_at_k_by_query(run, qrels, k=10):", "RR@2 of q1 (its relevant d3 at rank 3)", RRk(_q11["q1"], _run11["q1"], 2), [
+    ("both queries, k = 2", (_run11, _q11, 2), {q: RRk(_q11[q], _run11[q], 2) for q in _q11}),
+    ("both queries at k = 3 (what the listing returns for k = 2)", (_run11, _q11, 3),
+     {q: RRk(_q11[q], _run11[q], 3) for q in _q11}),
+    ("['d1', 'd1', 'd3'] for q1 (a duplicate, refused)", ({"q1": ["d1", "d1", "d3"]}, {"q1": {"d3": 1}}, 3), "rejects")],
+   (lambda fn, x: fn({q: list(v[0]) for q, v in x[0].items()}, {q: v[1] for q, v in x[0].items()}, x[1]),
+    lambda x: {q: RRk(v[1], v[0], x[1]) for q, v in x[0].items()}, True),
+   lambda: {f"ir_measures RR@2 ({q})": irm(_q11, _run11, "RR@2", q) for q in _q11}
+   | {f"ranx mrr@2 ({q})": rx(_q11, _run11, "mrr@2", q) for q in _q11})
+
+# CB12 err_at_k(grades, k, max_grade=4): gdeval's ERR; right on well-formed input, sees no repeated document.
+_g12 = grades_q([3, 1, 0, 2])
+cb("def err_at_k(grades, k=10, max_grade=4):", "ERR@4 on the printed call (2^4)", ERR([3, 1, 0, 2], gmax=4), [
+    ("the printed call", ([3, 1, 0, 2], 4), ERR([3, 1, 0, 2], gmax=4)),
+    ("k = 0", ([3], 0), Fr(0)),
+    ("grades 0, 0, 1, 1 of ['n', 'n', 'a', 'a'] (a duplicate, refused)", ([0, 0, 1, 1], 4), "rejects")],
+   (lambda fn, x: fn([x[1].get(d, 0) for d in x[0]], x[3]), lambda x: ERR([x[1].get(d, 0) for d in x[0][:x[3]]], gmax=4),
+    False),
+   lambda: {"hand, top grade 3 (the scale's)": ERR([3, 1, 0, 2], gmax=3),
+            "ir_measures ERR@4 (gdeval)": irm({"q": _g12[0]}, {"q": _g12[1]}, "ERR@4", "q")})
+
 
 # ---- statistics: significance-tests-lecture, system-comparison-paper, ab-ranking-blog ------------------------
 # Each statement is a statistical claim about two runs compared on paired per-topic scores (or, for the paper's
@@ -2244,6 +2471,8 @@ def show(v):
         return "nan" if math.isnan(v) else repr(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(show(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k!r}: {show(x)}" for k, x in v.items()) + "}"
     return str(v)
 
 
