@@ -207,6 +207,8 @@ def test_average_precision_that_does_not_sort_its_scores_is_contradicted_with_th
     s5 = shapes["S5"]
     assert s5.verdict == "contradicted", s5.reason
     assert "ranks the documents in the order their scores are listed, not by score" in s5.reason
+    # the smallest input is shown as the function received it: the scores, listed by ID, not a ranking
+    assert "the smallest, scores {'d0': 1, 'd1': 2}, grades {'d0': 1}" in s5.reason, s5.reason
     assert "sorts the documents by score, highest first" in s5.response
 
 

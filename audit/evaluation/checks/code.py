@@ -233,6 +233,20 @@ def _scores(ranking: tuple) -> list[tuple[object, float]]:
     return sorted(((d, float(len(ranking) - r)) for r, d in enumerate(ranking)), key=lambda pair: repr(pair[0]))
 
 
+def described(claim: CodeClaim, item: Input) -> str:
+    """``item`` in words as the listing received it: a ranking handed over as scores is shown as the scores (in the
+    order passed) or the (document, score) pairs, so the author reads the argument the function saw."""
+    text = item.describe()
+    roles = set(claim.arguments.values())
+    if item.queries or not roles & set(SCORED_ROLES):
+        return text
+    ranking = "ranking [" + ", ".join(repr(d) for d in item.ranking) + "]"
+    pairs = _scores(item.ranking)
+    shown = ("scores {" + ", ".join(f"{d!r}: {s:g}" for d, s in pairs) + "}" if "scores" in roles else
+             "pairs [" + ", ".join(f"({d!r}, {s:g})" for d, s in pairs) + "]")
+    return text.replace(ranking, shown, 1)
+
+
 def _call(params: list[str], claim: CodeClaim, item: Input, reading=None) -> list:
     """The arguments of one call, by role: the ranking, the relevant set, the cutoff (or cutoffs), the grades of
     the ranked documents in rank order (unjudged 0), the judgements as a {document: grade} mapping, the ranking as
@@ -633,7 +647,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         expected = chapter_value(claim, item, reading)
         problem = _problem(result, expected, item, book_rule, stated_rule, _bounded(claim))
         refused = result.status == "raises" and not problem  # a refusal the chapter allows is not agreement in value
-        edge_rows.append([item.label, item.describe(), "rejects" if expected == "rejects" else
+        edge_rows.append([item.label, described(claim, item), "rejects" if expected == "rejects" else
                           exact_text(expected),
                           returned_text(result) if result.status == "ok" else result.status,
                           problem or ("refuses it, as the chapter rejects such a ranking" if refused and
@@ -642,19 +656,19 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         if problem and item.label in ADVISORY and result.status == "ok":
             # No chapter (and no TREC file) defines IDs that are not text: how a listing compares 1 and "1" is
             # reported, never counted against it.
-            evidence.scopes.append(f"on {item.label} ({item.describe()}) it {problem.replace(chr(39) + 's definition', chr(39) + 's text-ID reading')}"
+            evidence.scopes.append(f"on {item.label} ({described(claim, item)}) it {problem.replace(chr(39) + 's definition', chr(39) + 's text-ID reading')}"
                                    " — not counted: the chapter does not define IDs that are not text")
         elif problem:
             fix = fixes[item.label]
             if "per-query values" in claim.arguments.values() and not any(_call(params, claim, item, reading)):
                 fix = ("return 0.0 when given no per-query values (the chapter's definitions give none for a run "
                        "whose one query is dropped)")
-            evidence.conditions.append(Point(f"on {item.label} ({item.describe()}) it {problem}", fix))
+            evidence.conditions.append(Point(f"on {item.label} ({described(claim, item)}) it {problem}", fix))
             if expected == "rejects" and book is not None and not conflicted:
                 conflicted = True  # one book-level conflict per listing, on the first repeated-ID case
                 head = problem.split(" where ")[0] if result.status == "ok" else problem  # never cut inside a quote
                 book.conflict(chapter.identity.id, claim.id, f"{claim.function}() {head} "
-                              f"on a ranking that repeats an ID ({item.describe()})")
+                              f"on a ranking that repeats an ID ({described(claim, item)})")
     first, last = _function_lines(listing, claim.function)
     place = chapter.snapshot.place(first)
     evidence.checks.append(Check(label=f"{claim.function}() (snapshot lines {first}–{last}"
@@ -699,14 +713,14 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     if bad and len(edgy) == len(bad):
         # it fails only on inputs of the edge cases' kinds (a repeated ID, nothing relevant in the first k, nothing
         # retrieved): qualified as the edge cases are, not wrong on ordinary input
-        smallest, result = min(edgy, key=lambda pair: (_size(pair[0]), pair[0].describe()))
+        smallest, result = min(edgy, key=lambda pair: (_size(pair[0]), described(claim, pair[0])))
         expected = chapter_value(claim, smallest, reading)
         kinds = " or ".join(dict.fromkeys(("repeating an ID" if _repeats(i) else
                                             "retrieving nothing relevant, or nothing at all")
                                            for i, _ in edgy))
         evidence.conditions.append(Point(
             f"on {len(edgy)} of {len(generated)} generated inputs, each {kinds}, it disagrees with the chapter's "
-            f"definition; the smallest, {smallest.describe()}: it "
+            f"definition; the smallest, {described(claim, smallest)}: it "
             f"{_problem(result, expected, smallest, book_rule, stated_rule, _bounded(claim))}"
             + (f" where the chapter's definition gives {exact_text(expected)}"
                if result.status != "ok" and not isinstance(expected, str) else ""),
@@ -716,7 +730,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     if bad:
         if len(bad) == len(generated):
             # Wrong everywhere: the smallest generated input is as telling as a shrunk one.
-            smallest, result = min(bad, key=lambda pair: (_size(pair[0]), pair[0].describe()))
+            smallest, result = min(bad, key=lambda pair: (_size(pair[0]), described(claim, pair[0])))
             how = "the smallest of them"
         else:
             smallest, result, finished = _minimal(claim, source, params, bad[0][0], bad[0][1], deadline, reading)
@@ -747,11 +761,11 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             fixes.append(f"it keeps the first k documents (ranking[:k]), not the first k {'+' if late else '−'} "
                          f"{abs(shift)}")
         if result.status == "raises":
-            fixes.append(f"it returns {exact_text(expected)} on {smallest.describe()}, where it raises"
+            fixes.append(f"it returns {exact_text(expected)} on {described(claim, smallest)}, where it raises"
                          if not isinstance(expected, str) else "it does not raise on ordinary input")
         evidence.failures.append(Point(
             f"wrong on ordinary input: {len(bad)} of {len(generated)} generated inputs disagree with the chapter's "
-            f"definition of {claim.measure}; {how}, {smallest.describe()}: it "
+            f"definition of {claim.measure}; {how}, {described(claim, smallest)}: it "
             f"{_problem(result, expected, smallest, book_rule, stated_rule, _bounded(claim))}{cause}",
             ("Correct the listing so that " + "; ".join(fixes) + ".") if fixes else
             "Correct the listing so it computes the measure as the chapter defines it."))
