@@ -213,22 +213,20 @@ def test_average_precision_that_does_not_sort_its_scores_is_contradicted_with_th
 
 
 def test_mean_reciprocal_rank_over_relevance_lists_matches_the_printed_value(shapes):
-    """(1/3 + 1/2 + 1) / 3 = 11/18 = 0.6111 (by hand), printed 0.611. A list of grades cannot show a repeated ID,
-    which is all that qualifies it (as for one query's ranked grades)."""
-    from audit.evaluation.checks.code import only_repeated_ids  # noqa: F401  (the same qualification)
+    """(1/3 + 1/2 + 1) / 3 = 11/18 = 0.6111 (by hand), printed 0.611. Lists of grades carry no document ID, so no
+    repeated-ID case is put to it: the finding says to drop a repeat where the grades are built."""
     s6 = shapes["S6"]
-    assert s6.verdict == "qualified", s6.reason
-    assert "It matches on well-formed input" in s6.reason and "repeats an ID" in s6.reason
+    assert s6.verdict == "supported", s6.reason
+    assert "takes no document IDs, so a ranking that repeats one never reaches it" in s6.reason
     table = next(c.table for c in s6.checks if "calls the text shows" in c.label)
     assert table[1][2:] == ["0.6111", "11/18", "agrees"]
 
 
 def test_rank_biased_precision_is_called_with_its_default_persistence(shapes):
     """RBP(p=0.8) = (1 − p) Σ p^(i−1) over relevant ranks i (Moffat & Zobel 2008), binary relevance; the constant
-    p is passed as the listing's default 0.8. Right on every generated input and edge case but a repeated ID."""
+    p is passed as the listing's default 0.8. Right on every generated input and edge case; it takes no IDs."""
     s7 = shapes["S7"]
-    assert s7.verdict == "qualified", s7.reason
-    assert "It matches on well-formed input" in s7.reason and "repeats an ID" in s7.reason
+    assert s7.verdict == "supported", s7.reason
 
 
 def test_gmap_over_per_query_values_matches_and_fails_only_on_an_empty_mapping(shapes):
@@ -482,3 +480,33 @@ def test_an_html_chapter_is_drafted_by_init_and_audited_with_places_in_the_page(
     assert result.verdict == "contradicted", result.reason
     assert "applies the cutoff 1 rank late" in result.reason
     assert result.place == "snapshot.html line 11"
+
+
+def test_a_right_listing_with_a_wrong_printed_value_gets_the_printed_value_corrected_and_the_rerun_is_clean(tmp_path):
+    """P@2 of a, b, c with a relevant is 1/2 (by hand); the text prints 0.4 after the call. The listing is right on
+    every input, so the hunk changes only the printed value (0.4 → 0.5), re-checked before it is printed; applied,
+    the rerun supports the claim."""
+    from audit.research.proposal import patched_text, register_text
+    text = ("# P@k\n\n```python\ndef precision_at_k(ranking, relevant, k):\n"
+            "    if len(set(ranking)) != len(ranking):\n        raise ValueError('a repeated document')\n"
+            "    if k < 1:\n        raise ValueError('k must be at least 1')\n"
+            "    return sum(1 for d in ranking[:k] if d in relevant) / k\n```\n\n"
+            'Called as `precision_at_k(["a", "b", "c"], {"a"}, 2)` it returns 0.4.\n')
+    claims = ('claims:\n  - {id: P1, title: P, kind: code, quote: "def precision_at_k(ranking, relevant, k):", claim: c,'
+              ' function: precision_at_k, measure: P@k, arguments: {ranking: ranking, relevant: relevant set, k: cutoff},'
+              ' calls: [{call: \'precision_at_k(["a", "b", "c"], {"a"}, 2)\', returns: "0.4"}]}\n')
+    chapter = "id: printed\ntitle: Printed\nsnapshot: {file: snapshot.md}\n"
+    folder = tmp_path / "printed"
+    for name, body in (("snapshot.md", text), ("chapter.yaml", chapter), ("claims.yaml", claims)):
+        folder.mkdir(exist_ok=True)
+        (folder / name).write_text(body, encoding="utf-8")
+    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    assert report.claims[0].verdict == "contradicted", report.claims[0].reason
+    assert "or correct the listing" not in report.claims[0].response
+    proposal = report.research.proposal
+    assert [(h.action, h.replaced, h.text) for h in proposal.hunks] == [("correct a value after a call", "0.4", "0.5")], \
+        (proposal.not_proposed, proposal.withdrawn)
+    (folder / "snapshot.md").write_text(patched_text(text, proposal), encoding="utf-8")
+    (folder / "claims.yaml").write_text(register_text(claims, proposal), encoding="utf-8")
+    again = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
+    assert again.verdict == "supported", again.reason

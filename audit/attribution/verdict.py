@@ -82,9 +82,9 @@ def _join(points: list[Point]) -> str:
 
 def _upper_first(text: str) -> str:
     """Upper-case the first letter unless the first word is a name that keeps its case (nDCG@3, ranx,
-    trec_eval, ir-measures, pytrec_eval)."""
+    trec_eval, ir-measures, pytrec_eval, a listing's function: rbp())."""
     first = text.split(" ", 1)[0]
-    if any(ch in first for ch in "@_-") or (len(first) > 1 and first[1:2].isupper()) or first in ("ranx",):
+    if any(ch in first for ch in "@_-(`") or (len(first) > 1 and first[1:2].isupper()) or first in ("ranx",):
         return text
     return text[:1].upper() + text[1:]
 

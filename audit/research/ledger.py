@@ -90,7 +90,7 @@ def _reference_relation(result: ClaimResult, reference: str) -> tuple[str, str] 
         if all(verdicts):
             return "supports", f"{reference} agrees with the listing on every generated input it computes ({agree})"
         return ("contradicts" if result.verdict == "contradicted" else "qualifies",
-                f"{reference} and the listing differ on some generated inputs ({agree})")
+                f"{reference} and the listing differ on some generated inputs (they agree on {agree})")
     if all(verdicts):
         return "supports", f"{reference} gives the claimed value ({len(verdicts)} check(s))"
     if result.verdict == "contradicted":

@@ -464,9 +464,6 @@ def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
     return plan
 
 
-#: The argument roles that carry document IDs (a repeated ID can reach the listing only through one of them).
-_ID_ROLES = {"ranking", "relevant set", "qrels", "run", "scored run", "qrels by query"}
-
 
 def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapshot: str, start: int,
                rechecks) -> dict:
@@ -481,7 +478,7 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         FOLLOWS_OPEN_READING,
         _function_lines,
         chapter_value,
-        only_repeated_ids,
+        sees_ids,
         shown_input,
     )
     from audit.evaluation.readings import base_reading
@@ -492,6 +489,9 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
 
     if FOLLOWS_OPEN_READING in r.reason:
         raise _Skip("the listing follows a reading the text leaves open; the finding says which convention to state")
+    printed = re.findall(r"Change “(.+?)” to “(.+?)” after the call\.", r.response)
+    if printed and "Wrong on ordinary input" not in r.reason and "It matches on well-formed input, but" not in r.reason:
+        return _printed_plan(claim, chapter, ms, snapshot, start, rechecks, dict(printed))
     listing, source = function_source(snapshot, claim.quote, claim.function, claim.builds_on)
     reading = base_reading(chapter.declared_for(claim))
     try:
@@ -510,8 +510,8 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     a = sum(len(line) + 1 for line in lines[:first - 1])
     b = sum(len(line) + 1 for line in lines[:last]) - 1
     if [line.rstrip() for line in snapshot[a:b].split("\n")] == [line.rstrip() for line in function_text.split("\n")]:
-        raise _Skip("the listing is already the corrected listing; what is left is a repeated ID, which a function of "
-                    "the grades alone cannot see: drop the repeat where the grades are taken")
+        raise _Skip("the listing is already the corrected listing; what is left is not the function's to change (the "
+                    "finding says what)")
     spans = [(a, b, function_text)]
     new_claim = claim.model_copy(update={"arguments": rewrite.arguments, "quote": rewrite.source.split("\n")[0]})
     edits = [Edit(claim.id, "quote", new_claim.quote), Edit(claim.id, "arguments", rewrite.arguments)]
@@ -548,23 +548,18 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     what = "recheck listing " + json.dumps([rewrite.source, [e.as_dict() for e in edits]], ensure_ascii=False)
     stored = rechecks.get(claim.id, what) if rechecks is not None else None
     if stored is not None and stored.get("verdict") in ("supported", "qualified", "contradicted", "error"):
-        verdict, ids_only = stored["verdict"], bool(stored.get("ids_only"))
+        verdict = stored["verdict"]
     else:
-        evidence = CHECKERS["code"](new_claim, trial, ms)
-        verdict = decide(evidence).verdict
-        # a function of the grades alone cannot see a repeated ID: qualified for that alone, it is as right as its
-        # signature allows, and the repeat must be dropped where the grades are taken
-        ids_only = (verdict == "qualified" and not set(rewrite.arguments.values()) & _ID_ROLES
-                    and only_repeated_ids(evidence))
+        verdict = decide(CHECKERS["code"](new_claim, trial, ms)).verdict
         if rechecks is not None:
-            rechecks.put(claim.id, what, {"verdict": verdict, "ids_only": ids_only})
-    if verdict != "supported" and not ids_only:
+            rechecks.put(claim.id, what, {"verdict": verdict})
+    if verdict != "supported":
         raise _Withdrawn(f"the corrected listing, run through the same differential test, is {verdict}, not supported")
     added = (f" It takes the judged grades as `{rewrite.added}` (optional: without it the ranked grades are all of "
              "them), which the signature could not see." if rewrite.added else "")
-    if ids_only:
-        added += (" A ranking that repeats an ID cannot reach a function of the grades alone: drop the repeat where "
-                  "the grades are taken (the one qualification left).")
+    if not sees_ids(new_claim):
+        added += (" A ranking that repeats an ID cannot reach a function without document IDs: reject or drop the "
+                  "repeat where its input is built.")
     # the finding's own wording (each defect and its fix) stays first; the corrected listing is how to make it
     # where a fix offers two ways, say which the corrected listing takes (read off its own code)
     choices = []
@@ -584,11 +579,61 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
                 span=(a - start, b - start), more=spans[1:],
                 check="re-checked: the corrected listing, run through the same differential test (edge cases, "
                       "generated input against the chapter's definitions and every reference, the calls the text "
-                      "shows), is " + ("supported" if verdict == "supported" else
-                                       "right on every input its signature can express"),
+                      "shows), is supported",
                 response=response,
                 rationale=f"{r.concern} The listing is rewritten from the chapter's definition of {claim.measure}.",
                 tradeoff="The listing's body changes; its name, parameters and what the text says it computes stay.")
+
+
+def _printed_plan(claim, chapter: Chapter, ms: Measurements, snapshot: str, start: int, rechecks,
+                  changes: dict[str, str]) -> dict:
+    """The values printed after the calls the text shows, where only they are wrong (the listing agrees with the
+    chapter's definitions on every input): each replaced by the value the call returns, printed the same way, and the
+    claim re-run on the patched chapter, which must be supported."""
+    import dataclasses
+
+    from audit.text.chapter import Snapshot
+
+    spans, edits, calls = [], [], []
+    for i, c in enumerate(claim.calls):
+        calls.append(c)
+        new = changes.get(str(c.returns)) if c.returns is not None else None
+        if new is None:
+            continue
+        at = snapshot.find(c.call)
+        paragraph_end = snapshot.find("\n\n", at)
+        where = snapshot.find(str(c.returns), at + len(c.call), paragraph_end if paragraph_end > 0 else len(snapshot))
+        if at < 0 or where < 0:
+            raise _Skip(f"the value printed after `{c.call}` cannot be placed in the text; the finding gives it")
+        spans.append((where, where + len(str(c.returns)), new))
+        edits.append(Edit(claim.id, f"calls.{i}.returns", new))
+        calls[-1] = c.model_copy(update={"returns": new})
+    if not spans:
+        raise _Skip("no printed value to correct was found after the calls the text shows")
+    patched = snapshot
+    for x, y, text in sorted(spans, reverse=True):
+        patched = patched[:x] + text + patched[y:]
+    trial = dataclasses.replace(chapter, snapshot=Snapshot(chapter.snapshot.path, patched))
+    new_claim = claim.model_copy(update={"calls": calls})
+    what = "recheck printed " + json.dumps([[x, y, t] for x, y, t in spans], ensure_ascii=False)
+    stored = rechecks.get(claim.id, what) if rechecks is not None else None
+    if stored is not None and stored.get("verdict") in ("supported", "qualified", "contradicted", "error"):
+        verdict = stored["verdict"]
+    else:
+        verdict = decide(CHECKERS["code"](new_claim, trial, ms)).verdict
+        if rechecks is not None:
+            rechecks.put(claim.id, what, {"verdict": verdict})
+    if verdict != "supported":
+        raise _Withdrawn(f"with the printed values corrected, the claim is {verdict}, not supported")
+    (x, y, text), more = spans[0], spans[1:]
+    return dict(action="correct a value after a call", replaced=snapshot[x:y], text=text, edits=edits,
+                span=(x - start, y - start), more=more,
+                check="re-checked: with the values the calls return printed after them, the listing's claim is "
+                      "supported (the same differential test: edge cases, generated input, references, shown calls)",
+                response="Print what the calls return: " + ", ".join(f"“{n}” for “{o}”" for o, n in changes.items())
+                         + ". The listing itself is right.",
+                rationale="The text's own example prints a value the listing does not return.",
+                tradeoff="Only the printed values change; the listing stays as it is.")
 
 
 def _statistic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str, rechecks) -> dict:

@@ -284,7 +284,7 @@ def _generated(claim: CodeClaim, n: int, seed: int, repeats: bool = False) -> li
     ``repeats``: the chapter's rule scores a ranking that repeats an ID (keep first, keep last, count each), so a
     third of the single-query inputs repeat one of their documents at a later rank."""
     out = _generated_inputs(claim, n, seed)
-    if not repeats or _multi(claim) or "scores" in claim.arguments.values():
+    if not repeats or _multi(claim) or not sees_ids(claim):
         return out
     rng = random.Random(seed + 1)
     for i in range(0, len(out), 3):
@@ -441,7 +441,7 @@ def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: 
     state the repeated-ID rule; ``stated``: this chapter states it. The listing's own text (its exception, the repr of
     what it returned) is shown only as a labelled quote; the sandbox's account is the sandbox's words."""
     if result.status == "raises":
-        if expected == "rejects" or item.k == 0:
+        if expected == "rejects" or item.k == 0 or 0 in item.cutoffs:
             return ""  # the chapter rejects the input too (a repeated ID), or the listing refuses k < 1 as allowed
         return f"raises ({quote(LISTING_EXCEPTION, result.text)})"
     if result.status == "returns":
@@ -564,18 +564,16 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
 FOLLOWS_OPEN_READING = "a reading the text does not rule out (the chapter's definitions set so"
 
 
-def only_repeated_ids(evidence: Evidence) -> bool:
-    """Whether every condition of a listing's evidence is about rankings that repeat an ID (the repeated-ID edge
-    cases, or generated inputs each repeating one) and nothing failed: what a function of the grades alone, which
-    never sees an ID, cannot help."""
-    return (not evidence.failures and not evidence.errors and bool(evidence.conditions)
-            and all(p.text.startswith("on repeated ID") or ", each repeating an ID, it disagrees" in p.text
-                    for p in evidence.conditions))
+#: The roles through which a listing can receive a ranking that repeats a document ID (a list of IDs, of (document,
+#: score) pairs, a run of lists): only such a listing meets the repeated-ID cases. A {document: score} mapping cannot
+#: hold a repeat, and a function of grades or of per-query values never sees an ID: dropping a repeated document is
+#: then the job of whatever builds its input, which the finding says.
+_ID_LISTS = {"ranking", "scored pairs", "run"}
 
 
-#: Roles whose input cannot hold a ranking that repeats an ID: a {document: score} mapping, per-query values (the
-#: chapter's definitions reject such a ranking before any value exists).
-_NO_REPEATS = {"scores", "scored run", "per-query values"}
+def sees_ids(claim: CodeClaim) -> bool:
+    """Whether the listing can receive a ranking that repeats a document ID (``_ID_LISTS``)."""
+    return bool(_ID_LISTS & set(claim.arguments.values()))
 
 
 def edge_inputs(claim: CodeClaim) -> list[Input]:
@@ -584,7 +582,7 @@ def edge_inputs(claim: CodeClaim) -> list[Input]:
     one cutoff of a list for a listing taking cutoffs; without a cutoff's cases for one taking none, and without a
     repeated ID's for one whose input cannot repeat an ID."""
     cut = _cutoff_role(claim)
-    repeats = not _NO_REPEATS & set(claim.arguments.values())
+    repeats = sees_ids(claim)
     out = []
     for label, r, rel, k, _ in EDGES:
         if (not cut and label in ("k = 0", "k larger than the ranking")) or (not repeats and "repeated" in label):
@@ -683,7 +681,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence.checks.append(Check(label=f"{claim.function}() on {len(generated)} generated well-formed inputs "
                                        + ("(a third repeating one ID, which the chapter's rule scores; the "
                                           "references are compared on the others; " if scored_repeats and
-                                          not _multi(claim) and not _NO_REPEATS & set(claim.arguments.values())
+                                          not _multi(claim) and sees_ids(claim)
                                           else "(distinct IDs, ")
                                        + f"non-empty relevant set; seed {SEED})",
                                  measure=claim.measure, values=ref_rows))
@@ -774,6 +772,10 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                            f"{len(generated)} generated well-formed inputs (seed {SEED})"
                            + "".join(f"; {v.implementation} agrees on {v.detail}" for v in ref_rows if v.status == "ok")
                            + f", and on {sum(1 for r in edge_rows if r[-1] == 'agrees' or r[-1].startswith('refuses'))} of {len(edge_rows)} edge cases")
+    if not sees_ids(claim) and not {"scores", "scored run"} & set(claim.arguments.values()):
+        # never a qualification: the function cannot be given an ID, so the rule is its caller's to keep
+        evidence.scopes.append(f"{claim.function}() takes no document IDs, so a ranking that repeats one never reaches "
+                               "it: reject or drop the repeat where its input is built")
     if evidence.conditions:
         evidence.lead = "It matches on well-formed input, but "
         evidence.concern = ("Readers who copy the listing get an exception or a wrong value on inputs they will "
@@ -1100,6 +1102,7 @@ def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results:
         outcomes = ref.evaluate(usable, qrels, run)
         agree = total = 0
         provider = ""
+        theirs: dict[int, list[float]] = {}  # each compared input's values by the reference, entry by entry
         for i, mine in entries.items():
             found = [outcomes.get(str(m)) for m, _, _, _ in mine]
             if any(o is None or o.status != "ok" for o in found):
@@ -1107,11 +1110,47 @@ def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results:
             provider = found[0].provider if found else provider
             total += 1
             ok = True
+            theirs[i] = []
             for outcome, (_, name, over, value) in zip(found, mine):
                 values = {q: outcome.per_query[f"g{i}~{q}"] for q in over if f"g{i}~{q}" in outcome.per_query}
-                theirs = float(evaluator.combine(name, values)) if values else 0.0
-                ok = ok and value is not None and abs(value - theirs) <= 1e-9
+                theirs[i].append(float(evaluator.combine(name, values)) if values else 0.0)
+                ok = ok and value is not None and abs(value - theirs[i][-1]) <= 1e-9
             agree += ok
-        rows.append(ImplValue(implementation=ref.name, provider=provider, detail=f"{agree} of {total} inputs",
+        why = _reference_reading(claim, {i: items[i] for i in theirs}, theirs, reading) if agree < total else ""
+        rows.append(ImplValue(implementation=ref.name, provider=provider, detail=f"{agree} of {total} inputs{why}",
                               in_interval=agree == total))
     return rows
+
+
+def _reference_reading(claim: CodeClaim, items: dict[int, Input], theirs: dict[int, list[float]], reading) -> str:
+    """Why a reference's values differ from the listing's, found by experiment: the one convention value under which
+    the chapter's definitions give the reference's value on every input compared (its gain, its RBP gain, its
+    ideal …), as words to add to its row; "" when none does (the finding then shows the values only)."""
+    spec = parse_measure(_measure(claim, 1))[1]
+    if spec is None:
+        return ""
+    several = any(i.queries for i in items.values())
+    names = [n for n in evaluator.relevant_to(spec.name, several_queries=several)
+             if n not in ("repeated_ids", "ties", "prefix")]
+
+    def values(item: Input, under) -> list | None:
+        value = chapter_value(claim, item, under)
+        if isinstance(value, str):
+            return None
+        return [float(v) for _, v in value if v is not None] if isinstance(value, tuple) else [float(value)]
+
+    base = {i: values(item, reading) for i, item in items.items()}
+    differing = [i for i in items if base[i] is None or len(base[i]) != len(theirs[i])
+                 or any(abs(a - b) > 1e-6 for a, b in zip(base[i], theirs[i]))]
+    for name in names:
+        for value in CONVENTIONS[name].values:
+            if value == reading.get(name):
+                continue
+            under = {**reading, name: value}
+            if all((got := values(items[i], under)) is not None and len(got) == len(theirs[i])
+                   and all(abs(a - b) <= 1e-6 for a, b in zip(got, theirs[i])) for i in differing) \
+                    and all((got := values(items[i], under)) is not None
+                            and all(abs(a - b) <= 1e-6 for a, b in zip(got, theirs[i])) for i in items):
+                return (f"; it follows {CONVENTIONS[name].title} “{value}” where the chapter's is “{reading[name]}” "
+                        "(the chapter's definitions set so give its value on every input compared)")
+    return ""

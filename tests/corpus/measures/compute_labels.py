@@ -1933,7 +1933,7 @@ cb("def dcg_at_k_by_query(rs, k):", "DCG@3 of the first query of the printed cal
             for i, g in enumerate(_g8, 1)} | {f"ranx dcg@3, linear (query {i})": rx({"q": g[0]}, {"q": g[1]}, "dcg@3", "q")
                                                for i, g in enumerate(_g8, 1)})
 
-# CB09 mean_reciprocal_rank(rs): right on well-formed input; the grade list of a refused run is scored.
+# CB09 mean_reciprocal_rank(rs): right on well-formed input; it never receives a document ID (no repeated-ID case).
 _rs9 = [[0, 1, 0], [0, 0, 2], [3, 0, 0], [0, 0, 0]]
 _g9 = {f"q{i}": grades_q(r) for i, r in enumerate(_rs9, 1)}
 cb("def mean_reciprocal_rank(rs):", "MRR on the printed call", sum(RR(*g) for g in _g9.values()) / 4, [
