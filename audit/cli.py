@@ -375,6 +375,10 @@ def run(args) -> int:
     if args.claims is not None:
         known = {c.id for chapter in chapters for c in chapter.register.claims}
         unknown = [cid for cid in args.claims if cid not in known]
+        if unknown and status == EXIT_INPUT:  # a chapter did not load (said above): its claims are not known
+            err.print(f"[red]error:[/red] --claims: {', '.join(unknown)} not found in the chapters that loaded; fix "
+                      "the register named above and run again", highlight=False)
+            return status
         if unknown:
             err.print(f"[red]error:[/red] --claims: no audited chapter has claim {', '.join(unknown)}",
                       highlight=False)

@@ -273,6 +273,9 @@ def test_recall_at_cutoffs_sorted_lowest_score_first_is_contradicted_and_its_pri
     ('{id: B1, title: t, kind: code, quote: "def precision_curve(ranking, relevant):", claim: c, '
      "function: precision_curve, measure: P, shape: at each k, arguments: {ranking: ranking, relevant: relevant set}}",
      "measure", "at each k"),
+    ('{id: B1, title: t, kind: code, quote: "def rbp(grades, p=0.8):", claim: c, function: rbp, '
+     "measure: RBP(p=0.8), arguments: {grades: ranked grades, p: constant}, constants: {p: 0.5}}",
+     "constants.p", "the listing is called with p = 0.5, but the measure 'RBP(p=0.8)' has p = 0.8"),
 ])
 def test_a_bad_role_or_shape_stops_the_load_naming_the_field(tmp_path, entry, field, message):
     from audit.errors import RegisterError
@@ -510,3 +513,20 @@ def test_a_right_listing_with_a_wrong_printed_value_gets_the_printed_value_corre
     (folder / "claims.yaml").write_text(register_text(claims, proposal), encoding="utf-8")
     again = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
     assert again.verdict == "supported", again.reason
+
+
+def test_a_listing_using_an_earlier_listings_helper_without_builds_on_stops_the_load(tmp_path):
+    """ndcg_at_k calls dcg from the listing before it: without builds_on it would die of a NameError, blamed on the
+    listing; the load names the field and the line to add instead."""
+    from audit.errors import RegisterError
+    text = ("```python\nimport math\n\ndef dcg(grades):\n    return sum(g / math.log2(i + 2) for i, g in "
+            "enumerate(grades))\n```\n\n```python\ndef ndcg_at_k(grades, k):\n    ideal = sorted(grades, "
+            "reverse=True)[:k]\n    return dcg(grades[:k]) / dcg(ideal)\n```\n")
+    (tmp_path / "snapshot.md").write_text(text, encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text(SHAPES_CHAPTER, encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(
+        'claims:\n  - {id: B1, title: t, kind: code, quote: "def ndcg_at_k(grades, k):", claim: c, function: ndcg_at_k,'
+        " measure: nDCG@k, arguments: {grades: ranked grades, k: cutoff}}\n", encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(tmp_path)
+    assert caught.value.field == "builds_on" and "'def dcg(grades):'" in caught.value.message, caught.value.message

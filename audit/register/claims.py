@@ -1231,6 +1231,23 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
         if role == "constant" and p not in claim.constants and p not in defaults:
             raise fail(f"arguments.{p}", f"a constant needs its value: give it in constants ({p}: …) or as the "
                                          "listing's literal default")
+    from audit.register.measures import parse as parse_measure
+    try:
+        measured = dict(parse_measure(claim.measure.replace("@k", "@1"), reference_only=True)[0].params)
+    except AuditError:
+        measured = {}  # an unknown measure is reported below, under measure
+    for p, role in claim.arguments.items():
+        value = claim.constants.get(p, defaults.get(p))
+        if role == "constant" and p in measured and isinstance(value, (int, float)) and float(value) != float(measured[p]):
+            raise fail(f"constants.{p}" if p in claim.constants else f"arguments.{p}",
+                       f"the listing is called with {p} = {value}, but the measure {claim.measure!r} has {p} = "
+                       f"{measured[p]}: make them the same")
+    from audit.text.listings import builds_on_lines
+    needed = [line for line in builds_on_lines(chapter.snapshot.text, claim.quote, claim.function)
+              if not any(line.strip() in b or b.strip() in line for b in claim.builds_on)]
+    if needed:
+        raise fail("builds_on", f"{claim.function}() uses what an earlier listing defines; add "
+                                f"{', '.join(repr(n) for n in needed)} to builds_on")
     for p in claim.constants:
         if claim.arguments.get(p) != "constant":
             raise fail(f"constants.{p}", f"{p!r} is not an argument with the role constant")
