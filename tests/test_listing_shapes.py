@@ -530,3 +530,59 @@ def test_a_listing_using_an_earlier_listings_helper_without_builds_on_stops_the_
     with pytest.raises(RegisterError) as caught:
         load_chapter(tmp_path)
     assert caught.value.field == "builds_on" and "'def dcg(grades):'" in caught.value.message, caught.value.message
+
+
+MQ_TEXT = '''# MRR over a run
+
+A document is relevant when its grade is at least 1.
+
+```python
+def mean_reciprocal_rank(run, qrels):
+    total = 0.0
+    for q, scores in run.items():
+        for rank, d in enumerate(scores, start=1):
+            if qrels[q].get(d, 0) >= 1:
+                total += 1 / rank
+                break
+    return total / len(run)
+```
+
+```python
+def precision_per_query(run, qrels, k):
+    out = {}
+    for q, docs in run.items():
+        out[q] = sum(1 for d in docs[:k + 1] if qrels.get(q, {}).get(d, 0) >= 1) / k
+    return out
+```
+'''
+MQ_CLAIMS = """\
+claims:
+  - {id: M1, title: MRR, kind: code, quote: "def mean_reciprocal_rank(run, qrels):", claim: MRR over a run,
+     function: mean_reciprocal_rank, measure: RR, arguments: {run: scored run, qrels: qrels by query}}
+  - {id: M2, title: P per query, kind: code, quote: "def precision_per_query(run, qrels, k):", claim: P@k per query,
+     function: precision_per_query, measure: P@k, shape: per query, arguments: {run: run, qrels: qrels by query, k: cutoff}}
+"""
+
+
+def test_listings_over_a_run_are_rewritten_each_hunk_placed_at_its_line_as_read_and_the_rerun_is_clean(tmp_path):
+    """M1 walks each query's score mapping as listed (contradicted: ranked as listed, not by score); M2 cuts at k + 1
+    and divides by k (contradicted). Both get corrected listings over the run; the second hunk's heading gives its
+    line in the snapshot as read (17), not in the text the first hunk left. Applied, both are supported."""
+    from audit.research.proposal import patched_text, register_text
+    folder = tmp_path / "mq"
+    folder.mkdir()
+    for name, body in (("snapshot.md", MQ_TEXT), ("chapter.yaml", "id: mq\ntitle: MQ\nsnapshot: {file: snapshot.md}\n"),
+                       ("claims.yaml", MQ_CLAIMS)):
+        (folder / name).write_text(body, encoding="utf-8")
+    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    verdicts = {c.id: c.verdict for c in report.claims}
+    assert verdicts == {"M1": "contradicted", "M2": "contradicted"}, [c.reason for c in report.claims]
+    assert "ranks the documents in the order their scores are listed" in report.claims[0].reason
+    hunks = report.research.proposal.hunks
+    assert [(h.claim, h.snapshot_line) for h in hunks] == [("M1", 6), ("M2", 17)]
+    assert hunks[1].line > 17  # where patch applies it, after the first hunk grew the text
+    (folder / "snapshot.md").write_text(patched_text(MQ_TEXT, report.research.proposal), encoding="utf-8")
+    (folder / "claims.yaml").write_text(register_text(MQ_CLAIMS, report.research.proposal), encoding="utf-8")
+    again = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    assert {c.id: c.verdict for c in again.claims} == {"M1": "supported", "M2": "supported"}, \
+        [c.reason for c in again.claims]

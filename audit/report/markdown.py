@@ -797,7 +797,7 @@ def _proposal(report: ChapterReport, w) -> None:
         w("No checked text change: the findings below need the author's own change.\n")
     for i, h in enumerate(proposal.hunks, 1):
         w(target(hunk_anchor(i)), "\n")
-        w(f"### Hunk {i} — [{h.claim}](#{h.claim}): {h.action} (snapshot line {h.line})\n")
+        w(f"### Hunk {i} — [{h.claim}](#{h.claim}): {h.action} (snapshot line {h.snapshot_line or h.line})\n")
         if "\n" in h.replaced or "\n" in h.text:  # lines of code (a corrected listing): literal, in code blocks
             w("Replace these lines:\n")
             w(fenced(h.replaced))

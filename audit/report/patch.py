@@ -46,7 +46,7 @@ def render(proposal: Proposal, original: str, register: str | None = None) -> st
             + (f"; {proposal.register_file} changes with it, so the next run reads the new text." if register
                is not None and proposal.register_file else ".")),
            "# Apply from the project root: patch -p0 < this file, or git apply -p0 this file."]
-    out += [f"# {h.claim} (line {h.line}): {h.action}. {h.check}." for h in proposal.hunks]
+    out += [f"# {h.claim} (line {h.snapshot_line or h.line}): {h.action}. {h.check}." for h in proposal.hunks]
     out.append("")
     out += _diff(proposal.file, original, after)
     if register is not None and proposal.register_file:

@@ -209,10 +209,13 @@ class SourceEntry(BaseModel):
 
 class Hunk(BaseModel):
     """One proposed change to the snapshot: ``old`` and ``new`` are the whole snapshot line ``line``
-    (1-based) before and after; ``text`` the words added or replacing ``replaced``."""
+    (1-based, in the text as the hunks before it left it, as ``patch`` applies them) before and after; ``text`` the
+    words added or replacing ``replaced``; ``snapshot_line``: where its lines start in the snapshot as read (what the
+    author looks up; 0 in reports written before it was kept)."""
 
     claim: str
     line: int
+    snapshot_line: int = 0
     old: str
     new: str
     action: str           # state a convention, correct a value, reword, add a caveat

@@ -822,7 +822,8 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
         line = current.count("\n", 0, first) + 1
         current = changed
         shift += len(text) - (end - start)
-        proposal.hunks.append(Hunk(claim=cid, line=line, old=old, new=new, action=plan["action"],
+        proposal.hunks.append(Hunk(claim=cid, line=line, snapshot_line=snapshot.count("\n", 0, start) + 1,
+                                   old=old, new=new, action=plan["action"],
                                    replaced=plan["replaced"], text=text.strip(), rationale=plan["rationale"],
                                    tradeoff=plan["tradeoff"], check=plan["check"],
                                    conventions=plan.get("conventions", []),
