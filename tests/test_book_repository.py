@@ -63,6 +63,10 @@ def test_book_yaml_lays_out_the_chapters_and_a_run_audits_them_all(book):
     done = _run(book, "run", "--quiet")
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (book / "reports").glob("*.json")) == ["ch01.json", "ch02.json"]
+    # the reproducing command names the chapter folder, though its snapshot is the manuscript beside it
+    report = json.loads((book / "reports" / "ch01.json").read_text(encoding="utf-8"))
+    assert report["provenance"]["command"] == "audit run chapters/ch01/audit"
+    assert _run(book, *report["provenance"]["command"].split()[1:], "--quiet").returncode == 0
 
 
 def test_changed_audits_only_the_chapter_whose_manuscript_changed(book):

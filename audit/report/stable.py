@@ -16,7 +16,9 @@ from audit.report.results import ChapterReport
 
 def reproducing_command(report: ChapterReport, claims: list[str] | None = None) -> str:
     """``audit run <the chapter folder as given>``, with ``--claims <ids>`` for a partial audit."""
-    command = f"audit run {Path(str(report.snapshot['file'])).parent.as_posix()}"
+    # the chapter folder as given (its snapshot may be the manuscript elsewhere in the book)
+    folder = report.snapshot.get("folder") or Path(str(report.snapshot["file"])).parent
+    command = f"audit run {Path(str(folder)).as_posix()}"
     return command + (f" --claims {','.join(claims)}" if claims is not None else "")
 
 
