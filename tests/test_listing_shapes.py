@@ -418,7 +418,7 @@ def test_the_issues_listing_in_a_notebook_is_drafted_by_init_and_contradicted_wi
     folder = tmp_path / "claims" / "nb-ch"
     assert (folder / "snapshot.ipynb").exists()
     chapter = load_chapter(folder)
-    code = next(c for c in chapter.register.claims if c.kind == "code")
+    code = next(c for c in chapter.register.claims if c.kind == "code" and c.function == "ndcg_at_k")
     assert code.builds_on == ["def dcg(grades):"] and code.calls[0].returns == "0.867"
     result = next(r for r in audit_chapter(chapter, all_references(), collect(["audit", "run"])).claims
                   if r.id == code.id)
@@ -426,6 +426,11 @@ def test_the_issues_listing_in_a_notebook_is_drafted_by_init_and_contradicted_wi
     assert "ZeroDivisionError" in result.reason and "gain “linear”" in result.reason
     assert "all retrieved, cut at k" in result.reason and "0.790815" in result.reason
     assert any("notebook cell 3, line 1" in c.label for c in result.checks)
+    # the sentence printing the call's result is the code claim's to check: no draft for it, and it is covered
+    assert not any(c.kind == "draft" and "Called as" in c.quote for c in chapter.register.claims)
+    report = audit_chapter(chapter, all_references(), collect(["audit", "run"]))
+    called = [s for s in report.statements if "Called as" in s.text]
+    assert called and all(s.covered_by == [code.id] for s in called), called
 
 
 # --- an HTML page as a chapter ---------------------------------------------------------------------

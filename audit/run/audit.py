@@ -53,7 +53,7 @@ from audit.text.anchors import (
     line_starts,
 )
 from audit.text.chapter import NORMALISATION
-from audit.text.coverage import covered_by, use_of
+from audit.text.coverage import call_uses, covered_by, use_of
 from audit.text.coverage import statements as coverage_statements
 from audit.text.scan import MEASURED, has_number, scan
 
@@ -456,6 +456,8 @@ def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
             start = starts[anchor.line - 1] + anchor.column - 1
             spans[cid] = (start, start + len(anchor.text))
     uses = [use_of(c.model_dump(), spans[c.id]) for c in chapter.register.claims if c.id in spans]
+    # a listing's shown calls cover the sentences that print their results
+    uses += [u for c in chapter.register.claims if c.kind == "code" for u in call_uses(c.model_dump(), text)]
     found = scan(chapter.snapshot)
     statements = [StatementResult(line=bisect_right(starts, p.start), kind=p.kind, text=p.text,
                                   unit="" if p.whole else p.unit.text, covered_by=covered_by(p, uses))

@@ -342,6 +342,25 @@ def use_of(claim: dict, span: Span) -> Use:
     return Use(str(claim.get("id", "")), kind, span, tuple(printed), expression)
 
 
+def call_uses(claim: dict, text: str) -> list[Use]:
+    """What a code claim's shown calls cover: each call with the value the text prints after it (``calls:
+    [{call, returns}]``), from the call to that value, in the same paragraph of ``text`` (the snapshot)."""
+    out = []
+    for i, call in enumerate(claim.get("calls") or []):
+        if not isinstance(call, dict) or call.get("returns") is None:
+            continue
+        at = text.find(str(call.get("call", "")))
+        if at < 0:
+            continue
+        end = text.find("\n\n", at)
+        printed = str(call["returns"])
+        where = text.find(printed, at, end if end > 0 else len(text))
+        if where < 0:
+            continue
+        out.append(Use(f"{claim.get('id', '')}", "call", (at, where + len(printed)), ((None, printed),)))
+    return out
+
+
 def _number(text: str) -> Fraction | None:
     try:
         return parse_claimed(text.strip()).nominal
@@ -387,7 +406,7 @@ def prints(use: Use, part: Part, value: str) -> bool:
         expr = _plain(use.expression)
         if expr and (expr == _plain(value) or expr in {_plain(e) for e in part.expressions}):
             return True
-    return any(_same_value(value, written) and (use.kind in ("arithmetic", "statistic")
+    return any(_same_value(value, written) and (use.kind in ("arithmetic", "statistic", "call")
                                                 or _same_measure(part.measure, measure))
                for measure, written in use.printed)
 

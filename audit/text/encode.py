@@ -1082,7 +1082,7 @@ _ROLES = {"ranking": ("ranking", "retrieved", "run", "results", "docs", "ranked"
 #: Name fragments → the measure, tried in order: the longer names first ("average_precision_at_k" is AP, not P@k).
 _FUNCTION_MEASURES = (("gmap", "GMAP"), ("geometric", "GMAP"), ("rbp", "RBP"), ("rank_biased", "RBP"),
                       ("reciprocal", "RR"), ("mrr", "RR"), ("average_precision", "AP"), ("mean_ap", "AP"),
-                      ("map_", "AP"), ("ndcg", "nDCG"), ("recall", "R"), ("precision_at", "P"), ("success", "Success"),
+                      ("map_", "AP"), ("ndcg", "nDCG"), ("dcg", "DCG"), ("recall", "R"), ("precision_at", "P"), ("success", "Success"),
                       ("hit", "Success"), ("precision", "P"))
 _MAPPING_HINT = re.compile(r"\b(?:dict|Dict|Mapping|MutableMapping)\b")
 _SEQUENCE_HINT = re.compile(r"\b(?:list|List|Sequence|tuple|Tuple|Iterable)\s*\[\s*(?:int|float)\b")

@@ -137,9 +137,29 @@ def draft_register(snapshot: Snapshot) -> tuple[list[dict], dict[str, int], dict
         if declared == chapter:
             break
         chapter = declared
+    claims = _without_covered_calls(claims, statements, text, counts)
     conventions = as_yaml_mapping(chapter)
     counts["conventions"] = len(conventions)
     return claims, counts, {f"table-{i + 1}": t[2] for i, t in enumerate(tables)}, conventions
+
+
+def _without_covered_calls(claims: list[dict], statements: list[Statement], text: str, counts: dict) -> list[dict]:
+    """The drafts of sentences that only print what a listing's shown calls return, dropped (the code claim's
+    ``calls`` check them), the claims numbered again in reading order."""
+    uses = [u for c in claims if c["kind"] == "code" for u in coverage.call_uses(c, text)]
+    if not uses:
+        return claims
+    by_text = {s.text: s for s in statements}
+    kept = []
+    for c in claims:
+        s = by_text.get(c["quote"]) if c["kind"] == "draft" else None
+        if s is not None and all(coverage.covered_by(p, uses) for p in coverage.statements(s)):
+            counts["draft"] -= 1
+            continue
+        kept.append(c)
+    for i, c in enumerate(kept, start=1):
+        c["id"] = f"C{i:02d}"
+    return kept
 
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+(?P<title>.+?)[ \t#]*$", re.MULTILINE)
