@@ -33,6 +33,8 @@ from audit.register.values import display, format_exact, parse_claimed, parse_cl
 from audit.report.results import Check, ImplValue
 from audit.text.listings import function_source
 
+#: The exceptions by which a listing refuses a bad argument on purpose (k < 1): ``raise ValueError(…)`` or ``assert``.
+REFUSALS = ("ValueError:", "AssertionError:")
 LISTING_EXCEPTION = "the listing's exception:"  # labels of the listing's own text wherever a result quotes it
 LISTING_VALUE = "the listing's value:"
 CALL_LIMIT = 2.0     # seconds of wall-clock and CPU time for one call of a listing
@@ -142,7 +144,7 @@ EDGES = [
     ("empty relevant set", ("a", "b"), set(), 2,
      "return 0.0 when the relevant set is empty, as trec_eval, ir-measures and ranx do"),
     ("empty ranking", (), {"a"}, 3, "return 0.0 for an empty ranking"),
-    ("k = 0", ("a",), {"a"}, 0, "return 0.0 for k = 0 (an empty prefix), or reject k < 1"),
+    ("k = 0", ("a",), {"a"}, 0, "return 0.0 for k = 0 (an empty prefix), or reject k < 1 with a ValueError"),
     ("k larger than the ranking", ("a", "n"), {"a", "b"}, 10, "cut at min(k, len(ranking))"),
     ("IDs of mixed type", (1, "b"), {"1", "b"}, 2, "compare IDs as strings (str(doc_id)) on both sides"),
     ("relevant documents never retrieved", ("n", "m"), {"a", "b"}, 2, "return 0.0 when nothing relevant is found"),
@@ -441,8 +443,10 @@ def _problem(result: CallResult, expected, item: Input, book_rule: str, stated: 
     state the repeated-ID rule; ``stated``: this chapter states it. The listing's own text (its exception, the repr of
     what it returned) is shown only as a labelled quote; the sandbox's account is the sandbox's words."""
     if result.status == "raises":
-        if expected == "rejects" or item.k == 0 or 0 in item.cutoffs:
-            return ""  # the chapter rejects the input too (a repeated ID), or the listing refuses k < 1 as allowed
+        if expected == "rejects":
+            return ""  # the chapter rejects the input too (a repeated ID)
+        if (item.k == 0 or 0 in item.cutoffs) and result.text.startswith(REFUSALS):
+            return ""  # the listing refuses k < 1 as a bad argument, as the fix allows (a ZeroDivisionError does not)
         return f"raises ({quote(LISTING_EXCEPTION, result.text)})"
     if result.status == "returns":
         what = "neither a list nor a mapping of numbers" if isinstance(expected, tuple) else "a non-number"
