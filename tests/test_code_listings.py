@@ -494,7 +494,9 @@ def ndcg_cut(ranking, qrels, k):
 def test_a_listing_runs_with_the_earlier_listing_the_register_says_it_builds_on(tmp_path, builds_on, runs):
     """ndcg_cut() calls dcg() from the listing before it. With `builds_on` naming that listing it is the chapter's
     nDCG@k (exponential gain, ideal from every judged grade, 0 when nothing is relevant) on all 300 generated
-    inputs; without it every call raises NameError."""
+    inputs; without it the register does not load, naming builds_on and the line to add (every call would raise
+    NameError, which is the register's fault, not the listing's)."""
+    from audit.errors import RegisterError
     (tmp_path / "snapshot.md").write_text(BUILDS_ON_TEXT, encoding="utf-8")
     (tmp_path / "chapter.yaml").write_text(
         'id: builds\ntitle: Builds\nsnapshot: {file: snapshot.md}\nconventions:\n  gain: {value: exponential, quote: '
@@ -503,13 +505,15 @@ def test_a_listing_runs_with_the_earlier_listing_the_register_says_it_builds_on(
         "claims:\n  - {id: B1, title: ndcg, kind: code, quote: 'def ndcg_cut(ranking, qrels, k):', claim: nDCG@k, "
         "function: ndcg_cut, measure: nDCG@k, arguments: {ranking: ranking, qrels: qrels, k: cutoff}, "
         f"builds_on: {builds_on!r}}}\n", encoding="utf-8")
+    if not runs:
+        with pytest.raises(RegisterError) as caught:
+            load_chapter(tmp_path)
+        assert caught.value.field == "builds_on" and "'def dcg(gains):'" in caught.value.message
+        return
     result = audit_chapter(load_chapter(tmp_path), all_references(), collect(["audit", "run"])).claims[0]
-    if runs:
-        generated = next(c for c in result.checks if "generated" in c.label)
-        assert next(v for v in generated.values if v.implementation == "chapter").detail == "300 of 300 inputs"
-        assert "NameError" not in result.reason
-    else:
-        assert result.verdict == "contradicted" and "NameError" in result.reason
+    generated = next(c for c in result.checks if "generated" in c.label)
+    assert next(v for v in generated.values if v.implementation == "chapter").detail == "300 of 300 inputs"
+    assert "NameError" not in result.reason
 
 
 def test_builds_on_must_name_an_earlier_listing(tmp_path):
@@ -540,6 +544,8 @@ def precision_after_cut(retrieved, relevant, k):
 def precision_refusing(retrieved, relevant, k):
     if len(set(retrieved)) != len(retrieved):
         raise ValueError("duplicate document in run")
+    if k < 1:
+        raise ValueError("k must be at least 1")
     return len(set(retrieved[:k]) & set(relevant)) / k
 ```
 """
