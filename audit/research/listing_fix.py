@@ -93,7 +93,8 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
     added = optional = ""  # a judged-grades parameter added here; one that is optional (added, or already so)
     # what the measure walks (document IDs or grades, in rank order), how a relevant one is told, and |R|
     if "scores" in by_role or "scored pairs" in by_role:
-        lines.append(_by_score(by_role.get("scores"), by_role.get("scored pairs"), reading.get("ties", "listed order")))
+        lines.append("ranking = " + _by_score(by_role.get("scores"), by_role.get("scored pairs"),
+                                              reading.get("ties", "listed order")))
         by_role["ranking"] = "ranking"
     if "ranking" in by_role:
         ranking = by_role["ranking"]
@@ -197,15 +198,16 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
 
 
 def _by_score(scores: str | None, pairs: str | None, ties: str) -> str:
-    """The line that ranks one query's documents by score, highest first, equal scores ordered by the chapter's tie
-    rule (``ties``: the order listed, or the document ID descending as trec_eval does, or ascending)."""
+    """The expression (and its comment) that ranks one query's documents by score, highest first, equal scores
+    ordered by the chapter's tie rule (``ties``: the order listed, or the document ID descending as trec_eval does, or
+    ascending)."""
     items = f"{scores}.items()" if scores else pairs
     key = {"listed order": "-pair[1]", "docno descending": "(pair[1], pair[0])",
            "docno ascending": "(-pair[1], pair[0])"}[ties]
     reverse = ", reverse=True" if ties == "docno descending" else ""
     rule = {"listed order": "equal scores in the order listed", "docno descending": "equal scores by document ID, "
             "descending (trec_eval)", "docno ascending": "equal scores by document ID, ascending"}[ties]
-    return f"ranking = [d for d, _ in sorted({items}, key=lambda pair: {key}{reverse})]  # highest score first; {rule}"
+    return f"[d for d, _ in sorted({items}, key=lambda pair: {key}{reverse})]  # highest score first; {rule}"
 
 
 def _over_run(claim: CodeClaim, reading: dict[str, str], node: ast.FunctionDef, by_role: dict[str, str]) -> Rewrite:
@@ -233,7 +235,7 @@ def _over_run(claim: CodeClaim, reading: dict[str, str], node: ast.FunctionDef, 
     lines += one.source.rstrip("\n").split("\n") + [""]
     queries = (f"list({run})" if reading.get("averaging", "queries with results") != "all judged queries" else
                f"list({run}) + [q for q in {qrels} if q not in {run}]")
-    take = (_by_score(f"{run}.get(q, {{}})", None, reading.get("ties", "listed order")).split(" = ", 1)[1]
+    take = (_by_score(f"{run}.get(q, {{}})", None, reading.get("ties", "listed order"))
             if "scored run" in by_role else f"list({run}.get(q, []))")
     lines += ["values = {}", f"for q in {queries}:", f"    if q not in {qrels}:", "        continue  # not judged",
               f"    ranking = {take}"]

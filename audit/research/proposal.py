@@ -472,7 +472,6 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     the claim re-run on the patched chapter — the same differential test as the listing's, edge cases, generated
     input, references and shown calls — which must be supported before the listing is printed."""
     import ast
-    import dataclasses
 
     from audit.evaluation.checks.code import (
         FOLLOWS_OPEN_READING,
@@ -484,7 +483,6 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     from audit.evaluation.readings import base_reading
     from audit.register.claims import parameter_defaults, shown_arguments
     from audit.research.listing_fix import NotWritten, write
-    from audit.text.chapter import Snapshot
     from audit.text.listings import function_source
 
     if FOLLOWS_OPEN_READING in r.reason:
@@ -531,28 +529,13 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         new = printed.write_like(value)
         if not str(c.returns).lstrip().startswith(("≈", "~")):
             new = new.removeprefix("≈ ")
-        at = snapshot.find(c.call)
-        paragraph_end = snapshot.find("\n\n", at)
-        where = snapshot.find(str(c.returns), at + len(c.call), paragraph_end if paragraph_end > 0 else len(snapshot))
-        if at < 0 or where < 0:
-            raise _Skip(f"the value printed after `{c.call}` cannot be placed in the text; the finding gives it")
-        spans.append((where, where + len(str(c.returns)), new))
+        spans.append(_printed_span(snapshot, c, new))
         edits.append(Edit(claim.id, f"calls.{i}.returns", new))
         calls[-1] = c.model_copy(update={"returns": new})
         changed.append((str(c.returns), new))
     new_claim = new_claim.model_copy(update={"calls": calls})
-    patched = snapshot
-    for x, y, text in sorted(spans, reverse=True):
-        patched = patched[:x] + text + patched[y:]
-    trial = dataclasses.replace(chapter, snapshot=Snapshot(chapter.snapshot.path, patched))
     what = "recheck listing " + json.dumps([rewrite.source, [e.as_dict() for e in edits]], ensure_ascii=False)
-    stored = rechecks.get(claim.id, what) if rechecks is not None else None
-    if stored is not None and stored.get("verdict") in ("supported", "qualified", "contradicted", "error"):
-        verdict = stored["verdict"]
-    else:
-        verdict = decide(CHECKERS["code"](new_claim, trial, ms)).verdict
-        if rechecks is not None:
-            rechecks.put(claim.id, what, {"verdict": verdict})
+    verdict = _recheck_listing(new_claim, chapter, ms, snapshot, spans, rechecks, what)
     if verdict != "supported":
         raise _Withdrawn(f"the corrected listing, run through the same differential test, is {verdict}, not supported")
     added = (f" It takes the judged grades as `{rewrite.added}` (optional: without it the ranked grades are all of "
@@ -585,44 +568,55 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
                 tradeoff="The listing's body changes; its name, parameters and what the text says it computes stay.")
 
 
+def _printed_span(snapshot: str, call, new: str) -> tuple[int, int, str]:
+    """The span of the value the text prints after a shown call (``call``: the claim's ``calls`` entry) and the text
+    that replaces it. Raises ``_Skip`` when it cannot be placed."""
+    from audit.text.coverage import printed_after
+    found = printed_after(snapshot, call.call, str(call.returns))
+    if found is None:
+        raise _Skip(f"the value printed after `{call.call}` cannot be placed in the text; the finding gives it")
+    return found[1], found[1] + len(str(call.returns)), new
+
+
+def _recheck_listing(new_claim, chapter: Chapter, ms: Measurements, snapshot: str, spans, rechecks, what: str) -> str:
+    """The code claim's verdict on the chapter with ``spans`` ((start, end, text) in ``snapshot``) replaced, the
+    same differential test as the listing's; kept in ``rechecks`` under ``what``."""
+    import dataclasses
+
+    from audit.text.chapter import Snapshot
+
+    stored = rechecks.get(new_claim.id, what) if rechecks is not None else None
+    if stored is not None and stored.get("verdict") in ("supported", "qualified", "contradicted", "error"):
+        return stored["verdict"]
+    patched = snapshot
+    for x, y, text in sorted(spans, reverse=True):
+        patched = patched[:x] + text + patched[y:]
+    trial = dataclasses.replace(chapter, snapshot=Snapshot(chapter.snapshot.path, patched))
+    verdict = decide(CHECKERS["code"](new_claim, trial, ms)).verdict
+    if rechecks is not None:
+        rechecks.put(new_claim.id, what, {"verdict": verdict})
+    return verdict
+
+
 def _printed_plan(claim, chapter: Chapter, ms: Measurements, snapshot: str, start: int, rechecks,
                   changes: dict[str, str]) -> dict:
     """The values printed after the calls the text shows, where only they are wrong (the listing agrees with the
     chapter's definitions on every input): each replaced by the value the call returns, printed the same way, and the
     claim re-run on the patched chapter, which must be supported."""
-    import dataclasses
-
-    from audit.text.chapter import Snapshot
-
     spans, edits, calls = [], [], []
     for i, c in enumerate(claim.calls):
         calls.append(c)
         new = changes.get(str(c.returns)) if c.returns is not None else None
         if new is None:
             continue
-        at = snapshot.find(c.call)
-        paragraph_end = snapshot.find("\n\n", at)
-        where = snapshot.find(str(c.returns), at + len(c.call), paragraph_end if paragraph_end > 0 else len(snapshot))
-        if at < 0 or where < 0:
-            raise _Skip(f"the value printed after `{c.call}` cannot be placed in the text; the finding gives it")
-        spans.append((where, where + len(str(c.returns)), new))
+        spans.append(_printed_span(snapshot, c, new))
         edits.append(Edit(claim.id, f"calls.{i}.returns", new))
         calls[-1] = c.model_copy(update={"returns": new})
     if not spans:
         raise _Skip("no printed value to correct was found after the calls the text shows")
-    patched = snapshot
-    for x, y, text in sorted(spans, reverse=True):
-        patched = patched[:x] + text + patched[y:]
-    trial = dataclasses.replace(chapter, snapshot=Snapshot(chapter.snapshot.path, patched))
     new_claim = claim.model_copy(update={"calls": calls})
     what = "recheck printed " + json.dumps([[x, y, t] for x, y, t in spans], ensure_ascii=False)
-    stored = rechecks.get(claim.id, what) if rechecks is not None else None
-    if stored is not None and stored.get("verdict") in ("supported", "qualified", "contradicted", "error"):
-        verdict = stored["verdict"]
-    else:
-        verdict = decide(CHECKERS["code"](new_claim, trial, ms)).verdict
-        if rechecks is not None:
-            rechecks.put(claim.id, what, {"verdict": verdict})
+    verdict = _recheck_listing(new_claim, chapter, ms, snapshot, spans, rechecks, what)
     if verdict != "supported":
         raise _Withdrawn(f"with the printed values corrected, the claim is {verdict}, not supported")
     (x, y, text), more = spans[0], spans[1:]

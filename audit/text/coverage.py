@@ -342,22 +342,28 @@ def use_of(claim: dict, span: Span) -> Use:
     return Use(str(claim.get("id", "")), kind, span, tuple(printed), expression)
 
 
+def printed_after(text: str, call: str, printed: str) -> tuple[int, int] | None:
+    """Where the call the text shows begins, and where the value printed after it begins, in the same paragraph
+    of ``text`` (offsets); None when either is not there."""
+    at = text.find(call)
+    if at < 0:
+        return None
+    end = text.find("\n\n", at)
+    where = text.find(printed, at + len(call), end if end > 0 else len(text))
+    return (at, where) if where >= 0 else None
+
+
 def call_uses(claim: dict, text: str) -> list[Use]:
     """What a code claim's shown calls cover: each call with the value the text prints after it (``calls:
     [{call, returns}]``), from the call to that value, in the same paragraph of ``text`` (the snapshot)."""
     out = []
-    for i, call in enumerate(claim.get("calls") or []):
+    for call in claim.get("calls") or []:
         if not isinstance(call, dict) or call.get("returns") is None:
             continue
-        at = text.find(str(call.get("call", "")))
-        if at < 0:
-            continue
-        end = text.find("\n\n", at)
         printed = str(call["returns"])
-        where = text.find(printed, at, end if end > 0 else len(text))
-        if where < 0:
-            continue
-        out.append(Use(f"{claim.get('id', '')}", "call", (at, where + len(printed)), ((None, printed),)))
+        found = printed_after(text, str(call.get("call", "")), printed)
+        if found is not None:
+            out.append(Use(f"{claim.get('id', '')}", "call", (found[0], found[1] + len(printed)), ((None, printed),)))
     return out
 
 

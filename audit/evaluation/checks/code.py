@@ -70,6 +70,10 @@ class Input:
             return sum(i.size() for _, i in self.queries) + (self.k or 0) + len(self.queries) + sum(self.cutoffs)
         return len(self.ranking) + len(self.relevant) + (self.k or 0) + sum(self.cutoffs)
 
+    def longest(self) -> int:
+        """The length of the longest ranking (of its queries, for a run)."""
+        return max((len(i.ranking) for _, i in self.queries), default=0) if self.queries else len(self.ranking)
+
     def _cut(self) -> str:
         if self.cutoffs:
             return f", cutoffs {list(self.cutoffs)}"
@@ -122,7 +126,7 @@ def parts(claim: CodeClaim, item: Input, reading=None) -> list[tuple[object, Inp
         keys = {q for q, v in kept if v is not None} if isinstance(kept, tuple) else {q for q, _ in item.queries}
         return [(q, run_input([(q, i)], item.k, item.label)) for q, i in item.queries if q in keys]
     if claim.shape == "at each k":
-        longest = max((len(i.ranking) for _, i in item.queries), default=0) if item.queries else len(item.ranking)
+        longest = item.longest()
         ks = item.cutoffs or tuple(range(1, (item.k if item.k is not None else longest) + 1))
         return [(k, replace(item, k=k, cutoffs=())) for k in ks]
     return [(None, item)]
@@ -318,7 +322,7 @@ def _with_cutoffs(claim: CodeClaim, items: list[Input], rng: random.Random) -> l
         return items
     out = []
     for item in items:
-        longest = max((len(i.ranking) for _, i in item.queries), default=0) if item.queries else len(item.ranking)
+        longest = item.longest()
         pool = range(1, longest + 3)
         out.append(replace(item, k=None, cutoffs=tuple(sorted(rng.sample(pool, rng.randint(1, min(3, len(pool))))))))
     return out
@@ -523,7 +527,7 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
         item = draw(plain())
         if _cutoff_role(claim) != "cutoffs":
             return item
-        longest = max((len(i.ranking) for _, i in item.queries), default=0) if item.queries else len(item.ranking)
+        longest = item.longest()
         return replace(item, cutoffs=tuple(sorted(draw(st.sets(st.integers(1, longest + 2), min_size=1, max_size=3)))))
 
     @st.composite
@@ -831,9 +835,8 @@ def _shown_input(by_role: dict) -> Input | None:
             by_role = {**by_role, "ranking": _by_score(by_role[role])}
     if "qrels by query" in by_role:
         judged = {str(q): {str(d): int(g) for d, g in dict(j).items()} for q, j in dict(by_role["qrels by query"]).items()}
-        if "scored run" in by_role:  # ranked by score, highest first (equal scores in the order listed)
-            ranked = {str(q): [d for d, _ in sorted(dict(docs).items(), key=lambda pair: -float(pair[1]))]
-                      for q, docs in dict(by_role["scored run"]).items()}
+        if "scored run" in by_role:
+            ranked = {str(q): list(_by_score(docs)) for q, docs in dict(by_role["scored run"]).items()}
         else:
             ranked = {str(q): list(docs) for q, docs in dict(by_role["run"]).items()}
         queries = [(q, graded_input(tuple(ranked.get(q, ())), judged[q], None, "shown")) for q in judged]
@@ -972,6 +975,12 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
                        " (the chapter's definitions have no input to compare: the call passes per-query values)"))
 
 
+def _answered(items: list[Input], results: list[CallResult]) -> list[tuple[Input, CallResult]]:
+    """The inputs the listing answered with a value, each with its result; a ranking that repeats an ID is left out
+    (an edge case's kind, judged on its own), so the readings below are read off the others."""
+    return [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i)]
+
+
 def score_order(claim: CodeClaim, items: list[Input], results: list[CallResult],
                 reading: Mapping[str, str]) -> str:
     """Whether a listing given scores ranks the documents other than by score, highest first, found by experiment:
@@ -980,7 +989,7 @@ def score_order(claim: CodeClaim, items: list[Input], results: list[CallResult],
     score, lowest first; "" when neither does or the listing takes no scores."""
     if not (_scored(claim) or "scored run" in claim.arguments.values()):
         return ""
-    pairs = [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i)]
+    pairs = _answered(items, results)
 
     def reordered(item: Input, how: str) -> Input:
         def order(one: Input) -> tuple:
@@ -1005,7 +1014,7 @@ def cutoff_shift(claim: CodeClaim, items: list[Input], results: list[CallResult]
     they do at k − 1; 0 when neither does, or the listing takes no cutoff."""
     if not _cutoff_role(claim) and claim.shape != "at each k":
         return 0
-    pairs = [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i)]
+    pairs = _answered(items, results)
 
     def moved(item: Input, d: int):
         out = []
@@ -1036,8 +1045,7 @@ def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResu
     gain where the chapter's is exponential, a cutoff not applied … each is such a reading."""
     import itertools
 
-    # a repeated ID is judged on its own (an edge case's kind): the reading is read off the other inputs
-    pairs = [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i)]
+    pairs = _answered(items, results)
     if not pairs:
         return []
     spec = parse_measure(_measure(claim, 1))[1]
@@ -1143,18 +1151,18 @@ def _reference_reading(claim: CodeClaim, items: dict[int, Input], theirs: dict[i
             return None
         return [float(v) for _, v in value if v is not None] if isinstance(value, tuple) else [float(value)]
 
-    base = {i: values(item, reading) for i, item in items.items()}
-    differing = [i for i in items if base[i] is None or len(base[i]) != len(theirs[i])
-                 or any(abs(a - b) > 1e-6 for a, b in zip(base[i], theirs[i]))]
+    def same(got: list | None, i: int) -> bool:
+        return got is not None and len(got) == len(theirs[i]) and all(abs(a - b) <= 1e-6 for a, b in zip(got, theirs[i]))
+
+    # the inputs where the chapter's reading differs from the reference come first: most readings fail on them at once
+    differing = [i for i in items if not same(values(items[i], reading), i)]
+    order = differing + sorted(set(items) - set(differing))
     for name in names:
         for value in CONVENTIONS[name].values:
             if value == reading.get(name):
                 continue
             under = {**reading, name: value}
-            if all((got := values(items[i], under)) is not None and len(got) == len(theirs[i])
-                   and all(abs(a - b) <= 1e-6 for a, b in zip(got, theirs[i])) for i in differing) \
-                    and all((got := values(items[i], under)) is not None
-                            and all(abs(a - b) <= 1e-6 for a, b in zip(got, theirs[i])) for i in items):
+            if all(same(values(items[i], under), i) for i in order):
                 return (f"; it follows {CONVENTIONS[name].title} “{value}” where the chapter's is “{reading[name]}” "
                         "(the chapter's definitions set so give its value on every input compared)")
     return ""
