@@ -591,3 +591,32 @@ def test_listings_over_a_run_are_rewritten_each_hunk_placed_at_its_line_as_read_
     again = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
     assert {c.id: c.verdict for c in again.claims} == {"M1": "supported", "M2": "supported"}, \
         [c.reason for c in again.claims]
+
+
+def test_a_wrong_printed_value_after_a_call_of_per_query_values_is_corrected_when_the_listing_is_right(tmp_path):
+    """gmap({"q1": 0.5, "q2": 0.125}) is sqrt(0.0625) = 0.25 (by hand); the text prints 0.3125, the arithmetic mean.
+    The chapter's definitions have no run to compare the call with, but the listing is trec_eval's gm_map on every
+    generated input, so the printed value alone is wrong: no "or correct the listing", and a checked hunk prints
+    0.2500 (the printed precision); the rerun supports it."""
+    from audit.research.proposal import patched_text, register_text
+    text = ("# GMAP\n\n```python\nimport math\n\ndef gmap(ap_by_query):\n    if not ap_by_query:\n        return 0.0\n"
+            "    return math.exp(sum(math.log(max(v, 0.00001)) for v in ap_by_query.values()) / len(ap_by_query))\n"
+            "```\n\nCalled as `gmap({\"q1\": 0.5, \"q2\": 0.125})` it returns 0.3125.\n")
+    claims = ('claims:\n  - {id: G1, title: GMAP, kind: code, quote: "def gmap(ap_by_query):", claim: c, function: gmap,'
+              ' measure: GMAP, arguments: {ap_by_query: per-query values},'
+              ' calls: [{call: \'gmap({"q1": 0.5, "q2": 0.125})\', returns: "0.3125"}]}\n')
+    folder = tmp_path / "gmap"
+    folder.mkdir()
+    for name, body in (("snapshot.md", text), ("chapter.yaml", "id: gmap\ntitle: G\nsnapshot: {file: snapshot.md}\n"),
+                       ("claims.yaml", claims)):
+        (folder / name).write_text(body, encoding="utf-8")
+    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    g1 = report.claims[0]
+    assert g1.verdict == "contradicted" and "or correct the listing" not in g1.response, g1.response
+    hunks = report.research.proposal.hunks
+    assert [(h.action, h.replaced, h.text) for h in hunks] == [("correct a value after a call", "0.3125", "0.2500")], \
+        (report.research.proposal.not_proposed, report.research.proposal.withdrawn)
+    (folder / "snapshot.md").write_text(patched_text(text, report.research.proposal), encoding="utf-8")
+    (folder / "claims.yaml").write_text(register_text(claims, report.research.proposal), encoding="utf-8")
+    assert audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0].verdict == \
+        "supported"

@@ -644,7 +644,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     rule = f"{book_rule}'s rule" if book_rule else "the chapter's rule" if stated_rule else "as trec_eval does"
     fixes = {label: fix.format(rule=rule) if _cutoff_role(claim) else fix.format(rule=rule).replace(" before cutting at k", "")
              for label, _, _, _, fix in EDGES}
-    _shown_calls(claim, shown, shown_results, base_reading(declared), book_rule, bool(stated_rule), evidence)
+    undecided = _shown_calls(claim, shown, shown_results, base_reading(declared), book_rule, bool(stated_rule),
+                             evidence)
     # Edge cases: one row each.
     edge_rows = []
     reading = base_reading(declared)
@@ -685,6 +686,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     # Generated input, against the chapter and every reference.
     gen_results = run.results[len(edges):]
     bad = [(i, r) for i, r in zip(generated, gen_results) if not _agrees(r, chapter_value(claim, i, reading))]
+    for point in undecided if bad else []:  # wrong on generated input: the listing may be at fault on the call too
+        point.wording = point.wording[:-1] + ", or correct the listing."
     ref_rows = _references(claim, ms, generated, gen_results, reading)
     evidence.checks.append(Check(label=f"{claim.function}() on {len(generated)} generated well-formed inputs "
                                        + ("(a third repeating one ID, which the chapter's rule scores; the "
@@ -913,11 +916,14 @@ def _expected_entries(expected) -> list[tuple]:
 
 
 def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult], reading, book_rule: str,
-                 stated: bool, evidence: Evidence) -> None:
+                 stated: bool, evidence: Evidence) -> list[Point]:
     """Each call the text shows, run as printed: what it returns against the value the text prints and against the
     chapter's definition on the same input. A listing that returns the printed value where the chapter's definition
-    gives another is wrong on the text's own example."""
+    gives another is wrong on the text's own example. Returns the points of a wrong printed value on a call the
+    chapter's definitions could not be computed for (per-query values): whether the listing may be at fault too is
+    known only once it has met the generated input (``check``)."""
     rows = []
+    undecided = []
     for c, values, result in zip(claim.calls, shown, results):
         item = shown_input(claim, values)
         expected = chapter_value(claim, item, reading) if item is not None else None
@@ -931,15 +937,17 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
                                      book_rule, stated, _bounded(claim)))
         elif printed is not None and not printed.holds(_entries(result)):
             problems.append(f"returns {got}, not the printed {c.returns}")
-            # the listing agrees with the chapter's definition here: the printed value alone is wrong
-            either = "." if right_code else ", or correct the listing."
+            # where the listing agrees with the chapter's definition here, the printed value alone is wrong
+            either = "." if right_code or expected is None else ", or correct the listing."
             fix = ("Change “{}” to “{}” after the call{}".format(
                 c.returns, printed.written_like([(k, Fraction(v).limit_denominator(10 ** 6))
                                                  for k, v in _entries(result)]), either)
                    if printed._pairs(_entries(result)) is not None else
                    f"Print what the call returns ({got}) after it{either}")
-            evidence.failures.append(Point(f"called as `{c.call}`, as the text shows, it returns {got}, not the printed "
-                                           f"{c.returns}", fix))
+            point = Point(f"called as `{c.call}`, as the text shows, it returns {got}, not the printed {c.returns}", fix)
+            evidence.failures.append(point)
+            if expected is None:
+                undecided.append(point)
         if expected is not None and not isinstance(expected, str) and result.status == "ok" \
                 and not _agrees(result, expected):
             problems.append(f"the chapter's definition gives {exact_text(expected)}")
@@ -973,6 +981,7 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
                     + f") return{'' if len(these) > 1 else 's'} what the text prints"
                     + (" and the chapter's definition gives" if checked else
                        " (the chapter's definitions have no input to compare: the call passes per-query values)"))
+    return undecided
 
 
 def _answered(items: list[Input], results: list[CallResult]) -> list[tuple[Input, CallResult]]:
