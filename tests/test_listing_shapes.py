@@ -210,6 +210,7 @@ def test_average_precision_that_does_not_sort_its_scores_is_contradicted_with_th
     # the smallest input is shown as the function received it: the scores, listed by ID, not a ranking
     assert "the smallest, scores {'d0': 1, 'd1': 2}, grades {'d0': 1}" in s5.reason, s5.reason
     assert "sorts the documents by score, highest first" in s5.response
+    assert "without document IDs" not in s5.response  # a score mapping holds IDs
 
 
 def test_mean_reciprocal_rank_over_relevance_lists_matches_the_printed_value(shapes):

@@ -477,8 +477,8 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         FOLLOWS_OPEN_READING,
         _function_lines,
         chapter_value,
-        sees_ids,
         shown_input,
+        takes_no_ids,
     )
     from audit.evaluation.readings import base_reading
     from audit.register.claims import parameter_defaults, shown_arguments
@@ -540,7 +540,7 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         raise _Withdrawn(f"the corrected listing, run through the same differential test, is {verdict}, not supported")
     added = (f" It takes the judged grades as `{rewrite.added}` (optional: without it the ranked grades are all of "
              "them), which the signature could not see." if rewrite.added else "")
-    if not sees_ids(new_claim):
+    if takes_no_ids(new_claim):
         added += (" A ranking that repeats an ID cannot reach a function without document IDs: reject or drop the "
                   "repeat where its input is built.")
     # the finding's own wording (each defect and its fix) stays first; the corrected listing is how to make it

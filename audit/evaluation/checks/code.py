@@ -584,6 +584,12 @@ def sees_ids(claim: CodeClaim) -> bool:
     return bool(_ID_LISTS & set(claim.arguments.values()))
 
 
+def takes_no_ids(claim: CodeClaim) -> bool:
+    """Whether the listing receives no document ID at all (grades, per-query values): a repeated document is then
+    its caller's to drop, which its finding says. A score mapping holds IDs, though never a repeated one."""
+    return not sees_ids(claim) and not {"scores", "scored run"} & set(claim.arguments.values())
+
+
 def edge_inputs(claim: CodeClaim) -> list[Input]:
     """The edge cases (``EDGES``) as the listing's input: graded (the relevant documents judged 1, the other ranked
     ones 0, IDs as text) for a listing taking grades; the run of one query for one over several; the cutoff as the
@@ -783,7 +789,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                            f"{len(generated)} generated well-formed inputs (seed {SEED})"
                            + "".join(f"; {v.implementation} agrees on {v.detail}" for v in ref_rows if v.status == "ok")
                            + f", and on {sum(1 for r in edge_rows if r[-1] == 'agrees' or r[-1].startswith('refuses'))} of {len(edge_rows)} edge cases")
-    if not sees_ids(claim) and not {"scores", "scored run"} & set(claim.arguments.values()):
+    if takes_no_ids(claim):
         # never a qualification: the function cannot be given an ID, so the rule is its caller's to keep
         evidence.scopes.append(f"{claim.function}() takes no document IDs, so a ranking that repeats one never reaches "
                                "it: reject or drop the repeat where its input is built")
