@@ -25,6 +25,12 @@ RUNNER_INSIDE = "/sandbox/runner.py"
 SCRATCH = "/scratch"
 SCRATCH_BYTES = 16 * 2**20
 NOBODY = "65534"
+NOTEBOOK_RUNNER = Path(__file__).with_name("notebook_runner.py")
+NOTEBOOK_RUNNER_INSIDE = "/sandbox/notebook_runner.py"
+KERNEL = Path(__file__).with_name("kernel.py")
+KERNEL_INSIDE = "/sandbox/kernel.py"
+BOOK = "/book"
+NOTEBOOK_SCRATCH_BYTES = 64 * 2**20
 
 
 class IsolationUnavailable(RuntimeError):
@@ -75,6 +81,29 @@ def _view(interpreter: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...
     return tuple(files), folders, hidden
 
 
+def _base(bwrap: str, hostname: str, interpreter: str, libraries: bool = False) -> list[str]:
+    """The namespaces, identity and the interpreter's read-only view shared by both profiles; ``libraries``: the
+    system's shared-library folders whole (``_library_folders``) instead of the interpreter's own libraries."""
+    files, folders, hidden = _view(interpreter)
+    args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--as-pid-1", "--die-with-parent",
+            "--new-session", "--clearenv", "--cap-drop", "ALL", "--uid", NOBODY, "--gid", NOBODY, "--hostname", hostname]
+    if libraries:
+        args += _library_folders()
+        files = files[:1]  # the interpreter; its libraries are in those folders
+    for source, destination in files:
+        args += ["--ro-bind", source, destination]
+    for folder in folders:
+        args += ["--ro-bind", folder, folder]
+    for folder in hidden:
+        args += ["--tmpfs", folder, "--remount-ro", folder]
+    return args
+
+
+def _scratch(size: int) -> list[str]:
+    return ["--dev-bind", "/dev/null", "/dev/null", "--size", str(size), "--tmpfs", SCRATCH, "--chdir", SCRATCH,
+            "--setenv", "HOME", SCRATCH, "--setenv", "TMPDIR", SCRATCH, "--setenv", "LC_ALL", "C.UTF-8"]
+
+
 def command(bwrap: str, seccomp_fds: tuple[int, ...], result_fd: int, request_fd: int) -> list[str]:
     """The full bwrap command that starts the runner on ``result_fd`` and ``request_fd``.
 
@@ -87,20 +116,47 @@ def command(bwrap: str, seccomp_fds: tuple[int, ...], result_fd: int, request_fd
     loaded just before the runner starts. Raises ``IsolationUnavailable``.
     """
     interpreter = _interpreter()
-    files, folders, hidden = _view(interpreter)
-    args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--as-pid-1", "--die-with-parent",
-            "--new-session", "--clearenv", "--cap-drop", "ALL", "--uid", NOBODY, "--gid", NOBODY, "--hostname", "listing"]
-    for source, destination in files:
-        args += ["--ro-bind", source, destination]
-    for folder in folders:
-        args += ["--ro-bind", folder, folder]
-    for folder in hidden:
-        args += ["--tmpfs", folder, "--remount-ro", folder]
-    args += ["--ro-bind", str(RUNNER), RUNNER_INSIDE, "--dev-bind", "/dev/null", "/dev/null",
-             "--size", str(SCRATCH_BYTES), "--tmpfs", SCRATCH, "--chdir", SCRATCH,
-             "--setenv", "HOME", SCRATCH, "--setenv", "TMPDIR", SCRATCH, "--setenv", "LC_ALL", "C.UTF-8",
-             "--remount-ro", "/"]
+    args = _base(bwrap, "listing", interpreter)
+    args += ["--ro-bind", str(RUNNER), RUNNER_INSIDE, *_scratch(SCRATCH_BYTES), "--remount-ro", "/"]
     for fd in seccomp_fds:
         args += ["--add-seccomp-fd", str(fd)]
     args += ["--", interpreter, "-I", "-S", "-B", RUNNER_INSIDE, str(result_fd), str(request_fd)]
+    return args
+
+
+def site_folders() -> tuple[str, ...]:
+    """The audit's own environment's package folders (``site-packages``/``dist-packages`` on ``sys.path``), which a
+    notebook's kernel sees read-only: ipykernel and whatever the notebook imports must be installed there."""
+    return tuple(dict.fromkeys(os.path.realpath(p) for p in sys.path
+                               if p.rstrip("/").endswith(("site-packages", "dist-packages")) and os.path.isdir(p)))
+
+
+def _library_folders() -> list[str]:
+    """The system's shared-library folders (``/usr/lib``, ``/lib``…, symlinks kept as symlinks), which compiled
+    packages load from: libraries only, no ``/usr/bin``, no ``/etc``."""
+    args: list[str] = []
+    for folder in ("/usr/lib", "/usr/lib64", "/usr/local/lib", "/lib", "/lib64", "/lib32"):
+        if os.path.islink(folder):
+            args += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            args += ["--ro-bind", folder, folder]
+    return args
+
+
+def notebook_command(bwrap: str, seccomp_fds: tuple[int, ...], result_fd: int, request_fd: int,
+                     notebook_folder: str) -> list[str]:
+    """The bwrap command that starts the notebook runner: the listing profile (same namespaces, identity, no
+    capabilities, the interpreter's view, a private scratch of ``NOTEBOOK_SCRATCH_BYTES``), plus, read-only, the
+    audit's package folders (``site_folders``), the system's shared-library folders, the notebook runner and the
+    kernel's start, and the notebook's own folder as ``BOOK`` (the kernel's working directory, so it reads the data
+    files beside it). Raises ``IsolationUnavailable``."""
+    interpreter = _interpreter()
+    args = _base(bwrap, "notebook", interpreter, libraries=True)
+    for folder in site_folders():
+        args += ["--ro-bind", folder, folder]
+    args += ["--ro-bind", str(NOTEBOOK_RUNNER), NOTEBOOK_RUNNER_INSIDE, "--ro-bind", str(KERNEL), KERNEL_INSIDE,
+             "--ro-bind", notebook_folder, BOOK, *_scratch(NOTEBOOK_SCRATCH_BYTES), "--remount-ro", "/"]
+    for fd in seccomp_fds:
+        args += ["--add-seccomp-fd", str(fd)]
+    args += ["--", interpreter, "-I", "-S", "-B", NOTEBOOK_RUNNER_INSIDE, str(result_fd), str(request_fd)]
     return args

@@ -24,7 +24,7 @@ every architecture this project runs on (``_NUMBERS``).
 A number the review did not see (a newer kernel's call) fails with ENOSYS. Argument rules: ``socket`` and
 ``socketpair`` only for ``AF_UNIX``; ``clone`` with a namespace flag, and the terminal-injection ioctls
 TIOCSTI and TIOCLINUX, kill (a separate filter: libseccomp lets an unconditional rule override a conditional
-one on the same call); ``prlimit64`` only on the calling process (pid 0). In the process that runs listing
+one on the same call); ``prlimit64`` only on the calling process (pid 0); ``sched_setscheduler`` only to ``SCHED_OTHER``. In the process that runs listing
 code, ``clone`` only makes threads, and ``execve``, ``execveat``, ``fork``, ``vfork`` kill. Foreign
 architectures' calls (i386 ``int 0x80``, x32) kill.
 Syscall names and semantics: the Linux man-pages, section 2; ``SECCOMP_RET_*``: seccomp(2).
@@ -61,7 +61,7 @@ ALLOWED = frozenset("""
     futex_wake futex_wait futex_requeue membarrier arch_prctl prctl
     getpid getppid gettid getpgrp getpgid getsid getuid geteuid getgid getegid getgroups getresuid getresgid
     capget getrlimit setrlimit prlimit64 getrusage times sysinfo uname getcpu getrandom
-    sched_yield sched_getaffinity sched_getparam sched_getscheduler sched_getattr sched_get_priority_max
+    sched_yield sched_setscheduler sched_getaffinity sched_getparam sched_getscheduler sched_getattr sched_get_priority_max
     sched_get_priority_min sched_rr_get_interval getpriority ioprio_get
     time gettimeofday clock_gettime clock_getres clock_nanosleep nanosleep
     alarm getitimer setitimer timer_create timer_settime timer_gettime timer_getoverrun timer_delete
@@ -73,7 +73,7 @@ RUNNER_ONLY = frozenset({"execve", "setpgid"})
 REFUSED = frozenset("""
     setuid setgid setreuid setregid setresuid setresgid setfsuid setfsgid setgroups capset setsid
     personality seccomp
-    setpriority sched_setparam sched_setscheduler sched_setattr sched_setaffinity ioprio_set
+    setpriority sched_setparam sched_setattr sched_setaffinity ioprio_set
     mlock mlock2 munlock mlockall munlockall mincore cachestat
     mbind set_mempolicy get_mempolicy set_mempolicy_home_node get_robust_list
     shmget shmat shmdt shmctl semget semop semctl semtimedop msgget msgsnd msgrcv msgctl
@@ -202,7 +202,7 @@ def _calls(lib, allowed: frozenset, forbidden: frozenset, refused: frozenset, th
     """An allow-list filter: ``allowed`` pass, ``refused`` EPERM, ``ABSENT`` and anything unnamed ENOSYS,
     ``forbidden`` kill."""
     f = _new(lib, lib.ERRNO(errno.ENOSYS))
-    special = {"prlimit64", "clone", "socket", "socketpair"}
+    special = {"prlimit64", "clone", "socket", "socketpair", "sched_setscheduler"}
     _rule(f, lib, lib.ALLOW, allowed - special)
     _rule(f, lib, lib.ERRNO(errno.EPERM), refused)
     _rule(f, lib, KILL, forbidden)
@@ -210,6 +210,10 @@ def _calls(lib, allowed: frozenset, forbidden: frozenset, refused: frozenset, th
     # Each argument rule below is split into disjoint cases (libseccomp lets an unconditional rule win).
     _rule(f, lib, lib.ALLOW, {"prlimit64"}, lib.Arg(0, lib.EQ, 0))
     _rule(f, lib, lib.ERRNO(errno.EPERM), {"prlimit64"}, lib.Arg(0, lib.NE, 0))
+    # ZeroMQ's threads (a notebook's kernel) set their own policy, unchanged: SCHED_OTHER (0) only, which gives no
+    # process more time than the others (any other policy, or SCHED_RESET_ON_FORK, fails with EPERM).
+    _rule(f, lib, lib.ALLOW, {"sched_setscheduler"}, lib.Arg(1, lib.EQ, 0))
+    _rule(f, lib, lib.ERRNO(errno.EPERM), {"sched_setscheduler"}, lib.Arg(1, lib.NE, 0))
     for name in ("socket", "socketpair"):
         _rule(f, lib, lib.ALLOW, {name}, lib.Arg(0, lib.EQ, socket.AF_UNIX))
         _rule(f, lib, KILL, {name}, lib.Arg(0, lib.NE, socket.AF_UNIX))
@@ -221,14 +225,22 @@ def _calls(lib, allowed: frozenset, forbidden: frozenset, refused: frozenset, th
     return f
 
 
-@lru_cache(maxsize=1)
-def sandbox_filters() -> tuple[bytes, bytes]:
+#: Allowed to the notebook runner on top of ``ALLOWED``: jupyter_client starts the kernel in a new session. The
+#: sandbox is already its own session without a terminal (bubblewrap's ``--new-session``), and the kernel's listing
+#: filter refuses it again, so the notebook's code cannot call it.
+NOTEBOOK_RUNNER_ONLY = frozenset({"setsid"})
+
+
+@lru_cache(maxsize=2)
+def sandbox_filters(notebook: bool = False) -> tuple[bytes, bytes]:
     """The two filters of the whole sandbox (bubblewrap's ``--add-seccomp-fd``), as BPF programs (arrays of
     ``struct sock_filter``): the allow-list of calls, and the argument rules (default allow; ``clone`` with a
-    namespace flag and the ioctls TIOCSTI and TIOCLINUX kill). Raises ``SeccompUnavailable``."""
+    namespace flag and the ioctls TIOCSTI and TIOCLINUX kill). ``notebook``: the notebook sandbox's, which also
+    allows ``NOTEBOOK_RUNNER_ONLY``. Raises ``SeccompUnavailable``."""
     lib = _library()
+    extra = NOTEBOOK_RUNNER_ONLY if notebook else frozenset()
     try:
-        calls = _calls(lib, ALLOWED, FORBIDDEN, REFUSED, thread_only=False)
+        calls = _calls(lib, ALLOWED | extra, FORBIDDEN, REFUSED - extra, thread_only=False)
         args = _new(lib, lib.ALLOW)
         for flag in _NAMESPACE_FLAGS:
             _rule(args, lib, KILL, {"clone"}, lib.Arg(0, lib.MASKED_EQ, flag, flag))

@@ -1,0 +1,199 @@
+"""Run a chapter's Jupyter notebook with nbclient in the sandbox, and read back the executed notebook.
+
+The notebook sandbox is the listing sandbox (``bwrap.py``: the same namespaces, identity, dropped capabilities,
+interpreter view, seccomp filters and private scratch) with what a Jupyter kernel needs on top, all read-only: the
+audit's own package folders (ipykernel, and the packages the notebook imports), the system's shared-library folders
+and the notebook's own folder (``/book``, the kernel's working directory). The trusted runner
+(``notebook_runner.py``, the sandbox's PID 1) executes the notebook with nbclient; the kernel (``kernel.py``) loads
+the listing seccomp filter before any package, so every line of the notebook runs as a listing's call does: no
+network socket, no process or program started, nothing of another process reached, no host file outside that view,
+nothing written but the scratch. The kernel speaks to the runner over ZeroMQ's ``ipc`` transport (Unix sockets in
+the scratch). Limits: ``cell_limit`` seconds of wall-clock time per cell (nbclient's timeout), the kernel's address
+space (``memory_mb``) and CPU seconds, and ``time_limit`` for the whole run, after which the audit kills the
+sandbox's init and with it every process inside.
+
+The runner answers with one length-prefixed JSON record; it is checked here again (size, exact fields and types)
+and its notebook is read and validated with nbformat, so nothing the kernel printed is taken for more than a
+notebook's outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import struct
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+from audit.evaluation.sandbox import GRACE, _memfd, _sandbox_init, _stop, _trim, unavailable_reason
+from audit.evaluation.sandbox.bwrap import NOTEBOOK_SCRATCH_BYTES, IsolationUnavailable, bwrap_binary, \
+    notebook_command, site_folders
+from audit.evaluation.sandbox.seccomp import SeccompUnavailable, listing_filter, sandbox_filters
+
+MAX_RECORD = 16 * 2**20  # as notebook_runner.py bounds its record
+#: How a run can end (the runner's words are codes; these are the audit's).
+ENDINGS = {
+    "ran": "ran every cell",
+    "failed": "a cell raised an error",
+    "timeout": "a cell ran past the per-cell time limit",
+    "violation": "the kernel made a system call the sandbox forbids (a network socket, starting a process…) and "
+                 "was killed",
+    "died": "the kernel died",
+    "error": "the notebook could not be executed",
+    "too large": "the executed notebook is too large to read back",
+}
+_FIELDS = {"kind": str, "status": str, "cell": (int, type(None)), "error": str, "seconds": (int, float),
+           "kernel": str, "versions": dict, "notebook": str}
+
+
+@dataclass
+class NotebookRun:
+    """One execution of a notebook.
+
+    ``status``: a key of ``ENDINGS``, or ``not run`` (``unavailable`` says why); ``cell``: the 1-based number of
+    the code or Markdown cell the run stopped in (None when it ran through); ``error``: the error as the kernel
+    gave it (``Type: message``, cleaned, at most 300 characters); ``seconds``: wall-clock time of the execution;
+    ``kernel`` and ``versions`` (python, ipykernel, jupyter_client, nbclient, nbformat); ``notebook``: the executed
+    notebook (an ``nbformat.NotebookNode``, outputs included), None when it could not be read back; ``isolation``:
+    one line on what it ran under."""
+
+    status: str
+    cell: int | None = None
+    error: str = ""
+    seconds: float = 0.0
+    kernel: str = ""
+    versions: dict = field(default_factory=dict)
+    notebook: object = None
+    isolation: str = ""
+    unavailable: str = ""
+
+    @property
+    def ran(self) -> bool:
+        return self.status == "ran"
+
+    def summary(self) -> str:
+        """One line for a report's provenance: that it ran (kernel, versions, time) or how it failed."""
+        if self.status == "not run":
+            return f"not run: {self.unavailable}"
+        versions = ", ".join(f"{k} {v}" for k, v in sorted(self.versions.items()))
+        where = f" in cell {self.cell}" if self.cell else ""
+        said = f" ({self.error})" if self.error else ""
+        head = "ran every cell" if self.ran else f"{ENDINGS.get(self.status, self.status)}{where}{said}"
+        return f"{head}; kernel {self.kernel or 'unknown'} ({versions}); {self.seconds:.1f} s"
+
+
+def isolation_summary(cell_limit: float, memory_mb: int) -> str:
+    return (f"the listing sandbox (new user, mount, PID, network, IPC and UTS namespaces; seccomp: no process "
+            f"creation in the kernel, no network sockets) with the audit's packages, the system libraries and the "
+            f"notebook's folder read-only, a private {NOTEBOOK_SCRATCH_BYTES // 2**20} MB scratch; {cell_limit:g} s "
+            f"per cell, {memory_mb} MB for the kernel")
+
+
+def _checked(raw: bytes) -> dict:
+    try:
+        record = json.loads(raw.decode("utf-8", "strict"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ValueError("a record that is not JSON") from None
+    if not isinstance(record, dict) or set(record) != set(_FIELDS) or record.get("kind") != "notebook":
+        raise ValueError("a record with missing or extra fields")
+    for name, kind in _FIELDS.items():
+        if not isinstance(record[name], kind) or isinstance(record[name], bool):
+            raise ValueError(f"a record whose {name} is not of its type")
+    if record["status"] not in ENDINGS:
+        raise ValueError("an unknown ending")
+    if not all(isinstance(k, str) and isinstance(v, str) and len(k) < 40 and len(v) < 40
+               for k, v in record["versions"].items()):
+        raise ValueError("versions that are not short texts")
+    return record
+
+
+def _read_notebook(text: str):
+    import nbformat
+    notebook = nbformat.reads(text, as_version=4)
+    nbformat.validate(notebook)
+    return notebook
+
+
+def _run(bwrap: str, text: str, folder: str, cell_limit: float, time_limit: float, memory_mb: int) -> NotebookRun:
+    isolation = isolation_summary(cell_limit, memory_mb)
+    request = {"notebook": text, "site": list(site_folders()), "cell_limit": cell_limit, "memory_mb": memory_mb,
+               "cpu_seconds": int(time_limit), "filter": listing_filter().hex(), "cwd": "/book"}
+    seccomp_fds = tuple(_memfd("chapter-audit-seccomp", bpf) for bpf in sandbox_filters(notebook=True))
+    request_fd = _memfd("chapter-audit-request", json.dumps(request).encode())
+    result_r, result_w = os.pipe()
+    info_r, info_w = os.pipe()
+    passed = (*seccomp_fds, request_fd, result_w, info_w)
+    args = notebook_command(bwrap, seccomp_fds, result_w, request_fd, folder)
+    args[1:1] = ["--info-fd", str(info_w)]
+    try:
+        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                pass_fds=passed, env={"PATH": os.defpath})
+    except OSError as exc:
+        for fd in (*passed, result_r, info_r):
+            os.close(fd)
+        raise IsolationUnavailable(f"bwrap could not be started ({exc})") from None
+    for fd in passed:
+        os.close(fd)
+    deadline = time.monotonic() + time_limit + GRACE
+    buffer, said, info, timed_out = b"", b"", b"", False
+    selector = selectors.DefaultSelector()
+    for fd in (result_r, proc.stdout.fileno(), info_r):
+        selector.register(fd, selectors.EVENT_READ)
+    try:
+        while selector.get_map() and len(buffer) <= 4 + MAX_RECORD:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            for key, _ in selector.select(left):
+                chunk = os.read(key.fd, 1 << 20)
+                if not chunk:
+                    selector.unregister(key.fd)
+                elif key.fd == info_r:
+                    info = (info + chunk)[:4096]
+                elif key.fd == result_r:
+                    buffer += chunk
+                else:
+                    said = (said + chunk)[-4096:]
+    finally:
+        _stop(proc, _sandbox_init(info, proc.pid))
+        selector.close()
+        for fd in (result_r, info_r):
+            os.close(fd)
+        proc.stdout.close()
+    if timed_out:
+        return NotebookRun("timeout", error=f"the notebook's time limit of {time_limit:g} s ran out; the sandbox was "
+                                            "killed", seconds=time_limit, isolation=isolation)
+    size = struct.unpack(">I", buffer[:4])[0] if len(buffer) >= 4 else -1
+    if size < 0 or size > MAX_RECORD or len(buffer) != 4 + size:
+        bwrap_said = _trim(said.decode("utf-8", "replace").strip())
+        return NotebookRun("error", error=f"the sandbox gave no complete answer (bwrap exit code {proc.returncode}"
+                                          + (f": {bwrap_said}" if bwrap_said else "") + ")", isolation=isolation)
+    if os.environ.get("NB_DEBUG"):
+        print(said.decode(errors="replace"))
+    try:
+        record = _checked(buffer[4:])
+        notebook = _read_notebook(record["notebook"]) if record["notebook"] else None
+    except Exception as exc:  # nbformat raises its own validation errors
+        return NotebookRun("error", error=_trim(f"the sandbox's answer could not be read ({exc})"), isolation=isolation)
+    cell = record["cell"] + 1 if isinstance(record["cell"], int) else None
+    return NotebookRun(record["status"], cell=cell, error=_trim(record["error"]), seconds=float(record["seconds"]),
+                       kernel=_trim(record["kernel"]), versions=dict(record["versions"]), notebook=notebook,
+                       isolation=isolation)
+
+
+def run_notebook(text: str, folder: str, *, cell_limit: float = 60.0, time_limit: float = 300.0,
+                 memory_mb: int = 2048) -> NotebookRun:
+    """Execute the notebook ``text`` (nbformat JSON) with ``folder`` (an existing directory, the notebook's own) as
+    its working directory, in the notebook sandbox. ``cell_limit``: seconds per cell; ``time_limit``: seconds for
+    the whole run; ``memory_mb``: the kernel's address space. Never raises for anything the notebook does; never
+    runs it when isolation is unavailable (status ``not run``)."""
+    reason = unavailable_reason()
+    if not reason:
+        try:
+            return _run(bwrap_binary(), text, os.path.realpath(folder), cell_limit, time_limit, memory_mb)
+        except (IsolationUnavailable, SeccompUnavailable) as exc:
+            reason = str(exc)
+    return NotebookRun("not run", unavailable=f"isolation unavailable ({reason})", isolation="no sandbox: " + reason)
