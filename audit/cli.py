@@ -19,7 +19,7 @@ EXIT_USAGE = 2        # bad command line
 EXIT_INPUT = 3        # a chapter folder or register is invalid (other chapters are still audited)
 EXIT_INTERNAL = 4     # an unexpected failure inside chapter-audit
 
-FAILABLE = ("contradicted", "qualified", "stale", "error")
+FAILABLE = ("contradicted", "qualified", "stale", "error", "notebook")
 
 
 def _fail_on(text: str) -> set[str]:
@@ -63,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--reports", type=Path, default=Path("reports"),
                      help="folder for <chapter-id>.html, .md and .json (default: reports)")
     run.add_argument("--fail-on", type=_fail_on, default=set(), metavar="VERDICTS",
-                     help="exit 1 when any claim has one of these verdicts, e.g. contradicted,stale,error")
+                     help="exit 1 when any claim has one of these verdicts, e.g. contradicted,stale,error; "
+                          "notebook: when a chapter's notebook does not run through or contradicts its chapter")
     run.add_argument("--quiet", action="store_true", help="print only errors and the written paths")
     run.add_argument("--claims", type=_claim_ids, default=None, metavar="IDS",
                      help=f"audit only these claims, e.g. C08,C14; their reports go to REPORTS/{SELECTED}/ (the "
@@ -465,6 +466,9 @@ def run(args) -> int:
             out.print(f"  - {conflict.sentence()}", highlight=False)
     if status == EXIT_OK and args.fail_on:
         hits = [(r.chapter["id"], c.id, c.verdict) for r in reports for c in r.claims if c.verdict in args.fail_on]
+        if "notebook" in args.fail_on:  # a chapter's notebook that does not run through or contradicts its chapter
+            hits += [(r.chapter["id"], r.notebook.path, "notebook") for r in reports
+                     if r.notebook is not None and r.notebook.failing]
         if hits:
             listed = ", ".join(f"{ch}:{cid} ({v})" for ch, cid, v in hits)
             err.print(f"[red]--fail-on {','.join(sorted(args.fail_on))}:[/red] {len(hits)} claim(s): {listed}",

@@ -8,6 +8,7 @@ the claim id and the field.
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,7 +134,9 @@ class Identity(Strict):
     kind: str = "chapter"
     url: str | None = None
     research_pack: str | None = None
-    notebook: str | None = None   # the notebook that accompanies the chapter (a URL), if any
+    #: The notebook that accompanies the chapter: a path relative to the chapter folder inside the book's repository
+    #: (run in the sandbox by every audit), or a URL (not run: the sandbox has no network; reported UNVERIFIED).
+    notebook: str | None = None
     fingerprint: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
     snapshot: SnapshotInfo = SnapshotInfo()
     conventions: ConventionsSpec = {}
@@ -297,6 +300,11 @@ class Expect(Strict):
     #: The ideal order the sentence prints, grades best first ("against the ideal order 3, 2, 1": "3, 2, 1"): the
     #: readings of how the ideal DCG is built that give another order are not tried, and the order is checked.
     ideal: str | None = Field(None, pattern=r"^\s*-?\d+(\s*[, ]\s*-?\d+)*\s*$", max_length=200)
+    #: The chapter's notebook prints this value: ``"cell 5"`` (the one number cell 5's outputs show) or ``"cell 5: MRR"``
+    #: (the number printed after the label ``MRR``). When the notebook runs, its number is held to the chapter's
+    #: claimed value and to the chapter's definitions; a difference is a finding on the notebook (``--fail-on
+    #: notebook``), not on the sentence, whose verdict the definitions decide.
+    notebook: str | None = Field(None, pattern=r"^cell [1-9][0-9]{0,4}(: .{1,80})?$")
 
     def ideal_grades(self) -> list[int] | None:
         """``ideal`` as grades, zeros left out (a zero adds nothing to an ideal DCG)."""
@@ -953,6 +961,7 @@ def load_chapter(folder: Path | str) -> Chapter:
         raise RegisterError(f"snapshot.file {identity.snapshot.file!r} points outside the book's repository ({root}); "
                             "give the chapter's own file relative to the chapter folder, or keep a copy beside "
                             "chapter.yaml", file=str(chapter_path), field="snapshot.file")
+    _check_notebook(folder, identity, root, chapter_path)
     snapshot = Snapshot.read(snapshot_path)
     count = snapshot.text.count("\n") + (not snapshot.text.endswith("\n"))
     if count > MAX_SNAPSHOT_LINES:
@@ -966,6 +975,28 @@ def load_chapter(folder: Path | str) -> Chapter:
 
 
 BOOK_FILE = "book.yaml"
+URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def notebook_path(folder: Path, identity: Identity) -> Path | None:
+    """The chapter's notebook as a file of the book's repository, or None when it names none or a URL."""
+    if not identity.notebook or URL.match(identity.notebook):
+        return None
+    return (Path(folder) / identity.notebook).resolve()
+
+
+def _check_notebook(folder: Path, identity: Identity, root: Path, chapter_path: Path) -> None:
+    """A local ``notebook`` must be a readable notebook inside the book's repository (its folder is what the notebook
+    sandbox shows the kernel). Raises ``RegisterError`` naming chapter.yaml's ``notebook``."""
+    path = notebook_path(folder, identity)
+    if path is None:
+        return
+    problem = ("points outside the book's repository" if Path(identity.notebook).is_absolute()
+               or not path.is_relative_to(root) else "is not a .ipynb file" if path.suffix != ".ipynb"
+               else "names no file" if not path.is_file() else "")
+    if problem:
+        raise RegisterError(f"notebook {identity.notebook!r} {problem} ({root}); give the chapter's notebook relative to "
+                            "the chapter folder, or its URL", file=str(chapter_path), field="notebook")
 
 
 def book_root(folder: Path) -> Path:

@@ -251,7 +251,8 @@ def _what_to_change(report: ChapterReport, w) -> None:
     """The claims to act on, each with its verdict, the finding's proposed response and a link to the finding."""
     acts = to_act(report)
     tensions = stated_tensions(report)
-    if not acts and not tensions:
+    notebook = notebook_acts(report)
+    if not acts and not tensions and not notebook:
         w("**What to change:** nothing — no claim is contradicted, qualified, stale or in error.\n")
         return
     hunks = hunk_numbers(report)
@@ -267,7 +268,45 @@ def _what_to_change(report: ChapterReport, w) -> None:
     for t in tensions:
         w(f"- ⚠️ tension — [{cell(t.title)} is set two ways](#tensions): {cell(t.settings('**'))}. "
           f"{TENSION_FIX}")
+    for text in notebook:
+        w(f"- 📓 notebook — [{cell(report.notebook.path)}](#notebook): {cell(text)}")
     w("")
+
+
+def notebook_acts(report: ChapterReport) -> list[str]:
+    """What to change about the chapter's notebook: how its run stopped, and each number of it a claim names that
+    its chapter contradicts (both fail ``--fail-on notebook``)."""
+    nb = report.notebook
+    if nb is None or not nb.failing:
+        return []
+    out = []
+    if nb.status not in ("ran", "unverified", "not run"):
+        out.append(f"it does not run through: {nb.summary}. Fix "
+                   + (f"cell {nb.cell}" if nb.cell else "the notebook") + " and rerun the audit.")
+    out += [f"{f.text}." for f in nb.findings]
+    return out
+
+
+def notebook_lines(report: ChapterReport) -> list[str]:
+    """The notebook section's paragraphs and lists (Markdown), each a block: its run, what it ran under, the numbers
+    claims name, the committed outputs it no longer prints, and the numbers it shows."""
+    nb = report.notebook
+    if nb is None:
+        return []
+    out = [f"**Notebook** `{nb.path}`: {nb.summary}."]
+    if nb.isolation:
+        out.append(f"Ran in {nb.isolation}.")
+    held = [f"- ❌ {f.text}" for f in nb.findings] + [f"- ✅ {a}" for a in nb.agreements]
+    if held:
+        out.append("Numbers the claims name as evidence:\n\n" + "\n".join(held))
+    if nb.stale:
+        out.append(f"Committed outputs that differ from the re-executed ones ({len(nb.stale)}):\n\n"
+                   + "\n".join(f"- {line}" for line in nb.stale))
+    if nb.numbers:
+        shown = ", ".join(f"cell {n.cell}: {n.label + ' = ' if n.label else ''}{n.value}" for n in nb.numbers[:40])
+        more = f" (and {len(nb.numbers) - 40} more)" if len(nb.numbers) > 40 else ""
+        out.append(f"Numbers its outputs show ({len(nb.numbers)}): {shown}{more}.")
+    return out
 
 
 #: What the author does about a convention the chapter sets two ways (What to change, in both reports).
@@ -301,7 +340,9 @@ def _context(report: ChapterReport, w) -> None:
             ("chapter", f"{ch['chapter']} — {ch['title']}" if ch.get("chapter") else ch["title"]),
             ("kind", ch["kind"]), ("chapter URL", ch.get("url") or "—"),
             ("research pack", ch.get("research_pack") or "—")]
-    if ch.get("notebook"):
+    if report.notebook is not None:
+        rows.append(("notebook", f"{report.notebook.path}: {report.notebook.summary}"))
+    elif ch.get("notebook"):
         rows.append(("notebook", f"{ch['notebook']} (UNVERIFIED: not run by this audit)"))
     rows += [("snapshot read", (f"{report.snapshot['file']} ({report.snapshot['lines']} lines, "
                                 f"{report.snapshot['characters']} characters)")),
@@ -321,7 +362,14 @@ def _context(report: ChapterReport, w) -> None:
     w("")
     w("**Execution limits.** References ran in this process on the claims' fixtures; code listings ran in the "
       "sandbox described in the README; property claims were searched, not proved; nothing was fetched from the "
-      "network" + (", so the chapter's notebook was not run" if ch.get("notebook") else "") + ".\n")
+      "network" + (", so the chapter's notebook was not run" if report.notebook is not None and
+                   report.notebook.status == "unverified" else "; the chapter's notebook ran in the notebook sandbox"
+                   if report.notebook is not None and report.notebook.status != "not run" else "") + ".\n")
+    lines = notebook_lines(report)
+    if lines:
+        w(target("notebook"))
+        for block in lines:
+            w(block + "\n")
     mine = chapter_unverified(report)
     if mine:
         w("**Not verified about the chapter:**\n")

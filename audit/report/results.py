@@ -149,6 +149,54 @@ class Statement(BaseModel):
     covered_by: list[str] = Field(default_factory=list)
 
 
+class NotebookNumber(BaseModel):
+    """A number the chapter's notebook printed or displayed: its cell (1-based, over all cells), the label printed
+    before it (``MRR`` in ``MRR = 0.611``; "" when none), the number as printed, and the output line."""
+
+    cell: int
+    label: str
+    value: str
+    line: str
+
+
+class NotebookFinding(BaseModel):
+    """Where the notebook and its chapter part: ``claim`` (its id) names the number in ``cell`` as its evidence;
+    ``text`` says what differs and what to change."""
+
+    claim: str
+    cell: int
+    text: str
+
+
+class NotebookReport(BaseModel):
+    """The chapter's notebook and its run. ``status``: ``ran``, how the run ended (``failed``, ``timeout``,
+    ``violation``, ``died``, ``error``, ``too large``), ``not run`` (the sandbox is unavailable) or ``unverified``
+    (a URL); ``summary``: one line for the provenance; ``cell``/``error``: where and how it stopped; ``numbers``: the
+    numbers its outputs show; ``stale``: code cells whose committed outputs differ from the re-executed ones (as
+    nbval compares them: text outputs, execution counts ignored); ``agreements``/``findings``: the numbers claims
+    name as evidence, held to the chapter."""
+
+    path: str
+    status: str
+    summary: str
+    cell: int | None = None
+    error: str = ""
+    seconds: float = 0.0
+    kernel: str = ""
+    versions: dict[str, str] = Field(default_factory=dict)
+    isolation: str = ""
+    numbers: list[NotebookNumber] = Field(default_factory=list)
+    stale: list[str] = Field(default_factory=list)
+    agreements: list[str] = Field(default_factory=list)
+    findings: list[NotebookFinding] = Field(default_factory=list)
+
+    @property
+    def failing(self) -> bool:
+        """Whether ``--fail-on notebook`` fails on it: a local notebook that did not run through, or a number of it
+        a claim names that its chapter contradicts."""
+        return self.status not in ("ran", "unverified", "not run") or bool(self.findings)
+
+
 class ChapterReport(BaseModel):
     format_version: str = FORMAT_VERSION
     tool: str
@@ -166,6 +214,7 @@ class ChapterReport(BaseModel):
     statements: list[Statement] = Field(default_factory=list)
     scan: dict[str, float] = Field(default_factory=dict)
     research: Research | None = None
+    notebook: NotebookReport | None = None
 
 
 

@@ -81,7 +81,10 @@ def unverified(report: ChapterReport) -> list[str]:
         url = report.chapter.get("url") or "the chapter's URL"
         out.append(f"the full snapshot at the chapter's download URL ({url}): UNVERIFIED — not fetched; only the "
                    f"excerpt in {report.snapshot['file']} was read")
-    if report.chapter.get("notebook"):
+    nb = report.notebook
+    if nb is not None and nb.status in ("unverified", "not run"):
+        out.append(f"the chapter's notebook ({nb.path}): UNVERIFIED — {nb.summary.removeprefix('UNVERIFIED: ')}")
+    elif nb is None and report.chapter.get("notebook"):
         out.append(f"the chapter's notebook ({report.chapter['notebook']}): UNVERIFIED — not run")
     out += unverified_sources(report)
     research = report.research

@@ -22,6 +22,7 @@ from audit.attribution.verdict import (
 )
 from audit.errors import AuditError
 from audit.evaluation.checks import CHECKERS, NEEDS, Measurements
+from audit.evaluation.notebook import hold_to_chapter, notebook_report
 from audit.evaluation.references import Reference, significance_references
 from audit.register.claims import Chapter, source_difference
 from audit.register.conventions import CONVENTIONS
@@ -37,6 +38,7 @@ from audit.report.results import (
 from audit.report.results import Statement as StatementResult
 from audit.run.cache import (
     ClaimCache,
+    NotebookStore,
     OutcomeStore,
     PerClaimCache,
     ResearchCache,
@@ -312,6 +314,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
             results.append(result)
     finally:
         ms.close()  # search batches started ahead that no search asked for (also when a claim fails)
+    notebook = _notebook(chapter, cache, claims, results) if select is None else None
     statements, scan_summary = scan_coverage(chapter, anchors)
     counts = Counter(r.verdict for r in results)
     ident = chapter.identity
@@ -333,7 +336,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         unstated=[n for n in CONVENTIONS if not chapter.declared.stated(n)],
         tensions=tensions(chapter) + claim_tensions(results),
         summary={v: counts.get(v, 0) for v in VERDICTS},
-        claims=results, statements=statements, scan=scan_summary)
+        claims=results, statements=statements, scan=scan_summary, notebook=notebook)
     from audit.report.results import Research
     from audit.research.sections import complete, finish
     stored = None
@@ -345,9 +348,8 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         # finished on a copy: research sections this chapter's results cannot carry are computed below instead
         trial = report.model_copy(deep=True)
         try:
-            notebook = getattr(chapter.identity, "notebook", None)
-            if notebook:
-                trial.chapter["notebook"] = notebook
+            if chapter.identity.notebook:
+                trial.chapter["notebook"] = chapter.identity.notebook
             trial.research = Research.model_validate(stored.model_dump(mode="json"))
             finish(trial)
             return trial
@@ -356,6 +358,23 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     complete(report, chapter, ms, early, per_claim)
     if cache is not None and cache.enabled and select is None and report.research is not None:
         rcache.put(rkey, report.research)
+    return report
+
+
+def _notebook(chapter: Chapter, cache: ClaimCache | None, claims: Sequence, results: Sequence[ClaimResult]):
+    """The report's notebook section: the chapter's notebook run in the sandbox (or its stored run, when its text,
+    its folder's files, this source and the kernel's packages are unchanged), held to the claims that name it."""
+    from audit.register.claims import notebook_path
+    path = notebook_path(chapter.folder, chapter.identity)
+    store = NotebookStore(cache is not None and cache.enabled, cache.beside("notebooks") if cache is not None else None)
+    key = store.key(path.read_text(encoding="utf-8"), path.parent) if path is not None and store.enabled else None
+    report = store.get(key)
+    if report is None:
+        report = notebook_report(chapter)
+        if report is not None:
+            store.put(key, report)
+    if report is not None:
+        hold_to_chapter(report, claims, results)
     return report
 
 

@@ -482,6 +482,56 @@ def stored_observations(ref, compute) -> dict:
     return value
 
 
+MAX_NOTEBOOK_FILES = 2000  # files of a notebook's folder hashed into its key; more, and its run is not stored
+
+
+def _folder_digest(folder: Path) -> str | None:
+    """SHA-256 over the files below ``folder`` (names and bytes; dot-folders left out), which the notebook may read;
+    None when there are more than ``MAX_NOTEBOOK_FILES``."""
+    h = hashlib.sha256()
+    count = 0
+    for path in sorted(folder.rglob("*")):
+        if any(part.startswith(".") for part in path.relative_to(folder).parts) or not path.is_file():
+            continue
+        count += 1
+        if count > MAX_NOTEBOOK_FILES:
+            return None
+        h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+class NotebookStore:
+    """Notebook runs (the report's notebook section before claims are held to it) by (the notebook's text, the files
+    of its folder, this source, the kernel's packages): a rerun with nothing changed executes no notebook."""
+
+    def __init__(self, enabled: bool = True, folder: Path | None = None) -> None:
+        self.enabled = enabled
+        self._store = _Store(Path(folder) if folder is not None else cache_root() / "notebooks", "notebooks")
+
+    def key(self, text: str, folder: Path) -> str | None:
+        files = _folder_digest(folder)
+        if files is None:
+            return None
+        versions = {name: _installed(name) for name in ("ipykernel", "nbclient", "jupyter_client", "pyzmq")}
+        return _digest({"format": FORMAT, "source": source_digest(), "notebook": text, "files": files,
+                        "versions": versions})
+
+    def get(self, key: str | None):
+        from audit.report.results import NotebookReport
+        if not self.enabled or key is None:
+            return None
+        found = self._store.get(key)
+        try:
+            return NotebookReport.model_validate(found["report"]) if found and set(found) == {"report"} else None
+        except Exception:  # pydantic's ValidationError: an entry this version does not write
+            _refused("not a notebook run this version writes")
+            return None
+
+    def put(self, key: str | None, report) -> None:
+        if self.enabled and key is not None and report.status not in ("not run", "error"):
+            self._store.put(key, {"report": report.model_dump(mode="json")})
+
+
 class OutcomeStore:
     """Reference outcomes by (fixture content, measure, reference, versions): a revised claim whose fixture
     and measures are unchanged needs no reference process at all. Error outcomes are not stored."""

@@ -31,6 +31,7 @@ KERNEL = Path(__file__).with_name("kernel.py")
 KERNEL_INSIDE = "/sandbox/kernel.py"
 BOOK = "/book"
 NOTEBOOK_SCRATCH_BYTES = 64 * 2**20
+LIBRARY_FOLDERS = ("/usr/lib", "/usr/lib64", "/usr/local/lib", "/lib", "/lib64", "/lib32")
 
 
 class IsolationUnavailable(RuntimeError):
@@ -89,7 +90,10 @@ def _base(bwrap: str, hostname: str, interpreter: str, libraries: bool = False) 
             "--new-session", "--clearenv", "--cap-drop", "ALL", "--uid", NOBODY, "--gid", NOBODY, "--hostname", hostname]
     if libraries:
         args += _library_folders()
-        files = files[:1]  # the interpreter; its libraries are in those folders
+        system = tuple(os.path.realpath(f) + "/" for f in LIBRARY_FOLDERS if os.path.isdir(f))
+        # the interpreter and its own libraries (a libpython beside it); the system's are in those folders
+        files = tuple((source, destination) for source, destination in files
+                      if not os.path.realpath(destination).startswith(system))
     for source, destination in files:
         args += ["--ro-bind", source, destination]
     for folder in folders:
@@ -135,7 +139,7 @@ def _library_folders() -> list[str]:
     """The system's shared-library folders (``/usr/lib``, ``/lib``…, symlinks kept as symlinks), which compiled
     packages load from: libraries only, no ``/usr/bin``, no ``/etc``."""
     args: list[str] = []
-    for folder in ("/usr/lib", "/usr/lib64", "/usr/local/lib", "/lib", "/lib64", "/lib32"):
+    for folder in LIBRARY_FOLDERS:
         if os.path.islink(folder):
             args += ["--symlink", os.readlink(folder), folder]
         elif os.path.isdir(folder):

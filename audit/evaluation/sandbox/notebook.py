@@ -171,8 +171,6 @@ def _run(bwrap: str, text: str, folder: str, cell_limit: float, time_limit: floa
         bwrap_said = _trim(said.decode("utf-8", "replace").strip())
         return NotebookRun("error", error=f"the sandbox gave no complete answer (bwrap exit code {proc.returncode}"
                                           + (f": {bwrap_said}" if bwrap_said else "") + ")", isolation=isolation)
-    if os.environ.get("NB_DEBUG"):
-        print(said.decode(errors="replace"))
     try:
         record = _checked(buffer[4:])
         notebook = _read_notebook(record["notebook"]) if record["notebook"] else None

@@ -1,0 +1,189 @@
+"""The chapter's notebook: its run in the notebook sandbox, the numbers its outputs show, its committed outputs
+against the re-executed ones, and the numbers claims name as evidence held to the chapter.
+
+The notebook is named by chapter.yaml's ``notebook`` (``Identity.notebook``): a file of the book's repository is
+executed by ``audit.evaluation.sandbox.notebook.run_notebook``; a URL is not run (the sandbox has no network) and is
+reported UNVERIFIED with that reason. A claim's ``expect[].notebook`` (``"cell 5"`` or ``"cell 5: MRR"``) names the
+number the notebook prints for that value; it is held to the chapter's claimed value and the chapter's definitions
+(the claim's check, ``checks.common.CHAPTER``), each compared at the notebook's printed precision
+(``register.values.parse_claimed``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+from audit.evaluation.checks.common import CHAPTER
+from audit.register.claims import URL, notebook_path
+from audit.register.values import ValueParseError, parse_claimed
+from audit.report.results import ClaimResult, NotebookFinding, NotebookNumber, NotebookReport
+
+#: A number in an output line: a decimal, an integer or a percentage, not part of a word or a longer number.
+NUMBER = re.compile(r"(?<![\w.@])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?%?(?![\w.]*\w)")
+#: The label before a number: the text after the last separator before it, ended by ``=`` or ``:``.
+LABEL = re.compile(r"([^=:,;()\[\]{}]*?)\s*[=:]\s*[(\[]?\s*$")
+MAX_NUMBERS = 200
+UNVERIFIED_URL = ("UNVERIFIED: a URL, not run (the audit runs only a notebook in the book's repository, in a sandbox "
+                  "without network); name the notebook's file relative to the chapter folder to have it run")
+
+
+def output_texts(notebook) -> list[tuple[int, str]]:
+    """(cell number, text) of each code cell's outputs, in order: stream text, the ``text/plain`` of results and
+    displays, and an error as ``Type: message``. Images and HTML are left out. ``notebook``: an nbformat v4 node."""
+    out = []
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.get("cell_type") != "code":
+            continue
+        parts = []
+        for output in cell.get("outputs", []):
+            kind = output.get("output_type")
+            if kind == "stream":
+                parts.append(str(output.get("text", "")))
+            elif kind in ("execute_result", "display_data"):
+                parts.append(str(output.get("data", {}).get("text/plain", "")))
+            elif kind == "error":
+                parts.append(f"{output.get('ename', '')}: {output.get('evalue', '')}")
+        out.append((number, "\n".join(p.rstrip("\n") for p in parts)))
+    return out
+
+
+def numbers_in(texts: Sequence[tuple[int, str]]) -> list[NotebookNumber]:
+    """The numbers the outputs show, each with its cell and label (at most ``MAX_NUMBERS``)."""
+    found = []
+    for cell, text in texts:
+        for line in text.splitlines():
+            for match in NUMBER.finditer(line):
+                label = LABEL.search(line[:match.start()])
+                found.append(NotebookNumber(cell=cell, label=label.group(1).strip() if label else "",
+                                            value=match.group(0), line=line.strip()[:200]))
+                if len(found) >= MAX_NUMBERS:
+                    return found
+    return found
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+
+
+def stale_outputs(committed, executed, last: int | None = None) -> list[str]:
+    """Code cells whose committed text outputs differ from the re-executed ones (as nbval compares them: execution
+    counts and metadata ignored, memory addresses masked), each as one sentence; cells committed without outputs,
+    and cells after ``last`` (where a run stopped), are not compared."""
+    before = dict(output_texts(committed))
+    out = []
+    for cell, now in output_texts(executed):
+        then = before.get(cell, "")
+        if not then.strip() or (last is not None and cell > last):
+            continue
+        if _ADDRESS.sub(" at 0x…", then.strip()) != _ADDRESS.sub(" at 0x…", now.strip()):
+            out.append(f"cell {cell}: committed {_short(then)}, re-executed {_short(now) if now.strip() else 'nothing'}")
+    return out
+
+
+def _short(text: str) -> str:
+    flat = " / ".join(line.strip() for line in text.strip().splitlines())
+    return repr(flat if len(flat) <= 120 else flat[:117] + "…")
+
+
+def _named(link: str, numbers: Sequence[NotebookNumber]) -> tuple[int, str, NotebookNumber | None, str]:
+    """The number a claim's ``notebook`` link names: (cell, label, number or None, why not found)."""
+    cell_text, _, label = link.partition(":")
+    cell, label = int(cell_text.split()[1]), label.strip()
+    in_cell = [n for n in numbers if n.cell == cell]
+    if label:
+        chosen = [n for n in in_cell if n.label.casefold() == label.casefold()]
+        if len(chosen) == 1:
+            return cell, label, chosen[0], ""
+        return cell, label, None, (f"cell {cell} prints no number labelled {label!r}" if not chosen
+                                   else f"cell {cell} prints {len(chosen)} numbers labelled {label!r}")
+    if len(in_cell) == 1:
+        return cell, label, in_cell[0], ""
+    return cell, label, None, (f"cell {cell} prints no number" if not in_cell else
+                               f"cell {cell} prints {len(in_cell)} numbers; name one by its label (\"cell {cell}: "
+                               f"{in_cell[0].label or 'LABEL'}\")")
+
+
+def _chapter_value(result: ClaimResult, measure: str) -> Fraction | None:
+    for check in result.checks:
+        if check.measure == measure:
+            for value in check.values:
+                if value.implementation == CHAPTER and value.status == "ok" and value.exact:
+                    try:
+                        return Fraction(value.exact)
+                    except (ValueError, ZeroDivisionError):
+                        return None
+    return None
+
+
+def hold_to_chapter(report: NotebookReport, claims: Sequence, results: Sequence[ClaimResult]) -> None:
+    """Add to ``report`` each claim value whose ``notebook`` link names a number of the run: an agreement when the
+    number is the chapter's claimed value and its definitions' value at the notebook's printed precision, else a
+    finding saying which differs and what to change. Only a notebook that ran is held to its chapter."""
+    if report.status != "ran":
+        return
+    by_id = {r.id: r for r in results}
+    for claim in claims:
+        result = by_id.get(claim.id)
+        for expect in getattr(claim, "expect", None) or []:
+            link = getattr(expect, "notebook", None)
+            if not link or result is None:
+                continue
+            cell, label, number, missing = _named(link, report.numbers)
+            what = f"{expect.measure} ({claim.id})"
+            if number is None:
+                report.findings.append(NotebookFinding(
+                    claim=claim.id, cell=cell, text=f"{what}: the claim names notebook {link!r} as its evidence, but "
+                    f"{missing}; print the value there or correct the claim's notebook link"))
+                continue
+            try:
+                printed = parse_claimed(number.value)
+                claimed = parse_claimed(str(expect.claimed))
+            except ValueParseError:
+                continue
+            exact = _chapter_value(result, expect.measure)
+            says = claimed.contains(printed.nominal) or printed.contains(claimed.nominal) \
+                if claimed.nominal is not None and printed.nominal is not None else False
+            notebook_right = printed.contains(exact) if exact is not None else None
+            chapter_right = claimed.contains(exact) if exact is not None else None
+            shown = f"cell {cell} prints {number.line!r}"
+            if says and notebook_right is not False:
+                report.agreements.append(f"{what}: {shown}, as the chapter says ({expect.claimed})"
+                                         + (" and its definitions give" if notebook_right else ""))
+                continue
+            if exact is None:
+                fix = ""
+            elif notebook_right:
+                fix = (f"; the chapter's definitions give {float(exact):.6g}: the notebook is right and the sentence "
+                       f"is not (see {claim.id})")
+            else:
+                fix = (f"; the chapter's definitions give {float(exact):.6g}: correct cell {cell}"
+                       + ("" if chapter_right else f" and the sentence (see {claim.id})"))
+            report.findings.append(NotebookFinding(
+                claim=claim.id, cell=cell, text=f"{what}: {shown} where the chapter says {expect.claimed}{fix}"))
+
+
+def notebook_report(chapter, run: Callable | None = None) -> NotebookReport | None:
+    """The notebook section of ``chapter``'s report (None when chapter.yaml names no notebook). ``run``: executes a
+    notebook's text in its folder (default ``sandbox.notebook.run_notebook``; the audit passes a cached one)."""
+    name = chapter.identity.notebook
+    if not name:
+        return None
+    if URL.match(name):
+        return NotebookReport(path=name, status="unverified", summary=UNVERIFIED_URL)
+    path = notebook_path(chapter.folder, chapter.identity)
+    import nbformat
+
+    from audit.evaluation.sandbox.notebook import run_notebook
+    text = path.read_text(encoding="utf-8")
+    done = (run or run_notebook)(text, str(path.parent))
+    report = NotebookReport(path=name, status=done.status, summary=done.summary(), cell=done.cell, error=done.error,
+                            seconds=done.seconds, kernel=done.kernel, versions=done.versions, isolation=done.isolation)
+    if done.notebook is not None:
+        report.numbers = numbers_in(output_texts(done.notebook))
+        try:
+            report.stale = stale_outputs(nbformat.reads(text, as_version=4), done.notebook,
+                                         None if done.ran else done.cell)
+        except Exception:  # the committed file was read at load; nbformat raises its own errors
+            pass
+    return report
