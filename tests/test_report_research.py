@@ -91,7 +91,7 @@ def test_every_unverified_item_is_marked_where_it_belongs(audited):
     # the brief records ad5a20…; the excerpt cannot reproduce it (chapter.yaml: snapshot.excerpt true)
     assert "ad5a2037cf8dea516f730542807d537886e6fa6859e7ec9e5cdc7586acd2c7aa (UNVERIFIED" in context
     assert "full snapshot at the chapter's download URL" in context and "UNVERIFIED (not fetched)" in context
-    assert "(UNVERIFIED: not run by this audit)" in context                 # the notebook, listed by the brief
+    assert "UNVERIFIED: a URL, not run" in context                          # the notebook, listed by the brief
     research = report.research
     # every bibliography field listed as unverified, and every source not read in full, is in research.unverified,
     # and marked in that source's row of the ledger, not in section 1

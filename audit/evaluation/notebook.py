@@ -119,8 +119,9 @@ def _chapter_value(result: ClaimResult, measure: str) -> Fraction | None:
 def hold_to_chapter(report: NotebookReport, claims: Sequence, results: Sequence[ClaimResult]) -> None:
     """Add to ``report`` each claim value whose ``notebook`` link names a number of the run: an agreement when the
     number is the chapter's claimed value and its definitions' value at the notebook's printed precision, else a
-    finding saying which differs and what to change. Only a notebook that ran is held to its chapter."""
-    if report.status != "ran":
+    finding saying which differs and what to change. Only the cells a run executed are read; a claim naming a
+    cell the run did not reach is left unchecked (the run's own failure is the finding)."""
+    if report.status in ("unverified", "not run", "error", "too large"):
         return
     by_id = {r.id: r for r in results}
     for claim in claims:
@@ -131,6 +132,8 @@ def hold_to_chapter(report: NotebookReport, claims: Sequence, results: Sequence[
                 continue
             cell, label, number, missing = _named(link, report.numbers)
             what = f"{expect.measure} ({claim.id})"
+            if report.status != "ran" and (report.cell is None or cell > report.cell):
+                continue
             if number is None:
                 report.findings.append(NotebookFinding(
                     claim=claim.id, cell=cell, text=f"{what}: the claim names notebook {link!r} as its evidence, but "
@@ -180,7 +183,9 @@ def notebook_report(chapter, run: Callable | None = None) -> NotebookReport | No
     report = NotebookReport(path=name, status=done.status, summary=done.summary(), cell=done.cell, error=done.error,
                             seconds=done.seconds, kernel=done.kernel, versions=done.versions, isolation=done.isolation)
     if done.notebook is not None:
-        report.numbers = numbers_in(output_texts(done.notebook))
+        # cells after the one a run stopped in were not executed: their outputs are the committed ones
+        report.numbers = numbers_in([(cell, text) for cell, text in output_texts(done.notebook)
+                                     if done.ran or done.cell is None or cell <= done.cell])
         try:
             report.stale = stale_outputs(nbformat.reads(text, as_version=4), done.notebook,
                                          None if done.ran else done.cell)

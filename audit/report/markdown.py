@@ -291,7 +291,7 @@ def notebook_lines(report: ChapterReport) -> list[str]:
     """The notebook section's paragraphs and lists (Markdown), each a block: its run, what it ran under, the numbers
     claims name, the committed outputs it no longer prints, and the numbers it shows."""
     nb = report.notebook
-    if nb is None:
+    if nb is None or nb.status == "unverified":  # a URL: the context table and the UNVERIFIED list say so
         return []
     out = [f"**Notebook** `{nb.path}`: {nb.summary}."]
     if nb.isolation:

@@ -1,0 +1,125 @@
+"""The test book (tests/book: four chapters, in CommonMark, MyST, a Jupyter notebook and an HTML page; two with
+notebooks) audited end to end as its repository would be: the shipped pre-commit hook's entry and the CI recipe's
+commands, each finding and failure named, the patch applied to the manuscript, and a rerun with one chapter changed
+recomputing that chapter only. What each chapter holds and why: docs/notebooks.md, "The test book"."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from audit.evaluation.sandbox import unavailable_reason
+from tests.test_book_repository import AUDIT, ROOT, _git
+
+BOOK = ROOT / "tests" / "book"
+
+pytestmark = [pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),
+              pytest.mark.skipif(bool(unavailable_reason()), reason=f"isolation unavailable: {unavailable_reason()}")]
+
+
+@pytest.fixture
+def book(tmp_path):
+    repo = tmp_path / "book"
+    shutil.copytree(BOOK, repo)
+    (repo / ".gitignore").write_text(".chapter-audit/\nreports/\n", encoding="utf-8")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "the test book")
+    return repo
+
+
+def _run(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    import os
+    env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(repo.parent / "cache")}
+    return subprocess.run([str(AUDIT), *args], cwd=repo, capture_output=True, text=True, env=env, timeout=900)
+
+
+def _report(folder: Path, chapter: str) -> dict:
+    return json.loads((folder / f"{chapter}.json").read_text(encoding="utf-8"))
+
+
+def test_the_hook_names_every_finding_and_failure_of_the_test_book(book):
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    entry = shlex.split(next(h for h in hooks if h["id"] == "chapter-audit")["entry"])
+    files = [str(p.relative_to(book)) for p in sorted(book.rglob("*")) if p.is_file() and ".git" not in p.parts]
+    done = _run(book, *entry[1:], *files)
+    assert done.returncode == 1, done.stdout + done.stderr
+    # the gate names the contradicted claim and both notebooks, and nothing else
+    gate = next(line for line in done.stderr.splitlines() if line.startswith("--fail-on"))
+    assert gate.endswith("3 claim(s): ch2-reciprocal-rank:R2 (contradicted), ch1-precision:../precision.ipynb "
+                         "(notebook), ch3-average-precision:../average-precision.ipynb (notebook)"), gate
+    out = book / ".chapter-audit"
+    ch1, ch2, ch3, ch4 = (_report(out, c) for c in ("ch1-precision", "ch2-reciprocal-rank", "ch3-average-precision",
+                                                   "ch4-dcg"))
+    # ch1: its notebook runs; cell 2 prints P@5 = 0.5000 (its ranking lost d4), the chapter's 2/5 is right
+    nb = ch1["notebook"]
+    assert nb["status"] == "ran" and nb["cell"] is None
+    assert [f["text"] for f in nb["findings"]] == [
+        "P@5 (P2): cell 2 prints 'P@5 = 0.5000' where the chapter says 2/5; the chapter's definitions give 0.4: "
+        "correct cell 2"]
+    assert nb["agreements"] == ["P@3 (P1): cell 2 prints 'P@3 = 0.6667', as the chapter says (2/3) and its "
+                                "definitions give"]
+    assert nb["stale"] == ["cell 2: committed 'P@3 = 0.6667 / P@5 = 0.4000', re-executed 'P@3 = 0.6667 / P@5 = "
+                           "0.5000'"]
+    assert [c["verdict"] for c in ch1["claims"]] == ["supported", "supported"]
+    # ch2 (MyST): (1 + 1/3 + 1/2)/3 = 11/18 ≈ 0.611, not 0.630; the quote's line is the manuscript's
+    r2 = next(c for c in ch2["claims"] if c["id"] == "R2")
+    lines = (book / "ch2-reciprocal-rank" / "reciprocal-rank.md").read_text(encoding="utf-8").splitlines()
+    assert r2["verdict"] == "contradicted" and "(1 + 1/3 + 1/2)/3 ≈ 0.630" in lines[r2["line"] - 1]
+    # ch3 (a notebook chapter, its own notebook): cell 4 reads a qrels file that is not there
+    nb = ch3["notebook"]
+    assert (nb["status"], nb["cell"], nb["error"]) == (
+        "failed", 4, "FileNotFoundError: [Errno 2] No such file or directory: 'qrels.txt'")
+    assert nb["agreements"] and not nb["findings"]
+    assert ch3["claims"][0]["verdict"] == "supported" and ch3["claims"][0]["place"] == "notebook cell 3, line 1"
+    # ch4 (HTML): supported, its quote placed in the page
+    assert ch4["claims"][0]["verdict"] == "supported"
+    assert re.fullmatch(r"dcg\.html line \d+", ch4["claims"][0]["place"])
+    page = (book / "ch4-dcg" / "dcg.html").read_text(encoding="utf-8").splitlines()
+    assert "DCG@4 = 3 + 2/log2(3)" in page[int(ch4["claims"][0]["place"].split()[-1]) - 1]
+    # What to change leads with the notebooks
+    md = (out / "ch3-average-precision.md").read_text(encoding="utf-8")
+    assert "- 📓 notebook — [../average-precision.ipynb](#notebook): it does not run through: a cell raised an error " \
+           "in cell 4" in md
+
+
+def test_the_patch_applies_to_the_manuscript_and_the_ci_push_then_fails_on_the_notebooks_only(book):
+    recipe = yaml.safe_load((ROOT / "docs" / "ci" / "github-actions.yml").read_text(encoding="utf-8"))
+    steps = recipe["jobs"]["audit"]["steps"]
+    push = next(s["run"] for s in steps if s.get("if", "").endswith("'push'"))
+    done = _run(book, *shlex.split(push)[1:])
+    assert done.returncode == 1, done.stdout + done.stderr
+    patch = book / "reports" / "ch2-reciprocal-rank.patch"
+    applied = subprocess.run(["patch", "-p0", "-i", str(patch)], cwd=book,  # "apply from the project root"
+                             capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert "≈ 0.611" in (book / "ch2-reciprocal-rank" / "reciprocal-rank.md").read_text(encoding="utf-8")
+    done = _run(book, *shlex.split(push)[1:])
+    assert done.returncode == 1
+    gate = next(line for line in done.stderr.splitlines() if line.startswith("--fail-on"))
+    assert "ch2" not in gate and gate.count("(notebook)") == 2, gate
+    assert _report(book / "reports", "ch2-reciprocal-rank")["summary"]["contradicted"] == 0
+
+
+def test_one_changed_chapter_is_the_only_one_recomputed(book):
+    assert _run(book, "run", "--quiet").returncode == 0
+    kept = {c: (book / "reports" / f"{c}.json").read_bytes() for c in ("ch1-precision", "ch3-average-precision")}
+    page = book / "ch4-dcg" / "dcg.html"
+    page.write_text(page.read_text(encoding="utf-8").replace("</body>", "<p>One more paragraph.</p>\n</body>"),
+                    encoding="utf-8")
+    done = _run(book, "run", "--changed")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "changed since HEAD: ch4-dcg (the others are not audited)" in done.stderr
+    assert all((book / "reports" / f"{c}.json").read_bytes() == kept[c] for c in kept)
+    # nothing changed: the notebooks' stored runs are used, no notebook is executed again
+    first = _report(book / "reports", "ch1-precision")["notebook"]
+    assert _run(book, "run", "--quiet").returncode == 0
+    again = _report(book / "reports", "ch1-precision")["notebook"]
+    assert again == first
