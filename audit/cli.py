@@ -485,7 +485,7 @@ def _write_all(args, audited, chapters, book, select, folder, status, reports, o
     from audit.report.writer import write_chapter_reports, write_index
     from audit.run.audit import add_book_findings
 
-    snapshots = {c.identity.id: c.snapshot.text for c in chapters}
+    snapshots = {c.identity.id: c.snapshot for c in chapters}
     registers = {c.identity.id: c.claims_path for c in chapters}
     for report in audited:
         base = str(report.chapter["id"])
@@ -510,8 +510,8 @@ def _write_all(args, audited, chapters, book, select, folder, status, reports, o
             except AuditError as exc:
                 err.print(f"[yellow]note:[/yellow] previous report not compared: {exc}", highlight=False)
         try:
-            written = write_chapter_reports(report, snapshots[base], folder, claims=chosen,
-                                            register_text=_register_text(registers[base]))
+            written = write_chapter_reports(report, snapshots[base].text, folder, claims=chosen,
+                                            register_text=_register_text(registers[base]), manuscript=snapshots[base])
         except AuditError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             status = max(status, EXIT_INPUT)

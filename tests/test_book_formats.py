@@ -53,8 +53,9 @@ def test_the_hook_names_every_finding_and_failure_of_the_test_book(book):
     assert done.returncode == 1, done.stdout + done.stderr
     # the gate names the contradicted claim and both notebooks, and nothing else
     gate = next(line for line in done.stderr.splitlines() if line.startswith("--fail-on"))
-    assert gate.endswith("3 claim(s): ch2-reciprocal-rank:R2 (contradicted), ch1-precision:../precision.ipynb "
-                         "(notebook), ch3-average-precision:../average-precision.ipynb (notebook)"), gate
+    assert gate.endswith("5 claim(s): ch2-reciprocal-rank:R2 (contradicted), ch3-average-precision:A2 (contradicted), "
+                         "ch4-dcg:D2 (contradicted), ch1-precision:../precision.ipynb (notebook), "
+                         "ch3-average-precision:../average-precision.ipynb (notebook)"), gate
     out = book / ".chapter-audit"
     ch1, ch2, ch3, ch4 = (_report(out, c) for c in ("ch1-precision", "ch2-reciprocal-rank", "ch3-average-precision",
                                                    "ch4-dcg"))
@@ -79,11 +80,14 @@ def test_the_hook_names_every_finding_and_failure_of_the_test_book(book):
         "failed", 4, "FileNotFoundError: [Errno 2] No such file or directory: 'qrels.txt'")
     assert nb["agreements"] and not nb["findings"]
     assert ch3["claims"][0]["verdict"] == "supported" and ch3["claims"][0]["place"] == "notebook cell 3, line 1"
-    # ch4 (HTML): supported, its quote placed in the page
-    assert ch4["claims"][0]["verdict"] == "supported"
-    assert re.fullmatch(r"dcg\.html line \d+", ch4["claims"][0]["place"])
+    # ... and (34/45 + 1/2)/2 = 113/180 ≈ 0.628, not 0.682, in a Markdown cell after the failing one
+    assert (ch3["claims"][1]["verdict"], ch3["claims"][1]["place"]) == ("contradicted", "notebook cell 5, line 3")
+    # ch4 (HTML): DCG@4 supported; nDCG@4 = 0.985, not 0.958; each quote placed in the page
+    assert [c["verdict"] for c in ch4["claims"]] == ["supported", "contradicted"]
     page = (book / "ch4-dcg" / "dcg.html").read_text(encoding="utf-8").splitlines()
-    assert "DCG@4 = 3 + 2/log2(3)" in page[int(ch4["claims"][0]["place"].split()[-1]) - 1]
+    for claim, words in zip(ch4["claims"], ("DCG@4 = 3 + 2/log2(3)", "The ideal order")):
+        assert re.fullmatch(r"dcg\.html line \d+", claim["place"])
+        assert words in page[int(claim["place"].split()[-1]) - 1]
     # What to change leads with the notebooks
     md = (out / "ch3-average-precision.md").read_text(encoding="utf-8")
     assert "- 📓 notebook — [../average-precision.ipynb](#notebook): it does not run through: a cell raised an error " \
@@ -96,16 +100,32 @@ def test_the_patch_applies_to_the_manuscript_and_the_ci_push_then_fails_on_the_n
     push = next(s["run"] for s in steps if s.get("if", "").endswith("'push'"))
     done = _run(book, *shlex.split(push)[1:])
     assert done.returncode == 1, done.stdout + done.stderr
-    patch = book / "reports" / "ch2-reciprocal-rank.patch"
-    applied = subprocess.run(["patch", "-p0", "-i", str(patch)], cwd=book,  # "apply from the project root"
-                             capture_output=True, text=True)
-    assert applied.returncode == 0, applied.stdout + applied.stderr
-    assert "≈ 0.611" in (book / "ch2-reciprocal-rank" / "reciprocal-rank.md").read_text(encoding="utf-8")
+    # each patch is against the manuscript file itself: the MyST page, the notebook, the HTML page
+    for chapter, manuscript, now in (("ch2-reciprocal-rank", "reciprocal-rank.md", "(1 + 1/3 + 1/2)/3 ≈ 0.611"),
+                                      ("ch3-average-precision", "average-precision.ipynb", "(34/45 + 1/2)/2 ≈ 0.628."),
+                                      ("ch4-dcg", "dcg.html", "DCG@4/IDCG@4 &asymp; 0.985.")):
+        patch = book / "reports" / f"{chapter}.patch"
+        assert f"--- {chapter}/{manuscript}\n" in patch.read_text(encoding="utf-8")
+        applied = subprocess.run(["patch", "-p0", "-i", str(patch)], cwd=book,  # "apply from the project root"
+                                 capture_output=True, text=True)
+        assert applied.returncode == 0, applied.stdout + applied.stderr
+        assert now in (book / chapter / manuscript).read_text(encoding="utf-8")
     done = _run(book, *shlex.split(push)[1:])
     assert done.returncode == 1
     gate = next(line for line in done.stderr.splitlines() if line.startswith("--fail-on"))
-    assert "ch2" not in gate and gate.count("(notebook)") == 2, gate
-    assert _report(book / "reports", "ch2-reciprocal-rank")["summary"]["contradicted"] == 0
+    assert gate.endswith("2 claim(s): ch1-precision:../precision.ipynb (notebook), "
+                         "ch3-average-precision:../average-precision.ipynb (notebook)"), gate
+    assert all(_report(book / "reports", c)["summary"]["contradicted"] == 0
+               for c in ("ch2-reciprocal-rank", "ch3-average-precision", "ch4-dcg"))
+    # the author fixes the notebooks as the report says: ch1's ranking gets its fifth result, ch3 its qrels file
+    notebook = book / "ch1-precision" / "precision.ipynb"
+    notebook.write_text(notebook.read_text(encoding="utf-8").replace('\\"d9\\"]', '\\"d9\\", \\"d4\\"]'),
+                        encoding="utf-8")
+    (book / "ch3-average-precision" / "qrels.txt").write_text("q1 0 d1 1\nq1 0 d2 1\nq1 0 d5 1\n", encoding="utf-8")
+    done = _run(book, *shlex.split(push)[1:])
+    assert done.returncode == 0, done.stdout + done.stderr
+    nb = _report(book / "reports", "ch1-precision")["notebook"]
+    assert nb["status"] == "ran" and not nb["findings"] and len(nb["agreements"]) == 2
 
 
 def test_one_changed_chapter_is_the_only_one_recomputed(book):

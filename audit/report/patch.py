@@ -30,9 +30,12 @@ def _diff(path: str, before: str, after: str) -> list[str]:
     return [line.rstrip("\t") if line.startswith(("--- ", "+++ ")) else line for line in out]
 
 
-def render(proposal: Proposal, original: str, register: str | None = None) -> str:
+def render(proposal: Proposal, original: str, register: str | None = None, manuscript=None) -> str:
     """The patch text; '' when the proposal has no hunk. ``register``: the claim register's text, whose edits
-    are included when given. Raises ``ValueError`` when a hunk does not match the text it is for."""
+    are included when given. ``manuscript``: the chapter's ``Snapshot`` when it is read in another format (a
+    notebook, an HTML page): the diff is then against that file (``Snapshot.file_after``), or, when a change cannot
+    be placed in it, against its text reading, which the header says. Raises ``ValueError`` when a hunk does not
+    match the text it is for."""
     if not proposal.hunks:
         return ""
     from audit.research.proposal import patched_text, register_text
@@ -46,9 +49,18 @@ def render(proposal: Proposal, original: str, register: str | None = None) -> st
             + (f"; {proposal.register_file} changes with it, so the next run reads the new text." if register
                is not None and proposal.register_file else ".")),
            "# Apply from the project root: patch -p0 < this file, or git apply -p0 this file."]
-    out += [f"# {h.claim} (line {h.snapshot_line or h.line}): {h.action}. {h.check}." for h in proposal.hunks]
+    place = (lambda line: manuscript.place(line) or f"line {line}") if manuscript is not None else \
+        (lambda line: f"line {line}")
+    out += [f"# {h.claim} ({place(h.snapshot_line or h.line)}): {h.action}. {h.check}." for h in proposal.hunks]
     out.append("")
-    out += _diff(proposal.file, original, after)
+    raw_after = manuscript.file_after(after) if manuscript is not None and manuscript.reading else None
+    if raw_after is not None:
+        out += _diff(proposal.file, manuscript.raw.replace("\r\n", "\n"), raw_after)
+    else:
+        if manuscript is not None and manuscript.reading:
+            out.insert(2, f"# {proposal.file} is read as text ({manuscript.reading.split(':')[0]}); a change could not "
+                          "be placed in the file, so its section is against that text: make it there by hand.")
+        out += _diff(proposal.file, original, after)
     if register is not None and proposal.register_file:
         out += _diff(proposal.register_file, register, register_text(register, proposal))
     return "\n".join(out) + "\n"

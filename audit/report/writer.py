@@ -79,12 +79,13 @@ def write_text(path: Path | str, text: str) -> str:
 
 
 def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list[str] | None = None,
-                          register_text: str | None = None) -> list[str]:
+                          register_text: str | None = None, manuscript=None) -> list[str]:
     """Write ``<id>.json``, ``.md``, ``.html`` and, when the upgrade proposal has hunks, ``.patch``
     (a stale ``.patch`` is removed when nothing needs changing); return where each went.
 
     ``claims``: the claim ids of a partial audit (``audit run --claims``), recorded in its reproducing command.
     ``register_text``: the claim register as read, so the patch carries the register edits of its hunks.
+    ``manuscript``: the chapter's ``Snapshot``, so the patch of a notebook or an HTML page is against that file.
     The recorded command and date are made reproducible first (``report.stable``), so a rerun whose
     results have not changed leaves every file byte-identical. Raises ``AuditError`` naming the path.
     """
@@ -99,7 +100,7 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
     proposal = report.research.proposal if report.research else None
     texts = {".json": json_report.render(report), ".md": markdown.render(report),
              ".html": html_report.render(report, snapshot_text),
-             ".patch": patch.render(proposal, snapshot_text, register_text) if proposal else ""}
+             ".patch": patch.render(proposal, snapshot_text, register_text, manuscript) if proposal else ""}
     written = [write_text(folder / f"{base}{suffix}", text) for suffix, text in texts.items() if text]
     if claims is None:  # a whole chapter's report: its verdicts join the book's history when they moved
         from audit.report.history import record

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import re
@@ -54,6 +55,7 @@ class Snapshot:
     text: str
     origin: tuple[tuple[int, str, int], ...] = ()
     reading: str = ""
+    raw: str = ""   # the file as read, for a notebook or an HTML page (its reading is ``text``)
 
     @classmethod
     def read(cls, path: Path) -> "Snapshot":
@@ -66,9 +68,9 @@ class Snapshot:
         raw = read_text(path, "snapshot", MAX_SNAPSHOT_BYTES, RegisterError)
         suffix = Path(path).suffix.lower()
         if suffix == ".ipynb":
-            return cls(path, *_notebook_text(raw, path), NOTEBOOK_READING)
+            return cls(path, *_notebook_text(raw, path), NOTEBOOK_READING, raw)
         if suffix in (".html", ".htm"):
-            return cls(path, *_html_text(raw), HTML_READING)
+            return cls(path, *_html_text(raw), HTML_READING, raw)
         return cls(path, raw.replace("\r\n", "\n").replace("\r", "\n"))
 
     def place(self, line: int) -> str:
@@ -80,6 +82,21 @@ class Snapshot:
         first, label, base = inside[-1]
         at = line - first + base
         return f"{label}, line {at}" if label else f"{Path(self.path).name} line {at}"
+
+    def file_after(self, after: str) -> str | None:
+        """The file's text once its reading has become ``after`` (the patched reading), so a patch can be written
+        against the file itself: a text file is its reading; a notebook gets the changed lines in its cells' sources
+        (written back by nbformat, when the file is as nbformat writes it); an HTML page gets each changed piece of
+        a line in its source line, HTML-escaped, when it occurs there once, and a changed listing in its ``<pre>``
+        lines. None when a change cannot be placed in the file (the patch then stays against the reading)."""
+        if not self.reading:
+            return after
+        before, now = self.text.split("\n"), after.split("\n")
+        changes = [op for op in difflib.SequenceMatcher(None, before, now, autojunk=False).get_opcodes()
+                   if op[0] != "equal"]
+        if self.reading == NOTEBOOK_READING:
+            return _notebook_after(self.raw, self.text, changes, now)
+        return _html_after(self.raw, self.origin, before, changes, now)
 
     def prose(self) -> str:
         """The normalised prose the fingerprint is taken over (see ``NORMALISATION``)."""
@@ -135,6 +152,111 @@ def _notebook_text(raw: str, path) -> tuple[str, tuple[tuple[int, int, str], ...
         cells.append((first, f"notebook cell {number}", 1))
         line += block.count("\n") + 2
     return "\n\n".join(parts) + "\n", tuple(cells)
+
+
+def _notebook_after(raw: str, text: str, changes, now: list[str]) -> str | None:
+    """``Snapshot.file_after`` for a notebook: each change of the reading, inside one cell's source, made there."""
+    import nbformat
+
+    notebook = nbformat.reads(raw, as_version=4)
+    if nbformat.writes(notebook).rstrip("\n") != raw.replace("\r\n", "\n").rstrip("\n"):
+        return None  # not as nbformat writes it: rewriting it would change more than the changed lines
+    spans, line = [], 0  # (first reading line of the source, 0-based; its line count; the cell)
+    for cell in notebook.cells:
+        source = str(cell.get("source", "")).replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
+        if cell.get("cell_type") not in ("markdown", "code"):
+            continue
+        first = line + (cell.get("cell_type") == "code")
+        count = source.count("\n") + 1
+        spans.append((first, count, cell))
+        line = first + count + (cell.get("cell_type") == "code") + 1
+    edits: dict[int, list] = {}
+    for _, i1, i2, j1, j2 in changes:
+        home = next((span for span in spans if span[0] <= i1 < span[0] + span[1]
+                     or (i1 == i2 and span[0] < i1 <= span[0] + span[1])), None)
+        if home is None or i2 > home[0] + home[1]:
+            return None
+        edits.setdefault(id(home[2]), [home]).append((i1 - home[0], i2 - home[0], now[j1:j2]))
+    for home, *cell_edits in edits.values():
+        lines = str(home[2].source).replace("\r\n", "\n").rstrip("\n").split("\n")
+        for a, b, new in sorted(cell_edits, key=lambda e: e[0], reverse=True):
+            lines[a:b] = new
+        home[2].source = "\n".join(lines)
+    return nbformat.writes(notebook).rstrip("\n") + ("\n" if raw.endswith("\n") else "")
+
+
+_WORD = re.compile(r"[\w.,/@%-]")
+
+
+def _html_after(raw: str, origin, before: list[str], changes, now: list[str]) -> str | None:
+    """``Snapshot.file_after`` for an HTML page: a changed line's changed piece replaced in the page's source lines
+    it came from, where it occurs once (as written or HTML-escaped); a changed listing in its ``<pre>`` lines."""
+    import html
+
+    lines = raw.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    starts = {first - 1: source - 1 for first, _, source in origin}  # reading line → source line, 0-based
+    ordered = sorted(set(starts.values()))
+
+    def region(i: int) -> tuple[int, int]:
+        start = starts.get(i)
+        later = [s for s in ordered if start is not None and s > start]
+        return start, (later[0] if later else len(lines) - 1)
+
+    for _, i1, i2, j1, j2 in reversed(changes):
+        if i2 - i1 == j2 - j1:
+            for i, j in zip(range(i1, i2), range(j1, j2)):
+                old, new = before[i], now[j]
+                start, end = region(i)
+                if start is None:
+                    return None
+                p = 0
+                while p < min(len(old), len(new)) and old[p] == new[p]:
+                    p += 1
+                q = 0
+                while q < min(len(old), len(new)) - p and old[len(old) - 1 - q] == new[len(new) - 1 - q]:
+                    q += 1
+                a, b = p, len(old) - q
+                while a > 0 and _WORD.match(old[a - 1]):
+                    a -= 1
+                while b < len(old) and _WORD.match(old[b]):
+                    b += 1
+                placed = False
+                while not placed:
+                    piece, put = old[a:b], new[a:len(new) - (len(old) - b)]
+                    block = "\n".join(lines[start:end + 1])
+                    for form, into in ((piece, put), (html.escape(piece, quote=False), html.escape(put, quote=False))):
+                        if form and block.count(form) == 1:
+                            lines[start:end + 1] = block.replace(form, into).split("\n")
+                            placed = True
+                            break
+                    if not placed:
+                        if a == 0 and b == len(old):
+                            return None
+                        a, b = max(0, a - 1), min(len(old), b + 1)
+            continue
+        # a listing of another length: its lines are the <pre> block's, escaped, between the fence lines
+        if i1 == i2:  # lines inserted after a listing line: after its source line
+            anchor = starts.get(i1 - 1)
+            if anchor is None or not lines[anchor].endswith(html.escape(before[i1 - 1], quote=False)) \
+                    or before[i1 - 1].startswith("```"):
+                return None
+            lines[anchor + 1:anchor + 1] = [html.escape(line, quote=False) for line in now[j1:j2]]
+            continue
+        start, _ = region(i1)
+        if start is None or not all(starts.get(i) == start + (i - i1) for i in range(i1, i2)):
+            return None
+        old_raw = lines[start:start + (i2 - i1)]
+        first, last = html.escape(before[i1], quote=False), html.escape(before[i2 - 1], quote=False)
+        if not old_raw[0].endswith(first) or not old_raw[-1].startswith(last):
+            return None
+        prefix, suffix = old_raw[0][:len(old_raw[0]) - len(first)], old_raw[-1][len(last):]
+        new_raw = [html.escape(line, quote=False) for line in now[j1:j2]]
+        if new_raw:
+            new_raw[0], new_raw[-1] = prefix + new_raw[0], new_raw[-1] + suffix
+        elif prefix + suffix:
+            new_raw = [prefix + suffix]
+        lines[start:start + (i2 - i1)] = new_raw
+    return "\n".join(lines)
 
 
 _BLOCKS = {"p", "div", "section", "article", "li", "tr", "br", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
