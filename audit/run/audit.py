@@ -57,6 +57,7 @@ from audit.text.anchors import (
 from audit.text.chapter import NORMALISATION
 from audit.text.coverage import call_uses, covered_by, use_of
 from audit.text.coverage import statements as coverage_statements
+from audit.text.markdown import MARKDOWN_READING, is_markdown
 from audit.text.scan import MEASURED, has_number, scan
 
 
@@ -77,9 +78,9 @@ def fingerprint_statement(chapter: Chapter) -> Fingerprint:
     else:
         statement = ("The fingerprints differ: the snapshot is another revision than the one the register "
                      "was written for, or was normalised differently. Check anchors and rerun after updating the register.")
+    reading = chapter.snapshot.reading or (MARKDOWN_READING if is_markdown(chapter.snapshot.path) else "")
     return Fingerprint(recorded=recorded, computed=computed, matches=recorded == computed,
-                       normalisation=NORMALISATION + (f"; {chapter.snapshot.reading}" if chapter.snapshot.reading else ""),
-                       statement=statement)
+                       normalisation=NORMALISATION + (f"; {reading}" if reading else ""), statement=statement)
 
 
 def _relation(claimed) -> str:

@@ -25,6 +25,7 @@ from audit.register.schema import schema_path
 from audit.text import coverage, encode
 from audit.text.chapter import Snapshot
 from audit.text.listings import find_listings
+from audit.text.markdown import is_markdown
 from audit.text.scan import METRIC, VALUE, Statement, scan, units
 from audit.text.stated import as_yaml_mapping, declare
 
@@ -132,7 +133,7 @@ def draft_register(snapshot: Snapshot) -> tuple[list[dict], dict[str, int], dict
     tables = encode.fixture_tables(text)
     chapter: dict[str, list[dict[str, str]]] = {}
     for _ in range(3):  # the chapter's conventions decide encodings, which decide what is the chapter's
-        claims, counts, chapter_units = _draft_pass(text, statements, tables, chapter)
+        claims, counts, chapter_units = _draft_pass(text, statements, tables, chapter, is_markdown(snapshot.path))
         declared = declare(chapter_units)
         if declared == chapter:
             break
@@ -177,16 +178,16 @@ def _values(declared: dict[str, list[dict[str, str]]]) -> dict[str, tuple[str, .
     return {name: tuple(dict.fromkeys(s["value"] for s in stated)) for name, stated in declared.items()}
 
 
-def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[str, list[dict[str, str]]]
-                ) -> tuple[list[dict], dict[str, int], list[str]]:
+def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[str, list[dict[str, str]]],
+                markdown: bool = False) -> tuple[list[dict], dict[str, int], list[str]]:
     """One reading of the text with the chapter's conventions ``chapter``: the claims, the counts and the units
-    whose conventions are the chapter's."""
+    whose conventions are the chapter's. ``markdown``: the text is read as Markdown (``scan.units``)."""
     by_start = {s.start: s for s in statements}
     sections = _sections(text)
     claims: list[dict] = []
     counts = {"statements": sum(len(coverage.statements(s)) for s in statements), "encoded": 0, "draft": 0}
     chapter_units: list[str] = []
-    for u in units(text):
+    for u in units(text, markdown):
         s = by_start.get(u.start)
         if s is None:
             chapter_units.append(text[u.start:u.end])
@@ -246,9 +247,9 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     used = {c["fixture"] for c in claims if isinstance(c.get("fixture"), str)}
     fixtures = {name: fx for name, fx in fixtures.items() if name in used}
     folder.mkdir(parents=True)
-    # a notebook or an HTML page stays one (read in its format); any other text is copied as snapshot.txt
+    # a notebook, an HTML page or a Markdown file stays one (read in its format); any other text is snapshot.txt
     copy = f"snapshot{snapshot.suffix.lower()}" if snapshot.suffix.lower() in (".ipynb", ".html", ".htm") \
-        else "snapshot.txt"
+        or is_markdown(snapshot) else "snapshot.txt"
     shutil.copyfile(snapshot, folder / copy)
     first_line = next((ln.strip().lstrip("# ").strip() for ln in text.text.split("\n") if ln.strip()), chapter_id)
     chapter_number = int(chapter) if isinstance(chapter, str) and chapter.isdigit() else chapter

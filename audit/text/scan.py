@@ -188,11 +188,13 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
 OUTPUT_LINE = re.compile(r"^\s*[A-Za-z][\w.]*\s+(?:all|[\w.-]+)\s+-?\d+(?:\.\d+)?\s*$")
 
 
-def units(text: str) -> list[Unit]:
+def units(text: str, markdown: bool = False) -> list[Unit]:
     """Every unit of ``text`` in reading order: sentences of paragraphs and list items, table
     rows with their header, the ``def`` lines of code listings (the rest of a listing is
     code, not prose), and each line of a block that holds nothing but trec_eval output
-    (``map  all  0.7904``: printed values, not code). Markdown headings are skipped."""
+    (``map  all  0.7904``: printed values, not code). Markdown headings are skipped. ``markdown``: the
+    text is a Markdown chapter (``audit.text.markdown``): its front matter, HTML blocks, MyST targets and
+    comments and ``:::`` fence lines are not prose, and each display formula is one ``formula`` unit."""
     lines = text.split("\n")
     offsets, pos = [], 0
     for line in lines:
@@ -200,6 +202,14 @@ def units(text: str) -> list[Unit]:
         pos += len(line) + 1
     code_lines: set[int] = set()
     out: list[Unit] = []
+    if markdown:
+        from audit.text.markdown import layout
+        shape = layout(text)
+        code_lines |= shape.skip
+        for first, last in shape.formulas:
+            code_lines.update(range(first, last + 1))
+            a = offsets[first] + len(lines[first]) - len(lines[first].lstrip())
+            out.append(Unit("formula", a, offsets[last] + len(lines[last].rstrip())))
     for listing in find_listings(text):
         body = [lines[n - 1] for n in range(listing.start, listing.end + 1) if n - 1 < len(lines)]
         printed = listing.style != "unfenced" and any(ln.strip() for ln in body) and all(
@@ -257,6 +267,8 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
         return "listing"
     if unit_kind == "output":
         return "value"
+    if unit_kind == "formula":
+        return _formula_kind(unit_text)
     t = unit_text
     if unit_kind == "row":
         cells = [c.strip() for c in t.strip().strip("|").split("|")]
@@ -295,6 +307,16 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
     return None
 
 
+def _formula_kind(formula: str) -> str:
+    """A display formula's statement kind: ``convention`` when it states one (``audit.text.stated``, which reads
+    LaTeX), else what its plain notation states as prose would, else ``definition`` (an equation defines)."""
+    from audit.text.stated import latex_plain, stated_in
+    if stated_in(formula):  # reads the LaTeX and its plain notation
+        return "convention"
+    plain = latex_plain(formula)
+    return classify(plain) or ("definition" if "=" in plain else "formula")
+
+
 #: A significance test reported in its notation: t(df) = …, or a p-value with a relation and a number.
 _STATISTIC = re.compile(r"\bt\s*\(\s*\d+\s*\)\s*=\s*[-−]?\d|\bp\s*(?:=|<|>|≤|≥|≈)\s*0?\.\d")
 
@@ -315,12 +337,12 @@ class Statement:
     context: str = ""
 
 
-def scan_text(text: str) -> list[Statement]:
+def scan_text(text: str, markdown: bool = False) -> list[Statement]:
     """Every statement in ``text``, in reading order. Editorial markers (``[… end of excerpt …]``)
-    are ignored."""
+    are ignored. ``markdown``: read as a Markdown chapter (see ``units``)."""
     found = []
     starts = [0] + [m.end() for m in re.finditer("\n", text)]  # each line's offset: lines found by bisection
-    for u in units(text):
+    for u in units(text, markdown):
         body = text[u.start:u.end]
         if body.lstrip().startswith("[..."):
             continue
@@ -334,8 +356,9 @@ def scan_text(text: str) -> list[Statement]:
 
 
 def scan(snapshot: Snapshot) -> list[Statement]:
-    """Every statement in the snapshot's text, in reading order (see ``scan_text``)."""
-    return scan_text(snapshot.text)
+    """Every statement in the snapshot's text, in reading order (see ``scan_text``); a Markdown file's as Markdown."""
+    from audit.text.markdown import is_markdown
+    return scan_text(snapshot.text, is_markdown(snapshot.path))
 
 
 _NUMERIC = re.compile(r"\d|\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)|"

@@ -67,6 +67,8 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
          rf"\b(?:divides?|divided)\s+(?:the\s+relevant\s+results\s+)?by\s+the\s+number\s+of\s+{_DOC}\s+",
          r"(?:the\s+system\s+|it\s+|actually\s+)?(?:returned|retrieved)|\bdenominator\s+is\s+the\s+number\s+",
          rf"(?:of\s+{_DOC}\s+)?(?:returned|retrieved)"),
+        # a formula, in the plain notation of a LaTeX one (``scan.latex_plain``): P@k = (…)/(k)
+        ("precision_denominator", "k", r"\bP@k\s*=\s*\(.*\)\s*/\s*\(\s*k\s*\)"),
         ("precision_denominator", "min(k, |R|)", r"\bdivides?\s+by\s+the\s+smaller\s+of\s+k\s+and\b|",
                                                  r"\bmin\s*\(\s*k\s*,\s*\|R\|\s*\)"),
         # --- ties ------------------------------------------------------------------------------------
@@ -114,6 +116,7 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                   r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\bcontribut\w*\s+(?:at\s+most\s+)?1\s*/\s*\|R\||",
                                   r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|divisor|denominator)\b[^.;]*",
                                   r"\bwhether\s+or\s+not\s+(?:they|it)\s+(?:were|was|are|is)\s+(?:retrieved|returned|found)"),
+        ("ap_denominator", "|R|", r"\b(?:AP|MAP)\b(?:\s*\([^)]*\))?\s*=\s*\(\s*1\s*\)\s*/\s*\(\s*\|R\|\s*\)"),
         ("ap_denominator", "relevant retrieved", r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|",
                                                  r"averaged?)\s+(?:(?:the\s+|its\s+)?sum\s+)?(?:by|over)\s+",
                                                  r"(?:the\s+(?:number\s+of\s+)?)?",
@@ -235,11 +238,45 @@ def _value(name: str, value: str | None, m: re.Match, text: str = "") -> str | N
     return "1"  # "a known positive relevance grade": any grade above 0
 
 
+#: LaTeX read as the plain notation the scanner knows: ``\frac{a}{b}`` → ``(a)/(b)``, ``\log_2`` → ``log2``…
+_LATEX = ((re.compile(r"\\\{"), "⟨"), (re.compile(r"\\\}"), "⟩"), (re.compile(r"\^\{([^{}]*)\}"), r"^(\1)"),
+          (re.compile(r"_\{([^{}]*)\}"), r"_\1"), (re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}"), r"(\1)/(\2)"),
+          (re.compile(r"\\(?:mathrm|text|operatorname|mathit|mathbf)\s*\{([^{}]*)\}"), r"\1"),
+          (re.compile(r"\\log_\{?2\}?"), "log2"), (re.compile(r"\\approx"), "≈"), (re.compile(r"\\(?:cdot|times)"), "·"),
+          (re.compile(r"\\(?:left|right|,|;|!|quad)"), " "), (re.compile(r"\$+|\\\[|\\\]"), " "))
+
+
+def latex_plain(formula: str) -> str:
+    """A LaTeX formula in the plain notation prose uses (fractions as ``(a)/(b)``, ``\\approx`` as ``≈``, text macros
+    unwrapped), for classifying it; nested fractions are unwrapped from the inside out."""
+    plain = formula
+    for _ in range(8):
+        before = plain
+        for pattern, into in _LATEX:
+            plain = pattern.sub(into, plain)
+        if plain == before:
+            break
+    return " ".join(plain.split())
+
+
+_LATEX_MARK = re.compile(r"\\[A-Za-z]+|\$")
+
+
 def stated_in(text: str) -> dict[str, tuple[str, int]]:
-    """The conventions one unit of text states: ``{name: (value, offset of the wording)}``.
+    """The conventions one unit of text states: ``{name: (value, offset of the wording)}``. A unit holding LaTeX
+    (a formula, or ``$…$`` in a sentence) is also read in its plain notation (``latex_plain``), so a formula that
+    states a convention is seen as one (its offset is then the unit's start).
 
     A unit naming two values of one convention contrasts them and states neither. Values are
     checked against ``audit.register.conventions`` (a row giving an unknown value is a bug in the table)."""
+    found = _stated(text)
+    if _LATEX_MARK.search(text):
+        for name, (value, _) in _stated(latex_plain(text)).items():
+            found.setdefault(name, (value, 0))
+    return found
+
+
+def _stated(text: str) -> dict[str, tuple[str, int]]:
     found: dict[str, dict[str, int]] = {}
     for name, value, pattern in WORDINGS:
         if name == "gain" and (not _ABOUT_GAIN.search(text) or _VARIANT.search(text)
