@@ -174,7 +174,7 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                  r"counts?|looks?\s+only\s+at|within)\s+the\s+first\b|\b(?:M?RR|reciprocal\s+rank)\b",
                                  rf"[^.]*\bcounts?\s+only\s+the\s+first\s+(?:k|\d+|{_DOC})|",
                                  rf"\b(?:M?RR|reciprocal\s+rank)\s*@\s*{_K}\b[^.]*\b(?:gives?|scores?)\b[^.]*\b0\b[^.]*\b",
-                                 rf"(?:below|after|past|beyond)\s+(?:rank\s+)?(?:k|\d+)\b"),
+                                 r"(?:below|after|past|beyond)\s+(?:rank\s+)?(?:k|\d+)\b"),
         ("rr_cutoff", "ignored", r"\b(?:M?RR|reciprocal\s+rank)\b[^.]*\b(?:has\s+no\s+cutoff|ignores?\s+the\s+cutoff|",
                                  r"on\s+the\s+whole\s+ranking)"),
         # --- averaging over queries ----------------------------------------------------------------------
