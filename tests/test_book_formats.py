@@ -88,6 +88,11 @@ def test_the_hook_names_every_finding_and_failure_of_the_test_book(book):
     for claim, words in zip(ch4["claims"], ("DCG@4 = 3 + 2/log2(3)", "The ideal order")):
         assert re.fullmatch(r"dcg\.html line \d+", claim["place"])
         assert words in page[int(claim["place"].split()[-1]) - 1]
+    # the research pack's index says how each notebook ran and links its run
+    index = (out / "index.md").read_text(encoding="utf-8")
+    assert "| fails in cell 4 |" in index and "| ran; 1 number(s) differ from the chapter |" in index
+    assert "[notebook run](ch3-average-precision.html#notebook)" in index
+    assert 'id="notebook"' in (out / "ch3-average-precision.html").read_text(encoding="utf-8")
     # What to change leads with the notebooks
     md = (out / "ch3-average-precision.md").read_text(encoding="utf-8")
     assert "- 📓 notebook — [../average-precision.ipynb](#notebook): it does not run through: a cell raised an error " \

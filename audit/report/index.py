@@ -46,11 +46,24 @@ def entries(folder: Path) -> list[dict]:
         revisions = [{"date": e.get("date", ""), "fingerprint": str(e.get("fingerprint", ""))[:12],
                       "summary": e.get("summary", {}), "moved": moves(before, e) if i else []}
                      for i, (before, e) in enumerate(zip([{}] + past, past))]
+        nb = data.get("notebook") if isinstance(data.get("notebook"), dict) else None
+        notebook = "—" if nb is None else _NOTEBOOK.get(str(nb.get("status")), str(nb.get("status"))) + (
+            f" in cell {nb['cell']}" if nb.get("cell") else "") + (
+            f"; {len(nb.get('findings') or [])} number(s) differ from the chapter" if nb.get("findings") else "")
+        if nb is not None and nb.get("status") != "unverified" and "html" in links:
+            links["notebook run"] = f"{base}.html#notebook"
         out.append({"id": ch.get("id", base), "title": ch.get("title", ""), "book": ch.get("book") or "",
+                    "notebook": notebook,
                     "chapter": ch.get("chapter"), "summary": data.get("summary", {}), "fingerprint": state,
                     "links": links, "open": open_claims, "date": data.get("provenance", {}).get("date", ""),
                     "history": revisions})
     return sorted(out, key=lambda e: (e["book"], str(e["chapter"] or "").zfill(6), e["id"]))
+
+
+#: A notebook run's status in the index's words.
+_NOTEBOOK = {"ran": "ran", "failed": "fails", "timeout": "timed out", "violation": "killed by the sandbox",
+             "died": "kernel died", "error": "could not be run", "too large": "output too large",
+             "not run": "UNVERIFIED: not run (no sandbox)", "unverified": "UNVERIFIED: a URL, not run"}
 
 
 def _counts(summary: dict) -> str:
@@ -59,17 +72,19 @@ def _counts(summary: dict) -> str:
 
 def render_markdown(items: list[dict]) -> str:
     lines = ["# Chapter audits: index", "",
-             ("Each chapter's report, its verdict counts and the state of its fingerprint. A claim's finding is at "
+             ("Each chapter's report, its verdict counts, the state of its fingerprint and of its notebook's run. A "
+             "claim's finding is at "
               "`<report>.html#<claim id>` (for example `retrieval-23-chapter.html#C08`)."), "",
-             "| chapter | book | verdicts | fingerprint | reports | claims to review |", "|---|---|---|---|---|---|"]
+             "| chapter | book | verdicts | fingerprint | notebook | reports | claims to review |",
+             "|---|---|---|---|---|---|---|"]
     for e in items:
         name = f"{e['chapter']} — {e['title']}" if e["chapter"] else e["title"]
         reports = ", ".join(f"[{k}]({v})" for k, v in e["links"].items())
         html = e["links"].get("html", "")
         review = ", ".join(f"[{c}]({html}#{c})" if html else c for c in e["open"]) or "none"
         lines.append("| " + " | ".join(x.replace("|", "\\|") for x in (
-            f"**{e['id']}** ({name})", e["book"] or "—", _counts(e["summary"]), e["fingerprint"], reports,
-            review)) + " |")
+            f"**{e['id']}** ({name})", e["book"] or "—", _counts(e["summary"]), e["fingerprint"], e["notebook"],
+            reports, review)) + " |")
     histories = [e for e in items if len(e["history"]) > 1]
     if histories:
         lines += ["", "## How the verdicts moved", "",
@@ -102,14 +117,17 @@ def render_html(items: list[dict]) -> str:
                            for c in e["open"]) or "none"
         rows.append(f'<tr class="chapter" id="{escape(e["id"])}"><td><strong>{escape(e["id"])}</strong><br>'
                     f'{escape(name)}</td><td>{escape(e["book"] or "—")}</td><td>{escape(_counts(e["summary"]))}</td>'
-                    f'<td>{escape(e["fingerprint"])}</td><td>{reports}</td><td>{review}</td></tr>')
+                    f'<td>{escape(e["fingerprint"])}</td><td>{escape(e["notebook"])}</td><td>{reports}</td>'
+                    f'<td>{review}</td></tr>')
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Chapter audits: index</title>\n"
             "<style>body{font:14px/1.5 system-ui,sans-serif;margin:24px 32px}table{border-collapse:collapse}"
             "th,td{border-bottom:1px solid #d8dee4;padding:6px 8px;text-align:left;vertical-align:top}"
             "th{background:#f6f8fa}</style>\n</head>\n<body>\n<h1>Chapter audits: index</h1>\n"
-            "<p>Each chapter's report, its verdict counts and the state of its fingerprint. A claim's finding is at "
+            "<p>Each chapter's report, its verdict counts, the state of its fingerprint and of its notebook's run. A "
+            "claim's finding is at "
             "<code>&lt;report&gt;.html#&lt;claim id&gt;</code>.</p>\n<table id=\"index\"><thead><tr><th>chapter</th>"
-            "<th>book</th><th>verdicts</th><th>fingerprint</th><th>reports</th><th>claims to review</th></tr></thead>"
+            "<th>book</th><th>verdicts</th><th>fingerprint</th><th>notebook</th><th>reports</th><th>claims to review</th>"
+            "</tr></thead>"
             "<tbody>\n" + "\n".join(rows) + "\n</tbody></table>\n"
             + ("<h2>How the verdicts moved</h2>\n<p>Each revision of a chapter the history kept (a new fingerprint, or "
                "a verdict that moved), oldest first.</p>\n" + "\n".join(histories) + "\n" if histories else "")
