@@ -84,3 +84,77 @@ def test_the_notebook_folder_is_read_only_and_the_scratch_is_private(folder):
 def test_a_cell_past_its_time_limit_is_stopped(folder):
     run = run_notebook(_notebook("while True:\n    pass"), str(folder), cell_limit=2, time_limit=60)
     assert (run.status, run.cell) == ("timeout", 2), run.summary()
+
+
+# --- what a hostile notebook tried, each now contained or reported as it is -------------------------------------
+
+def _tagged(source: str, tag: str | None = None, committed: str | None = None):
+    cell = new_code_cell(source)
+    if tag:
+        cell.metadata["tags"] = [tag]
+    if committed:
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=committed)]
+    return cell
+
+
+def _run_cells(folder, *cells, **limits):
+    nb = new_notebook()
+    nb.cells = list(cells)
+    return run_notebook(nbformat.writes(nb), str(folder), **{"cell_limit": 30, "time_limit": 120, **limits})
+
+
+def test_every_cell_runs_whatever_its_tags_and_committed_outputs_are_not_kept(folder):
+    """A 'skip-execution' cell would keep its committed 0.4000 as if printed; a blank cell its committed output."""
+    run = _run_cells(folder, _tagged("print('P@5 =', 0.5)", "skip-execution", "P@5 = 0.4000\n"),
+                     _tagged("   ", committed="MRR = 0.9\n"))
+    assert run.status == "ran"
+    assert output_texts(run.notebook) == [(1, "P@5 = 0.5"), (2, "")]
+
+
+def test_a_cell_tagged_raises_exception_still_fails_the_run(folder):
+    run = _run_cells(folder, _tagged("raise RuntimeError('boom')", "raises-exception"), _tagged("print('after')"))
+    assert (run.status, run.cell, run.error) == ("failed", 1, "RuntimeError: boom")
+
+
+def test_a_flood_of_output_is_stopped_at_the_runners_bound(folder):
+    flood = "import time\ns = 'x' * 20_000_000\nfor i in range(10_000):\n    print(s, flush=True); time.sleep(0.05)"
+    run = _run_cells(folder, _tagged(flood))
+    assert (run.status, run.cell) == ("too large", 1), run.summary()
+    assert run.error == "its outputs passed 32 MB; the run was stopped there"
+
+
+def test_the_kernel_sees_a_copy_of_the_folders_files_only(tmp_path):
+    """No .git (a CI's credentials), no socket a host process listens on, no FIFO, no link out of the folder."""
+    import os
+    import socket
+    book = tmp_path / "book"
+    (book / ".git").mkdir(parents=True)
+    (book / ".git" / "config").write_text("[http] extraheader = AUTHORIZATION: token\n", encoding="utf-8")
+    (book / "data").mkdir()
+    (book / "data" / "qrels.txt").write_text("q1 0 d1 1\n", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("host secret\n", encoding="utf-8")
+    (book / "leak.txt").symlink_to(tmp_path / "secret.txt")
+    (book / "inside.txt").symlink_to(book / "data" / "qrels.txt")
+    os.mkfifo(book / "fifo")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(book / "sock"))
+    listener.listen(1)
+    try:
+        run = _run_cells(book, _tagged("import os\nprint(sorted(os.listdir('.')), sorted(os.listdir('data')))"),
+                         _tagged("print(open('inside.txt').read().strip())"))
+    finally:
+        listener.close()
+    assert run.status == "ran", run.summary()
+    assert output_texts(run.notebook) == [(1, "['data', 'inside.txt'] ['qrels.txt']"), (2, "q1 0 d1 1")]
+
+
+def test_a_notebook_error_cannot_write_markdown_into_the_report():
+    from audit.report.markdown import notebook_acts, notebook_lines
+    from audit.report.results import ChapterReport, NotebookReport
+    report = ChapterReport.model_construct(notebook=NotebookReport(
+        path="x.ipynb", status="failed", cell=2, error="ValueError: ![i](http://evil.example/e.png)",
+        summary="a cell raised an error in cell 2 (ValueError: ![i](http://evil.example/e.png) [evil](https://e.x/))",
+        stale=["cell 2: committed '[c](javascript:alert(1))', re-executed 'x'"]))
+    text = "\n".join(notebook_lines(report) + notebook_acts(report))
+    assert "![i](http" not in text and "[evil](" not in text and "[c](javascript" not in text
+    assert "!\\[i\\](http\\://evil.example/e.png)" in text

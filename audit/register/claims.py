@@ -37,6 +37,7 @@ from audit.register.limits import (
     MAX_COHORT,
     MAX_CUTOFF,
     MAX_GRADE,
+    MAX_NOTEBOOK_BYTES,
     MAX_QUOTE_CHARS,
     MAX_RANDOM_CASES,
     MAX_REGISTER_BYTES,
@@ -136,7 +137,7 @@ class Identity(Strict):
     research_pack: str | None = None
     #: The notebook that accompanies the chapter: a path relative to the chapter folder inside the book's repository
     #: (run in the sandbox by every audit), or a URL (not run: the sandbox has no network; reported UNVERIFIED).
-    notebook: str | None = None
+    notebook: Annotated[str, Field(max_length=2000, pattern=r"^[^\x00]*$")] | None = None
     fingerprint: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
     snapshot: SnapshotInfo = SnapshotInfo()
     conventions: ConventionsSpec = {}
@@ -988,15 +989,28 @@ def notebook_path(folder: Path, identity: Identity) -> Path | None:
 def _check_notebook(folder: Path, identity: Identity, root: Path, chapter_path: Path) -> None:
     """A local ``notebook`` must be a readable notebook inside the book's repository (its folder is what the notebook
     sandbox shows the kernel). Raises ``RegisterError`` naming chapter.yaml's ``notebook``."""
-    path = notebook_path(folder, identity)
-    if path is None:
-        return
-    problem = ("points outside the book's repository" if Path(identity.notebook).is_absolute()
-               or not path.is_relative_to(root) else "is not a .ipynb file" if path.suffix != ".ipynb"
-               else "names no file" if not path.is_file() else "")
+    try:
+        path = notebook_path(folder, identity)
+        if path is None:
+            return
+        problem = ("points outside the book's repository" if Path(identity.notebook).is_absolute()
+                   or not path.is_relative_to(root) else "is not a .ipynb file" if path.suffix != ".ipynb"
+                   else "names no file" if not path.is_file() else "")
+    except (OSError, ValueError, RuntimeError) as exc:  # a name too long, a NUL byte, a link loop
+        problem = f"cannot be read as a path ({type(exc).__name__}: {str(exc)[:80]})"
     if problem:
-        raise RegisterError(f"notebook {identity.notebook!r} {problem} ({root}); give the chapter's notebook relative to "
-                            "the chapter folder, or its URL", file=str(chapter_path), field="notebook")
+        raise RegisterError(f"notebook {identity.notebook[:200]!r} {problem} ({root}); give the chapter's notebook "
+                            "relative to the chapter folder, or its URL", file=str(chapter_path), field="notebook")
+    import nbformat
+    try:
+        nbformat.reads(read_text(path, "notebook", MAX_NOTEBOOK_BYTES, RegisterError), as_version=4)
+    except RegisterError as exc:
+        raise RegisterError(f"notebook {identity.notebook!r}: {exc.message}", file=str(chapter_path),
+                            field="notebook") from None
+    except Exception as exc:  # nbformat raises JSON, validation and version errors of many types
+        raise RegisterError(f"notebook {identity.notebook!r} is not a Jupyter notebook nbformat can read "
+                            f"({type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else 'no detail'})",
+                            file=str(chapter_path), field="notebook") from None
 
 
 def book_root(folder: Path) -> Path:

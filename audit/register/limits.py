@@ -18,6 +18,8 @@ MAX_YAML_DEPTH = 20
 MAX_YAML_ALIASES = 20
 #: Bytes of a chapter snapshot (a long chapter is ~100 KB of text).
 MAX_SNAPSHOT_BYTES = 2 * 2**20
+#: Bytes of a chapter's notebook (its committed outputs included; a notebook with plots runs to a few MB).
+MAX_NOTEBOOK_BYTES = 32 * 2**20
 #: Lines of a chapter snapshot (a long chapter has a few thousand; the shipped ones fewer than 300).
 MAX_SNAPSHOT_LINES = 50_000
 #: Claims in one register (the shipped chapters have 40 and 60; a chapter of several hundred numbered claims

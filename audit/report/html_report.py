@@ -90,7 +90,7 @@ def render(report: ChapterReport, snapshot_text: str) -> str:
         report=report, ch=ch, subtitle=subtitle, impls=impls, research=research, sections=SECTIONS,
         section_ids=SECTION_IDS, links_of=links_of, metadata_text=metadata_text, title=shown_title,
         claim_text=shown_claim, clip=clip,
-        acts=to_act(report), tensions=stated_tensions(report), notebook_acts=notebook_acts(report), tension_fix=TENSION_FIX, fix=fix_text, hunks=hunk_numbers(report), chapter_unverified=chapter_unverified(report),
+        acts=to_act(report), tensions=stated_tensions(report), notebook_acts=notebook_acts(report, literal=str), tension_fix=TENSION_FIX, fix=fix_text, hunks=hunk_numbers(report), chapter_unverified=chapter_unverified(report),
         matrix=software_matrix(report), short=lambda text: _short(text, REASON_LIMIT),
         sensitivity_counts=sensitivity_counts(research.sensitivity) if research else "",
         source_ids={s.id for s in research.sources} if research else set(),

@@ -273,17 +273,25 @@ def _what_to_change(report: ChapterReport, w) -> None:
     w("")
 
 
-def notebook_acts(report: ChapterReport) -> list[str]:
+def _literal(text: str) -> str:
+    """Text that carries what the notebook printed (its error, an output line) made literal for Markdown, as a
+    listing's text is (``sandbox.quote``): no link, image, HTML or emphasis can come from a notebook."""
+    from audit.evaluation.sandbox.quote import clean, markdown_literal
+    return markdown_literal(clean(text, 2000))
+
+
+def notebook_acts(report: ChapterReport, literal=_literal) -> list[str]:
     """What to change about the chapter's notebook: how its run stopped, and each number of it a claim names that
-    its chapter contradicts (both fail ``--fail-on notebook``)."""
+    its chapter contradicts (both fail ``--fail-on notebook``). ``literal``: how the notebook's own text is made
+    safe (Markdown by default; the HTML report escapes it itself)."""
     nb = report.notebook
     if nb is None or not nb.failing:
         return []
     out = []
     if nb.status not in ("ran", "unverified", "not run"):
-        out.append(f"it does not run through: {nb.summary}. Fix "
+        out.append(f"it does not run through: {literal(nb.summary)}. Fix "
                    + (f"cell {nb.cell}" if nb.cell else "the notebook") + " and rerun the audit.")
-    out += [f"{f.text}." for f in nb.findings]
+    out += [f"{literal(f.text)}." for f in nb.findings]
     return out
 
 
@@ -293,17 +301,18 @@ def notebook_lines(report: ChapterReport) -> list[str]:
     nb = report.notebook
     if nb is None or nb.status == "unverified":  # a URL: the context table and the UNVERIFIED list say so
         return []
-    out = [f"**Notebook** `{nb.path}`: {nb.summary}."]
+    out = [f"**Notebook** `{nb.path}`: {_literal(nb.summary)}."]
     if nb.isolation:
         out.append(f"Ran in {nb.isolation}.")
-    held = [f"- ❌ {f.text}" for f in nb.findings] + [f"- ✅ {a}" for a in nb.agreements]
+    held = [f"- ❌ {_literal(f.text)}" for f in nb.findings] + [f"- ✅ {_literal(a)}" for a in nb.agreements]
     if held:
         out.append("Numbers the claims name as evidence:\n\n" + "\n".join(held))
     if nb.stale:
         out.append(f"Committed outputs that differ from the re-executed ones ({len(nb.stale)}):\n\n"
-                   + "\n".join(f"- {line}" for line in nb.stale))
+                   + "\n".join(f"- {_literal(line)}" for line in nb.stale))
     if nb.numbers:
-        shown = ", ".join(f"cell {n.cell}: {n.label + ' = ' if n.label else ''}{n.value}" for n in nb.numbers[:40])
+        shown = ", ".join(f"cell {n.cell}: {_literal(n.label) + ' = ' if n.label else ''}{_literal(n.value)}"
+                          for n in nb.numbers[:40])
         more = f" (and {len(nb.numbers) - 40} more)" if len(nb.numbers) > 40 else ""
         out.append(f"Numbers its outputs show ({len(nb.numbers)}): {shown}{more}.")
     return out
@@ -341,7 +350,7 @@ def _context(report: ChapterReport, w) -> None:
             ("kind", ch["kind"]), ("chapter URL", ch.get("url") or "—"),
             ("research pack", ch.get("research_pack") or "—")]
     if report.notebook is not None:
-        rows.append(("notebook", f"{report.notebook.path}: {report.notebook.summary}"))
+        rows.append(("notebook", f"{report.notebook.path}: {_literal(report.notebook.summary)}"))
     elif ch.get("notebook"):
         rows.append(("notebook", f"{ch['notebook']} (UNVERIFIED: not run by this audit)"))
     rows += [("snapshot read", (f"{report.snapshot['file']} ({report.snapshot['lines']} lines, "

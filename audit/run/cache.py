@@ -482,21 +482,23 @@ def stored_observations(ref, compute) -> dict:
     return value
 
 
-MAX_NOTEBOOK_FILES = 2000  # files of a notebook's folder hashed into its key; more, and its run is not stored
-
-
 def _folder_digest(folder: Path) -> str | None:
-    """SHA-256 over the files below ``folder`` (names and bytes; dot-folders left out), which the notebook may read;
-    None when there are more than ``MAX_NOTEBOOK_FILES``."""
+    """SHA-256 over the files of the notebook's folder the kernel sees (``sandbox.notebook.book_files``: names and
+    bytes, read in blocks); None when the folder is too large to be shown to it."""
+    from audit.evaluation.sandbox.notebook import book_files
+    files = book_files(folder)
+    if files is None:
+        return None
     h = hashlib.sha256()
-    count = 0
-    for path in sorted(folder.rglob("*")):
-        if any(part.startswith(".") for part in path.relative_to(folder).parts) or not path.is_file():
-            continue
-        count += 1
-        if count > MAX_NOTEBOOK_FILES:
+    for path, relative in files:
+        h.update(relative.encode() + b"\0")
+        try:
+            with open(path, "rb") as handle:
+                while block := handle.read(1 << 20):
+                    h.update(block)
+        except OSError:
             return None
-        h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+        h.update(b"\0")
     return h.hexdigest()
 
 

@@ -152,8 +152,9 @@ def notebook_command(bwrap: str, seccomp_fds: tuple[int, ...], result_fd: int, r
     """The bwrap command that starts the notebook runner: the listing profile (same namespaces, identity, no
     capabilities, the interpreter's view, a private scratch of ``NOTEBOOK_SCRATCH_BYTES``), plus, read-only, the
     audit's package folders (``site_folders``), the system's shared-library folders, the notebook runner and the
-    kernel's start, and the notebook's own folder as ``BOOK`` (the kernel's working directory, so it reads the data
-    files beside it). Raises ``IsolationUnavailable``."""
+    kernel's start, and ``notebook_folder`` as ``BOOK`` (the kernel's working directory: the audit passes a copy of
+    the notebook's folder's files, ``notebook.book_files``, so it reads the data beside it and nothing else of the
+    folder). Raises ``IsolationUnavailable``."""
     interpreter = _interpreter()
     args = _base(bwrap, "notebook", interpreter, libraries=True)
     for folder in site_folders():

@@ -3,7 +3,8 @@
 The notebook sandbox is the listing sandbox (``bwrap.py``: the same namespaces, identity, dropped capabilities,
 interpreter view, seccomp filters and private scratch) with what a Jupyter kernel needs on top, all read-only: the
 audit's own package folders (ipykernel, and the packages the notebook imports), the system's shared-library folders
-and the notebook's own folder (``/book``, the kernel's working directory). The trusted runner
+and a copy of the notebook's own folder (``/book``, the kernel's working directory: its regular files, no dot-entry,
+socket, FIFO or link leaving it; ``book_files``). The trusted runner
 (``notebook_runner.py``, the sandbox's PID 1) executes the notebook with nbclient; the kernel (``kernel.py``) loads
 the listing seccomp filter before any package, so every line of the notebook runs as a listing's call does: no
 network socket, no process or program started, nothing of another process reached, no host file outside that view,
@@ -22,10 +23,14 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import shutil
+import stat
 import struct
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from audit.evaluation.sandbox import GRACE, _memfd, _sandbox_init, _stop, _trim, unavailable_reason
 from audit.evaluation.sandbox.bwrap import NOTEBOOK_SCRATCH_BYTES, IsolationUnavailable, bwrap_binary, \
@@ -37,7 +42,7 @@ MAX_RECORD = 16 * 2**20  # as notebook_runner.py bounds its record
 ENDINGS = {
     "ran": "ran every cell",
     "failed": "a cell raised an error",
-    "timeout": "a cell ran past the per-cell time limit",
+    "timeout": "the run was stopped at its time limit",
     "violation": "the kernel made a system call the sandbox forbids (a network socket, starting a process…) and "
                  "was killed",
     "died": "the kernel died",
@@ -87,7 +92,7 @@ class NotebookRun:
 def isolation_summary(cell_limit: float, memory_mb: int) -> str:
     return (f"the listing sandbox (new user, mount, PID, network, IPC and UTS namespaces; seccomp: no process "
             f"creation in the kernel, no network sockets) with the audit's packages, the system libraries and the "
-            f"notebook's folder read-only, a private {NOTEBOOK_SCRATCH_BYTES // 2**20} MB scratch; {cell_limit:g} s "
+            f"a copy of the notebook's folder's files read-only, a private {NOTEBOOK_SCRATCH_BYTES // 2**20} MB scratch; {cell_limit:g} s "
             f"per cell, {memory_mb} MB for the kernel")
 
 
@@ -114,6 +119,47 @@ def _read_notebook(text: str):
     notebook = nbformat.reads(text, as_version=4)
     nbformat.validate(notebook)
     return notebook
+
+
+MAX_BOOK_FILES = 2000          # files of the notebook's folder shown to it
+MAX_BOOK_BYTES = 256 * 2**20   # and their bytes
+
+
+def book_files(folder: Path) -> list[tuple[Path, str]] | None:
+    """The files of the notebook's folder the kernel sees, as (file, path below the folder): regular files in it and
+    its subfolders, a link only when it stays inside the folder; no dot-file or dot-folder (``.git`` holds a CI's
+    credentials), no socket, FIFO or device. None when there are more than ``MAX_BOOK_FILES`` or
+    ``MAX_BOOK_BYTES``."""
+    folder = Path(folder).resolve()
+    out, size = [], 0
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") for part in relative.parts):
+            continue
+        try:
+            real = path.resolve()
+            info = path.stat()
+        except (OSError, RuntimeError):  # a dangling link, a loop
+            continue
+        if not stat.S_ISREG(info.st_mode) or not real.is_relative_to(folder):
+            continue
+        size += info.st_size
+        out.append((real, relative.as_posix()))
+        if len(out) > MAX_BOOK_FILES or size > MAX_BOOK_BYTES:
+            return None
+    return out
+
+
+def _copy_book(folder: Path, into: Path) -> bool:
+    """Copy ``book_files(folder)`` below ``into``; False when the folder is too large."""
+    files = book_files(folder)
+    if files is None:
+        return False
+    for source, relative in files:
+        target = into / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    return True
 
 
 def _run(bwrap: str, text: str, folder: str, cell_limit: float, time_limit: float, memory_mb: int) -> NotebookRun:
@@ -191,7 +237,18 @@ def run_notebook(text: str, folder: str, *, cell_limit: float = 60.0, time_limit
     reason = unavailable_reason()
     if not reason:
         try:
-            return _run(bwrap_binary(), text, os.path.realpath(folder), cell_limit, time_limit, memory_mb)
+            bwrap = bwrap_binary()
+            return _in_copy(lambda *a: _run(bwrap, *a), text, os.path.realpath(folder), cell_limit, time_limit,
+                            memory_mb)
         except (IsolationUnavailable, SeccompUnavailable) as exc:
             reason = str(exc)
     return NotebookRun("not run", unavailable=f"isolation unavailable ({reason})", isolation="no sandbox: " + reason)
+
+
+def _in_copy(run, text: str, folder: str, *args) -> NotebookRun:
+    """``run`` on a copy of the notebook's folder (``book_files``): the kernel sees its files, not the folder."""
+    with tempfile.TemporaryDirectory(prefix="chapter-audit-book-") as copy:
+        if not _copy_book(Path(folder), Path(copy)):
+            return NotebookRun("error", error=f"the notebook's folder holds more than {MAX_BOOK_FILES} files or "
+                                              f"{MAX_BOOK_BYTES // 2**20} MB; keep its data beside it smaller")
+        return run(text, copy, *args)

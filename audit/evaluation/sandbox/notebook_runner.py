@@ -20,6 +20,8 @@ import time
 
 PR_SET_DUMPABLE = 4
 MAX_RECORD = 16 * 2**20  # bytes of the record (the executed notebook included)
+MAX_OUTPUT = 32 * 2**20  # bytes of outputs the runner keeps before it stops the run
+NO_TAG = "chapter-audit-runs-every-cell-0f6e"  # the skip tag given to nbclient: no notebook uses it
 KERNEL = "/sandbox/kernel.py"
 SCRATCH = "/scratch"
 FILTER_FAILED = 120  # kernel.py's exit code when the listing filter could not be loaded
@@ -63,7 +65,10 @@ def main():
     close_all_but(result_fd, request_fd)
     request = json.loads(read_all(request_fd).decode())
     os.close(request_fd)
-    for limit, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, 256)):
+    # the runner holds every output the kernel sends: its address space is bounded as the kernel's is (the kernel
+    # lowers its own limits from these), and what it keeps of the outputs by MAX_OUTPUT
+    memory = request["memory_mb"] * 2**20
+    for limit, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, 256), (resource.RLIMIT_AS, memory)):
         resource.setrlimit(limit, (value, value))
     settings = os.path.join(SCRATCH, "kernel-settings.json")
     with open(settings, "w", encoding="utf-8") as handle:
@@ -77,6 +82,7 @@ def main():
     record = {"kind": "notebook", "status": "ran", "cell": None, "error": "", "seconds": 0.0, "kernel": "",
               "versions": {}, "notebook": ""}
     started = time.monotonic()
+    flooded, current = {"cell": None}, {"cell": None}
     try:
         import subprocess
         subprocess._USE_VFORK = False  # fork, not vfork: the sandbox's filter kills vfork
@@ -93,22 +99,43 @@ def main():
             def format_kernel_cmd(self, extra_arguments=None):
                 return [sys.executable, "-I", "-S", "-B", KERNEL, self.connection_file, settings]
 
+        class BoundedClient(nbclient.NotebookClient):
+            """nbclient's client, which keeps at most MAX_OUTPUT bytes of outputs: past them it keeps no more and
+            kills the kernel, so the run ends there (reported as too large)."""
+            kept = 0
+
+            def output(self, outs, msg, display_id, cell_index):
+                BoundedClient.kept += len(json.dumps(msg.get("content", {}), default=str))
+                if BoundedClient.kept > MAX_OUTPUT:
+                    if flooded["cell"] is None:
+                        flooded["cell"] = cell_index
+                        try:
+                            os.kill(manager.provisioner.process.pid, signal.SIGKILL)
+                        except BaseException:
+                            pass
+                    return None
+                return super().output(outs, msg, display_id, cell_index)
+
         record["versions"] = {"python": sys.version.split()[0], "ipykernel": ipykernel.__version__,
                               "jupyter_client": jupyter_client.__version__, "nbclient": nbclient.__version__,
                               "nbformat": nbformat.__version__}
         record["kernel"] = "python3 (ipykernel)"
         notebook = nbformat.reads(request["notebook"], as_version=4)
-        current = {"cell": None}
+        for cell in notebook.cells:  # what the run shows is only what it printed: no committed output is kept
+            if cell.get("cell_type") == "code":
+                cell.outputs, cell.execution_count = [], None
 
         def on_start(cell, cell_index):
             current["cell"] = cell_index
 
         manager = SandboxKernelManager(transport="ipc", ip=os.path.join(SCRATCH, "kernel"),
                                        connection_file=os.path.join(SCRATCH, "kernel.json"), kernel_name="python3")
-        client = nbclient.NotebookClient(notebook, km=manager, timeout=request["cell_limit"], startup_timeout=60,
-                                         allow_errors=False, record_timing=False, kernel_name="python3",
-                                         resources={"metadata": {"path": request["cwd"]}},
-                                         on_cell_start=on_start)
+        # every cell runs, whatever its tags say: no cell is skipped ("skip-execution") and every error stops the
+        # run ("raises-exception" is not honoured), so "ran every cell" means what it says
+        client = BoundedClient(notebook, km=manager, timeout=request["cell_limit"], startup_timeout=60,
+                               allow_errors=False, force_raise_errors=True, skip_cells_with_tag=NO_TAG,
+                               record_timing=False, kernel_name="python3",
+                               resources={"metadata": {"path": request["cwd"]}}, on_cell_start=on_start)
         def kernel_exit():
             try:
                 return manager.provisioner.process.poll()
@@ -123,6 +150,8 @@ def main():
             record.update(status="failed", cell=current["cell"], error=f"{exc.ename}: {exc.evalue}"[:2000])
         except BaseException as exc:  # DeadKernelError, or a kernel that died before it answered
             code = kernel_exit()
+            if flooded["cell"] is not None or isinstance(exc, MemoryError):
+                raise
             if code is not None and code < 0 and -code == signal.SIGSYS:
                 record.update(status="violation", cell=current["cell"], error="killed by the sandbox (SIGSYS)")
             elif code == FILTER_FAILED:
@@ -134,12 +163,22 @@ def main():
                               cell=current["cell"], error=f"{text_of(exc)} (kernel: {ended})")
         record["notebook"] = nbformat.writes(notebook)
     except BaseException as exc:
-        record.update(status="error", error=text_of(exc))
+        if flooded["cell"] is not None or isinstance(exc, MemoryError):
+            record.update(status="too large", cell=flooded["cell"] if flooded["cell"] is not None else current["cell"],
+                          error=f"its outputs passed {MAX_OUTPUT // 2**20} MB; the run was stopped there"
+                          if flooded["cell"] is not None else "its outputs did not fit in the runner's memory")
+            record["notebook"] = ""
+        else:
+            record.update(status="error", error=text_of(exc))
     record["seconds"] = round(time.monotonic() - started, 3)
     data = json.dumps(record, ensure_ascii=True).encode()
-    if len(data) > MAX_RECORD:
+    if len(data) > MAX_RECORD:  # a failure keeps its status, cell and error; only the outputs are not sent
         record["notebook"] = ""
-        record["status"], record["error"] = "too large", f"the executed notebook is {len(data)} bytes"
+        said = f"the executed notebook is {len(data)} bytes, more than {MAX_RECORD // 2**20} MB"
+        if record["status"] == "ran":
+            record["status"], record["error"] = "too large", said
+        else:
+            record["error"] = f"{record['error']}; {said}"[:2000]
         data = json.dumps(record, ensure_ascii=True).encode()
     write_all(result_fd, struct.pack(">I", len(data)) + data)
 

@@ -1,0 +1,75 @@
+"""chapter.yaml's ``notebook``: a local notebook must be a readable notebook inside the book's repository, or the
+chapter does not load (exit 3, naming the file and the field); a URL is kept and never run. The notebook's folder
+files that key its stored run are the ones the kernel is shown (``sandbox.notebook.book_files``)."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from nbformat.v4 import new_notebook
+
+import audit.evaluation.sandbox.notebook as sandbox_notebook
+from audit.errors import RegisterError
+from audit.register.claims import load_chapter
+from audit.run.cache import _folder_digest
+
+
+def _chapter(repo, notebook: str):
+    (repo / ".git").mkdir(parents=True, exist_ok=True)
+    folder = repo / "ch" / "audit"
+    folder.mkdir(parents=True, exist_ok=True)
+    (repo / "ch" / "text.md").write_text("P@4 = 1/4.\n", encoding="utf-8")
+    (folder / "chapter.yaml").write_text(f"id: ch\ntitle: t\nsnapshot: {{file: ../text.md}}\nnotebook: {notebook!r}\n",
+                                         encoding="utf-8")
+    (folder / "claims.yaml").write_text("claims: []\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("name, why", [
+    ("../bad.ipynb", "is not a Jupyter notebook nbformat can read"),   # not JSON
+    ("../latin1.ipynb", "not UTF-8"),
+    ("/etc/passwd", "points outside the book's repository"),
+    ("../../../outside.ipynb", "points outside the book's repository"),
+    ("../missing.ipynb", "names no file"),
+    ("../text.md", "is not a .ipynb file"),
+    ("../" + "x" * 300 + ".ipynb", "cannot be read as a path"),
+])
+def test_a_local_notebook_that_is_not_one_is_a_load_error_naming_the_field(tmp_path, name, why):
+    repo = tmp_path / "book"
+    folder = _chapter(repo, name)
+    (repo / "ch" / "bad.ipynb").write_text("{not json", encoding="utf-8")
+    (repo / "ch" / "latin1.ipynb").write_bytes(b"\xff\xfe{}")
+    with pytest.raises(RegisterError) as raised:
+        load_chapter(folder)
+    assert raised.value.field == "notebook" and raised.value.file.endswith("chapter.yaml")
+    assert why in raised.value.message, raised.value.message
+
+
+def test_a_nul_byte_in_the_name_is_refused_by_the_schema(tmp_path):
+    folder = _chapter(tmp_path / "book", "../a\x00b.ipynb")
+    with pytest.raises(RegisterError) as raised:
+        load_chapter(folder)
+    assert "notebook" in str(raised.value.field or raised.value.message)
+
+
+def test_a_url_and_a_notebook_of_the_repository_load(tmp_path):
+    repo = tmp_path / "book"
+    assert load_chapter(_chapter(repo, "https://colab.research.google.com/x.ipynb")).identity.notebook.startswith("https")
+    nbformat.write(new_notebook(), repo / "ch" / "nb.ipynb")
+    assert load_chapter(_chapter(repo, "../nb.ipynb")).identity.notebook == "../nb.ipynb"
+
+
+def test_the_stored_runs_key_reads_the_files_the_kernel_sees(tmp_path, monkeypatch):
+    folder = tmp_path / "nb"
+    (folder / ".git").mkdir(parents=True)
+    (folder / "qrels.txt").write_text("q1 0 d1 1\n", encoding="utf-8")
+    (tmp_path / "outside.bin").write_bytes(b"x" * 1000)
+    (folder / "link.bin").symlink_to(tmp_path / "outside.bin")
+    before = _folder_digest(folder)
+    (folder / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")   # not shown: same key
+    (tmp_path / "outside.bin").write_bytes(b"y" * 1000)                                # not shown: same key
+    assert _folder_digest(folder) == before
+    (folder / "qrels.txt").write_text("q1 0 d1 0\n", encoding="utf-8")
+    assert _folder_digest(folder) != before
+    monkeypatch.setattr(sandbox_notebook, "MAX_BOOK_BYTES", 5)   # a folder too large to show: no stored run
+    assert _folder_digest(folder) is None
