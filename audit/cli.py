@@ -471,7 +471,9 @@ def run(args) -> int:
                      if r.notebook is not None and r.notebook.failing]
         if hits:
             listed = ", ".join(f"{ch}:{cid} ({v})" for ch, cid, v in hits)
-            err.print(f"[red]--fail-on {','.join(sorted(args.fail_on))}:[/red] {len(hits)} claim(s): {listed}",
+            notebooks = sum(v == "notebook" for _, _, v in hits)
+            counted = f"{len(hits) - notebooks} claim(s)" + (f", {notebooks} notebook(s)" if notebooks else "")
+            err.print(f"[red]--fail-on {','.join(sorted(args.fail_on))}:[/red] {counted}: {listed}",
                       highlight=False)
             return EXIT_FAIL_ON
     return status

@@ -54,7 +54,7 @@ def main() -> None:
                                  for _ in range(args.repeat))
         chapters = len(list((shipped / "claims").glob("*/chapter.yaml")))
         book = tmp / "book"
-        shutil.copytree(ROOT / "tests" / "book", book)
+        shutil.copytree(ROOT / "tests" / "book", book, ignore=shutil.ignore_patterns("conftest.py", "__pycache__"))
         git(book, "init", "-q", "-b", "main")
         git(book, "add", ".")
         git(book, "commit", "-qm", "book")

@@ -136,8 +136,8 @@ def hold_to_chapter(report: NotebookReport, claims: Sequence, results: Sequence[
                 continue
             if number is None:
                 report.findings.append(NotebookFinding(
-                    claim=claim.id, cell=cell, text=f"{what}: the claim names notebook {link!r} as its evidence, but "
-                    f"{missing}; print the value there or correct the claim's notebook link"))
+                    claim=claim.id, cell=cell, fix="link", text=f"{what}: the claim names notebook {link!r} as its "
+                    f"evidence, but {missing}; print the value there or correct the claim's notebook link"))
                 continue
             try:
                 printed = parse_claimed(number.value)
@@ -155,15 +155,18 @@ def hold_to_chapter(report: NotebookReport, claims: Sequence, results: Sequence[
                                          + (" and its definitions give" if notebook_right else ""))
                 continue
             if exact is None:
-                fix = ""
+                fix, which = "", "notebook"
             elif notebook_right:
                 fix = (f"; the chapter's definitions give {float(exact):.6g}: the notebook is right and the sentence "
                        f"is not (see {claim.id})")
+                which = "sentence"
             else:
                 fix = (f"; the chapter's definitions give {float(exact):.6g}: correct cell {cell}"
                        + ("" if chapter_right else f" and the sentence (see {claim.id})"))
+                which = "notebook" if chapter_right else "both"
             report.findings.append(NotebookFinding(
-                claim=claim.id, cell=cell, text=f"{what}: {shown} where the chapter says {expect.claimed}{fix}"))
+                claim=claim.id, cell=cell, fix=which,
+                text=f"{what}: {shown} where the chapter says {expect.claimed}{fix}"))
 
 
 def notebook_report(chapter, run: Callable | None = None) -> NotebookReport | None:

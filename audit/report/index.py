@@ -48,8 +48,7 @@ def entries(folder: Path) -> list[dict]:
                      for i, (before, e) in enumerate(zip([{}] + past, past))]
         nb = data.get("notebook") if isinstance(data.get("notebook"), dict) else None
         notebook = "—" if nb is None else _NOTEBOOK.get(str(nb.get("status")), str(nb.get("status"))) + (
-            f" in cell {nb['cell']}" if nb.get("cell") else "") + (
-            f"; {len(nb.get('findings') or [])} number(s) differ from the chapter" if nb.get("findings") else "")
+            f" in cell {nb['cell']}" if nb.get("cell") else "") + _notebook_findings(nb)
         if nb is not None and nb.get("status") != "unverified" and "html" in links:
             links["notebook run"] = f"{base}.html#notebook"
         out.append({"id": ch.get("id", base), "title": ch.get("title", ""), "book": ch.get("book") or "",
@@ -64,6 +63,17 @@ def entries(folder: Path) -> list[dict]:
 _NOTEBOOK = {"ran": "ran", "failed": "fails", "timeout": "timed out", "violation": "killed by the sandbox",
              "died": "kernel died", "error": "could not be run", "too large": "output too large",
              "not run": "UNVERIFIED: not run (no sandbox)", "unverified": "UNVERIFIED: a URL, not run"}
+
+
+def _notebook_findings(nb: dict) -> str:
+    """"; 1 number wrong in the notebook, 2 sentences it corrects, stale outputs in 1 cell" (what is not empty)."""
+    fixes = [f.get("fix", "notebook") for f in nb.get("findings") or [] if isinstance(f, dict)]
+    parts = [f"{n} {what}" for n, what in (
+        (sum(f in ("notebook", "both") for f in fixes), "number(s) wrong in the notebook"),
+        (sum(f == "link" for f in fixes), "named number(s) not printed"),
+        (sum(f == "sentence" for f in fixes), "sentence(s) it corrects"),
+        (len(nb.get("stale") or []), "cell(s) with stale outputs")) if n]
+    return "; " + ", ".join(parts) if parts else ""
 
 
 def _counts(summary: dict) -> str:

@@ -291,7 +291,10 @@ def notebook_acts(report: ChapterReport, literal=_literal) -> list[str]:
     if nb.status not in ("ran", "unverified", "not run"):
         out.append(f"it does not run through: {literal(nb.summary)}. Fix "
                    + (f"cell {nb.cell}" if nb.cell else "the notebook") + " and rerun the audit.")
-    out += [f"{literal(f.text)}." for f in nb.findings]
+    out += [f"{literal(f.text)}." for f in nb.findings if f.fix != "sentence"]
+    if nb.stale:
+        out.append(f"its committed outputs are stale in {len(nb.stale)} cell(s) (listed under the notebook's run): "
+                   "execute it and save it with its outputs.")
     return out
 
 
@@ -308,7 +311,7 @@ def notebook_lines(report: ChapterReport) -> list[str]:
     if held:
         out.append("Numbers the claims name as evidence:\n\n" + "\n".join(held))
     if nb.stale:
-        out.append(f"Committed outputs that differ from the re-executed ones ({len(nb.stale)}):\n\n"
+        out.append(f"Stale committed outputs, which differ from the re-executed ones ({len(nb.stale)}):\n\n"
                    + "\n".join(f"- {_literal(line)}" for line in nb.stale))
     if nb.numbers:
         shown = ", ".join(f"cell {n.cell}: {_literal(n.label) + ' = ' if n.label else ''}{_literal(n.value)}"

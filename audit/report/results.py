@@ -166,6 +166,9 @@ class NotebookFinding(BaseModel):
     claim: str
     cell: int
     text: str
+    #: what to correct: ``notebook`` (its number is wrong), ``sentence`` (the notebook is right; the claim's finding
+    #: corrects the sentence), ``both``, or ``link`` (the claim names a number the notebook does not print)
+    fix: str = "notebook"
 
 
 class NotebookReport(BaseModel):
@@ -192,9 +195,11 @@ class NotebookReport(BaseModel):
 
     @property
     def failing(self) -> bool:
-        """Whether ``--fail-on notebook`` fails on it: a local notebook that did not run through, or a number of it
-        a claim names that its chapter contradicts."""
-        return self.status not in ("ran", "unverified", "not run") or bool(self.findings)
+        """Whether ``--fail-on notebook`` fails on it: a local notebook that did not run through, a number of it a
+        claim names that is wrong (or not printed), or committed outputs the re-execution no longer prints (as nbval
+        fails on them). A number that is right where the sentence is wrong fails the claim, not the notebook."""
+        return self.status not in ("ran", "unverified", "not run") or bool(self.stale) \
+            or any(f.fix != "sentence" for f in self.findings)
 
 
 class ChapterReport(BaseModel):

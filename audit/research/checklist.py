@@ -40,7 +40,11 @@ def dependencies(report: ChapterReport) -> None:
     notebook = report.chapter.get("notebook")
     for h in research.proposal.hunks:
         deps = []
-        if notebook:
+        if notebook and report.notebook is not None and report.notebook.status not in ("unverified", "not run"):
+            deps.append(f"the chapter's notebook ({notebook}) runs on every audit: a number of it that a claim names "
+                        "(expect[].notebook) is held to the new wording on the next run; name the one that computes "
+                        "this sentence's value if none does")
+        elif notebook:
             deps.append(f"the chapter's notebook ({notebook}): if it computes what this sentence states, re-run "
                         "it and compare with the new wording (UNRUN)")
         for conflict in report.book_conflicts:

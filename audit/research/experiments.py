@@ -89,7 +89,7 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
             encoded[i - 1] = claim
         complete = all(c.get("kind") != "draft" for c in encoded)
         out.append(Experiment(
-            id="", origin=f"uncovered statement, snapshot line {s.line}",
+            id="", origin=f"uncovered statement, {chapter.snapshot.place(s.line) or f'snapshot line {s.line}'}",
             what=(f"Whether the statement “{s.text}” holds as printed ({s.kind})"
                   + (f", in “{s.unit}”." if s.unit else ".")),
             method=("Add to claims.yaml (ids to be renumbered in reading order):\n" + _snippet(encoded)

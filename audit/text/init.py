@@ -25,7 +25,7 @@ from audit.register.schema import schema_path
 from audit.text import coverage, encode
 from audit.text.chapter import Snapshot
 from audit.text.listings import find_listings
-from audit.text.markdown import is_markdown
+from audit.text.markdown import is_markdown, layout
 from audit.text.scan import METRIC, VALUE, Statement, scan, units
 from audit.text.stated import as_yaml_mapping, declare
 
@@ -251,7 +251,9 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     copy = f"snapshot{snapshot.suffix.lower()}" if snapshot.suffix.lower() in (".ipynb", ".html", ".htm") \
         or is_markdown(snapshot) else "snapshot.txt"
     shutil.copyfile(snapshot, folder / copy)
-    first_line = next((ln.strip().lstrip("# ").strip() for ln in text.text.split("\n") if ln.strip()), chapter_id)
+    markup = layout(text.text).skip if is_markdown(snapshot) else frozenset()  # front matter, comments: no title
+    first_line = next((ln.strip().lstrip("# ").strip() for i, ln in enumerate(text.text.split("\n"))
+                       if ln.strip() and i not in markup), chapter_id)
     chapter_number = int(chapter) if isinstance(chapter, str) and chapter.isdigit() else chapter
     identity = {"id": chapter_id, "book": book, "chapter": chapter_number, "title": title or first_line[:120],
                 "kind": "chapter", "fingerprint": text.fingerprint(),

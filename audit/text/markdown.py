@@ -29,6 +29,7 @@ MARKDOWN_READING = (
 #: Tokens whose lines are not prose.
 _NOT_PROSE = ("front_matter", "html_block", "myst_target", "myst_line_comment", "myst_block_break")
 _QUARTO_EQUATION = re.compile(r"\$\$.+\$\$\s*\{#[\w:.-]+\}", re.DOTALL)
+_MATH_FENCE = re.compile(r"\s*\{math\}|\s*math\s*$")
 _FORMULAS = ("math_block", "math_block_label", "math_block_eqno", "amsmath")
 
 
@@ -75,8 +76,8 @@ def layout(text: str) -> Layout:
             formulas.append((first, end - 1))  # Quarto's "$$ … $$ {#eq-ap}": a display formula with its label
         elif token.type in _NOT_PROSE:
             skip.update(range(first, end))
-        elif token.type in _FORMULAS:
-            formulas.append((first, end - 1))
+        elif token.type in _FORMULAS or (token.type == "fence" and _MATH_FENCE.match(token.info or "")):
+            formulas.append((first, end - 1))  # $$ … $$, \begin{align}, MyST's ```{math} fence
         elif token.type == "colon_fence":  # a container: its fence lines are markup, its inside prose
             skip.update((first, end - 1))
     return Layout(frozenset(skip), tuple(formulas))

@@ -91,9 +91,9 @@ class NotebookRun:
 
 def isolation_summary(cell_limit: float, memory_mb: int) -> str:
     return (f"the listing sandbox (new user, mount, PID, network, IPC and UTS namespaces; seccomp: no process "
-            f"creation in the kernel, no network sockets) with the audit's packages, the system libraries and the "
-            f"a copy of the notebook's folder's files read-only, a private {NOTEBOOK_SCRATCH_BYTES // 2**20} MB scratch; {cell_limit:g} s "
-            f"per cell, {memory_mb} MB for the kernel")
+            f"creation in the kernel, no network sockets) with the audit's packages, the system libraries and a copy "
+            f"of the notebook's folder's files read-only, a private {NOTEBOOK_SCRATCH_BYTES // 2**20} MB scratch; "
+            f"{cell_limit:g} s per cell, {memory_mb} MB for the kernel")
 
 
 def _checked(raw: bytes) -> dict:
