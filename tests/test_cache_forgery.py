@@ -547,3 +547,32 @@ def test_subprocess_runs_keep_their_key(tmp_path):
     second = run_cli(args, tmp_path / "cache")
     assert "claim cache: 4 of 4 claims reused" in second.stderr, second.stderr
     assert "warning" not in second.stderr
+
+
+def test_stored_research_with_a_corrected_listing_is_used_and_a_changed_one_is_not(tmp_path, monkeypatch):
+    """A chapter whose patch replaces a listing (hunks whose ``old`` spans several lines, at lines the hunks before
+    them moved) reuses its stored research sections on a rerun with nothing changed: the shipped course module's
+    M14/M15 listing hunks and M17/M18 sentence hunks. The check applies the hunks in order, as patch does; a hunk
+    whose lines are not the text's is refused."""
+    from audit.evaluation.references import all_references
+    from audit.register.claims import load_chapter
+    from audit.run.audit import audit_chapter
+    from audit.run.provenance import collect
+    import audit.research.sections as sections
+    root = Path(__file__).resolve().parents[1]
+    chapter = load_chapter(root / "claims" / "recall-and-precision")
+    cache = cache_module.ClaimCache(tmp_path / "claims")
+    first = audit_chapter(chapter, all_references(), collect([]), cache=cache)
+    hunks = first.research.proposal.hunks
+    assert any("\n" in h.old for h in hunks) and any(h.line != h.snapshot_line for h in hunks)
+
+    def recomputed(*args, **kwargs):
+        raise AssertionError("the stored research sections were not used")
+    monkeypatch.setattr(sections, "complete", recomputed)
+    again = audit_chapter(chapter, all_references(), collect([]), cache=cache)
+    assert again.research.proposal.hunks == hunks
+    lines = chapter.snapshot.text.splitlines()
+    stored = first.research.model_dump(mode="json")
+    assert entries.research(stored, [c.id for c in chapter.register.claims], lines) is not None
+    moved = ["# an inserted line"] + lines   # every hunk now names lines that are not the text's
+    assert entries.research(stored, [c.id for c in chapter.register.claims], moved) is None

@@ -144,11 +144,14 @@ def research(stored, claim_ids: Collection[str], lines: Sequence[str]):
     if found.proposal is not None:
         named += [h.claim for h in found.proposal.hunks]
         named += [d.get("claim", "") for d in found.proposal.not_proposed + found.proposal.withdrawn]
-        made: dict[int, set[str]] = {}   # a later hunk on the same line changes the line an earlier one made
+        # the hunks applied in order, as patch applies them: each one's ``old`` lines (a corrected listing spans
+        # several) are the text at its ``line`` as the hunks before it left it
+        text = list(lines)
         for hunk in found.proposal.hunks:
-            if not 1 <= hunk.line <= len(lines) or hunk.old not in made.get(hunk.line, {lines[hunk.line - 1]}):
+            olds = hunk.old.split("\n")
+            if not 1 <= hunk.line <= len(text) - len(olds) + 1 or text[hunk.line - 1:hunk.line - 1 + len(olds)] != olds:
                 return None
-            made.setdefault(hunk.line, {lines[hunk.line - 1]}).add(hunk.new)
+            text[hunk.line - 1:hunk.line - 1 + len(olds)] = hunk.new.split("\n")
     if any(c not in ids for c in named):
         return None
     return found
