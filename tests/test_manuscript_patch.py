@@ -92,3 +92,13 @@ def test_a_text_file_is_its_reading(tmp_path):
     path.write_text("P@3 = 0.5\n", encoding="utf-8")
     snap = Snapshot.read(path)
     assert snap.file_after("P@3 = 0.667\n") == "P@3 = 0.667\n"
+
+
+def test_a_pre_block_holding_backticks_gets_a_longer_fence_and_a_nested_pre_no_blank_line(tmp_path):
+    path = tmp_path / "ch.html"
+    path.write_text("<p>Intro.</p>\n<pre><code>FENCE = '```'\ndef f(x):\n    return x\n</code></pre>\n"
+                    "<pre>a\n<pre>b</pre>\nc</pre>\n<p>After.</p>\n", encoding="utf-8")
+    from audit.text.listings import find_listings
+    text = Snapshot.read(path).text
+    assert text.startswith("Intro.\n````python\nFENCE = '```'\ndef f(x):\n    return x\n````\n```python\na\nb\nc\n```\n")
+    assert [listing.code for listing in find_listings(text)] == ["FENCE = '```'\ndef f(x):\n    return x", "a\nb\nc"]

@@ -39,8 +39,8 @@ NOTEBOOK_READING = (
 HTML_READING = (
     "an HTML page is read with Python's HTML parser as its text: a heading as a Markdown heading, a paragraph, list "
     "item, table row or line break on a line of its own (a row's cells between '|', a delimiter row under a row of "
-    "header cells), inline <code> between backticks, <pre> blocks inside a ``` fence as written, script, style and "
-    "the head left out, character references decoded"
+    "header cells), inline <code> between backticks, a <pre> block (with any <pre> inside it) as written inside a "
+    "fence of backticks longer than any run in it, script, style and the head left out, character references decoded"
 )
 
 
@@ -273,7 +273,8 @@ def _html_text(raw: str) -> tuple[str, tuple[tuple[int, str, int], ...]]:
             self.lines: list[tuple[str, int]] = []  # (text, source line)
             self.current, self.at = "", 1
             self.skip = 0          # inside script, style or head
-            self.pre = 0           # inside <pre>
+            self.pre = 0           # inside <pre> (nested ones counted)
+            self.opened = 0        # the line of the open listing's fence
             self.cells: list[str] | None = None
             self.header = False
 
@@ -287,10 +288,12 @@ def _html_text(raw: str) -> tuple[str, tuple[tuple[int, str, int], ...]]:
             if tag in ("script", "style", "head", "template"):
                 self.skip += 1
             elif tag == "pre":
-                self.flush()
+                if not self.pre:  # a <pre> inside a <pre> is part of the same listing
+                    self.flush()
+                    self.opened = len(self.lines)
+                    self.lines.append(("```python", self.getpos()[0]))  # its fence is sized at the end
+                    self.current = ""
                 self.pre += 1
-                self.lines.append(("```python" if self.pre == 1 else "", self.getpos()[0]))
-                self.current = ""
             elif tag == "tr":
                 self.flush()
                 self.cells, self.header = [], True
@@ -313,9 +316,12 @@ def _html_text(raw: str) -> tuple[str, tuple[tuple[int, str, int], ...]]:
                 if not self.pre:
                     code = self.current.strip("\n")
                     line = self.lines[-1][1]
+                    # a fence longer than any run of backticks in the code, as CommonMark needs to not close early
+                    fence = "`" * max(3, max((len(r) for r in re.findall(r"`+", code)), default=0) + 1)
+                    self.lines[self.opened] = (f"{fence}python", self.lines[self.opened][1])
                     for i, text in enumerate(code.split("\n")):
                         self.lines.append((text, line + i))
-                    self.lines.append(("```", self.getpos()[0]))
+                    self.lines.append((fence, self.getpos()[0]))
                     self.current = ""
             elif tag in ("td", "th") and self.cells is not None:
                 self.cells.append(" ".join(self.current.split()))
