@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--book", help="the book's title")
     init.add_argument("--chapter", help="the chapter's number or label in the book")
     init.add_argument("--claims-dir", type=Path, default=Path("claims"), help="where to create the folder")
+    init.add_argument("--notebook", type=Path, help="the chapter's companion notebook (.ipynb in the book's "
+                      "repository): recorded in chapter.yaml, run by every audit, and its printed numbers linked to the "
+                      "drafted values they print")
     schema = sub.add_parser("schema", help="print the JSON Schema of claims.yaml (or chapter.yaml) for editors")
     schema.add_argument("--chapter", dest="which", action="store_const", const="chapter", default="claims",
                         help="the schema of chapter.yaml instead of claims.yaml")
@@ -177,12 +180,14 @@ def init(args) -> int:
     from audit.text.scan import MEASURED
 
     folder, counts = create_chapter(args.snapshot, args.id, args.claims_dir, title=args.title, book=args.book,
-                                    chapter=args.chapter)
+                                    chapter=args.chapter, notebook=args.notebook)
     kinds = ", ".join(f"{counts[k]} {k}" for k in ("arithmetic", "value", "comparison", "property", "code", "statistic")
                       if counts.get(k))
     print(f"created {folder}: {counts['statements']} statements found; {counts['encoded']} claims encoded to run "
           f"as written ({kinds or 'none'}), {counts['draft']} drafts with a TODO (see {folder / 'claims.yaml'}); "
-          f"{counts.get('conventions', 0)} conventions the text states declared in {folder / 'chapter.yaml'}. "
+          f"{counts.get('conventions', 0)} conventions the text states declared in {folder / 'chapter.yaml'}"
+          + (f"; {counts['notebook links']} drafted value(s) linked to a number the notebook prints under their "
+             "measure's name (check each link)" if "notebook links" in counts else "") + ". "
           f"The scanner finds {MEASURED['held_out_recall']:.0%} of statements on held-out labelled text: read the "
           f"chapter for the ones it misses.")
     return EXIT_OK

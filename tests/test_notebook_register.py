@@ -73,3 +73,33 @@ def test_the_stored_runs_key_reads_the_files_the_kernel_sees(tmp_path, monkeypat
     assert _folder_digest(folder) != before
     monkeypatch.setattr(sandbox_notebook, "MAX_BOOK_BYTES", 5)   # a folder too large to show: no stored run
     assert _folder_digest(folder) is None
+
+
+def _companion(path, *printed: str):
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
+    nb = new_notebook()
+    nb.cells = [new_markdown_cell("# companion")]
+    for text in printed:
+        cell = new_code_cell("print(...)")
+        cell.outputs = [new_output("stream", name="stdout", text=text + "\n")]
+        nb.cells.append(cell)
+    nbformat.write(nb, path)
+
+
+def test_init_records_the_notebook_and_links_a_value_its_outputs_print_once(tmp_path):
+    from audit.text.init import create_chapter
+    (tmp_path / ".git").mkdir()
+    text = tmp_path / "ch.md"
+    text.write_text("# Graded lists\n\nThe gain is the grade.\n\n"
+                    "For the list [3, 2, 0, 1], DCG@4 = 3 + 2/1.585 + 0 + 1/2.322 ≈ 4.69.\n", encoding="utf-8")
+    _companion(tmp_path / "ch.ipynb", "DCG@4 = 4.6925", "done in 0.3 s")
+    folder, counts = create_chapter(text, "ch", tmp_path / "claims", notebook=tmp_path / "ch.ipynb")
+    chapter = load_chapter(folder)
+    assert chapter.identity.notebook == "../../ch.ipynb" and counts["notebook links"] == 1
+    value = next(c for c in chapter.register.claims if c.kind == "value")
+    assert value.expect[0].notebook == "cell 2: DCG@4"
+    # printed twice (two runs, two systems): which one is the sentence's is not known, so no link
+    _companion(tmp_path / "twice.ipynb", "DCG@4 = 4.6925", "DCG@4 = 5.1200")
+    folder, counts = create_chapter(text, "ch2", tmp_path / "claims", notebook=tmp_path / "twice.ipynb")
+    assert counts["notebook links"] == 0
+    assert all(e.notebook is None for c in load_chapter(folder).register.claims if c.kind == "value" for e in c.expect)

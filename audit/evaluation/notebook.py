@@ -19,48 +19,16 @@ from audit.evaluation.checks.common import CHAPTER
 from audit.register.claims import URL, notebook_path
 from audit.register.values import ValueParseError, parse_claimed
 from audit.report.results import ClaimResult, NotebookFinding, NotebookNumber, NotebookReport
+from audit.text.outputs import numbers, output_texts
 
-#: A number in an output line: a decimal, an integer or a percentage, not part of a word or a longer number.
-NUMBER = re.compile(r"(?<![\w.@])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?%?(?![\w.]*\w)")
-#: The label before a number: the text after the last separator before it, ended by ``=`` or ``:``.
-LABEL = re.compile(r"([^=:,;()\[\]{}]*?)\s*[=:]\s*[(\[]?\s*$")
-MAX_NUMBERS = 200
 UNVERIFIED_URL = ("UNVERIFIED: a URL, not run (the audit runs only a notebook in the book's repository, in a sandbox "
                   "without network); name the notebook's file relative to the chapter folder to have it run")
 
 
-def output_texts(notebook) -> list[tuple[int, str]]:
-    """(cell number, text) of each code cell's outputs, in order: stream text, the ``text/plain`` of results and
-    displays, and an error as ``Type: message``. Images and HTML are left out. ``notebook``: an nbformat v4 node."""
-    out = []
-    for number, cell in enumerate(notebook.cells, start=1):
-        if cell.get("cell_type") != "code":
-            continue
-        parts = []
-        for output in cell.get("outputs", []):
-            kind = output.get("output_type")
-            if kind == "stream":
-                parts.append(str(output.get("text", "")))
-            elif kind in ("execute_result", "display_data"):
-                parts.append(str(output.get("data", {}).get("text/plain", "")))
-            elif kind == "error":
-                parts.append(f"{output.get('ename', '')}: {output.get('evalue', '')}")
-        out.append((number, "\n".join(p.rstrip("\n") for p in parts)))
-    return out
-
-
 def numbers_in(texts: Sequence[tuple[int, str]]) -> list[NotebookNumber]:
-    """The numbers the outputs show, each with its cell and label (at most ``MAX_NUMBERS``)."""
-    found = []
-    for cell, text in texts:
-        for line in text.splitlines():
-            for match in NUMBER.finditer(line):
-                label = LABEL.search(line[:match.start()])
-                found.append(NotebookNumber(cell=cell, label=label.group(1).strip() if label else "",
-                                            value=match.group(0), line=line.strip()[:200]))
-                if len(found) >= MAX_NUMBERS:
-                    return found
-    return found
+    """The numbers the outputs show, each with its cell and label (``text.outputs.numbers``)."""
+    return [NotebookNumber(cell=cell, label=label, value=value, line=line)
+            for cell, label, value, line in numbers(texts)]
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")

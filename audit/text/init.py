@@ -223,8 +223,28 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
     return claims, counts, chapter_units
 
 
+def _notebook_links(claims: list[dict], notebook: Path) -> int:
+    """Name the notebook's printed number as the evidence of a drafted value (``expect[].notebook``) where the link is
+    plain: the value's measure is drafted once in the chapter and the notebook's committed outputs print exactly one
+    number labelled with it ("P@5 = 0.5000"). Returns how many were linked; the run holds each to the chapter."""
+    import nbformat
+
+    from audit.text.outputs import numbers, output_texts
+    printed = numbers(output_texts(nbformat.read(notebook, as_version=4)))
+    expects = [e for c in claims if c.get("kind") == "value" for e in c.get("expect", [])]
+    linked = 0
+    for expect in expects:
+        measure = str(expect.get("measure", ""))
+        same = [n for n in printed if n[1].casefold() == measure.casefold() and len(n[1]) <= 80]
+        if len(same) == 1 and sum(str(e.get("measure", "")) == measure for e in expects) == 1:
+            expect["notebook"] = f"cell {same[0][0]}: {same[0][1]}"
+            linked += 1
+    return linked
+
+
 def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: str | None = None,
-                   book: str | None = None, chapter: str | int | None = None) -> tuple[Path, dict[str, int]]:
+                   book: str | None = None, chapter: str | int | None = None,
+                   notebook: Path | None = None) -> tuple[Path, dict[str, int]]:
     """Create ``claims_dir/chapter_id`` with chapter.yaml, a copy of the snapshot and a register
     holding one or more claims per scanned statement (see ``draft_register``).
 
@@ -233,6 +253,10 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     its quote; two values for one convention are both written, an internal tension). Both files start with a ``yaml-language-server`` line naming the
     JSON Schema (``audit schema``), relative to the folder. Raises ``AuditError`` if the id is not
     usable as a folder name, the folder exists or the snapshot cannot be read.
+
+    ``notebook``: the chapter's companion notebook, recorded in chapter.yaml (relative to the folder, so every audit
+    runs it); a drafted value whose measure its committed outputs print under that label is linked to that number
+    (``_notebook_links``; ``counts["notebook links"]``). Raises ``AuditError`` when it is not a readable notebook.
     """
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", chapter_id):
         raise AuditError(f"chapter id {chapter_id!r} must be letters, digits, '.', '_' or '-'")
@@ -244,6 +268,13 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
         raise AuditError("already exists; choose another id or remove the folder", file=str(folder))
     text = Snapshot.read(snapshot)
     claims, counts, fixtures, conventions = draft_register(text)
+    if notebook is not None:
+        try:
+            counts["notebook links"] = _notebook_links(claims, notebook)
+        except Exception as exc:  # nbformat raises JSON, validation and version errors of many types; OSError
+            raise AuditError(f"not a Jupyter notebook init can read ({type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0][:160] if str(exc) else 'no detail'})",
+                             file=str(notebook)) from None
     used = {c["fixture"] for c in claims if isinstance(c.get("fixture"), str)}
     fixtures = {name: fx for name, fx in fixtures.items() if name in used}
     folder.mkdir(parents=True)
@@ -259,6 +290,7 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
                 "kind": "chapter", "fingerprint": text.fingerprint(),
                 "snapshot": {"file": copy, "excerpt": False,
                              "source": _relative(snapshot.resolve(), folder.resolve())},
+                "notebook": _relative(notebook.resolve(), folder.resolve()) if notebook is not None else None,
                 "conventions": conventions or None}
     identity = {k: v for k, v in identity.items() if v is not None}
     header = (f"# yaml-language-server: $schema={_relative(schema_path('claims'), folder.resolve())}\n"
