@@ -54,11 +54,12 @@ def _short(text: str) -> str:
     return repr(flat if len(flat) <= 120 else flat[:117] + "…")
 
 
-def _named(link: str, numbers: Sequence[NotebookNumber]) -> tuple[int, str, NotebookNumber | None, str]:
-    """The number a claim's ``notebook`` link names: (cell, label, number or None, why not found)."""
+def _named(link: str, printed: Sequence[NotebookNumber]) -> tuple[int, str, NotebookNumber | None, str]:
+    """The number a claim's ``notebook`` link names among those ``printed``: (cell, label, number or None, why not
+    found)."""
     cell_text, _, label = link.partition(":")
     cell, label = int(cell_text.split()[1]), label.strip()
-    in_cell = [n for n in numbers if n.cell == cell]
+    in_cell = [n for n in printed if n.cell == cell]
     if label:
         chosen = [n for n in in_cell if n.label.casefold() == label.casefold()]
         if len(chosen) == 1:
