@@ -91,3 +91,18 @@ def test_init_declares_a_convention_a_formula_alone_states(tmp_path):
 
 def test_a_text_file_is_not_read_as_markdown():
     assert not is_markdown(Path("snapshot.txt")) and is_markdown(Path("ch.qmd")) and is_markdown(Path("ch.MD"))
+
+
+def test_a_notebooks_markdown_cells_are_read_as_markdown(tmp_path):
+    """A notebook's reading is its Markdown cells and fenced code, so a formula in a Markdown cell is one unit."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+    nb = new_notebook()
+    nb.cells = [new_markdown_cell("# AP\n\n$$\\mathrm{AP} = \\frac{1}{|R|} \\sum_k P(k)\\,\\mathrm{rel}(k)$$\n\n"
+                                  "Here AP = 0.5."), new_code_cell("x = 1")]
+    path = tmp_path / "ch.ipynb"
+    nbformat.write(nb, path)
+    snapshot = Snapshot.read(path)
+    assert snapshot.markdown
+    found = [(s.kind, snapshot.place(s.line)) for s in scan(snapshot)]
+    assert found == [("convention", "notebook cell 1, line 3"), ("value", "notebook cell 1, line 5")]

@@ -73,6 +73,13 @@ class Snapshot:
             return cls(path, *_html_text(raw), HTML_READING, raw)
         return cls(path, raw.replace("\r\n", "\n").replace("\r", "\n"))
 
+    @property
+    def markdown(self) -> bool:
+        """Whether the text is read as Markdown (``audit.text.markdown``): a Markdown file, or a notebook, whose
+        reading is its Markdown cells and fenced code."""
+        from audit.text.markdown import is_markdown
+        return self.reading == NOTEBOOK_READING or is_markdown(self.path)
+
     def place(self, line: int) -> str:
         """Where a line of the text is in the file it was read from ("notebook cell 4, line 2", "ch5.html line 80");
         "" for a text file, or a line outside every cell."""

@@ -133,7 +133,7 @@ def draft_register(snapshot: Snapshot) -> tuple[list[dict], dict[str, int], dict
     tables = encode.fixture_tables(text)
     chapter: dict[str, list[dict[str, str]]] = {}
     for _ in range(3):  # the chapter's conventions decide encodings, which decide what is the chapter's
-        claims, counts, chapter_units = _draft_pass(text, statements, tables, chapter, is_markdown(snapshot.path))
+        claims, counts, chapter_units = _draft_pass(text, statements, tables, chapter, snapshot.markdown)
         declared = declare(chapter_units)
         if declared == chapter:
             break
@@ -282,7 +282,7 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     copy = f"snapshot{snapshot.suffix.lower()}" if snapshot.suffix.lower() in (".ipynb", ".html", ".htm") \
         or is_markdown(snapshot) else "snapshot.txt"
     shutil.copyfile(snapshot, folder / copy)
-    markup = layout(text.text).skip if is_markdown(snapshot) else frozenset()  # front matter, comments: no title
+    markup = layout(text.text).skip if text.markdown else frozenset()  # front matter, comments: no title
     first_line = next((ln.strip().lstrip("# ").strip() for i, ln in enumerate(text.text.split("\n"))
                        if ln.strip() and i not in markup), chapter_id)
     chapter_number = int(chapter) if isinstance(chapter, str) and chapter.isdigit() else chapter

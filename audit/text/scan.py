@@ -356,9 +356,9 @@ def scan_text(text: str, markdown: bool = False) -> list[Statement]:
 
 
 def scan(snapshot: Snapshot) -> list[Statement]:
-    """Every statement in the snapshot's text, in reading order (see ``scan_text``); a Markdown file's as Markdown."""
-    from audit.text.markdown import is_markdown
-    return scan_text(snapshot.text, is_markdown(snapshot.path))
+    """Every statement in the snapshot's text, in reading order (see ``scan_text``); a Markdown file's and a
+    notebook's as Markdown (``Snapshot.markdown``)."""
+    return scan_text(snapshot.text, snapshot.markdown)
 
 
 _NUMERIC = re.compile(r"\d|\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)|"
