@@ -332,20 +332,18 @@ def _stop(proc: subprocess.Popen, init: int | None) -> None:
         pass
 
 
-def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: float, call_limit: float,
-         memory_mb: int, max_hangs: int) -> RunReport:
-    count = len(calls)
-    per_call = max(0.05, min(call_limit, time_limit))
-    report = RunReport(results=[], isolation=isolation_summary(per_call, memory_mb))
-    results: list[CallResult | None] = [None] * count
-    request = {"code": code, "function": function, "calls": [_encode(c) for c in calls], "call_limit": per_call,
-               "memory_mb": memory_mb, "max_hangs": max_hangs, "filter": listing_filter().hex()}
-    seccomp_fds = tuple(_memfd("chapter-audit-seccomp", bpf) for bpf in sandbox_filters())
+def start(command_of, filters: tuple[bytes, ...], request: dict) -> tuple[subprocess.Popen, int, int]:
+    """Start a sandbox: each seccomp filter of ``filters`` and the JSON ``request`` in an anonymous in-memory file, a
+    result pipe, and bubblewrap's ``--info-fd`` pipe (for ``_sandbox_init``). ``command_of(seccomp_fds, result_fd,
+    request_fd)`` gives bwrap's command (``bwrap.command``, ``bwrap.notebook_command``). Returns (bwrap's process, the
+    result pipe's read end, the info pipe's read end); the caller closes both and stops the sandbox with ``_stop``.
+    Raises ``IsolationUnavailable`` when bwrap cannot be started."""
+    seccomp_fds = tuple(_memfd("chapter-audit-seccomp", bpf) for bpf in filters)
     request_fd = _memfd("chapter-audit-request", json.dumps(request).encode())
     result_r, result_w = os.pipe()
     info_r, info_w = os.pipe()
     passed = (*seccomp_fds, request_fd, result_w, info_w)
-    args = command(bwrap, seccomp_fds, result_w, request_fd)
+    args = command_of(seccomp_fds, result_w, request_fd)
     args[1:1] = ["--info-fd", str(info_w)]
     try:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -356,6 +354,19 @@ def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: fl
         raise IsolationUnavailable(f"bwrap could not be started ({exc})") from None
     for fd in passed:
         os.close(fd)
+    return proc, result_r, info_r
+
+
+def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: float, call_limit: float,
+         memory_mb: int, max_hangs: int) -> RunReport:
+    count = len(calls)
+    per_call = max(0.05, min(call_limit, time_limit))
+    report = RunReport(results=[], isolation=isolation_summary(per_call, memory_mb))
+    results: list[CallResult | None] = [None] * count
+    request = {"code": code, "function": function, "calls": [_encode(c) for c in calls], "call_limit": per_call,
+               "memory_mb": memory_mb, "max_hangs": max_hangs, "filter": listing_filter().hex()}
+    proc, result_r, info_r = start(lambda fds, result_w, request_fd: command(bwrap, fds, result_w, request_fd),
+                                   sandbox_filters(), request)
     deadline = time.monotonic() + time_limit + GRACE
     buffer, bwrap_output, info = b"", b"", b""
     ready = done = timed_out = False

@@ -26,13 +26,12 @@ import selectors
 import shutil
 import stat
 import struct
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit.evaluation.sandbox import GRACE, _memfd, _sandbox_init, _stop, _trim, unavailable_reason
+from audit.evaluation.sandbox import GRACE, _sandbox_init, _stop, _trim, start, unavailable_reason
 from audit.evaluation.sandbox.bwrap import NOTEBOOK_SCRATCH_BYTES, IsolationUnavailable, bwrap_binary, \
     notebook_command, site_folders
 from audit.evaluation.sandbox.seccomp import SeccompUnavailable, listing_filter, sandbox_filters
@@ -166,22 +165,9 @@ def _run(bwrap: str, text: str, folder: str, cell_limit: float, time_limit: floa
     isolation = isolation_summary(cell_limit, memory_mb)
     request = {"notebook": text, "site": list(site_folders()), "cell_limit": cell_limit, "memory_mb": memory_mb,
                "cpu_seconds": int(time_limit), "filter": listing_filter().hex(), "cwd": "/book"}
-    seccomp_fds = tuple(_memfd("chapter-audit-seccomp", bpf) for bpf in sandbox_filters(notebook=True))
-    request_fd = _memfd("chapter-audit-request", json.dumps(request).encode())
-    result_r, result_w = os.pipe()
-    info_r, info_w = os.pipe()
-    passed = (*seccomp_fds, request_fd, result_w, info_w)
-    args = notebook_command(bwrap, seccomp_fds, result_w, request_fd, folder)
-    args[1:1] = ["--info-fd", str(info_w)]
-    try:
-        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                pass_fds=passed, env={"PATH": os.defpath})
-    except OSError as exc:
-        for fd in (*passed, result_r, info_r):
-            os.close(fd)
-        raise IsolationUnavailable(f"bwrap could not be started ({exc})") from None
-    for fd in passed:
-        os.close(fd)
+    proc, result_r, info_r = start(
+        lambda fds, result_w, request_fd: notebook_command(bwrap, fds, result_w, request_fd, folder),
+        sandbox_filters(notebook=True), request)
     deadline = time.monotonic() + time_limit + GRACE
     buffer, said, info, timed_out = b"", b"", b"", False
     selector = selectors.DefaultSelector()
