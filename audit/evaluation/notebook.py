@@ -12,7 +12,7 @@ number the notebook prints for that value; it is held to the chapter's claimed v
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 
 from audit.evaluation.checks.common import CHAPTER
@@ -138,9 +138,9 @@ def hold_to_chapter(report: NotebookReport, claims: Sequence, results: Sequence[
                 text=f"{what}: {shown} where the chapter says {expect.claimed}{fix}"))
 
 
-def notebook_report(chapter, run: Callable | None = None) -> NotebookReport | None:
-    """The notebook section of ``chapter``'s report (None when chapter.yaml names no notebook). ``run``: executes a
-    notebook's text in its folder (default ``sandbox.notebook.run_notebook``; the audit passes a cached one)."""
+def notebook_report(chapter, text: str | None = None) -> NotebookReport | None:
+    """The notebook section of ``chapter``'s report (None when chapter.yaml names no notebook): its run in the
+    sandbox (``sandbox.notebook.run_notebook``). ``text``: the notebook as already read (else it is read here)."""
     name = chapter.identity.notebook
     if not name:
         return None
@@ -150,8 +150,8 @@ def notebook_report(chapter, run: Callable | None = None) -> NotebookReport | No
     import nbformat
 
     from audit.evaluation.sandbox.notebook import run_notebook
-    text = path.read_text(encoding="utf-8")
-    done = (run or run_notebook)(text, str(path.parent))
+    text = path.read_text(encoding="utf-8") if text is None else text
+    done = run_notebook(text, str(path.parent))
     report = NotebookReport(path=name, status=done.status, summary=done.summary(), cell=done.cell, error=done.error,
                             seconds=done.seconds, kernel=done.kernel, versions=done.versions, isolation=done.isolation)
     if done.notebook is not None:

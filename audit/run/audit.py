@@ -367,11 +367,12 @@ def _notebook(chapter: Chapter, cache: ClaimCache | None, claims: Sequence, resu
     its folder's files, this source and the kernel's packages are unchanged), held to the claims that name it."""
     from audit.register.claims import notebook_path
     path = notebook_path(chapter.folder, chapter.identity)
+    text = path.read_text(encoding="utf-8") if path is not None else None
     store = NotebookStore(cache is not None and cache.enabled, cache.beside("notebooks") if cache is not None else None)
-    key = store.key(path.read_text(encoding="utf-8"), path.parent) if path is not None and store.enabled else None
+    key = store.key(text, path.parent) if text is not None and store.enabled else None
     report = store.get(key)
     if report is None:
-        report = notebook_report(chapter)
+        report = notebook_report(chapter, text)
         if report is not None:
             store.put(key, report)
     if report is not None:
