@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from audit.evaluation.sandbox import unavailable_reason
-from tests.test_book_repository import AUDIT, ROOT, _git
+from tests.test_book_repository import ROOT, _git, _run
 
 BOOK = ROOT / "tests" / "book"
 
@@ -33,12 +33,6 @@ def book(tmp_path):
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "the test book")
     return repo
-
-
-def _run(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    import os
-    env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(repo.parent / "cache")}
-    return subprocess.run([str(AUDIT), *args], cwd=repo, capture_output=True, text=True, env=env, timeout=900)
 
 
 def _report(folder: Path, chapter: str) -> dict:
