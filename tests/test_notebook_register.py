@@ -103,3 +103,19 @@ def test_init_records_the_notebook_and_links_a_value_its_outputs_print_once(tmp_
     folder, counts = create_chapter(text, "ch2", tmp_path / "claims", notebook=tmp_path / "twice.ipynb")
     assert counts["notebook links"] == 0
     assert all(e.notebook is None for c in load_chapter(folder).register.claims if c.kind == "value" for e in c.expect)
+
+
+def test_a_number_the_stopped_cell_never_printed_is_not_a_second_finding():
+    """A run killed in cell 2 before it printed P@5: the stop is the finding, not "cell 2 prints no P@5"; a number
+    the cell printed before it failed is still held to the chapter."""
+    from types import SimpleNamespace
+
+    from audit.evaluation.notebook import hold_to_chapter
+    from audit.report.results import NotebookNumber, NotebookReport
+    claim = SimpleNamespace(id="P2", expect=[SimpleNamespace(measure="P@5", claimed="2/5", notebook="cell 2: P@5"),
+                                             SimpleNamespace(measure="P@3", claimed="2/3", notebook="cell 2: P@3")])
+    result = SimpleNamespace(id="P2", checks=[])
+    report = NotebookReport(path="x.ipynb", status="violation", summary="killed", cell=2,
+                            numbers=[NotebookNumber(cell=2, label="P@3", value="0.5000", line="P@3 = 0.5000")])
+    hold_to_chapter(report, [claim], [result])
+    assert [f.text for f in report.findings] == ["P@3 (P2): cell 2 prints 'P@3 = 0.5000' where the chapter says 2/3"]

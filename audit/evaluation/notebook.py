@@ -89,7 +89,8 @@ def hold_to_chapter(report: NotebookReport, claims: Sequence, results: Sequence[
     """Add to ``report`` each claim value whose ``notebook`` link names a number of the run: an agreement when the
     number is the chapter's claimed value and its definitions' value at the notebook's printed precision, else a
     finding saying which differs and what to change. Only the cells a run executed are read; a claim naming a
-    cell the run did not reach is left unchecked (the run's own failure is the finding)."""
+    cell the run did not reach, or the cell it stopped in when that printed no such number, is left unchecked (the
+    run's own failure is the finding)."""
     if report.status in ("unverified", "not run", "error", "too large"):
         return
     by_id = {r.id: r for r in results}
@@ -101,7 +102,9 @@ def hold_to_chapter(report: NotebookReport, claims: Sequence, results: Sequence[
                 continue
             cell, label, number, missing = _named(link, report.numbers)
             what = f"{expect.measure} ({claim.id})"
-            if report.status != "ran" and (report.cell is None or cell > report.cell):
+            stopped = report.status != "ran" and (report.cell is None or cell > report.cell
+                                                  or (cell == report.cell and number is None))
+            if stopped:  # a cell the run did not reach, or left before it printed: the stop is the finding
                 continue
             if number is None:
                 report.findings.append(NotebookFinding(
