@@ -17,7 +17,14 @@ from audit.text.encode import breaks_arithmetic, false_arithmetic
 
 @pytest.mark.parametrize("text, false", [
     ("so nDCG@10 = 2.59/3.64 = 0.7115", []),                                   # 0.711538 rounds to 0.7115
-    ("so nDCG@10 = 2.59/3.64 = 0.7114", ["2.59/3.64 gives 0.711538, not the printed 0.7114"]),
+    # 2.59/3.64 = 0.711538 as printed, but 2.59 and 3.64 are rounded: over 2.585..2.595 and 3.635..3.645 the ratio
+    # runs from 2.585/3.645 = 0.70919 to 2.595/3.635 = 0.71389, which holds 0.7114 (the GRIM reading), not 0.7050
+    ("so nDCG@10 = 2.59/3.64 = 0.7114", []),
+    ("so nDCG@10 = 2.59/3.64 = 0.7050", ["2.59/3.64 gives 0.711538, not the printed 0.7050"]),
+    # (1.00 + 0.33 + 0.50)/3 = 0.61 as printed; over the numbers the terms round it spans [0.605, 0.615]: 0.611 (the
+    # mean of 1, 1/3 and 1/2 is 11/18 = 0.6111) stands, 0.64 does not
+    ("MRR = (1.00 + 0.33 + 0.50)/3 = 0.611", []),
+    ("MRR = (1.00 + 0.33 + 0.50)/3 = 0.64", ["(1.00 + 0.33 + 0.50)/3 gives 0.61, not the printed 0.64"]),
     ("(6 × 1 + 2 × 0.75 + 3 × 0.27)/11 = 8.31/11 ≈ 0.7545", ["8.31/11 gives 0.755455, not the printed 0.7545"]),
     ("returns 0.2 × (1 + 0.8²) = 1.384.", ["0.2 × (1 + 0.8²) gives 0.328, not the printed 1.384"]),
     ("returns 0.2 × (1 + 0.8²) = 0.328.", []),                                 # ranx's rbp.80 on binary gains
@@ -29,9 +36,10 @@ def test_printed_arithmetic_is_read_link_by_link(text, false):
 
 
 def test_an_edit_is_judged_by_the_arithmetic_it_makes_false():
-    assert breaks_arithmetic("2.59/3.64 = 0.7115", "2.59/3.64 = 0.7114") == \
-        "2.59/3.64 gives 0.711538, not the printed 0.7114"
-    assert breaks_arithmetic("2.59/3.64 = 0.7114", "2.59/3.64 = 0.7114") == ""   # already false: not the edit's doing
+    assert breaks_arithmetic("2.59/3.64 = 0.7115", "2.59/3.64 = 0.7050") == \
+        "2.59/3.64 gives 0.711538, not the printed 0.7050"
+    assert breaks_arithmetic("2.59/3.64 = 0.7050", "2.59/3.64 = 0.7050") == ""   # already false: not the edit's doing
+    assert breaks_arithmetic("2.59/3.64 = 0.7115", "2.59/3.64 = 0.7114") == ""   # within the terms' rounding
 
 
 SNAPSHOT = """\
@@ -109,18 +117,24 @@ def _rounds(root: Path):
     return first, patch, second, folder
 
 
-def test_a_corrected_value_that_would_make_the_printed_arithmetic_false_is_a_revision_not_a_hunk(rounds):
+def test_a_corrected_value_within_the_rounding_of_the_printed_terms_is_proposed(rounds):
     """AP by hand: precision 1 at rank 1 and 2/3 at rank 3 over |R| = 3 gives 5/9 = 0.5556 (trec_eval map,
-    ir_measures AP, ranx map). The sentence prints 1.67/3 = 0.5567, and 1.67/3 = 0.556667: changing 0.5567 to
-    0.5556 alone would print 1.67/3 = 0.5556, which is false, so no hunk is made and the finding says why."""
-    first, patch, _, _ = rounds
+    ir_measures AP, ranx map). The sentence prints 1.67/3 = 0.5567; 1.67 is 5/3 printed to two places and stands for
+    any number in [1.665, 1.675], so 1.67/3 ≈ 0.5556 is true of the printed terms (they give 0.555 to 0.5583) and of
+    the exact value, and the finding proposes it (under the denominator it names: over the relevant retrieved AP
+    would be 5/6) without calling the printed arithmetic false."""
+    first, _, _, _ = rounds
     f1 = first["F1"]
     assert f1["verdict"] == "contradicted"
-    # over the relevant retrieved it would be 5/6: the value is proposed under one named reading
-    assert f1["response"].startswith("Revise the sentence: with AP denominator |R|, AP is 5/9 (≈ 0.5556) here, not "
-                                     "0.5567; writing “≈ 0.5556” alone would leave the printed arithmetic false (1.67/3 "
-                                     "gives 0.556667, not the printed 0.5556)"), f1["response"]
-    assert "1.67/3 = 0.5556" not in patch
+    assert f1["response"].startswith("Change “0.5567” to “≈ 0.5556”"), f1["response"]
+    assert "arithmetic false" not in f1["response"]
+
+
+def test_a_corrected_value_that_would_make_the_printed_arithmetic_false_is_a_revision_not_a_hunk():
+    """A correction that no number the printed terms round to gives is not written alone: 0.30/2 spans
+    [0.1475, 0.1525] whatever 0.30 rounds, so changing its printed 0.15 to 0.25 leaves the arithmetic false."""
+    assert breaks_arithmetic("so P = 0.30/2 = 0.15.", "so P = 0.30/2 = 0.25.") == \
+        "0.30/2 gives 0.15, not the printed 0.25"
 
 
 def test_a_caveat_on_a_table_row_goes_into_the_rows_label_and_the_rerun_supports_it(rounds):

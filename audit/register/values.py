@@ -969,3 +969,107 @@ def parse_claimed_parts(text: str | int | float, *, tolerance: str | None = None
             raise ValueParseError(f"cannot read the entries of {trim(raw)}")
         out.append((key, parse_claimed(segment.strip(), tolerance=tolerance)))
     return out
+
+
+# --- printed terms are rounded (the GRIM / statcheck reading) ---
+
+#: A decimal printed in an expression ("0.33", "1.585", ".5"): its digits after the point.
+_PRINTED_DECIMAL = re.compile(r"(?<![\w.])(\d*\.(\d+))(?![\w.])")
+
+#: The largest denominator a rounded term is read back to (``0.33`` → 1/3, ``0.17`` → 1/6): the reciprocal ranks,
+#: precisions at a cutoff and averages over a few queries that worked examples print have small denominators.
+READING_DENOMINATOR = 32
+
+
+def rounded_decimals(text: str) -> list[tuple[int, int, Fraction, Fraction]]:
+    """Each decimal ``text`` prints, as ``(start, end, value, half-width)``: ``0.33`` stands for any number in
+    [0.325, 0.335], whose half-width is 0.005. Integers are exact (counts, ranks, cutoffs)."""
+    return [(m.start(), m.end(), Fraction(Decimal(m.group(1))), Fraction(5, 10 ** (len(m.group(2)) + 1)))
+            for m in _PRINTED_DECIMAL.finditer(text)]
+
+
+class _RoundedEvaluation(_Evaluation):
+    """An expression's walk in which each printed decimal is the interval of the numbers it rounds."""
+
+    def walk(self, node: ast.AST):
+        if isinstance(node, ast.Constant) and type(node.value) is float:
+            literal = ast.get_source_segment(self.source, node) or ""
+            value = super().walk(node)  # the literal's checks, and its exact value
+            places = len(literal.partition(".")[2])
+            half = Fraction(5, 10 ** (places + 1))
+            lo, hi = self.interval(value - half), self.interval(value + half)
+            return self.iv.mpf([lo.a, hi.b])
+        return super().walk(node)
+
+
+def printed_terms_interval(text: str) -> tuple[Fraction, Fraction] | None:
+    """The values ``text`` may stand for when each decimal it prints is a rounded number: a certified enclosure
+    of the expression over every number each decimal rounds to at its printed places (``(1.00 + 0.33 + 0.50)/3``
+    → about [0.605, 0.615]; its terms as printed give 0.61). ``None`` when the expression prints no decimal, or
+    when over those numbers a step leaves its domain (a divisor printed ``0.0`` may be zero).
+
+    Interval arithmetic bounds every step outward, so a term printed twice widens the enclosure: it may hold
+    values no single choice of the terms gives, never miss one."""
+    if not rounded_decimals(text):
+        return None
+    tree, source = _read_expression(text)
+    try:
+        value = _RoundedEvaluation(text, source, _bits(CERTIFIED_DIGITS)).walk(tree)
+    except (_Undecided, ValueParseError):
+        return None
+    if isinstance(value, Fraction):
+        return value, value
+    return _endpoints(value)
+
+
+def simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
+    """The fraction with the smallest denominator in [lo, hi] (the Stern–Brocot search; 0.325..0.335 → 1/3)."""
+    if lo > hi:
+        raise ValueError(f"empty interval [{lo}, {hi}]")
+    if lo <= 0 <= hi:
+        return Fraction(0)
+    if hi < 0:
+        return -simplest_between(-hi, -lo)
+    whole = math.floor(lo)
+    if whole == lo:
+        return Fraction(whole)
+    if whole + 1 <= hi:
+        return Fraction(whole + 1)
+    return whole + 1 / simplest_between(1 / (hi - whole), 1 / (lo - whole))
+
+
+def _log_reading(value: Fraction, half: Fraction) -> str | None:
+    """``log2(n)`` when ``value`` is log2 of a whole number 3 ≤ n ≤ 64 (not a power of two) rounded at its
+    places: a DCG's worked sum prints its discounts that way (``1.585`` for log2(3))."""
+    for n in range(3, 65):
+        if n & (n - 1) and value - half <= Fraction(math.log2(n)) <= value + half:
+            return f"log2({n})"
+    return None
+
+
+def term_readings(text: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """``text`` with each printed decimal read as the exact term it most plainly rounds: the simplest fraction
+    among the numbers it stands for, when its denominator is at most ``READING_DENOMINATOR`` (``0.33`` → 1/3,
+    ``0.50`` → 1/2, ``1.00`` → 1), or for a term above 1 a discount's ``log2(n)`` (``1.585`` → log2(3)). Returns
+    the expression so read and the ``(printed, read as)`` pairs of the terms it changed (none when each decimal is
+    already the plainest number it rounds: 0.75, 0.6); ``None`` when a decimal has no such reading (a term above 1
+    that is no discount: a DCG or a sum printed rounded)."""
+    out, changed, last = [], [], 0
+    for a, b, value, half in rounded_decimals(text):
+        reading = _log_reading(value, half) if value > 1 else None
+        if reading is None:
+            if value - half > 1:  # a sum or a DCG printed rounded: no per-rank term of a measure is above 1
+                return None
+            simple = simplest_between(max(value - half, Fraction(0)), value + half)
+            if simple.denominator > READING_DENOMINATOR:
+                return None
+            reading = format_exact(simple)
+            if simple == value:
+                out.append(text[last:b])
+                last = b
+                continue
+        out.append(text[last:a] + f"({reading})")
+        changed.append((text[a:b], reading))
+        last = b
+    out.append(text[last:])
+    return "".join(out), changed

@@ -40,7 +40,7 @@ from audit.register.claims import Chapter
 from audit.register.conventions import CONVENTIONS, join_alike
 from audit.register.values import display, format_exact, parse_claimed, printed_correction
 from audit.register.claims import REFERENCE_NAMES, canonical_rule
-from audit.register.values import expression_interval
+from audit.evaluation.checks.arithmetic import correction as arithmetic_correction
 from audit.text.encode import breaks_arithmetic
 from audit.report.results import ClaimResult, Hunk, Proposal
 from audit.research.ledger import _CLAIM_CONVENTION
@@ -441,9 +441,9 @@ def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
     if claim.computes is not None:
         raise _Skip("the printed value is computed from printed terms; which term or total to change is the "
                     "author's choice, given in the finding")
-    lo, hi, exact = expression_interval(claim.expression, digits=40)
+    value, exact, how = arithmetic_correction(claim.expression)
     claimed = parse_claimed(claim.claimed, tolerance=claim.tolerance)
-    new = claimed.write_like(lo if exact else (lo + hi) / 2, exact=exact)
+    new = claimed.write_like(value, exact=exact)
     old_num, new_num = str(claim.claimed).strip().lstrip("≈~ ").strip(), new.strip().lstrip("≈~ ").strip()
     printed = printed_correction(claim.quote, claimed, new)  # the sentence writes it otherwise ("a third")
     words: list[tuple[str, str]] = []
@@ -456,8 +456,7 @@ def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
     if old_num == new_num:
         raise _Skip("the printed value is written as the expression's value would be; the finding explains the "
                     "difference")
-    plan = _correction(claim, r, quote, {old_num: new_num}, [("claimed", new)], chapter, ms,
-                       f"{claim.expression} ≈ {float((lo + hi) / 2):.6f}", rechecks)
+    plan = _correction(claim, r, quote, {old_num: new_num}, [("claimed", new)], chapter, ms, how, rechecks)
     for o, n in words:
         plan["edits"] += [e for e in _own_words(claim, o, n)
                           if not any(x.field == e.field and x.claim == e.claim for x in plan["edits"])]

@@ -39,7 +39,13 @@ from itertools import product
 from audit.errors import AuditError
 from audit.register.measures import at_cutoff
 from audit.register.measures import parse as parse_measure
-from audit.register.values import expression_interval, parse_claimed, parse_expression
+from audit.register.values import (
+    expression_interval,
+    parse_claimed,
+    parse_expression,
+    printed_terms_interval,
+    term_readings,
+)
 from audit.text.scan import (
     ARITH,
     EXPRESSION,
@@ -236,9 +242,10 @@ def chains(text: str) -> list[list[tuple[int, int, str]]]:
 
 def false_arithmetic(text: str) -> list[str]:
     """Each link of printed arithmetic in ``text`` that is false as printed: an expression followed by ``=``, ``≈``
-    or ``~`` and a value the expression's exact value does not round to ("2.59/3.64 = 0.7114": 0.711538), described
-    as ``"2.59/3.64 gives 0.711538, not the printed 0.7114"``. A link whose expression or value cannot be read is
-    not judged."""
+    or ``~`` and a value that neither the expression's exact value nor any value it takes over the numbers its
+    printed decimals round to lies in ("2.59/3.64 = 0.7114": 0.711538, and at most 0.7133 over 2.585..2.595 and
+    3.635..3.645, so it stands; "2.59/3.64 = 0.75" is false), described as ``"2.59/3.64 gives 0.711538, not the
+    printed 0.75"``. A link whose expression or value cannot be read is not judged."""
     out = []
     for chain in chains(text):
         for (a, b, _), (c, d, link) in zip(chain, chain[1:]):
@@ -251,6 +258,9 @@ def false_arithmetic(text: str) -> list[str]:
             except (AuditError, ZeroDivisionError, ValueError):
                 continue
             if printed.decide(lo, hi) is False:
+                span = printed_terms_interval(normal_expression(left))
+                if span is not None and printed.decide(*span) is not False:
+                    continue  # the terms are printed rounded, and some numbers they stand for give the value
                 value = (lo + hi) / 2
                 out.append(f"{left} gives {float(value):.6g}, not the printed {right}")
     return out
@@ -346,6 +356,17 @@ def determined(expression: str, claimed: str, discounts: bool = False) -> tuple[
     verdict = value.decide(lo, hi)
     if verdict is not None and value.decide(printed[0], printed[1]) == verdict:
         return True, ""
+    if value.decide(printed[0], printed[1]) is False and verdict is None:
+        # the terms as printed miss the value and the numbers they round may not: the arithmetic check decides on
+        # the exact terms they most plainly round (0.33 as 1/3), so it is encoded when those give the value
+        plain = term_readings(expression)
+        if plain is not None and plain[1]:
+            try:
+                r_lo, r_hi, _ = expression_interval(plain[0])
+            except AuditError:
+                r_lo = r_hi = None
+            if r_lo is not None and value.decide(r_lo, r_hi):
+                return True, ""
     terms = ", ".join(read[a:b] for a, b, _ in rounded) or "its rounded logarithms"
     return False, (f"the printed value depends on the rounding of {terms}: over the values they stand for, "
                    f"{expression} lies in [{float(lo):.6g}, {float(hi):.6g}], across the bound of {claimed}; encode "

@@ -8,6 +8,7 @@ the two (``REFINE_DIGITS``).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from fractions import Fraction
 
 from audit.attribution.verdict import Evidence, Point
@@ -24,6 +25,8 @@ from audit.register.values import (
     format_exact,
     parse_claimed,
     printed_correction,
+    printed_terms_interval,
+    term_readings,
 )
 from audit.text.encode import breaks_replacing
 from audit.report.results import Check, ImplValue
@@ -83,22 +86,40 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     evidence.checks.append(Check(
         label=f"{claim.expression} in exact arithmetic" if is_exact else f"{claim.expression}, certified enclosure",
         claimed=str(claim.claimed), interval=claimed.interval(), **bounds(claimed), values=[value]))
+    rounding = _rounding(claim, claimed) if holds is False else None
+    if rounding is not None and rounding.reading is not None:
+        evidence.checks.append(Check(
+            label=f"{rounding.reading} (the rounded terms read as {rounding.read_as})",
+            claimed=str(claim.claimed), interval=claimed.interval(), **bounds(claimed),
+            values=[ImplValue(implementation=CHAPTER, provider="exact arithmetic" if rounding.exact else
+                              "interval arithmetic (mpmath.iv)", value=float(rounding.value),
+                              exact=format_exact(rounding.value) if rounding.exact else None,
+                              in_interval=rounding.holds)]))
     if holds is None:
         evidence.errors.append(
             f"{claim.expression} {shown_value} is within about 1e-{digits} of a bound of the claimed "
             f"{claimed.interval()}: its enclosure certified to {digits} digits still straddles the bound, so the "
             "check cannot decide (a value exactly at a bound that exact arithmetic does not reach, such as "
             "sqrt(2)**2 against 2, is never decided)")
+    elif not holds and rounding is not None and rounding.consistent:
+        if claim.computes is not None:  # the measure's exact value decides what the rounded terms cannot
+            _computed_measure(claim, chapter, ms, claimed, True, exact, evidence, rounding=rounding)
+            return _set_measure(claim, chapter, ms, claimed, is_exact, exact, shown_value, evidence)
+        _rounded_terms_decide(claim, claimed, rounding, shown_value, evidence)
     elif not holds:
         if is_exact:
             found = f"{claim.expression} = {format_exact(exact)} (≈ {float(exact):.6f})"
         else:
             found = f"{claim.expression} {shown_value}"
-        new = claimed.write_like(exact, exact=is_exact)
+        target, target_exact, _ = correction(claim.expression)
+        new = claimed.write_like(target, exact=target_exact)
         old_text, new_text = printed_correction(claim.quote, claimed, new) or (claim.claimed, new)
         broken = breaks_replacing(claim.quote, str(old_text), new_text)
+        span = (f"; over every number its rounded terms may stand for it lies in {_span(rounding.span)}"
+                if rounding is not None and rounding.span is not None and claimed.decide(*rounding.span) is False
+                else "")
         evidence.failures.append(Point(
-            f"{found}, outside the claimed {claimed.interval()}",
+            f"{found}, outside the claimed {claimed.interval()}{span}",
             f"Revise the sentence: the value is {shown_value}"
             + (f" (≈ {float(exact):.4f})" if is_exact and exact.denominator != 1 else "")
             + f", not {claim.claimed}; writing “{new_text}” alone would "
@@ -113,6 +134,12 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
         evidence.scopes.append(f"{claim.expression} {shown_value}, inside the claimed {claimed.interval()}")
     if claim.computes is not None and holds is not None:
         _computed_measure(claim, chapter, ms, claimed, holds, exact, evidence)
+    return _set_measure(claim, chapter, ms, claimed, is_exact, exact, shown_value, evidence)
+
+
+def _set_measure(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements, claimed: ClaimedValue, is_exact: bool,
+                 exact: Fraction, shown_value: str, evidence: Evidence) -> Evidence:
+    """The set measure the arithmetic computes on a labelled cohort, when the claim names one."""
     sm = claim.set_measure
     if sm is None:
         return evidence
@@ -145,6 +172,106 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     return evidence
 
 
+def correction(expression: str) -> tuple[Fraction, bool, str]:
+    """The value a contradicted arithmetic claim is corrected to: ``(value, exact, how it was computed)``. The exact
+    terms the printed decimals most plainly round (0.33 as 1/3), when they exist and their value is one the printed
+    terms allow; otherwise the expression as printed. Used by the finding and the upgrade proposal alike, so that a
+    correction never turns a sentence whose terms were rounded into a false one (0.611 into 0.610)."""
+    lo, hi, exact = expression_interval(expression, digits=REFINE_DIGITS[0])
+    literal = lo if exact else (lo + hi) / 2
+    span, read = printed_terms_interval(expression), term_readings(expression)
+    if span is not None and read is not None and read[1]:
+        try:
+            r_lo, r_hi, r_exact = expression_interval(read[0], digits=REFINE_DIGITS[0])
+        except ValueParseError:
+            r_lo = None
+        if r_lo is not None:
+            value = r_lo if r_exact else (r_lo + r_hi) / 2
+            if span[0] <= value <= span[1]:
+                terms = ", ".join(f"{printed} as {term}" for printed, term in read[1])
+                return value, r_exact, f"{read[0]} ≈ {float(value):.6f}, the printed terms read as {terms}"
+    return literal, exact, f"{expression} ≈ {float(literal):.6f}"
+
+
+@dataclass(frozen=True)
+class Rounding:
+    """What the expression's printed decimals allow, when its terms as printed miss the claimed value.
+
+    ``span``: a certified enclosure of the expression over every number each printed decimal rounds to (None when
+    it cannot be computed); ``consistent``: the claimed interval meets it and some term is not already the plainest
+    number it rounds (0.33 is not; 0.75 and 0.6 are, and are read as printed). ``reading``: the expression with each
+    rounded term read as the exact term it most plainly rounds (``values.term_readings``: 0.33 → 1/3), ``read_as``
+    those terms in words, ``value`` its value (exact, or an enclosure's midpoint) and ``holds`` whether the claimed
+    interval holds it; None when some term has no plain reading."""
+
+    span: tuple[Fraction, Fraction] | None
+    consistent: bool
+    reading: str | None = None
+    read_as: str = ""
+    value: Fraction | None = None
+    exact: bool = True
+    holds: bool | None = None
+
+
+def _rounding(claim: ArithmeticClaim, claimed: ClaimedValue) -> Rounding | None:
+    """How the rounding of the printed terms bears on a claim whose terms as printed miss the claimed value (the
+    GRIM / statcheck reading: each printed decimal is an interval); None when the expression prints no decimal."""
+    span = printed_terms_interval(claim.expression)
+    if span is None:
+        return None
+    consistent = claimed.decide(*span) is not False
+    read = term_readings(claim.expression)
+    if read is None:
+        return Rounding(span, consistent)
+    text, changed = read
+    if not changed:  # each term is already the plainest number it rounds (0.75, 0.6): they are read as printed
+        return Rounding(span, False)
+    try:
+        lo, hi, is_exact = expression_interval(text)
+    except ValueParseError:
+        return Rounding(span, consistent)
+    value = lo if is_exact else (lo + hi) / 2
+    holds = claimed.contains(lo) if is_exact else claimed.decide(lo, hi)
+    read_as = ", ".join(f"{printed} as {exact}" for printed, exact in changed)
+    return Rounding(span, consistent, text, read_as, value, is_exact, holds)
+
+
+def _span(span: tuple[Fraction, Fraction]) -> str:
+    return f"[{float(span[0]):.6g}, {float(span[1]):.6g}]"
+
+
+def _rounded_terms_decide(claim: ArithmeticClaim, claimed: ClaimedValue, rounding: Rounding, shown_value: str,
+                          evidence: Evidence) -> None:
+    """A claimed value the printed terms miss, though some numbers they round to give it. The exact terms they most
+    plainly round (0.33 as 1/3, 0.6 as 3/5) decide: supported when they give the value, the rounding named in the
+    reason; contradicted when they do not, the correction being their value (which the printed terms allow). With no
+    plain reading of some term, qualified: the value holds only for some of the numbers the terms stand for."""
+    as_printed = (f"the terms as printed give {claim.expression} {'= ' if not shown_value.startswith(('[', '≈')) else ''}"
+                  f"{shown_value}, outside the claimed {claimed.interval()}, but they are rounded: over every number "
+                  f"they stand for the expression spans {_span(rounding.span)}, which meets it")
+    if rounding.reading is not None:
+        value = (f"{'= ' + format_exact(rounding.value) if rounding.exact else '≈ ' + format(float(rounding.value), '.6g')}"
+                 + (f" ≈ {float(rounding.value):.6f}" if rounding.exact and rounding.value.denominator != 1 else ""))
+        read = f"read as the exact terms they round ({rounding.read_as}), {rounding.reading} {value}"
+        if rounding.holds:
+            evidence.scopes.append(f"{read}, inside the claimed {claimed.interval()}; {as_printed}: the difference is "
+                                   "the terms' rounding only")
+            return
+        target, target_exact, _ = correction(claim.expression)
+        new = claimed.write_like(target, exact=target_exact)
+        old_text, new_text = printed_correction(claim.quote, claimed, new) or (claim.claimed, new)
+        evidence.failures.append(Point(
+            f"{read}, outside the claimed {claimed.interval()}; {as_printed} only at numbers other than the terms "
+            "they plainly round", f"Change “{old_text}” to “{new_text}”."))
+        return
+    evidence.lead = ""
+    evidence.conditions.append(Point(
+        f"The printed value holds only for some of the numbers the rounded terms stand for: {as_printed}, and no term "
+        "reads as a plain fraction that decides it",
+        "Print the terms to more places or as fractions, so that the printed value follows from them."))
+    evidence.concern = ("A reader who recomputes the expression from its printed terms gets another number; the "
+                        "printed value needs terms the text does not print.")
+
 _DECIMAL = re.compile(r"(?<![\w.])(\d*\.(\d+))(?![\w.])")
 
 
@@ -156,11 +283,12 @@ def rounding_budget(expression: str) -> Fraction:
 
 
 def _computed_measure(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements, claimed: ClaimedValue,
-                      holds: bool, exact: Fraction, evidence: Evidence) -> None:
+                      holds: bool, exact: Fraction, evidence: Evidence, rounding: Rounding | None = None) -> None:
     """The printed value against the measure the expression computes, as a value claim on its fixture, combined
     with the expression's own result: both hold → the measure's verdict; the expression holds and the measure's
     exact value does not, within the rounding of the printed terms → qualified, the rounding named with both
-    numbers; beyond it → contradicted."""
+    numbers; beyond it → contradicted. ``rounding``: the terms as printed miss the claimed value but the numbers they
+    round may not (``Rounding.consistent``), so the measure's exact value alone decides, the rounding named."""
     c = claim.computes
     sub = Evidence()
     check_expectation(ms, chapter, claim, c.fixture, c.measure, claim.claimed, sub, tolerance=claim.tolerance,
@@ -170,6 +298,18 @@ def _computed_measure(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements
     evidence.notes += sub.notes
     if not holds:  # the expression itself is wrong: already a failure; show what the measure gives
         evidence.notes += [p.text.rstrip(".") for p in sub.failures]
+        return
+    if rounding is not None:
+        if not sub.failures:
+            evidence.scopes.append(f"the terms as printed give {claim.expression} = {float(exact):.6g}, outside the "
+                                   f"claimed {claimed.interval()}, but they are rounded (over every number they stand "
+                                   f"for it spans {_span(rounding.span)}) and {c.measure} itself lies inside it: the "
+                                   "difference is the terms' rounding only")
+        evidence.failures += sub.failures
+        evidence.conditions += sub.conditions
+        evidence.scopes += sub.scopes
+        if sub.concern:
+            evidence.concern = evidence.concern or sub.concern
         return
     if not sub.failures:
         evidence.conditions += sub.conditions
