@@ -13,6 +13,7 @@ from dataclasses import asdict, replace
 from audit import __version__
 from audit.attribution.book import Book, Conflict
 from audit.attribution.verdict import (
+    PRIORITY,
     Decision,
     Evidence,
     decide,
@@ -47,6 +48,7 @@ from audit.run.cache import (
     research_key,
 )
 from audit.run.parallel import map_each
+from audit.run.revise import Revised, revise
 from audit.text.anchors import (
     Anchor,
     Budget,
@@ -139,15 +141,24 @@ def _run_checker(claim, chapter: Chapter, ms: Measurements, seconds: float) -> t
 
 
 def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None = None,
-                seconds: float = CLAIM_SECONDS) -> ClaimResult:
+                seconds: float = CLAIM_SECONDS, revised: Revised | None = None) -> ClaimResult:
     """One claim's result; checker failures become an ``error`` verdict, never a crash.
 
-    ``seconds`` bounds the check's wall time (see ``time_limit``); past it the claim is an error.
+    ``seconds`` bounds the check's wall time (see ``time_limit``); past it the claim is an error. ``revised``: the
+    claim was derived again from its edited sentence (``audit.run.revise``); a hand-written field the new sentence
+    no longer bears out makes it stale, never checked against the old text.
     """
     anchor = anchor or anchor_claim(chapter.snapshot, claim)
     evidence = Evidence()
     edit_note = ""
-    if not anchor.found:
+    if revised is not None and revised.stale and anchor.found:
+        decision = Decision("stale", "A field written by hand no longer matches its sentence, so the claim was not "
+                            "checked against this revision: " + "; ".join(revised.stale) + ".",
+                            "The register holds a value the chapter no longer prints; checking it would judge the "
+                            "old text.", f"Update {', '.join(f'`{n}`' for n in revised.stale_fields) or 'the named field'} "
+                            "to the sentence as now printed (or remove it from the register, so that it is derived "
+                            "from the sentence), then rerun.", PRIORITY["stale"])
+    elif not anchor.found:
         decision = stale(claim.quote, anchor.note)
     elif claim.kind == "not checkable":
         decision = not_checkable(claim.reason)
@@ -218,6 +229,8 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
                             + ([f"significant after correction: {', '.join(claim.significant) or 'none'}"]
                                if claim.significant is not None else []))
         claimed = f"{claim.test}: {claimed}"
+    if revised is not None:
+        decision = replace(decision, reason=f"{revised.revision.sentence_text()} {decision.reason}")
     return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,
                        anchor=anchor_text, anchor_state=anchor.state, found_text=anchor.text if anchor.found else "",
                        similarity=round(anchor.similarity, 4), line=anchor.line, column=anchor.column,
@@ -226,7 +239,8 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
                        concern=decision.concern, response=decision.response, priority=decision.priority,
                        claimed=claimed, checks=evidence.checks, note=claim.note,
                        holds_only={n: sorted(v, key=CONVENTIONS[n].values.index) for n, v in evidence.holds_only.items()
-                                   if v} if decision.verdict == "qualified" else {})
+                                   if v} if decision.verdict == "qualified" else {},
+                       revision=revised.revision if revised is not None else None)
 
 
 def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance: Provenance,
@@ -248,8 +262,10 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     each claim's result as it is computed: to prepare other work meanwhile (the reports' charts) while
     the audit waits on its references.
     """
-    claims = [c for c in chapter.register.claims if select is None or c.id in select]
     budget = Budget()
+    # a claim init derived from a sentence the author has since edited is checked as derived again from it
+    chapter, revised = revise(chapter, budget)
+    claims = [c for c in chapter.register.claims if select is None or c.id in select]
     anchors = {claim.id: anchor_claim(chapter.snapshot, claim, budget) for claim in chapter.register.claims}
     env = environment(provenance.versions, CLAIM_SECONDS)
     keys: dict[str, str] = {}
@@ -305,7 +321,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
                         if conflict not in book.conflicts:
                             book.conflicts.append(conflict)
             else:
-                result = audit_claim(claim, chapter, ms, anchor)
+                result = audit_claim(claim, chapter, ms, anchor, revised=revised.get(claim.id))
                 if computed is not None:
                     computed(result)
                 if cache is not None:
