@@ -51,9 +51,11 @@ def revise(chapter: Chapter, budget: Budget | None = None) -> tuple[Chapter, dic
     """``chapter`` with each claim whose derived sentence was edited replaced by the claim derived again from the
     sentence as now printed (see the module doc), and what was done to each, by claim id. A chapter none of whose
     claims' sentences changed is returned as it is."""
+    recorded = [c for c in chapter.register.claims if c.derived is not None]
+    if not recorded:
+        return chapter, {}
     folded = fold(chapter.snapshot.text)
-    edited = [c for c in chapter.register.claims
-              if c.derived is not None and fold(c.derived.sentence) not in folded]
+    edited = [c for c in recorded if fold(c.derived.sentence) not in folded]
     if not edited:
         return chapter, {}
     budget = budget or Budget()

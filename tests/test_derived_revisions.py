@@ -1,0 +1,181 @@
+"""The text is the source of truth across revisions: what ``audit init`` derived from a sentence is derived again when
+the author edits the sentence, a field the author wrote is kept and named, and a hand-written value the new sentence
+no longer prints is stale — never a verdict that sends the author back to the old text."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from audit.cli import main
+from audit.register.claims import load_chapter
+from audit.register.derived import field_print, hand_written
+from audit.text.init import create_chapter
+
+#: Lecture notes on average precision: a rank table, then the computation under it. Five documents are relevant to
+#: the query, three of them retrieved (ranks 1, 3 and 6), so AP = (1 + 2/3 + 3/6)/5 = 13/30 ≈ 0.4333; the sentence
+#: first divides by the three retrieved ones instead (13/24 ≈ 0.5417: right arithmetic, wrong denominator).
+NOTES = """\
+# Lecture 4: average precision
+
+For query q7 the assessors marked five documents relevant. Our baseline returned six documents:
+
+| rank | doc | relevant |
+|------|-----|----------|
+| 1    | d12 | yes      |
+| 2    | d40 | no       |
+| 3    | d03 | yes      |
+| 4    | d27 | no       |
+| 5    | d18 | no       |
+| 6    | d09 | yes      |
+
+Average precision sums the precision at each rank where a relevant document appears and divides by the number of
+relevant documents. The precision values at the three hits are 1, 2/3 and 3/6. Here AP = (1 + 2/3 + 3/6)/4 = 0.5417.
+
+Two of the five relevant documents were never retrieved, and they still count in the denominator.
+"""
+
+OLD = "Here AP = (1 + 2/3 + 3/6)/4 = 0.5417."
+NEW = "Here AP = (1 + 2/3 + 3/6)/5 = 0.4333."
+
+
+def run(folder: Path, reports: Path, *extra: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = main(["run", str(folder), "--reports", str(reports), "--no-cache", "--quiet",
+                     "--fail-on", "contradicted,stale,error", *extra])
+    return code, out.getvalue()
+
+
+def report(reports: Path, chapter: str = "notes") -> dict:
+    data = json.loads((reports / f"{chapter}.json").read_text(encoding="utf-8"))
+    return {c["id"]: c for c in data["claims"]}
+
+
+def arithmetic(claims: dict, expression: str) -> dict:
+    found = [c for c in claims.values() if c["kind"] == "arithmetic" and c["claimed"].startswith(expression)]
+    assert len(found) == 1, [c["claimed"] for c in claims.values()]
+    return found[0]
+
+
+def edit(folder: Path, old: str, new: str) -> None:
+    """The author's edit of the chapter as the audit reads it."""
+    path = folder / load_chapter(folder).identity.snapshot.file
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def edit_register(folder: Path, claim_id: str, **fields) -> None:
+    path = folder / "claims.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for c in data["claims"]:
+        if c["id"] == claim_id:
+            c.update(fields)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
+@pytest.fixture
+def chapter(tmp_path) -> Path:
+    source = tmp_path / "lecture-4.md"
+    source.write_text(NOTES, encoding="utf-8")
+    folder, _ = create_chapter(source, "notes", tmp_path / "claims")
+    return folder
+
+
+def test_init_records_the_sentence_and_the_fields_it_derived(chapter):
+    claim = next(c for c in load_chapter(chapter).register.claims if c.kind == "arithmetic")
+    assert claim.derived is not None and claim.derived.sentence == OLD
+    assert {"quote", "expression", "claimed", "kind"} <= set(claim.derived.fields)
+    assert claim.derived.fields["claimed"] == field_print("0.5417")
+    assert hand_written(claim) == []   # as init wrote it, nothing is the author's
+
+
+def test_a_corrected_sentence_is_derived_again_and_passes_the_gate(chapter, tmp_path):
+    reports = tmp_path / "reports"
+    code, out = run(chapter, reports)
+    first = arithmetic(report(reports), "(1 + 2/3 + 3/6)/4")
+    # 1 + 2/3 + 1/2 = 13/6, and 13/6 / 4 = 13/24 = 0.541666…: the printed arithmetic itself is right
+    assert first["verdict"] == "supported" and "revision" not in first, out
+    edit(chapter, OLD, NEW)   # the author corrects the denominator in the manuscript; the register is not touched
+    code, out = run(chapter, reports)
+    claims = report(reports)
+    now = arithmetic(claims, "(1 + 2/3 + 3/6)/5")
+    # 13/6 / 5 = 13/30 = 0.43333…, printed 0.4333
+    assert now["verdict"] == "supported", now["reason"]
+    assert now["quote"] == "(1 + 2/3 + 3/6)/5 = 0.4333" and now["id"] == first["id"]
+    assert now["revision"]["sentence"] == OLD and now["revision"]["now"] == NEW
+    assert {"expression", "claimed", "quote"} <= set(now["revision"]["rederived"])
+    assert now["revision"]["hand_written"] == [] and now["revision"]["stale"] == []
+    assert code == 0, out   # --fail-on contradicted,stale,error: no claim holds the new text to the old one
+    assert not [c["id"] for c in claims.values() if c["verdict"] in ("contradicted", "stale", "error")]
+    markdown = (reports / "notes.md").read_text(encoding="utf-8")
+    assert "**Derived again from edited sentences**" in markdown
+    assert f"[{now['id']}](#{now['id']}) (supported): now “{NEW}”, was “{OLD}”" in markdown
+
+
+def test_an_edit_that_breaks_the_arithmetic_is_judged_on_the_new_text(chapter, tmp_path):
+    """The author changes the denominator and forgets the value: the sentence as now printed is wrong (13/30 is
+    0.4333), and that — not the old sentence — is what the verdict is about."""
+    reports = tmp_path / "reports"
+    edit(chapter, OLD, "Here AP = (1 + 2/3 + 3/6)/5 = 0.5417.")
+    code, _ = run(chapter, reports)
+    now = arithmetic(report(reports), "(1 + 2/3 + 3/6)/5")
+    assert now["verdict"] == "contradicted" and code == 1
+    assert "0.4333" in now["response"]
+
+
+def test_a_hand_written_value_the_new_sentence_no_longer_prints_is_stale_naming_the_field(chapter, tmp_path):
+    reports = tmp_path / "reports"
+    claim = next(c for c in load_chapter(chapter).register.claims if c.kind == "arithmetic")
+    # the author rounded the claimed value by hand, and added a note
+    edit_register(chapter, claim.id, claimed="0.542", note="rounded as the slides print it")
+    assert sorted(hand_written(next(c for c in load_chapter(chapter).register.claims if c.id == claim.id))) == \
+        ["claimed", "note"]
+    edit(chapter, OLD, NEW)
+    code, _ = run(chapter, reports)
+    now = report(reports)[claim.id]
+    assert now["verdict"] == "stale" and code == 1
+    assert "`claimed` (0.542) is written by hand and the sentence no longer prints 0.542" in now["reason"]
+    assert sorted(now["revision"]["hand_written"]) == ["claimed", "note"]
+    assert "expression" in now["revision"]["rederived"] and "claimed" not in now["revision"]["rederived"]
+    assert "Update `claimed`" in now["response"]
+    assert now["note"] == "rounded as the slides print it"   # kept
+
+
+def test_a_hand_written_field_the_new_sentence_bears_out_is_kept_and_checked(chapter, tmp_path):
+    reports = tmp_path / "reports"
+    claim = next(c for c in load_chapter(chapter).register.claims if c.kind == "arithmetic")
+    edit_register(chapter, claim.id, claimed="0.4333")   # the author already wrote the corrected value
+    edit(chapter, OLD, NEW)
+    code, _ = run(chapter, reports)
+    now = report(reports)[claim.id]
+    assert now["verdict"] == "supported" and code == 0, now["reason"]
+    assert now["revision"]["hand_written"] == ["claimed"] and now["claimed"] == "(1 + 2/3 + 3/6)/5 = 0.4333"
+
+
+def test_an_unchanged_sentence_gives_the_same_report_as_a_register_without_records(chapter, tmp_path):
+    reports = tmp_path / "reports"
+    run(chapter, reports)
+    with_records = {n: (reports / n).read_bytes() for n in ("notes.md", "notes.json", "notes.html")}
+    run(chapter, reports)
+    assert {n: (reports / n).read_bytes() for n in with_records} == with_records   # a rerun: byte-identical
+    path = chapter / "claims.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for c in data["claims"]:
+        c.pop("derived", None)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    run(chapter, reports)
+
+    def placed(texts: dict[str, bytes]) -> dict[str, bytes]:
+        """The reports with the claims' lines in claims.yaml left out: the records take lines of the register."""
+        return {n: re.sub(rb"(register line |\"register_line\": )\d+", rb"\1N", t) for n, t in texts.items()}
+
+    # the records add nothing else to any report
+    assert placed({n: (reports / n).read_bytes() for n in with_records}) == placed(with_records)
