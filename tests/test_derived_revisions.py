@@ -179,3 +179,61 @@ def test_an_unchanged_sentence_gives_the_same_report_as_a_register_without_recor
 
     # the records add nothing else to any report
     assert placed({n: (reports / n).read_bytes() for n in with_records}) == placed(with_records)
+
+
+#: A tutorial's worked example in prose: the ranking's relevant hit and the measure printed in one sentence, and a
+#: second sentence printing the same fraction, which the edit makes repeat.
+TUTORIAL = """\
+# Reciprocal rank, by hand
+
+Take one query whose only relevant document comes back below a single non-relevant one.
+
+The first relevant document is at rank 2, so RR = 1/2 = 0.5. At cutoff three, P@3 = 1/3 ≈ 0.333.
+"""
+RR_OLD = "The first relevant document is at rank 2, so RR = 1/2 = 0.5."
+RR_NEW = "The first relevant document is at rank 3, so RR = 1/3 ≈ 0.333."
+
+
+@pytest.fixture
+def tutorial(tmp_path) -> Path:
+    source = tmp_path / "rr.md"
+    source.write_text(TUTORIAL, encoding="utf-8")
+    folder, _ = create_chapter(source, "notes", tmp_path / "claims")
+    return folder
+
+
+def value_claim(folder: Path):
+    return next(c for c in load_chapter(folder).register.claims if c.kind == "value")
+
+
+def test_a_value_claim_follows_its_sentence_to_a_new_ranking(tutorial, tmp_path):
+    """Rank 2 → rank 3: init's ranking had its hit at rank 2 (RR = 1/2); the claim derived from the new sentence has
+    it at rank 3, where RR = 1/3 ≈ 0.333 — not the old ranking held to the new number (a false contradiction)."""
+    before = value_claim(tutorial)
+    assert before.fixture.run["q1"].index("a") == 1   # the hit at rank 2 as init derived it
+    reports = tmp_path / "reports"
+    edit(tutorial, RR_OLD, RR_NEW)
+    code, out = run(tutorial, reports)
+    claims = report(reports)
+    now = claims[before.id]
+    assert now["verdict"] == "supported" and now["claimed"] == "RR ≈ 0.333", now["reason"]
+    assert {"fixture", "expect", "quote"} <= set(now["revision"]["rederived"])
+    # "1/3 ≈ 0.333" is now printed twice; the arithmetic claim's own sentence, unchanged, tells which one is its own
+    other = next(c for c in claims.values() if c["kind"] == "arithmetic")
+    assert other["verdict"] == "supported" and other["anchor_state"] == "unchanged" and "revision" not in other
+    assert "the one in the sentence the claim was derived from is used" in other["anchor"]
+    assert code == 0, out
+
+
+def test_a_hand_written_ranking_whose_derivation_changed_is_stale_not_judged(tutorial, tmp_path):
+    """The author replaced init's stand-in ranking by the tutorial's own (hit at rank 2). After the sentence moves
+    the hit to rank 3, that ranking may no longer be the sentence's: it is named stale, not held to RR = 1/3."""
+    claim = value_claim(tutorial)
+    edit_register(tutorial, claim.id, fixture={"qrels": {"q1": {"d3": 1}}, "run": {"q1": ["d1", "d3", "d5"]}})
+    reports = tmp_path / "reports"
+    edit(tutorial, RR_OLD, RR_NEW)
+    code, _ = run(tutorial, reports)
+    now = report(reports)[claim.id]
+    assert now["verdict"] == "stale" and code == 1
+    assert now["revision"]["hand_written"] == ["fixture"]
+    assert "`fixture` is written by hand, and what init derives for it changed with the sentence" in now["reason"]

@@ -26,7 +26,7 @@ from difflib import SequenceMatcher
 from pydantic import TypeAdapter, ValidationError
 
 from audit.register.claims import Chapter, Claim
-from audit.register.derived import NOT_DERIVED, fields_of, hand_written, statement_of
+from audit.register.derived import NOT_DERIVED, field_print, fields_of, hand_written, statement_of
 from audit.report.results import Revision
 from audit.text.anchors import _NUMBER, Budget, fold, line_starts, locate
 
@@ -104,8 +104,13 @@ def _revise(claim, chapter: Chapter, drafted, budget: Budget) -> Revised | None:
     written = fields_of(claim)
     merged: dict = {"id": claim.id}
     rederived: list[str] = []
+    moved: list[str] = []
     if new is not None:
         new = {k: v for k, v in new.items() if k not in NOT_DERIVED}
+        # a hand-written encoding field over which init now derives another value than it did from the old sentence
+        recorded = claim.derived.fields
+        moved = [n for n in hand if n not in PROSE + CHECKED and n in recorded and n in new
+                 and field_print(new[n]) != recorded[n] and field_print(written[n]) != field_print(new[n])]
         if isinstance(new.get("fixture"), str) and new["fixture"] in fixtures:
             new["fixture"] = fixtures[new["fixture"]]  # init's table fixture, written out on the claim
         for name, value in written.items():
@@ -139,12 +144,18 @@ def _revise(claim, chapter: Chapter, drafted, budget: Budget) -> Revised | None:
                   f"from the new sentence (it refuses {', '.join(fields)})")
         return Revised(claim.model_copy(update={"line": merged["line"]}), revision.model_copy(
             update={"stale": [reason]}), [reason])
-    stale = _stale_fields(checked, hand)
+    stale = _stale_fields(checked, hand) + [
+        f"`{n}` is written by hand, and what init derives for it changed with the sentence; check it against the "
+        "sentence as now printed" for n in moved]
     revision = revision.model_copy(update={"stale": stale})
     return Revised(checked, revision, stale)
 
 
 _SPACE = re.compile(r"\s+")
+#: Fields that describe a claim in words: kept when written by hand, never stale.
+PROSE = ("title", "claim", "note", "rewording", "quote", "prefix", "suffix", "statement")
+#: Fields a hand-written value of is held to the sentence directly (``_stale_fields``).
+CHECKED = ("claimed", "expect", "expression")
 
 
 def _numbers(text: str) -> dict[str, str]:
