@@ -237,3 +237,36 @@ def test_a_hand_written_ranking_whose_derivation_changed_is_stale_not_judged(tut
     assert now["verdict"] == "stale" and code == 1
     assert now["revision"]["hand_written"] == ["fixture"]
     assert "`fixture` is written by hand, and what init derives for it changed with the sentence" in now["reason"]
+
+
+def accept(folder: Path, reports: Path) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = main(["accept", str(folder), "--reports", str(reports)])
+    return code, out.getvalue()
+
+
+def test_accepting_a_revision_records_its_fingerprint_and_history(chapter, tmp_path):
+    from audit.text.chapter import Snapshot
+    reports = tmp_path / "reports"
+    first = load_chapter(chapter).identity.fingerprint
+    edit(chapter, OLD, NEW)
+    now = Snapshot.read(chapter / load_chapter(chapter).identity.snapshot.file).fingerprint()
+    code, out = accept(chapter, reports)   # not audited yet: nothing is recorded
+    assert code != 0 and "this revision has not been audited" in out
+    assert load_chapter(chapter).identity.fingerprint == first
+    run(chapter, reports)
+    assert json.loads((reports / "notes.json").read_text(encoding="utf-8"))["fingerprint"]["matches"] is False
+    code, out = accept(chapter, reports)
+    assert code == 0 and f"accepted revision {now[:12]}… (was {first[:12]}…)" in out
+    text = (chapter / "chapter.yaml").read_text(encoding="utf-8")
+    assert text.startswith("# yaml-language-server: $schema=") and f"\nfingerprint: {now}\n" in text  # comments kept
+    history = json.loads((reports / "history" / "notes.json").read_text(encoding="utf-8"))
+    assert history[-1]["fingerprint"] == now and history[-1]["accepted"] == {"replaces": first}
+    run(chapter, reports)
+    assert json.loads((reports / "notes.json").read_text(encoding="utf-8"))["fingerprint"]["matches"] is True
+    assert json.loads((reports / "history" / "notes.json").read_text(encoding="utf-8")) == history  # nothing moved
+    edit(chapter, NEW, OLD)   # another revision, whose report is not written yet: refused
+    code, out = accept(chapter, reports)
+    assert code != 0 and "the report was made from another text" in out
+    assert load_chapter(chapter).identity.fingerprint == now

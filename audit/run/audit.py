@@ -79,7 +79,8 @@ def fingerprint_statement(chapter: Chapter) -> Fingerprint:
                      "normalisation is not stated). Claims outside the excerpt were not audited.")
     else:
         statement = ("The fingerprints differ: the snapshot is another revision than the one the register "
-                     "was written for, or was normalised differently. Check anchors and rerun after updating the register.")
+                     "was written for, or was normalised differently. Check anchors and rerun after updating the register; "
+                     "once this revision's report is read, `audit accept` records its fingerprint.")
     reading = chapter.snapshot.reading or (MARKDOWN_READING if is_markdown(chapter.snapshot.path) else "")
     return Fingerprint(recorded=recorded, computed=computed, matches=recorded == computed,
                        normalisation=NORMALISATION + (f"; {reading}" if reading else ""), statement=statement)
