@@ -270,3 +270,15 @@ def test_accepting_a_revision_records_its_fingerprint_and_history(chapter, tmp_p
     code, out = accept(chapter, reports)
     assert code != 0 and "the report was made from another text" in out
     assert load_chapter(chapter).identity.fingerprint == now
+
+
+def test_a_sentence_rewritten_past_recognition_leaves_its_claim_stale(chapter, tmp_path):
+    """The computation is taken out of the text: no passage is that sentence edited, so the claim derived from it is
+    stale — never re-anchored to a passage that merely looks alike and checked with the old numbers."""
+    reports = tmp_path / "reports"
+    claim = next(c for c in load_chapter(chapter).register.claims if c.kind == "arithmetic")
+    edit(chapter, OLD, "Working out AP for this ranking is left as an exercise.")
+    code, _ = run(chapter, reports)
+    now = report(reports)[claim.id]
+    assert now["verdict"] == "stale" and code == 1
+    assert "is no longer printed as it was" in now["reason"] and now["revision"]["now"] == ""

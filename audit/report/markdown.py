@@ -282,11 +282,14 @@ def _revised(report: ChapterReport, w) -> None:
         return
     w(f"**Derived again from edited sentences** — {len(revised)} claim{'' if len(revised) == 1 else 's'} whose "
       "sentence changed since `audit init` derived it; each was checked as derived from the sentence as now printed, "
-      "never held to the old one.\n")
+      "or is stale — never held to the old one.\n")
     for c in revised:
         r = c.revision
-        parts = [f"now “{cell(_short(r.now.strip(), 160))}”, was “{cell(_short(r.sentence.strip(), 160))}”",
-                 "re-derived: " + (", ".join(r.rederived) if r.rederived else "nothing init wrote changed")]
+        parts = [f"now “{cell(_short(r.now.strip(), 160))}”, was “{cell(_short(r.sentence.strip(), 160))}”" if r.now
+                 else f"was “{cell(_short(r.sentence.strip(), 160))}”, not printed now",
+                 ]
+        if r.now:
+            parts.append("re-derived: " + (", ".join(r.rederived) if r.rederived else "nothing init wrote changed"))
         if r.hand_written:
             parts.append("written by hand, kept: " + ", ".join(r.hand_written))
         if r.stale:

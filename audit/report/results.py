@@ -60,6 +60,8 @@ class Revision(BaseModel):
 
     def sentence_text(self) -> str:
         """One plain sentence for the report."""
+        if not self.now:
+            return f"Its sentence (“{self.sentence.strip()}”) is no longer printed as it was."
         out = f"Derived again from the sentence as now printed (“{self.now.strip()}”; it was “{self.sentence.strip()}”)"
         out += f": {', '.join(self.rederived)} re-derived" if self.rederived else ": nothing init wrote changed"
         if self.hand_written:

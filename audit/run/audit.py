@@ -152,13 +152,18 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
     anchor = anchor or anchor_claim(chapter.snapshot, claim)
     evidence = Evidence()
     edit_note = ""
-    if revised is not None and revised.stale and anchor.found:
+    if revised is not None and revised.stale and revised.stale_fields:
         decision = Decision("stale", "A field written by hand no longer matches its sentence, so the claim was not "
                             "checked against this revision: " + "; ".join(revised.stale) + ".",
                             "The register holds a value the chapter no longer prints; checking it would judge the "
-                            "old text.", f"Update {', '.join(f'`{n}`' for n in revised.stale_fields) or 'the named field'} "
-                            "to the sentence as now printed (or remove it from the register, so that it is derived "
-                            "from the sentence), then rerun.", PRIORITY["stale"])
+                            "old text.", f"Update {', '.join(f'`{n}`' for n in revised.stale_fields)} to the sentence "
+                            "as now printed (or remove it from the register, so that it is derived from the "
+                            "sentence), then rerun.", PRIORITY["stale"])
+    elif revised is not None and revised.stale:
+        decision = Decision("stale", "The claim was not checked against this revision: " + "; ".join(revised.stale)
+                            + ".", "The register no longer matches the chapter; checking it would judge the old text.",
+                            "Update the claim to the sentence as now printed (or remove it if the sentence is gone), "
+                            "then rerun.", PRIORITY["stale"])
     elif not anchor.found:
         decision = stale(claim.quote, anchor.note)
     elif claim.kind == "not checkable":

@@ -59,14 +59,17 @@ def revise(chapter: Chapter, budget: Budget | None = None) -> tuple[Chapter, dic
     if not edited:
         return chapter, {}
     budget = budget or Budget()
-    drafted = _drafted(chapter)
     out: dict[str, Revised] = {}
+    try:
+        drafted = _drafted(chapter)
+    except Exception as exc:  # init's reading of an untrusted text: its failure leaves these claims unchecked
+        why = f"init could not read the chapter to derive it again ({type(exc).__name__})"
+        drafted = None
     for claim in edited:
-        revised = _revise(claim, chapter, drafted, budget)
-        if revised is not None:
-            out[claim.id] = revised
-    if not out:
-        return chapter, {}
+        if drafted is None:
+            out[claim.id] = _unrevised(claim, why)
+            continue
+        out[claim.id] = _revise(claim, chapter, drafted, budget)
     claims = [out[c.id].claim if c.id in out else c for c in chapter.register.claims]
     register = chapter.register.model_copy(update={"claims": claims})
     return Chapter(chapter.folder, chapter.identity, chapter.snapshot, register, chapter.lines,
@@ -81,19 +84,27 @@ def _drafted(chapter: Chapter) -> tuple[list, list[dict], dict]:
     return scan(chapter.snapshot), claims, fixtures
 
 
-def _revise(claim, chapter: Chapter, drafted, budget: Budget) -> Revised | None:
+def _unrevised(claim, why: str) -> Revised:
+    """``claim`` as the register holds it, stale: its sentence changed and it could not be derived again (never
+    checked as it was derived from the old sentence)."""
+    reason = f"the sentence the claim was derived from is no longer printed as it was, and {why}"
+    return Revised(claim, Revision(sentence=claim.derived.sentence, now="", stale=[reason]), [reason])
+
+
+def _revise(claim, chapter: Chapter, drafted, budget: Budget) -> Revised:
     statements, claims, fixtures = drafted
     text = chapter.snapshot.text
     old = claim.derived.sentence
     anchor = locate(chapter.snapshot, old, line=claim.line, budget=budget)
     if not anchor.found:
-        return None  # the sentence is gone or rewritten past recognition: the quote decides (stale when lost)
+        return _unrevised(claim, f"no passage of the chapter is that sentence edited ({anchor.note}); give the claim "
+                          "the sentence as now printed, or remove it if the sentence is gone")
     start = line_starts(text)[anchor.line - 1] + anchor.column - 1
     end = start + len(anchor.text)
     overlap = [(min(end, s.end) - max(start, s.start), -i, s) for i, s in enumerate(statements)
                if min(end, s.end) > max(start, s.start)]
     if not overlap:
-        return None
+        return _unrevised(claim, "its edited passage states nothing init reads as a statement")
     statement = max(overlap, key=lambda o: o[:2])[2]
     mine = [c for c in claims if statement_of(c, [statement]) is statement]
     hand = hand_written(claim)
