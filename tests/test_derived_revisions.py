@@ -45,10 +45,10 @@ OLD = "Here AP = (1 + 2/3 + 3/6)/4 = 0.5417."
 NEW = "Here AP = (1 + 2/3 + 3/6)/5 = 0.4333."
 
 
-def run(folder: Path, reports: Path, *extra: str) -> tuple[int, str]:
+def run(folder: Path, reports: Path, *extra: str, cache: bool = False) -> tuple[int, str]:
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = main(["run", str(folder), "--reports", str(reports), "--no-cache", "--quiet",
+        code = main(["run", str(folder), "--reports", str(reports), *([] if cache else ["--no-cache"]), "--quiet",
                      "--fail-on", "contradicted,stale,error", *extra])
     return code, out.getvalue()
 
@@ -282,3 +282,14 @@ def test_a_sentence_rewritten_past_recognition_leaves_its_claim_stale(chapter, t
     now = report(reports)[claim.id]
     assert now["verdict"] == "stale" and code == 1
     assert "is no longer printed as it was" in now["reason"] and now["revision"]["now"] == ""
+
+
+def test_a_derived_again_claim_is_the_same_from_the_cache(chapter, tmp_path):
+    edit(chapter, OLD, NEW)
+    computed = {}
+    for name, cache in (("fresh", False), ("stored", True), ("read", True)):
+        run(chapter, tmp_path / name, cache=cache)
+        computed[name] = {n: (tmp_path / name / n).read_bytes().replace(b" --no-cache", b"")
+                          for n in ("notes.md", "notes.json")}
+    assert computed["fresh"] == computed["stored"] == computed["read"]
+    assert b"Derived again from edited sentences" in computed["read"]["notes.md"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import signal
 import threading
 from bisect import bisect_right
@@ -280,6 +281,9 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     if cache is not None:
         for claim in claims:
             keys[claim.id] = claim_key(claim, chapter, anchors[claim.id], env, book)
+            if claim.id in revised:  # derived again by reading the whole text (its tables, its conventions)
+                keys[claim.id] = hashlib.sha256(f"{keys[claim.id]}\n{chapter.snapshot.fingerprint()}".encode()
+                                                ).hexdigest()
             hit = cache.get(keys[claim.id], claim, chapter_id)
             if hit is not None:
                 cached[claim.id] = hit
