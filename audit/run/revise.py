@@ -113,6 +113,8 @@ def _revise(claim, chapter: Chapter, drafted, budget: Budget) -> Revised:
     pool = same or ([] if kind_by_hand else mine)
     new = max(pool, key=lambda c: SequenceMatcher(None, fold(c["quote"]), fold(claim.quote)).ratio(), default=None)
     written = fields_of(claim)
+    if new is not None:  # a field holding what init derives from the sentence as now printed is init's, whoever wrote it
+        hand = [n for n in hand if n not in new or field_print(new[n]) != field_print(written[n])]
     merged: dict = {"id": claim.id}
     rederived: list[str] = []
     moved: list[str] = []
