@@ -152,12 +152,12 @@ def test_a_hand_written_value_the_new_sentence_no_longer_prints_is_stale_naming_
 def test_a_hand_written_field_the_new_sentence_bears_out_is_kept_and_checked(chapter, tmp_path):
     reports = tmp_path / "reports"
     claim = next(c for c in load_chapter(chapter).register.claims if c.kind == "arithmetic")
-    edit_register(chapter, claim.id, claimed="0.4333")   # the author already wrote the corrected value
+    edit_register(chapter, claim.id, claimed="≈ 0.4333")   # the author already wrote the corrected value, as rounded
     edit(chapter, OLD, NEW)
     code, _ = run(chapter, reports)
     now = report(reports)[claim.id]
     assert now["verdict"] == "supported" and code == 0, now["reason"]
-    assert now["revision"]["hand_written"] == ["claimed"] and now["claimed"] == "(1 + 2/3 + 3/6)/5 = 0.4333"
+    assert now["revision"]["hand_written"] == ["claimed"] and now["claimed"] == "(1 + 2/3 + 3/6)/5 ≈ 0.4333"
 
 
 def test_an_unchanged_sentence_gives_the_same_report_as_a_register_without_records(chapter, tmp_path):
@@ -293,3 +293,15 @@ def test_a_derived_again_claim_is_the_same_from_the_cache(chapter, tmp_path):
                           for n in ("notes.md", "notes.json")}
     assert computed["fresh"] == computed["stored"] == computed["read"]
     assert b"Derived again from edited sentences" in computed["read"]["notes.md"]
+
+
+def test_a_field_that_holds_what_the_new_sentence_gives_is_not_the_authors(chapter, tmp_path):
+    """The author (or an applied patch) already wrote the corrected value exactly as init derives it from the new
+    sentence: nothing is hand-written, nothing is stale."""
+    reports = tmp_path / "reports"
+    claim = next(c for c in load_chapter(chapter).register.claims if c.kind == "arithmetic")
+    edit_register(chapter, claim.id, claimed="0.4333", quote="(1 + 2/3 + 3/6)/5 = 0.4333")
+    edit(chapter, OLD, NEW)
+    code, _ = run(chapter, reports)
+    now = report(reports)[claim.id]
+    assert now["verdict"] == "supported" and code == 0 and now["revision"]["hand_written"] == []
