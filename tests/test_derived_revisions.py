@@ -305,3 +305,21 @@ def test_a_field_that_holds_what_the_new_sentence_gives_is_not_the_authors(chapt
     code, _ = run(chapter, reports)
     now = report(reports)[claim.id]
     assert now["verdict"] == "supported" and code == 0 and now["revision"]["hand_written"] == []
+
+
+def test_two_claims_of_one_sentence_each_follow_their_own_computation(tmp_path):
+    """A sentence printing two ratios; the author edits the second. Each register claim is derived again from its own
+    computation (20/43 = 0.465116…, printed .4651; 21/43 = 0.488372…, printed .4884), never both from one."""
+    source = tmp_path / "split.md"
+    source.write_text("# Promotion and demotion\n\nOf the 43 promoted items 21 were correct.\n\n"
+                      "Promotion recall is 21/43 ≈ .4884 and demotion recall is 27/28 ≈ .9643 on this split.\n",
+                      encoding="utf-8")
+    folder, _ = create_chapter(source, "notes", tmp_path / "claims")
+    ids = {c.quote: c.id for c in load_chapter(folder).register.claims if c.kind == "arithmetic"}
+    assert set(ids) == {"21/43 ≈ .4884", "27/28 ≈ .9643"}
+    edit(folder, "27/28 ≈ .9643", "20/43 ≈ .4651")
+    code, _ = run(folder, tmp_path / "reports")
+    claims = report(tmp_path / "reports")
+    assert claims[ids["21/43 ≈ .4884"]]["claimed"] == "21/43 ≈ .4884"
+    assert claims[ids["27/28 ≈ .9643"]]["claimed"] == "20/43 ≈ .4651"
+    assert all(claims[i]["verdict"] == "supported" for i in ids.values()) and code == 0

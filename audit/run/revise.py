@@ -65,11 +65,13 @@ def revise(chapter: Chapter, budget: Budget | None = None) -> tuple[Chapter, dic
     except Exception as exc:  # init's reading of an untrusted text: its failure leaves these claims unchecked
         why = f"init could not read the chapter to derive it again ({type(exc).__name__})"
         drafted = None
-    for claim in edited:
+    taken: set[int] = set()  # each claim init drafts now stands in for one register claim
+    # claims whose quote is still printed as it was choose first (two claims of one sentence, one of them edited)
+    for claim in sorted(edited, key=lambda c: fold(c.quote) not in folded):
         if drafted is None:
             out[claim.id] = _unrevised(claim, why)
             continue
-        out[claim.id] = _revise(claim, chapter, drafted, budget)
+        out[claim.id] = _revise(claim, chapter, drafted, budget, taken)
     claims = [out[c.id].claim if c.id in out else c for c in chapter.register.claims]
     register = chapter.register.model_copy(update={"claims": claims})
     return Chapter(chapter.folder, chapter.identity, chapter.snapshot, register, chapter.lines,
@@ -91,7 +93,7 @@ def _unrevised(claim, why: str) -> Revised:
     return Revised(claim, Revision(sentence=claim.derived.sentence, now="", stale=[reason]), [reason])
 
 
-def _revise(claim, chapter: Chapter, drafted, budget: Budget) -> Revised:
+def _revise(claim, chapter: Chapter, drafted, budget: Budget, taken: set[int]) -> Revised:
     statements, claims, fixtures = drafted
     text = chapter.snapshot.text
     old = claim.derived.sentence
@@ -106,12 +108,14 @@ def _revise(claim, chapter: Chapter, drafted, budget: Budget) -> Revised:
     if not overlap:
         return _unrevised(claim, "its edited passage states nothing init reads as a statement")
     statement = max(overlap, key=lambda o: o[:2])[2]
-    mine = [c for c in claims if statement_of(c, [statement]) is statement]
+    mine = [c for c in claims if statement_of(c, [statement]) is statement and id(c) not in taken]
     hand = hand_written(claim)
     kind_by_hand = "kind" in hand
     same = [c for c in mine if c["kind"] == claim.kind]
     pool = same or ([] if kind_by_hand else mine)
     new = max(pool, key=lambda c: SequenceMatcher(None, fold(c["quote"]), fold(claim.quote)).ratio(), default=None)
+    if new is not None:
+        taken.add(id(new))
     written = fields_of(claim)
     if new is not None:  # a field holding what init derives from the sentence as now printed is init's, whoever wrote it
         hand = [n for n in hand if n not in new or field_print(new[n]) != field_print(written[n])]
