@@ -323,3 +323,14 @@ def test_two_claims_of_one_sentence_each_follow_their_own_computation(tmp_path):
     assert claims[ids["21/43 ≈ .4884"]]["claimed"] == "21/43 ≈ .4884"
     assert claims[ids["27/28 ≈ .9643"]]["claimed"] == "20/43 ≈ .4651"
     assert all(claims[i]["verdict"] == "supported" for i in ids.values()) and code == 0
+
+
+def test_a_hand_written_expression_no_longer_in_the_sentence_is_stale_naming_it(chapter, tmp_path):
+    claim = next(c for c in load_chapter(chapter).register.claims if c.kind == "arithmetic")
+    edit_register(chapter, claim.id, expression="(1 + 2/3 + 1/2)/4")   # the author simplified 3/6 by hand
+    edit(chapter, OLD, NEW)
+    code, _ = run(chapter, tmp_path / "reports")
+    now = report(tmp_path / "reports")[claim.id]
+    assert now["verdict"] == "stale" and code == 1
+    assert "`expression` ((1 + 2/3 + 1/2)/4) is written by hand and is no longer in the sentence" in now["reason"]
+    assert "Update `expression`" in now["response"]
