@@ -334,3 +334,12 @@ def test_a_hand_written_expression_no_longer_in_the_sentence_is_stale_naming_it(
     assert now["verdict"] == "stale" and code == 1
     assert "`expression` ((1 + 2/3 + 1/2)/4) is written by hand and is no longer in the sentence" in now["reason"]
     assert "Update `expression`" in now["response"]
+
+
+def test_the_html_report_lists_the_claims_derived_again_escaped(chapter, tmp_path):
+    edit(chapter, OLD, "Here AP = (1 + 2/3 + 3/6)/5 = 0.4333 <b>exactly</b>.")
+    run(chapter, tmp_path / "reports")
+    html = (tmp_path / "reports" / "notes.html").read_text(encoding="utf-8")
+    block = html[html.index('<div id="derived-again">'):]
+    block = block[:block.index("</div>")]
+    assert f"was “{OLD}”" in block and "&lt;b&gt;exactly&lt;/b&gt;" in block and "<b>" not in block
