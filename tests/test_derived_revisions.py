@@ -343,3 +343,46 @@ def test_the_html_report_lists_the_claims_derived_again_escaped(chapter, tmp_pat
     block = html[html.index('<div id="derived-again">'):]
     block = block[:block.index("</div>")]
     assert f"was “{OLD}”" in block and "&lt;b&gt;exactly&lt;/b&gt;" in block and "<b>" not in block
+
+
+HITS_OLD = "The precision values at the three hits are 1, 2/3 and 3/6."
+
+
+def finish_by_hand(folder: Path) -> str:
+    """The author encodes init's draft of the precision sentence as a value claim on the lecture's rank table (hits at
+    ranks 1, 3 and 6, the three misses judged non-relevant, two relevant documents not retrieved; P@1 = 1,
+    P@3 = 2/3, P@6 = 3/6), keeping init's quote."""
+    claim = next(c for c in load_chapter(folder).register.claims if c.quote == HITS_OLD)
+    ranking = ["d12", "d40", "d03", "d27", "d18", "d09"]
+    qrels = {"q7": {**{d: 1 for d in ("d12", "d03", "d09", "d51", "d66")}, **{d: 0 for d in ("d40", "d27", "d18")}}}
+    edit_register(folder, claim.id, kind="value", claim="precision at each hit of the rank table",
+                  fixture={"qrels": qrels, "run": {"q7": ranking}},
+                  expect=[{"measure": "P@1", "claimed": "1"}, {"measure": "P@3", "claimed": "2/3"},
+                          {"measure": "P@6", "claimed": "3/6"}], statement=None)
+    path = folder / "claims.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for c in data["claims"]:
+        c.pop("statement", None) if c["id"] == claim.id else None
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return claim.id
+
+
+def test_a_draft_finished_by_hand_is_checked_while_its_sentence_is_unchanged(chapter, tmp_path):
+    cid = finish_by_hand(chapter)
+    code, _ = run(chapter, tmp_path / "reports")
+    now = report(tmp_path / "reports")[cid]
+    # 1/1, 2/3 and 3/6 are the precisions at ranks 1, 3 and 6 of the table
+    assert now["verdict"] == "supported" and "revision" not in now, now["reason"]
+
+
+def test_a_draft_finished_by_hand_is_stale_when_its_sentence_stops_printing_a_value(chapter, tmp_path):
+    """The author rewrites 3/6 as 1/2 in the text: the hand-written expectation P@6 = 3/6 is no longer printed, so
+    the claim is stale naming it; the author's fixture and other expectations are kept."""
+    cid = finish_by_hand(chapter)
+    edit(chapter, HITS_OLD, "The precision values at the three hits are 1, 2/3 and 1/2.")
+    code, _ = run(chapter, tmp_path / "reports")
+    now = report(tmp_path / "reports")[cid]
+    assert now["verdict"] == "stale" and code == 1
+    assert "`expect[2].claimed` (3/6) is written by hand and the sentence no longer prints 3/6" in now["reason"]
+    assert {"fixture", "expect", "kind"} <= set(now["revision"]["hand_written"])
+    assert now["quote"] == "The precision values at the three hits are 1, 2/3 and 1/2."   # the quote follows the text
