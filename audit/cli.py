@@ -103,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--notebook", type=Path, help="the chapter's companion notebook (.ipynb in the book's "
                       "repository): recorded in chapter.yaml, run by every audit, and its printed numbers linked to the "
                       "drafted values they print")
+    acc = sub.add_parser("accept", help="accept the chapter's current text as the revision its register is written "
+                         "for: record its fingerprint in chapter.yaml and in the history (after auditing it)")
+    acc.add_argument("chapters", nargs="+", type=Path, help="chapter folders")
+    acc.add_argument("--reports", type=Path, default=Path("reports"),
+                     help="where the revision's report was written by `audit run` (default: reports)")
     schema = sub.add_parser("schema", help="print the JSON Schema of claims.yaml (or chapter.yaml) for editors")
     schema.add_argument("--chapter", dest="which", action="store_const", const="chapter", default="claims",
                         help="the schema of chapter.yaml instead of claims.yaml")
@@ -623,7 +628,22 @@ def _command(args) -> int:
         return crosscheck(args)
     if args.command == "schema":
         return schema(args)
+    if args.command == "accept":
+        return accept(args)
     return EXIT_USAGE
+
+
+def accept(args) -> int:
+    """``audit accept``: each chapter's audited revision recorded as accepted (``audit.run.accept``)."""
+    from audit.run.accept import accept as record
+    for folder in args.chapters:
+        computed, before, written = record(folder, args.reports)
+        if not written:
+            print(f"{folder}: the recorded fingerprint is already this text's ({computed[:12]}…); nothing to accept")
+            continue
+        print(f"{folder}: accepted revision {computed[:12]}…" + (f" (was {before[:12]}…)" if before else "")
+              + "; recorded in " + " and ".join(str(p) for p in written))
+    return 0
 
 
 if __name__ == "__main__":

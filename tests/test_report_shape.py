@@ -207,10 +207,14 @@ def test_an_init_title_never_shows_a_number_the_claim_no_longer_prints(tmp_path,
     html = (tmp_path / "r2" / "promo.html").read_text(encoding="utf-8")
     data = json.loads((tmp_path / "r2" / "promo.json").read_text(encoding="utf-8"))
     assert data["claims"][0]["verdict"] == "supported"
-    assert data["claims"][0]["title"] == "arithmetic: 21/43 is ≈ .4885"   # the JSON keeps the register as written
-    assert ".4885" not in md and ".4885" not in html
+    # the title is init's (its `derived:` fingerprint): it is derived again from the corrected sentence
+    assert data["claims"][0]["title"] == "arithmetic: 21/43 is ≈ .4884"
+    assert "title" in data["claims"][0]["revision"]["rederived"]
+    # the old number is shown only as what the sentence was ("it was …"), never as the claim's value
+    was = "Promotion recall is 21/43 ≈ .4885."
+    assert ".4885" not in md.replace(was, "") and ".4885" not in html.replace(was, "")
     # the Markdown shows a supported claim as its claim-table row (no title); the HTML titles it with today's value
-    assert "21/43 ≈ .4884" in md and "arithmetic: 21/43 ≈ .4884" in html
+    assert "21/43 ≈ .4884" in md and "arithmetic: 21/43 is ≈ .4884" in html   # the title derived again
 
 
 def test_a_hand_written_title_is_shown_as_written():

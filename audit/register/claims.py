@@ -258,6 +258,17 @@ class Cohort(Strict):
         return out
 
 
+class Derived(Strict):
+    """What ``audit init`` derived from one sentence of the chapter: the sentence as it was printed then, and the
+    fields it wrote for the claim, each with a short fingerprint of the value it wrote (``audit.register.derived``).
+    When the sentence changes, the fields whose value is still init's are derived again from the new sentence; a
+    field whose value differs from its fingerprint, or that is not listed, was written by hand and is kept."""
+
+    sentence: str = Field(min_length=1, max_length=MAX_QUOTE_CHARS)
+    fields: dict[Annotated[str, Field(pattern=r"^[a-z_]{1,40}$")],
+                 Annotated[str, Field(pattern=r"^[0-9a-f]{12}$")]] = Field(default_factory=dict, max_length=40)
+
+
 class ClaimBase(Strict):
     """Fields every claim has. ``rewording``: an author-side replacement text, shown after the harness's
     own checked proposal and labelled as unchecked, when the
@@ -273,6 +284,8 @@ class ClaimBase(Strict):
     note: str = ""
     rewording: str = ""
     conventions: ConventionsSpec = {}  # conventions this claim's own sentence states ("under the listed order")
+    #: What ``audit init`` derived from the claim's sentence (``Derived``); absent on a claim written by hand.
+    derived: Derived | None = None
 
     @field_validator("conventions")
     @classmethod

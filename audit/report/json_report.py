@@ -24,5 +24,8 @@ SECTION_KEYS = dict(zip(SECTIONS, (
 
 def render(report: ChapterReport) -> str:
     data = report.model_dump(mode="json")
+    for claim in data.get("claims", []):
+        if claim.get("revision") is None:
+            claim.pop("revision", None)  # only a claim derived again from an edited sentence carries one
     data = {"format_version": data.pop("format_version"), "sections": SECTION_KEYS, **data}
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -214,6 +214,7 @@ def render(report: ChapterReport) -> str:
     counts = ", ".join(f"{n} {v}" for v, n in report.summary.items() if n)
     w(f"**Summary:** {len(report.claims)} claims — {counts}.\n")
     _what_to_change(report, w)
+    _revised(report, w)
 
     w(f"## {SECTIONS[0]}\n")
     _context(report, w)
@@ -270,6 +271,30 @@ def _what_to_change(report: ChapterReport, w) -> None:
           f"{TENSION_FIX}")
     for text in notebook:
         w(f"- 📓 notebook — [{cell(report.notebook.path)}](#notebook): {cell(text)}")
+    w("")
+
+
+def _revised(report: ChapterReport, w) -> None:
+    """The claims derived again from a sentence edited since ``audit init`` derived them, each with the sentence it
+    was derived from, the sentence as now printed, the fields derived again and those written by hand (kept)."""
+    revised = [c for c in report.claims if c.revision is not None]
+    if not revised:
+        return
+    w(f"**Derived again from edited sentences** — {len(revised)} claim{'' if len(revised) == 1 else 's'} whose "
+      "sentence changed since `audit init` derived it; each was checked as derived from the sentence as now printed, "
+      "or is stale — never held to the old one.\n")
+    for c in revised:
+        r = c.revision
+        parts = [f"now “{cell(_short(r.now.strip(), 160))}”, was “{cell(_short(r.sentence.strip(), 160))}”" if r.now
+                 else f"was “{cell(_short(r.sentence.strip(), 160))}”, not printed now",
+                 ]
+        if r.now:
+            parts.append("re-derived: " + (", ".join(r.rederived) if r.rederived else "nothing init wrote changed"))
+        if r.hand_written:
+            parts.append("written by hand, kept: " + ", ".join(r.hand_written))
+        if r.stale:
+            parts.append("STALE: " + cell("; ".join(r.stale)))
+        w(f"- [{c.id}](#{anchor(c.id)}) ({c.verdict}): " + "; ".join(parts) + ".")
     w("")
 
 

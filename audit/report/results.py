@@ -47,6 +47,28 @@ class Check(BaseModel):
     differences: dict[str, float] = Field(default_factory=dict)  # a comparison's per-query a − b, in query order
 
 
+class Revision(BaseModel):
+    """A claim ``audit init`` derived from a sentence the author has since edited (``audit.run.revise``): the sentence
+    its fields were derived from, the sentence as now printed, the fields derived again from it, the fields the author
+    wrote (kept), and, for each hand-written field the new sentence no longer bears out, why the claim is stale."""
+
+    sentence: str
+    now: str
+    rederived: list[str] = Field(default_factory=list)
+    hand_written: list[str] = Field(default_factory=list)
+    stale: list[str] = Field(default_factory=list)
+
+    def sentence_text(self) -> str:
+        """One plain sentence for the report."""
+        if not self.now:
+            return f"Its sentence (“{self.sentence.strip()}”) is no longer printed as it was."
+        out = f"Derived again from the sentence as now printed (“{self.now.strip()}”; it was “{self.sentence.strip()}”)"
+        out += f": {', '.join(self.rederived)} re-derived" if self.rederived else ": nothing init wrote changed"
+        if self.hand_written:
+            out += f"; written by hand and kept: {', '.join(self.hand_written)}"
+        return out + "."
+
+
 class ClaimResult(BaseModel):
     """A claim's verdict with its reason, concern, proposed response, priority and evidence."""
 
@@ -76,6 +98,9 @@ class ClaimResult(BaseModel):
     holds_only: dict[str, list[str]] = Field(default_factory=dict)
     note: str = ""
     evidence: list[EvidenceItem] = Field(default_factory=list)  # the finding's evidence, each with its class
+    #: set when the claim was derived again from its edited sentence (``audit.run.revise``); left out of the JSON
+    #: report when None
+    revision: Revision | None = None
 
 
 #: The evidence classes a finding's items are labelled with (the research brief's investigation rule 9).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import signal
 import threading
 from bisect import bisect_right
@@ -13,6 +14,7 @@ from dataclasses import asdict, replace
 from audit import __version__
 from audit.attribution.book import Book, Conflict
 from audit.attribution.verdict import (
+    PRIORITY,
     Decision,
     Evidence,
     decide,
@@ -47,6 +49,7 @@ from audit.run.cache import (
     research_key,
 )
 from audit.run.parallel import map_each
+from audit.run.revise import Revised, revise
 from audit.text.anchors import (
     Anchor,
     Budget,
@@ -77,7 +80,8 @@ def fingerprint_statement(chapter: Chapter) -> Fingerprint:
                      "normalisation is not stated). Claims outside the excerpt were not audited.")
     else:
         statement = ("The fingerprints differ: the snapshot is another revision than the one the register "
-                     "was written for, or was normalised differently. Check anchors and rerun after updating the register.")
+                     "was written for, or was normalised differently. Check anchors and rerun after updating the register; "
+                     "once this revision's report is read, `audit accept` records its fingerprint.")
     reading = chapter.snapshot.reading or (MARKDOWN_READING if is_markdown(chapter.snapshot.path) else "")
     return Fingerprint(recorded=recorded, computed=computed, matches=recorded == computed,
                        normalisation=NORMALISATION + (f"; {reading}" if reading else ""), statement=statement)
@@ -139,15 +143,29 @@ def _run_checker(claim, chapter: Chapter, ms: Measurements, seconds: float) -> t
 
 
 def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None = None,
-                seconds: float = CLAIM_SECONDS) -> ClaimResult:
+                seconds: float = CLAIM_SECONDS, revised: Revised | None = None) -> ClaimResult:
     """One claim's result; checker failures become an ``error`` verdict, never a crash.
 
-    ``seconds`` bounds the check's wall time (see ``time_limit``); past it the claim is an error.
+    ``seconds`` bounds the check's wall time (see ``time_limit``); past it the claim is an error. ``revised``: the
+    claim was derived again from its edited sentence (``audit.run.revise``); a hand-written field the new sentence
+    no longer bears out makes it stale, never checked against the old text.
     """
     anchor = anchor or anchor_claim(chapter.snapshot, claim)
     evidence = Evidence()
     edit_note = ""
-    if not anchor.found:
+    if revised is not None and revised.stale and revised.stale_fields:
+        decision = Decision("stale", "A field written by hand no longer matches its sentence, so the claim was not "
+                            "checked against this revision: " + "; ".join(revised.stale) + ".",
+                            "The register holds a value the chapter no longer prints; checking it would judge the "
+                            "old text.", f"Update {', '.join(f'`{n}`' for n in revised.stale_fields)} to the sentence "
+                            "as now printed (or remove it from the register, so that it is derived from the "
+                            "sentence), then rerun.", PRIORITY["stale"])
+    elif revised is not None and revised.stale:
+        decision = Decision("stale", "The claim was not checked against this revision: " + "; ".join(revised.stale)
+                            + ".", "The register no longer matches the chapter; checking it would judge the old text.",
+                            "Update the claim to the sentence as now printed (or remove it if the sentence is gone), "
+                            "then rerun.", PRIORITY["stale"])
+    elif not anchor.found:
         decision = stale(claim.quote, anchor.note)
     elif claim.kind == "not checkable":
         decision = not_checkable(claim.reason)
@@ -218,6 +236,8 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
                             + ([f"significant after correction: {', '.join(claim.significant) or 'none'}"]
                                if claim.significant is not None else []))
         claimed = f"{claim.test}: {claimed}"
+    if revised is not None:
+        decision = replace(decision, reason=f"{revised.revision.sentence_text()} {decision.reason}")
     return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,
                        anchor=anchor_text, anchor_state=anchor.state, found_text=anchor.text if anchor.found else "",
                        similarity=round(anchor.similarity, 4), line=anchor.line, column=anchor.column,
@@ -226,7 +246,8 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
                        concern=decision.concern, response=decision.response, priority=decision.priority,
                        claimed=claimed, checks=evidence.checks, note=claim.note,
                        holds_only={n: sorted(v, key=CONVENTIONS[n].values.index) for n, v in evidence.holds_only.items()
-                                   if v} if decision.verdict == "qualified" else {})
+                                   if v} if decision.verdict == "qualified" else {},
+                       revision=revised.revision if revised is not None else None)
 
 
 def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance: Provenance,
@@ -248,8 +269,10 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     each claim's result as it is computed: to prepare other work meanwhile (the reports' charts) while
     the audit waits on its references.
     """
-    claims = [c for c in chapter.register.claims if select is None or c.id in select]
     budget = Budget()
+    # a claim init derived from a sentence the author has since edited is checked as derived again from it
+    chapter, revised = revise(chapter, budget)
+    claims = [c for c in chapter.register.claims if select is None or c.id in select]
     anchors = {claim.id: anchor_claim(chapter.snapshot, claim, budget) for claim in chapter.register.claims}
     env = environment(provenance.versions, CLAIM_SECONDS)
     keys: dict[str, str] = {}
@@ -258,6 +281,9 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
     if cache is not None:
         for claim in claims:
             keys[claim.id] = claim_key(claim, chapter, anchors[claim.id], env, book)
+            if claim.id in revised:  # derived again by reading the whole text (its tables, its conventions)
+                keys[claim.id] = hashlib.sha256(f"{keys[claim.id]}\n{chapter.snapshot.fingerprint()}".encode()
+                                                ).hexdigest()
             hit = cache.get(keys[claim.id], claim, chapter_id)
             if hit is not None:
                 cached[claim.id] = hit
@@ -305,7 +331,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
                         if conflict not in book.conflicts:
                             book.conflicts.append(conflict)
             else:
-                result = audit_claim(claim, chapter, ms, anchor)
+                result = audit_claim(claim, chapter, ms, anchor, revised=revised.get(claim.id))
                 if computed is not None:
                     computed(result)
                 if cache is not None:

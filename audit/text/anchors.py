@@ -277,9 +277,32 @@ def claim_numbers(claim) -> list[str]:
 
 def anchor_claim(snapshot: Snapshot, claim, budget: Budget | None = None) -> Anchor:
     """The claim's quote anchored in ``snapshot`` (its prefix, suffix and line hint), an edited match kept
-    only when it carries the claim's numbers (``keeps_numbers``)."""
-    return keeps_numbers(locate(snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix, line=claim.line,
-                                budget=budget), claim)
+    only when it carries the claim's numbers (``keeps_numbers``). A quote printed in several places is the one
+    inside the sentence the claim was derived from (``derived.sentence``), when that sentence is printed once."""
+    found = locate(snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix, line=claim.line, budget=budget)
+    if found.state == "ambiguous":
+        found = _in_sentence(snapshot, claim) or found
+    return keeps_numbers(found, claim)
+
+
+def _in_sentence(snapshot: Snapshot, claim) -> Anchor | None:
+    """The claim's quote where it is printed inside its derived sentence, when the sentence is printed exactly once
+    and holds the quote once; None otherwise."""
+    derived = getattr(claim, "derived", None)
+    if derived is None or claim.quote not in derived.sentence or derived.sentence.count(claim.quote) != 1:
+        return None
+    text = snapshot.text
+    starts = [m.start() for m in re.finditer(re.escape(derived.sentence), text)]
+    if len(starts) != 1:
+        return None
+    at = starts[0] + derived.sentence.index(claim.quote)
+    line, column = _position(text, at)
+    state = "moved" if claim.line is not None and line != claim.line else "unchanged"
+    count = len(re.findall(re.escape(claim.quote), text))
+    note = f"the quote occurs {count} times; the one in the sentence the claim was derived from is used"
+    if state == "moved":
+        note += f"; moved from line {claim.line} to line {line}"
+    return Anchor(state, line, column, claim.quote, 1.0, count, note)
 
 
 def keeps_numbers(anchor: Anchor, claim) -> Anchor:
