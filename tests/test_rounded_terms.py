@@ -140,3 +140,47 @@ def test_init_encodes_a_mean_of_rounded_terms_its_check_decides():
     assert determined("(1.00 + 0.33 + 0.50)/3", "0.611") == (True, "")
     ok, why = determined("(4.31 + 0.27)/5.27", "0.870")
     assert not ok and "rounding of 4.31, 0.27, 5.27" in why
+
+
+# --- numbers as texts typeset them -----------------------------------------------------------------
+
+@pytest.mark.parametrize("printed, value", [
+    ("1{,}048{,}576", Fraction(1048576)),          # LaTeX thousands separators: 2^20 rankings
+    ("1\u2009048\u2009576", Fraction(1048576)),    # thin spaces between groups
+    ("1\\,048\\,576", Fraction(1048576)),          # LaTeX's thin space
+    ("1 048 576", Fraction(1048576)),
+    ("\u22120.05", Fraction(-1, 20)),              # the typeset minus
+    ("61.1\\%", Fraction(611, 1000)),              # LaTeX's percent sign
+    ("≈\u202f0.61", Fraction(61, 100)),            # a narrow no-break space after the mark
+])
+def test_typeset_numbers_are_read_as_printed(printed, value):
+    from audit.register.values import parse_claimed
+    assert parse_claimed(printed).nominal == value
+
+
+def test_a_decimal_comma_is_not_read_as_thousands():
+    from audit.errors import ValueParseError
+    from audit.register.values import parse_claimed
+    with pytest.raises(ValueParseError):
+        parse_claimed("0{,}611")
+
+
+@pytest.mark.parametrize("expression, value", [
+    ("1{,}000/4", Fraction(250)), ("2\u2009/\u20093", Fraction(2, 3)), ("1 \u2212 0.5", Fraction(1, 2)),
+])
+def test_typeset_expressions_are_read(expression, value):
+    from audit.register.values import expression_interval
+    assert expression_interval(expression)[:2] == (value, value)
+
+
+@pytest.mark.parametrize("claimed, quote, printed", [
+    ("1{,}048{,}576", "there are $1{,}048{,}576$ rankings of twenty documents", True),
+    ("1 048 576", "there are 1\u2009048\u2009576 rankings", True),
+    ("61.1%", "so MRR is $61.1\\%$ here", True),
+    ("\u22120.05", "a change of \u22120.05 in AP", True),
+    ("0.05", "a change of \u22120.05 in AP", False),     # the sign is printed: 0.05 is another value
+    ("0.5", "so 1 \u2212 0.5 = 0.5", True),             # a subtraction's operand keeps no sign
+])
+def test_a_typeset_value_is_found_in_its_quote(claimed, quote, printed):
+    from audit.evaluation.checks.value import printed_in_quote
+    assert printed_in_quote(claimed, quote) is printed

@@ -336,11 +336,28 @@ def format_decimal(x: Fraction | float, places: int = 6) -> str:
     return text if text not in ("-0", "") else "0"
 
 
+#: Spaces typeset between digit groups or around operators: thin (U+2009), narrow no-break (U+202F), no-break
+#: (U+00A0), figure (U+2007); LaTeX's thin space ``\,``.
+_TYPESET_SPACE = re.compile(r"[\u2009\u202f\u00a0\u2007]|\\,|\\ ")
+#: A whole number printed in groups of three: "1,048,576", "1{,}048{,}576" (LaTeX), "1 048 576" (after the typeset
+#: spaces are plain); its first group has no leading zero, so "0{,}611" (a decimal comma) is not one.
+_GROUPED = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:(?:\{,\}| )\d{3})+)(?![\d{])")
+
+
+def plain_number_text(text: str) -> str:
+    """``text`` with numbers as typesetting prints them made plain: the minus sign U+2212 as ``-``, thin and no-break
+    spaces as spaces, thousands separators in LaTeX (``1{,}048{,}576``) or as spaces (``1 048 576``) removed, and a
+    LaTeX percent sign ``\\%`` as ``%``. Other text is kept as it is."""
+    out = text.replace("\u2212", "-").replace("\\%", "%")
+    out = _TYPESET_SPACE.sub(" ", out)
+    return _GROUPED.sub(lambda m: m.group(1) + re.sub(r"\{,\}| ", "", m.group(2)), out)
+
+
 def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> ClaimedValue:
     """Read a claimed value as printed in a chapter.
 
-    Accepts fractions (``1/4``), integers (``43``), decimals (``.4884``, ``0.33``, ``−0.05`` with the
-    typeset minus), percentages (``80%``), number words (``fifty``, ``a fifth``), an approximation mark
+    Accepts fractions (``1/4``), integers (``43``, ``1,048,576``, ``1{,}048{,}576``, ``1 048 576`` with thin
+    spaces), decimals (``.4884``, ``0.33``, ``−0.05`` with the typeset minus), percentages (``80%``, ``80\\%``), number words (``fifty``, ``a fifth``), an approximation mark
     (``≈``, ``about``), a comparator (``< 1``) or an equals sign (``= .04``, as a p-value is printed). ``tolerance`` (e.g. ``"0.05"``) widens a
     value the chapter gives loosely ("about 0.9") to ±tolerance.
 
@@ -356,7 +373,7 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
                               "the chapter prints it")
     raw = str(text)
     # the minus sign typeset as U+2212 (−0.05) is the hyphen-minus; "p = .04" prints its value after "="
-    s = raw.strip().replace("\u2212", "-")
+    s = plain_number_text(raw).strip()
     if s.startswith("=") and not s.startswith("=="):
         s = s[1:].strip()
     approximate = False
@@ -812,7 +829,7 @@ def _read_expression(text: str) -> tuple[ast.Expression, str]:
     """The syntax tree of an expression and the source it was read from, within the length and
     nesting limits. ``×``/``·`` are read as ``*``, ``÷`` as ``/``, ``−`` as ``-``, ``^`` as ``**``
     (so ``2^3 - 1`` is (2**3) − 1, with power's precedence) and ``ln 2`` as ``ln(2)``."""
-    source = str(text).replace("×", "*").replace("·", "*").replace("÷", "/").replace("−", "-")
+    source = plain_number_text(str(text)).replace("×", "*").replace("·", "*").replace("÷", "/")
     if len(source) > MAX_EXPRESSION_CHARS:
         raise ValueParseError(f"expression {trim(text)} is longer than {MAX_EXPRESSION_CHARS} characters (the limit)")
     depth = 0

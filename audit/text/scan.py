@@ -380,8 +380,21 @@ def printed_values(text: str) -> list[str]:
     found = [(a, text[a:b]) for a, b in grouped] + [
         (m.start(), m.group(0)) for m in re.finditer(VALUE, text, re.IGNORECASE)
         if not any(a <= m.start() < b for a, b in grouped)]
-    return [value for _, value in sorted(found)]
+    out = []
+    for a, value in sorted(found):
+        b = a + len(value)
+        if (value[:1].isdigit() or value[:1] == ".") and _SIGN.search(text[:a]):  # −0.05, not the 0.05 of 1 − 0.05
+            value = text[a - 1] + value
+        if text[b:b + 2] == "\\%":  # LaTeX's percent sign
+            value += "%"
+        out.append(value)
+    return out
 
 
-#: A number written with thousands separators ("1,048,576").
-_GROUPED = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]\d)")
+#: A number written with thousands separators: "1,048,576", LaTeX's "1{,}048{,}576" and "1\\,048\\,576", or thin,
+#: no-break and plain spaces between groups of three ("1 048 576"), the first group without a leading zero.
+_GROUPED = re.compile(r"(?<![\d,.])(?:\d{1,3}(?:,\d{3})+|[1-9]\d{0,2}(?:(?:\{,\}|\\,|[\u2009\u202f\u00a0\u2007 ])\d{3})+)"
+                      r"(?:\.\d+)?(?![\d,]\d)(?!\{)")
+#: A minus sign printed right before a number that is no operand of a subtraction: after the start, a space that
+#: follows a word other than a number or a closing parenthesis, "(", "=", "≈" or ":".
+_SIGN = re.compile(r"(?:^|(?<=[\s(=≈:])(?<![\d)]\s))[−-]$")
