@@ -39,7 +39,11 @@ def test_an_edit_is_judged_by_the_arithmetic_it_makes_false():
     assert breaks_arithmetic("2.59/3.64 = 0.7115", "2.59/3.64 = 0.7050") == \
         "2.59/3.64 gives 0.711538, not the printed 0.7050"
     assert breaks_arithmetic("2.59/3.64 = 0.7050", "2.59/3.64 = 0.7050") == ""   # already false: not the edit's doing
-    assert breaks_arithmetic("2.59/3.64 = 0.7115", "2.59/3.64 = 0.7114") == ""   # within the terms' rounding
+    # within the terms' rounding, but 2.59/3.64 gave the printed 0.7115 as printed: a reader would find 0.7114 wrong
+    assert breaks_arithmetic("2.59/3.64 = 0.7115", "2.59/3.64 = 0.7114") == \
+        "2.59/3.64 gives 0.711538, not the printed 0.7114"
+    # a slip within the rounding corrected to the plain terms' value: (1 + 1/3 + 1/2)/3 = 11/18 = 0.6111
+    assert breaks_arithmetic("MRR = (1.00 + 0.33 + 0.50)/3 = 0.614", "MRR = (1.00 + 0.33 + 0.50)/3 = 0.611") == ""
 
 
 SNAPSHOT = """\
@@ -117,17 +121,17 @@ def _rounds(root: Path):
     return first, patch, second, folder
 
 
-def test_a_corrected_value_within_the_rounding_of_the_printed_terms_is_proposed(rounds):
+def test_a_corrected_value_the_printed_terms_gave_otherwise_is_a_revision_not_a_hunk(rounds):
     """AP by hand: precision 1 at rank 1 and 2/3 at rank 3 over |R| = 3 gives 5/9 = 0.5556 (trec_eval map,
-    ir_measures AP, ranx map). The sentence prints 1.67/3 = 0.5567; 1.67 is 5/3 printed to two places and stands for
-    any number in [1.665, 1.675], so 1.67/3 ≈ 0.5556 is true of the printed terms (they give 0.555 to 0.5583) and of
-    the exact value, and the finding proposes it (under the denominator it names: over the relevant retrieved AP
-    would be 5/6) without calling the printed arithmetic false."""
-    first, _, _, _ = rounds
+    ir_measures AP, ranx map). The sentence prints 1.67/3 = 0.5567, and 1.67/3 = 0.556667 exactly: 0.5556 is within
+    what the rounded 1.67 allows, but a reader who divides the printed 1.67 by 3 would find it wrong, so changing
+    0.5567 to 0.5556 alone is no hunk and the finding says why."""
+    first, patch, _, _ = rounds
     f1 = first["F1"]
     assert f1["verdict"] == "contradicted"
-    assert f1["response"].startswith("Change “0.5567” to “≈ 0.5556”"), f1["response"]
-    assert "arithmetic false" not in f1["response"]
+    assert "would leave the printed arithmetic false (1.67/3 gives 0.556667, not the printed" in f1["response"], \
+        f1["response"]
+    assert "1.67/3 = 0.5556" not in patch and "1.67/3 ≈ 0.5556" not in patch
 
 
 def test_a_corrected_value_that_would_make_the_printed_arithmetic_false_is_a_revision_not_a_hunk():

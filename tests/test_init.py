@@ -143,8 +143,9 @@ def test_a_draft_says_what_is_missing(tmp_path):
 
 
 def test_a_sentence_encoded_in_part_gets_a_draft_naming_what_is_left(tmp_path):
-    """The chain is encoded; "its precision is 2/3" is not (no ranking to build a fixture from), and neither is
-    the count: a draft names both, so the register has a claim for every statement the report counts."""
+    """The chain is encoded; "its precision is 2/3" is not (no ranking to build a fixture from), nor the count,
+    nor "a recall of 21/43": the arithmetic checks 21/43 ≈ .4884, not that recall is 21/43. A draft names all
+    three, so the register has a claim for every statement the report counts."""
     source = tmp_path / "s.txt"
     source.write_text("The filter keeps 21 of the 43 positives, a recall of 21/43 ≈ .4884, and its precision is "
                       "2/3.\n", encoding="utf-8")
@@ -152,7 +153,7 @@ def test_a_sentence_encoded_in_part_gets_a_draft_naming_what_is_left(tmp_path):
     claims = load_chapter(folder).register.claims
     assert [c.kind for c in claims] == ["arithmetic", "draft"]
     assert counts["statements"] == 4      # the count, recall of 21/43, 21/43 ≈ .4884, precision is 2/3
-    assert "not encoded: “The filter keeps 21 of the 43 positives, a … , and its … .”; “precision is 2/3”" \
+    assert "not encoded: “The filter keeps 21 of the 43 positives, a … , and its … .”; “recall of 21/43”; “precision is 2/3”" \
         in claims[1].claim
     report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
     assert len(report.statements) == 4 and all(s.covered_by for s in report.statements)

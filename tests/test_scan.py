@@ -274,3 +274,18 @@ def test_the_shipped_registers_cover_every_printed_value():
         assert (summary["statements"], summary["uncovered"]) == (total, open_), name
         valued = {p.text for u in scan(chapter.snapshot) for p in statements(u) if p.values}
         assert valued and not [s.text for s in found if not s.covered_by and s.text in valued], name
+
+
+def test_arithmetic_on_printed_numbers_does_not_cover_the_measures_value():
+    """"Precision@3 = 1/3 ≈ 0.33" with relevant items at ranks 1, 3 and 5: P@3 is 2/3, so the sentence is wrong,
+    while its arithmetic 1/3 ≈ 0.33 is right. A claim checking the arithmetic alone leaves the measure's value
+    uncovered, so a wrong value is never reported as checked; a claim computing P@3 (``computes``) covers it."""
+    sentence = "The relevant items sit at ranks 1, 3 and 5, so Precision@3 = 1/3 ≈ 0.33."
+    parts = [p for u in scan_text(sentence) for p in statements(u)]
+    assert [p.text for p in parts] == ["Precision@3 = 1/3", "1/3 ≈ 0.33"]
+    whole = (0, len(sentence))
+    arithmetic = use_of({"id": "A", "kind": "arithmetic", "expression": "1/3", "claimed": "≈ 0.33"}, whole)
+    assert [covered_by(p, [arithmetic]) for p in parts] == [[], ["A"]]
+    measured = use_of({"id": "M", "kind": "arithmetic", "expression": "1/3", "claimed": "≈ 0.33",
+                       "computes": {"measure": "P@3", "fixture": "ranks-1-3-5"}}, whole)
+    assert [covered_by(p, [measured]) for p in parts] == [["M"], ["M"]]

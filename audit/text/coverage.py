@@ -330,8 +330,10 @@ def use_of(claim: dict, span: Span) -> Use:
             if e.get("after") is not None:
                 printed.append((e.get("after_measure") or e.get("measure"), str(e["after"])))
     elif kind == "arithmetic":
-        computed = claim.get("computes") or {}
+        computed, on_cohort = claim.get("computes") or {}, claim.get("set_measure") or {}
         printed = [(computed.get("measure"), str(claim.get("claimed")))]
+        if on_cohort.get("measure"):
+            printed.append((on_cohort["measure"], str(claim.get("claimed"))))
         expression = str(claim.get("expression") or "")
     elif kind == "property" and claim.get("bound") is not None:
         printed = [(claim.get("measure"), str(claim["bound"]))]
@@ -408,6 +410,12 @@ def prints(use: Use, part: Part, value: str) -> bool:
     """Whether the claim prints ``value`` as the statement states it (see the module doc)."""
     if use.kind in ("not checkable", "draft"):
         return True
+    if use.kind == "arithmetic" and part.kind == "value" and part.measure is not None:
+        # "Precision@3 = 1/3": the measure's value, which arithmetic on printed numbers ("1/3 ≈ 0.33") does not
+        # check; only an arithmetic claim that computes the measure on a fixture (``computes``) covers it
+        if not any(measure and _same_measure(part.measure, measure) for measure, _ in use.printed):
+            return False
+        return _plain(use.expression) == _plain(value) or any(_same_value(value, w) for _, w in use.printed)
     if use.kind == "arithmetic":
         expr = _plain(use.expression)
         if expr and (expr == _plain(value) or expr in {_plain(e) for e in part.expressions}):

@@ -240,12 +240,12 @@ def chains(text: str) -> list[list[tuple[int, int, str]]]:
     return out
 
 
-def false_arithmetic(text: str) -> list[str]:
-    """Each link of printed arithmetic in ``text`` that is false as printed: an expression followed by ``=``, ``≈``
-    or ``~`` and a value that neither the expression's exact value nor any value it takes over the numbers its
-    printed decimals round to lies in ("2.59/3.64 = 0.7114": 0.711538, and at most 0.7133 over 2.585..2.595 and
-    3.635..3.645, so it stands; "2.59/3.64 = 0.75" is false), described as ``"2.59/3.64 gives 0.711538, not the
-    printed 0.75"``. A link whose expression or value cannot be read is not judged."""
+def _links(text: str) -> list[tuple[str, str, str, bool]]:
+    """Each link of printed arithmetic in ``text`` (an expression followed by ``=``, ``≈`` or ``~`` and a value), as
+    ``(expression, how it is false, 'exact' | 'rounded' | '')``: ``exact`` when the expression's exact value lies in
+    the printed value's interval, ``rounded`` when only some numbers its printed decimals round to give it (2.59/3.64 =
+    0.711538 misses 0.7114, but 2.585/3.645 .. 2.595/3.635 holds it), ``''`` when none does. A link whose expression
+    or value cannot be read is left out."""
     out = []
     for chain in chains(text):
         for (a, b, _), (c, d, link) in zip(chain, chain[1:]):
@@ -257,19 +257,33 @@ def false_arithmetic(text: str) -> list[str]:
                 printed = parse_claimed(_claimed(link, right))
             except (AuditError, ZeroDivisionError, ValueError):
                 continue
-            if printed.decide(lo, hi) is False:
-                span = printed_terms_interval(normal_expression(left))
-                if span is not None and printed.decide(*span) is not False:
-                    continue  # the terms are printed rounded, and some numbers they stand for give the value
-                value = (lo + hi) / 2
-                out.append(f"{left} gives {float(value):.6g}, not the printed {right}")
+            how = f"{left} gives {float((lo + hi) / 2):.6g}, not the printed {right}"
+            if printed.decide(lo, hi) is not False:
+                out.append((left, how, "exact"))
+                continue
+            span = printed_terms_interval(normal_expression(left))
+            out.append((left, how, "rounded" if span is not None and printed.decide(*span) is not False else ""))
     return out
 
 
+def false_arithmetic(text: str) -> list[str]:
+    """Each link of printed arithmetic in ``text`` that is false as printed: an expression followed by ``=``, ``≈``
+    or ``~`` and a value that neither the expression's exact value nor any value it takes over the numbers its
+    printed decimals round to lies in ("2.59/3.64 = 0.7114": 0.711538, and at most 0.7133 over 2.585..2.595 and
+    3.635..3.645, so it stands; "2.59/3.64 = 0.75" is false), described as ``"2.59/3.64 gives 0.711538, not the
+    printed 0.75"``. A link whose expression or value cannot be read is not judged."""
+    return [how for _, how, holds in _links(text) if not holds]
+
+
 def breaks_arithmetic(before: str, after: str) -> str:
-    """What an edit from ``before`` to ``after`` makes false of the arithmetic the text prints ('' when nothing):
-    a corrected value written after printed terms it no longer follows from."""
-    new = [f for f in false_arithmetic(after) if f not in false_arithmetic(before)]
+    """What an edit from ``before`` to ``after`` makes false of the arithmetic the text prints ('' when nothing): a
+    corrected value written after printed terms it no longer follows from — no number the terms round to gives it,
+    or the terms as printed gave the old value exactly and give the new one only through their rounding (a reader
+    who adds the printed 4 + 1.89 + … and got the printed 10.43 would find 10.44 wrong)."""
+    exact_before = {left for left, _, holds in _links(before) if holds == "exact"}
+    false_before = set(false_arithmetic(before))
+    new = [how for left, how, holds in _links(after)
+           if how not in false_before and (not holds or (holds == "rounded" and left in exact_before))]
     return "; ".join(new)
 
 
