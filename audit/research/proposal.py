@@ -1023,7 +1023,7 @@ def _compose_one(members: list[_Change], located: dict, chapter: Chapter, ms: Me
         s0 = min(spans[c][0] for c in plan_ids)
         e0 = max(spans[c][1] for c in plan_ids)
         replaced = snapshot[s0:e0]
-        shown = after[moved(s0, None, False):moved(e0, plan_ids[-1], True)].strip()
+        shown = " ".join(after[moved(s0, None, False):moved(e0, plan_ids[-1], True)].split())
         check = ("re-checked together: the changes for " + ", ".join(plan_ids) + " made at once in one sentence, and "
                  "every claim quoting it re-run on the new text (" + ", ".join(f"{c} {v}" for c, v in verdicts.items())
                  + "); " + "; ".join(c.replace("re-checked: ", "", 1) for c in checks))
@@ -1031,12 +1031,16 @@ def _compose_one(members: list[_Change], located: dict, chapter: Chapter, ms: Me
         rationale = " ".join(dict.fromkeys(p["rationale"] for p in plans))
         tradeoff = " ".join(dict.fromkeys(p["tradeoff"] for p in plans))
         response = ("One change to the sentence for " + ", ".join(plan_ids) + ": "
-                    + "; ".join(dict.fromkeys(p["response"].rstrip(".") for p in plans))
+                    + "; ".join(dict.fromkeys(_lower_first(p["response"].rstrip(".")) for p in plans))
                     + f", so that it reads “{shown}” ({check.replace('re-checked together: ', 'checked: ', 1)})."
                     + "".join(dict.fromkeys(p.get("then", "") for p in plans)))
     conventions = list(dict.fromkeys(n for p in plans for n in p.get("conventions", [])))
     return _Group(start, end, text, plan_ids, action, replaced, shown, rationale, tradeoff, check, conventions,
                   [e.as_dict() for e in register.values()], response)
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:1].isupper() and text[1:2].islower() else text
 
 
 def _recheck_joint(claim, edits: list[Edit], trial: Chapter, ms: Measurements, store, sentence: str) -> str:

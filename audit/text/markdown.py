@@ -191,9 +191,11 @@ def changed_structure(before: str, after: str, lines: tuple[int, int], added: in
         return (f"the Markdown would have {len(new)} blocks and spans where it has {len(old)} (a block split, joined, "
                 "opened or closed)")
     for (kind_a, map_a, content_a), (kind_b, _, content_b) in zip(old, new):
+        where = f" (line {map_a[0] + 1})" if map_a else ""
+        if kind_a != kind_b and kind_a[0] == kind_b[0] == "inline":
+            return "the emphasis, code spans, formulas or links of a paragraph would change" + where
         if kind_a != kind_b:
-            return f"a {kind_a[0]} of the text would become {kind_b[0]}" + (
-                f" (line {map_a[0] + 1})" if map_a else "")
+            return f"a {kind_a[0]} of the text would become a {kind_b[0]}" + where
         touched = bool(map_a) and map_a[0] <= lines[1] and lines[0] < map_a[1]
         if content_a != content_b and not touched:
             return f"a {kind_a[0]} outside the changed sentence would change (line {map_a[0] + 1 if map_a else '?'})"
