@@ -15,8 +15,12 @@ Each qualified or contradicted claim whose fix the harness can write *and check*
   reference with nothing cached.
 
 Anything else (a listing to fix, a stale quote, an error) is listed as not proposed, with the reason.
-A hunk whose check fails is withdrawn, never printed as a fix. Hunks are applied in snapshot order,
-each to the text the previous ones produced, so two findings on one line are two hunks.
+A hunk whose check fails is withdrawn, never printed as a fix. The findings' changes to one sentence (every claim
+quoting it) are composed into one hunk: each change made once, words added at one place joined, and the new sentence
+re-checked with every claim quoting it (``_compose``); changes that need different words in one place, a new text
+that would change the chapter's Markdown structure (parsed before and after), or a failed joint re-check withdraw
+the sentence's hunk. Words are never added inside a display formula, a code block, a table (but a row's label) or a
+doctest. Hunks are applied in snapshot order, each to the text the previous ones produced.
 """
 
 from __future__ import annotations
