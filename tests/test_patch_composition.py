@@ -287,3 +287,29 @@ def test_a_change_that_splits_a_formula_or_opens_emphasis_is_a_structure_change(
     assert changed_structure(before, "Para one.\n\n$$\nx = 1\n$$ Words.\n\nNext.\n", (2, 4), 0)
     assert changed_structure(before, "Para one. Words.\n\n$$\nx = 1\n$$\n\nNext.\n", (0, 0), 0) == ""
     assert changed_structure("All p-values are **above 0.70**.\n", "All p-values are **> > 0.27.\n", (0, 0), 0)
+
+
+LISTING = """\
+The gain of each rank, discounted:
+
+```python
+import math
+
+def dcg(grades, k):
+    return sum(g / math.log2(i + 1) for i, g in enumerate(grades[:k]))
+```
+"""
+
+
+def test_a_corrected_listing_that_would_nest_a_second_definition_is_withdrawn():
+    """A rewrite placed over the body alone leaves `def dcg` inside `def dcg`: not offered; placed over the whole
+    function, it is (one definition before, one after)."""
+    from audit.research.proposal import _one_definition, _Withdrawn
+    new = "def dcg(grades, k):\n    return sum(g / math.log2(i + 2) for i, g in enumerate(grades[:k]))"
+    body = LISTING.index("    return")
+    body_end = LISTING.index("\n```", body)
+    with pytest.raises(_Withdrawn, match="inside another function"):
+        _one_definition(LISTING, [(body, body_end, "    " + new.replace("\n", "\n    "))], "def dcg(grades, k):",
+                        "def dcg(grades, k):", "dcg")
+    whole = LISTING.index("def dcg")
+    _one_definition(LISTING, [(whole, body_end, new)], "def dcg(grades, k):", "def dcg(grades, k):", "dcg")

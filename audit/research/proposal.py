@@ -591,6 +591,7 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         calls[-1] = c.model_copy(update={"returns": new})
         changed.append((str(c.returns), new))
     new_claim = new_claim.model_copy(update={"calls": calls})
+    _one_definition(snapshot, spans, claim.quote, new_claim.quote, claim.function)
     what = "recheck listing " + json.dumps([rewrite.source, [e.as_dict() for e in edits]], ensure_ascii=False)
     verdict = _recheck_listing(new_claim, chapter, ms, snapshot, spans, rechecks, what)
     if verdict != "supported":
@@ -623,6 +624,40 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
                 response=response,
                 rationale=f"{r.concern} The listing is rewritten from the chapter's definition of {claim.measure}.",
                 tradeoff="The listing's body changes; its name, parameters and what the text says it computes stay.")
+
+
+def _one_definition(snapshot: str, spans, old_quote: str, new_quote: str, function: str) -> None:
+    """The patched listing must parse and define ``function`` as often, and as deeply, as the listing did: a rewrite
+    placed over part of the old function would leave one ``def`` inside another. Raises ``_Withdrawn`` otherwise."""
+    import ast
+
+    from audit.text.listings import find_listings
+
+    def defined(text: str, quote: str):
+        listing = next((item for item in find_listings(text) if quote.strip() in item.code), None)
+        if listing is None:
+            return None
+        try:
+            tree = ast.parse(listing.code)
+        except SyntaxError as exc:
+            raise _Withdrawn(f"the patched listing is not valid Python ({exc.msg}, listing line {exc.lineno})")
+        named = (ast.FunctionDef, ast.AsyncFunctionDef)
+        total = sum(1 for n in ast.walk(tree) if isinstance(n, named) and n.name == function)
+        nested = sum(1 for outer in ast.walk(tree) if isinstance(outer, named)
+                     for n in ast.walk(outer) if n is not outer and isinstance(n, named) and n.name == function)
+        return total, nested
+
+    patched = snapshot
+    for x, y, text in sorted(spans, reverse=True):
+        patched = patched[:x] + text + patched[y:]
+    after = defined(patched, new_quote)
+    before = defined(snapshot, old_quote)
+    if after is None:
+        raise _Withdrawn("the corrected listing could not be found again in the patched text")
+    if after[0] < 1 or (before is not None and (after[0] > before[0] or after[1] > before[1])) or \
+            (before is None and after != (1, 0)):
+        raise _Withdrawn(f"the patched listing would define {function}() {after[0]} time(s), {after[1]} inside "
+                         "another function; the finding says what to change in it")
 
 
 def _printed_span(snapshot: str, call, new: str) -> tuple[int, int, str]:
