@@ -968,7 +968,9 @@ def _compose_one(members: list[_Change], located: dict, chapter: Chapter, ms: Me
         members = [m for m in members if m.claim not in ids]
         if not members:
             return None
-    start, end = min(e[0] for e in edits), max(e[1] for e in edits)
+    # the hunk holds the sentence: every finding's quote with its change, so the lines shown are the whole sentence
+    start = min([e[0] for e in edits] + [m.qs for m in members if not m.more])
+    end = max([e[1] for e in edits] + [m.qe for m in members if not m.more])
     text = snapshot[start:end]
     for a, b, t, _ in sorted(edits, reverse=True):
         text = text[:a - start] + t + text[b - start:]
