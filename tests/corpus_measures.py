@@ -178,6 +178,8 @@ def _damage(before: str, after: str) -> str:
 def patch_rounds(ids: list[str] | None = None, progress=lambda message: None) -> PatchFigures:
     """Audit every corpus text (``ids``: these only) in a scratch project, apply each patch with ``patch -p0`` from
     its root as the README says, and audit the patched texts again (see ``PatchFigures``)."""
+    import contextlib
+    import io
     import json
     import os
     import shutil
@@ -198,7 +200,8 @@ def patch_rounds(ids: list[str] | None = None, progress=lambda message: None) ->
         os.chdir(root)
         try:
             progress(f"auditing {len(folders)} texts")
-            main(["run", *folders, "--reports", "reports", "--quiet", "--no-cache"])
+            with contextlib.redirect_stdout(io.StringIO()):   # the CLI's "wrote …" lines
+                main(["run", *folders, "--reports", "reports", "--quiet", "--no-cache"])
             first = {}
             for path in sorted(Path("reports").glob("*.json")):
                 data = json.loads(path.read_text(encoding="utf-8"))
@@ -227,7 +230,9 @@ def patch_rounds(ids: list[str] | None = None, progress=lambda message: None) ->
                 patched.append(cid)
             if patched:
                 progress(f"auditing the {len(patched)} patched texts again")
-                main(["run", *[f"claims/{cid}" for cid in patched], "--reports", "reports", "--quiet", "--no-cache"])
+                with contextlib.redirect_stdout(io.StringIO()):
+                    main(["run", *[f"claims/{cid}" for cid in patched], "--reports", "reports", "--quiet",
+                          "--no-cache"])
             for cid in patched:
                 second = json.loads((Path("reports") / f"{cid}.json").read_text(encoding="utf-8"))
                 hunked = {i for h in first[cid]["research"]["proposal"]["hunks"] for i in h.get("claims") or [h["claim"]]}
