@@ -6,6 +6,10 @@ Prints a line per text, then one line per claim family and one overall, in this 
     listings: N statements, agreement A%, wrong supported S, wrong contradicted C
     statistics: N statements, agreement A%, wrong supported S, wrong contradicted C
     overall: N statements, encodable E%, unedited U%, agreement A%, held-out agreement H%, wrong supported S, wrong contradicted C
+    patches: N patches applied, structure kept K, rerun clean C, damaged D
+
+(the last: every text with a finding has its patch applied with ``patch -p0`` in a scratch copy and is audited
+again; goals K = C = N, D = 0)
 
 then every statement whose verdict differs from its label. Labels: tests/corpus/measures/labels.yaml (each value
 computed by compute_labels.py, the libraries called directly and by hand). Run from the project root:
@@ -29,6 +33,7 @@ import corpus_measures as cm  # noqa: E402
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-init", action="store_true", help="skip audit init's drafts (unedited then reads 0%%)")
+    parser.add_argument("--no-patches", action="store_true", help="skip applying each text's patch and its rerun")
     args = parser.parse_args(argv)
     by_text = cm.score(init=not args.no_init, progress=lambda m: print(m, file=sys.stderr, flush=True))
     everything = cm.Figures([s for f in by_text.values() for s in f.statements])
@@ -44,11 +49,19 @@ def main(argv: list[str] | None = None) -> int:
     if statistics:
         print(cm.Figures(statistics).brief("statistics"))
     print(everything.line("overall"))
+    patches = None
+    if not args.no_patches:
+        patches = cm.patch_rounds(progress=lambda m: print(m, file=sys.stderr, flush=True))
+        print(patches.line())
     wrong = everything.wrong()
     if wrong:
         print(f"\n{len(wrong)} statements whose verdict is not the labelled one:")
         for s in wrong:
             print(f"  {s.text} {s.claim}: labelled {s.verdict}, audit says {s.audit} — {s.quote[:80]!r}")
+    if patches is not None and (patches.damaged or patches.unclean):
+        print("\npatches that damaged the text or left the rerun unclean:")
+        for name, why in {**patches.unclean, **patches.damaged}.items():
+            print(f"  {name}: {why}")
     return 0
 
 

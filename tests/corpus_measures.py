@@ -133,3 +133,117 @@ def score(texts: list[dict] | None = None, *, init: bool = True, references=None
             figures.statements.append(st)
         out[text["id"]] = figures
     return out
+
+
+@dataclass
+class PatchFigures:
+    """The author's loop on every corpus text with a finding: its patch applied in a scratch copy and the text
+    audited again. ``applied``: texts whose patch applied; ``kept``: of those, the Markdown structure of the text (its
+    reading, for a notebook or an HTML page) unchanged outside the changed lines; ``clean``: the rerun has no stale,
+    edited or erroneous claim, no patched claim contradicted and no further hunk; ``damaged``: a patch that did not
+    apply, changed the structure, or wrote a repeated word or a doubled comparison sign the text did not have."""
+
+    applied: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    clean: list[str] = field(default_factory=list)
+    damaged: dict[str, str] = field(default_factory=dict)
+    unclean: dict[str, str] = field(default_factory=dict)
+
+    def line(self) -> str:
+        return (f"patches: {len(self.applied)} patches applied, structure kept {len(self.kept)}, "
+                f"rerun clean {len(self.clean)}, damaged {len(self.damaged)}")
+
+
+_REPEATED = r"\b(\w+) \1\b"
+_DOUBLED = r"[<>≤≥] ?[<>≤≥]"
+
+
+def _damage(before: str, after: str) -> str:
+    import re
+
+    from audit.text.markdown import changed_structure
+    old, new = before.split("\n"), after.split("\n")
+    first = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+    tail = next((i for i, (a, b) in enumerate(zip(reversed(old), reversed(new))) if a != b), 0)
+    last = max(first, len(old) - 1 - tail)
+    broken = changed_structure(before, after, (first, last), len(new) - len(old))
+    if broken:
+        return broken
+    for pattern, what in ((_REPEATED, "a repeated word"), (_DOUBLED, "a doubled comparison sign")):
+        if len(re.findall(pattern, after)) > len(re.findall(pattern, before)):
+            return f"{what} the text did not have"
+    return ""
+
+
+def patch_rounds(ids: list[str] | None = None, progress=lambda message: None) -> PatchFigures:
+    """Audit every corpus text (``ids``: these only) in a scratch project, apply each patch with ``patch -p0`` from
+    its root as the README says, and audit the patched texts again (see ``PatchFigures``)."""
+    import contextlib
+    import io
+    import json
+    import os
+    import shutil
+    import subprocess
+
+    from audit.cli import main
+    from audit.text.chapter import Snapshot
+
+    figures = PatchFigures()
+    here = Path.cwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        folders = []
+        for folder in sorted(CORPUS.iterdir()):
+            if (folder / "chapter.yaml").exists() and (ids is None or folder.name in ids):
+                shutil.copytree(folder, root / "claims" / folder.name)
+                folders.append(f"claims/{folder.name}")
+        os.chdir(root)
+        try:
+            progress(f"auditing {len(folders)} texts")
+            with contextlib.redirect_stdout(io.StringIO()):   # the CLI's "wrote …" lines
+                main(["run", *folders, "--reports", "reports", "--quiet", "--no-cache"])
+            first = {}
+            for path in sorted(Path("reports").glob("*.json")):
+                data = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(data, dict) and "research" in data and "chapter" in data:
+                    first[str(data["chapter"]["id"])] = data
+            patched = []
+            for cid, data in first.items():
+                patch = Path("reports") / f"{cid}.patch"
+                proposal = (data.get("research") or {}).get("proposal") or {}
+                if not patch.exists() or not proposal.get("hunks"):
+                    continue
+                snapshot = Path(proposal["file"])
+                before = Snapshot.read(snapshot).text
+                run = subprocess.run(["patch", "-p0", "-s"], input=patch.read_text(encoding="utf-8"), cwd=root,
+                                     capture_output=True, text=True)
+                if run.returncode != 0:
+                    figures.damaged[cid] = f"the patch did not apply: {(run.stdout + run.stderr).strip()[:200]}"
+                    continue
+                figures.applied.append(cid)
+                after = Snapshot.read(snapshot).text
+                damage = _damage(before, after)
+                if damage:
+                    figures.damaged[cid] = damage
+                else:
+                    figures.kept.append(cid)
+                patched.append(cid)
+            if patched:
+                progress(f"auditing the {len(patched)} patched texts again")
+                with contextlib.redirect_stdout(io.StringIO()):
+                    main(["run", *[f"claims/{cid}" for cid in patched], "--reports", "reports", "--quiet",
+                          "--no-cache"])
+            for cid in patched:
+                second = json.loads((Path("reports") / f"{cid}.json").read_text(encoding="utf-8"))
+                hunked = {i for h in first[cid]["research"]["proposal"]["hunks"] for i in h.get("claims") or [h["claim"]]}
+                bad = [f"{c['id']} {c['verdict']}" for c in second["claims"]
+                       if c["verdict"] in ("stale", "error") or c.get("anchor_state") == "edited"
+                       or (c["id"] in hunked and c["verdict"] == "contradicted")]
+                more = [h["claim"] for h in second["research"]["proposal"]["hunks"]]
+                if bad or more:
+                    figures.unclean[cid] = "; ".join(bad + [f"another hunk for {m}" for m in more])
+                else:
+                    figures.clean.append(cid)
+        finally:
+            os.chdir(here)
+    return figures

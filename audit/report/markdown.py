@@ -157,7 +157,8 @@ def hunk_numbers(report: ChapterReport) -> dict[str, list[int]]:
     proposal = report.research.proposal if report.research else None
     out: dict[str, list[int]] = {}
     for i, h in enumerate(proposal.hunks if proposal else [], 1):
-        out.setdefault(h.claim, []).append(i)
+        for cid in h.claims or [h.claim]:
+            out.setdefault(cid, []).append(i)
     return out
 
 

@@ -30,6 +30,20 @@ def _diff(path: str, before: str, after: str) -> list[str]:
     return [line.rstrip("\t") if line.startswith(("--- ", "+++ ")) else line for line in out]
 
 
+def _read_again(manuscript, raw: str) -> str | None:
+    """The text the audit reads from a notebook or an HTML page whose file is ``raw`` (None when it cannot be read):
+    a patch against the file must give the patched reading, or the file's structure was not kept."""
+    from audit.text.chapter import HTML_READING, NOTEBOOK_READING, _html_text, _notebook_text
+    try:
+        if manuscript.reading == NOTEBOOK_READING:
+            return _notebook_text(raw, manuscript.path)[0]
+        if manuscript.reading == HTML_READING:
+            return _html_text(raw)[0]
+    except Exception:  # a file nbformat cannot read: not the patched reading
+        return ""
+    return None
+
+
 def render(proposal: Proposal, original: str, register: str | None = None, manuscript=None) -> str:
     """The patch text; '' when the proposal has no hunk. ``register``: the claim register's text, whose edits
     are included when given. ``manuscript``: the chapter's ``Snapshot`` when it is read in another format (a
@@ -54,6 +68,8 @@ def render(proposal: Proposal, original: str, register: str | None = None, manus
     out += [f"# {h.claim} ({place(h.snapshot_line or h.line)}): {h.action}. {h.check}." for h in proposal.hunks]
     out.append("")
     raw_after = manuscript.file_after(after) if manuscript is not None and manuscript.reading else None
+    if raw_after is not None and _read_again(manuscript, raw_after) not in (None, after):
+        raw_after = None   # the file, read again as the audit reads it, would not be the patched text
     if raw_after is not None:
         out += _diff(proposal.file, manuscript.raw.replace("\r\n", "\n"), raw_after)
     else:

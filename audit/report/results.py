@@ -293,6 +293,9 @@ class Hunk(BaseModel):
     author looks up; 0 in reports written before it was kept)."""
 
     claim: str
+    #: Every claim whose finding this hunk answers, when several quote the sentence it changes (``claim`` first):
+    #: their changes are composed into one new sentence, re-checked with every claim that quotes it
+    claims: list[str] = Field(default_factory=list)
     line: int
     snapshot_line: int = 0
     old: str

@@ -97,12 +97,13 @@ def checklist(report: ChapterReport) -> list[ChecklistItem]:
     research = report.research
     items: list[ChecklistItem] = []
     proposal = research.proposal if research else None
-    hunked = {h.claim for h in proposal.hunks} if proposal else set()
+    hunked = {cid for h in proposal.hunks for cid in h.claims or [h.claim]} if proposal else set()
     if proposal:
         for h in proposal.hunks:
+            ids = h.claims or [h.claim]
             items.append(ChecklistItem(
-                subject=f"{h.claim}: {h.action} — “{h.text}”", claims=[h.claim], recommendation="accept",
-                reason=f"{h.check}. {h.tradeoff}", urgency=_urgency(report, h.claim)))
+                subject=f"{h.claim}: {h.action} — “{h.text}”", claims=ids, recommendation="accept",
+                reason=f"{h.check}. {h.tradeoff}", urgency=min(_urgency(report, cid) for cid in ids)))
         for w in proposal.withdrawn:
             items.append(ChecklistItem(
                 subject=f"{w['claim']}: the harness's candidate text", claims=[w["claim"]], recommendation="reject",

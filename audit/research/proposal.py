@@ -15,14 +15,19 @@ Each qualified or contradicted claim whose fix the harness can write *and check*
   reference with nothing cached.
 
 Anything else (a listing to fix, a stale quote, an error) is listed as not proposed, with the reason.
-A hunk whose check fails is withdrawn, never printed as a fix. Hunks are applied in snapshot order,
-each to the text the previous ones produced, so two findings on one line are two hunks.
+A hunk whose check fails is withdrawn, never printed as a fix. The findings' changes to one sentence (every claim
+quoting it) are composed into one hunk: each change made once, words added at one place joined, and the new sentence
+re-checked with every claim quoting it (``_compose``); changes that need different words in one place, a new text
+that would change the chapter's Markdown structure (parsed before and after), or a failed joint re-check withdraw
+the sentence's hunk. Words are never added inside a display formula, a code block, a table (but a row's label) or a
+doctest. Hunks are applied in snapshot order, each to the text the previous ones produced.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from fractions import Fraction
 
 from audit.attribution.verdict import decide
@@ -46,6 +51,7 @@ from audit.report.results import ClaimResult, Hunk, Proposal
 from audit.research.ledger import _CLAIM_CONVENTION
 from audit.research.register_edit import Edit, RegisterEditError, set_field
 from audit.text.anchors import edited_claim
+from audit.text.markdown import block_end, changed_structure, closed_spans
 from audit.research.register_edit import apply as apply_edits
 
 _ALWAYS = re.compile(r"\balways (helps|improves|raises|increases|boosts|hurts|lowers|reduces|decreases|harms)\b")
@@ -91,15 +97,48 @@ def _locate(result: ClaimResult, text: str, starts: list[int]) -> tuple[int, int
     return start, end
 
 
-def _sentence_end(text: str, end: int) -> int:
-    """The end of the sentence holding position ``end`` (after its full stop), or its paragraph's end (a blank
-    line) or the text's."""
-    if end > 0 and text[end - 1] in ".!?":
-        return end
-    m = re.compile(r"[.!?](?=\s|$)|\n[ \t]*\n").search(text, end)
-    if m is None:
-        return len(text)
-    return m.end() if m.group(0)[0] in ".!?" else m.start()
+def _sentence_end(text: str, end: int, markdown: bool = True) -> tuple[int, str]:
+    """Where words added after the sentence holding position ``end`` go, and what precedes them: after its full stop,
+    or at its paragraph's end (read as Markdown when ``markdown``) when no full stop follows in it. A full stop inside
+    a formula or a code span does not end the sentence; a sentence that ends in a display formula gets the words on a
+    line of their own after it (``"\\n"``), never on the formula's ``$$`` line. Raises ``_Skip`` when that place is in a
+    code block, a table or a doctest."""
+    closed = closed_spans(text, markdown)
+    limit = block_end(text, end, markdown)
+    spot = None
+    if end > 0 and text[end - 1] in ".!?" and not any(c.holds(end - 1) for c in closed):
+        spot = end
+    else:
+        for m in re.compile(r"[.!?](?=\s|$)").finditer(text, end, limit):
+            if not any(c.start <= m.start() < c.end for c in closed):
+                spot = m.end()
+                break
+    at = limit if spot is None else spot
+    for c in closed:
+        if c.kind == "display formula in a paragraph" and c.start < at <= c.end:
+            return c.end, "\n"
+        if c.holds(at):
+            raise _Skip(f"the sentence ends in a {c.kind}; words added there would break it, so the finding says what "
+                        "to state and where is the author's choice")
+    return at, ""
+
+
+def _reads_markdown(chapter: Chapter) -> bool:
+    """Whether the snapshot's text is read as Markdown for the patch's checks: a Markdown file, a notebook's reading,
+    an HTML page's reading (which writes headings, tables and listings as Markdown)."""
+    snap = chapter.snapshot
+    return bool(getattr(snap, "markdown", False) or getattr(snap, "reading", ""))
+
+
+def _closed_at(closed, a: int, b: int, plan: dict) -> str:
+    """The kind of block or span an insertion at ``a`` (``a == b``) would put words inside ('' when none): a table
+    row's label is where a caveat on a row goes (``row_label``), anything else closed is not written into."""
+    if a != b:
+        return ""
+    for c in closed:
+        if c.holds(a) and not (c.kind == "table" and plan.get("row_label")):
+            return c.kind
+    return ""
 
 
 # --- one finding → (action, replaced, text, position, check sentence) --------------------------------
@@ -333,6 +372,23 @@ def _own_words(claim, old: str, new: str) -> list[Edit]:
     return out
 
 
+def _reworded_words(claim, change, said: str, sentence: str, edits: list[Edit]) -> list[Edit]:
+    """The register's title and claim text follow a reworded conclusion ("significant" → "not significant"): the
+    same change made in each; one that states the old conclusion in words the change cannot find takes the new
+    sentence, so no register text keeps a conclusion the patch turned."""
+    out = []
+    for name in ("title", "claim"):
+        current = next((e.value for e in edits if e.field == name), None) or getattr(claim, name, "") or ""
+        if not re.search(r"signific", current, re.IGNORECASE):
+            continue
+        turned = change(current)
+        value = turned if turned is not None else sentence
+        out = [e for e in out if e.field != name] + [Edit(claim.id, name, value)]
+    kept = {e.field for e in out}
+    edits[:] = [e for e in edits if e.field not in kept]
+    return out
+
+
 def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], fields: list[tuple[str, str]],
                 chapter: Chapter, ms: Measurements, why: str, rechecks, reword=None) -> dict:
     """A corrected value: the printed numbers replaced in the sentence and in the register (quote, claimed values,
@@ -359,6 +415,7 @@ def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], 
         if new_quote is None or register_quote is None:
             raise _Skip("the sentence words its conclusion so that no single word can be changed; the finding gives "
                         "the conclusion the data support")
+        edits += _reworded_words(claim, change, reword[1][0], register_quote, edits)
     broken = breaks_arithmetic(quote, new_quote)
     if broken:
         raise _Skip(f"the corrected value would follow printed arithmetic that does not give it ({broken}); the "
@@ -533,6 +590,7 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         calls[-1] = c.model_copy(update={"returns": new})
         changed.append((str(c.returns), new))
     new_claim = new_claim.model_copy(update={"calls": calls})
+    _one_definition(snapshot, spans, claim.quote, new_claim.quote, claim.function)
     what = "recheck listing " + json.dumps([rewrite.source, [e.as_dict() for e in edits]], ensure_ascii=False)
     verdict = _recheck_listing(new_claim, chapter, ms, snapshot, spans, rechecks, what)
     if verdict != "supported":
@@ -565,6 +623,40 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
                 response=response,
                 rationale=f"{r.concern} The listing is rewritten from the chapter's definition of {claim.measure}.",
                 tradeoff="The listing's body changes; its name, parameters and what the text says it computes stay.")
+
+
+def _one_definition(snapshot: str, spans, old_quote: str, new_quote: str, function: str) -> None:
+    """The patched listing must parse and define ``function`` as often, and as deeply, as the listing did: a rewrite
+    placed over part of the old function would leave one ``def`` inside another. Raises ``_Withdrawn`` otherwise."""
+    import ast
+
+    from audit.text.listings import find_listings
+
+    def defined(text: str, quote: str):
+        listing = next((item for item in find_listings(text) if quote.strip() in item.code), None)
+        if listing is None:
+            return None
+        try:
+            tree = ast.parse(listing.code)
+        except SyntaxError as exc:
+            raise _Withdrawn(f"the patched listing is not valid Python ({exc.msg}, listing line {exc.lineno})")
+        named = (ast.FunctionDef, ast.AsyncFunctionDef)
+        total = sum(1 for n in ast.walk(tree) if isinstance(n, named) and n.name == function)
+        nested = sum(1 for outer in ast.walk(tree) if isinstance(outer, named)
+                     for n in ast.walk(outer) if n is not outer and isinstance(n, named) and n.name == function)
+        return total, nested
+
+    patched = snapshot
+    for x, y, text in sorted(spans, reverse=True):
+        patched = patched[:x] + text + patched[y:]
+    after = defined(patched, new_quote)
+    before = defined(snapshot, old_quote)
+    if after is None:
+        raise _Withdrawn("the corrected listing could not be found again in the patched text")
+    if after[0] < 1 or (before is not None and (after[0] > before[0] or after[1] > before[1])) or \
+            (before is None and after != (1, 0)):
+        raise _Withdrawn(f"the patched listing would define {function}() {after[0]} time(s), {after[1]} inside "
+                         "another function; the finding says what to change in it")
 
 
 def _printed_span(snapshot: str, call, new: str) -> tuple[int, int, str]:
@@ -680,7 +772,7 @@ def _property_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, qu
 
 
 def _convention_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str, text_all: str,
-                     end: int, rechecks) -> dict:
+                     end: int, rechecks, markdown: bool = True) -> dict:
     """A caveat after the sentence the quote ends in (``end``: the quote's end in the snapshot ``text_all``)."""
     text, check = _convention(claim, chapter, r, ms.references, ms.book, rechecks)
     stored = rechecks.get(claim.id, "departures") if rechecks is not None else None
@@ -692,8 +784,9 @@ def _convention_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
             rechecks.put(claim.id, "departures", {"others": others})
     if not others:
         raise _Withdrawn("re-running the probe, no reference's departure from the chapter's rule could be named")
-    pos = _sentence_end(text_all, end)
-    register_quote = claim.quote + text_all[end:pos].replace("\n", " ") + text
+    pos, lead = _sentence_end(text_all, end, markdown)
+    text = lead + text.lstrip() if lead else text
+    register_quote = claim.quote + (text_all[end:pos] + text).replace("\n", " ")
     edits = [Edit(claim.id, "quote", register_quote), Edit(claim.id, "others", others)]
     verdict = _recheck(claim, edits, chapter, ms, rechecks)
     if verdict != "supported":
@@ -737,6 +830,276 @@ def _departures(claim, chapter: Chapter, ms: Measurements) -> dict:
             for ref, by in out.items()}
 
 
+@dataclass(frozen=True)
+class _Change:
+    """One finding's change to the snapshot: ``text`` replaces ``a:b`` (an insertion when ``a == b``); ``qs:qe``
+    is the claim's quote with its own change (a caveat after the sentence included); ``more``: a further span of the
+    same finding (a value printed after a call)."""
+
+    claim: str
+    plan: dict
+    a: int
+    b: int
+    text: str
+    qs: int
+    qe: int
+    more: bool = False
+
+
+@dataclass
+class _Group:
+    """The composed change to one sentence: ``text`` replaces ``start:end``; the rest is the hunk's."""
+
+    start: int
+    end: int
+    text: str
+    claims: list[str]
+    action: str
+    replaced: str
+    shown: str
+    rationale: str
+    tradeoff: str
+    check: str
+    conventions: list[str]
+    register_edits: list[dict]
+    response: str
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch in "._%@"
+
+
+def _minimal(text: str, a: int, b: int, new: str) -> tuple[int, int, str]:
+    """The replacement of ``text[a:b]`` by ``new`` narrowed to the words it changes (whole words, so that two
+    changes to one number are seen to meet), for composing it with other changes of the same sentence."""
+    old = text[a:b]
+    p = 0
+    while p < min(len(old), len(new)) and old[p] == new[p]:
+        p += 1
+    q = 0
+    while q < min(len(old), len(new)) - p and old[len(old) - 1 - q] == new[len(new) - 1 - q]:
+        q += 1
+    while p > 0 and _word(old[p - 1]):
+        p -= 1
+    while q > 0 and _word(old[len(old) - q]):
+        q -= 1
+    return a + p, b - q, new[p:len(new) - q]
+
+
+_HERE = re.compile(r"^ \(here (.*)\)$", re.DOTALL)
+
+
+def _merge_insertions(texts: list[str]) -> str:
+    """Several words added at one place, each once: "(here …)" statements joined in one parenthesis."""
+    texts = list(dict.fromkeys(texts))
+    if len(texts) > 1 and all(_HERE.match(t) for t in texts):
+        return " (here " + "; ".join(_HERE.match(t).group(1) for t in texts) + ")"
+    return "".join(texts)
+
+
+_RANK = {"contradicted": 0, "qualified": 1, "supported": 2}
+
+
+def _compose(planned: list[_Change], located: dict, chapter: Chapter, ms: Measurements, claims: dict, rechecks,
+             proposal: Proposal, markdown: bool) -> list[_Group]:
+    """The findings' changes composed per sentence: the changes of every claim quoting one sentence made at once
+    (identical ones once, words added at one place joined), the new sentence checked for the chapter's structure
+    (parsed before and after) and re-checked with every claim that quotes it, each claim re-run with its register
+    entry following the new sentence. A group whose changes collide, whose new text would change the structure or
+    whose joint re-check fails is withdrawn, each claim with the reason."""
+    snapshot = chapter.snapshot.text
+    changes = []
+    for c in planned:
+        if c.a < c.b and not c.more and c.plan.get("action") != "correct a listing":
+            a, b, t = _minimal(snapshot, c.a, c.b, c.text)
+            c = _Change(c.claim, c.plan, a, b, t, c.qs, c.qe)
+        changes.append(c)
+    clusters: list[list[_Change]] = []
+    hi = -1
+    for c in sorted(changes, key=lambda c: (min(c.qs, c.a), c.a, c.claim)):
+        lo = min(c.qs, c.a)
+        if clusters and lo < hi:
+            clusters[-1].append(c)
+            hi = max(hi, c.qe, c.b)
+        else:
+            clusters.append([c])
+            hi = max(c.qe, c.b)
+    out: list[_Group] = []
+    for members in clusters:
+        group = _compose_one(members, located, chapter, ms, claims, rechecks, proposal, markdown, snapshot)
+        if group is not None:
+            out.append(group)
+    return out
+
+
+def _withdraw(proposal: Proposal, ids, reason: str) -> None:
+    for cid in dict.fromkeys(ids):
+        if not any(w["claim"] == cid for w in proposal.withdrawn):
+            proposal.withdrawn.append({"claim": cid, "reason": reason})
+
+
+def _compose_one(members: list[_Change], located: dict, chapter: Chapter, ms: Measurements, claims: dict, rechecks,
+                 proposal: Proposal, markdown: bool, snapshot: str) -> _Group | None:
+    while True:   # collisions: two claims wanting different words in one place cannot both be written
+        spots: dict[tuple[int, int], dict[str, list[str]]] = {}
+        for m in members:
+            spots.setdefault((m.a, m.b), {}).setdefault(m.text, []).append(m.claim)
+        edits: list[tuple[int, int, str, list[str]]] = []
+        clash = None
+        for (a, b), texts in sorted(spots.items()):
+            ids = [cid for ids in texts.values() for cid in ids]
+            if a < b and len(texts) > 1:
+                clash = (ids, f"the claims quoting this sentence need different words in place of “{snapshot[a:b]}” ("
+                              + "; ".join(f"{', '.join(dict.fromkeys(i))}: “{t}”" for t, i in texts.items()) + ")")
+                break
+            edits.append((a, b, _merge_insertions(list(texts)) if a == b else next(iter(texts)), ids))
+        if clash is None:
+            for (a1, b1, _, i1), (a2, b2, _, i2) in zip(edits, edits[1:]):
+                if a2 < b1 or (a1 < a2 < b1):
+                    clash = (i1 + i2, f"the changes for {', '.join(dict.fromkeys(i1))} and "
+                                      f"{', '.join(dict.fromkeys(i2))} overlap in “{snapshot[a1:max(b1, b2)]}”")
+                    break
+        if clash is None:
+            break
+        ids, why = clash
+        _withdraw(proposal, ids, why + "; no one sentence holds them all, so the author words it (each finding "
+                                     "gives its value)")
+        members = [m for m in members if m.claim not in ids]
+        if not members:
+            return None
+    # the hunk holds the sentence: every finding's quote with its change, so the lines shown are the whole sentence
+    start = min([e[0] for e in edits] + [m.qs for m in members if not m.more])
+    end = max([e[1] for e in edits] + [m.qe for m in members if not m.more])
+    text = snapshot[start:end]
+    for a, b, t, _ in sorted(edits, reverse=True):
+        text = text[:a - start] + t + text[b - start:]
+    after = snapshot[:start] + text + snapshot[end:]
+    plan_ids = list(dict.fromkeys(m.claim for m in members))
+    if markdown:
+        first, last = snapshot.count("\n", 0, start), snapshot.count("\n", 0, end)
+        broken = changed_structure(snapshot, after, (first, last), text.count("\n") - snapshot[start:end].count("\n"))
+        if broken:
+            _withdraw(proposal, plan_ids, f"the new text would change the chapter's structure outside the sentence "
+                                          f"({broken}); the finding says what to change")
+            return None
+
+    def moved(p: int, own: str | None, end_side: bool) -> int:
+        """Offset ``p`` of the snapshot in ``after``: words added at ``p`` come before it, unless ``p`` ends a
+        quote whose own claim added them there."""
+        shift = 0
+        for a, b, t, ids in edits:
+            if b < p or (a < p and b <= p) or (a == b == p and end_side and own in ids):
+                shift += len(t) - (b - a)
+        return p + shift
+
+    spans = {}
+    for m in members:
+        if not m.more:
+            s0, e0 = spans.get(m.claim, (m.qs, m.qe))
+            spans[m.claim] = (min(s0, m.qs), max(e0, m.qe))
+    others = [cid for cid, (s0, e0, verdict) in located.items() if cid not in spans and verdict in _RANK
+              and claims[cid].kind != "code"
+              and any((s0 < b and a < e0) if a < b else s0 < a < e0 for a, b, _, _ in edits)]
+    for cid in others:
+        spans[cid] = located[cid][:2]
+    register: dict[tuple[str, str], Edit] = {}
+    for m in members:
+        for e in m.plan["edits"]:
+            register[(e.claim, e.field)] = e
+    quotes = {}
+    for cid, (s0, e0) in spans.items():
+        if any(m.more for m in members if m.claim == cid) and not any(not m.more for m in members if m.claim == cid):
+            continue
+        if claims[cid].kind == "code":
+            continue   # a listing's quote is its signature line, which its own plan rewrites
+        q = after[moved(s0, None, False):moved(e0, cid, True)]
+        quotes[cid] = q if "\n" in claims[cid].quote else q.replace("\n", " ")
+        if cid in plan_ids or quotes[cid] != claims[cid].quote:
+            register[(cid, "quote")] = Edit(cid, "quote", quotes[cid])
+    joint = len(plan_ids) > 1 or bool(others)
+    verdicts: dict[str, str] = {}
+    if joint:
+        import dataclasses
+        trial = dataclasses.replace(chapter, snapshot=dataclasses.replace(chapter.snapshot, text=after))
+        for cid in [*plan_ids, *others]:
+            if cid not in quotes:
+                continue
+            own = [e for (c, _), e in register.items() if c == cid]
+            try:
+                verdicts[cid] = _recheck_joint(claims[cid], own, trial, ms, rechecks, after[start:end])
+            except (AuditError, RegisterEditError, ValueError) as exc:
+                verdicts[cid] = f"error ({getattr(exc, 'message', exc)})"
+        failed = []
+        for cid, verdict in verdicts.items():
+            if cid in plan_ids:
+                actions = {m.plan["action"] for m in members if m.claim == cid}
+                ok = verdict == "supported" or (verdict == "qualified" and actions == {"state a convention"})
+            else:   # a claim quoting the changed words: the new sentence must hold for it too
+                ok = _RANK.get(verdict, -1) >= max(_RANK[located[cid][2]], _RANK["qualified"])
+            if not ok:
+                failed.append(f"{cid} is {verdict}" + ("" if cid in plan_ids else f" (it quotes the changed words; "
+                                                          f"it was {located[cid][2]})"))
+        if failed:
+            _withdraw(proposal, plan_ids, "the changes for " + ", ".join(plan_ids) + " made at once, and every claim "
+                      "quoting the sentence re-run on the new text: " + "; ".join(failed)
+                      + "; the sentence must be worded by the author (each finding gives its value)")
+            return None
+    plans = [m.plan for m in members if not m.more] or [members[0].plan]
+    first_plan = plans[0]
+    checks = list(dict.fromkeys(p["check"] for p in plans))
+    if len(plan_ids) == 1:
+        p = first_plan
+        check = p["check"] + (("; every other claim quoting the sentence re-run on the new text keeps its verdict ("
+                               + ", ".join(f"{c} {verdicts[c]}" for c in others if c in verdicts) + ")")
+                              if others else "")
+        shown = p["text"].strip() if not members[0].more else members[0].text.strip()
+        replaced = p["replaced"]
+        if any(m.more for m in members):
+            replaced, shown = members[0].plan["replaced"], members[0].text.strip()
+        response = (f"{p['response'].rstrip('.')} ({check.replace('re-checked: ', 'checked: ', 1)})."
+                    + p.get("then", ""))
+        action, rationale, tradeoff = p["action"], p["rationale"], p["tradeoff"]
+    else:
+        s0 = min(spans[c][0] for c in plan_ids)
+        e0 = max(spans[c][1] for c in plan_ids)
+        replaced = snapshot[s0:e0]
+        shown = " ".join(after[moved(s0, None, False):moved(e0, plan_ids[-1], True)].split())
+        check = ("re-checked together: the changes for " + ", ".join(plan_ids) + " made at once in one sentence, and "
+                 "every claim quoting it re-run on the new text (" + ", ".join(f"{c} {v}" for c, v in verdicts.items())
+                 + "); " + "; ".join(c.replace("re-checked: ", "", 1) for c in checks))
+        action = " and ".join(dict.fromkeys(p["action"] for p in plans))
+        rationale = " ".join(dict.fromkeys(p["rationale"] for p in plans))
+        tradeoff = " ".join(dict.fromkeys(p["tradeoff"] for p in plans))
+        response = ("One change to the sentence for " + ", ".join(plan_ids) + ": "
+                    + "; ".join(dict.fromkeys(_lower_first(p["response"].rstrip(".")) for p in plans))
+                    + f", so that it reads “{shown}” ({check.replace('re-checked together: ', 'checked: ', 1)})."
+                    + "".join(dict.fromkeys(p.get("then", "") for p in plans)))
+    conventions = list(dict.fromkeys(n for p in plans for n in p.get("conventions", [])))
+    return _Group(start, end, text, plan_ids, action, replaced, shown, rationale, tradeoff, check, conventions,
+                  [e.as_dict() for e in register.values()], response)
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:1].isupper() and text[1:2].islower() else text
+
+
+def _recheck_joint(claim, edits: list[Edit], trial: Chapter, ms: Measurements, store, sentence: str) -> str:
+    """The verdict of ``claim`` with ``edits`` made to its register entry, run on ``trial`` (the chapter with the
+    composed sentence), kept in ``store`` under the edits and the sentence."""
+    what = "recheck joint " + json.dumps([sentence, [e.as_dict() for e in edits]], sort_keys=True, ensure_ascii=False)
+    stored = store.get(claim.id, what) if store is not None else None
+    if stored is not None and stored.get("verdict") in ("supported", "qualified", "contradicted", "error"):
+        return stored["verdict"]
+    data = claim.model_dump(mode="json", exclude_unset=True)
+    for e in edits:
+        set_field(data, e)
+    new = type(claim).model_validate(data)
+    verdict = decide(CHECKERS[new.kind](new, trial, ms)).verdict
+    if store is not None:
+        store.put(claim.id, what, {"verdict": verdict})
+    return verdict
+
+
 def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snapshot_file: str,
             rechecks=None, register_file: str = "") -> Proposal:
     """Hunks for the findings (qualified or contradicted claims), in snapshot order, each checked: the claim re-run
@@ -746,8 +1109,10 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
     claims = {c.id: c for c in chapter.register.claims}
     snapshot = chapter.snapshot.text
     starts = [0] + [i + 1 for i, ch in enumerate(snapshot) if ch == "\n"]
-    planned = []   # (start, end, claim id, plan): offsets in the snapshot
+    planned: list[_Change] = []   # each finding's change, offsets in the snapshot
     proposal = Proposal(file=snapshot_file, register_file=register_file)
+    closed_markdown = _reads_markdown(chapter)
+    closed = closed_spans(snapshot, closed_markdown)
     for r in results:
         if r.verdict not in ("qualified", "contradicted", "stale", "error"):
             continue
@@ -766,7 +1131,7 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
             elif claim.kind == "property":
                 plan = _property_plan(claim, chapter, ms, r, quote)
             elif claim.kind == "convention":
-                plan = _convention_plan(claim, chapter, ms, r, quote, snapshot, end, rechecks)
+                plan = _convention_plan(claim, chapter, ms, r, quote, snapshot, end, rechecks, closed_markdown)
             elif claim.kind == "statistic":
                 plan = _statistic_plan(claim, chapter, ms, r, quote, rechecks)
             elif claim.kind == "code":
@@ -792,21 +1157,35 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
         elif plan.get("at_end") and row_label_end(quote) is not None:
             # a table row: text after the row's last cell is dropped by Markdown, so it goes into the row's label
             a = b = start + row_label_end(quote)
+            plan = {**plan, "row_label": True}
         elif plan.get("at_end"):
             # inside the sentence: before the quote's own closing full stop, if it has one
             a = b = end - 1 if quote and quote[-1] in ".!?;:" else end
         else:
             a, b = start, end
-        planned.append((a, b, r.id, plan))
+        inside = _closed_at(closed, a, b, plan)
+        if inside:
+            proposal.not_proposed.append({"claim": r.id, "reason": (
+                f"the words to add would go inside a {inside} (the sentence's end is there), which they would break; "
+                "the finding says what to state, and where is the author's choice")})
+            continue
+        planned.append(_Change(r.id, plan, a, b, plan["text"], min(start, a), max(end, b)))
         for x, y, text in plan.get("more", []):  # further spans of the same finding (a value printed after a call)
-            planned.append((x, y, r.id, {**plan, "text": text, "replaced": snapshot[x:y], "edits": [],
-                                         "action": "correct a value after a call"}))
+            planned.append(_Change(r.id, {**plan, "text": text, "replaced": snapshot[x:y], "edits": [],
+                                          "action": "correct a value after a call"}, x, y, text, x, y, more=True))
+    located = {}
+    for r in results:
+        if r.line and r.column and r.found_text and r.verdict in ("supported", "qualified", "contradicted"):
+            s0 = starts[r.line - 1] + r.column - 1
+            if snapshot[s0:s0 + len(r.found_text)] == r.found_text:
+                located[r.id] = (s0, s0 + len(r.found_text), r.verdict)
+    groups = _compose(planned, located, chapter, ms, claims, rechecks, proposal, closed_markdown)
     # apply in snapshot order; a later hunk sees the earlier ones' text. A hunk holds the whole lines its change
     # touches (several, when the sentence runs over a line break), as they read before and after it.
     current, shift = snapshot, 0
-    for start, end, cid, plan in sorted(planned, key=lambda p: (p[0], p[2])):
+    for g in groups:
+        start, end, text = g.start, g.end, g.text
         a, b = start + shift, end + shift
-        text = plan["text"]
         first = current.rfind("\n", 0, a) + 1
         last = current.find("\n", b)
         last = len(current) if last < 0 else last
@@ -815,15 +1194,11 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
         line = current.count("\n", 0, first) + 1
         current = changed
         shift += len(text) - (end - start)
-        proposal.hunks.append(Hunk(claim=cid, line=line, snapshot_line=snapshot.count("\n", 0, start) + 1,
-                                   old=old, new=new, action=plan["action"],
-                                   replaced=plan["replaced"], text=text.strip(), rationale=plan["rationale"],
-                                   tradeoff=plan["tradeoff"], check=plan["check"],
-                                   conventions=plan.get("conventions", []),
-                                   register_edits=[e.as_dict() for e in plan["edits"]],
-                                   response=f"{plan['response'].rstrip('.')} "
-                                            f"({plan['check'].replace('re-checked: ', 'checked: ', 1)})."
-                                            + plan.get("then", "")))
+        proposal.hunks.append(Hunk(claim=g.claims[0], claims=g.claims if len(g.claims) > 1 else [], line=line,
+                                   snapshot_line=snapshot.count("\n", 0, start) + 1,
+                                   old=old, new=new, action=g.action, replaced=g.replaced, text=g.shown,
+                                   rationale=g.rationale, tradeoff=g.tradeoff, check=g.check,
+                                   conventions=g.conventions, register_edits=g.register_edits, response=g.response))
     _shared_quotes(proposal, chapter)
     return proposal
 
@@ -872,7 +1247,11 @@ _RESPONSE_TAILS = (" Or, ", " The register also suggests")
 def respond(results: list[ClaimResult], proposal: Proposal) -> None:
     """Each finding with a hunk proposes that hunk's change, in the hunk's words (one source for Findings, the patch
     and the checklist); what the finding offered beyond its first proposal is kept after it. Idempotent."""
-    by_claim = {h.claim: h for h in proposal.hunks if h.response}
+    by_claim: dict[str, Hunk] = {}
+    for h in proposal.hunks:
+        if h.response:
+            for cid in h.claims or [h.claim]:
+                by_claim.setdefault(cid, h)
     for r in results:
         h = by_claim.get(r.id)
         if h is None or r.response.startswith(h.response):

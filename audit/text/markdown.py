@@ -81,3 +81,122 @@ def layout(text: str) -> Layout:
         elif token.type == "colon_fence":  # a container: its fence lines are markup, its inside prose
             skip.update((first, end - 1))
     return Layout(frozenset(skip), tuple(formulas))
+
+
+# --- what a patch may touch: protected spans and the block structure ------------------------------------------
+
+#: Block tokens whose lines are not prose: no caveat is inserted in them (a value printed there may be corrected).
+_CLOSED_BLOCKS = ("fence", "code_block", "html_block", "front_matter", "hr") + _FORMULAS
+#: Inline spans of a paragraph that are not prose: display and inline formulas, code spans.
+_INLINE_CLOSED = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?![\s$\d]).+?(?<![\s\\$])\$|(`+).+?(?<!`)\1(?!`)", re.DOTALL)
+#: A doctest: a ``>>>`` line and what follows it up to a blank line (its continuation and its printed output).
+_DOCTEST = re.compile(r"^[ \t]*>>>.*(?:\n(?![ \t]*$).*)*", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Closed:
+    """A span of the text (offsets, end exclusive) where no words may be inserted: ``kind`` names what it is (a
+    display formula, a code block, a table, a doctest), for the reason a finding gives."""
+
+    start: int
+    end: int
+    kind: str
+
+    def holds(self, at: int) -> bool:
+        """Whether inserting at offset ``at`` would put words inside this span: strictly inside an inline span, and
+        anywhere from a block's first character to its last line's end."""
+        if self.kind in ("inline formula", "code span", "display formula in a paragraph"):
+            return self.start < at < self.end
+        return self.start <= at <= self.end
+
+
+def _line_offsets(text: str) -> list[int]:
+    return [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+
+
+_KIND = {"fence": "code block", "code_block": "code block", "html_block": "HTML block", "front_matter":
+         "front matter", "hr": "rule", "table_open": "table"}
+
+
+def closed_spans(text: str, markdown: bool = True) -> list[Closed]:
+    """The spans of ``text`` where a patch inserts no words: code blocks, display formulas, HTML blocks, front
+    matter and tables (read with markdown-it-py when ``markdown``), formulas and code spans inside a paragraph, and
+    doctests (a ``>>>`` line to the next blank line) in any text."""
+    starts = _line_offsets(text)
+
+    def offset(line: int) -> int:
+        return starts[line] if line < len(starts) else len(text)
+
+    out: list[Closed] = []
+    if markdown:
+        for token in _parser().parse(text):
+            if not token.map:
+                continue
+            first, end = token.map
+            a, b = offset(first), max(offset(first), offset(end) - 1)
+            if token.type in _CLOSED_BLOCKS:
+                out.append(Closed(a, b, "display formula" if token.type in _FORMULAS else _KIND.get(token.type,
+                                                                                                   token.type)))
+            elif token.type == "table_open":
+                out.append(Closed(a, b, "table"))
+            elif token.type == "inline" and token.level <= 2:
+                for m in _INLINE_CLOSED.finditer(text, a, b):
+                    kind = ("display formula in a paragraph" if m.group(0).startswith("$$") else
+                            "inline formula" if m.group(0).startswith("$") else "code span")
+                    out.append(Closed(m.start(), m.end(), kind))
+    else:
+        for m in re.finditer(r"^(`{3,}|~{3,}).*\n(?:.*\n)*?[ \t]*\1[ \t]*$", text, re.MULTILINE):
+            out.append(Closed(m.start(), m.end(), "code block"))
+    for m in _DOCTEST.finditer(text):
+        out.append(Closed(m.start(), m.end(), "doctest"))
+    return out
+
+
+def block_end(text: str, at: int, markdown: bool = True) -> int:
+    """The end of the prose block holding offset ``at``: its paragraph's last character (before the line break),
+    read with markdown-it-py when ``markdown``, else the next blank line's start (or the text's end)."""
+    if markdown:
+        line = text.count("\n", 0, at)
+        starts = _line_offsets(text)
+        for token in _parser().parse(text):
+            if token.type == "inline" and token.map and token.map[0] <= line < token.map[1]:
+                end = token.map[1]
+                return starts[end] - 1 if end < len(starts) else len(text)
+    m = re.compile(r"\n[ \t]*\n").search(text, at)
+    return m.start() if m else len(text.rstrip("\n"))
+
+
+def structure(text: str) -> list[tuple]:
+    """The block structure of ``text`` read as Markdown: each token's type, tag, markup and info string; for a
+    paragraph's inline content the sequence of its inline markup (emphasis, links, code spans, formulas — text and
+    line breaks left out); each with its source lines and its content, which ``changed_structure`` compares outside
+    the lines a patch changes."""
+    out = []
+    for token in _parser().parse(text):
+        if token.type == "inline":
+            marks = tuple((c.type, c.markup) for c in token.children or () if c.type not in ("text", "softbreak"))
+            out.append((("inline", marks), tuple(token.map or ()), token.content))
+        else:
+            out.append(((token.type, token.tag, token.nesting, token.markup, token.info.strip()),
+                        tuple(token.map or ()), token.content))
+    return out
+
+
+def changed_structure(before: str, after: str, lines: tuple[int, int], added: int) -> str:
+    """'' when ``after`` has the Markdown structure of ``before`` outside the 0-based lines ``lines`` (first, last) of
+    ``before`` that a change rewrote (``added``: how many lines it added), else what differs. Inside those lines the
+    blocks' words may change, not their kind or their inline markup."""
+    old, new = structure(before), structure(after)
+    if len(old) != len(new):
+        return (f"the Markdown would have {len(new)} blocks and spans where it has {len(old)} (a block split, joined, "
+                "opened or closed)")
+    for (kind_a, map_a, content_a), (kind_b, _, content_b) in zip(old, new):
+        where = f" (line {map_a[0] + 1})" if map_a else ""
+        if kind_a != kind_b and kind_a[0] == kind_b[0] == "inline":
+            return "the emphasis, code spans, formulas or links of a paragraph would change" + where
+        if kind_a != kind_b:
+            return f"a {kind_a[0]} of the text would become a {kind_b[0]}" + where
+        touched = bool(map_a) and map_a[0] <= lines[1] and lines[0] < map_a[1]
+        if content_a != content_b and not touched:
+            return f"a {kind_a[0]} outside the changed sentence would change (line {map_a[0] + 1 if map_a else '?'})"
+    return ""

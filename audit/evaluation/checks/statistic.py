@@ -718,7 +718,8 @@ def corrections(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tu
         if interval:
             changes[str(e.claimed).strip()] = new
         else:
-            changes[str(e.claimed).strip().lstrip("≈~=<>≤≥ ").strip()] = new.lstrip("≈~ ").strip()
+            # the sentence prints the number and words its bound itself ("all above 0.70"): the number alone changes
+            changes[str(e.claimed).strip().lstrip("≈~=<>≤≥ ").strip()] = new.lstrip("≈~=<>≤≥ ").strip()
             if not str(e.claimed).strip().startswith(("≈", "~")):
                 new = new.lstrip("≈~ ").strip()  # the register prints the number as the sentence now does
         fields.append((f"expect.{i}.claimed", new))
