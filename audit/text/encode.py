@@ -1321,85 +1321,17 @@ def todo(s: Statement, reason: str) -> str:
 
 # --- fixtures given as tables, and table rows that state values about them ----------------------
 
-_HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 
 
 def _cells(row: str) -> list[str]:
     return [c.strip() for c in row.strip().strip("|").split("|")]
 
 
-def _grade(cell: str) -> int | None | str:
-    """A table cell → a grade (int), ``"unjudged"``, or ``None`` when unreadable."""
-    c = cell.lower()
-    digits = re.findall(r"\d+", c)
-    if re.match(r"^(?:no|unjudged|not\s+judged|—|-|–)\b", c):
-        return "unjudged"
-    if digits:
-        return int(digits[0])
-    if re.match(r"^(?:non-?relevant|not\s+relevant)\b", c):
-        return 0
-    if re.match(r"^(?:yes|relevant)\b", c):
-        return 1
-    return None
-
-
 def fixture_tables(text: str) -> list[tuple[int, int, dict, bool]]:
-    """Rankings printed as tables (a ``rank`` column and a ``grade``/``relevance``/``judged``
-    column, optionally a ``document`` column): ``(start, end, fixture, complete)`` in reading
-    order. ``complete`` is true when every judged document of the need is known: the table's,
-    plus any the next paragraph says is "never retrieved" with its grade, matching a stated count
-    of judged (or relevant) documents; when nothing is stated, the table is taken as complete only
-    for measures that do not depend on unretrieved documents."""
-    out = []
-    lines = text.split("\n")
-    offsets, pos = [], 0
-    for line in lines:
-        offsets.append(pos)
-        pos += len(line) + 1
-    i = 0
-    while i < len(lines):
-        if not lines[i].strip().startswith("|"):
-            i += 1
-            continue
-        j = i
-        while j < len(lines) and lines[j].strip().startswith("|"):
-            j += 1
-        head = [h.lower() for h in _cells(lines[i])]
-        rank_col = next((n for n, h in enumerate(head) if h in ("rank", "position", "#")), None)
-        grade_col = next((n for n, h in enumerate(head) if re.match(r"^(?:grade|relevance|relevant|judged|label)", h)),
-                         None)
-        doc_col = next((n for n, h in enumerate(head) if re.match(r"^(?:doc|document|id|passage|chunk)", h)), None)
-        start, end = offsets[i], offsets[j - 1] + len(lines[j - 1])
-        if rank_col is not None and grade_col is not None:
-            rows = [_cells(r) for r in lines[i + 1:j] if not re.match(r"^\s*\|?[\s:|-]+$", r)]
-            ranked, qrels, ok = [], {}, True
-            for n, row in enumerate(rows):
-                if len(row) <= max(rank_col, grade_col):
-                    ok = False
-                    break
-                doc = row[doc_col] if doc_col is not None else f"d{n + 1}"
-                g = _grade(row[grade_col])
-                rank = number(row[rank_col])
-                if g is None or rank is None or not re.fullmatch(r"[\w.-]+", doc):
-                    ok = False
-                    break
-                ranked.append((rank, doc))
-                if g != "unjudged":
-                    qrels[doc] = g
-            if ok and ranked:
-                before = text[:start]
-                section_start = max([m.end() for m in _HEADING.finditer(before)] or [0])
-                after_end = text.find("\n\n", end + 2)
-                after = text[end:after_end if after_end != -1 else len(text)]
-                for m in re.finditer(r"\b(?P<doc>[\w.-]+),?\s+(?:has|with)\s+grade\s+(?P<g>\d+)\b[^.]*?\b(?:never|not)\s+"
-                                     r"(?:retrieved|returned)", after, re.IGNORECASE):
-                    qrels.setdefault(m.group("doc"), int(m.group("g")))
-                stated = re.search(rf"\b(?P<n>{_N})\s+judged\s+documents\b", text[section_start:start], re.IGNORECASE)
-                complete = bool(stated) and number(stated.group("n")) == len(qrels)
-                fixture = {"qrels": {"q1": qrels or {"x": 0}}, "run": {"q1": [d for _, d in sorted(ranked)]}}
-                out.append((start, end, fixture, complete))
-        i = j
-    return out
+    """Rankings printed as tables, as ``(start, end, fixture, complete)``: see
+    ``audit.text.examples.rank_table.fixture_tables``."""
+    from audit.text.examples.rank_table import fixture_tables as tables
+    return tables(text)
 
 
 _ORDER_FREE = {"P", "RR", "Judged", "Success"}   # measures no unretrieved document can change

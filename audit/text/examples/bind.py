@@ -1,0 +1,160 @@
+"""The one place statements meet worked examples: facts are attached to the example they describe (``attach``),
+each statement is bound to the example it follows until the text starts another (``bound``), and its printed
+values are drafted on that example's fixture when the example determines the measure (``values``), else the draft
+asks the author for the missing fact."""
+
+from __future__ import annotations
+
+import re
+
+from audit.text.examples import Example, describe_grades
+
+_HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
+#: Sentences that speak of another ranking than the example's: a hypothetical, a change, other queries or systems,
+#: a mean over queries.
+_ELSEWHERE = re.compile(r"\b(?:would|were|if|suppose|imagine|instead|perfect|swap\w*|mov(?:e|es|ed|ing)|another|"
+                        r"other|second\s+(?:query|system|run|ranking)|mean|across|queries|topics|systems|runs)\b",
+                        re.IGNORECASE)
+_MEANS = {"MAP", "MRR", "GMAP"}
+
+
+def _headings(text: str) -> list[int]:
+    from audit.text.listings import find_listings
+    code = {n for listing in find_listings(text) for n in range(listing.start, listing.end + 1)}
+    return [m.start() for m in _HEADING.finditer(text) if text.count("\n", 0, m.start()) + 1 not in code]
+
+
+def _between(headings: list[int], a: int, b: int) -> bool:
+    return any(a <= h < b for h in headings)
+
+
+def _owner(examples: list[Example], headings: list[int], a: int, b: int, text: str) -> Example | None:
+    """The example a fact at ``text[a:b]`` speaks of: the one whose region holds it; else the next example when
+    nothing but prose without a measure lies between (the fact introduces it); else the example it follows."""
+    from audit.text.scan import METRIC
+    inside = next((e for e in examples if e.start <= a < e.end), None)
+    if inside:
+        return inside
+    after = next((e for e in examples if e.start >= b), None)
+    if after and not _between(headings, b, after.start) and not METRIC.search(text[b:after.start]):
+        return after
+    before = [e for e in examples if e.end <= a]
+    if before and not _between(headings, before[-1].end, a):
+        return before[-1]
+    return None
+
+
+def attach(text: str, examples: list[Example]) -> None:
+    """Attach to each example what the text states about its query: |R| ("the query has five relevant documents")
+    and the ideal's grades ("the ideal order is [3, 3, 2, 1]", ``ideal = sorted(relevance, reverse=True)``). Two
+    facts that disagree leave the example undetermined for the measures that need them."""
+    from audit.text.examples import grade_list, positions
+    headings = _headings(text)
+    for a, b, n, quote in positions.facts(text):
+        e = _owner(examples, headings, a, b, text)
+        if e is None:
+            continue
+        if e.relevant is not None and e.relevant != n:
+            e.conflict = (f"the text gives this query {e.relevant} and {n} relevant documents: "
+                          "how many relevant documents does this query have?")
+        e.relevant = n
+        e.facts.append(quote)
+    for a, b, grades, quote in grade_list.ideals(text):
+        e = _owner(examples, headings, a, b, text)
+        if e is None:
+            continue
+        stated = [g for _, g in e.ranking if g is not None] if isinstance(grades, str) else list(grades)
+        if e.judged is not None and sorted(e.judged) != sorted(stated):
+            e.conflict = (f"the text gives two ideal rankings for this query ({describe_grades(e.judged)} and "
+                          f"{describe_grades(stated)}): which grades do its judged documents have?")
+        e.judged = stated
+        e.facts.append(quote)
+
+
+def bound(examples: list[Example], start: int, end: int, text: str) -> Example | None:
+    """The example a statement at ``text[start:end]`` speaks of: the last one begun before it ends, unless a heading
+    has begun another part of the text since."""
+    before = [e for e in examples if e.start < end]
+    if not before:
+        return None
+    e = before[-1]
+    return None if _between(_headings(text), e.end, start) else e
+
+
+def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = None,
+           local: dict[str, tuple[str, ...]] | None = None, skip: set[str] = frozenset()) -> tuple[list[dict], str]:
+    """A value claim for the measures statement ``s`` prints a value of, on ``example``'s fixture, when the
+    example determines each (``Example.missing``); ``skip``: measures already encoded on a fixture the sentence
+    itself describes. Else ([], the question the draft asks: what the text does not say)."""
+    from audit.register.measures import parse as parse_measure
+    from audit.register.values import parse_claimed
+    from audit.errors import AuditError
+    from audit.text.encode import (
+        _BY,
+        _ESTABLISHED,
+        _MEASURE_NEEDS_CUTOFF,
+        _WHOLE_VALUES,
+        _name,
+        _root,
+        _value_after,
+        measure_of,
+        reproduces,
+    )
+    from audit.text.examples import MEASURES
+    from audit.text.scan import METRIC
+    text = s.text
+    if _ELSEWHERE.search(text):
+        return [], ""
+    metrics = list(METRIC.finditer(text))
+    expects, asked, reason = [], [], ""
+    for i, m in enumerate(metrics):
+        spec = measure_of(m)
+        if spec is None or (m.group("notation") or "") in _MEANS:
+            continue
+        base, k = spec
+        root = _root(base)
+        if root not in MEASURES:
+            continue
+        if root in ("DCG", "nDCG", "IDCG") and base == root and (local or {}).get("gain") == ("exponential",):
+            base = f"{root}(dcg='exp-log2')"
+        name = _name(base, k)
+        if name in skip:
+            continue
+        stop = metrics[i + 1].start() if i + 1 < len(metrics) else len(text)
+        semi = text.find(";", m.end())
+        stop = min(stop, semi) if semi != -1 else stop
+        value = _value_after(text, m, stop)
+        if value is None or re.fullmatch(r"\d+", value.strip()) and root not in _WHOLE_VALUES:
+            continue
+        if k == "k" or (k is None and root in _MEASURE_NEEDS_CUTOFF):
+            continue
+        if _BY.search(text):
+            return [], ""   # what a library returns: a `by:` claim (``encode.values`` says so)
+        question = example.missing(root, k if isinstance(k, int) else None)
+        if question:
+            asked.append(f"{name} needs what {example.describe()} does not state: {question}")
+            continue
+        fx, why = example.fixture()
+        if fx is None:
+            reason = why
+            continue
+        value = value.strip()
+        try:
+            parse_claimed(value)
+            parse_measure(name)
+        except AuditError as exc:
+            reason = exc.message
+            continue
+        if root not in _ESTABLISHED:
+            ok, why = reproduces(name, fx, value, declared)
+            if not ok:
+                reason = why
+                continue
+        at = text.find(value, m.end(), stop)
+        quote = text[m.start():at + len(value)] if at >= 0 else text
+        expects.append((quote, fx, {"measure": name, "claimed": value}))
+    why = "; ".join(asked + ([reason] if reason else []))
+    facts = "".join(f"; {' '.join(f.split())}" for f in dict.fromkeys(example.facts))
+    # one claim per measure, quoting its own words: each value gets its own verdict
+    return [{"kind": "value", "quote": quote, "claim": f"{e['measure']} is {e['claimed']} on the worked example "
+             f"({example.describe()}{facts})", "fixture": fx, "expect": [e]} for quote, fx, e in expects], why
