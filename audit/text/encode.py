@@ -747,9 +747,16 @@ def _described(text: str, base: str, k) -> tuple[dict | None, str]:
         positions = _list(pos.group("list"))
         length = number(pos.group("n")) if pos.group("n") else None
         results = _N_RESULTS.search(text)
-        length = length or (number(results.group("n")) if results else None) or max(positions)
+        length = length or (number(results.group("n")) if results else None)
+        if length is None and (k is None and root in ("AP", "Rprec", "DCG", "ERR", "RBP", "NumRet")
+                               or isinstance(k, int) and k > max(positions)):
+            # the ranking is known down to the last stated position only: what follows is not the sentence's
+            from audit.text.examples import ASK_LENGTH
+            return None, f"{_name(base, k)} needs what the sentence does not state: {ASK_LENGTH.format(n=max(positions))}"
+        length = length or max(positions)
         if root in _NEEDS_R and total is None:
-            return None, "|R| (how many relevant documents the need has) is not stated"
+            from audit.text.examples import ASK_RELEVANT
+            return None, f"{_name(base, k)} needs what the sentence does not state: {ASK_RELEVANT}"
         if total is not None and total < len(positions):
             return None, "more relevant positions than relevant documents"
         return _ranking(positions, length, total), ""

@@ -78,7 +78,12 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     if asked:
         why_value = asked
     if claims:
-        return _with_rest(s, claims, asked or (why_arithmetic[0] if why_arithmetic else ""))
+        out = _with_rest(s, claims, asked or (why_arithmetic[0] if why_arithmetic else ""))
+        if asked and not any(c["kind"] == "draft" for c in out):
+            # a value the example does not determine stays the author's to answer, even when the arithmetic printed
+            # for it is encoded
+            out.append(_draft(s, asked))
+        return out
     if why_arithmetic:
         reason = why_arithmetic[0] + (f"; {why_value}" if why_value and (s.kind == "value" or asked) else "")
     else:

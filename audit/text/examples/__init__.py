@@ -50,7 +50,7 @@ class Example:
     conflict: str = ""
 
     def describe(self) -> str:
-        return f"the {self.kind} at line {self.line}"
+        return f"the {'ranking described' if self.kind == 'positions' else self.kind} at line {self.line}"
 
     def total_relevant(self) -> int | None:
         """|R|: as stated, or counted from every judged grade."""

@@ -103,8 +103,8 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
     from audit.text.examples import MEASURES
     from audit.text.scan import METRIC
     text = s.text
-    if _ELSEWHERE.search(text):
-        return [], ""
+    if _ELSEWHERE.search(text) and not s.start <= example.start < s.end:
+        return [], ""   # the sentence speaks of another ranking than the example before it
     metrics = list(METRIC.finditer(text))
     expects, asked, reason = [], [], ""
     for i, m in enumerate(metrics):

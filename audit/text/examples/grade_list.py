@@ -27,7 +27,7 @@ _NOT_GRADES = re.compile(r"(?:\bk\b|\bcutoffs?|\bdepths?|\branks|\bpositions|\bi
                          re.IGNORECASE)
 _BARE = re.compile(r"\b(?:grades|relevance\s+(?:grades|labels|judge?ments|scores)|relevance|graded\s+judge?ments|"
                    r"judge?ments|labels|gains)\b(?P<between>[^.:;\[\]]{0,60}?)(?:\s+(?:are|read|were|is)|:)\s*"
-                   r"(?P<list>\d+(?:\s*,\s*\d+){2,}(?:,?\s+and\s+\d+)?)(?![\d.]|\s*/)", re.IGNORECASE)
+                   r"(?P<list>\d+(?:\s*,\s*\d+){2,}(?:,?\s+and\s+\d+)?)(?!\d|\.\d|\s*/)", re.IGNORECASE)
 _IDEAL_BEFORE = re.compile(r"\bideal\w*\b[^.;\[\]]{0,40}$", re.IGNORECASE)
 _MAX_GRADE = 10
 
