@@ -6,6 +6,7 @@ asks the author for the missing fact."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from audit.text.examples import Example, describe_grades
 
@@ -13,15 +14,41 @@ _HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 #: Sentences that speak of another ranking than the example's: a hypothetical, a change, other queries or systems,
 #: a mean over queries.
 _ELSEWHERE = re.compile(r"\b(?:would|were|if|suppose|imagine|instead|perfect|swap\w*|mov(?:e|es|ed|ing)|another|"
+                        r"flip\w*|revers\w*|reorder\w*|shuffl\w*|"
                         r"other|second\s+(?:query|system|run|ranking)|mean|across|queries|topics|systems|runs)\b",
                         re.IGNORECASE)
 _MEANS = {"MAP", "MRR", "GMAP"}
 
 
-def _headings(text: str) -> list[int]:
+def _tool():
+    from audit.text.encode import _LIBRARIES
+    return re.compile(rf"\b(?:{_LIBRARIES}|tool|library|package|implementation)\b", re.IGNORECASE)
+
+
+_TOOL = _tool()
+
+
+#: A sentence that turns to a ranking no parser reads ("Flip it:", "For the reversed list:", "Now take another
+#: query"): the statements after it are not the earlier example's.
+_NEW_RANKING = re.compile(r"\b(?:flip\w*|revers\w*|reorder\w*|shuffl\w*|swap\w*|another\s+(?:list|ranking|query|system|run)|"
+                          r"(?:second|third|next|other)\s+(?:list|ranking|query|system|run)|suppose|imagine)\b", re.IGNORECASE)
+#: The ideal said to be the ranking's own grades sorted ("the ideal list is simply those four grades sorted from best
+#: to worst", "its ideal is itself", "already in ideal order").
+_IDEAL_OWN = re.compile(r"\bideal\b[^.]{0,80}?\b(?:(?:those|these|the\s+same|its\s+own|the\s+list's)\s+(?:\w+\s+)?grades\s+"
+                        r"sorted|is\s+itself|sorted\s+from\s+best\s+to\s+worst)\b|\balready\s+in\s+ideal\s+order\b",
+                        re.IGNORECASE)
+
+
+@lru_cache(maxsize=8)
+def _headings(text: str) -> tuple[int, ...]:
+    """Where a part of the text begins that the example before it does not reach: a heading outside a listing, or
+    a sentence turning to another ranking than the examples the parsers read."""
     from audit.text.listings import find_listings
+    from audit.text.scan import units
     code = {n for listing in find_listings(text) for n in range(listing.start, listing.end + 1)}
-    return [m.start() for m in _HEADING.finditer(text) if text.count("\n", 0, m.start()) + 1 not in code]
+    out = [m.start() for m in _HEADING.finditer(text) if text.count("\n", 0, m.start()) + 1 not in code]
+    out += [u.start for u in units(text) if u.kind in ("sentence", "item") and _NEW_RANKING.search(text[u.start:u.end])]
+    return tuple(sorted(out))
 
 
 def _between(headings: list[int], a: int, b: int) -> bool:
@@ -59,6 +86,14 @@ def attach(text: str, examples: list[Example]) -> None:
                           "how many relevant documents does this query have?")
         e.relevant = n
         e.facts.append(quote)
+    for m in _IDEAL_OWN.finditer(text):
+        # before every example (the text's own preamble): the ideal of each; else the example it speaks of
+        owners = examples if examples and m.end() <= examples[0].start else [
+            _owner(examples, headings, m.start(), m.end(), text)]
+        for e in owners:
+            if e is not None and e.judged is None:
+                e.judged = [g for _, g in e.ranking if g is not None]
+                e.facts.append(m.group(0))
     for a, b, grades, quote in grade_list.ideals(text):
         e = _owner(examples, headings, a, b, text)
         if e is None:
@@ -69,6 +104,16 @@ def attach(text: str, examples: list[Example]) -> None:
                           f"{describe_grades(stated)}): which grades do its judged documents have?")
         e.judged = stated
         e.facts.append(quote)
+    # one ranking written twice ("at positions 1, 3, 4, 6 and 9" and then "as a relevance vector: 1 0 1 1 0 1 …"):
+    # what the text says of one is said of the other
+    for first, second in zip(examples, examples[1:]):
+        if [g for _, g in first.ranking] == [g for _, g in second.ranking] and not _between(headings, first.start,
+                                                                                             second.start):
+            for e, other in ((first, second), (second, first)):
+                if e.relevant is None and other.relevant is not None:
+                    e.relevant, e.facts = other.relevant, e.facts + other.facts
+                if e.judged is None and other.judged is not None:
+                    e.judged = other.judged
 
 
 def bound(examples: list[Example], start: int, end: int, text: str) -> Example | None:
@@ -103,8 +148,8 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
     from audit.text.examples import MEASURES
     from audit.text.scan import METRIC
     text = s.text
-    if _ELSEWHERE.search(text) and not s.start <= example.start < s.end:
-        return [], ""   # the sentence speaks of another ranking than the example before it
+    if _ELSEWHERE.search(text) and not s.start <= example.start < s.end or _TOOL.search(text):
+        return [], ""   # the sentence speaks of another ranking than the example before it, or of what a tool does
     metrics = list(METRIC.finditer(text))
     expects, asked, reason = [], [], ""
     for i, m in enumerate(metrics):

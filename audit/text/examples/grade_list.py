@@ -28,6 +28,9 @@ _NOT_GRADES = re.compile(r"(?:\bk\b|\bcutoffs?|\bdepths?|\branks|\bpositions|\bi
 _BARE = re.compile(r"\b(?:grades|relevance\s+(?:grades|labels|judge?ments|scores)|relevance|graded\s+judge?ments|"
                    r"judge?ments|labels|gains)\b(?P<between>[^.:;\[\]]{0,60}?)(?:\s+(?:are|read|were|is)|:)\s*"
                    r"(?P<list>\d+(?:\s*,\s*\d+){2,}(?:,?\s+and\s+\d+)?)(?!\d|\.\d|\s*/)", re.IGNORECASE)
+#: A binary or graded vector written with spaces after its name ("as a relevance vector first: 1 0 1 1 0 1").
+_VECTOR = re.compile(r"\b(?:relevance\s+vector|binary\s+vector|relevance\s+labels?|grade\s+vector)\b[^.:\n]{0,30}?:\s*"
+                     r"(?P<list>\d(?:[ \t]+\d){2,})(?!\d|\.\d)", re.IGNORECASE)
 _IDEAL_BEFORE = re.compile(r"\bideal\w*\b[^.;\[\]]{0,40}$", re.IGNORECASE)
 _MAX_GRADE = 10
 
@@ -75,8 +78,13 @@ def _regions(text: str) -> list[tuple[int, int, list[int], bool]]:
             taken.append((m.start(), m.end()))
             continue
         ideal = bool(_IDEAL_BEFORE.search(sentence))
-        if ideal or _CUE.search(sentence):
-            add(m.start(), m.end(), _grades(m.group("list")), ideal)
+        grades = _grades(m.group("list"))
+        # a list of grades on a 0–4 scale is a ranking wherever it stands ("Flip it to [1, 2, 3, 4]"); a longer
+        # scale only in a sentence about grades or a ranking
+        if ideal or _CUE.search(sentence) or (grades and max(grades) <= 4):
+            add(m.start(), m.end(), grades, ideal)
+    for m in _VECTOR.finditer(text):
+        add(m.start("list"), m.end("list"), _grades(m.group("list")), False)
     return sorted(out)
 
 

@@ -11,10 +11,13 @@ from audit.text.examples import Example
 _HYPOTHETICAL = re.compile(r"\b(?:would|were|had|if|suppose|imagine|instead|perfect|swap\w*|mov(?:e|es|ed|ing))\b",
                            re.IGNORECASE)
 
+#: Words before "has/holds n relevant documents" that make it a count of the ranking's, not of the query's.
+_RETRIEVED_BEFORE = re.compile(r"\b(?:top|first|results?|ranking|list|run|page|retriev\w*|return\w*)\b", re.IGNORECASE)
+
 
 def _patterns():
     from audit.text.encode import _DOCS, _LIST, _N, _ORDINAL_POSITION
-    positions = re.compile(rf"\b(?:at|in)\s+(?:ranks?|positions?)\s+(?P<list>{_LIST})(?![\d.])"
+    positions = re.compile(rf"\b(?:at|in)\s+(?:ranks?|positions?)\s+(?P<list>{_LIST})(?!\d|\.\d)"
                            rf"(?:\s*,?\s+(?:of|out\s+of|among|in\s+a\s+ranking\s+of|in\s+a\s+list\s+of)\s+(?:the\s+|its\s+)?"
                            rf"(?:top\s+)?(?P<n>{_N})\b)?", re.IGNORECASE)
     first = re.compile(rf"\bfirst\s+relevant\s+{_DOCS}\s+(?:is|sits|was|appears)\s+(?:at\s+(?:rank|position)\s+"
@@ -24,12 +27,13 @@ def _patterns():
                          rf"\breturns?\s+(?:only\s+)?(?P<n3>{_N})\s+{_DOCS}", re.IGNORECASE)
     relevant = rf"(?:known[- ])?relevant\s+{_DOCS}"
     total = re.compile(
-        rf"\b(?:has|have|had|with|there\s+(?:are|were)|contains?|of\s+(?:its|the|their))\s+(?:exactly\s+|only\s+|a\s+total\s+of\s+)?"
+        rf"\b(?:has|have|had|with|there\s+(?:are|were)|contains?|holds?|of\s+(?:its|the|their))\s+(?:exactly\s+|only\s+|a\s+total\s+of\s+)?"
         rf"(?P<m>{_N})\s+{relevant}(?!\s+(?:among|at|retrieved|returned|in\s+(?:its|the|their)\s+(?:top|first|ranking|run|"
         rf"list|results)))"
         rf"|\b(?P<m2>{_N})\s+known[- ]relevant\s+{_DOCS}"
         rf"|\ball\s+(?P<m3>{_N})\s+(?:of\s+(?:its|the)\s+)?relevant\s+{_DOCS}"
         rf"|\bthe\s+only\s+(?P<m4>{_N})\s+relevant\b"
+        rf"|\b(?P<m7>{_N})\s+{_DOCS}\s+in\s+the\s+collection\s+(?:are|were)\s+relevant\b"
         rf"|\b(?P<m5>{_N})\s+{_DOCS}\s+(?:are|were)\s+relevant\s+(?:to\s+(?:the|this|that)\s+(?:query|need|question|topic)|"
         rf"in\s+(?:the|this)\s+collection|in\s+total|overall|altogether)"
         rf"|\|R\|\s*=\s*(?P<m6>\d+)(?![.\d])", re.IGNORECASE)
@@ -88,7 +92,9 @@ def facts(text: str) -> list[tuple[int, int, int, str]]:
         if _HYPOTHETICAL.search(sentence):
             continue
         for m in total.finditer(sentence):
-            word = next(m.group(g) for g in ("m", "m2", "m3", "m4", "m5", "m6") if m.group(g))
+            word = next(m.group(g) for g in ("m", "m2", "m3", "m4", "m5", "m6", "m7") if m.group(g))
+            if m.group("m") and _RETRIEVED_BEFORE.search(sentence[max(0, m.start() - 40):m.start()]):
+                continue   # "the top five hold three relevant documents": what the ranking holds, not |R|
             n = number(word)
             if n is not None and n > 0:
                 out.append((a + m.start(), a + m.end(), n, sentence))
