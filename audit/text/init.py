@@ -5,6 +5,10 @@ order with the line it was found on. Where the sentence gives enough, the claim 
 runs as written (``audit.text.encode``); otherwise it is a ``draft`` whose ``claim`` field is a TODO
 saying what to encode and what the sentence did not give.
 
+A statement's values are also drafted on the worked example it follows (``audit.text.examples``: a rank
+table, a grade list, positions in prose), when that example determines the measure; otherwise its draft asks
+the author for the fact the example lacks.
+
 The conventions the text states (``audit.text.stated``) are declared with their quotes: in
 ``chapter.yaml`` (``conventions:``), or on the claims of a value or comparison sentence that
 states one for itself ("under the listed order, RR = 1/2").
