@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from audit.evaluation.references import all_references
 from audit.register.claims import load_chapter
 from audit.run.audit import audit_chapter
@@ -208,3 +210,19 @@ def test_two_statements_of_r_that_disagree_leave_a_question():
             "The query has five relevant documents.\n")
     [example] = find(text)
     assert "4 and 5 relevant documents" in example.missing("AP", None)
+
+
+@pytest.mark.parametrize("text, grades", [
+    ("The relevance grades, top to bottom, are 4, 3, 1, 0, 3, 2, 1, 4, 0, 2.", [4, 3, 1, 0, 3, 2, 1, 4, 0, 2]),
+    ("For the binary list `[1, 0, 1, 1, 0]`, P@5 = 3/5.", [1, 0, 1, 1, 0]),
+    ("```python\nrelevance = [3, 2, 3, 0, 1, 2]\n```\n", [3, 2, 3, 0, 1, 2]),
+    ("```python\nrels = np.array([2, 0, 1])\n```\n", [2, 0, 1]),
+    ("Write the ranking as a relevance vector first: 1 0 1 1 0.", [1, 0, 1, 1, 0]),
+    # not rankings: a grade scale, cutoffs, a batch in scikit-learn's shape (its y_true is not in rank order)
+    ("The grades are 0, 1, 2 and 3 on a four-point scale.", None),
+    ("We report P@k at cutoffs [1, 3, 5].", None),
+    ("```python\nks = [1, 3, 5, 10]\nndcg_score([[3, 2, 3, 0]], [[0.9, 0.8, 0.7, 0.1]])\n```\n", None),
+])
+def test_grade_lists_in_prose_and_code(text, grades):
+    found = find(text)
+    assert ([g for _, g in found[0].ranking] if found else None) == grades

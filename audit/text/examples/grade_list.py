@@ -12,7 +12,7 @@ from audit.text.examples import Example
 
 #: Names a listing gives a list of ranked grades.
 _NAME = re.compile(r"^(?:rel|rels|relevance|relevances|relevance_scores|grades|graded|labels|gains|judgments|judgements|"
-                   r"y_true|true_relevance|ranked_grades|ranked_relevance|relevance_labels|binary_relevance|hits|"
+                   r"ranked_grades|ranked_relevance|relevance_labels|binary_relevance|hits|"
                    r"ranking_relevance|retrieved_relevance|\w*_rels?|\w*_grades|\w*_relevance|\w*_labels|rel_\w+)$",
                    re.IGNORECASE)
 _NUMBERS = r"\d+(?:\s*,\s*\d+)+"
@@ -20,7 +20,7 @@ _ASSIGNED = re.compile(rf"(?P<name>\b[A-Za-z_]\w*)\s*=\s*(?:(?:np|numpy)\.array\
                        rf"\[(?P<list>{_NUMBERS})\](?!\s*[\],])")
 _SORTED = re.compile(r"(?P<name>\b[A-Za-z_]*ideal\w*)\s*=\s*(?:sorted\(\s*(?P<of>\w+)\s*,\s*reverse\s*=\s*True\s*\)|"
                      r"(?:np\.)?sort\(\s*(?P<of2>\w+)\s*\)\s*\[\s*::\s*-1\s*\])")
-_BRACKET = re.compile(rf"(?<![\w\]])\[(?P<list>{_NUMBERS})\](?!\s*[\[(])")
+_BRACKET = re.compile(rf"(?<![\w\]\[])\[(?P<list>{_NUMBERS})\](?!\s*[\[(\]])")
 _CUE = re.compile(r"\b(?:grades?|graded|relevance|labels?|judge?ments?|gains?|binary|ranked|ranking|results|list)\b",
                   re.IGNORECASE)
 _NOT_GRADES = re.compile(r"(?:\bk\b|\bcutoffs?|\bdepths?|\branks|\bpositions|\bids?|\bscores)\W{0,12}(?:=|in|of|are|:)?\s*$",
@@ -33,6 +33,14 @@ _VECTOR = re.compile(r"\b(?:relevance\s+vector|binary\s+vector|relevance\s+label
                      r"(?P<list>\d(?:[ \t]+\d){2,})(?!\d|\.\d)", re.IGNORECASE)
 _IDEAL_BEFORE = re.compile(r"\bideal\w*\b[^.;\[\]]{0,40}$", re.IGNORECASE)
 _MAX_GRADE = 10
+_SCALE = re.compile(r"\b(?:scale|levels|point|possible|range)\b", re.IGNORECASE)
+
+
+def _sentence(text: str, at: int) -> str:
+    """The sentence (or line of code) around ``text[at]``."""
+    a = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1
+    ends = [e for e in (text.find(". ", at), text.find("\n", at)) if e != -1]
+    return text[a:min(ends) if ends else len(text)]
 
 
 def _grades(listed: str) -> list[int] | None:
@@ -69,12 +77,14 @@ def _regions(text: str) -> list[tuple[int, int, list[int], bool]]:
         else:
             taken.append((m.start(), m.end()))   # a list of something else (cutoffs, ids)
     for m in _BARE.finditer(text):
+        if _SCALE.search(_sentence(text, m.start())):
+            continue   # "the grades are 0, 1, 2 and 3 on a four-point scale": the scale, not a ranking
         ideal = "ideal" in m.group(0).lower() or bool(_IDEAL_BEFORE.search(text[max(0, m.start() - 60):m.start()]))
         add(m.start("list"), m.end("list"), _grades(m.group("list")), ideal)
     for m in _BRACKET.finditer(text):
         before = text[max(0, m.start() - 120):m.start()]
         sentence = re.split(r"(?<=[.!?])\s+|\n\s*\n", before)[-1]
-        if _NOT_GRADES.search(before[-30:]):
+        if _NOT_GRADES.search(before[-30:]) or _SCALE.search(_sentence(text, m.start())):
             taken.append((m.start(), m.end()))
             continue
         ideal = bool(_IDEAL_BEFORE.search(sentence))
