@@ -232,7 +232,7 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
                      "kind": c["kind"], "quote": quote, "line": line}
             entry.update({k: v for k, v in c.items() if k not in ("kind", "quote")})
             if own and c["kind"] in _OWN_CONVENTIONS + ("draft",):
-                entry["conventions"] = own
+                entry["conventions"] = {**c.get("conventions", {}), **own}
             named = next((f"table-{i + 1}" for i, t in enumerate(tables) if t[2] == c.get("fixture")), None)
             if named:
                 entry["fixture"] = named

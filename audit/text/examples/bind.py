@@ -18,6 +18,9 @@ _ELSEWHERE = re.compile(r"\b(?:would|were|if|suppose|imagine|instead|perfect|swa
                         r"other|second\s+(?:query|system|run|ranking)|mean|across|queries|topics|systems|runs)\b",
                         re.IGNORECASE)
 _MEANS = {"MAP", "MRR", "GMAP"}
+#: A statement about every ranking ("any list whose grades are in descending order scores 1"): a property, not the
+#: example's value.
+_GENERAL = re.compile(r"\b(?:any|every|always|never|whenever|in\s+general)\b", re.IGNORECASE)
 
 
 def _tool():
@@ -148,7 +151,7 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
     from audit.text.examples import MEASURES
     from audit.text.scan import METRIC
     text = s.text
-    if _ELSEWHERE.search(text) and not s.start <= example.start < s.end or _TOOL.search(text):
+    if _ELSEWHERE.search(text) and not s.start <= example.start < s.end or _TOOL.search(text) or _GENERAL.search(text):
         return [], ""   # the sentence speaks of another ranking than the example before it, or of what a tool does
     metrics = list(METRIC.finditer(text))
     expects, asked, reason = [], [], ""
@@ -197,9 +200,24 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
                 continue
         at = text.find(value, m.end(), stop)
         quote = text[m.start():at + len(value)] if at >= 0 else text
-        expects.append((quote, fx, {"measure": name, "claimed": value}))
+        expects.append((quote, fx, {"measure": name, "claimed": value}, _ideal_stated(example, root, k)))
     why = "; ".join(asked + ([reason] if reason else []))
     facts = "".join(f"; {' '.join(f.split())}" for f in dict.fromkeys(example.facts))
     # one claim per measure, quoting its own words: each value gets its own verdict
     return [{"kind": "value", "quote": quote, "claim": f"{e['measure']} is {e['claimed']} on the worked example "
-             f"({example.describe()}{facts})", "fixture": fx, "expect": [e]} for quote, fx, e in expects], why
+             f"({example.describe()}{facts})", "fixture": fx, "expect": [e], **({"conventions": own} if own else {})}
+            for quote, fx, e, own in expects], why
+
+
+def _ideal_stated(example: Example, root: str, k) -> dict:
+    """The ideal DCG the text states for a value of nDCG or IDCG on ``example``: built from every judged document
+    (``judged, cut at k``), quoted from the fact that gave the judged grades or |R|, when the example holds judged
+    documents it does not retrieve (the text has named the relevant set, not the retrieved list's) and no more
+    relevant judged documents than the cutoff (so whether the ideal is cut at k changes nothing the text leaves open)."""
+    if root not in ("nDCG", "IDCG") or not example.facts:
+        return {}
+    ideal = example.ideal() or []
+    retrieved = sorted((g for _, g in example.ranking if g), reverse=True)
+    if sorted((g for g in ideal if g), reverse=True) == retrieved or not (isinstance(k, int) and sum(1 for g in ideal if g) <= k):
+        return {}
+    return {"ideal": {"value": "judged, cut at k", "quote": " ".join(example.facts[0].split())}}

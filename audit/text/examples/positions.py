@@ -14,6 +14,9 @@ _HYPOTHETICAL = re.compile(r"\b(?:would|were|had|if|suppose|imagine|instead|perf
 #: Words before "has/holds n relevant documents" that make it a count of the ranking's, not of the query's.
 _RETRIEVED_BEFORE = re.compile(r"\b(?:top|first|results?|ranking|list|run|page|retriev\w*|return\w*)\b", re.IGNORECASE)
 
+_RELEVANT_BEFORE = re.compile(r"\b(?:relevant|hits?)\b[^.;:]*$", re.IGNORECASE)
+_MEASURE_BEFORE = re.compile(r"(?:\b(?:recall|precision|rank|DCG|nDCG|AP|RR|P|R)|@)\s*$", re.IGNORECASE)
+
 
 def _patterns():
     from audit.text.encode import _DOCS, _LIST, _N, _ORDINAL_POSITION
@@ -58,7 +61,9 @@ def find(text: str) -> list[Example]:
         if _NEEDS.search(sentence) or _HYPOTHETICAL.search(sentence) or not re.search(r"\brelevant\b|\bhits?\b",
                                                                                        sentence, re.IGNORECASE):
             continue
-        found = [m for m in positions.finditer(sentence)]
+        # "relevant … at positions 1, 4 and 5", never "the recall at rank 7" (a cutoff) or a rank far from "relevant"
+        found = [m for m in positions.finditer(sentence) if _RELEVANT_BEFORE.search(sentence[max(0, m.start() - 60):m.start()])
+                 and not _MEASURE_BEFORE.search(sentence[:m.start()])]
         if len(found) == 1:
             ranks = _list(found[0].group("list"))
             if len(set(ranks)) < len(ranks) or ranks != sorted(ranks) or not ranks or min(ranks) < 1:
