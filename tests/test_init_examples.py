@@ -226,3 +226,33 @@ def test_two_statements_of_r_that_disagree_leave_a_question():
 def test_grade_lists_in_prose_and_code(text, grades):
     found = find(text)
     assert ([g for _, g in found[0].ranking] if found else None) == grades
+
+
+ROWS = """# Precision and recall down the ranking
+
+The query has four relevant documents.
+
+| Rank | Doc | Relevant |
+|---|---|---|
+| 1 | d3 | yes |
+| 2 | d7 | no |
+| 3 | d1 | yes |
+
+| k | P@k | R@k |
+|---|-----|-----|
+| 1 | 1 | 0.25 |
+| 3 | 0.67 | 0.75 |
+"""
+
+
+def test_table_rows_after_a_rank_table_use_what_the_text_says_of_its_query(tmp_path):
+    """|R| = 4 completes the table's fixture for recall: R@1 = 1/4 = 0.25 and P@1 = 1 (supported); at k = 3 two of
+    the four relevant documents are retrieved, so R@3 = 2/4 = 0.5, not the printed 0.75 (contradicted; P@3 = 2/3
+    ≈ 0.67 holds). Without |R| the rows are drafts asking for it."""
+    claims, verdicts = _init(tmp_path, ROWS)
+    rows = [(c["id"], [e["measure"] for e in c["expect"]]) for c in claims if c["kind"] == "value"]
+    assert rows == [("C01", ["P@1", "R@1"]), ("C02", ["P@3", "R@3"])]
+    assert verdicts == {"C01": "supported", "C02": "contradicted"}
+    (tmp_path / "without").mkdir()
+    claims, _ = _init(tmp_path / "without", ROWS.replace("The query has four relevant documents.\n\n", ""))
+    assert [c["kind"] for c in claims] == ["draft", "draft"] and all(ASK_RELEVANT in c["claim"] for c in claims)

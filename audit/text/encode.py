@@ -1344,10 +1344,12 @@ def fixture_tables(text: str) -> list[tuple[int, int, dict, bool]]:
 _ORDER_FREE = {"P", "RR", "Judged", "Success"}   # measures no unretrieved document can change
 
 
-def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]]) -> tuple[list[dict], str]:
+def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=None) -> tuple[list[dict], str]:
     """A table row stating values about a ranking printed earlier as a table: columns named by
     measures at a cutoff column (``| k | P@k | R@k |``), or a row per measure with a column for
-    the running example (``| measure | running example |``)."""
+    the running example (``| measure | running example |``). ``example``: the worked example the row follows
+    (``audit.text.examples``); when it is that table, what the text says of its query (|R|, the ideal) completes
+    the fixture for the measures that need it."""
     if not s.context or not tables:
         return [], "no ranking table precedes it"
     head, row = _cells(s.context), _cells(s.text)
@@ -1379,10 +1381,16 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]]) -> tuple[
     if not expects:
         return [], "the row's measures and values could not be matched to its header"
     out = []
+    same = example is not None and (example.start, example.end) == table[:2]
     for base, k, cell in expects:
         if not complete and base not in _ORDER_FREE:
-            return [], (f"{base} depends on relevant documents the table does not list; say how many judged "
-                        "documents the need has, or list them in qrels")
+            asked = example.missing(_root(base), k if isinstance(k, int) else None) if same else ""
+            completed = example.fixture()[0] if same and not asked else None
+            if completed is None:
+                return [], (f"{_name(base, k)} needs what the table does not state: " + (
+                    asked or "how many relevant documents does this query have (counting those the ranking does not "
+                             "retrieve)?"))
+            fixture = completed
         if base in _MEASURE_NEEDS_CUTOFF and k is None:
             return [], f"{base} needs a cutoff"
         name = _name(base, k)

@@ -56,7 +56,7 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         claims, reason = encode.code(s, text)
         return claims or [_draft(s, reason)]
     if s.context:  # a table row
-        claims, reason = encode.table_row(s, list(tables))
+        claims, reason = encode.table_row(s, list(tables), example)
         return _with_rest(s, claims) if claims else [_draft(s, reason)]
     stated = {name: set(values) for name, values in (declared or {}).items()}
     claims: list[dict] = list(encode.statistics(s))
