@@ -82,8 +82,8 @@ def attach(text: str, examples: list[Example]) -> None:
     headings = _headings(text)
     for a, b, n, quote in positions.facts(text):
         e = _owner(examples, headings, a, b, text)
-        if e is None:
-            continue
+        if e is None or _NEW_RANKING.search(quote) and not e.start <= a < e.end:
+            continue   # "another query has three relevant documents" is not the example's
         if e.relevant is not None and e.relevant != n:
             e.conflict = (f"the text gives this query {e.relevant} and {n} relevant documents: "
                           "how many relevant documents does this query have?")
