@@ -1345,32 +1345,38 @@ _ORDER_FREE = {"P", "RR", "Judged", "Success"}   # measures no unretrieved docum
 
 
 def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=None) -> tuple[list[dict], str]:
-    """A table row stating values about a ranking printed earlier as a table: columns named by
-    measures at a cutoff column (``| k | P@k | R@k |``), or a row per measure with a column for
-    the running example (``| measure | running example |``). ``example``: the worked example the row follows
-    (``audit.text.examples``); when it is that table, what the text says of its query (|R|, the ideal) completes
-    the fixture for the measures that need it."""
-    if not s.context or not tables:
+    """A table row stating values about a ranking printed earlier: columns named by measures at a cutoff column
+    (``| k | P@k | R@k |``, or ``| rank | recall | precision |``: the measures at each rank), or a row per measure
+    with a column for the running example (``| measure | running example |``, the first table). The ranking is the
+    worked example the row follows (``example``, ``audit.text.examples``: a rank table, a list, positions in prose)
+    with what the text says of its query (|R|, the ideal), when it determines every measure of the row; else the
+    draft asks for what is missing."""
+    if not s.context:
         return [], "no ranking table precedes it"
     head, row = _cells(s.context), _cells(s.text)
     if len(row) != len(head):
         return [], "the row and its header have different numbers of cells"
     refers_first = "running example" in (s.context + s.text).lower()
     earlier = [t for t in tables if t[1] <= s.start]
-    if not earlier:
+    if refers_first and earlier:
+        source, table = None, earlier[0]
+    elif example is not None and example.end <= s.start:
+        source, table = example, None
+    elif earlier:
+        source, table = None, earlier[-1]
+    else:
         return [], "no ranking table precedes it"
-    table = earlier[0] if refers_first else earlier[-1]
-    _, _, fixture, complete = table
     expects = []
     lower = [h.lower() for h in head]
-    if lower[0] in ("k", "cutoff", "cutoff k"):
+    by_rank = bool(re.match(r"^(?:rank|depth|position)\b", lower[0]))
+    if lower[0] in ("k", "cutoff", "cutoff k") or by_rank:
         k = number(row[0])
         if k is None:
             return [], "the cutoff cell is not a whole number"
         for h, cell in zip(head[1:], row[1:]):
             m = METRIC.fullmatch(h.strip())
             spec = measure_of(m) if m else None
-            if spec and spec[1] == "k":
+            if spec and (spec[1] == "k" or by_rank and spec[1] is None and at_cutoff(spec[0], 1) != spec[0]):
                 expects.append((spec[0], k, cell))
     elif lower[0] in ("measure", "metric") and refers_first:
         m = METRIC.fullmatch(row[0].strip())
@@ -1381,18 +1387,18 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=N
     if not expects:
         return [], "the row's measures and values could not be matched to its header"
     out = []
-    same = example is not None and (example.start, example.end) == table[:2]
+    fixture = table[2] if table is not None else None
     for base, k, cell in expects:
-        if not complete and base not in _ORDER_FREE:
-            asked = example.missing(_root(base), k if isinstance(k, int) else None) if same else ""
-            completed = example.fixture()[0] if same and not asked else None
-            if completed is None:
-                return [], (f"{_name(base, k)} needs what the table does not state: " + (
-                    asked or "how many relevant documents does this query have (counting those the ranking does not "
-                             "retrieve)?"))
-            fixture = completed
         if base in _MEASURE_NEEDS_CUTOFF and k is None:
             return [], f"{base} needs a cutoff"
+        if source is not None:
+            asked = source.missing(_root(base), k if isinstance(k, int) else None)
+            fixture, why = source.fixture() if not asked else (None, "")
+            if fixture is None:
+                return [], f"{_name(base, k)} needs what {source.describe()} does not state: {asked or why}"
+        elif not table[3] and base not in _ORDER_FREE:
+            return [], (f"{_name(base, k)} needs what the table does not state: how many relevant documents does "
+                        "this query have (counting those the ranking does not retrieve)?")
         name = _name(base, k)
         try:
             parse_measure(name)

@@ -13,7 +13,7 @@ from audit.text.examples import Example, describe_grades
 _HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 #: Sentences that speak of another ranking than the example's: a hypothetical, a change, other queries or systems,
 #: a mean over queries.
-_ELSEWHERE = re.compile(r"\b(?:would|were|if|suppose|imagine|instead|perfect|swap\w*|mov(?:e|es|ed|ing)|another|"
+_ELSEWHERE = re.compile(r"\b(?:would|if|suppose|imagine|instead|perfect|swap\w*|mov(?:e|es|ed|ing)|another|"
                         r"flip\w*|revers\w*|reorder\w*|shuffl\w*|"
                         r"other|second\s+(?:query|system|run|ranking)|mean|across|queries|topics|systems|runs)\b",
                         re.IGNORECASE)
@@ -43,15 +43,32 @@ _IDEAL_OWN = re.compile(r"\bideal\b[^.]{0,80}?\b(?:(?:those|these|the\s+same|its
 
 
 @lru_cache(maxsize=8)
-def _headings(text: str) -> tuple[int, ...]:
-    """Where a part of the text begins that the example before it does not reach: a heading outside a listing, or
-    a sentence turning to another ranking than the examples the parsers read."""
+def _parts(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Where a part of the text begins that the example before it may not reach: the headings outside listings, and
+    the sentences turning to another ranking than the examples the parsers read."""
     from audit.text.listings import find_listings
     from audit.text.scan import units
     code = {n for listing in find_listings(text) for n in range(listing.start, listing.end + 1)}
-    out = [m.start() for m in _HEADING.finditer(text) if text.count("\n", 0, m.start()) + 1 not in code]
-    out += [u.start for u in units(text) if u.kind in ("sentence", "item") and _NEW_RANKING.search(text[u.start:u.end])]
-    return tuple(sorted(out))
+    headings = tuple(m.start() for m in _HEADING.finditer(text) if text.count("\n", 0, m.start()) + 1 not in code)
+    turns = tuple(u.start for u in units(text) if u.kind in ("sentence", "item")
+                  and _NEW_RANKING.search(text[u.start:u.end]))
+    return headings, turns
+
+
+def _headings(text: str) -> tuple[int, ...]:
+    headings, turns = _parts(text)
+    return tuple(sorted(headings + turns))
+
+
+#: An example the text calls its running example: later sections go on using it.
+_RUNNING = re.compile(r"\brunning\s+example\b", re.IGNORECASE)
+
+
+def _running(text: str, e: Example) -> bool:
+    """Whether ``e`` is the text's running example: said so in its own section before it or in its sentence."""
+    headings, _ = _parts(text)
+    section = max([h for h in headings if h <= e.start] or [0])
+    return bool(_RUNNING.search(text[section:e.end]))
 
 
 def _between(headings: list[int], a: int, b: int) -> bool:
@@ -121,12 +138,15 @@ def attach(text: str, examples: list[Example]) -> None:
 
 def bound(examples: list[Example], start: int, end: int, text: str) -> Example | None:
     """The example a statement at ``text[start:end]`` speaks of: the last one begun before it ends, unless a heading
-    has begun another part of the text since."""
+    (for the text's running example, only a sentence turning to another ranking) has begun another part since."""
     before = [e for e in examples if e.start < end]
     if not before:
         return None
     e = before[-1]
-    return None if _between(_headings(text), e.end, start) else e
+    headings, turns = _parts(text)
+    # a heading ends the example, except the text's running example, which later sections go on using
+    ends = turns if _running(text, e) else headings + turns
+    return None if _between(ends, e.end, start) else e
 
 
 def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = None,

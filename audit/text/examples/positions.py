@@ -15,6 +15,10 @@ _HYPOTHETICAL = re.compile(r"\b(?:would|were|had|if|suppose|imagine|instead|perf
 _RETRIEVED_BEFORE = re.compile(r"\b(?:top|first|results?|ranking|list|run|page|retriev\w*|return\w*)\b", re.IGNORECASE)
 
 _RELEVANT_BEFORE = re.compile(r"\b(?:relevant|hits?)\b[^.;:]*$", re.IGNORECASE)
+#: One relevant document of several ("the last relevant document at rank 15", "a relevant document at rank 3"): not
+#: the relevant set's positions.
+_ONE_OF = re.compile(r"\b(?:last|final|next|second|third|fourth|fifth|another|one|a|each|some)\s+(?:\w+\s+)?"
+                     r"relevant\b[^.;:]*$", re.IGNORECASE)
 _MEASURE_BEFORE = re.compile(r"(?:\b(?:recall|precision|rank|DCG|nDCG|AP|RR|P|R)|@)\s*$", re.IGNORECASE)
 
 
@@ -27,7 +31,7 @@ def _patterns():
                        rf"(?P<pos>\d+)|(?P<ord>{'|'.join(_ORDINAL_POSITION)})\b)", re.IGNORECASE)
     results = re.compile(rf"\b(?P<n>{_N})\s+(?:results|documents\s+returned|retrieved\s+documents)\b|"
                          rf"\b(?P<n2>{_N})[- ](?:item|result|document)\s+(?:list|ranking|run)\b|"
-                         rf"\breturns?\s+(?:only\s+)?(?P<n3>{_N})\s+{_DOCS}", re.IGNORECASE)
+                         rf"\breturns?\s+(?:only\s+)?(?P<n3>{_N})\s+{_DOCS}|\branks\s+all\s+(?P<n4>{_N})\b", re.IGNORECASE)
     relevant = rf"(?:known[- ])?relevant\s+{_DOCS}"
     total = re.compile(
         rf"\b(?:has|have|had|with|there\s+(?:are|were)|contains?|holds?|of\s+(?:its|the|their))\s+(?:exactly\s+|only\s+|a\s+total\s+of\s+)?"
@@ -37,7 +41,8 @@ def _patterns():
         rf"|\ball\s+(?P<m3>{_N})\s+(?:of\s+(?:its|the)\s+)?relevant\s+{_DOCS}"
         rf"|\bthe\s+only\s+(?P<m4>{_N})\s+relevant\b"
         rf"|\b(?P<m7>{_N})\s+{_DOCS}\s+in\s+the\s+collection\s+(?:are|were)\s+relevant\b"
-        rf"|\b(?P<m5>{_N})\s+{_DOCS}\s+(?:are|were)\s+relevant\s+(?:to\s+(?:the|this|that)\s+(?:query|need|question|topic)|"
+        rf"|\b(?P<m5>{_N})\s+(?:of\s+the\s+{_N}\s+)?{_DOCS}\s+(?:are|were)\s+relevant\s+(?:to\s+(?:(?:the|this|that)\s+)?"
+        rf"(?:query|need|question|topic|request|[a-z]|q\d*)\b|"
         rf"in\s+(?:the|this)\s+collection|in\s+total|overall|altogether)"
         rf"|\|R\|\s*=\s*(?P<m6>\d+)(?![.\d])", re.IGNORECASE)
     return positions, first, results, total
@@ -63,7 +68,8 @@ def find(text: str) -> list[Example]:
             continue
         # "relevant … at positions 1, 4 and 5", never "the recall at rank 7" (a cutoff) or a rank far from "relevant"
         found = [m for m in positions.finditer(sentence) if _RELEVANT_BEFORE.search(sentence[max(0, m.start() - 60):m.start()])
-                 and not _MEASURE_BEFORE.search(sentence[:m.start()])]
+                 and not _MEASURE_BEFORE.search(sentence[:m.start()])
+                 and not _ONE_OF.search(sentence[max(0, m.start() - 60):m.start()])]
         if len(found) == 1:
             ranks = _list(found[0].group("list"))
             if len(set(ranks)) < len(ranks) or ranks != sorted(ranks) or not ranks or min(ranks) < 1:
@@ -71,7 +77,7 @@ def find(text: str) -> list[Example]:
             n = number(found[0].group("n")) if found[0].group("n") else None
             if n is None:
                 r = results.search(sentence)
-                n = number(r.group("n") or r.group("n2") or r.group("n3")) if r else None
+                n = number(r.group("n") or r.group("n2") or r.group("n3") or r.group("n4")) if r else None
             if n is not None and n < max(ranks):
                 continue
             length = n or max(ranks)
