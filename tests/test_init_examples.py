@@ -256,3 +256,41 @@ def test_table_rows_after_a_rank_table_use_what_the_text_says_of_its_query(tmp_p
     (tmp_path / "without").mkdir()
     claims, _ = _init(tmp_path / "without", ROWS.replace("The query has four relevant documents.\n\n", ""))
     assert [c["kind"] for c in claims] == ["draft", "draft"] and all(ASK_RELEVANT in c["claim"] for c in claims)
+
+
+TEXTBOOK = """# Judging a ranked list
+
+## A running example
+
+Take a collection of twelve documents for topic t. Three of the twelve documents are relevant to t. The system ranks
+all twelve documents, and the relevant ones come back at ranks 1, 3 and 8.
+
+| rank of the relevant document | recall | precision |
+|---|---|---|
+| 1 | 0.33 | 1.00 |
+| 3 | 0.67 | 0.67 |
+| 8 | 1.00 | 0.38 |
+
+## Average precision
+
+AP adds the precision at each relevant document and divides by three: AP = (1 + 0.67 + 0.38)/3 ≈ 0.681.
+
+## Another topic
+
+A second topic has its single relevant document at rank 2, so its AP is 1/2.
+"""
+
+
+def test_a_running_example_reaches_past_headings_until_the_text_turns_to_another_ranking(tmp_path):
+    """Topic t: |R| = 3, relevant at 1, 3, 8 of twelve. Rows by rank: R@1 = 1/3 ≈ 0.33, P@1 = 1; R@3 = 2/3 ≈ 0.67,
+    P@3 = 2/3 ≈ 0.67; R@8 = 1, P@8 = 3/8 = 0.375 ≈ 0.38: all supported. Under the next heading, still the running
+    example: AP = (1/1 + 2/3 + 3/8)/3 = (49/24)/3 = 49/72 ≈ 0.6806, printed 0.681: supported. The second topic is its
+    own example: its single relevant document (|R| = 1) at rank 2 gives AP = (1/2)/1 = 1/2, supported — on its own
+    ranking, never topic t's."""
+    claims, verdicts = _init(tmp_path, TEXTBOOK)
+    values = [(c["id"], [e["measure"] for e in c["expect"]]) for c in claims if c["kind"] == "value"]
+    assert values == [("C02", ["R@1", "P@1"]), ("C03", ["R@3", "P@3"]), ("C04", ["R@8", "P@8"]), ("C05", ["AP"]),
+                      ("C06", ["AP"])]
+    assert all(verdicts[i] == "supported" for i, _ in values)
+    second = next(c for c in claims if c["id"] == "C06")
+    assert second["fixture"]["run"]["q1"] == ["d1", "d2"]   # its own ranking: one relevant document, at rank 2

@@ -71,6 +71,8 @@ class Example:
         relevant_at = [i for i, (_, g) in enumerate(self.ranking, 1) if g]
         if root in ("RR", "Success") and relevant_at and (k is None or relevant_at[0] <= k):
             top_ok = True   # the first relevant document is printed: nothing after it counts
+        elif root in _NEEDS_R and self.total_relevant() == len(relevant_at):
+            top_ok = True   # every relevant document is printed: what follows them is non-relevant
         else:
             top_ok = self.whole or (k is not None and k <= known)
         if not top_ok:

@@ -44,7 +44,8 @@ def _patterns():
         rf"|\b(?P<m5>{_N})\s+(?:of\s+the\s+{_N}\s+)?{_DOCS}\s+(?:are|were)\s+relevant\s+(?:to\s+(?:(?:the|this|that)\s+)?"
         rf"(?:query|need|question|topic|request|[a-z]|q\d*)\b|"
         rf"in\s+(?:the|this)\s+collection|in\s+total|overall|altogether)"
-        rf"|\|R\|\s*=\s*(?P<m6>\d+)(?![.\d])", re.IGNORECASE)
+        rf"|\|R\|\s*=\s*(?P<m6>\d+)(?![.\d])"
+        rf"|\b(?:its|the|a|one)\s+(?P<m8>single|only|sole)\s+relevant\s+{_DOCS}", re.IGNORECASE)
     return positions, first, results, total
 
 
@@ -103,7 +104,11 @@ def facts(text: str) -> list[tuple[int, int, int, str]]:
         if _HYPOTHETICAL.search(sentence):
             continue
         for m in total.finditer(sentence):
-            word = next(m.group(g) for g in ("m", "m2", "m3", "m4", "m5", "m6", "m7") if m.group(g))
+            word = next(m.group(g) for g in ("m", "m2", "m3", "m4", "m5", "m6", "m7", "m8") if m.group(g))
+            if word.lower() in ("single", "only", "sole"):
+                if re.search(r"\beach\b|\btopics\b|\bqueries\b", sentence, re.IGNORECASE):
+                    continue   # "three topics with a single relevant document each"
+                word = "1"
             if m.group("m") and _RETRIEVED_BEFORE.search(sentence[max(0, m.start() - 40):m.start()]):
                 continue   # "the top five hold three relevant documents": what the ranking holds, not |R|
             n = number(word)
