@@ -131,8 +131,10 @@ _PRINTED_VALUE = re.compile(rf"(?:{METRIC.pattern})`?\s*(?:=|≈|(?:gives|return
 
 def _states_own_value(s: Statement, drafted: list[dict]) -> bool:
     """Whether a convention stated in ``s`` belongs to its own claims: they are value or comparison
-    claims, or a draft of a sentence printing a measure's value ("Under the listed order, … RR = 1/2")."""
-    if any(c["kind"] in _OWN_CONVENTIONS for c in drafted):
+    claims, or a draft of a sentence printing a measure's value ("Under the listed order, … RR = 1/2"). A value
+    drafted on the worked example the sentence follows does not make it so: "Average precision divides by all four
+    relevant documents: AP = …" states how AP is computed, for the chapter."""
+    if any(c["kind"] in _OWN_CONVENTIONS and not c.get("on example") for c in drafted):
         return True
     return s.kind == "value" and bool(_PRINTED_VALUE.search(s.text))
 
@@ -230,7 +232,7 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
             entry = {"id": f"C{len(claims) + 1:02d}", "title": _title(c["kind"], c["claim"] if c["kind"] != "draft"
                                                                        else s.text),
                      "kind": c["kind"], "quote": quote, "line": line}
-            entry.update({k: v for k, v in c.items() if k not in ("kind", "quote")})
+            entry.update({k: v for k, v in c.items() if k not in ("kind", "quote", "on example")})
             if own and c["kind"] in _OWN_CONVENTIONS + ("draft",):
                 entry["conventions"] = {**c.get("conventions", {}), **own}
             named = next((f"table-{i + 1}" for i, t in enumerate(tables) if t[2] == c.get("fixture")), None)

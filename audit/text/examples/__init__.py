@@ -138,5 +138,18 @@ def find(text: str) -> list[Example]:
             if not any(ex.start < other.end and other.start < ex.end for other in found):
                 found.append(ex)
     found.sort(key=lambda e: e.start)
+    found = [e for i, e in enumerate(found) if not (i and e.kind == "positions" and _retold(text, found[i - 1], e))]
     bind.attach(text, found)
     return found
+
+
+def _retold(text: str, before: Example, e: Example) -> bool:
+    """Whether positions in prose retell the example just before them ("The first relevant result is at rank 1"
+    under a rank table whose first row is relevant): the same relevance at every rank they give, nothing between
+    them but prose."""
+    from audit.text.examples.bind import _between, _headings
+    if _between(list(_headings(text)), before.end, e.start) or len(e.ranking) > len(before.ranking):
+        return False
+    if e.whole and len(e.ranking) != len(before.ranking):
+        return False
+    return all(bool(g) == bool(h) for (_, g), (_, h) in zip(e.ranking, before.ranking))

@@ -14,7 +14,7 @@ _HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 #: Sentences that speak of another ranking than the example's: a hypothetical, a change, other queries or systems,
 #: a mean over queries.
 _ELSEWHERE = re.compile(r"\b(?:would|if|suppose|imagine|instead|perfect|swap\w*|mov(?:e|es|ed|ing)|another|"
-                        r"flip\w*|revers\w*|reorder\w*|shuffl\w*|"
+                        r"flip\w*|revers\w*|reorder\w*|shuffl\w*|condens\w*|dropping|removing|"
                         r"other|second\s+(?:query|system|run|ranking)|mean|across|queries|topics|systems|runs)\b",
                         re.IGNORECASE)
 _MEANS = {"MAP", "MRR", "GMAP"}
@@ -225,7 +225,8 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
     facts = "".join(f"; {' '.join(f.split())}" for f in dict.fromkeys(example.facts))
     # one claim per measure, quoting its own words: each value gets its own verdict
     return [{"kind": "value", "quote": quote, "claim": f"{e['measure']} is {e['claimed']} on the worked example "
-             f"({example.describe()}{facts})", "fixture": fx, "expect": [e], **({"conventions": own} if own else {})}
+             f"({example.describe()}{facts})", "fixture": fx, "expect": [e], "on example": True,
+             **({"conventions": own} if own else {})}
             for quote, fx, e, own in expects], why
 
 
