@@ -6,10 +6,11 @@ Prints a line per text, then one line per claim family and one overall, in this 
     listings: N statements, agreement A%, wrong supported S, wrong contradicted C
     statistics: N statements, agreement A%, wrong supported S, wrong contradicted C
     overall: N statements, encodable E%, unedited U%, agreement A%, held-out agreement H%, wrong supported S, wrong contradicted C
+    init: N statements, found F%, runnable and right R%, wrong W
     patches: N patches applied, structure kept K, rerun clean C, damaged D
 
-(the last: every text with a finding has its patch applied with ``patch -p0`` in a scratch copy and is audited
-again; goals K = C = N, D = 0)
+(init: ``audit init``'s draft alone, unedited; see ``corpus_measures``. patches: every text with a finding has its
+patch applied with ``patch -p0`` in a scratch copy and is audited again; goals K = C = N, D = 0)
 
 then every statement whose verdict differs from its label. Labels: tests/corpus/measures/labels.yaml (each value
 computed by compute_labels.py, the libraries called directly and by hand). Run from the project root:
@@ -49,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     if statistics:
         print(cm.Figures(statistics).brief("statistics"))
     print(everything.line("overall"))
+    if not args.no_init:
+        print(everything.init_line())
     patches = None
     if not args.no_patches:
         patches = cm.patch_rounds(progress=lambda m: print(m, file=sys.stderr, flush=True))
@@ -58,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{len(wrong)} statements whose verdict is not the labelled one:")
         for s in wrong:
             print(f"  {s.text} {s.claim}: labelled {s.verdict}, audit says {s.audit} — {s.quote[:80]!r}")
+    init_wrong = [s for s in everything.statements if s.init is not None and s.init != s.verdict]
+    if init_wrong:
+        print(f"\n{len(init_wrong)} statements whose verdict from init's unedited draft is not the labelled one:")
+        for s in init_wrong:
+            print(f"  {s.text}: labelled {s.verdict}, init's draft says {s.init} — {s.quote[:80]!r}")
     if patches is not None and (patches.damaged or patches.unclean):
         print("\npatches that damaged the text or left the rerun unclean:")
         for name, why in {**patches.unclean, **patches.damaged}.items():

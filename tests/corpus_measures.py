@@ -9,7 +9,10 @@ Figures, per statement:
   the labelled one;
 - *agreement*: of the encodable statements, those whose claim's verdict is the labelled one;
 - *wrong supported* / *wrong contradicted*: an encodable statement the audit calls supported (contradicted) that is
-  labelled otherwise.
+  labelled otherwise;
+- init alone (``Figures.init_line``), over every labelled statement: *found*, some claim of init's draft (a draft
+  too) quotes text overlapping the statement; *runnable and right*, init's runnable claims on it give the labelled
+  verdict; *wrong*, they give another.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class Statement:
     held_out: bool
     audit: str | None = None       # the register claim's verdict
     init: str | None = None        # the verdict of init's runnable claim on the quote, if any
+    found: bool = False            # some claim of init's draft (a draft too) quotes text overlapping the statement
 
     @property
     def encodable(self) -> bool:
@@ -71,6 +75,14 @@ class Figures:
                 + (f"{100 * right / len(enc):.0f}%" if enc else "n/a")
                 + f", wrong supported {sum(1 for x in enc if x.audit == 'supported' and x.verdict != 'supported')}"
                   f", wrong contradicted {sum(1 for x in enc if x.audit == 'contradicted' and x.verdict != 'contradicted')}")
+
+    def init_line(self) -> str:
+        """``init: N statements, found F%, runnable and right R%, wrong W``: init's draft alone, unedited."""
+        s = self.statements
+        pct = (lambda a, b: f"{100 * a / b:.0f}%" if b else "n/a")
+        return (f"init: {len(s)} statements, found {pct(sum(x.found for x in s), len(s))}, runnable and right "
+                f"{pct(sum(1 for x in s if x.init == x.verdict), len(s))}, "
+                f"wrong {sum(1 for x in s if x.init is not None and x.init != x.verdict)}")
 
     def wrong(self) -> list[Statement]:
         return [x for x in self.statements if x.encodable and x.audit != x.verdict]
@@ -110,6 +122,7 @@ def score(texts: list[dict] | None = None, *, init: bool = True, references=None
             progress(f"{text['id']}: {exc.message}")
             verdicts = {s["claim"]: "error" for s in text["statements"] if s.get("claim")}
         drafted: list[tuple[str, str]] = []
+        quoted: list[str] = []
         snapshot = (CORPUS / text["file"]).read_text(encoding="utf-8")
         if init:
             with tempfile.TemporaryDirectory() as tmp:
@@ -119,6 +132,7 @@ def score(texts: list[dict] | None = None, *, init: bool = True, references=None
                 chapter = load_chapter(draft_folder)
                 kinds = {c.id: c.kind for c in chapter.register.claims}
                 draft = audit_chapter(chapter, references, collect([]))
+                quoted = [c.quote for c in chapter.register.claims]
                 drafted = [(c.quote, c.verdict) for c in draft.claims if kinds.get(c.id) not in ("draft", "not checkable")]
         figures = Figures()
         for s in text["statements"]:
@@ -130,6 +144,7 @@ def score(texts: list[dict] | None = None, *, init: bool = True, references=None
             covering = [v for q, v in drafted if (b := snapshot.find(q)) >= 0 and b < span[1] and span[0] < b + len(q)]
             if covering:
                 st.init = min(covering, key=lambda v: _ORDER.get(v, 3))
+            st.found = any((b := snapshot.find(q)) >= 0 and b < span[1] and span[0] < b + len(q) for q in quoted)
             figures.statements.append(st)
         out[text["id"]] = figures
     return out

@@ -782,9 +782,16 @@ def _described(text: str, base: str, k) -> tuple[dict | None, str]:
         positions = _list(pos.group("list"))
         length = number(pos.group("n")) if pos.group("n") else None
         results = _N_RESULTS.search(text)
-        length = length or (number(results.group("n")) if results else None) or max(positions)
+        length = length or (number(results.group("n")) if results else None)
+        if length is None and (k is None and root in ("AP", "Rprec", "DCG", "ERR", "RBP", "NumRet")
+                               or isinstance(k, int) and k > max(positions)):
+            # the ranking is known down to the last stated position only: what follows is not the sentence's
+            from audit.text.examples import ASK_LENGTH
+            return None, f"{_name(base, k)} needs what the sentence does not state: {ASK_LENGTH.format(n=max(positions))}"
+        length = length or max(positions)
         if root in _NEEDS_R and total is None:
-            return None, "|R| (how many relevant documents the need has) is not stated"
+            from audit.text.examples import ASK_RELEVANT
+            return None, f"{_name(base, k)} needs what the sentence does not state: {ASK_RELEVANT}"
         if total is not None and total < len(positions):
             return None, "more relevant positions than relevant documents"
         return _ranking(positions, length, total), ""
@@ -1356,115 +1363,55 @@ def todo(s: Statement, reason: str) -> str:
 
 # --- fixtures given as tables, and table rows that state values about them ----------------------
 
-_HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 
 
 def _cells(row: str) -> list[str]:
     return [c.strip() for c in row.strip().strip("|").split("|")]
 
 
-def _grade(cell: str) -> int | None | str:
-    """A table cell → a grade (int), ``"unjudged"``, or ``None`` when unreadable."""
-    c = cell.lower()
-    digits = re.findall(r"\d+", c)
-    if re.match(r"^(?:no|unjudged|not\s+judged|—|-|–)\b", c):
-        return "unjudged"
-    if digits:
-        return int(digits[0])
-    if re.match(r"^(?:non-?relevant|not\s+relevant)\b", c):
-        return 0
-    if re.match(r"^(?:yes|relevant)\b", c):
-        return 1
-    return None
-
-
 def fixture_tables(text: str) -> list[tuple[int, int, dict, bool]]:
-    """Rankings printed as tables (a ``rank`` column and a ``grade``/``relevance``/``judged``
-    column, optionally a ``document`` column): ``(start, end, fixture, complete)`` in reading
-    order. ``complete`` is true when every judged document of the need is known: the table's,
-    plus any the next paragraph says is "never retrieved" with its grade, matching a stated count
-    of judged (or relevant) documents; when nothing is stated, the table is taken as complete only
-    for measures that do not depend on unretrieved documents."""
-    out = []
-    lines = text.split("\n")
-    offsets, pos = [], 0
-    for line in lines:
-        offsets.append(pos)
-        pos += len(line) + 1
-    i = 0
-    while i < len(lines):
-        if not lines[i].strip().startswith("|"):
-            i += 1
-            continue
-        j = i
-        while j < len(lines) and lines[j].strip().startswith("|"):
-            j += 1
-        head = [h.lower() for h in _cells(lines[i])]
-        rank_col = next((n for n, h in enumerate(head) if h in ("rank", "position", "#")), None)
-        grade_col = next((n for n, h in enumerate(head) if re.match(r"^(?:grade|relevance|relevant|judged|label)", h)),
-                         None)
-        doc_col = next((n for n, h in enumerate(head) if re.match(r"^(?:doc|document|id|passage|chunk)", h)), None)
-        start, end = offsets[i], offsets[j - 1] + len(lines[j - 1])
-        if rank_col is not None and grade_col is not None:
-            rows = [_cells(r) for r in lines[i + 1:j] if not re.match(r"^\s*\|?[\s:|-]+$", r)]
-            ranked, qrels, ok = [], {}, True
-            for n, row in enumerate(rows):
-                if len(row) <= max(rank_col, grade_col):
-                    ok = False
-                    break
-                doc = row[doc_col] if doc_col is not None else f"d{n + 1}"
-                g = _grade(row[grade_col])
-                rank = number(row[rank_col])
-                if g is None or rank is None or not re.fullmatch(r"[\w.-]+", doc):
-                    ok = False
-                    break
-                ranked.append((rank, doc))
-                if g != "unjudged":
-                    qrels[doc] = g
-            if ok and ranked:
-                before = text[:start]
-                section_start = max([m.end() for m in _HEADING.finditer(before)] or [0])
-                after_end = text.find("\n\n", end + 2)
-                after = text[end:after_end if after_end != -1 else len(text)]
-                for m in re.finditer(r"\b(?P<doc>[\w.-]+),?\s+(?:has|with)\s+grade\s+(?P<g>\d+)\b[^.]*?\b(?:never|not)\s+"
-                                     r"(?:retrieved|returned)", after, re.IGNORECASE):
-                    qrels.setdefault(m.group("doc"), int(m.group("g")))
-                stated = re.search(rf"\b(?P<n>{_N})\s+judged\s+documents\b", text[section_start:start], re.IGNORECASE)
-                complete = bool(stated) and number(stated.group("n")) == len(qrels)
-                fixture = {"qrels": {"q1": qrels or {"x": 0}}, "run": {"q1": [d for _, d in sorted(ranked)]}}
-                out.append((start, end, fixture, complete))
-        i = j
-    return out
+    """Rankings printed as tables, as ``(start, end, fixture, complete)``: see
+    ``audit.text.examples.rank_table.fixture_tables``."""
+    from audit.text.examples.rank_table import fixture_tables as tables
+    return tables(text)
 
 
 _ORDER_FREE = {"P", "RR", "Judged", "Success"}   # measures no unretrieved document can change
 
 
-def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]]) -> tuple[list[dict], str]:
-    """A table row stating values about a ranking printed earlier as a table: columns named by
-    measures at a cutoff column (``| k | P@k | R@k |``), or a row per measure with a column for
-    the running example (``| measure | running example |``)."""
-    if not s.context or not tables:
+def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=None) -> tuple[list[dict], str]:
+    """A table row stating values about a ranking printed earlier: columns named by measures at a cutoff column
+    (``| k | P@k | R@k |``, or ``| rank | recall | precision |``: the measures at each rank), or a row per measure
+    with a column for the running example (``| measure | running example |``, the first table). The ranking is the
+    worked example the row follows (``example``, ``audit.text.examples``: a rank table, a list, positions in prose)
+    with what the text says of its query (|R|, the ideal), when it determines every measure of the row; else the
+    draft asks for what is missing."""
+    if not s.context:
         return [], "no ranking table precedes it"
     head, row = _cells(s.context), _cells(s.text)
     if len(row) != len(head):
         return [], "the row and its header have different numbers of cells"
     refers_first = "running example" in (s.context + s.text).lower()
     earlier = [t for t in tables if t[1] <= s.start]
-    if not earlier:
+    if refers_first and earlier:
+        source, table = None, earlier[0]
+    elif example is not None and example.end <= s.start:
+        source, table = example, None
+    elif earlier:
+        source, table = None, earlier[-1]
+    else:
         return [], "no ranking table precedes it"
-    table = earlier[0] if refers_first else earlier[-1]
-    _, _, fixture, complete = table
     expects = []
     lower = [h.lower() for h in head]
-    if lower[0] in ("k", "cutoff", "cutoff k"):
+    by_rank = bool(re.match(r"^(?:rank|depth|position)\b", lower[0]))
+    if lower[0] in ("k", "cutoff", "cutoff k") or by_rank:
         k = number(row[0])
         if k is None:
             return [], "the cutoff cell is not a whole number"
         for h, cell in zip(head[1:], row[1:]):
             m = METRIC.fullmatch(h.strip())
             spec = measure_of(m) if m else None
-            if spec and spec[1] == "k":
+            if spec and (spec[1] == "k" or by_rank and spec[1] is None and at_cutoff(spec[0], 1) != spec[0]):
                 expects.append((spec[0], k, cell))
     elif lower[0] in ("measure", "metric") and refers_first:
         m = METRIC.fullmatch(row[0].strip())
@@ -1475,12 +1422,18 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]]) -> tuple[
     if not expects:
         return [], "the row's measures and values could not be matched to its header"
     out = []
+    fixture = table[2] if table is not None else None
     for base, k, cell in expects:
-        if not complete and base not in _ORDER_FREE:
-            return [], (f"{base} depends on relevant documents the table does not list; say how many judged "
-                        "documents the need has, or list them in qrels")
         if base in _MEASURE_NEEDS_CUTOFF and k is None:
             return [], f"{base} needs a cutoff"
+        if source is not None:
+            asked = source.missing(_root(base), k if isinstance(k, int) else None)
+            fixture, why = source.fixture() if not asked else (None, "")
+            if fixture is None:
+                return [], f"{_name(base, k)} needs what {source.describe()} does not state: {asked or why}"
+        elif not table[3] and base not in _ORDER_FREE:
+            return [], (f"{_name(base, k)} needs what the table does not state: how many relevant documents does "
+                        "this query have (counting those the ranking does not retrieve)?")
         name = _name(base, k)
         try:
             parse_measure(name)

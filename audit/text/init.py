@@ -5,6 +5,10 @@ order with the line it was found on. Where the sentence gives enough, the claim 
 runs as written (``audit.text.encode``); otherwise it is a ``draft`` whose ``claim`` field is a TODO
 saying what to encode and what the sentence did not give.
 
+A statement's values are also drafted on the worked example it follows (``audit.text.examples``: a rank
+table, a grade list, positions in prose), when that example determines the measure; otherwise its draft asks
+the author for the fact the example lacks.
+
 The conventions the text states (``audit.text.stated``) are declared with their quotes: in
 ``chapter.yaml`` (``conventions:``), or on the claims of a value or comparison sentence that
 states one for itself ("under the listed order, RR = 1/2").
@@ -25,6 +29,8 @@ from audit.register.claims import CHAPTER_FILE, CLAIMS_FILE, load_chapter
 from audit.register.schema import schema_path
 from audit.text import coverage, encode
 from audit.text.chapter import Snapshot
+from audit.text.examples import Example, bind
+from audit.text.examples import find as find_examples
 from audit.text.listings import find_listings
 from audit.text.markdown import is_markdown, layout
 from audit.text.scan import METRIC, VALUE, Statement, scan, units
@@ -37,18 +43,21 @@ def _title(kind: str, text: str) -> str:
 
 
 def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...]] | None = None,
-                     local: dict[str, tuple[str, ...]] | None = None, text: str = "") -> list[dict]:
+                     local: dict[str, tuple[str, ...]] | None = None, text: str = "",
+                     example: Example | None = None) -> list[dict]:
     """Complete claims for one statement (possibly several), or one draft with a TODO. ``tables``
     are the rankings printed as tables (``encode.fixture_tables``) a table row may refer to;
     ``declared`` the conventions stated for the statement (``{name: values}``: its chapter's, its
     section's and its own), which decide whether a printed computation or a fixture is the sentence's;
     ``local`` those its section or the sentence itself states; ``text``: the whole chapter, where a listing is
-    found and checked and the calls of its function the text prints are read."""
+    found and checked and the calls of its function the text prints are read; ``example``: the worked example the
+    statement follows (``audit.text.examples.bind.bound``), on whose fixture a value the sentence does not describe
+    for itself is drafted when the example determines the measure, else the draft asks for the missing fact."""
     if s.kind == "listing":
         claims, reason = encode.code(s, text)
         return claims or [_draft(s, reason)]
     if s.context:  # a table row
-        claims, reason = encode.table_row(s, list(tables))
+        claims, reason = encode.table_row(s, list(tables), example)
         return _with_rest(s, claims) if claims else [_draft(s, reason)]
     stated = {name: set(values) for name, values in (declared or {}).items()}
     claims: list[dict] = list(encode.statistics(s))
@@ -61,16 +70,27 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     if not props:
         claims += encode.comparison(s)
     vals, why_value = encode.values(s, declared, local)
+    valued = {e["measure"] for c in vals for e in c["expect"]}
     if vals:
         # A measure's value computed in a chain and encoded on its fixture: the value claim checks it under every
         # reading and against the references, where the chain's arithmetic alone would take one reading.
-        valued = {e["measure"] for c in vals for e in c["expect"]}
         claims = [c for c in claims if c["kind"] != "arithmetic" or encode.computes(s.text, c["quote"]) not in valued]
     claims += vals
+    # values on the worked example the sentence follows: the value claim beside the chain's arithmetic, which checks
+    # the printed terms while the value claim checks what they stand for (|R|, the ideal) against the example
+    on_example, asked = bind.values(s, example, declared, local, valued) if example is not None else ([], "")
+    claims += on_example
+    if asked:
+        why_value = asked
     if claims:
-        return _with_rest(s, claims, why_arithmetic[0] if why_arithmetic else "")
+        out = _with_rest(s, claims, asked or (why_arithmetic[0] if why_arithmetic else ""))
+        if asked and not any(c["kind"] == "draft" for c in out):
+            # a value the example does not determine stays the author's to answer, even when the arithmetic printed
+            # for it is encoded
+            out.append(_draft(s, asked))
+        return out
     if why_arithmetic:
-        reason = why_arithmetic[0] + (f"; {why_value}" if why_value and s.kind == "value" else "")
+        reason = why_arithmetic[0] + (f"; {why_value}" if why_value and (s.kind == "value" or asked) else "")
     else:
         reason = why_property if s.kind == "universal" and why_property != "no universal wording" else why_value
     return [_draft(s, reason)]
@@ -112,8 +132,10 @@ _PRINTED_VALUE = re.compile(rf"(?:{METRIC.pattern})`?\s*(?:=|≈|(?:gives|return
 
 def _states_own_value(s: Statement, drafted: list[dict]) -> bool:
     """Whether a convention stated in ``s`` belongs to its own claims: they are value or comparison
-    claims, or a draft of a sentence printing a measure's value ("Under the listed order, … RR = 1/2")."""
-    if any(c["kind"] in _OWN_CONVENTIONS for c in drafted):
+    claims, or a draft of a sentence printing a measure's value ("Under the listed order, … RR = 1/2"). A value
+    drafted on the worked example the sentence follows does not make it so: "Average precision divides by all four
+    relevant documents: AP = …" states how AP is computed, for the chapter."""
+    if any(c["kind"] in _OWN_CONVENTIONS and not c.get("on example") for c in drafted):
         return True
     return s.kind == "value" and bool(_PRINTED_VALUE.search(s.text))
 
@@ -132,9 +154,10 @@ def draft_register(snapshot: Snapshot) -> tuple[list[dict], dict[str, int], dict
     text = snapshot.text
     statements = scan(snapshot)
     tables = encode.fixture_tables(text)
+    examples = find_examples(text)
     chapter: dict[str, list[dict[str, str]]] = {}
     for _ in range(3):  # the chapter's conventions decide encodings, which decide what is the chapter's
-        claims, counts, chapter_units = _draft_pass(text, statements, tables, chapter, snapshot.markdown)
+        claims, counts, chapter_units = _draft_pass(text, statements, tables, chapter, snapshot.markdown, examples)
         declared = declare(chapter_units)
         if declared == chapter:
             break
@@ -180,9 +203,10 @@ def _values(declared: dict[str, list[dict[str, str]]]) -> dict[str, tuple[str, .
 
 
 def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[str, list[dict[str, str]]],
-                markdown: bool = False) -> tuple[list[dict], dict[str, int], list[str]]:
+                markdown: bool = False, examples: list[Example] = ()) -> tuple[list[dict], dict[str, int], list[str]]:
     """One reading of the text with the chapter's conventions ``chapter``: the claims, the counts and the units
-    whose conventions are the chapter's. ``markdown``: the text is read as Markdown (``scan.units``)."""
+    whose conventions are the chapter's. ``markdown``: the text is read as Markdown (``scan.units``); ``examples``:
+    the worked examples each statement may follow (``audit.text.examples``)."""
     by_start = {s.start: s for s in statements}
     sections = _sections(text)
     claims: list[dict] = []
@@ -196,7 +220,8 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
         section = next((d for at, d in reversed(sections) if at < s.start), {})
         sentence = declare([s.text])
         local = {**_values(section), **_values(sentence)}
-        drafted = encode_statement(s, tables, {**_values(chapter), **local}, local, text)
+        example = bind.bound(list(examples), s.start, s.end, text)
+        drafted = encode_statement(s, tables, {**_values(chapter), **local}, local, text, example)
         own = as_yaml_mapping(sentence)
         if own and not _states_own_value(s, drafted):
             chapter_units.append(s.text)
@@ -208,9 +233,9 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
             entry = {"id": f"C{len(claims) + 1:02d}", "title": _title(c["kind"], c["claim"] if c["kind"] != "draft"
                                                                        else s.text),
                      "kind": c["kind"], "quote": quote, "line": line}
-            entry.update({k: v for k, v in c.items() if k not in ("kind", "quote")})
+            entry.update({k: v for k, v in c.items() if k not in ("kind", "quote", "on example")})
             if own and c["kind"] in _OWN_CONVENTIONS + ("draft",):
-                entry["conventions"] = own
+                entry["conventions"] = {**c.get("conventions", {}), **own}
             named = next((f"table-{i + 1}" for i, t in enumerate(tables) if t[2] == c.get("fixture")), None)
             if named:
                 entry["fixture"] = named

@@ -1,0 +1,244 @@
+"""The one place statements meet worked examples: facts are attached to the example they describe (``attach``),
+each statement is bound to the example it follows until the text starts another (``bound``), and its printed
+values are drafted on that example's fixture when the example determines the measure (``values``), else the draft
+asks the author for the missing fact."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from audit.text.examples import Example, describe_grades
+
+_HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
+#: Sentences that speak of another ranking than the example's: a hypothetical, a change, other queries or systems,
+#: a mean over queries.
+_ELSEWHERE = re.compile(r"\b(?:would|if|suppose|imagine|instead|perfect|swap\w*|mov(?:e|es|ed|ing)|another|"
+                        r"flip\w*|revers\w*|reorder\w*|shuffl\w*|condens\w*|dropping|removing|"
+                        r"other|second\s+(?:query|system|run|ranking)|mean|across|queries|topics|systems|runs)\b",
+                        re.IGNORECASE)
+_MEANS = {"MAP", "MRR", "GMAP"}
+#: A statement about every ranking ("any list whose grades are in descending order scores 1"): a property, not the
+#: example's value.
+_GENERAL = re.compile(r"\b(?:any|every|always|never|whenever|in\s+general)\b", re.IGNORECASE)
+
+
+def _tool():
+    from audit.text.encode import _LIBRARIES
+    return re.compile(rf"\b(?:{_LIBRARIES}|tool|library|package|implementation)\b", re.IGNORECASE)
+
+
+_TOOL = _tool()
+
+
+#: A sentence that turns to a ranking no parser reads ("Flip it:", "For the reversed list:", "Now take another
+#: query"): the statements after it are not the earlier example's.
+_NEW_RANKING = re.compile(r"\b(?:flip\w*|revers\w*|reorder\w*|shuffl\w*|swap\w*|another\s+(?:list|ranking|query|system|run)|"
+                          r"(?:second|third|next|other)\s+(?:list|ranking|query|system|run)|suppose|imagine)\b", re.IGNORECASE)
+#: The ideal said to be the ranking's own grades sorted ("the ideal list is simply those four grades sorted from best
+#: to worst", "its ideal is itself", "already in ideal order").
+_IDEAL_OWN = re.compile(r"\bideal\b[^.]{0,80}?\b(?:(?:those|these|the\s+same|its\s+own|the\s+list's)\s+(?:\w+\s+)?grades\s+"
+                        r"sorted|is\s+itself|sorted\s+from\s+best\s+to\s+worst)\b|\balready\s+in\s+ideal\s+order\b",
+                        re.IGNORECASE)
+
+
+@lru_cache(maxsize=8)
+def _parts(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Where a part of the text begins that the example before it may not reach: the headings outside listings, and
+    the sentences turning to another ranking than the examples the parsers read."""
+    from audit.text.listings import find_listings
+    from audit.text.scan import units
+    code = {n for listing in find_listings(text) for n in range(listing.start, listing.end + 1)}
+    headings = tuple(m.start() for m in _HEADING.finditer(text) if text.count("\n", 0, m.start()) + 1 not in code)
+    turns = tuple(u.start for u in units(text) if u.kind in ("sentence", "item")
+                  and _NEW_RANKING.search(text[u.start:u.end]))
+    return headings, turns
+
+
+def _headings(text: str) -> tuple[int, ...]:
+    headings, turns = _parts(text)
+    return tuple(sorted(headings + turns))
+
+
+#: An example the text calls its running example: later sections go on using it.
+_RUNNING = re.compile(r"\brunning\s+example\b", re.IGNORECASE)
+
+
+def _running(text: str, e: Example) -> bool:
+    """Whether ``e`` is the text's running example: said so in its own section before it or in its sentence."""
+    headings, _ = _parts(text)
+    section = max([h for h in headings if h <= e.start] or [0])
+    return bool(_RUNNING.search(text[section:e.end]))
+
+
+def _between(headings: list[int], a: int, b: int) -> bool:
+    return any(a <= h < b for h in headings)
+
+
+def _owner(examples: list[Example], headings: list[int], a: int, b: int, text: str) -> Example | None:
+    """The example a fact at ``text[a:b]`` speaks of: the one whose region holds it; else the next example when
+    nothing but prose without a measure lies between (the fact introduces it); else the example it follows."""
+    from audit.text.scan import METRIC
+    inside = next((e for e in examples if e.start <= a < e.end), None)
+    if inside:
+        return inside
+    after = next((e for e in examples if e.start >= b), None)
+    if after and not _between(headings, b, after.start) and not METRIC.search(text[b:after.start]):
+        return after
+    before = [e for e in examples if e.end <= a]
+    if before and not _between(headings, before[-1].end, a):
+        return before[-1]
+    return None
+
+
+def attach(text: str, examples: list[Example]) -> None:
+    """Attach to each example what the text states about its query: |R| ("the query has five relevant documents")
+    and the ideal's grades ("the ideal order is [3, 3, 2, 1]", ``ideal = sorted(relevance, reverse=True)``). Two
+    facts that disagree leave the example undetermined for the measures that need them."""
+    from audit.text.examples import grade_list, positions
+    headings = _headings(text)
+    for a, b, n, quote in positions.facts(text):
+        e = _owner(examples, headings, a, b, text)
+        if e is None or _NEW_RANKING.search(quote) and not e.start <= a < e.end:
+            continue   # "another query has three relevant documents" is not the example's
+        if e.relevant is not None and e.relevant != n:
+            e.conflict = (f"the text gives this query {e.relevant} and {n} relevant documents: "
+                          "how many relevant documents does this query have?")
+        e.relevant = n
+        e.facts.append(quote)
+    for m in _IDEAL_OWN.finditer(text):
+        # before every example (the text's own preamble): the ideal of each; else the example it speaks of
+        owners = examples if examples and m.end() <= examples[0].start else [
+            _owner(examples, headings, m.start(), m.end(), text)]
+        for e in owners:
+            if e is not None and e.judged is None:
+                e.judged = [g for _, g in e.ranking if g is not None]
+                e.facts.append(m.group(0))
+    for a, b, grades, quote in grade_list.ideals(text):
+        e = _owner(examples, headings, a, b, text)
+        if e is None:
+            continue
+        stated = [g for _, g in e.ranking if g is not None] if isinstance(grades, str) else list(grades)
+        if e.judged is not None and sorted(e.judged) != sorted(stated):
+            e.conflict = (f"the text gives two ideal rankings for this query ({describe_grades(e.judged)} and "
+                          f"{describe_grades(stated)}): which grades do its judged documents have?")
+        e.judged = stated
+        e.facts.append(quote)
+    # one ranking written twice ("at positions 1, 3, 4, 6 and 9" and then "as a relevance vector: 1 0 1 1 0 1 …"):
+    # what the text says of one is said of the other
+    for first, second in zip(examples, examples[1:]):
+        if [g for _, g in first.ranking] == [g for _, g in second.ranking] and not _between(headings, first.start,
+                                                                                             second.start):
+            for e, other in ((first, second), (second, first)):
+                if e.relevant is None and other.relevant is not None:
+                    e.relevant, e.facts = other.relevant, e.facts + other.facts
+                if e.judged is None and other.judged is not None:
+                    e.judged = other.judged
+
+
+def bound(examples: list[Example], start: int, end: int, text: str) -> Example | None:
+    """The example a statement at ``text[start:end]`` speaks of: the last one begun before it ends, unless a heading
+    (for the text's running example, only a sentence turning to another ranking) has begun another part since."""
+    before = [e for e in examples if e.start < end]
+    if not before:
+        return None
+    e = before[-1]
+    headings, turns = _parts(text)
+    # a heading ends the example, except the text's running example, which later sections go on using
+    ends = turns if _running(text, e) else headings + turns
+    return None if _between(ends, e.end, start) else e
+
+
+def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = None,
+           local: dict[str, tuple[str, ...]] | None = None, skip: set[str] = frozenset()) -> tuple[list[dict], str]:
+    """A value claim for the measures statement ``s`` prints a value of, on ``example``'s fixture, when the
+    example determines each (``Example.missing``); ``skip``: measures already encoded on a fixture the sentence
+    itself describes. Else ([], the question the draft asks: what the text does not say)."""
+    from audit.register.measures import parse as parse_measure
+    from audit.register.values import parse_claimed
+    from audit.errors import AuditError
+    from audit.text.encode import (
+        _BY,
+        _ESTABLISHED,
+        _MEASURE_NEEDS_CUTOFF,
+        _WHOLE_VALUES,
+        _name,
+        _root,
+        _value_after,
+        measure_of,
+        reproduces,
+    )
+    from audit.text.examples import MEASURES
+    from audit.text.scan import METRIC
+    text = s.text
+    if _ELSEWHERE.search(text) and not s.start <= example.start < s.end or _TOOL.search(text) or _GENERAL.search(text):
+        return [], ""   # the sentence speaks of another ranking than the example before it, or of what a tool does
+    metrics = list(METRIC.finditer(text))
+    expects, asked, reason = [], [], ""
+    for i, m in enumerate(metrics):
+        spec = measure_of(m)
+        if spec is None or (m.group("notation") or "") in _MEANS:
+            continue
+        base, k = spec
+        root = _root(base)
+        if root not in MEASURES:
+            continue
+        if root in ("DCG", "nDCG", "IDCG") and base == root and (local or {}).get("gain") == ("exponential",):
+            base = f"{root}(dcg='exp-log2')"
+        name = _name(base, k)
+        if name in skip:
+            continue
+        stop = metrics[i + 1].start() if i + 1 < len(metrics) else len(text)
+        semi = text.find(";", m.end())
+        stop = min(stop, semi) if semi != -1 else stop
+        value = _value_after(text, m, stop)
+        if value is None or re.fullmatch(r"\d+", value.strip()) and root not in _WHOLE_VALUES:
+            continue
+        if k == "k" or (k is None and root in _MEASURE_NEEDS_CUTOFF):
+            continue
+        if _BY.search(text):
+            return [], ""   # what a library returns: a `by:` claim (``encode.values`` says so)
+        question = example.missing(root, k if isinstance(k, int) else None)
+        if question:
+            asked.append(f"{name} needs what {example.describe()} does not state: {question}")
+            continue
+        fx, why = example.fixture()
+        if fx is None:
+            reason = why
+            continue
+        value = value.strip()
+        try:
+            parse_claimed(value)
+            parse_measure(name)
+        except AuditError as exc:
+            reason = exc.message
+            continue
+        if root not in _ESTABLISHED:
+            ok, why = reproduces(name, fx, value, declared)
+            if not ok:
+                reason = why
+                continue
+        at = text.find(value, m.end(), stop)
+        quote = text[m.start():at + len(value)] if at >= 0 else text
+        expects.append((quote, fx, {"measure": name, "claimed": value}, _ideal_stated(example, root, k)))
+    why = "; ".join(asked + ([reason] if reason else []))
+    facts = "".join(f"; {' '.join(f.split())}" for f in dict.fromkeys(example.facts))
+    # one claim per measure, quoting its own words: each value gets its own verdict
+    return [{"kind": "value", "quote": quote, "claim": f"{e['measure']} is {e['claimed']} on the worked example "
+             f"({example.describe()}{facts})", "fixture": fx, "expect": [e], "on example": True,
+             **({"conventions": own} if own else {})}
+            for quote, fx, e, own in expects], why
+
+
+def _ideal_stated(example: Example, root: str, k) -> dict:
+    """The ideal DCG the text states for a value of nDCG or IDCG on ``example``: built from every judged document
+    (``judged, cut at k``), quoted from the fact that gave the judged grades or |R|, when the example holds judged
+    documents it does not retrieve (the text has named the relevant set, not the retrieved list's) and no more
+    relevant judged documents than the cutoff (so whether the ideal is cut at k changes nothing the text leaves open)."""
+    if root not in ("nDCG", "IDCG") or not example.facts:
+        return {}
+    ideal = example.ideal() or []
+    retrieved = sorted((g for _, g in example.ranking if g), reverse=True)
+    if sorted((g for g in ideal if g), reverse=True) == retrieved or not (isinstance(k, int) and sum(1 for g in ideal if g) <= k):
+        return {}
+    return {"ideal": {"value": "judged, cut at k", "quote": " ".join(example.facts[0].split())}}

@@ -1,0 +1,117 @@
+"""Relevant documents at positions stated in prose ("relevant at positions 1, 4 and 5 among five results", "the
+first relevant document is at rank 3"), and what the text says about the query's relevant set ("the query has five
+relevant documents", "three known-relevant documents", "|R| = 4": ``facts``)."""
+
+from __future__ import annotations
+
+import re
+
+from audit.text.examples import Example
+
+_HYPOTHETICAL = re.compile(r"\b(?:would|were|had|if|suppose|imagine|instead|perfect|swap\w*|mov(?:e|es|ed|ing))\b",
+                           re.IGNORECASE)
+
+#: Words before "has/holds n relevant documents" that make it a count of the ranking's, not of the query's.
+_RETRIEVED_BEFORE = re.compile(r"\b(?:top|first|results?|ranking|list|run|page|retriev\w*|return\w*)\b", re.IGNORECASE)
+
+_RELEVANT_BEFORE = re.compile(r"\b(?:relevant|hits?)\b[^.;:]*$", re.IGNORECASE)
+#: One relevant document of several ("the last relevant document at rank 15", "a relevant document at rank 3"): not
+#: the relevant set's positions.
+_ONE_OF = re.compile(r"\b(?:last|final|next|second|third|fourth|fifth|another|one|a|each|some)\s+(?:\w+\s+)?"
+                     r"relevant\b[^.;:]*$", re.IGNORECASE)
+_MEASURE_BEFORE = re.compile(r"(?:\b(?:recall|precision|rank|DCG|nDCG|AP|RR|P|R)|@)\s*$", re.IGNORECASE)
+
+
+def _patterns():
+    from audit.text.encode import _DOCS, _LIST, _N, _ORDINAL_POSITION
+    positions = re.compile(rf"\b(?:at|in)\s+(?:ranks?|positions?)\s+(?P<list>{_LIST})(?!\d|\.\d)"
+                           rf"(?:\s*,?\s+(?:of|out\s+of|among|in\s+a\s+ranking\s+of|in\s+a\s+list\s+of)\s+(?:the\s+|its\s+)?"
+                           rf"(?:top\s+)?(?P<n>{_N})\b)?", re.IGNORECASE)
+    first = re.compile(rf"\bfirst\s+relevant\s+{_DOCS}\s+(?:is|sits|was|appears)\s+(?:at\s+(?:rank|position)\s+"
+                       rf"(?P<pos>\d+)|(?P<ord>{'|'.join(_ORDINAL_POSITION)})\b)", re.IGNORECASE)
+    results = re.compile(rf"\b(?P<n>{_N})\s+(?:results|documents\s+returned|retrieved\s+documents)\b|"
+                         rf"\b(?P<n2>{_N})[- ](?:item|result|document)\s+(?:list|ranking|run)\b|"
+                         rf"\breturns?\s+(?:only\s+)?(?P<n3>{_N})\s+{_DOCS}|\branks\s+all\s+(?P<n4>{_N})\b", re.IGNORECASE)
+    relevant = rf"(?:known[- ])?relevant\s+{_DOCS}"
+    total = re.compile(
+        rf"\b(?:has|have|had|with|there\s+(?:are|were)|contains?|holds?|of\s+(?:its|the|their))\s+(?:exactly\s+|only\s+|a\s+total\s+of\s+)?"
+        rf"(?P<m>{_N})\s+{relevant}(?!\s+(?:among|at|retrieved|returned|in\s+(?:its|the|their)\s+(?:top|first|ranking|run|"
+        rf"list|results)))"
+        rf"|\b(?P<m2>{_N})\s+known[- ]relevant\s+{_DOCS}"
+        rf"|\ball\s+(?P<m3>{_N})\s+(?:of\s+(?:its|the)\s+)?relevant\s+{_DOCS}"
+        rf"|\bthe\s+only\s+(?P<m4>{_N})\s+relevant\b"
+        rf"|\b(?P<m7>{_N})\s+{_DOCS}\s+in\s+the\s+collection\s+(?:are|were)\s+relevant\b"
+        rf"|\b(?P<m5>{_N})\s+(?:of\s+the\s+{_N}\s+)?{_DOCS}\s+(?:are|were)\s+relevant\s+(?:to\s+(?:(?:the|this|that)\s+)?"
+        rf"(?:query|need|question|topic|request|[a-z]|q\d*)\b|"
+        rf"in\s+(?:the|this)\s+collection|in\s+total|overall|altogether)"
+        rf"|\|R\|\s*=\s*(?P<m6>\d+)(?![.\d])"
+        rf"|\b(?:its|the|a|one)\s+(?P<m8>single|only|sole)\s+relevant\s+{_DOCS}", re.IGNORECASE)
+    return positions, first, results, total
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    from audit.text.scan import units
+    return [(u.start, u.end) for u in units(text) if u.kind in ("sentence", "item")]
+
+
+def find(text: str) -> list[Example]:
+    """A sentence placing relevant documents at ranks: its ranking is known down to the last stated position, or
+    whole when the sentence says how many results there are. Several needs in one sentence (a rank repeated, "three
+    queries … at ranks 1, 3 and 2") and hypotheticals ("if it moved to rank 2") are no example."""
+    from audit.text.encode import _NEEDS, _list, number
+    from audit.text.encode import _ORDINAL_POSITION
+    positions, first, results, _ = _patterns()
+    out = []
+    for a, b in _sentences(text):
+        sentence = text[a:b]
+        if _NEEDS.search(sentence) or _HYPOTHETICAL.search(sentence) or not re.search(r"\brelevant\b|\bhits?\b",
+                                                                                       sentence, re.IGNORECASE):
+            continue
+        # "relevant … at positions 1, 4 and 5", never "the recall at rank 7" (a cutoff) or a rank far from "relevant"
+        found = [m for m in positions.finditer(sentence) if _RELEVANT_BEFORE.search(sentence[max(0, m.start() - 60):m.start()])
+                 and not _MEASURE_BEFORE.search(sentence[:m.start()])
+                 and not _ONE_OF.search(sentence[max(0, m.start() - 60):m.start()])]
+        if len(found) == 1:
+            ranks = _list(found[0].group("list"))
+            if len(set(ranks)) < len(ranks) or ranks != sorted(ranks) or not ranks or min(ranks) < 1:
+                continue
+            n = number(found[0].group("n")) if found[0].group("n") else None
+            if n is None:
+                r = results.search(sentence)
+                n = number(r.group("n") or r.group("n2") or r.group("n3") or r.group("n4")) if r else None
+            if n is not None and n < max(ranks):
+                continue
+            length = n or max(ranks)
+        elif not found and first.search(sentence):
+            m = first.search(sentence)
+            p = int(m.group("pos")) if m.group("pos") else _ORDINAL_POSITION[m.group("ord").lower()]
+            ranks, length, n = [p], p, None
+        else:
+            continue
+        ranking = [(f"d{i}", 1 if i in ranks else 0) for i in range(1, length + 1)]
+        out.append(Example("positions", a, b, text.count("\n", 0, a) + 1, ranking, whole=n is not None))
+    return out
+
+
+def facts(text: str) -> list[tuple[int, int, int, str]]:
+    """Each statement of how many relevant documents a query has: (start, end, |R|, the sentence). A hypothetical
+    ("if the query had ten relevant documents") states nothing about the example."""
+    from audit.text.encode import number
+    _, _, _, total = _patterns()
+    out = []
+    for a, b in _sentences(text):
+        sentence = text[a:b]
+        if _HYPOTHETICAL.search(sentence):
+            continue
+        for m in total.finditer(sentence):
+            word = next(m.group(g) for g in ("m", "m2", "m3", "m4", "m5", "m6", "m7", "m8") if m.group(g))
+            if word.lower() in ("single", "only", "sole"):
+                if re.search(r"\beach\b|\btopics\b|\bqueries\b", sentence, re.IGNORECASE):
+                    continue   # "three topics with a single relevant document each"
+                word = "1"
+            if m.group("m") and _RETRIEVED_BEFORE.search(sentence[max(0, m.start() - 40):m.start()]):
+                continue   # "the top five hold three relevant documents": what the ranking holds, not |R|
+            n = number(word)
+            if n is not None and n > 0:
+                out.append((a + m.start(), a + m.end(), n, sentence))
+    return out

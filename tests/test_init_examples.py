@@ -1,0 +1,296 @@
+"""`audit init` reads a chapter's worked examples — a rank table, a grade list in prose or in a listing, relevant
+documents at positions in prose — and drafts the values a statement prints on the example it follows, only when the
+text determines the fixture for the measure; otherwise the draft asks the author for the missing fact. Each test
+runs init on a short chapter in the shape real texts have, checks the drafted claims, then audits init's draft with
+no edits and checks the verdicts (each right value computed by hand in a comment)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from audit.evaluation.references import all_references
+from audit.register.claims import load_chapter
+from audit.run.audit import audit_chapter
+from audit.run.provenance import collect
+from audit.text.chapter import Snapshot
+from audit.text.examples import ASK_IDEAL, ASK_RELEVANT, find
+from audit.text.init import create_chapter, draft_register
+
+
+def _init(tmp_path, text: str) -> tuple[list[dict], dict[str, object]]:
+    """init's claims for ``text`` and the audit's verdict of each claim, by id, on init's draft unedited."""
+    source = tmp_path / "chapter.md"
+    source.write_text(text, encoding="utf-8")
+    folder, _ = create_chapter(source, "ch", tmp_path / "claims")
+    chapter = load_chapter(folder)
+    report = audit_chapter(chapter, all_references(), collect([]))
+    claims = draft_register(Snapshot.read(source))[0]
+    return claims, {c.id: c.verdict for c in report.claims}
+
+
+def _values(claims: list[dict]) -> list[tuple[str, str, str]]:
+    return [(c["id"], c["expect"][0]["measure"], c["expect"][0]["claimed"]) for c in claims if c["kind"] == "value"]
+
+
+LECTURE = """# Lecture 4: average precision
+
+The query has five relevant documents in the collection. Our system returns six results:
+
+| Rank | Document | Relevant |
+|------|----------|----------|
+| 1 | d3 | ✓ |
+| 2 | d7 | ✗ |
+| 3 | d1 | ✓ |
+| 4 | d9 | ✗ |
+| 5 | d4 | ✗ |
+| 6 | d2 | ✓ |
+
+Here AP = (1 + 2/3 + 3/6)/4 = 0.5417, and P@3 = 2/3.
+
+## Exercise
+
+A system that returns relevant documents at positions 2 and 5 among five results has P@5 = 2/5 = 0.4.
+"""
+
+
+def test_a_rank_table_is_the_fixture_of_the_statements_after_it(tmp_path):
+    """The table with |R| = 5 from the sentence before it. AP = (1 + 2/3 + 3/6)/5 = (13/6)/5 = 13/30 ≈ 0.4333: the
+    printed 0.5417 divides by 4, so the value claim is contradicted while the arithmetic (13/24 ≈ 0.541667) holds.
+    P@3 = 2/3 (d3 and d1 relevant in the top three): supported. The exercise after the heading is its own example:
+    2 relevant of 5 results, P@5 = 2/5: supported."""
+    claims, verdicts = _init(tmp_path, LECTURE)
+    assert _values(claims) == [("C02", "AP", "0.5417"), ("C03", "P@3", "2/3"), ("C04", "P@5", "0.4")]
+    ap = next(c for c in claims if c["id"] == "C02")
+    # the table's six documents, with the two relevant documents it does not retrieve (|R| = 5, three retrieved)
+    assert ap["fixture"]["run"]["q1"] == ["d3", "d7", "d1", "d9", "d4", "d2"]
+    assert sorted(ap["fixture"]["qrels"]["q1"].values()) == [0, 0, 0, 1, 1, 1, 1, 1]
+    assert [(c["kind"], c.get("expression")) for c in claims if c["kind"] == "arithmetic"] == [
+        ("arithmetic", "(1 + 2/3 + 3/6)/4")]
+    assert verdicts == {"C01": "supported", "C02": "contradicted", "C03": "supported", "C04": "supported"}
+
+
+def test_a_rank_table_without_r_asks_for_it(tmp_path):
+    """Without |R|, AP is not determined by the table (it divides by |R|): a draft asking how many relevant
+    documents the query has, never a runnable claim on a fixture holding only the table's three. P@3 needs only the
+    top three: 2/3, supported."""
+    text = LECTURE.replace("The query has five relevant documents in the collection. ", "")
+    claims, verdicts = _init(tmp_path, text)
+    assert [m for _, m, _ in _values(claims)] == ["P@3", "P@5"]
+    draft = next(c for c in claims if c["kind"] == "draft" and "AP" in c["quote"])
+    assert ASK_RELEVANT in draft["claim"]
+    p3 = next(i for i, m, _ in _values(claims) if m == "P@3")
+    assert verdicts[p3] == "supported"
+
+
+QA_ANSWER = """**Answer.** The relevance grades of the six results, in rank order, are 3, 2, 3, 0, 1, 2.
+The gain is the grade, and the discount is log2(rank + 1). So the DCG@6 is about 6.861.
+
+The ideal ordering of these grades is 3, 3, 2, 2, 1, 0, so the ideal DCG is about 7.141 and nDCG@6 ≈ 0.961.
+"""
+
+
+def test_a_qa_answer_computing_ndcg_from_a_grade_list(tmp_path):
+    """Grades [3, 2, 3, 0, 1, 2], linear gain: DCG@6 = 3 + 2/log2(3) + 3/2 + 0 + 1/log2(6) + 2/log2(7)
+    = 3 + 1.26186 + 1.5 + 0.38685 + 0.71241 = 6.861127 (≈ 6.861); the stated ideal [3, 3, 2, 2, 1, 0] gives
+    3 + 3/log2(3) + 1 + 2/log2(5) + 1/log2(6) = 7.140995, so nDCG@6 = 6.861127/7.140995 = 0.960808 (≈ 0.961)."""
+    claims, verdicts = _init(tmp_path, QA_ANSWER)
+    values = {m: (i, v) for i, m, v in _values(claims)}
+    assert values["DCG@6"][1] == "about 6.861" and values["IDCG"][1] == "about 7.141"
+    ndcg = next(c for c in claims if c["id"] == values["nDCG@6"][0])
+    assert sorted(ndcg["fixture"]["qrels"]["q1"].values()) == [0, 1, 2, 2, 3, 3]
+    assert {m: verdicts[i] for m, (i, _) in values.items()} == {"DCG@6": "supported", "IDCG": "supported",
+                                                                "nDCG@6": "supported"}
+
+
+def test_ndcg_on_a_grade_list_without_the_ideal_is_a_question(tmp_path):
+    """The same answer without the ideal's grades: whether the query has relevant documents the six results miss
+    decides IDCG, so nDCG is a draft asking for the judged grades; DCG@6 needs the ranked grades only."""
+    text = QA_ANSWER.replace("The ideal ordering of these grades is 3, 3, 2, 2, 1, 0, so the ideal DCG is about "
+                             "7.141 and nDCG", "So nDCG")
+    claims, verdicts = _init(tmp_path, text)
+    assert [m for _, m, _ in _values(claims)] == ["DCG@6"]
+    draft = next(c for c in claims if c["kind"] == "draft" and "nDCG@6" in c["quote"])
+    assert ASK_IDEAL in draft["claim"]
+
+
+TUTORIAL = """# Ranking metrics in NumPy
+
+We score one query. The relevance of each returned document, in rank order:
+
+```python
+import numpy as np
+
+relevance = [2, 0, 1, 2, 1]
+ideal = [2, 2, 2, 1, 1, 0]
+```
+
+The ideal ranking sorts every judged document of the query, one relevant document the system never returned
+among them, and is cut at k. With linear gain, nDCG@5 = 3.748/5.079 ≈ 0.738.
+
+## Binary relevance
+
+For the binary list `[1, 0, 1, 1, 0]`, P@5 = 3/5 and AP = 0.8.
+"""
+
+
+def test_a_tutorial_listing_is_the_example_of_the_prose_after_it(tmp_path):
+    """relevance [2, 0, 1, 2, 1]: DCG@5 = 2 + 0 + 1/2 + 2/log2(5) + 1/log2(6) = 2 + 0.5 + 0.861353 + 0.386853
+    = 3.748206; ideal (every judged grade) [2, 2, 2, 1, 1]: 2 + 2/log2(3) + 1 + 1/log2(5) + 1/log2(6)
+    = 2 + 1.261860 + 1 + 0.430677 + 0.386853 = 5.079389 at cutoff 5, so nDCG@5 = 0.737925 (≈ 0.738): supported.
+    The binary list after the heading: P@5 = 3/5 (supported), while AP needs |R|, which the text does not state: a
+    draft with the question."""
+    claims, verdicts = _init(tmp_path, TUTORIAL)
+    values = {m: i for i, m, _ in _values(claims)}
+    assert set(values) == {"nDCG@5", "P@5"}
+    ndcg = next(c for c in claims if c["id"] == values["nDCG@5"])
+    assert sorted(ndcg["fixture"]["qrels"]["q1"].values()) == [0, 1, 1, 2, 2, 2]   # the unreturned grade-2 document
+    assert verdicts[values["nDCG@5"]] == "supported" and verdicts[values["P@5"]] == "supported"
+    draft = next(c for c in claims if c["kind"] == "draft" and "AP = 0.8" in c["quote"])
+    assert ASK_RELEVANT in draft["claim"]
+
+
+def test_a_sorted_ideal_in_the_listing_states_the_judged_grades():
+    """``ideal = sorted(relevance, reverse=True)`` says the ranking holds every judged document: the ideal's grades
+    are the list's own."""
+    [example] = find("```python\nrelevance = [3, 2, 3, 0, 1, 2]\nideal = sorted(relevance, reverse=True)\n```\n")
+    assert (example.kind, example.ideal()) == ("grade list", [3, 3, 2, 2, 1, 0])
+
+
+POSITIONS = """# Recall and average precision
+
+The query has three known-relevant documents. The system places relevant documents at positions 1, 4 and 5 among
+five results. Its AP is (1 + 2/4 + 3/5)/3 = 0.7, and its recall at 5 is 1.
+
+# A second query
+
+Another system returns relevant documents at positions 2 and 3 among five results, so its recall at 5 is 2/3.
+
+# A third query
+
+The first relevant document is at rank 2, and P@5 = 2/5 = 0.4.
+"""
+
+
+def test_positions_in_prose_with_and_without_r(tmp_path):
+    """First query: |R| = 3 (known-relevant), relevant at 1, 4, 5 of five: AP = (1/1 + 2/4 + 3/5)/3 = 2.1/3 = 0.7
+    (supported) and R@5 = 3/3 = 1 (supported). Second: |R| is not stated, so recall at 5 is a draft asking for it
+    (2/3 would need |R| = 3). Third: only rank 2 is known to hold the first relevant document; P@5 needs ranks 3–5,
+    which the text does not give: a draft asking what the ranking returns, never a fixture with one relevant
+    document (which would give 1/5 and a false contradiction)."""
+    claims, verdicts = _init(tmp_path, POSITIONS)
+    values = {m: i for i, m, _ in _values(claims)}
+    assert set(values) == {"AP", "R@5"}
+    assert verdicts[values["AP"]] == "supported" and verdicts[values["R@5"]] == "supported"
+    recall = next(c for c in claims if c["kind"] == "draft" and "2/3" in c["quote"])
+    assert ASK_RELEVANT in recall["claim"]
+    p5 = next(c for c in claims if "P@5 = 2/5" in c["quote"] and c["kind"] != "arithmetic")
+    assert p5["kind"] == "draft" and "how many results does the ranking return" in p5["claim"]
+
+
+def test_a_heading_ends_an_example():
+    """A statement after a heading that starts a new part is bound to no example before it."""
+    from audit.text.examples.bind import bound
+    text = "| Rank | Relevant |\n|---|---|\n| 1 | yes |\n\n## Next\n\nP@1 = 1.\n"
+    examples = find(text)
+    at = text.index("P@1")
+    assert len(examples) == 1 and bound(examples, at, at + 8, text) is None
+    assert bound(examples, at, at + 8, text.replace("## Next\n\n", "")) is examples[0]
+
+
+def test_a_relevance_column_reads_no_as_non_relevant_and_a_judged_column_as_unjudged():
+    yes_no = find("| Rank | Doc | Relevant |\n|---|---|---|\n| 1 | a | no |\n| 2 | b | yes |\n")
+    judged = find("| Rank | Doc | Judged |\n|---|---|---|\n| 1 | a | no |\n| 2 | b | 1 |\n")
+    assert yes_no[0].ranking == [("a", 0), ("b", 1)] and judged[0].ranking == [("a", None), ("b", 1)]
+
+
+def test_two_statements_of_r_that_disagree_leave_a_question():
+    text = ("The query has four relevant documents.\n\n| Rank | Relevant |\n|---|---|\n| 1 | yes |\n\n"
+            "The query has five relevant documents.\n")
+    [example] = find(text)
+    assert "4 and 5 relevant documents" in example.missing("AP", None)
+
+
+@pytest.mark.parametrize("text, grades", [
+    ("The relevance grades, top to bottom, are 4, 3, 1, 0, 3, 2, 1, 4, 0, 2.", [4, 3, 1, 0, 3, 2, 1, 4, 0, 2]),
+    ("For the binary list `[1, 0, 1, 1, 0]`, P@5 = 3/5.", [1, 0, 1, 1, 0]),
+    ("```python\nrelevance = [3, 2, 3, 0, 1, 2]\n```\n", [3, 2, 3, 0, 1, 2]),
+    ("```python\nrels = np.array([2, 0, 1])\n```\n", [2, 0, 1]),
+    ("Write the ranking as a relevance vector first: 1 0 1 1 0.", [1, 0, 1, 1, 0]),
+    # not rankings: a grade scale, cutoffs, a batch in scikit-learn's shape (its y_true is not in rank order)
+    ("The grades are 0, 1, 2 and 3 on a four-point scale.", None),
+    ("We report P@k at cutoffs [1, 3, 5].", None),
+    ("```python\nks = [1, 3, 5, 10]\nndcg_score([[3, 2, 3, 0]], [[0.9, 0.8, 0.7, 0.1]])\n```\n", None),
+])
+def test_grade_lists_in_prose_and_code(text, grades):
+    found = find(text)
+    assert ([g for _, g in found[0].ranking] if found else None) == grades
+
+
+ROWS = """# Precision and recall down the ranking
+
+The query has four relevant documents.
+
+| Rank | Doc | Relevant |
+|---|---|---|
+| 1 | d3 | yes |
+| 2 | d7 | no |
+| 3 | d1 | yes |
+
+| k | P@k | R@k |
+|---|-----|-----|
+| 1 | 1 | 0.25 |
+| 3 | 0.67 | 0.75 |
+"""
+
+
+def test_table_rows_after_a_rank_table_use_what_the_text_says_of_its_query(tmp_path):
+    """|R| = 4 completes the table's fixture for recall: R@1 = 1/4 = 0.25 and P@1 = 1 (supported); at k = 3 two of
+    the four relevant documents are retrieved, so R@3 = 2/4 = 0.5, not the printed 0.75 (contradicted; P@3 = 2/3
+    ≈ 0.67 holds). Without |R| the rows are drafts asking for it."""
+    claims, verdicts = _init(tmp_path, ROWS)
+    rows = [(c["id"], [e["measure"] for e in c["expect"]]) for c in claims if c["kind"] == "value"]
+    assert rows == [("C01", ["P@1", "R@1"]), ("C02", ["P@3", "R@3"])]
+    assert verdicts == {"C01": "supported", "C02": "contradicted"}
+    (tmp_path / "without").mkdir()
+    claims, _ = _init(tmp_path / "without", ROWS.replace("The query has four relevant documents.\n\n", ""))
+    assert [c["kind"] for c in claims] == ["draft", "draft"] and all(ASK_RELEVANT in c["claim"] for c in claims)
+
+
+TEXTBOOK = """# Judging a ranked list
+
+## A running example
+
+Take a collection of twelve documents for topic t. Three of the twelve documents are relevant to t. The system ranks
+all twelve documents, and the relevant ones come back at ranks 1, 3 and 8.
+
+| rank of the relevant document | recall | precision |
+|---|---|---|
+| 1 | 0.33 | 1.00 |
+| 3 | 0.67 | 0.67 |
+| 8 | 1.00 | 0.38 |
+
+## Average precision
+
+AP adds the precision at each relevant document and divides by three: AP = (1 + 0.67 + 0.38)/3 ≈ 0.681.
+
+## Another topic
+
+A second topic has its single relevant document at rank 2, so its AP is 1/2.
+"""
+
+
+def test_a_running_example_reaches_past_headings_until_the_text_turns_to_another_ranking(tmp_path):
+    """Topic t: |R| = 3, relevant at 1, 3, 8 of twelve. Rows by rank: R@1 = 1/3 ≈ 0.33, P@1 = 1; R@3 = 2/3 ≈ 0.67,
+    P@3 = 2/3 ≈ 0.67; R@8 = 1, P@8 = 3/8 = 0.375 ≈ 0.38: all supported. Under the next heading, still the running
+    example: AP = (1/1 + 2/3 + 3/8)/3 = (49/24)/3 = 49/72 ≈ 0.6806, printed 0.681: supported. The second topic is its
+    own example: its single relevant document (|R| = 1) at rank 2 gives AP = (1/2)/1 = 1/2, supported — on its own
+    ranking, never topic t's."""
+    claims, verdicts = _init(tmp_path, TEXTBOOK)
+    values = [(c["id"], [e["measure"] for e in c["expect"]]) for c in claims if c["kind"] == "value"]
+    assert values == [("C02", ["R@1", "P@1"]), ("C03", ["R@3", "P@3"]), ("C04", ["R@8", "P@8"]), ("C05", ["AP"]),
+                      ("C06", ["AP"])]
+    assert all(verdicts[i] == "supported" for i, _ in values)
+    second = next(c for c in claims if c["id"] == "C06")
+    assert second["fixture"]["run"]["q1"] == ["d1", "d2"]   # its own ranking: one relevant document, at rank 2
