@@ -286,11 +286,14 @@ def test_a_running_example_reaches_past_headings_until_the_text_turns_to_another
     P@3 = 2/3 ≈ 0.67; R@8 = 1, P@8 = 3/8 = 0.375 ≈ 0.38: all supported. Under the next heading, still the running
     example: AP = (1/1 + 2/3 + 3/8)/3 = (49/24)/3 = 49/72 ≈ 0.6806, printed 0.681: supported. The second topic is its
     own example: its single relevant document (|R| = 1) at rank 2 gives AP = (1/2)/1 = 1/2, supported — on its own
-    ranking, never topic t's."""
+    ranking, never topic t's. The printed sum (1 + 0.67 + 0.38)/3 ≈ 0.681 is its own arithmetic claim: the terms
+    plainly read 1, 2/3, 3/8 give 49/72 ≈ 0.6806."""
     claims, verdicts = _init(tmp_path, TEXTBOOK)
     values = [(c["id"], [e["measure"] for e in c["expect"]]) for c in claims if c["kind"] == "value"]
-    assert values == [("C02", ["R@1", "P@1"]), ("C03", ["R@3", "P@3"]), ("C04", ["R@8", "P@8"]), ("C05", ["AP"]),
-                      ("C06", ["AP"])]
+    assert values == [("C02", ["R@1", "P@1"]), ("C03", ["R@3", "P@3"]), ("C04", ["R@8", "P@8"]), ("C06", ["AP"]),
+                      ("C07", ["AP"])]
     assert all(verdicts[i] == "supported" for i, _ in values)
-    second = next(c for c in claims if c["id"] == "C06")
+    arithmetic = next(c for c in claims if c["id"] == "C05")   # the printed terms' sum, checked beside AP itself
+    assert arithmetic["kind"] == "arithmetic" and verdicts["C05"] == "supported"
+    second = next(c for c in claims if c["id"] == "C07")
     assert second["fixture"]["run"]["q1"] == ["d1", "d2"]   # its own ranking: one relevant document, at rank 2
