@@ -220,7 +220,8 @@ def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
             f"{label}: t = {float(t):g} gives {SIDES[first]} p = {_show(found[first][0])}, outside the printed "
             f"{r.p}; only because the printed t{' and df are' if df_lo != df_hi else ' is'} rounded ({rounded} "
             f"gives p from {_show(a)} to {_show(b)}) can they agree",
-            f"Print t with another digit, or the p-value t({r.df}) = {r.t} gives (≈ {float(found[first][0]):.3f})."))
+            f"Print t{' and df' if df_lo != df_hi else ''} with another digit, or the p-value t({r.df}) = {r.t} "
+            f"gives (≈ {float(found[first][0]):.3f})."))
         evidence.lead = ""
     else:
         value = float(found[first][0])
