@@ -7,9 +7,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from audit.errors import RegisterError
 from audit.evaluation import significance
+from audit.evaluation.references import scipy_stats
 from audit.register.claims import load_chapter
 from audit.run.audit import audit_chapter
 from audit.run.provenance import collect
@@ -63,9 +65,9 @@ claims:
      claim: Student's t-test on the two columns, test: student t, data: {{a: {A}, b: {B}}},
      expect: [{{statistic: p, claimed: "0.0248"}}], decision: significant}}
   - {{id: U3, title: the same data held to the paired test, kind: statistic,
-     quote: "an unpaired two-sample t-test gives t = 1.19, p = 0.248, so the gain is not significant at α = 0.05",
+     quote: "t = 1.19, p = 0.248, so the gain is not significant at α = 0.05",
      claim: the paired t-test on the two columns, test: paired t, data: {{a: {A}, b: {B}}},
-     expect: [{{statistic: p, claimed: "0.248"}}]}}
+     expect: [{{statistic: p, claimed: "0.248"}}], decision: not significant}}
   - {{id: W1, title: Welch on the two query types, kind: statistic,
      quote: "t(19.74) = 3.77, p = 0.0012",
      claim: Welch's t-test between the query types, test: welch t, data: {{a: {NAV}, b: {INF}}},
@@ -140,6 +142,8 @@ def test_the_same_table_held_to_the_paired_test_gives_another_p(results):
     two tests are told apart."""
     u3 = results["U3"]
     assert u3.verdict == "contradicted"
+    assert u3.reason.startswith("Decision error: the text says “not significant” at α = 0.05, but p = 2.29583e-5"), \
+        u3.reason
     assert "the paired t-test on 12 paired differences: two-sided: 2.29583e-5" in u3.reason, u3.reason
     assert _scipy(u3, "p")[0] == pytest.approx(2.295831431986764e-05, rel=1e-9)
     assert results["U1"].verdict == "supported"
@@ -249,3 +253,88 @@ def test_an_unpaired_claim_that_cannot_be_checked_stops_the_load(tmp_path, extra
     error = caught.value
     assert (error.claim, error.field) == ("B1", field) and says in error.message, (error.field, error.message)
     assert error.file.endswith("claims.yaml")
+
+
+#: A sample as a text prints it: per-topic scores to three decimals, 2 to 12 of them.
+SAMPLE = st.lists(st.integers(0, 1000).map(lambda i: Fraction(i, 1000)), min_size=2, max_size=12)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(a=SAMPLE, b=SAMPLE, side=st.sampled_from(["two", "greater", "less"]),
+       test=st.sampled_from(["student t", "welch t"]))
+def test_each_unpaired_statistic_agrees_with_scipy(a, b, side, test):
+    """The exact side and scipy.stats.ttest_ind(a, b, equal_var=test == "student t", alternative=side) agree to 1e-9
+    on t, df and p (and numpy on the mean difference and d) wherever both give a number; where the samples have no
+    spread, the exact side says why."""
+    ours = significance.two_samples(test, a, b, side)
+    theirs = scipy_stats.two_samples(test, [float(x) for x in a], [float(y) for y in b], side)
+    if isinstance(ours["t"], str):
+        assert ours["t"].startswith("not defined") and ours["t"] == ours["p"]
+        return
+    for name in ("t", "df", "p", "mean difference", "d"):
+        mine, other = ours[name], theirs.get(name)
+        if isinstance(other, str) or other is None:
+            continue
+        assert abs(float(mine) - other) <= 1e-9 * max(1.0, abs(other)), (test, side, name, a, b, mine, other)
+
+
+@pytest.mark.parametrize("sentence, test, says", [
+    ("An unpaired two-sample t-test gives p = 0.248.", "paired t",
+     "test is paired t, but the sentence names an unpaired test of two independent samples (scipy's ttest_ind, "
+     "two-sample or unpaired), not a paired one: encode test: student t"),
+    ("We ran ttest_ind(a, b, equal_var=False): p = 0.248.", "paired t", "encode test: welch t"),
+    ("Welch's test gives p = 0.248.", "student t", "the sentence names Welch's test (unequal variances)"),
+    ("A paired t-test gives p = 0.248.", "welch t", "the sentence names a paired t-test: encode test: paired t"),
+    ("The pooled variance t-test gives p = 0.248.", "welch t", "encode test: student t"),
+])
+def test_a_test_the_sentence_does_not_name_stops_the_load(tmp_path, sentence, test, says):
+    """The write-up's fault the other way round: a sentence saying which t-test it ran, encoded as another, would hold
+    a right p to the wrong test and “correct” it; the load names the field and the test the sentence names."""
+    (tmp_path / "snapshot.txt").write_text(sentence + "\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: bad\ntitle: Bad\n", encoding="utf-8")
+    data = ('{a: ["0.1", "0.2", "0.4"], b: ["0.2", "0.1", "0.1"]}')
+    (tmp_path / "claims.yaml").write_text(
+        f"claims:\n  - {{id: B1, title: bad, kind: statistic, quote: \"{sentence}\", claim: x, test: {test}, "
+        f"data: {data}, expect: [{{statistic: p, claimed: \"0.248\"}}]}}\n", encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(tmp_path)
+    assert caught.value.field == "test" and says in caught.value.message, (caught.value.field, caught.value.message)
+
+
+def test_a_sentence_naming_both_tests_loads_either(tmp_path):
+    """“Unlike the paired t-test, Welch's test …” names both: which one a claim checks is the author's to say."""
+    sentence = "Unlike the paired t-test, Welch's test gives p = 0.248."
+    (tmp_path / "snapshot.txt").write_text(sentence + "\n", encoding="utf-8")
+    (tmp_path / "chapter.yaml").write_text("id: both\ntitle: Both\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(
+        f"claims:\n  - {{id: B1, title: both, kind: statistic, quote: \"{sentence}\", claim: x, test: welch t, "
+        'data: {a: ["0.1", "0.2", "0.4"], b: ["0.2", "0.1", "0.1"]}, expect: [{statistic: p, claimed: "0.248"}]}\n',
+        encoding="utf-8")
+    assert load_chapter(tmp_path).register.claims[0].test == "welch t"
+
+
+def test_init_drafts_the_t_test_the_sentence_names(tmp_path, capsys):
+    """init drafts a reported t-test with the test its sentence names: Welch's for a decimal df, Student's for an
+    unpaired two-sample test, the paired test otherwise; each then runs. 2·scipy.stats.t.sf(3.77, 19.7) =
+    0.0012299820648524386 (“p = .001”, consistent); 2·t.sf(1.19, 22) = 0.24673023947741032 (“p = .25”, consistent);
+    2·t.sf(2.39, 4) = 0.07518… (“p = .04”, contradicted)."""
+    import json
+
+    import yaml
+
+    from audit.cli import main
+    snapshot = tmp_path / "report.md"
+    snapshot.write_text("# Results\n\nFor the query types we used Welch's test: t(19.7) = 3.77, p = .001.\n\n"
+                        "An unpaired two-sample t-test on the two columns gives t(22) = 1.19, p = .25.\n\n"
+                        "A two-sided paired t-test gives t(4) = 2.39, p = .04.\n", encoding="utf-8")
+    assert main(["init", str(snapshot), "--id", "report", "--claims-dir", str(tmp_path / "claims")]) == 0
+    capsys.readouterr()
+    drafted = yaml.safe_load((tmp_path / "claims" / "report" / "claims.yaml").read_text(encoding="utf-8"))["claims"]
+    tests = {c["quote"]: (c["test"], c["reported"]["df"]) for c in drafted if c.get("kind") == "statistic"}
+    assert tests == {"t(19.7) = 3.77, p = .001": ("welch t", "19.7"), "t(22) = 1.19, p = .25": ("student t", 22),
+                     "t(4) = 2.39, p = .04": ("paired t", 4)}
+    assert main(["run", str(tmp_path / "claims" / "report"), "--reports", str(tmp_path / "out"), "--quiet"]) in (0, 1)
+    report = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    verdicts = {c["quote"]: c["verdict"] for c in report["claims"] if c["quote"] in tests}
+    assert verdicts == {"t(19.7) = 3.77, p = .001": "supported", "t(22) = 1.19, p = .25": "supported",
+                        "t(4) = 2.39, p = .04": "contradicted"}

@@ -1178,6 +1178,11 @@ def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> 
         if level.nominal is None or level.approximate or not 0 < level.nominal < 1:
             raise fail(name, f"{name} {getattr(claim, name)!r} must be one number between 0 and 1")
     family = claim.test in ("bonferroni", "holm")
+    from audit.evaluation.significance import t_test_mismatch
+
+    mismatch = t_test_mismatch(claim.test, claim.quote)
+    if mismatch is not None:
+        raise fail("test", f"test is {claim.test}, but {mismatch}")
     if (claim.data is None) == (claim.reported is None):
         raise fail("data", "give the data (data) or, for a t-test reported without it, reported: {t, df, p}")
     if claim.reported is not None:
