@@ -42,12 +42,12 @@ The tests (declared in ``TESTS``; the claim names them):
 
 Every paired test also gives the **mean difference** and, when the differences vary, **d** (Cohen's d for paired
 data, d_z = mean(d)/s(d)); the paired t also gives its **df**, n − 1. The unpaired tests give t, **df**, p, the mean
-difference mean(a) − mean(b) (exact) and **d**: for Student's test Cohen's d with the pooled standard deviation,
-(mean(a) − mean(b))/s_p; for Welch's test, whose point is that the variances differ, the standardizer is the root
-mean of the two variances, (mean(a) − mean(b))/√((s_a² + s_b²)/2) (Cohen 1988, Statistical Power Analysis for the
-Behavioral Sciences, 2nd ed., §2.3.2, for unequal variances; Delacre et al. 2021, “Why Hedges' g*s based on the
-non-pooled standard deviation should be reported with Welch's t-test”, call it d*_s). With equal sample sizes the
-two standardizers are the same number.
+difference mean(a) − mean(b) (exact) and **d**, Cohen's d with the pooled standard deviation, (mean(a) − mean(b))/s_p,
+the d a library computes by default under that name. Welch's test also gives d over the root mean of the two
+variances, (mean(a) − mean(b))/√((s_a² + s_b²)/2) (``ROOT_MEAN_D``): the standardizer Cohen (1988, Statistical Power
+Analysis for the Behavioral Sciences, 2nd ed., §2.3.2) gives for unequal variances, which Delacre et al. (2021), “Why
+Hedges' g*s based on the non-pooled standard deviation should be reported with Welch's t-test”, call d*_s. With
+equal sample sizes the two are the same number.
 """
 
 from __future__ import annotations
@@ -368,6 +368,10 @@ def _mean_var(x: list[Fraction]) -> tuple[Fraction, Fraction]:
     return mean, sum(((v - mean) ** 2 for v in x), Fraction(0)) / (n - 1)
 
 
+#: Welch's test's other standardized mean difference: over the root mean of the two variances, √((s_a² + s_b²)/2).
+ROOT_MEAN_D = "d over the root mean of the variances"
+
+
 def two_samples(test: str, a: list[Fraction], b: list[Fraction], side: str) -> dict[str, object]:
     """Each statistic of an unpaired t-test (``student t`` or ``welch t``) of sample ``a`` against sample ``b`` for
     ``side`` (see the module's description): t, df, p, the mean difference mean(a) − mean(b) and d. t² and Welch's df
@@ -378,11 +382,10 @@ def two_samples(test: str, a: list[Fraction], b: list[Fraction], side: str) -> d
     mb, vb = _mean_var(b)
     diff = ma - mb
     out: dict[str, object] = {"mean difference": diff}
+    pooled = ((na - 1) * va + (nb - 1) * vb) / (na + nb - 2)
     if test == "student t":
         df = Fraction(na + nb - 2)
-        pooled = ((na - 1) * va + (nb - 1) * vb) / df
         se2 = pooled * (Fraction(1, na) + Fraction(1, nb))
-        scale2 = pooled
         why = "every value of each sample is the same, so the pooled standard deviation is 0"
     else:
         ea, eb = va / na, vb / nb
@@ -390,7 +393,6 @@ def two_samples(test: str, a: list[Fraction], b: list[Fraction], side: str) -> d
         # each sample's share of the variance over its own n − 1; a sample with no spread adds nothing
         denominator = (ea * ea / (na - 1) if ea else 0) + (eb * eb / (nb - 1) if eb else 0)
         df = se2 * se2 / denominator if denominator else None
-        scale2 = (va + vb) / 2
         why = "every value of each sample is the same, so neither sample has a variance"
     out["df"] = df if df is not None else f"not defined: {why}"
     if se2 == 0:
@@ -399,5 +401,7 @@ def two_samples(test: str, a: list[Fraction], b: list[Fraction], side: str) -> d
     t = mpmath.sqrt(as_mpf(diff * diff / se2)) * (1 if diff >= 0 else -1)
     out["t"] = t
     out["p"] = p_of_t(t, df, side)
-    out["d"] = as_mpf(diff) / mpmath.sqrt(as_mpf(scale2))
+    out["d"] = as_mpf(diff) / mpmath.sqrt(as_mpf(pooled))
+    if test == "welch t":
+        out[ROOT_MEAN_D] = as_mpf(diff) / mpmath.sqrt(as_mpf((va + vb) / 2))
     return out

@@ -25,7 +25,7 @@ from audit.evaluation import significance
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.references import scipy_stats
-from audit.evaluation.significance import DIGITS, SIDES, TESTS, Bounds, Span, as_mpf, p_of_t
+from audit.evaluation.significance import DIGITS, ROOT_MEAN_D, SIDES, TESTS, Bounds, Span, as_mpf, p_of_t
 from audit.register.claims import UNPAIRED, Chapter, StatisticClaim
 from audit.register.values import parse_claimed, parse_interval
 from audit.report.results import Check, ImplValue
@@ -414,9 +414,55 @@ def _reference_rows(test: str, statistic: str, side: str, mine, other, d: list[F
     return [row]
 
 
+#: A sentence stating that its d is over the root mean of the two variances (not the pooled standard deviation).
+_ROOT_MEAN_STATED = re.compile(r"root[- ]mean|average of the (?:two )?variances|\bnon-?pooled\b|\bunpooled\b|"
+                               r"\bd\*|\bd_?\{?av\b", re.IGNORECASE)
+#: Where that standardizer comes from.
+ROOT_MEAN_SOURCE = ("the standardizer Cohen (1988, Statistical Power Analysis for the Behavioral Sciences, 2nd ed., "
+                    "§2.3.2) gives for unequal variances, Delacre et al. (2021)'s d*_s for Welch's test")
+
+
+def _welch_d(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, theirs: dict,
+             evidence: Evidence) -> bool:
+    """Welch's printed d when it is d over the root mean of the two variances and not Cohen's d over the pooled
+    standard deviation (the d computed by default under that name): supported when the sentence states that
+    standardizer, qualified otherwise. False when the printed d is not that case (the ordinary check decides)."""
+    printed = parse_claimed(e.claimed, tolerance=e.tolerance)
+    values = ours[sides[0]]
+    pooled, root = values.get("d"), values.get(ROOT_MEAN_D)
+    if not _holds(printed, root) or _holds(printed, pooled) is not False:
+        return False
+    what = f"{NAMES['d']} of {label}"
+    other = theirs[sides[0]]
+    rows = [ImplValue(implementation=CHAPTER, provider=_provider(root), behaviour="over the root mean of the variances",
+                      value=float(_number(root)), in_interval=True),
+            ImplValue(implementation=CHAPTER, provider=_provider(pooled), behaviour="over the pooled standard deviation",
+                      value=float(_number(pooled)), in_interval=False)]
+    rows += [ImplValue(implementation="scipy", provider="numpy, with scipy.stats.ttest_ind", behaviour=how,
+                       value=float(other[key])) for key, how in ((ROOT_MEAN_D, "over the root mean of the variances"),
+                                                                 ("d", "over the pooled standard deviation"))
+             if isinstance(other.get(key), float)]
+    evidence.checks.append(Check(label=what, measure="d", claimed=str(e.claimed), interval=printed.interval(),
+                                 values=rows))
+    shown = f"{_show(root)} over the root mean of the two variances; over the pooled standard deviation {_show(pooled)}"
+    if _ROOT_MEAN_STATED.search(claim.quote):
+        evidence.scopes.append(f"{what}: {shown}; the printed {e.claimed} is the first, the standardizer the sentence "
+                               f"states ({ROOT_MEAN_SOURCE})")
+    else:
+        evidence.conditions.append(Point(
+            f"{what}: the printed {e.claimed} is d over the root mean of the two variances ({_show(root)}; "
+            f"{ROOT_MEAN_SOURCE}), not Cohen's d over the pooled standard deviation ({_show(pooled)}), the d computed "
+            "by default under that name, and the text does not say which",
+            "Say that d is standardized by the root mean of the two variances, √((s_a² + s_b²)/2)."))
+        evidence.lead = ""
+    return True
+
+
 def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, theirs: dict, d, confidence,
             evidence: Evidence) -> None:
     """One printed statistic against every side read."""
+    if claim.test == "welch t" and e.statistic == "d" and _welch_d(claim, e, label, sides, ours, theirs, evidence):
+        return
     interval = e.statistic == "interval"
     printed = parse_interval(str(e.claimed)) if interval else parse_claimed(e.claimed, tolerance=e.tolerance)
     rows, holds = [], {}
@@ -757,6 +803,8 @@ def corrections(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tu
         printed = parse_interval(str(e.claimed)) if interval else parse_claimed(e.claimed, tolerance=e.tolerance)
         if _holds(printed, value) is not False:
             continue
+        if e.statistic == "d" and _holds(printed, ours.get(ROOT_MEAN_D)):
+            continue  # Welch's d over the root mean of the variances: a standardizer to state, not a number to change
         new = _written(printed, value, e.statistic)
         if interval:
             changes[str(e.claimed).strip()] = new

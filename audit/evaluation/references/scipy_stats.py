@@ -80,20 +80,20 @@ def values(test: str, differences: Sequence[float], side: str, confidence: float
 def two_samples(test: str, a: Sequence[float], b: Sequence[float], side: str) -> dict[str, object]:
     """scipy's unpaired t-test of ``a`` against ``b`` for ``side``, as its users call it:
     ``ttest_ind(a, b, equal_var=True)`` for ``student t``, ``equal_var=False`` for ``welch t``; t, df and p from its
-    result, the mean difference and d (the pooled standard deviation for Student's test, the root mean of the two
-    variances for Welch's) from numpy. A message string where scipy refused or gives no number."""
+    result, the mean difference and d (over the pooled standard deviation; for Welch's test also over the root mean
+    of the two variances) from numpy. A message string where scipy refused or gives no number."""
     import numpy as np
     from scipy import stats
 
     x, y = np.array([float(v) for v in a]), np.array([float(v) for v in b])
     out: dict[str, object] = {"mean difference": float(x.mean() - y.mean())}
     va, vb = float(x.var(ddof=1)), float(y.var(ddof=1))
-    if test == "student t":
-        scale = (((len(x) - 1) * va + (len(y) - 1) * vb) / (len(x) + len(y) - 2)) ** 0.5
-    else:
-        scale = ((va + vb) / 2) ** 0.5
-    if scale > 0:
-        out["d"] = out["mean difference"] / scale
+    pooled = (((len(x) - 1) * va + (len(y) - 1) * vb) / (len(x) + len(y) - 2)) ** 0.5
+    if pooled > 0:
+        out["d"] = out["mean difference"] / pooled
+    if test == "welch t" and va + vb > 0:
+        from audit.evaluation.significance import ROOT_MEAN_D
+        out[ROOT_MEAN_D] = out["mean difference"] / ((va + vb) / 2) ** 0.5
     try:
         r = stats.ttest_ind(x, y, equal_var=test == "student t", alternative=ALTERNATIVE[side])
     except (ValueError, ZeroDivisionError, FloatingPointError) as exc:
