@@ -342,3 +342,21 @@ def test_init_drafts_the_t_test_the_sentence_names(tmp_path, capsys):
     verdicts = {c["quote"]: c["verdict"] for c in report["claims"] if c["quote"] in tests}
     assert verdicts == {"t(19.7) = 3.77, p = .001": "supported", "t(22) = 1.19, p = .25": "supported",
                         "t(4) = 2.39, p = .04": "contradicted"}
+
+
+def test_welchs_d_over_the_root_mean_unstated_is_qualified_and_the_pooled_d_supported(tmp_path):
+    """“Cohen's d = 1.57” with Welch's test, the standardizer unstated: 1.5681997507250593 is d over the root mean of
+    the variances, not the default pooled 1.4738732913802506 (numpy, as above): qualified, asking to say so; the
+    pooled “Cohen's d = 1.47” is supported."""
+    text = "Welch's test: Cohen's d = 1.57. Pooled, Cohen's d = 1.47.\n"
+    claims = f"""\
+claims:
+  - {{id: D1, title: d unstated, kind: statistic, quote: "Welch's test: Cohen's d = 1.57", claim: x, test: welch t,
+     data: {{a: {NAV}, b: {INF}}}, expect: [{{statistic: d, claimed: "1.57"}}]}}
+  - {{id: D2, title: d pooled, kind: statistic, quote: "Cohen's d = 1.47", claim: x, test: welch t,
+     data: {{a: {NAV}, b: {INF}}}, expect: [{{statistic: d, claimed: "1.47"}}]}}
+"""
+    found = _audited(tmp_path, text, claims)
+    assert found["D1"].verdict == "qualified", found["D1"].reason
+    assert found["D1"].response.startswith("Say that d is standardized by the root mean of the two variances")
+    assert found["D2"].verdict == "supported", found["D2"].reason
