@@ -1,5 +1,5 @@
 """The chapter's side of a ``statistic`` claim: each significance test, interval and correction a text reports on
-paired per-query values, computed exactly where the test allows it.
+paired per-query values, or on two independent samples, computed exactly where the test allows it.
 
 Shapes: differences are ``Fraction`` s (the numbers as printed, 0.10 is 1/10); a side is ``"two"``, ``"greater"``
 (a > b) or ``"less"``. Each test returns ``{statistic: value}`` where a value is
@@ -30,16 +30,30 @@ The tests (declared in ``TESTS``; the claim names them):
   n-fold convolution of the differences' empirical distribution, counted in integers) while n^n < 2^63; otherwise a
   fixed-seed Monte Carlo over ``MONTE_CARLO`` resamples, each endpoint a ``Span`` between the order statistics ±4
   binomial standard errors away.
+* **student t** — Student's unpaired t-test on two samples a and b (equal variances assumed; scipy's
+  ``ttest_ind(a, b, equal_var=True)``): the pooled variance s_p² = ((n_a − 1)s_a² + (n_b − 1)s_b²)/(n_a + n_b − 2),
+  t = (mean(a) − mean(b)) / √(s_p²(1/n_a + 1/n_b)) on n_a + n_b − 2 degrees of freedom; p as for the paired t.
+* **welch t** — Welch's unpaired t-test (unequal variances; ``ttest_ind(a, b, equal_var=False)``):
+  t = (mean(a) − mean(b)) / √(s_a²/n_a + s_b²/n_b) on the Welch–Satterthwaite degrees of freedom
+  ν = (s_a²/n_a + s_b²/n_b)² / ((s_a²/n_a)²/(n_a − 1) + (s_b²/n_b)²/(n_b − 1)), a fraction, exact; the same
+  incomplete beta gives p for a non-integer ν.
 * **bonferroni**, **holm** — adjusted p-values of a family of m comparisons: Bonferroni min(1, m·p); Holm's step-down
   max_{j≤i} min(1, (m − j + 1)·p_(j)) over the p-values sorted ascending (Holm 1979), exact in the printed numbers.
 
-Every test also gives the **mean difference** and, when the differences vary, **d** (Cohen's d for paired data,
-d_z = mean(d)/s(d)).
+Every paired test also gives the **mean difference** and, when the differences vary, **d** (Cohen's d for paired
+data, d_z = mean(d)/s(d)); the paired t also gives its **df**, n − 1. The unpaired tests give t, **df**, p, the mean
+difference mean(a) − mean(b) (exact) and **d**, Cohen's d with the pooled standard deviation, (mean(a) − mean(b))/s_p,
+the d a library computes by default under that name. Welch's test also gives d over the root mean of the two
+variances, (mean(a) − mean(b))/√((s_a² + s_b²)/2) (``ROOT_MEAN_D``): the standardizer Cohen (1988, Statistical Power
+Analysis for the Behavioral Sciences, 2nd ed., §2.3.2) gives for unequal variances, which Delacre et al. (2021), “Why
+Hedges' g*s based on the non-pooled standard deviation should be reported with Welch's t-test”, call d*_s. With
+equal sample sizes the two are the same number.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
@@ -89,27 +103,67 @@ class Test:
 
 
 TESTS: dict[str, Test] = {t.name: t for t in (
-    Test("paired t", "the paired t-test", ("p", "t", "mean difference", "d")),
+    Test("paired t", "the paired t-test", ("p", "t", "df", "mean difference", "d")),
     Test("sign", "the sign test", ("p", "positives", "mean difference", "d")),
     Test("permutation", "the permutation (randomization) test", ("p", "mean difference", "d")),
     Test("wilcoxon", "the Wilcoxon signed-rank test", ("p", "W", "mean difference", "d")),
     Test("bootstrap", "the percentile bootstrap", ("interval", "mean difference", "d"), sided=False),
+    Test("student t", "Student's unpaired t-test (equal variances)", ("p", "t", "df", "mean difference", "d")),
+    Test("welch t", "Welch's unpaired t-test (unequal variances)", ("p", "t", "df", "mean difference", "d")),
     Test("bonferroni", "Bonferroni's correction", ("adjusted p",), sided=False, family=True),
     Test("holm", "Holm's step-down correction", ("adjusted p",), sided=False, family=True),
 )}
 SIDES = {"two": "two-sided", "greater": "one-sided (a > b)", "less": "one-sided (a < b)"}
+
+#: How a sentence names a t-test: Welch's (unequal variances), Student's with pooled variance, any unpaired test
+#: (two independent samples, scipy's ttest_ind), a paired one (ttest_rel, or ttest_1samp on the differences).
+_T_NAMES = (
+    ("welch t", re.compile(r"\bWelch\b|\bequal_var\s*=\s*False\b", re.IGNORECASE)),
+    ("student t", re.compile(r"\bequal_var\s*=\s*True\b|\bpooled (?:variance|standard deviation|SD)\b",
+                             re.IGNORECASE)),
+    ("unpaired", re.compile(r"\bunpaired\b|\bttest_ind\b|\bindependent[- ]samples?\b|\btwo[- ]sample\b|\bWelch\b|"
+                            r"\bequal_var\b", re.IGNORECASE)),
+    ("paired t", re.compile(r"\bpaired(?:[- ][\w'’]+){0,2}[- ]t\b|\bpaired[- ]samples?\b|\bttest_(?:rel|1samp)\b",
+                            re.IGNORECASE)),
+)
+
+
+def t_tests_named(text: str) -> set[str]:
+    """Which kinds of t-test ``text`` names: ``welch t``, ``student t`` (pooled variance), ``unpaired`` (any test of
+    two independent samples) and ``paired t``."""
+    return {name for name, pattern in _T_NAMES if pattern.search(text)}
+
+
+def t_test_mismatch(test: str, text: str) -> str | None:
+    """Why ``text`` names another t-test than ``test`` (a claim's), or None: a paired test where the text names only
+    an unpaired one, an unpaired test where it names only a paired one, Student's where it names only Welch's, or the
+    reverse. A text naming both kinds (“unlike the paired t-test, Welch's …”) is left to the author."""
+    named = t_tests_named(text)
+    if test == "paired t" and "unpaired" in named and "paired t" not in named:
+        return ("the sentence names an unpaired test of two independent samples (" + (
+            "Welch's" if "welch t" in named else "scipy's ttest_ind, two-sample or unpaired") + "), not a paired one: "
+            "encode test: " + ("welch t" if "welch t" in named else "student t"))
+    if test in ("student t", "welch t") and "paired t" in named and "unpaired" not in named:
+        return "the sentence names a paired t-test: encode test: paired t"
+    if test == "student t" and "welch t" in named and "student t" not in named:
+        return "the sentence names Welch's test (unequal variances): encode test: welch t"
+    if test == "welch t" and "student t" in named and "welch t" not in named:
+        return "the sentence names Student's test with pooled variance (equal variances): encode test: student t"
+    return None
 
 
 def as_mpf(x: Fraction):
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def p_of_t(t, nu: int, side: str):
-    """The p-value of Student's t with ``nu`` degrees of freedom (mpmath, ``DIGITS`` digits): two-sided
-    I_{ν/(ν+t²)}(ν/2, 1/2); one-sided half of it on the side t lies, 1 − half on the other."""
+def p_of_t(t, nu, side: str):
+    """The p-value of Student's t with ``nu`` degrees of freedom (an integer, or a ``Fraction`` such as Welch's;
+    mpmath, ``DIGITS`` digits): two-sided I_{ν/(ν+t²)}(ν/2, 1/2); one-sided half of it on the side t lies, 1 − half on
+    the other."""
     mpmath.mp.dps = DIGITS
     t = mpmath.mpf(t)
-    p_two = mpmath.betainc(mpmath.mpf(nu) / 2, mpmath.mpf(1) / 2, 0, nu / (nu + t * t), regularized=True)
+    nu = as_mpf(nu) if isinstance(nu, Fraction) else mpmath.mpf(nu)
+    p_two = mpmath.betainc(nu / 2, mpmath.mpf(1) / 2, 0, nu / (nu + t * t), regularized=True)
     if side == "two":
         return p_two
     half = p_two / 2
@@ -264,6 +318,8 @@ def values(test: str, d: list[Fraction], side: str, confidence: Fraction = Fract
         out["d"] = as_mpf(mean) / mpmath.sqrt(as_mpf(var))
         if test == "paired t":
             out["p"] = p_of_t(t, n - 1, side)
+    if test == "paired t":
+        out["df"] = Fraction(n - 1)
     if test == "sign":
         nonzero = [x for x in d if x != 0]
         m, k = len(nonzero), sum(1 for x in nonzero if x > 0)
@@ -302,4 +358,50 @@ def values(test: str, d: list[Fraction], side: str, confidence: Fraction = Fract
                     out["W"], out["p"] = Fraction(w_plus), upper if side == "greater" else lower
     elif test == "bootstrap":
         out["interval"] = bootstrap(d, confidence)
+    return out
+
+
+def _mean_var(x: list[Fraction]) -> tuple[Fraction, Fraction]:
+    """The mean and the sample variance (with n − 1) of ``x``, exactly."""
+    n = len(x)
+    mean = sum(x, Fraction(0)) / n
+    return mean, sum(((v - mean) ** 2 for v in x), Fraction(0)) / (n - 1)
+
+
+#: Welch's test's other standardized mean difference: over the root mean of the two variances, √((s_a² + s_b²)/2).
+ROOT_MEAN_D = "d over the root mean of the variances"
+
+
+def two_samples(test: str, a: list[Fraction], b: list[Fraction], side: str) -> dict[str, object]:
+    """Each statistic of an unpaired t-test (``student t`` or ``welch t``) of sample ``a`` against sample ``b`` for
+    ``side`` (see the module's description): t, df, p, the mean difference mean(a) − mean(b) and d. t² and Welch's df
+    are exact fractions; t, p and d are mpmath numbers at ``DIGITS`` digits."""
+    mpmath.mp.dps = DIGITS
+    na, nb = len(a), len(b)
+    ma, va = _mean_var(a)
+    mb, vb = _mean_var(b)
+    diff = ma - mb
+    out: dict[str, object] = {"mean difference": diff}
+    pooled = ((na - 1) * va + (nb - 1) * vb) / (na + nb - 2)
+    if test == "student t":
+        df = Fraction(na + nb - 2)
+        se2 = pooled * (Fraction(1, na) + Fraction(1, nb))
+        why = "every value of each sample is the same, so the pooled standard deviation is 0"
+    else:
+        ea, eb = va / na, vb / nb
+        se2 = ea + eb
+        # each sample's share of the variance over its own n − 1; a sample with no spread adds nothing
+        denominator = (ea * ea / (na - 1) if ea else 0) + (eb * eb / (nb - 1) if eb else 0)
+        df = se2 * se2 / denominator if denominator else None
+        why = "every value of each sample is the same, so neither sample has a variance"
+    out["df"] = df if df is not None else f"not defined: {why}"
+    if se2 == 0:
+        out["t"] = out["p"] = out["d"] = f"not defined: {why}"
+        return out
+    t = mpmath.sqrt(as_mpf(diff * diff / se2)) * (1 if diff >= 0 else -1)
+    out["t"] = t
+    out["p"] = p_of_t(t, df, side)
+    out["d"] = as_mpf(diff) / mpmath.sqrt(as_mpf(pooled))
+    if test == "welch t":
+        out[ROOT_MEAN_D] = as_mpf(diff) / mpmath.sqrt(as_mpf((va + vb) / 2))
     return out

@@ -378,18 +378,23 @@ class ArithmeticClaim(ClaimBase):
 
 #: The tests a ``statistic`` claim may name (each declared, with what it computes, in
 #: ``audit.evaluation.significance.TESTS``): four significance tests and the percentile bootstrap on paired per-query
-#: values, and two corrections of a family of printed p-values.
-TESTS = ("paired t", "sign", "permutation", "wilcoxon", "bootstrap", "bonferroni", "holm")
-#: What a ``statistic`` claim's expectation may print: the p-value, the test statistic (t for the paired t-test,
-#: the number of positive differences for the sign test, W for Wilcoxon), the mean difference, Cohen's d for
-#: paired data (the mean difference over the differences' standard deviation), a bootstrap confidence interval
-#: ("[0.01, 0.09]") and a corrected p-value.
-STATISTICS = ("p", "t", "positives", "W", "mean difference", "d", "interval", "adjusted p")
+#: values, two unpaired t-tests on two samples (Student's, equal variances; Welch's, unequal variances), and two
+#: corrections of a family of printed p-values.
+TESTS = ("paired t", "sign", "permutation", "wilcoxon", "bootstrap", "student t", "welch t", "bonferroni", "holm")
+#: The tests that compare two independent samples (``data.a`` and ``data.b``, of any lengths), not paired values.
+UNPAIRED = ("student t", "welch t")
+#: What a ``statistic`` claim's expectation may print: the p-value, the test statistic (t for a t-test, the number
+#: of positive differences for the sign test, W for Wilcoxon), a t-test's degrees of freedom, the mean difference,
+#: Cohen's d (for paired data the mean difference over the differences' standard deviation; for two samples over
+#: the pooled standard deviation, or for Welch's test the root mean of the two variances), a bootstrap confidence
+#: interval ("[0.01, 0.09]") and a corrected p-value.
+STATISTICS = ("p", "t", "df", "positives", "W", "mean difference", "d", "interval", "adjusted p")
 
 
 class PairedData(Strict):
     """What a test runs on: per-query values of two systems (``a``, ``b``, the same queries in the same order) or
-    their differences (``differences``: a − b), numbers as the text prints them (kept exact); or ``measure`` with
+    their differences (``differences``: a − b), numbers as the text prints them (kept exact); for an unpaired test
+    (``student t``, ``welch t``), ``a`` and ``b`` are two samples, of any lengths; or ``measure`` with
     ``a`` and ``b`` naming two fixtures on the same queries (the per-query values are then the chapter's
     definitions of the measure on each); or, for a correction (bonferroni, holm), ``p_values``: the family's raw
     p-values as printed, by comparison name."""
@@ -415,13 +420,13 @@ class PairedData(Strict):
                              "give the per-query values")
         if (self.differences is None) == (self.a is None and self.b is None):
             raise ValueError("give either differences or both a and b")
-        if self.differences is None and (self.a is None or self.b is None or len(self.a) != len(self.b)):
+        if self.differences is None and (self.a is None or self.b is None):
             raise ValueError("a and b must both be given, with one value per query each")
         return self
 
 
 class StatExpect(Strict):
-    statistic: Literal["p", "t", "positives", "W", "mean difference", "d", "interval", "adjusted p"]
+    statistic: Literal["p", "t", "df", "positives", "W", "mean difference", "d", "interval", "adjusted p"]
     claimed: Claimed
     tolerance: str | None = None
     #: For a correction (bonferroni, holm): which comparison of ``data.p_values`` the printed adjusted p is for.
@@ -430,10 +435,11 @@ class StatExpect(Strict):
 
 class Reported(Strict):
     """A t-test as a paper reports it, without its data ("t(4) = 2.39, p = .04"): the statistic as printed, its
-    degrees of freedom and the p-value as printed ("= .04", "< .05")."""
+    degrees of freedom as printed (an integer; Welch's test prints a decimal, "17.3", quoted as printed) and the
+    p-value as printed ("= .04", "< .05")."""
 
     t: Claimed
-    df: int = Field(ge=1, le=100_000)
+    df: Claimed
     p: Claimed
 
 
@@ -449,7 +455,8 @@ class StatisticClaim(ClaimBase):
     t-test's t, df and p as printed) is checked for its internal consistency, as statcheck does."""
 
     kind: Literal["statistic"]
-    test: Literal["paired t", "sign", "permutation", "wilcoxon", "bootstrap", "bonferroni", "holm"]
+    test: Literal["paired t", "sign", "permutation", "wilcoxon", "bootstrap", "student t", "welch t", "bonferroni",
+                  "holm"]
     data: PairedData | None = None
     reported: Reported | None = None
     sided: Literal["two", "greater", "less"] | None = None
@@ -1171,13 +1178,27 @@ def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> 
         if level.nominal is None or level.approximate or not 0 < level.nominal < 1:
             raise fail(name, f"{name} {getattr(claim, name)!r} must be one number between 0 and 1")
     family = claim.test in ("bonferroni", "holm")
+    from audit.evaluation.significance import t_test_mismatch
+
+    mismatch = t_test_mismatch(claim.test, claim.quote)
+    if mismatch is not None:
+        raise fail("test", f"test is {claim.test}, but {mismatch}")
     if (claim.data is None) == (claim.reported is None):
         raise fail("data", "give the data (data) or, for a t-test reported without it, reported: {t, df, p}")
     if claim.reported is not None:
-        if claim.test != "paired t":
-            raise fail("reported", "a reported statistic is checked for a t-test (t, df, p)")
+        if claim.test not in ("paired t", "student t", "welch t"):
+            raise fail("reported", "a reported statistic is checked for a t-test (paired t, student t or welch t: "
+                       "t, df, p)")
         claimed("reported.t", claim.reported.t)
         claimed("reported.p", claim.reported.p)
+        claimed("reported.df", claim.reported.df)
+        df = parse_claimed(claim.reported.df)
+        if df.nominal is None or df.approximate or not 1 <= df.nominal <= 100_000:
+            raise fail("reported.df", f"{claim.reported.df!r} is not one number of degrees of freedom from 1 to "
+                       "100,000")
+        if claim.test != "welch t" and df.nominal.denominator != 1:
+            raise fail("reported.df", f"{claim.test} has whole degrees of freedom, not {claim.reported.df!r}; a "
+                       "decimal df is Welch's (test: welch t)")
         if claim.expect:
             raise fail("expect", "with reported, the printed t and p are the reported ones; leave expect out")
         return
@@ -1212,7 +1233,15 @@ def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> 
         return
     if claim.significant is not None:
         raise fail("significant", "significant: [...] names the comparisons of a correction; a test says decision")
+    unpaired = claim.test in UNPAIRED
+    if unpaired and d.differences is not None:
+        raise fail("data.differences", f"{claim.test} compares two independent samples, so it has no per-query "
+                   "differences: give data.a and data.b, each system's values as printed (differences belong to a "
+                   "paired test: paired t, sign, permutation, wilcoxon, bootstrap)")
     if d.measure is not None:
+        if unpaired:
+            raise fail("data.measure", f"{claim.test} runs on the two samples as printed: give data.a and data.b as "
+                       "lists of per-topic values, not fixtures")
         measure("data.measure", d.measure, reference_only=False)
         sides = [fixture(f"data.{side}", getattr(d, side)) for side in ("a", "b")]
         if sorted(sides[0].run) != sorted(sides[1].run):
@@ -1229,16 +1258,23 @@ def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> 
                     raise fail(f"data.{field_name}[{i}]",
                                f"{v!r} is not one number; write each per-query value as printed")
         n = len(d.differences if d.differences is not None else d.a)
+        if unpaired:
+            n = min(len(d.a), len(d.b))
+        elif d.differences is None and len(d.a) != len(d.b):
+            raise fail("data.b", f"a paired test pairs each query's a and b, but a has {len(d.a)} values and b "
+                       f"{len(d.b)}; for two independent samples the test is student t or welch t")
     if n < 2:
-        raise fail("data", "a paired test needs at least two queries")
+        raise fail("data", "an unpaired test needs at least two values in each sample" if unpaired else
+                   "a paired test needs at least two queries")
     if claim.test == "bootstrap" and claim.sided is not None:
         raise fail("sided", "a bootstrap interval has no side; its decision is whether it holds 0")
     if claim.correction == "bonferroni" and claim.comparisons < 2:
         raise fail("correction", "a Bonferroni correction needs the family's size: comparisons: 2 or more")
     if not claim.expect and claim.decision is None:
         raise fail("expect", "give a printed statistic (expect) or the decision the text draws (decision)")
-    computes = {"paired t": ("p", "t"), "sign": ("p", "positives"), "permutation": ("p",), "wilcoxon": ("p", "W"),
-                "bootstrap": ("interval",)}[claim.test] + ("mean difference", "d")
+    computes = {"paired t": ("p", "t", "df"), "sign": ("p", "positives"), "permutation": ("p",),
+                "wilcoxon": ("p", "W"), "bootstrap": ("interval",), "student t": ("p", "t", "df"),
+                "welch t": ("p", "t", "df")}[claim.test] + ("mean difference", "d")
     for i, e in enumerate(claim.expect):
         if e.comparison is not None:
             raise fail(f"expect[{i}].comparison", "comparison names a p-value of a correction's family")

@@ -1312,14 +1312,19 @@ def _split_params(params: str) -> list[str]:
     return [p for p in out if p.strip() and p.strip() not in ("self", "/", "*")]
 
 
-_T_REPORT = re.compile(r"\bt\s*\(\s*(?P<df>\d{1,6})\s*\)\s*=\s*(?P<t>[-−]?\d*\.?\d+)\s*[,;]\s*p\s*"
+_T_REPORT = re.compile(r"\bt\s*\(\s*(?P<df>\d{1,6}(?:\.\d{1,4})?)\s*\)\s*=\s*(?P<t>[-−]?\d*\.?\d+)\s*[,;]\s*p\s*"
                        r"(?P<rel>=|<|>|≤|≥)\s*(?P<p>0?\.\d+|[01](?:\.\d+)?)")
 _SIDED = re.compile(r"\b(?P<side>one|two)[- ]sided\b|\b(?P<tails>one|two)[- ]tailed\b", re.IGNORECASE)
 
 
 def statistics(s: Statement) -> list[dict]:
     """A statistic claim for each t-test the sentence reports as t(df) = t, p = …, checked for consistency without
-    its data (``statistic`` claims' ``reported``); the sidedness when the sentence states it."""
+    its data (``statistic`` claims' ``reported``); the sidedness when the sentence states it. The test is the one
+    the sentence names: Welch's for a decimal df or when it says Welch (or equal_var=False), Student's unpaired test
+    when it names an unpaired one (ttest_ind, two-sample, independent samples), else the paired t-test."""
+    from audit.evaluation.significance import t_tests_named
+
+    named = t_tests_named(s.text)
     out = []
     side = _SIDED.search(s.text)
     sided = None
@@ -1331,9 +1336,13 @@ def statistics(s: Statement) -> list[dict]:
         rel = {"=": "", "≤": "<= ", "≥": ">= "}.get(m.group("rel"), m.group("rel") + " ")
         if side and (side.group("side") or side.group("tails")).lower() == "one":
             sided = "less" if t.startswith("-") else "greater"
+        df = m.group("df")
+        test = ("welch t" if "." in df or "welch t" in named else "student t" if "unpaired" in named else "paired t")
+        if test == "welch t" and "paired t" in named and "unpaired" not in named:
+            continue  # a paired test with a fractional df: the author says which test it was
         claim = {"kind": "statistic", "quote": s.text[m.start():m.end()].strip(),
-                 "claim": f"t({m.group('df')}) = {t} gives p {m.group('rel')} {m.group('p')}", "test": "paired t",
-                 "reported": {"t": t, "df": int(m.group("df")), "p": rel + m.group("p")}}
+                 "claim": f"t({df}) = {t} gives p {m.group('rel')} {m.group('p')}", "test": test,
+                 "reported": {"t": t, "df": df if "." in df else int(df), "p": rel + m.group("p")}}
         if sided:
             claim["sided"] = sided
         out.append(claim)

@@ -1,5 +1,5 @@
-"""Statistic claims: a comparison of two systems the text reports — a significance test, a bootstrap interval, an
-effect size, a correction for multiple comparisons — recomputed on the same data by the chapter's exact side
+"""Statistic claims: a comparison of two systems the text reports — a significance test (paired, or unpaired on two
+samples), a bootstrap interval, an effect size, a correction for multiple comparisons — recomputed on the same data by the chapter's exact side
 (``audit.evaluation.significance``), by scipy.stats and, where it has the test, by ranx, under every reading of what
 the text leaves open: whether the test is one- or two-sided, and, when the text makes several comparisons, whether
 its decision is corrected for them.
@@ -25,13 +25,13 @@ from audit.evaluation import significance
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.references import scipy_stats
-from audit.evaluation.significance import DIGITS, SIDES, TESTS, Bounds, Span, as_mpf, p_of_t
-from audit.register.claims import Chapter, StatisticClaim
+from audit.evaluation.significance import DIGITS, ROOT_MEAN_D, SIDES, TESTS, Bounds, Span, as_mpf, p_of_t
+from audit.register.claims import UNPAIRED, Chapter, StatisticClaim
 from audit.register.values import parse_claimed, parse_interval
 from audit.report.results import Check, ImplValue
 
 #: How each statistic is named in a reason.
-NAMES = {"p": "the p-value", "t": "t", "positives": "the number of positive differences", "W": "W",
+NAMES = {"p": "the p-value", "t": "t", "df": "the degrees of freedom", "positives": "the number of positive differences", "W": "W",
          "mean difference": "the mean difference", "d": "Cohen's d", "interval": "the confidence interval",
          "adjusted p": "the Bonferroni-adjusted p-value"}
 #: The source of the corrected reading of a decision among several comparisons.
@@ -46,6 +46,23 @@ def differences(claim: StatisticClaim) -> list[Fraction]:
     if d.differences is not None:
         return [parse_claimed(v).nominal for v in d.differences]
     return [parse_claimed(x).nominal - parse_claimed(y).nominal for x, y in zip(d.a, d.b)]
+
+
+def samples(claim: StatisticClaim) -> tuple[list[Fraction], list[Fraction]]:
+    """The two samples of an unpaired test, each value the exact number printed."""
+    return [parse_claimed(x).nominal for x in claim.data.a], [parse_claimed(y).nominal for y in claim.data.b]
+
+
+def _df(claim: StatisticClaim) -> tuple[Fraction, Fraction, Fraction]:
+    """A reported t-test's degrees of freedom as printed: (the number, and the ends of what it may round from). A
+    whole df of a paired or Student's test is exact; Welch's df printed with decimals ("17.3", or "17" rounded)
+    stands for every ν that rounds to it."""
+    df = parse_claimed(claim.reported.df)
+    if claim.test != "welch t" or df.low is None or df.high is None:
+        return df.nominal, df.nominal, df.nominal
+    if df.nominal.denominator == 1 and df.low == df.high:  # "17": Welch's ν printed to a whole number
+        return df.nominal, df.nominal - Fraction(1, 2), df.nominal + Fraction(1, 2)
+    return df.nominal, df.low, df.high
 
 
 def _show(v) -> str:
@@ -153,15 +170,17 @@ def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
     alpha = parse_claimed(claim.alpha).nominal
     sides = [claim.sided] if claim.sided else ["two", "greater" if t >= 0 else "less"]
     lo, hi = (t_printed.low, t_printed.high) if t_printed.low is not None and t_printed.high is not None else (t, t)
+    df, df_lo, df_hi = _df(claim)
     found = {}
     for side in sides:
-        p = p_of_t(as_mpf(t), r.df, side)
-        ends = sorted([p_of_t(as_mpf(lo), r.df, side), p_of_t(as_mpf(hi), r.df, side)])
-        found[side] = (p, ends)
+        p = p_of_t(as_mpf(t), df, side)
+        # p is monotone in t and in ν: its extremes over what the printed t and df round from are at the corners
+        ends = sorted(p_of_t(as_mpf(x), nu, side) for x in {lo, hi} for nu in {df_lo, df_hi})
+        found[side] = (p, [ends[0], ends[-1]])
     label = f"the p-value of t({r.df}) = {r.t}"
     rows = []
     for side, (p, ends) in found.items():
-        scipy_p = scipy_stats.p_of_t(float(t), r.df, side)
+        scipy_p = scipy_stats.p_of_t(float(t), float(df), side)
         rows += [ImplValue(implementation=CHAPTER, provider=f"mpmath, {DIGITS} digits", behaviour=SIDES[side],
                            value=float(p), in_interval=p_printed.contains(_number(p))),
                  ImplValue(implementation="scipy", provider="scipy.stats.t", behaviour=SIDES[side], value=scipy_p,
@@ -195,11 +214,14 @@ def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
         evidence.lead = ""
     elif by_rounding(first):
         a, b = found[first][1]
+        rounded = (f"t in [{float(lo):g}, {float(hi):g}]" + (f" and ν in [{float(df_lo):g}, {float(df_hi):g}]"
+                                                              if df_lo != df_hi else ""))
         evidence.conditions.append(Point(
             f"{label}: t = {float(t):g} gives {SIDES[first]} p = {_show(found[first][0])}, outside the printed "
-            f"{r.p}; only because the printed t is rounded (t in [{float(lo):g}, {float(hi):g}] gives p from "
-            f"{_show(a)} to {_show(b)}) can they agree",
-            f"Print t with another digit, or the p-value t({r.df}) = {r.t} gives (≈ {float(found[first][0]):.3f})."))
+            f"{r.p}; only because the printed t{' and df are' if df_lo != df_hi else ' is'} rounded ({rounded} "
+            f"gives p from {_show(a)} to {_show(b)}) can they agree",
+            f"Print t{' and df' if df_lo != df_hi else ''} with another digit, or the p-value t({r.df}) = {r.t} "
+            f"gives (≈ {float(found[first][0]):.3f})."))
         evidence.lead = ""
     else:
         value = float(found[first][0])
@@ -392,9 +414,55 @@ def _reference_rows(test: str, statistic: str, side: str, mine, other, d: list[F
     return [row]
 
 
+#: A sentence stating that its d is over the root mean of the two variances (not the pooled standard deviation).
+_ROOT_MEAN_STATED = re.compile(r"root[- ]mean|average of the (?:two )?variances|\bnon-?pooled\b|\bunpooled\b|"
+                               r"\bd\*|\bd_?\{?av\b", re.IGNORECASE)
+#: Where that standardizer comes from.
+ROOT_MEAN_SOURCE = ("the standardizer Cohen (1988, Statistical Power Analysis for the Behavioral Sciences, 2nd ed., "
+                    "§2.3.2) gives for unequal variances, Delacre et al. (2021)'s d*_s for Welch's test")
+
+
+def _welch_d(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, theirs: dict,
+             evidence: Evidence) -> bool:
+    """Welch's printed d when it is d over the root mean of the two variances and not Cohen's d over the pooled
+    standard deviation (the d computed by default under that name): supported when the sentence states that
+    standardizer, qualified otherwise. False when the printed d is not that case (the ordinary check decides)."""
+    printed = parse_claimed(e.claimed, tolerance=e.tolerance)
+    values = ours[sides[0]]
+    pooled, root = values.get("d"), values.get(ROOT_MEAN_D)
+    if not _holds(printed, root) or _holds(printed, pooled) is not False:
+        return False
+    what = f"{NAMES['d']} of {label}"
+    other = theirs[sides[0]]
+    rows = [ImplValue(implementation=CHAPTER, provider=_provider(root), behaviour="over the root mean of the variances",
+                      value=float(_number(root)), in_interval=True),
+            ImplValue(implementation=CHAPTER, provider=_provider(pooled), behaviour="over the pooled standard deviation",
+                      value=float(_number(pooled)), in_interval=False)]
+    rows += [ImplValue(implementation="scipy", provider="numpy, with scipy.stats.ttest_ind", behaviour=how,
+                       value=float(other[key])) for key, how in ((ROOT_MEAN_D, "over the root mean of the variances"),
+                                                                 ("d", "over the pooled standard deviation"))
+             if isinstance(other.get(key), float)]
+    evidence.checks.append(Check(label=what, measure="d", claimed=str(e.claimed), interval=printed.interval(),
+                                 values=rows))
+    shown = f"{_show(root)} over the root mean of the two variances; over the pooled standard deviation {_show(pooled)}"
+    if _ROOT_MEAN_STATED.search(claim.quote):
+        evidence.scopes.append(f"{what}: {shown}; the printed {e.claimed} is the first, the standardizer the sentence "
+                               f"states ({ROOT_MEAN_SOURCE})")
+    else:
+        evidence.conditions.append(Point(
+            f"{what}: the printed {e.claimed} is d over the root mean of the two variances ({_show(root)}; "
+            f"{ROOT_MEAN_SOURCE}), not Cohen's d over the pooled standard deviation ({_show(pooled)}), the d computed "
+            "by default under that name, and the text does not say which",
+            "Say that d is standardized by the root mean of the two variances, √((s_a² + s_b²)/2)."))
+        evidence.lead = ""
+    return True
+
+
 def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, theirs: dict, d, confidence,
             evidence: Evidence) -> None:
     """One printed statistic against every side read."""
+    if claim.test == "welch t" and e.statistic == "d" and _welch_d(claim, e, label, sides, ours, theirs, evidence):
+        return
     interval = e.statistic == "interval"
     printed = parse_interval(str(e.claimed)) if interval else parse_claimed(e.claimed, tolerance=e.tolerance)
     rows, holds = [], {}
@@ -604,24 +672,37 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
         return _reported(claim, evidence)
     if TESTS[claim.test].family:
         return _family(claim, evidence)
-    try:
-        d, how, by_reference = _data(claim, chapter, ms)
-    except AuditError as exc:
-        evidence.errors.append(exc.message)
-        return evidence
-    queries, pairs = _rows(claim, chapter, ms, len(d))
-    mean = sum(d, Fraction(0)) / len(d)
+    unpaired = claim.test in UNPAIRED
+    if unpaired:  # two independent samples: no pairs, no differences
+        a, b = samples(claim)
+        d, how, by_reference = [], "", {}
+        mean = sum(a, Fraction(0)) / len(a) - sum(b, Fraction(0)) / len(b)
+    else:
+        try:
+            d, how, by_reference = _data(claim, chapter, ms)
+        except AuditError as exc:
+            evidence.errors.append(exc.message)
+            return evidence
+        queries, pairs = _rows(claim, chapter, ms, len(d))
+        mean = sum(d, Fraction(0)) / len(d)
     if not TESTS[claim.test].sided:
         sides = ["two"]
     else:
         sides = [claim.sided] if claim.sided else ["two", "greater" if mean >= 0 else "less"]
     alpha = parse_claimed(claim.alpha).nominal
     confidence = parse_claimed(claim.confidence).nominal
-    ours = {side: significance.values(claim.test, d, side, confidence) for side in sides}
     floats = [float(x) for x in d]
     wanted = frozenset("p" if e.statistic == "adjusted p" else e.statistic for e in claim.expect)
-    theirs = {side: scipy_stats.values(claim.test, floats, side, float(confidence), wanted=wanted) for side in sides}
-    label = f"{TESTS[claim.test].described} on {len(d)} paired differences" + (f" ({how})" if how else "")
+    if unpaired:
+        ours = {side: significance.two_samples(claim.test, a, b, side) for side in sides}
+        theirs = {side: scipy_stats.two_samples(claim.test, [float(x) for x in a], [float(y) for y in b], side)
+                  for side in sides}
+        label = f"{TESTS[claim.test].described} of a ({len(a)} values) against b ({len(b)} values)"
+    else:
+        ours = {side: significance.values(claim.test, d, side, confidence) for side in sides}
+        theirs = {side: scipy_stats.values(claim.test, floats, side, float(confidence), wanted=wanted)
+                  for side in sides}
+        label = f"{TESTS[claim.test].described} on {len(d)} paired differences" + (f" ({how})" if how else "")
     for e in claim.expect:
         _expect(claim, e, label, sides, ours, theirs, d, confidence, evidence)
     if claim.decision is not None:
@@ -644,7 +725,12 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
             evidence.checks.append(Check(label=f"the two-sided p-value of {label} by each library's own test (the "
                                                f"exact one: {_show(ours['two'].get('p'))})",
                                          measure="p", claimed=None, interval="", values=rows))
-    if evidence.checks:  # the data behind the statistics, on the claim's first check: a table and a chart
+    if evidence.checks and unpaired:  # the two samples, side by side, on the claim's first check
+        evidence.checks[0].table = [["value", "a", "b"]] + [
+            [str(i + 1), str(claim.data.a[i]) if i < len(a) else "—", str(claim.data.b[i]) if i < len(b) else "—"]
+            for i in range(max(len(a), len(b)))] + [
+            ["mean", _plain(sum(a, Fraction(0)) / len(a)), _plain(sum(b, Fraction(0)) / len(b))]]
+    elif evidence.checks:  # the data behind the statistics, on the claim's first check: a table and a chart
         evidence.checks[0].differences = dict(zip(queries, (float(x) for x in d)))
         evidence.checks[0].table = [["query", "a", "b", "a − b"]] + [
             [q, *pair, _show(x) if isinstance(x, float) else _plain(x)] for q, pair, x in zip(queries, pairs, d)]
@@ -691,7 +777,7 @@ def corrections(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tu
     if claim.reported is not None:
         r = claim.reported
         side = claim.sided or "two"
-        p = float(p_of_t(as_mpf(parse_claimed(r.t).nominal), r.df, side))
+        p = float(p_of_t(as_mpf(parse_claimed(r.t).nominal), _df(claim)[0], side))
         printed = parse_claimed(r.p)
         if not printed.contains(p):
             new = _p_text(p, str(r.p)).removeprefix("≈ ")
@@ -704,16 +790,21 @@ def corrections(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tu
         return changes, fields, None
     if TESTS[claim.test].family:
         raise AuditError("which comparisons stay significant is worded by the author; the finding names them")
-    d, _, _ = _data(claim, chapter, ms)
     side = claim.sided or "two"
     confidence = parse_claimed(claim.confidence).nominal
-    ours = significance.values(claim.test, d, side, confidence)
+    if claim.test in UNPAIRED:
+        ours = significance.two_samples(claim.test, *samples(claim), side)
+    else:
+        d, _, _ = _data(claim, chapter, ms)
+        ours = significance.values(claim.test, d, side, confidence)
     for i, e in enumerate(claim.expect):
         value = _value(claim, ours, e.statistic)
         interval = e.statistic == "interval"
         printed = parse_interval(str(e.claimed)) if interval else parse_claimed(e.claimed, tolerance=e.tolerance)
         if _holds(printed, value) is not False:
             continue
+        if e.statistic == "d" and _holds(printed, ours.get(ROOT_MEAN_D)):
+            continue  # Welch's d over the root mean of the variances: a standardizer to state, not a number to change
         new = _written(printed, value, e.statistic)
         if interval:
             changes[str(e.claimed).strip()] = new

@@ -3,7 +3,8 @@
 ``ttest_1samp`` on the differences (the same as ``ttest_rel`` on a and b), ``binomtest`` on the positive
 differences among the non-zero ones, ``permutation_test`` over every sign flip (``n_resamples=inf``,
 ``permutation_type="samples"``), ``wilcoxon`` with its default method, and ``bootstrap`` with
-``method="percentile"``, ``BOOTSTRAP_RESAMPLES`` resamples and seed ``SEED``.
+``method="percentile"``, ``BOOTSTRAP_RESAMPLES`` resamples and seed ``SEED``; ``ttest_ind`` on two samples, with
+``equal_var=True`` (Student's t) or ``False`` (Welch's).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def version() -> str:
     return scipy.__version__
 
 
-def p_of_t(t: float, df: int, side: str) -> float:
+def p_of_t(t: float, df: float, side: str) -> float:
     """The p-value of Student's t with ``df`` degrees of freedom for ``side`` (scipy.stats.t): two-sided
     2·sf(|t|), greater sf(t), less cdf(t)."""
     from scipy import stats
@@ -53,7 +54,7 @@ def values(test: str, differences: Sequence[float], side: str, confidence: float
     try:
         if test == "paired t":
             r = stats.ttest_1samp(d, 0.0, alternative=alternative)
-            out["t"], out["p"] = float(r.statistic), float(r.pvalue)
+            out["t"], out["p"], out["df"] = float(r.statistic), float(r.pvalue), float(r.df)
         elif test == "sign":
             nonzero = d[d != 0]
             k = int((nonzero > 0).sum())
@@ -73,4 +74,32 @@ def values(test: str, differences: Sequence[float], side: str, confidence: float
             out["interval"] = (float(r.confidence_interval.low), float(r.confidence_interval.high))
     except (ValueError, ZeroDivisionError, FloatingPointError) as exc:
         out["p"] = f"scipy refused: {exc}"
+    return out
+
+
+def two_samples(test: str, a: Sequence[float], b: Sequence[float], side: str) -> dict[str, object]:
+    """scipy's unpaired t-test of ``a`` against ``b`` for ``side``, as its users call it:
+    ``ttest_ind(a, b, equal_var=True)`` for ``student t``, ``equal_var=False`` for ``welch t``; t, df and p from its
+    result, the mean difference and d (over the pooled standard deviation; for Welch's test also over the root mean
+    of the two variances) from numpy. A message string where scipy refused or gives no number."""
+    import numpy as np
+    from scipy import stats
+
+    x, y = np.array([float(v) for v in a]), np.array([float(v) for v in b])
+    out: dict[str, object] = {"mean difference": float(x.mean() - y.mean())}
+    va, vb = float(x.var(ddof=1)), float(y.var(ddof=1))
+    pooled = (((len(x) - 1) * va + (len(y) - 1) * vb) / (len(x) + len(y) - 2)) ** 0.5
+    if pooled > 0:
+        out["d"] = out["mean difference"] / pooled
+    if test == "welch t" and va + vb > 0:
+        from audit.evaluation.significance import ROOT_MEAN_D
+        out[ROOT_MEAN_D] = out["mean difference"] / ((va + vb) / 2) ** 0.5
+    try:
+        r = stats.ttest_ind(x, y, equal_var=test == "student t", alternative=ALTERNATIVE[side])
+    except (ValueError, ZeroDivisionError, FloatingPointError) as exc:
+        out["p"] = f"scipy refused: {exc}"
+        return out
+    for name, value in (("t", r.statistic), ("p", r.pvalue), ("df", r.df)):
+        value = float(value)
+        out[name] = value if np.isfinite(value) else f"scipy gives {value} (the samples have no variance)"
     return out
