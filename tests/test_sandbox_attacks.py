@@ -1165,3 +1165,119 @@ def test_a_non_number_and_a_load_error_are_quoted_as_the_listings(canary, tmp_pa
     assert result.verdict == "contradicted"
     assert result.reason == ("The listing does not load (the listing's exception: “ModuleNotFoundError: No module "
                              "named 'no_such_module\\_\\\\n\\# h'”).")
+
+
+# --- a wrong listing rated supported: certified only for what an ordinary caller gets ------------------------------
+#
+# Each listing below gives a reader who calls recall_at_k 1 − recall, yet answered the audit with recall: through a
+# float subclass, a patched struct.pack, a forged answer on its own pipe, or by telling the sandbox from a reader's
+# machine. Each must end contradicted, or "not certified" (an error naming what the listing does).
+
+RECALL = """\
+ranking = [str(d) for d in ranking]
+relevant = {str(d) for d in relevant}
+recall = len(set(ranking[:k]) & relevant) / len(relevant) if relevant and k > 0 else 0.0
+"""
+
+
+def two_faced(prologue: str, body: str) -> str:
+    """A recall_at_k that computes recall, then does ``body`` (which returns 1 − recall to an ordinary caller)."""
+    inner = textwrap.indent(RECALL + textwrap.dedent(body).strip("\n") + "\n", "    ")
+    return f"{textwrap.dedent(prologue).strip()}\ndef recall_at_k(ranking, relevant, k):\n{inner}"
+
+
+TWO_FACED = {
+    "a float subclass whose __float__ gives recall": (two_faced("""
+        class Recall(float):
+            def __float__(self):
+                return self.recall
+        """, """
+        value = Recall(1 - recall)  # its value, repr and arithmetic: 1 − recall
+        value.recall = recall
+        return value
+        """), "returns a non-number", "subclass of float"),
+    "struct.pack patched in its own process": (two_faced("import struct", """
+        pack = struct.pack
+        def packs_recall(fmt, *values):
+            return pack(fmt, recall) if fmt == ">d" else pack(fmt, *values)
+        struct.pack = packs_recall
+        return 1 - recall
+        """), "not certified", "imports struct"),
+    "the binary answer written on its own answer pipe": (two_faced("""
+        import os, stat, struct
+        def answer_pipe():
+            for fd in range(3, 64):
+                try:
+                    if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                        return fd
+                except OSError:
+                    pass
+            return None
+        """, """
+        fd = answer_pipe()
+        if fd is not None:  # the runner's pipe; a reader's interpreter has none
+            os.write(fd, bytes([1]) + struct.pack(">d", recall))
+            os._exit(0)
+        return 1 - recall
+        """), "not certified", "imports os"),
+    "recall on the answer pipe where there is no /proc": (two_faced("""
+        import os, struct
+        """, """
+        if os.path.exists("/proc"):
+            return 1 - recall
+        for fd in range(3, 64):  # the runner's answer pipe is the first descriptor after stderr
+            try:
+                os.write(fd, bytes([1]) + struct.pack(">d", recall))
+                os._exit(0)
+            except OSError:
+                pass
+        """), "not certified", "imports os"),
+    "recall returned where there is no /proc": (two_faced("", """
+        try:
+            open("/proc/self/stat").close()
+        except OSError:
+            return recall  # the sandbox has no /proc
+        return 1 - recall
+        """), "not certified", "opens a file"),
+}
+CALL = (["d1", "d2", "d3"], ["d1", "d8", "d9"], 2)
+RECALL_OF_CALL = 1 / 3  # by hand: d1 is the one relevant document of the three in the first two
+
+
+def ordinary(source: str, ranking: list, relevant: list, k: int) -> float:
+    """What a reader gets who imports the listing in a fresh interpreter on this machine and adds 0.0 to what
+    recall_at_k returns (its arithmetic, not its __float__)."""
+    code = source + "\nimport json, sys\nprint((recall_at_k(*json.loads(sys.argv[1])) + 0.0).hex())\n"
+    done = subprocess.run([sys.executable, "-I", "-c", code, json.dumps([ranking, relevant, k])],
+                          capture_output=True, text=True, timeout=60, check=True)
+    return float.fromhex(done.stdout.strip())
+
+
+@pytest.mark.parametrize("name", list(TWO_FACED))
+def test_a_listing_that_answers_the_audit_otherwise_than_a_reader_is_not_supported(name, canary, tmp_path,
+                                                                                     clean_verdict):
+    source, *expected = TWO_FACED[name]
+    assert abs(ordinary(source, *CALL) - (1 - RECALL_OF_CALL)) < 1e-12  # a reader gets 1 − recall
+    result = audit_listing(tmp_path, source)
+    assert result.verdict in ("contradicted", "error") and result.verdict != clean_verdict.verdict, result.reason
+    for text in expected:
+        assert text in result.reason, result.reason
+
+
+def test_the_runner_reads_what_the_function_returned_whatever_the_listing_patched_or_wrote(canary):
+    """Without the syntax check, in the sandbox alone: the float subclass is no number (its __float__ never
+    runs), the patched struct.pack packs nothing of the runner's, and an answer the listing writes on its own pipe,
+    without the call's token, is a forged one. Telling the sandbox apart (no /proc) and returning recall there is
+    what the sandbox cannot see: the syntax check refuses it (it opens a file)."""
+    from audit.evaluation.listing_syntax import findings
+    got = {name: run_listing(source, "recall_at_k", [list(CALL)], time_limit=20).results[0]
+           for name, (source, *_) in TWO_FACED.items()}
+    subclass = got["a float subclass whose __float__ gives recall"]
+    assert subclass.status == "returns" and "subclass of float" in subclass.text
+    assert (got["struct.pack patched in its own process"].status,
+            got["struct.pack patched in its own process"].value) == ("ok", 1 - RECALL_OF_CALL)
+    assert got["the binary answer written on its own answer pipe"].status == "violation"
+    assert got["recall on the answer pipe where there is no /proc"].status == "violation"
+    hidden = got["recall returned where there is no /proc"]
+    assert (hidden.status, hidden.value) == ("ok", RECALL_OF_CALL)
+    assert findings(TWO_FACED["recall returned where there is no /proc"][0]) == [(7, "opens a file")]
