@@ -145,6 +145,27 @@ class Recall(float):
         return 0.25
 
 
+class Pretender(type):
+    """A metaclass that makes its classes equal to float and hash like it: a lookup by == or hash takes them for
+    float."""
+
+    def __eq__(cls, other):
+        return True
+
+    def __hash__(cls):
+        return hash(float)
+
+
+class Sly(float, metaclass=Pretender):
+    def __float__(self):
+        return 0.25
+
+
+class SlyList(list, metaclass=Pretender):
+    def __iter__(self):
+        return iter([0.25])
+
+
 class Scalar(np.float64):
     def __float__(self):
         return 0.25
@@ -158,6 +179,7 @@ class Scalar(np.float64):
     (np.array([0.5, 1.0]), "values", [0.5, 1.0]), (np.array([[0.5]]), "returns", None),
     ([np.float64(0.5), 1], "values", [0.5, 1.0]), ({"q1": np.float32(0.5)}, "values", [0.5]),
     ([Recall(0.75)], "returns", None), (np.ma.masked_array([0.5]), "returns", None),
+    (Sly(0.75), "returns", None), (SlyList([0.75]), "returns", None), ({"q1": Sly(0.75)}, "returns", None),
 ])
 def test_only_exact_numbers_are_read_and_never_through_the_listings_methods(value, status, read):
     runner = _runner()

@@ -147,6 +147,8 @@ def findings(source: str) -> list[tuple[int, str]]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
+    except (RecursionError, MemoryError):
+        return [(1, "is too deeply nested to be read")]
     scopes = _Scopes(tree)
     imported: set[str] = set()
     for node in ast.walk(tree):
@@ -215,7 +217,7 @@ def numeric(source: str) -> bool:
     """Whether ``source`` imports a module whose results are NumPy scalars or arrays."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     roots = set()
     for node in ast.walk(tree):

@@ -108,17 +108,27 @@ def answerer(numpy=None):
     dict_items, int_repr, float_repr = dict.items, int.__repr__, float.__repr__
     any_, tuple_, dict_ = any, tuple, dict
     codes, max_entries, max_key, max_answer, trim_ = dict(CODES), MAX_ENTRIES, MAX_KEY, MAX_ANSWER, TRIM
-    exact_numbers = {int: int, float: float}
+    # (type, how it is read) pairs, compared by identity only: a listing's metaclass can make its class equal to
+    # float and hash like it, so no lookup here goes through == or a hash
+    exact_numbers = [(int, int), (float, float)]
     ndarray = None
     if numpy is not None:
         try:
-            for code in numpy.typecodes["AllInteger"]:
-                exact_numbers[numpy.dtype(code).type] = int
-            for code in numpy.typecodes["Float"]:
-                exact_numbers[numpy.dtype(code).type] = float
+            exact_numbers += [(numpy.dtype(code).type, int) for code in numpy.typecodes["AllInteger"]]
+            exact_numbers += [(numpy.dtype(code).type, float) for code in numpy.typecodes["Float"]]
             ndarray = numpy.ndarray
         except base_exception:
-            exact_numbers, ndarray = {int: int, float: float}, None
+            exact_numbers, ndarray = [(int, int), (float, float)], None
+
+    def read_as(kind):
+        for known, how in exact_numbers:
+            if kind is known:
+                return how
+        return None
+
+    def array(value, ndim):
+        """Whether ``value`` is exactly a NumPy array of integers or floats with ``ndim`` dimensions."""
+        return ndarray is not None and type_(value) is ndarray and value.ndim == ndim and value.dtype.kind in "iuf"
 
     def text_bytes(text):
         try:
@@ -143,11 +153,10 @@ def answerer(numpy=None):
 
     def number(value):
         """``value`` as a float if it is exactly a number (see above), else None."""
-        kind = exact_numbers.get(type_(value))
-        if kind is None and ndarray is not None and type_(value) is ndarray and value.ndim == 0 \
-                and value.dtype.kind in "iuf":
+        kind = read_as(type_(value))
+        if kind is None and array(value, 0):
             value = value.item()
-            kind = exact_numbers.get(type_(value))
+            kind = read_as(type_(value))
         if kind is None:
             return None
         return float_(int_(value)) if kind is int else float_(value)
@@ -156,8 +165,8 @@ def answerer(numpy=None):
         """A returned list or tuple of numbers, a one-dimensional array of them, or a mapping of text or integer
         keys to numbers, as the binary block of a ``values`` answer: a shape byte (0 a sequence, 1 a mapping), a
         count, then each entry (a mapping's key as a length-prefixed text) and its IEEE double; None otherwise."""
-        if type_(value) in (list_, tuple_) or (ndarray is not None and type_(value) is ndarray and value.ndim == 1
-                                               and value.dtype.kind in "iuf" and value.size <= max_entries):
+        kind = type_(value)
+        if kind is list_ or kind is tuple_ or (array(value, 1) and value.size <= max_entries):
             items = list_(value)
             if len_(items) > max_entries:
                 return None
@@ -165,9 +174,9 @@ def answerer(numpy=None):
             if None in numbers:
                 return None
             return bytes_([0]) + pack_size(len_(numbers)) + join(pack_double(v) for v in numbers)
-        if type_(value) is dict_:
+        if kind is dict_:
             pairs = list_(dict_items(value))
-            if len_(pairs) > max_entries or any_(type_(k) not in (str_, int_) for k, _ in pairs):
+            if len_(pairs) > max_entries or any_(type_(k) is not str_ and type_(k) is not int_ for k, _ in pairs):
                 return None
             out = [bytes_([1]), pack_size(len_(pairs))]
             for k, v in pairs:
@@ -188,7 +197,7 @@ def answerer(numpy=None):
         try:
             kind = type_(value)
             for base in (float_, int_):
-                if kind is not base and issubclass_(kind, base) and kind not in exact_numbers:
+                if kind is not base and issubclass_(kind, base) and read_as(kind) is None:
                     text = f"{text} (an instance of a subclass of {base.__name__}, not a {base.__name__})"
                     break
         except base_exception:
