@@ -124,7 +124,8 @@ def plain_path(text: str) -> str:
     text = text.strip()
     found = unprintable(text)
     if found:
-        raise ValueError(f"contains a control character ({found}); a name must be one line of printable text")
+        what = f"{found}, a NUL byte" if found == "U+0000" else found
+        raise ValueError(f"contains a control character ({what}); a name must be one line of printable text")
     return text
 
 

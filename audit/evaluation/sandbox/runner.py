@@ -105,7 +105,7 @@ def answerer(numpy=None):
     pack_double, pack_size = struct.Struct(">d").pack, struct.Struct(">H").pack
     type_, float_, int_, str_, bytes_, len_, list_, repr_ = type, float, int, str, bytes, len, list, repr
     issubclass_, base_exception, join, encode = issubclass, BaseException, b"".join, str.encode
-    dict_items, int_repr, float_repr = dict.items, int.__repr__, float.__repr__
+    dict_items, int_repr = dict.items, int.__repr__
     any_, tuple_, dict_ = any, tuple, dict
     codes, max_entries, max_key, max_answer, trim_ = dict(CODES), MAX_ENTRIES, MAX_KEY, MAX_ANSWER, TRIM
     # (type, how it is read) pairs, compared by identity only: a listing's metaclass can make its class equal to
