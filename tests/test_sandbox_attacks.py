@@ -161,6 +161,24 @@ def assert_misbehaved(result, clean, *expected: str) -> None:
 
 
 STOPPED = "the sandbox stopped the listing"
+RAN = " The implementations that did run "
+
+
+def uncertified(result, *what: str) -> str:
+    """A listing whose text does more than compute: its verdict is an error naming what it does (each of ``what``),
+    whatever it did in the sandbox. Returns what the sandbox run found, as the reason goes on after that error
+    ("contradict the claim: …", "qualify it: …"; '' when the run found nothing wrong)."""
+    assert result.verdict == "error" and code_check.NOT_CERTIFIED in result.reason, result.reason
+    for text in what:
+        assert text in result.reason, result.reason
+    return result.reason.split(RAN, 1)[1] if RAN in result.reason else ""
+
+
+def as_clean(rest: str, clean) -> bool:
+    """Whether the sandbox run found what it finds for the clean listing (``rest`` from ``uncertified``): the same
+    qualifications, the clean reason's sentences after its lead."""
+    head, _, said = rest.partition(": ")
+    return head == "qualify it" and clean.verdict == "qualified" and clean.reason.endswith(said[1:])
 
 
 # --- process creation: ctypes, _ctypes, _posixsubprocess, daemons, setsid, fork bombs --------------------
@@ -353,7 +371,7 @@ def test_killing_every_process_it_can_signal_changes_nothing(canary, tmp_path, c
                 pass
         """)
     result = audit_listing(tmp_path, source)
-    assert (result.verdict, result.reason) == (clean_verdict.verdict, clean_verdict.reason)
+    assert as_clean(uncertified(result, "imports os", "imports signal"), clean_verdict), result.reason
 
 
 # --- sockets to the host ------------------------------------------------------------------------------------
@@ -477,7 +495,9 @@ def test_an_infinite_loop_costs_at_most_the_claim_budget(canary, tmp_path, clean
 def test_shrinking_stops_when_the_claim_budget_is_spent(canary, tmp_path, clean_verdict, monkeypatch):
     """Wrong (divides by k) on rankings of three or more, and slow (0.2 s a call) on generated IDs: the 20
     generated inputs take 4 s of the 5 s budget, so Hypothesis cannot finish shrinking; it must stop at the
-    budget with the smallest failing input found so far."""
+    budget with the smallest failing input found so far. (It sleeps with ``time``, which no certified listing
+    imports; the syntax check is set aside here, since an uncertified listing is not shrunk.)"""
+    monkeypatch.setattr(code_check, "beyond_computing", lambda source: [])
     monkeypatch.setattr(code_check, "CALL_LIMIT", 1.0)
     monkeypatch.setattr(code_check, "CLAIM_BUDGET", 5.0)
     source = listing("""
@@ -665,20 +685,20 @@ def test_frames_forged_on_every_fifo_are_not_believed(end, canary, tmp_path, wro
     assert [r.status for r in run.results] == ["violation"] * 3
     assert run.violations == ["wrote to the runner's answer pipe itself (forged or malformed protocol data)"]
     result = audit_listing(tmp_path, source)
-    assert result.verdict == "contradicted", result.reason
-    assert "wrote to the runner's answer pipe itself" in result.reason
+    rest = uncertified(result, "imports gc", "imports os")
+    assert rest.startswith("contradict the claim") and "wrote to the runner's answer pipe itself" in rest
 
 
-def test_a_listing_speaks_only_for_its_own_call(canary):
-    """The residue no process boundary removes: the call's process can write its own answer pipe, so a listing
-    can answer for the call it runs (exactly as if its function returned that number). It cannot answer for
-    another call: call 0 forges 0.5 and exits, calls 1 and 2 return 7.0, and each is recorded as such."""
+def test_a_listing_cannot_answer_even_for_its_own_call(canary):
+    """The call's process can write its own answer pipe, but an answer opens with the call's token, which listing
+    code does not hold: call 0 forges 0.5 in the answer format and exits, a forged answer (a violation); calls 1
+    and 2 return 7.0, and each is recorded as such."""
     source = ("import os, stat, struct\ndef f(i):\n    if i == 0:\n"
               f"{textwrap.indent(ANSWER_FD, '        ')}\n"
               "        os.write(answer, bytes([1]) + struct.pack('>d', 0.5))\n"
               "        os._exit(0)\n    return 7.0\n")
     run = run_listing(source, "f", [[0], [1], [2]], time_limit=20)
-    assert [(r.status, r.value) for r in run.results] == [("ok", 0.5), ("ok", 7.0), ("ok", 7.0)]
+    assert [(r.status, r.value) for r in run.results] == [("violation", None), ("ok", 7.0), ("ok", 7.0)]
 
 
 PIDFD_ATTACK = """
@@ -710,7 +730,8 @@ def test_pidfd_getfd_on_the_runner_is_stopped(canary, tmp_path, wrong_verdict):
                       time_limit=20)
     assert [r.status for r in run.results] == ["violation"] * 3
     result = audit_listing(tmp_path, wrong_listing(PIDFD_ATTACK))
-    assert result.verdict == "contradicted" and STOPPED in result.reason.lower(), result.reason
+    rest = uncertified(result, "imports ctypes")
+    assert rest.startswith("contradict the claim") and STOPPED in rest.lower(), result.reason
 
 
 def test_the_runner_is_out_of_reach_even_where_the_filter_allows_pidfd(canary, monkeypatch):
@@ -768,9 +789,9 @@ def test_a_forged_status_with_its_own_text_is_not_believed(canary, tmp_path, wro
     """Frames claiming the sandbox could not be built, with the listing's own words as the reason: the verdict is
     the listing's own failure, and its words appear nowhere as the tool's."""
     result = audit_listing(tmp_path, wrong_listing(FORGED_STATUS))
-    assert result.verdict == "contradicted", result.reason
+    rest = uncertified(result, "imports os")
     assert "FORGED" not in result.reason and "isolation unavailable" not in result.reason
-    assert "wrote to the runner's answer pipe itself" in result.reason
+    assert rest.startswith("contradict the claim") and "wrote to the runner's answer pipe itself" in rest
 
 
 def test_exiting_with_the_runners_filter_failure_code_is_the_listings_crash(canary, tmp_path, wrong_verdict):
@@ -783,7 +804,8 @@ def test_exiting_with_the_runners_filter_failure_code_is_the_listings_crash(cana
     assert [(r.status, r.detail) for r in run.results] == [
         ("crashed", "the interpreter exited (code 120) without an answer")] * 2
     result = audit_listing(tmp_path, wrong_listing("import os\nos._exit(120)"))
-    assert result.verdict == "contradicted" and "isolation unavailable" not in result.reason, result.reason
+    rest = uncertified(result, "imports os", "_exit")
+    assert "crashes the interpreter" in rest and "isolation unavailable" not in result.reason, result.reason
 
 
 def test_a_deeply_nested_answer_is_a_violation_not_an_internal_error(canary, tmp_path, wrong_verdict):
@@ -792,9 +814,9 @@ def test_a_deeply_nested_answer_is_a_violation_not_an_internal_error(canary, tmp
                            "os.write(answer, struct.pack('>I', len(deep)) + deep)\n"
                            "os._exit(0)\n")
     result = audit_listing(tmp_path, source)
-    assert result.verdict == "contradicted", result.reason
+    rest = uncertified(result, "imports os")
     assert "internal error" not in result.reason.lower() and "RecursionError" not in result.reason
-    assert "wrote to the runner's answer pipe itself" in result.reason
+    assert rest.startswith("contradict the claim") and "wrote to the runner's answer pipe itself" in rest
 
 
 # A runner that lies: what the audit does with the channel if its other end were compromised. Each is started in
@@ -1138,10 +1160,11 @@ def test_a_refused_family_is_refused_and_the_verdict_is_the_functions(family, ca
         status = run_listing(source, "f", [[]], time_limit=20).results[0]
         assert (status.status, status.value) == (("violation", None) if expected == "stopped" else ("ok", 1.0)), name
     result = audit_listing(tmp_path, listing(_calling(next(iter(calls.values())), expected)))
+    rest = uncertified(result, "imports ctypes")
     if expected == "stopped":
         assert_misbehaved(result, clean_verdict, STOPPED)
     else:
-        assert (result.verdict, result.reason) == (clean_verdict.verdict, clean_verdict.reason)
+        assert as_clean(rest, clean_verdict), result.reason
 
 
 def test_quote_makes_a_listing_text_one_inert_line():
@@ -1162,6 +1185,122 @@ def test_a_non_number_and_a_load_error_are_quoted_as_the_listings(canary, tmp_pa
     assert problem == "returns a non-number (the listing's value: “'\\\\n\\# h \\[l\\](javascript:x)'”)"
     result = audit_listing(tmp_path, "\n@__import__('no_such_module_\\n# h')\ndef recall_at_k(ranking, relevant, k):\n"
                                      "    return 0.0\n")
-    assert result.verdict == "contradicted"
-    assert result.reason == ("The listing does not load (the listing's exception: “ModuleNotFoundError: No module "
-                             "named 'no_such_module\\_\\\\n\\# h'”).")
+    rest = uncertified(result, "uses the interpreter's name __import__")
+    assert rest == ("contradict the claim: the listing does not load (the listing's exception: "
+                    "“ModuleNotFoundError: No module named 'no_such_module\\_\\\\n\\# h'”).")
+
+
+# --- a wrong listing rated supported: certified only for what an ordinary caller gets ------------------------------
+#
+# Each listing below gives a reader who calls recall_at_k 1 − recall, yet answered the audit with recall: through a
+# float subclass, a patched struct.pack, a forged answer on its own pipe, or by telling the sandbox from a reader's
+# machine. Each must end contradicted, or "not certified" (an error naming what the listing does).
+
+RECALL = """\
+ranking = [str(d) for d in ranking]
+relevant = {str(d) for d in relevant}
+recall = len(set(ranking[:k]) & relevant) / len(relevant) if relevant and k > 0 else 0.0
+"""
+
+
+def two_faced(prologue: str, body: str) -> str:
+    """A recall_at_k that computes recall, then does ``body`` (which returns 1 − recall to an ordinary caller)."""
+    inner = textwrap.indent(RECALL + textwrap.dedent(body).strip("\n") + "\n", "    ")
+    return f"{textwrap.dedent(prologue).strip()}\ndef recall_at_k(ranking, relevant, k):\n{inner}"
+
+
+TWO_FACED = {
+    "a float subclass whose __float__ gives recall": (two_faced("""
+        class Recall(float):
+            def __float__(self):
+                return self.recall
+        """, """
+        value = Recall(1 - recall)  # its value, repr and arithmetic: 1 − recall
+        value.recall = recall
+        return value
+        """), "returns a non-number", "subclass of float"),
+    "struct.pack patched in its own process": (two_faced("import struct", """
+        pack = struct.pack
+        def packs_recall(fmt, *values):
+            return pack(fmt, recall) if fmt == ">d" else pack(fmt, *values)
+        struct.pack = packs_recall
+        return 1 - recall
+        """), "not certified", "imports struct"),
+    "the binary answer written on its own answer pipe": (two_faced("""
+        import os, stat, struct
+        def answer_pipe():
+            for fd in range(3, 64):
+                try:
+                    if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                        return fd
+                except OSError:
+                    pass
+            return None
+        """, """
+        fd = answer_pipe()
+        if fd is not None:  # the runner's pipe; a reader's interpreter has none
+            os.write(fd, bytes([1]) + struct.pack(">d", recall))
+            os._exit(0)
+        return 1 - recall
+        """), "not certified", "imports os"),
+    "recall on the answer pipe where there is no /proc": (two_faced("""
+        import os, struct
+        """, """
+        if os.path.exists("/proc"):
+            return 1 - recall
+        for fd in range(3, 64):  # the runner's answer pipe is the first descriptor after stderr
+            try:
+                os.write(fd, bytes([1]) + struct.pack(">d", recall))
+                os._exit(0)
+            except OSError:
+                pass
+        """), "not certified", "imports os"),
+    "recall returned where there is no /proc": (two_faced("", """
+        try:
+            open("/proc/self/stat").close()
+        except OSError:
+            return recall  # the sandbox has no /proc
+        return 1 - recall
+        """), "not certified", "opens a file"),
+}
+CALL = (["d1", "d2", "d3"], ["d1", "d8", "d9"], 2)
+RECALL_OF_CALL = 1 / 3  # by hand: d1 is the one relevant document of the three in the first two
+
+
+def ordinary(source: str, ranking: list, relevant: list, k: int) -> float:
+    """What a reader gets who imports the listing in a fresh interpreter on this machine and adds 0.0 to what
+    recall_at_k returns (its arithmetic, not its __float__)."""
+    code = source + "\nimport json, sys\nprint((recall_at_k(*json.loads(sys.argv[1])) + 0.0).hex())\n"
+    done = subprocess.run([sys.executable, "-I", "-c", code, json.dumps([ranking, relevant, k])],
+                          capture_output=True, text=True, timeout=60, check=True)
+    return float.fromhex(done.stdout.strip())
+
+
+@pytest.mark.parametrize("name", list(TWO_FACED))
+def test_a_listing_that_answers_the_audit_otherwise_than_a_reader_is_not_supported(name, canary, tmp_path,
+                                                                                     clean_verdict):
+    source, *expected = TWO_FACED[name]
+    assert abs(ordinary(source, *CALL) - (1 - RECALL_OF_CALL)) < 1e-12  # a reader gets 1 − recall
+    result = audit_listing(tmp_path, source)
+    assert result.verdict in ("contradicted", "error") and result.verdict != clean_verdict.verdict, result.reason
+    for text in expected:
+        assert text in result.reason, result.reason
+
+
+def test_the_runner_reads_what_the_function_returned_whatever_the_listing_patched_or_wrote(canary):
+    """Without the syntax check, in the sandbox alone: the float subclass is no number (its __float__ never
+    runs), the patched struct.pack packs nothing of the runner's, and an answer the listing writes on its own pipe,
+    without the call's token, is a forged one. Telling the sandbox apart (no /proc) and returning recall there is
+    what the sandbox cannot see: the syntax check refuses it (it opens a file)."""
+    from audit.evaluation.listing_syntax import findings
+    got = {name: run_listing(source, "recall_at_k", [list(CALL)], time_limit=20).results[0]
+           for name, (source, *_) in TWO_FACED.items()}
+    subclass = got["a float subclass whose __float__ gives recall"]
+    assert subclass.status == "returns" and "subclass of float" in subclass.text
+    assert (got["struct.pack patched in its own process"].status,
+            got["struct.pack patched in its own process"].value) == ("ok", 1 - RECALL_OF_CALL)
+    assert got["the binary answer written on its own answer pipe"].status == "violation"
+    assert got["recall on the answer pipe where there is no /proc"].status == "violation"
+    hidden = got["recall returned where there is no /proc"]
+    assert (hidden.status, hidden.value) == ("ok", RECALL_OF_CALL)
+    assert findings(TWO_FACED["recall returned where there is no /proc"][0]) == [(7, "opens a file")]

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, Union
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -107,15 +108,39 @@ def _as_plain(spec: ConventionsSpec | None) -> dict:
     return out
 
 
+def unprintable(text: str) -> str:
+    """The first character of ``text`` that is a control or format character, a line or paragraph separator (a
+    newline, an escape, a right-to-left override…), as ``U+000A``; '' when there is none."""
+    for ch in text:
+        if ch in "\u2028\u2029" or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            return f"U+{ord(ch):04X}"
+    return ""
+
+
+def plain_path(text: str) -> str:
+    """A path or name as one plain line: surrounding blanks dropped (a folded YAML scalar ends with a newline); a
+    control or format character inside refused, since a name is written into the patch, the reports and the
+    console, where such a character would become a line, an escape or a reordering of its own."""
+    text = text.strip()
+    found = unprintable(text)
+    if found:
+        what = f"{found}, a NUL byte" if found == "U+0000" else found
+        raise ValueError(f"contains a control character ({what}); a name must be one line of printable text")
+    return text
+
+
+PlainPath = Annotated[str, AfterValidator(plain_path)]
+
+
 class SnapshotInfo(Strict):
     """Where the chapter's text is. ``file``: the snapshot, relative to the chapter folder — a frozen copy beside
     chapter.yaml, or the manuscript itself in the book's repository (``../../book/ch23.md``), read in place.
     ``source``: where a frozen copy came from; when it names a file that exists (relative to the chapter folder)
     and its text differs from the copy's, every run says so."""
 
-    file: Annotated[str, Field(min_length=1, max_length=255)] = "snapshot.txt"
+    file: Annotated[PlainPath, Field(min_length=1, max_length=255)] = "snapshot.txt"
     excerpt: bool = False
-    source: str = ""
+    source: PlainPath = ""
 
     @field_validator("file")
     @classmethod
@@ -137,7 +162,7 @@ class Identity(Strict):
     research_pack: str | None = None
     #: The notebook that accompanies the chapter: a path relative to the chapter folder inside the book's repository
     #: (run in the sandbox by every audit), or a URL (not run: the sandbox has no network; reported UNVERIFIED).
-    notebook: Annotated[str, Field(max_length=2000, pattern=r"^[^\x00]*$")] | None = None
+    notebook: Annotated[PlainPath, Field(max_length=2000, pattern=r"^[^\x00]*$")] | None = None
     fingerprint: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
     snapshot: SnapshotInfo = SnapshotInfo()
     conventions: ConventionsSpec = {}
@@ -162,9 +187,10 @@ class BookFile(Strict):
     where the chapters are: ``chapters``, glob patterns relative to the file naming chapter folders (each holding
     a chapter.yaml), e.g. ``["claims/*", "part-*/ch*/audit"]``, read by ``audit run`` when it names no chapter."""
 
-    book: str | None = None
+    book: PlainPath | None = None
     conventions: ConventionsSpec = {}
-    chapters: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(default_factory=list, max_length=50)
+    chapters: list[Annotated[PlainPath, Field(min_length=1, max_length=300)]] = Field(default_factory=list,
+                                                                                       max_length=50)
 
     @field_validator("conventions")
     @classmethod
@@ -983,6 +1009,7 @@ def load_chapter(folder: Path | str) -> Chapter:
                             "give the chapter's own file relative to the chapter folder, or keep a copy beside "
                             "chapter.yaml", file=str(chapter_path), field="snapshot.file")
     _check_notebook(folder, identity, root, chapter_path)
+    _check_source(folder, identity, root, chapter_path)
     snapshot = Snapshot.read(snapshot_path)
     count = snapshot.text.count("\n") + (not snapshot.text.endswith("\n"))
     if count > MAX_SNAPSHOT_LINES:
@@ -1004,6 +1031,26 @@ def notebook_path(folder: Path, identity: Identity) -> Path | None:
     if not identity.notebook or URL.match(identity.notebook):
         return None
     return (Path(folder) / identity.notebook).resolve()
+
+
+def _check_source(folder: Path, identity: Identity, root: Path, chapter_path: Path) -> None:
+    """``snapshot.source`` says where a frozen copy came from: a description, a URL, or a file of the book's
+    repository (compared with the copy on every run). A name that is an absolute path, or a file or link that leads
+    outside the repository, is refused: the audit reads and names only the book's own files. Raises
+    ``RegisterError`` naming chapter.yaml's ``snapshot.source``."""
+    source = identity.snapshot.source
+    if not source or URL.match(source):
+        return
+    try:
+        path = Path(folder) / source
+        leaves = Path(source).is_absolute() or ((path.exists() or path.is_symlink())
+                                                and not path.resolve().is_relative_to(root))
+    except (OSError, ValueError, RuntimeError):  # a description too long to be a path, a link loop
+        leaves = False
+    if leaves:
+        raise RegisterError(f"snapshot.source {source!r} points outside the book's repository ({root}); name the "
+                            "file the copy came from relative to the chapter folder, inside the repository, or "
+                            "describe where it came from", file=str(chapter_path), field="snapshot.source")
 
 
 def _check_notebook(folder: Path, identity: Identity, root: Path, chapter_path: Path) -> None:

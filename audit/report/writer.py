@@ -102,6 +102,8 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
              ".html": html_report.render(report, snapshot_text),
              ".patch": patch.render(proposal, snapshot_text, register_text, manuscript) if proposal else ""}
     written = [write_text(folder / f"{base}{suffix}", text) for suffix, text in texts.items() if text]
+    if texts[".patch"]:
+        _check_patch(folder / f"{base}.patch", Path(str(report.snapshot.get("folder") or ".")))
     if claims is None:  # a whole chapter's report: its verdicts join the book's history when they moved
         from audit.report.history import record
         recorded = record(folder, report)
@@ -114,6 +116,27 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
         except OSError as exc:
             raise AuditError(f"cannot remove the outdated patch: {exc.strerror or exc}", file=str(stale))
     return written
+
+
+def _check_patch(path: Path, chapter_folder: Path) -> None:
+    """Read the written patch back as ``patch`` will: it must name only existing files of the chapter's book (each
+    relative to the working folder, or to the chapter folder when it lies outside it, as the patch is built), each
+    once, with nothing outside its sections. Otherwise the patch is removed and ``AuditError`` names it."""
+    from audit.register.claims import book_root
+    from audit.report.patch import files_named
+    try:
+        names = files_named(path.read_text(encoding="utf-8"))
+        root = book_root(chapter_folder)
+        for name in names:
+            here = Path(name) if (Path.cwd() / name).is_file() else chapter_folder / name
+            if Path(name).is_absolute() or not here.is_file() or not here.resolve().is_relative_to(root):
+                raise ValueError(f"it names {name!r}, which is no file of the chapter's book ({root})")
+    except (OSError, ValueError) as exc:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        raise AuditError(f"the upgrade proposal's patch was not kept: {exc}", file=str(path))
 
 
 def write_index(folder: Path) -> list[str]:

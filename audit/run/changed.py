@@ -18,6 +18,8 @@ def book_chapters(book_file: Path) -> list[Path]:
     globs name no chapter folder."""
     book = read_book_file(book_file)
     base = book_file.parent
+    top = base.resolve()
+    root = next((p for p in (top, *top.parents) if (p / ".git").exists()), top)  # the book's repository
     found: dict[Path, None] = {}
     for pattern in book.chapters:
         if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
@@ -25,6 +27,10 @@ def book_chapters(book_file: Path) -> list[Path]:
                              file=str(book_file), field="chapters")
         for path in sorted(base.glob(pattern)):
             if (path / "chapter.yaml").is_file():
+                if not path.resolve().is_relative_to(root) or not (path / "chapter.yaml").resolve().is_relative_to(root):
+                    raise AuditError(f"chapters: {pattern!r} names {path.as_posix()!r}, a link to a folder outside the "
+                                     f"book's repository ({root}); a chapter folder must lie inside it",
+                                     file=str(book_file), field="chapters")
                 found[path] = None
     if not found:
         raise AuditError(f"chapters: {', '.join(book.chapters)} name no folder holding a chapter.yaml",

@@ -14,6 +14,7 @@ from audit.attribution.verdict import Evidence, Point
 from audit.errors import AuditError, RepeatedIDError
 from audit.evaluation import evaluator
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
+from audit.evaluation.listing_syntax import ALLOWED_TEXT, findings as beyond_computing
 from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
 from audit.evaluation.sandbox.quote import quote
@@ -37,6 +38,7 @@ from audit.text.listings import function_source
 REFUSALS = ("ValueError:", "AssertionError:")
 LISTING_EXCEPTION = "the listing's exception:"  # labels of the listing's own text wherever a result quotes it
 LISTING_VALUE = "the listing's value:"
+NOT_CERTIFIED = "the listing is not certified"  # opens the error of a listing whose text does more than compute
 CALL_LIMIT = 2.0     # seconds of wall-clock and CPU time for one call of a listing
 CLAIM_BUDGET = 60.0  # seconds for everything one listing runs: edge cases, generated input, shrinking
 SAMPLE = 300
@@ -178,6 +180,15 @@ def _function_lines(listing, function: str) -> tuple[int, int]:
     """The snapshot lines of ``function`` within its listing."""
     node = next(n for n in ast.parse(listing.code).body if isinstance(n, ast.FunctionDef) and n.name == function)
     return listing.start + node.lineno - 1, listing.start + node.end_lineno - 1
+
+
+def _where(listing, source: str, line: int) -> str:
+    """Where line ``line`` of ``source`` (what runs: the listing's imports and the definitions its function uses)
+    is in the snapshot: its line in ``listing``, or an earlier listing it builds on."""
+    lines = source.splitlines()
+    text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    mine = [i for i, own in enumerate(listing.code.splitlines()) if text and own.strip() == text]
+    return f"snapshot line {listing.start + mine[0]}" if mine else "in a listing it builds on"
 
 
 def _measure(claim: CodeClaim, k: int | None) -> str:
@@ -634,6 +645,18 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     run.results = [shaped(claim, r) for r in run.results]
     shown_results = run.results[len(items):]
     run.results = run.results[:len(items)]
+    uncertified = beyond_computing(source)
+    if uncertified:
+        # Decided from its text, whatever it returned: what it does could make it answer the audit otherwise than
+        # a reader who calls it. It still runs (in the sandbox) so that the report shows what it did there.
+        evidence.errors.append(
+            f"{NOT_CERTIFIED}: it " + "; it ".join(f"{what} ({_where(listing, source, line)})"
+                                                   for line, what in uncertified)
+            + ". Metric code needs none of this, and a listing that uses it can answer the audit otherwise than a "
+            "reader who calls it, so no result of it is certified"
+            + (f" ({ALLOWED_TEXT})" if any(what.startswith("imports ") for _, what in uncertified) else ""))
+        evidence.error_concern = ("The listing does more than compute; what it returns here may not be what a reader who "
+                                  "runs it gets.")
     if run.unavailable:
         evidence.errors.append(f"not run: isolation unavailable ({run.unavailable}); listings never run unconfined")
         return evidence
@@ -709,8 +732,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             f"({stopped[0].detail}; {CALL_LIMIT:g} s per call, {CLAIM_BUDGET:g} s for the listing)",
             "Make the listing finish promptly on every input."))
         return evidence
-    if bad and run.violations:
-        return evidence  # the sandbox's verdict on the listing is the finding; no shrinking
+    if bad and (run.violations or uncertified):
+        return evidence  # the sandbox's verdict, or the listing's text, is the finding; no shrinking
     found = listing_reading(claim, generated, gen_results, reading) if bad else []
     if found and not any(declared.stated(n) or v in CONVENTIONS[n].unsourced for n, v in found):
         # where it returns a number it follows a reading the text leaves open (and someone uses): qualified, as a

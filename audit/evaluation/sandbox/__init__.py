@@ -41,6 +41,7 @@ from audit.evaluation.sandbox.bwrap import (
     bwrap_binary,
     command,
 )
+from audit.evaluation.listing_syntax import numeric
 from audit.evaluation.sandbox.quote import clean
 from audit.evaluation.sandbox.seccomp import (
     SeccompUnavailable,
@@ -364,7 +365,8 @@ def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: fl
     report = RunReport(results=[], isolation=isolation_summary(per_call, memory_mb))
     results: list[CallResult | None] = [None] * count
     request = {"code": code, "function": function, "calls": [_encode(c) for c in calls], "call_limit": per_call,
-               "memory_mb": memory_mb, "max_hangs": max_hangs, "filter": listing_filter().hex()}
+               "memory_mb": memory_mb, "max_hangs": max_hangs, "filter": listing_filter().hex(),
+               "numeric": numeric(code)}
     proc, result_r, info_r = start(lambda fds, result_w, request_fd: command(bwrap, fds, result_w, request_fd),
                                    sandbox_filters(), request)
     deadline = time.monotonic() + time_limit + GRACE

@@ -13,12 +13,18 @@
 # process without CAP_SYS_PTRACE, which nothing in the sandbox has); there is no /proc; and as its PID
 # namespace's init with no signal handler, no signal from inside the sandbox reaches it. What a call's
 # process can write is its own answer pipe, read here for that one call only: a byte the child writes once
-# the listing filter is loaded (before listing code runs), then one binary answer (a status byte, an IEEE
-# double or length-prefixed UTF-8 texts; no nesting, no JSON), checked field by field. The statuses of the
-# sandbox's own (timeout, crashed, violation, filter not loaded) are decided here from how the process ended
-# and that first byte, never read from what listing code wrote. Records to RESULT_FD are length-prefixed flat JSON objects: {"kind":
-# "ready"}, one {"kind": "call", ...} per call, {"kind": "done"}; they carry codes and numbers for the
-# sandbox's own statuses and the listing's texts as plain strings, and the audit checks them again.
+# the listing filter is loaded (before listing code runs), then the call's token (16 random bytes this process
+# drew for that call alone; listing code holds it only by reading the process's memory through frames or the
+# garbage collector, which no certified listing can do: what listing code writes on the pipe is a forged
+# answer, never a result), then one binary answer (a status byte, an IEEE double or length-prefixed UTF-8 texts;
+# no nesting, no JSON), checked field by field. The answer is made by functions taken before listing code runs
+# (``answerer``: patching ``struct``, the built-ins or this module afterwards reaches none of them), from exact
+# numbers only (a subclass's methods are listing code). The statuses of the sandbox's own (timeout, crashed,
+# violation, filter not loaded) are decided here from how the process ended and that first byte, never read
+# from what listing code wrote. Records to RESULT_FD are length-prefixed flat JSON objects: {"kind": "ready"},
+# one {"kind": "call", ...} per call, {"kind": "done"}; they carry codes and numbers for the sandbox's own
+# statuses and the listing's texts as plain strings, and the audit checks them again.
+import builtins
 import ctypes
 import json
 import os
@@ -30,6 +36,7 @@ import sys
 import time
 
 MAX_ANSWER = 4096      # bytes a child may write on its answer pipe
+TOKEN = 16             # bytes of the runner's secret that opens a call's answer (listing code never writes it)
 MAX_OUTPUT = 65536     # bytes of a child's own output read (the rest is drained and dropped)
 TRIM = 300             # characters of a message or of output kept
 MAX_TEXT = 6 * TRIM    # bytes of one text in an answer (TRIM characters; a surrogate becomes six)
@@ -45,6 +52,7 @@ ANSWERS = {1: ("ok", ()), 2: ("raises", ("type", "message")), 3: ("returns", ("r
 MAX_ENTRIES = 256      # numbers in a list or mapping a call may return as values
 MAX_KEY = 64           # characters of a mapping's key kept as a value's key
 CODES = {name: code for code, (name, _) in ANSWERS.items()}
+MAX_READ = len(LOADED) + TOKEN + MAX_ANSWER  # bytes read from an answer pipe before it counts as flooding
 
 
 class SockFprog(ctypes.Structure):
@@ -83,80 +91,146 @@ def trim(text):
     return text if len(text) <= TRIM else text[:TRIM] + "…"
 
 
-def text_bytes(text):
-    """``text`` trimmed, as UTF-8 with a length prefix (a lone surrogate written as its backslash escape)."""
-    try:
-        data = trim(text).encode("utf-8", "backslashreplace")
-    except BaseException:
-        data = b"(text that could not be shown)"
-    return struct.pack(">H", len(data)) + data
+def answerer(numpy=None):
+    """The functions a call's process uses, once listing code has run, to turn what the function returned (or
+    raised) into its answer, built before any listing code runs. Everything they use is captured here, in their
+    closure: patching ``struct``, ``builtins`` or this module afterwards reaches none of it.
 
-
-def describe(exc):
-    try:
-        message = str(exc)
-    except BaseException:
-        message = "(its message could not be rendered)"
-    try:
-        name = type(exc).__name__
-    except BaseException:
-        name = "exception"
-    return name, message
-
-
-def answer_for(function, args):
-    """Call the listing's function; its answer, as bytes."""
-    try:
-        value = function(*args)
-    except BaseException as exc:
-        name, message = describe(exc)
-        return bytes([CODES["raises"]]) + text_bytes(name) + text_bytes(message)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    Only exact built-in numbers are numbers: ``int`` (not ``bool``) and ``float``; with ``numpy`` (the module,
+    loaded before the listing), NumPy's own integer and floating scalar types and a NumPy array of them with no
+    dimension. A subclass (of ``float``, of ``np.float64``) is not a number, and no method of the listing's runs
+    to read one: its ``__float__`` is never called. A list or tuple of such numbers, a one-dimensional NumPy array
+    of them and a mapping of text or integer keys to them are ``values``. Returns (answer for a call, answer for
+    a listing that did not load)."""
+    pack_double, pack_size = struct.Struct(">d").pack, struct.Struct(">H").pack
+    type_, float_, int_, str_, bytes_, len_, list_, repr_ = type, float, int, str, bytes, len, list, repr
+    issubclass_, base_exception, join, encode = issubclass, BaseException, b"".join, str.encode
+    dict_items, int_repr = dict.items, int.__repr__
+    any_, tuple_, dict_ = any, tuple, dict
+    codes, max_entries, max_key, max_answer, trim_ = dict(CODES), MAX_ENTRIES, MAX_KEY, MAX_ANSWER, TRIM
+    # (type, how it is read) pairs, compared by identity only: a listing's metaclass can make its class equal to
+    # float and hash like it, so no lookup here goes through == or a hash
+    exact_numbers = [(int, int), (float, float)]
+    ndarray = None
+    if numpy is not None:
         try:
-            return bytes([CODES["ok"]]) + struct.pack(">d", float(value))
-        except BaseException:
+            exact_numbers += [(numpy.dtype(code).type, int) for code in numpy.typecodes["AllInteger"]]
+            exact_numbers += [(numpy.dtype(code).type, float) for code in numpy.typecodes["Float"]]
+            ndarray = numpy.ndarray
+        except base_exception:
+            exact_numbers, ndarray = [(int, int), (float, float)], None
+
+    def read_as(kind):
+        for known, how in exact_numbers:
+            if kind is known:
+                return how
+        return None
+
+    def array(value, ndim):
+        """Whether ``value`` is exactly a NumPy array of integers or floats with ``ndim`` dimensions."""
+        return ndarray is not None and type_(value) is ndarray and value.ndim == ndim and value.dtype.kind in "iuf"
+
+    def text_bytes(text):
+        try:
+            text = text if type_(text) is str_ else str_(text)
+            if len_(text) > trim_:
+                text = text[:trim_] + "…"
+            data = encode(text, "utf-8", "backslashreplace")
+        except base_exception:
+            data = b"(text that could not be shown)"
+        return pack_size(len_(data)) + data
+
+    def describe(exc):
+        try:
+            message = str_(exc)
+        except base_exception:
+            message = "(its message could not be rendered)"
+        try:
+            name = type_(exc).__name__
+        except base_exception:
+            name = "exception"
+        return text_bytes(name) + text_bytes(message)
+
+    def number(value):
+        """``value`` as a float if it is exactly a number (see above), else None."""
+        kind = read_as(type_(value))
+        if kind is None and array(value, 0):
+            value = value.item()
+            kind = read_as(type_(value))
+        if kind is None:
+            return None
+        return float_(int_(value)) if kind is int else float_(value)
+
+    def entries(value):
+        """A returned list or tuple of numbers, a one-dimensional array of them, or a mapping of text or integer
+        keys to numbers, as the binary block of a ``values`` answer: a shape byte (0 a sequence, 1 a mapping), a
+        count, then each entry (a mapping's key as a length-prefixed text) and its IEEE double; None otherwise."""
+        kind = type_(value)
+        if kind is list_ or kind is tuple_ or (array(value, 1) and value.size <= max_entries):
+            items = list_(value)
+            if len_(items) > max_entries:
+                return None
+            numbers = [number(v) for v in items]
+            if None in numbers:
+                return None
+            return bytes_([0]) + pack_size(len_(numbers)) + join(pack_double(v) for v in numbers)
+        if kind is dict_:
+            pairs = list_(dict_items(value))
+            if len_(pairs) > max_entries or any_(type_(k) is not str_ and type_(k) is not int_ for k, _ in pairs):
+                return None
+            out = [bytes_([1]), pack_size(len_(pairs))]
+            for k, v in pairs:
+                v = number(v)
+                if v is None:
+                    return None
+                key = encode(k if type_(k) is str_ else int_repr(k), "utf-8", "backslashreplace")[:max_key]
+                out += [pack_size(len_(key)), key, pack_double(v)]
+            return join(out)
+        return None
+
+    def shown(value):
+        """The repr of a value that is not read as numbers (the listing's words); a subclass of a number says so."""
+        try:
+            text = repr_(value)
+        except base_exception:
+            text = "a value that cannot be shown"
+        try:
+            kind = type_(value)
+            for base in (float_, int_):
+                if kind is not base and issubclass_(kind, base) and read_as(kind) is None:
+                    text = f"{text} (an instance of a subclass of {base.__name__}, not a {base.__name__})"
+                    break
+        except base_exception:
             pass
-    try:
-        text = repr(value)
-    except BaseException:
-        text = f"a {type(value).__name__} that cannot be shown"
-    try:
-        entries = values_of(value)
-    except BaseException:
-        entries = None
-    if entries is not None:
-        answer = bytes([CODES["values"]]) + text_bytes(text) + entries
-        if len(answer) <= MAX_ANSWER:
-            return answer
-    return bytes([CODES["returns"]]) + text_bytes(text)
+        return text
 
+    def call(function, args):
+        """Call the listing's function; its answer, as bytes."""
+        try:
+            value = function(*args)
+        except base_exception as exc:
+            return bytes_([codes["raises"]]) + describe(exc)
+        try:
+            got = number(value)
+            if got is not None:
+                return bytes_([codes["ok"]]) + pack_double(got)
+        except base_exception:
+            pass
+        text = shown(value)
+        try:
+            block = entries(value)
+        except base_exception:
+            block = None
+        if block is not None:
+            answer = bytes_([codes["values"]]) + text_bytes(text) + block
+            if len_(answer) <= max_answer:
+                return answer
+        return bytes_([codes["returns"]]) + text_bytes(text)
 
-def number(value):
-    if type(value) not in (int, float):  # exactly a number: a subclass's own methods are listing code
-        raise TypeError
-    return struct.pack(">d", float(value))
+    def load_error(exc):
+        return bytes_([codes["load_error"]]) + describe(exc)
 
-
-def values_of(value):
-    """A returned list or tuple of numbers, or a mapping of text or integer keys to numbers, as the binary block of
-    a ``values`` answer: a shape byte (0 a sequence, 1 a mapping), a count, then each entry (a mapping's key as a
-    length-prefixed text) and its IEEE double; None for anything else. Only exact built-in types are read, so no
-    method of the listing's runs here."""
-    if type(value) in (list, tuple):
-        items = list(value)
-        if len(items) > MAX_ENTRIES:
-            return None
-        return bytes([0]) + struct.pack(">H", len(items)) + b"".join(number(v) for v in items)
-    if type(value) is dict:
-        pairs = list(dict.items(value))
-        if len(pairs) > MAX_ENTRIES or any(type(k) not in (str, int) for k, _ in pairs):
-            return None
-        out = [bytes([1]), struct.pack(">H", len(pairs))]
-        for k, v in pairs:
-            key = str.encode(k if type(k) is str else int.__repr__(k), "utf-8", "backslashreplace")[:MAX_KEY]
-            out += [struct.pack(">H", len(key)), key, number(v)]
-        return b"".join(out)
-    return None
+    return call, load_error
 
 
 def close_all_but(*keep):
@@ -169,8 +243,9 @@ def close_all_but(*keep):
     os.closerange(low, 2**20)
 
 
-def child(request, call, answer_w, output_w, prog):
-    """In the forked child: never returns."""
+def child(request, call, answer_w, output_w, prog, token):
+    """In the forked child: never returns. Its answer is ``token`` (the runner's secret for this call) followed by
+    what ``answerer``'s functions make of the call, written with functions taken before listing code runs."""
     try:
         os.dup2(output_w, 1)
         os.dup2(output_w, 2)
@@ -187,25 +262,39 @@ def child(request, call, answer_w, output_w, prog):
         write_all(answer_w, LOADED)
     except BaseException:
         os._exit(LOAD_FAILED)
+    write, exit_, flush_all, base_exception = os.write, os._exit, (sys.stdout, sys.stderr), BaseException
+    numpy = None
+    if request.get("numeric"):
+        try:  # NumPy's own types, taken before the listing runs (it would load NumPy itself next)
+            import numpy
+        except BaseException:
+            numpy = None
+    try:
+        answer_of, load_error = answerer(numpy)
+        code, name, args = request["code"], request["function"], decode(call)
+        # the listing's own copy of the built-ins: what it rebinds there is its own
+        namespace = {"__name__": "listing", "__builtins__": dict(builtins.__dict__)}
+    except BaseException:
+        exit_(LOAD_FAILED)
     # From here on, listing code runs in this process.
     try:
-        namespace = {"__name__": "listing"}
         try:
-            exec(compile(request["code"], "<listing>", "exec"), namespace)
-            function = namespace[request["function"]]
-        except BaseException as exc:
-            name, message = describe(exc)
-            answer = bytes([CODES["load_error"]]) + text_bytes(name) + text_bytes(message)
+            exec(compile(code, "<listing>", "exec"), namespace)
+            function = namespace[name]
+        except base_exception as exc:
+            answer = load_error(exc)
         else:
-            answer = answer_for(function, decode(call))
-        for stream in (sys.stdout, sys.stderr):
+            answer = answer_of(function, args)
+        for stream in flush_all:
             try:
                 stream.flush()
-            except BaseException:
+            except base_exception:
                 pass
-        write_all(answer_w, answer)
+        data = token + answer
+        while data:
+            data = data[write(answer_w, data):]
     finally:
-        os._exit(0)
+        exit_(0)
 
 
 def reap(pid, deadline):
@@ -241,11 +330,11 @@ def collect(pid, answer_r, output_r, deadline):
                 open_fds.discard(fd)
             elif fd == answer_r:
                 answer += chunk
-                if len(answer) > MAX_ANSWER:
+                if len(answer) > MAX_READ:
                     open_fds.clear()  # flooding its answer pipe: the answer is void, the process stopped now
             elif len(output) < MAX_OUTPUT:
                 output += chunk
-    flooded = len(answer) > MAX_ANSWER
+    flooded = len(answer) > MAX_READ
     if timed_out or flooded:
         try:
             os.kill(pid, signal.SIGKILL)
@@ -317,11 +406,12 @@ def entries_of(block):
     return out if at == len(block) else None
 
 
-def outcome(index, answer, output, status, timed_out):
-    """The record for one call, from how its child ended and what it answered."""
+def outcome(index, answer, output, status, timed_out, token):
+    """The record for one call, from how its child ended and what it answered (after the byte written before
+    listing code ran, the call's ``token``, then one answer: anything else was written by listing code)."""
     shown = trim(output.decode("utf-8", "replace").strip()) if output else ""
     base = {"kind": "call", "i": index, "output": shown}
-    if len(answer) > MAX_ANSWER:
+    if len(answer) > MAX_READ:
         return {**base, "status": "violation", "cause": "answer"}
     if timed_out:
         return {**base, "status": "timeout", "cause": "wall"}
@@ -338,7 +428,7 @@ def outcome(index, answer, output, status, timed_out):
             return {**base, "status": "isolation_failed"}
         return {**base, "status": "crashed", "signal": 0, "exit": code}
     answer = answer[len(LOADED):]
-    record = parse_answer(answer)
+    record = parse_answer(answer[len(token):]) if answer.startswith(token) else None
     if record is None:
         if answer:
             return {**base, "status": "violation", "cause": "answer"}
@@ -367,16 +457,17 @@ def main():
     for index, call in enumerate(request["calls"]):
         answer_r, answer_w = os.pipe()
         output_r, output_w = os.pipe()
+        token = os.urandom(TOKEN)
         deadline = time.monotonic() + request["call_limit"]
         pid = os.fork()
         if pid == 0:
             os.close(answer_r)
             os.close(output_r)
             os.close(result_fd)
-            child(request, call, answer_w, output_w, prog)
+            child(request, call, answer_w, output_w, prog, token)
         os.close(answer_w)
         os.close(output_w)
-        record = outcome(index, *collect(pid, answer_r, output_r, deadline))
+        record = outcome(index, *collect(pid, answer_r, output_r, deadline), token)
         write_all(result_fd, frame(record))
         if record["status"] in ("load_error", "isolation_failed"):
             break
@@ -386,4 +477,5 @@ def main():
     write_all(result_fd, frame({"kind": "done"}))
 
 
-main()
+if __name__ == "__main__":
+    main()
