@@ -7,7 +7,8 @@ Every listing below is written in the shape book listings have; each refused one
 from __future__ import annotations
 
 import importlib.util
-import struct
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -200,11 +201,20 @@ def test_without_numpy_loaded_a_numpy_scalar_is_not_read():
     assert runner.parse_answer(answer(lambda: np.float64(0.5), ()))["status"] == "returns"
 
 
-def test_the_answer_is_made_by_functions_taken_before_the_listing_ran(monkeypatch):
-    """struct.pack patched after the answer's functions were taken does not change what they pack."""
-    runner = _runner()
-    answer, _ = runner.answerer(None)
-    monkeypatch.setattr(struct, "pack", lambda fmt, *v: b"\x00" * struct.calcsize(fmt))
-    monkeypatch.setattr(runner.struct, "Struct", None)
-    record = runner.parse_answer(answer(lambda: 0.75, ()))
-    assert float.fromhex(record["value"]) == 0.75
+def test_the_answer_is_made_by_functions_taken_before_the_listing_ran():
+    """struct.pack patched after the answer's functions were taken does not change what they pack. (In a process of
+    its own: a struct patched in the test process would break pytest-xdist's channel to its worker.)"""
+    script = textwrap.dedent(f"""
+        import importlib.util, struct
+        spec = importlib.util.spec_from_file_location("listing_runner", {str(RUNNER)!r})
+        runner = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(runner)
+        answer, _ = runner.answerer(None)
+        struct.pack = lambda fmt, *v: b"\\x00" * struct.calcsize(fmt)
+        runner.struct.Struct = None
+        record = runner.parse_answer(answer(lambda: 0.75, ()))
+        print(float.fromhex(record["value"]))
+        """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0.75"

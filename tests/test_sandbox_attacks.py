@@ -509,7 +509,7 @@ def test_shrinking_stops_when_the_claim_budget_is_spent(canary, tmp_path, clean_
         """)
     start = time.monotonic()
     result = audit_listing(tmp_path, source)
-    assert time.monotonic() - start < 5.0 + 2.0
+    assert time.monotonic() - start < 5.0 + 5.0   # the margin is for a loaded machine
     assert result.verdict == "contradicted", result.reason
     assert "the smallest found before the listing's 5 s time limit ran out" in result.reason
 
