@@ -60,6 +60,7 @@ class Evidence:
     scopes: list[str] = field(default_factory=list)  # what each check covered, for a supported reason
     lead: str = "Holds by the chapter's definition, but "  # how a qualified reason opens
     concern: str = ""  # what the finding means for a reader, when the default sentence does not fit
+    response: str = ""  # what to do about an error, when the default sentence does not fit
     #: convention → the values under which alone the claim holds (a claim qualified by an unstated convention), so
     #: claims that need opposite values of one convention can be shown as a tension
     holds_only: dict[str, set[str]] = field(default_factory=dict)
@@ -103,8 +104,11 @@ def decide(evidence: Evidence) -> Decision:
         elif evidence.conditions:
             others = " The implementations that did run qualify it: " + _join(evidence.conditions)
         return Decision("error", "Could not be fully checked: " + "; ".join(evidence.errors) + "." + others,
-                        "A reference failed, so agreement across implementations is not established.",
-                        "Investigate the failure (see the values below), then rerun the audit.", PRIORITY["error"])
+                        # a checker that says what to do about its error says what it means too
+                        evidence.concern if evidence.response and evidence.concern
+                        else "A reference failed, so agreement across implementations is not established.",
+                        evidence.response or "Investigate the failure (see the values below), then rerun the audit.",
+                        PRIORITY["error"])
     if evidence.failures:
         extra = (" Also: " + "; ".join(evidence.notes) + ".") if evidence.notes else ""
         reason = _join(evidence.failures) + extra

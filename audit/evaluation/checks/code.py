@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 import ast
+import math
 import random
 import time
 from dataclasses import dataclass, replace
@@ -16,6 +17,7 @@ from audit.evaluation import evaluator
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
+from audit.evaluation.sandbox.environment import how_to_provide, missing_module
 from audit.evaluation.sandbox.quote import quote
 from audit.register.claims import (
     CODE_ROLES as ROLES,
@@ -637,6 +639,16 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     if run.unavailable:
         evidence.errors.append(f"not run: isolation unavailable ({run.unavailable}); listings never run unconfined")
         return evidence
+    absent = next(filter(None, (missing_module(said) for said in
+                                [run.load_error, *(r.text for r in run.results + shown_results if r.status == "raises")])),
+                  None)
+    if absent:
+        # not the listing's fault: the sandbox could not give it a module it imports; nothing of it was checked
+        evidence.errors.append(f"not run: the listing imports {absent}, which the listing sandbox cannot provide (it "
+                               f"offers the standard library and the packages installed beside chapter-audit)")
+        evidence.concern = "The listing was not run, so nothing it computes was checked."
+        evidence.response = f"To check it, {how_to_provide(absent)}; then rerun."
+        return evidence
     if run.load_error:
         evidence.failures.append(Point(f"the listing does not load ({quote(LISTING_EXCEPTION, run.load_error)})",
                                        "Fix the listing so it runs as printed."))
@@ -992,8 +1004,10 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
 
 def _answered(items: list[Input], results: list[CallResult]) -> list[tuple[Input, CallResult]]:
     """The inputs the listing answered with a value, each with its result; a ranking that repeats an ID is left out
-    (an edge case's kind, judged on its own), so the readings below are read off the others."""
-    return [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i)]
+    (an edge case's kind, judged on its own), and so is a nan or an infinity (NumPy's 0 / 0 and 1 / 0, reported on
+    its own as an exception is), so the readings below are read off the others."""
+    return [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i)
+            and r.value is not None and math.isfinite(r.value)]
 
 
 def score_order(claim: CodeClaim, items: list[Input], results: list[CallResult],
