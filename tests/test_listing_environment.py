@@ -326,3 +326,13 @@ def test_no_corpus_listing_meets_an_import_the_sandbox_cannot_satisfy():
         seen[source] = name
         assert not any(missing_module(s) for s in said), (name, said)
         assert not report.load_error, (name, report.load_error)
+
+
+def test_a_listing_is_matched_to_its_quote_by_its_lines_whitespace_folded():
+    """A def line printed with a tab and two spaces, quoted in the register with single spaces (as YAML folds or
+    an author retypes it): the same listing, not 'no code listing contains'."""
+    text = "Listing:\n\n```python\ndef precision_at_k(ranking,\trelevant,  k):\n    return 0.0\n```\n"
+    listing, source = function_source(text, "def precision_at_k(ranking, relevant, k):", "precision_at_k")
+    assert (listing.start, listing.end) == (4, 5) and source.startswith("def precision_at_k(ranking,\trelevant")
+    with pytest.raises(Exception, match="no code listing"):
+        function_source(text, "def recall_at_k(ranking, relevant, k):", "recall_at_k")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -133,6 +134,20 @@ def _trimmed(lines: list[str], i: int, end: int) -> int:
     return end
 
 
+def _folded(text: str) -> str:
+    """Code as a quote is matched to it: NFC, every run of whitespace (spaces, tabs, line breaks) one space."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def holds(listing: Listing, quote: str) -> bool:
+    """Whether the listing holds ``quote``: its text exactly, or its lines with whitespace folded (a register's
+    YAML may fold a long line, or turn a tab into spaces; the listing's own lines are what is matched)."""
+    quote = quote.strip()
+    if not quote:
+        return False
+    return quote in listing.code or _folded(quote) in _folded(listing.code)
+
+
 def _defined(node: ast.stmt) -> list[str]:
     """The module-level names a statement defines (a function, a class, a constant's targets)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -196,10 +211,10 @@ def function_source(text: str, quote: str, function: str, builds_on: Sequence[st
     """
     listings = find_listings(text)
     for at, listing in enumerate(listings):
-        if quote.strip() in listing.code:
+        if holds(listing, quote):
             earlier = []
             for line in builds_on:
-                found = [e for e in listings[:at] if line.strip() in e.code]
+                found = [e for e in listings[:at] if holds(e, line)]
                 if not found:
                     raise AuditError(f"no listing before the one at lines {listing.start}–{listing.end} contains "
                                      f"{line!r}")
@@ -228,7 +243,7 @@ def builds_on_lines(text: str, quote: str, function: str) -> list[str]:
     import builtins
 
     listings = find_listings(text)
-    at = next((i for i, listing in enumerate(listings) if quote.strip() in listing.code), None)
+    at = next((i for i, listing in enumerate(listings) if holds(listing, quote)), None)
     if at is None:
         return []
     try:
