@@ -336,3 +336,55 @@ def test_a_listing_is_matched_to_its_quote_by_its_lines_whitespace_folded():
     assert (listing.start, listing.end) == (4, 5) and source.startswith("def precision_at_k(ranking,\trelevant")
     with pytest.raises(Exception, match="no code listing"):
         function_source(text, "def recall_at_k(ranking, relevant, k):", "recall_at_k")
+
+
+# --- a NumPy name the installed NumPy removed ----------------------------------------------------------------------
+
+ASFARRAY_TEXT = """\
+# Precision with NumPy
+
+Precision at k counts the relevant documents among the first k and divides by k.
+
+```python
+import numpy as np
+
+
+def precision_at_k(r, k):
+    r = np.asfarray(r)[:k] != 0
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    return float(np.sum(r) / k)
+```
+"""
+
+
+def test_removed_numpy_names_are_found_with_the_release_that_removed_them():
+    from audit.evaluation.sandbox.environment import REMOVED_NUMPY, numpy_version, removed_numpy
+    import numpy
+    code = ("import numpy as xp\nfrom numpy import NaN\n\ndef f(r):\n    return xp.asfarray(r).sum() + xp.float_(0)"
+            " + xp.asarray(r).sum()\n")
+    assert numpy_version() == numpy.__version__
+    assert removed_numpy(code) == ["NaN", "asfarray", "float_"]  # asarray is not one; in reading order
+    for name in ("asfarray", "float_", "NaN"):
+        assert not hasattr(numpy, name) and REMOVED_NUMPY[name][0] == "2.0"  # NumPy's own expired list
+    assert removed_numpy("import math\n\ndef f(r):\n    return math.inf\n") == []
+
+
+@sandboxed
+def test_a_listing_using_np_asfarray_is_named_and_its_logic_checked_with_asarray(tmp_path):
+    """np.asfarray was removed in NumPy 2.0 (the installed NumPy raises AttributeError on it). With
+    np.asarray(r, dtype=float) in its place the listing is P@k over binary grades, which agrees with the chapter's
+    definition on every generated input: qualified for the removed name only, never 'does not load'."""
+    folder = _write(tmp_path / "asf", "snapshot.md", ASFARRAY_TEXT,
+                    "id: asf\ntitle: Precision with NumPy\nsnapshot: {file: snapshot.md}\n",
+                    "claims:\n  - {id: A1, title: precision_at_k, kind: code, quote: \"def precision_at_k(r, k):\",\n"
+                    "     claim: P@k, function: precision_at_k, measure: P@k, arguments: {r: ranked grades, k: cutoff}}\n")
+    a1 = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
+    import numpy
+    assert a1.verdict == "qualified", a1.reason
+    assert (f"as printed it does not run with the installed NumPy {numpy.__version__}: it uses np.asfarray, which "
+            "NumPy 2.0 removed (use np.asarray(x, dtype=float))") in a1.reason
+    assert "AttributeError" not in a1.reason and "Wrong on ordinary input" not in a1.reason
+    assert "Replace np.asfarray by np.asarray(x, dtype=float)" in a1.response
+    generated = next(c for c in a1.checks if "generated" in c.label)
+    assert {v.implementation: v.detail for v in generated.values}["chapter"] == "300 of 300 inputs"

@@ -17,7 +17,8 @@ from audit.evaluation import evaluator
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
-from audit.evaluation.sandbox.environment import how_to_provide, missing_module
+from audit.evaluation.sandbox.environment import how_to_provide, missing_module, removed_numpy, \
+    removed_numpy_finding, with_numpy_replacements
 from audit.evaluation.sandbox.quote import quote
 from audit.register.claims import (
     CODE_ROLES as ROLES,
@@ -618,6 +619,11 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     book = ms.book
     listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on)
+    removed = removed_numpy(source)
+    if removed:
+        # a name the installed NumPy removed: named, and the listing's logic checked with its replacement
+        source = with_numpy_replacements(source, removed)
+        evidence.conditions.append(Point(*removed_numpy_finding(removed)))
     params = _parameters(claim, source)
     defaults = parameter_defaults(source, claim.function)
     # a constant the claim does not give is called with the listing's own default

@@ -117,3 +117,89 @@ def how_to_provide(module: str) -> str:
 def unavailable(names) -> list[str]:
     """The names of ``names`` (importable top-level package names) the listing sandbox cannot import."""
     return [n for n in names if not importable(n)]
+
+
+# --- NumPy names a listing uses that the installed NumPy removed ---------------------------------------------------
+
+#: Names NumPy removed, each with the release that removed it, the call to use instead (as a reader writes it) and
+#: that replacement as an expression over the module ``_np``, which the listing is checked with in its place. The
+#: 2.0 removals are NumPy's own list (``numpy/_expired_attrs_2_0.py``, NEP 52); the builtin aliases expired in 1.24.
+REMOVED_NUMPY = {
+    "asfarray": ("2.0", "np.asarray(x, dtype=float)", "lambda a, dtype=_np.float64: _np.asarray(a, dtype=dtype)"),
+    "float_": ("2.0", "np.float64", "_np.float64"),
+    "complex_": ("2.0", "np.complex128", "_np.complex128"),
+    "NaN": ("2.0", "np.nan", "_np.nan"),
+    "Inf": ("2.0", "np.inf", "_np.inf"),
+    "Infinity": ("2.0", "np.inf", "_np.inf"),
+    "infty": ("2.0", "np.inf", "_np.inf"),
+    "PINF": ("2.0", "np.inf", "_np.inf"),
+    "NINF": ("2.0", "-np.inf", "-_np.inf"),
+    "alltrue": ("2.0", "np.all", "_np.all"),
+    "sometrue": ("2.0", "np.any", "_np.any"),
+    "round_": ("2.0", "np.round", "_np.round"),
+    "unicode_": ("2.0", "np.str_", "_np.str_"),
+    "string_": ("2.0", "np.bytes_", "_np.bytes_"),
+    "mat": ("2.0", "np.asmatrix", "_np.asmatrix"),
+    "float": ("1.24", "float", "float"),
+    "int": ("1.24", "int", "int"),
+    "object": ("1.24", "object", "object"),
+    "complex": ("1.24", "complex", "complex"),
+    "str": ("1.24", "str", "str"),
+}
+
+
+@lru_cache(maxsize=1)
+def numpy_version() -> str:
+    """The installed NumPy's version (the one the sandbox offers), "" without NumPy."""
+    try:
+        from importlib.metadata import version
+        return version("numpy")
+    except Exception:  # not installed
+        return ""
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+
+
+def removed_numpy(code: str) -> list[str]:
+    """The names of ``REMOVED_NUMPY`` that ``code`` reads from NumPy (``np.asfarray`` after ``import numpy as np``,
+    ``from numpy import NaN``) and the installed NumPy no longer has (its version at or after their removal), in
+    order, once each."""
+    installed = numpy_version()
+    if not installed:
+        return []
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    aliases = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+               if a.name == "numpy"}
+    found = [((n.lineno, n.col_offset), n.attr) for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+             and isinstance(n.value, ast.Name) and n.value.id in aliases and n.attr in REMOVED_NUMPY]
+    found += [((n.lineno, n.col_offset), a.name) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+              and n.module == "numpy" and n.level == 0 for a in n.names if a.name in REMOVED_NUMPY]
+    names = dict.fromkeys(name for _, name in sorted(found))
+    return [name for name in names if _release(installed) >= _release(REMOVED_NUMPY[name][0])]
+
+
+def with_numpy_replacements(code: str, names: list[str]) -> str:
+    """``code`` run with each removed NumPy name of ``names`` given back as its replacement (``REMOVED_NUMPY``), so
+    what the listing computes is checked as if it used the replacement; its own lines unchanged, after any
+    ``from __future__`` import."""
+    lines = code.split("\n")
+    at = 0
+    while at < len(lines) and lines[at].startswith("from __future__"):
+        at += 1
+    shim = ["import numpy as _np"] + [f"_np.{name} = {REMOVED_NUMPY[name][2]}" for name in names]
+    return "\n".join(lines[:at] + shim + lines[at:])
+
+
+def removed_numpy_finding(names: list[str]) -> tuple[str, str]:
+    """What a listing that uses removed NumPy names is told: (the finding, the fix)."""
+    said = "; ".join(f"np.{name}, which NumPy {REMOVED_NUMPY[name][0]} removed (use {REMOVED_NUMPY[name][1]})"
+                     for name in names)
+    return (f"as printed it does not run with the installed NumPy {numpy_version()}: it uses {said}; it was checked "
+            f"with the replacement in its place",
+            "Replace " + ", ".join(f"np.{name} by {REMOVED_NUMPY[name][1]}" for name in names)
+            + " so the listing runs with NumPy 2")
