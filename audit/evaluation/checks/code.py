@@ -1012,8 +1012,13 @@ def _answered(items: list[Input], results: list[CallResult]) -> list[tuple[Input
     """The inputs the listing answered with a value, each with its result; a ranking that repeats an ID is left out
     (an edge case's kind, judged on its own), and so is a nan or an infinity (NumPy's 0 / 0 and 1 / 0, reported on
     its own as an exception is), so the readings below are read off the others."""
-    return [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i)
-            and r.value is not None and math.isfinite(r.value)]
+    return [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i) and _finite(r)]
+
+
+def _finite(result: CallResult) -> bool:
+    """Whether every number a call returned is finite."""
+    numbers = ([] if result.value is None else [result.value]) + [v for _, v in result.values or ()]
+    return all(math.isfinite(v) for v in numbers)
 
 
 def score_order(claim: CodeClaim, items: list[Input], results: list[CallResult],
