@@ -19,7 +19,7 @@ from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
 from audit.evaluation.sandbox.environment import how_to_provide, missing_module, removed_numpy, \
     removed_numpy_finding, with_numpy_replacements
-from audit.evaluation.sandbox.quote import quote
+from audit.evaluation.sandbox.quote import clean, markdown_literal, quote
 from audit.register.claims import (
     CODE_ROLES as ROLES,
     GRADED_ROLES,
@@ -649,7 +649,9 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                                 [run.load_error, *(r.text for r in run.results + shown_results if r.status == "raises")])),
                   None)
     if absent:
-        # not the listing's fault: the sandbox could not give it a module it imports; nothing of it was checked
+        # not the listing's fault: the sandbox could not give it a module it imports; nothing of it was checked.
+        # The name is the listing's (an identifier): shown literally
+        absent = markdown_literal(clean(absent))
         evidence.errors.append(f"not run: the listing imports {absent}, which the listing sandbox cannot provide (it "
                                f"offers the standard library and the packages installed beside chapter-audit)")
         evidence.concern = "The listing was not run, so nothing it computes was checked."

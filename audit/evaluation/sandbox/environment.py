@@ -100,7 +100,8 @@ def missing_module(said: str) -> str | None:
     if not match:
         return None
     top = match.group(1).split(".")[0]
-    return None if importable(top) else top
+    # a name no module can have (the listing built it) is the listing's own fault, as is a module the sandbox has
+    return None if not top.isidentifier() or importable(top) else top
 
 
 def how_to_provide(module: str) -> str:
