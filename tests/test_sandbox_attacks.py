@@ -29,7 +29,7 @@ import pytest
 import audit.evaluation.checks.code as code_check
 from audit.evaluation.checks.common import Measurements
 from audit.evaluation.sandbox import run_listing, unavailable_reason
-from audit.evaluation.sandbox.bwrap import RUNNER, RUNNER_INSIDE, bwrap_binary
+from audit.evaluation.sandbox.bwrap import RUNNER, RUNNER_INSIDE, bwrap_binary, site_folders
 from audit.register.claims import load_chapter
 from audit.run.audit import audit_claim
 
@@ -344,9 +344,13 @@ def test_host_files_cannot_be_read(path, canary, tmp_path, clean_verdict):
 
 
 def test_the_home_folder_and_project_are_not_in_view(canary):
-    source = ("import os\ndef f():\n"
-              f"    return sum(os.path.exists(p) for p in ({str(ROOT)!r}, {os.path.expanduser('~/.bashrc')!r}, "
-              "'/etc', '/proc', '/sys', '/home', '/tmp'))\n")
+    """None of the project's files, the home folder or the host's /etc, /proc, /sys, /home and /tmp. (The audit's
+    package folders are offered read-only; the folders leading to one exist in the sandbox, empty but for that path,
+    so a folder above one is not asked about.)"""
+    paths = [str(ROOT / "pyproject.toml"), str(ROOT / "audit"), str(ROOT / "tests"), os.path.expanduser("~/.bashrc"),
+             "/etc", "/proc", "/sys", "/home", "/tmp"]
+    paths = [p for p in paths if not any(site.startswith(p + "/") for site in site_folders())]
+    source = f"import os\ndef f():\n    return sum(os.path.exists(p) for p in {tuple(paths)!r})\n"
     report = run_listing(source, "f", [[]], time_limit=10)
     assert report.results[0].status == "ok" and report.results[0].value == 0.0
 

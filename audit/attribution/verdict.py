@@ -61,6 +61,7 @@ class Evidence:
     lead: str = "Holds by the chapter's definition, but "  # how a qualified reason opens
     concern: str = ""  # what the finding means for a reader, when the default sentence does not fit
     error_concern: str = ""  # what an error means, when it is not a reference's failure
+    response: str = ""  # what to do about an error, when the default sentence does not fit
     #: convention → the values under which alone the claim holds (a claim qualified by an unstated convention), so
     #: claims that need opposite values of one convention can be shown as a tension
     holds_only: dict[str, set[str]] = field(default_factory=dict)
@@ -104,9 +105,12 @@ def decide(evidence: Evidence) -> Decision:
         elif evidence.conditions:
             others = " The implementations that did run qualify it: " + _join(evidence.conditions)
         return Decision("error", "Could not be fully checked: " + "; ".join(evidence.errors) + "." + others,
-                        evidence.error_concern or
-                        "A reference failed, so agreement across implementations is not established.",
-                        "Investigate the failure (see the values below), then rerun the audit.", PRIORITY["error"])
+                        evidence.error_concern
+                        # a checker that says what to do about its error says what it means too
+                        or (evidence.concern if evidence.response and evidence.concern else "")
+                        or "A reference failed, so agreement across implementations is not established.",
+                        evidence.response or "Investigate the failure (see the values below), then rerun the audit.",
+                        PRIORITY["error"])
     if evidence.failures:
         extra = (" Also: " + "; ".join(evidence.notes) + ".") if evidence.notes else ""
         reason = _join(evidence.failures) + extra

@@ -166,6 +166,11 @@ class Identity(Strict):
     fingerprint: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
     snapshot: SnapshotInfo = SnapshotInfo()
     conventions: ConventionsSpec = {}
+    #: The packages the chapter's listings import beyond the standard library, as importable top-level names
+    #: (``numpy``, ``scipy``, ``sklearn``); checked when the chapter loads: each must be installed where the listing
+    #: sandbox finds it (chapter-audit's own environment).
+    environment: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")]] = Field(default_factory=list,
+                                                                                              max_length=50)
 
     @field_validator("conventions")
     @classmethod
@@ -1010,6 +1015,7 @@ def load_chapter(folder: Path | str) -> Chapter:
                             "chapter.yaml", file=str(chapter_path), field="snapshot.file")
     _check_notebook(folder, identity, root, chapter_path)
     _check_source(folder, identity, root, chapter_path)
+    _check_environment(identity, chapter_path)
     snapshot = Snapshot.read(snapshot_path)
     count = snapshot.text.count("\n") + (not snapshot.text.endswith("\n"))
     if count > MAX_SNAPSHOT_LINES:
@@ -1051,6 +1057,17 @@ def _check_source(folder: Path, identity: Identity, root: Path, chapter_path: Pa
         raise RegisterError(f"snapshot.source {source!r} points outside the book's repository ({root}); name the "
                             "file the copy came from relative to the chapter folder, inside the repository, or "
                             "describe where it came from", file=str(chapter_path), field="snapshot.source")
+
+
+def _check_environment(identity: Identity, chapter_path: Path) -> None:
+    """Every package chapter.yaml's ``environment`` names must be importable in the listing sandbox. Raises
+    ``RegisterError`` naming chapter.yaml, ``environment[i]`` and the package, with how to provide it."""
+    from audit.evaluation.sandbox.environment import how_to_provide, importable
+    for i, name in enumerate(identity.environment):
+        if not importable(name):
+            raise RegisterError(f"the chapter's listings need {name!r}, which is not installed where the listing "
+                                f"sandbox finds packages (chapter-audit's own environment): {how_to_provide(name)}",
+                                file=str(chapter_path), field=f"environment[{i}]")
 
 
 def _check_notebook(folder: Path, identity: Identity, root: Path, chapter_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -12,6 +13,10 @@ from audit.errors import AuditError
 
 _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
 _CODE_START = re.compile(r"^(def |class |import |from \S+ import |@)")
+#: A module-level statement that may continue unfenced code (never start it: prose can look like one): an assignment
+#: to a name (``CUTOFF = 10``, ``K: int = 10``), a call (``print(…)``), a compound statement's head.
+_STATEMENT = re.compile(r"^(?:[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*(?::[^=\n]+)?=(?!=)|[A-Za-z_][\w.]*\(|"
+                        r"(?:if|for|while|with|try|except|finally|else|elif|async|assert|raise|return|del|global)\b)")
 
 
 @dataclass(frozen=True)
@@ -49,12 +54,7 @@ def find_listings(text: str) -> list[Listing]:
             i = j + 1
             continue
         if _CODE_START.match(line):
-            j = i + 1
-            while j < len(lines) and (lines[j].startswith((" ", "\t", "#")) or _CODE_START.match(lines[j])
-                                      or (not lines[j].strip() and j + 1 < len(lines)
-                                          and (lines[j + 1].startswith((" ", "\t", "#"))
-                                               or _CODE_START.match(lines[j + 1])))):
-                j += 1
+            j = _unfenced_end(lines, i)
             out.append(Listing(i + 1, j, "unfenced", "\n".join(lines[i:j])))
             i = j
             continue
@@ -68,6 +68,84 @@ def find_listings(text: str) -> list[Listing]:
             continue
         i += 1
     return out
+
+
+MAX_CUTS = 8  # statement starts tried, from the syntax error back, for where unfenced code ends
+
+
+def _continues(line: str) -> bool:
+    """Whether a line may continue unfenced code: indented (spaces or a tab), a comment, a line code starts with, or
+    a module-level statement (a constant's assignment, a call, a compound statement's head)."""
+    return line.startswith((" ", "\t", "#")) or bool(_CODE_START.match(line) or _STATEMENT.match(line))
+
+
+def _syntax_error_line(code: str) -> int | None:
+    """The 1-based line of ``code``'s first syntax error, 0 when it has one without a line, None when it parses."""
+    try:
+        ast.parse(code)
+    except SyntaxError as exc:
+        return exc.lineno or 0
+    except ValueError:  # a NUL byte
+        return 0
+    return None
+
+
+def _parses(code: str) -> bool:
+    return _syntax_error_line(code) is None
+
+
+def _unfenced_end(lines: list[str], i: int) -> int:
+    """The end (exclusive) of the unfenced code that starts at line ``i``: the lines that may continue it
+    (``_continues``), across runs of blank lines of any length (PEP 8 puts two between definitions, a docstring may
+    hold several), up to the first line of prose; then, unless that reads as Python, the longest run of whole
+    statements from ``i`` that does (a prose line that looked like a statement ends it), and failing that the lines
+    up to the first blank line followed by prose (how plain text was read before)."""
+    j, end = i + 1, i + 1
+    while j < len(lines):
+        if not lines[j].strip():
+            j += 1
+            continue
+        if not _continues(lines[j]):
+            break
+        j += 1
+        end = j
+    error = _syntax_error_line("\n".join(lines[i:end]))
+    if error is None:
+        return end
+    # the longest prefix ending before a line at column 0 (a statement's start) at or before the error that parses;
+    # a few tries only, so a long text that is not Python costs a few parses
+    starts = [cut for cut in range(min(end - 1, i + error - 1 if error else end - 1), i, -1)
+              if lines[cut].strip() and not lines[cut].startswith((" ", "\t", "#"))]
+    for cut in starts[:MAX_CUTS]:
+        if _parses("\n".join(lines[i:cut])):
+            return _trimmed(lines, i, cut)
+    j = i + 1
+    while j < len(lines) and (lines[j].startswith((" ", "\t", "#")) or _CODE_START.match(lines[j])
+                              or (not lines[j].strip() and j + 1 < len(lines)
+                                  and (lines[j + 1].startswith((" ", "\t", "#")) or _CODE_START.match(lines[j + 1])))):
+        j += 1
+    return j
+
+
+def _trimmed(lines: list[str], i: int, end: int) -> int:
+    """``end`` moved back over trailing blank lines (not before ``i + 1``)."""
+    while end > i + 1 and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def _folded(text: str) -> str:
+    """Code as a quote is matched to it: NFC, every run of whitespace (spaces, tabs, line breaks) one space."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def holds(listing: Listing, quote: str) -> bool:
+    """Whether the listing holds ``quote``: its text exactly, or its lines with whitespace folded (a register's
+    YAML may fold a long line, or turn a tab into spaces; the listing's own lines are what is matched)."""
+    quote = quote.strip()
+    if not quote:
+        return False
+    return quote in listing.code or _folded(quote) in _folded(listing.code)
 
 
 def _defined(node: ast.stmt) -> list[str]:
@@ -133,10 +211,10 @@ def function_source(text: str, quote: str, function: str, builds_on: Sequence[st
     """
     listings = find_listings(text)
     for at, listing in enumerate(listings):
-        if quote.strip() in listing.code:
+        if holds(listing, quote):
             earlier = []
             for line in builds_on:
-                found = [e for e in listings[:at] if line.strip() in e.code]
+                found = [e for e in listings[:at] if holds(e, line)]
                 if not found:
                     raise AuditError(f"no listing before the one at lines {listing.start}–{listing.end} contains "
                                      f"{line!r}")
@@ -165,7 +243,7 @@ def builds_on_lines(text: str, quote: str, function: str) -> list[str]:
     import builtins
 
     listings = find_listings(text)
-    at = next((i for i, listing in enumerate(listings) if quote.strip() in listing.code), None)
+    at = next((i for i, listing in enumerate(listings) if holds(listing, quote)), None)
     if at is None:
         return []
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 import ast
+import math
 import random
 import time
 from dataclasses import dataclass, replace
@@ -17,7 +18,9 @@ from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.listing_syntax import ALLOWED_TEXT, findings as beyond_computing
 from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
-from audit.evaluation.sandbox.quote import quote
+from audit.evaluation.sandbox.environment import how_to_provide, missing_module, removed_numpy, \
+    removed_numpy_finding, with_numpy_replacements
+from audit.evaluation.sandbox.quote import clean, markdown_literal, quote
 from audit.register.claims import (
     CODE_ROLES as ROLES,
     GRADED_ROLES,
@@ -627,6 +630,12 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     book = ms.book
     listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on)
+    printed = source  # what the syntax check reads: the listing's own lines, never the replacements put before them
+    removed = removed_numpy(source)
+    if removed:
+        # a name the installed NumPy removed: named, and the listing's logic checked with its replacement
+        source = with_numpy_replacements(source, removed)
+        evidence.conditions.append(Point(*removed_numpy_finding(removed)))
     params = _parameters(claim, source)
     defaults = parameter_defaults(source, claim.function)
     # a constant the claim does not give is called with the listing's own default
@@ -645,12 +654,12 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     run.results = [shaped(claim, r) for r in run.results]
     shown_results = run.results[len(items):]
     run.results = run.results[:len(items)]
-    uncertified = beyond_computing(source)
+    uncertified = beyond_computing(printed)
     if uncertified:
         # Decided from its text, whatever it returned: what it does could make it answer the audit otherwise than
         # a reader who calls it. It still runs (in the sandbox) so that the report shows what it did there.
         evidence.errors.append(
-            f"{NOT_CERTIFIED}: it " + "; it ".join(f"{what} ({_where(listing, source, line)})"
+            f"{NOT_CERTIFIED}: it " + "; it ".join(f"{what} ({_where(listing, printed, line)})"
                                                    for line, what in uncertified)
             + ". Metric code needs none of this, and a listing that uses it can answer the audit otherwise than a "
             "reader who calls it, so no result of it is certified"
@@ -659,6 +668,18 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                                   "runs it gets.")
     if run.unavailable:
         evidence.errors.append(f"not run: isolation unavailable ({run.unavailable}); listings never run unconfined")
+        return evidence
+    absent = next(filter(None, (missing_module(said) for said in
+                                [run.load_error, *(r.text for r in run.results + shown_results if r.status == "raises")])),
+                  None)
+    if absent:
+        # not the listing's fault: the sandbox could not give it a module it imports; nothing of it was checked.
+        # The name is the listing's (an identifier): shown literally
+        absent = markdown_literal(clean(absent))
+        evidence.errors.append(f"not run: the listing imports {absent}, which the listing sandbox cannot provide (it "
+                               f"offers the standard library and the packages installed beside chapter-audit)")
+        evidence.concern = "The listing was not run, so nothing it computes was checked."
+        evidence.response = f"To check it, {how_to_provide(absent)}; then rerun."
         return evidence
     if run.load_error:
         evidence.failures.append(Point(f"the listing does not load ({quote(LISTING_EXCEPTION, run.load_error)})",
@@ -1015,8 +1036,15 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
 
 def _answered(items: list[Input], results: list[CallResult]) -> list[tuple[Input, CallResult]]:
     """The inputs the listing answered with a value, each with its result; a ranking that repeats an ID is left out
-    (an edge case's kind, judged on its own), so the readings below are read off the others."""
-    return [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i)]
+    (an edge case's kind, judged on its own), and so is a nan or an infinity (NumPy's 0 / 0 and 1 / 0, reported on
+    its own as an exception is), so the readings below are read off the others."""
+    return [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i) and _finite(r)]
+
+
+def _finite(result: CallResult) -> bool:
+    """Whether every number a call returned is finite."""
+    numbers = ([] if result.value is None else [result.value]) + [v for _, v in result.values or ()]
+    return all(math.isfinite(v) for v in numbers)
 
 
 def score_order(claim: CodeClaim, items: list[Input], results: list[CallResult],

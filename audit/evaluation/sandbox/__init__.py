@@ -2,7 +2,8 @@
 
 The listing never runs in chapter-audit's process, nor unconfined. Layers, outermost first:
 bubblewrap (``bwrap.py``: user, mount, PID, network, IPC, UTS and cgroup namespaces; a read-only
-view of the interpreter and its standard library only; a private tmpfs scratch; every capability
+view of the interpreter, its standard library and the audit's own packages (``environment.py``: NumPy,
+SciPy, pandas, the references, what texts import); a private tmpfs scratch; every capability
 dropped; killed with the audit); seccomp allow-lists for the whole sandbox and a stricter one for the
 process that runs listing code (``seccomp.py``); resource limits (address space, CPU time per
 call, file size, open files); a wall-clock limit per call (the runner kills the call's process)
@@ -35,11 +36,13 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
+from audit.evaluation.sandbox import environment
 from audit.evaluation.sandbox.bwrap import (
     SCRATCH_BYTES,
     IsolationUnavailable,
     bwrap_binary,
     command,
+    site_folders,
 )
 from audit.evaluation.listing_syntax import numeric
 from audit.evaluation.sandbox.quote import clean
@@ -53,6 +56,7 @@ TRIM = 300          # characters of any listing-supplied text kept in a result
 MAX_FRAME = 65536   # bytes of one message on the result channel
 MAX_TEXT = 4 * TRIM  # characters of one text field on the result channel
 GRACE = 1.0         # seconds for the sandbox to start and the runner to report a timed-out call
+PRELOAD_LIMIT = 20.0  # seconds for the runner to import the packages a listing uses (environment.PRELOAD) ahead
 STATUSES = ("ok", "raises", "returns", "timeout", "crashed", "violation", "not run")
 
 #: The sandbox's own words for what it saw; never taken from the channel.
@@ -120,8 +124,9 @@ def _encode(value):
 def isolation_summary(call_limit: float, memory_mb: int) -> str:
     """One line for reports: what the listing ran under."""
     return (f"a bubblewrap sandbox (new user, mount, PID, network, IPC and UTS namespaces; a read-only view of the "
-            f"Python interpreter and its standard library only; a private {SCRATCH_BYTES // 2**20} MB scratch; "
-            f"seccomp: no process creation, no network sockets) with {call_limit:g} s and {memory_mb} MB per call")
+            f"Python interpreter, its standard library and the audit's own packages; a private "
+            f"{SCRATCH_BYTES // 2**20} MB scratch; seccomp: no process creation, no network sockets) with "
+            f"{call_limit:g} s and {memory_mb} MB per call")
 
 
 def _memfd(name: str, data: bytes) -> int:
@@ -364,12 +369,15 @@ def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: fl
     per_call = max(0.05, min(call_limit, time_limit))
     report = RunReport(results=[], isolation=isolation_summary(per_call, memory_mb))
     results: list[CallResult | None] = [None] * count
+    ahead = environment.preload(code)
     request = {"code": code, "function": function, "calls": [_encode(c) for c in calls], "call_limit": per_call,
                "memory_mb": memory_mb, "max_hangs": max_hangs, "filter": listing_filter().hex(),
-               "numeric": numeric(code)}
+               "numeric": numeric(code), "site": list(site_folders()), "preload": ahead}
     proc, result_r, info_r = start(lambda fds, result_w, request_fd: command(bwrap, fds, result_w, request_fd),
                                    sandbox_filters(), request)
-    deadline = time.monotonic() + time_limit + GRACE
+    # the packages imported ahead (before the runner's greeting) have their own allowance; the run's limit counts
+    # from the greeting
+    deadline = time.monotonic() + time_limit + GRACE + (PRELOAD_LIMIT if ahead else 0)
     buffer, bwrap_output, info = b"", b"", b""
     ready = done = timed_out = False
     index, protocol = 0, ""
@@ -406,6 +414,7 @@ def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: fl
                         if record["kind"] != "ready":
                             raise _ProtocolError("a first message that is not the runner's greeting")
                         ready = True
+                        deadline = min(deadline, time.monotonic() + time_limit + GRACE)
                     elif record["kind"] == "done":
                         done = True
                     elif record["kind"] == "ready":
@@ -489,9 +498,14 @@ def run_listing(code: str, function: str, calls: list[list], *, time_limit: floa
 
     ``time_limit``: seconds of wall-clock time for the whole run (the sandbox is killed then);
     ``call_limit``: seconds of wall-clock (and CPU) time per call; ``memory_mb``: address space per
-    process. After ``max_hangs`` calls that time out, the remaining calls are ``not run``. Never
-    raises for anything the listing does; never runs the listing when isolation is unavailable.
+    process, plus ``environment.PACKAGES_MB`` for a listing that imports packages beyond the standard library
+    (NumPy and SciPy alone map more than a small limit). The packages of ``environment.PRELOAD`` the listing
+    imports are imported once, ahead of the calls (not counted in ``time_limit``). After ``max_hangs`` calls that
+    time out, the remaining calls are ``not run``. Never raises for anything the listing does; never runs the
+    listing when isolation is unavailable.
     """
+    if environment.uses_packages(code):
+        memory_mb += environment.PACKAGES_MB
     reason = unavailable_reason()
     if not reason:
         try:

@@ -1,11 +1,15 @@
 """The bubblewrap command line of the listing sandbox: namespaces, the read-only view, the scratch.
 
 Inside the sandbox a listing sees only: the Python interpreter (the base interpreter, not a
-virtual environment's), its standard library with ``site-packages``/``dist-packages`` replaced
-by an empty read-only folder, the shared libraries those two load (found with ``ldd``), the
-trusted runner script, ``/dev/null``, and a private writable scratch (``/scratch``, a tmpfs of
-``SCRATCH_BYTES``). Everything is read-only but the scratch. No ``/proc``, ``/sys``, ``/etc``,
-``/home``, ``/root`` (beyond the interpreter's own folders when it lives there) or project files.
+virtual environment's), its standard library with its own ``site-packages``/``dist-packages`` replaced
+by an empty read-only folder, the audit's own environment's package folders (``site_folders``: NumPy,
+SciPy, pandas, the references, scikit-learn when installed — what texts import), the system's
+shared-library folders those packages load from (``LIBRARY_FOLDERS``), the trusted runner script,
+``/dev/null``, and a private writable scratch (``/scratch``, a tmpfs of ``SCRATCH_BYTES``). Everything
+is read-only but the scratch. No ``/proc``, ``/sys``, ``/etc``, ``/home``, ``/root`` (beyond the
+interpreter's own folders when it lives there), no program folder (``/usr/bin``) and no project files.
+Numerical libraries run single-threaded (``THREADS``): a thread pool sized to the machine would not fit
+a call's address-space limit, and a call is small.
 Options: bubblewrap's bwrap(1) manual.
 """
 
@@ -32,6 +36,9 @@ KERNEL_INSIDE = "/sandbox/kernel.py"
 BOOK = "/book"
 NOTEBOOK_SCRATCH_BYTES = 64 * 2**20
 LIBRARY_FOLDERS = ("/usr/lib", "/usr/lib64", "/usr/local/lib", "/lib", "/lib64", "/lib32")
+#: Thread counts of the numerical libraries in the listing sandbox (OpenBLAS, OpenMP, MKL): one. With a pool sized to
+#: the machine, OpenBLAS reserves a buffer per thread and hangs when the address-space limit refuses one.
+THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 class IsolationUnavailable(RuntimeError):
@@ -109,7 +116,8 @@ def _scratch(size: int) -> list[str]:
 
 
 def command(bwrap: str, seccomp_fds: tuple[int, ...], result_fd: int, request_fd: int) -> list[str]:
-    """The full bwrap command that starts the runner on ``result_fd`` and ``request_fd``.
+    """The full bwrap command that starts the runner on ``result_fd`` and ``request_fd``; the view is the module's
+    (the interpreter, its standard library, the audit's package folders and the system's libraries, read-only).
 
     Namespaces: user (mapped to nobody, every capability dropped, no further user namespaces),
     mount, PID, network (loopback only, down), IPC, UTS, cgroup. ``--as-pid-1``: the runner is the
@@ -120,7 +128,11 @@ def command(bwrap: str, seccomp_fds: tuple[int, ...], result_fd: int, request_fd
     loaded just before the runner starts. Raises ``IsolationUnavailable``.
     """
     interpreter = _interpreter()
-    args = _base(bwrap, "listing", interpreter)
+    args = _base(bwrap, "listing", interpreter, libraries=True)
+    for folder in site_folders():
+        args += ["--ro-bind", folder, folder]
+    for name in THREADS:
+        args += ["--setenv", name, "1"]
     args += ["--ro-bind", str(RUNNER), RUNNER_INSIDE, *_scratch(SCRATCH_BYTES), "--remount-ro", "/"]
     for fd in seccomp_fds:
         args += ["--add-seccomp-fd", str(fd)]
@@ -130,7 +142,8 @@ def command(bwrap: str, seccomp_fds: tuple[int, ...], result_fd: int, request_fd
 
 def site_folders() -> tuple[str, ...]:
     """The audit's own environment's package folders (``site-packages``/``dist-packages`` on ``sys.path``), which a
-    notebook's kernel sees read-only: ipykernel and whatever the notebook imports must be installed there."""
+    listing's call and a notebook's kernel see read-only: ipykernel and whatever a listing or notebook imports must
+    be installed there."""
     return tuple(dict.fromkeys(os.path.realpath(p) for p in sys.path
                                if p.rstrip("/").endswith(("site-packages", "dist-packages")) and os.path.isdir(p)))
 

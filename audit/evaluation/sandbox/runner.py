@@ -1,9 +1,10 @@
-# The trusted runner inside the listing sandbox. Standard library only; never imports chapter-audit.
+# The trusted runner inside the listing sandbox. Standard library only (but the packages of the audit's environment
+# it imports ahead for the calls, PRELOADABLE); never imports chapter-audit.
 #
 # Started by bubblewrap as the sandbox's PID 1 (`--as-pid-1`: no other process of the sandbox holds a
 # descriptor of the audit's) with `python -I -S -B /sandbox/runner.py RESULT_FD REQUEST_FD`. It reads the
 # request from REQUEST_FD (one JSON object: code, function, calls, limits, the listing seccomp filter as BPF
-# in hex), then for each call forks a child that closes every descriptor but two fresh pipes (its output, as
+# in hex, the audit's read-only package folders, the packages to import ahead), then for each call forks a child that closes every descriptor but two fresh pipes (its output, as
 # stdout and stderr, and its answer), stacks the listing filter, loads the listing and calls the function
 # once. Listing code never runs in this process.
 #
@@ -53,6 +54,10 @@ MAX_ENTRIES = 256      # numbers in a list or mapping a call may return as value
 MAX_KEY = 64           # characters of a mapping's key kept as a value's key
 CODES = {name: code for code, (name, _) in ANSWERS.items()}
 MAX_READ = len(LOADED) + TOKEN + MAX_ANSWER  # bytes read from an answer pipe before it counts as flooding
+# Modules imported here once, ahead of the calls, when the request names them (as environment.PRELOAD): packages of
+# the audit's own read-only environment, so each call's process starts with them loaded. Nothing else is imported
+# here, whatever the request says.
+PRELOADABLE = frozenset({"numpy", "scipy", "scipy.special", "scipy.stats", "pandas", "sklearn", "sklearn.metrics"})
 
 
 class SockFprog(ctypes.Structure):
@@ -436,6 +441,18 @@ def outcome(index, answer, output, status, timed_out, token):
     return {**base, **record}
 
 
+def offer_packages(request):
+    """Put the audit's package folders on the path (the calls import from them) and import ahead the packages of
+    ``PRELOADABLE`` the request names. One that fails to import is left for the call, which reports its error."""
+    sys.path.extend(folder for folder in request.get("site", ()) if type(folder) is str)
+    for name in request.get("preload", ()):
+        if name in PRELOADABLE:
+            try:
+                __import__(name)
+            except BaseException:
+                pass
+
+
 def main():
     result_fd, request_fd = int(sys.argv[1]), int(sys.argv[2])
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # as init, no handler: no signal from inside reaches us
@@ -452,6 +469,7 @@ def main():
     bpf = bytes.fromhex(request["filter"])
     buffer = ctypes.create_string_buffer(bpf, len(bpf))
     prog = SockFprog(len(bpf) // 8, ctypes.addressof(buffer))
+    offer_packages(request)
     write_all(result_fd, frame({"kind": "ready"}))
     hangs = 0
     for index, call in enumerate(request["calls"]):
