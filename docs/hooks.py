@@ -96,8 +96,8 @@ def _limits(node: dict) -> str:
     """The constraints a field carries (lengths, bounds, pattern), from the node and its alternatives."""
     found = []
     names = {"minLength": "at least {} character(s)", "maxLength": "at most {} characters", "minimum": "≥ {}",
-             "maximum": "≤ {}", "exclusiveMinimum": "> {}", "exclusiveMaximum": "< {}", "minItems": "at least {} items",
-             "maxItems": "at most {} items", "pattern": "matches `{}`"}
+             "maximum": "≤ {}", "exclusiveMinimum": "> {}", "exclusiveMaximum": "< {}",
+             "minItems": "at least {} items", "maxItems": "at most {} items", "pattern": "matches `{}`"}
     for n in [node, *node.get("anyOf", []), *node.get("oneOf", [])]:
         for key, form in names.items():
             if key in n:
