@@ -62,7 +62,7 @@ def convention_values() -> str:
     for name, c in _conventions().items():
         out.append(f"- {_code(name)} ({c.title})")
         for v in c.values:
-            note = " — never a reading of a text that does not state it" if v in c.unsourced else ""
+            note = " — not tried where the text does not state it" if v in c.unsourced else ""
             out.append(f"    - {_code(v)}: {c.phrase(v)}{note}")
     return "\n".join(out) + "\n"
 
@@ -101,7 +101,7 @@ def _limits(node: dict) -> str:
     for n in [node, *node.get("anyOf", []), *node.get("oneOf", [])]:
         for key, form in names.items():
             if key in n:
-                text = form.format(n[key])
+                text = "non-empty" if key == "minLength" and n[key] == 1 else form.format(n[key])
                 if text not in found:
                     found.append(text)
     return "; ".join(found)
@@ -143,6 +143,11 @@ def register_reference() -> str:
         part = _object(f"{which}.yaml", schema, "##")
         part[2:2] = [f"Generated from `audit/register/schemas/{path.name}` (`{command}` prints it).", ""]
         out += part
+        kinds = [(d["properties"]["kind"]["const"], name) for name, d in schema.get("$defs", {}).items()
+                 if "const" in d.get("properties", {}).get("kind", {})]
+        if kinds:
+            out += ["Each claim's `kind` selects its fields:", "", "| kind | fields |", "|---|---|"]
+            out += [f"| {_code(kind)} | [{name}](#{name.lower()}) |" for kind, name in kinds] + [""]
         for name, node in schema.get("$defs", {}).items():
             if name in defs and defs[name] != node:
                 raise ValueError(f"{path.name}: definition {name!r} differs from the other schema's")
