@@ -5,6 +5,8 @@ A page asks for a generated part with a marker line of its own:
 - ``<!-- generated: conventions -->``: the conventions a text can state, their values in order (the first is the
   reading used where the text states none) and where each is defined, from ``audit.register.conventions``;
 - ``<!-- generated: convention-values -->``: what each value of each convention means, from the same declarations;
+- ``<!-- generated: measures -->``: the chapter evaluator's measures and the conventions each depends on, from its
+  catalogue (``audit.evaluation.evaluator.CATALOGUE``);
 - ``<!-- generated: register -->``: every field of ``chapter.yaml`` and of ``claims.yaml``, from the committed JSON
   Schemas (``audit/register/schemas/*.json``, which a test holds equal to the register's models).
 
@@ -65,6 +67,21 @@ def convention_values() -> str:
             note = " — not tried where the text does not state it" if v in c.unsourced else ""
             out.append(f"    - {_code(v)}: {c.phrase(v)}{note}")
     return "\n".join(out) + "\n"
+
+
+def measure_catalogue() -> str:
+    """The chapter evaluator's measures: each with what it is, its cutoff, the conventions its value can depend on
+    (on one query, and over several), how queries combine, and where it is defined."""
+    _conventions()
+    from audit.evaluation.evaluator import CATALOGUE, relevant_to
+    rows = ["| measure | what | cutoff | conventions it depends on | over several queries, also | queries combine by "
+            "| defined by |", "|---|---|---|---|---|---|---|"]
+    for name, m in CATALOGUE.items():
+        one = relevant_to(name, several_queries=False)
+        more = [c for c in relevant_to(name, several_queries=True) if c not in one]
+        rows.append(f"| {_code(name)} | {_cell(m.title)} | {m.cutoff} | {', '.join(_code(c) for c in one) or '—'} "
+                    f"| {', '.join(_code(c) for c in more) or '—'} | {m.combine} | {_cell(m.source)} |")
+    return "\n".join(rows) + "\n"
 
 
 # --- the register's JSON Schemas -------------------------------------------------------------------------------
@@ -163,6 +180,7 @@ def register_reference() -> str:
 PARTS = {
     "conventions": conventions_table,
     "convention-values": convention_values,
+    "measures": measure_catalogue,
     "register": register_reference,
 }
 

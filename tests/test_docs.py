@@ -87,6 +87,17 @@ def test_the_conventions_page_says_what_every_declared_value_means():
             assert f"`{value}`: {convention.phrase(value)}" in values, (name, value)
 
 
+def test_the_measures_page_lists_every_catalogue_measure_with_its_conventions():
+    from audit.evaluation.evaluator import CATALOGUE, relevant_to
+    assert "<!-- generated: measures -->" in (DOCS / "measures.md").read_text(encoding="utf-8")
+    table = _hooks().render("<!-- generated: measures -->", "measures.md")
+    rows = {line.split("|")[1].strip().strip("`"): line for line in table.splitlines() if line.startswith("| `")}
+    assert set(rows) == set(CATALOGUE)
+    for name in CATALOGUE:
+        listed = [c.strip("` ") for c in rows[name].split(" | ")[3].split(",") if c.strip() != "—"]
+        assert listed == relevant_to(name, several_queries=False), name
+
+
 def test_an_unknown_generated_part_stops_the_build_naming_the_page():
     hooks = _hooks()
     with pytest.raises(hooks.UnknownPart, match=r"measures\.md: unknown generated part 'conventons'"):
