@@ -68,14 +68,14 @@ def test_module_has_no_tension_and_its_own_ledger_row():
     assert chapter.declared.values("precision_denominator") == ("k",)
 
 
-def test_readme_table_of_observed_conventions_is_what_the_probes_observe(observed):
-    """The README's "What each reference does" table states, per probed convention, the value each reference's
-    probe reproduces (rejected runs: "reject"); a library's default can only be stated as observed."""
+def test_docs_table_of_observed_conventions_is_what_the_probes_observe(observed):
+    """The "What each reference does" table of docs/conventions.md states, per probed convention, the value each
+    reference's probe reproduces (rejected runs: "reject"); a library's default can only be stated as observed."""
     from pathlib import Path
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    start = readme.index("| probed convention |")
+    page = (Path(__file__).resolve().parents[1] / "docs" / "conventions.md").read_text(encoding="utf-8")
+    start = page.index("| probed convention |")
     rows = {}
-    for line in readme[start:].splitlines()[2:]:
+    for line in page[start:].splitlines()[2:]:
         if not line.startswith("|"):
             break
         cells = [c.strip() for c in line.strip("|").split("|")]
