@@ -12,7 +12,7 @@ from audit import __version__
 from audit.errors import AuditError
 from audit.report.writer import SELECTED
 
-#: Exit codes (also in the README).
+#: Exit codes (also in docs/workflow.md).
 EXIT_OK = 0           # the audit ran; reports written
 EXIT_FAIL_ON = 1      # the audit ran, and a claim has a verdict named by --fail-on
 EXIT_USAGE = 2        # bad command line

@@ -878,7 +878,7 @@ def _shape(text: str, path: Path) -> None:
 def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     if not os.path.lexists(path):
         raise RegisterError(f"missing; a chapter folder needs {CHAPTER_FILE}, {CLAIMS_FILE} and a snapshot "
-                            "(see README, 'Writing claims for a new chapter')", file=str(path))
+                            "(see docs/register.md)", file=str(path))
     text = read_text(path, "register file", MAX_REGISTER_BYTES, RegisterError)
     try:
         _shape(text, path)

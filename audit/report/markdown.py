@@ -399,7 +399,7 @@ def _context(report: ChapterReport, w) -> None:
         w(f"| {cell(k)} | {cell(v)} |")
     w("")
     w("**Execution limits.** References ran in this process on the claims' fixtures; code listings ran in the "
-      "sandbox described in the README; property claims were searched, not proved; nothing was fetched from the "
+      "sandbox described in docs/sandbox.md; property claims were searched, not proved; nothing was fetched from the "
       "network" + (", so the chapter's notebook was not run" if report.notebook is not None and
                    report.notebook.status == "unverified" else "; the chapter's notebook ran in the notebook sandbox"
                    if report.notebook is not None and report.notebook.status != "not run" else "") + ".\n")

@@ -474,12 +474,12 @@ def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None) -> tuple
         start = chain[0][0]
         if _LIBRARY_SAYS.search(text[:start]):
             why.append("the computation is what a library is said to return: encode a value claim with `by:` "
-                       "naming the library (README, 'Measures')")
+                       "naming the library (docs/measures.md)")
             continue
         if _STATISTIC_BEFORE.search(text[max(0, start - 120):start]):
             why.append("the computation is a p-value's or a test statistic's, whose printed terms only the test on "
                        "its data can check (a tail that leaves out a term still adds up): encode a statistic claim "
-                       "(README, 'Writing claims', statistic)")
+                       "(docs/statistics.md)")
             continue
         spec = chain_measure(text, start)
         taken = convention_taken(text, spec, stated or {})
@@ -860,7 +860,7 @@ def values(s: Statement, declared: dict[str, tuple[str, ...]] | None = None,
     plain (``nDCG@3``): the gain and every other convention come from what the text declares
     (``audit.text.stated``), not from the measure name — except an exponential gain stated for the sentence
     alone (``local``: by itself or by its section's heading, "## DCG with exponential gain"), which names
-    the variant (``DCG(dcg='exp-log2')@4``) so that the references compute it too (README, "Measures").
+    the variant (``DCG(dcg='exp-log2')@4``) so that the references compute it too (docs/measures.md).
     ``declared``: the conventions stated for the sentence (``{name: values}``), against which a fixture for a
     newer measure must reproduce the printed value."""
     text = s.text
@@ -889,7 +889,7 @@ def values(s: Statement, declared: dict[str, tuple[str, ...]] | None = None,
         if by:
             lib = {"trec-eval": "trec_eval", "ir-measures": "ir_measures"}.get(by.group("lib").lower(), by.group("lib"))
             why = (f"the value is what {lib} returns: encode a value claim with `by: {lib}` "
-                   f"(README, 'Measures')" + (f"; {why}" if fx is None else " on the fixture"))
+                   "(docs/measures.md)" + (f"; {why}" if fx is None else " on the fixture"))
             fx = None
         if fx is None:
             reason = why
@@ -1365,7 +1365,7 @@ def todo(s: Statement, reason: str) -> str:
             "statistic": "a statistic claim (the test, its data as printed, the statistics the sentence prints, the "
                          "decision and α)"}.get(s.kind, "a claim")
     because = f"; not encoded because {reason}" if reason else ""
-    where = "docs/statistics.md" if s.kind == "statistic" else "README, 'Authoring a chapter, start to finish'"
+    where = "docs/statistics.md" if s.kind == "statistic" else "docs/authoring.md"
     return f"TODO: encode as {what}{because}. See {where}."
 
 

@@ -322,7 +322,7 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     header = (f"# yaml-language-server: $schema={_relative(schema_path('claims'), folder.resolve())}\n"
               "# Claim register started by `audit init`. Claims are numbered in reading order; ids are stable, do\n"
               "# not renumber. Encoded claims run as written; each draft's `claim` says what is left to encode\n"
-              "# (README, 'Authoring a chapter, start to finish'). `derived:` is the sentence a claim was drafted from\n"
+              "# (docs/authoring.md). `derived:` is the sentence a claim was drafted from\n"
               "# and the fields init wrote; when the sentence changes they are derived again, a field you edit is kept.\n")
     derived.attach(claims, text)  # each claim's sentence and the fingerprints of the fields init wrote
     (folder / CHAPTER_FILE).write_text(
