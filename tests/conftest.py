@@ -9,3 +9,91 @@ os.environ["CHAPTER_AUDIT_CACHE"] = tempfile.mkdtemp(prefix="chapter-audit-test-
 os.environ["CHAPTER_AUDIT_CACHE_KEY_FILE"] = os.path.join(tempfile.mkdtemp(prefix="chapter-audit-test-key-"),
                                                          "cache-key")
 os.environ.pop("CHAPTER_AUDIT_CACHE_KEY", None)
+
+import copy
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ("retrieval-23-chapter", "recall-and-precision")
+
+
+# --- running across processes ------------------------------------------------------------------------------------
+# `pytest` runs the tests across processes with pytest-xdist: as many workers as the machine has cores (`-n auto`;
+# PYTEST_XDIST_AUTO_NUM_WORKERS sets another number), distributed by group (`--dist loadgroup`, below). This is set
+# here rather than in pyproject.toml's addopts so that `pytest -n 0` (one process) and `pytest -p no:xdist` (no
+# pytest-xdist at all, where an `-n` in addopts would be an unknown option) keep working.
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("xdist"):
+        return  # a worker (it must never start workers of its own), or pytest-xdist turned off
+    option = config.option
+    if option.numprocesses is None and not (option.collectonly or option.usepdb or option.trace):
+        option.numprocesses = "auto"
+    if option.numprocesses and option.dist == "no":
+        option.dist = "loadgroup"
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that uses a module- or session-scoped fixture of this project (an audited chapter, say) runs in the
+    worker that runs the others using it, so that each such fixture is computed once, not once per worker: the
+    test is put in the group named after that fixture (pytest-xdist's `loadgroup`); the other tests go wherever a
+    worker is free."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None or item.get_closest_marker("xdist_group"):
+            continue
+        shared = []
+        for name in info.names_closure:
+            for fixturedef in info.name2fixturedefs.get(name, ()):
+                if fixturedef.scope in ("module", "package", "session") and fixturedef.baseid is not None \
+                        and fixturedef.baseid.startswith("tests"):
+                    shared.append((fixturedef.scope == "module", fixturedef.baseid, name))
+        if shared:
+            _, baseid, name = min(shared)   # a session fixture first: it may serve several modules
+            item.add_marker(pytest.mark.xdist_group(f"{baseid or 'session'}::{name}"))
+
+
+# --- the shipped chapters, audited once --------------------------------------------------------------------------
+
+_SHIPPED_BOOK: dict = {}
+
+
+@pytest.fixture(scope="session")
+def shipped_book_audit(tmp_path_factory):
+    """The shipped chapters audited together as one book, as `audit run` audits them: from a copy of claims/, with
+    paths relative to the copy. Returns (root of the copy, {chapter id: (chapter, report)}, book). Computed once per
+    process; tests that read it get it through `shipped_book` (a copy of their own)."""
+    if not _SHIPPED_BOOK:
+        from audit.attribution.book import Book
+        from audit.evaluation.references import all_references
+        from audit.register.claims import load_chapter
+        from audit.run.audit import add_book_findings, audit_chapter
+        from audit.run.provenance import collect
+
+        root = tmp_path_factory.mktemp("shipped-book")
+        shutil.copytree(ROOT / "claims", root / "claims")
+        cwd = Path.cwd()
+        os.chdir(root)
+        try:
+            chapters = [load_chapter(Path("claims") / name) for name in SHIPPED]
+            book = Book(chapters)
+            refs = all_references()
+            reports = [audit_chapter(c, refs, collect(["audit", "run"]), book=book) for c in chapters]
+            for r in reports:
+                add_book_findings(r, book)
+        finally:
+            os.chdir(cwd)
+        _SHIPPED_BOOK.update(root=root, audited=dict(zip(SHIPPED, zip(chapters, reports))), book=book)
+    return _SHIPPED_BOOK
+
+
+@pytest.fixture(scope="module")
+def shipped_book(shipped_book_audit):
+    """The shipped book's audit (see shipped_book_audit), deep-copied for one test module, so that a module that
+    changes a report or the book leaves the next module the audit as it was made."""
+    audited = copy.deepcopy((shipped_book_audit["audited"], shipped_book_audit["book"]))
+    return shipped_book_audit["root"], audited[0], audited[1]

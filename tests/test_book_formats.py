@@ -20,7 +20,9 @@ from tests.test_book_repository import ROOT, _git, _run
 
 BOOK = ROOT / "tests" / "book"
 
-pytestmark = [pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),
+# an end-to-end run of the whole test book: a `slow` test, run by CI as a step of its own (`pytest -m slow`)
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),
               pytest.mark.skipif(bool(unavailable_reason()), reason=f"isolation unavailable: {unavailable_reason()}")]
 
 

@@ -174,17 +174,19 @@ def test_write_text_replaces_content(tmp_path):
 
 
 def test_duplicate_chapter_ids_do_not_overwrite_each_other(tmp_path, capsys, monkeypatch):
-    """Regression: two folders with one id wrote the same report file, the second silently replacing the first."""
-    import shutil
+    """Regression: two folders with one id wrote the same report file, the second silently replacing the first.
+    The two folders hold different registers under one chapter id (``same``): the first is audited and reported,
+    the second refused by name."""
     monkeypatch.setenv("COLUMNS", "1000")
-    shipped = Path(__file__).resolve().parents[1] / "claims" / "retrieval-23-chapter"
-    a, b = tmp_path / "a", tmp_path / "b"
-    shutil.copytree(shipped, a)
-    shutil.copytree(shipped, b)
+    a = write_chapter(tmp_path / "a", "same", SUPPORTED_CLAIM)
+    b = write_chapter(tmp_path / "b", "same", CONTRADICTED_CLAIM)
     code = main(["run", str(a), str(b), "--reports", str(tmp_path / "out"), "--quiet"])
     assert code == EXIT_INPUT
-    assert "also used by" in capsys.readouterr().err
-    assert (tmp_path / "out" / "retrieval-23-chapter.md").exists()
+    err = capsys.readouterr().err
+    assert "also used by" in err and str(b) in err
+    report = json.loads((tmp_path / "out" / "same.json").read_text(encoding="utf-8"))
+    assert [(c["id"], c["verdict"]) for c in report["claims"]] == [("C1", "supported")]   # the first folder's
+    assert sorted(p.name for p in (tmp_path / "out").glob("same*")) == ["same.html", "same.json", "same.md"]
 
 
 def test_unexpected_failure_exits_4_without_traceback(tmp_path, capsys, monkeypatch):

@@ -129,15 +129,14 @@ def test_the_conflict_with_chapter_23_is_reported_at_book_level(module_report):
     assert len(report.book_conflicts) == 2
 
 
-def test_a_rule_of_another_book_is_not_held_against_a_listing():
+def test_a_rule_of_another_book_is_not_held_against_a_listing(shipped_book):
     """The shipped course module names no book, chapter 23 is in *Retrieval From First Principles*: audited in one
-    run, chapter 23's repeated-ID rule is not the module's, so no conflict is recorded and M14's reason (recall 2.0
-    on ['n', 'n', 'a', 'a'], relevant {'a'}, still outside [0, 1]) cites no other chapter."""
-    chapters = [load_chapter(ROOT / "claims" / "recall-and-precision"),
-                load_chapter(ROOT / "claims" / "retrieval-23-chapter")]
-    book = Book(chapters)
-    report = audit_chapter(chapters[0], all_references(), collect(["audit", "run"]), book=book)
-    add_book_findings(report, book)
+    run (conftest's shipped_book, as `audit run` audits the shipped chapters), chapter 23's repeated-ID rule is not
+    the module's, so no conflict is recorded and M14's reason (recall 2.0 on ['n', 'n', 'a', 'a'], relevant {'a'},
+    still outside [0, 1]) cites no other chapter."""
+    _, chapters, book = shipped_book
+    assert [c.identity.id for c in book.chapters] == ["retrieval-23-chapter", "recall-and-precision"]
+    _, report = chapters["recall-and-precision"]
     assert book.conflicts == [] and report.book_conflicts == []
     m14 = next(c for c in report.claims if c.id == "M14")
     assert m14.verdict == "qualified" and "returns 2.0000 — outside [0, 1]" in m14.reason

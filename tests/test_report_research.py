@@ -34,23 +34,11 @@ CHAPTERS = ("retrieval-23-chapter", "recall-and-precision")
 
 
 @pytest.fixture(scope="module")
-def audited(tmp_path_factory):
-    """Both shipped chapters audited as one book, from a copy of claims/ (paths relative to the copy)."""
-    root = tmp_path_factory.mktemp("book")
-    shutil.copytree(ROOT / "claims", root / "claims")
-    cwd = Path.cwd()
-    import os
-    os.chdir(root)
-    try:
-        chapters = [load_chapter(Path("claims") / name) for name in CHAPTERS]
-        book = Book(chapters)
-        refs = all_references()
-        reports = [audit_chapter(c, refs, collect(["audit", "run"]), book=book) for c in chapters]
-        for r in reports:
-            add_book_findings(r, book)
-    finally:
-        os.chdir(cwd)
-    return root, dict(zip(CHAPTERS, zip(chapters, reports)))
+def audited(shipped_book):
+    """Both shipped chapters audited as one book, from a copy of claims/ (paths relative to the copy): conftest's
+    shipped_book, made once for every module that reads it."""
+    root, chapters, _ = shipped_book
+    return root, chapters
 
 
 def _brief_sections() -> list[str]:

@@ -3,7 +3,8 @@ claims.yaml and snapshots) and TREC files; every run must exit 0, 1 or 3 (crossc
 print no traceback and no internal error, finish within its limit, never call a claim that
 exercises nothing "supported", and leave only valid JSON reports (``oracle.py``).
 
-The budget is fixed (``derandomize``, a set number of examples) so CI time stays under a minute;
+The budget is fixed (``derandomize``, a set number of examples); these are ``slow`` tests, left out of the
+default run and run by CI as a step of their own (``pytest -m slow``);
 ``benchmarks/bench_fuzz.py`` runs the same generator on 10,000 registers.
 """
 
@@ -13,10 +14,13 @@ import random
 import tempfile
 from pathlib import Path
 
+import pytest
 from generate import register, trec_pair
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import check_register, check_trec
+
+pytestmark = pytest.mark.slow   # a second step of the test run: `pytest -m slow` (docs/development.md)
 
 BUDGET = settings(max_examples=25, derandomize=True, database=None, deadline=None,
                   suppress_health_check=list(HealthCheck))
