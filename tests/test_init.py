@@ -52,6 +52,39 @@ def test_init_then_run_contradicts_a_planted_slip_and_a_false_universal(tmp_path
     assert p5["verdict"] == "supported", p5["reason"]
     assert not [c for c in report["claims"] if c["kind"] == "draft"]
     assert report["scan"]["scanner_held_out_recall"] == MEASURED["held_out_recall"]   # JSON states it too
+    assert report["scan"]["statement_recall"] == MEASURED["corpus_recall"] < 1       # measured, not by construction
+
+
+MISSED = """Step by step
+
+The system returns d1, d2, d3, d4, d5, of which d1 and d4 are relevant.
+Every score in this table lies between 0 and 1.
+Doubling the pool, 0.4 scaled by a factor of ten is four relevant documents per ten queries.
+P@5 = 2/5 = 0.4.
+"""
+
+
+def test_an_init_draft_lists_what_the_scanner_did_not_read_as_uncovered(tmp_path, capsys):
+    """init drafts claims only for the statements the scanner reads (here P@5 = 2/5 = 0.4, two relevant of five:
+    2/5 = 0.4 by hand), so its draft can never cover the sentences the scanner misses. The run's "uncovered" lists
+    them — the worked example's sentence (its document ids), the range sentence and the scaled count, each with a
+    number — and init's console message counts them
+    and gives the statement recall measured on the labelled corpus, not a claim that the scanner found all."""
+    source = tmp_path / "missed.txt"
+    source.write_text(MISSED, encoding="utf-8")
+    assert main(["init", str(source), "--id", "missed", "--claims-dir", str(tmp_path / "claims")]) == 0
+    out = capsys.readouterr().out
+    assert "3 sentences with a number, a comparison or a universal word are not read as a statement" in out
+    assert f"the scanner reads {MEASURED['corpus_recall']:.0%} of statements" in out
+    assert "100%" not in out
+    assert main(["run", str(tmp_path / "claims" / "missed"), "--reports", str(tmp_path / "r"), "--quiet"]) == 0
+    report = json.loads((tmp_path / "r" / "missed.json").read_text(encoding="utf-8"))
+    open_ = [(s["line"], s["kind"]) for s in report["statements"] if not s["covered_by"]]
+    assert (4, "unread: number, comparison, universal") in open_ and (5, "unread: number") in open_
+    assert report["scan"]["uncovered"] >= 3 and report["scan"]["unread"] == 3
+    md = (tmp_path / "r" / "missed.md").read_text(encoding="utf-8")
+    assert "Statement recall, measured on the labelled corpus" in md
+    assert "Every score in this table lies between 0 and 1." in md
 
 
 def test_a_stated_denominator_is_declared_and_decides_the_value(tmp_path):
