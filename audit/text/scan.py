@@ -130,15 +130,20 @@ _STRONG_CHANGE = re.compile(r"\b(?:remains?|improves?|improved|raises?|lowers?|r
                             r"measurement)\b", re.IGNORECASE)
 _DEFINE = re.compile(r"\blet\s+\w+\s+be\b|\bis\s+defined\s+as\b", re.IGNORECASE)
 #: Pieces of an arithmetic expression as printed: the functions ``audit.register.values`` reads, operators
-#: (``×``, ``·``, ``÷``, ``−``, powers ``^``/``**``, a superscript ² or ³), and a product written ``(1/4)(1/4)``.
+#: (``×``, ``·``, ``x`` between numbers as in ".912 x 10", ``÷``, ``−``, powers ``^``/``**``, a superscript ² or
+#: ³), and a product written ``(1/4)(1/4)``.
 FUNCTION = r"(?:log2|log10|log|ln|sqrt|exp)"
 _SUP = r"[²³]"
-_OPERATOR = r"(?:\*\*|[-+*/×·÷−^])"
+_OPERATOR = r"(?:\*\*|[-+*/×·÷−^]|[xX](?=\s*[\d.(]))"
 _OPERAND = rf"(?:{FUNCTION}\s*)?(?:\(\s*(?:{FUNCTION}\s*)?)*{NUM}{_SUP}?(?!\w|\.\d)"
 _LINK = rf"(?:\s*\)*{_SUP}?\s*{_OPERATOR}\s*|\s*\)+{_SUP}?\s*(?=\())"
+#: Not right after an operator (``… + 9/10``), with a space or without; a ``-`` or ``*`` that starts a line, or
+#: follows only spaces there, is a list marker ("- 3/log2(4) = 1.5", a step of a worked calculation), not a minus.
+_NOT_AFTER_OPERATOR = (r"(?<![+/×·÷−^…]\s)(?<![+/×·÷−^…])(?<![-*][-*])"
+                       r"(?<![^\s][-*]\s)(?<![^\s]\s[-*]\s)(?<![^\s][-*])")
 #: An expression or a single number, never starting inside a longer expression (after an operator, a
 #: word character, ``@`` or an ellipsis: ``… + 9/10 + 10/12)/10`` is not an expression of its own).
-EXPRESSION = (rf"(?<![\w@.])(?<![-+*/×·÷−^…]\s)(?<![-+*/×·÷−^…])"
+EXPRESSION = (rf"(?<![\w@.]){_NOT_AFTER_OPERATOR}"
               rf"{_OPERAND}(?:{_LINK}{_OPERAND})*(?:\s*\))*{_SUP}?")
 #: What links an expression to the value printed for it: ``=``, ``≈``, ``~``, ``, roughly``, ``is about``, ``comes to``.
 RELATION = (r"=|≈|~|,?\s*(?:(?:is|was|comes\s+to|gives)\s+)?(?:roughly|about|approximately|or\s+about|"
@@ -146,7 +151,7 @@ RELATION = (r"=|≈|~|,?\s*(?:(?:is|was|comes\s+to|gives)\s+)?(?:roughly|about|a
 #: An expression and the value printed for it (``21/43 ≈ .4884``, ``(1 × 1/2 × 1/4)^(1/3) = 0.5``,
 #: ``3/4 + (1/4)(1/4)/3 ≈ 0.771``); the value is not the start of a further expression.
 ARITH = re.compile(
-    rf"(?<![\w@.])(?<![-+*/×·÷−^…]\s)(?<![-+*/×·÷−^…])"
+    rf"(?<![\w@.]){_NOT_AFTER_OPERATOR}"
     rf"(?P<expr>{_OPERAND}(?:{_LINK}{_OPERAND})+(?:\s*\))*{_SUP}?)"
     rf"\s*(?P<rel>{RELATION})\s*"
     rf"(?P<value>(?:≈\s*)?{NUM}%?)(?![\d/]|\.\d)(?!\s*(?:{_OPERATOR}|\())")
@@ -290,7 +295,7 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
         return None
     if _STATISTIC.search(t):
         return "statistic"
-    if ARITH.search(t):
+    if ARITH.search(t) or any(ARITH.search(plain) for _, _, plain in latex_math(t)):
         return "arithmetic"
     metric = METRIC.search(t)
     share = _COUNT.search(t) or re.search(rf"{WORD_FRACTION}|\b\d+(?:\.\d+)?%", t, re.IGNORECASE)
@@ -323,6 +328,31 @@ def _formula_kind(formula: str) -> str:
         return "convention"
     plain = latex_plain(formula)
     return classify(plain) or ("definition" if "=" in plain else "formula")
+
+
+#: Inline math in a sentence: ``$…$`` (not ``$$``), ``\\(…\\)``.
+_INLINE_MATH = re.compile(r"(?<![$\\])\$(?!\$)(?P<a>[^$\n]+?)(?<!\\)\$(?!\$)|\\\((?P<b>.+?)\\\)")
+
+
+def latex_math(text: str) -> list[tuple[int, int, str]]:
+    """Each inline formula of ``text`` holding LaTeX (``$\\frac{3}{\\log_2 4} = 1.5$``) as ``(start, end, plain)``:
+    its span with the delimiters, and its arithmetic in plain notation (``((3)/(log2 4)) = 1.5``; ``\\approx`` as ``≈``,
+    read by ``audit.register.values.latex_arithmetic``). A display formula unit is one formula as a whole."""
+    from audit.register.values import latex_arithmetic
+    from audit.errors import AuditError
+    spans = [(m.start(), m.end(), m.group("a") or m.group("b")) for m in _INLINE_MATH.finditer(text)]
+    if not spans and re.match(r"\s*(?:\$\$|\\\[)", text):
+        spans = [(0, len(text), re.sub(r"^\s*(?:\$\$|\\\[)|(?:\$\$|\\\])\s*[.,]?\s*$", "", text))]
+    out = []
+    for a, b, body in spans:
+        if "\\" not in body:
+            continue
+        try:
+            plain = latex_arithmetic(re.sub(r"\\approx\b", "≈", body).replace("\\leq", "≤").replace("\\geq", "≥"))
+        except AuditError:
+            continue
+        out.append((a, b, plain))
+    return out
 
 
 #: A significance test reported in its notation: t(df) = …, or a p-value with a relation and a number.
@@ -385,9 +415,12 @@ def printed_values(text: str) -> list[str]:
     """Every value printed in ``text`` (decimals, fractions, percentages, number words, fractions in words), in
     order, as written."""
     grouped = [(m.start(), m.end()) for m in _GROUPED.finditer(text)]  # 1,048,576 is one number
-    found = [(a, text[a:b]) for a, b in grouped] + [
+    fractions = [(m.start(), m.end(), f"{m.group(1)}/{m.group(2)}") for m in _LATEX_FRACTION.finditer(text)]
+    # a log's base (log2, \log_2, \log_{2}) and a LaTeX index (\sum_{i=1}^{3}, g_i) print no value
+    hidden = grouped + [(a, b) for a, b, _ in fractions] + [(m.start(), m.end()) for m in _NOT_PRINTED.finditer(text)]
+    found = [(a, text[a:b]) for a, b in grouped] + [(a, v) for a, _, v in fractions] + [
         (m.start(), m.group(0)) for m in re.finditer(VALUE, text, re.IGNORECASE)
-        if not any(a <= m.start() < b for a, b in grouped)]
+        if not any(a <= m.start() < b for a, b in hidden)]
     out = []
     for a, value in sorted(found):
         b = a + len(value)
@@ -399,6 +432,11 @@ def printed_values(text: str) -> list[str]:
     return out
 
 
+#: A LaTeX fraction of two numbers (``\\frac{3}{4}``, ``\\tfrac``, ``\\dfrac``): printed as the value ``3/4``.
+_LATEX_FRACTION = re.compile(r"\\[dt]?frac\s*\{\s*(\d+(?:\.\d+)?)\s*\}\s*\{\s*(\d+(?:\.\d+)?)\s*\}")
+#: Digits that are part of a name, not a value: a logarithm's base and a LaTeX sub- or superscript index.
+_NOT_PRINTED = re.compile(r"\blog_?(?:2|10)\b|\\log_\s*\{?\s*\d+\s*\}?|\\(?:sum|prod)\s*_\s*\{[^{}]*\}\s*\^\s*\{?[^{}\s]*\}?|"
+                          r"(?<=[A-Za-z])_\{?\w+\}?")
 #: A number written with thousands separators: "1,048,576", LaTeX's "1{,}048{,}576" and "1\\,048\\,576", or thin,
 #: no-break and plain spaces between groups of three ("1 048 576"), the first group without a leading zero.
 _GROUPED = re.compile(r"(?<![\d,.])(?:\d{1,3}(?:,\d{3})+|[1-9]\d{0,2}(?:(?:\{,\}|\\,|[\u2009\u202f\u00a0\u2007 ])\d{3})+)"
