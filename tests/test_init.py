@@ -461,3 +461,48 @@ def test_init_drafts_code_claims_with_roles_from_names_and_hints_and_the_calls_t
                             "returns": "0.5555555555555556"}]
     broken = next(c for c in claims.values() if "def mrr" in c["quote"])
     assert broken["kind"] == "draft" and "not valid Python" in broken["claim"]
+
+
+WORKED = r"""# Graded gains, worked by hand
+
+The discounted gains of the grades 3, 2, 3 at ranks 1 to 3, one line a rank:
+
+- 3/log2(2) = 3
+- 2/log2(3) = 1.262
+- 3/log2(4) = 1.5
+
+Scaled to ten queries, a judged share of .912 gives .912 x 10 = 9.12 judged documents per ten.
+
+In LaTeX the second term is $\dfrac{2}{\log_2(3)} \approx 1.262$, the discounts add up to
+$\sum_{i=1}^{3} \frac{1}{\log_2(i+1)} \approx 2.131$, and a slip prints $\frac{3}{\log_2 4} = 1.75$.
+
+nDCG lies between 0 and 1.
+"""
+
+
+def test_steps_products_latex_and_ranges_are_drafted_and_checked_with_no_edit(tmp_path):
+    """Shapes the scanner used to miss or misread, each checked by hand: the step lines of a log-discount computation
+    (3/log2(2) = 3; 2/log2(3) = 1.2619 (math.log2); 3/log2(4) = 3/2); a product written with x (.912 × 10 = 9.12
+    exactly, so nothing to correct: a misreading once proposed "9.12 → 0.91"); LaTeX arithmetic (2/log2 3 = 1.2619;
+    1/log2 2 + 1/log2 3 + 1/log2 4 = 2.1309; 3/log2 4 = 1.5, so the printed 1.75 is a slip whose fix is 1.50); and
+    the range "nDCG lies between 0 and 1", true of every ranking (two property claims on constant bounds)."""
+    source = tmp_path / "worked.md"
+    source.write_text(WORKED, encoding="utf-8")
+    folder, counts = create_chapter(source, "worked", tmp_path / "claims")
+    chapter = load_chapter(folder)
+    assert not [c.quote for c in chapter.register.claims if c.kind == "draft"]
+    report = audit_chapter(chapter, all_references(), collect([]))
+    by_quote: dict[str, list] = {}
+    for c in report.claims:
+        by_quote.setdefault(c.quote, []).append(c)
+    verdict = {q: {c.verdict for c in cs} for q, cs in by_quote.items()}
+    for step in ("3/log2(2) = 3", "2/log2(3) = 1.262", "3/log2(4) = 1.5", ".912 x 10 = 9.12",
+                 r"$\dfrac{2}{\log_2(3)} \approx 1.262$", r"$\sum_{i=1}^{3} \frac{1}{\log_2(i+1)} \approx 2.131$"):
+        assert verdict[step] == {"supported"}, (step, [c.reason for c in by_quote[step]])
+    slip = by_quote[r"$\frac{3}{\log_2 4} = 1.75$"]
+    assert [c.verdict for c in slip] == ["contradicted"]
+    assert "“1.75” to “1.50”" in slip[0].response       # written to the printed two decimals
+    ranges = by_quote["nDCG lies between 0 and 1"]
+    assert sorted((c.kind, c.verdict) for c in ranges) == [("property", "supported")] * 2
+    assert report.scan["uncovered"] == 0 or all(not s.kind.startswith("unread") or "grades 3, 2, 3" in s.text
+                                                for s in report.statements if not s.covered_by)

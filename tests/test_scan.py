@@ -338,3 +338,29 @@ def test_arithmetic_on_printed_numbers_does_not_cover_the_measures_value():
     measured = use_of({"id": "M", "kind": "arithmetic", "expression": "1/3", "claimed": "≈ 0.33",
                        "computes": {"measure": "P@3", "fixture": "ranks-1-3-5"}}, whole)
     assert [covered_by(p, [measured]) for p in parts] == [["M"], ["M"]]
+
+
+@pytest.mark.parametrize("line, expr, value", [
+    ("- 3/log2(4) = 1.5", "3/log2(4)", "1.5"),            # a list item's marker is no minus
+    ("  * 2/log2(3) = 1.262", "2/log2(3)", "1.262"),
+    ("1. 3/log2(2) = 3", "3/log2(2)", "3"),
+    ("DCG = 3 + 2/1.585 + 3/2 = 5.762", "3 + 2/1.585 + 3/2", "5.762"),
+    ("The total 5 - 3/2 = 3.5 stays.", "5 - 3/2", "3.5"),  # a binary minus still belongs to the expression
+    ("Scaled, .912 x 10 = 9.12 judged.", ".912 x 10", "9.12"),
+])
+def test_steps_of_a_worked_calculation_and_x_products_are_arithmetic(line, expr, value):
+    from audit.text.scan import ARITH
+    m = ARITH.search(line)
+    assert m and (m.group("expr"), m.group("value")) == (expr, value)
+    assert [s.kind for s in scan_text(line)] == ["arithmetic"]
+
+
+def test_latex_arithmetic_in_a_sentence_is_a_statement_and_prints_its_fractions():
+    """An inline formula with \\frac, \\log_2 and \\approx is arithmetic; its printed values are the fraction 1/2 (not
+    1 and 2), no log base and no summation index: what a claimed value is compared with."""
+    from audit.text.scan import printed_values
+    sentence = r"The mean is $\tfrac{1}{2} \cdot (1 + \tfrac{1}{3}) \approx 0.6667$ here."
+    assert [s.kind for s in scan_text(sentence)] == ["arithmetic"]
+    assert printed_values(sentence) == ["1/2", "1", "1/3", "0.6667"]
+    assert printed_values(r"$\sum_{i=1}^{3} \frac{1}{\log_2(i+1)} \approx 2.131$") == ["1", "1", "2.131"]
+    assert printed_values("3/log2(4) = 1.5") == ["3", "4", "1.5"]

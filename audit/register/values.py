@@ -447,7 +447,8 @@ CERTIFIED_DIGITS = 40
 #: (as DCG formulas often do) must be written ``log2`` or ``log(x, 2)``: nothing is guessed.
 FUNCTIONS = {"log": (1, 2), "ln": (1, 1), "log2": (1, 1), "log10": (1, 1), "sqrt": (1, 1), "exp": (1, 1)}
 _FUNCTION_NAMES = "log(x), log(x, b), ln(x), log2(x), log10(x), sqrt(x), exp(x)"
-_ACCEPTED = f"numbers, + - * /, powers (** or ^), parentheses and {_FUNCTION_NAMES}"
+_ACCEPTED = (f"numbers, + - * / (× · x), powers (** or ^), parentheses and {_FUNCTION_NAMES}; LaTeX \\frac, "
+             "\\log_2, \\cdot, \\times, \\sqrt and \\sum with numeric limits")
 #: "ln 2", "log2 3": a function name followed by a plain number is a call on that number.
 _SPOKEN_CALL = re.compile(r"\b(ln|log2|log10|log|sqrt|exp)[ \t]+(\d+(?:\.\d*)?|\.\d+)(?![\w.(])")
 #: exp(t) stays within 2**±MAX_VALUE_BITS when |t| ≤ this bound (0.693 < ln 2 = 0.693147…).

@@ -336,8 +336,9 @@ _INLINE_MATH = re.compile(r"(?<![$\\])\$(?!\$)(?P<a>[^$\n]+?)(?<!\\)\$(?!\$)|\\\
 
 def latex_math(text: str) -> list[tuple[int, int, str]]:
     """Each inline formula of ``text`` holding LaTeX (``$\\frac{3}{\\log_2 4} = 1.5$``) as ``(start, end, plain)``:
-    its span with the delimiters, and its arithmetic in plain notation (``((3)/(log2 4)) = 1.5``; ``\\approx`` as ``≈``,
-    read by ``audit.register.values.latex_arithmetic``). A display formula unit is one formula as a whole."""
+    its span with the delimiters, and its arithmetic in plain notation (``3/(log2 4) = 1.5``; ``\\approx`` as ``≈``,
+    read by ``audit.register.values.latex_arithmetic``), each side holding a symbol written ``§`` (``§ = 3 + 2/(log2 3)
+    ≈ 5.762`` for ``DCG@3 = …``). A display formula unit is one formula as a whole."""
     from audit.register.values import latex_arithmetic
     from audit.errors import AuditError
     spans = [(m.start(), m.end(), m.group("a") or m.group("b")) for m in _INLINE_MATH.finditer(text)]
@@ -351,8 +352,17 @@ def latex_math(text: str) -> list[tuple[int, int, str]]:
             plain = latex_arithmetic(re.sub(r"\\approx\b", "≈", body).replace("\\leq", "≤").replace("\\geq", "≥"))
         except AuditError:
             continue
+        # a side holding a symbol (DCG@3, g_i, a sum over grades the formula does not give) is no arithmetic: it is
+        # written as one mark, so that nothing inside it is read as an expression of its own ("3+1 = 5.762")
+        sides = re.split(r"(\s*(?:=|≈|<|>|≤|≥)\s*)", plain)
+        plain = "".join(side if i % 2 or not _SYMBOL.search(_FUNCTIONS.sub(" ", side)) else "§"
+                        for i, side in enumerate(sides))
         out.append((a, b, plain))
     return out
+
+
+_SYMBOL = re.compile(r"[A-Za-z_\\]")
+_FUNCTIONS = re.compile(r"\b(?:log2|log10|log|ln|sqrt|exp)\b")
 
 
 #: A significance test reported in its notation: t(df) = …, or a p-value with a relation and a number.
