@@ -477,6 +477,14 @@ In LaTeX the second term is $\dfrac{2}{\log_2(3)} \approx 1.262$, the discounts 
 $\sum_{i=1}^{3} \frac{1}{\log_2(i+1)} \approx 2.131$, and a slip prints $\frac{3}{\log_2 4} = 1.75$.
 
 nDCG lies between 0 and 1.
+
+The same sum set as a calculation block:
+
+```
+3/log2(2) + 2/log2(3) + 3/log2(4)
+    = 3 + 1.262 + 1.5
+    = 5.762
+```
 """
 
 
@@ -485,7 +493,8 @@ def test_steps_products_latex_and_ranges_are_drafted_and_checked_with_no_edit(tm
     (3/log2(2) = 3; 2/log2(3) = 1.2619 (math.log2); 3/log2(4) = 3/2); a product written with x (.912 × 10 = 9.12
     exactly, so nothing to correct: a misreading once proposed "9.12 → 0.91"); LaTeX arithmetic (2/log2 3 = 1.2619;
     1/log2 2 + 1/log2 3 + 1/log2 4 = 2.1309; 3/log2 4 = 1.5, so the printed 1.75 is a slip whose fix is 1.50); and
-    the range "nDCG lies between 0 and 1", true of every ranking (two property claims on constant bounds)."""
+    the range "nDCG lies between 0 and 1", true of every ranking (two property claims on constant bounds); and the
+    same sum set as a calculation in a code block, read step by step as prose."""
     source = tmp_path / "worked.md"
     source.write_text(WORKED, encoding="utf-8")
     folder, counts = create_chapter(source, "worked", tmp_path / "claims")
@@ -504,5 +513,10 @@ def test_steps_products_latex_and_ranges_are_drafted_and_checked_with_no_edit(tm
     assert "“1.75” to “1.50”" in slip[0].response       # written to the printed two decimals
     ranges = by_quote["nDCG lies between 0 and 1"]
     assert sorted((c.kind, c.verdict) for c in ranges) == [("property", "supported")] * 2
+    # the calculation block: 3/log2(2) + 2/log2(3) + 3/log2(4) = 3 + 1.2619 + 1.5 = 5.7619 (math.log2), and the
+    # printed terms 3 + 1.262 + 1.5 = 5.762 exactly
+    block = [c for c in report.claims if c.kind == "arithmetic" and "\n" in c.quote]
+    assert sorted(c.quote.split("\n")[0] for c in block) == ["3 + 1.262 + 1.5", "3/log2(2) + 2/log2(3) + 3/log2(4)"]
+    assert {c.verdict for c in block} == {"supported"}
     assert report.scan["uncovered"] == 0 or all(not s.kind.startswith("unread") or "grades 3, 2, 3" in s.text
                                                 for s in report.statements if not s.covered_by)

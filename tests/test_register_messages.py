@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from audit.attribution.verdict import Evidence, decide
-from audit.evaluation.references import all_references
+from audit.evaluation.checks import Measurements
+from audit.evaluation.references import Outcome, Reference, Support, all_references
 from audit.register.claims import load_chapter
-from audit.run.audit import audit_chapter
+from audit.run.audit import audit_chapter, audit_claim
 from audit.run.provenance import collect
 
 REFERENCE_WORDING = ("A reference failed", "Investigate the failure")
@@ -37,6 +38,10 @@ def test_a_claimed_value_the_quote_does_not_print_names_the_field_and_the_fix(tm
     assert claim.concern.startswith("The register does not encode what the text says")
     assert claim.response.startswith("In the register, fix `claimed`: write the value as the quote prints it")
     assert not any(w in claim.concern + claim.response for w in REFERENCE_WORDING)
+    # the review checklist sends the author to the register, with the same fix
+    report = audit_chapter(chapter, all_references(), collect([]))
+    items = [i for i in report.research.checklist if "A1" in i.claims]
+    assert [(i.recommendation, i.reason) for i in items] == [("revise", f"update the register entry: {claim.response}")]
 
 
 def test_only_a_reference_failure_is_called_one():
@@ -62,3 +67,39 @@ def test_only_a_reference_failure_is_called_one():
     plain.errors.append("not run: isolation unavailable (no user namespaces)")
     d = decide(plain)
     assert not any(w in d.concern + d.response for w in REFERENCE_WORDING)
+
+
+class Broken(Reference):
+    """A reference that fails on every measure (as a library that raises would)."""
+
+    name = "broken"
+    library = "broken"
+    title = "a failing reference"
+
+    def version(self) -> str:
+        return "0"
+
+    def conventions(self) -> dict[str, str]:
+        return {}
+
+    def supports(self, measure) -> Support:
+        return Support(True)
+
+    def evaluate(self, measures, qrels, run):
+        return {str(m): Outcome("error", provider="broken", detail="RuntimeError: boom") for m in measures}
+
+    def evaluate_run_file(self, measures, qrels, path):
+        return self.evaluate(measures, qrels, None)
+
+
+def test_a_reference_that_did_fail_is_named_as_one(tmp_path):
+    """P@3 of a, n, b with a and b relevant is 2/3 (by hand); the register is right, and one reference raises: the
+    error is the reference's, and only then is the author told to investigate a failure."""
+    chapter = _chapter(tmp_path, "Here P@3 = 2/3.\n",
+                       "fixtures:\n  f: {qrels: {q1: {a: 1, b: 1, n: 0}}, run: {q1: [a, n, b]}}\nclaims:\n"
+                       "  - {id: V1, title: p, kind: value, quote: \"P@3 = 2/3\", claim: P@3 = 2/3, fixture: f, "
+                       "expect: [{measure: \"P@3\", claimed: \"2/3\"}]}\n")
+    result = audit_claim(chapter.register.claims[0], chapter, Measurements([*all_references(), Broken()]))
+    assert result.verdict == "error" and "broken (broken) failed" in result.reason
+    assert result.concern.startswith("A reference failed")
+    assert result.response.startswith("Investigate the failure")

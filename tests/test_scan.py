@@ -364,3 +364,28 @@ def test_latex_arithmetic_in_a_sentence_is_a_statement_and_prints_its_fractions(
     assert printed_values(sentence) == ["1/2", "1", "1/3", "0.6667"]
     assert printed_values(r"$\sum_{i=1}^{3} \frac{1}{\log_2(i+1)} \approx 2.131$") == ["1", "1", "2.131"]
     assert printed_values("3/log2(4) = 1.5") == ["3", "4", "1.5"]
+
+
+CALCULATION = """The discounted gains, worked by hand:
+
+```
+DCG@3 = 3/log2(2) + 2/log2(3) + 3/log2(4)
+      = 3 + 1.262 + 1.5
+      = 5.762
+```
+
+```python
+gains = [3, 2, 3]
+total = 3 + 2
+```
+"""
+
+
+def test_a_worked_calculation_set_as_code_is_read_step_by_step_and_code_is_not():
+    """A fenced block of nothing but calculation notation is a worked calculation: its chain (a line and the lines
+    after it that start with "=") is one arithmetic statement; a Python block beside it stays code."""
+    found = scan_text(CALCULATION, markdown=True)
+    assert [(s.line, s.kind) for s in found] == [(4, "arithmetic")]
+    assert found[0].text == "DCG@3 = 3/log2(2) + 2/log2(3) + 3/log2(4)\n      = 3 + 1.262 + 1.5\n      = 5.762"
+    assert scan_mod.is_calculation(["  = 3 + 1.262", "  = 4.262"]) and not scan_mod.is_calculation(
+        ["gains = [3, 2, 3]", "total = sum(gains)"])

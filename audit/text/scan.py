@@ -201,10 +201,32 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
 OUTPUT_LINE = re.compile(r"^\s*[A-Za-z][\w.]*\s+(?:all|[\w.-]+)\s+-?\d+(?:\.\d+)?\s*$")
 
 
+#: A line of a worked calculation: an optional name before its relation ("DCG@3 =", "nDCG ≈"), then numbers, operators,
+#: parentheses, the functions ``FUNCTION`` and further relations; nothing else (no identifier, bracket or keyword of
+#: code).
+_CALCULATION_LINE = re.compile(
+    rf"^\s*(?:[A-Za-z][\w@.-]*\s*(?=[=≈~]))?(?:[=≈~]\s*)?(?:[-+*/×·÷−^()\d.,\s]|{FUNCTION}|[=≈~]|\.\.\.|…)*$")
+
+
+def is_calculation(lines: list[str]) -> bool:
+    """Whether a block's lines are a worked calculation (``DCG = 3/log2(2) + 2/log2(3)``, ``    = 3 + 1.262``,
+    ``    = 4.262``) rather than code: every non-empty line is calculation notation, and together they print an
+    expression with its value."""
+    filled = [ln for ln in lines if ln.strip()]
+    return bool(filled) and all(_CALCULATION_LINE.match(ln) for ln in filled) and bool(ARITH.search("\n".join(filled)))
+
+
+def _step_unit(lines: list[str], offsets: list[int], step: list[int]) -> Unit:
+    first, last = step[0], step[-1]
+    return Unit("sentence", offsets[first] + len(lines[first]) - len(lines[first].lstrip()),
+                offsets[last] + len(lines[last].rstrip()))
+
+
 def units(text: str, markdown: bool = False) -> list[Unit]:
     """Every unit of ``text`` in reading order: sentences of paragraphs and list items, table
     rows with their header, the ``def`` lines of code listings (the rest of a listing is
-    code, not prose), and each line of a block that holds nothing but trec_eval output
+    code, not prose), each step of a worked calculation set as a code block (``is_calculation``),
+    and each line of a block that holds nothing but trec_eval output
     (``map  all  0.7904``: printed values, not code). Markdown headings are skipped. ``markdown``: the
     text is a Markdown chapter (``audit.text.markdown``): its front matter, HTML blocks, MyST targets and
     comments and ``:::`` fence lines are not prose, and each display formula is one ``formula`` unit."""
@@ -225,6 +247,21 @@ def units(text: str, markdown: bool = False) -> list[Unit]:
             out.append(Unit("formula", a, offsets[last] + len(lines[last].rstrip())))
     for listing in find_listings(text):
         body = [lines[n - 1] for n in range(listing.start, listing.end + 1) if n - 1 < len(lines)]
+        if listing.style != "unfenced" and is_calculation(body):
+            # a worked calculation set as code: each step (a line, with the lines after it that start with a
+            # relation: "    = 3 + 1.262 + 1.5") is read as prose, never as code
+            step: list[int] = []
+            for n in range(listing.start, min(listing.end, len(lines)) + 1):
+                line = lines[n - 1]
+                if step and (not line.strip() or not re.match(r"\s*(?:=|≈|~)", line)):
+                    out.append(_step_unit(lines, offsets, step))
+                    step = []
+                if line.strip():
+                    step.append(n - 1)
+            if step:
+                out.append(_step_unit(lines, offsets, step))
+            code_lines.update(n - 1 for n in range(listing.start, listing.end + 1))
+            continue
         printed = listing.style != "unfenced" and any(ln.strip() for ln in body) and all(
             OUTPUT_LINE.match(ln) for ln in body if ln.strip())
         for n in range(listing.start, listing.end + 1):
