@@ -82,6 +82,10 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
             except (AuditError, ValueError, KeyError, TypeError):  # a failure leaves the snippet a draft
                 encoded = []
             encoded = _for(part, encoded)
+        if not encoded and s.kind.startswith("unread"):
+            encoded = [{"kind": "draft", "quote": s.text, "statement": s.kind,
+                        "claim": "TODO: encode what the sentence states, or make it a `not checkable` claim with "
+                                 "its reason"}]
         if not encoded:
             encoded = [{"kind": "draft", "quote": part.quote if part else s.text, "statement": s.text}]
         for i, claim in enumerate(encoded, 1):
