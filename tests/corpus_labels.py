@@ -144,3 +144,60 @@ def audit_labelled(folder: Path, text: str, labels: list[Label], references=None
         else:
             wrong.append(f"{lb.quote} — labelled {lb.verdict}, audit says {worst} ({', '.join(ids)})")
     return InitScore(len(labels), encoded, right, wrong, unencoded)
+
+
+# --- statement recall on every labelled text -------------------------------------------------------
+
+@dataclass
+class Recall:
+    """Statement recall over every labelled text of ``tests/corpus`` (this corpus and ``tests/corpus/measures``):
+    labelled statements, those the scanner reads as statements (a scanned unit overlaps the quote), those the
+    scanner or the sentence sweep (``audit.text.scan.unread_sentences``) lists, and the same for the held-out
+    texts; ``missed``: the quotes neither lists."""
+
+    texts: int = 0
+    labels: int = 0
+    read: int = 0
+    swept: int = 0
+    held_labels: int = 0
+    held_read: int = 0
+    missed: list[str] = field(default_factory=list)
+
+    def figures(self) -> dict[str, float | int]:
+        """The ``corpus_*`` entries of ``audit.text.scan.MEASURED``."""
+        return {"corpus_statements": self.labels, "corpus_texts": self.texts,
+                "corpus_recall": round(self.read / self.labels, 4),
+                "corpus_held_out_statements": self.held_labels,
+                "corpus_held_out_recall": round(self.held_read / self.held_labels, 4),
+                "corpus_swept_recall": round(self.swept / self.labels, 4)}
+
+
+def corpus_recall() -> Recall:
+    """Read every labelled text as ``audit run`` reads it (``Snapshot.read``: Markdown as Markdown) and count."""
+    import corpus_measures as cm
+
+    from audit.text.chapter import Snapshot
+    from audit.text.scan import scan, unread_sentences
+    texts = [(t.path, [lb.spans for lb in t.labels], [lb.quote for lb in t.labels], t.held_out) for t in load()]
+    for entry in cm.load():
+        path = cm.CORPUS / entry["file"]
+        body = path.read_text(encoding="utf-8")
+        spans = [[(body.index(s["quote"]), body.index(s["quote"]) + len(s["quote"]))] for s in entry["statements"]]
+        texts.append((path, spans, [s["quote"] for s in entry["statements"]], bool(entry.get("held_out"))))
+    out = Recall()
+    for path, labels, quotes, held in texts:
+        snapshot = Snapshot.read(path)
+        found = scan(snapshot)
+        swept = found + unread_sentences(snapshot.text, snapshot.markdown, found)
+        out.texts += 1
+        for spans, quote in zip(labels, quotes):
+            read = any(overlaps((s.start, s.end), sp) for s in found for sp in spans)
+            listed = any(overlaps((s.start, s.end), sp) for s in swept for sp in spans)
+            out.labels += 1
+            out.read += read
+            out.swept += listed
+            out.held_labels += held
+            out.held_read += held and read
+            if not listed:
+                out.missed.append(f"{path.parent.name}/{path.name}: {quote}")
+    return out

@@ -98,8 +98,10 @@ def test_every_unverified_item_is_marked_where_it_belongs(audited):
         assert "UNVERIFIED" in item
         assert (item in context) != (item in research.unverified_sources), item
     assert "\n- source " not in context
-    # E9's coverage metric is defined past the excerpt: unverified about the chapter, so in section 1
-    assert "E9: the text defining the coverage metric is not in the snapshot" in context
+    # the coverage metric's experiment (E9 before the uncovered sentences were listed, numbered after them) is defined
+    # past the excerpt: unverified about the chapter, so in section 1
+    coverage = next(e for e in research.experiments if "the text defining the coverage metric" in e.status)
+    assert f"{coverage.id}: the text defining the coverage metric is not in the snapshot" in context
 
 
 def test_the_source_ledger_links_sources_to_claims_through_what_they_use(audited):
@@ -382,16 +384,24 @@ def test_coverage_counts_each_printed_value_not_each_sentence(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     assert main(["run", "claims/three", "--reports", "reports", "--quiet"]) == 0
     data = json.loads((tmp_path / "reports" / "three.json").read_text(encoding="utf-8"))
+    # the title line holds a number word ("Three") and is read as no statement: listed as unread and uncovered
     assert [(s["line"], s["text"], s["unit"], s["covered_by"]) for s in data["statements"]] == [
+        (1, "Three values in one sentence.", "", []),
         (2, "P@3 = 2/3", sentence, ["C01"]), (2, "R@3 = 1", sentence, []), (2, "RR = 1/2", sentence, [])]
-    assert (data["scan"]["units"], data["scan"]["statements"], data["scan"]["uncovered"]) == (1, 3, 2)
+    assert (data["scan"]["units"], data["scan"]["statements"], data["scan"]["unread"],
+            data["scan"]["uncovered"]) == (1, 3, 1, 3)
     assert data["claims"][0]["verdict"] == "supported"
     md = (tmp_path / "reports" / "three.md").read_text(encoding="utf-8")
     assert "The scanner found 3 statements in 1 scanned unit of the prose" in md
-    assert "2 are covered by no claim: line 2 “R@3 = 1”; line 2 “RR = 1/2”." in md
+    assert ("and 1 more sentence that it reads as no statement holds a number, a comparison or a universal word "
+            "(marked “unread”; a claim covers one by quoting it); 3 are covered by no claim: line 1 “Three values in "
+            "one sentence.”; line 2 “R@3 = 1”; line 2 “RR = 1/2”.") in md
     uncovered = [e for e in data["research"]["experiments"] if e["origin"].startswith("uncovered")]
-    assert [e["origin"] for e in uncovered] == ["uncovered statement, snapshot line 2"] * 2
-    assert "“RR = 1/2”" in uncovered[1]["what"] and sentence in uncovered[1]["what"]
+    assert [e["origin"] for e in uncovered] == ["uncovered statement, snapshot line 1"] + [
+        "uncovered statement, snapshot line 2"] * 2
+    assert uncovered[0]["what"].startswith("Whether the sentence “Three values in one sentence.” states something to "
+                                           "check: it holds a number, but the scanner reads it as no statement")
+    assert "“RR = 1/2”" in uncovered[2]["what"] and sentence in uncovered[2]["what"]
 
 
 def test_reports_are_byte_identical_whatever_the_flags_and_the_index_links_every_chapter(tmp_path, monkeypatch):

@@ -214,3 +214,39 @@ def test_a_typeset_minus_and_an_equals_sign_are_read_as_printed():
     equals = parse_claimed("= .04")
     assert (equals.low, equals.high) == (Fraction(35, 1000), Fraction(45, 1000))
     assert equals.write_like(Fraction(3, 100)) == ".03"
+
+
+@pytest.mark.parametrize("printed, exact, approx", [
+    # log2(4) = 2, so 3/2
+    (r"\frac{3}{\log_2 4}", Fraction(3, 2), None),
+    # 1/2 · (1 + 1/3) = 1/2 · 4/3 = 2/3
+    (r"\tfrac{1}{2} \cdot (1 + \tfrac{1}{3})", Fraction(2, 3), None),
+    # nested: (1 + 2/3)/2 = 5/6
+    (r"\dfrac{1 + \frac{2}{3}}{2}", Fraction(5, 6), None),
+    # 0.912 × 10 = 9.12, written with x and with \times
+    (".912 x 10", Fraction(912, 100), None),
+    (r"0.912 \times 10", Fraction(912, 100), None),
+    # 2/log2(3) = 2 ln 2 / ln 3 = 1.2618595071429148… (math.log2)
+    (r"\dfrac{2}{\log_2(3)}", None, 2 / __import__("math").log2(3)),
+    (r"\frac{1}{\log_{2}(2+1)}", None, 1 / __import__("math").log2(3)),
+    # the discount sum 1/log2(2) + 1/log2(3) + 1/log2(4) = 1 + 0.6309297535714574 + 0.5
+    (r"\sum_{i=1}^{3} \frac{1}{\log_2(i+1)}", None, 1 + 1 / __import__("math").log2(3) + 0.5),
+    # DCG of grades 3, 2, 3 with discount log2(i + 1): 3 + 2/log2(3) + 3/2 = 5.7618595071429148…
+    (r"3 + \frac{2}{\log_2 3} + \frac{3}{2}", None, 3 + 2 / __import__("math").log2(3) + 1.5),
+])
+def test_latex_and_x_products_are_read_as_the_text_prints_them(printed, exact, approx):
+    """LaTeX arithmetic (\\frac, \\tfrac, \\dfrac, \\log_2 with and without braces or parentheses, \\cdot, \\times,
+    \\sum written out term by term) and a product written with "x" are read by the expression reader; the values are
+    computed by hand (exact) or with Python's math.log2 (irrational)."""
+    from audit.register.values import expression_interval
+    lo, hi, is_exact = expression_interval(printed, digits=15)
+    if exact is not None:
+        assert is_exact and lo == hi == exact
+    else:
+        assert not is_exact and abs(float(lo) - approx) < 1e-12 and abs(float(hi) - approx) < 1e-12
+
+
+def test_a_sum_over_a_symbol_the_text_does_not_give_is_refused_by_name():
+    """\\sum_{i=1}^{4} 2^{g_i}/i needs the grades g_i, which the expression does not give: refused, not guessed."""
+    with pytest.raises(ValueParseError, match="cannot read expression"):
+        parse_expression(r"\sum_{i=1}^{4} \frac{2^{g_i}}{i}")

@@ -62,6 +62,35 @@ class Evidence:
     concern: str = ""  # what the finding means for a reader, when the default sentence does not fit
     error_concern: str = ""  # what an error means, when it is not a reference's failure
     response: str = ""  # what to do about an error, when the default sentence does not fit
+    #: what kind of error ``errors`` holds, for the default concern and response: ``reference`` (a reference
+    #: implementation failed), ``register`` (a field of the claim cannot be checked as written; ``fixes`` says which
+    #: and how to fix it), ``undecided`` (the check cannot decide). An error added to ``errors`` directly is none of
+    #: these, and is never said to be a reference's failure.
+    error_kinds: set[str] = field(default_factory=set)
+    fixes: list[str] = field(default_factory=list)
+
+    def register_error(self, message: str, field_name: str, fix: str) -> None:
+        """A register mistake: the claim's ``field_name`` cannot be checked as written; ``fix`` says how to fix it."""
+        self.errors.append(message)
+        self.error_kinds.add("register")
+        self.fixes.append(f"In the register, fix `{field_name}`: {fix}")
+
+    def reference_errors(self, messages: list[str]) -> None:
+        """Failures of reference implementations (each naming the reference)."""
+        self.errors += messages
+        if messages:
+            self.error_kinds.add("reference")
+
+    def undecided(self, message: str) -> None:
+        """A check that ran but cannot decide (a value within its own precision of a bound)."""
+        self.errors.append(message)
+        self.error_kinds.add("undecided")
+
+    def absorb_errors(self, other: "Evidence") -> None:
+        """``other``'s errors with their kinds and fixes (a sub-check's)."""
+        self.errors += other.errors
+        self.error_kinds |= other.error_kinds
+        self.fixes += [f for f in other.fixes if f not in self.fixes]
     #: convention → the values under which alone the claim holds (a claim qualified by an unstated convention), so
     #: claims that need opposite values of one convention can be shown as a tension
     holds_only: dict[str, set[str]] = field(default_factory=dict)
@@ -96,6 +125,18 @@ def _wording(points: list[Point], fallback: str) -> str:
     return " ".join(changes) if changes else fallback
 
 
+def _error_concern(kinds: set[str]) -> str:
+    """What an error means for the reader, by what failed: only a reference's failure is called one."""
+    if "register" in kinds:
+        return ("The register does not encode what the text says as written, so the statement was not checked: the "
+                "mistake is in the claim, not in the chapter or a reference.")
+    if "reference" in kinds:
+        return "A reference failed, so agreement across implementations is not established."
+    if kinds == {"undecided"}:
+        return "The check cannot decide the printed value at its precision, so the statement is unverified."
+    return "The claim could not be checked, so the statement is unverified."
+
+
 def decide(evidence: Evidence) -> Decision:
     """Apply the verdict rules in order: error, contradicted, qualified, supported."""
     if evidence.errors:
@@ -104,12 +145,23 @@ def decide(evidence: Evidence) -> Decision:
             others = " The implementations that did run contradict the claim: " + _join(evidence.failures)
         elif evidence.conditions:
             others = " The implementations that did run qualify it: " + _join(evidence.conditions)
+        kinds = evidence.error_kinds
+        register = "register" in kinds
         return Decision("error", "Could not be fully checked: " + "; ".join(evidence.errors) + "." + others,
                         evidence.error_concern
                         # a checker that says what to do about its error says what it means too
                         or (evidence.concern if evidence.response and evidence.concern else "")
-                        or "A reference failed, so agreement across implementations is not established.",
-                        evidence.response or "Investigate the failure (see the values below), then rerun the audit.",
+                        or _error_concern(kinds),
+                        evidence.response
+                        or (" ".join(f.rstrip(".") + "." for f in evidence.fixes) + " Then rerun the audit."
+                            if register and evidence.fixes else "")
+                        + (" A reference failed as well: investigate its failure (see the values below)."
+                           if register and evidence.fixes and "reference" in kinds and not evidence.response else "")
+                        or ("Investigate the failure (see the values below), then rerun the audit."
+                            if "reference" in kinds else
+                            "The value sits within the check's precision of a bound: print it with one digit fewer, "
+                            "or give the claim a tolerance, then rerun the audit." if kinds == {"undecided"} else
+                            "Fix what the reason names, then rerun the audit."),
                         PRIORITY["error"])
     if evidence.failures:
         extra = (" Also: " + "; ".join(evidence.notes) + ".") if evidence.notes else ""

@@ -447,7 +447,8 @@ CERTIFIED_DIGITS = 40
 #: (as DCG formulas often do) must be written ``log2`` or ``log(x, 2)``: nothing is guessed.
 FUNCTIONS = {"log": (1, 2), "ln": (1, 1), "log2": (1, 1), "log10": (1, 1), "sqrt": (1, 1), "exp": (1, 1)}
 _FUNCTION_NAMES = "log(x), log(x, b), ln(x), log2(x), log10(x), sqrt(x), exp(x)"
-_ACCEPTED = f"numbers, + - * /, powers (** or ^), parentheses and {_FUNCTION_NAMES}"
+_ACCEPTED = (f"numbers, + - * / (× · x), powers (** or ^), parentheses and {_FUNCTION_NAMES}; LaTeX \\frac, "
+             "\\log_2, \\cdot, \\times, \\sqrt and \\sum with numeric limits")
 #: "ln 2", "log2 3": a function name followed by a plain number is a call on that number.
 _SPOKEN_CALL = re.compile(r"\b(ln|log2|log10|log|sqrt|exp)[ \t]+(\d+(?:\.\d*)?|\.\d+)(?![\w.(])")
 #: exp(t) stays within 2**±MAX_VALUE_BITS when |t| ≤ this bound (0.693 < ln 2 = 0.693147…).
@@ -825,11 +826,99 @@ class _Evaluation:
         return self.bounded(self.iv.exp(t), node)
 
 
+def _group(text: str, at: int) -> tuple[str, int] | None:
+    """The brace group ``{…}`` starting at ``at`` (spaces before it skipped): its content and the index after it, or
+    ``None`` when there is none or it does not close."""
+    while at < len(text) and text[at] == " ":
+        at += 1
+    if at >= len(text) or text[at] != "{":
+        return None
+    depth = 0
+    for i in range(at, len(text)):
+        depth += (text[i] == "{") - (text[i] == "}")
+        if depth == 0:
+            return text[at + 1:i], i + 1
+    return None
+
+
+_LATEX_SUM = re.compile(r"\\sum\s*_\s*\{\s*([a-z])\s*=\s*(\d+)\s*\}\s*\^\s*(?:\{\s*(\d+)\s*\}|(\d))\s*")
+_LATEX_LOG = re.compile(r"\\log_\s*(?:\{\s*(\d+)\s*\}|(\d+))")
+_LATEX_WORDS = ((re.compile(r"\\(?:cdot|times)\b"), "*"), (re.compile(r"\\div\b"), "/"),
+                (re.compile(r"\\left\b|\\right\b|\\[,;:! ]|\\quad\b|\$"), " "),
+                (re.compile(r"\\(?:ln|exp|sqrt)\b"), lambda m: m.group(0)[1:]), (re.compile(r"\\log\b"), "log"))
+#: At most this many terms in a ``\sum`` written out (a longer sum is refused as too long anyway).
+MAX_SUM_TERMS = 50
+
+
+def latex_arithmetic(text: str) -> str:
+    """LaTeX arithmetic in the plain notation the expression reader takes: ``\\frac{a}{b}`` (``\\tfrac``,
+    ``\\dfrac``) → ``a/b`` (``_fraction``), ``\\log_2(i+1)`` and ``\\log_{2} 3`` → ``log2(…)`` and ``log2 3`` (another base b:
+    ``log(…, b)``), ``\\cdot``/``\\times`` → ``*``, ``\\sqrt{x}`` → ``sqrt(x)``, ``\\left(``/``\\right)`` → parentheses,
+    ``{…}`` → ``(…)``, ``$`` dropped; a sum ``\\sum_{i=1}^{3}`` followed by one term (a brace group, a fraction, or
+    what runs to the next ``+``, ``-``, ``=`` at its level) is written out, ``i`` replaced by 1, 2, 3 in turn.
+    Text without a backslash is returned unchanged."""
+    if "\\" not in text:
+        return text
+    out = _LATEX_LOG.sub(lambda m: "log2" if (m.group(1) or m.group(2)) == "2" else
+                         "log10" if (m.group(1) or m.group(2)) == "10" else f"log_base{m.group(1) or m.group(2)}", text)
+    for _ in range(MAX_EXPRESSION_DEPTH):  # inner fractions first
+        before = out
+        out = re.sub(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", _fraction, out)
+        out = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"sqrt(\1)", out)
+        if out == before:
+            break
+    for pattern, into in _LATEX_WORDS:
+        out = pattern.sub(into, out)
+    out = _expand_sums(out)
+    out = re.sub(r"log_base(\d+)\s*\(([^()]*)\)", r"log(\2, \1)", out)
+    out = re.sub(r"log_base(\d+)\s+(\d+(?:\.\d+)?)", r"log(\2, \1)", out)
+    return " ".join(out.replace("{", "(").replace("}", ")").split())
+
+
+def _fraction(m: re.Match) -> str:
+    """``\\frac{a}{b}`` as ``a/b``, each part in parentheses unless it is one number or one call (``3/log2(4)``), and
+    the whole in parentheses where a neighbour binds tighter than ``/`` (after ``/`` or ``^``, before ``^``)."""
+    def part(x: str) -> str:
+        x = x.strip()
+        return x if re.fullmatch(r"[\d.]+|[a-z]\w*\s*\([^()]*\)", x) else f"({x})"
+    out = f"{part(m.group(1))}/{part(m.group(2))}"
+    before, after = m.string[:m.start()].rstrip()[-1:], m.string[m.end():].lstrip()[:1]
+    return f"({out})" if before in ("/", "^") or after == "^" else out
+
+
+def _expand_sums(text: str) -> str:
+    while True:
+        m = _LATEX_SUM.search(text)
+        if m is None:
+            return text
+        var, first, last = m.group(1), int(m.group(2)), int(m.group(3) or m.group(4))
+        if last - first + 1 > MAX_SUM_TERMS:
+            raise ValueParseError(f"expression {trim(text)} sums more than {MAX_SUM_TERMS} terms (the limit)")
+        start = m.end()
+        group = _group(text, start)
+        if group is not None:
+            body, end = group
+        else:  # the term runs to the next + - = ≈ at its own level
+            depth, end = 0, start
+            while end < len(text):
+                ch = text[end]
+                depth += (ch == "(") - (ch == ")")
+                if depth < 0 or (depth == 0 and ch in "+-=≈<>,"):
+                    break
+                end += 1
+            body = text[start:end]
+        terms = [re.sub(rf"(?<![A-Za-z_]){var}(?![A-Za-z_])", str(v), body.strip()) for v in range(first, last + 1)]
+        text = text[:m.start()] + "(" + " + ".join(f"({t})" for t in terms) + ")" + text[end:]
+
+
 def _read_expression(text: str) -> tuple[ast.Expression, str]:
     """The syntax tree of an expression and the source it was read from, within the length and
-    nesting limits. ``×``/``·`` are read as ``*``, ``÷`` as ``/``, ``−`` as ``-``, ``^`` as ``**``
-    (so ``2^3 - 1`` is (2**3) − 1, with power's precedence) and ``ln 2`` as ``ln(2)``."""
-    source = plain_number_text(str(text)).replace("×", "*").replace("·", "*").replace("÷", "/")
+    nesting limits. ``×``/``·`` (and ``x`` between numbers, "0.912 x 10") are read as ``*``, ``÷`` as ``/``, ``−`` as
+    ``-``, ``^`` as ``**`` (so ``2^3 - 1`` is (2**3) − 1, with power's precedence), ``ln 2`` as ``ln(2)``, and LaTeX
+    (``\\frac``, ``\\log_2``, ``\\cdot``, ``\\sum`` …) as ``latex_arithmetic`` reads it."""
+    source = latex_arithmetic(plain_number_text(str(text)))
+    source = source.replace("×", "*").replace("·", "*").replace("÷", "/")
+    source = re.sub(r"(?<=[\d.)])\s*[xX]\s*(?=[\d.(])", " * ", source)
     if len(source) > MAX_EXPRESSION_CHARS:
         raise ValueParseError(f"expression {trim(text)} is longer than {MAX_EXPRESSION_CHARS} characters (the limit)")
     depth = 0

@@ -585,13 +585,16 @@ def _experiments(report: ChapterReport, w) -> None:
         uncovered = int(sc["uncovered"])
         listed = "; ".join(f"line {st.line} “{_short(st.text)}”" for st in report.statements if not st.covered_by)
         units = int(sc["units"])
+        unread = int(sc.get("unread", 0))
         w(f"The scanner found {int(sc['statements'])} statements in {units} scanned unit{'' if units == 1 else 's'} "
           f"of the prose (sentences, table rows, lines of output: one statement per printed value with its measure "
           f"or expression, per table cell under a measure and per change, plus what else a sentence states; a "
-          f"claim covers a value only by quoting and printing it); {uncovered} {'is' if uncovered == 1 else 'are'} "
-          f"covered by no claim{': ' + listed if listed else ''}. {scanner_quality()} On this register it finds "
-          f"{int(sc['numeric_claims_found'])} of {int(sc['numeric_claims'])} claims whose quote states a number "
-          f"({sc['recall']:.0%}).\n")
+          f"claim covers a value only by quoting and printing it)"
+          + (f", and {unread} more sentence{'' if unread == 1 else 's'} that it reads as no statement hold"
+             f"{'s' if unread == 1 else ''} a number, a comparison or a universal word (marked “unread”; a claim "
+             f"covers one by quoting it)" if unread else "")
+          + f"; {uncovered} {'is' if uncovered == 1 else 'are'} covered by no claim{': ' + listed if listed else ''}. "
+          f"{scanner_quality()}\n")
     exps = research.experiments if research else []
     groups: list[list] = []   # consecutive experiments with the same criteria: the criteria written once
     for e in exps:
@@ -965,10 +968,12 @@ def _short(text: str, limit: int = 100) -> str:
 
 
 def scanner_quality() -> str:
-    """The scanner's measured recall and precision (``audit.text.scan.MEASURED``), as a sentence."""
+    """The statement recall measured on the labelled corpus (``audit.text.scan.MEASURED``), as a sentence: it is
+    never computed from the register at hand (for a register ``init`` drafted it would be 100 % by construction)."""
     from audit.text.scan import MEASURED as m
-    return (f"Measured on a hand-labelled corpus of {m['statements']} sentences, rows and def lines in {m['texts']} "
-            f"chapter texts, the scanner's recall is {m['recall']:.0%} and its precision {m['precision']:.0%}; on the "
-            f"text held out while it was written ({m['held_out_statements']} of them), recall "
-            f"{m['held_out_recall']:.0%} and precision {m['held_out_precision']:.0%}. A statement it misses is not "
-            "counted here.")
+    return (f"Statement recall, measured on the labelled corpus (tests/corpus: {m['corpus_statements']} statements "
+            f"in {m['corpus_texts']} texts written for it and labelled by hand, not this chapter): the scanner reads "
+            f"{m['corpus_recall']:.0%} of them as statements ({m['corpus_held_out_recall']:.0%} of the "
+            f"{m['corpus_held_out_statements']} on texts held out while it was written), and with the sentences "
+            f"marked “unread” this list names {m['corpus_swept_recall']:.0%}; a statement with none of a number, a "
+            f"comparison or a universal word can still be missed, so read the chapter for those.")

@@ -25,6 +25,11 @@ FREE_TEXT = re.compile(r"The register also suggests \(free text, not checked by 
 _URGENCY = {"contradicted": 0, "stale": 1, "error": 1, "qualified": 2}
 
 
+def register_mistake(response: str) -> bool:
+    """Whether an error's response names a register field to fix (``Evidence.register_error``)."""
+    return response.startswith("In the register, fix `")
+
+
 def _urgency(report: ChapterReport, claim_id: str) -> int:
     verdict = next((c.verdict for c in report.claims if c.id == claim_id), "qualified")
     return _URGENCY.get(verdict, 3)
@@ -112,8 +117,10 @@ def checklist(report: ChapterReport) -> list[ChecklistItem]:
         for n in proposal.not_proposed:
             cid = n["claim"]
             claim = next(c for c in report.claims if c.id == cid)
-            if claim.verdict in ("stale", "error"):
+            if claim.verdict == "stale" or (claim.verdict == "error" and register_mistake(claim.response)):
                 rec, why = "revise", f"update the register entry: {claim.response}"
+            elif claim.verdict == "error":
+                rec, why = "defer", f"the check did not complete, through no fault of the register: {claim.response}"
             elif claim.kind == "code":
                 rec, why = "revise", f"edit the listing: {claim.response}"
                 conflicts = [x for x in report.book_conflicts if f" {cid}" in x]

@@ -82,6 +82,10 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
             except (AuditError, ValueError, KeyError, TypeError):  # a failure leaves the snippet a draft
                 encoded = []
             encoded = _for(part, encoded)
+        if not encoded and s.kind.startswith("unread"):
+            encoded = [{"kind": "draft", "quote": s.text, "statement": s.kind,
+                        "claim": "TODO: encode what the sentence states, or make it a `not checkable` claim with "
+                                 "its reason"}]
         if not encoded:
             encoded = [{"kind": "draft", "quote": part.quote if part else s.text, "statement": s.text}]
         for i, claim in enumerate(encoded, 1):
@@ -90,7 +94,10 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
         complete = all(c.get("kind") != "draft" for c in encoded)
         out.append(Experiment(
             id="", origin=f"uncovered statement, {chapter.snapshot.place(s.line) or f'snapshot line {s.line}'}",
-            what=(f"Whether the statement “{s.text}” holds as printed ({s.kind})"
+            what=(f"Whether the sentence “{s.text}” states something to check: it holds "
+                  f"{_reasons(s.kind)}, but the scanner reads it as no statement, so this snippet is a draft."
+                  if s.kind.startswith("unread") else
+                  f"Whether the statement “{s.text}” holds as printed ({s.kind})"
                   + (f", in “{s.unit}”." if s.unit else ".")),
             method=("Add to claims.yaml (ids to be renumbered in reading order):\n" + _snippet(encoded)
                     + (f"\n{'' if complete else 'complete the draft (its claim field says what is missing), then '}"
@@ -109,6 +116,13 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
             success="each new claim is supported",
             failure="a new claim is qualified or contradicted"))
     return out
+
+
+def _reasons(kind: str) -> str:
+    """``unread: number, universal`` → "a number and a universal word"."""
+    names = {"number": "a number", "comparison": "a comparison", "universal": "a universal word"}
+    parts = [names.get(p.strip(), p.strip()) for p in kind.split(":", 1)[1].split(",")]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _open_conditions(results: list[ClaimResult], chapter: Chapter, rows: list[SensitivityRow],

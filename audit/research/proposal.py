@@ -1120,8 +1120,11 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
         if r.anchor_state == "edited" and r.found_text:
             claim = edited_claim(claim, r.found_text)[0]   # checked as now printed, so proposed as now printed
         try:
-            if r.verdict in ("stale", "error"):
+            if r.verdict == "stale" or (r.verdict == "error" and r.response.startswith("In the register, fix `")):
                 raise _Skip("the claim could not be checked against this revision; fix the register first")
+            if r.verdict == "error":
+                raise _Skip("the check did not complete (see the claim's response); nothing about the text was "
+                            "decided")
             start, end = _locate(r, snapshot, starts)
             quote = snapshot[start:end]
             if claim.kind == "value":

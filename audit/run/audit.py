@@ -61,7 +61,7 @@ from audit.text.chapter import NORMALISATION
 from audit.text.coverage import call_uses, covered_by, use_of
 from audit.text.coverage import statements as coverage_statements
 from audit.text.markdown import MARKDOWN_READING, is_markdown
-from audit.text.scan import MEASURED, has_number, scan
+from audit.text.scan import MEASURED, has_number, scan, unread_sentences
 
 
 def fingerprint_statement(chapter: Chapter) -> Fingerprint:
@@ -490,11 +490,14 @@ def claim_tensions(results: Sequence[ClaimResult]) -> list:
 
 def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
     """The prose's statements with the claims covering each (``audit.text.coverage``: a sentence printing three
-    values is three statements, each covered only by a claim that quotes and prints its value), and the scanner's
-    recall: the share of hand-registered claims whose quote states a number that the scanner also found (a
-    unit). The summary also carries the scanner's recall and precision measured on the labelled corpus
-    (``scanner_recall``, ``scanner_precision``, ``scanner_held_out_recall``, … from
-    ``audit.text.scan.MEASURED``), so the JSON report states them as the Markdown one does."""
+    values is three statements, each covered only by a claim that quotes and prints its value), then each sentence
+    the scanner does not read that holds a number, a comparison or a universal word (``unread_sentences``; kind
+    ``unread: …``), covered by any claim quoting it. The summary counts them (``statements``, ``unread``,
+    ``uncovered``) and gives the statement recall measured on the labelled corpus (``statement_recall``, and every
+    ``scanner_*`` figure of ``audit.text.scan.MEASURED``), never one computed from this register: for a register
+    ``init`` drafted from the scanner's own statements that would be 100 % by construction.
+    ``numeric_claims_found`` of ``numeric_claims`` is how many of the register's quotes stating a number the
+    scanner reads (a claim a scanner change would no longer see)."""
     text = chapter.snapshot.text
     starts = line_starts(text)
     spans = {}
@@ -509,13 +512,21 @@ def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
     statements = [StatementResult(line=bisect_right(starts, p.start), kind=p.kind, text=p.text,
                                   unit="" if p.whole else p.unit.text, covered_by=covered_by(p, uses))
                   for s in found for p in coverage_statements(s)]
+    # the sentences the scanner reads as no statement but that hold a number, a comparison or a universal word:
+    # covered only by a claim whose quote overlaps them (a draft of init's too), so an init draft's "uncovered"
+    # is what the scanner missed, not 0 by construction
+    unread = unread_sentences(text, chapter.snapshot.markdown, found)
+    statements += [StatementResult(line=s.line, kind=s.kind, text=s.text,
+                                   covered_by=[u.id for u in uses if u.span[0] < s.end and s.start < u.span[1]])
+                   for s in unread]
+    statements.sort(key=lambda s: s.line)
     numeric = [c.id for c in chapter.register.claims if c.kind != "not checkable" and has_number(c.quote)
                and c.id in spans]
     hit = [cid for cid in numeric if any(spans[cid][0] < s.end and s.start < spans[cid][1] for s in found)]
     uncovered = sum(1 for s in statements if not s.covered_by)
-    return statements, {"units": len(found), "statements": len(statements), "uncovered": uncovered,
-                        "numeric_claims": len(numeric), "numeric_claims_found": len(hit),
-                        "recall": round(len(hit) / len(numeric), 4) if numeric else 1.0,
+    return statements, {"units": len(found), "statements": len(statements) - len(unread), "unread": len(unread),
+                        "uncovered": uncovered, "numeric_claims": len(numeric), "numeric_claims_found": len(hit),
+                        "statement_recall": MEASURED["corpus_recall"],
                         **{f"scanner_{k}": v for k, v in MEASURED.items()}}
 
 

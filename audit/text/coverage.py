@@ -75,7 +75,7 @@ _WORD_VALUE = re.compile(rf"(?:{WORD_FRACTION}|\b{WORD_NUMBER}\b)(?=\s*(?:[,.;:)
 _RELATION = re.compile(rf"\s*(?P<sign>=|≈|~)\s*|\s+(?P<of>of)\s+|(?P<bare>\s+)(?=\d|\.\d)"
                        rf"|(?:\s+[A-Za-z’'-]+){{0,3}}?\s*(?P<rel>{RELATION}|equals|,?\s*is\s+equal\s+to)\s*",
                        re.IGNORECASE)
-_AFTER_VALUE = re.compile(r"(?![\w/]|\.\d|\s*[-+*/×·÷−^(])")
+_AFTER_VALUE = re.compile(r"(?![\w/]|\.\d|\s*[-+*/×·÷−^(]|\s*[xX]\s*[\d.(])")
 _CHANGE = re.compile(
     rf"\b(?:rises?|rose|risen|falls?|fell|fallen|drops?|dropped|climbs?|climbed|moves?|moved|goes|went|gone|"
     rf"jumps?|jumped|increases?|increased|decreases?|decreased|improves?|improved|changes?|changed|grows?|grew|"

@@ -181,7 +181,7 @@ _OPERAND_RE = re.compile(EXPRESSION)
 _GAP = re.compile(rf"^\s*(?:{RELATION})\s*(?:≈\s*)?$", re.IGNORECASE)
 _APPROX_WORD = re.compile(r"≈|~|\broughly\b|\babout\b|\bapproximately\b", re.IGNORECASE)
 _PLAIN_VALUE = re.compile(rf"(?:{NUM}%?|\d+\s*/\s*\d+)")
-_HAS_OPERATOR = re.compile(rf"[-+*/×·÷−^²³]|\b{FUNCTION}\b")
+_HAS_OPERATOR = re.compile(rf"[-+*/×·÷−^²³]|\b{FUNCTION}\b|(?<=[\d.)])\s*[xX]\s*(?=[\d.(])")
 #: A sentence saying what a library or a call returns ("`evaluate(qrels, run, "rbp.80")` returns …", "ranx's
 #: `rbp.80` gives …"): the printed computation is the author's, the claim is about the library.
 _LIBRARIES = (r"ranx|trec_eval|trec-eval|pytrec_eval|ir[-_]measures|scikit-learn|sklearn|torchmetrics|ml_metrics|gdeval|"
@@ -194,9 +194,10 @@ _BY = re.compile(rf"\b(?P<lib>{_LIBRARIES})\b(?:'s)?(?:[^.;]|\.\d){{0,80}}?{_SAY
 
 
 def normal_expression(expr: str) -> str:
-    """An expression as printed → as ``audit.register.values`` reads it: ``×``/``·`` → ``*``, ``÷`` → ``/``,
+    """An expression as printed → as ``audit.register.values`` reads it: ``×``/``·``/``x`` → ``*``, ``÷`` → ``/``,
     ``−`` → ``-``, a superscript ² or ³ → ``^2``/``^3``, and ``(1/4)(1/4)`` → ``(1/4)*(1/4)``."""
     out = expr.replace("·", "*").replace("×", "*").replace("÷", "/").replace("−", "-")
+    out = re.sub(r"(?<=[\d.)])\s*[xX]\s*(?=[\d.(])", " * ", out)   # ".912 x 10"
     out = out.replace("²", "^2").replace("³", "^3")
     return re.sub(r"\)\s*\(", ")*(", out)
 
@@ -519,7 +520,42 @@ def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None) -> tuple
             qa = text.index(expr, a)
             out.append({"kind": "arithmetic", "quote": text[qa:end], "claim": f"{expr} is {claimed}",
                         "expression": normal, "claimed": claimed})
+    if not out:
+        out += _latex_arithmetic(text, why)
     return out, why
+
+
+def _latex_arithmetic(text: str, why: list[str]) -> list[dict]:
+    """Arithmetic printed in LaTeX (``$\\frac{3}{\\log_2 4} = 1.5$``, ``$\\tfrac{1}{2} \\cdot (1 + \\tfrac{1}{3}) \\approx
+    0.6667$``, a ``\\sum`` written out): each inline formula read in plain notation (``scan.latex_math``), each
+    expression of its chain paired with the next value it prints, as ``arithmetic`` does. The quote is the formula
+    as printed; the expression is the plain one the checker reads."""
+    from audit.text.scan import latex_math
+    out = []
+    for a, b, plain in latex_math(text):
+        for chain in chains(plain):
+            for i, (c, d, _) in enumerate(chain):
+                expr = _balanced(plain[c:d].strip())
+                if not _HAS_OPERATOR.search(expr) or i + 1 >= len(chain):
+                    continue
+                nc, nd, link = chain[i + 1]
+                value = plain[nc:nd].strip()
+                if not _PLAIN_VALUE.fullmatch(value):
+                    continue
+                claimed = _claimed(link, value)
+                normal = normal_expression(expr)
+                try:
+                    parse_expression(normal)
+                    parse_claimed(claimed)
+                except AuditError:
+                    continue
+                ok, reason = determined(normal, claimed, discounts="log" in normal)
+                if not ok:
+                    why.append(reason)
+                    continue
+                out.append({"kind": "arithmetic", "quote": text[a:b], "claim": f"{normal} is {claimed}",
+                            "expression": normal, "claimed": claimed})
+    return out
 
 
 #: A p-value or a test statistic named just before a computation ("the exact two-sided p-value is 5/256 ≈ 0.020").
@@ -1018,9 +1054,58 @@ def _universe(measures: list[str], k=None) -> dict:
     return universe
 
 
+#: A range a measure is said to lie in, for every ranking: "nDCG lies between 0 and 1", "RR ranges from 0 to 1",
+#: "AP always falls in [0, 1]".
+_RANGE = re.compile(rf"\b(?:always\s+)?(?:lies?|lying|ranges?|ranging|falls?|stays?|is|are|takes?\s+values?)\s+"
+                    rf"(?:always\s+)?(?:between\s+(?P<a>{NUM})\s+and\s+(?P<b>{NUM})|from\s+(?P<c>{NUM})\s+to\s+"
+                    rf"(?P<d>{NUM})|(?:with)?in\s+(?:the\s+(?:range|interval)\s+)?\[\s*(?P<e>{NUM})\s*,\s*"
+                    rf"(?P<f>{NUM})\s*\])", re.IGNORECASE)
+#: A range stated of one example, not of every ranking ("here", "for this query", "on q1").
+_ONE_CASE = re.compile(r"\b(?:here|this|these|our|its|for\s+q\d|on\s+q\d|the\s+example|the\s+ranking\s+above|across|"
+                       r"per[- ](?:query|topic)|queries|topics|runs?|systems?|observed|measured|reported)\b",
+                       re.IGNORECASE)
+
+
+def ranges(s: Statement) -> tuple[list[dict], str]:
+    """A range stated for a measure in general ("nDCG lies between 0 and 1") as two property claims on a constant
+    bound: the measure is never below the low end and never exceeds the high end, searched over rankings. A range
+    of one example or of observed data ("here nDCG lies between …", "AP ranges from 0.2 to 0.9 across queries"), or of
+    a measure the search does not cover, is left to a draft: it is no statement about every ranking."""
+    text = s.text
+    m = _RANGE.search(text)
+    if m is None:
+        return [], ""
+    metrics = [(x, measure_of(x)) for x in METRIC.finditer(text[:m.start()])]
+    metrics = [(x, spec) for x, spec in metrics if spec]
+    if not metrics:
+        return [], "the range is not stated of a measure"
+    if _ONE_CASE.search(text):
+        return [], "the range is stated of one example, not of every ranking: encode the example's values"
+    base, k = metrics[-1][1]
+    if _root(base) not in PROPERTY_MEASURES:
+        return [], f"a range of {base}, which the property search does not cover"
+    # the ends as exact numbers: a bound is a number, not a printed interval ("0.2" is 1/5)
+    low, high = (str(Fraction(m.group(g) or m.group(h) or m.group(i))) for g, h, i in (("a", "c", "e"), ("b", "d", "f")))
+    quote = text[metrics[-1][0].start():m.end()] + ("]" if m.group("f") and not text[m.end() - 1] == "]" else "")
+    if k not in (None, "k") and (low, high) != ("0", "1"):
+        return [], (f"a range of {base}@{k} other than [0, 1]: the property search covers every cutoff up to {k}, "
+                    "not that one alone")
+    search = {"random_cases": 500, "max_length": 30, "seed": 20261130}
+    name = base if k in (None, "k") else f"{base}@{k}"
+    return [{"kind": "property", "quote": quote, "claim": f"For every ranking, {name} is never below {low}",
+             "measure": base, "relation": "never below", "compare": "constant", "bound": low,
+             "universe": _universe([base], k), "search": search},
+            {"kind": "property", "quote": quote, "claim": f"For every ranking, {name} never exceeds {high}",
+             "measure": base, "relation": "never exceeds", "compare": "constant", "bound": high,
+             "universe": _universe([base], k), "search": search}], ""
+
+
 def properties(s: Statement) -> tuple[list[dict], str]:
     """Universal statements encoded as property claims, or ([], why not)."""
     text = s.text
+    stated_range, why = ranges(s)
+    if stated_range or why:
+        return stated_range, why or "no universal wording"
     if not _UNIVERSAL_CUE.search(text):
         return [], "no universal wording"
     metrics = [(m, measure_of(m)) for m in METRIC.finditer(text)]

@@ -33,7 +33,7 @@ from audit.text.examples import Example, bind
 from audit.text.examples import find as find_examples
 from audit.text.listings import find_listings
 from audit.text.markdown import is_markdown, layout
-from audit.text.scan import METRIC, VALUE, Statement, scan, units
+from audit.text.scan import METRIC, VALUE, Statement, scan, unread_sentences, units
 from audit.text.stated import as_yaml_mapping, declare
 
 
@@ -138,6 +138,16 @@ def _states_own_value(s: Statement, drafted: list[dict]) -> bool:
     if any(c["kind"] in _OWN_CONVENTIONS and not c.get("on example") for c in drafted):
         return True
     return s.kind == "value" and bool(_PRINTED_VALUE.search(s.text))
+
+
+def unread_quoted_by_none(snapshot: Snapshot, claims: list[dict]) -> list[Statement]:
+    """The sentences with a number, a comparison or a universal word that the scanner reads as no statement
+    (``scan.unread_sentences``) and that no drafted claim quotes: what ``audit run`` lists as uncovered on the
+    draft, and what the author reads the chapter for."""
+    text = snapshot.text
+    quoted = [(a, a + len(c["quote"])) for c in claims if (a := text.find(str(c.get("quote", "")))) >= 0]
+    return [s for s in unread_sentences(text, snapshot.markdown)
+            if not any(a < s.end and s.start < b for a, b in quoted)]
 
 
 def draft_register(snapshot: Snapshot) -> tuple[list[dict], dict[str, int], dict[str, dict], dict[str, object]]:
@@ -294,6 +304,7 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
         raise AuditError("already exists; choose another id or remove the folder", file=str(folder))
     text = Snapshot.read(snapshot)
     claims, counts, fixtures, conventions = draft_register(text)
+    counts["unread"] = len(unread_quoted_by_none(text, claims))
     if notebook is not None:
         try:
             counts["notebook links"] = _notebook_links(claims, notebook)

@@ -71,7 +71,9 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     try:
         lo, hi, is_exact, holds, digits = _enclosure(claim.expression, claimed)
     except ValueParseError as exc:
-        evidence.errors.append(exc.message)
+        evidence.register_error(exc.message, "expression", "write the computation the sentence prints in the "
+                                "notation the checker reads (numbers, + - * /, powers, parentheses, log2, ln, sqrt; "
+                                "LaTeX \\frac and \\log_2 are read too)")
         return evidence
     exact = lo if is_exact else (lo + hi) / 2
     if is_exact:
@@ -96,7 +98,7 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                               exact=format_exact(rounding.value) if rounding.exact else None,
                               in_interval=rounding.holds)]))
     if holds is None:
-        evidence.errors.append(
+        evidence.undecided(
             f"{claim.expression} {shown_value} is within about 1e-{digits} of a bound of the claimed "
             f"{claimed.interval()}: its enclosure certified to {digits} digits still straddles the bound, so the "
             "check cannot decide (a value exactly at a bound that exact arithmetic does not reach, such as "
@@ -151,7 +153,7 @@ def _set_measure(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements, cla
     label = f"{measure} on cohort '{sm.cohort}': selected = {' + '.join(sm.selected)}, judged over {population}"
     evidence.checks.append(Check(label=label, measure=measure, claimed=str(claim.claimed),
                                  interval=claimed.interval(), values=values, **bounds(claimed)))
-    evidence.errors += errors_of(values, label)
+    evidence.reference_errors(errors_of(values, label))
     own = values[0]
     if own.status == "ok":
         own_exact = Fraction(own.exact)
@@ -294,7 +296,7 @@ def _computed_measure(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements
     check_expectation(ms, chapter, claim, c.fixture, c.measure, claim.claimed, sub, tolerance=claim.tolerance,
                       query=c.query, label_prefix="the measure the expression computes: ")
     evidence.checks += sub.checks
-    evidence.errors += sub.errors
+    evidence.absorb_errors(sub)
     evidence.notes += sub.notes
     if not holds:  # the expression itself is wrong: already a failure; show what the measure gives
         evidence.notes += [p.text.rstrip(".") for p in sub.failures]

@@ -105,7 +105,7 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
             bad = b if b.status != "ok" else a
             rows.append(ImplValue(implementation=ref.name, provider=bad.provider, status=bad.status, detail=bad.detail))
             if bad.status == "error":
-                evidence.errors.append(f"{ref.name} ({bad.provider}) failed on {label}: {bad.detail}")
+                evidence.reference_errors([f"{ref.name} ({bad.provider}) failed on {label}: {bad.detail}"])
             continue
         if not b.per_query or not a.per_query:
             rows.append(ImplValue(implementation=ref.name, provider=b.provider, status="left out",
@@ -127,7 +127,9 @@ def _pair(ms: Measurements, chapter: Chapter, claim: ComparisonClaim, measure: s
                                  + (", " if bc and ac else "") + (f"after {ac.interval()}" if ac else ""),
                                  values=rows))
     if not readings.outcomes:
-        evidence.errors.append(f"no reading of the chapter's definitions applies to {label}")
+        evidence.register_error(f"no reading of the chapter's definitions applies to {label}", "conventions",
+                                "the conventions declared for this claim (its own, its chapter's) leave no reading "
+                                "of the measure: remove the one the sentence does not state")
         return None
     holds = [o for o in readings.outcomes if o.value != REJECTED and o.value.split("|")[0] == expected]
     fails = [o for o in readings.outcomes if o not in holds]

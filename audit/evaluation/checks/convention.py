@@ -207,10 +207,14 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             if outcome.status in ("not applicable", "error"):
                 rows.append(ImplValue(implementation=ref.name, provider=outcome.provider, status=outcome.status,
                                       detail=outcome.detail))
-                if outcome.status == "error" or ref.name == subject:
-                    evidence.errors.append(f"{ref.name} ({outcome.provider}) "
-                                           f"{'failed on' if outcome.status == 'error' else 'cannot compute'} the "
-                                           f"{measure} probe: {outcome.detail}")
+                if outcome.status == "error":
+                    evidence.reference_errors([f"{ref.name} ({outcome.provider}) failed on the {measure} probe: "
+                                               f"{outcome.detail}"])
+                elif ref.name == subject:
+                    evidence.register_error(f"{ref.name} ({outcome.provider}) cannot compute the {measure} probe: "
+                                            f"{outcome.detail}", "probe",
+                                            f"choose a probe measure {ref.name} computes, as the sentence about it "
+                                            "implies")
                 continue
             observed = REJECT if outcome.status == "rejected" else outcome.per_query
             # The rules under trec_eval's defaults first; the reference's own observed conventions (its probes, which
@@ -256,10 +260,10 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     who = subject or CHAPTER
     allowed = set.intersection(*consistent[who]) if consistent.get(who) else set()
     if rule in allowed and len(allowed) > 1:
-        evidence.errors.append(f"the probe cannot tell the stated rule ({claim.rule}) from "
-                               f"{' or '.join(spell(r) for r in allowed if r != rule)} for "
-                               f"{'the chapter' if subject is None else titles[who]}: {'; '.join(tables[who])}; "
-                               "choose a probe on which they differ")
+        evidence.register_error(f"the probe cannot tell the stated rule ({claim.rule}) from "
+                                f"{' or '.join(spell(r) for r in allowed if r != rule)} for "
+                                f"{'the chapter' if subject is None else titles[who]}: {'; '.join(tables[who])}",
+                                "probe", "choose a probe on which they differ")
     if subject is not None:
         return evidence
     # what the text says of a reference (``others``): right, the reader is told and it does not qualify; wrong, the

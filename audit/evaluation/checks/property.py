@@ -853,7 +853,7 @@ def _both_ways(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evid
     for relation, direction in (("never increases", "rises"), ("never decreases", "falls")):
         half = _check(claim.model_copy(update={"relation": relation}), chapter, ms)
         evidence.checks.extend(half.checks)
-        evidence.errors.extend(half.errors)
+        evidence.absorb_errors(half)
         found = [p.text for p in half.failures + half.conditions if p.text.startswith("False")] or \
                 [p.text for p in half.failures + half.conditions]
         seen[direction] = (decide(half).verdict in ("contradicted", "qualified") and bool(found), found)

@@ -681,7 +681,8 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
         try:
             d, how, by_reference = _data(claim, chapter, ms)
         except AuditError as exc:
-            evidence.errors.append(exc.message)
+            evidence.register_error(exc.message, "data", "give fixtures data.a and data.b on which the chapter's "
+                                    "definitions compute data.measure for the same queries (docs/statistics.md)")
             return evidence
         queries, pairs = _rows(claim, chapter, ms, len(d))
         mean = sum(d, Fraction(0)) / len(d)

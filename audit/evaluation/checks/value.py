@@ -366,7 +366,9 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
         from audit.errors import AuditError
         if not isinstance(exc, AuditError):
             raise
-        evidence.errors.append(f"the chapter's definitions failed on {label}: {exc.message}")
+        evidence.register_error(f"the chapter's definitions cannot compute {measure} on {label}: {exc.message}",
+                                "fixture", f"give the fixture what {measure} needs (the message says what is "
+                                "missing), or name the measure the sentence states")
         return
     own_rows = chapter_rows(readings, claimed, fixture, measure, ms, query)
     refs = reference_rows(ms, fixture, measure, claimed, query)
@@ -374,9 +376,11 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
     evidence.checks.append(Check(label=label, measure=measure + (f" ({query})" if query else ""),
                                  claimed=str(claimed_text), interval=claimed.interval(), derived=derived,
                                  values=values, **bounds(claimed)))
-    evidence.errors += errors_of(values, label)
+    evidence.reference_errors(errors_of(values, label))
     if not readings.outcomes:
-        evidence.errors.append(f"no reading of the chapter's definitions applies to {label}")
+        evidence.register_error(f"no reading of the chapter's definitions applies to {label}", "conventions",
+                                "the conventions declared for this claim (its own, its chapter's) leave no reading "
+                                "of the measure: remove the one the sentence does not state")
         return
 
     def holds(v) -> bool:
@@ -681,10 +685,15 @@ def _references_only(ms: Measurements, fixture, measure: str, claimed: ClaimedVa
     values = [own] + [row for _, row, _ in refs]
     evidence.checks.append(Check(label=label, measure=measure + (f" ({query})" if query else ""),
                                  claimed=str(claimed_text), interval=claimed.interval(), values=values, **bounds(claimed)))
-    evidence.errors += errors_of(values, label)
+    evidence.reference_errors(errors_of(values, label))
     ok = [row for _, row, _ in refs if row.status == "ok"]
     if not ok:
-        evidence.errors.append(f"no implementation computed {measure} on {label}")
+        if any(row.status == "error" for _, row, _ in refs):
+            evidence.reference_errors([f"no implementation computed {measure} on {label}"])
+        else:
+            evidence.register_error(f"no implementation computes {measure} on {label}", "expect[].measure",
+                                    f"name the measure as a reference computes it (ir-measures' notation), or "
+                                    f"encode the statement another way; no reference offers {measure}")
         return
     inside = [row for row in ok if row.in_interval]
     shown = "; ".join(f"{row.implementation} gives {fmt_float(row.value)}" for row in ok)
@@ -736,7 +745,9 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
                                  **bounds(claimed)))
     row = next((row for ref, row, _ in refs if ref.name == name), None)
     if row is None:
-        evidence.errors.append(f"{label}: {by} is not among the references of this audit")
+        evidence.register_error(f"{label}: {by} is not among the references of this audit", "by",
+                                "name one of the references this audit runs (trec_eval, ir_measures, ranx), or "
+                                "drop `by` to check the value against all of them")
         return
     holds = row.status == "ok" and row.in_interval
     if release is not None and release[0].in_interval != holds:
@@ -762,7 +773,12 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
         evidence.concern = evidence.concern or (f"Readers who run {by} get {shown}, not the value the sentence "
                                                 "says it returns.")
         return
-    evidence.errors.append(f"{label}: {by} gives no value: {row.status}" + (f" ({row.detail})" if row.detail else ""))
+    message = f"{label}: {by} gives no value: {row.status}" + (f" ({row.detail})" if row.detail else "")
+    if row.status == "error":
+        evidence.reference_errors([message])
+    else:
+        evidence.register_error(message, "by", f"{by} does not compute this measure on this input: name the "
+                                "reference the sentence is about, or drop `by`")
 
 
 def _release_qualifies(label: str, by: str, row: ImplValue, release, claimed_text, holds: bool,
@@ -823,9 +839,10 @@ def check_printed(claim, claimed_text, derived: str, evidence: Evidence) -> None
     longer checks what the text says (a value edited in the register only, or copied wrong)."""
     if derived or printed_in_quote(claimed_text, claim.quote):
         return
-    evidence.errors.append(f"the claimed value {str(claimed_text)!r} is not printed in the quote "
-                           f"“{shorten(claim.quote, 160)}”: write the value as the text prints it, or say in "
-                           "`derived` how the text implies it")
+    evidence.register_error(f"the claimed value {str(claimed_text)!r} is not printed in the quote "
+                            f"“{shorten(claim.quote, 160)}”", "claimed",
+                            f"write the value as the quote prints it (or quote the sentence that prints "
+                            f"{str(claimed_text)!r}), or say in `derived` how the text implies it")
 
 
 def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
