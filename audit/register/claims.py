@@ -31,7 +31,7 @@ from pydantic import (
 from audit.errors import AuditError, RegisterError, ValueParseError
 from audit.evaluation.evaluator import CATALOGUE, check_ranking
 from audit.evaluation.universe import PREMISES
-from audit.register.conventions import CONVENTIONS, Declared, check_value, declared_from
+from audit.register.conventions import CONVENTIONS, Declared, Statement, check_value, declared_from
 from audit.register.files import read_text
 from audit.register.limits import (
     MAX_CLAIMS,
@@ -790,11 +790,12 @@ class Chapter:
     declared: Declared = field(default_factory=Declared)  # the book's and the chapter's stated conventions
 
     def declared_for(self, claim) -> Declared:
-        """The conventions a claim is checked under: book, then chapter, then the claim's own."""
-        own = getattr(claim, "conventions", None)
-        if not own:
+        """The conventions a claim is checked under: book, then chapter, then the claim's own (``own_conditions``:
+        the register's and those its sentence states)."""
+        own = own_conditions(claim)
+        if not own.statements:
             return self.declared
-        return self.declared.overlay(declared_from(_as_plain(own), "claim"))
+        return self.declared.overlay(own)
 
     @property
     def claims_path(self) -> Path:
@@ -802,6 +803,24 @@ class Chapter:
 
     def fixture(self, ref: "str | Fixture") -> Fixture:
         return self.register.fixtures[ref] if isinstance(ref, str) else ref
+
+
+def own_conditions(claim) -> Declared:
+    """The conditions a claim's own sentence states, which bind that claim whatever the chapter states elsewhere:
+    the register's claim-level ``conventions``, and each convention they leave open that the quote's own wording
+    states (``audit.text.stated``: "when its denominator is the full relevant set" → AP divides by |R|; "on the
+    condensed list" or "trec_eval -J" → unjudged documents removed). A reading the sentence rules out is then never
+    tried for it."""
+    from audit.text.stated import quote_of, stated_in
+
+    out = declared_from(_as_plain(getattr(claim, "conventions", None) or {}), "claim")
+    quote = getattr(claim, "quote", None) or ""
+    if getattr(claim, "kind", "") in ("convention", "not checkable", "draft"):
+        return out  # a sentence about how a library behaves, or nothing to evaluate: its wording is its subject
+    for name, (value, offset) in stated_in(quote).items():
+        if not out.stated(name):
+            out.statements[name] = [Statement(value, quote_of(quote, offset), "claim")]
+    return out
 
 
 class _UniqueKeys:

@@ -87,7 +87,9 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                      rf"(?:{_DOC}|returns?))\s+as\s+(?:zero|0|non-?relevant|not\s+relevant)\b"),
         ("unjudged", "removed", rf"\bunjudged\s+{_DOC}\s+(?:are|is)\s+(?:removed|dropped|discarded)|",
                                 rf"\b(?:removes?|drops?|discards?)\s+(?:the\s+)?unjudged\s+{_DOC}\s+",
-                                r"(?:first|before)|\bscored\s+on\s+(?:the\s+)?condensed\s+lists?\b"),
+                                r"(?:first|before)|\b(?:scored\s+)?on\s+(?:the|a)\s+condensed\s+lists?\b|",
+                                # a reference option the sentence names: trec_eval -J, ir-measures' judged_only
+                                r"\btrec_eval\s+(?:with\s+)?-J\b|\bjudged_only\s*=\s*True\b"),
         # --- nDCG -----------------------------------------------------------------------------------
         ("gain", "linear", r"\blinear\s+(?:gain|n?DCG)\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals|is)\s+(?:the\s+)?grade\b|",
                            r"\bwith\s+the\s+grade\s+as\s+(?:the\s+|its\s+)?gain\b|",
@@ -117,6 +119,10 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                   r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|divisor|denominator)\b[^.;]*",
                                   r"\bwhether\s+or\s+not\s+(?:they|it)\s+(?:were|was|are|is)\s+(?:retrieved|returned|found)"),
         ("ap_denominator", "|R|", r"\b(?:AP|MAP)\b(?:\s*\([^)]*\))?\s*=\s*\(\s*1\s*\)\s*/\s*\(\s*\|R\|\s*\)"),
+        # a sentence's own condition: "… when its denominator is the full relevant set"
+        ("ap_denominator", "|R|", r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:denominator|divisor)\s+is\s+(?:the\s+)?",
+                                  rf"(?:(?:full|whole|entire|complete)\s+(?:relevant\s+set|set\s+of\s+{_RELEVANT}\s+{_DOC})|",
+                                  r"\|R\|)"),
         ("ap_denominator", "relevant retrieved", r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|",
                                                  r"averaged?)\s+(?:(?:the\s+|its\s+)?sum\s+)?(?:by|over)\s+",
                                                  r"(?:the\s+(?:number\s+of\s+)?)?",
@@ -168,7 +174,9 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                   r"grades?\s+(?:is\s+)?(?P<level>[123])\s+or\s+(?:more|higher|above)|\bgrades?\s*",
                                   r"(?:≥|>=|of\s+at\s+least|at\s+least)\s*(?P<level2>[123])\s+(?:counts?|is|are)\s+",
                                   rf"(?:as\s+)?{_RELEVANT}|\bgrades?\s+above\s+(?P<above>[012])\s+(?:counts?|is|are)\s+",
-                                  rf"(?:as\s+)?{_RELEVANT}|\bknown\s+positive\s+relevance\s+grade"),
+                                  rf"(?:as\s+)?{_RELEVANT}|\bknown\s+positive\s+relevance\s+grade|",
+                                  # a reference option the sentence names: trec_eval -l 2
+                                  r"\btrec_eval\s+(?:with\s+)?-l\s*(?P<level3>[123])\b"),
         # --- RR's cutoff --------------------------------------------------------------------------------
         ("rr_cutoff", "applied", rf"\b(?:M?RR|(?:mean\s+)?reciprocal\s+rank)\s*@\s*{_K}\b[^.]*\b(?:counts?\s+only|only\s+",
                                  r"counts?|looks?\s+only\s+at|within)\s+the\s+first\b|\b(?:M?RR|reciprocal\s+rank)\b",
@@ -231,8 +239,8 @@ def _value(name: str, value: str | None, m: re.Match, text: str = "") -> str | N
         tops = {max(int(g) for g in re.findall(r"\d+", g.group("list"))) if g.group("list") else
                 int(g.group("top") or g.group("top2") or g.group("top3") or g.group("top4")) for g in _GRADES.finditer(text)}
         return "highest grade judged" if tops == {top} else None
-    if groups.get("level") or groups.get("level2"):
-        return groups.get("level") or groups.get("level2")
+    if groups.get("level") or groups.get("level2") or groups.get("level3"):
+        return groups.get("level") or groups.get("level2") or groups.get("level3")
     if groups.get("above") is not None:
         return str(int(groups["above"]) + 1)
     return "1"  # "a known positive relevance grade": any grade above 0

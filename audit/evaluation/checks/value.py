@@ -38,7 +38,7 @@ from audit.evaluation.checks.stated_effect import (
     stated_effects,
 )
 from audit.evaluation.readings import REJECTED, Readings, base_reading, explore, graded_levels
-from audit.register.claims import REFERENCE_NAMES, Chapter, ValueClaim
+from audit.register.claims import REFERENCE_NAMES, Chapter, ValueClaim, own_conditions
 from audit.errors import AuditError
 from audit.evaluation import evaluator
 from audit.evaluation.evaluator import relevant_to
@@ -605,8 +605,24 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
                                   f"printed), under {'; '.join(CONVENTIONS[c.name].phrase(c.value) for c in found.causes)}"
                                   ", which the text leaves open")
             continue
-        own = getattr(claim, "conventions", None) or {}
-        told = [c for c in found.causes if c.name in own and c.name in CONVENTIONS]
+        own = own_conditions(claim)
+        told = [c for c in found.causes if own.stated(c.name) and c.name in CONVENTIONS]
+        every_cause_told = bool(told) and len(told) == len(found.causes)
+        # a reference run with its own option for exactly the condition the sentence states (“on the condensed
+        # list”: ir-measures' judged_only, trec_eval's -J) and giving the value: the reader is told how to get it
+        optioned = _with_options(ms, fixture, measure, query, claimed, told, base) if found.explained and \
+            every_cause_told else []
+        if found.explained and every_cause_told and optioned:
+            evidence.notes.append(
+                f"{given} {'each give' if several else 'gives'} {shown}: there "
+                + "; ".join(CONVENTIONS[c.name].phrase(c.value) for c in told)
+                + "; the sentence states its own condition ("
+                + "; ".join(CONVENTIONS[c.name].phrase(st.value) for c in told for st in own.statements[c.name][:1])
+                + "), which " + "; ".join(f"{t} with {named}" for t, named, _ in optioned) + " computes exactly: "
+                + "; ".join(f"{t} with {named} gives {v}" for t, named, v in optioned))
+            evidence.scopes.append(f"{label}: " + "; ".join(f"{t} with {named} gives {v}, as the sentence says"
+                                                           for t, named, v in optioned))
+            continue
         if found.explained and told and (len(told) == len(found.causes) or not found.joint) and any(
                 r.status == "ok" and r.in_interval for _, r, _ in refs):
             # the sentence names the condition its value holds under (“With -c, every judged query counts”) and
