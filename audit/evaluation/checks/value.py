@@ -618,7 +618,8 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
                 + "; ".join(CONVENTIONS[c.name].phrase(c.value) for c in told)
                 + "; the sentence states its own condition ("
                 + "; ".join(CONVENTIONS[c.name].phrase(st.value) for c in told for st in own.statements[c.name][:1])
-                + "), which " + "; ".join(f"{t} with {named}" for t, named, _ in optioned) + " computes exactly: "
+                + "), which " + listed([f"{t} with {named}" for t, named, _ in optioned])
+                + (" compute" if len(optioned) > 1 else " computes") + " exactly: "
                 + "; ".join(f"{t} with {named} gives {v}" for t, named, v in optioned))
             evidence.scopes.append(f"{label}: " + "; ".join(f"{t} with {named} gives {v}, as the sentence says"
                                                            for t, named, v in optioned))
