@@ -341,7 +341,9 @@ class Expect(Strict):
     #: definitions and the other references are shown. Another library ("ml_metrics' apk returns 0.5"): the
     #: chapter's definitions under the claim's stated conventions (that library's reading, each with its quote)
     #: decide, and the references, which follow their own, are shown without qualifying it.
-    by: str | None = Field(None, pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,40}$")
+    #: A reference may carry the options the sentence names ("trec_eval -J", "trec_eval -l 2 -M 10", "ir_measures
+    #: judged_only"): it is then run with them (``audit.register.options``).
+    by: str | None = Field(None, pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,40}( +[-A-Za-z0-9_=.]{1,20}){0,6}$")
     #: The ideal order the sentence prints, grades best first ("against the ideal order 3, 2, 1": "3, 2, 1"): the
     #: readings of how the ideal DCG is built that give another order are not tried, and the order is checked.
     ideal: str | None = Field(None, pattern=r"^\s*-?\d+(\s*[, ]\s*-?\d+)*\s*$", max_length=200)
@@ -350,6 +352,12 @@ class Expect(Strict):
     #: claimed value and to the chapter's definitions; a difference is a finding on the notebook (``--fail-on
     #: notebook``), not on the sentence, whose verdict the definitions decide.
     notebook: str | None = Field(None, pattern=r"^cell [1-9][0-9]{0,4}(: .{1,80})?$")
+
+    @field_validator("by")
+    @classmethod
+    def _by_options_known(cls, value):
+        reference_call(value)  # a ValueError naming an option the reference cannot be run with
+        return value
 
     def ideal_grades(self) -> list[int] | None:
         """``ideal`` as grades, zeros left out (a zero adds nothing to an ideal DCG)."""
@@ -501,8 +509,7 @@ class StatisticClaim(ClaimBase):
 
 
 #: How a register names a reference (``by:``) → the reference's name in the audit.
-REFERENCE_NAMES = {"trec_eval": "pytrec_eval", "pytrec_eval": "pytrec_eval", "ir_measures": "ir_measures",
-                   "ir-measures": "ir_measures", "ranx": "ranx"}
+from audit.register.options import REFERENCE_NAMES, reference_call  # noqa: E402  (one home: the options module)
 
 #: Older spellings of a rule → the convention value it names (``audit.register.conventions``).
 RULE_SPELLINGS = {"reference order": "listed order", "zero": "non-relevant", "condensed": "removed"}
