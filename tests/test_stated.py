@@ -66,7 +66,11 @@ def test_the_quote_is_the_clause_that_states_it_and_two_values_are_both_kept():
     ("Here rank-biased precision weighs each relevant document by its grade.", "rbp_gain", "grade"),
     ("ERR's stopping probability is (2^g − 1)/2^4 for a document of grade g.", "err_max_grade", "4"),
     ("ERR divides by 2 to the highest grade judged.", "err_max_grade", "highest grade judged"),
-    ("On our 0–3 scale ERR divides by 2^3.", "err_max_grade", "highest grade judged"),
+    # the judging scale's top grade, a number: a query whose grades top out at 2 still divides by 2^3
+    ("On our 0–3 scale ERR divides by 2^3.", "err_max_grade", "3"),
+    ("ERR's stopping probability for grade g is (2^g − 1)/2^3.", "err_max_grade", "3"),
+    ("A result of grade g satisfies with probability R(g) = (2^g − 1)/2^3.", "err_max_grade", "3"),
+    ("For ERR we fix g_max = 3, the top of the assessors' scale.", "err_max_grade", "3"),
     ("The same recipe then divides by 2^2: a list graded [2, 0, 1] has ERR@3 ≈ 0.771.", "err_max_grade",
      "highest grade judged"),
     ("AP divides by all relevant documents, retrieved or not.", "ap_denominator", "|R|"),
@@ -93,9 +97,6 @@ def test_a_wording_states_a_newer_convention(text, name, value):
 
 
 @pytest.mark.parametrize("text", [
-    # ERR's stopping probability is not nDCG's gain, and 2^3 is no stated top grade without the scale
-    "ERR's stopping probability for grade g is (2^g − 1)/2^3.",
-    "A result of grade g satisfies with probability R(g) = (2^g − 1)/2^3.",
     # a variant of DCG, not the text's own gain
     "**dcg_burges** — the same with gain 2^g − 1.",
     "The learning-to-rank crowd uses gain 2^g − 1 instead.",
@@ -111,4 +112,5 @@ def test_a_wording_that_is_not_the_texts_convention_declares_nothing(text):
 def test_an_err_formula_beside_a_linear_gain_is_no_tension():
     declared = declare(["ERR's stopping probability for grade g is (2^g − 1)/2^3.",
                         "Throughout, the gain is the grade (linear gain)."])
-    assert {n: [s["value"] for s in v] for n, v in declared.items()} == {"gain": ["linear"]}
+    # ERR's (2^g − 1)/2^3 states ERR's top grade, not nDCG's gain
+    assert {n: [s["value"] for s in v] for n, v in declared.items()} == {"gain": ["linear"], "err_max_grade": ["3"]}

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from audit.register.conventions import CONVENTIONS
+from audit.register.conventions import CONVENTIONS, accepts
 
 _I = re.IGNORECASE
 _RELEVANT = r"(?:relevant|positive)"
@@ -139,9 +139,12 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                                   r"\s+grade|\b2\s+to\s+the\s+(?:power\s+of\s+the\s+)?(?:highest|top|",
                                                   r"maximum)\s+grade|\bdivide[sd]?\s+by\s+2\s+to\s+the\s+(?:highest|top|",
                                                   r"maximum)\s+grade)"),
-        ("err_max_grade", None, r"(?:\bERR\b|expected\s+reciprocal\s+rank)(?:[^.;]|\.\d)*?\b(?:divide[sd]?\s+by\s+|\)\s*/\s*)",
-                                r"2\s*\^\s*(?P<top>\d)\b|\bdivide[sd]?\s+by\s+2\s*\^\s*(?P<top2>\d)\b(?:[^.;]|\.\d)*?",
-                                r"(?:\bERR\b|expected\s+reciprocal\s+rank)"),
+        ("err_max_grade", None, r"(?:\bERR\b|expected\s+reciprocal\s+rank|\bsatisf)(?:[^.;]|\.\d)*?\b(?:divide[sd]?\s+by\s+|\)\s*/\s*)",
+                                r"2\s*\^\s*\(?\s*(?P<top>\d)\b|\bdivide[sd]?\s+by\s+2\s*\^\s*(?P<top2>\d)\b(?:[^.;]|\.\d)*?",
+                                r"(?:\bERR\b|expected\s+reciprocal\s+rank)|",
+                                # "g_max = 3" in a unit about ERR
+                                r"(?:\bERR\b|expected\s+reciprocal\s+rank)(?:[^.;]|\.\d)*?\bg_?\{?max\}?\s*=\s*(?P<gmax>\d)\b|",
+                                r"\bg_?\{?max\}?\s*=\s*(?P<gmax2>\d)\b(?:[^.;]|\.\d)*?(?:\bERR\b|expected\s+reciprocal\s+rank)"),
         # --- RBP's gain (Moffat & Zobel 2008: binary; ranx: the grade) --------------------------------------------
         ("rbp_gain", "binary", r"(?:\bRBP\b|rank-biased\s+precision|\brbp\.\d+)(?:[^.;]|\.\d)*?(?:\br_i\s+is\s+1\s+for\s+a\s+",
                                rf"{_RELEVANT}\s+{_DOC}\s+and\s+0\s+otherwise|\bcounts?\s+(?:a|each|every)\s+",
@@ -231,14 +234,19 @@ def _value(name: str, value: str | None, m: re.Match, text: str = "") -> str | N
         return value
     groups = m.groupdict()
     if name == "err_max_grade":
-        # ERR divides by 2^4 (gdeval), or by 2 to the top grade of the text's own scale: the grades it prints
-        # ("[2, 0, 1]", "0–2") must top out there, or the wording states neither value.
-        top = int(groups.get("top") or groups.get("top2"))
+        # ERR divides by 2^4 (gdeval), or by 2 to a number: the top grade of the text's own judging scale, which a
+        # scale the unit shows ("0–3", "tops out at 3") must agree with; a worked example's graded list alone
+        # ("divides by 2^2: a list graded [2, 0, 1]") shows the recipe's g_max is the list's highest grade judged.
+        top = int(next(groups[g] for g in ("top", "top2", "gmax", "gmax2") if groups.get(g)))
         if top == 4:
             return "4"
-        tops = {max(int(g) for g in re.findall(r"\d+", g.group("list"))) if g.group("list") else
-                int(g.group("top") or g.group("top2") or g.group("top3") or g.group("top4")) for g in _GRADES.finditer(text)}
-        return "highest grade judged" if tops == {top} else None
+        scales = {int(g.group("top") or g.group("top2") or g.group("top3") or g.group("top4"))
+                  for g in _GRADES.finditer(text) if not g.group("list")}
+        lists = {max(int(d) for d in re.findall(r"\d+", g.group("list"))) for g in _GRADES.finditer(text)
+                 if g.group("list")}
+        if scales:
+            return str(top) if scales == {top} else None
+        return "highest grade judged" if lists == {top} else str(top)
     if groups.get("level") or groups.get("level2") or groups.get("level3"):
         return groups.get("level") or groups.get("level2") or groups.get("level3")
     if groups.get("above") is not None:
@@ -296,7 +304,7 @@ def _stated(text: str) -> dict[str, tuple[str, int]]:
             v = _value(name, value, m, text)
             if v is None:
                 continue
-            assert v in CONVENTIONS[name].values, (name, v)
+            assert accepts(name, v), (name, v)
             found.setdefault(name, {}).setdefault(v, m.start())
     return {name: next(iter(values.items())) for name, values in found.items() if len(values) == 1}
 
