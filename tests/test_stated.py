@@ -71,6 +71,12 @@ def test_the_quote_is_the_clause_that_states_it_and_two_values_are_both_kept():
     ("ERR's stopping probability for grade g is (2^g − 1)/2^3.", "err_max_grade", "3"),
     ("A result of grade g satisfies with probability R(g) = (2^g − 1)/2^3.", "err_max_grade", "3"),
     ("For ERR we fix g_max = 3, the top of the assessors' scale.", "err_max_grade", "3"),
+    # a condition a sentence states for itself (it binds that sentence's claim: ``claims.own_conditions``)
+    ("Average precision at k never decreases as k grows when its denominator is the full relevant set.",
+     "ap_denominator", "|R|"),
+    ("On the condensed list, which drops the unjudged d2, P@3 = 2/3.", "unjudged", "removed"),
+    ("With trec_eval -J, P_10 = 0.6 for the run.", "unjudged", "removed"),
+    ("Run as trec_eval -l 2, map falls to 0.41.", "relevance_level", "2"),
     ("The same recipe then divides by 2^2: a list graded [2, 0, 1] has ERR@3 ≈ 0.771.", "err_max_grade",
      "highest grade judged"),
     ("AP divides by all relevant documents, retrieved or not.", "ap_denominator", "|R|"),
@@ -102,6 +108,8 @@ def test_a_wording_states_a_newer_convention(text, name, value):
     "The learning-to-rank crowd uses gain 2^g − 1 instead.",
     # negated: states what the text does not do
     "The divisor is never min(k, |R|).",
+    "Without trec_eval -J, P_10 = 0.4 for the run.",
+    "Unlike trec_eval -J, our script keeps every document.",
     # ERR's satisfaction probability in LaTeX is over 2^g_max, not a DCG discount
     r"$R(g) = \frac{2^{g}-1}{2^{g_{max}}}$",
 ])

@@ -211,7 +211,7 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
 
 #: A wording negated ("not by the number retrieved", "never min(k, R)", "rather than removed") states what the
 #: text does not do.
-_NEGATED = re.compile(r"\b(?:not|never|rather\s+than|instead\s+of)\s+(?:by\s+)?$", re.IGNORECASE)
+_NEGATED = re.compile(r"\b(?:not|never|rather\s+than|instead\s+of|without|unlike)\s+(?:by\s+)?$", re.IGNORECASE)
 #: A gain wording that presents another definition ("the same with gain 2^g − 1", "uses gain 2^g − 1 instead")
 #: describes a variant, not the text's own nDCG.
 _VARIANT = re.compile(r"\binstead\b|\bthe\s+same\s+with\b|\bvariant\b|\bburges\b", re.IGNORECASE)
