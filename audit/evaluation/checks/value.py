@@ -617,7 +617,10 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
             continue
         own = own_conditions(claim)
         told = [c for c in found.causes if own.stated(c.name) and c.name in CONVENTIONS]
-        every_cause_told = bool(told) and len(told) == len(found.causes)
+        # the condition is the sentence's own: its statement's quote lies in the claim's quote (a register entry
+        # repeating a chapter-wide statement elsewhere is the chapter's stated convention, which qualifies)
+        every_cause_told = bool(told) and len(told) == len(found.causes) and all(
+            any(st.quote and st.quote in (claim.quote or "") for st in own.statements[c.name]) for c in told)
         # a reference run with its own option for exactly the condition the sentence states (“on the condensed
         # list”: ir-measures' judged_only, trec_eval's -J) and giving the value: the reader is told how to get it
         optioned = _with_options(ms, fixture, measure, query, claimed, told, base) if found.explained and \
