@@ -343,7 +343,8 @@ def test_a_property_never_compares_a_measure_with_itself():
 def test_an_err_formula_is_not_the_ndcg_gain():
     _, conventions = _drafted("The gain is the grade.\n\nERR's stopping probability for grade g is (2^g − 1)/2^3, "
                               "since our scale tops out at 3.\n")
-    assert {n: v["value"] for n, v in conventions.items()} == {"gain": "linear", "err_max_grade": "highest grade judged"}
+    # the scale's top grade, a number (Chapelle et al.'s g_max): a query whose grades top out at 2 still divides by 2^3
+    assert {n: v["value"] for n, v in conventions.items()} == {"gain": "linear", "err_max_grade": "3"}
 
 
 def test_newer_measures_on_described_fixtures_run_only_when_they_reproduce_the_printed_value(tmp_path):
@@ -363,7 +364,9 @@ def test_newer_measures_on_described_fixtures_run_only_when_they_reproduce_the_p
     by_quote = _audited(tmp_path, text)
     verdicts = {q.split(",")[0]: c.verdict for q, c in by_quote.items() if c.kind == "value"}
     assert verdicts == {"For the list [3": "supported", "With |R| = 4": "supported",
-                        # the sentence divides by 2^2 (the highest grade judged); gdeval divides by 2^4
+                        # the sentence divides by 2^2, the top of its 0–2 scale (3/4 + (1/4)(1/4)/3 = 0.7708);
+                        # gdeval, ir-measures' one provider of ERR, divides by 2^4: a stated convention a reference
+                        # does not share
                         "On the 0–2 scale ERR divides by 2^2: the list [2": "qualified"}
 
 

@@ -66,7 +66,17 @@ def test_the_quote_is_the_clause_that_states_it_and_two_values_are_both_kept():
     ("Here rank-biased precision weighs each relevant document by its grade.", "rbp_gain", "grade"),
     ("ERR's stopping probability is (2^g − 1)/2^4 for a document of grade g.", "err_max_grade", "4"),
     ("ERR divides by 2 to the highest grade judged.", "err_max_grade", "highest grade judged"),
-    ("On our 0–3 scale ERR divides by 2^3.", "err_max_grade", "highest grade judged"),
+    # the judging scale's top grade, a number: a query whose grades top out at 2 still divides by 2^3
+    ("On our 0–3 scale ERR divides by 2^3.", "err_max_grade", "3"),
+    ("ERR's stopping probability for grade g is (2^g − 1)/2^3.", "err_max_grade", "3"),
+    ("A result of grade g satisfies with probability R(g) = (2^g − 1)/2^3.", "err_max_grade", "3"),
+    ("For ERR we fix g_max = 3, the top of the assessors' scale.", "err_max_grade", "3"),
+    # a condition a sentence states for itself (it binds that sentence's claim: ``claims.own_conditions``)
+    ("Average precision at k never decreases as k grows when its denominator is the full relevant set.",
+     "ap_denominator", "|R|"),
+    ("On the condensed list, which drops the unjudged d2, P@3 = 2/3.", "unjudged", "removed"),
+    ("With trec_eval -J, P_10 = 0.6 for the run.", "unjudged", "removed"),
+    ("Run as trec_eval -l 2, map falls to 0.41.", "relevance_level", "2"),
     ("The same recipe then divides by 2^2: a list graded [2, 0, 1] has ERR@3 ≈ 0.771.", "err_max_grade",
      "highest grade judged"),
     ("AP divides by all relevant documents, retrieved or not.", "ap_denominator", "|R|"),
@@ -93,14 +103,13 @@ def test_a_wording_states_a_newer_convention(text, name, value):
 
 
 @pytest.mark.parametrize("text", [
-    # ERR's stopping probability is not nDCG's gain, and 2^3 is no stated top grade without the scale
-    "ERR's stopping probability for grade g is (2^g − 1)/2^3.",
-    "A result of grade g satisfies with probability R(g) = (2^g − 1)/2^3.",
     # a variant of DCG, not the text's own gain
     "**dcg_burges** — the same with gain 2^g − 1.",
     "The learning-to-rank crowd uses gain 2^g − 1 instead.",
     # negated: states what the text does not do
     "The divisor is never min(k, |R|).",
+    "Without trec_eval -J, P_10 = 0.4 for the run.",
+    "Unlike trec_eval -J, our script keeps every document.",
     # ERR's satisfaction probability in LaTeX is over 2^g_max, not a DCG discount
     r"$R(g) = \frac{2^{g}-1}{2^{g_{max}}}$",
 ])
@@ -111,4 +120,5 @@ def test_a_wording_that_is_not_the_texts_convention_declares_nothing(text):
 def test_an_err_formula_beside_a_linear_gain_is_no_tension():
     declared = declare(["ERR's stopping probability for grade g is (2^g − 1)/2^3.",
                         "Throughout, the gain is the grade (linear gain)."])
-    assert {n: [s["value"] for s in v] for n, v in declared.items()} == {"gain": ["linear"]}
+    # ERR's (2^g − 1)/2^3 states ERR's top grade, not nDCG's gain
+    assert {n: [s["value"] for s in v] for n, v in declared.items()} == {"gain": ["linear"], "err_max_grade": ["3"]}

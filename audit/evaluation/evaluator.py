@@ -428,15 +428,20 @@ def expected_reciprocal_rank(judgements: Mapping[str, int], ranking: Ranking, k:
                              reading: Reading | None = None) -> Fraction:
     """ERR@k = Σ_{r ≤ k} (1/r) R_r Π_{i<r} (1 − R_i) with R_g = (2^g − 1) / 2^g_max, in [0, 1] (Chapelle et
     al. 2009, the cascade model). g_max by the ``err_max_grade`` convention: ``highest grade judged`` (the query's
-    top grade: Chapelle et al.'s g_max of the scale) or ``4`` (gdeval.pl, the TREC Web track's script). Grades ≤ 0
+    top grade: Chapelle et al.'s g_max of the scale), ``4`` (gdeval.pl, the TREC Web track's script), or any whole
+    number a text states as its judging scale's top grade ("grades 0–3": ``3``). Grades ≤ 0
     and unjudged documents stop no user. Exact. Raises ``ReadingDoesNotApply`` for ``4`` on a grade above 4, which
     gdeval.pl refuses (``$judgment <= $MAX_JUDGMENT``)."""
     reading = reading or DEFAULT_READING
     top = max(judgements.values(), default=0)
-    if reading["err_max_grade"] == "4" and top > 4:
+    stated = reading["err_max_grade"]
+    if stated == "4" and top > 4:
         raise ReadingDoesNotApply(f"ERR's top grade 4 (gdeval.pl) does not apply to grade {top}: gdeval refuses "
                                   "grades above 4")
-    g_max = 4 if reading["err_max_grade"] == "4" else max(top, 1)
+    if stated.isdigit() and top > int(stated):
+        raise ReadingDoesNotApply(f"ERR's top grade {stated}, the top of the judging scale, does not apply to grade "
+                                  f"{top}: a grade above the scale's top would stop more than every user")
+    g_max = int(stated) if stated.isdigit() else max(top, 1)
     if g_max > MAX_GRADE:
         raise MeasureError(f"grade {g_max} is too large for ERR's 2^grade; grades up to {MAX_GRADE} are supported")
     scale = 2 ** g_max

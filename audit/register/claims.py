@@ -31,7 +31,7 @@ from pydantic import (
 from audit.errors import AuditError, RegisterError, ValueParseError
 from audit.evaluation.evaluator import CATALOGUE, check_ranking
 from audit.evaluation.universe import PREMISES
-from audit.register.conventions import CONVENTIONS, Declared, check_value, declared_from
+from audit.register.conventions import CONVENTIONS, Declared, Statement, check_value, declared_from
 from audit.register.files import read_text
 from audit.register.limits import (
     MAX_CLAIMS,
@@ -341,7 +341,9 @@ class Expect(Strict):
     #: definitions and the other references are shown. Another library ("ml_metrics' apk returns 0.5"): the
     #: chapter's definitions under the claim's stated conventions (that library's reading, each with its quote)
     #: decide, and the references, which follow their own, are shown without qualifying it.
-    by: str | None = Field(None, pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,40}$")
+    #: A reference may carry the options the sentence names ("trec_eval -J", "trec_eval -l 2 -M 10", "ir_measures
+    #: judged_only"): it is then run with them (``audit.register.options``).
+    by: str | None = Field(None, pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,40}( +[-A-Za-z0-9_=.]{1,20}){0,6}$")
     #: The ideal order the sentence prints, grades best first ("against the ideal order 3, 2, 1": "3, 2, 1"): the
     #: readings of how the ideal DCG is built that give another order are not tried, and the order is checked.
     ideal: str | None = Field(None, pattern=r"^\s*-?\d+(\s*[, ]\s*-?\d+)*\s*$", max_length=200)
@@ -350,6 +352,12 @@ class Expect(Strict):
     #: claimed value and to the chapter's definitions; a difference is a finding on the notebook (``--fail-on
     #: notebook``), not on the sentence, whose verdict the definitions decide.
     notebook: str | None = Field(None, pattern=r"^cell [1-9][0-9]{0,4}(: .{1,80})?$")
+
+    @field_validator("by")
+    @classmethod
+    def _by_options_known(cls, value):
+        reference_call(value)  # a ValueError naming an option the reference cannot be run with
+        return value
 
     def ideal_grades(self) -> list[int] | None:
         """``ideal`` as grades, zeros left out (a zero adds nothing to an ideal DCG)."""
@@ -501,8 +509,7 @@ class StatisticClaim(ClaimBase):
 
 
 #: How a register names a reference (``by:``) → the reference's name in the audit.
-REFERENCE_NAMES = {"trec_eval": "pytrec_eval", "pytrec_eval": "pytrec_eval", "ir_measures": "ir_measures",
-                   "ir-measures": "ir_measures", "ranx": "ranx"}
+from audit.register.options import REFERENCE_NAMES, reference_call  # noqa: E402  (one home: the options module)
 
 #: Older spellings of a rule → the convention value it names (``audit.register.conventions``).
 RULE_SPELLINGS = {"reference order": "listed order", "zero": "non-relevant", "condensed": "removed"}
@@ -790,11 +797,12 @@ class Chapter:
     declared: Declared = field(default_factory=Declared)  # the book's and the chapter's stated conventions
 
     def declared_for(self, claim) -> Declared:
-        """The conventions a claim is checked under: book, then chapter, then the claim's own."""
-        own = getattr(claim, "conventions", None)
-        if not own:
+        """The conventions a claim is checked under: book, then chapter, then the claim's own (``own_conditions``:
+        the register's and those its sentence states)."""
+        own = own_conditions(claim)
+        if not own.statements:
             return self.declared
-        return self.declared.overlay(declared_from(_as_plain(own), "claim"))
+        return self.declared.overlay(own)
 
     @property
     def claims_path(self) -> Path:
@@ -802,6 +810,24 @@ class Chapter:
 
     def fixture(self, ref: "str | Fixture") -> Fixture:
         return self.register.fixtures[ref] if isinstance(ref, str) else ref
+
+
+def own_conditions(claim) -> Declared:
+    """The conditions a claim's own sentence states, which bind that claim whatever the chapter states elsewhere:
+    the register's claim-level ``conventions``, and each convention they leave open that the quote's own wording
+    states (``audit.text.stated``: "when its denominator is the full relevant set" → AP divides by |R|; "on the
+    condensed list" or "trec_eval -J" → unjudged documents removed). A reading the sentence rules out is then never
+    tried for it."""
+    from audit.text.stated import quote_of, stated_in
+
+    out = declared_from(_as_plain(getattr(claim, "conventions", None) or {}), "claim")
+    quote = getattr(claim, "quote", None) or ""
+    if getattr(claim, "kind", "") in ("convention", "not checkable", "draft"):
+        return out  # a sentence about how a library behaves, or nothing to evaluate: its wording is its subject
+    for name, (value, offset) in stated_in(quote).items():
+        if not out.stated(name):
+            out.statements[name] = [Statement(value, quote_of(quote, offset), "claim")]
+    return out
 
 
 class _UniqueKeys:

@@ -38,6 +38,8 @@ class Convention:
         return NOUNS.get(self.name, f"the {self.title}")
 
     def phrase(self, value: str) -> str:
+        if value not in self.phrases and value in numbered_values(self.name):
+            return NUMBERED[self.name].format(n=value)
         return self.phrases.get(value, f"{self.title}: {value}")
 
 
@@ -103,7 +105,9 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
     Convention("err_max_grade", "ERR's top grade", ("highest grade judged", "4"), {
         "highest grade judged": "ERR's stopping probability is (2^g − 1) / 2^g_max, g_max the query's top judged grade",
         "4": "ERR's stopping probability is (2^g − 1) / 2^4 (grades above 4 are refused)",
-    }, "Chapelle et al. 2009 (the scale's top grade); gdeval (the TREC Web track's script, 4)"),
+    }, "Chapelle et al. 2009 (g_max, the top grade of the judging scale); gdeval.pl (the TREC Web track's script, "
+       "ir-measures' one provider of ERR@k: 4, its 0–4 scale); trec_eval and ranx compute no ERR. A text may state "
+       "its own scale's top grade as a number (“grades 0–3 … (2^g − 1)/2^3”: 3)"),
     Convention("rbp_gain", "RBP gain", ("binary", "grade"), {
         "binary": "RBP counts a relevant document as 1",
         "grade": "RBP weighs a relevant document by its grade",
@@ -142,6 +146,22 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
 )}
 
 NAMES = tuple(CONVENTIONS)
+
+#: Conventions a text may also set to a whole number it states, beside the values read when it is unstated: ERR's
+#: g_max, the top grade of the text's own judging scale (Chapelle et al. 2009), for any scale, not only gdeval's 0–4.
+#: A stated number is never one of the readings an unstated convention is tried under.
+NUMBERED = {"err_max_grade": "ERR's stopping probability is (2^g − 1) / 2^{n}, {n} the top grade of the judging scale"}
+_NUMBERED_RANGE = range(1, 21)
+
+
+def numbered_values(name: str) -> tuple[str, ...]:
+    """The whole numbers a text may state for ``name`` (``NUMBERED``), as text; none for other conventions."""
+    return tuple(str(n) for n in _NUMBERED_RANGE) if name in NUMBERED else ()
+
+
+def accepts(name: str, value: object) -> bool:
+    """Whether ``value`` is a value of convention ``name`` a text may state."""
+    return name in CONVENTIONS and (str(value) in CONVENTIONS[name].values or str(value) in numbered_values(name))
 
 NOUNS = {"prefix": "which prefix is evaluated", "precision_denominator": "the P@k denominator",
          "repeated_ids": "how repeated IDs are handled", "ties": "the tie rule",
@@ -229,9 +249,11 @@ def check_value(name: str, value: object) -> str | None:
     """An error message when ``name``/``value`` is not a known convention value, else None."""
     if name not in CONVENTIONS:
         return f"unknown convention {name!r}; known conventions: {', '.join(NAMES)}"
-    if str(value) not in CONVENTIONS[name].values:
+    if not accepts(name, value):
+        numbered = (f", or a whole number from {_NUMBERED_RANGE.start} to {_NUMBERED_RANGE.stop - 1} (the top grade "
+                    "of the text's judging scale)") if name in NUMBERED else ""
         return (f"unknown value {value!r} for convention {name!r}; expected one of "
-                f"{', '.join(repr(v) for v in CONVENTIONS[name].values)}")
+                f"{', '.join(repr(v) for v in CONVENTIONS[name].values)}{numbered}")
     return None
 
 

@@ -44,7 +44,8 @@ from audit.evaluation.readings import REJECTED
 from audit.register.claims import Chapter
 from audit.register.conventions import CONVENTIONS, join_alike
 from audit.register.values import display, format_exact, parse_claimed, printed_correction
-from audit.register.claims import REFERENCE_NAMES, canonical_rule
+from audit.register.claims import canonical_rule
+from audit.register.options import reference_name
 from audit.evaluation.checks.arithmetic import correction as arithmetic_correction
 from audit.text.encode import breaks_arithmetic
 from audit.report.results import ClaimResult, Hunk, Proposal
@@ -154,7 +155,7 @@ def _value(claim, chapter: Chapter, ms: Measurements, result: ClaimResult):
     corrections: dict[str, str] = dict(by_reference)
     others = []
     for e in claim.expect:
-        if e.by is not None and e.by.lower() in REFERENCE_NAMES:
+        if reference_name(e.by) is not None:
             continue   # decided by that reference (``_by_reference``)
         claimed = parse_claimed(e.claimed, tolerance=e.tolerance)
         if claimed.nominal is None and result.verdict == "contradicted":
@@ -218,9 +219,9 @@ def _by_reference(claim, result: ClaimResult) -> dict[str, str]:
     if result.verdict != "contradicted":
         return corrections
     for e in claim.expect:
-        if e.by is None or e.by.lower() not in REFERENCE_NAMES:
+        name = reference_name(e.by)
+        if name is None:
             continue
-        name = REFERENCE_NAMES[e.by.lower()]
         rows = [v for c in result.checks if c.claimed == str(e.claimed) and c.measure.startswith(e.measure)
                 for v in c.values if v.implementation == name]
         if not rows or rows[0].in_interval:
@@ -448,7 +449,7 @@ def _value_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote
                 if changed is not None:
                     fields.append((f"expect.{i}.claimed", changed))
                     claimed = changed
-        by = any(e.by is not None and e.by.lower() in REFERENCE_NAMES for e in claim.expect)
+        by = any(reference_name(e.by) is not None for e in claim.expect)
         return _correction(claim, r, quote, out[1], fields, chapter, ms,
                            "decided again by the library the sentence is about" if by else
                            "the new value holds under every reading the chapter allows", rechecks)

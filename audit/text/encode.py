@@ -439,7 +439,7 @@ def convention_taken(text: str, spec: tuple[str, int | str | None] | None, state
         why = "with grades above 1 the DCG depends on the gain (linear or exponential), which the text does not state"
     elif root == "RBP" and "rbp_gain" not in stated and any(g > 1 for g in _grades(text)):
         why = "with grades above 1 RBP depends on its gain (binary or the grade), which the text does not state"
-    elif root == "ERR" and stated.get("err_max_grade") != {"highest grade judged"}:
+    elif root == "ERR" and not stated.get("err_max_grade"):  # any stated top grade (per query, 4, the scale's N)
         top = [int(m.group("n")) for m in _POWER_OF_TWO.finditer(text)]
         scale = _SCALE.search(text)
         grades = _grades(text)

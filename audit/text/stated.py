@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from audit.register.conventions import CONVENTIONS
+from audit.register.conventions import CONVENTIONS, accepts
 
 _I = re.IGNORECASE
 _RELEVANT = r"(?:relevant|positive)"
@@ -87,7 +87,9 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                      rf"(?:{_DOC}|returns?))\s+as\s+(?:zero|0|non-?relevant|not\s+relevant)\b"),
         ("unjudged", "removed", rf"\bunjudged\s+{_DOC}\s+(?:are|is)\s+(?:removed|dropped|discarded)|",
                                 rf"\b(?:removes?|drops?|discards?)\s+(?:the\s+)?unjudged\s+{_DOC}\s+",
-                                r"(?:first|before)|\bscored\s+on\s+(?:the\s+)?condensed\s+lists?\b"),
+                                r"(?:first|before)|\b(?:scored\s+)?on\s+(?:the|a)\s+condensed\s+lists?\b|",
+                                # a reference option the sentence names: trec_eval -J, ir-measures' judged_only
+                                r"\btrec_eval\s+(?:with\s+)?-J\b|\bjudged_only\s*=\s*True\b"),
         # --- nDCG -----------------------------------------------------------------------------------
         ("gain", "linear", r"\blinear\s+(?:gain|n?DCG)\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals|is)\s+(?:the\s+)?grade\b|",
                            r"\bwith\s+the\s+grade\s+as\s+(?:the\s+|its\s+)?gain\b|",
@@ -117,6 +119,10 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                   r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|divisor|denominator)\b[^.;]*",
                                   r"\bwhether\s+or\s+not\s+(?:they|it)\s+(?:were|was|are|is)\s+(?:retrieved|returned|found)"),
         ("ap_denominator", "|R|", r"\b(?:AP|MAP)\b(?:\s*\([^)]*\))?\s*=\s*\(\s*1\s*\)\s*/\s*\(\s*\|R\|\s*\)"),
+        # a sentence's own condition: "… when its denominator is the full relevant set"
+        ("ap_denominator", "|R|", r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:denominator|divisor)\s+is\s+(?:the\s+)?",
+                                  rf"(?:(?:full|whole|entire|complete)\s+(?:relevant\s+set|set\s+of\s+{_RELEVANT}\s+{_DOC})|",
+                                  r"\|R\|)"),
         ("ap_denominator", "relevant retrieved", r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|",
                                                  r"averaged?)\s+(?:(?:the\s+|its\s+)?sum\s+)?(?:by|over)\s+",
                                                  r"(?:the\s+(?:number\s+of\s+)?)?",
@@ -133,9 +139,12 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                                   r"\s+grade|\b2\s+to\s+the\s+(?:power\s+of\s+the\s+)?(?:highest|top|",
                                                   r"maximum)\s+grade|\bdivide[sd]?\s+by\s+2\s+to\s+the\s+(?:highest|top|",
                                                   r"maximum)\s+grade)"),
-        ("err_max_grade", None, r"(?:\bERR\b|expected\s+reciprocal\s+rank)(?:[^.;]|\.\d)*?\b(?:divide[sd]?\s+by\s+|\)\s*/\s*)",
-                                r"2\s*\^\s*(?P<top>\d)\b|\bdivide[sd]?\s+by\s+2\s*\^\s*(?P<top2>\d)\b(?:[^.;]|\.\d)*?",
-                                r"(?:\bERR\b|expected\s+reciprocal\s+rank)"),
+        ("err_max_grade", None, r"(?:\bERR\b|expected\s+reciprocal\s+rank|\bsatisf)(?:[^.;]|\.\d)*?\b(?:divide[sd]?\s+by\s+|\)\s*/\s*)",
+                                r"2\s*\^\s*\(?\s*(?P<top>\d)\b|\bdivide[sd]?\s+by\s+2\s*\^\s*(?P<top2>\d)\b(?:[^.;]|\.\d)*?",
+                                r"(?:\bERR\b|expected\s+reciprocal\s+rank)|",
+                                # "g_max = 3" in a unit about ERR
+                                r"(?:\bERR\b|expected\s+reciprocal\s+rank)(?:[^.;]|\.\d)*?\bg_?\{?max\}?\s*=\s*(?P<gmax>\d)\b|",
+                                r"\bg_?\{?max\}?\s*=\s*(?P<gmax2>\d)\b(?:[^.;]|\.\d)*?(?:\bERR\b|expected\s+reciprocal\s+rank)"),
         # --- RBP's gain (Moffat & Zobel 2008: binary; ranx: the grade) --------------------------------------------
         ("rbp_gain", "binary", r"(?:\bRBP\b|rank-biased\s+precision|\brbp\.\d+)(?:[^.;]|\.\d)*?(?:\br_i\s+is\s+1\s+for\s+a\s+",
                                rf"{_RELEVANT}\s+{_DOC}\s+and\s+0\s+otherwise|\bcounts?\s+(?:a|each|every)\s+",
@@ -168,7 +177,9 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                   r"grades?\s+(?:is\s+)?(?P<level>[123])\s+or\s+(?:more|higher|above)|\bgrades?\s*",
                                   r"(?:≥|>=|of\s+at\s+least|at\s+least)\s*(?P<level2>[123])\s+(?:counts?|is|are)\s+",
                                   rf"(?:as\s+)?{_RELEVANT}|\bgrades?\s+above\s+(?P<above>[012])\s+(?:counts?|is|are)\s+",
-                                  rf"(?:as\s+)?{_RELEVANT}|\bknown\s+positive\s+relevance\s+grade"),
+                                  rf"(?:as\s+)?{_RELEVANT}|\bknown\s+positive\s+relevance\s+grade|",
+                                  # a reference option the sentence names: trec_eval -l 2
+                                  r"\btrec_eval\s+(?:with\s+)?-l\s*(?P<level3>[123])\b"),
         # --- RR's cutoff --------------------------------------------------------------------------------
         ("rr_cutoff", "applied", rf"\b(?:M?RR|(?:mean\s+)?reciprocal\s+rank)\s*@\s*{_K}\b[^.]*\b(?:counts?\s+only|only\s+",
                                  r"counts?|looks?\s+only\s+at|within)\s+the\s+first\b|\b(?:M?RR|reciprocal\s+rank)\b",
@@ -200,7 +211,7 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
 
 #: A wording negated ("not by the number retrieved", "never min(k, R)", "rather than removed") states what the
 #: text does not do.
-_NEGATED = re.compile(r"\b(?:not|never|rather\s+than|instead\s+of)\s+(?:by\s+)?$", re.IGNORECASE)
+_NEGATED = re.compile(r"\b(?:not|never|rather\s+than|instead\s+of|without|unlike)\s+(?:by\s+)?$", re.IGNORECASE)
 #: A gain wording that presents another definition ("the same with gain 2^g − 1", "uses gain 2^g − 1 instead")
 #: describes a variant, not the text's own nDCG.
 _VARIANT = re.compile(r"\binstead\b|\bthe\s+same\s+with\b|\bvariant\b|\bburges\b", re.IGNORECASE)
@@ -223,16 +234,21 @@ def _value(name: str, value: str | None, m: re.Match, text: str = "") -> str | N
         return value
     groups = m.groupdict()
     if name == "err_max_grade":
-        # ERR divides by 2^4 (gdeval), or by 2 to the top grade of the text's own scale: the grades it prints
-        # ("[2, 0, 1]", "0–2") must top out there, or the wording states neither value.
-        top = int(groups.get("top") or groups.get("top2"))
+        # ERR divides by 2^4 (gdeval), or by 2 to a number: the top grade of the text's own judging scale, which a
+        # scale the unit shows ("0–3", "tops out at 3") must agree with; a worked example's graded list alone
+        # ("divides by 2^2: a list graded [2, 0, 1]") shows the recipe's g_max is the list's highest grade judged.
+        top = int(next(groups[g] for g in ("top", "top2", "gmax", "gmax2") if groups.get(g)))
         if top == 4:
             return "4"
-        tops = {max(int(g) for g in re.findall(r"\d+", g.group("list"))) if g.group("list") else
-                int(g.group("top") or g.group("top2") or g.group("top3") or g.group("top4")) for g in _GRADES.finditer(text)}
-        return "highest grade judged" if tops == {top} else None
-    if groups.get("level") or groups.get("level2"):
-        return groups.get("level") or groups.get("level2")
+        scales = {int(g.group("top") or g.group("top2") or g.group("top3") or g.group("top4"))
+                  for g in _GRADES.finditer(text) if not g.group("list")}
+        lists = {max(int(d) for d in re.findall(r"\d+", g.group("list"))) for g in _GRADES.finditer(text)
+                 if g.group("list")}
+        if scales:
+            return str(top) if scales == {top} else None
+        return "highest grade judged" if lists == {top} else str(top)
+    if groups.get("level") or groups.get("level2") or groups.get("level3"):
+        return groups.get("level") or groups.get("level2") or groups.get("level3")
     if groups.get("above") is not None:
         return str(int(groups["above"]) + 1)
     return "1"  # "a known positive relevance grade": any grade above 0
@@ -288,7 +304,7 @@ def _stated(text: str) -> dict[str, tuple[str, int]]:
             v = _value(name, value, m, text)
             if v is None:
                 continue
-            assert v in CONVENTIONS[name].values, (name, v)
+            assert accepts(name, v), (name, v)
             found.setdefault(name, {}).setdefault(v, m.start())
     return {name: next(iter(values.items())) for name, values in found.items() if len(values) == 1}
 

@@ -38,7 +38,8 @@ from audit.evaluation.checks.stated_effect import (
     stated_effects,
 )
 from audit.evaluation.readings import REJECTED, Readings, base_reading, explore, graded_levels
-from audit.register.claims import REFERENCE_NAMES, Chapter, ValueClaim
+from audit.register.claims import Chapter, ValueClaim, own_conditions
+from audit.register.options import reference_call
 from audit.errors import AuditError
 from audit.evaluation import evaluator
 from audit.evaluation.evaluator import relevant_to
@@ -133,10 +134,19 @@ def reference_rows(ms: Measurements, fixture, measure: str, claimed: ClaimedValu
 
 
 def reference_row(ms: Measurements, ref, fixture, measure: str, claimed: ClaimedValue, query: str | None,
-                  provider: str = "") -> tuple[object, ImplValue, dict | None]:
+                  provider: str = "", params: Mapping[str, object] | None = None
+                  ) -> tuple[object, ImplValue, dict | None]:
     """One reference's row (``provider``: how the row says it was computed, if not the reference's own provider)
-    and the per-query values it returned (None when it gave no value)."""
-    outcome = ms.reference(ref, fixture, measure)
+    and the per-query values it returned (None when it gave no value). ``params``: the reference's own options
+    (``judged_only``, ``rel``), with which it is run."""
+    if params:
+        outcome = ms.reference_with(ref, fixture, measure, params)
+        if outcome is None:
+            return ref, ImplValue(implementation=ref.name, provider=provider, status="not applicable",
+                                  detail=f"{ref.title} cannot compute {measure} with "
+                                         f"{', '.join(f'{k}={v}' for k, v in params.items())}"), None
+    else:
+        outcome = ms.reference(ref, fixture, measure)
     provider = provider or outcome.provider
     if outcome.status != "ok":
         return ref, ImplValue(implementation=ref.name, provider=provider, status=outcome.status,
@@ -609,8 +619,28 @@ def _references(ms, chapter, claim, fixture, measure, declared, query, claimed, 
                                   f"printed), under {'; '.join(CONVENTIONS[c.name].phrase(c.value) for c in found.causes)}"
                                   ", which the text leaves open")
             continue
-        own = getattr(claim, "conventions", None) or {}
-        told = [c for c in found.causes if c.name in own and c.name in CONVENTIONS]
+        own = own_conditions(claim)
+        told = [c for c in found.causes if own.stated(c.name) and c.name in CONVENTIONS]
+        # the condition is the sentence's own: its statement's quote lies in the claim's quote (a register entry
+        # repeating a chapter-wide statement elsewhere is the chapter's stated convention, which qualifies)
+        every_cause_told = bool(told) and len(told) == len(found.causes) and all(
+            any(st.quote and st.quote in (claim.quote or "") for st in own.statements[c.name]) for c in told)
+        # a reference run with its own option for exactly the condition the sentence states (“on the condensed
+        # list”: ir-measures' judged_only, trec_eval's -J) and giving the value: the reader is told how to get it
+        optioned = _with_options(ms, fixture, measure, query, claimed, told, base) if found.explained and \
+            every_cause_told else []
+        if found.explained and every_cause_told and optioned:
+            evidence.notes.append(
+                f"{given} {'each give' if several else 'gives'} {shown}: there "
+                + "; ".join(CONVENTIONS[c.name].phrase(c.value) for c in told)
+                + "; the sentence states its own condition ("
+                + "; ".join(CONVENTIONS[c.name].phrase(st.value) for c in told for st in own.statements[c.name][:1])
+                + "), which " + listed([f"{t} with {named}" for t, named, _ in optioned])
+                + (" compute" if len(optioned) > 1 else " computes") + " exactly: "
+                + "; ".join(f"{t} with {named} gives {v}" for t, named, v in optioned))
+            evidence.scopes.append(f"{label}: " + "; ".join(f"{t} with {named} gives {v}, as the sentence says"
+                                                           for t, named, v in optioned))
+            continue
         if found.explained and told and (len(told) == len(found.causes) or not found.joint) and any(
                 r.status == "ok" and r.in_interval for _, r, _ in refs):
             # the sentence names the condition its value holds under (“With -c, every judged query counts”) and
@@ -712,13 +742,33 @@ def _references_only(ms: Measurements, fixture, measure: str, claimed: ClaimedVa
                                f"agree on {fmt_float(inside[0].value)}")
 
 
+def cut_like_trec_eval(fixture, depth: int | None):
+    """The fixture with each ranking cut to its first ``depth`` documents in trec_eval's order (score descending as
+    32-bit floats, then docno descending): what trec_eval's -M evaluates (``form_res_rels.c`` cuts after its sort,
+    before -J removes unjudged documents). The fixture itself when ``depth`` is None."""
+    if depth is None:
+        return fixture
+    from audit.evaluation.references.pytrec_eval_ref import trec_order
+
+    scored = scored_run(fixture)
+    run = {q: trec_order(scored[q])[:depth] for q in fixture.run}
+    scores = None if fixture.scores is None else {q: {d: fixture.scores[q][d] for d in run[q]} for q in run}
+    return fixture.model_copy(update={"run": run, "scores": scores})
+
+
 def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, measure: str, claimed_text, by: str,
                        evidence: Evidence, *, tolerance=None, query: str | None = None) -> None:
     """A sentence about what one reference returns: its value (as it returned it) decides; the chapter's
     definitions (under its stated conventions, trec_eval's defaults elsewhere) and the other references are shown
     beside it. A reference that does not compute the measure, or fails, is an error; one that leaves the query out
-    contradicts a sentence giving it a value."""
-    name = REFERENCE_NAMES.get(by.lower())
+    contradicts a sentence giving it a value.
+
+    ``by`` may carry the options the sentence names ("trec_eval -J", "trec_eval -M 5", "ir_measures judged_only";
+    ``audit.register.options``): that reference is then run with them, on the run cut at -M in trec_eval's order,
+    and the chapter's definitions under the conventions the options select (-J: unjudged documents removed; -l N:
+    relevance level N)."""
+    call = reference_call(by)
+    name = call.name if call is not None else None
     if name is None:
         check_expectation(ms, chapter, claim, fixture_ref, measure, claimed_text, evidence, tolerance=tolerance,
                           query=query, label_prefix=f"as {by} computes it (not a reference of this audit; its reading "
@@ -728,12 +778,22 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
     fixture = chapter.fixture(fixture_ref)
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
     label = f"{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "") + f", as {by} gives it"
-    refs = reference_rows(ms, fixture, measure, claimed, query)
-    release = other_release(ms, fixture, measure, claimed, query, name)
+    reading = base_reading(chapter.declared_for(claim))
+    if call.optioned:
+        fixture = cut_like_trec_eval(fixture, call.max_docs)
+        reading = {**reading, **call.conventions()}
+        refs = [reference_row(ms, ref, fixture, measure, claimed, query, params=call.params,
+                              provider="with " + by.strip().partition(" ")[2])
+                if ref.name == name else reference_row(ms, ref, fixture, measure, claimed, query)
+                for ref in ms.references]
+        release = None
+    else:
+        refs = reference_rows(ms, fixture, measure, claimed, query)
+        release = other_release(ms, fixture, measure, claimed, query, name)
     own: list[ImplValue] = []
     if parse_measure(measure, True)[1] is not None:
         try:
-            value = ms.chapter_value(fixture, measure, base_reading(chapter.declared_for(claim)), query)
+            value = ms.chapter_value(fixture, measure, reading, query)
             if value is not None:
                 own.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(value),
                                      exact=format_exact(value), in_interval=claimed.contains(value)))

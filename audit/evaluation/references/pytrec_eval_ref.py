@@ -45,6 +45,9 @@ class PytrecEvalReference(Reference):
     name = "pytrec_eval"
     library = "pytrec-eval-terrier"
     title = "trec_eval via pytrec_eval"
+    # trec_eval's -J (judged_docs_only_flag): unjudged documents are removed, after its sort and its -M cut, before
+    # any measure (form_res_rels.c); asked for as the ir-measures parameter judged_only=True
+    options = {("unjudged", "removed"): ({"judged_only": True}, "-J")}
 
     def conventions(self) -> dict[str, str]:
         """Notes on how it is called that no probe shows (its conventions are observed: ``audit.evaluation.observe``)."""
@@ -59,6 +62,7 @@ class PytrecEvalReference(Reference):
         name, params = measure.NAME, dict(measure.params)
         cutoff = params.pop("cutoff", None)
         rel = params.pop("rel", None)
+        params.pop("judged_only", None)  # trec_eval's -J, an evaluator flag (``_group``)
         beta = params.pop("beta", 1.0) if name == "SetF" else None
         level = params.pop("recall", None) if name == "IPrec" else None
         if params.pop("dcg", "log2") != "log2" or params:
@@ -111,18 +115,20 @@ class PytrecEvalReference(Reference):
                 # trec_eval takes one parameter list per measure in an evaluator: each set_F β and each
                 # interpolation level gets an evaluator of its own
                 own = self._translate(m)[0] if m.NAME in ("SetF", "IPrec") else None
-                groups.setdefault((m.params.get("rel", 1) or 1, truncate, own), []).append(m)
+                groups.setdefault((m.params.get("rel", 1) or 1, truncate, own, bool(m.params.get("judged_only"))),
+                                  []).append(m)
         orders: dict[str, list[str]] = {}  # trec_eval's order of each query's documents, for RR@k's truncation
         evaluators: dict[tuple[int, frozenset], object] = {}  # one per relevance level and measure set
-        for (rel, truncate, _), group in groups.items():
+        for (rel, truncate, _, judged_only), group in groups.items():
             try:
-                out.update(self._group(group, qrels, run, rel, truncate, orders, evaluators, as_read))
+                out.update(self._group(group, qrels, run, rel, truncate, orders, evaluators, as_read, judged_only))
             except Exception as exc:  # a library failure is evidence, not a crash
                 out.update({str(m): error_outcome(exc, "trec_eval") for m in group})
         return out
 
     def _group(self, measures, qrels, run: ScoredRun, rel: int, truncate: int | None,
-               orders: dict[str, list[str]], evaluators: dict, as_read: bool = False) -> dict[str, Outcome]:
+               orders: dict[str, list[str]], evaluators: dict, as_read: bool = False,
+               judged_only: bool = False) -> dict[str, Outcome]:
         import pytrec_eval
 
         if truncate is not None:
@@ -130,12 +136,12 @@ class PytrecEvalReference(Reference):
                 orders.update((q, trec_order(docs)) for q, docs in run.items())
             run = {q: {d: docs[d] for d in orders[q][:truncate]} for q, docs in run.items()}
         names = {str(m): self._translate(m)[0] for m in measures}
-        shared = (rel, frozenset(names.values()))
+        shared = (rel, frozenset(names.values()), judged_only)
         evaluator = evaluators.get(shared)
         if evaluator is None:
             evaluator = evaluators[shared] = pytrec_eval.RelevanceEvaluator(
                 qrels if as_read else {q: dict(j) for q, j in qrels.items()}, set(names.values()),
-                relevance_level=rel)
+                relevance_level=rel, judged_docs_only_flag=judged_only)
         results = evaluator.evaluate(run if as_read and truncate is None else
                                      {q: {d: float(s) for d, s in docs.items()} for q, docs in run.items()})
         out = {}
