@@ -392,8 +392,14 @@ def test_no_runnable_draft_contradicts_the_labelled_corpus():
             a = snapshot.find(c.quote)
             for s in text["statements"]:
                 b = snapshot.find(s["quote"])
-                if a < b + len(s["quote"]) and b < a + len(c.quote) and s["verdict"] != c.verdict:
-                    wrong.append((text["id"], c.id, c.quote, c.verdict, s["verdict"]))
+                if not (a < b + len(s["quote"]) and b < a + len(c.quote)) or s["verdict"] == c.verdict:
+                    continue
+                # an arithmetic claim checks the printed computation only: right arithmetic under a stated convention
+                # that a reference does not share (labelled qualified) is no wrong verdict; right arithmetic on a
+                # wrong statement, or wrong arithmetic on a right one, is
+                if kinds[c.id] == "arithmetic" and {c.verdict, s["verdict"]} == {"supported", "qualified"}:
+                    continue
+                wrong.append((text["id"], c.id, c.quote, c.verdict, s["verdict"]))
     assert not wrong
 
 

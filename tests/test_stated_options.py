@@ -292,3 +292,48 @@ def test_errs_top_grade_may_be_stated_as_a_number():
     assert check_value("err_max_grade", "3") is None and check_value("err_max_grade", 3) is None
     assert "a whole number from 1 to 20" in check_value("err_max_grade", "0")
     assert check_value("relevance_level", "7") is not None
+
+
+# --- an option a sentence names is that sentence's, never the chapter's ----------------------------------------------
+
+OPTION_LECTURE = """# Reading trec_eval's output
+
+Topic 12 has three judged documents: D2 (grade 1), D5 (grade 2) and D7 (grade 1). The run returns D1, D2, D3, D4, D5.
+
+- recip_rank is 1/2: the first relevant document is at rank 2.
+- P_5 is 2/5, since D2 and D5 are in the first five.
+
+## Graded judgements and `-l`
+
+Without `-l`, any grade of 1 or more counts. `trec_eval -l 2` counts only grade ≥ 2 as relevant: then recip_rank
+for topic 12 is 1/5, since D5 is the first document graded 2.
+"""
+
+
+def test_an_option_sentence_is_not_the_chapters_relevance_level(tmp_path):
+    """A sentence describing trec_eval's -l option states what that option computes, not the chapter's rule: init
+    declares no chapter-wide or section-wide relevance level from it, so the values under trec_eval's default
+    (any grade ≥ 1 relevant) stay supported. By hand and by pytrec_eval: recip_rank = 1/2 (D2 at rank 2) and
+    P_5 = 2/5 by default; with relevance_level=2, recip_rank = 1/5 (D5 at rank 5)."""
+    from audit.text.init import create_chapter
+    from audit.text.stated import declare
+
+    qrels = {"12": {"D2": 1, "D5": 2, "D7": 1}}
+    ranking = {"12": ["D1", "D2", "D3", "D4", "D5"]}
+    assert _pytrec(qrels, ranking, "recip_rank") == {"12": 0.5}
+    assert _pytrec(qrels, ranking, "P_5") == {"12": 0.4}
+    assert _pytrec(qrels, ranking, "recip_rank", relevance_level=2) == {"12": 0.2}
+
+    option = "`trec_eval -l 2` counts only grade ≥ 2 as relevant"
+    assert declare([option]) == {"relevance_level": [{"value": "2", "quote": "`trec_eval -l 2` counts only grade ≥ 2 "
+                                                                             "as relevant"}]}
+    assert declare([option], options=False) == {}
+
+    source = tmp_path / "lecture.md"
+    source.write_text(OPTION_LECTURE, encoding="utf-8")
+    folder, _ = create_chapter(source, "lecture", tmp_path / "claims")
+    chapter = load_chapter(folder)
+    assert "relevance_level" not in (chapter.identity.conventions or {})
+    report = audit_chapter(chapter, all_references(), collect("test"))
+    verdicts = {c.quote: c.verdict for c in report.claims if c.kind == "value"}
+    assert verdicts.get("- recip_rank is 1/2: the first relevant document is at rank 2.") == "supported", verdicts

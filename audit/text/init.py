@@ -168,7 +168,7 @@ def draft_register(snapshot: Snapshot) -> tuple[list[dict], dict[str, int], dict
     chapter: dict[str, list[dict[str, str]]] = {}
     for _ in range(3):  # the chapter's conventions decide encodings, which decide what is the chapter's
         claims, counts, chapter_units = _draft_pass(text, statements, tables, chapter, snapshot.markdown, examples)
-        declared = declare(chapter_units)
+        declared = declare(chapter_units, options=False)
         if declared == chapter:
             break
         chapter = declared
@@ -204,7 +204,7 @@ def _sections(text: str) -> list[tuple[int, dict[str, list[dict[str, str]]]]]:
     """Each Markdown heading's offset and the conventions it states ("## DCG with linear gain"): they hold for
     the statements of its section, up to the next heading. A ``#`` line inside a code listing is code."""
     code = {n for listing in find_listings(text) for n in range(listing.start, listing.end + 1)}
-    return [(m.start(), declare([m.group("title")])) for m in _HEADING.finditer(text)
+    return [(m.start(), declare([m.group("title")], options=False)) for m in _HEADING.finditer(text)
             if text.count("\n", 0, m.start()) + 1 not in code]
 
 

@@ -87,9 +87,7 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                      rf"(?:{_DOC}|returns?))\s+as\s+(?:zero|0|non-?relevant|not\s+relevant)\b"),
         ("unjudged", "removed", rf"\bunjudged\s+{_DOC}\s+(?:are|is)\s+(?:removed|dropped|discarded)|",
                                 rf"\b(?:removes?|drops?|discards?)\s+(?:the\s+)?unjudged\s+{_DOC}\s+",
-                                r"(?:first|before)|\b(?:scored\s+)?on\s+(?:the|a)\s+condensed\s+lists?\b|",
-                                # a reference option the sentence names: trec_eval -J, ir-measures' judged_only
-                                r"\btrec_eval\s+(?:with\s+)?-J\b|\bjudged_only\s*=\s*True\b"),
+                                r"(?:first|before)|\b(?:scored\s+)?on\s+(?:the|a)\s+condensed\s+lists?\b"),
         # --- nDCG -----------------------------------------------------------------------------------
         ("gain", "linear", r"\blinear\s+(?:gain|n?DCG)\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals|is)\s+(?:the\s+)?grade\b|",
                            r"\bwith\s+the\s+grade\s+as\s+(?:the\s+|its\s+)?gain\b|",
@@ -177,9 +175,7 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                   r"grades?\s+(?:is\s+)?(?P<level>[123])\s+or\s+(?:more|higher|above)|\bgrades?\s*",
                                   r"(?:≥|>=|of\s+at\s+least|at\s+least)\s*(?P<level2>[123])\s+(?:counts?|is|are)\s+",
                                   rf"(?:as\s+)?{_RELEVANT}|\bgrades?\s+above\s+(?P<above>[012])\s+(?:counts?|is|are)\s+",
-                                  rf"(?:as\s+)?{_RELEVANT}|\bknown\s+positive\s+relevance\s+grade|",
-                                  # a reference option the sentence names: trec_eval -l 2
-                                  r"\btrec_eval\s+(?:with\s+)?-l\s*(?P<level3>[123])\b"),
+                                  rf"(?:as\s+)?{_RELEVANT}|\bknown\s+positive\s+relevance\s+grade"),
         # --- RR's cutoff --------------------------------------------------------------------------------
         ("rr_cutoff", "applied", rf"\b(?:M?RR|(?:mean\s+)?reciprocal\s+rank)\s*@\s*{_K}\b[^.]*\b(?:counts?\s+only|only\s+",
                                  r"counts?|looks?\s+only\s+at|within)\s+the\s+first\b|\b(?:M?RR|reciprocal\s+rank)\b",
@@ -207,6 +203,16 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
         ("no_qrels", "scores 0", r"\b(?:query|topic|need|question)s?\s+(?:with|that\s+ha(?:s|ve))\s+(?:no\s+(?:qrels|",
                                  r"judge?ments|lines?\s+in\s+the\s+qrels)|an\s+empty\s+qrels\s+entry)[^.;]*\bscores?\s+",
                                  r"(?:0|zero)\b"),
+    ))
+
+#: A reference's option a sentence names (trec_eval -J, ir-measures' judged_only, trec_eval -l 2): what that
+#: reference computes with the option, stated for that sentence only. "`trec_eval -l 2` counts only grade ≥ 2 as
+#: relevant" describes an option, not the chapter's rule, so it never becomes a chapter's or a section's convention
+#: (``stated_in(…, options=False)``).
+OPTION_WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
+    (name, value, re.compile("".join(parts), _I)) for name, value, *parts in (
+        ("unjudged", "removed", r"\btrec_eval\s+(?:with\s+)?-J\b|\bjudged_only\s*=\s*True\b"),
+        ("relevance_level", None, r"\btrec_eval\s+(?:with\s+)?-l\s*(?P<level3>[123])\b"),
     ))
 
 #: A wording negated ("not by the number retrieved", "never min(k, R)", "rather than removed") states what the
@@ -278,23 +284,25 @@ def latex_plain(formula: str) -> str:
 _LATEX_MARK = re.compile(r"\\[A-Za-z]+|\$")
 
 
-def stated_in(text: str) -> dict[str, tuple[str, int]]:
+def stated_in(text: str, options: bool = True) -> dict[str, tuple[str, int]]:
     """The conventions one unit of text states: ``{name: (value, offset of the wording)}``. A unit holding LaTeX
     (a formula, or ``$…$`` in a sentence) is also read in its plain notation (``latex_plain``), so a formula that
     states a convention is seen as one (its offset is then the unit's start).
 
     A unit naming two values of one convention contrasts them and states neither. Values are
-    checked against ``audit.register.conventions`` (a row giving an unknown value is a bug in the table)."""
-    found = _stated(text)
+    checked against ``audit.register.conventions`` (a row giving an unknown value is a bug in the table).
+    ``options``: read the reference options the unit names (``OPTION_WORDINGS``), as a claim's own sentence does;
+    a chapter's or a section's conventions are never read from them."""
+    found = _stated(text, options)
     if _LATEX_MARK.search(text):
-        for name, (value, _) in _stated(latex_plain(text)).items():
+        for name, (value, _) in _stated(latex_plain(text), options).items():
             found.setdefault(name, (value, 0))
     return found
 
 
-def _stated(text: str) -> dict[str, tuple[str, int]]:
+def _stated(text: str, options: bool = True) -> dict[str, tuple[str, int]]:
     found: dict[str, dict[str, int]] = {}
-    for name, value, pattern in WORDINGS:
+    for name, value, pattern in WORDINGS + (OPTION_WORDINGS if options else ()):
         if name == "gain" and (not _ABOUT_GAIN.search(text) or _VARIANT.search(text)
                                or (_ABOUT_OTHER.search(text) and not re.search(r"\bn?DCG\b|\bgain\b", text, _I))):
             continue
@@ -319,13 +327,13 @@ def quote_of(text: str, offset: int) -> str:
     return text[a:b].strip()
 
 
-def declare(units: Iterable[str]) -> dict[str, list[dict[str, str]]]:
+def declare(units: Iterable[str], options: bool = True) -> dict[str, list[dict[str, str]]]:
     """``conventions:`` for ``chapter.yaml`` from the units of a chapter, in reading order: each
     convention a list of ``{value, quote}``, one per distinct value (two values: an internal
-    tension; both are written)."""
+    tension; both are written). ``options``: as in ``stated_in``."""
     out: dict[str, list[dict[str, str]]] = {}
     for text in units:
-        for name, (value, offset) in stated_in(text).items():
+        for name, (value, offset) in stated_in(text, options).items():
             stated = out.setdefault(name, [])
             if all(s["value"] != value for s in stated):
                 stated.append({"value": value, "quote": quote_of(text, offset)})
