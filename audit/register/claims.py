@@ -31,7 +31,7 @@ from pydantic import (
 from audit.errors import AuditError, RegisterError, ValueParseError
 from audit.evaluation.evaluator import CATALOGUE, check_ranking
 from audit.evaluation.universe import PREMISES
-from audit.register.conventions import CONVENTIONS, Declared, check_value, declared_from
+from audit.register.conventions import CONVENTIONS, Declared, check_value, cited_in, declared_from, formula_statements
 from audit.register.files import read_text
 from audit.register.limits import (
     MAX_CLAIMS,
@@ -342,6 +342,11 @@ class Expect(Strict):
     #: chapter's definitions under the claim's stated conventions (that library's reading, each with its quote)
     #: decide, and the references, which follow their own, are shown without qualifying it.
     by: str | None = Field(None, pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,40}$")
+    #: The text's own name or notation for a variant it defines ("AP₁@K divides by the relevant items in the top K",
+    #: beside AP₂@K): the variant's definition is the claim's stated conventions (each with its quote), the value is
+    #: held to the chapter's definitions under them, and the references, which compute the standard measure, are
+    #: notes in the ledger, not qualifications.
+    named: str | None = Field(None, min_length=1, max_length=40, pattern=r"^[^\x00-\x1f]+$")
     #: The ideal order the sentence prints, grades best first ("against the ideal order 3, 2, 1": "3, 2, 1"): the
     #: readings of how the ideal DCG is built that give another order are not tried, and the order is checked.
     ideal: str | None = Field(None, pattern=r"^\s*-?\d+(\s*[, ]\s*-?\d+)*\s*$", max_length=200)
@@ -1023,9 +1028,43 @@ def load_chapter(folder: Path | str) -> Chapter:
                             file=str(snapshot_path))
     lines = dict(zip((c.id for c in register.claims), _claim_lines(node)))
     declared = _book_conventions(folder, identity).overlay(declared_from(_as_plain(identity.conventions), "chapter"))
+    # a listing or formula the chapter presents fixes what its stated conventions leave open (a dcg dividing the grade
+    # by log2(i + 2): linear gain); the sources the text cites are readings of what is still open
+    declared = declared.overlay(formula_statements(snapshot.text, declared))
+    declared.cited = cited_in(snapshot.text)
+    declared.used = _gains_used(register)
     chapter = Chapter(folder, identity, snapshot, register, lines, declared)
     _check_references(chapter)
     return chapter
+
+
+def _gains_used(register: "ClaimsFile") -> frozenset[tuple[str, str]]:
+    """The gains the text computes a measure with by name elsewhere (``nDCG(dcg='exp-log2')@5``): each is then a
+    reading of a plain nDCG whose gain the text leaves unstated (``Declared.used``)."""
+    from audit.evaluation.evaluator import GAINS
+    from audit.register.measures import parse as parse_measure
+
+    out: set[tuple[str, str]] = set()
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in ("measure", "after_measure") and isinstance(v, str):
+                    try:
+                        spec = parse_measure(v, True)[1]
+                    except AuditError:
+                        continue
+                    if spec is not None and spec.gain in GAINS:
+                        out.add(("gain", GAINS[spec.gain]))
+                else:
+                    walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    for claim in register.claims:
+        walk(claim.model_dump(mode="json"))
+    return frozenset(out)
 
 
 BOOK_FILE = "book.yaml"
