@@ -229,6 +229,8 @@ def test_without_the_listing_a_cited_gain_qualifies_and_an_uncited_one_does_not(
     verdicts = _audit(tmp_path / "cited", cited, "id: cited\ntitle: nDCG\n", POST_CLAIMS)
     assert verdicts["G1"].verdict == "qualified", verdicts["G1"].reason
     assert verdicts["G1"].holds_only == {"gain": ["linear"]}
+    assert "who reads it so: nDCG gain exponential: Burges et al. 2005 (exponential gain), which the text cites" \
+        in verdicts["G1"].reason
     plain = cited.replace("Burges et al. (2005) made the gain 2^g − 1 popular for learning to rank; this post keeps "
                           "the grade itself.", "This post walks through one example.")
     verdicts = _audit(tmp_path / "plain", plain, "id: plain\ntitle: nDCG\n", POST_CLAIMS)

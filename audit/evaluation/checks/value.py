@@ -229,6 +229,22 @@ def _deciding_wording(readings: Readings, holds, declared: Declared) -> tuple[li
     return names, out
 
 
+def _readers_of_failing(readings: Readings, failing, declared: Declared) -> str:
+    """Who reads the text with each unstated value under which the claim fails (``Convention.readers``): why that
+    value is a reading at all ("nDCG gain exponential: Burges et al. 2005 (exponential gain), which the text cites")."""
+    parts = []
+    for n in readings.varied:
+        if declared.stated(n):
+            continue
+        for v in dict.fromkeys(o.as_dict[n] for o in failing):
+            who = [r.describe() for r in CONVENTIONS[n].readers_of(v, declared.cited)]
+            if (n, v) in declared.used:
+                who.append("the text's own use of it elsewhere")
+            if who:
+                parts.append(f"{CONVENTIONS[n].title} {v}: {', '.join(dict.fromkeys(who))}")
+    return "; ".join(dict.fromkeys(parts))
+
+
 def verify_statement(ms: Measurements, fixture, measure: str, declared: Declared, query: str | None,
                      claimed: ClaimedValue, extra: Mapping[str, str]) -> bool:
     """Re-check a proposed correction: the claim with ``extra`` conventions stated holds under every reading."""
@@ -420,6 +436,9 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
                if open_by_claim else f"the chapter does not state {which}")
         stated = f"the derived {claimed_text} (not printed)" if unprinted else f"the printed {claimed_text}"
         text = f"{label}: {stated} holds under some readings and not others, and {why}: {by}"
+        readers = _readers_of_failing(readings, failing, declared)
+        if readers:
+            text += f" (who reads it so: {readers})"
         mean_only = ("averaging" in open_by_claim and all(o.as_dict["averaging"] != "pooled" for o in holding)
                      and any(o.as_dict["averaging"] == "pooled" for o in failing))
         if mean_only:
