@@ -355,3 +355,86 @@ def test_a_listing_whose_ideal_is_no_readers_is_contradicted_as_a_bug(tmp_path):
     l2 = verdicts["L2"]
     assert l2.verdict == "contradicted", l2.reason
     assert "0.525005" in l2.reason and "“0.525”" in l2.response
+
+
+# --- a reading the text itself uses elsewhere ---------------------------------------------------------------------
+
+SHORT = """\
+# Why the dashboard and trec_eval disagree on query 7
+
+Query 7 returns only three passages. On the dashboard it looked fine: two of the three are relevant, a precision
+at ten of 0.67.
+
+trec_eval's P_10 says 0.2, because it divides by the cutoff whatever the number returned. torcheval's
+`retrieval_precision(scores, labels, k=10, limit_k_to_size=True)` divides by the three returned and gives 2/3.
+"""
+SHORT_CLAIMS = """\
+fixtures:
+  q7:
+    qrels: {q7: {a: 1, b: 0, c: 1, f: 1}}
+    run: {q7: [a, b, c]}
+claims:
+  - {id: S1, title: P@10 of query 7, kind: value, quote: "a precision\\nat ten of 0.67", claim: two of three returned,
+     fixture: q7, expect: [{measure: "P@10", claimed: "0.67"}]}
+  - id: S2
+    title: torcheval with limit_k_to_size gives 2/3
+    kind: value
+    quote: "divides by the three returned and gives 2/3"
+    claim: torcheval's retrieval_precision with limit_k_to_size=True divides by the three returned.
+    conventions:
+      precision_denominator: {value: number returned, quote: "divides by the three returned"}
+    fixture: q7
+    expect:
+      - {measure: "P@10", claimed: "2/3", by: torcheval}
+"""
+
+
+def test_a_library_the_text_names_makes_its_reading_one_of_the_text(tmp_path):
+    """Two relevant among the three returned, three relevant in all: P@10 over k is 2/10 = 0.2 (pytrec_eval P_10 0.2,
+    as ir-measures' P@10 and ranx's precision@10); over the number returned 2/3 = 0.6667 (pytrec_eval set_P 0.6667,
+    the precision of the retrieved set). The text names torcheval's limit_k_to_size, which divides by the number
+    returned, and computes its 2/3 itself: that denominator is a reading of the bare "precision at ten of 0.67",
+    which holds under it and not under the references' k, so it is qualified (not contradicted), naming both values."""
+    trec = _trec({"q7": {"a": 1, "b": 0, "c": 1, "f": 1}}, {"q7": ["a", "b", "c"]}, {"P_10", "set_P"})["q7"]
+    assert trec["P_10"] == pytest.approx(0.2) and trec["set_P"] == pytest.approx(2 / 3)
+    verdicts = _audit(tmp_path / "short", SHORT, "id: short\ntitle: Query 7\n", SHORT_CLAIMS)
+    s1 = verdicts["S1"]
+    assert s1.verdict == "qualified", s1.reason
+    assert s1.holds_only == {"precision_denominator": ["number returned"]}, s1.reason
+    assert "number returned gives 2/3" in s1.reason and "k gives 1/5" in s1.reason, s1.reason
+    assert verdicts["S2"].verdict == "supported", verdicts["S2"].reason
+
+
+def test_without_the_named_library_nobody_reads_the_number_returned(tmp_path):
+    """The control: the same bare sentence in a text that names no source dividing by the number returned. No
+    reference does by default (pytrec_eval P_10, ir-measures P@10, ranx precision@10: 0.2), so that reading is not
+    tried and 0.67 is contradicted by the references' 0.2."""
+    text = SHORT.split("trec_eval's P_10")[0]
+    claims = SHORT_CLAIMS.split("  - id: S2")[0]
+    verdicts = _audit(tmp_path / "bare", text, "id: bare\ntitle: Query 7\n", claims)
+    assert verdicts["S1"].verdict == "contradicted", verdicts["S1"].reason
+
+
+def test_a_reference_option_one_sentence_names_binds_that_sentence_only(tmp_path):
+    """A sentence about trec_eval at -l 2 (P@5 = 2/5, pytrec_eval P_5 with relevance_level=2: 0.4) states that level
+    for itself, by a reference's option: the table's bare P@5 = 0.80 (level 1, pytrec_eval P_5 0.8) stays
+    supported, and level 2 is no reading of it."""
+    run = {"T1": {d: float(5 - i) for i, d in enumerate(T1_RUN["T1"])}}
+    level2 = pytrec_eval.RelevanceEvaluator(T1_QRELS, {"P_5"}, relevance_level=2).evaluate(run)["T1"]["P_5"]
+    assert level2 == pytest.approx(0.4)
+    text = REPORT + "\nWith trec_eval -l 2 the same ranking's P_5 is 0.40.\n"
+    claims = REPORT_CLAIMS + """\
+  - id: R3
+    title: trec_eval -l 2 gives 0.40
+    kind: value
+    quote: "With trec_eval -l 2 the same ranking's P_5 is 0.40."
+    claim: At relevance level 2 two of the five are relevant.
+    conventions:
+      relevance_level: {value: "2", quote: "With trec_eval -l 2"}
+    fixture: t1
+    expect:
+      - {measure: "P(rel=2)@5", claimed: "0.40", by: trec_eval}
+"""
+    verdicts = _audit(tmp_path / "report-l2", text, "id: report-l2\ntitle: Assignment 2\n", claims)
+    assert verdicts["R1"].verdict == "supported", verdicts["R1"].reason
+    assert verdicts["R3"].verdict == "supported", verdicts["R3"].reason

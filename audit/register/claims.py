@@ -1032,15 +1032,26 @@ def load_chapter(folder: Path | str) -> Chapter:
     # by log2(i + 2): linear gain); the sources the text cites are readings of what is still open
     declared = declared.overlay(formula_statements(snapshot.text, declared))
     declared.cited = cited_in(snapshot.text)
-    declared.used = _gains_used(register)
+    declared.used = _readings_used(register)
     chapter = Chapter(folder, identity, snapshot, register, lines, declared)
     _check_references(chapter)
     return chapter
 
 
-def _gains_used(register: "ClaimsFile") -> frozenset[tuple[str, str]]:
-    """The gains the text computes a measure with by name elsewhere (``nDCG(dcg='exp-log2')@5``): each is then a
-    reading of a plain nDCG whose gain the text leaves unstated (``Declared.used``)."""
+def _readings_used(register: "ClaimsFile") -> frozenset[tuple[str, str]]:
+    """The convention values the text computes a measure with elsewhere (``Declared.used``): each is then a reading of
+    a sentence that leaves that convention unstated.
+
+    - a gain named in a measure (``nDCG(dcg='exp-log2')@5``, a row "nDCG@5, exponential gain");
+    - a value a claim's own sentence states (its ``conventions:``, each quoted from the text): the text computing
+      the measure that way itself ("the mean over the queries that have relevant documents"), or a library it names
+      doing so ("torchmetrics' retrieval_precision with adaptive_k=True shrinks k to the three results returned");
+    - the rule a convention claim gives the text itself (no ``by:``).
+
+    Not one: a claim whose values are all what trec_eval, ir-measures or ranx give under an option the sentence names
+    (``by:`` a reference: trec_eval's ``-l 2``, ``-J``), which binds that sentence only, like a reference option in a
+    measure's name (``rel=2``); nor a variant the text defines under its own name (``Expect.named``), which is the
+    text's own measure and no reading of the standard one."""
     from audit.evaluation.evaluator import GAINS
     from audit.register.measures import parse as parse_measure
 
@@ -1062,10 +1073,24 @@ def _gains_used(register: "ClaimsFile") -> frozenset[tuple[str, str]]:
             for v in node:
                 walk(v)
 
-    for claim in register.claims:
-        walk(claim.model_dump(mode="json"))
-    return frozenset(out)
+    def by_reference(by: str | None) -> bool:
+        return by is not None and by.lower() in REFERENCE_NAMES
 
+    for claim in register.claims:
+        if isinstance(claim, (DraftClaim, NotCheckableClaim)):
+            continue
+        walk(claim.model_dump(mode="json"))
+        expect = getattr(claim, "expect", None) or []
+        if expect and all(by_reference(getattr(e, "by", None)) or getattr(e, "named", None) is not None
+                          for e in expect):
+            continue
+        for name, statements in declared_from(_as_plain(claim.conventions), "claim").statements.items():
+            out.update((name, st.value) for st in statements)
+        if isinstance(claim, ConventionClaim) and claim.by is None and claim.convention in CONVENTIONS:
+            rule = canonical_rule(claim.convention, claim.rule)
+            if rule in CONVENTIONS[claim.convention].values:
+                out.add((claim.convention, rule))
+    return frozenset(out)
 
 BOOK_FILE = "book.yaml"
 URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")

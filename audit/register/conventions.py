@@ -311,10 +311,11 @@ class Declared:
     statements: dict[str, list[Statement]] = field(default_factory=dict)
     #: The ``SOURCES`` the text cites or follows: an unstated convention is also read as they define it.
     cited: frozenset[str] = frozenset()
-    #: (convention, value) pairs the text itself defines a measure with elsewhere (a row "nDCG@5, exponential gain"
-    #: encoded as ``nDCG(dcg='exp-log2')@5``): a text that computes both gains leaves a reader of a plain "nDCG@5" to
-    #: wonder which, so that value is a reading of its unstated convention. A reference option a sentence names
-    #: (``rel=2``, trec_eval's ``-l 2``) binds that sentence only and is not one.
+    #: (convention, value) pairs the text itself computes a measure with elsewhere (a row "nDCG@5, exponential gain"
+    #: encoded as ``nDCG(dcg='exp-log2')@5``; a claim whose sentence states the value, about the text's own numbers or
+    #: a library it names: ``claims._readings_used``): a text that computes both gains leaves a reader of a plain
+    #: "nDCG@5" to wonder which, so that value is a reading of its unstated convention. A reference option a sentence
+    #: names (``rel=2``, trec_eval's ``-l 2``) binds that sentence only and is not one.
     used: frozenset[tuple[str, str]] = frozenset()
 
     def values(self, name: str) -> tuple[str, ...]:
