@@ -63,6 +63,9 @@ def test_no_statement_ends_in_an_error(scored):
                           "ruled out by the text's own divisor"),
     ("GL18", "supported", "the printed (1 + 2/3 + 3/6)/4 divides by the four relevant at -l 2, not the three "
                           "retrieved: 13/24"),
+    ("MP17", "qualified", "two of q3's three returned are relevant: P@10 over the number returned is 2/3 (pytrec_eval "
+                          "set_P 0.6667), the reading the text itself computes with torchmetrics' adaptive_k (MP20); "
+                          "over k it is 0.2 (pytrec_eval P_10, ir_measures P@10, ranx precision@10)"),
     ("MP13", "qualified", "14.2000001 and 14.2 tie as 32-bit floats (trec_eval 9: 1/3) but not as doubles "
                           "(trec_eval 10.0: 1)"),
 ])

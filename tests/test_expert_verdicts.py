@@ -20,7 +20,8 @@ Right values, computed by hand and with the libraries called directly:
   the printed ideal order, so it is not tried (it qualified the claim). A printed ideal 3, 2, 2 is no rule's order.
 * ``ten``: ten results, five relevant. P@20 over k is 5/20 = 0.25 (pytrec_eval ``P_20`` 0.25); over the number
   returned 5/10 = 0.5. "It is 5/20 = 0.25" prints the denominator 20, which 10 is not a multiple of, so the
-  number-returned reading is not tried; "P@20 is 0.25" leaves it open (qualified).
+  number-returned reading is not tried; nor is it for "P@20 is 0.25": no reference divides by the number returned
+  by default and the text cites no source that does (supported).
 """
 
 from __future__ import annotations
@@ -214,8 +215,11 @@ def test_a_reading_the_printed_ideal_order_rules_out_is_not_tried(results):
 
 def test_a_printed_fraction_rules_out_the_denominators_it_cannot_be(results):
     assert results["E07"].verdict == "supported", results["E07"].reason
+    # "P@20 is 0.25" without a printed fraction: P@20 over the number returned (5/10) is no reference's default
+    # (pytrec_eval P_20, ir_measures P@20 and ranx precision@20 all give 0.25) and the text cites no source dividing
+    # by the number returned, so that reading is not tried (tests/test_readings.py: with Manning et al. cited it is)
     e08 = results["E08"]
-    assert e08.verdict == "qualified" and "number returned" in e08.reason
+    assert e08.verdict == "supported" and "number returned" not in e08.reason, e08.reason
 
 
 def test_claims_that_need_opposite_values_of_an_unstated_convention_are_a_tension(tmp_path):
@@ -254,8 +258,10 @@ def test_a_derived_value_the_text_does_not_print_is_not_qualified_by_a_reading_i
     give 0.3801); by exponential gain 2^g − 1: 1 / (3 + 1/log2 3) = 0.275412 (ranx ``ndcg_burges@4``). The sentence
     "the denominator is the ideal DCG for the same judgements" prints no value, so the register's derived 0.3801 is
     supported under the gain it rests on, with the other reading named in the reason; the same value printed in the
-    sentence is qualified by the unstated gain, as before."""
+    sentence is qualified by the unstated gain, as before. The text cites Burges et al., whose exponential gain is
+    then a reading of the unstated gain (without the citation no reference computes it under the name nDCG@4)."""
     (tmp_path / "snapshot.txt").write_text(
+        "Burges et al. (2005) weigh a grade g by 2^g − 1.\n"
         "The denominator is the ideal DCG for the same judgements.\nHere nDCG@4 ≈ .3801.\n", encoding="utf-8")
     (tmp_path / "chapter.yaml").write_text("id: derived\ntitle: Derived\n", encoding="utf-8")
     (tmp_path / "claims.yaml").write_text("""\
@@ -359,8 +365,12 @@ def test_a_printed_divisor_fixes_the_denominator_it_divides_by(tmp_path):
     5/9, which the relevant-retrieved reading (5/6, mean 0.9167) cannot give, so it is not tried: supported; the
     bare "The MAP is ≈ 0.778." leaves it open: qualified. (The bare sentences are about copies of the examples with
     other document IDs: about the same judged example, the printed arithmetic would fix their reading too, as
-    ``test_a_value_computed_in_an_earlier_sentence_is_read_as_it_was_computed`` shows.)"""
+    ``test_a_value_computed_in_an_earlier_sentence_is_read_as_it_was_computed`` shows.) The text names
+    scikit-learn's average_precision_score and Manning et al.'s precision of the retrieved, so the relevant-retrieved
+    and number-returned readings are readings of it where nothing printed rules them out."""
     (tmp_path / "snapshot.txt").write_text(
+        "scikit-learn's average_precision_score, handed the returned list, divides by the relevant documents in it; "
+        "Manning et al. divide by the number retrieved.\n"
         "Its AP is (1 + 2/3)/3 ≈ 0.556.\nIts AP is ≈ 0.556.\nHere P@10 = (1 + 1)/10 = 0.2.\nHere P@10 = 0.2.\n"
         "The MAP is (0.556 + 1)/2 ≈ 0.778.\nThe MAP is ≈ 0.778.\n", encoding="utf-8")
     (tmp_path / "chapter.yaml").write_text("id: divisors\ntitle: Divisors\n", encoding="utf-8")
@@ -422,8 +432,10 @@ def test_a_value_computed_in_an_earlier_sentence_is_read_as_it_was_computed(tmp_
       documents: q1 is judged as in B1, so 5/9 is read with B1's divisor and AP's denominator is not tried (it
       qualified B2 with "relevant retrieved gives 5/6"); still qualified, by the references' 5/18 alone.
     * B3 says the same 5/9 of a copy of q1 with other document IDs: nothing printed fixes its reading, so the
-      relevant-retrieved reading still qualifies it (the control)."""
+      relevant-retrieved reading still qualifies it (the control), a reading because the text names scikit-learn's
+      average_precision_score."""
     (tmp_path / "snapshot.txt").write_text(
+        "With sklearn's average_precision_score on the returned list the divisor is the relevant retrieved.\n"
         "Its AP is (1 + 2/3)/3 = 5/9.\nLeft out, the mean is that 5/9.\nThe copy's AP is 5/9 too.\n", encoding="utf-8")
     (tmp_path / "chapter.yaml").write_text(
         'id: elsewhere\ntitle: Elsewhere\nconventions:\n  no_relevant: {value: left out, quote: "Left out"}\n',

@@ -97,10 +97,9 @@ def explore(fn: Callable[[Mapping[str, str]], Value], declared: Declared, names:
     narrows an unstated convention to the values meaningful on the input (``graded_levels``).
     """
     base = base_reading(declared)
-    # an unstated convention takes the values someone reads it with (``Convention.unsourced`` are left out)
-    candidates = {n: (CONVENTIONS[n].values if n in free else declared.values(n) if declared.stated(n) else
-                      tuple(v for v in declared.values(n) if v not in CONVENTIONS[n].unsourced))
-                  for n in names}
+    # an unstated convention takes the values someone reads the text with (``Declared.tried``): a reference's
+    # default under the measure's name, the measure's defining source, or a source the text cites
+    candidates = {n: (CONVENTIONS[n].values if n in free else declared.tried(n)) for n in names}
     for n, allowed in (restrict or {}).items():
         if n in candidates and not declared.stated(n):
             candidates[n] = tuple(v for v in candidates[n] if v in allowed) or candidates[n][:1]

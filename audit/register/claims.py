@@ -31,7 +31,8 @@ from pydantic import (
 from audit.errors import AuditError, RegisterError, ValueParseError
 from audit.evaluation.evaluator import CATALOGUE, check_ranking
 from audit.evaluation.universe import PREMISES
-from audit.register.conventions import CONVENTIONS, Declared, Statement, check_value, declared_from
+from audit.register.conventions import (CONVENTIONS, Declared, Statement, check_value, cited_in, declared_from,
+                                        formula_statements)
 from audit.register.files import read_text
 from audit.register.limits import (
     MAX_CLAIMS,
@@ -344,6 +345,11 @@ class Expect(Strict):
     #: A reference may carry the options the sentence names ("trec_eval -J", "trec_eval -l 2 -M 10", "ir_measures
     #: judged_only"): it is then run with them (``audit.register.options``).
     by: str | None = Field(None, pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,40}( +[-A-Za-z0-9_=.]{1,20}){0,6}$")
+    #: The text's own name or notation for a variant it defines ("AP₁@K divides by the relevant items in the top K",
+    #: beside AP₂@K): the variant's definition is the claim's stated conventions (each with its quote), the value is
+    #: held to the chapter's definitions under them, and the references, which compute the standard measure, are
+    #: notes in the ledger, not qualifications.
+    named: str | None = Field(None, min_length=1, max_length=40, pattern=r"^[^\x00-\x1f]+$")
     #: The ideal order the sentence prints, grades best first ("against the ideal order 3, 2, 1": "3, 2, 1"): the
     #: readings of how the ideal DCG is built that give another order are not tried, and the order is checked.
     ideal: str | None = Field(None, pattern=r"^\s*-?\d+(\s*[, ]\s*-?\d+)*\s*$", max_length=200)
@@ -1049,10 +1055,69 @@ def load_chapter(folder: Path | str) -> Chapter:
                             file=str(snapshot_path))
     lines = dict(zip((c.id for c in register.claims), _claim_lines(node)))
     declared = _book_conventions(folder, identity).overlay(declared_from(_as_plain(identity.conventions), "chapter"))
+    # a listing or formula the chapter presents fixes what its stated conventions leave open (a dcg dividing the grade
+    # by log2(i + 2): linear gain); the sources the text cites are readings of what is still open
+    declared = declared.overlay(formula_statements(snapshot.text, declared))
+    declared.cited = cited_in(snapshot.text)
+    declared.used = _readings_used(register)
     chapter = Chapter(folder, identity, snapshot, register, lines, declared)
     _check_references(chapter)
     return chapter
 
+
+def _readings_used(register: "ClaimsFile") -> frozenset[tuple[str, str]]:
+    """The convention values the text computes a measure with elsewhere (``Declared.used``): each is then a reading of
+    a sentence that leaves that convention unstated.
+
+    - a gain named in a measure (``nDCG(dcg='exp-log2')@5``, a row "nDCG@5, exponential gain");
+    - a value a claim's own sentence states (its ``conventions:``, each quoted from the text): the text computing
+      the measure that way itself ("the mean over the queries that have relevant documents"), or a library it names
+      doing so ("torchmetrics' retrieval_precision with adaptive_k=True shrinks k to the three results returned");
+    - the rule a convention claim gives the text itself (no ``by:``).
+
+    Not one: a claim whose values are all what trec_eval, ir-measures or ranx give under an option the sentence names
+    (``by:`` a reference: trec_eval's ``-l 2``, ``-J``), which binds that sentence only, like a reference option in a
+    measure's name (``rel=2``); nor a variant the text defines under its own name (``Expect.named``), which is the
+    text's own measure and no reading of the standard one."""
+    from audit.evaluation.evaluator import GAINS
+    from audit.register.measures import parse as parse_measure
+
+    out: set[tuple[str, str]] = set()
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in ("measure", "after_measure") and isinstance(v, str):
+                    try:
+                        spec = parse_measure(v, True)[1]
+                    except AuditError:
+                        continue
+                    if spec is not None and spec.gain in GAINS:
+                        out.add(("gain", GAINS[spec.gain]))
+                else:
+                    walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    def by_reference(by: str | None) -> bool:
+        return by is not None and by.lower() in REFERENCE_NAMES
+
+    for claim in register.claims:
+        if isinstance(claim, (DraftClaim, NotCheckableClaim)):
+            continue
+        walk(claim.model_dump(mode="json"))
+        expect = getattr(claim, "expect", None) or []
+        if expect and all(by_reference(getattr(e, "by", None)) or getattr(e, "named", None) is not None
+                          for e in expect):
+            continue
+        for name, statements in declared_from(_as_plain(claim.conventions), "claim").statements.items():
+            out.update((name, st.value) for st in statements)
+        if isinstance(claim, ConventionClaim) and claim.by is None and claim.convention in CONVENTIONS:
+            rule = canonical_rule(claim.convention, claim.rule)
+            if rule in CONVENTIONS[claim.convention].values:
+                out.add((claim.convention, rule))
+    return frozenset(out)
 
 BOOK_FILE = "book.yaml"
 URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")

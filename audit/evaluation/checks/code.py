@@ -756,7 +756,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     if bad and (run.violations or uncertified):
         return evidence  # the sandbox's verdict, or the listing's text, is the finding; no shrinking
     found = listing_reading(claim, generated, gen_results, reading) if bad else []
-    if found and not any(declared.stated(n) or v in CONVENTIONS[n].unsourced for n, v in found):
+    if found and not any(declared.stated(n) or not declared.reads(n, v) for n, v in found):
         # where it returns a number it follows a reading the text leaves open (and someone uses): qualified, as a
         # printed value under such a reading is, not wrong; what remains (exceptions) is judged below
         settings = " and ".join(f"{CONVENTIONS[n].title} “{v}”" for n, v in found)

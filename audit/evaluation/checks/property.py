@@ -910,7 +910,7 @@ def _breach_cause(claim: PropertyClaim, chapter: Chapter, f: Finding, impl: str)
 
 def other_readings(claim: PropertyClaim, chapter: Chapter) -> list[tuple[str, str, dict[str, str]]]:
     """(convention, value, reading) for each convention the claim's measures depend on that the text does not state,
-    and each of its other values someone reads it with (``Convention.unsourced`` left out): the readings a universal
+    and each of its other values someone reads the text with (``Declared.reads``): the readings a universal
     statement must also hold under. Conventions the search's cases cannot exercise are left out (repeats, ties;
     unjudged documents when the universe has none; gain and relevance levels on binary grades)."""
     declared = chapter.declared_for(claim)
@@ -927,7 +927,7 @@ def other_readings(claim: PropertyClaim, chapter: Chapter) -> list[tuple[str, st
                 or (name in ("gain", "relevance_level", "level_gain") and not graded):
             continue
         for value in CONVENTIONS[name].values:
-            if value == base[name] or value in CONVENTIONS[name].unsourced:
+            if value == base[name] or not declared.reads(name, value):
                 continue
             if name == "relevance_level" and int(value) > max(claim.universe.grades):
                 continue

@@ -78,9 +78,9 @@ def declared_with_aggregate(declared: Declared, aggregate: str | None) -> Declar
     if aggregate == "both":
         # every averaging is checked; the chapter's own statement (if any) stays first, so a proposal prefers it
         own = [st for st in declared.statements.get("averaging", []) if st.origin != "claim"]
-        # a reading nobody uses (``Convention.unsourced``) is not one the wording fits, unless the text states it
+        # a reading nobody reads the text with (``Declared.reads``) is not one the wording fits, unless stated
         others = [Statement(v, "", "claim") for v in CONVENTIONS["averaging"].values
-                  if v not in {st.value for st in own} and v not in CONVENTIONS["averaging"].unsourced]
+                  if v not in {st.value for st in own} and CONVENTIONS["averaging"].reads(v, declared.cited)]
         return declared.overlay(Declared({"averaging": own + others}))
     return declared
 
@@ -239,6 +239,22 @@ def _deciding_wording(readings: Readings, holds, declared: Declared) -> tuple[li
     return names, out
 
 
+def _readers_of_failing(readings: Readings, failing, declared: Declared) -> str:
+    """Who reads the text with each unstated value under which the claim fails (``Convention.readers``): why that
+    value is a reading at all ("nDCG gain exponential: Burges et al. 2005 (exponential gain), which the text cites")."""
+    parts = []
+    for n in readings.varied:
+        if declared.stated(n):
+            continue
+        for v in dict.fromkeys(o.as_dict[n] for o in failing):
+            who = [r.describe() for r in CONVENTIONS[n].readers_of(v, declared.cited)]
+            if (n, v) in declared.used:
+                who.append("the text's own use of it elsewhere")
+            if who:
+                parts.append(f"{CONVENTIONS[n].title} {v}: {', '.join(dict.fromkeys(who))}")
+    return "; ".join(dict.fromkeys(parts))
+
+
 def verify_statement(ms: Measurements, fixture, measure: str, declared: Declared, query: str | None,
                      claimed: ClaimedValue, extra: Mapping[str, str]) -> bool:
     """Re-check a proposed correction: the claim with ``extra`` conventions stated holds under every reading."""
@@ -344,11 +360,13 @@ def _printed_elsewhere(ms: Measurements, chapter: Chapter, claim, fixture, measu
 def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, measure: str, claimed_text,
                       evidence: Evidence, *, tolerance=None, derived: str = "", query: str | None = None,
                       aggregate: str | None = None, label_prefix: str = "", references_qualify: bool = True,
-                      ideal: list[int] | None = None, about: str = "") -> None:
+                      ideal: list[int] | None = None, about: str = "", variant: str = "") -> None:
     """Compare one measure on one fixture with the claimed value under every reading; add checks and points.
     ``references_qualify=False``: the sentence is about another implementation (``about``, its name), whose
     reading the claim states; the references are shown, and their differences do not qualify it. ``ideal``: the ideal order the sentence
-    prints (grades, zeros left out): only the ideal-DCG rules giving it are read, and none giving it contradicts."""
+    prints (grades, zeros left out): only the ideal-DCG rules giving it are read, and none giving it contradicts.
+    ``variant``: the text's own name for a variant it defines (``Expect.named``): the claim's stated conventions are
+    its definition, and the references, which compute the standard measure, are notes (``references_qualify`` False)."""
     fixture = chapter.fixture(fixture_ref)
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
     # a value the text does not print (``derived``) is the register's reading of a statement, not a number a reader
@@ -366,7 +384,8 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
             return
         declared = declared.overlay(Declared({"ideal": [Statement(v, f"the ideal order {printed}", "claim")
                                                          for v in fitting]}))
-    label = f"{label_prefix}{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "")
+    label = (f"{label_prefix}{measure}" + (f" as the text defines {variant}" if variant else "")
+             + f" on {fixture_name(fixture_ref)}" + (f", query {query}" if query else ""))
     if parse_measure(measure, True)[1] is None:
         _references_only(ms, fixture, measure, claimed, claimed_text, query, label, evidence)
         return
@@ -431,6 +450,9 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
                if open_by_claim else f"the chapter does not state {which}")
         stated = f"the derived {claimed_text} (not printed)" if unprinted else f"the printed {claimed_text}"
         text = f"{label}: {stated} holds under some readings and not others, and {why}: {by}"
+        readers = _readers_of_failing(readings, failing, declared)
+        if readers:
+            text += f" (who reads it so: {readers})"
         mean_only = ("averaging" in open_by_claim and all(o.as_dict["averaging"] != "pooled" for o in holding)
                      and any(o.as_dict["averaging"] == "pooled" for o in failing))
         if mean_only:
@@ -457,6 +479,15 @@ def check_expectation(ms: Measurements, chapter: Chapter, claim, fixture_ref, me
     if references_qualify:
         _references(ms, chapter, claim, fixture, measure, declared, query, claimed, readings, refs, label, evidence,
                     holding, unprinted)
+    elif variant:
+        shown = [f"{row.implementation} {fmt_float(row.value)}" for _, row, _ in refs
+                 if row.status == "ok" and not row.in_interval]
+        evidence.notes.append(
+            f"{label}: {variant} is the text's own measure, defined by "
+            + ("; ".join(CONVENTIONS[n].phrase(st.value) for n, sts in declared.statements.items()
+                         for st in sts[:1] if st.origin == "claim") or "the claim's stated conventions")
+            + "; the references compute the standard measure"
+            + (f" ({', '.join(shown)}), which the text does not claim" if shown else ", and agree"))
     else:
         evidence.notes.append(f"{label}: the references follow their own conventions and do not decide a sentence "
                               "about another implementation")
@@ -914,7 +945,8 @@ def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                                tolerance=e.tolerance, query=e.query)
             continue
         check_expectation(ms, chapter, claim, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
-                          derived=e.derived, query=e.query, aggregate=e.aggregate, ideal=e.ideal_grades())
+                          derived=e.derived, query=e.query, aggregate=e.aggregate, ideal=e.ideal_grades(),
+                          references_qualify=e.named is None, variant=e.named or "")
     evidence.conditions = merge_repeats(evidence.conditions)
     return evidence
 
