@@ -56,8 +56,10 @@ AP_BARE = "Average precision at k never decreases as k grows."
 
 def test_a_sentences_own_denominator_binds_its_property_claim(tmp_path):
     """The sentence names AP's denominator (the full relevant set): the relevant-retrieved and min(k, |R|) readings
-    it rules out are not tried, so the search under |R| decides: supported. The same statement without the condition
-    is qualified by the relevant-retrieved reading, with the counterexample [rel, non-rel, rel] (1 → 5/6)."""
+    it rules out are not tried, so the search under |R| decides: supported. The lecture compares its AP with
+    scikit-learn's average_precision_score, which divides by the relevant documents retrieved, so that reading is one
+    of the text's: the same statement without the condition is qualified by it, with the counterexample
+    [rel, non-rel, rel] (1 → 5/6)."""
     universe = "universe: {max_length: 4, documents: 5, grades: [0, 1], max_k: 4}"
     claims = f"""\
 claims:
@@ -66,7 +68,8 @@ claims:
   - {{id: A2, title: condition open, kind: property, quote: "{AP_BARE}", claim: AP@k never decreases in k,
      measure: AP, relation: never decreases, compare: next_cutoff, {universe}}}
 """
-    lecture = ("In this lecture AP@k sums the precision at each relevant rank up to k.\n"
+    lecture = ("In this lecture AP@k sums the precision at each relevant rank up to k; scikit-learn's "
+               "average_precision_score gives other numbers.\n"
                f"{AP_SENTENCE}\nStated loosely: {AP_BARE}\n")
     got = _audit(tmp_path, lecture, "id: ap-own\ntitle: AP's own condition\n", claims)
     assert got["A1"].verdict == "supported", got["A1"].reason
