@@ -577,7 +577,7 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         calls.append(c)
         if c.returns is None:
             continue
-        item = shown_input(new_claim, shown_arguments(new_claim, c.call, params, defaults))
+        item = shown_input(new_claim, shown_arguments(new_claim, c.call, params, defaults, c.given))
         value = chapter_value(new_claim, item, reading) if item is not None else None
         printed = parse_claimed(c.returns, tolerance=c.tolerance)
         if value is None or isinstance(value, str) or printed.contains(value):
