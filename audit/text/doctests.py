@@ -17,6 +17,8 @@ from dataclasses import dataclass
 _PARSER = doctest.DocTestParser()
 #: Inline code in a sentence (`relevance = [3, 2, 3, 0, 1, 2]`).
 _INLINE = re.compile(r"`([^`\n]+)`")
+#: A Markdown code fence (``` or ~~~, up to three spaces in).
+_FENCE_LINE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})")
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,8 @@ def examples(text: str) -> list[Example]:
     starts = _line_offsets(text)
     lines = text.split("\n")
     out: list[Example] = []
-    masked = list(lines)
+    # a Markdown fence closes a console block: it is markup, never part of an example's output
+    masked = ["" if _FENCE_LINE.match(line) else line for line in lines]
     for listing in find_listings(text):
         for first, last, doc in _docstrings(listing.code):
             if ">>>" not in doc:
