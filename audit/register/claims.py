@@ -736,7 +736,8 @@ class ShownCall(Strict):
     returns: Claimed | None = None
     tolerance: str | None = None
     raises: str | None = Field(None, min_length=1, max_length=300)
-    given: dict[str, StrictStr] = Field(default_factory=dict, max_length=20)
+    given: dict[str, Annotated[StrictStr, Field(min_length=1, max_length=2000)]] = Field(default_factory=dict,
+                                                                                    max_length=20)
 
     @model_validator(mode="after")
     def _one_outcome(self) -> "ShownCall":

@@ -1193,6 +1193,10 @@ def _printed_result(printed: str, structured: bool) -> str | None:
     printed = printed.strip()
     if not printed or "\n" in printed:
         return None
+    # NumPy 2 prints a scalar with its type (np.float64(0.5)): the number inside is the output
+    scalar = re.fullmatch(rf"(?:np|numpy)\.(?:float|int)(?:16|32|64)\((?P<n>{NUM})\)", printed)
+    if scalar and not structured:
+        printed = scalar.group("n")
     try:
         if structured:
             if printed[:1] in "[{":
