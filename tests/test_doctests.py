@@ -560,3 +560,20 @@ def test_init_drafts_each_doctest_with_its_output_exception_and_names(tmp_path):
     drafted = {c.function: c for c in load_chapter(folder).register.claims if c.kind == "code"}
     assert [c.call for c in drafted["ndcg_at_k"].calls] == ["ndcg_at_k(relevance, 3)", "ndcg_at_k(relevance, 6)"]
     assert drafted["ndcg_at_k"].calls[1].returns == "0.9608"
+
+
+def test_init_reads_a_numpy_2_scalar_output_as_the_number_inside(tmp_path):
+    """NumPy 2 prints a float64 result as np.float64(4.261859507142915): the drafted output is the number, the value
+    3 + 2 / log2(3) of DCG@2 over grades 3, 2 (by hand)."""
+    from audit.text.init import create_chapter
+
+    assert repr(3 + 2 / LOG2_3).startswith("4.26185950714291")
+    source = tmp_path / "dcg.md"
+    source.write_text("# DCG\n\nThe gain is the grade.\n\n```python\nimport numpy as np\n\n\n"
+                      "def dcg_at_k(relevance, k):\n    return sum(relevance[i] / np.log2(i + 2) for i in range(k))\n"
+                      "```\n\n```pycon\n>>> dcg_at_k([3, 2, 3], 2)\nnp.float64(4.261859507142915)\n```\n",
+                      encoding="utf-8")
+    folder, _ = create_chapter(source, "dcg", tmp_path / "claims")
+    code = next(c for c in load_chapter(folder).register.claims if c.kind == "code")
+    assert [c.model_dump(exclude_defaults=True) for c in code.calls] == [
+        {"call": "dcg_at_k([3, 2, 3], 2)", "returns": "4.261859507142915"}]
