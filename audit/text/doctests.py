@@ -200,6 +200,17 @@ def _same_literal(a: str, b: str) -> bool:
         return " ".join(a.split()) == " ".join(b.split())
 
 
+def place(text: str, call: str, given: dict[str, str]) -> int | None:
+    """Where ``call`` is printed with its names bound as ``given`` says (the first such place; the first place for a
+    call that passes no name), or None."""
+    names = passed_names(call)
+    for at in occurrences(text, call):
+        bound = bindings_before(text, at, names)
+        if all(n in bound and n in given and _same_literal(bound[n], given[n]) for n in names):
+            return at
+    return None
+
+
 def given_problem(text: str, call: str, given: dict[str, str]) -> str:
     """Why a shown call's ``given`` names do not hold in ``text`` ("" when they do): every name the call passes must
     be given, each given literal must be one, and at some place the call is printed, each name's last assignment
@@ -218,10 +229,8 @@ def given_problem(text: str, call: str, given: dict[str, str]) -> str:
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             return f"given: {name} is {literal!r}, not a literal value (a number, string, list, tuple, set or dict)"
     places = occurrences(text, call)
-    for at in places:
-        bound = bindings_before(text, at, names)
-        if all(n in bound and _same_literal(bound[n], given[n]) for n in names):
-            return ""
+    if place(text, call, given) is not None:
+        return ""
     if not places:
         return ""  # the call itself is reported as not printed
     bound = bindings_before(text, places[0], names)

@@ -702,9 +702,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     shown_refs = [{} for _ in shown]
     for (i, _), values in zip(known, theirs):
         shown_refs[i] = values
-    from audit.text.doctests import examples
-    sessions = {e.source.removeprefix("print(").removesuffix(")") if e.source.startswith("print(") else e.source
-                for e in examples(chapter.snapshot.text)}
+    sessions = session_calls(chapter.snapshot.text)
     undecided = _shown_calls(claim, shown, shown_results, base_reading(declared), book_rule, bool(stated_rule),
                              evidence, shown_refs, [c.call in sessions for c in claim.calls])
     # Edge cases: one row each.
@@ -796,7 +794,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         smallest, result = min(edgy, key=lambda pair: (_size(pair[0]), described(claim, pair[0])))
         expected = chapter_value(claim, smallest, reading)
         kinds = " or ".join(dict.fromkeys(("repeating an ID" if _repeats(i) else
-                                            "retrieving nothing relevant, or nothing at all" if _edge_like(i) else
+                                            "retrieving nothing relevant (or nothing at all)" if _edge_like(i) else
                                             "with k past the end of the ranking")
                                            for i, _ in edgy))
         said = references_text(reference_values(claim, ms, [smallest], reading)[0]) \
@@ -1041,6 +1039,14 @@ def _entries(result: CallResult) -> list[tuple]:
 
 def _expected_entries(expected) -> list[tuple]:
     return list(expected) if isinstance(expected, tuple) else [(None, expected)]
+
+
+def session_calls(text: str) -> set[str]:
+    """The calls the text's doctests make (``>>> f(…)`` or ``>>> print(f(…))``), as a claim's ``calls`` write them."""
+    from audit.text.doctests import examples
+
+    return {e.source[len("print("):-1] if e.source.startswith("print(") and e.source.endswith(")") else e.source
+            for e in examples(text)}
 
 
 def _exception_name(text: str) -> str:
