@@ -738,12 +738,31 @@ SHAPES = ("number", "per query", "at each k")
 
 class ShownCall(Strict):
     """A call of the listing's function that the text prints ("Called as `ndcg_at_k([2, 3, 0, 1, 3], 5)` it
-    returns 0.79"): ``call``, exactly as printed, with literal arguments; ``returns``, the value the text says it
-    returns (omitted when the text shows the call without a result)."""
+    returns 0.79", or a doctest's ``>>> ndcg_at_k(r, 3)`` with its output): ``call``, exactly as printed, each
+    argument a literal value or a name of ``given``; ``returns``, the value the text says it returns (omitted when
+    the text shows the call without a result); ``raises``, the exception a doctest expects instead (its last line,
+    ``ValueError`` or ``ValueError: k is past the end``); ``given``, each name the call passes → the literal the text
+    assigns it before the call, as printed (``{relevance: "[3, 2, 3, 0, 1, 2]"}`` for ``relevance = [3, 2, 3, 0, 1,
+    2]`` in the text or ``>>> r = [0, 1, 0]`` earlier in the doctest)."""
 
     call: str = Field(min_length=1, max_length=2000)
     returns: Claimed | None = None
     tolerance: str | None = None
+    raises: str | None = Field(None, min_length=1, max_length=300)
+    given: dict[str, Annotated[StrictStr, Field(min_length=1, max_length=2000)]] = Field(default_factory=dict,
+                                                                                    max_length=20)
+
+    @model_validator(mode="after")
+    def _one_outcome(self) -> "ShownCall":
+        if self.raises is not None and self.returns is not None:
+            raise ValueError("a shown call either returns a value or raises an exception; give returns or raises")
+        if self.raises is not None and not re.fullmatch(r"[A-Za-z_][\w.]*(?::.*)?", self.raises.strip(), re.S):
+            raise ValueError(f"raises: {self.raises!r} is not an exception as a doctest prints it "
+                             "(ValueError, or ValueError: its message)")
+        for name in self.given:
+            if not name.isidentifier():
+                raise ValueError(f"given: {name!r} is not a Python name")
+        return self
 
 
 class CodeClaim(ClaimBase):
@@ -1285,12 +1304,14 @@ def parameter_defaults(source: str, function: str) -> dict[str, object]:
 
 
 def shown_arguments(claim: CodeClaim, call: str, params: list[str],
-                    defaults: dict[str, object] | None = None) -> dict[str, object]:
+                    defaults: dict[str, object] | None = None, given: dict[str, str] | None = None) -> dict[str, object]:
     """The arguments of a call the text shows, by parameter name: ``call`` must call ``claim.function`` with literal
-    arguments (numbers, strings, lists, tuples, sets, dicts), positionally or by name, one per parameter; a parameter
-    the call leaves out takes its literal default (``defaults``, from ``parameter_defaults``). Raises ``AuditError``
-    saying what is wrong."""
+    arguments (numbers, strings, lists, tuples, sets, dicts) or names of ``given`` (each the literal the text assigns
+    it before the call), positionally or by name, one per parameter; a parameter the call leaves out takes its
+    literal default (``defaults``, from ``parameter_defaults``). Raises ``AuditError`` saying what is wrong."""
     import ast
+
+    given = given or {}
 
     try:
         node = ast.parse(call.strip(), mode="eval").body
@@ -1307,8 +1328,11 @@ def shown_arguments(claim: CodeClaim, call: str, params: list[str],
             raise AuditError(f"{shorten(call, 80)!r}: {claim.function}() takes {', '.join(params)}; {name!r} is "
                              "not one of them or is given twice")
         try:
-            values[name] = ast.literal_eval(arg)
+            values[name] = ast.literal_eval(given[arg.id] if isinstance(arg, ast.Name) and arg.id in given else arg)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            if isinstance(arg, ast.Name):
+                raise AuditError(f"{shorten(call, 80)!r} passes {arg.id}: give the literal the text assigns it before "
+                                 f"the call in given ({{{arg.id}: …}})")
             raise AuditError(f"{shorten(call, 80)!r}: the argument for {name!r} is not a literal value")
     for p in params:
         if p not in values and p in (defaults or {}):
@@ -1504,14 +1528,21 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
     if unmapped:
         raise fail("arguments", f"{claim.function}() takes {', '.join(params)}; give each a role ({', '.join(CODE_ROLES)})"
                                 f": {', '.join(unmapped)} has none")
+    from audit.text.doctests import given_problem
     for i, shown in enumerate(claim.calls):
         try:
-            shown_arguments(claim, shown.call, params, parameter_defaults(source, claim.function))
+            shown_arguments(claim, shown.call, params, parameter_defaults(source, claim.function), shown.given)
         except AuditError as exc:
-            raise fail(f"calls[{i}].call", exc.message)
+            raise fail(f"calls[{i}].call" if "given" not in exc.message else f"calls[{i}].given", exc.message)
         if shown.call not in chapter.snapshot.text:
             raise fail(f"calls[{i}].call", f"{shorten(shown.call, 80)!r} is not printed in the snapshot; write the "
                                           "call exactly as the text shows it")
+        problem = given_problem(chapter.snapshot.text, shown.call, shown.given)
+        if problem:
+            raise fail(f"calls[{i}].given", problem)
+        if shown.raises is not None and shown.raises.strip() not in chapter.snapshot.text:
+            raise fail(f"calls[{i}].raises", f"{shorten(shown.raises, 80)!r} is not printed in the snapshot; write "
+                                            "the exception line exactly as the doctest shows it")
         if shown.returns is not None and claim.shape != "number":
             from audit.register.values import parse_claimed_parts
 

@@ -534,6 +534,8 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         FOLLOWS_OPEN_READING,
         _function_lines,
         chapter_value,
+        printed_holds,
+        session_calls,
         shown_input,
         takes_no_ids,
     )
@@ -574,16 +576,17 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     params = [x.arg for x in ast.parse(rewrite.source).body[0].args.args]
     changed = []
     calls = []
+    sessions = session_calls(snapshot)
     for i, c in enumerate(claim.calls):
         calls.append(c)
         if c.returns is None:
             continue
-        item = shown_input(new_claim, shown_arguments(new_claim, c.call, params, defaults))
+        item = shown_input(new_claim, shown_arguments(new_claim, c.call, params, defaults, c.given))
         value = chapter_value(new_claim, item, reading) if item is not None else None
         printed = parse_claimed(c.returns, tolerance=c.tolerance)
-        if value is None or isinstance(value, str) or printed.contains(value):
+        if value is None or isinstance(value, str) or printed_holds(printed, value):
             continue
-        new = printed.write_like(value)
+        new = printed.write_like(value) if c.call not in sessions else repr(float(value))  # doctest prints the float
         if not str(c.returns).lstrip().startswith(("≈", "~")):
             new = new.removeprefix("≈ ")
         spans.append(_printed_span(snapshot, c, new))
@@ -664,7 +667,10 @@ def _printed_span(snapshot: str, call, new: str) -> tuple[int, int, str]:
     """The span of the value the text prints after a shown call (``call``: the claim's ``calls`` entry) and the text
     that replaces it. Raises ``_Skip`` when it cannot be placed."""
     from audit.text.coverage import printed_after
-    found = printed_after(snapshot, call.call, str(call.returns))
+    from audit.text.doctests import place
+    at = place(snapshot, call.call, call.given) or 0  # the place where its names are bound as the claim says
+    found = printed_after(snapshot[at:], call.call, str(call.returns))
+    found = (found[0] + at, found[1] + at) if found is not None else None
     if found is None:
         raise _Skip(f"the value printed after `{call.call}` cannot be placed in the text; the finding gives it")
     return found[1], found[1] + len(str(call.returns)), new

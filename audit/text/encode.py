@@ -1209,7 +1209,8 @@ _ROLES = {"ranking": ("ranking", "retrieved", "run", "results", "docs", "ranked"
 #: Name fragments → the measure, tried in order: the longer names first ("average_precision_at_k" is AP, not P@k).
 _FUNCTION_MEASURES = (("gmap", "GMAP"), ("geometric", "GMAP"), ("rbp", "RBP"), ("rank_biased", "RBP"),
                       ("reciprocal", "RR"), ("mrr", "RR"), ("average_precision", "AP"), ("mean_ap", "AP"),
-                      ("map_", "AP"), ("ndcg", "nDCG"), ("dcg", "DCG"), ("recall", "R"), ("precision_at", "P"), ("success", "Success"),
+                      ("map_", "AP"), ("ndcg", "nDCG"), ("dcg", "DCG"), ("r_precision", "Rprec"),
+                      ("rprec", "Rprec"), ("recall", "R"), ("precision_at", "P"), ("success", "Success"),
                       ("hit", "Success"), ("precision", "P"))
 _MAPPING_HINT = re.compile(r"\b(?:dict|Dict|Mapping|MutableMapping)\b")
 _SEQUENCE_HINT = re.compile(r"\b(?:list|List|Sequence|tuple|Tuple|Iterable)\s*\[\s*(?:int|float)\b")
@@ -1253,17 +1254,96 @@ def _role(name: str, hint: str) -> str | None:
     return None
 
 
+def _literal_call(call: str, nparams: int, bound: dict[str, str]) -> bool:
+    """Whether ``call`` passes one argument per parameter, each a literal value or a name of ``bound``."""
+    import ast
+
+    try:
+        node = ast.parse(call, mode="eval").body
+        if not isinstance(node, ast.Call) or len(node.args) + len(node.keywords) != nparams:
+            return False
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            if not (isinstance(arg, ast.Name) and arg.id in bound):
+                ast.literal_eval(arg)
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _printed_result(printed: str, structured: bool) -> str | None:
+    """The value a doctest's output prints, as a claim's ``returns``: one number, or for a listing returning a list or
+    mapping its literal; None for anything else (an array's repr, text)."""
+    from audit.register.values import parse_claimed, parse_claimed_parts
+
+    printed = printed.strip()
+    if not printed or "\n" in printed:
+        return None
+    # NumPy 2 prints a scalar with its type (np.float64(0.5)): the number inside is the output
+    scalar = re.fullmatch(rf"(?:np|numpy)\.(?:float|int)(?:16|32|64)\((?P<n>{NUM})\)", printed)
+    if scalar and not structured:
+        printed = scalar.group("n")
+    try:
+        if structured:
+            if printed[:1] in "[{":
+                parse_claimed_parts(printed)
+                return printed
+            return None
+        if re.fullmatch(NUM, printed):
+            parse_claimed(printed)
+            return printed
+    except AuditError:
+        return None
+    return None
+
+
+def _doctest_calls(text: str, name: str, nparams: int, structured: bool) -> list[dict]:
+    """The calls of ``name`` a text's doctests make (read with doctest's own parser, ``audit.text.doctests``), each
+    with the output doctest expects (a number, or the literal of a list or mapping) or the exception it expects, and
+    the literal each name it passes was last assigned before it."""
+    from audit.text.doctests import bindings_before, examples, passed_names
+
+    out = []
+    for e in examples(text):
+        call = e.source
+        inner = re.fullmatch(r"print\((?P<call>.*)\)", call, re.S)
+        if inner:
+            call = inner.group("call")
+        if not call.startswith(f"{name}(") or "\n" in call:
+            continue
+        names = passed_names(call)
+        bound = bindings_before(text, e.offset, names)
+        if any(n not in bound for n in names) or not _literal_call(call, nparams, bound):
+            continue
+        entry: dict = {"call": call}
+        if e.raises is not None:
+            entry["raises"] = e.raises
+        else:
+            printed = _printed_result(e.want, structured)
+            if printed is not None:
+                entry["returns"] = printed
+        if names:
+            entry["given"] = {n: bound[n] for n in names}
+        out.append(entry)
+    return out
+
+
 def _shown_calls(text: str, name: str, nparams: int, structured: bool = False) -> list[dict]:
-    """The calls of ``name`` the text prints with literal arguments (in backticks, or after a ``>>>`` prompt), each
-    with the value printed after it in the same sentence ("returns 0.867", "gives 1/3", "→ 0.5") or on the next
-    line of a REPL session; only calls whose every argument is a literal value and that pass one per parameter."""
+    """The calls of ``name`` the text prints: each doctest example calling it (``_doctest_calls``), then each call
+    in backticks with literal arguments, with the value printed after it in the same sentence ("returns 0.867",
+    "gives 1/3", "→ 0.5"); only calls that pass one argument per parameter. A call printed twice with the same
+    names bound to the same literals is drafted once."""
     import ast
 
     out, seen = [], set()
-    pattern = re.compile(rf"(?:`|>>>\s*(?:print\()?)(?P<call>{re.escape(name)}\((?:[^`\n()]|\([^`\n()]*\))*\))")
+    for c in _doctest_calls(text, name, nparams, structured):
+        key = (c["call"], tuple(sorted(c.get("given", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    pattern = re.compile(rf"`(?P<call>{re.escape(name)}\((?:[^`\n()]|\([^`\n()]*\))*\))")
     for m in pattern.finditer(text):
         call = m.group("call")
-        if call in seen:
+        if (call, ()) in seen:
             continue
         try:
             node = ast.parse(call, mode="eval").body
@@ -1273,14 +1353,12 @@ def _shown_calls(text: str, name: str, nparams: int, structured: bool = False) -
                 ast.literal_eval(arg)
         except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
             continue
-        seen.add(call)
+        seen.add((call, ()))
         after = text[m.end():m.end() + 160]
         returned = re.match(rf"\)?`?[^.\n;]{{0,40}}?\b(?:returns?|gives?|prints?|evaluates\s+to|is)\s+"
                             rf"(?P<v>≈\s*)?(?P<n>{NUM})", after) or re.match(rf"\)?`?\s*(?:→|->|=)\s*(?P<v>≈\s*)?(?P<n>{NUM})",
                                                                           after)
-        repl = re.match(rf"\)?[ \t]*\n[ \t]*(?P<n>{NUM})[ \t]*(?:\n|$)", after) if m.group(0).startswith(">>>") \
-            else None
-        found = returned or repl
+        found = returned
         entry = {"call": call}
         if structured:  # a list or mapping printed after the call ("returns [1.0, 0.5]", "→ {'q1': 0.5}")
             found = None

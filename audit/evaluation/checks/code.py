@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import ast
 import math
 import random
+import re
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -14,6 +15,7 @@ from fractions import Fraction
 from audit.attribution.verdict import Evidence, Point
 from audit.errors import AuditError, RepeatedIDError
 from audit.evaluation import evaluator
+from audit.evaluation.checks import computes
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.listing_syntax import ALLOWED_TEXT, findings as beyond_computing
 from audit.evaluation.readings import base_reading
@@ -646,7 +648,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     scored_repeats = reading["repeated_ids"] != "reject"
     generated = _generated(claim, SAMPLE, SEED, repeats=scored_repeats)
     items = edges + generated
-    shown = [shown_arguments(claim, c.call, params, defaults) for c in claim.calls]
+    shown = [shown_arguments(claim, c.call, params, defaults, c.given) for c in claim.calls]
     deadline = time.monotonic() + CLAIM_BUDGET
     run = run_listing(source, claim.function, [_call(params, claim, i, reading) for i in items]
                       + [[values[p] for p in params] for values in shown], time_limit=CLAIM_BUDGET,
@@ -694,15 +696,30 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     rule = f"{book_rule}'s rule" if book_rule else "the chapter's rule" if stated_rule else "as trec_eval does"
     fixes = {label: fix.format(rule=rule) if _cutoff_role(claim) else fix.format(rule=rule).replace(" before cutting at k", "")
              for label, _, _, _, fix in EDGES}
+    shown_inputs = [shown_input(claim, values) for values in shown]
+    known = [(i, item) for i, item in enumerate(shown_inputs) if item is not None and not _repeats(item)]
+    theirs = reference_values(claim, ms, [item for _, item in known], base_reading(declared))
+    shown_refs = [{} for _ in shown]
+    for (i, _), values in zip(known, theirs):
+        shown_refs[i] = values
+    sessions = session_calls(chapter.snapshot.text)
     undecided = _shown_calls(claim, shown, shown_results, base_reading(declared), book_rule, bool(stated_rule),
-                             evidence)
+                             evidence, shown_refs, [c.call in sessions for c in claim.calls])
     # Edge cases: one row each.
     edge_rows = []
     reading = base_reading(declared)
     conflicted = False
-    for item, result in zip(edges, run.results):
+    failing = [(n, item) for n, (item, result) in enumerate(zip(edges, run.results))
+               if not _repeats(item) and not _finite_value(result) and result.status in ("ok", "raises")]
+    edge_refs = dict(zip((n for n, _ in failing),
+                         reference_values(claim, ms, [item for _, item in failing], reading)))
+    for n, (item, result) in enumerate(zip(edges, run.results)):
         expected = chapter_value(claim, item, reading)
         problem = _problem(result, expected, item, book_rule, stated_rule, _bounded(claim))
+        said = references_text(edge_refs.get(n, {}))
+        if problem and said:
+            # an exception or a nan where readers' tools give a value: what they give is named
+            problem += f", where {said}" if result.status == "raises" else f"; {said}"
         refused = result.status == "raises" and not problem  # a refusal the chapter allows is not agreement in value
         edge_rows.append([item.label, described(claim, item), "rejects" if expected == "rejects" else
                           exact_text(expected),
@@ -768,23 +785,30 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             + "; ".join(CONVENTIONS[n].phrase(v) for n, v in found) + ".”"))
         evidence.lead = ""
         bad = [(i, r) for i, r in bad if r.status != "ok"]
-    edgy = [(i, r) for i, r in bad if _edge_like(i) or _repeats(i)]
+    # an exception only where k is past the end of a ranking is of the edge case's kind too
+    edgy = [(i, r) for i, r in bad if _edge_like(i) or _repeats(i) or (r.status == "raises" and _past_end(i))]
     if bad and len(edgy) == len(bad):
         # it fails only on inputs of the edge cases' kinds (a repeated ID, nothing relevant in the first k, nothing
-        # retrieved): qualified as the edge cases are, not wrong on ordinary input
+        # retrieved, k past the end of the ranking where it raises): qualified as the edge cases are, not wrong on
+        # ordinary input
         smallest, result = min(edgy, key=lambda pair: (_size(pair[0]), described(claim, pair[0])))
         expected = chapter_value(claim, smallest, reading)
         kinds = " or ".join(dict.fromkeys(("repeating an ID" if _repeats(i) else
-                                            "retrieving nothing relevant, or nothing at all")
+                                            "retrieving nothing relevant (or nothing at all)" if _edge_like(i) else
+                                            "with k past the end of the ranking")
                                            for i, _ in edgy))
+        said = references_text(reference_values(claim, ms, [smallest], reading)[0]) \
+            if not _repeats(smallest) and not _finite_value(result) else ""
         evidence.conditions.append(Point(
             f"on {len(edgy)} of {len(generated)} generated inputs, each {kinds}, it disagrees with the chapter's "
             f"definition; the smallest, {described(claim, smallest)}: it "
             f"{_problem(result, expected, smallest, book_rule, stated_rule, _bounded(claim))}"
             + (f" where the chapter's definition gives {exact_text(expected)}"
-               if result.status != "ok" and not isinstance(expected, str) else ""),
+               if result.status != "ok" and not isinstance(expected, str) else "")
+            + (f" ({said})" if said else ""),
             fixes["repeated ID before the cutoff"] if _repeats(smallest) else
-            "return 0.0 when nothing relevant is found"))
+            "return 0.0 when nothing relevant is found" if _edge_like(smallest) else
+            fixes["k larger than the ranking"]))
         bad = []
     if bad:
         if len(bad) == len(generated):
@@ -804,6 +828,16 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         fixes = [CONVENTIONS[n].phrase(reading[n]) for n, _ in found]
         shift = cutoff_shift(claim, generated, gen_results, reading) if not found else None
         order = score_order(claim, generated, gen_results, reading) if not found and not shift else ""
+        named = named_computation(claim, generated, gen_results, reading) if not found and not shift and not order \
+            else None
+        if named:
+            computation, changed = named
+            also = computes.changes_text(changed)
+            cause = (f"; where it returns a number {computation.cause}"
+                     + (f"; and with {also}" if also else "")
+                     + " (that computation gives the listing's value on every such input)")
+            fixes.append(computation.fix)
+            fixes += [CONVENTIONS[n].phrase(reading[n]) for n in changed]
         if order:
             cause = ("; where it returns a number it ranks the documents "
                      + ("in the order their scores are listed, not by score" if order == "listed" else
@@ -935,13 +969,17 @@ class Printed:
         return [(mine[str(k)], v) for k, v in values]
 
     def holds(self, values: list[tuple]) -> bool:
-        """Whether (key, number) pairs lie in the printed intervals, entry by entry."""
+        """Whether (key, number) pairs lie in the printed intervals, entry by entry, each at its printed precision
+        (``printed_holds``)."""
         pairs = self._pairs(values)
-        return pairs is not None and all(c.contains(v) for c, v in pairs)
+        return pairs is not None and all(printed_holds(c, v) for c, v in pairs)
 
-    def written_like(self, values: list[tuple]) -> str:
-        """``values`` printed as the text printed its own (each entry's precision and style; keys kept)."""
+    def written_like(self, values: list[tuple], doctest: bool = False) -> str:
+        """``values`` printed as the text printed its own (each entry's precision and style; keys kept); for a
+        doctest's output, one number as Python prints the float (its shortest repr, what doctest compares)."""
         pairs = self._pairs(values)
+        if self.single and doctest:
+            return repr(float(pairs[0][1]))
         if self.single:
             return pairs[0][0].write_like(pairs[0][1])
         out, at = [], 0
@@ -957,6 +995,44 @@ class Printed:
         return "".join(out) + self.text[at:]
 
 
+#: Significant digits beyond which a printed decimal says more than double arithmetic carries (a double holds 15 to
+#: 17): such an output (Python 2's ``repr``, ``%.17g``) is read as the double it denotes.
+DOUBLE_DIGITS = 16
+#: Units in the last place by which a computed double may miss the exact value: a metric sums and divides a few
+#: dozen terms, each rounded once.
+DOUBLE_ULPS = 8
+
+
+def significant_digits(text: str) -> int:
+    """The significant digits of the number printed in ``text`` (0.61314719276545848: 17; 0.50: 2; 3.0: 2)."""
+    m = re.search(r"\d[\d_]*(?:\.\d*)?|\.\d+", str(text))
+    if not m:
+        return 0
+    digits = m.group().replace(".", "").replace("_", "").lstrip("0")
+    return len(digits)
+
+
+def printed_holds(printed, value) -> bool:
+    """Whether ``value`` (a listing's float or the chapter's exact value) is the number a text prints, compared at
+    its printed precision: a decimal of ``DOUBLE_DIGITS`` or more significant digits is the double it denotes,
+    within ``DOUBLE_ULPS`` of the value (a 17-digit 0.61314719276545848 is the double 0.6131471927654585, and 1/3
+    is 0.33333333333333331); a shorter decimal is its interval (0.6131 is [0.61305, 0.61315]), so a wrong digit at
+    the printed precision never holds; an exact value (1/3) is compared as a printed value always is."""
+    if printed.nominal is None or printed.exact or printed.approximate or printed.style not in ("decimal",):
+        return printed.contains(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    if significant_digits(printed.text) >= DOUBLE_DIGITS:
+        near = float(value)
+        return abs(float(printed.nominal) - near) <= DOUBLE_ULPS * math.ulp(near)
+    if isinstance(value, float):
+        x = Fraction(value)
+        # a double's rounding, but never as much as a thousandth of the printed interval
+        slack = min(max(abs(x), Fraction(1)) * Fraction(1, 10 ** 9), (printed.high - printed.low) / 1000)
+        return printed._inside(x, slack)
+    return printed.contains(value)
+
+
 def _entries(result: CallResult) -> list[tuple]:
     return list(result.values) if result.values is not None else [(None, result.value)]
 
@@ -965,23 +1041,69 @@ def _expected_entries(expected) -> list[tuple]:
     return list(expected) if isinstance(expected, tuple) else [(None, expected)]
 
 
+def session_calls(text: str) -> set[str]:
+    """The calls the text's doctests make (``>>> f(…)`` or ``>>> print(f(…))``), as a claim's ``calls`` write them."""
+    from audit.text.doctests import examples
+
+    return {e.source[len("print("):-1] if e.source.startswith("print(") and e.source.endswith(")") else e.source
+            for e in examples(text)}
+
+
+def _exception_name(text: str) -> str:
+    """The exception's class name in ``Type: message`` (a dotted ``module.Type`` named by its last part)."""
+    return text.split(":", 1)[0].strip().rsplit(".", 1)[-1]
+
+
 def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult], reading, book_rule: str,
-                 stated: bool, evidence: Evidence) -> list[Point]:
-    """Each call the text shows, run as printed: what it returns against the value the text prints and against the
-    chapter's definition on the same input. A listing that returns the printed value where the chapter's definition
-    gives another is wrong on the text's own example. Returns the points of a wrong printed value on a call the
-    chapter's definitions could not be computed for (per-query values): whether the listing may be at fault too is
-    known only once it has met the generated input (``check``)."""
+                 stated: bool, evidence: Evidence, refs: list[dict[str, float]] | None = None,
+                 sessions: list[bool] | None = None) -> list[Point]:
+    """Each call the text shows, run as printed (a doctest as doctest runs it): what it returns against the value the
+    text prints, at its printed precision, or the exception it raises against the one a doctest expects; and against
+    the chapter's definition and each reference's value on the same input (``refs``); a correction of a doctest's
+    output (``sessions``: the call is a ``>>>`` example) is the float as Python prints it. A listing that returns the
+    printed value where the chapter's definition gives another is wrong on the text's own example. Returns the points
+    of a wrong printed value on a call the chapter's definitions could not be computed for (per-query values):
+    whether the listing may be at fault too is known only once it has met the generated input (``check``)."""
     rows = []
     undecided = []
-    for c, values, result in zip(claim.calls, shown, results):
+    refs = refs or [{} for _ in shown]
+    sessions = sessions or [False for _ in shown]
+    for c, values, result, theirs, session in zip(claim.calls, shown, results, refs, sessions):
         item = shown_input(claim, values)
         expected = chapter_value(claim, item, reading) if item is not None else None
         got = returned_text(result, precise=True) if result.status == "ok" else result.status
         printed = Printed(claim, c.returns, c.tolerance) if c.returns is not None else None
         right_code = expected is not None and not isinstance(expected, str) and _agrees(result, expected)
+        said = references_text(theirs)
         problems = []
-        if result.status != "ok":
+        if c.raises is not None:
+            want = _exception_name(c.raises)
+            if result.status == "raises" and _exception_name(result.text) == want:
+                message = c.raises.partition(":")[2].strip()
+                if message and result.text.partition(":")[2].strip() != message:
+                    problems.append(f"raises {want} with another message ({quote(LISTING_EXCEPTION, result.text)})")
+                    evidence.conditions.append(Point(
+                        f"called as `{c.call}`, as the text shows, it raises {want} as the doctest expects, but "
+                        f"with another message ({quote(LISTING_EXCEPTION, result.text)}), so doctest fails it",
+                        f"Print the exception the call raises after it, or make the listing's message “{message}”."))
+                got = f"raises {want}"
+                if not problems:
+                    problems.append(f"raises {want}, as the doctest expects")
+            else:
+                what = (f"returns {got}" if result.status == "ok" else
+                        f"raises {quote(LISTING_EXCEPTION, result.text)}" if result.status == "raises" else
+                        _problem(result, 0, item or Input((), frozenset(), None), book_rule, stated, _bounded(claim)))
+                problems.append(f"{what}, not the {want} the doctest expects")
+                evidence.failures.append(Point(
+                    f"called as `{c.call}`, as the text shows, it {what}, where the doctest expects {want}",
+                    "Print what the call returns after it, or make the listing raise "
+                    f"{want} on this input."))
+                got = what.removeprefix("returns ") if result.status == "ok" else got
+            if expected is not None and not isinstance(expected, str):
+                # a refusal is the listing's design; readers' tools give a value here (the edge cases judge it)
+                problems.append(f"the chapter's definition gives {exact_text(expected)}"
+                                + (f" ({said})" if said else ""))
+        elif result.status != "ok":
             problems.append(_problem(result, expected if expected is not None else 0, item or Input((), frozenset(),
                                                                                                      None),
                                      book_rule, stated, _bounded(claim)))
@@ -990,38 +1112,40 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
             # where the listing agrees with the chapter's definition here, the printed value alone is wrong
             either = "." if right_code or expected is None else ", or correct the listing."
             fix = ("Change “{}” to “{}” after the call{}".format(
-                c.returns, printed.written_like([(k, Fraction(v).limit_denominator(10 ** 6))
-                                                 for k, v in _entries(result)]), either)
+                c.returns, printed.written_like([(k, v) for k, v in _entries(result)], True) if session else
+                printed.written_like([(k, Fraction(v).limit_denominator(10 ** 6)) for k, v in _entries(result)]),
+                either)
                    if printed._pairs(_entries(result)) is not None else
                    f"Print what the call returns ({got}) after it{either}")
             point = Point(f"called as `{c.call}`, as the text shows, it returns {got}, not the printed {c.returns}", fix)
             evidence.failures.append(point)
             if expected is None:
                 undecided.append(point)
-        if expected is not None and not isinstance(expected, str) and result.status == "ok" \
+        if c.raises is None and expected is not None and not isinstance(expected, str) and result.status == "ok" \
                 and not _agrees(result, expected):
-            problems.append(f"the chapter's definition gives {exact_text(expected)}")
-            right = (printed.written_like(_expected_entries(expected))
+            problems.append(f"the chapter's definition gives {exact_text(expected)}" + (f" ({said})" if said else ""))
+            right = (printed.written_like(_expected_entries(expected), session)
                      if printed is not None and printed._pairs(_expected_entries(expected)) is not None else None)
             evidence.failures.append(Point(
                 f"called as `{c.call}`, as the text shows, it returns {got} where the chapter's definition of "
                 f"{_measure(claim, item.k) if claim.shape == 'number' else claim.measure} gives "
-                f"{exact_text(expected)} on the same input",
+                f"{exact_text(expected)} on the same input" + (f" ({said})" if said else ""),
                 f"Once the listing is corrected, the call returns {exact_text(expected)}: print “{right}” after it."
                 if right is not None else "Correct the listing so it computes the measure as the chapter defines it."))
-        elif result.status != "ok":
+        elif c.raises is None and result.status != "ok":
             evidence.failures.append(Point(f"called as `{c.call}`, as the text shows, it {problems[0]}",
                                            "Correct the listing so the call the text shows runs."))
         if printed is not None and expected is not None and not isinstance(expected, str) \
                 and not printed.holds(_expected_entries(expected)) and result.status == "ok" \
                 and printed.holds(_entries(result)):
             problems.append("the printed value is the listing's, not the measure's")
-        rows.append([c.call, str(c.returns) if c.returns is not None else "—", got,
+        shown_as = str(c.returns) if c.returns is not None else f"raises {c.raises}" if c.raises else "—"
+        rows.append([c.call, shown_as, got,
                      exact_text(expected) if expected is not None and not isinstance(expected, str)
-                     else (expected or "—"), "; ".join(problems) or "agrees"])
+                     else (expected or "—"), said or "—", "; ".join(problems) or "agrees"])
     if rows:
         evidence.checks.append(Check(label=f"{claim.function}() on the calls the text shows", measure=claim.measure,
-                                     table=[["call", "printed", "listing", "chapter", "finding"]] + rows))
+                                     table=[["call", "printed", "listing", "chapter", "references", "finding"]] + rows))
         agreeing = [r for r in rows if r[-1] == "agrees"]
         for checked in (True, False):  # the calls the chapter's definitions were computed for, and the others
             these = [r[0] for r in agreeing if (r[3] != "—") == checked]
@@ -1031,6 +1155,11 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
                     + f") return{'' if len(these) > 1 else 's'} what the text prints"
                     + (" and the chapter's definition gives" if checked else
                        " (the chapter's definitions have no input to compare: the call passes per-query values)"))
+        raising = [r[0] for r in rows if r[1].startswith("raises ") and r[-1].startswith(f"{r[2]}, as the doctest")]
+        if raising:
+            evidence.scopes.append(
+                f"the call{'s' if len(raising) > 1 else ''} " + ", ".join(f"`{a}`" for a in raising)
+                + f" raise{'' if len(raising) > 1 else 's'} the exception the doctest expects")
     return undecided
 
 
@@ -1039,6 +1168,18 @@ def _answered(items: list[Input], results: list[CallResult]) -> list[tuple[Input
     (an edge case's kind, judged on its own), and so is a nan or an infinity (NumPy's 0 / 0 and 1 / 0, reported on
     its own as an exception is), so the readings below are read off the others."""
     return [(i, r) for i, r in zip(items, results) if r.status == "ok" and not _repeats(i) and _finite(r)]
+
+
+def _past_end(item: Input) -> bool:
+    """Whether a cutoff lies past the end of a ranking (of some query, for a run)."""
+    ks = [item.k] if item.k is not None else list(item.cutoffs)
+    lengths = [len(i.ranking) for _, i in item.queries] if item.queries else [len(item.ranking)]
+    return any(k > n for k in ks for n in lengths)
+
+
+def _finite_value(result: CallResult) -> bool:
+    """Whether a call returned numbers, all finite (not an exception, a nan or an infinity)."""
+    return result.status == "ok" and _finite(result)
 
 
 def _finite(result: CallResult) -> bool:
@@ -1100,6 +1241,40 @@ def cutoff_shift(claim: CodeClaim, items: list[Input], results: list[CallResult]
         if pairs and all(v is not None for v in values) and all(_agrees(r, v) for (_, r), v in zip(pairs, values)):
             return d
     return 0
+
+
+def named_computation(claim: CodeClaim, items: list[Input], results: list[CallResult],
+                      reading: Mapping[str, str]) -> tuple[computes.Computation, dict[str, str]] | None:
+    """Which known computation mistaken for the claim's measure (``computes.COMPUTATIONS``: precision at the last
+    relevant rank for R-precision, DCG with ranks 1 and 2 undiscounted …) the listing computes, found by experiment:
+    the first whose value, under the chapter's reading or the fewest changes to the conventions it is tried under,
+    is the listing's on every input where the listing returned a number; with those changes. None when none is, or
+    the listing is over several queries."""
+    if _multi(claim):
+        return None
+    pairs = _answered(items, results)
+    if not pairs:
+        return None
+    spec = parse_measure(_measure(claim, 1))[1]
+    for computation in computes.candidates(spec.name):
+        for changed in computes.readings(computation, reading):
+            under = {**reading, **changed}
+
+            def value(item: Input):
+                out = []
+                for key, part in parts(claim, item, under):
+                    v = computation.value([str(d) for d in part.ranking], part.qrels(), part.k, under)
+                    if v is None:
+                        return None
+                    out.append((key, v))
+                return out[0][1] if claim.shape == "number" else tuple(out)
+
+            values = [value(i) for i, _ in pairs]
+            if any(v is None for v in values):
+                continue
+            if all(_agrees(r, v) for (_, r), v in zip(pairs, values)):
+                return computation, changed
+    return None
 
 
 def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResult],
@@ -1198,6 +1373,50 @@ def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results:
         rows.append(ImplValue(implementation=ref.name, provider=provider, detail=f"{agree} of {total} inputs{why}",
                               in_interval=agree == total))
     return rows
+
+
+def reference_values(claim: CodeClaim, ms: Measurements, items: list[Input], reading=None) -> list[dict[str, float]]:
+    """Each reference's value of the claim's measure on each input (one call per reference), for a listing that
+    returns one number: ``{reference: value}`` per input, a reference left out where it cannot express the measure,
+    fails or returns nothing for the input's queries (trec_eval leaves out a query that retrieved nothing)."""
+    out: list[dict[str, float]] = [{} for _ in items]
+    if claim.shape != "number" or not items or not ms.references:
+        return out
+    queries = {i: (list(item.queries) if item.queries else [("", item)]) for i, item in enumerate(items)}
+    qrels = {f"s{i}~{q}": one.qrels() for i, ps in queries.items() for q, one in ps}
+    run = {f"s{i}~{q}": {str(d): float(len(one.ranking) - r) for r, d in enumerate(one.ranking)}
+           for i, ps in queries.items() for q, one in ps}
+    measures = {}
+    for i, item in enumerate(items):
+        if item.k == 0:
+            continue  # no reference takes a cutoff of 0
+        measures[i] = parse_measure(_measure(claim, item.k if item.k is not None else 1))
+    distinct = list({str(m): m for m, _ in measures.values()}.values())
+    for ref in ms.references:
+        usable = [m for m in distinct if ref.supports(m).ok]
+        if not usable:
+            continue
+        outcomes = ref.evaluate(usable, qrels, run)
+        for i, (measure, spec) in measures.items():
+            outcome = outcomes.get(str(measure))
+            if outcome is None or outcome.status != "ok":
+                continue
+            values = {q: outcome.per_query[f"s{i}~{q}"] for q, _ in queries[i] if f"s{i}~{q}" in outcome.per_query}
+            if values:
+                out[i][ref.name] = float(evaluator.combine(spec.name, values))
+    return out
+
+
+def references_text(values: Mapping[str, float]) -> str:
+    """The references' values in words: "trec_eval, ir-measures and ranx give 0" when they agree, else each
+    one's ("trec_eval 0.25, ranx 0.2"); "" for none."""
+    if not values:
+        return ""
+    if len({round(v, 12) for v in values.values()}) == 1:
+        names = list(values)
+        who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return f"{who} give{'s' if len(names) == 1 else ''} {fmt_float(next(iter(values.values())))}"
+    return ", ".join(f"{name} {fmt_float(v)}" for name, v in values.items())
 
 
 def _reference_reading(claim: CodeClaim, items: dict[int, Input], theirs: dict[int, list[float]], reading) -> str:

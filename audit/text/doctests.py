@@ -1,0 +1,241 @@
+"""Doctests and the names they pass: the ``>>>`` examples of a text, read with the standard library's doctest parser.
+
+A text shows a listing's function at work in two ways: a doctest (``>>> r_precision([0, 1, 0])`` and the output on
+the next line, in a docstring or in the prose) and a call in a sentence. Both are claims about the listing. This
+module finds the examples (``doctest.DocTestParser``, the parser doctest itself uses: its prompts, continuation
+lines, expected output and expected exceptions), and the literal a name is assigned before a call passes it
+(``relevance = [3, 2, 3, 0, 1, 2]`` in a listing or a sentence, ``>>> r = [0, 0, 1]`` earlier in a session).
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import re
+from dataclasses import dataclass
+
+_PARSER = doctest.DocTestParser()
+#: Inline code in a sentence (`relevance = [3, 2, 3, 0, 1, 2]`).
+_INLINE = re.compile(r"`([^`\n]+)`")
+#: A Markdown code fence (``` or ~~~, up to three spaces in).
+_FENCE_LINE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})")
+
+
+@dataclass(frozen=True)
+class Example:
+    """One doctest example: its ``source`` (the statement or expression, continuation lines joined, no prompt),
+    ``want`` (the output doctest expects, "" for none), ``exc_msg`` (the exception line doctest expects, e.g.
+    ``ValueError: k is past the end``, or None) and ``offset``, where its prompt is in the text."""
+
+    source: str
+    want: str
+    exc_msg: str | None
+    offset: int
+
+    @property
+    def raises(self) -> str | None:
+        """The expected exception as doctest prints it: ``Type: message`` (``Type`` alone without one)."""
+        return None if self.exc_msg is None else self.exc_msg.strip()
+
+
+def _line_offsets(text: str) -> list[int]:
+    out, at = [], 0
+    for line in text.split("\n"):
+        out.append(at)
+        at += len(line) + 1
+    return out
+
+
+def _docstrings(code: str) -> list[tuple[int, int, str]]:
+    """The docstrings of a Python listing (its module's, its functions' and classes'), each as (first line, last
+    line, the docstring's text), lines 1-based in ``code``: what doctest reads as a docstring's examples."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not node.body:
+            continue
+        first = node.body[0]
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            out.append((first.lineno, first.end_lineno, first.value.value))
+    return sorted(out)
+
+
+def _parse(chunk: str, first_line: int, starts: list[int], end: int) -> list[Example] | None:
+    """The examples doctest reads in ``chunk``, whose first line is line ``first_line`` (0-based) of the text; None
+    when doctest refuses it (a continuation line indented otherwise than its prompt)."""
+    try:
+        parsed = _PARSER.get_examples(chunk)
+    except ValueError:
+        return None
+    return [Example(e.source.strip(), e.want, e.exc_msg,
+                    starts[first_line + e.lineno] + e.indent if first_line + e.lineno < len(starts) else end)
+            for e in parsed]
+
+
+def _read(chunk: str, first_line: int, starts: list[int], end: int) -> list[Example]:
+    """``_parse``, and where doctest refuses the whole chunk, each of its blank-line-separated blocks that holds a
+    prompt, so one ill-indented session does not hide the others."""
+    whole = _parse(chunk, first_line, starts, end)
+    if whole is not None:
+        return whole
+    out: list[Example] = []
+    block: list[str] = []
+    first = 0
+    for i, line in enumerate(chunk.split("\n") + [""]):
+        if line.strip():
+            if not block:
+                first = i
+            block.append(line)
+            continue
+        if any(">>>" in b for b in block):
+            out += _parse("\n".join(block) + "\n", first_line + first, starts, end) or []
+        block = []
+    return out
+
+
+def examples(text: str) -> list[Example]:
+    """Every ``>>>`` example of ``text``, in reading order, as doctest reads it: a Python listing's docstrings each
+    on its own (the docstring ends an example's output, as it does for doctest), and the text outside them (a
+    session in the prose or in a console block)."""
+    if ">>>" not in text:
+        return []
+    from audit.text.listings import find_listings
+
+    starts = _line_offsets(text)
+    lines = text.split("\n")
+    out: list[Example] = []
+    # a Markdown fence closes a console block: it is markup, never part of an example's output
+    masked = ["" if _FENCE_LINE.match(line) else line for line in lines]
+    for listing in find_listings(text):
+        for first, last, doc in _docstrings(listing.code):
+            if ">>>" not in doc:
+                continue
+            top = listing.start + first - 2  # the docstring's first line, 0-based in the text
+            out += _read(doc, top, starts, len(text))
+            for n in range(top, min(listing.start + last - 1, len(masked))):
+                masked[n] = ""
+    out += _read("\n".join(masked), 0, starts, len(text))
+    return sorted(out, key=lambda e: e.offset)
+
+
+def _assignment(code: str) -> tuple[str, str] | None:
+    """``(name, literal)`` for one statement assigning a literal value to one name (``r = [0, 1, 0]``), else None."""
+    try:
+        tree = ast.parse(code.strip())
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign):
+        return None
+    node = tree.body[0]
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    try:
+        ast.literal_eval(node.value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return node.targets[0].id, ast.get_source_segment(code.strip(), node.value)
+
+
+def assignments(text: str) -> list[tuple[int, str, str]]:
+    """Each literal assigned to a name in ``text`` as ``(offset, name, literal as printed)``, in reading order: a
+    doctest example's statement, a line of a listing or the text, or inline code in a sentence."""
+    out: list[tuple[int, str, str]] = []
+    for e in examples(text):
+        found = _assignment(e.source)
+        if found:
+            out.append((e.offset, *found))
+    starts = _line_offsets(text)
+    for start, line in zip(starts, text.split("\n")):
+        if ">>>" in line or "=" not in line:
+            continue
+        if line[:1].isspace():
+            continue  # an indented line assigns inside a function (or continues a statement): not a name a text binds
+        found = _assignment(line)
+        if found:
+            out.append((start, *found))
+            continue
+        for m in _INLINE.finditer(line):
+            found = _assignment(m.group(1))
+            if found:
+                out.append((start + m.start(1), *found))
+    return sorted(out)
+
+
+def passed_names(call: str) -> list[str]:
+    """The names a call passes as arguments (``ndcg_at_k(relevance, 3)``: relevance), in order."""
+    try:
+        node = ast.parse(call.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    if not isinstance(node, ast.Call):
+        return []
+    args = [*node.args, *(k.value for k in node.keywords)]
+    return list(dict.fromkeys(a.id for a in args if isinstance(a, ast.Name)))
+
+
+def bindings_before(text: str, offset: int, names: list[str]) -> dict[str, str]:
+    """The literal each of ``names`` was last assigned before ``offset`` in ``text`` (as printed); a name with no
+    such assignment is left out."""
+    out: dict[str, str] = {}
+    for at, name, literal in assignments(text):
+        if at >= offset:
+            break
+        if name in names:
+            out[name] = literal
+    return out
+
+
+def occurrences(text: str, call: str) -> list[int]:
+    """Where ``call`` is printed in ``text`` (its offsets), whitespace as printed."""
+    return [m.start() for m in re.finditer(re.escape(call), text)]
+
+
+def _same_literal(a: str, b: str) -> bool:
+    try:
+        return ast.literal_eval(a) == ast.literal_eval(b)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return " ".join(a.split()) == " ".join(b.split())
+
+
+def place(text: str, call: str, given: dict[str, str]) -> int | None:
+    """Where ``call`` is printed with its names bound as ``given`` says (the first such place; the first place for a
+    call that passes no name), or None."""
+    names = passed_names(call)
+    for at in occurrences(text, call):
+        bound = bindings_before(text, at, names)
+        if all(n in bound and n in given and _same_literal(bound[n], given[n]) for n in names):
+            return at
+    return None
+
+
+def given_problem(text: str, call: str, given: dict[str, str]) -> str:
+    """Why a shown call's ``given`` names do not hold in ``text`` ("" when they do): every name the call passes must
+    be given, each given literal must be one, and at some place the call is printed, each name's last assignment
+    before it must be the given literal."""
+    names = passed_names(call)
+    missing = [n for n in names if n not in given]
+    if missing:
+        return (f"{call!r} passes {', '.join(missing)}; give the literal the text assigns "
+                + ("it" if len(missing) == 1 else "each") + " before the call in given ({" + missing[0] + ": …})")
+    extra = [n for n in given if n not in names]
+    if extra:
+        return f"given names {', '.join(extra)}, which {call!r} does not pass"
+    for name, literal in given.items():
+        try:
+            ast.literal_eval(literal)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return f"given: {name} is {literal!r}, not a literal value (a number, string, list, tuple, set or dict)"
+    places = occurrences(text, call)
+    if place(text, call, given) is not None:
+        return ""
+    if not places:
+        return ""  # the call itself is reported as not printed
+    bound = bindings_before(text, places[0], names)
+    wrong = next(n for n in names if n not in bound or not _same_literal(bound[n], given[n]))
+    if wrong not in bound:
+        return f"the text assigns {wrong} no literal before it prints {call!r}"
+    return (f"before {call!r} the text assigns {wrong} = {bound[wrong]}, not {given[wrong]}; write the literal the "
+            "text assigns")
