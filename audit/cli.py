@@ -291,7 +291,7 @@ def _add_stats(total: dict, more: dict) -> None:
 def _chapters(args) -> list[Path]:
     if args.chapters:
         return args.chapters
-    from audit.run.changed import book_chapters, layout_file
+    from audit.run.changed import book_chapters, layout_file, leaves_book, repository_of
     layout = layout_file(args.claims_dir)
     if layout is not None:
         return book_chapters(layout)
@@ -299,6 +299,11 @@ def _chapters(args) -> list[Path]:
         raise AuditError(f"no chapters named and no {args.claims_dir}/ folder here; run from the project root "
                          "or name chapter folders")
     found = sorted(p.parent for p in args.claims_dir.glob("*/chapter.yaml"))
+    root = repository_of(args.claims_dir)
+    for folder in found:
+        if leaves_book(folder, root):  # a committed link to a folder elsewhere: not the book's chapter
+            raise AuditError(f"{folder.as_posix()} is a link to a folder outside the book's repository ({root}); a "
+                             "chapter folder must lie inside it (name it on the command line to audit it anyway)")
     if not found:
         raise AuditError(f"no chapter folders (with chapter.yaml) under {args.claims_dir}/")
     return found
