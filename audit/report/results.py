@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 #: Version of the JSON report layout; bump on any incompatible change.
 FORMAT_VERSION = "2.4"
@@ -217,6 +217,9 @@ class NotebookReport(BaseModel):
     stale: list[str] = Field(default_factory=list)
     agreements: list[str] = Field(default_factory=list)
     findings: list[NotebookFinding] = Field(default_factory=list)
+    #: {file: SHA-256} of every module the run's kernel imported from the site-packages folders (None: not known);
+    #: kept with a stored run, not in the report
+    _modules: dict[str, str] | None = PrivateAttr(default=None)
 
     @property
     def failing(self) -> bool:
