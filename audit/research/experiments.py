@@ -73,15 +73,18 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
     out = []
     folder = chapter.folder.as_posix()
     rest = uncovered[MAX_SNIPPETS:]
+    by_sentence: dict[tuple[int, str], list[dict]] = {}  # a sentence is encoded once, whatever it prints
     for s in uncovered[:MAX_SNIPPETS]:
         encoded = []
         part = found.get((s.line, s.text))
         if part is not None:
-            try:
-                encoded = encode_statement(part.unit, tables)
-            except (AuditError, ValueError, KeyError, TypeError):  # a failure leaves the snippet a draft
-                encoded = []
-            encoded = _for(part, encoded)
+            unit = (part.unit.start, part.unit.text)
+            if unit not in by_sentence:
+                try:
+                    by_sentence[unit] = encode_statement(part.unit, tables)
+                except (AuditError, ValueError, KeyError, TypeError):  # a failure leaves the snippet a draft
+                    by_sentence[unit] = []
+            encoded = _for(part, [dict(c) for c in by_sentence[unit]])
         if not encoded:
             encoded = [{"kind": "draft", "quote": part.quote if part else s.text, "statement": s.text}]
         for i, claim in enumerate(encoded, 1):
