@@ -25,7 +25,7 @@ import yaml
 
 from audit.errors import AuditError, RegisterError
 from audit.register import derived
-from audit.register.claims import CHAPTER_FILE, CLAIMS_FILE, load_chapter
+from audit.register.claims import CHAPTER_FILE, CLAIMS_FILE, book_root, load_chapter
 from audit.register.schema import schema_path
 from audit.text import coverage, encode
 from audit.text.chapter import Snapshot
@@ -315,7 +315,7 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     identity = {"id": chapter_id, "book": book, "chapter": chapter_number, "title": title or first_line[:120],
                 "kind": "chapter", "fingerprint": text.fingerprint(),
                 "snapshot": {"file": copy, "excerpt": False,
-                             "source": _relative(snapshot.resolve(), folder.resolve())},
+                             "source": _source(snapshot, folder)},
                 "notebook": _relative(notebook.resolve(), folder.resolve()) if notebook is not None else None,
                 "conventions": conventions or None}
     identity = {k: v for k, v in identity.items() if v is not None}
@@ -355,6 +355,16 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
                 counts[kind] -= 1
             write()
     return folder, counts
+
+
+def _source(snapshot: Path, folder: Path) -> str:
+    """chapter.yaml's ``snapshot.source``: the file the copy came from, relative to the chapter folder, when it lies
+    in the book's repository (the audit then compares the two on every run); otherwise only a description naming
+    the file, since the audit reads no file outside the repository."""
+    path = snapshot.resolve()
+    if path.is_relative_to(book_root(folder)):
+        return _relative(path, folder.resolve())
+    return f"{path.name}, copied from outside the book's repository"
 
 
 def _relative(path: Path, folder: Path) -> str:
