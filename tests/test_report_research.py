@@ -23,6 +23,7 @@ from audit.register.claims import load_chapter
 from audit.report import html_report, json_report, markdown
 from audit.report import patch as patch_report
 from audit.report.results import EVIDENCE_CLASSES
+from audit.report.shown import markdown_safe
 from audit.report.writer import write_chapter_reports, write_index
 import audit.research.proposal as proposal_module
 from audit.run.audit import add_book_findings, audit_chapter
@@ -108,7 +109,9 @@ def test_every_unverified_item_is_marked_where_it_belongs(audited):
     assert set(research.unverified_sources) <= set(research.unverified)
     for item in research.unverified:
         assert "UNVERIFIED" in item
-        assert (item in context) != (item in research.unverified_sources), item
+        # section 1 shows each item as the Markdown report shows every sentence around the book's words: the
+        # chapter's download URL written as text (``https\\://…``), never an autolink
+        assert (markdown_safe(item) in context) != (item in research.unverified_sources), item
     assert "\n- source " not in context
     # E9's coverage metric is defined past the excerpt: unverified about the chapter, so in section 1
     assert "E9: the text defining the coverage metric is not in the snapshot" in context
