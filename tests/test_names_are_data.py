@@ -15,7 +15,7 @@ import json
 import re
 
 from audit.cli import main
-from audit.report.shown import markdown_safe, markdown_text, visible
+from audit.report.shown import markdown_safe, markdown_text, visible, visible_lines
 from test_manuscript import SENTENCE
 
 ATTACK = ("\n\n# Forged heading\n![pixel](http://tracker.example/p.png) [open](https://phish.example/login) "
@@ -107,3 +107,27 @@ def test_each_destination_has_one_function():
     # the audit's own code spans are kept in a sentence it composed; the book's link inside it is not
     assert markdown_safe("run `audit init` on [x](https://a.example)\nnext") == \
         "run `audit init` on \\[x\\](https\\://a.example)␊next"
+
+
+#: One character of every class ``visible`` treats, among ordinary text: C0 controls (NUL, BEL, ESC, tab, newline,
+#: carriage return), DEL, C1 controls (NEL, CSI), the soft hyphen, an Arabic number sign, a zero-width joiner, a
+#: byte-order mark, a right-to-left override and a right-to-left isolate, the line and paragraph separators, a lone
+#: surrogate, and format characters outside the Basic Multilingual Plane (a tag letter, a musical beam); and
+#: characters kept as they are: accented and CJK letters, a mathematical symbol, an emoji, a no-break space.
+MIXED = ("é\x00a\x07\x1b[1m\tb\nc\rd\x7fe\x85f\x9bg\u00adh\u0600i\u200dj\ufeffk\u202el\u2067m\u2028n\u2029o"
+         "\ud800p\U000E0041q\U0001D173r 中∑😀\u00a0s")
+
+
+def test_visible_shows_every_class_of_character_and_keeps_the_rest():
+    # Control pictures U+2400 + code for C0 (␀ ␇ ␛ ␉ ␊ ␍), ␡ for DEL, U+FFFD for a lone surrogate, ⟨U+XXXX⟩ for the
+    # C1 controls and for every format or separator character, wherever it lies in the code space.
+    assert visible(MIXED) == (
+        "é␀a␇␛[1m␉b␊c␍d␡e⟨U+0085⟩f⟨U+009B⟩g⟨U+00AD⟩h⟨U+0600⟩i⟨U+200D⟩j⟨U+FEFF⟩k⟨U+202E⟩l⟨U+2067⟩m⟨U+2028⟩n"
+        "⟨U+2029⟩o\ufffdp⟨U+E0041⟩q⟨U+1D173⟩r 中∑😀\u00a0s")
+    # The same, with the tab and the newline kept (lines shown in a code block or an HTML page).
+    assert visible_lines(MIXED) == (
+        "é␀a␇␛[1m\tb\nc␍d␡e⟨U+0085⟩f⟨U+009B⟩g⟨U+00AD⟩h⟨U+0600⟩i⟨U+200D⟩j⟨U+FEFF⟩k⟨U+202E⟩l⟨U+2067⟩m⟨U+2028⟩n"
+        "⟨U+2029⟩o\ufffdp⟨U+E0041⟩q⟨U+1D173⟩r 中∑😀\u00a0s")
+    # A text with nothing to show differently comes back equal; a non-string is shown by its str().
+    assert visible("nDCG@10 = 0.6131, P@5 = 3/5") == "nDCG@10 = 0.6131, P@5 = 3/5"
+    assert visible(12) == "12" and visible_lines(None) == "None"

@@ -21,7 +21,9 @@ passed through the right function, so the renderers cannot forget one.
 
 from __future__ import annotations
 
+import functools
 import html
+import itertools
 import re
 import unicodedata
 
@@ -36,16 +38,50 @@ FORMAT_CHARACTER = re.compile("[" + "".join(
     "\U0001D173-\U0001D17A\U000110BD\U000110CD\U00013430-\U0001343F]")
 
 
+_SHOWN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})  # Cs: the lone surrogates, shown as U+FFFD
+
+
+@functools.cache
+def _shown_codes() -> tuple[int, ...]:
+    """Every code point ``_visible`` replaces: lone surrogates, controls (Cc), format (Cf) and separator (Zl, Zp)
+    characters, in the whole code space, as this Python's Unicode database classifies them (one pass, on first
+    use)."""
+    categories = map(unicodedata.category, map(chr, range(0x110000)))
+    return tuple(itertools.compress(range(0x110000), map(_SHOWN.__contains__, categories)))
+
+
+@functools.cache
+def _replaced(kept: str) -> re.Pattern:
+    """One character class (its runs matched at once) of every code point ``_visible`` replaces but those in ``kept``, as runs of code points
+    (``[\\U00000000-\\U00000008\\U0000000b-…]``)."""
+    codes = [code for code in _shown_codes() if chr(code) not in kept]
+    runs, start = [], 0
+    for i in range(1, len(codes) + 1):
+        if i == len(codes) or codes[i] != codes[i - 1] + 1:
+            first, last = codes[start], codes[i - 1]
+            runs.append(f"\\U{first:08x}" if first == last else f"\\U{first:08x}-\\U{last:08x}")
+            start = i
+    return re.compile("[" + "".join(runs) + "]+")
+
+
+_one = functools.lru_cache(maxsize=4096)(_visible)  # a chapter repeats the few it holds
+
+
+def _stand_in(match: re.Match) -> str:
+    """A run of characters to show, each by its stand-in (``sandbox.quote``'s rule)."""
+    return "".join(map(_one, match.group()))
+
+
 def visible(text: object) -> str:
     """``text`` as one line, every control or format character shown by a visible stand-in."""
     text = text if isinstance(text, str) else str(text)
-    return "".join(_visible(ch) for ch in text)
+    return _replaced("").sub(_stand_in, text)
 
 
 def visible_lines(text: object) -> str:
     """``text`` with its newlines and tabs kept and every other control or format character shown."""
     text = text if isinstance(text, str) else str(text)
-    return "".join(ch if ch in _LINE_KEPT else _visible(ch) for ch in text)
+    return _replaced(_LINE_KEPT).sub(_stand_in, text)
 
 
 def markdown_text(text: object) -> str:
