@@ -164,7 +164,8 @@ class Provenance(BaseModel):
 class Statement(BaseModel):
     """A statement found in the prose (``audit.text.coverage``: one printed value with its measure or
     expression, a table cell, a change, the rest of a sentence, or a whole sentence the rules do not split),
-    the sentence or row it is part of (``unit``, empty when the statement is the whole unit), and the claims
+    the sentence or row it is part of (``unit``, empty when the statement is the whole unit; of a unit longer than
+    ``coverage.UNIT_SHOWN`` characters, that many around the statement, ``…`` marking each cut), and the claims
     that cover it."""
 
     line: int

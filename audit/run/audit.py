@@ -507,7 +507,7 @@ def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
     uses += [u for c in chapter.register.claims if c.kind == "code" for u in call_uses(c.model_dump(), text)]
     found = scan(chapter.snapshot)
     statements = [StatementResult(line=bisect_right(starts, p.start), kind=p.kind, text=p.text,
-                                  unit="" if p.whole else p.unit.text, covered_by=covered_by(p, uses))
+                                  unit="" if p.whole else p.context(), covered_by=covered_by(p, uses))
                   for s in found for p in coverage_statements(s)]
     numeric = [c.id for c in chapter.register.claims if c.kind != "not checkable" and has_number(c.quote)
                and c.id in spans]
