@@ -24,6 +24,7 @@ import yaml
 
 from audit.errors import AuditError
 from audit.register.claims import Chapter
+from audit.register.limits import MAX_QUOTE_CHARS
 from audit.report.results import ClaimResult, Experiment, SensitivityRow
 from audit.text import coverage
 from audit.text.anchors import line_starts
@@ -62,6 +63,7 @@ MAX_SNIPPETS = 200
 def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
     from audit.text.encode import fixture_tables
     from audit.text.init import encode_statement
+    from audit.text.init import _shortened as shortened
     text = chapter.snapshot.text
     uncovered = [s for s in statements if not s.covered_by]
     if not uncovered:
@@ -85,6 +87,9 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
                 except (AuditError, ValueError, KeyError, TypeError):  # a failure leaves the snippet a draft
                     by_sentence[unit] = []
             encoded = _for(part, [dict(c) for c in by_sentence[unit]])
+            # a quote the register could not hold (a sentence of thousands of values) as init drafts it
+            encoded = [c if len(str(c.get("quote", ""))) <= MAX_QUOTE_CHARS
+                       else shortened(c, part.unit, c["quote"], text)[0] for c in encoded]
         if not encoded:
             encoded = [{"kind": "draft", "quote": part.quote if part else s.text, "statement": s.text}]
         for i, claim in enumerate(encoded, 1):
