@@ -139,7 +139,7 @@ def diff(args) -> int:
     if old["chapter"].get("id") != new["chapter"].get("id"):
         raise AuditError(f"the reports are of different chapters ({old['chapter'].get('id')} and "
                          f"{new['chapter'].get('id')}); compare two reports of one chapter", file=str(args.new))
-    print("\n".join(diff_reports(old, new).lines()))
+    print(_plain("\n".join(diff_reports(old, new).lines())))
     return EXIT_OK
 
 
@@ -167,7 +167,7 @@ def crosscheck(args) -> int:
         try:
             parse_measure(name, True)  # measures only the references define are cross-checked among them
         except AuditError as exc:
-            print(f"audit crosscheck: error: --measures: {exc}", file=sys.stderr)
+            print(f"audit crosscheck: error: --measures: {_plain(exc)}", file=sys.stderr)
             return EXIT_USAGE
     report = run_crosscheck(args.qrels, args.run, args.measures.split(), all_references(), expected=args.expected,
                             provenance=collect(sys.argv).model_dump(),
@@ -176,7 +176,7 @@ def crosscheck(args) -> int:
         print(f"wrote {write_text(args.out.parent / (args.out.name + suffix), text)}")
     failed = [r for r in report.runs if r.error]
     for r in failed:
-        print(f"error: {r.run}: {r.error}", file=sys.stderr)
+        print(f"error: {_plain(r.run)}: {_plain(r.error)}", file=sys.stderr)
     return EXIT_INPUT if failed else EXIT_OK
 
 
@@ -225,6 +225,19 @@ def _register_text(path: Path) -> str | None:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def _plain(text: object) -> str:
+    """Text from the book or a file for the console: its lines kept, every other control or format character (an
+    escape, a right-to-left override) shown, never sent (``report.shown``)."""
+    from audit.report.shown import visible_lines
+    return visible_lines(text)
+
+
+def _esc(text: object) -> str:
+    """``_plain`` text inside a Rich message: its ``[green]`` is shown as written, never read as markup."""
+    from rich.markup import escape
+    return escape(_plain(text))
 
 
 def _brief(exc: BaseException) -> str:
@@ -291,7 +304,7 @@ def _add_stats(total: dict, more: dict) -> None:
 def _chapters(args) -> list[Path]:
     if args.chapters:
         return args.chapters
-    from audit.run.changed import book_chapters, layout_file
+    from audit.run.changed import book_chapters, layout_file, leaves_book, repository_of
     layout = layout_file(args.claims_dir)
     if layout is not None:
         return book_chapters(layout)
@@ -299,6 +312,11 @@ def _chapters(args) -> list[Path]:
         raise AuditError(f"no chapters named and no {args.claims_dir}/ folder here; run from the project root "
                          "or name chapter folders")
     found = sorted(p.parent for p in args.claims_dir.glob("*/chapter.yaml"))
+    root = repository_of(args.claims_dir)
+    for folder in found:
+        if leaves_book(folder, root):  # a committed link to a folder elsewhere: not the book's chapter
+            raise AuditError(f"{folder.as_posix()} is a link to a folder outside the book's repository ({root}); a "
+                             "chapter folder must lie inside it (name it on the command line to audit it anyway)")
     if not found:
         raise AuditError(f"no chapter folders (with chapter.yaml) under {args.claims_dir}/")
     return found
@@ -357,12 +375,12 @@ def run(args) -> int:
             chapters.append(chapter)
             differs = source_difference(chapter)
             if differs:  # said first, before any verdict: the author may be auditing an old copy
-                err.print(f"[yellow]warning:[/yellow] {chapter.identity.id}: {differs}", highlight=False)
+                err.print(f"[yellow]warning:[/yellow] {chapter.identity.id}: {_esc(differs)}", highlight=False)
         except AuditError as exc:
-            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            err.print(f"[red]error:[/red] {_esc(exc)}", highlight=False)
             status = max(status, EXIT_INPUT)
         except Exception as exc:  # an internal fault on this chapter only: say so, keep the others
-            err.print(f"[red]internal error[/red] while loading {folder}: {_brief(exc)} (this chapter is skipped; "
+            err.print(f"[red]internal error[/red] while loading {_esc(folder)}: {_esc(_brief(exc))} (this chapter is skipped; "
                       "please report this)", highlight=False)
             status = EXIT_INTERNAL
     # a library whose own significance tests a claim will ask for loads from now on, while the audit itself loads
@@ -375,7 +393,7 @@ def run(args) -> int:
     try:
         book = Book(chapters)
     except Exception as exc:
-        err.print(f"[red]internal error[/red] while comparing the chapters' conventions: {_brief(exc)} (chapters "
+        err.print(f"[red]internal error[/red] while comparing the chapters' conventions: {_esc(_brief(exc))} (chapters "
                   "audited alone; please report this)", highlight=False)
         book = Book([])
     if args.changed is not None or args.files is not None:
@@ -385,7 +403,7 @@ def run(args) -> int:
         try:
             files = changed_files(args.changed) if args.changed is not None else args.files
         except AuditError as exc:
-            err.print(f"[red]error:[/red] --changed: {exc}", highlight=False)
+            err.print(f"[red]error:[/red] --changed: {_esc(exc)}", highlight=False)
             return EXIT_USAGE
         chosen = touched(chapters, files)
         if not args.quiet:
@@ -400,11 +418,11 @@ def run(args) -> int:
         known = {c.id for chapter in chapters for c in chapter.register.claims}
         unknown = [cid for cid in args.claims if cid not in known]
         if unknown and status == EXIT_INPUT:  # a chapter did not load (said above): its claims are not known
-            err.print(f"[red]error:[/red] --claims: {', '.join(unknown)} not found in the chapters that loaded; fix "
+            err.print(f"[red]error:[/red] --claims: {_esc(', '.join(unknown))} not found in the chapters that loaded; fix "
                       "the register named above and run again", highlight=False)
             return status
         if unknown:
-            err.print(f"[red]error:[/red] --claims: no audited chapter has claim {', '.join(unknown)}",
+            err.print(f"[red]error:[/red] --claims: no audited chapter has claim {_esc(', '.join(unknown))}",
                       highlight=False)
             return EXIT_USAGE
     select = set(args.claims) if args.claims is not None else None
@@ -425,7 +443,7 @@ def run(args) -> int:
         sign = signer(cache.folder.parent)
         if sign.secret is None:
             if not args.quiet:
-                err.print(f"[yellow]note:[/yellow] the claim cache is not used: {sign.problem}; every claim is computed",
+                err.print(f"[yellow]note:[/yellow] the claim cache is not used: {_esc(sign.problem)}; every claim is computed",
                           highlight=False)
             cache.enabled = False
     set_memo(cache.enabled)  # charts and reference observations are cached with the claims
@@ -436,7 +454,7 @@ def run(args) -> int:
             hits, misses = hits + done.hits, misses + done.misses
             _add_stats(STATS, done.stats)
             if done.report is None:
-                err.print(f"[red]internal error[/red] while auditing {done.chapter.identity.id}: {done.error} "
+                err.print(f"[red]internal error[/red] while auditing {done.chapter.identity.id}: {_esc(done.error)} "
                           "(no report written for this chapter; please report this)", highlight=False)
                 status = EXIT_INTERNAL
             else:
@@ -468,11 +486,11 @@ def run(args) -> int:
                   f"({cache.folder})[/dim]", highlight=False)
     hint = _numba_hint(audited, numba_cache_dir())
     if hint:
-        err.print(f"[yellow]hint:[/yellow] {hint}", highlight=False)
+        err.print(f"[yellow]hint:[/yellow] {_esc(hint)}", highlight=False)
     # Written under the reports folder's lock: an audit writing the same folder meanwhile waits, so the folder
     # holds every report of one run or of the other, never chapters of both side by side with one index.
     if audited:
-        with locked(args.reports, waiting=lambda text: err.print(f"[dim]{text}[/dim]", highlight=False)):
+        with locked(args.reports, waiting=lambda text: err.print(f"[dim]{_esc(text)}[/dim]", highlight=False)):
             status = _write_all(args, audited, chapters, book, select, folder, status, reports, out, err)
     if STATS["refused"]:
         err.print(f"[yellow]warning:[/yellow] {STATS['refused']} cache entr{'y was' if STATS['refused'] == 1 else 'ies were'} "
@@ -486,7 +504,7 @@ def run(args) -> int:
     if book.conflicts and not args.quiet:
         out.print(f"\nBook-level consistency: {len(book.conflicts)} conflict(s) between chapters")
         for conflict in book.conflicts:
-            out.print(f"  - {conflict.sentence()}", highlight=False)
+            out.print(f"  - {_esc(conflict.sentence())}", highlight=False)
     if status == EXIT_OK and args.fail_on:
         hits = [(r.chapter["id"], c.id, c.verdict) for r in reports for c in r.claims if c.verdict in args.fail_on]
         if "notebook" in args.fail_on:  # a chapter's notebook that does not run through or contradicts its chapter
@@ -496,7 +514,7 @@ def run(args) -> int:
             listed = ", ".join(f"{ch}:{cid} ({v})" for ch, cid, v in hits)
             notebooks = sum(v == "notebook" for _, _, v in hits)
             counted = f"{len(hits) - notebooks} claim(s)" + (f", {notebooks} notebook(s)" if notebooks else "")
-            err.print(f"[red]--fail-on {','.join(sorted(args.fail_on))}:[/red] {counted}: {listed}",
+            err.print(f"[red]--fail-on {','.join(sorted(args.fail_on))}:[/red] {counted}: {_esc(listed)}",
                       highlight=False)
             return EXIT_FAIL_ON
     return status
@@ -517,7 +535,7 @@ def _write_all(args, audited, chapters, book, select, folder, status, reports, o
         try:
             add_book_findings(report, book)
         except Exception as exc:
-            err.print(f"[red]internal error[/red] while adding book findings to {base}: {_brief(exc)}",
+            err.print(f"[red]internal error[/red] while adding book findings to {base}: {_esc(_brief(exc))}",
                       highlight=False)
             status = EXIT_INTERNAL
         previous = args.reports / f"{base}.json"  # the chapter's own report, also for a partial audit
@@ -531,18 +549,18 @@ def _write_all(args, audited, chapters, book, select, folder, status, reports, o
                 change = diff_reports(before, report.model_dump(mode="json"))
                 if chosen is not None:
                     change.chapter = f"{change.chapter} (claims {', '.join(chosen)})"
-                out.print("\n".join(change.lines()), highlight=False, markup=False)
+                out.print(_plain("\n".join(change.lines())), highlight=False, markup=False)
             except AuditError as exc:
-                err.print(f"[yellow]note:[/yellow] previous report not compared: {exc}", highlight=False)
+                err.print(f"[yellow]note:[/yellow] previous report not compared: {_esc(exc)}", highlight=False)
         try:
             written = write_chapter_reports(report, snapshots[base].text, folder, claims=chosen,
                                             register_text=_register_text(registers[base]), manuscript=snapshots[base])
         except AuditError as exc:
-            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            err.print(f"[red]error:[/red] {_esc(exc)}", highlight=False)
             status = max(status, EXIT_INPUT)
             continue
         except Exception as exc:
-            err.print(f"[red]internal error[/red] while writing the reports of {base}: {_brief(exc)} (please "
+            err.print(f"[red]internal error[/red] while writing the reports of {base}: {_esc(_brief(exc))} (please "
                       "report this)", highlight=False)
             status = EXIT_INTERNAL
             continue
@@ -564,7 +582,7 @@ def _write_all(args, audited, chapters, book, select, folder, status, reports, o
             if not args.quiet:
                 out.print("\n".join(f"wrote {path}" for path in index), highlight=False)
         except AuditError as exc:
-            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            err.print(f"[red]error:[/red] {_esc(exc)}", highlight=False)
             status = max(status, EXIT_INPUT)
     return status
 
@@ -620,13 +638,13 @@ def _main(argv: list[str] | None, program: bool) -> int:
             _stop_workers()
         return code
     except AuditError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_plain(exc)}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("interrupted; reports already written are complete", file=sys.stderr)
         return EXIT_INTERNAL
     except Exception as exc:  # never a traceback; never exit 1, which means --fail-on
-        print(f"internal error: {_brief(exc)} (please report this)", file=sys.stderr)
+        print(f"internal error: {_plain(_brief(exc))} (please report this)", file=sys.stderr)
         return EXIT_INTERNAL
 
 

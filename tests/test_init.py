@@ -532,3 +532,26 @@ def test_steps_products_latex_and_ranges_are_drafted_and_checked_with_no_edit(tm
     assert sorted((s.kind, s.text) for s in report.statements if not s.covered_by) == [
         ("unread: comparison", "The same sum set as a calculation block:"),
         ("unread: number", "The discounted gains of the grades 3, 2, 3 at ranks 1 to 3, one line a rank:")]
+
+
+def test_a_sentence_longer_than_a_quote_is_drafted_by_its_opening_words(tmp_path):
+    """A per-query table flattened into one sentence of 300 printed values (4,000 characters and more) cannot be
+    quoted whole: a register's quote holds at most 2,000 characters and the register init wrote did not load. The
+    sentence is drafted with its opening words as the quote (cut at a space) and the text before them as the
+    prefix, and the draft says how long the sentence is."""
+    (tmp_path / ".git").mkdir()
+    dump = ", ".join(f"query {i} has P@5 = {i * 7 % 6}/5" for i in range(1, 301))
+    sentence = f"Per query, on the 300 test queries: {dump}."
+    source = tmp_path / "dump.txt"
+    source.write_text(f"Precision per query\n\n{sentence}\n", encoding="utf-8")
+    assert len(sentence) > 2 * 2000
+    folder, counts = create_chapter(source, "dump", tmp_path / "claims")  # loads the register it wrote
+    claims = yaml.safe_load((folder / "claims.yaml").read_text(encoding="utf-8"))["claims"]
+    draft = next(c for c in claims if c["line"] == 3)
+    assert draft["kind"] == "draft"
+    assert sentence.startswith(draft["quote"]) and len(draft["quote"]) <= 2000
+    assert sentence[len(draft["quote"])] == " " and len(draft["quote"]) > 2000 - len("query 300 has P@5 = 0/5, ")
+    assert draft["prefix"] == "Precision per query\n\n"
+    assert f"the sentence is {len(sentence):,} characters, more than the 2,000 a quote may hold" in draft["claim"]
+    chapter = load_chapter(folder)
+    assert next(c for c in chapter.register.claims if c.id == draft["id"]).quote == draft["quote"]

@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from audit.attribution.book import Book
 from audit.cli import main
@@ -23,6 +24,7 @@ from audit.register.claims import load_chapter
 from audit.report import html_report, json_report, markdown
 from audit.report import patch as patch_report
 from audit.report.results import EVIDENCE_CLASSES
+from audit.report.shown import markdown_safe
 from audit.report.writer import write_chapter_reports, write_index
 import audit.research.proposal as proposal_module
 from audit.run.audit import add_book_findings, audit_chapter
@@ -96,7 +98,9 @@ def test_every_unverified_item_is_marked_where_it_belongs(audited):
     assert set(research.unverified_sources) <= set(research.unverified)
     for item in research.unverified:
         assert "UNVERIFIED" in item
-        assert (item in context) != (item in research.unverified_sources), item
+        # section 1 shows each item as the Markdown report shows every sentence around the book's words: the
+        # chapter's download URL written as text (``https\\://…``), never an autolink
+        assert (markdown_safe(item) in context) != (item in research.unverified_sources), item
     assert "\n- source " not in context
     # the coverage metric's experiment (E9 before the uncovered sentences were listed, numbered after them) is defined
     # past the excerpt: unverified about the chapter, so in section 1
@@ -455,3 +459,30 @@ def test_every_numeric_check_that_decides_a_verdict_has_a_chart_with_each_readin
                     readings = [v for v in numeric if v.implementation == "chapter" and v.behaviour]
                     for v in readings:   # M06: the mean (4/5) and the pooled reading (1/2) are both drawn
                         assert drawings._label(v) in svg, (c.id, v.behaviour)
+
+
+def test_a_sentence_of_hundreds_of_values_gets_snippets_a_register_can_hold(tmp_path, monkeypatch):
+    """A per-query table flattened into one sentence of 300 printed values (P@5 of each query, over 7,000
+    characters), none covered: the uncovered-statement experiments give the sentence's draft as a register
+    snippet; its quote is the sentence's opening words, at most the 2,000 characters a quote may hold, with the
+    heading before it as the prefix (the whole sentence in each snippet would not load when pasted), and each
+    statement's unit in the JSON is at most 300 characters of the sentence around it (``…`` at each cut)."""
+    (tmp_path / ".git").mkdir()
+    folder = tmp_path / "claims" / "dump"
+    folder.mkdir(parents=True)
+    dump = ", ".join(f"query {i} has P@5 = {i * 7 % 6}/5" for i in range(1, 301))
+    sentence = f"Per query, on the 300 test queries: {dump}."
+    (folder / "snapshot.txt").write_text(f"Precision per query\n\n{sentence}\n", encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: dump\ntitle: Per query\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text("claims: []\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "claims/dump", "--reports", "reports", "--quiet", "--no-cache"]) == 0
+    data = json.loads((tmp_path / "reports" / "dump.json").read_text(encoding="utf-8"))
+    assert len(data["statements"]) == 300 and all(len(s["unit"]) <= 302 for s in data["statements"])
+    snippets = [e["method"] for e in data["research"]["experiments"] if e["origin"].startswith("uncovered statement")]
+    assert len(snippets) == 200  # MAX_SNIPPETS; the other 100 are listed in one experiment
+    for method in snippets:
+        register = yaml.safe_load(method.split(":\n", 1)[1].split("\ncomplete the draft")[0])
+        (draft,) = register["claims"]
+        assert draft["kind"] == "draft" and sentence.startswith(draft["quote"]) and len(draft["quote"]) <= 2000
+        assert draft["prefix"] == "Precision per query\n\n"

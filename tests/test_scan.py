@@ -389,3 +389,36 @@ def test_a_worked_calculation_set_as_code_is_read_step_by_step_and_code_is_not()
     assert found[0].text == "DCG@3 = 3/log2(2) + 2/log2(3) + 3/log2(4)\n      = 3 + 1.262 + 1.5\n      = 5.762"
     assert scan_mod.is_calculation(["  = 3 + 1.262", "  = 4.262"]) and not scan_mod.is_calculation(
         ["gains = [3, 2, 3]", "total = sum(gains)"])
+
+
+def test_a_long_sentence_is_shown_in_a_bounded_window_beside_each_statement(tmp_path):
+    """A sentence printing k values ("P@1 = 1/2, P@1 = 1/2, …", 11k − 1 characters) is k statements. The report
+    showed the whole sentence beside each, k(11k − 1) characters: 109,900 for k = 100 and 1,759,600 for k = 400,
+    growing with the square of the sentence. Now each statement's unit is the 300 characters (UNIT_SHOWN) around it
+    with … at each cut. Counted by hand: statement j (0-based) starts at 11j and is 9 characters long, so its window
+    starts at 11j − (300 − 9) // 2 = 11j − 145, kept between 0 and the last 300 characters (11k − 301). The 14
+    statements with 11j ≤ 145 (j ≤ 13) start the sentence's window (no … before), the 14 with 11j ≥ 11k − 156
+    (j ≥ k − 14) end at its end (no … after): 28 × 301 + (k − 28) × 302 = 302k − 28 characters, linear in k."""
+    (tmp_path / ".git").mkdir()
+    for k in (100, 200, 400):
+        folder = tmp_path / "claims" / f"long{k}"
+        folder.mkdir(parents=True)
+        sentence = ", ".join(["P@1 = 1/2"] * k) + "."
+        (folder / "snapshot.txt").write_text(sentence + "\n", encoding="utf-8")
+        (folder / "chapter.yaml").write_text(f"id: long{k}\ntitle: Long\nsnapshot:\n  file: snapshot.txt\n",
+                                             encoding="utf-8")
+        (folder / "claims.yaml").write_text("claims: []\n", encoding="utf-8")
+        found, counts = scan_coverage(load_chapter(folder), {})
+        assert len(sentence) == 11 * k - 1 and counts["units"] == 1 and len(found) == k
+        assert all(s.text == "P@1 = 1/2" and s.text in s.unit and len(s.unit) <= 302 for s in found)
+        assert sum(len(s.unit) for s in found) == 302 * k - 28
+        assert found[0].unit == sentence[:300] + "…" and found[-1].unit == "…" + sentence[-300:]
+        assert found[50].unit == "…" + sentence[11 * 50 - 145:11 * 50 + 155] + "…"
+
+
+def test_a_short_sentence_is_shown_whole_beside_each_statement():
+    """A sentence of at most 300 characters is the unit of each of its statements as written."""
+    sentence = "On this ranking P@3 = 2/3, R@3 = 1 and RR = 1/2."
+    parts = [p for u in scan_text(sentence + "\n") for p in statements(u)]
+    assert [p.text for p in parts] == ["P@3 = 2/3", "R@3 = 1", "RR = 1/2"]
+    assert [p.context() for p in parts] == [sentence] * 3

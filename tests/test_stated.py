@@ -3,9 +3,12 @@ convention and value it states (the values are audit.register.conventions' own).
 
 from __future__ import annotations
 
+import re
+from re import _parser
+
 import pytest
 
-from audit.text.stated import declare, stated_in
+from audit.text.stated import GAP, OPTION_WORDINGS, WORDING_WIDTH, WORDINGS, declare, stated_in
 
 
 @pytest.mark.parametrize("text, name, value", [
@@ -122,3 +125,34 @@ def test_an_err_formula_beside_a_linear_gain_is_no_tension():
                         "Throughout, the gain is the grade (linear gain)."])
     # ERR's (2^g − 1)/2^3 states ERR's top grade, not nDCG's gain
     assert {n: [s["value"] for s in v] for n, v in declared.items()} == {"gain": ["linear"], "err_max_grade": ["3"]}
+
+
+_TOKEN_RUN = re.compile(r"(\\[swd])([+*])(\??)")
+
+
+def _width(pattern: re.Pattern) -> int:
+    """Most characters one match attempt of ``pattern`` can examine, each run of whitespace, word or digit
+    characters (``\\s+``, ``\\w*``, ``\\d+``) counted as one character (``re``'s parser gives the width)."""
+    one = _TOKEN_RUN.sub(lambda m: m.group(1) + ("{1}" if m.group(2) == "+" else "{0,1}") + m.group(3), pattern.pattern)
+    return _parser.parse(one, pattern.flags).getwidth()[1]
+
+
+def test_a_wording_match_attempt_examines_a_bounded_number_of_characters():
+    """Every wording's gaps are bounded: one match attempt examines at most WORDING_WIDTH characters, so reading a
+    unit costs at most that much per position, linear in its length. With the gaps unbounded (``[^.;]*``), each
+    "P@1" of a sentence printing "P@1 = 1/2" 1,000 times was read on to the sentence's end, ~11,000 characters each
+    time: a work growing with the square of the sentence."""
+    widths = [_width(pattern) for _, _, pattern in WORDINGS + OPTION_WORDINGS]
+    assert max(widths) <= WORDING_WIDTH
+    assert stated_in("P@1 = 1/2, " * 1000) == {}
+
+
+def test_a_wording_is_read_across_a_gap_of_up_to_400_characters():
+    """"Precision … divides by the cutoff" is read with a parenthesis between its words; past GAP (400)
+    characters between them the wording is not read: no real clause spreads its words so far apart."""
+    near = ("Precision at k, as the evaluator computes it for each cutoff of the standard list (5, 10, 15, 20, 30 and "
+            "100), divides by the cutoff even when fewer results are returned.")
+    assert stated_in(near) == {"precision_denominator": ("k", 0)}
+    far = ("Precision at k, " + "as the evaluator computes it for the cutoffs 5, 10, 15, 20, 30 and 100, " * 6
+           + "divides by the cutoff even when fewer results are returned.")
+    assert far.index("divides") - len("Precision") > GAP and stated_in(far) == {}

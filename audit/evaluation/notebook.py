@@ -157,6 +157,7 @@ def notebook_report(chapter, text: str | None = None) -> NotebookReport | None:
     done = run_notebook(text, str(path.parent))
     report = NotebookReport(path=name, status=done.status, summary=done.summary(), cell=done.cell, error=done.error,
                             seconds=done.seconds, kernel=done.kernel, versions=done.versions, isolation=done.isolation)
+    report._modules = done.modules
     if done.notebook is not None:
         # cells after the one a run stopped in were not executed: their outputs are the committed ones
         report.numbers = numbers_in([(cell, text) for cell, text in output_texts(done.notebook)

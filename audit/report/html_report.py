@@ -71,7 +71,10 @@ def _template():
 
 
 def render(report: ChapterReport, snapshot_text: str) -> str:
-    """The page for ``report``; ``snapshot_text`` supplies each quote's context line."""
+    """The page for ``report``; ``snapshot_text`` supplies each quote's context line. Every string of the report
+    and the snapshot shows its control and format characters (``shown.for_html``); the template escapes HTML."""
+    from audit.report.shown import for_html, visible_lines
+    report, snapshot_text = for_html(report), visible_lines(snapshot_text)
     impls = implementations(report)
     charts_by_key = {}
     for c in report.claims:

@@ -10,6 +10,7 @@ from html import escape
 from pathlib import Path
 
 from audit.report.results import VERDICTS
+from audit.report.shown import html_text, markdown_text
 
 _ORDER = ("contradicted", "stale", "error", "qualified", "pending")
 
@@ -88,12 +89,14 @@ def render_markdown(items: list[dict]) -> str:
              "| chapter | book | verdicts | fingerprint | notebook | reports | claims to review |",
              "|---|---|---|---|---|---|---|"]
     for e in items:
-        name = f"{e['chapter']} — {e['title']}" if e["chapter"] else e["title"]
+        # the chapter's number, title, book and notebook state come from the book: literal, one line
+        name = markdown_text(f"{e['chapter']} — {e['title']}" if e["chapter"] else e["title"])
         reports = ", ".join(f"[{k}]({v})" for k, v in e["links"].items())
         html = e["links"].get("html", "")
         review = ", ".join(f"[{c}]({html}#{c})" if html else c for c in e["open"]) or "none"
         lines.append("| " + " | ".join(x.replace("|", "\\|") for x in (
-            f"**{e['id']}** ({name})", e["book"] or "—", _counts(e["summary"]), e["fingerprint"], e["notebook"],
+            f"**{e['id']}** ({name})", markdown_text(e["book"]) or "—", _counts(e["summary"]), e["fingerprint"],
+            markdown_text(e["notebook"]),
             reports, review)) + " |")
     histories = [e for e in items if len(e["history"]) > 1]
     if histories:
@@ -101,7 +104,7 @@ def render_markdown(items: list[dict]) -> str:
                   "Each revision of a chapter the history kept (a new fingerprint, or a verdict that moved), oldest "
                   "first.", ""]
         for e in histories:
-            lines += [f"### {e['id']}", "", "| date | fingerprint | verdicts | moved |", "|---|---|---|---|"]
+            lines += [f"### {markdown_text(e['id'])}", "", "| date | fingerprint | verdicts | moved |", "|---|---|---|---|"]
             for r in e["history"]:
                 lines.append("| " + " | ".join(x.replace("|", "\\|") for x in (
                     r["date"], f"`{r['fingerprint']}`", _counts(r["summary"]), "; ".join(r["moved"]) or "—")) + " |")
@@ -110,6 +113,7 @@ def render_markdown(items: list[dict]) -> str:
 
 
 def render_html(items: list[dict]) -> str:
+    escape = html_text  # every string shown: HTML escaped, control and format characters visible
     rows = []
     histories = []
     for e in items:

@@ -28,4 +28,14 @@ def render(report: ChapterReport) -> str:
         if claim.get("revision") is None:
             claim.pop("revision", None)  # only a claim derived again from an edited sentence carries one
     data = {"format_version": data.pop("format_version"), "sections": SECTION_KEYS, **data}
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_text(data)
+
+
+def json_text(data) -> str:
+    """``data`` as JSON text: non-ASCII letters kept as they are, every control character (``json`` does it) and
+    every format or separator character (a right-to-left override, a zero-width space, U+2028) written as a
+    ``\\uXXXX`` escape, so reading the file in a terminal or an editor shows the book's text, never reorders it.
+    The data read back is the same."""
+    from audit.report.shown import FORMAT_CHARACTER
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return FORMAT_CHARACTER.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -199,6 +199,8 @@ def shown_claim(claim: ClaimResult) -> str:
 
 
 def render(report: ChapterReport) -> str:
+    from audit.report.shown import for_markdown
+    report = for_markdown(report)  # every string from the book made literal before any line is written
     ch = report.chapter
     out: list[str] = []
 

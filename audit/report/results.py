@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 #: Version of the JSON report layout; bump on any incompatible change.
 FORMAT_VERSION = "2.4"
@@ -164,7 +164,8 @@ class Provenance(BaseModel):
 class Statement(BaseModel):
     """A statement found in the prose (``audit.text.coverage``: one printed value with its measure or
     expression, a table cell, a change, the rest of a sentence, or a whole sentence the rules do not split),
-    the sentence or row it is part of (``unit``, empty when the statement is the whole unit), and the claims
+    the sentence or row it is part of (``unit``, empty when the statement is the whole unit; of a unit longer than
+    ``coverage.UNIT_SHOWN`` characters, that many around the statement, ``…`` marking each cut), and the claims
     that cover it."""
 
     line: int
@@ -217,6 +218,9 @@ class NotebookReport(BaseModel):
     stale: list[str] = Field(default_factory=list)
     agreements: list[str] = Field(default_factory=list)
     findings: list[NotebookFinding] = Field(default_factory=list)
+    #: {file: SHA-256} of every module the run's kernel imported from the site-packages folders (None: not known);
+    #: kept with a stored run, not in the report
+    _modules: dict[str, str] | None = PrivateAttr(default=None)
 
     @property
     def failing(self) -> bool:

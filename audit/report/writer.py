@@ -98,6 +98,9 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
                          "choose another id", file=str(folder))
     stabilise(report, folder / f"{base}.json", claims)
     proposal = report.research.proposal if report.research else None
+    if proposal is not None and register_text is not None and proposal.register_file:
+        from audit.research.proposal import fit_register
+        fit_register(register_text, proposal)  # a hunk whose register edit does not fit is withdrawn, in every report
     texts = {".json": json_report.render(report), ".md": markdown.render(report),
              ".html": html_report.render(report, snapshot_text),
              ".patch": patch.render(proposal, snapshot_text, register_text, manuscript) if proposal else ""}

@@ -24,6 +24,7 @@ import yaml
 
 from audit.errors import AuditError
 from audit.register.claims import Chapter
+from audit.register.limits import MAX_QUOTE_CHARS
 from audit.report.results import ClaimResult, Experiment, SensitivityRow
 from audit.text import coverage
 from audit.text.anchors import line_starts
@@ -62,6 +63,7 @@ MAX_SNIPPETS = 200
 def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
     from audit.text.encode import fixture_tables
     from audit.text.init import encode_statement
+    from audit.text.init import _shortened as shortened
     text = chapter.snapshot.text
     uncovered = [s for s in statements if not s.covered_by]
     if not uncovered:
@@ -73,15 +75,21 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
     out = []
     folder = chapter.folder.as_posix()
     rest = uncovered[MAX_SNIPPETS:]
+    by_sentence: dict[tuple[int, str], list[dict]] = {}  # a sentence is encoded once, whatever it prints
     for s in uncovered[:MAX_SNIPPETS]:
         encoded = []
         part = found.get((s.line, s.text))
         if part is not None:
-            try:
-                encoded = encode_statement(part.unit, tables)
-            except (AuditError, ValueError, KeyError, TypeError):  # a failure leaves the snippet a draft
-                encoded = []
-            encoded = _for(part, encoded)
+            unit = (part.unit.start, part.unit.text)
+            if unit not in by_sentence:
+                try:
+                    by_sentence[unit] = encode_statement(part.unit, tables)
+                except (AuditError, ValueError, KeyError, TypeError):  # a failure leaves the snippet a draft
+                    by_sentence[unit] = []
+            encoded = _for(part, [dict(c) for c in by_sentence[unit]])
+            # a quote the register could not hold (a sentence of thousands of values) as init drafts it
+            encoded = [c if len(str(c.get("quote", ""))) <= MAX_QUOTE_CHARS
+                       else shortened(c, part.unit, c["quote"], text)[0] for c in encoded]
         if not encoded and s.kind.startswith("unread"):
             encoded = [{"kind": "draft", "quote": s.text, "statement": s.kind,
                         "claim": "TODO: encode what the sentence states, or make it a `not checkable` claim with "

@@ -1276,6 +1276,26 @@ def register_text(original: str, proposal: Proposal) -> str:
     return apply_edits(original, [Edit(**e) for h in proposal.hunks for e in h.register_edits])
 
 
+def fit_register(original: str, proposal: Proposal) -> None:
+    """Keep in ``proposal`` only the hunks whose register edits can be made in the register's text ``original``
+    together (in their order); each other hunk is withdrawn, naming why (a quote written once and used again through
+    a YAML alias, say), so the patch never leaves a register that does not read."""
+    try:
+        register_text(original, proposal)
+        return
+    except RegisterEditError:
+        pass
+    kept: list[Hunk] = []
+    for h in proposal.hunks:
+        try:
+            apply_edits(original, [Edit(**e) for k in kept + [h] for e in k.register_edits])
+        except RegisterEditError as exc:
+            proposal.withdrawn.append({"claim": h.claim, "reason": f"the register could not be edited to match: {exc}"})
+            continue
+        kept.append(h)
+    proposal.hunks = kept
+
+
 def patched_text(original: str, proposal: Proposal) -> str:
     """The snapshot with every hunk applied (what ``patch -p0`` produces)."""
     lines = original.split("\n")

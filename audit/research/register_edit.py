@@ -76,16 +76,43 @@ def _span_end(text: str, node) -> int:
     return end
 
 
+def _shared(root) -> set[int]:
+    """The ids of the nodes written once and used again through a YAML alias (``&q`` … ``*q``): the composed tree
+    holds such a node at every place that names it, and its marks are those of the place that defines it."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            shared.add(id(node))
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(n for pair in node.value for n in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return shared
+
+
 def _change(text: str, root, edit: Edit) -> tuple[int, int, str]:
     """Where ``edit`` goes in ``text`` (``root``: its composed node tree): the span to replace and what replaces it
-    (an empty span for a field the claim does not have yet)."""
+    (an empty span for a field the claim does not have yet). A field that is, or lies inside, a value the register
+    writes once and uses again through a YAML alias is not edited: its text is also another place's value."""
+    shared = _shared(root)
     parent = _claim_node(_claims_node(root), edit.claim)
     steps = edit.field.split(".")
+    path = [parent]
     for step in steps[:-1]:
         parent = _child(parent, step)
         if parent is None:
             raise RegisterEditError(f"claim {edit.claim} has no {edit.field}")
+        path.append(parent)
     node = _child(parent, steps[-1])
+    if any(id(n) in shared for n in path + [node] if n is not None):
+        raise RegisterEditError(f"claim {edit.claim}: {edit.field} is written once and used again through a YAML "
+                                "alias (&name … *name), so editing it would change every place that uses it; make "
+                                "this change by hand")
     if node is not None:
         return node.start_mark.index, _span_end(text, node), _flow(edit.value)
     if not isinstance(parent, yaml.MappingNode) or not parent.value:
@@ -135,6 +162,16 @@ def _expected(data: Any, edit: Edit) -> None:
     set_field(next(c for c in data["claims"] if isinstance(c, dict) and c.get("id") == edit.claim), edit)
 
 
+def _unshared(data: Any) -> Any:
+    """``data`` with every mapping and list copied at each place it occurs (``copy.deepcopy`` would keep the sharing
+    of YAML aliases)."""
+    if isinstance(data, dict):
+        return {k: _unshared(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_unshared(v) for v in data]
+    return data
+
+
 def apply(text: str, edits: list[Edit]) -> str:
     """``text`` (a ``claims.yaml``) with ``edits`` made, in order. Raises ``RegisterEditError`` when an edit
     names a missing claim or cannot be placed, or when the edited text does not read back as the register with
@@ -149,6 +186,7 @@ def apply(text: str, edits: list[Edit]) -> str:
         finally:
             loader.dispose()
         out = _place(text, edits, root)   # before the expected edits: it names a claim or field the register lacks
+        expected = _unshared(expected)  # an alias's value is its own copy, so an edit sets one place only
         for edit in edits:
             _expected(expected, edit)
         after = yaml.safe_load(out)

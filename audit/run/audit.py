@@ -510,7 +510,7 @@ def scan_coverage(chapter: Chapter, anchors: dict[str, Anchor]):
     uses += [u for c in chapter.register.claims if c.kind == "code" for u in call_uses(c.model_dump(), text)]
     found = scan(chapter.snapshot)
     statements = [StatementResult(line=bisect_right(starts, p.start), kind=p.kind, text=p.text,
-                                  unit="" if p.whole else p.unit.text, covered_by=covered_by(p, uses))
+                                  unit="" if p.whole else p.context(), covered_by=covered_by(p, uses))
                   for s in found for p in coverage_statements(s)]
     # the sentences the scanner reads as no statement but that hold a number, a comparison or a universal word:
     # covered only by a claim whose quote overlaps them (a draft of init's too), so an init draft's "uncovered"

@@ -42,6 +42,7 @@ import os
 import platform
 import secrets
 import stat
+import sys
 from collections.abc import Mapping, Sequence
 from functools import lru_cache, wraps
 from pathlib import Path
@@ -502,9 +503,28 @@ def _folder_digest(folder: Path) -> str | None:
     return h.hexdigest()
 
 
+def _file_sha256(path: str) -> str | None:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            while block := handle.read(1 << 20):
+                h.update(block)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def modules_unchanged(modules: Mapping[str, str]) -> bool:
+    """Whether every module file a stored run's kernel imported still has the SHA-256 it had then."""
+    return all(_file_sha256(path) == digest for path, digest in modules.items())
+
+
 class NotebookStore:
     """Notebook runs (the report's notebook section before claims are held to it) by (the notebook's text, the files
-    of its folder, this source, the kernel's packages): a rerun with nothing changed executes no notebook."""
+    of its folder, this source, the kernel's packages, the Python version and the platform), each kept with the
+    SHA-256 of the file of every module its kernel imported outside the standard library: a stored run is reused
+    only while each of those files is unchanged, so a rerun with nothing changed executes no notebook and a changed
+    module the notebook imports runs it again. A run whose kernel could not list its modules is not stored."""
 
     def __init__(self, enabled: bool = True, folder: Path | None = None) -> None:
         self.enabled = enabled
@@ -516,22 +536,32 @@ class NotebookStore:
             return None
         versions = {name: _installed(name) for name in ("ipykernel", "nbclient", "jupyter_client", "pyzmq")}
         return _digest({"format": FORMAT, "source": source_digest(), "notebook": text, "files": files,
-                        "versions": versions})
+                        "versions": versions, "python": sys.version, "executable": sys.executable,
+                        "platform": platform.platform()})
 
     def get(self, key: str | None):
         from audit.report.results import NotebookReport
         if not self.enabled or key is None:
             return None
         found = self._store.get(key)
+        if not found:
+            return None
         try:
-            return NotebookReport.model_validate(found["report"]) if found and set(found) == {"report"} else None
+            if set(found) != {"report", "modules"} or not isinstance(found["modules"], dict):
+                raise ValueError("not a notebook run")
+            report = NotebookReport.model_validate(found["report"])
         except Exception:  # pydantic's ValidationError: an entry this version does not write
             _refused("not a notebook run this version writes")
             return None
+        if not modules_unchanged(found["modules"]):
+            return None  # a module the kernel imported changed since: the notebook runs again
+        report._modules = dict(found["modules"])
+        return report
 
     def put(self, key: str | None, report) -> None:
-        if self.enabled and key is not None and report.status not in ("not run", "error"):
-            self._store.put(key, {"report": report.model_dump(mode="json")})
+        modules = getattr(report, "_modules", None)
+        if self.enabled and key is not None and report.status not in ("not run", "error") and modules is not None:
+            self._store.put(key, {"report": report.model_dump(mode="json"), "modules": modules})
 
 
 class OutcomeStore:

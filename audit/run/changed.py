@@ -18,8 +18,7 @@ def book_chapters(book_file: Path) -> list[Path]:
     globs name no chapter folder."""
     book = read_book_file(book_file)
     base = book_file.parent
-    top = base.resolve()
-    root = next((p for p in (top, *top.parents) if (p / ".git").exists()), top)  # the book's repository
+    root = repository_of(base)
     found: dict[Path, None] = {}
     for pattern in book.chapters:
         if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
@@ -27,7 +26,7 @@ def book_chapters(book_file: Path) -> list[Path]:
                              file=str(book_file), field="chapters")
         for path in sorted(base.glob(pattern)):
             if (path / "chapter.yaml").is_file():
-                if not path.resolve().is_relative_to(root) or not (path / "chapter.yaml").resolve().is_relative_to(root):
+                if leaves_book(path, root):
                     raise AuditError(f"chapters: {pattern!r} names {path.as_posix()!r}, a link to a folder outside the "
                                      f"book's repository ({root}); a chapter folder must lie inside it",
                                      file=str(book_file), field="chapters")
@@ -36,6 +35,22 @@ def book_chapters(book_file: Path) -> list[Path]:
         raise AuditError(f"chapters: {', '.join(book.chapters)} name no folder holding a chapter.yaml",
                          file=str(book_file), field="chapters")
     return list(found)
+
+
+def repository_of(folder: Path) -> Path:
+    """The book's repository holding ``folder`` (resolved): the nearest folder above it with ``.git``, else itself."""
+    top = folder.resolve()
+    return next((p for p in (top, *top.parents) if (p / ".git").exists()), top)
+
+
+def leaves_book(chapter_folder: Path, root: Path) -> bool:
+    """Whether ``chapter_folder`` found by a glob, or the chapter.yaml or claims.yaml in it, is a link leading out of
+    the book's repository ``root`` (a committed symbolic link): such a folder is not the book's to audit."""
+    try:
+        return any(not p.resolve().is_relative_to(root)
+                   for p in (chapter_folder, chapter_folder / "chapter.yaml", chapter_folder / "claims.yaml"))
+    except (OSError, RuntimeError):  # a link loop
+        return True
 
 
 def layout_file(claims_dir: Path) -> Path | None:

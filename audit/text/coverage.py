@@ -58,6 +58,9 @@ from audit.text.scan import (
 
 Span = tuple[int, int]
 
+#: Most characters of a statement's unit the report shows beside it (``Part.context``).
+UNIT_SHOWN = 300
+
 #: A value a statement can end on: a number (a percentage), a fraction of whole numbers (``2/3``) or a value in
 #: words. Any other expression (``5.48/7.32``, ``(1 + 2/3)/2``) is a step of a chain, never its value.
 _VALUE_ONLY = re.compile(rf"(?:≈\s*)?(?:{NUM}%?|\d+\s*/\s*\d+|{WORD_FRACTION}|{WORD_NUMBER})", re.IGNORECASE)
@@ -111,6 +114,20 @@ class Part:
     def whole(self) -> bool:
         """Whether the statement is its whole unit."""
         return self.spans == ((self.unit.start, self.unit.end),)
+
+    def context(self, limit: int | None = None) -> str:
+        """The unit the statement is part of, as the report shows it beside the statement: the whole unit when it
+        has at most ``limit`` characters (``UNIT_SHOWN``), else the ``limit`` characters of it around the
+        statement, ``…`` marking each cut. A sentence of thousands of printed values is so shown in a bounded
+        window beside each, never whole beside every one (which grows with the square of its length)."""
+        limit = UNIT_SHOWN if limit is None else limit
+        text = self.unit.text
+        if len(text) <= limit:
+            return text
+        a, b = self.spans[0][0] - self.unit.start, self.spans[-1][1] - self.unit.start
+        lo = a if b - a >= limit else max(0, min(a - (limit - (b - a)) // 2, len(text) - limit))
+        hi = min(len(text), lo + limit)
+        return ("…" if lo > 0 else "") + text[lo:hi] + ("…" if hi < len(text) else "")
 
 
 def _spec(m: re.Match | None) -> tuple[str, int | str | None] | None:

@@ -890,6 +890,11 @@ def reproduces(name: str, fixture: dict, claimed: str, declared: dict[str, tuple
                    f"and the conventions before encoding")
 
 
+#: Most measures one sentence names for which ``values`` drafts a value claim (a real sentence names a handful; a table
+#: dump flattened into one sentence names thousands).
+MAX_SENTENCE_MEASURES = 50
+
+
 def values(s: Statement, declared: dict[str, tuple[str, ...]] | None = None,
            local: dict[str, tuple[str, ...]] | None = None) -> tuple[list[dict], str]:
     """Value claims whose fixture the sentence describes, or ([], why not). Measures are written
@@ -901,8 +906,15 @@ def values(s: Statement, declared: dict[str, tuple[str, ...]] | None = None,
     newer measure must reproduce the printed value."""
     text = s.text
     metrics = [m for m in METRIC.finditer(text)]
+    if len(metrics) > MAX_SENTENCE_MEASURES:
+        # each measure's value and fixture is read from the sentence around it: bounded, so a sentence's encoding
+        # stays linear in its length (a 24 KB sentence printing 3,000 values would otherwise take hours)
+        return [], (f"the sentence names {len(metrics):,} measures, more than the {MAX_SENTENCE_MEASURES} one value "
+                    "claim is drafted for; split it, or encode its values by hand")
     out, reason = [], ""
     expects, fixture = [], None
+    fixtures: dict = {}
+    by = _BY.search(text)
     for i, m in enumerate(metrics):
         spec = measure_of(m)
         if spec is None:
@@ -920,8 +932,9 @@ def values(s: Statement, declared: dict[str, tuple[str, ...]] | None = None,
         if k == "k" or (k is None and root in _MEASURE_NEEDS_CUTOFF):
             reason = "the cutoff k is not a number"
             continue
-        fx, why, newer = _fixture_for(text, base, k)
-        by = _BY.search(text)
+        if (base, k) not in fixtures:  # the fixture depends on the whole sentence and the measure: read once
+            fixtures[(base, k)] = _fixture_for(text, base, k)
+        fx, why, newer = fixtures[(base, k)]
         if by:
             lib = {"trec-eval": "trec_eval", "ir-measures": "ir_measures"}.get(by.group("lib").lower(), by.group("lib"))
             why = (f"the value is what {lib} returns: encode a value claim with `by: {lib}` "

@@ -26,6 +26,7 @@ import yaml
 from audit.errors import AuditError, RegisterError
 from audit.register import derived
 from audit.register.claims import CHAPTER_FILE, CLAIMS_FILE, book_root, load_chapter
+from audit.register.limits import MAX_QUOTE_CHARS
 from audit.register.schema import schema_path
 from audit.text import coverage, encode
 from audit.text.chapter import Snapshot
@@ -116,6 +117,25 @@ def _with_rest(s: Statement, claims: list[dict], why: str = "") -> list[dict]:
 
 def _draft(s: Statement, reason: str) -> dict:
     return {"kind": "draft", "quote": s.text, "claim": encode.todo(s, reason), "statement": s.kind}
+
+
+def _shortened(claim: dict, s: Statement, quote: str, text: str) -> tuple[dict, str]:
+    """A claim whose quote is longer than a register's quote may be (``MAX_QUOTE_CHARS``), as a draft quoting the
+    quote's opening words (cut at a space), with the text just before them as its ``prefix`` (the opening words of
+    a sentence that repeats itself occur again inside it), which says how long the sentence is and what init read
+    in it: the register init writes always loads."""
+    cut = quote[:MAX_QUOTE_CHARS]
+    space = cut.rfind(" ", 0, MAX_QUOTE_CHARS)
+    opening = (cut[:space] if space > 0 else cut).rstrip()
+    read = "" if claim["kind"] == "draft" else f"; init read in it: {claim['claim']}"
+    reason = (f"the sentence is {len(quote):,} characters, more than the {MAX_QUOTE_CHARS:,} a quote may hold (the "
+              f"quote is its opening words); quote the part that states each claim{read}")
+    at = text.find(opening, s.start)
+    before = text[max(0, at - 40):at] if at > 0 else ""
+    draft = {"kind": "draft", "quote": opening, "claim": encode.todo(s, reason), "statement": s.kind}
+    if before.strip():
+        draft["prefix"] = before
+    return draft, opening
 
 
 def _unique_quote(claim: dict, s: Statement, text: str) -> str:
@@ -239,6 +259,8 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
         own = {**as_yaml_mapping({n: v for n, v in section.items() if n not in own}), **own}
         for c in drafted:
             quote = _unique_quote(c, s, text)
+            if len(quote) > MAX_QUOTE_CHARS:
+                c, quote = _shortened(c, s, quote, text)
             line = s.line + s.text[:max(s.text.find(quote), 0)].count("\n")
             entry = {"id": f"C{len(claims) + 1:02d}", "title": _title(c["kind"], c["claim"] if c["kind"] != "draft"
                                                                        else s.text),

@@ -35,10 +35,25 @@ _RELEVANT = r"(?:relevant|positive)"
 _DOC = r"(?:documents?|docs?|results?|passages?|chunks?|items?|IDs?|products?|pages?|records?|hits?)"
 _K = r"(?:k|\d+|the\s+(?:requested\s+)?cutoff(?:\s+k)?)"
 
+#: Most characters a wording may put between its words (a gap written ``[^.;]*``, ``(?:[^.;]|\\.\\d)*``, ``[^.]*``,
+#: ``[^)]*`` or ``.*`` is read as at most ``GAP`` of them). Unbounded, each mention of a measure in a long clause was
+#: read to the clause's end: a sentence printing "P@1 = 1/2" 1,000 times took seconds, growing with the square of
+#: its length. Bounded, one match attempt examines at most ``WORDING_WIDTH`` characters (whitespace and word runs
+#: aside), so reading a unit is linear in its length.
+GAP = 400
+WORDING_WIDTH = 2_000
+_GAP = re.compile(r"\(\?:\[\^\.;\]\|\\\.\\d\)\*|(?<!\\)\[\^(?:\\.|[^\]\\])*\]\*|(?<!\\)\.\*")
+
+
+def _bounded(pattern: str) -> str:
+    """``pattern`` with each gap between a wording's words (greedy or lazy) at most ``GAP`` characters."""
+    return _GAP.sub(lambda m: m.group()[:-1] + f"{{0,{GAP}}}", pattern)
+
+
 #: (convention, value, pattern). A row lists its pattern in pieces, joined. ``value`` None: the pattern's ``level`` group gives the relevance
 #: level (``grade 2 or more`` → 2; ``grade above 1`` → 2 through the ``above`` group).
 WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
-    (name, value, re.compile("".join(parts), _I)) for name, value, *parts in (
+    (name, value, re.compile(_bounded("".join(parts)), _I)) for name, value, *parts in (
         # --- the evaluated prefix and repeated IDs ------------------------------------------------
         ("prefix", "first k distinct IDs", r"\bfirst\s+k\s+distinct\s+(?:IDs?|documents?|results?)"),
         ("prefix", "first k results", r"\bfirst\s+k\s+(?:positions|results),\s+(?:repeats|duplicates)\s+included"),

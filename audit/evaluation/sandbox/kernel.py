@@ -6,7 +6,10 @@
 # listing's call runs under: no process and no program started, no socket but AF_UNIX (the kernel speaks to the
 # runner over ZeroMQ's ipc transport, Unix sockets in the scratch), nothing reaching another process. Only then
 # does it add the read-only site-packages to the path and start ipykernel, so the notebook's code runs under the
-# filter from its first line; a forbidden call kills the kernel (SIGSYS), which the runner reports.
+# filter from its first line; a forbidden call kills the kernel (SIGSYS), which the runner reports. After every cell
+# (IPython's post_run_cell event, which follows a cell that raised as well) the kernel writes the file of every
+# module it has imported to the file SETTINGS names ("modules"), which the runner hashes: a stored run is reused
+# only while those files are unchanged.
 import ctypes
 import json
 import resource
@@ -20,6 +23,17 @@ FILTER_FAILED = 120
 
 class SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def write_modules(path):
+    """The files of the modules the kernel imported, one JSON list, at its end."""
+    files = []
+    for module in list(sys.modules.values()):
+        name = getattr(module, "__file__", None) if module is not None else None
+        if isinstance(name, str) and type(name) is str:
+            files.append(name)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(sorted(set(files)), handle)
 
 
 def main():
@@ -55,7 +69,14 @@ def main():
     iostream.IOPubThread._setup_pipe_in = no_fork_pipe
     # No debugger: importing debugpy starts a process, which kills. ipykernel then reports no debugger support.
     sys.modules["debugpy"] = None
-    from ipykernel.kernelapp import launch_new_instance
+    from ipykernel.kernelapp import IPKernelApp, launch_new_instance
+    init_shell = IPKernelApp.init_shell
+
+    def init_shell_listing_modules(app):
+        init_shell(app)
+        app.shell.events.register("post_run_cell", lambda *args: write_modules(settings["modules"]))
+
+    IPKernelApp.init_shell = init_shell_listing_modules
     launch_new_instance(argv=["-f", connection, "--HistoryManager.enabled=False", "--IPKernelApp.quiet=True"])
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import selectors
 import shutil
 import stat
@@ -49,7 +50,8 @@ ENDINGS = {
     "too large": "the executed notebook is too large to read back",
 }
 _FIELDS = {"kind": str, "status": str, "cell": (int, type(None)), "error": str, "seconds": (int, float),
-           "kernel": str, "versions": dict, "notebook": str}
+           "kernel": str, "versions": dict, "notebook": str, "modules": (dict, type(None))}
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass
@@ -61,7 +63,8 @@ class NotebookRun:
     gave it (``Type: message``, cleaned, at most 300 characters); ``seconds``: wall-clock time of the execution;
     ``kernel`` and ``versions`` (python, ipykernel, jupyter_client, nbclient, nbformat); ``notebook``: the executed
     notebook (an ``nbformat.NotebookNode``, outputs included), None when it could not be read back; ``isolation``:
-    one line on what it ran under."""
+    one line on what it ran under; ``modules``: {file: SHA-256} of every module the kernel imported from the
+    site-packages folders (None when the kernel did not end normally and could not list them)."""
 
     status: str
     cell: int | None = None
@@ -72,6 +75,7 @@ class NotebookRun:
     notebook: object = None
     isolation: str = ""
     unavailable: str = ""
+    modules: dict | None = None
 
     @property
     def ran(self) -> bool:
@@ -110,6 +114,9 @@ def _checked(raw: bytes) -> dict:
     if not all(isinstance(k, str) and isinstance(v, str) and len(k) < 40 and len(v) < 40
                for k, v in record["versions"].items()):
         raise ValueError("versions that are not short texts")
+    if record["modules"] is not None and not all(isinstance(k, str) and len(k) < 4096 and isinstance(v, str)
+                                                 and _SHA256.fullmatch(v) for k, v in record["modules"].items()):
+        raise ValueError("module hashes that are not file names and SHA-256 digests")
     return record
 
 
@@ -211,7 +218,7 @@ def _run(bwrap: str, text: str, folder: str, cell_limit: float, time_limit: floa
     cell = record["cell"] + 1 if isinstance(record["cell"], int) else None
     return NotebookRun(record["status"], cell=cell, error=_trim(record["error"]), seconds=float(record["seconds"]),
                        kernel=_trim(record["kernel"]), versions=dict(record["versions"]), notebook=notebook,
-                       isolation=isolation)
+                       isolation=isolation, modules=record["modules"])
 
 
 def run_notebook(text: str, folder: str, *, cell_limit: float = 60.0, time_limit: float = 300.0,

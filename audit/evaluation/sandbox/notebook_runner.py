@@ -6,7 +6,9 @@
 # notebook with nbclient against a Jupyter kernel it starts in the sandbox (kernel.py: the kernel loads the
 # listing filter before any package, so the notebook's code runs as a listing's does), and writes one
 # length-prefixed JSON record to RESULT_FD: how the run ended, the failing cell and its error, the kernel and the
-# versions, the seconds, and the executed notebook. The kernel never holds RESULT_FD (it is started with every
+# versions, the seconds, the executed notebook, and the SHA-256 of the file of every module the kernel imported
+# from the site-packages folders (outside the standard library and the notebook's folder, which the audit keys by
+# themselves; null when the kernel did not end normally and could not say). The kernel never holds RESULT_FD (it is started with every
 # other descriptor closed); what it can say reaches the audit only as the notebook's outputs, which the audit
 # validates again as a notebook.
 import ctypes
@@ -49,6 +51,39 @@ def close_all_but(*keep):
                 pass
 
 
+MAX_MODULES = 20000  # module files the runner hashes; more and the run says it cannot tell which it used
+
+
+def module_hashes(listing, site):
+    """{file: SHA-256} of each file the kernel listed (its imported modules) that lies in one of the ``site``
+    folders; None when the kernel wrote no readable list."""
+    import hashlib
+    try:
+        with open(listing, encoding="utf-8") as handle:
+            files = json.loads(handle.read(64 * 2**20))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(files, list) or len(files) > MAX_MODULES:
+        return None
+    roots = [os.path.join(os.path.realpath(folder), "") for folder in site]
+    out = {}
+    for name in files:
+        if not isinstance(name, str):
+            return None
+        real = os.path.realpath(name)
+        if not any(real.startswith(root) for root in roots):
+            continue
+        digest = hashlib.sha256()
+        try:
+            with open(real, "rb") as handle:
+                while block := handle.read(1 << 20):
+                    digest.update(block)
+        except OSError:
+            return None
+        out[real] = digest.hexdigest()
+    return out
+
+
 def text_of(exc):
     try:
         return f"{type(exc).__name__}: {exc}"[:2000]
@@ -71,16 +106,17 @@ def main():
     for limit, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, 256), (resource.RLIMIT_AS, memory)):
         resource.setrlimit(limit, (value, value))
     settings = os.path.join(SCRATCH, "kernel-settings.json")
+    listing = os.path.join(SCRATCH, "kernel-modules.json")
     with open(settings, "w", encoding="utf-8") as handle:
         json.dump({"memory_mb": request["memory_mb"], "cpu_seconds": request["cpu_seconds"],
-                   "filter": request["filter"], "site": request["site"]}, handle)
+                   "filter": request["filter"], "site": request["site"], "modules": listing}, handle)
     for name in ("IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_DATA_DIR", "JUPYTER_CONFIG_DIR"):
         os.environ[name] = os.path.join(SCRATCH, name.lower())
     os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
     os.environ["MPLBACKEND"] = "agg"
     sys.path.extend(request["site"])
     record = {"kind": "notebook", "status": "ran", "cell": None, "error": "", "seconds": 0.0, "kernel": "",
-              "versions": {}, "notebook": ""}
+              "versions": {}, "notebook": "", "modules": None}
     started = time.monotonic()
     flooded, current = {"cell": None}, {"cell": None}
     try:
@@ -171,6 +207,11 @@ def main():
         else:
             record.update(status="error", error=text_of(exc))
     record["seconds"] = round(time.monotonic() - started, 3)
+    try:  # a kernel killed inside a cell did not list what that cell imported
+        record["modules"] = module_hashes(listing, request["site"]) if record["status"] in ("ran", "failed",
+                                                                                               "timeout") else None
+    except BaseException:
+        record["modules"] = None
     data = json.dumps(record, ensure_ascii=True).encode()
     if len(data) > MAX_RECORD:  # a failure keeps its status, cell and error; only the outputs are not sent
         record["notebook"] = ""
