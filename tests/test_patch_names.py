@@ -21,7 +21,7 @@ from audit.errors import RegisterError
 from audit.register.claims import load_chapter
 from audit.report.patch import files_named, render
 from audit.report.results import Hunk, Proposal
-from test_manuscript import SENTENCE, _book
+from test_manuscript import CLAIMS, SENTENCE, _book
 
 INJECTED = ("x\n--- /dev/null\n+++ .github/workflows/pwn.yml\n@@ -0,0 +1,2 @@\n+on: push\n+jobs: {}\n"
             "--- ch01.md")
@@ -134,3 +134,102 @@ def test_a_line_holding_a_form_feed_is_one_line_of_the_patch_and_applies(tmp_pat
     assert files_named(patch) == ["book/ch01.md"]
     subprocess.run(["patch", "-p0", "-s"], input=patch, cwd=tmp_path, text=True, check=True)
     assert (tmp_path / "book" / "ch01.md").read_text(encoding="utf-8") == text.replace("1/3", "1/4")
+
+
+CREDENTIAL = "\turl = https://builder:ghp_0123456789abcdefSECRET@example.org/book.git\n"
+
+
+def _git_config(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "config").write_text('[remote "origin"]\n' + CREDENTIAL, encoding="utf-8")
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "audit.yml").write_text("on: push\n# " + SENTENCE, encoding="utf-8")
+    (tmp_path / ".env").write_text("TOKEN=SECRET\n" + SENTENCE, encoding="utf-8")
+
+
+@pytest.mark.parametrize("name, hidden", [
+    ("../../.git/config", ".git"),
+    ("../../.git/../.git/./config", ".git"),
+    ("../../.github/workflows/audit.yml", ".github"),
+    ("../../.env", ".env"),
+    ("linked.txt", ".git"),            # a committed link beside chapter.yaml leading into .git
+])
+def test_a_snapshot_in_a_dot_folder_of_the_book_is_refused_and_nothing_of_it_is_shown(name, hidden, tmp_path,
+                                                                                      monkeypatch, capsys):
+    """``snapshot.file: ../../.git/config`` was read as the chapter's text: its credential line was shown in the
+    HTML report and the patch targeted ``.git/config``. A dot-folder or hidden file of the book is no chapter."""
+    folder = _book(tmp_path, f"  file: {_yaml(name)}\n")
+    _git_config(tmp_path)
+    (folder / "linked.txt").symlink_to(tmp_path / ".git" / "config")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(folder)
+    assert caught.value.field == "snapshot.file" and caught.value.file == str(folder / "chapter.yaml")
+    assert repr(hidden) in str(caught.value) and repr(name) in str(caught.value)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--quiet", "--no-cache", "claims/ch01"]) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "snapshot.file" in err and "SECRET" not in err and "Traceback" not in err
+    assert not (tmp_path / "reports").exists() or not list((tmp_path / "reports").iterdir())
+
+
+def test_a_notebook_or_source_in_a_dot_folder_is_refused_naming_its_field(tmp_path):
+    folder = _book(tmp_path, "  file: snapshot.txt\n  source: ../../.git/config\n")
+    (folder / "snapshot.txt").write_text("# Chapter 1\n\n" + SENTENCE, encoding="utf-8")
+    _git_config(tmp_path)
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(folder)
+    assert caught.value.field == "snapshot.source" and "'.git'" in str(caught.value)
+    (tmp_path / ".git" / "hooks").mkdir()
+    (tmp_path / ".git" / "hooks" / "ch01.ipynb").write_text(
+        '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: ch01\ntitle: Chapter 1\nnotebook: ../../.git/hooks/ch01.ipynb\n",
+                                         encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(folder)
+    assert caught.value.field == "notebook" and "'.git'" in str(caught.value)
+
+
+def test_a_chapter_kept_in_a_dot_folder_still_reads_its_own_copy(tmp_path):
+    """Only the way from the chapter folder counts for a file inside it: a book may keep its registers in
+    ``.audit/``; a file beside chapter.yaml is the chapter's own copy."""
+    (tmp_path / ".git").mkdir()
+    folder = tmp_path / ".audit" / "ch01"
+    folder.mkdir(parents=True)
+    (folder / "chapter.yaml").write_text("id: ch01\ntitle: Chapter 1\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    (folder / "snapshot.txt").write_text("# Chapter 1\n\n" + SENTENCE, encoding="utf-8")
+    assert load_chapter(folder).snapshot.text.endswith(SENTENCE)
+    (folder / "chapter.yaml").write_text("id: ch01\ntitle: Chapter 1\nsnapshot: {file: ../../.git/config}\n",
+                                         encoding="utf-8")
+    _git_config(tmp_path)
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(folder)
+    assert caught.value.field == "snapshot.file" and "'.git'" in str(caught.value)
+
+
+def test_a_snapshot_that_is_a_folder_names_the_field(tmp_path):
+    folder = _book(tmp_path, "  file: ../../book\n")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(folder)
+    assert caught.value.field == "snapshot.file" and "is a folder" in str(caught.value)
+    assert "'../../book'" in str(caught.value) and "Traceback" not in str(caught.value)
+
+
+def test_a_patch_naming_a_file_in_a_dot_folder_is_not_kept(tmp_path, monkeypatch):
+    """The last guard on the written patch: ``patch -p0`` must never be pointed at ``.git/config``."""
+    from audit.errors import AuditError
+    from audit.report.writer import _check_patch
+    folder = _book(tmp_path, "  file: snapshot.txt\n")
+    _git_config(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for name in (".git/config", "book/ch01.md"):
+        patch = tmp_path / "reports" / "ch01.patch"
+        patch.parent.mkdir(exist_ok=True)
+        patch.write_text(render(_proposal(name, "claims/ch01/claims.yaml"), "# Chapter 1\n\n" + SENTENCE),
+                         encoding="utf-8")
+        if name == "book/ch01.md":
+            _check_patch(patch, folder)
+            assert patch.exists()
+            continue
+        with pytest.raises(AuditError, match="'.git'"):
+            _check_patch(patch, folder)
+        assert not patch.exists()

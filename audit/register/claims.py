@@ -1060,14 +1060,22 @@ def load_chapter(folder: Path | str) -> Chapter:
         raise _validation_error(exc, claims_path, data)
     snapshot_path = folder / identity.snapshot.file
     root = book_root(folder)
-    if Path(identity.snapshot.file).is_absolute() or not snapshot_path.resolve().is_relative_to(root):
-        raise RegisterError(f"snapshot.file {identity.snapshot.file!r} points outside the book's repository ({root}); "
-                            "give the chapter's own file relative to the chapter folder, or keep a copy beside "
-                            "chapter.yaml", file=str(chapter_path), field="snapshot.file")
+    try:
+        problem = repository_problem(folder, identity.snapshot.file, root)
+    except (OSError, ValueError, RuntimeError) as exc:  # a name too long, a link loop
+        problem = f"cannot be read as a path ({type(exc).__name__}: {str(exc)[:80]})"
+    if problem:
+        raise RegisterError(f"snapshot.file {identity.snapshot.file!r} {problem}; give the chapter's own file "
+                            "relative to the chapter folder, or keep a copy beside chapter.yaml",
+                            file=str(chapter_path), field="snapshot.file")
     _check_notebook(folder, identity, root, chapter_path)
     _check_source(folder, identity, root, chapter_path)
     _check_environment(identity, chapter_path)
-    snapshot = Snapshot.read(snapshot_path)
+    try:
+        snapshot = Snapshot.read(snapshot_path)
+    except RegisterError as exc:  # missing, a folder, a FIFO, too large, not UTF-8, not a notebook
+        raise RegisterError(f"snapshot.file {identity.snapshot.file!r} ({exc.file or snapshot_path}): {exc.message}",
+                            file=str(chapter_path), field="snapshot.file") from None
     count = snapshot.text.count("\n") + (not snapshot.text.endswith("\n"))
     if count > MAX_SNAPSHOT_LINES:
         raise RegisterError(f"the snapshot has {count:,} lines, more than the limit of {MAX_SNAPSHOT_LINES:,}",
@@ -1159,12 +1167,12 @@ def _check_source(folder: Path, identity: Identity, root: Path, chapter_path: Pa
         return
     try:
         path = Path(folder) / source
-        leaves = Path(source).is_absolute() or ((path.exists() or path.is_symlink())
-                                                and not path.resolve().is_relative_to(root))
+        problem = (repository_problem(folder, source, root)
+                   if Path(source).is_absolute() or path.exists() or path.is_symlink() else "")
     except (OSError, ValueError, RuntimeError):  # a description too long to be a path, a link loop
-        leaves = False
-    if leaves:
-        raise RegisterError(f"snapshot.source {source!r} points outside the book's repository ({root}); name the "
+        problem = ""
+    if problem:
+        raise RegisterError(f"snapshot.source {source!r} {problem}; name the "
                             "file the copy came from relative to the chapter folder, inside the repository, or "
                             "describe where it came from", file=str(chapter_path), field="snapshot.source")
 
@@ -1187,13 +1195,13 @@ def _check_notebook(folder: Path, identity: Identity, root: Path, chapter_path: 
         path = notebook_path(folder, identity)
         if path is None:
             return
-        problem = ("points outside the book's repository" if Path(identity.notebook).is_absolute()
-                   or not path.is_relative_to(root) else "is not a .ipynb file" if path.suffix != ".ipynb"
-                   else "names no file" if not path.is_file() else "")
+        problem = (repository_problem(folder, identity.notebook, root)
+                   or ("is not a .ipynb file" if path.suffix != ".ipynb"
+                       else "names no file" if not path.is_file() else ""))
     except (OSError, ValueError, RuntimeError) as exc:  # a name too long, a NUL byte, a link loop
         problem = f"cannot be read as a path ({type(exc).__name__}: {str(exc)[:80]})"
     if problem:
-        raise RegisterError(f"notebook {identity.notebook[:200]!r} {problem} ({root}); give the chapter's notebook "
+        raise RegisterError(f"notebook {identity.notebook[:200]!r} {problem}; give the chapter's notebook "
                             "relative to the chapter folder, or its URL", file=str(chapter_path), field="notebook")
     import nbformat
     try:
@@ -1205,6 +1213,34 @@ def _check_notebook(folder: Path, identity: Identity, root: Path, chapter_path: 
         raise RegisterError(f"notebook {identity.notebook!r} is not a Jupyter notebook nbformat can read "
                             f"({type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else 'no detail'})",
                             file=str(chapter_path), field="notebook") from None
+
+
+def hidden_part(path: Path, root: Path, folder: Path | None = None) -> str:
+    """The first name starting with a dot (``.git``, ``.github``, ``.env``) on the way from the book's repository
+    ``root`` to the resolved ``path`` — a folder or file the book keeps out of its text (credentials in
+    ``.git/config``, CI workflows) — or '' when there is none. Inside the chapter folder ``folder`` only the way from
+    that folder counts, so a chapter kept in a dot-folder may still hold its own copy. ``path`` must be resolved and
+    inside ``root``."""
+    base = root
+    if folder is not None and path.is_relative_to(folder.resolve()):
+        base = folder.resolve()
+    return next((part for part in path.relative_to(base).parts if part.startswith(".")), "")
+
+
+def repository_problem(folder: Path, name: str, root: Path) -> str:
+    """What keeps ``name`` (from chapter.yaml, relative to the chapter folder) from being read as a file of the book's
+    repository ``root``: '' when nothing does; else that it is absolute or leads outside the repository (also through
+    a link), or that it lies in a dot-folder or is a hidden file of the repository (``hidden_part``). The audit reads
+    such a file as a chapter's text, shows it in the report and names it in the patch, so neither may be."""
+    path = (Path(folder) / name).resolve()
+    if Path(name).is_absolute() or not path.is_relative_to(root):
+        return f"points outside the book's repository ({root})"
+    hidden = hidden_part(path, root, Path(folder))
+    if hidden:
+        what = "is the hidden file" if hidden == path.name else "lies in the dot-folder"
+        return (f"{what} {hidden!r} of the book's repository ({root}), which the audit neither reads as a "
+                "chapter's text nor patches")
+    return ""
 
 
 def book_root(folder: Path) -> Path:
@@ -1226,7 +1262,7 @@ def source_difference(chapter: "Chapter") -> str:
         return ""
     path = chapter.folder / info.source
     try:
-        if not path.is_file() or not path.resolve().is_relative_to(book_root(chapter.folder)):
+        if not path.is_file() or repository_problem(chapter.folder, info.source, book_root(chapter.folder)):
             return ""
         source = Snapshot.read(path)
     except (OSError, AuditError, ValueError):

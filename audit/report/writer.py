@@ -124,8 +124,9 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
 def _check_patch(path: Path, chapter_folder: Path) -> None:
     """Read the written patch back as ``patch`` will: it must name only existing files of the chapter's book (each
     relative to the working folder, or to the chapter folder when it lies outside it, as the patch is built), each
-    once, with nothing outside its sections. Otherwise the patch is removed and ``AuditError`` names it."""
-    from audit.register.claims import book_root
+    once, none in a dot-folder of the book (``.git``, ``.github``) or hidden, with nothing outside its sections.
+    Otherwise the patch is removed and ``AuditError`` names it."""
+    from audit.register.claims import book_root, hidden_part
     from audit.report.patch import files_named
     try:
         names = files_named(path.read_text(encoding="utf-8"))
@@ -134,6 +135,10 @@ def _check_patch(path: Path, chapter_folder: Path) -> None:
             here = Path(name) if (Path.cwd() / name).is_file() else chapter_folder / name
             if Path(name).is_absolute() or not here.is_file() or not here.resolve().is_relative_to(root):
                 raise ValueError(f"it names {name!r}, which is no file of the chapter's book ({root})")
+            hidden = hidden_part(here.resolve(), root, chapter_folder)
+            if hidden:
+                raise ValueError(f"it names {name!r}, which lies in {hidden!r}, a dot-folder or hidden file of the "
+                                 f"chapter's book ({root}) that no patch may change")
     except (OSError, ValueError) as exc:
         try:
             path.unlink()
