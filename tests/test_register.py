@@ -234,6 +234,47 @@ def test_fractional_cutoff_is_rejected_at_load(tmp_path):
     assert "whole number" in str(load_error(folder))
 
 
+@pytest.mark.parametrize("name, said", [
+    # trec_eval reads the level "1e-320" as 1 and keys it iprec_at_recall_1.00; pytrec_eval's answer then had no key
+    # iprec_at_recall_0.00 and evaluation raised KeyError
+    ("IPrec@1e-320", "more than 2 decimals"),
+    ("IPrec@0.125", "more than 2 decimals"),      # computed at 0.125, keyed by trec_eval as 0.12
+    ("IPrec@1.5", "must lie in [0, 1]"),
+    ("P@0", "at least 1"),
+    ("P@-1", "unknown measure"),
+    ("nDCG@1.5", "whole number"),
+    # trec_eval keeps k in a C long: P.99999999999999999999 answers P_9223372036854775807
+    ("P@99999999999999999999", "larger than the limit of 10000"),
+    ("P@2147483648", "larger than the limit of 10000"),
+    ("R@1e3", "whole number"),
+    ("nDCG(rel=99999999999)@4", "larger than the limit of 100"),
+    ("RBP(p=1e-300)", "more than 6 decimals"),
+    ("SetF(beta=1e-300)", "more than 6 decimals"),
+    ("infAP@4", "infAP takes no cutoff"),           # a measure only the references define, given a cutoff
+])
+def test_a_measure_the_references_cannot_evaluate_is_a_load_error(tmp_path, name, said):
+    """Every measure name is checked when the register loads, not when a reference fails on it."""
+    folder = chapter_copy(tmp_path, C14_EXPECT, f'{{measure: "{name}", claimed: "1/4"}}')
+    err = load_error(folder)
+    assert (err.file, err.claim, err.field) == (str(folder / "claims.yaml"), "C14", "expect[0].measure")
+    assert said in str(err) and name in str(err)
+
+
+def test_sane_measure_parameters_are_read_exactly():
+    """The refusals above leave the names authors write: a level of two decimals is that fraction, a cutoff up to the
+    limit is kept, a whole number for a real parameter is that number."""
+    from fractions import Fraction
+
+    from audit.register.measures import parse
+    assert parse("IPrec@0.25")[1].recall == Fraction(1, 4)
+    assert parse("IPrec@5e-1")[1].recall == Fraction(1, 2)
+    assert parse("IPrec@1")[1].recall == 1 and parse("IPrec@0")[1].recall == 0
+    assert parse("P@10000")[1].cutoff == 10_000
+    assert parse("RBP(p=0.95)")[1].p == Fraction(19, 20)
+    assert parse("SetF(beta=2)")[1].beta == 2
+    assert parse("alpha_nDCG(alpha=0.5)@5", True)[1] is None
+
+
 def test_judged_query_without_ranking_is_rejected(tmp_path):
     """Regression: a qrels query with no ranking was averaged differently by the references and blamed on the chapter."""
     folder = chapter_copy(tmp_path, "qrels: {q1: {a: 1}}\n    run: {q1: [a]}",

@@ -30,6 +30,51 @@ def _fraction(value: object, what: str, text: str, low: Fraction, high: Fraction
     return exact
 
 
+#: Decimals of a recall level (``IPrec@0.25``): trec_eval names each interpolated level with two
+#: (``iprec_at_recall_0.25``), so a level with more would be computed at one value and keyed under another.
+RECALL_DECIMALS = 2
+#: Decimals of any other real parameter (``RBP(p=0.8)``, ``SetF(beta=0.5)``, ``alpha_nDCG(alpha=0.5)``).
+PARAMETER_DECIMALS = 6
+
+
+def _check_parameters(measure, text: str, shown: str) -> None:
+    """Every parameter of a parsed measure is one the references can evaluate: a parameter the measure names
+    (``infAP@5`` gives infAP a cutoff it does not take); a cutoff k and a relevance level rel whole numbers in
+    range (``limits.MAX_CUTOFF``, ``limits.MAX_GRADE``: trec_eval keeps both in C integers, and a cutoff past
+    2**63 is printed as another); a real parameter finite, written with at most ``PARAMETER_DECIMALS`` decimals
+    (``RECALL_DECIMALS`` for a recall level), so ``1e-320`` (which trec_eval reads as 1) is refused; a recall level
+    in [0, 1]. Raises ``MeasureError`` naming the measure and the parameter."""
+    import math
+
+    from audit.register.limits import MAX_CUTOFF, MAX_GRADE
+    supported = getattr(measure, "SUPPORTED_PARAMS", {})
+    for key, value in dict(measure.params).items():
+        if key not in supported:
+            what = "cutoff" if key == "cutoff" else f"parameter {key!r}"
+            raise MeasureError(f"measure {shown}: {measure.NAME} takes no {what}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        if key in ("cutoff", "rel"):
+            low, high, what = (1, MAX_CUTOFF, "the cutoff k") if key == "cutoff" else (1, MAX_GRADE,
+                                                                                       "the relevance level rel")
+            if isinstance(value, int) and value > high:
+                raise MeasureError(f"measure {shown}: {what} {str(value)[:40]} is larger than the limit of {high}")
+            if not isinstance(value, int) or value < low:
+                raise MeasureError(f"measure {shown}: {what} must be a whole number of at least {low}, found "
+                                   f"{str(value)[:40]}")
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            raise MeasureError(f"measure {shown}: {key} must be a finite number, found {value!r}")
+        decimals = RECALL_DECIMALS if key == "recall" else PARAMETER_DECIMALS
+        if (Fraction(repr(value)) * 10 ** decimals).denominator != 1:
+            raise MeasureError(f"measure {shown}: {'the recall level' if key == 'recall' else key} {value!r} has "
+                               f"more than {decimals} decimals"
+                               + (" (trec_eval names each recall level with two: iprec_at_recall_0.25)"
+                                  if key == "recall" else ""))
+        if key == "recall" and not 0 <= value <= 1:
+            raise MeasureError(f"measure {shown}: the recall level must lie in [0, 1], found {value!r}")
+
+
 def known_measures() -> str:
     """The chapter evaluator's measures, as a user writes them."""
     shown = {"required": "@k", "optional": "", "none": ""}
@@ -64,6 +109,7 @@ def parse(text: str, reference_only: bool = False) -> tuple[object, MeasureSpec 
         detail = f"{type(exc).__name__}: {exc}" if isinstance(exc, (KeyError, AssertionError)) else str(exc)
         raise MeasureError(f"unknown measure {shown} ({detail[:120]}); known measures: {known} "
                            "(ir-measures syntax, e.g. P@4, RR@4, nDCG@4, nDCG(dcg='exp-log2')@4, DCG@5, RBP(p=0.8))")
+    _check_parameters(measure, text, shown)
     name = _ALIASES.get(measure.NAME, measure.NAME)
     params = dict(measure.params)
     if name == "NumRet" and params.get("rel") is not None:
