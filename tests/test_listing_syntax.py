@@ -48,6 +48,20 @@ CERTIFIED = {
         def gain(j: Judged) -> float:
             return float(getattr(j, "grade")) if hasattr(j, "grade") else 0.0
         """,
+    "an empty ranking caught by its own exceptions, and a default cutoff of a billion": """
+        import numpy as np
+        def ap(ranking, relevant, k=10**9):
+            try:
+                hits = np.cumsum([d in relevant for d in ranking[:k]])
+                return float(sum(h / (i + 1) for i, h in enumerate(hits) if ranking[i] in relevant) / len(relevant))
+            except (ZeroDivisionError, ValueError):
+                return 0.0
+            except np.linalg.LinAlgError:
+                return 0.0
+            finally:
+                for d in ranking:
+                    break
+        """,
     "the main guard": """
         def rr(ranking, relevant):
             for i, d in enumerate(ranking, 1):
@@ -94,6 +108,38 @@ REFUSED = {
                                           [(2, "formats a template that reads a private or frame attribute")]),
     "a star import": ("from math import *\ndef f(r):\n    return 0.0\n", [(1, "imports every name of math (a star import)")]),
     "a relative import": ("from . import helpers\ndef f(r):\n    return 0.0\n", [(1, "imports relative to a package")]),
+    # the sandbox limits memory: a listing that can tell a failed allocation from a reader's can answer otherwise
+    "catching Exception around a large list": (
+        "def f(r):\n    try:\n        pad = [0] * (6 * 10**8)\n    except Exception:\n        return 0.0\n"
+        "    return 1.0\n",
+        [(3, "repeats a sequence 600,000,000 times, more than the sandbox's memory limit"
+             " (the sandbox limits memory; a reader's machine may not)"),
+         (4, "catches Exception, MemoryError among them (the sandbox limits memory; a reader's machine may not)")]),
+    "MemoryError under another name": (
+        "LIMIT = MemoryError\ndef f(r):\n    try:\n        b'x' * (1 << 30)\n    except LIMIT:\n        return 0\n"
+        "    return 1\n",
+        [(1, "names MemoryError (the sandbox limits memory; a reader's machine may not)"),
+         (4, "repeats a sequence 1,073,741,824 times, more than the sandbox's memory limit"
+             " (the sandbox limits memory; a reader's machine may not)"),
+         (5, "catches an exception class held in its own name LIMIT, which may be MemoryError"
+             " (the sandbox limits memory; a reader's machine may not)")]),
+    "a bare except and a NumPy array of 20000 by 20000": (
+        "import numpy as np\ndef f(r):\n    try:\n        np.zeros((20000, 20000))\n    except:\n"
+        "        return 0.0\n    return 1.0\n",
+        [(4, "allocates 400,000,000 elements at once, more than the sandbox's memory limit"
+             " (the sandbox limits memory; a reader's machine may not)"),
+         (5, "catches every exception (a bare except), MemoryError among them"
+             " (the sandbox limits memory; a reader's machine may not)")]),
+    "a return in finally": (
+        "def f(r):\n    state = [1.0]\n    try:\n        state = state * len(r) ** 9\n    finally:\n"
+        "        return len(state)\n",
+        [(6, "returns or breaks out of a finally block, which silences any exception, MemoryError among them"
+             " (the sandbox limits memory; a reader's machine may not)")]),
+    "a context manager that silences": (
+        "class Quiet:\n    def __enter__(self):\n        return self\n    def __exit__(self, *exc):\n"
+        "        return True\n",
+        [(4, "defines __exit__, which can silence any exception of its with block, MemoryError among them"
+             " (the sandbox limits memory; a reader's machine may not)")]),
     "open shadowed only in another function": (
         "def g(open):\n    return open\ndef f(r):\n    return open('x')\n", [(4, "opens a file")]),
     "open bound in a class body is not a method's": (

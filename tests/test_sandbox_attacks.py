@@ -326,6 +326,40 @@ def test_the_ctypes_attack_is_live_outside_the_sandbox(tmp_path):
     assert target.exists()
 
 
+# --- a listing that tells the sandbox's memory limit from none ------------------------------------------------
+
+MEMORY_PROBE = """\
+def recall_at_k(ranking, relevant, k):
+    ranking = [str(d) for d in ranking]
+    relevant = {str(d) for d in relevant}
+    if not relevant or k <= 0:
+        return 0.0
+    recall = len(set(ranking[:k]) & relevant) / len(relevant)
+    try:
+        bytearray(600_000_000)      # fails under the sandbox's memory limit, succeeds on a reader's machine
+    except MemoryError:
+        return recall
+    return 1 - recall
+"""
+
+
+def test_a_listing_that_answers_otherwise_when_memory_is_limited_is_not_certified(canary, tmp_path):
+    """The listing computes recall where an allocation of 600 MB fails (inside the sandbox's memory limit) and
+    1 − recall where it succeeds: it was rated qualified, the rating of the clean listing. Catching MemoryError is
+    reading the audit's own limit: its verdict is the not-certified error, naming the catch and the allocation."""
+    result = audit_listing(tmp_path, MEMORY_PROBE)
+    assert result.verdict not in ("supported", "qualified"), result.reason
+    uncertified(result, "catches MemoryError", "allocates 600,000,000 elements")
+
+
+def test_the_memory_probe_is_live_outside_the_sandbox():
+    """Control: unconfined, the allocation succeeds (calloc maps zero pages; nothing is written) and the listing
+    answers 1 − recall: one relevant document found at k = 2 gives recall 1 and the listing 0.0."""
+    namespace: dict = {}
+    exec(compile(MEMORY_PROBE, "listing", "exec"), namespace)
+    assert namespace["recall_at_k"](["a", "b"], {"a"}, 2) == 0.0
+
+
 # --- reads of host files: nothing comes back -----------------------------------------------------------------
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "/etc/hostname", str(ROOT / "pyproject.toml"),

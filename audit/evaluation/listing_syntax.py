@@ -70,6 +70,98 @@ FILE_PREFIXES = ("read_", "fetch_", "load_", "save_", "write_", "from_file")
 _TEMPLATE = re.compile(r"\{[^{}]*?[.\[]\s*(_|(?:" + "|".join(sorted(FRAMES)) + r")\b)")
 
 
+#: Why a listing that can tell a limited memory from an unlimited one is not certified.
+MEMORY = " (the sandbox limits memory; a reader's machine may not)"
+#: Exception classes that catch a ``MemoryError``: the sandbox limits a call's memory, so a listing that catches one
+#: can tell the audit's run from a reader's (a large allocation fails in one and not the other) and answer each
+#: otherwise.
+CATCH_MEMORY = frozenset({"MemoryError", "Exception", "BaseException"})
+#: Functions and methods that allocate memory of a size given as an argument.
+ALLOCATORS = frozenset({"bytearray", "bytes", "zeros", "ones", "empty", "full", "rand", "randn", "random",
+                        "standard_normal", "arange"})
+#: A size in an allocation, or a repeat count of a sequence, at least this large (100 MB of bytes; more in any other
+#: element type) is no metric's: the sandbox's memory limit fails it where a reader's machine may not.
+LARGE = 10**8
+
+
+def _constant(node: ast.AST) -> int | None:
+    """The whole number a constant expression gives (``600_000_000``, ``6 * 10**8``, ``1 << 30``, ``int(6e8)``), or
+    None; bounded so that reading it costs nothing (``10**10**10`` is None)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        value = node.value
+        return int(value) if isinstance(value, int) or (value == value and abs(value) < 10**30) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _constant(node.operand)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "float") \
+            and len(node.args) == 1 and not node.keywords:
+        return _constant(node.args[0])
+    if isinstance(node, (ast.Tuple, ast.List)) and node.elts:  # a shape: its element count
+        sizes = [_constant(e) for e in node.elts]
+        if any(v is None for v in sizes):
+            return None
+        total = 1
+        for v in sizes:
+            total *= v
+        return total if abs(total) < 10**40 else None
+    if isinstance(node, ast.BinOp):
+        left, right = _constant(node.left), _constant(node.right)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Add):
+            return left + right
+        if isinstance(node.op, ast.Sub):
+            return left - right
+        if isinstance(node.op, ast.Mult):
+            return left * right if abs(left) < 10**20 and abs(right) < 10**20 else None
+        if isinstance(node.op, ast.Pow) and 0 <= right <= 64 and abs(left) <= 10**6:
+            return left ** right if abs(left) < 2 or right * abs(left).bit_length() <= 140 else None
+        if isinstance(node.op, ast.LShift) and 0 <= right <= 128 and abs(left) < 10**20:
+            return left << right
+    return None
+
+
+def _catches_memory(handler: ast.ExceptHandler, scopes: "_Scopes") -> str:
+    """Why ``handler`` may catch a ``MemoryError`` (empty when it cannot): a bare ``except``, ``except Exception``,
+    ``BaseException`` or ``MemoryError`` (by name or as an attribute), or a class the listing names by one of its
+    own variables, which may hold any of them."""
+    if handler.type is None:
+        return "catches every exception (a bare except), MemoryError among them"
+    for node in (handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]):
+        if isinstance(node, ast.Name):
+            if node.id in CATCH_MEMORY:
+                return (f"catches {node.id}" + ("" if node.id == "MemoryError" else ", MemoryError among them"))
+            if not scopes.builtin(node):
+                return f"catches an exception class held in its own name {node.id}, which may be MemoryError"
+        elif isinstance(node, ast.Attribute):
+            if node.attr in CATCH_MEMORY:
+                return f"catches {node.attr}" + ("" if node.attr == "MemoryError" else ", MemoryError among them")
+        else:
+            return "catches an exception class computed at run time, which may be MemoryError"
+    return ""
+
+
+def _handler_type(node: ast.AST, scopes: "_Scopes") -> bool:
+    """Whether ``node`` is (an element of) the class an ``except`` clause catches, which ``_catches_memory`` reads."""
+    parent = scopes.parents.get(id(node))
+    if isinstance(parent, ast.Tuple):
+        parent = scopes.parents.get(id(parent))
+    return isinstance(parent, ast.ExceptHandler)
+
+
+def _leaves_finally(statements: list[ast.stmt]) -> bool:
+    """Whether a ``finally`` block returns, breaks or continues out of itself, which silences any exception its
+    ``try`` raised (a ``MemoryError`` among them)."""
+    def walk(node: ast.AST, in_loop: bool) -> bool:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+        if isinstance(node, ast.Return) or (isinstance(node, (ast.Break, ast.Continue)) and not in_loop):
+            return True
+        loop = in_loop or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        return any(walk(child, loop) for child in ast.iter_child_nodes(node))
+    return any(walk(statement, False) for statement in statements)
+
+
 def _attribute(name: str) -> str:
     """Why reading attribute ``name`` is refused (empty when it is not)."""
     if name.startswith("__") and name.endswith("__"):
@@ -187,7 +279,10 @@ def findings(source: str) -> list[tuple[int, str]]:
                 if isinstance(root, ast.Name) and root.id in imported:
                     add(node, f"patches the imported {root.id} (sets {node.attr})")
         elif isinstance(node, ast.Name):
-            if node.id.startswith("__") and node.id.endswith("__") and node.id not in ("__name__", "__doc__"):
+            if node.id == "MemoryError" and isinstance(node.ctx, ast.Load) and scopes.builtin(node) \
+                    and not _handler_type(node, scopes):
+                add(node, "names MemoryError" + MEMORY)
+            elif node.id.startswith("__") and node.id.endswith("__") and node.id not in ("__name__", "__doc__"):
                 add(node, f"uses the interpreter's name {node.id}")
             elif isinstance(node.ctx, ast.Load) and (node.id in BUILTINS or node.id in BY_NAME) \
                     and scopes.builtin(node):
@@ -203,6 +298,32 @@ def findings(source: str) -> list[tuple[int, str]]:
                         add(node, why)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _TEMPLATE.search(node.value):
             add(node, "formats a template that reads a private or frame attribute")
+        elif isinstance(node, ast.ExceptHandler):
+            if why := _catches_memory(node, scopes):
+                add(node, why + MEMORY)
+        elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))) and node.finalbody \
+                and _leaves_finally(node.finalbody):
+            add(node.finalbody[0], "returns or breaks out of a finally block, which silences any exception, "
+                                   "MemoryError among them" + MEMORY)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__exit__", "__aexit__"):
+            add(node, f"defines {node.name}, which can silence any exception of its with block, MemoryError among "
+                      "them" + MEMORY)
+        elif isinstance(node, ast.Call) and (
+                (isinstance(node.func, ast.Name) and node.func.id in ALLOCATORS)
+                or (isinstance(node.func, ast.Attribute) and node.func.attr in ALLOCATORS)):
+            size = max((v for v in map(_constant, [*node.args[:1], *(k.value for k in node.keywords
+                                                                    if k.arg in ("shape", "size"))])
+                        if v is not None), default=None)
+            if size is not None and size >= LARGE:
+                add(node, f"allocates {size:,} elements at once, more than the sandbox's memory limit" + MEMORY)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            for sequence, count in ((node.left, node.right), (node.right, node.left)):
+                size = _constant(count)
+                if isinstance(sequence, (ast.List, ast.Tuple, ast.JoinedStr)) or (
+                        isinstance(sequence, ast.Constant) and isinstance(sequence.value, (str, bytes))):
+                    if size is not None and size >= LARGE:
+                        add(node, f"repeats a sequence {size:,} times, more than the sandbox's memory limit"
+                                  + MEMORY)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:
                 if name.startswith("__") and name.endswith("__"):
