@@ -79,3 +79,36 @@ def test_a_run_whose_modules_are_not_known_is_not_stored(tmp_path):
     key = store.key("{}", tmp_path)
     store.put(key, NotebookReport(path="ch01.ipynb", status="ran", summary="ran every cell"))
     assert store.get(key) is None
+
+
+def test_after_the_notebook_ran_again_the_console_says_what_changed(tmp_path, monkeypatch, capsys):
+    """``audit run`` compares the new report with the previous one: a notebook that ran again and now prints another
+    value is a change, not "no change since the previous report". The test book's ch1 notebook divides the hits by
+    the documents returned: on its four-document ranking P@5 prints 2/4 = 0.5000 (the chapter, dividing by k, says
+    2/5); with the fifth result d4 added it prints 2/5 = 0.4000, and the finding on cell 2 goes away."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from audit.cli import main
+    book = tmp_path / "book"
+    shutil.copytree(Path(__file__).resolve().parent / "book", book,
+                    ignore=shutil.ignore_patterns("conftest.py", "__pycache__"))
+    (book / ".git").mkdir()
+    monkeypatch.setenv("CHAPTER_AUDIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(book)
+    assert main(["run", "ch1-precision/audit"]) == 0
+    capsys.readouterr()
+    path = book / "ch1-precision" / "precision.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    cell["source"] = "".join(cell["source"]).replace('["d3", "d7", "d1", "d9"]', '["d3", "d7", "d1", "d9", "d4"]')
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    assert main(["run", "ch1-precision/audit"]) == 0
+    out = capsys.readouterr().out
+    assert "no change" not in out
+    assert "ch1-precision: changes since the previous report" in out
+    assert "notebook cell 2 P@5: 0.5000 → 0.4000" in out
+    assert "notebook finding gone: P@5 (P2): cell 2 prints 'P@5 = 0.5000'" in out
+    assert main(["run", "ch1-precision/audit"]) == 0  # nothing changed: the stored run, and the same report
+    assert "ch1-precision: no change since the previous report" in capsys.readouterr().out

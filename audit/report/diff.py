@@ -22,11 +22,14 @@ class ReportDiff:
     verdicts: list[tuple[str, str, str, str, str]] = field(default_factory=list)
     values: list[tuple[str, str]] = field(default_factory=list)
     fingerprint: tuple[str, str] | None = None
+    #: What the chapter's notebook now does otherwise: its status, a number a cell prints, its findings and stale
+    #: outputs (a notebook run again after a module it imports changed prints another value).
+    notebook: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
         return not (self.added or self.removed or self.moved or self.edited or self.verdicts or self.values
-                    or self.fingerprint)
+                    or self.fingerprint or self.notebook)
 
     def lines(self) -> list[str]:
         """A short plain-text summary, one line per change."""
@@ -42,6 +45,7 @@ class ReportDiff:
         out += [f"  verdict  {cid}: {a} → {b}\n           was: {ra}\n           now: {rb}"
                 for cid, a, b, ra, rb in self.verdicts]
         out += [f"  values   {cid}: {what}" for cid, what in self.values]
+        out += [f"  notebook {what}" for what in self.notebook]
         return out
 
 
@@ -95,8 +99,45 @@ def diff_reports(old: dict, new: dict) -> ReportDiff:
         if changed:
             result.values.append((cid, "; ".join(changed[:4]) + (f"; and {len(changed) - 4} more"
                                                                 if len(changed) > 4 else "")))
+    result.notebook = _notebook_changes(old.get("notebook"), new.get("notebook"))
     fa = old.get("fingerprint", {}).get("computed")
     fb = new.get("fingerprint", {}).get("computed")
     if fa and fb and fa != fb:
         result.fingerprint = (fa, fb)
     return result
+
+
+def _listed(items: list[str], what: str) -> list[str]:
+    """At most three texts, then how many more."""
+    return [f"{what}: {text}" for text in items[:3]] + ([f"{what}: and {len(items) - 3} more"] if len(items) > 3 else [])
+
+
+def _notebook_changes(old: dict | None, new: dict | None) -> list[str]:
+    """One line per change of the report's notebook section: the notebook added or dropped, its status, each number a
+    cell prints (by cell and label), findings and stale outputs gained or lost."""
+    if not old and not new:
+        return []
+    if not old or not new:
+        return [f"{(new or old).get('path', '')}: {'now run' if new else 'no longer run'}"
+                + (f" ({new.get('status')})" if new else "")]
+    out = []
+    if old.get("path") != new.get("path"):
+        out.append(f"{old.get('path')} → {new.get('path')}")
+    if old.get("status") != new.get("status"):
+        out.append(f"status {old.get('status')} → {new.get('status')}")
+
+    def numbers(section: dict) -> dict[tuple, str]:
+        return {(n.get("cell"), n.get("label")): str(n.get("value")) for n in section.get("numbers") or []}
+
+    na, nb = numbers(old), numbers(new)
+    for key in sorted(set(na) | set(nb), key=lambda k: (k[0] or 0, str(k[1]))):
+        if na.get(key) != nb.get(key):
+            out.append(f"cell {key[0]} {key[1]}: {na.get(key, '—')} → {nb.get(key, '—')}")
+    def texts(section: dict, name: str) -> list[str]:
+        return [f.get("text", "") if isinstance(f, dict) else str(f) for f in section.get(name) or []]
+
+    for name, what in (("findings", "finding"), ("stale", "stale output")):
+        before, after = texts(old, name), texts(new, name)
+        out += _listed([t for t in after if t not in before], f"new {what}")
+        out += _listed([t for t in before if t not in after], f"{what} gone")
+    return out
