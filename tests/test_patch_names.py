@@ -188,22 +188,22 @@ def test_a_notebook_or_source_in_a_dot_folder_is_refused_naming_its_field(tmp_pa
     assert caught.value.field == "notebook" and "'.git'" in str(caught.value)
 
 
-def test_a_chapter_kept_in_a_dot_folder_still_reads_its_own_copy(tmp_path):
-    """Only the way from the chapter folder counts for a file inside it: a book may keep its registers in
-    ``.audit/``; a file beside chapter.yaml is the chapter's own copy."""
+def test_a_chapter_kept_in_a_dot_folder_is_refused_even_for_its_own_copy(tmp_path):
+    """A chapter folder committed inside ``.github/workflows`` with ``snapshot.file: audit.yml`` would make the patch
+    edit a CI workflow: a dot-folder is out of the book's text wherever the chapter folder lies."""
     (tmp_path / ".git").mkdir()
-    folder = tmp_path / ".audit" / "ch01"
-    folder.mkdir(parents=True)
-    (folder / "chapter.yaml").write_text("id: ch01\ntitle: Chapter 1\n", encoding="utf-8")
-    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
-    (folder / "snapshot.txt").write_text("# Chapter 1\n\n" + SENTENCE, encoding="utf-8")
-    assert load_chapter(folder).snapshot.text.endswith(SENTENCE)
-    (folder / "chapter.yaml").write_text("id: ch01\ntitle: Chapter 1\nsnapshot: {file: ../../.git/config}\n",
-                                         encoding="utf-8")
     _git_config(tmp_path)
+    folder = tmp_path / ".github" / "workflows"
+    (folder / "chapter.yaml").write_text("id: ch01\ntitle: Chapter 1\nsnapshot: {file: audit.yml}\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
     with pytest.raises(RegisterError) as caught:
         load_chapter(folder)
-    assert caught.value.field == "snapshot.file" and "'.git'" in str(caught.value)
+    assert caught.value.field == "snapshot.file" and "'.github'" in str(caught.value)
+    (tmp_path / "claims" / "ch01").mkdir(parents=True)  # the same chapter in an ordinary folder loads
+    for name in ("chapter.yaml", "claims.yaml"):
+        (tmp_path / "claims" / "ch01" / name).write_text((folder / name).read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "claims" / "ch01" / "audit.yml").write_text("# Chapter 1\n\n" + SENTENCE, encoding="utf-8")
+    assert load_chapter(tmp_path / "claims" / "ch01").snapshot.text.endswith(SENTENCE)
 
 
 def test_a_snapshot_that_is_a_folder_names_the_field(tmp_path):

@@ -1215,16 +1215,12 @@ def _check_notebook(folder: Path, identity: Identity, root: Path, chapter_path: 
                             file=str(chapter_path), field="notebook") from None
 
 
-def hidden_part(path: Path, root: Path, folder: Path | None = None) -> str:
+def hidden_part(path: Path, root: Path) -> str:
     """The first name starting with a dot (``.git``, ``.github``, ``.env``) on the way from the book's repository
     ``root`` to the resolved ``path`` — a folder or file the book keeps out of its text (credentials in
-    ``.git/config``, CI workflows) — or '' when there is none. Inside the chapter folder ``folder`` only the way from
-    that folder counts, so a chapter kept in a dot-folder may still hold its own copy. ``path`` must be resolved and
-    inside ``root``."""
-    base = root
-    if folder is not None and path.is_relative_to(folder.resolve()):
-        base = folder.resolve()
-    return next((part for part in path.relative_to(base).parts if part.startswith(".")), "")
+    ``.git/config``, CI workflows) — or '' when there is none. ``path`` must be resolved and inside ``root``. A
+    chapter folder inside a dot-folder gets no exception: its own copy there could be a workflow file."""
+    return next((part for part in path.relative_to(root).parts if part.startswith(".")), "")
 
 
 def repository_problem(folder: Path, name: str, root: Path) -> str:
@@ -1235,7 +1231,7 @@ def repository_problem(folder: Path, name: str, root: Path) -> str:
     path = (Path(folder) / name).resolve()
     if Path(name).is_absolute() or not path.is_relative_to(root):
         return f"points outside the book's repository ({root})"
-    hidden = hidden_part(path, root, Path(folder))
+    hidden = hidden_part(path, root)
     if hidden:
         what = "is the hidden file" if hidden == path.name else "lies in the dot-folder"
         return (f"{what} {hidden!r} of the book's repository ({root}), which the audit neither reads as a "

@@ -135,7 +135,7 @@ def _check_patch(path: Path, chapter_folder: Path) -> None:
             here = Path(name) if (Path.cwd() / name).is_file() else chapter_folder / name
             if Path(name).is_absolute() or not here.is_file() or not here.resolve().is_relative_to(root):
                 raise ValueError(f"it names {name!r}, which is no file of the chapter's book ({root})")
-            hidden = hidden_part(here.resolve(), root, chapter_folder)
+            hidden = hidden_part(here.resolve(), root)
             if hidden:
                 raise ValueError(f"it names {name!r}, which lies in {hidden!r}, a dot-folder or hidden file of the "
                                  f"chapter's book ({root}) that no patch may change")
