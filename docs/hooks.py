@@ -73,7 +73,8 @@ def measure_catalogue() -> str:
     """The chapter evaluator's measures: each with what it is, its cutoff, the conventions its value can depend on
     (on one query, and over several), how queries combine, and where it is defined."""
     _conventions()
-    from audit.evaluation.evaluator import CATALOGUE, relevant_to
+    from audit.evaluation.evaluator import relevant_to
+    from audit.measures.catalogue import CATALOGUE
     rows = ["| measure | what | cutoff | conventions it depends on | over several queries, also | queries combine by "
             "| defined by |", "|---|---|---|---|---|---|---|"]
     for name, m in CATALOGUE.items():

@@ -25,7 +25,7 @@ from test_cli import (
 )
 
 from audit.register.claims import load_chapter
-from audit.report.results import ClaimResult
+from audit.model.results import ClaimResult
 from audit.run.cache import ClaimCache, claim_key, environment
 from audit.text.anchors import locate
 
@@ -497,7 +497,7 @@ def test_a_ranx_error_from_a_full_disk_gets_a_hint_naming_the_numba_cache(tmp_pa
     from types import SimpleNamespace
 
     from audit.cli import _numba_hint
-    from audit.report.results import Check, ImplValue
+    from audit.model.results import Check, ImplValue
     failed = ImplValue(implementation="ranx", status="error", detail="OSError: [Errno 28] No space left on device")
     report = SimpleNamespace(chapter={"id": "ch"}, claims=[SimpleNamespace(id="C1", checks=[
         Check(label="P@4", values=[ImplValue(implementation="chapter", value=0.25), failed])])])

@@ -95,7 +95,7 @@ def test_json_report_has_format_version_and_every_claim(tmp_path):
     reports = tmp_path / "reports"
     run(chapter, "--reports", reports)
     data = json.loads((reports / "good.json").read_text(encoding="utf-8"))
-    assert data["format_version"] == "2.4"  # audit.report.results.FORMAT_VERSION
+    assert data["format_version"] == "2.4"  # audit.model.results.FORMAT_VERSION
     assert [(c["id"], c["verdict"]) for c in data["claims"]] == [("C1", "supported"), ("C2", "not checkable")]
 
 

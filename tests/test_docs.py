@@ -88,7 +88,8 @@ def test_the_conventions_page_says_what_every_declared_value_means():
 
 
 def test_the_measures_page_lists_every_catalogue_measure_with_its_conventions():
-    from audit.evaluation.evaluator import CATALOGUE, relevant_to
+    from audit.evaluation.evaluator import relevant_to
+    from audit.measures.catalogue import CATALOGUE
     assert "<!-- generated: measures -->" in (DOCS / "measures.md").read_text(encoding="utf-8")
     table = _hooks().render("<!-- generated: measures -->", "measures.md")
     rows = {line.split("|")[1].strip().strip("`"): line for line in table.splitlines() if line.startswith("| `")}

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit.evaluation import evaluator as E
-from audit.evaluation.evaluator import MeasureSpec
+from audit.measures.catalogue import MeasureSpec
 from audit.register.conventions import CONVENTIONS
 
 F = Fraction

@@ -23,7 +23,7 @@ from audit.evaluation.references import all_references
 from audit.register.claims import load_chapter
 from audit.report import html_report, json_report, markdown
 from audit.report import patch as patch_report
-from audit.report.results import EVIDENCE_CLASSES
+from audit.model.results import EVIDENCE_CLASSES
 from audit.report.shown import markdown_safe
 from audit.report.writer import write_chapter_reports, write_index
 import audit.research.proposal as proposal_module

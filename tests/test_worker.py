@@ -244,7 +244,7 @@ CTRL_C_AT_START = textwrap.dedent("""
     from audit.evaluation.references.worker import IsolatedReference
     from audit.register.measures import parse
     from audit.report.chart_worker import ChartWorker
-    from audit.report.results import Check, ImplValue
+    from audit.model.results import Check, ImplValue
 
     # this process plays the audit, which handles its own Ctrl-C (a handler, not SIG_IGN: an ignored signal
     # stays ignored in the programs it starts, a handled one does not)

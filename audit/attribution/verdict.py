@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from audit.report.results import Check
+from audit.model.results import Check
 
 PRIORITY = {"contradicted": "high", "stale": "high", "error": "high", "qualified": "medium",
             "supported": "none", "pending": "low", "not checkable": "none"}

@@ -29,7 +29,8 @@ from pydantic import (
 )
 
 from audit.errors import AuditError, RegisterError, ValueParseError
-from audit.evaluation.evaluator import CATALOGUE, check_ranking
+from audit.measures.catalogue import CATALOGUE
+from audit.model.rankings import check_ranking
 from audit.evaluation.universe import PREMISES
 from audit.register.conventions import (CONVENTIONS, Declared, Statement, check_value, cited_in, declared_from,
                                         formula_statements)
@@ -1098,7 +1099,7 @@ def _readings_used(register: "ClaimsFile") -> frozenset[tuple[str, str]]:
     (``by:`` a reference: trec_eval's ``-l 2``, ``-J``), which binds that sentence only, like a reference option in a
     measure's name (``rel=2``); nor a variant the text defines under its own name (``Expect.named``), which is the
     text's own measure and no reading of the standard one."""
-    from audit.evaluation.evaluator import GAINS
+    from audit.measures.catalogue import GAINS
     from audit.register.measures import parse as parse_measure
 
     out: set[tuple[str, str]] = set()

@@ -9,8 +9,8 @@ from functools import lru_cache
 import ir_measures
 
 from audit.errors import MeasureError
-from audit.evaluation import measure_names  # noqa: F401  (declares DCG, IDCG, F, GMAP to ir-measures' parser)
-from audit.evaluation.evaluator import CATALOGUE, GAINS, MeasureSpec
+from audit.measures import names  # noqa: F401  (declares DCG, IDCG, F, GMAP to ir-measures' parser)
+from audit.measures.catalogue import CATALOGUE, GAINS, MeasureSpec
 
 
 #: ir-measures' aliases → the chapter evaluator's names.

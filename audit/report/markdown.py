@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from audit.register.conventions import CONVENTIONS, title_of
 from audit.register.values import display
-from audit.report.results import ChapterReport, Check, ClaimResult, ImplValue
+from audit.model.results import ChapterReport, Check, ClaimResult, ImplValue
 
 CHAPTER = "chapter"
 _MARK = {"supported": "✅ supported", "qualified": "⚠️ qualified", "contradicted": "❌ contradicted",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from audit.register.values import display
-from audit.report.results import ImplValue
+from audit.model.results import ImplValue
 
 
 def value_text(v: ImplValue, places: int = 6) -> str:

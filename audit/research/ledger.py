@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from audit.register.conventions import CONVENTIONS
-from audit.report.results import (
+from audit.model.results import (
     ClaimResult,
     SensitivityRow,
     SourceEntry,

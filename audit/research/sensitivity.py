@@ -40,7 +40,7 @@ from audit.register.conventions import CONVENTIONS, title_of
 from audit.register.measures import at_cutoff
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact, parse_claimed
-from audit.report.results import SensitivityCell, SensitivityRow
+from audit.model.results import SensitivityCell, SensitivityRow
 
 #: The metrics of chapter 23's table, in its order: the alternatives a reader could use at a cutoff.
 METRICS = ("P", "R", "RR", "AP", "nDCG")

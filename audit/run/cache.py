@@ -50,7 +50,7 @@ from pathlib import Path
 from audit import __version__
 from audit.evaluation.checks.value import printed_elsewhere_inputs
 from audit.register.limits import MAX_CACHE_ENTRY_BYTES
-from audit.report.results import ClaimResult
+from audit.model.results import ClaimResult
 from audit.run import entries as checks
 from audit.run.signing import signer
 
@@ -540,7 +540,7 @@ class NotebookStore:
                         "platform": platform.platform()})
 
     def get(self, key: str | None):
-        from audit.report.results import NotebookReport
+        from audit.model.results import NotebookReport
         if not self.enabled or key is None:
             return None
         found = self._store.get(key)

@@ -79,7 +79,7 @@ def _same(model, stored) -> bool:
 
 def claim_result(payload, claim_id: str | None = None, kind: str | None = None, chapter: str | None = None):
     """``(ClaimResult, conflicts)`` from a claim entry's payload, or None (see the module doc)."""
-    from audit.report.results import EVIDENCE_CLASSES, PRIORITIES, VERDICTS, ClaimResult
+    from audit.model.results import EVIDENCE_CLASSES, PRIORITIES, VERDICTS, ClaimResult
     from audit.run.cache import storable
 
     if not isinstance(payload, dict) or set(payload) != {"result", "conflicts"}:
@@ -130,7 +130,7 @@ def conflicts_of(stored, chapter: str | None, claim_id: str) -> list[dict] | Non
 
 def research(stored, claim_ids: Collection[str], lines: Sequence[str]):
     """The chapter's ``Research`` from an entry, or None (see the module doc). ``lines``: the snapshot's lines."""
-    from audit.report.results import Research
+    from audit.model.results import Research
 
     try:
         found = Research.model_validate(stored)
@@ -224,7 +224,7 @@ def per_claim(what: str, payload, claim_id: str) -> dict | None:
             return found
         return None
     if what == "sensitivity":
-        from audit.report.results import SensitivityRow
+        from audit.model.results import SensitivityRow
         rows = found.get("rows")
         if set(found) != {"rows"} or not isinstance(rows, list) or not rows:
             return None

@@ -29,7 +29,7 @@ from audit.register.values import (
     term_readings,
 )
 from audit.text.encode import breaks_replacing
-from audit.report.results import Check, ImplValue
+from audit.model.results import Check, ImplValue
 
 #: Significant digits an irrational value is certified to, in turn, while its enclosure straddles a
 #: bound of the claimed interval; past the last the claim is an error, not a verdict.

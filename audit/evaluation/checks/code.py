@@ -36,7 +36,7 @@ from audit.register.claims import (
 from audit.register.conventions import CONVENTIONS
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact, parse_claimed, parse_claimed_parts
-from audit.report.results import Check, ImplValue
+from audit.model.results import Check, ImplValue
 from audit.text.listings import function_source
 
 #: The exceptions by which a listing refuses a bad argument on purpose (k < 1): ``raise ValueError(…)`` or ``assert``.

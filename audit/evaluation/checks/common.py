@@ -15,7 +15,7 @@ from audit.evaluation.references import Reference
 from audit.register.claims import Fixture
 from audit.register.measures import parse as parse_measure
 from audit.register.values import ClaimedValue, display, fmt_float, format_exact
-from audit.report.results import ImplValue
+from audit.model.results import ImplValue
 from audit.run.parallel import queued
 
 CHAPTER = "chapter"

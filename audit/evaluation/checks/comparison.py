@@ -30,7 +30,7 @@ from audit.register.claims import Chapter, ComparisonClaim
 from audit.register.conventions import CONVENTIONS, Declared
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact, parse_claimed
-from audit.report.results import Check, ImplValue
+from audit.model.results import Check, ImplValue
 
 _EPS = 1e-9
 

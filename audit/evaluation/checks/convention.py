@@ -21,7 +21,7 @@ from audit.register.claims import CONVENTION_RULES, REFERENCE_NAMES, Chapter, Co
 from audit.register.conventions import CONVENTIONS, join_alike
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact
-from audit.report.results import Check, ImplValue
+from audit.model.results import Check, ImplValue
 
 REJECT = "reject"
 

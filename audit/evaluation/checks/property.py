@@ -33,7 +33,7 @@ from audit.register.conventions import CONVENTIONS
 from audit.register.measures import at_cutoff
 from audit.register.measures import parse as parse_measure
 from audit.register.values import display, format_exact, parse_claimed
-from audit.report.results import Check, ImplValue
+from audit.model.results import Check, ImplValue
 from audit.run.parallel import queued
 
 RELATIONS: dict[str, Callable[[float, float], bool]] = {

@@ -28,7 +28,7 @@ from audit.evaluation.references import scipy_stats
 from audit.evaluation.significance import DIGITS, ROOT_MEAN_D, SIDES, TESTS, Bounds, Span, as_mpf, p_of_t
 from audit.register.claims import UNPAIRED, Chapter, StatisticClaim
 from audit.register.values import parse_claimed, parse_interval
-from audit.report.results import Check, ImplValue
+from audit.model.results import Check, ImplValue
 
 #: How each statistic is named in a reason.
 NAMES = {"p": "the p-value", "t": "t", "df": "the degrees of freedom", "positives": "the number of positive differences", "W": "W",

@@ -46,7 +46,7 @@ from audit.evaluation.evaluator import relevant_to
 from audit.register.conventions import CONVENTIONS, Declared, Statement
 from audit.register.measures import parse as parse_measure
 from audit.register.values import ClaimedValue, display, format_exact, parse_claimed, printed_correction
-from audit.report.results import Check, ImplValue
+from audit.model.results import Check, ImplValue
 from audit.text.encode import breaks_replacing
 
 _AGGREGATE = {"mean": ("queries with results", "all judged queries"), "pooled": ("pooled",)}

@@ -113,7 +113,7 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
             if names:  # imported on the first call that names measures (a significance test names none)
                 import ir_measures
 
-                import audit.evaluation.measure_names  # noqa: F401  (the measures ir-measures' parser learns here)
+                import audit.measures.names  # noqa: F401  (the measures ir-measures' parser learns here)
             measures = [ir_measures.parse_measure(n) for n in names] if names else []
             if method == "reader_verdict":
                 result = ref.reader_verdict(*arg)

@@ -1,0 +1,272 @@
+"""The package's layering: `audit/` is grouped by stage, and imports run down the stages only.
+
+Top to bottom: the front ends (`cli.py`, `pytest_plugin.py`), then run, report, research, attribution,
+evaluation, register, text, and the ground floor every stage imports (`audit/model/`, what flows between
+the stages; `audit/measures/`, the measure declarations; `errors.py`). Every `import audit.…` and
+`from audit.… import` counts, at module level and inside functions alike, since a function-level import is
+still an arrow between two modules. The test reads the source with `ast` and imports nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "audit"
+
+# top to bottom; a module may import its own stage or any stage below it
+STAGES = ("front", "run", "report", "research", "attribution", "evaluation", "register", "text", "ground")
+GROUND_PACKAGES = {"model", "measures"}
+GROUND_MODULES = {"audit", "audit.errors"}
+FRONT_MODULES = {"audit.cli", "audit.pytest_plugin"}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _stage(module: str) -> str:
+    if module in GROUND_MODULES:
+        return "ground"
+    if module in FRONT_MODULES:
+        return "front"
+    package = module.split(".")[1]
+    if package in GROUND_PACKAGES:
+        return "ground"
+    if package not in STAGES:
+        raise AssertionError(f"{module}: audit/{package}/ is in no stage; add it to tests/test_layers.py")
+    return package
+
+
+def _target(name: str, modules: dict[str, Path]) -> str | None:
+    """The longest module of the package that `name` (a dotted name) is or lies in."""
+    parts = name.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in modules:
+            return candidate
+        parts.pop()
+    return None
+
+
+def _edges(modules: dict[str, Path]) -> set[tuple[str, str, int]]:
+    """(importer, imported, line) for every import of a module of the package, wherever it stands."""
+    edges = set()
+    for module, path in modules.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")
+                    anchor = anchor[:len(anchor) - (node.level - 1)]
+                    base = ".".join(anchor + ([base] if base else []))
+                # `from audit.x import y` imports the module audit.x.y when there is one, else audit.x
+                names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                         for alias in node.names]
+            for name in names:
+                if name != "audit" and not name.startswith("audit."):
+                    continue
+                target = _target(name, modules)
+                if target is not None and target != module:
+                    edges.add((module, target, node.lineno))
+    return edges
+
+
+MODULES = _modules()
+EDGES = _edges(MODULES)
+
+#: Upward imports not yet removed, each with why it is there and what would remove it. The list only shrinks:
+#: an entry that no longer occurs fails the test until it is struck from here.
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {
+    # the checks decide verdicts with the attribution rules (verdict.py, causes.py): those rules belong below
+    # the checks (on the ground floor or in evaluation/), the attribution stage keeping the book-wide part
+    ("audit.evaluation.checks.arithmetic", "audit.attribution.verdict"): "verdict rules used by a check",
+    ("audit.evaluation.checks.code", "audit.attribution.verdict"): "verdict rules used by a check",
+    ("audit.evaluation.checks.comparison", "audit.attribution.causes"): "causes found by experiment",
+    ("audit.evaluation.checks.comparison", "audit.attribution.verdict"): "verdict rules used by a check",
+    ("audit.evaluation.checks.convention", "audit.attribution.verdict"): "verdict rules used by a check",
+    ("audit.evaluation.checks.property", "audit.attribution.verdict"): "verdict rules used by a check",
+    ("audit.evaluation.checks.statistic", "audit.attribution.verdict"): "verdict rules used by a check",
+    ("audit.evaluation.checks.value", "audit.attribution.causes"): "causes found by experiment",
+    ("audit.evaluation.checks.value", "audit.attribution.verdict"): "verdict rules used by a check",
+    # the reference calls' queue and the worker processes live in run/ but are used by the checks, the
+    # reference worker and the chart worker: they belong below (a process layer every stage may use)
+    ("audit.evaluation.checks.common", "audit.run.parallel"): "each reference's call queue",
+    ("audit.evaluation.checks.property", "audit.run.parallel"): "each reference's call queue",
+    ("audit.evaluation.references.worker", "audit.run.processes"): "the worker side of the process protocol",
+    ("audit.report.chart_worker", "audit.run.processes"): "the worker side of the process protocol",
+    ("audit.report.charts", "audit.run.parallel"): "the chart worker's call queue",
+    ("audit.report.charts", "audit.run.cache"): "charts drawn ahead are cached with the claims",
+    # the claim model validates against the evaluation stage (function-level imports): a universal claim's
+    # premises and universe, the statistic claims' test, the sandbox's importable modules
+    ("audit.register.claims", "audit.evaluation.sandbox.environment"): "a listing's imports, at validation",
+    ("audit.register.claims", "audit.evaluation.significance"): "a t-test's kind, at validation",
+    ("audit.register.claims", "audit.evaluation.universe"): "a universal claim's premises and universe",
+    # the text stage reads the chapter, but its input limits and regular-file rule live in register/
+    # (limits.py, files.py): those two belong on the ground floor
+    ("audit.text.anchors", "audit.register.limits"): "input limits",
+    ("audit.text.chapter", "audit.register.files"): "regular files only",
+    ("audit.text.chapter", "audit.register.limits"): "input limits",
+    ("audit.text.init", "audit.register.limits"): "input limits",
+    # claimed values as intervals (values.py) and the conventions a text can state (conventions.py) are read
+    # by the scanner and written by the register: they belong on the ground floor
+    ("audit.text.coverage", "audit.register.values"): "printed values as intervals",
+    ("audit.text.scan", "audit.register.values"): "printed values as intervals",
+    ("audit.text.stated", "audit.register.conventions"): "the conventions a text can state",
+    ("audit.text.encode", "audit.register.conventions"): "the conventions a text can state",
+    ("audit.text.encode", "audit.register.values"): "printed values as intervals",
+    ("audit.text.examples.bind", "audit.register.values"): "printed values as intervals",
+    ("audit.text.encode", "audit.register.measures"): "measure names read from the text",
+    ("audit.text.examples.bind", "audit.register.measures"): "measure names read from the text",
+    # `audit init` (init.py, encode.py) drafts a register from the text and checks each draft: it writes
+    # the register stage's files and runs the evaluation, so it sits above both, not in text/
+    ("audit.text.encode", "audit.evaluation.evaluator"): "a drafted claim's value, computed",
+    ("audit.text.encode", "audit.evaluation.readings"): "a drafted claim's readings",
+    ("audit.text.encode", "audit.evaluation.significance"): "a drafted statistic claim's test",
+    ("audit.text.encode", "audit.register.claims"): "the claims it drafts",
+    ("audit.text.init", "audit.register.claims"): "the claims it drafts",
+    ("audit.text.init", "audit.register.derived"): "the derived claims it drafts",
+    ("audit.text.init", "audit.register.schema"): "the register file it writes",
+}
+
+#: Import cycles not yet broken, each with the same rule.
+ALLOWED_CYCLES: dict[frozenset[str], str] = {
+    # values.py reads a printed value with the scanner; the scanner reads values as intervals
+    frozenset({"audit.register.values", "audit.text.scan"}): "printed values both ways",
+    # the report history, the file writer and the index each use the others
+    frozenset({"audit.report.history", "audit.report.index", "audit.report.writer"}): "history, writer, index",
+    # the cache checks an entry's shape (entries.py), which uses the cache's key and version
+    frozenset({"audit.run.cache", "audit.run.entries"}): "cache entries",
+    # the example binders use encode's readers, and encode calls the binders
+    frozenset({"audit.text.encode", "audit.text.examples", "audit.text.examples.bind",
+               "audit.text.examples.grade_list", "audit.text.examples.positions",
+               "audit.text.examples.rank_table"}): "drafting examples",
+}
+
+
+def _upward(edges) -> list[str]:
+    rank = {stage: i for i, stage in enumerate(STAGES)}
+    return sorted(f"{a}:{line} -> {b}  ({_stage(a)} imports {_stage(b)})" for a, b, line in edges
+                  if rank[_stage(b)] < rank[_stage(a)])
+
+
+def _cycles(edges) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    graph: dict[str, set[str]] = {}
+    for a, b, _ in edges:
+        graph.setdefault(a, set()).add(b)
+        graph.setdefault(b, set())
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            advanced = False
+            for succ in successors:
+                if succ not in index:
+                    index[succ] = low[succ] = counter
+                    counter += 1
+                    stack.append(succ)
+                    on_stack.add(succ)
+                    work.append((succ, iter(sorted(graph[succ]))))
+                    advanced = True
+                    break
+                if succ in on_stack:
+                    low[node] = min(low[node], index[succ])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    components.append(sorted(component))
+    return sorted(components)
+
+
+def _cycle_edges(edges, component) -> list[str]:
+    members = set(component)
+    return sorted(f"{a}:{line} -> {b}" for a, b, line in edges if a in members and b in members)
+
+
+def test_the_reader_finds_the_package_imports():
+    # the reader itself: a module-level and a function-level import both become edges
+    assert ("audit.cli", "audit.errors") in {(a, b) for a, b, _ in EDGES}
+    assert len(MODULES) > 100 and len(EDGES) > 300
+
+
+def test_every_module_lies_in_a_stage():
+    for module in MODULES:
+        assert _stage(module) in STAGES
+
+
+def test_no_import_runs_up_the_stages():
+    upward = _upward({edge for edge in EDGES if edge[:2] not in ALLOWED_UPWARD})
+    assert not upward, f"{len(upward)} imports run up the stages:\n" + "\n".join(upward)
+
+
+def test_the_allowed_upward_imports_only_shrink():
+    present = {(a, b) for a, b, _ in EDGES}
+    gone = sorted(f"{a} -> {b}" for a, b in ALLOWED_UPWARD if (a, b) not in present or not _upward({(a, b, 0)}))
+    assert not gone, "no longer upward; strike from ALLOWED_UPWARD:\n" + "\n".join(gone)
+
+
+def test_no_import_cycle():
+    cycles = [c for c in _cycles(EDGES) if frozenset(c) not in ALLOWED_CYCLES]
+    assert not cycles, f"{len(cycles)} import cycles:\n" + "\n\n".join(
+        "\n".join(_cycle_edges(EDGES, component)) for component in cycles)
+
+
+def test_the_allowed_cycles_only_shrink():
+    gone = set(ALLOWED_CYCLES) - {frozenset(c) for c in _cycles(EDGES)}
+    assert not gone, "no longer a cycle; strike from ALLOWED_CYCLES:\n" + "\n".join(map(str, gone))
+
+
+@pytest.mark.parametrize("edges, upward, cycles", [
+    ({("audit.run.audit", "audit.text.chapter", 1)}, 0, 0),
+    ({("audit.register.claims", "audit.evaluation.universe", 3)}, 1, 0),
+    ({("audit.report.writer", "audit.report.index", 1), ("audit.report.index", "audit.report.writer", 2)}, 0, 1),
+    ({("audit.errors", "audit.cli", 1)}, 1, 0),
+    ({("audit.model.results", "audit.errors", 1)}, 0, 0),
+])
+def test_the_checks_can_fail(edges, upward, cycles):
+    assert len(_upward(edges)) == upward
+    assert len(_cycles(edges)) == cycles
+
+
+def test_every_declared_measure_has_its_exact_definition():
+    # the catalogue declares (ground floor), the chapter evaluator defines: one definition for each name
+    from audit.evaluation.evaluator import DEFINITIONS
+    from audit.measures.catalogue import CATALOGUE
+    assert list(DEFINITIONS) == list(CATALOGUE)
