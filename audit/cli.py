@@ -10,7 +10,7 @@ from pathlib import Path
 
 from audit import __version__
 from audit.errors import AuditError
-from audit.report.writer import SELECTED
+from audit.report.files import SELECTED
 
 #: Exit codes (also in docs/workflow.md).
 EXIT_OK = 0           # the audit ran; reports written
@@ -147,7 +147,7 @@ def crosscheck(args) -> int:
     from audit.attribution.crosscheck import crosscheck as run_crosscheck
     from audit.attribution.crosscheck import render_markdown
     from audit.evaluation.references import all_references
-    from audit.report.writer import write_text
+    from audit.report.files import write_text
     from audit.run.provenance import collect
 
     if not args.measures.split():
@@ -339,7 +339,7 @@ def run(args) -> int:
     from audit.evaluation.references import all_references
     from audit.evaluation.references.ranx_ref import numba_cache_dir
     from audit.register.claims import load_chapter, source_difference
-    from audit.report.writer import locked
+    from audit.report.files import locked
     from audit.run.provenance import collect
 
     def prepare_charts() -> None:  # matplotlib loads while the audit waits on its references

@@ -458,7 +458,7 @@ def test_audits_writing_one_reports_folder_write_one_after_the_other(tmp_path):
     and b of the other. The test holds the lock while both audits wait for it."""
     import time
 
-    from audit.report.writer import locked
+    from audit.report.files import locked
 
     reports = tmp_path / "reports"
     procs = []

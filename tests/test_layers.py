@@ -146,10 +146,6 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
 ALLOWED_CYCLES: dict[frozenset[str], str] = {
     # values.py reads a printed value with the scanner; the scanner reads values as intervals
     frozenset({"audit.register.values", "audit.text.scan"}): "printed values both ways",
-    # the report history, the file writer and the index each use the others
-    frozenset({"audit.report.history", "audit.report.index", "audit.report.writer"}): "history, writer, index",
-    # the cache checks an entry's shape (entries.py), which uses the cache's key and version
-    frozenset({"audit.run.cache", "audit.run.entries"}): "cache entries",
     # the example binders use encode's readers, and encode calls the binders
     frozenset({"audit.text.encode", "audit.text.examples", "audit.text.examples.bind",
                "audit.text.examples.grade_list", "audit.text.examples.positions",

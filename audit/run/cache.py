@@ -144,18 +144,6 @@ def claim_key(claim, chapter, anchor, env: Mapping, book=None) -> str:
     return _digest(material)
 
 
-def storable(result: ClaimResult) -> bool:
-    """Whether a result depends only on its key: not an ``error`` (a timeout or an internal fault), not a
-    search stopped by its time limit, no reference worker that crashed or overran."""
-    if result.verdict == "error" or "time limit stopped" in result.reason:
-        return False
-    for check in result.checks:
-        for value in check.values:
-            if value.status == "error" and "worker process" in value.detail:
-                return False
-    return True
-
-
 class ClaimCache:
     """Cached claim results under ``folder`` (default ``cache_root() / "claims"``); ``enabled=False``
     makes every lookup a miss and stores nothing (``--no-cache``).
@@ -190,7 +178,7 @@ class ClaimCache:
 
     def put(self, key: str, result: ClaimResult, conflicts: Sequence[dict] = ()) -> None:
         """Store ``result`` (skipped when disabled or not ``storable``); a failed write is counted in ``STATS``."""
-        if not self.enabled or not storable(result):
+        if not self.enabled or not checks.storable(result):
             return
         self._store.put(key, {"result": result.model_dump(mode="json"), "conflicts": [dict(c) for c in conflicts]})
 

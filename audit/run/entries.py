@@ -24,8 +24,12 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
 from audit.register.limits import MAX_VALUE_BITS
+
+if TYPE_CHECKING:
+    from audit.model.results import ClaimResult
 
 #: Largest magnitude of a number in an entry.
 LARGEST = float(2**MAX_VALUE_BITS)
@@ -77,10 +81,21 @@ def _same(model, stored) -> bool:
         return False
 
 
+def storable(result: ClaimResult) -> bool:
+    """Whether a result depends only on its key: not an ``error`` (a timeout or an internal fault), not a
+    search stopped by its time limit, no reference worker that crashed or overran."""
+    if result.verdict == "error" or "time limit stopped" in result.reason:
+        return False
+    for check in result.checks:
+        for value in check.values:
+            if value.status == "error" and "worker process" in value.detail:
+                return False
+    return True
+
+
 def claim_result(payload, claim_id: str | None = None, kind: str | None = None, chapter: str | None = None):
     """``(ClaimResult, conflicts)`` from a claim entry's payload, or None (see the module doc)."""
     from audit.model.results import EVIDENCE_CLASSES, PRIORITIES, VERDICTS, ClaimResult
-    from audit.run.cache import storable
 
     if not isinstance(payload, dict) or set(payload) != {"result", "conflicts"}:
         return None
