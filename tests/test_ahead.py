@@ -20,7 +20,7 @@ from audit.evaluation.references.worker import NICENESS
 from audit.register.claims import load_chapter
 from audit.run import audit as audit_module
 from audit.run.audit import audit_chapter
-from audit.run.parallel import queued
+from audit.evaluation.parallel import queued
 from audit.run.provenance import collect
 
 
@@ -340,7 +340,7 @@ def test_long_labels_fit_inside_the_chart():
 # --- the workers --------------------------------------------------------------------------------------------
 
 def test_quick_references_run_below_the_slow_one_and_every_worker_ends_cleanly():
-    from audit.register.measures import parse
+    from audit.measures.syntax import parse
     refs = all_references()
     measure = parse("P@1")[0]
     mine = os.getpriority(os.PRIO_PROCESS, 0)

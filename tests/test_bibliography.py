@@ -104,7 +104,7 @@ def test_sources_for_refuses_unknown_names():
 
 
 def test_convention_names_are_the_evaluator_model_keys():
-    from audit.register.conventions import CONVENTIONS as MODEL
+    from audit.measures.conventions import CONVENTIONS as MODEL
     assert CONVENTIONS == tuple(MODEL)
     assert CONVENTIONS[:9] == ("prefix", "precision_denominator", "repeated_ids", "ties", "unjudged", "gain", "ideal",
                                "relevance_level", "rr_cutoff")

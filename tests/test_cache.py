@@ -387,7 +387,7 @@ def test_parallel_chapters_draw_their_charts_ahead_for_the_parent(tmp_path, monk
     monkeypatch.setitem(charts._AHEAD, ("_interval_chart", "left by an earlier audit"), Future())
     # and the shared thread pool used before the fork, as an earlier audit in this process does: its threads are not
     # in a child
-    from audit.run.parallel import map_each
+    from audit.evaluation.parallel import map_each
     assert map_each(abs, [-1, -2]) == [1, 2]
     drawn_here = []
     for name in ("_interval_svg", "_curve_svg"):

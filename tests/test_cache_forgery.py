@@ -156,7 +156,7 @@ def test_an_entry_planted_in_an_empty_cache_is_not_used(case):
     looks: after the run, that very path holds the recomputed result, signed."""
     from audit.attribution.book import Book
     from audit.register.claims import load_chapter
-    from audit.register.limits import CLAIM_SECONDS
+    from audit.model.limits import CLAIM_SECONDS
     from audit.run.provenance import collect
     from audit.text.anchors import anchor_claim
 

@@ -77,7 +77,7 @@ def test_the_register_reference_holds_every_field_of_both_schemas(site):
 def test_the_conventions_page_says_what_every_declared_value_means():
     """Beside the table (whose values and their order tests/test_measure_catalogue.py holds to the declarations), the
     page lists each value with the phrase the reports use for it, from the same declarations."""
-    from audit.register.conventions import CONVENTIONS
+    from audit.measures.conventions import CONVENTIONS
     page = (DOCS / "conventions.md").read_text(encoding="utf-8")
     assert "<!-- generated: convention-values -->" in page
     values = _hooks().render("<!-- generated: convention-values -->", "conventions.md")

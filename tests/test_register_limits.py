@@ -2,7 +2,7 @@
 
 Each test writes a tiny chapter (one value claim) into tmp_path, changes one thing, and checks
 that ``load_chapter`` raises ``RegisterError`` naming the file, the claim (when there is one),
-the field and, for a limit, the limit (``audit.register.limits``) — never another exception, never a hang.
+the field and, for a limit, the limit (``audit.model.limits``) — never another exception, never a hang.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from audit.errors import RegisterError
-from audit.register import limits
+from audit.model import limits
 from audit.register.claims import load_chapter
 
 SNAPSHOT = "At cutoff four, a single relevant result gives P@4 = 1/4.\n"

@@ -234,7 +234,7 @@ def test_every_hunk_is_checked_on_the_patched_snapshot(audited, tmp_path):
 
 
 def _stated(h) -> dict[str, str]:
-    from audit.register.conventions import CONVENTIONS
+    from audit.measures.conventions import CONVENTIONS
     return {n: next(v for v in CONVENTIONS[n].values if f"{CONVENTIONS[n].title} {v}" in h.check)
             for n in h.conventions}
 

@@ -18,10 +18,10 @@ from functools import lru_cache
 from audit.errors import MeasureError, RankingError, ReadingDoesNotApply
 from audit.measures.catalogue import CATALOGUE, GAINS, SUPPORTED, MeasureDef, MeasureSpec
 from audit.model.rankings import Qrels, Ranking, Run, check_ranking
-from audit.register.conventions import CONVENTIONS
-from audit.register.values import exact_root
+from audit.measures.conventions import CONVENTIONS
+from audit.model.values import exact_root
 
-#: A reading: one value for every convention (``audit.register.conventions``).
+#: A reading: one value for every convention (``audit.measures.conventions``).
 Reading = Mapping[str, str]
 
 #: The reading trec_eval's defaults follow (each convention's first value).
@@ -527,7 +527,7 @@ _AGGREGATE = {"averaging": lambda m: m.name not in ("SetP", "SetR") and m.combin
 
 def relevant_to(measure_name: str, *, several_queries: bool) -> list[str]:
     """Convention names a measure's value can depend on (the aggregate ones only over several queries), in
-    the conventions' order (``audit.register.conventions``)."""
+    the conventions' order (``audit.measures.conventions``)."""
     m = CATALOGUE.get(measure_name)
     if m is None:
         return []

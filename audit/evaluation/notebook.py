@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from audit.evaluation.checks.common import CHAPTER
 from audit.register.claims import URL, notebook_path
-from audit.register.values import ValueParseError, parse_claimed
+from audit.model.values import ValueParseError, parse_claimed
 from audit.model.results import ClaimResult, NotebookFinding, NotebookNumber, NotebookReport
 from audit.text.outputs import numbers, output_texts
 

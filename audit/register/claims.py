@@ -32,10 +32,10 @@ from audit.errors import AuditError, RegisterError, ValueParseError
 from audit.measures.catalogue import CATALOGUE
 from audit.model.rankings import check_ranking
 from audit.evaluation.universe import PREMISES
-from audit.register.conventions import (CONVENTIONS, Declared, Statement, check_value, cited_in, declared_from,
+from audit.measures.conventions import (CONVENTIONS, Declared, Statement, check_value, cited_in, declared_from,
                                         formula_statements)
-from audit.register.files import read_text
-from audit.register.limits import (
+from audit.model.files import read_text
+from audit.model.limits import (
     MAX_CLAIMS,
     MAX_COHORT,
     MAX_CUTOFF,
@@ -52,9 +52,9 @@ from audit.register.limits import (
     shorten,
     trim,
 )
-from audit.register.measures import at_cutoff
-from audit.register.measures import parse as parse_measure
-from audit.register.values import parse_claimed, parse_expression
+from audit.measures.syntax import at_cutoff
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import parse_claimed, parse_expression
 from audit.text.chapter import Snapshot
 
 CHAPTER_FILE = "chapter.yaml"
@@ -1100,7 +1100,7 @@ def _readings_used(register: "ClaimsFile") -> frozenset[tuple[str, str]]:
     measure's name (``rel=2``); nor a variant the text defines under its own name (``Expect.named``), which is the
     text's own measure and no reading of the standard one."""
     from audit.measures.catalogue import GAINS
-    from audit.register.measures import parse as parse_measure
+    from audit.measures.syntax import parse as parse_measure
 
     out: set[tuple[str, str]] = set()
 
@@ -1348,7 +1348,7 @@ def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> 
     """A statistic claim's data, printed values, alpha and confidence, as the statistic check will read them: numbers
     where numbers are printed, at least two queries (or two p-values), statistics the test computes, and something
     printed to check."""
-    from audit.register.values import parse_interval
+    from audit.model.values import parse_interval
 
     for name in ("alpha", "confidence"):
         try:
@@ -1505,7 +1505,7 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
         if role == "constant" and p not in claim.constants and p not in defaults:
             raise fail(f"arguments.{p}", f"a constant needs its value: give it in constants ({p}: …) or as the "
                                          "listing's literal default")
-    from audit.register.measures import parse as parse_measure
+    from audit.measures.syntax import parse as parse_measure
     try:
         measured = dict(parse_measure(claim.measure.replace("@k", "@1"), reference_only=True)[0].params)
     except AuditError:
@@ -1545,7 +1545,7 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
             raise fail(f"calls[{i}].raises", f"{shorten(shown.raises, 80)!r} is not printed in the snapshot; write "
                                             "the exception line exactly as the doctest shows it")
         if shown.returns is not None and claim.shape != "number":
-            from audit.register.values import parse_claimed_parts
+            from audit.model.values import parse_claimed_parts
 
             try:
                 parse_claimed_parts(shown.returns, tolerance=shown.tolerance)

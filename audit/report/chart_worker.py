@@ -18,7 +18,7 @@ import threading
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING
 
-from audit.run import processes
+from audit.evaluation import processes
 
 if TYPE_CHECKING:
     from audit.model.results import Check

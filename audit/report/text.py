@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from audit.register.values import display
+from audit.model.values import display
 from audit.model.results import ImplValue
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from audit.register.conventions import CONVENTIONS
+from audit.measures.conventions import CONVENTIONS
 from audit.model.results import ChapterReport, ChecklistItem, EvidenceItem
 
 #: The register's free-text rewording, which `audit.run.audit` appends to a proposed response (never checked).

@@ -24,7 +24,7 @@ import yaml
 
 from audit.errors import AuditError
 from audit.register.claims import Chapter
-from audit.register.limits import MAX_QUOTE_CHARS
+from audit.model.limits import MAX_QUOTE_CHARS
 from audit.model.results import ClaimResult, Experiment, SensitivityRow
 from audit.text import coverage
 from audit.text.anchors import line_starts

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from audit.register.conventions import CONVENTIONS
+from audit.measures.conventions import CONVENTIONS
 from audit.model.results import (
     ClaimResult,
     SensitivityRow,

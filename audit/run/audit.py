@@ -27,8 +27,8 @@ from audit.evaluation.checks import CHECKERS, NEEDS, Measurements
 from audit.evaluation.notebook import hold_to_chapter, notebook_report
 from audit.evaluation.references import Reference, significance_references
 from audit.register.claims import Chapter, source_difference
-from audit.register.conventions import CONVENTIONS
-from audit.register.limits import CLAIM_SECONDS, shorten
+from audit.measures.conventions import CONVENTIONS
+from audit.model.limits import CLAIM_SECONDS, shorten
 from audit.model.results import (
     VERDICTS,
     ChapterReport,
@@ -48,7 +48,7 @@ from audit.run.cache import (
     environment,
     research_key,
 )
-from audit.run.parallel import map_each
+from audit.evaluation.parallel import map_each
 from audit.run.revise import Revised, revise
 from audit.text.anchors import (
     Anchor,
@@ -449,7 +449,7 @@ def tensions(chapter: Chapter) -> list:
     value gives on a probe input (by the chapter's definitions)."""
     from audit.evaluation import evaluator
     from audit.evaluation.readings import base_reading
-    from audit.register.measures import parse as parse_measure
+    from audit.measures.syntax import parse as parse_measure
     from audit.model.results import Tension
     out = []
     for name, statements in chapter.declared.tensions().items():

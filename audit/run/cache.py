@@ -49,7 +49,7 @@ from pathlib import Path
 
 from audit import __version__
 from audit.evaluation.checks.value import printed_elsewhere_inputs
-from audit.register.limits import MAX_CACHE_ENTRY_BYTES
+from audit.model.limits import MAX_CACHE_ENTRY_BYTES
 from audit.model.results import ClaimResult
 from audit.run import entries as checks
 from audit.run.signing import signer
@@ -448,7 +448,7 @@ def _write_some(fd: int, data) -> int:
 
 
 def _env_now() -> dict:
-    from audit.register.limits import CLAIM_SECONDS
+    from audit.model.limits import CLAIM_SECONDS
     from audit.run.provenance import versions
     return environment(versions(), CLAIM_SECONDS)
 

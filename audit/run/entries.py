@@ -26,7 +26,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
-from audit.register.limits import MAX_VALUE_BITS
+from audit.model.limits import MAX_VALUE_BITS
 
 if TYPE_CHECKING:
     from audit.model.results import ClaimResult
@@ -117,7 +117,7 @@ def claim_result(payload, claim_id: str | None = None, kind: str | None = None, 
     for check in result.checks:
         if check.low is not None and check.high is not None and check.low > check.high:
             return None
-    from audit.register.conventions import CONVENTIONS
+    from audit.measures.conventions import CONVENTIONS
     for name, values in result.holds_only.items():
         if name not in CONVENTIONS or any(v not in CONVENTIONS[name].values for v in values):
             return None

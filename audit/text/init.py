@@ -26,7 +26,7 @@ import yaml
 from audit.errors import AuditError, RegisterError
 from audit.register import derived
 from audit.register.claims import CHAPTER_FILE, CLAIMS_FILE, book_root, load_chapter
-from audit.register.limits import MAX_QUOTE_CHARS
+from audit.model.limits import MAX_QUOTE_CHARS
 from audit.register.schema import schema_path
 from audit.text import coverage, encode
 from audit.text.chapter import Snapshot

@@ -33,9 +33,9 @@ from audit.register.claims import (
     parameter_defaults,
     shown_arguments,
 )
-from audit.register.conventions import CONVENTIONS
-from audit.register.measures import parse as parse_measure
-from audit.register.values import display, format_exact, parse_claimed, parse_claimed_parts
+from audit.measures.conventions import CONVENTIONS
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import display, format_exact, parse_claimed, parse_claimed_parts
 from audit.model.results import Check, ImplValue
 from audit.text.listings import function_source
 

@@ -29,12 +29,12 @@ from audit.evaluation.references import Reference
 from audit.evaluation.references.worker import CALL_SECONDS
 from audit.evaluation.universe import PREMISES, Case, Run, Universe, _relevant
 from audit.register.claims import Chapter, PropertyClaim
-from audit.register.conventions import CONVENTIONS
-from audit.register.measures import at_cutoff
-from audit.register.measures import parse as parse_measure
-from audit.register.values import display, format_exact, parse_claimed
+from audit.measures.conventions import CONVENTIONS
+from audit.measures.syntax import at_cutoff
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import display, format_exact, parse_claimed
 from audit.model.results import Check, ImplValue
-from audit.run.parallel import queued
+from audit.evaluation.parallel import queued
 
 RELATIONS: dict[str, Callable[[float, float], bool]] = {
     "increases": lambda a, b: b > a,

@@ -27,7 +27,7 @@ from audit.evaluation.readings import base_reading
 from audit.evaluation.references import scipy_stats
 from audit.evaluation.significance import DIGITS, ROOT_MEAN_D, SIDES, TESTS, Bounds, Span, as_mpf, p_of_t
 from audit.register.claims import UNPAIRED, Chapter, StatisticClaim
-from audit.register.values import parse_claimed, parse_interval
+from audit.model.values import parse_claimed, parse_interval
 from audit.model.results import Check, ImplValue
 
 #: How each statistic is named in a reason.

@@ -43,9 +43,10 @@ from audit.register.options import reference_call
 from audit.errors import AuditError
 from audit.evaluation import evaluator
 from audit.evaluation.evaluator import relevant_to
-from audit.register.conventions import CONVENTIONS, Declared, Statement
-from audit.register.measures import parse as parse_measure
-from audit.register.values import ClaimedValue, display, format_exact, parse_claimed, printed_correction
+from audit.measures.conventions import CONVENTIONS, Declared, Statement
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import ClaimedValue, display, format_exact, parse_claimed
+from audit.text.scan import printed_correction
 from audit.model.results import Check, ImplValue
 from audit.text.encode import breaks_replacing
 

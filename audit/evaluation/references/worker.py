@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
 
 from audit.evaluation.references.base import Outcome, Reference, ScoredRun, Support
-from audit.run import processes
+from audit.evaluation import processes
 
 #: Seconds one call (one batch of fixtures and measures) may take in a worker before the worker is
 #: killed and the call becomes an error. Generous: ranx compiles its metrics on first use in an

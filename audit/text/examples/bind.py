@@ -154,8 +154,8 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
     """A value claim for the measures statement ``s`` prints a value of, on ``example``'s fixture, when the
     example determines each (``Example.missing``); ``skip``: measures already encoded on a fixture the sentence
     itself describes. Else ([], the question the draft asks: what the text does not say)."""
-    from audit.register.measures import parse as parse_measure
-    from audit.register.values import parse_claimed
+    from audit.measures.syntax import parse as parse_measure
+    from audit.model.values import parse_claimed
     from audit.errors import AuditError
     from audit.text.encode import (
         _BY,
