@@ -14,7 +14,7 @@ import time
 
 from audit.evaluation import evaluator
 from audit.evaluation.references import all_references
-from audit.evaluation.universe import Universe
+from audit.model.universe import Universe
 from audit.measures.syntax import parse
 
 

@@ -328,7 +328,7 @@ def test_tie_probe_with_tied_scores_loads(tmp_path):
                                   (2, 4, (0, 1, 1), 3, True), (0, 2, (1, 2), 1, False), (6, 4, (0, 1), 4, False)])
 def test_universe_size_counts_without_building(args):
     # The up-front count the limit is checked against equals the number of cases enumerated.
-    from audit.evaluation.universe import Universe
+    from audit.model.universe import Universe
 
     universe = Universe(*args)
     assert universe.size() == sum(1 for _ in universe.cases())

@@ -31,7 +31,7 @@ from pydantic import (
 from audit.errors import AuditError, RegisterError, ValueParseError
 from audit.measures.catalogue import CATALOGUE
 from audit.model.rankings import check_ranking
-from audit.evaluation.universe import PREMISES
+from audit.model.universe import PREMISES
 from audit.measures.conventions import (CONVENTIONS, Declared, Statement, check_value, cited_in, declared_from,
                                         formula_statements)
 from audit.model.files import read_text
@@ -604,7 +604,7 @@ class UniverseSpec(Strict):
 
     @model_validator(mode="after")
     def _meaningful(self) -> "UniverseSpec":
-        from audit.evaluation.universe import Universe
+        from audit.model.universe import Universe
 
         if self.max_length < 1:
             raise ValueError("max_length: 0 keeps only empty rankings, on which every measure is 0, so the search "
@@ -1358,7 +1358,7 @@ def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> 
         if level.nominal is None or level.approximate or not 0 < level.nominal < 1:
             raise fail(name, f"{name} {getattr(claim, name)!r} must be one number between 0 and 1")
     family = claim.test in ("bonferroni", "holm")
-    from audit.evaluation.significance import t_test_mismatch
+    from audit.text.t_tests import t_test_mismatch
 
     mismatch = t_test_mismatch(claim.test, claim.quote)
     if mismatch is not None:

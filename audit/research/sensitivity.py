@@ -33,7 +33,7 @@ from audit.evaluation.checks.common import Measurements
 from audit.evaluation.checks.property import WEAKER, Evaluations, pairs_for
 from audit.evaluation.checks.value import conventions_for, declared_with_aggregate, printed_in_quote
 from audit.evaluation.readings import REJECTED, base_reading, explore, graded_levels
-from audit.evaluation.universe import Universe
+from audit.model.universe import Universe
 from audit.register.claims import Chapter
 from audit.evaluation.evaluator import relevant_to
 from audit.measures.conventions import CONVENTIONS, title_of

@@ -223,7 +223,7 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
                       if claim.other_conventions else ""),
                   "constant": str(claim.bound),
                   "transform": f"when {TRANSFORMS[claim.transform][1]}" if claim.transform else ""}[claim.compare]
-        from audit.evaluation.universe import PREMISES
+        from audit.model.universe import PREMISES
         claimed = f"{measure_at(claim.measure, at)} {claim.relation} {target}" + (
             f", when {PREMISES[claim.given].text}" if claim.given else "")
     elif claim.kind == "code":

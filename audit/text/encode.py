@@ -1498,7 +1498,7 @@ def statistics(s: Statement) -> list[dict]:
     its data (``statistic`` claims' ``reported``); the sidedness when the sentence states it. The test is the one
     the sentence names: Welch's for a decimal df or when it says Welch (or equal_var=False), Student's unpaired test
     when it names an unpaired one (ttest_ind, two-sample, independent samples), else the paired t-test."""
-    from audit.evaluation.significance import t_tests_named
+    from audit.text.t_tests import t_tests_named
 
     named = t_tests_named(s.text)
     out = []

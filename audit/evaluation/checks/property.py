@@ -1,7 +1,7 @@
 """Property claims: a universal statement searched for counterexamples.
 
 Two stages, both through the chapter's definitions and every reference that supports the
-measure: exhaustive enumeration of a small universe (``audit.evaluation.universe``), then a seeded
+measure: exhaustive enumeration of a small universe (``audit.model.universe``), then a seeded
 random search beyond it (longer rankings, unjudged documents, graded judgements). Cases
 are evaluated as many queries in one call per reference. A statement found false is tried
 in its weaker form ("increases" → "never decreases") so a qualified verdict can name what
@@ -27,7 +27,7 @@ from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.references import Reference
 from audit.evaluation.references.worker import CALL_SECONDS
-from audit.evaluation.universe import PREMISES, Case, Run, Universe, _relevant
+from audit.model.universe import PREMISES, Case, Run, Universe, _relevant
 from audit.register.claims import Chapter, PropertyClaim
 from audit.measures.conventions import CONVENTIONS
 from audit.measures.syntax import at_cutoff
