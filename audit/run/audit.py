@@ -16,13 +16,13 @@ from audit.attribution.book import Book, Conflict
 from audit.attribution.verdict import (
     PRIORITY,
     Decision,
-    Evidence,
     decide,
     not_checkable,
     pending,
     stale,
 )
 from audit.errors import AuditError
+from audit.model.evidence import Evidence
 from audit.evaluation.checks import CHECKERS, NEEDS, Measurements
 from audit.evaluation.notebook import hold_to_chapter, notebook_report
 from audit.evaluation.references import Reference, significance_references

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from audit.attribution.verdict import Evidence, Point
+from audit.model.evidence import Evidence, Point
 from audit.errors import ValueParseError
 from audit.evaluation.checks.common import CHAPTER, Measurements, errors_of, fixture_name, shown
 from audit.evaluation.checks.value import bounds, check_expectation, check_printed

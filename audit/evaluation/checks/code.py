@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from audit.attribution.verdict import Evidence, Point
+from audit.model.evidence import Evidence, Point
 from audit.errors import AuditError, RepeatedIDError
 from audit.evaluation import evaluator
 from audit.evaluation.checks import computes

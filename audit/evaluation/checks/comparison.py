@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from audit.attribution.causes import Input, explain_reference
 from audit.evaluation.agreement import agree
-from audit.attribution.verdict import Evidence, Point
+from audit.model.evidence import Evidence, Point
 from audit.evaluation import evaluator
 from audit.evaluation.checks.common import (
     CHAPTER,

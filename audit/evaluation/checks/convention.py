@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
 
-from audit.attribution.verdict import Evidence, Point
+from audit.model.evidence import Evidence, Point
 from audit.errors import ReadingDoesNotApply, RepeatedIDError
 from audit.evaluation import evaluator
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float, listed

@@ -20,7 +20,7 @@ from fractions import Fraction
 from functools import lru_cache, partial
 from typing import NamedTuple
 
-from audit.attribution.verdict import Evidence, Point
+from audit.model.evidence import Evidence, Point
 from audit.errors import AuditError
 from audit.evaluation import evaluator
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float

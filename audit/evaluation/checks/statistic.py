@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import mpmath
 
-from audit.attribution.verdict import Evidence, Point
+from audit.model.evidence import Evidence, Point
 from audit.errors import AuditError
 from audit.evaluation import significance
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float

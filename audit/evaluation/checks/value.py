@@ -19,7 +19,7 @@ import re
 from fractions import Fraction
 
 from audit.attribution.causes import Input, explain_reference
-from audit.attribution.verdict import Evidence, Point, merge_repeats
+from audit.model.evidence import Evidence, Point, merge_repeats
 from audit.evaluation.checks.common import (
     CHAPTER,
     Measurements,
