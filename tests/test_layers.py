@@ -112,15 +112,6 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("audit.text.init", "audit.register.schema"): "the register file it writes",
 }
 
-#: Import cycles not yet broken, each with the same rule.
-ALLOWED_CYCLES: dict[frozenset[str], str] = {
-    # the example binders use encode's readers, and encode calls the binders
-    frozenset({"audit.text.encode", "audit.text.examples", "audit.text.examples.bind",
-               "audit.text.examples.grade_list", "audit.text.examples.positions",
-               "audit.text.examples.rank_table"}): "drafting examples",
-}
-
-
 def _upward(edges) -> list[str]:
     rank = {stage: i for i, stage in enumerate(STAGES)}
     return sorted(f"{a}:{line} -> {b}  ({_stage(a)} imports {_stage(b)})" for a, b, line in edges
@@ -207,14 +198,9 @@ def test_the_allowed_upward_imports_only_shrink():
 
 
 def test_no_import_cycle():
-    cycles = [c for c in _cycles(EDGES) if frozenset(c) not in ALLOWED_CYCLES]
+    cycles = _cycles(EDGES)
     assert not cycles, f"{len(cycles)} import cycles:\n" + "\n\n".join(
         "\n".join(_cycle_edges(EDGES, component)) for component in cycles)
-
-
-def test_the_allowed_cycles_only_shrink():
-    gone = set(ALLOWED_CYCLES) - {frozenset(c) for c in _cycles(EDGES)}
-    assert not gone, "no longer a cycle; strike from ALLOWED_CYCLES:\n" + "\n".join(map(str, gone))
 
 
 @pytest.mark.parametrize("edges, upward, cycles", [

@@ -61,7 +61,7 @@ MAX_SNIPPETS = 200
 
 
 def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
-    from audit.text.encode import fixture_tables
+    from audit.text.examples.rank_table import fixture_tables
     from audit.text.init import encode_statement
     from audit.text.init import _shortened as shortened
     text = chapter.snapshot.text

@@ -822,11 +822,11 @@ def _described(text: str, base: str, k) -> tuple[dict | None, str]:
         if length is None and (k is None and root in ("AP", "Rprec", "DCG", "ERR", "RBP", "NumRet")
                                or isinstance(k, int) and k > max(positions)):
             # the ranking is known down to the last stated position only: what follows is not the sentence's
-            from audit.text.examples import ASK_LENGTH
+            from audit.text.examples.example import ASK_LENGTH
             return None, f"{_name(base, k)} needs what the sentence does not state: {ASK_LENGTH.format(n=max(positions))}"
         length = length or max(positions)
         if root in _NEEDS_R and total is None:
-            from audit.text.examples import ASK_RELEVANT
+            from audit.text.examples.example import ASK_RELEVANT
             return None, f"{_name(base, k)} needs what the sentence does not state: {ASK_RELEVANT}"
         if total is not None and total < len(positions):
             return None, "more relevant positions than relevant documents"
@@ -1552,13 +1552,6 @@ def todo(s: Statement, reason: str) -> str:
 
 def _cells(row: str) -> list[str]:
     return [c.strip() for c in row.strip().strip("|").split("|")]
-
-
-def fixture_tables(text: str) -> list[tuple[int, int, dict, bool]]:
-    """Rankings printed as tables, as ``(start, end, fixture, complete)``: see
-    ``audit.text.examples.rank_table.fixture_tables``."""
-    from audit.text.examples.rank_table import fixture_tables as tables
-    return tables(text)
 
 
 _ORDER_FREE = {"P", "RR", "Judged", "Success"}   # measures no unretrieved document can change
