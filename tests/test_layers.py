@@ -92,7 +92,8 @@ EDGES = _edges(MODULES)
 #: an entry that no longer occurs fails the test until it is struck from here.
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     # two checks explain a reference's difference by experiment (causes.py) while checking, and the "can move
-    # both ways" property check decides each half's verdict: the attribution engine is called from below
+    # both ways" property check decides each half's verdict: the attribution engine is called from below;
+    # removing them means the checks returning what differs and the attribution stage explaining and deciding it
     ("audit.evaluation.checks.comparison", "audit.attribution.causes"): "causes found by experiment",
     ("audit.evaluation.checks.value", "audit.attribution.causes"): "causes found by experiment",
     ("audit.evaluation.checks.property", "audit.attribution.verdict"): "each half's verdict (function-level)",
@@ -102,8 +103,11 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     # a chart's SVG is kept in the run stage's cache store (``memoised`` decorates the drawing functions at
     # import); removing it means the run stage installing the store into the chart drawer
     ("audit.report.charts", "audit.run.cache"): "charts kept in the cache store",
-    # `audit init` (init.py, encode.py) drafts a register from the text and checks each draft: it writes
-    # the register stage's files and runs the evaluation, so it sits above both, not in text/
+    # `audit init` (init.py, encode.py) drafts a register from the text: encode.py reads the code roles and
+    # parameter defaults the claim model declares and computes each draft under the readings the audit will try,
+    # init.py writes the register files. Drafting sits above the register and the evaluation; moving it up means
+    # first splitting from encode.py what lower stages read (breaks_replacing for the checks, the readers for
+    # coverage.py)
     ("audit.text.encode", "audit.evaluation.evaluator"): "a drafted claim's value, computed",
     ("audit.text.encode", "audit.evaluation.readings"): "a drafted claim's readings",
     ("audit.text.encode", "audit.register.claims"): "the claims it drafts",
@@ -111,6 +115,7 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("audit.text.init", "audit.register.derived"): "the derived claims it drafts",
     ("audit.text.init", "audit.register.schema"): "the register file it writes",
 }
+
 
 def _upward(edges) -> list[str]:
     rank = {stage: i for i, stage in enumerate(STAGES)}
