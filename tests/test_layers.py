@@ -181,9 +181,26 @@ def _cycle_edges(edges, component) -> list[str]:
 
 
 def test_the_reader_finds_the_package_imports():
-    # the reader itself: a module-level and a function-level import both become edges
     assert ("audit.cli", "audit.errors") in {(a, b) for a, b, _ in EDGES}
     assert len(MODULES) > 100 and len(EDGES) > 300
+
+
+def test_the_reader_counts_every_form_of_import(tmp_path):
+    # module level, inside a function, `import x.y as z`, a submodule named after `import`, a relative import
+    source = tmp_path / "chapter.py"
+    source.write_text("from audit.errors import AuditError\n"
+                      "from . import scan\n"
+                      "def read():\n"
+                      "    from audit.run import audit\n"
+                      "    import audit.register.claims as claims\n", encoding="utf-8")
+    other = tmp_path / "other.py"
+    other.write_text("", encoding="utf-8")
+    modules = {"audit.text.chapter": source, "audit.errors": other, "audit.text.scan": other, "audit.run": other,
+               "audit.run.audit": other, "audit.register.claims": other}
+    assert {(a, b, line) for a, b, line in _edges(modules)} == {
+        ("audit.text.chapter", "audit.errors", 1), ("audit.text.chapter", "audit.text.scan", 2),
+        ("audit.text.chapter", "audit.run.audit", 4), ("audit.text.chapter", "audit.register.claims", 5)}
+    assert len(_upward(_edges(modules))) == 2
 
 
 def test_every_module_lies_in_a_stage():
