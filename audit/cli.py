@@ -10,7 +10,7 @@ from pathlib import Path
 
 from audit import __version__
 from audit.errors import AuditError
-from audit.report.writer import SELECTED
+from audit.report.files import SELECTED
 
 #: Exit codes (also in docs/workflow.md).
 EXIT_OK = 0           # the audit ran; reports written
@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _read_report(path: Path) -> dict:
     import json
 
-    from audit.register.files import read_text
+    from audit.model.files import read_text
     if not path.exists():
         raise AuditError("report not found", file=str(path))
     try:
@@ -147,12 +147,12 @@ def crosscheck(args) -> int:
     from audit.attribution.crosscheck import crosscheck as run_crosscheck
     from audit.attribution.crosscheck import render_markdown
     from audit.evaluation.references import all_references
-    from audit.report.writer import write_text
+    from audit.report.files import write_text
     from audit.run.provenance import collect
 
     if not args.measures.split():
         raise AuditError("--measures is empty; give ir-measures names such as \"P@10 RR AP nDCG@10\"")
-    from audit.register.limits import MAX_QRELS_BYTES, MAX_RUN_BYTES
+    from audit.model.limits import MAX_QRELS_BYTES, MAX_RUN_BYTES
     for path, what, limit in [(args.qrels, "qrels file", MAX_QRELS_BYTES)] + [(r, "run file", MAX_RUN_BYTES)
                                                                                 for r in args.run]:
         try:
@@ -162,7 +162,7 @@ def crosscheck(args) -> int:
         if size > limit:
             raise AuditError(f"the {what} is {size:,} bytes, more than the limit of {limit:,} "
                              f"(limits.MAX_{'QRELS' if what == 'qrels file' else 'RUN'}_BYTES)", file=str(path))
-    from audit.register.measures import parse as parse_measure
+    from audit.measures.syntax import parse as parse_measure
     for name in args.measures.split():
         try:
             parse_measure(name, True)  # measures only the references define are cross-checked among them
@@ -339,7 +339,7 @@ def run(args) -> int:
     from audit.evaluation.references import all_references
     from audit.evaluation.references.ranx_ref import numba_cache_dir
     from audit.register.claims import load_chapter, source_difference
-    from audit.report.writer import locked
+    from audit.report.files import locked
     from audit.run.provenance import collect
 
     def prepare_charts() -> None:  # matplotlib loads while the audit waits on its references

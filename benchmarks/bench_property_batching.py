@@ -14,8 +14,8 @@ import time
 
 from audit.evaluation import evaluator
 from audit.evaluation.references import all_references
-from audit.evaluation.universe import Universe
-from audit.register.measures import parse
+from audit.model.universe import Universe
+from audit.measures.syntax import parse
 
 
 def inputs(cases):

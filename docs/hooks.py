@@ -3,7 +3,7 @@
 A page asks for a generated part with a marker line of its own:
 
 - ``<!-- generated: conventions -->``: the conventions a text can state, their values in order (the first is the
-  reading used where the text states none) and where each is defined, from ``audit.register.conventions``;
+  reading used where the text states none) and where each is defined, from ``audit.measures.conventions``;
 - ``<!-- generated: convention-values -->``: what each value of each convention means, from the same declarations;
 - ``<!-- generated: measures -->``: the chapter evaluator's measures and the conventions each depends on, from its
   catalogue (``audit.evaluation.evaluator.CATALOGUE``);
@@ -46,7 +46,7 @@ def _rst(text: str) -> str:
 def _conventions() -> dict:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from audit.register.conventions import CONVENTIONS
+    from audit.measures.conventions import CONVENTIONS
     return CONVENTIONS
 
 
@@ -73,7 +73,8 @@ def measure_catalogue() -> str:
     """The chapter evaluator's measures: each with what it is, its cutoff, the conventions its value can depend on
     (on one query, and over several), how queries combine, and where it is defined."""
     _conventions()
-    from audit.evaluation.evaluator import CATALOGUE, relevant_to
+    from audit.evaluation.evaluator import relevant_to
+    from audit.measures.catalogue import CATALOGUE
     rows = ["| measure | what | cutoff | conventions it depends on | over several queries, also | queries combine by "
             "| defined by |", "|---|---|---|---|---|---|---|"]
     for name, m in CATALOGUE.items():

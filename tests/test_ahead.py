@@ -20,7 +20,7 @@ from audit.evaluation.references.worker import NICENESS
 from audit.register.claims import load_chapter
 from audit.run import audit as audit_module
 from audit.run.audit import audit_chapter
-from audit.run.parallel import queued
+from audit.evaluation.parallel import queued
 from audit.run.provenance import collect
 
 
@@ -150,7 +150,7 @@ def test_the_chapter_only_pass_starts_the_searches_batches_and_the_searches_coll
 
 def test_a_chart_drawn_ahead_is_the_chart_drawn_in_place_and_a_changed_check_is_drawn_again():
     from audit.report import charts
-    from audit.report.results import Check, ImplValue
+    from audit.model.results import Check, ImplValue
     from audit.run.cache import set_memo
     set_memo(False)
     try:
@@ -174,7 +174,7 @@ def test_a_chart_drawn_ahead_is_the_chart_drawn_in_place_and_a_changed_check_is_
 
 
 def _checks():
-    from audit.report.results import Check, ImplValue
+    from audit.model.results import Check, ImplValue
     interval = Check(label="P@4", measure="P@4", claimed="1/4", low=0.25, high=0.3,
                      values=[ImplValue(implementation="chapter", value=0.25),
                              ImplValue(implementation="ranx", value=0.2),
@@ -228,7 +228,7 @@ def test_the_chart_worker_gets_the_check_itself_not_its_json(monkeypatch):
     limits in both (``ValueError: Axis limits cannot be NaN or Inf``): the worker then gives nothing, and the
     chart drawn here raises as it did before there was a worker."""
     from audit.report import chart_worker, charts
-    from audit.report.results import Check, ImplValue
+    from audit.model.results import Check, ImplValue
     from audit.run.cache import set_memo
     set_memo(False)
     nan_value = Check(label="nDCG@4", measure="nDCG@4", claimed="1", low=0.9, high=1.0,
@@ -257,7 +257,7 @@ def test_a_stored_chart_is_not_given_to_a_check_that_differs_only_by_nan(monkeyp
     """A stored chart is keyed by its check with a NaN value kept apart from no value (None): pydantic's JSON text
     writes NaN as null, and a key built from it would give the NaN check the chart stored for the other."""
     from audit.report import charts
-    from audit.report.results import Check, ImplValue
+    from audit.model.results import Check, ImplValue
     from audit.run.cache import ENV, set_memo
     monkeypatch.setenv(ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(charts, "_WORKER", None)
@@ -319,7 +319,7 @@ def test_long_labels_fit_inside_the_chart():
     import re
 
     from audit.report import charts, drawings
-    from audit.report.results import Check, ImplValue
+    from audit.model.results import Check, ImplValue
     from audit.run.cache import set_memo
     set_memo(False)
     try:
@@ -340,7 +340,7 @@ def test_long_labels_fit_inside_the_chart():
 # --- the workers --------------------------------------------------------------------------------------------
 
 def test_quick_references_run_below_the_slow_one_and_every_worker_ends_cleanly():
-    from audit.register.measures import parse
+    from audit.measures.syntax import parse
     refs = all_references()
     measure = parse("P@1")[0]
     mine = os.getpriority(os.PRIO_PROCESS, 0)

@@ -1,4 +1,4 @@
-"""audit.register.values and audit.evaluation.checks.arithmetic: logarithms, roots, exp and powers.
+"""audit.model.values and audit.evaluation.checks.arithmetic: logarithms, roots, exp and powers.
 
 Texts about DCG print sums such as "DCG@5 = 3/log2(2) + 2/log2(3) + 3/log2(4) + 1/log2(6) ≈ 6.149".
 An expression is computed exactly while every step stays rational (``log2(8)`` = 3,
@@ -22,9 +22,9 @@ import pytest
 from audit.attribution.verdict import decide
 from audit.errors import RegisterError, ValueParseError
 from audit.evaluation.checks import arithmetic
-from audit.register import limits
+from audit.model import limits
 from audit.register.claims import ArithmeticClaim, load_chapter
-from audit.register.values import (
+from audit.model.values import (
     expression_interval,
     format_certified,
     parse_claimed,

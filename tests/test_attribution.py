@@ -16,7 +16,7 @@ from audit.attribution.causes import Input, attribute
 from audit.evaluation import evaluator
 from audit.evaluation.references import all_references
 from audit.evaluation.evaluator import relevant_to
-from audit.register.measures import parse as parse_measure
+from audit.measures.syntax import parse as parse_measure
 
 
 def _trec():

@@ -104,7 +104,7 @@ def test_sources_for_refuses_unknown_names():
 
 
 def test_convention_names_are_the_evaluator_model_keys():
-    from audit.register.conventions import CONVENTIONS as MODEL
+    from audit.measures.conventions import CONVENTIONS as MODEL
     assert CONVENTIONS == tuple(MODEL)
     assert CONVENTIONS[:9] == ("prefix", "precision_denominator", "repeated_ids", "ties", "unjudged", "gain", "ideal",
                                "relevance_level", "rr_cutoff")
@@ -198,7 +198,7 @@ def test_a_source_that_only_studies_a_measure_supports_no_value_of_it():
     neither, so a supported AP claim is not linked to them as "defines the measure the claim computes"; Järvelin and
     Kekäläinen 2002 define nDCG, so a supported nDCG claim is linked to them. (The ledger printed the stability paper as supporting every AP claim of the
     corpus FAQ, each "via measure AP".)"""
-    from audit.report.results import ClaimResult
+    from audit.model.results import ClaimResult
     from audit.research.ledger import links_for
 
     bib = shipped_bibliography()

@@ -25,7 +25,7 @@ from test_cli import (
 )
 
 from audit.register.claims import load_chapter
-from audit.report.results import ClaimResult
+from audit.model.results import ClaimResult
 from audit.run.cache import ClaimCache, claim_key, environment
 from audit.text.anchors import locate
 
@@ -387,7 +387,7 @@ def test_parallel_chapters_draw_their_charts_ahead_for_the_parent(tmp_path, monk
     monkeypatch.setitem(charts._AHEAD, ("_interval_chart", "left by an earlier audit"), Future())
     # and the shared thread pool used before the fork, as an earlier audit in this process does: its threads are not
     # in a child
-    from audit.run.parallel import map_each
+    from audit.evaluation.parallel import map_each
     assert map_each(abs, [-1, -2]) == [1, 2]
     drawn_here = []
     for name in ("_interval_svg", "_curve_svg"):
@@ -458,7 +458,7 @@ def test_audits_writing_one_reports_folder_write_one_after_the_other(tmp_path):
     and b of the other. The test holds the lock while both audits wait for it."""
     import time
 
-    from audit.report.writer import locked
+    from audit.report.files import locked
 
     reports = tmp_path / "reports"
     procs = []
@@ -497,7 +497,7 @@ def test_a_ranx_error_from_a_full_disk_gets_a_hint_naming_the_numba_cache(tmp_pa
     from types import SimpleNamespace
 
     from audit.cli import _numba_hint
-    from audit.report.results import Check, ImplValue
+    from audit.model.results import Check, ImplValue
     failed = ImplValue(implementation="ranx", status="error", detail="OSError: [Errno 28] No space left on device")
     report = SimpleNamespace(chapter={"id": "ch"}, claims=[SimpleNamespace(id="C1", checks=[
         Check(label="P@4", values=[ImplValue(implementation="chapter", value=0.25), failed])])])

@@ -156,7 +156,7 @@ def test_an_entry_planted_in_an_empty_cache_is_not_used(case):
     looks: after the run, that very path holds the recomputed result, signed."""
     from audit.attribution.book import Book
     from audit.register.claims import load_chapter
-    from audit.register.limits import CLAIM_SECONDS
+    from audit.model.limits import CLAIM_SECONDS
     from audit.run.provenance import collect
     from audit.text.anchors import anchor_claim
 
@@ -459,7 +459,7 @@ def test_a_key_from_the_environment_signs_for_every_job_that_has_it(tmp_path, mo
 
 
 def _a_result():
-    from audit.report.results import ClaimResult
+    from audit.model.results import ClaimResult
     return ClaimResult(id="C1", kind="value", title="t", claim="c", quote="q", anchor="found", verdict="supported",
                        reason="r", concern="", response="", priority="none")
 
@@ -468,7 +468,7 @@ def _a_result():
 
 def test_the_charts_this_version_draws_pass_the_check_and_foreign_ones_do_not():
     from audit.report import charts
-    from audit.report.results import Check, ImplValue
+    from audit.model.results import Check, ImplValue
 
     check = Check(label="P@4", measure="P@4", claimed="1/4", low=0.25, high=0.25,
                   values=[ImplValue(implementation="chapter", value=0.25), ImplValue(implementation="ranx", value=0.3)],

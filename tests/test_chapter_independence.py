@@ -197,7 +197,7 @@ def test_a_lost_quote_in_a_large_snapshot_is_searched_in_bounded_time():
     # at 2 MB, and past FUZZY_MAX_WORDS words a quote without a line hint is not searched at all.
     from pathlib import Path as P
 
-    from audit.register import limits
+    from audit.model import limits
     from audit.text.anchors import locate
     from audit.text.chapter import Snapshot
 

@@ -1,4 +1,4 @@
-"""audit.cli.main and audit.report.writer.write_text, with every path under tmp_path.
+"""audit.cli.main and audit.report.files.write_text, with every path under tmp_path.
 
 The CLI runs the real references (one process-wide list, see
 audit.evaluation.references.all_references), so the chapters here are tiny: one or two value
@@ -16,7 +16,7 @@ import pytest
 
 from audit.cli import EXIT_INPUT, main
 from audit.errors import AuditError
-from audit.report.writer import write_text
+from audit.report.files import write_text
 
 SNAPSHOT = "At cutoff four, a single relevant result gives P@4 = 1/4. A draft said P@4 = 1/3.\n"
 
@@ -86,7 +86,7 @@ def test_run_writes_markdown_and_json(tmp_path):
     assert run(chapter, "--reports", reports) == 0
     # every claim supported or not checkable: nothing to patch; the book index lists the chapter
     assert sorted(p.name for p in reports.iterdir()) == [".audit.lock", "good.html", "good.json", "good.md",
-                                                           "history", "index.html", "index.md"]  # the lock: writer.locked
+                                                           "history", "index.html", "index.md"]  # the lock: files.locked
     assert sorted(p.name for p in (reports / "history").iterdir()) == ["good.json"]  # its verdicts' history
 
 
@@ -95,7 +95,7 @@ def test_json_report_has_format_version_and_every_claim(tmp_path):
     reports = tmp_path / "reports"
     run(chapter, "--reports", reports)
     data = json.loads((reports / "good.json").read_text(encoding="utf-8"))
-    assert data["format_version"] == "2.4"  # audit.report.results.FORMAT_VERSION
+    assert data["format_version"] == "2.4"  # audit.model.results.FORMAT_VERSION
     assert [(c["id"], c["verdict"]) for c in data["claims"]] == [("C1", "supported"), ("C2", "not checkable")]
 
 
@@ -205,7 +205,7 @@ def test_reports_are_readable_by_others(tmp_path):
     """Regression: mkstemp made reports 0600; they are meant to be shared."""
     import stat
 
-    from audit.report.writer import write_text
+    from audit.report.files import write_text
     path = tmp_path / "r.md"
     write_text(path, "x")
     assert stat.S_IMODE(path.stat().st_mode) == 0o644

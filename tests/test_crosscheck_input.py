@@ -214,7 +214,7 @@ def test_ir_measures_streams_the_run_with_the_same_outcomes_as_reading_it_whole(
     of several providers), which calls the same readers."""
     from audit.evaluation.references.base import reader_rejected, with_readers
     from audit.evaluation.references.ir_measures_ref import IrMeasuresReference
-    from audit.register.measures import parse
+    from audit.measures.syntax import parse
     qrels, run = files(tmp_path, qrels=qrels_text, run=run_text)
     ref = IrMeasuresReference()
     measures = [parse(m)[0] for m in ("P@2", "RR", "nDCG@2")]

@@ -22,8 +22,8 @@ from audit.attribution.crosscheck import (
 from audit.errors import AuditError
 from audit.evaluation import evaluator
 from audit.evaluation.references import all_references
-from audit.register.files import open_regular
-from audit.register.measures import parse as parse_measure
+from audit.model.files import open_regular
+from audit.measures.syntax import parse as parse_measure
 
 MEASURES = ["P@2", "R@3", "RR", "AP", "nDCG@3", "SetP"]
 QRELS = "q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq2 0 d 1\nq2 0 e -1\nq3 0 f 1\n"

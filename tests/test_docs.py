@@ -77,7 +77,7 @@ def test_the_register_reference_holds_every_field_of_both_schemas(site):
 def test_the_conventions_page_says_what_every_declared_value_means():
     """Beside the table (whose values and their order tests/test_measure_catalogue.py holds to the declarations), the
     page lists each value with the phrase the reports use for it, from the same declarations."""
-    from audit.register.conventions import CONVENTIONS
+    from audit.measures.conventions import CONVENTIONS
     page = (DOCS / "conventions.md").read_text(encoding="utf-8")
     assert "<!-- generated: convention-values -->" in page
     values = _hooks().render("<!-- generated: convention-values -->", "conventions.md")
@@ -88,7 +88,8 @@ def test_the_conventions_page_says_what_every_declared_value_means():
 
 
 def test_the_measures_page_lists_every_catalogue_measure_with_its_conventions():
-    from audit.evaluation.evaluator import CATALOGUE, relevant_to
+    from audit.evaluation.evaluator import relevant_to
+    from audit.measures.catalogue import CATALOGUE
     assert "<!-- generated: measures -->" in (DOCS / "measures.md").read_text(encoding="utf-8")
     table = _hooks().render("<!-- generated: measures -->", "measures.md")
     rows = {line.split("|")[1].strip().strip("`"): line for line in table.splitlines() if line.startswith("| `")}

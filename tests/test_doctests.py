@@ -24,7 +24,7 @@ from audit.evaluation.checks.code import printed_holds, significant_digits
 from audit.evaluation.references import all_references
 from audit.evaluation.sandbox import unavailable_reason
 from audit.register.claims import load_chapter
-from audit.register.values import parse_claimed
+from audit.model.values import parse_claimed
 from audit.run.audit import audit_chapter
 from audit.run.provenance import collect
 from audit.text.doctests import assignments, bindings_before, examples, given_problem

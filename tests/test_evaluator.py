@@ -15,7 +15,7 @@ import pytest
 
 from audit.errors import MeasureError, RankingError, RepeatedIDError
 from audit.evaluation import evaluator as E
-from audit.evaluation.evaluator import MeasureSpec
+from audit.measures.catalogue import MeasureSpec
 
 F = Fraction
 LOG2_3 = math.log2(3)  # discount of rank 2: log2(2 + 1)

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit.evaluation import evaluator as E
-from audit.evaluation.evaluator import MeasureSpec
-from audit.register.conventions import CONVENTIONS
+from audit.measures.catalogue import MeasureSpec
+from audit.measures.conventions import CONVENTIONS
 
 F = Fraction
 #: The conventions a single query's value depends on (averaging and no_relevant act across queries).

@@ -38,7 +38,7 @@ from pathlib import Path
 import pytest
 
 from audit.evaluation import evaluator as E
-from audit.evaluation.evaluator import MeasureSpec
+from audit.measures.catalogue import MeasureSpec
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_eval-test"
 

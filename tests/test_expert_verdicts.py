@@ -654,7 +654,7 @@ claims:
 def test_a_bound_claim_is_rewritten_as_a_bound_the_value_keeps(claimed, value, bound):
     from fractions import Fraction
 
-    from audit.register.values import parse_claimed
+    from audit.model.values import parse_claimed
     assert parse_claimed(claimed).write_like(Fraction(value)) == bound
 
 

@@ -15,7 +15,8 @@ from audit.register.claims import load_chapter
 from audit.run.audit import audit_chapter
 from audit.run.provenance import collect
 from audit.text.chapter import Snapshot
-from audit.text.examples import ASK_IDEAL, ASK_RELEVANT, find
+from audit.text.examples import find
+from audit.text.examples.example import ASK_IDEAL, ASK_RELEVANT
 from audit.text.init import create_chapter, draft_register
 
 

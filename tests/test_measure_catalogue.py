@@ -18,7 +18,7 @@ import pytest
 
 from audit.evaluation import evaluator as E
 from audit.evaluation.references import all_references
-from audit.register.measures import parse
+from audit.measures.syntax import parse
 
 #: The references as an audit calls them: each in its worker process.
 REFS = {r.name: r for r in all_references()}
@@ -160,7 +160,7 @@ def test_docs_list_every_convention_with_its_values_in_order() -> None:
     import importlib.util
     from pathlib import Path
 
-    from audit.register.conventions import CONVENTIONS
+    from audit.measures.conventions import CONVENTIONS
     docs = Path(__file__).resolve().parents[1] / "docs"
     assert "<!-- generated: conventions -->" in (docs / "conventions.md").read_text(encoding="utf-8")
     spec = importlib.util.spec_from_file_location("docs_hooks", docs / "hooks.py")

@@ -73,7 +73,7 @@ def test_the_key_holds_the_python_version_and_the_platform(tmp_path, monkeypatch
 
 
 def test_a_run_whose_modules_are_not_known_is_not_stored(tmp_path):
-    from audit.report.results import NotebookReport
+    from audit.model.results import NotebookReport
     store = NotebookStore(True, tmp_path / "store")
     (tmp_path / "data.txt").write_text("x", encoding="utf-8")
     key = store.key("{}", tmp_path)

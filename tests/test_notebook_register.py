@@ -111,7 +111,7 @@ def test_a_number_the_stopped_cell_never_printed_is_not_a_second_finding():
     from types import SimpleNamespace
 
     from audit.evaluation.notebook import hold_to_chapter
-    from audit.report.results import NotebookNumber, NotebookReport
+    from audit.model.results import NotebookNumber, NotebookReport
     claim = SimpleNamespace(id="P2", expect=[SimpleNamespace(measure="P@5", claimed="2/5", notebook="cell 2: P@5"),
                                              SimpleNamespace(measure="P@3", claimed="2/3", notebook="cell 2: P@3")])
     result = SimpleNamespace(id="P2", checks=[])

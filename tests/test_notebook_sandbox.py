@@ -150,7 +150,7 @@ def test_the_kernel_sees_a_copy_of_the_folders_files_only(tmp_path):
 
 def test_a_notebook_error_cannot_write_markdown_into_the_report():
     from audit.report.markdown import notebook_acts, notebook_lines
-    from audit.report.results import ChapterReport, NotebookReport
+    from audit.model.results import ChapterReport, NotebookReport
     report = ChapterReport.model_construct(notebook=NotebookReport(
         path="x.ipynb", status="failed", cell=2, error="ValueError: ![i](http://evil.example/e.png)",
         summary="a cell raised an error in cell 2 (ValueError: ![i](http://evil.example/e.png) [evil](https://e.x/))",

@@ -98,7 +98,7 @@ def test_the_ideal_probe_tells_every_ideal_rule_apart(observed):
 
     from audit.evaluation import evaluator
     from audit.evaluation.observe import _chapter
-    from audit.register.conventions import CONVENTIONS
+    from audit.measures.conventions import CONVENTIONS
 
     probe = next(p for p in PROBES if p.convention == "ideal")
     values = {v: _chapter(probe, "nDCG@1", {**evaluator.DEFAULT_READING, "ideal": v})["q1"]

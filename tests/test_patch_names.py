@@ -20,7 +20,7 @@ from audit.cli import EXIT_INPUT, main
 from audit.errors import RegisterError
 from audit.register.claims import load_chapter
 from audit.report.patch import files_named, render
-from audit.report.results import Hunk, Proposal
+from audit.model.results import Hunk, Proposal
 from test_manuscript import CLAIMS, SENTENCE, _book
 
 INJECTED = ("x\n--- /dev/null\n+++ .github/workflows/pwn.yml\n@@ -0,0 +1,2 @@\n+on: push\n+jobs: {}\n"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from audit.errors import RegisterError
 from audit.evaluation.checks.property import _FLOAT_TESTS, RELATIONS, _exact_test, holds
 from audit.evaluation.references import all_references
-from audit.evaluation.universe import Case, Universe
+from audit.model.universe import Case, Universe
 from audit.register.claims import load_chapter
 from audit.run.audit import audit_chapter
 from audit.run.provenance import collect
@@ -228,7 +228,7 @@ def test_a_premise_restricts_the_search_to_the_cases_it_describes(results):
 
 
 def test_every_case_the_premise_search_uses_satisfies_it():
-    from audit.evaluation.universe import PREMISES
+    from audit.model.universe import PREMISES
     grades = (0, 1, 2, 3, 4)
     cases = list(Universe(4, 5, grades, 4, True).cases())
     for name, premise in PREMISES.items():

@@ -17,7 +17,7 @@ import pytrec_eval
 
 from audit.evaluation.references import all_references
 from audit.register.claims import load_chapter
-from audit.register.conventions import CONVENTIONS, Declared, cited_in, formula_statements
+from audit.measures.conventions import CONVENTIONS, Declared, cited_in, formula_statements
 from audit.run.audit import audit_chapter
 from audit.run.provenance import collect
 

@@ -10,7 +10,7 @@ from audit.evaluation import evaluator
 from audit.evaluation.checks.common import scored_run
 from audit.evaluation.references import all_references
 from audit.register.claims import Fixture
-from audit.register.measures import parse
+from audit.measures.syntax import parse
 
 REFS = {r.name: r for r in all_references()}
 

@@ -265,7 +265,7 @@ def test_sane_measure_parameters_are_read_exactly():
     limit is kept, a whole number for a real parameter is that number."""
     from fractions import Fraction
 
-    from audit.register.measures import parse
+    from audit.measures.syntax import parse
     assert parse("IPrec@0.25")[1].recall == Fraction(1, 4)
     assert parse("IPrec@5e-1")[1].recall == Fraction(1, 2)
     assert parse("IPrec@1")[1].recall == 1 and parse("IPrec@0")[1].recall == 0

@@ -2,7 +2,7 @@
 
 Each test writes a tiny chapter (one value claim) into tmp_path, changes one thing, and checks
 that ``load_chapter`` raises ``RegisterError`` naming the file, the claim (when there is one),
-the field and, for a limit, the limit (``audit.register.limits``) — never another exception, never a hang.
+the field and, for a limit, the limit (``audit.model.limits``) — never another exception, never a hang.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from audit.errors import RegisterError
-from audit.register import limits
+from audit.model import limits
 from audit.register.claims import load_chapter
 
 SNAPSHOT = "At cutoff four, a single relevant result gives P@4 = 1/4.\n"
@@ -328,7 +328,7 @@ def test_tie_probe_with_tied_scores_loads(tmp_path):
                                   (2, 4, (0, 1, 1), 3, True), (0, 2, (1, 2), 1, False), (6, 4, (0, 1), 4, False)])
 def test_universe_size_counts_without_building(args):
     # The up-front count the limit is checked against equals the number of cases enumerated.
-    from audit.evaluation.universe import Universe
+    from audit.model.universe import Universe
 
     universe = Universe(*args)
     assert universe.size() == sum(1 for _ in universe.cases())

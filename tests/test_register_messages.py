@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from audit.attribution.verdict import Evidence, decide
+from audit.attribution.verdict import decide
+from audit.model.evidence import Evidence
 from audit.evaluation.checks import Measurements
 from audit.evaluation.references import Outcome, Reference, Support, all_references
 from audit.register.claims import load_chapter

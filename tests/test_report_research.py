@@ -23,7 +23,7 @@ from audit.evaluation.references import all_references
 from audit.register.claims import load_chapter
 from audit.report import html_report, json_report, markdown
 from audit.report import patch as patch_report
-from audit.report.results import EVIDENCE_CLASSES
+from audit.model.results import EVIDENCE_CLASSES
 from audit.report.shown import markdown_safe
 from audit.report.writer import write_chapter_reports, write_index
 import audit.research.proposal as proposal_module
@@ -234,7 +234,7 @@ def test_every_hunk_is_checked_on_the_patched_snapshot(audited, tmp_path):
 
 
 def _stated(h) -> dict[str, str]:
-    from audit.register.conventions import CONVENTIONS
+    from audit.measures.conventions import CONVENTIONS
     return {n: next(v for v in CONVENTIONS[n].values if f"{CONVENTIONS[n].title} {v}" in h.check)
             for n in h.conventions}
 

@@ -20,7 +20,7 @@ from markupsafe import escape
 from audit.cli import main
 from audit.report import html_report, markdown
 from audit.report.diff import diff_reports, shown
-from audit.report.results import ChapterReport
+from audit.model.results import ChapterReport
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORTS = ROOT / "reports"

@@ -12,7 +12,7 @@ import pytest
 
 from audit.evaluation.references import all_references
 from audit.register.claims import load_chapter
-from audit.register.values import printed_terms_interval, simplest_between, term_readings
+from audit.model.values import printed_terms_interval, simplest_between, term_readings
 from audit.run.audit import audit_chapter
 from audit.run.provenance import collect
 from audit.text.encode import determined
@@ -154,13 +154,13 @@ def test_init_encodes_a_mean_of_rounded_terms_its_check_decides():
     ("≈\u202f0.61", Fraction(61, 100)),            # a narrow no-break space after the mark
 ])
 def test_typeset_numbers_are_read_as_printed(printed, value):
-    from audit.register.values import parse_claimed
+    from audit.model.values import parse_claimed
     assert parse_claimed(printed).nominal == value
 
 
 def test_a_decimal_comma_is_not_read_as_thousands():
     from audit.errors import ValueParseError
-    from audit.register.values import parse_claimed
+    from audit.model.values import parse_claimed
     with pytest.raises(ValueParseError):
         parse_claimed("0{,}611")
 
@@ -169,7 +169,7 @@ def test_a_decimal_comma_is_not_read_as_thousands():
     ("1{,}000/4", Fraction(250)), ("2\u2009/\u20093", Fraction(2, 3)), ("1 \u2212 0.5", Fraction(1, 2)),
 ])
 def test_typeset_expressions_are_read(expression, value):
-    from audit.register.values import expression_interval
+    from audit.model.values import expression_interval
     assert expression_interval(expression)[:2] == (value, value)
 
 

@@ -1,5 +1,5 @@
 """Conventions recognised from a chapter's wording (audit.text.stated): one row per wording, with the
-convention and value it states (the values are audit.register.conventions' own)."""
+convention and value it states (the values are audit.measures.conventions' own)."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ from audit.evaluation.checks.stated_effect import stated_effects
 from audit.evaluation.references import all_references
 from audit.evaluation.readings import REJECTED
 from audit.register.claims import load_chapter
-from audit.register.conventions import CONVENTIONS, Declared, Statement
+from audit.measures.conventions import CONVENTIONS, Declared, Statement
 from audit.run.audit import audit_chapter
 from audit.run.provenance import collect
 

@@ -26,7 +26,7 @@ import pytest
 from audit.errors import RegisterError
 from audit.evaluation.references import all_references
 from audit.register.claims import load_chapter
-from audit.register.conventions import check_value
+from audit.measures.conventions import check_value
 from audit.register.options import reference_call
 from audit.run.audit import audit_chapter
 from audit.run.provenance import collect

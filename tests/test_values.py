@@ -1,7 +1,7 @@
-"""audit.register.values: claimed values read as intervals, safe arithmetic expressions, corrections.
+"""audit.model.values: claimed values read as intervals, safe arithmetic expressions, corrections.
 
 Interval conventions come from DESIGN.md ("Verdicts") and the module docstring of
-audit/register/values.py: ``1/4`` is exact; ``.4884`` stands for [.48835, .48845] (half a unit in
+audit/model/values.py: ``1/4`` is exact; ``.4884`` stands for [.48835, .48845] (half a unit in
 the last printed place); ``0.33`` for [0.325, 0.335]; ``80%`` for [79.5%, 80.5%]; "about
 0.9" is widened by the claim's own tolerance. Chapter 23 prints ``21/43 ≈ .4884`` and
 ``27/43 ≈ .6279``.
@@ -14,7 +14,7 @@ from fractions import Fraction
 import pytest
 
 from audit.errors import ValueParseError
-from audit.register.values import parse_claimed, parse_expression
+from audit.model.values import parse_claimed, parse_expression
 
 F = Fraction
 
@@ -193,7 +193,7 @@ def test_a_50_digit_value_too_near_a_printed_bound_is_undecided_not_guessed():
     from fractions import Fraction
 
     from audit.errors import UndecidedError
-    from audit.register.values import parse_claimed
+    from audit.model.values import parse_claimed
     claimed = parse_claimed("0.63093")              # [0.630925, 0.630935]
     near = Fraction(630925 * 10**44 + 1, 10**50)    # 0.630925 + 10^-50, a 50-digit decimal
     with pytest.raises(UndecidedError):
@@ -208,7 +208,7 @@ def test_a_typeset_minus_and_an_equals_sign_are_read_as_printed():
     APA style prints it) is .04, i.e. [0.035, 0.045], and a correction is written as the value is, without the sign."""
     from fractions import Fraction
 
-    from audit.register.values import parse_claimed
+    from audit.model.values import parse_claimed
     minus = parse_claimed("\u22120.05")
     assert (minus.nominal, minus.low, minus.high) == (Fraction(-1, 20), Fraction(-55, 1000), Fraction(-45, 1000))
     equals = parse_claimed("= .04")
@@ -238,7 +238,7 @@ def test_latex_and_x_products_are_read_as_the_text_prints_them(printed, exact, a
     """LaTeX arithmetic (\\frac, \\tfrac, \\dfrac, \\log_2 with and without braces or parentheses, \\cdot, \\times,
     \\sum written out term by term) and a product written with "x" are read by the expression reader; the values are
     computed by hand (exact) or with Python's math.log2 (irrational)."""
-    from audit.register.values import expression_interval
+    from audit.model.values import expression_interval
     lo, hi, is_exact = expression_interval(printed, digits=15)
     if exact is not None:
         assert is_exact and lo == hi == exact

@@ -22,7 +22,7 @@ from audit.evaluation.references.ir_measures_ref import IrMeasuresReference
 from audit.evaluation.references.pytrec_eval_ref import PytrecEvalReference
 from audit.evaluation.references.ranx_ref import RanxReference
 from audit.evaluation.references.worker import IsolatedReference
-from audit.register.measures import parse
+from audit.measures.syntax import parse
 
 P1 = parse("P@1")[0]
 
@@ -125,7 +125,7 @@ MEASURES = ["P@3", "R@3", "AP@3", "AP", "nDCG@3", "nDCG", "nDCG(dcg='exp-log2')@
 
 OBSERVE = textwrap.dedent("""
     import json, sys
-    from audit.register.measures import parse
+    from audit.measures.syntax import parse
     from audit.evaluation.references.ir_measures_ref import IrMeasuresReference
     from audit.evaluation.references.pytrec_eval_ref import PytrecEvalReference
     from audit.evaluation.references.ranx_ref import RanxReference
@@ -242,9 +242,9 @@ CTRL_C_AT_START = textwrap.dedent("""
     import os, signal, sys, time
     from audit.evaluation.references.pytrec_eval_ref import PytrecEvalReference
     from audit.evaluation.references.worker import IsolatedReference
-    from audit.register.measures import parse
+    from audit.measures.syntax import parse
     from audit.report.chart_worker import ChartWorker
-    from audit.report.results import Check, ImplValue
+    from audit.model.results import Check, ImplValue
 
     # this process plays the audit, which handles its own Ctrl-C (a handler, not SIG_IGN: an ignored signal
     # stays ignored in the programs it starts, a handled one does not)

@@ -27,9 +27,9 @@ import numpy as np
 
 from audit.evaluation import evaluator
 from audit.evaluation.agreement import agree
-from audit.register.values import fmt_float
+from audit.model.values import fmt_float
 from audit.evaluation.evaluator import order_ties, relevant_set
-from audit.register.conventions import CONVENTIONS
+from audit.measures.conventions import CONVENTIONS
 
 Qrels = Mapping[str, Mapping[str, int]]
 ScoredRun = Mapping[str, Mapping[str, float]]

@@ -18,9 +18,9 @@ from audit.evaluation import evaluator
 from audit.evaluation.checks.common import combined
 from audit.evaluation.references import Outcome, Reference
 from audit.evaluation.references.pytrec_eval_ref import trec_order
-from audit.register.files import open_regular, read_text
-from audit.register.limits import MAX_TREC_GRADE, MAX_TREC_LINE_BYTES, MIN_TREC_GRADE, shorten, trim
-from audit.register.measures import parse as parse_measure
+from audit.model.files import open_regular, read_text
+from audit.model.limits import MAX_TREC_GRADE, MAX_TREC_LINE_BYTES, MIN_TREC_GRADE, shorten, trim
+from audit.measures.syntax import parse as parse_measure
 
 CHAPTER = "chapter"
 _TREC_NAMES = {"P": "P_{k}", "R": "recall_{k}", "AP": "map_cut_{k}", "nDCG": "ndcg_cut_{k}", "Success": "success_{k}"}

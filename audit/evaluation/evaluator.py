@@ -1,10 +1,5 @@
-"""The chapter's own definitions (chapter 23), in exact arithmetic.
-
-Shapes used throughout:
-  qrels:   {query_id: {doc_id: grade}}; grade is an int, relevant when grade >= 1
-           ("a known positive relevance grade", chapter 23 §"Define the evaluated prefix").
-  ranking: an ordered sequence of doc_id strings, best first, for one query.
-  run:     {query_id: ranking}.
+"""The chapter's own definitions (chapter 23), in exact arithmetic: one for every measure the catalogue declares
+(``audit.measures.catalogue``). Qrels, rankings and runs have the shapes ``audit.model.rankings`` gives.
 
 Every per-query measure returns a ``Fraction`` in [0, 1]. nDCG involves logarithms, so
 it is computed with 50 significant decimal digits and returned as the ``Fraction`` of
@@ -15,50 +10,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
 
-from audit.errors import MeasureError, RankingError, ReadingDoesNotApply, RepeatedIDError
-from audit.register.conventions import CONVENTIONS
-from audit.register.values import exact_root
+from audit.errors import MeasureError, RankingError, ReadingDoesNotApply
+from audit.measures.catalogue import CATALOGUE, GAINS, SUPPORTED, MeasureDef, MeasureSpec
+from audit.model.rankings import Qrels, Ranking, Run, check_ranking
+from audit.measures.conventions import CONVENTIONS
+from audit.model.values import exact_root
 
-Qrels = Mapping[str, Mapping[str, int]]
-Ranking = Sequence[str]
-Run = Mapping[str, Ranking]
-
-#: Gain functions for nDCG, named as ir-measures names its ``dcg`` parameter → the ``gain`` convention.
-#: ``log2``: gain = grade (Järvelin & Kekäläinen 2002; trec_eval ``ndcg_cut``).
-#: ``exp-log2``: gain = 2**grade - 1 (Burges et al. 2005; ranx ``ndcg_burges``).
-GAINS = {"log2": "linear", "exp-log2": "exponential"}
-
-#: A reading: one value for every convention (``audit.register.conventions``).
+#: A reading: one value for every convention (``audit.measures.conventions``).
 Reading = Mapping[str, str]
 
 #: The reading trec_eval's defaults follow (each convention's first value).
 DEFAULT_READING: dict[str, str] = {name: c.values[0] for name, c in CONVENTIONS.items()}
 
 _DIGITS = 50
-
-
-def check_ranking(ranking: Ranking, *, query_id: str | None = None) -> None:
-    """Reject a ranking that repeats a document ID (the ``repeated_ids: reject`` convention).
-
-    Chapter 23: "The evaluator rejects repeated result IDs: returning the same document
-    twice cannot count as two discoveries." Raises ``RepeatedIDError`` naming the ID and
-    both 1-based positions.
-    """
-    if len(set(ranking)) == len(ranking):
-        return
-    seen: dict[str, int] = {}
-    for position, doc_id in enumerate(ranking, start=1):
-        if doc_id in seen:
-            where = f" for query {query_id!r}" if query_id is not None else ""
-            raise RepeatedIDError(
-                f"ranking{where} repeats document {doc_id!r} at ranks {seen[doc_id]} and {position}; "
-                "the chapter's evaluator rejects repeated result IDs — remove the duplicate")
-        seen[doc_id] = position
 
 
 def order_ties(ranking: Ranking, scores: Mapping[str, float] | None, rule: str) -> list[str]:
@@ -509,130 +478,42 @@ def counts(judgements: Mapping[str, int], ranking: Ranking, what: str, rel: int 
     return Fraction(len(docs) if what == "NumRet" else sum(1 for d in docs if d in r))
 
 
-@dataclass(frozen=True)
-class MeasureSpec:
-    """A measure the chapter evaluator computes: name, cutoff, and the parameters the measure name
-    fixes itself (``rel``, ``gain``, ``beta`` for F, ``p`` for RBP, ``recall`` for IPrec); None leaves them to
-    the reading's conventions or the measure's default."""
-
-    name: str
-    cutoff: int | None = None
-    rel: int | None = None
-    gain: str | None = None
-    beta: Fraction | None = None
-    p: Fraction | None = None
-    recall: Fraction | None = None
-
-    def __str__(self) -> str:
-        params = ([f"rel={self.rel}"] if self.rel is not None and self.name != "NumRelRet" else []) + [
-            f"{n}={float(v):g}" for n, v in (("beta", self.beta), ("p", self.p)) if v is not None]
-        at = self.cutoff if self.recall is None else f"{float(self.recall):g}"
-        return self.name + (f"({', '.join(params)})" if params else "") + (f"@{at}" if at is not None else "")
-
-
-@dataclass(frozen=True)
-class MeasureDef:
-    """One measure of the catalogue: its name (ir-measures syntax), what it is, the conventions its value on
-    one query can depend on, its cutoff (``required``, ``optional`` or ``none``), the parameters it takes
-    besides the cutoff, whether its value lies in [0, 1], how queries are combined (``mean``, ``sum`` or
-    ``geometric``), where it is defined, and its exact definition ``compute(spec, judgements, ranking, reading)``."""
-
-    name: str
-    title: str
-    conventions: frozenset[str]
-    compute: Callable[[MeasureSpec, Mapping[str, int], Ranking, Reading], Fraction]
-    cutoff: str = "optional"
-    params: tuple[str, ...] = ("rel",)
-    bounded: bool = True
-    combine: str = "mean"
-    source: str = ""
-
-
-_RANKED_BASE = frozenset({"prefix", "repeated_ids", "ties", "unjudged"})
-_BINARY = _RANKED_BASE | {"relevance_level"}
-_GRADED = _RANKED_BASE | {"gain", "ideal", "level_gain", "relevance_level"}
-
-
-def _measure(*args, **kwargs) -> tuple[str, MeasureDef]:
-    m = MeasureDef(*args, **kwargs)
-    return m.name, m
-
-
 def _recall_at(spec: MeasureSpec, j: Mapping[str, int], ranking: Ranking, reading: Reading) -> Fraction:
     return recall(j, ranking, spec.cutoff, spec.rel, reading)
 
 
-#: The chapter evaluator's measures, by ir-measures name. Adding a measure is one entry here (and, for a name
-#: ir-measures does not define, one declaration in ``audit.register.measures``); each reference adapter says
-#: for itself which of them it computes.
-CATALOGUE: dict[str, MeasureDef] = dict((
-    _measure("P", "precision at k", _BINARY | {"precision_denominator"},
-             lambda s, j, r, x: precision(j, r, s.cutoff, s.rel, x), cutoff="required",
-             source="chapter 23 §Count useful items; trec_eval P_k"),
-    _measure("R", "recall at k", _BINARY, _recall_at, source="chapter 23 §Count useful items; trec_eval recall_k"),
-    _measure("RR", "reciprocal rank", _BINARY | {"rr_cutoff"},
-             lambda s, j, r, x: reciprocal_rank(j, r, s.cutoff, s.rel, x), source="trec_eval recip_rank"),
-    _measure("AP", "average precision", _BINARY | {"ap_denominator"},
-             lambda s, j, r, x: average_precision(j, r, s.cutoff, s.rel, x),
-             source="Buckley & Voorhees 2000; trec_eval map, map_cut_k"),
-    _measure("nDCG", "normalised discounted cumulative gain", _GRADED,
-             lambda s, j, r, x: ndcg(j, r, s.cutoff, s.gain, x, s.rel), params=("rel", "gain"),
-             source="Järvelin & Kekäläinen 2002; trec_eval ndcg_cut_k"),
-    _measure("DCG", "discounted cumulative gain (unnormalised)", _GRADED,
-             lambda s, j, r, x: Fraction(dcg_parts(j, r, s.cutoff, s.gain, x, s.rel)[0]), params=("rel", "gain"),
-             bounded=False, source="Järvelin & Kekäläinen 2002; ranx dcg@k, dcg_burges@k"),
-    _measure("IDCG", "ideal discounted cumulative gain", _GRADED,
-             lambda s, j, r, x: Fraction(dcg_parts(j, r, s.cutoff, s.gain, x, s.rel)[1]), params=("rel", "gain"),
-             bounded=False, source="Järvelin & Kekäläinen 2002 (the ideal vector)"),
-    _measure("Success", "success at k", _BINARY, lambda s, j, r, x: success(j, r, s.cutoff, s.rel, x),
-             cutoff="required", source="trec_eval success_k; ranx hit_rate@k"),
-    _measure("Judged", "judged fraction at k", _RANKED_BASE, lambda s, j, r, x: judged(j, r, s.cutoff, x),
-             cutoff="required", params=(), source="chapter 23; ir-measures Judged@k"),
-    _measure("SetP", "set precision", frozenset({"repeated_ids", "relevance_level"}),
-             lambda s, j, r, x: set_precision(j, r, s.rel, x), cutoff="none", source="trec_eval set_P"),
-    _measure("SetR", "set recall", frozenset({"repeated_ids", "relevance_level"}),
-             lambda s, j, r, x: set_recall(j, r, s.rel, x), cutoff="none", source="trec_eval set_recall"),
-    _measure("SetF", "set F-measure", frozenset({"repeated_ids", "relevance_level"}),
-             lambda s, j, r, x: f_measure(set_precision(j, r, s.rel, x), set_recall(j, r, s.rel, x),
-                                          s.beta if s.beta is not None else Fraction(1)),
-             cutoff="none", params=("rel", "beta"), source="van Rijsbergen 1979; trec_eval set_F"),
-    _measure("F", "F-measure at k", _BINARY | {"precision_denominator"},
-             lambda s, j, r, x: f_measure(precision(j, r, s.cutoff, s.rel, x), recall(j, r, s.cutoff, s.rel, x),
-                                          s.beta if s.beta is not None else Fraction(1)),
-             cutoff="required", params=("rel", "beta"), source="van Rijsbergen 1979; ranx f1@k"),
-    _measure("Rprec", "R-precision", _BINARY, lambda s, j, r, x: r_precision(j, r, s.rel, x), cutoff="none",
-             source="Buckley & Voorhees 2000; trec_eval Rprec"),
-    _measure("Bpref", "bpref", frozenset({"repeated_ids", "ties", "relevance_level"}),
-             lambda s, j, r, x: bpref(j, r, s.rel, x), cutoff="none",
-             source="Buckley & Voorhees 2004; trec_eval bpref"),
-    _measure("ERR", "expected reciprocal rank", _RANKED_BASE | {"err_max_grade"},
-             lambda s, j, r, x: expected_reciprocal_rank(j, r, s.cutoff, x), params=(),
-             source="Chapelle et al. 2009; gdeval err@k"),
-    _measure("RBP", "rank-biased precision", _BINARY | {"rbp_gain"},
-             lambda s, j, r, x: rank_biased_precision(j, r, s.p if s.p is not None else Fraction(4, 5), s.cutoff,
-                                                      s.rel, x),
-             params=("rel", "p"), source="Moffat & Zobel 2008; ranx rbp.p"),
-    _measure("IPrec", "interpolated precision at a recall level", _BINARY | {"iprec_level"},
-             lambda s, j, r, x: interpolated_precision(j, r, s.recall, s.rel, x), cutoff="none",
-             params=("rel", "recall"), source="Manning et al. 2008 §8.4; trec_eval iprec_at_recall"),
-    _measure("NumRel", "number of relevant documents", frozenset({"relevance_level"}),
-             lambda s, j, r, x: counts(j, r, "NumRel", s.rel, x), cutoff="none", bounded=False, combine="sum",
-             source="trec_eval num_rel"),
-    _measure("NumRet", "number of documents returned", frozenset({"repeated_ids"}),
-             lambda s, j, r, x: counts(j, r, "NumRet", s.rel, x), cutoff="none", params=(), bounded=False,
-             combine="sum", source="trec_eval num_ret"),
-    _measure("NumRelRet", "number of relevant documents returned", frozenset({"repeated_ids", "relevance_level"}),
-             lambda s, j, r, x: counts(j, r, "NumRelRet", s.rel, x), cutoff="none", bounded=False,
-             combine="sum", source="trec_eval num_rel_ret"),
-    _measure("GMAP", "geometric mean of average precision", _BINARY | {"ap_denominator", "gmap_floor"},
-             # a query's value is its AP, floored as the reading's gmap_floor says (trec_eval's gm_map reports each
-             # query's max(AP, 0.00001)); the geometric mean over queries floors the same way
-             lambda s, j, r, x: _gmap_term(average_precision(j, r, s.cutoff, s.rel, x), x), combine="geometric",
-             source="Robertson 2006; trec_eval gm_map (each AP floored at 0.00001)"),
-))
+#: The exact definition of every measure of the catalogue (``audit.measures.catalogue``):
+#: ``compute(spec, judgements, ranking, reading)``, one query's value.
+DEFINITIONS: dict[str, Callable[[MeasureSpec, Mapping[str, int], Ranking, Reading], Fraction]] = {
+    "P": lambda s, j, r, x: precision(j, r, s.cutoff, s.rel, x),
+    "R": _recall_at,
+    "RR": lambda s, j, r, x: reciprocal_rank(j, r, s.cutoff, s.rel, x),
+    "AP": lambda s, j, r, x: average_precision(j, r, s.cutoff, s.rel, x),
+    "nDCG": lambda s, j, r, x: ndcg(j, r, s.cutoff, s.gain, x, s.rel),
+    "DCG": lambda s, j, r, x: Fraction(dcg_parts(j, r, s.cutoff, s.gain, x, s.rel)[0]),
+    "IDCG": lambda s, j, r, x: Fraction(dcg_parts(j, r, s.cutoff, s.gain, x, s.rel)[1]),
+    "Success": lambda s, j, r, x: success(j, r, s.cutoff, s.rel, x),
+    "Judged": lambda s, j, r, x: judged(j, r, s.cutoff, x),
+    "SetP": lambda s, j, r, x: set_precision(j, r, s.rel, x),
+    "SetR": lambda s, j, r, x: set_recall(j, r, s.rel, x),
+    "SetF": lambda s, j, r, x: f_measure(set_precision(j, r, s.rel, x), set_recall(j, r, s.rel, x),
+        s.beta if s.beta is not None else Fraction(1)),
+    "F": lambda s, j, r, x: f_measure(precision(j, r, s.cutoff, s.rel, x), recall(j, r, s.cutoff, s.rel, x),
+        s.beta if s.beta is not None else Fraction(1)),
+    "Rprec": lambda s, j, r, x: r_precision(j, r, s.rel, x),
+    "Bpref": lambda s, j, r, x: bpref(j, r, s.rel, x),
+    "ERR": lambda s, j, r, x: expected_reciprocal_rank(j, r, s.cutoff, x),
+    "RBP": lambda s, j, r, x: rank_biased_precision(j, r, s.p if s.p is not None else Fraction(4, 5), s.cutoff,
+        s.rel, x),
+    "IPrec": lambda s, j, r, x: interpolated_precision(j, r, s.recall, s.rel, x),
+    "NumRel": lambda s, j, r, x: counts(j, r, "NumRel", s.rel, x),
+    "NumRet": lambda s, j, r, x: counts(j, r, "NumRet", s.rel, x),
+    "NumRelRet": lambda s, j, r, x: counts(j, r, "NumRelRet", s.rel, x),
+    # a query's value is its AP, floored as the reading's gmap_floor says (trec_eval's gm_map reports each query's
+    # max(AP, 0.00001)); the geometric mean over queries floors the same way
+    "GMAP": lambda s, j, r, x: _gmap_term(average_precision(j, r, s.cutoff, s.rel, x), x),
+}
 
-#: Measure names the chapter evaluator implements (ir-measures names).
-SUPPORTED = tuple(CATALOGUE)
 
 #: Conventions decided over several queries, and the measures they apply to beyond one query.
 def _not_numrel_or_numret(m: MeasureDef) -> bool:
@@ -646,7 +527,7 @@ _AGGREGATE = {"averaging": lambda m: m.name not in ("SetP", "SetR") and m.combin
 
 def relevant_to(measure_name: str, *, several_queries: bool) -> list[str]:
     """Convention names a measure's value can depend on (the aggregate ones only over several queries), in
-    the conventions' order (``audit.register.conventions``)."""
+    the conventions' order (``audit.measures.conventions``)."""
     m = CATALOGUE.get(measure_name)
     if m is None:
         return []
@@ -673,7 +554,7 @@ def evaluate_query(spec: MeasureSpec, judgements: Mapping[str, int], ranking: Ra
     if spec.name == "IPrec" and spec.recall is None:
         raise MeasureError("IPrec needs a recall level (IPrec@0.5)")
     ranking = order_ties(ranking, scores, reading["ties"])
-    return m.compute(spec, judgements, ranking, reading)
+    return DEFINITIONS[m.name](spec, judgements, ranking, reading)
 
 
 @lru_cache(maxsize=65_536)

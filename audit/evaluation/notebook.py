@@ -17,8 +17,8 @@ from fractions import Fraction
 
 from audit.evaluation.checks.common import CHAPTER
 from audit.register.claims import URL, notebook_path
-from audit.register.values import ValueParseError, parse_claimed
-from audit.report.results import ClaimResult, NotebookFinding, NotebookNumber, NotebookReport
+from audit.model.values import ValueParseError, parse_claimed
+from audit.model.results import ClaimResult, NotebookFinding, NotebookNumber, NotebookReport
 from audit.text.outputs import numbers, output_texts
 
 UNVERIFIED_URL = ("UNVERIFIED: a URL, not run (the audit runs only a notebook in the book's repository, in a sandbox "

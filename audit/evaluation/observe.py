@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from audit.evaluation.agreement import agree
 from audit.evaluation import evaluator
 from audit.evaluation.references import Reference
-from audit.register.conventions import CONVENTIONS
-from audit.register.measures import parse as parse_measure
+from audit.measures.conventions import CONVENTIONS
+from audit.measures.syntax import parse as parse_measure
 
 
 @dataclass(frozen=True)

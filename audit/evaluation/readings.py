@@ -16,7 +16,7 @@ from fractions import Fraction
 from itertools import product
 
 from audit.errors import ReadingDoesNotApply, RepeatedIDError
-from audit.register.conventions import CONVENTIONS, NAMES, Declared
+from audit.measures.conventions import CONVENTIONS, NAMES, Declared
 
 #: The chapter rejected the input under this reading (``repeated_ids: reject``).
 REJECTED = "rejected"

@@ -29,12 +29,13 @@ from pydantic import (
 )
 
 from audit.errors import AuditError, RegisterError, ValueParseError
-from audit.evaluation.evaluator import CATALOGUE, check_ranking
-from audit.evaluation.universe import PREMISES
-from audit.register.conventions import (CONVENTIONS, Declared, Statement, check_value, cited_in, declared_from,
+from audit.measures.catalogue import CATALOGUE
+from audit.model.rankings import check_ranking
+from audit.model.universe import PREMISES
+from audit.measures.conventions import (CONVENTIONS, Declared, Statement, check_value, cited_in, declared_from,
                                         formula_statements)
-from audit.register.files import read_text
-from audit.register.limits import (
+from audit.model.files import read_text
+from audit.model.limits import (
     MAX_CLAIMS,
     MAX_COHORT,
     MAX_CUTOFF,
@@ -51,9 +52,9 @@ from audit.register.limits import (
     shorten,
     trim,
 )
-from audit.register.measures import at_cutoff
-from audit.register.measures import parse as parse_measure
-from audit.register.values import parse_claimed, parse_expression
+from audit.measures.syntax import at_cutoff
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import parse_claimed, parse_expression
 from audit.text.chapter import Snapshot
 
 CHAPTER_FILE = "chapter.yaml"
@@ -84,7 +85,7 @@ class ConventionStatement(Strict):
 
 
 #: ``conventions:`` in chapter.yaml, a book file or a claim: ``name: value``, ``name: {value, quote}``, or a
-#: list of statements (two different values are an internal tension). Names and values: ``audit.register.conventions``.
+#: list of statements (two different values are an internal tension). Names and values: ``audit.measures.conventions``.
 ConventionsSpec = dict[str, StrictStr | StrictInt | ConventionStatement | list[ConventionStatement]]
 
 
@@ -517,7 +518,7 @@ class StatisticClaim(ClaimBase):
 #: How a register names a reference (``by:``) → the reference's name in the audit.
 from audit.register.options import REFERENCE_NAMES, reference_call  # noqa: E402  (one home: the options module)
 
-#: Older spellings of a rule → the convention value it names (``audit.register.conventions``).
+#: Older spellings of a rule → the convention value it names (``audit.measures.conventions``).
 RULE_SPELLINGS = {"reference order": "listed order", "zero": "non-relevant", "condensed": "removed"}
 
 #: The rules a convention claim may state: each convention's values (``averaging: pooled`` is not a per-query rule,
@@ -589,7 +590,7 @@ class ConventionClaim(ClaimBase):
 
 
 class UniverseSpec(Strict):
-    """The exhaustive search space of a property claim (see ``audit.evaluation.universe.Universe``)."""
+    """The exhaustive search space of a property claim (see ``audit.model.universe.Universe``)."""
 
     max_length: int = Field(5, ge=0, le=8)
     documents: int = Field(6, ge=1, le=10)
@@ -603,7 +604,7 @@ class UniverseSpec(Strict):
 
     @model_validator(mode="after")
     def _meaningful(self) -> "UniverseSpec":
-        from audit.evaluation.universe import Universe
+        from audit.model.universe import Universe
 
         if self.max_length < 1:
             raise ValueError("max_length: 0 keeps only empty rankings, on which every measure is 0, so the search "
@@ -663,7 +664,7 @@ class PropertyClaim(ClaimBase):
     #: claim's ``conventions`` state one, ``other_conventions`` the other). Searched by the chapter's definitions
     #: only: each reference computes its own convention.
     other_conventions: ConventionsSpec = {}
-    #: A premise the statement is conditioned on (``audit.evaluation.universe.PREMISES``): only cases satisfying
+    #: A premise the statement is conditioned on (``audit.model.universe.PREMISES``): only cases satisfying
     #: it are searched ("a perfect first result guarantees ERR ≥ 15/16": ``given: first result top grade``).
     given: Literal[PROPERTY_PREMISES] | None = None
     universe: UniverseSpec = UniverseSpec()
@@ -1106,8 +1107,8 @@ def _readings_used(register: "ClaimsFile") -> frozenset[tuple[str, str]]:
     (``by:`` a reference: trec_eval's ``-l 2``, ``-J``), which binds that sentence only, like a reference option in a
     measure's name (``rel=2``); nor a variant the text defines under its own name (``Expect.named``), which is the
     text's own measure and no reading of the standard one."""
-    from audit.evaluation.evaluator import GAINS
-    from audit.register.measures import parse as parse_measure
+    from audit.measures.catalogue import GAINS
+    from audit.measures.syntax import parse as parse_measure
 
     out: set[tuple[str, str]] = set()
 
@@ -1379,7 +1380,7 @@ def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> 
     """A statistic claim's data, printed values, alpha and confidence, as the statistic check will read them: numbers
     where numbers are printed, at least two queries (or two p-values), statistics the test computes, and something
     printed to check."""
-    from audit.register.values import parse_interval
+    from audit.model.values import parse_interval
 
     for name in ("alpha", "confidence"):
         try:
@@ -1389,7 +1390,7 @@ def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> 
         if level.nominal is None or level.approximate or not 0 < level.nominal < 1:
             raise fail(name, f"{name} {getattr(claim, name)!r} must be one number between 0 and 1")
     family = claim.test in ("bonferroni", "holm")
-    from audit.evaluation.significance import t_test_mismatch
+    from audit.text.t_tests import t_test_mismatch
 
     mismatch = t_test_mismatch(claim.test, claim.quote)
     if mismatch is not None:
@@ -1536,7 +1537,7 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
         if role == "constant" and p not in claim.constants and p not in defaults:
             raise fail(f"arguments.{p}", f"a constant needs its value: give it in constants ({p}: …) or as the "
                                          "listing's literal default")
-    from audit.register.measures import parse as parse_measure
+    from audit.measures.syntax import parse as parse_measure
     try:
         measured = dict(parse_measure(claim.measure.replace("@k", "@1"), reference_only=True)[0].params)
     except AuditError:
@@ -1576,7 +1577,7 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
             raise fail(f"calls[{i}].raises", f"{shorten(shown.raises, 80)!r} is not printed in the snapshot; write "
                                             "the exception line exactly as the doctest shows it")
         if shown.returns is not None and claim.shape != "number":
-            from audit.register.values import parse_claimed_parts
+            from audit.model.values import parse_claimed_parts
 
             try:
                 parse_claimed_parts(shown.returns, tolerance=shown.tolerance)

@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 
-from audit.register.limits import MAX_QUOTE_CHARS
+from audit.model.limits import MAX_QUOTE_CHARS
 
 #: Fields that are never derived: the claim's id (stable across revisions), the line hint (where the sentence was)
 #: and the record itself.

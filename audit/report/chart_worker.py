@@ -18,10 +18,10 @@ import threading
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING
 
-from audit.run import processes
+from audit.evaluation import processes
 
 if TYPE_CHECKING:
-    from audit.report.results import Check
+    from audit.model.results import Check
 
 #: How much lower (``nice``) the chart worker runs than the audit: charts are needed only when the reports
 #: are written, so they take the CPU the audit and the references' workers leave.

@@ -11,9 +11,9 @@ from concurrent.futures import Future
 
 from audit.report.chart_worker import ChartWorker
 from audit.report.drawings import _curve_svg, _differences_svg, _interval_svg
-from audit.report.results import Check
+from audit.model.results import Check
 from audit.run.cache import memoised
-from audit.run.parallel import queued
+from audit.evaluation.parallel import queued
 
 #: One chart at a time in this process: pyplot's figures are shared state, not safe to draw from two threads.
 _DRAWING = threading.Lock()

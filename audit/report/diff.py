@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from audit.register.values import format_decimal
+from audit.model.values import format_decimal
 
 from audit.text.anchors import fold
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import re
 
-from audit.report.results import Check
+from audit.model.results import Check
 
 _COLOURS = {"chapter": "#1f4e79", "pytrec_eval": "#c55a11", "ir_measures": "#548235", "ranx": "#7030a0"}
 

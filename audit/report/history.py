@@ -37,7 +37,7 @@ def entry(report) -> dict:
 def record(folder: Path, report) -> str | None:
     """Add ``report`` to the history in ``folder`` when its fingerprint or a verdict differs from the chapter's
     last entry; return the path written, or None when nothing changed."""
-    from audit.report.writer import write_text
+    from audit.report.files import write_text
     chapter = str(report.chapter["id"])
     new = entry(report)
     past = read(folder).get(chapter, [])

@@ -30,7 +30,7 @@ from audit.report.markdown import (
     TENSION_FIX,
     values_cell,
 )
-from audit.report.results import ChapterReport, ClaimResult, ImplValue
+from audit.model.results import ChapterReport, ClaimResult, ImplValue
 from audit.report.text import value_text
 
 #: The HTML ids of the seven sections, in order (``…html#findings``); claims are anchored by id (``#C08``).

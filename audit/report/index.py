@@ -9,7 +9,7 @@ import json
 from html import escape
 from pathlib import Path
 
-from audit.report.results import VERDICTS
+from audit.model.results import VERDICTS
 from audit.report.shown import html_text, markdown_text
 
 _ORDER = ("contradicted", "stale", "error", "qualified", "pending")

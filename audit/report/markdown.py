@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from audit.register.conventions import CONVENTIONS, title_of
-from audit.register.values import display
-from audit.report.results import ChapterReport, Check, ClaimResult, ImplValue
+from audit.measures.conventions import CONVENTIONS, title_of
+from audit.model.values import display
+from audit.model.results import ChapterReport, Check, ClaimResult, ImplValue
 
 CHAPTER = "chapter"
 _MARK = {"supported": "✅ supported", "qualified": "⚠️ qualified", "contradicted": "❌ contradicted",

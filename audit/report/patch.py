@@ -14,7 +14,7 @@ import difflib
 import re
 import unicodedata
 
-from audit.report.results import Proposal
+from audit.model.results import Proposal
 
 CONTEXT = 1
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from audit.report.results import ChapterReport
+from audit.model.results import ChapterReport
 
 
 def reproducing_command(report: ChapterReport, claims: list[str] | None = None) -> str:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from audit.register.values import display
-from audit.report.results import ImplValue
+from audit.model.values import display
+from audit.model.results import ImplValue
 
 
 def value_text(v: ImplValue, places: int = 6) -> str:

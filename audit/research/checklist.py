@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from audit.register.conventions import CONVENTIONS
-from audit.report.results import ChapterReport, ChecklistItem, EvidenceItem
+from audit.measures.conventions import CONVENTIONS
+from audit.model.results import ChapterReport, ChecklistItem, EvidenceItem
 
 #: The register's free-text rewording, which `audit.run.audit` appends to a proposed response (never checked).
 FREE_TEXT = re.compile(r"The register also suggests \(free text, not checked by the harness\): “(.*)”\s*$", re.DOTALL)

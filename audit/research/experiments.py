@@ -24,8 +24,8 @@ import yaml
 
 from audit.errors import AuditError
 from audit.register.claims import Chapter
-from audit.register.limits import MAX_QUOTE_CHARS
-from audit.report.results import ClaimResult, Experiment, SensitivityRow
+from audit.model.limits import MAX_QUOTE_CHARS
+from audit.model.results import ClaimResult, Experiment, SensitivityRow
 from audit.text import coverage
 from audit.text.anchors import line_starts
 from audit.text.scan import scan
@@ -61,7 +61,7 @@ MAX_SNIPPETS = 200
 
 
 def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
-    from audit.text.encode import fixture_tables
+    from audit.text.examples.rank_table import fixture_tables
     from audit.text.init import encode_statement
     from audit.text.init import _shortened as shortened
     text = chapter.snapshot.text

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from audit.register.conventions import CONVENTIONS
-from audit.report.results import (
+from audit.measures.conventions import CONVENTIONS
+from audit.model.results import (
     ClaimResult,
     SensitivityRow,
     SourceEntry,

@@ -18,7 +18,7 @@ import ast
 from dataclasses import dataclass, field
 
 from audit.register.claims import CodeClaim, parameter_defaults
-from audit.register.measures import parse as parse_measure
+from audit.measures.syntax import parse as parse_measure
 
 _SINGLE = {"ranking", "relevant set", "qrels", "ranked grades", "judged grades", "cutoff", "scores", "scored pairs"}
 #: The parameter added when only the ranked grades are given and the measure needs every judged grade.

@@ -42,13 +42,14 @@ from audit.evaluation.checks.value import (
 )
 from audit.evaluation.readings import REJECTED
 from audit.register.claims import Chapter
-from audit.register.conventions import CONVENTIONS, join_alike
-from audit.register.values import display, format_exact, parse_claimed, printed_correction
+from audit.measures.conventions import CONVENTIONS, join_alike
+from audit.model.values import display, format_exact, parse_claimed
+from audit.text.scan import printed_correction
 from audit.register.claims import canonical_rule
 from audit.register.options import reference_name
 from audit.evaluation.checks.arithmetic import correction as arithmetic_correction
 from audit.text.encode import breaks_arithmetic
-from audit.report.results import ClaimResult, Hunk, Proposal
+from audit.model.results import ClaimResult, Hunk, Proposal
 from audit.research.ledger import _CLAIM_CONVENTION
 from audit.research.register_edit import Edit, RegisterEditError, set_field
 from audit.text.anchors import edited_claim

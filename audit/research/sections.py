@@ -13,7 +13,7 @@ from pathlib import Path
 
 from audit.evaluation.checks.common import Measurements
 from audit.register.claims import Chapter
-from audit.report.results import ChapterReport, Research
+from audit.model.results import ChapterReport, Research
 from audit.research.checklist import checklist, dependencies, evidence
 from audit.research.experiments import experiments
 from audit.research.ledger import ledger, unread

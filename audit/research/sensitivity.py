@@ -33,14 +33,14 @@ from audit.evaluation.checks.common import Measurements
 from audit.evaluation.checks.property import WEAKER, Evaluations, pairs_for
 from audit.evaluation.checks.value import conventions_for, declared_with_aggregate, printed_in_quote
 from audit.evaluation.readings import REJECTED, base_reading, explore, graded_levels
-from audit.evaluation.universe import Universe
+from audit.model.universe import Universe
 from audit.register.claims import Chapter
 from audit.evaluation.evaluator import relevant_to
-from audit.register.conventions import CONVENTIONS, title_of
-from audit.register.measures import at_cutoff
-from audit.register.measures import parse as parse_measure
-from audit.register.values import display, format_exact, parse_claimed
-from audit.report.results import SensitivityCell, SensitivityRow
+from audit.measures.conventions import CONVENTIONS, title_of
+from audit.measures.syntax import at_cutoff
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import display, format_exact, parse_claimed
+from audit.model.results import SensitivityCell, SensitivityRow
 
 #: The metrics of chapter 23's table, in its order: the alternatives a reader could use at a cutoff.
 METRICS = ("P", "R", "RR", "AP", "nDCG")

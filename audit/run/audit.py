@@ -16,20 +16,20 @@ from audit.attribution.book import Book, Conflict
 from audit.attribution.verdict import (
     PRIORITY,
     Decision,
-    Evidence,
     decide,
     not_checkable,
     pending,
     stale,
 )
 from audit.errors import AuditError
+from audit.model.evidence import Evidence
 from audit.evaluation.checks import CHECKERS, NEEDS, Measurements
 from audit.evaluation.notebook import hold_to_chapter, notebook_report
 from audit.evaluation.references import Reference, significance_references
 from audit.register.claims import Chapter, source_difference
-from audit.register.conventions import CONVENTIONS
-from audit.register.limits import CLAIM_SECONDS, shorten
-from audit.report.results import (
+from audit.measures.conventions import CONVENTIONS
+from audit.model.limits import CLAIM_SECONDS, shorten
+from audit.model.results import (
     VERDICTS,
     ChapterReport,
     ClaimResult,
@@ -37,7 +37,7 @@ from audit.report.results import (
     Provenance,
     ReferenceInfo,
 )
-from audit.report.results import Statement as StatementResult
+from audit.model.results import Statement as StatementResult
 from audit.run.cache import (
     ClaimCache,
     NotebookStore,
@@ -48,7 +48,7 @@ from audit.run.cache import (
     environment,
     research_key,
 )
-from audit.run.parallel import map_each
+from audit.evaluation.parallel import map_each
 from audit.run.revise import Revised, revise
 from audit.text.anchors import (
     Anchor,
@@ -223,7 +223,7 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
                       if claim.other_conventions else ""),
                   "constant": str(claim.bound),
                   "transform": f"when {TRANSFORMS[claim.transform][1]}" if claim.transform else ""}[claim.compare]
-        from audit.evaluation.universe import PREMISES
+        from audit.model.universe import PREMISES
         claimed = f"{measure_at(claim.measure, at)} {claim.relation} {target}" + (
             f", when {PREMISES[claim.given].text}" if claim.given else "")
     elif claim.kind == "code":
@@ -364,7 +364,7 @@ def audit_chapter(chapter: Chapter, references: Sequence[Reference], provenance:
         tensions=tensions(chapter) + claim_tensions(results),
         summary={v: counts.get(v, 0) for v in VERDICTS},
         claims=results, statements=statements, scan=scan_summary, notebook=notebook)
-    from audit.report.results import Research
+    from audit.model.results import Research
     from audit.research.sections import complete, finish
     stored = None
     if cache is not None and cache.enabled and select is None:
@@ -449,8 +449,8 @@ def tensions(chapter: Chapter) -> list:
     value gives on a probe input (by the chapter's definitions)."""
     from audit.evaluation import evaluator
     from audit.evaluation.readings import base_reading
-    from audit.register.measures import parse as parse_measure
-    from audit.report.results import Tension
+    from audit.measures.syntax import parse as parse_measure
+    from audit.model.results import Tension
     out = []
     for name, statements in chapter.declared.tensions().items():
         probe = ""
@@ -475,7 +475,7 @@ def claim_tensions(results: Sequence[ClaimResult]) -> list:
     """Claims that each hold only under values of one unstated convention, with no value common to them (one needs
     ties broken by docno ascending, another by docno descending): no single reading makes both true, which the
     chapter should see beside its own tensions."""
-    from audit.report.results import Tension
+    from audit.model.results import Tension
     out = []
     for name in CONVENTIONS:
         needs = [(r, set(r.holds_only[name])) for r in results if name in r.holds_only]

@@ -49,8 +49,8 @@ from pathlib import Path
 
 from audit import __version__
 from audit.evaluation.checks.value import printed_elsewhere_inputs
-from audit.register.limits import MAX_CACHE_ENTRY_BYTES
-from audit.report.results import ClaimResult
+from audit.model.limits import MAX_CACHE_ENTRY_BYTES
+from audit.model.results import ClaimResult
 from audit.run import entries as checks
 from audit.run.signing import signer
 
@@ -144,18 +144,6 @@ def claim_key(claim, chapter, anchor, env: Mapping, book=None) -> str:
     return _digest(material)
 
 
-def storable(result: ClaimResult) -> bool:
-    """Whether a result depends only on its key: not an ``error`` (a timeout or an internal fault), not a
-    search stopped by its time limit, no reference worker that crashed or overran."""
-    if result.verdict == "error" or "time limit stopped" in result.reason:
-        return False
-    for check in result.checks:
-        for value in check.values:
-            if value.status == "error" and "worker process" in value.detail:
-                return False
-    return True
-
-
 class ClaimCache:
     """Cached claim results under ``folder`` (default ``cache_root() / "claims"``); ``enabled=False``
     makes every lookup a miss and stores nothing (``--no-cache``).
@@ -190,7 +178,7 @@ class ClaimCache:
 
     def put(self, key: str, result: ClaimResult, conflicts: Sequence[dict] = ()) -> None:
         """Store ``result`` (skipped when disabled or not ``storable``); a failed write is counted in ``STATS``."""
-        if not self.enabled or not storable(result):
+        if not self.enabled or not checks.storable(result):
             return
         self._store.put(key, {"result": result.model_dump(mode="json"), "conflicts": [dict(c) for c in conflicts]})
 
@@ -460,7 +448,7 @@ def _write_some(fd: int, data) -> int:
 
 
 def _env_now() -> dict:
-    from audit.register.limits import CLAIM_SECONDS
+    from audit.model.limits import CLAIM_SECONDS
     from audit.run.provenance import versions
     return environment(versions(), CLAIM_SECONDS)
 
@@ -540,7 +528,7 @@ class NotebookStore:
                         "platform": platform.platform()})
 
     def get(self, key: str | None):
-        from audit.report.results import NotebookReport
+        from audit.model.results import NotebookReport
         if not self.enabled or key is None:
             return None
         found = self._store.get(key)

@@ -24,8 +24,12 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
-from audit.register.limits import MAX_VALUE_BITS
+from audit.model.limits import MAX_VALUE_BITS
+
+if TYPE_CHECKING:
+    from audit.model.results import ClaimResult
 
 #: Largest magnitude of a number in an entry.
 LARGEST = float(2**MAX_VALUE_BITS)
@@ -77,10 +81,21 @@ def _same(model, stored) -> bool:
         return False
 
 
+def storable(result: ClaimResult) -> bool:
+    """Whether a result depends only on its key: not an ``error`` (a timeout or an internal fault), not a
+    search stopped by its time limit, no reference worker that crashed or overran."""
+    if result.verdict == "error" or "time limit stopped" in result.reason:
+        return False
+    for check in result.checks:
+        for value in check.values:
+            if value.status == "error" and "worker process" in value.detail:
+                return False
+    return True
+
+
 def claim_result(payload, claim_id: str | None = None, kind: str | None = None, chapter: str | None = None):
     """``(ClaimResult, conflicts)`` from a claim entry's payload, or None (see the module doc)."""
-    from audit.report.results import EVIDENCE_CLASSES, PRIORITIES, VERDICTS, ClaimResult
-    from audit.run.cache import storable
+    from audit.model.results import EVIDENCE_CLASSES, PRIORITIES, VERDICTS, ClaimResult
 
     if not isinstance(payload, dict) or set(payload) != {"result", "conflicts"}:
         return None
@@ -102,7 +117,7 @@ def claim_result(payload, claim_id: str | None = None, kind: str | None = None, 
     for check in result.checks:
         if check.low is not None and check.high is not None and check.low > check.high:
             return None
-    from audit.register.conventions import CONVENTIONS
+    from audit.measures.conventions import CONVENTIONS
     for name, values in result.holds_only.items():
         if name not in CONVENTIONS or any(v not in CONVENTIONS[name].values for v in values):
             return None
@@ -130,7 +145,7 @@ def conflicts_of(stored, chapter: str | None, claim_id: str) -> list[dict] | Non
 
 def research(stored, claim_ids: Collection[str], lines: Sequence[str]):
     """The chapter's ``Research`` from an entry, or None (see the module doc). ``lines``: the snapshot's lines."""
-    from audit.report.results import Research
+    from audit.model.results import Research
 
     try:
         found = Research.model_validate(stored)
@@ -224,7 +239,7 @@ def per_claim(what: str, payload, claim_id: str) -> dict | None:
             return found
         return None
     if what == "sensitivity":
-        from audit.report.results import SensitivityRow
+        from audit.model.results import SensitivityRow
         rows = found.get("rows")
         if set(found) != {"rows"} or not isinstance(rows, list) or not rows:
             return None

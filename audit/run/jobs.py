@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 from audit.attribution.book import Book, Conflict
 from audit.register.claims import Chapter
-from audit.report.results import ChapterReport, Provenance
+from audit.model.results import ChapterReport, Provenance
 from audit.run.cache import ClaimCache
 
 

@@ -9,7 +9,7 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 
 from audit import __version__
-from audit.report.results import Provenance
+from audit.model.results import Provenance
 
 LIBRARIES = ("pytrec-eval-terrier", "ir-measures", "ranx", "numpy", "pandas", "numba")
 

@@ -27,7 +27,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from audit.register.claims import Chapter, Claim
 from audit.register.derived import NOT_DERIVED, field_print, fields_of, hand_written, statement_of
-from audit.report.results import Revision
+from audit.model.results import Revision
 from audit.text.anchors import _NUMBER, Budget, fold, line_starts, locate
 
 _ADAPTER = TypeAdapter(Claim)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from audit.register.limits import (
+from audit.model.limits import (
     FUZZY_CHAPTER_PASSAGES,
     FUZZY_MAX_SCORED,
     FUZZY_MAX_WORDS,

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.errors import RegisterError
-from audit.register.files import read_text
-from audit.register.limits import MAX_SNAPSHOT_BYTES
+from audit.model.files import read_text
+from audit.model.limits import MAX_SNAPSHOT_BYTES
 
 #: The normalisation behind the fingerprint, stated in every report.
 NORMALISATION = (

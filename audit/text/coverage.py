@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from audit.errors import AuditError
-from audit.register.values import parse_claimed
+from audit.model.values import parse_claimed
 from audit.text import encode
 from audit.text.scan import (
     EXPRESSION,

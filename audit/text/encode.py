@@ -37,9 +37,9 @@ from fractions import Fraction
 from itertools import product
 
 from audit.errors import AuditError
-from audit.register.measures import at_cutoff
-from audit.register.measures import parse as parse_measure
-from audit.register.values import (
+from audit.measures.syntax import at_cutoff
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import (
     expression_interval,
     parse_claimed,
     parse_expression,
@@ -194,7 +194,7 @@ _BY = re.compile(rf"\b(?P<lib>{_LIBRARIES})\b(?:'s)?(?:[^.;]|\.\d){{0,80}}?{_SAY
 
 
 def normal_expression(expr: str) -> str:
-    """An expression as printed → as ``audit.register.values`` reads it: ``×``/``·``/``x`` → ``*``, ``÷`` → ``/``,
+    """An expression as printed → as ``audit.model.values`` reads it: ``×``/``·``/``x`` → ``*``, ``÷`` → ``/``,
     ``−`` → ``-``, a superscript ² or ³ → ``^2``/``^3``, and ``(1/4)(1/4)`` → ``(1/4)*(1/4)``."""
     out = expr.replace("·", "*").replace("×", "*").replace("÷", "/").replace("−", "-")
     out = re.sub(r"(?<=[\d.)])\s*[xX]\s*(?=[\d.(])", " * ", out)   # ".912 x 10"
@@ -822,11 +822,11 @@ def _described(text: str, base: str, k) -> tuple[dict | None, str]:
         if length is None and (k is None and root in ("AP", "Rprec", "DCG", "ERR", "RBP", "NumRet")
                                or isinstance(k, int) and k > max(positions)):
             # the ranking is known down to the last stated position only: what follows is not the sentence's
-            from audit.text.examples import ASK_LENGTH
+            from audit.text.examples.example import ASK_LENGTH
             return None, f"{_name(base, k)} needs what the sentence does not state: {ASK_LENGTH.format(n=max(positions))}"
         length = length or max(positions)
         if root in _NEEDS_R and total is None:
-            from audit.text.examples import ASK_RELEVANT
+            from audit.text.examples.example import ASK_RELEVANT
             return None, f"{_name(base, k)} needs what the sentence does not state: {ASK_RELEVANT}"
         if total is not None and total < len(positions):
             return None, "more relevant positions than relevant documents"
@@ -870,8 +870,8 @@ def reproduces(name: str, fixture: dict, claimed: str, declared: dict[str, tuple
     sentence's, and a runnable claim on it would give a verdict about something the sentence did not say."""
     from audit.evaluation.evaluator import aggregate, relevant_to
     from audit.evaluation.readings import REJECTED, explore, graded_levels
-    from audit.register.conventions import Declared
-    from audit.register.conventions import Statement as Stated
+    from audit.measures.conventions import Declared
+    from audit.measures.conventions import Statement as Stated
 
     _, spec = parse_measure(name)
     if spec is None:
@@ -1286,7 +1286,7 @@ def _literal_call(call: str, nparams: int, bound: dict[str, str]) -> bool:
 def _printed_result(printed: str, structured: bool) -> str | None:
     """The value a doctest's output prints, as a claim's ``returns``: one number, or for a listing returning a list or
     mapping its literal; None for anything else (an array's repr, text)."""
-    from audit.register.values import parse_claimed, parse_claimed_parts
+    from audit.model.values import parse_claimed, parse_claimed_parts
 
     printed = printed.strip()
     if not printed or "\n" in printed:
@@ -1378,7 +1378,7 @@ def _shown_calls(text: str, name: str, nparams: int, structured: bool = False) -
             literal = re.match(r"\)?`?[^.\n;]{0,40}?(?:\b(?:returns?|gives?|prints?|evaluates\s+to|is)\s+|(?:→|->|=)\s*)"
                                r"`?(?P<lit>[\[{][^\n`]*?[\]}])", after)
             if literal:
-                from audit.register.values import parse_claimed_parts
+                from audit.model.values import parse_claimed_parts
                 try:
                     parse_claimed_parts(literal.group("lit"))
                     entry["returns"] = literal.group("lit")
@@ -1498,7 +1498,7 @@ def statistics(s: Statement) -> list[dict]:
     its data (``statistic`` claims' ``reported``); the sidedness when the sentence states it. The test is the one
     the sentence names: Welch's for a decimal df or when it says Welch (or equal_var=False), Student's unpaired test
     when it names an unpaired one (ttest_ind, two-sample, independent samples), else the paired t-test."""
-    from audit.evaluation.significance import t_tests_named
+    from audit.text.t_tests import t_tests_named
 
     named = t_tests_named(s.text)
     out = []
@@ -1552,13 +1552,6 @@ def todo(s: Statement, reason: str) -> str:
 
 def _cells(row: str) -> list[str]:
     return [c.strip() for c in row.strip().strip("|").split("|")]
-
-
-def fixture_tables(text: str) -> list[tuple[int, int, dict, bool]]:
-    """Rankings printed as tables, as ``(start, end, fixture, complete)``: see
-    ``audit.text.examples.rank_table.fixture_tables``."""
-    from audit.text.examples.rank_table import fixture_tables as tables
-    return tables(text)
 
 
 _ORDER_FREE = {"P", "RR", "Judged", "Success"}   # measures no unretrieved document can change

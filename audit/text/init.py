@@ -26,11 +26,12 @@ import yaml
 from audit.errors import AuditError, RegisterError
 from audit.register import derived
 from audit.register.claims import CHAPTER_FILE, CLAIMS_FILE, book_root, load_chapter
-from audit.register.limits import MAX_QUOTE_CHARS
+from audit.model.limits import MAX_QUOTE_CHARS
 from audit.register.schema import schema_path
 from audit.text import coverage, encode
 from audit.text.chapter import Snapshot
-from audit.text.examples import Example, bind
+from audit.text.examples import bind, rank_table
+from audit.text.examples.example import Example
 from audit.text.examples import find as find_examples
 from audit.text.listings import find_listings
 from audit.text.markdown import is_markdown, layout
@@ -47,7 +48,7 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
                      local: dict[str, tuple[str, ...]] | None = None, text: str = "",
                      example: Example | None = None) -> list[dict]:
     """Complete claims for one statement (possibly several), or one draft with a TODO. ``tables``
-    are the rankings printed as tables (``encode.fixture_tables``) a table row may refer to;
+    are the rankings printed as tables (``rank_table.fixture_tables``) a table row may refer to;
     ``declared`` the conventions stated for the statement (``{name: values}``: its chapter's, its
     section's and its own), which decide whether a printed computation or a fixture is the sentence's;
     ``local`` those its section or the sentence itself states; ``text``: the whole chapter, where a listing is
@@ -183,7 +184,7 @@ def draft_register(snapshot: Snapshot) -> tuple[list[dict], dict[str, int], dict
     them), so the text is read again until they settle."""
     text = snapshot.text
     statements = scan(snapshot)
-    tables = encode.fixture_tables(text)
+    tables = rank_table.fixture_tables(text)
     examples = find_examples(text)
     chapter: dict[str, list[dict[str, str]]] = {}
     for _ in range(3):  # the chapter's conventions decide encodings, which decide what is the chapter's

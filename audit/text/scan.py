@@ -42,6 +42,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from audit.errors import ValueParseError
+from audit.model.values import ClaimedValue, parse_claimed
 from audit.text.chapter import Snapshot
 from audit.text.listings import find_listings
 
@@ -129,7 +131,7 @@ _IR_NOUN = re.compile(r"\b(?:retrieved|recovered|relevant|ranking|ranked|prefix|
 _STRONG_CHANGE = re.compile(r"\b(?:remains?|improves?|improved|raises?|lowers?|recovers?|beats?|hurts?|helps?|"
                             r"measurement)\b", re.IGNORECASE)
 _DEFINE = re.compile(r"\blet\s+\w+\s+be\b|\bis\s+defined\s+as\b", re.IGNORECASE)
-#: Pieces of an arithmetic expression as printed: the functions ``audit.register.values`` reads, operators
+#: Pieces of an arithmetic expression as printed: the functions ``audit.model.values`` reads, operators
 #: (``×``, ``·``, ``x`` between numbers as in ".912 x 10", ``÷``, ``−``, powers ``^``/``**``, a superscript ² or
 #: ³), and a product written ``(1/4)(1/4)``.
 FUNCTION = r"(?:log2|log10|log|ln|sqrt|exp)"
@@ -374,9 +376,9 @@ _INLINE_MATH = re.compile(r"(?<![$\\])\$(?!\$)(?P<a>[^$\n]+?)(?<!\\)\$(?!\$)|\\\
 def latex_math(text: str) -> list[tuple[int, int, str]]:
     """Each inline formula of ``text`` holding LaTeX (``$\\frac{3}{\\log_2 4} = 1.5$``) as ``(start, end, plain)``:
     its span with the delimiters, and its arithmetic in plain notation (``3/(log2 4) = 1.5``; ``\\approx`` as ``≈``,
-    read by ``audit.register.values.latex_arithmetic``), each side holding a symbol written ``§`` (``§ = 3 + 2/(log2 3)
+    read by ``audit.model.values.latex_arithmetic``), each side holding a symbol written ``§`` (``§ = 3 + 2/(log2 3)
     ≈ 5.762`` for ``DCG@3 = …``). A display formula unit is one formula as a whole."""
-    from audit.register.values import latex_arithmetic
+    from audit.model.values import latex_arithmetic
     from audit.errors import AuditError
     spans = [(m.start(), m.end(), m.group("a") or m.group("b")) for m in _INLINE_MATH.finditer(text)]
     if not spans and re.match(r"\s*(?:\$\$|\\\[)", text):
@@ -477,6 +479,35 @@ def printed_values(text: str) -> list[str]:
             value += "%"
         out.append(value)
     return out
+
+
+def printed_correction(quote: str, claimed: ClaimedValue, new: str) -> tuple[str, str] | None:
+    """The text to change in ``quote`` for a claimed value the register writes otherwise than the sentence (the
+    register's "< 1/3" for the sentence's "less than a third"), and what to write instead, in the sentence's own
+    style: ``("a third", "two fifths")`` for the new value ``new`` ("< 2/5"). The printed token is the one whose
+    number is the claim's (its bound, for a bound). None when the register's text is in the quote as it is, or no
+    printed token, or more than one, stands for the claimed number."""
+    if str(claimed.text).strip() in quote:
+        return None
+    number = claimed.number
+    try:
+        replacement = parse_claimed(new).number
+    except ValueParseError:
+        return None
+    if number is None or replacement is None:
+        return None
+    tokens = []
+    for token in dict.fromkeys(printed_values(quote)):
+        try:
+            printed = parse_claimed(token)
+        except ValueParseError:
+            continue
+        if printed.nominal == number and quote.count(token) == 1:
+            tokens.append((token, printed))
+    if len(tokens) != 1:
+        return None
+    token, printed = tokens[0]
+    return token, printed.write_like(replacement)
 
 
 #: A LaTeX fraction of two numbers (``\\frac{3}{4}``, ``\\tfrac``, ``\\dfrac``): printed as the value ``3/4``.

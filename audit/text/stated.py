@@ -1,6 +1,6 @@
 """Evaluation conventions a chapter's wording states, recognised for ``audit init``.
 
-``WORDINGS`` is the one table: each row is a convention (``audit.register.conventions``), the value a
+``WORDINGS`` is the one table: each row is a convention (``audit.measures.conventions``), the value a
 wording sets, and a pattern for that wording. ``stated_in`` reads one unit of text (a sentence,
 list item or table row from ``audit.text.scan.units``); ``declare`` reads a chapter's units and
 returns the ``conventions:`` mapping for ``chapter.yaml``, each statement with its quote.
@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from audit.register.conventions import CONVENTIONS, accepts
+from audit.measures.conventions import CONVENTIONS, accepts
 
 _I = re.IGNORECASE
 _RELEVANT = r"(?:relevant|positive)"
@@ -305,7 +305,7 @@ def stated_in(text: str, options: bool = True) -> dict[str, tuple[str, int]]:
     states a convention is seen as one (its offset is then the unit's start).
 
     A unit naming two values of one convention contrasts them and states neither. Values are
-    checked against ``audit.register.conventions`` (a row giving an unknown value is a bug in the table).
+    checked against ``audit.measures.conventions`` (a row giving an unknown value is a bug in the table).
     ``options``: read the reference options the unit names (``OPTION_WORDINGS``), as a claim's own sentence does;
     a chapter's or a section's conventions are never read from them."""
     found = _stated(text, options)

@@ -267,7 +267,7 @@ def mutate(rng: random.Random, cache: Path) -> str:
             path.write_bytes(bytes(data))
             label = f"damaged {namespace} {how}"
         else:
-            from audit.register.limits import MAX_CACHE_ENTRY_BYTES
+            from audit.model.limits import MAX_CACHE_ENTRY_BYTES
             how = rng.choice(["fifo", "/dev/zero", "/dev/urandom", "/dev/null", "other entry", "folder", "oversized"])
             other = rng.choice(_entries(cache))
             path.unlink()

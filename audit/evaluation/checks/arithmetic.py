@@ -11,25 +11,25 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from audit.attribution.verdict import Evidence, Point
+from audit.model.evidence import Evidence, Point
 from audit.errors import ValueParseError
 from audit.evaluation.checks.common import CHAPTER, Measurements, errors_of, fixture_name, shown
 from audit.evaluation.checks.value import bounds, check_expectation, check_printed
 from audit.register.claims import ArithmeticClaim, Chapter, Cohort, Fixture
-from audit.register.measures import parse as parse_measure
-from audit.register.values import (
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import (
     ClaimedValue,
     display,
     expression_interval,
     format_certified,
     format_exact,
     parse_claimed,
-    printed_correction,
     printed_terms_interval,
     term_readings,
 )
 from audit.text.encode import breaks_replacing
-from audit.report.results import Check, ImplValue
+from audit.text.scan import printed_correction
+from audit.model.results import Check, ImplValue
 
 #: Significant digits an irrational value is certified to, in turn, while its enclosure straddles a
 #: bound of the claimed interval; past the last the claim is an error, not a verdict.

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from audit.attribution.verdict import Evidence, Point
+from audit.model.evidence import Evidence, Point
 from audit.errors import AuditError, RepeatedIDError
 from audit.evaluation import evaluator
 from audit.evaluation.checks import computes
@@ -33,10 +33,10 @@ from audit.register.claims import (
     parameter_defaults,
     shown_arguments,
 )
-from audit.register.conventions import CONVENTIONS
-from audit.register.measures import parse as parse_measure
-from audit.register.values import display, format_exact, parse_claimed, parse_claimed_parts
-from audit.report.results import Check, ImplValue
+from audit.measures.conventions import CONVENTIONS
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import display, format_exact, parse_claimed, parse_claimed_parts
+from audit.model.results import Check, ImplValue
 from audit.text.listings import function_source
 
 #: The exceptions by which a listing refuses a bad argument on purpose (k < 1): ``raise ValueError(…)`` or ``assert``.

@@ -13,10 +13,10 @@ from audit.errors import AuditError
 from audit.evaluation import evaluator
 from audit.evaluation.references import Reference
 from audit.register.claims import Fixture
-from audit.register.measures import parse as parse_measure
-from audit.register.values import ClaimedValue, display, fmt_float, format_exact
-from audit.report.results import ImplValue
-from audit.run.parallel import queued
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import ClaimedValue, display, fmt_float, format_exact
+from audit.model.results import ImplValue
+from audit.evaluation.parallel import queued
 
 CHAPTER = "chapter"
 

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from audit.attribution.causes import Input, explain_reference
 from audit.evaluation.agreement import agree
-from audit.attribution.verdict import Evidence, Point
+from audit.model.evidence import Evidence, Point
 from audit.evaluation import evaluator
 from audit.evaluation.checks.common import (
     CHAPTER,
@@ -27,10 +27,10 @@ from audit.evaluation.checks.stated_effect import (
 from audit.evaluation.checks.value import conventions_for, printed_in_quote
 from audit.evaluation.readings import REJECTED, Readings, explore, graded_levels
 from audit.register.claims import Chapter, ComparisonClaim
-from audit.register.conventions import CONVENTIONS, Declared
-from audit.register.measures import parse as parse_measure
-from audit.register.values import display, format_exact, parse_claimed
-from audit.report.results import Check, ImplValue
+from audit.measures.conventions import CONVENTIONS, Declared
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import display, format_exact, parse_claimed
+from audit.model.results import Check, ImplValue
 
 _EPS = 1e-9
 

@@ -97,7 +97,7 @@ def candidates(measure: str) -> list[Computation]:
 def readings(computation: Computation, reading: Mapping[str, str]) -> list[dict[str, str]]:
     """The readings a computation is tried under: the chapter's, then each other value of one of its conventions,
     then of two (as changes to ``reading``)."""
-    from audit.register.conventions import CONVENTIONS
+    from audit.measures.conventions import CONVENTIONS
     import itertools
 
     options = [(n, v) for n in computation.conventions for v in CONVENTIONS[n].values if v != reading.get(n)]
@@ -114,7 +114,7 @@ IDEAL_FROM_LIST = frozenset({"retrieved only", "all retrieved, cut at k"})
 def changes_text(changed: Mapping[str, str]) -> str:
     """The convention values a computation was found under, in words: an ideal built from the returned list is
     named as such (a relevant document the list misses never lowers the score), the others by title and value."""
-    from audit.register.conventions import CONVENTIONS
+    from audit.measures.conventions import CONVENTIONS
 
     out = []
     for name, value in changed.items():

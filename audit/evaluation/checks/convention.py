@@ -12,21 +12,21 @@ from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
 
-from audit.attribution.verdict import Evidence, Point
+from audit.model.evidence import Evidence, Point
 from audit.errors import ReadingDoesNotApply, RepeatedIDError
 from audit.evaluation import evaluator
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float, listed
 from audit.evaluation.readings import base_reading
 from audit.register.claims import CONVENTION_RULES, REFERENCE_NAMES, Chapter, ConventionClaim, Fixture, canonical_rule
-from audit.register.conventions import CONVENTIONS, join_alike
-from audit.register.measures import parse as parse_measure
-from audit.register.values import display, format_exact
-from audit.report.results import Check, ImplValue
+from audit.measures.conventions import CONVENTIONS, join_alike
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import display, format_exact
+from audit.model.results import Check, ImplValue
 
 REJECT = "reject"
 
 #: How each rule reads after an implementation's name; a convention value without an entry reads from its phrase
-#: (``audit.register.conventions``).
+#: (``audit.measures.conventions``).
 DESCRIBE = {
     "reject": "rejects the run",
     "keep first": "silently keeps the first occurrence of a repeated ID",

@@ -1,7 +1,7 @@
 """Property claims: a universal statement searched for counterexamples.
 
 Two stages, both through the chapter's definitions and every reference that supports the
-measure: exhaustive enumeration of a small universe (``audit.evaluation.universe``), then a seeded
+measure: exhaustive enumeration of a small universe (``audit.model.universe``), then a seeded
 random search beyond it (longer rankings, unjudged documents, graded judgements). Cases
 are evaluated as many queries in one call per reference. A statement found false is tried
 in its weaker form ("increases" → "never decreases") so a qualified verdict can name what
@@ -20,21 +20,21 @@ from fractions import Fraction
 from functools import lru_cache, partial
 from typing import NamedTuple
 
-from audit.attribution.verdict import Evidence, Point
+from audit.model.evidence import Evidence, Point
 from audit.errors import AuditError
 from audit.evaluation import evaluator
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.references import Reference
 from audit.evaluation.references.worker import CALL_SECONDS
-from audit.evaluation.universe import PREMISES, Case, Run, Universe, _relevant
+from audit.model.universe import PREMISES, Case, Run, Universe, _relevant
 from audit.register.claims import Chapter, PropertyClaim
-from audit.register.conventions import CONVENTIONS
-from audit.register.measures import at_cutoff
-from audit.register.measures import parse as parse_measure
-from audit.register.values import display, format_exact, parse_claimed
-from audit.report.results import Check, ImplValue
-from audit.run.parallel import queued
+from audit.measures.conventions import CONVENTIONS
+from audit.measures.syntax import at_cutoff
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import display, format_exact, parse_claimed
+from audit.model.results import Check, ImplValue
+from audit.evaluation.parallel import queued
 
 RELATIONS: dict[str, Callable[[float, float], bool]] = {
     "increases": lambda a, b: b > a,

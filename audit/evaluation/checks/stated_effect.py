@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from audit.evaluation.readings import REJECTED, Value
-from audit.register.conventions import CONVENTIONS, Declared, Statement
+from audit.measures.conventions import CONVENTIONS, Declared, Statement
 
 ORIGIN = {"chapter": "The chapter's", "book": "The book's", "claim": "The claim's"}
 

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import mpmath
 
-from audit.attribution.verdict import Evidence, Point
+from audit.model.evidence import Evidence, Point
 from audit.errors import AuditError
 from audit.evaluation import significance
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
@@ -27,8 +27,8 @@ from audit.evaluation.readings import base_reading
 from audit.evaluation.references import scipy_stats
 from audit.evaluation.significance import DIGITS, ROOT_MEAN_D, SIDES, TESTS, Bounds, Span, as_mpf, p_of_t
 from audit.register.claims import UNPAIRED, Chapter, StatisticClaim
-from audit.register.values import parse_claimed, parse_interval
-from audit.report.results import Check, ImplValue
+from audit.model.values import parse_claimed, parse_interval
+from audit.model.results import Check, ImplValue
 
 #: How each statistic is named in a reason.
 NAMES = {"p": "the p-value", "t": "t", "df": "the degrees of freedom", "positives": "the number of positive differences", "W": "W",

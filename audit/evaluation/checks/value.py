@@ -19,7 +19,7 @@ import re
 from fractions import Fraction
 
 from audit.attribution.causes import Input, explain_reference
-from audit.attribution.verdict import Evidence, Point, merge_repeats
+from audit.model.evidence import Evidence, Point, merge_repeats
 from audit.evaluation.checks.common import (
     CHAPTER,
     Measurements,
@@ -43,10 +43,11 @@ from audit.register.options import reference_call
 from audit.errors import AuditError
 from audit.evaluation import evaluator
 from audit.evaluation.evaluator import relevant_to
-from audit.register.conventions import CONVENTIONS, Declared, Statement
-from audit.register.measures import parse as parse_measure
-from audit.register.values import ClaimedValue, display, format_exact, parse_claimed, printed_correction
-from audit.report.results import Check, ImplValue
+from audit.measures.conventions import CONVENTIONS, Declared, Statement
+from audit.measures.syntax import parse as parse_measure
+from audit.model.values import ClaimedValue, display, format_exact, parse_claimed
+from audit.text.scan import printed_correction
+from audit.model.results import Check, ImplValue
 from audit.text.encode import breaks_replacing
 
 _AGGREGATE = {"mean": ("queries with results", "all judged queries"), "pooled": ("pooled",)}

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
 
 from audit.evaluation.references.base import Outcome, Reference, ScoredRun, Support
-from audit.run import processes
+from audit.evaluation import processes
 
 #: Seconds one call (one batch of fixtures and measures) may take in a worker before the worker is
 #: killed and the call becomes an error. Generous: ranx compiles its metrics on first use in an
@@ -113,7 +113,7 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
             if names:  # imported on the first call that names measures (a significance test names none)
                 import ir_measures
 
-                import audit.evaluation.measure_names  # noqa: F401  (the measures ir-measures' parser learns here)
+                import audit.measures.names  # noqa: F401  (the measures ir-measures' parser learns here)
             measures = [ir_measures.parse_measure(n) for n in names] if names else []
             if method == "reader_verdict":
                 result = ref.reader_verdict(*arg)

@@ -28,8 +28,8 @@ from pydantic import (
 )
 
 from audit.errors import AuditError
-from audit.evaluation.evaluator import SUPPORTED
-from audit.register.conventions import CONVENTIONS as _CONVENTIONS
+from audit.measures.catalogue import SUPPORTED
+from audit.measures.conventions import CONVENTIONS as _CONVENTIONS
 from audit.register.claims import (
     UniqueKeyLoader,  # the register's YAML loader: duplicate and non-scalar keys refused
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from audit.text.examples import Example, describe_grades
+from audit.text.examples.example import Example, describe_grades
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 #: Sentences that speak of another ranking than the example's: a hypothetical, a change, other queries or systems,
@@ -154,8 +154,8 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
     """A value claim for the measures statement ``s`` prints a value of, on ``example``'s fixture, when the
     example determines each (``Example.missing``); ``skip``: measures already encoded on a fixture the sentence
     itself describes. Else ([], the question the draft asks: what the text does not say)."""
-    from audit.register.measures import parse as parse_measure
-    from audit.register.values import parse_claimed
+    from audit.measures.syntax import parse as parse_measure
+    from audit.model.values import parse_claimed
     from audit.errors import AuditError
     from audit.text.encode import (
         _BY,
@@ -168,7 +168,7 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
         measure_of,
         reproduces,
     )
-    from audit.text.examples import MEASURES
+    from audit.text.examples.example import MEASURES
     from audit.text.scan import METRIC
     text = s.text
     if _ELSEWHERE.search(text) and not s.start <= example.start < s.end or _TOOL.search(text) or _GENERAL.search(text):

@@ -9,8 +9,8 @@ from functools import lru_cache
 import ir_measures
 
 from audit.errors import MeasureError
-from audit.evaluation import measure_names  # noqa: F401  (declares DCG, IDCG, F, GMAP to ir-measures' parser)
-from audit.evaluation.evaluator import CATALOGUE, GAINS, MeasureSpec
+from audit.measures import names  # noqa: F401  (declares DCG, IDCG, F, GMAP to ir-measures' parser)
+from audit.measures.catalogue import CATALOGUE, GAINS, MeasureSpec
 
 
 #: ir-measures' aliases → the chapter evaluator's names.
@@ -46,7 +46,7 @@ def _check_parameters(measure, text: str, shown: str) -> None:
     in [0, 1]. Raises ``MeasureError`` naming the measure and the parameter."""
     import math
 
-    from audit.register.limits import MAX_CUTOFF, MAX_GRADE
+    from audit.model.limits import MAX_CUTOFF, MAX_GRADE
     supported = getattr(measure, "SUPPORTED_PARAMS", {})
     for key, value in dict(measure.params).items():
         if key not in supported:

@@ -20,7 +20,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from audit.errors import UndecidedError, ValueParseError
-from audit.register.limits import (
+from audit.model.limits import (
     MAX_DIGITS,
     MAX_EXPRESSION_CHARS,
     MAX_EXPRESSION_DEPTH,
@@ -995,37 +995,6 @@ def parse_expression(text: str) -> Fraction:
     """
     lo, hi, exact = expression_interval(text)
     return lo if exact else (lo + hi) / 2
-
-
-def printed_correction(quote: str, claimed: ClaimedValue, new: str) -> tuple[str, str] | None:
-    """The text to change in ``quote`` for a claimed value the register writes otherwise than the sentence (the
-    register's "< 1/3" for the sentence's "less than a third"), and what to write instead, in the sentence's own
-    style: ``("a third", "two fifths")`` for the new value ``new`` ("< 2/5"). The printed token is the one whose
-    number is the claim's (its bound, for a bound). None when the register's text is in the quote as it is, or no
-    printed token, or more than one, stands for the claimed number."""
-    from audit.text.scan import printed_values
-
-    if str(claimed.text).strip() in quote:
-        return None
-    number = claimed.number
-    try:
-        replacement = parse_claimed(new).number
-    except ValueParseError:
-        return None
-    if number is None or replacement is None:
-        return None
-    tokens = []
-    for token in dict.fromkeys(printed_values(quote)):
-        try:
-            printed = parse_claimed(token)
-        except ValueParseError:
-            continue
-        if printed.nominal == number and quote.count(token) == 1:
-            tokens.append((token, printed))
-    if len(tokens) != 1:
-        return None
-    token, printed = tokens[0]
-    return token, printed.write_like(replacement)
 
 
 def parse_interval(text: str) -> tuple[ClaimedValue, ClaimedValue]:
