@@ -353,13 +353,17 @@ def test_an_ndcg_listing_over_a_qrels_mapping_matches_the_chapter_on_every_gener
     assert chapter.detail == "300 of 300 inputs"
 
 
-@pytest.mark.parametrize("call, message", [
-    ("ndcg_at_k([2, 3, 0], 5)", "is not printed in the snapshot"),
-    ("ndcg_at_k(grades, 5)", "the argument for 'grades' is not a literal value"),
-    ("ndcg([2, 3, 0, 1, 3], 5)", "is not a call of ndcg_at_k()"),
-    ("ndcg_at_k([2, 3, 0, 1, 3])", "gives no k"),
+@pytest.mark.parametrize("call, message, field", [
+    ("ndcg_at_k([2, 3, 0], 5)", "is not printed in the snapshot", "calls[0].call"),
+    # a name is run only with the literal the text assigns it, written under given
+    ("ndcg_at_k(grades, 5)", "passes grades: give the literal the text assigns it before the call in given",
+     "calls[0].given"),
+    ("ndcg_at_k(sorted([3, 2, 0]), 5)", "the argument for 'grades' is not a literal value", "calls[0].call"),
+    ("ndcg_at_k([2, 3, 0], 5, k=5)", "is not one of them or is given twice", "calls[0].call"),
+    ("ndcg([2, 3, 0, 1, 3], 5)", "is not a call of ndcg_at_k()", "calls[0].call"),
+    ("ndcg_at_k([2, 3, 0, 1, 3])", "gives no k", "calls[0].call"),
 ])
-def test_a_shown_call_that_cannot_be_run_as_printed_stops_the_load(tmp_path, call, message):
+def test_a_shown_call_that_cannot_be_run_as_printed_stops_the_load(tmp_path, call, message, field):
     from audit.errors import RegisterError
     text = NDCG_TEXT + f"\nAlso `{call}`.\n" if "is not printed" not in message else NDCG_TEXT
     (tmp_path / "snapshot.md").write_text(text, encoding="utf-8")
@@ -369,7 +373,7 @@ def test_a_shown_call_that_cannot_be_run_as_printed_stops_the_load(tmp_path, cal
                             f'calls: [{{call: "{call}"}}]'), encoding="utf-8")
     with pytest.raises(RegisterError) as caught:
         load_chapter(tmp_path)
-    assert caught.value.claim == "N1" and caught.value.field == "calls[0].call"
+    assert caught.value.claim == "N1" and caught.value.field == field
     assert message in caught.value.message, caught.value.message
 
 

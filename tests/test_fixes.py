@@ -62,6 +62,8 @@ Every value in the table lies between 0 and 1.
 A grade of 1 or more counts as relevant. Moving the answer from rank 1 to rank 2 leaves RR unchanged.
 
 ERR rates it at less than a third of the ideal list's ERR.
+
+The appendix sets these values beside scikit-learn's average_precision_score.
 """
 CLAIMS = """\
 fixtures:
@@ -143,7 +145,8 @@ def test_a_corrected_value_that_would_make_the_printed_arithmetic_false_is_a_rev
 
 def test_a_caveat_on_a_table_row_goes_into_the_rows_label_and_the_rerun_supports_it(rounds):
     """The bare 0.556 is 5/9 over |R| and 5/6 over the relevant retrieved (scikit-learn's average_precision_score on
-    the returned list): qualified, fixed by stating the denominator. Text after a row's last cell is dropped by
+    the returned list, which the text cites, so that reading is one of its readers'): qualified, fixed by stating
+    the denominator. Text after a row's last cell is dropped by
     GitHub-flavoured Markdown (cells beyond the header's are ignored), so the caveat goes into the label cell."""
     first, patch, second, folder = rounds
     assert first["F2"]["verdict"] == "qualified"

@@ -316,7 +316,8 @@ def test_the_example_in_docs_listings_loads_and_holds(tmp_path):
 
     docs = (Path(__file__).resolve().parents[1] / "docs" / "listings.md").read_text(encoding="utf-8")
     listing = re.search(r"```python\n(.*?)```", docs, re.S).group(0)
-    register = re.search(r"```yaml\n(.*?)```", docs, re.S).group(1)
+    # the page's whole register (the fragment under "Doctests and shown calls" shows only a claim's calls field)
+    register = re.search(r"```yaml\n(claims:\n.*?)```", docs, re.S).group(1)
     text = ("# Example\n\n" + listing + "\n\nCalled as `precision_at_ks([\"a\", \"x\", \"b\", \"y\"], {\"a\", \"b\"}, "
             "[1, 2, 4])` it returns {1: 1.0, 2: 0.5, 4: 0.5}.\n")
     (tmp_path / "snapshot.md").write_text(text, encoding="utf-8")

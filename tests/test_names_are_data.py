@@ -131,3 +131,19 @@ def test_visible_shows_every_class_of_character_and_keeps_the_rest():
     # A text with nothing to show differently comes back equal; a non-string is shown by its str().
     assert visible("nDCG@10 = 0.6131, P@5 = 3/5") == "nDCG@10 = 0.6131, P@5 = 3/5"
     assert visible(12) == "12" and visible_lines(None) == "None"
+
+
+def test_book_text_already_literal_is_not_escaped_again_in_an_audit_sentence():
+    """A listing's message quoted by the sandbox is already literal (``\\[click\\](javascript:…)``). Escaping its
+    brackets a second time gave ``\\\\[``: a literal backslash and a bare bracket, which CommonMark reads as a link."""
+    from markdown_it import MarkdownIt
+    from audit.evaluation.sandbox.quote import quote
+    sentence = "it raises (" + quote("the listing's exception:", "[click](http://evil.example/x)") + ")"
+    shown = markdown_safe(sentence)
+    assert "\\[click\\](http\\://evil.example/x)" in shown and "\\\\[" not in shown
+    tokens = MarkdownIt("commonmark").parse(shown)
+    assert not [t for t in tokens[1].children if t.type == "link_open"]
+    # brackets after an even number of backslashes (an escaped backslash, then a bare bracket) are still escaped
+    assert markdown_safe("a \\\\[b](http://x.example)") == "a \\\\\\[b\\](http\\://x.example)"
+    assert not [t for t in MarkdownIt("commonmark").parse(markdown_safe("a \\\\[b](http://x.example)"))[1].children
+                if t.type == "link_open"]

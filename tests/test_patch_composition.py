@@ -102,7 +102,7 @@ The listing below computes nDCG with the grades as gains:
 0.9386
 ```
 
-Grades matter more than positions here.
+Grades matter more than positions here. Burges et al. (2005) weight the grades differently.
 """
 FORMULA_CLAIMS = """\
 fixtures:
@@ -234,8 +234,9 @@ def test_the_structure_outside_the_changed_sentences_is_kept(rounds):
 
 
 def test_no_words_are_written_into_a_doctest(rounds):
-    """nDCG@3 of grades 3, 0, 2 is 0.9386 with linear gain and 0.9558 with 2^g − 1: qualified, and the "(here …)"
-    that would state the gain cannot go on the doctest's output line."""
+    """nDCG@3 of grades 3, 0, 2 is 0.9386 with linear gain and 0.9558 with 2^g − 1 (the text cites Burges et al.,
+    whose gain that is, so it is a reading): qualified, and the "(here …)" that would state the gain cannot go on
+    the doctest's output line."""
     proposal = rounds["first"]["formula"]["research"]["proposal"]
     reasons = {n["claim"]: n["reason"] for n in proposal["not_proposed"]}
     assert "M3" in reasons and "code block" in reasons["M3"], proposal

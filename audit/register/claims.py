@@ -1341,7 +1341,8 @@ def shown_arguments(claim: CodeClaim, call: str, params: list[str],
     """The arguments of a call the text shows, by parameter name: ``call`` must call ``claim.function`` with literal
     arguments (numbers, strings, lists, tuples, sets, dicts) or names of ``given`` (each the literal the text assigns
     it before the call), positionally or by name, one per parameter; a parameter the call leaves out takes its
-    literal default (``defaults``, from ``parameter_defaults``). Raises ``AuditError`` saying what is wrong."""
+    literal default (``defaults``, from ``parameter_defaults``). Raises ``AuditError`` saying what is wrong, its
+    ``field`` ``"given"`` when a name the call passes has no literal in ``given``."""
     import ast
 
     given = given or {}
@@ -1365,7 +1366,7 @@ def shown_arguments(claim: CodeClaim, call: str, params: list[str],
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             if isinstance(arg, ast.Name):
                 raise AuditError(f"{shorten(call, 80)!r} passes {arg.id}: give the literal the text assigns it before "
-                                 f"the call in given ({{{arg.id}: …}})")
+                                 f"the call in given ({{{arg.id}: …}})", field="given")
             raise AuditError(f"{shorten(call, 80)!r}: the argument for {name!r} is not a literal value")
     for p in params:
         if p not in values and p in (defaults or {}):
@@ -1566,7 +1567,7 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
         try:
             shown_arguments(claim, shown.call, params, parameter_defaults(source, claim.function), shown.given)
         except AuditError as exc:
-            raise fail(f"calls[{i}].call" if "given" not in exc.message else f"calls[{i}].given", exc.message)
+            raise fail(f"calls[{i}].given" if exc.field == "given" else f"calls[{i}].call", exc.message)
         if shown.call not in chapter.snapshot.text:
             raise fail(f"calls[{i}].call", f"{shorten(shown.call, 80)!r} is not printed in the snapshot; write the "
                                           "call exactly as the text shows it")

@@ -90,14 +90,17 @@ def markdown_text(text: object) -> str:
 
 
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
-_LINK = re.compile(r"[\[\]]")
+#: A bracket not already escaped: after an even number of backslashes (none, or escaped backslashes). Book text
+#: quoted inside an audit sentence is already literal (``\[``); escaping its bracket again would make the
+#: backslash literal and leave the bracket free to open a link.
+_LINK = re.compile(r"(?<!\\)((?:\\\\)*)([\[\]])")
 _SCHEME = re.compile(r"(?i)(?<=[a-z]):(?=//)")
 _WWW = re.compile(r"(?i)(?<=\bwww)\.")
 _TAG = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 def _no_links(text: str) -> str:
-    text = _LINK.sub(lambda m: "\\" + m.group(), text)
+    text = _LINK.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
     text = _SCHEME.sub(r"\\:", text)
     text = _WWW.sub(r"\\.", text)
     return _TAG.sub("&lt;", text)
