@@ -45,12 +45,39 @@ def test_qualified_reasons_name_the_condition(report, claim_id, phrases):
 
 def test_a_derived_value_the_table_does_not_print_is_not_qualified_by_the_gain(report):
     """C34's table cell says only that nDCG@k divides by the ideal DCG@k for the same judgements; the register's
-    ≈ .3801 is derived (linear gain: 1 / (2 + 1/log2 3) = 0.380094, pytrec_eval ndcg_cut_4). Exponential gain gives
-    1 / (3 + 1/log2 3) = 0.275412, a number the text never prints, so the unstated gain misleads no reader: supported,
-    with the other reading named."""
+    ≈ .3801 is derived (linear gain: 1 / (2 + 1/log2 3) = 0.380094, pytrec_eval ndcg_cut_4). Chapter 23 cites no
+    source using exponential gain, so linear gain is the only reading: supported, and exponential gain's 0.275412
+    (ranx ndcg_burges@4) is not named. The same cell in a text citing Burges et al. is
+    ``test_a_derived_value_not_printed_is_supported_with_a_cited_reading_named``."""
     c34 = next(c for c in report.claims if c.id == "C34")
     assert c34.verdict == "supported", c34.reason
-    assert "not printed" in c34.reason and "nDCG gain exponential gives 0.275412" in c34.reason
+    assert "0.380094" in c34.reason
+    assert "exponential" not in c34.reason and "0.275412" not in c34.reason
+
+
+def test_a_derived_value_not_printed_is_supported_with_a_cited_reading_named(tmp_path):
+    """C34's table cell in a text that cites Burges et al. 2005 (exponential gain 2^g − 1) and states no gain: both
+    gains are readings, linear gives 1 / (2 + 1/log2 3) = 0.380094 (pytrec_eval ndcg_cut_4) and exponential
+    1 / (3 + 1/log2 3) = 0.275412 (ranx ndcg_burges@4). The cell prints no number, so the unstated gain misleads no
+    reader: supported, with the other reading named."""
+    (tmp_path / "chapter.yaml").write_text("id: cell\ntitle: A denominator table\n", encoding="utf-8")
+    (tmp_path / "snapshot.txt").write_text(
+        "| Measure | Denominator |\n|---|---|\n| nDCG@k | Ideal DCG@k for the same judgements |\n\n"
+        "Burges et al. (2005) tuned RankNet on nDCG.\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(_c34_register(), encoding="utf-8")
+    result = audit_chapter(load_chapter(tmp_path), all_references(), collect(["audit", "run"])).claims[0]
+    assert result.verdict == "supported", result.reason
+    assert "not printed" in result.reason and "nDCG gain exponential gives 0.275412" in result.reason
+
+
+def _c34_register() -> str:
+    """C34 and its fixture from the shipped register, alone."""
+    import yaml
+
+    register = yaml.safe_load((CHAPTER / "claims.yaml").read_text(encoding="utf-8"))
+    c34 = next(c for c in register["claims"] if c["id"] == "C34")
+    return yaml.safe_dump({"fixtures": {c34["fixture"]: register["fixtures"][c34["fixture"]]}, "claims": [c34]},
+                          allow_unicode=True)
 
 
 def test_selector_ratios_are_recomputed_from_the_cohort(report):

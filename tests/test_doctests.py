@@ -479,15 +479,64 @@ def test_an_ideal_from_the_returned_list_is_named_with_the_discount(module):
     assert "gives 0.794285 on the same input (pytrec_eval, ir_measures and ranx give 0.7943)" in nk.reason
 
 
+CITED_AP_MODULE = """\
+Average precision, scikit-learn style
+
+average_precision scores one ranked list the way scikit-learn's
+average_precision_score scores the returned items: grades in rank order,
+0 for an item that is not relevant. `python -m doctest ap.py` runs the
+example.
+
+import numpy as np
+
+
+def average_precision(grades):
+    \"\"\"Mean of the precision at each relevant rank.
+
+    >>> average_precision([1, 0, 1, 0, 0, 1])
+    0.72222222222222221
+    \"\"\"
+    rel = np.asarray(grades) != 0
+    out = [np.mean(rel[:i + 1]) for i in range(rel.size) if rel[i]]
+    return float(np.mean(out))
+"""
+
+CITED_AP_CHAPTER = """\
+id: ap-sklearn
+title: Average precision, scikit-learn style
+snapshot: {file: snapshot.txt}
+environment: [numpy]
+"""
+
+CITED_AP_CLAIMS = MODULE_CLAIMS[:MODULE_CLAIMS.index("claims:\n") + len("claims:\n")] + \
+    MODULE_CLAIMS[MODULE_CLAIMS.index("  - id: AP\n"):]
+
+
 @sandboxed
-def test_a_nan_where_the_references_give_zero_is_named(module):
+def test_a_nan_where_the_references_give_zero_is_named(tmp_path):
     """average_precision takes the mean of no precision values when nothing relevant is retrieved: NumPy's nan, where
-    trec_eval, ir-measures and ranx give AP = 0."""
-    ap = module["AP"]
+    trec_eval, ir-measures and ranx give AP = 0. The text follows scikit-learn's average_precision_score, which divides
+    by the relevant items retrieved, so that denominator is a reading beside trec_eval's |R|
+    ((1 + 2/3 + 1/2)/3 = 0.722222 on the doctest's list, all relevant retrieved): qualified, the nan named."""
+    ap = _audit(_write(tmp_path / "ap-sklearn", "snapshot.txt", CITED_AP_MODULE, CITED_AP_CHAPTER,
+                       CITED_AP_CLAIMS))["AP"]
     assert ap.verdict == "qualified", ap.reason
     assert ("On relevant documents never retrieved (ranking ['n', 'm'], grades {'a': 1, 'b': 1, 'm': 0, 'n': 0}) it "
             "returns nan, outside [0, 1] (the chapter gives 0); pytrec_eval, ir_measures and ranx give 0.0000") \
         in ap.reason
+
+
+@sandboxed
+def test_ap_over_the_relevant_retrieved_is_wrong_where_no_source_reads_it_so(module):
+    """The same function in a module that cites no source: AP over |R| (trec_eval's map, ir-measures' AP, ranx's map)
+    is the only reading, and a function given only the returned grades divides by the relevant retrieved, e.g.
+    ranking [n, a] with b relevant and not retrieved: (1/2)/2 = 0.25 by |R|, (1/2)/1 = 0.5 by the relevant retrieved.
+    Contradicted as wrong on ordinary input, the denominator and the nan both named."""
+    ap = module["AP"]
+    assert ap.verdict == "contradicted", ap.reason
+    assert "Wrong on ordinary input" in ap.reason
+    assert "it returns nan, outside [0, 1] (the chapter gives 0)" in ap.reason
+    assert "AP denominator “relevant retrieved”, where the chapter's is AP denominator “|R|”" in ap.reason
 
 
 # --- the tutorial's verdicts ------------------------------------------------------------------------------------------

@@ -4,7 +4,10 @@ Two chapters not shipped with the project:
 
 * **"returned"** states P@k over the number of results returned, exponential gain, ties ordered
   by docno descending and repeated IDs de-duplicated (first occurrence kept);
-* **"silent"** states nothing: every convention its claims depend on is unstated.
+* **"silent"** states nothing: every convention its claims depend on is unstated, and it cites no source, so each
+  unstated convention is read only as the references compute it by default (linear gain, P@k over k);
+* **"cited"** is "silent" with a sentence citing Manning, Raghavan & Schütze's Introduction to Information Retrieval
+  (P@k over the number returned) and Burges et al. 2005 (exponential gain 2^g − 1): those values become readings too.
 
 Right values are hand computations (written next to each assertion):
 nDCG@3 for grades 3, 2, 0 against the ideal 3, 2, 1 with discount log2(rank + 1):
@@ -176,6 +179,18 @@ claims:
 """
 
 
+CITED_CHAPTER = """\
+id: cited
+title: A chapter that states no convention and cites its sources
+"""
+
+CITED_SNAPSHOT = SILENT_SNAPSHOT + (
+    "Precision follows Manning, Raghavan and Schütze's Introduction to Information Retrieval; Burges et al. (2005)\n"
+    "tuned RankNet on nDCG.\n")
+
+CITED_CLAIMS = SILENT_CLAIMS[:SILENT_CLAIMS.index("  - id: S4")]
+
+
 def _write(tmp, name, chapter, snapshot, claims):
     folder = tmp / name
     folder.mkdir()
@@ -190,7 +205,8 @@ def reports(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("chapters")
     out = {}
     for name, chapter, snapshot, claims in (("returned", RETURNED_CHAPTER, RETURNED_SNAPSHOT, CLAIMS),
-                                            ("silent", SILENT_CHAPTER, SILENT_SNAPSHOT, SILENT_CLAIMS)):
+                                            ("silent", SILENT_CHAPTER, SILENT_SNAPSHOT, SILENT_CLAIMS),
+                                            ("cited", CITED_CHAPTER, CITED_SNAPSHOT, CITED_CLAIMS)):
         report = audit_chapter(_write(tmp, name, chapter, snapshot, claims), all_references(), collect("test"))
         out[name] = {c.id: c for c in report.claims}
     return out
@@ -257,7 +273,10 @@ def test_arithmetic_slip_is_contradicted(reports):
 
 
 def test_unstated_gain_is_qualified_whichever_way_round(reports):
-    s1, s2 = reports["silent"]["S1"], reports["silent"]["S2"]
+    """In "cited" both gains are readings (linear: the references' default; exponential: Burges et al., cited):
+    S1's ≈ 0.95 holds under exponential gain (0.946768, ranx ndcg_burges@3) and not linear (0.894999, pytrec_eval
+    ndcg_cut_3); S2's ≈ 0.895 the other way round. Each is qualified, naming the gain under which it holds."""
+    s1, s2 = reports["cited"]["S1"], reports["cited"]["S2"]
     for result, holding, failing in ((s1, "exponential", "0.8950"), (s2, "linear", "0.9468")):
         assert result.verdict == "qualified", result.reason
         assert "does not state the nDCG gain" in result.reason
@@ -269,11 +288,26 @@ def test_unstated_gain_is_qualified_whichever_way_round(reports):
     assert "the grade, linear" in s2.response
 
 
+def test_unstated_gain_without_a_cited_source_is_linear(reports):
+    """In "silent" linear gain is the only reading: S1's ≈ 0.95 is contradicted (0.894999 by the chapter's definition
+    and pytrec_eval ndcg_cut_3, outside [0.945, 0.955]) and S2's ≈ 0.895 supported; exponential gain's 0.946768
+    rescues neither and qualifies neither."""
+    s1, s2 = reports["silent"]["S1"], reports["silent"]["S2"]
+    assert s1.verdict == "contradicted", s1.reason
+    assert "0.894999" in s1.reason and "0.9468" not in s1.reason
+    assert s2.verdict == "supported", s2.reason
+    assert "nDCG gain" not in s2.reason
+
+
 def test_unstated_denominator_qualifies_instead_of_contradicting(reports):
-    s3 = reports["silent"]["S3"]
-    # 1/5 under denominator k; 1/2 under the number returned; 1/1 under min(k, |R|)
-    assert s3.verdict == "qualified"
+    """P@5 with a returned and relevant, b returned: 1/5 over k (pytrec_eval P_5 0.2), 1/2 over the number returned
+    (Manning et al.'s precision, cited in "cited"). Cited: both readings, qualified. Silent: only k, supported."""
+    s3 = reports["cited"]["S3"]
+    assert s3.verdict == "qualified", s3.reason
     assert "P@k denominator" in s3.reason
+    silent = reports["silent"]["S3"]
+    assert silent.verdict == "supported", silent.reason
+    assert "P@k denominator" not in silent.reason
 
 
 def test_empty_qrels_entry_is_not_supported(reports):

@@ -16,7 +16,10 @@ Right values of the planted chapter, by hand (exact fractions) and with the libr
   [non-relevant, relevant] gives 0 → 1/2, so the measure moves both ways: "can raise or lower".
 * P4 "grades 3, 0, 2 give nDCG@3 ≈ 0.9386": linear gain, 4 / (3 + 2/log2 3) = 0.938557 (pytrec_eval
   ``ndcg_cut_3``, ranx ``ndcg@3``); exponential gain 2^g − 1, 8.5 / (7 + 3/log2 3) = 0.955831 (ranx
-  ``ndcg_burges@3``) — the text states no gain, so it is qualified until it does.
+  ``ndcg_burges@3``) — the text cites Burges et al. 2005, who weigh a grade as 2^g − 1, and states no gain, so
+  both gains are readings and it is qualified until it names linear gain. Without the citation linear gain is the
+  only reading and the sentence is supported as it stands
+  (``test_an_unstated_gain_without_a_cited_source_is_read_as_linear``).
 * P5 "our evaluator rejects a ranking that repeats an ID": ir_measures and ranx score such a run, keeping the
   last occurrence; pytrec_eval rejects it — qualified until the text says what the two libraries do.
 * P6 and P7 quote the same table row "Whole cohort 43 8": 21 + 6 + 16 = 43 holds, 0 + 1 + 6 = 7 not 8; the hunk
@@ -50,6 +53,7 @@ Our evaluator rejects a ranking that repeats an ID.
 Rejected 16 6 Whole cohort 43 8
 Over the two queries the mean AP is
 (0.25 + 1)/2 ≈ 0.635.
+Burges et al. (2005) tuned RankNet on nDCG.
 """
 PLANTED_CHAPTER = "id: planted\ntitle: Five planted errors\n"
 PLANTED_CLAIMS = """\
@@ -259,3 +263,25 @@ def test_the_planted_errors_are_fixed_to_the_right_values(rounds):
     # one source: the finding's response is the hunk's own change
     assert first_responses["P1"].startswith("Change “0.5417” to “0.5208”")
     assert first_responses["P3"].startswith("Change “always helps” to “can raise or lower”")
+
+
+def test_an_unstated_gain_without_a_cited_source_is_read_as_linear(tmp_path):
+    """P4's sentence in a text that cites no source: linear gain is the references' default and the only reading,
+    4 / (3 + 2/log2 3) = 0.938557 (pytrec_eval ndcg_cut_3) holds ≈ 0.9386, so it is supported and no hunk is
+    proposed; exponential gain's 0.955831 is no qualification."""
+    import yaml
+
+    from audit.evaluation.references import all_references
+    from audit.register.claims import load_chapter
+    from audit.run.audit import audit_chapter
+    from audit.run.provenance import collect
+
+    planted = yaml.safe_load(PLANTED_CLAIMS)
+    p4 = next(c for c in planted["claims"] if c["id"] == "P4")
+    (tmp_path / "chapter.yaml").write_text("id: no-citation\ntitle: nDCG without a cited source\n", encoding="utf-8")
+    (tmp_path / "snapshot.txt").write_text(p4["quote"] + "\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(yaml.safe_dump(
+        {"fixtures": {"graded": planted["fixtures"]["graded"]}, "claims": [p4]}, allow_unicode=True), encoding="utf-8")
+    result = audit_chapter(load_chapter(tmp_path), all_references(), collect(["audit", "run"])).claims[0]
+    assert result.verdict == "supported", result.reason
+    assert "nDCG gain" not in result.reason and "0.9558" not in result.reason

@@ -34,6 +34,7 @@ Moving the relevant document from rank 2 to rank 1 lowers reciprocal rank.
 The evaluator rejects repeated result IDs.
 Score ties keep the reference order.
 With c judged but not retrieved, nDCG@4 ≈ .3801.
+Burges et al. (2005) tuned RankNet on nDCG.
 """
 
 CHAPTER_YAML = """\
@@ -231,12 +232,33 @@ def test_ties_reference_order_is_qualified_naming_trec_eval_rule(audited):
 
 
 def test_ndcg_with_unstated_gain_is_qualified(audited):
-    # Linear gain: DCG = 1, ideal = 2 + 1/log2 3, nDCG@4 = 0.3801 (inside ≈ .3801);
-    # exponential gain: ideal = 3 + 1/log2 3, nDCG@4 = 0.2754 (outside).
+    """The chapter cites Burges et al. 2005, whose nDCG weighs a grade g as 2^g − 1, and states no gain: both gains
+    are readings. Linear gain: DCG = 1, ideal = 2 + 1/log2 3, nDCG@4 = 0.380094 (pytrec_eval ndcg_cut_4, ir_measures
+    nDCG@4, ranx ndcg@4), inside ≈ .3801; exponential gain: ideal = 3 + 1/log2 3, nDCG@4 = 0.275412 (ranx
+    ndcg_burges@4), outside."""
     result = audited["G1"]
-    assert result.verdict == "qualified"
+    assert result.verdict == "qualified", result.reason
     assert "does not state the nDCG gain" in result.reason
     assert "0.3801" in result.reason and "0.2754" in result.reason
+
+
+def test_ndcg_with_unstated_gain_and_no_citation_is_read_with_linear_gain(tmp_path, references):
+    """The same sentence in a text that neither cites nor uses exponential gain: linear gain is the only reading
+    (the references' default), nDCG@4 = 1 / (2 + 1/log2 3) = 0.380094 holds, so the claim is supported and
+    exponential gain's 0.275412 is no qualification."""
+    (tmp_path / "chapter.yaml").write_text("id: no-citation\ntitle: nDCG without a cited source\n", encoding="utf-8")
+    (tmp_path / "snapshot.txt").write_text("With c judged but not retrieved, nDCG@4 ≈ .3801.\n", encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(textwrap.dedent("""\
+        fixtures:
+          graded: {qrels: {q1: {a: 1, c: 2, n: 0}}, run: {q1: [a, n]}}
+        claims:
+          - {id: G1, title: nDCG with unstated gain, kind: value, quote: "With c judged but not retrieved, nDCG@4 ≈ .3801.",
+             claim: nDCG@4 = 1 / (2 + 1/log2 3), fixture: graded, expect: [{measure: "nDCG@4", claimed: "≈ .3801"}]}
+        """), encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), references, collect(["audit", "run"]))
+    result = report.claims[0]
+    assert result.verdict == "supported", result.reason
+    assert "nDCG gain" not in result.reason and "0.2754" not in result.reason
 
 
 # --- fake references: verdict logic without a real library ------------------------------------------
