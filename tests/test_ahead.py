@@ -369,6 +369,8 @@ def test_a_chapter_that_needs_no_reference_starts_no_worker(tmp_path):
         'claims:\n  - {id: A1, title: t, kind: arithmetic, quote: "21/43 ≈ .4884", claim: c, claimed: "0.4884", '
         'expression: "21/43"}\n', encoding="utf-8")
     refs = all_references(start=False)
+    for ref in refs:  # the adapters are this process's: an earlier test in the same worker may have started them
+        ref.stop()
     try:
         report = audit_chapter(load_chapter(folder), refs, collect(["audit", "run"]),
                                cache=ClaimCache(enabled=False), ledger=False)
