@@ -481,25 +481,26 @@ def _folder_digest(folder: Path) -> str | None:
     h = hashlib.sha256()
     for path, relative in files:
         h.update(relative.encode() + b"\0")
-        try:
-            with open(path, "rb") as handle:
-                while block := handle.read(1 << 20):
-                    h.update(block)
-        except OSError:
+        if not _hash_into(h, path):
             return None
         h.update(b"\0")
     return h.hexdigest()
 
 
-def _file_sha256(path: str) -> str | None:
-    h = hashlib.sha256()
+def _hash_into(h, path) -> bool:
+    """Feed the file at ``path`` into the hash ``h`` in blocks; False when it cannot be read."""
     try:
         with open(path, "rb") as handle:
             while block := handle.read(1 << 20):
                 h.update(block)
     except OSError:
-        return None
-    return h.hexdigest()
+        return False
+    return True
+
+
+def _file_sha256(path: str) -> str | None:
+    h = hashlib.sha256()
+    return h.hexdigest() if _hash_into(h, path) else None
 
 
 def modules_unchanged(modules: Mapping[str, str]) -> bool:
