@@ -359,7 +359,9 @@ def test_parallel_chapters_end_with_their_parent_however_it_ends(tmp_path):
         pytest.fail("the chapter processes did not start their reference workers")
     process.kill()
     process.wait()
-    deadline = time.monotonic() + 20
+    # a worker notices its closed pipe once it reads it, after importing its library: seconds on an idle machine,
+    # longer on a loaded one
+    deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         alive = [(pid, cmd) for pid, state, cmd in _session(process.pid) if state != "Z"]
         if not alive:

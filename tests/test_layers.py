@@ -100,9 +100,6 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     # the claim model asks the sandbox which modules a listing may import (a function-level import, at
     # validation); the sandbox's view of the environment would have to move below the register
     ("audit.register.claims", "audit.evaluation.sandbox.environment"): "a listing's imports, at validation",
-    # a chart's SVG is kept in the run stage's cache store (``memoised`` decorates the drawing functions at
-    # import); removing it means the run stage installing the store into the chart drawer
-    ("audit.report.charts", "audit.run.cache"): "charts kept in the cache store",
     # `audit init` (init.py, encode.py) drafts a register from the text: encode.py reads the code roles and
     # parameter defaults the claim model declares and computes each draft under the readings the audit will try,
     # init.py writes the register files. Drafting sits above the register and the evaluation; moving it up means

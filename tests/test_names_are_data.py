@@ -147,3 +147,14 @@ def test_book_text_already_literal_is_not_escaped_again_in_an_audit_sentence():
     assert markdown_safe("a \\\\[b](http://x.example)") == "a \\\\\\[b\\](http\\://x.example)"
     assert not [t for t in MarkdownIt("commonmark").parse(markdown_safe("a \\\\[b](http://x.example)"))[1].children
                 if t.type == "link_open"]
+
+
+def test_a_measure_name_at_a_sentences_end_is_not_taken_for_an_email_address():
+    # GFM's extended e-mail autolink needs a domain of non-empty labels with at least one period (GFM spec, 6.9):
+    # "Precision@k." ends the sentence with nothing after the period, so it is plain text and is printed as is;
+    # "someone@evil.example" and "ndcg@cut.10" are addresses GFM would link, so their @ goes into a code span.
+    assert markdown_text("For every k, Precision@k+1 is less than Precision@k.") == (
+        "For every k, Precision@k+1 is less than Precision@k.")
+    assert markdown_text("P@10. Then RR@k") == "P@10. Then RR@k"
+    assert markdown_text("mail someone@evil.example now") == "mail someone`@`evil.example now"
+    assert markdown_text("trec_eval's ndcg@cut.10") == "trec_eval's ndcg`@`cut.10"

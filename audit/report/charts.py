@@ -8,12 +8,31 @@ import os
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
+from functools import wraps
 
 from audit.report.chart_worker import ChartWorker
 from audit.report.drawings import _curve_svg, _differences_svg, _interval_svg
 from audit.model.results import Check
-from audit.run.cache import memoised
 from audit.evaluation.parallel import queued
+
+#: The chart store, installed by the run stage (``audit.run.cache.memoised_call``): called as
+#: ``store(namespace, libraries, function, args, kwargs)`` it returns the stored SVG, or draws and keeps it. Empty
+#: (no run stage, or the caches never set up): charts are drawn each time.
+STORE: list = []
+
+
+def memoised(namespace: str, *libraries: str):
+    """Keep a drawing function's SVG text in the chart store under ``namespace``, keyed by its arguments and the
+    versions of ``libraries``, once the run stage has installed the store (``STORE``)."""
+    def decorate(fn):
+        @wraps(fn)
+        def wrapper(*args, **kwargs):
+            if STORE:
+                return STORE[0](namespace, libraries, fn, args, kwargs)
+            return fn(*args, **kwargs)
+        return wrapper
+    return decorate
+
 
 #: One chart at a time in this process: pyplot's figures are shared state, not safe to draw from two threads.
 _DRAWING = threading.Lock()

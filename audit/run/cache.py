@@ -44,7 +44,7 @@ import secrets
 import stat
 import sys
 from collections.abc import Mapping, Sequence
-from functools import lru_cache, wraps
+from functools import lru_cache
 from pathlib import Path
 
 from audit import __version__
@@ -606,40 +606,41 @@ def _installed(name: str) -> str:
 TEXT_CHECKS = {"charts": checks.svg}
 
 
-def memoised(namespace: str, *libraries: str):
-    """Decorate a pure function of pydantic models and plain values returning text (a chart's SVG), so its
-    output is stored under ``cache_root() / namespace``, keyed by the arguments, this source and the
-    versions of ``libraries``; a stored output is returned without calling it (or importing what it
-    imports). Entries are checked like claim entries, and their text by ``TEXT_CHECKS[namespace]``."""
+def memoised_call(namespace: str, libraries: Sequence[str], fn, args, kwargs):
+    """The output of ``fn(*args, **kwargs)``, a pure function of pydantic models and plain values returning text (a
+    chart's SVG), stored under ``cache_root() / namespace``, keyed by the arguments, this source and the versions of
+    ``libraries``; a stored output is returned without calling it (or importing what it imports). Entries are
+    checked like claim entries, and their text by ``TEXT_CHECKS[namespace]``. The report stage's charts call it
+    through their store (``audit.report.charts.STORE``)."""
+    if not _MEMO["enabled"]:
+        return fn(*args, **kwargs)
+
     def plain(value):
         return value.model_dump(mode="json") if hasattr(value, "model_dump") else value
 
     accept = TEXT_CHECKS.get(namespace, lambda text: True)
-
-    def decorate(fn):
-        @wraps(fn)
-        def wrapper(*args, **kwargs):
-            if not _MEMO["enabled"]:
-                return fn(*args, **kwargs)
-            versions = {name: _installed(name) for name in libraries}
-            key = _digest({"format": FORMAT, "source": source_digest(), "function": fn.__qualname__,
-                           "versions": versions, "args": [plain(a) for a in args],
-                           "kwargs": {k: plain(v) for k, v in kwargs.items()}})
-            store = _Store(cache_root() / namespace, namespace)
-            stored = store.checked(key, lambda found: found["text"] if set(found) == {"text"} and isinstance(
-                found["text"], str) and accept(found["text"]) else None, f"not a stored {namespace} text this version "
-                "writes")
-            if stored is not None:
-                return stored
-            text = fn(*args, **kwargs)
-            if isinstance(text, str):
-                store.put(key, {"text": text})
-            return text
-        return wrapper
-    return decorate
+    versions = {name: _installed(name) for name in libraries}
+    key = _digest({"format": FORMAT, "source": source_digest(), "function": fn.__qualname__,
+                   "versions": versions, "args": [plain(a) for a in args],
+                   "kwargs": {k: plain(v) for k, v in kwargs.items()}})
+    store = _Store(cache_root() / namespace, namespace)
+    stored = store.checked(key, lambda found: found["text"] if set(found) == {"text"} and isinstance(
+        found["text"], str) and accept(found["text"]) else None, f"not a stored {namespace} text this version "
+        "writes")
+    if stored is not None:
+        return stored
+    text = fn(*args, **kwargs)
+    if isinstance(text, str):
+        store.put(key, {"text": text})
+    return text
 
 
 # the evaluation stage keeps its reference observations here (it does not import this stage)
 from audit.evaluation import observe as _observe  # noqa: E402
 
 _observe.STORE[:] = [stored_observations]
+
+# the report stage keeps its charts here (it does not import this stage)
+from audit.report import charts as _charts  # noqa: E402
+
+_charts.STORE[:] = [memoised_call]

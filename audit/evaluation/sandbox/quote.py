@@ -27,7 +27,9 @@ _TAG = re.compile(r"<(?=[A-Za-z/!?])")
 _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 _SCHEME = re.compile(r":(?=//)")
 _WWW = re.compile(r"(?i)(?<=\bwww)\.")
-_EMAIL = re.compile(r"(?<=[A-Za-z0-9.+\-_])@(?=[A-Za-z0-9\-_]+\.)")
+#: GFM's extended e-mail autolink: the domain is labels separated by periods, at least one period, each label
+#: non-empty, so ``Precision@k.`` at a sentence's end (nothing after the period) is not an address.
+_EMAIL = re.compile(r"(?<=[A-Za-z0-9.+\-_])@(?=[A-Za-z0-9\-_]+(?:\.[A-Za-z0-9\-_]+)+)")
 
 
 def _visible(ch: str) -> str:
