@@ -10,26 +10,22 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from audit.report import charts
+from audit.report.cells import SECTIONS, _short, clip
 from audit.report.markdown import (
     REASON_LIMIT,
-    SECTIONS,
-    _short,
     chapter_unverified,
-    clip,
     fix_text,
     hunk_numbers,
     implementations,
-    metadata_text,
     notebook_acts,
-    sensitivity_counts,
     shown_claim,
     shown_title,
-    software_matrix,
     stated_tensions,
     to_act,
     TENSION_FIX,
     values_cell,
 )
+from audit.report.research_sections import metadata_text, sensitivity_counts, software_matrix
 from audit.model.results import ChapterReport, ClaimResult, ImplValue
 from audit.report.text import value_text
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from audit.report.markdown import SECTIONS
+from audit.report.cells import SECTIONS
 from audit.model.results import ChapterReport
 
 #: Where each section of the brief lives in the JSON report.
