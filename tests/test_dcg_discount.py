@@ -204,3 +204,33 @@ def test_unstated_the_discount_is_the_references_and_they_agree(reports):
     p2 = reports["P2"]
     assert p2.verdict == "contradicted", p2.reason
     assert [v.exact for v in _values(p2).values() if v.implementation == "chapter"] != ["1"]
+
+
+@pytest.mark.parametrize("discount, expected", [("log2(max(i, 2))", {"dcg": 3.5, "ndcg": 3.5 / (3 + 1 / LOG2_3)}),
+                                                ("log2(i + 1)", {"dcg": 1 + 2 / LOG2_3 + 1 / math.log2(5),
+                                                                 "ndcg": None})])
+def test_a_corrected_listing_discounts_as_the_chapter_states(discount, expected):
+    """The corrected listing a code finding proposes (``listing_fix.write``) divides by the chapter's discount: on
+    ranked grades 1, 2, 0, 1 at k = 4 with judged grades 2, 1, 1, 0 it returns the chapter's DCG@4 and nDCG@4."""
+    from audit.register.claims import CodeClaim
+    from audit.research.listing_fix import write
+
+    reading = {**E.DEFAULT_READING, "discount": discount}
+    grades, judged = [1, 2, 0, 1], [2, 1, 1, 0]   # b, a, x, c as ranked; every judged grade
+    for measure, role_args, call in (("DCG@k", {"grades": "ranked grades", "k": "cutoff"}, "dcg_at_k(grades, k)"),
+                                     ("nDCG@k", {"grades": "ranked grades", "judged": "judged grades",
+                                                 "k": "cutoff"}, "ndcg_at_k(grades, judged, k)")):
+        name = call.split("(")[0]
+        claim = CodeClaim(id="L1", title="t", quote="q", claim="c", kind="code", function=name, measure=measure,
+                          arguments=role_args)
+        source = f"def {call}:\n    pass\n"
+        rewrite = write(claim, reading, source)
+        assert f"math.{discount.replace('i', 'rank')}" in rewrite.source
+        space: dict = {}
+        exec("import math\n" + rewrite.source, space)   # the writer's own output, built from the two lines above
+        got = space[name](grades, judged, 4) if name == "ndcg_at_k" else space[name](grades, 4)
+        spec = parse(measure.replace("@k", "@4"))[1]
+        want = float(E.evaluate_query(spec, QRELS["q1"], RANKING, reading))
+        assert got == pytest.approx(want, abs=1e-12)
+        if expected[name.split("_")[0]] is not None:
+            assert got == pytest.approx(expected[name.split("_")[0]], abs=1e-12)
