@@ -205,11 +205,22 @@ def _gain(grade: int, gain: str) -> Decimal:
     raise MeasureError(f"unknown gain function {gain!r}; expected linear (log2) or exponential (exp-log2)")
 
 
+#: The ``discount`` convention's values → (added to the rank, smallest argument): the gain at rank i is divided by
+#: log2(max(i + shift, floor)).
+_DISCOUNTS = {"log2(i + 1)": (1, 0), "log2(max(i, 2))": (0, 2)}
+
+
 @lru_cache(maxsize=4096)
-def _discount(position: int) -> Decimal:
-    """log2(position + 1): exact when position + 1 is a power of two (log2 16 = 4, not 3.99…9), else to 50
-    significant digits (ln(position + 1) / ln 2, each rounded; relative error below 1e-48)."""
-    n = position + 1
+def _discount(position: int, rule: str = "log2(i + 1)") -> Decimal:
+    """The divisor of the gain at rank ``position`` under the ``discount`` convention: log2(position + 1) (trec_eval,
+    ir-measures, ranx) or log2(max(position, 2)) (Järvelin & Kekäläinen 2002 with b = 2: ranks 1 and 2 undiscounted).
+    Exact when the logarithm's argument is a power of two (log2 16 = 4, not 3.99…9), else to 50 significant digits
+    (ln n / ln 2, each rounded; relative error below 1e-48)."""
+    try:
+        shift, floor = _DISCOUNTS[rule]
+    except KeyError:
+        raise MeasureError(f"unknown DCG discount {rule!r}; expected one of {', '.join(_DISCOUNTS)}") from None
+    n = max(position + shift, floor)
     if n & (n - 1) == 0:
         return Decimal(n.bit_length() - 1)
     with localcontext() as ctx:
@@ -226,19 +237,20 @@ def gain_level(rel: int | None, reading: Reading) -> int | None:
     return rel if rel is not None else int(reading["relevance_level"])
 
 
-def _dcg(grades: Sequence[int], gain: str) -> Decimal:
+def _dcg(grades: Sequence[int], gain: str, discount: str = "log2(i + 1)") -> Decimal:
     total = Decimal(0)
     for position, grade in enumerate(grades, start=1):
         if grade > 0:
-            total += _gain(grade, gain) / _discount(position)
+            total += _gain(grade, gain) / _discount(position, discount)
     return total
 
 
 def dcg_parts(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None, gain: str | None = None,
               reading: Reading | None = None, rel: int | None = None) -> tuple[Decimal, Decimal]:
-    """``(DCG@k, ideal DCG@k)``: Σ gain(grade at rank i) / log2(i + 1) over the evaluated prefix, and the
+    """``(DCG@k, ideal DCG@k)``: Σ gain(grade at rank i) / discount(i) over the evaluated prefix, and the
     same sum over the ideal order. Both ≥ 0, unbounded above, 50 significant digits (exact where every
-    discount is a power of two).
+    discount is a power of two). The discount is the reading's ``discount`` convention: log2(i + 1) (trec_eval
+    ``ndcg_cut``, ir-measures, ranx) or log2(max(i, 2)) (``_discount``).
 
     ``gain`` (or the reading's ``gain`` convention): ``linear`` (gain = grade; Järvelin &
     Kekäläinen 2002, trec_eval ``ndcg_cut``) or ``exponential`` (2**grade − 1; Burges et al.
@@ -259,8 +271,9 @@ def dcg_parts(judgements: Mapping[str, int], ranking: Ranking, k: int | None = N
             return g if level is None or g >= level else 0
 
         docs = prefix(_condensed(ranking, judgements, reading), k, reading)
-        dcg = _dcg([grade(d) for d in docs], gain)
-        return dcg, _dcg(ideal_order(judgements, ranking, k, reading, rel), gain)
+        discount = reading.get("discount", "log2(i + 1)")
+        dcg = _dcg([grade(d) for d in docs], gain, discount)
+        return dcg, _dcg(ideal_order(judgements, ranking, k, reading, rel), gain, discount)
 
 
 def ideal_order(judgements: Mapping[str, int], ranking: Ranking, k: int | None = None,
@@ -636,18 +649,19 @@ def _ndcg_cutoffs(judgements: Mapping[str, int], ranking: Ranking, cutoffs: Sequ
 
         docs = _condensed(ranking, judgements, reading)
         top = min(max(cutoffs), len(docs))
-        dcg = _running_dcg([grade(d) for d in docs[:top]], gain)
+        discount = reading.get("discount", "log2(i + 1)")
+        dcg = _running_dcg([grade(d) for d in docs[:top]], gain, discount)
         ideal_rule = reading["ideal"]
         if ideal_rule == "retrieved only":
-            ideals = [_dcg(sorted((g for g in (grade(d) for d in docs[:i]) if g > 0), reverse=True), gain)
+            ideals = [_dcg(sorted((g for g in (grade(d) for d in docs[:i]) if g > 0), reverse=True), gain, discount)
                       for i in range(top + 1)]
         else:
             pool = dict.fromkeys(docs) if ideal_rule == "all retrieved, cut at k" else judgements
             ideal_grades = sorted((g for g in map(grade, pool) if g > 0), reverse=True)
-            ideals = _running_dcg(ideal_grades, gain)
+            ideals = _running_dcg(ideal_grades, gain, discount)
             if ideal_rule not in _IDEAL_CUT:
                 ideals = None
-                whole = _dcg(ideal_grades, gain)
+                whole = _dcg(ideal_grades, gain, discount)
         out = []
         for k in cutoffs:
             if ideal_rule == "retrieved only":
@@ -660,13 +674,13 @@ def _ndcg_cutoffs(judgements: Mapping[str, int], ranking: Ranking, cutoffs: Sequ
         return out
 
 
-def _running_dcg(grades: Sequence[int], gain: str) -> list[Decimal]:
-    """``[_dcg(grades[:i], gain) for i in 0…len(grades)]``, adding the same terms in the same order."""
+def _running_dcg(grades: Sequence[int], gain: str, discount: str = "log2(i + 1)") -> list[Decimal]:
+    """``[_dcg(grades[:i], gain, discount) for i in 0…len(grades)]``, adding the same terms in the same order."""
     totals = [Decimal(0)]
     for position, grade in enumerate(grades, start=1):
         total = totals[-1]
         if grade > 0:
-            total = total + _gain(grade, gain) / _discount(position)
+            total = total + _gain(grade, gain) / _discount(position, discount)
         totals.append(total)
     return totals
 

@@ -48,6 +48,8 @@ PROBES: tuple[Probe, ...] = (
                "1/2 over min(k, |R|)"),
     Probe("gain", ("nDCG@2",), {"q1": {"a": 1, "b": 2}}, {"q1": ("a", "b")},
           text="grades 1 then 2, nDCG@2: linear ≈ 0.8597, exponential ≈ 0.7967"),
+    Probe("discount", ("nDCG@2",), {"q1": {"a": 2, "b": 1}}, {"q1": ("b", "a")},
+          text="grades 1 then 2, nDCG@2: ≈ 0.8597 dividing rank i by log2(i + 1), 1 by log2(max(i, 2))"),
     Probe("ideal", ("nDCG@1",), {"q1": {"a": 1, "b": 3, "c": 2}}, {"q1": ("a", "c")},
           text="grades 1 then 2 returned, a grade 3 judged and not returned: nDCG@1 1/3 with the judged grades cut "
                "at k, lower over the whole judged list, 1/2 from every retrieved grade cut at k, 1 from the first k "

@@ -59,7 +59,7 @@ class MeasureDef:
 
 _RANKED_BASE = frozenset({"prefix", "repeated_ids", "ties", "unjudged"})
 _BINARY = _RANKED_BASE | {"relevance_level"}
-_GRADED = _RANKED_BASE | {"gain", "ideal", "level_gain", "relevance_level"}
+_GRADED = _RANKED_BASE | {"gain", "discount", "ideal", "level_gain", "relevance_level"}
 
 
 def _measure(*args, **kwargs) -> tuple[str, MeasureDef]:

@@ -135,6 +135,13 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
                             "(exponential; ranx ndcg_burges)", readers={
         "linear": _r(default="trec_eval; ir_measures; ranx", origin="Järvelin & Kekäläinen 2002"),
         "exponential": _r(source="burges-2005", option="ranx ndcg_burges")}),
+    Convention("discount", "DCG discount", ("log2(i + 1)", "log2(max(i, 2))"), {
+        "log2(i + 1)": "DCG divides the gain at rank i by log2(i + 1), so only rank 1 counts in full",
+        "log2(max(i, 2))": "DCG divides the gain at rank i by log2(max(i, 2)): ranks 1 and 2 count in full, rank i ≥ 2 "
+                           "is divided by log2 i",
+    }, "trec_eval ndcg_cut, ir-measures and ranx (log2(i + 1)); Järvelin & Kekäläinen 2002 with base b = 2 "
+       "(log2(max(i, 2)): no discount before rank b), read only where a text states it",
+       readers={"log2(i + 1)": _r(default="trec_eval; ir_measures; ranx")}),
     Convention("ideal", "ideal DCG", ("judged, cut at k", "judged, whole list", "retrieved only",
                                       "all retrieved, cut at k"), {
         "judged, cut at k": "the ideal DCG@k sorts all judged grades and cuts at k",
@@ -293,7 +300,7 @@ def cited_in(text: str) -> frozenset[str]:
 
 NOUNS = {"prefix": "which prefix is evaluated", "precision_denominator": "the P@k denominator",
          "repeated_ids": "how repeated IDs are handled", "ties": "the tie rule",
-         "unjudged": "how unjudged documents count", "gain": "the nDCG gain", "ideal": "how the ideal DCG is built",
+         "unjudged": "how unjudged documents count", "gain": "the nDCG gain", "discount": "how DCG discounts a rank", "ideal": "how the ideal DCG is built",
          "relevance_level": "the relevance level", "rr_cutoff": "whether RR@k stops at k",
          "averaging": "which queries the mean is over", "no_relevant": "how a judged query without relevant documents counts",
          "no_qrels": "how a query with an empty qrels entry counts",

@@ -97,6 +97,9 @@ class ClaimResult(BaseModel):
     #: convention → the values under which alone a qualified claim holds (see ``Tension``)
     holds_only: dict[str, list[str]] = Field(default_factory=dict)
     note: str = ""
+    #: where the book prints the value (a value claim's ``page``: "p. 214, Table 23.2"); left out of the JSON report
+    #: when empty
+    page: str = ""
     evidence: list[EvidenceItem] = Field(default_factory=list)  # the finding's evidence, each with its class
     #: set when the claim was derived again from its edited sentence (``audit.run.revise``); left out of the JSON
     #: report when None

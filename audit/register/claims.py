@@ -374,9 +374,14 @@ class Expect(Strict):
 
 
 class ValueClaim(ClaimBase):
+    """A measure on a fixture gives the printed value(s) (``expect``). ``page``: where the book prints the value, as
+    its author finds it in print or proofs ("p. 214, Table 23.2"); the report shows it with the claim."""
+
     kind: Literal["value"]
     fixture: str | Fixture
     expect: list[Expect] = Field(min_length=1)
+    #: Where the book prints the value ("p. 214, Table 23.2", "Figure 4.1"): shown with the claim; it decides nothing.
+    page: str = Field("", max_length=120, pattern=r"^[^\x00-\x1f\x7f]*$")
 
 
 class Change(Strict):

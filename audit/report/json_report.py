@@ -27,6 +27,8 @@ def render(report: ChapterReport) -> str:
     for claim in data.get("claims", []):
         if claim.get("revision") is None:
             claim.pop("revision", None)  # only a claim derived again from an edited sentence carries one
+        if not claim.get("page"):
+            claim.pop("page", None)  # only a value claim whose register names where the book prints it has one
     data = {"format_version": data.pop("format_version"), "sections": SECTION_KEYS, **data}
     return json_text(data)
 

@@ -442,7 +442,7 @@ def _finding(c: ClaimResult, w) -> None:
     w(f"#### {c.id} — {shown_title(c)}\n")
     w(f"> {c.found_text or c.quote}\n")
     w(f"*Snapshot line {c.line or '—'}; register line {c.register_line or '—'}; kind {c.kind}; "
-      f"anchor {c.anchor}.*\n")
+      f"anchor {c.anchor}" + (f"; printed in the book at {c.page}" if c.page else "") + ".*\n")
     w(f"**Claim.** {shown_claim(c)}\n")
     w(f"**Reason.** {c.reason}\n")
     w(f"**Concern.** {c.concern}\n")

@@ -6,8 +6,8 @@ ideal DCG, the number of relevant documents behind recall, when the function tak
 What is written (``write``): one query's P, R, RR, AP, Success, DCG and nDCG, at a cutoff or over the whole
 ranking, over a ranking (or its scores) with a relevant set or a {document: grade} mapping, or over the ranked grades;
 the same over a run with qrels by query, as the mean or per query (``averaging``, ``no_qrels``, ``no_relevant``); under the
-conventions ``repeated_ids``, ``precision_denominator``, ``ap_denominator``, ``rr_cutoff``, ``gain`` and ``ideal``
-(each value the chapter's evaluator models, except ``ideal: retrieved only``), with unjudged documents
+conventions ``repeated_ids``, ``precision_denominator``, ``ap_denominator``, ``rr_cutoff``, ``gain``, ``discount`` and
+``ideal`` (each value the chapter's evaluator models, except ``ideal: retrieved only``), with unjudged documents
 non-relevant and relevance level 1 for graded measures. Anything else raises ``NotWritten`` naming it. The result is
 not trusted: the proposal runs it through the same differential test as the listing before it is printed.
 """
@@ -179,8 +179,9 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
     else:  # DCG, nDCG
         needs_math = True
         gain = "(2 ** g - 1)" if reading["gain"] == "exponential" else "g"
-        lines = [f"def dcg(grades_in_order):  # gain {gain.strip('()')}, discount log2(rank + 1)",
-                 f"    return sum({gain} / math.log2(rank + 1) for rank, g in enumerate(grades_in_order, start=1))",
+        discount = _DISCOUNT[reading.get("discount", "log2(i + 1)")]
+        lines = [f"def dcg(grades_in_order):  # gain {gain.strip('()')}, discount {discount}",
+                 f"    return sum({gain} / math.{discount} for rank, g in enumerate(grades_in_order, start=1))",
                  ""] + lines
         in_order = top if item == "g" else f"[{grade} for d in {top}]"
         if name == "DCG":
@@ -195,6 +196,10 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
     doc = _docstring(name, claim.measure, reading, k, optional)
     body = "\n".join(("    " + line) if line else "" for line in [doc, *lines])
     return Rewrite(f"{_signature(node, added)}\n{body}\n", roles, added, needs_math)
+
+
+#: The ``discount`` convention's values as the corrected listing computes them (``math.`` before each).
+_DISCOUNT = {"log2(i + 1)": "log2(rank + 1)", "log2(max(i, 2))": "log2(max(rank, 2))"}
 
 
 def _by_score(scores: str | None, pairs: str | None, ties: str) -> str:
@@ -257,7 +262,7 @@ def _docstring(name: str, measure: str, reading: dict[str, str], k: str | None, 
     parts = [f"{measure} as the chapter defines it"]
     if name in ("DCG", "nDCG"):
         parts.append("gain " + ("2^grade − 1" if reading["gain"] == "exponential" else "the grade")
-                     + ", discount log2(rank + 1)")
+                     + f", discount {_DISCOUNT[reading.get('discount', 'log2(i + 1)')]}")
     if name == "nDCG":
         parts.append({"judged, cut at k": "the ideal DCG sorts every judged grade and keeps the best k",
                       "judged, whole list": "the ideal DCG sorts every judged grade",

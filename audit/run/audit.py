@@ -245,6 +245,7 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
                        register_line=chapter.lines.get(claim.id), verdict=decision.verdict, reason=decision.reason,
                        concern=decision.concern, response=decision.response, priority=decision.priority,
                        claimed=claimed, checks=evidence.checks, note=claim.note,
+                       page=getattr(claim, "page", ""),
                        holds_only={n: sorted(v, key=CONVENTIONS[n].values.index) for n, v in evidence.holds_only.items()
                                    if v} if decision.verdict == "qualified" else {},
                        revision=revised.revision if revised is not None else None)

@@ -170,7 +170,7 @@ def _revise(claim, chapter: Chapter, drafted, budget: Budget, taken: set[int]) -
 
 _SPACE = re.compile(r"\s+")
 #: Fields that describe a claim in words: kept when written by hand, never stale.
-PROSE = ("title", "claim", "note", "rewording", "quote", "prefix", "suffix", "statement")
+PROSE = ("title", "claim", "note", "rewording", "quote", "prefix", "suffix", "statement", "page")
 #: Fields a hand-written value of is held to the sentence directly (``_stale_fields``).
 CHECKED = ("claimed", "expect", "expression")
 

@@ -1292,7 +1292,9 @@ def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResu
     spec = parse_measure(_measure(claim, 1))[1]
     names = [n for n in evaluator.relevant_to(spec.name, several_queries=any(i.queries for i, _ in pairs))
              if n not in ("repeated_ids", "ties", "prefix")]  # generated inputs repeat no ID and tie no score
-    options = [(n, v) for n in names for v in CONVENTIONS[n].values if v != reading.get(n)]
+    # a value a known computation stands for is left to it (``computes.NAMED_VALUES``), which names its source
+    options = [(n, v) for n in names for v in CONVENTIONS[n].values
+               if v != reading.get(n) and (n, v) not in computes.NAMED_VALUES]
 
     def agrees(changed: dict[str, str]) -> bool:
         under = {**reading, **changed}

@@ -89,6 +89,12 @@ COMPUTATIONS: tuple[Computation, ...] = (
 )
 
 
+#: Convention values a computation here stands for, with its source and its fix (the ``discount`` convention's
+#: ``log2(max(i, 2))`` is Järvelin and Kekäläinen's DCG with base 2): a listing that departs to one of them is named by
+#: the computation, so ``listing_reading`` leaves these values to it.
+NAMED_VALUES = frozenset({("discount", "log2(max(i, 2))")})
+
+
 def candidates(measure: str) -> list[Computation]:
     """The computations mistaken for ``measure`` (a catalogue name: Rprec, DCG, nDCG)."""
     return [c for c in COMPUTATIONS if measure in c.measures]
