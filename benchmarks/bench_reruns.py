@@ -11,7 +11,7 @@ Prints, for the chapter:
   pytest   ``pytest --audit CHAPTER -k CLAIM`` with an empty cache / the plain script on that claim's
            fixture alone;
   property cases per second per reference in the chapter's property searches, measured inside the
-           audit (``audit.evaluation.checks.property.TALLY``: cases sent to each reference / CPU seconds its
+           audit (``audit.evaluation.checks.counterexamples.TALLY``: cases sent to each reference / CPU seconds its
            worker spent on them, and / seconds of its calls);
   cpu      the CPU seconds of that cold audit, by process (this one and each reference's worker).
 """
@@ -86,7 +86,7 @@ def property_speed(chapter_dir: Path) -> tuple[dict[str, list], dict[str, float]
     tally and the CPU seconds each process spent: this one (the chapter's side) and each reference's worker."""
     import resource
 
-    from audit.evaluation.checks.property import TALLY
+    from audit.evaluation.checks.counterexamples import TALLY
     from audit.evaluation.references import all_references
     from audit.register.claims import load_chapter
     from audit.run.audit import audit_chapter

@@ -155,9 +155,9 @@ def test_markdown_report_escapes_raw_html(tmp_path):
 def test_exhaustive_stage_respects_the_search_time_limit(tmp_path, monkeypatch):
     # The time limit once bounded only the random stage (a universe within the schema's limits ran
     # 454 s). Slices of 10 comparisons and a 1 ms limit: the stage stops after its first slice.
-    from audit.evaluation.checks import property as prop
+    from audit.evaluation.checks import counterexamples
 
-    monkeypatch.setattr(prop, "EXHAUSTIVE_SLICE", 10)
+    monkeypatch.setattr(counterexamples, "EXHAUSTIVE_SLICE", 10)
     claims = GOOD + ("  - {id: P1, title: t, kind: property, quote: \"P@4\", claim: c, measure: R, relation: never "
                      "decreases, compare: next_cutoff, search: {time_limit: 0.001}}\n")
     chapter = load_chapter(write(tmp_path / "claims", "ch", claims))

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit.errors import RegisterError
-from audit.evaluation.checks.property import _FLOAT_TESTS, RELATIONS, _exact_test, holds
+from audit.evaluation.checks.counterexamples import _FLOAT_TESTS, RELATIONS, _exact_test, holds
 from audit.evaluation.references import all_references
 from audit.model.universe import Case, Universe
 from audit.register.claims import load_chapter

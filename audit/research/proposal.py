@@ -34,7 +34,7 @@ from audit.attribution.verdict import decide
 from audit.errors import AuditError
 from audit.evaluation.checks import CHECKERS
 from audit.evaluation.checks.common import Measurements
-from audit.evaluation.checks.property import WEAKER
+from audit.evaluation.checks.counterexamples import WEAKER
 from audit.evaluation.checks.value import (
     chapter_readings,
     sentence_declared,

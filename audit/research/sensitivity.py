@@ -30,7 +30,7 @@ from fractions import Fraction
 
 from audit.errors import AuditError
 from audit.evaluation.checks.common import Measurements
-from audit.evaluation.checks.property import WEAKER, Evaluations, pairs_for
+from audit.evaluation.checks.counterexamples import WEAKER, Evaluations, pairs_for
 from audit.evaluation.checks.value import conventions_for, declared_with_aggregate, printed_in_quote
 from audit.evaluation.readings import REJECTED, base_reading, explore, graded_levels
 from audit.model.universe import Universe

@@ -215,7 +215,7 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
     elif claim.kind == "convention":
         claimed = f"{claim.convention.replace('_', ' ')}: {claim.rule}" + (f" ({claim.by})" if claim.by else "")
     elif claim.kind == "property":
-        from audit.evaluation.checks.property import TRANSFORMS, WHOLE, measure_at
+        from audit.evaluation.checks.counterexamples import TRANSFORMS, WHOLE, measure_at
         at = {"|R|": "|R|", "whole ranking": WHOLE}.get(claim.at, "k")
         target = {"next_cutoff": "as k grows",
                   "measure": " and ".join(measure_at(o, at) for o in claim.others) + (

@@ -79,7 +79,7 @@ class Measurements:
 
     def chapter_table(self, reading=None) -> dict:
         """The chapter's values of (measure, case) at each cutoff under ``reading``, as property searches
-        fill them (``audit.evaluation.checks.property.Evaluations``): one table per reading, shared by every search in
+        fill them (``audit.evaluation.checks.counterexamples.Evaluations``): one table per reading, shared by every search in
         this audit, so a value is computed once."""
         return self._tables.setdefault(_reading_key(reading), {})
 
