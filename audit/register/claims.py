@@ -786,6 +786,11 @@ class CodeClaim(ClaimBase):
     #: The value each ``constant`` argument is called with (``{p: 0.8}``); a constant left out here takes the
     #: literal default the listing prints.
     constants: dict[str, StrictInt | StrictFloat | StrictStr | None] = Field(default_factory=dict, max_length=20)
+    #: What each element of a returned tuple is, in order (``rbp(ranking, relevant, p)`` returning ``(score,
+    #: residual)``: ``[RBP(p=0.8), residual]``): a measure, or a quantity of ``RETURNED`` (checked by
+    #: ``audit.evaluation.checks.returned``, element by element).
+    returns: list[Annotated[StrictStr, Field(min_length=1, max_length=200)]] | None = Field(None, min_length=2,
+                                                                                            max_length=10)
 
 
 class DraftClaim(ClaimBase):
@@ -1317,6 +1322,24 @@ def role_problem(roles: set[str], shape: str = "number") -> str:
     return ""
 
 
+def _check_returns(claim: CodeClaim, fail, measure) -> None:
+    """A code claim's ``returns``: one number per element, each a measure (``measure``'s syntax) or a quantity the
+    claim's measure defines (``RETURNED``); one query's input; shape ``number``."""
+    from audit.evaluation.checks.returned import RETURNED, element_problem
+
+    if claim.shape != "number":
+        raise fail("returns", "a function returning a tuple of values returns one value per element: leave shape "
+                              "out (number) and name each element in returns")
+    if set(claim.arguments.values()) & set(MULTI_ROLES):
+        raise fail("returns", "a function returning a tuple of values is checked on one query's input")
+    for i, element in enumerate(claim.returns):
+        problem = element_problem(claim, element)
+        if problem:
+            raise fail(f"returns[{i}]", problem)
+        if element.strip() not in RETURNED:
+            measure(f"returns[{i}]", element.replace("@k", "@1"))
+
+
 def parameter_defaults(source: str, function: str) -> dict[str, object]:
     """The literal default of each parameter of ``function`` in ``source`` that has one (``k=10`` → ``{"k": 10}``,
     ``judged=None`` → ``{"judged": None}``); a default that is not a literal is left out."""
@@ -1577,7 +1600,7 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
         if shown.raises is not None and shown.raises.strip() not in chapter.snapshot.text:
             raise fail(f"calls[{i}].raises", f"{shorten(shown.raises, 80)!r} is not printed in the snapshot; write "
                                             "the exception line exactly as the doctest shows it")
-        if shown.returns is not None and claim.shape != "number":
+        if shown.returns is not None and (claim.shape != "number" or claim.returns):
             from audit.model.values import parse_claimed_parts
 
             try:
@@ -1592,6 +1615,8 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
                               "at each k, computes a measure at k (write it with @k, e.g. R@k); one without computes "
                               "it on the whole ranking")
     measure("measure", claim.measure.replace("@k", "@1"))
+    if claim.returns:
+        _check_returns(claim, fail, measure)
 
 
 def _check_references(chapter: Chapter) -> None:

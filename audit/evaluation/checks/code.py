@@ -629,6 +629,9 @@ def edge_inputs(claim: CodeClaim) -> list[Input]:
 
 
 def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    if claim.returns:  # a tuple of several results: each element checked on its own
+        from audit.evaluation.checks import returned
+        return returned.check(claim, chapter, ms)
     evidence = Evidence()
     book = ms.book
     listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on)
