@@ -513,6 +513,10 @@ class StatisticClaim(ClaimBase):
     comparisons: int = Field(1, ge=1, le=10_000)
     correction: Literal["none", "bonferroni"] | None = None
     significant: list[str] | None = None
+    #: The random resamples (or sign flips) a bootstrap or randomization test drew, when the text says ("10,000
+    #: resamples", ``n_resamples=10000``): its printed value is then a Monte Carlo estimate, held to the exact value
+    #: within that many resamples' error (``audit.evaluation.monte_carlo``).
+    resamples: int | None = Field(None, ge=100, le=100_000_000)
 
 
 #: How a register names a reference (``by:``) → the reference's name in the audit.
@@ -1400,6 +1404,13 @@ def shown_arguments(claim: CodeClaim, call: str, params: list[str],
     return values
 
 
+#: A quote saying that its bootstrap or randomization test drew random resamples ("10,000 resamples",
+#: "5,000 random sign flips", ``n_resamples=9999``, a seeded generator).
+_RESAMPLES_SAID = re.compile(r"\b\d[\d,.\u202f ]*\s+(?:random\s+|bootstrap\s+)*(?:re-?samples|resamplings|replicates|"
+                             r"permutations|(?:sign[- ])?flips|draws)\b|n_resamples\s*=|default_rng\(\s*\d|"
+                             r"random\.seed\(", re.IGNORECASE)
+
+
 def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> None:
     """A statistic claim's data, printed values, alpha and confidence, as the statistic check will read them: numbers
     where numbers are printed, at least two queries (or two p-values), statistics the test computes, and something
@@ -1414,6 +1425,14 @@ def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> 
         if level.nominal is None or level.approximate or not 0 < level.nominal < 1:
             raise fail(name, f"{name} {getattr(claim, name)!r} must be one number between 0 and 1")
     family = claim.test in ("bonferroni", "holm")
+    said = _RESAMPLES_SAID.search(claim.quote)
+    if said and claim.resamples is None and claim.test in ("bootstrap", "permutation"):
+        raise fail("resamples", f"the quote says the test drew random resamples ({said.group(0)!r}): its printed "
+                                "value is a Monte Carlo estimate; give resamples (their number) so that it is held to "
+                                "the exact value within its Monte Carlo error, not to the exact value alone")
+    if claim.resamples is not None and claim.test not in ("bootstrap", "permutation"):
+        raise fail("resamples", f"the {claim.test} test draws no random resamples; resamples is for a bootstrap or "
+                                "a randomization (permutation) test the text says was run on random resamples")
     from audit.text.t_tests import t_test_mismatch
 
     mismatch = t_test_mismatch(claim.test, claim.quote)
