@@ -793,8 +793,10 @@ class CodeClaim(ClaimBase):
     #: What each element of a returned tuple is, in order (``rbp(ranking, relevant, p)`` returning ``(score,
     #: residual)``: ``[RBP(p=0.8), residual]``): a measure, or a quantity of ``RETURNED`` (checked by
     #: ``audit.evaluation.checks.returned``, element by element).
-    returns: list[Annotated[StrictStr, Field(min_length=1, max_length=200)]] | None = Field(None, min_length=2,
+    returns: list[Annotated[StrictStr, Field(min_length=1, max_length=200)]] | None = Field(None, min_length=1,
                                                                                             max_length=10)
+    #: The random resamples a Monte Carlo listing draws (a bootstrap's or a randomization test's), for its error.
+    resamples: int | None = Field(None, ge=100, le=100_000_000)
 
 
 class DraftClaim(ClaimBase):
@@ -1326,6 +1328,28 @@ def role_problem(roles: set[str], shape: str = "number") -> str:
     return ""
 
 
+def _check_stat_listing(chapter: Chapter, claim: CodeClaim, fail, params: list[str], defaults: dict) -> None:
+    """A listing said to compute a statistic (``stat_listing.LISTING_TESTS``): its roles, what it returns, and the
+    calls the text shows."""
+    from audit.evaluation.checks.stat_listing import register_problem
+    from audit.text.doctests import given_problem
+
+    problem = register_problem(claim, params, defaults)
+    if problem:
+        raise fail(*problem)
+    for i, shown in enumerate(claim.calls):
+        try:
+            shown_arguments(claim, shown.call, params, defaults, shown.given)
+        except AuditError as exc:
+            raise fail(f"calls[{i}].given" if exc.field == "given" else f"calls[{i}].call", exc.message)
+        if shown.call not in chapter.snapshot.text:
+            raise fail(f"calls[{i}].call", f"{shorten(shown.call, 80)!r} is not printed in the snapshot; write the "
+                                          "call exactly as the text shows it")
+        problem = given_problem(chapter.snapshot.text, shown.call, shown.given)
+        if problem:
+            raise fail(f"calls[{i}].given", problem)
+
+
 def _check_returns(claim: CodeClaim, fail, measure) -> None:
     """A code claim's ``returns``: one number per element, each a measure (``measure``'s syntax) or a quantity the
     claim's measure defines (``RETURNED``); one query's input; shape ``number``."""
@@ -1566,6 +1590,12 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
     node = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and n.name == claim.function)
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    from audit.evaluation.checks import stat_listing
+    if claim.measure in stat_listing.LISTING_TESTS:  # a listing computing a statistic: its own roles and values
+        _check_stat_listing(chapter, claim, fail, params, parameter_defaults(source, claim.function))
+        return
+    if claim.resamples is not None:
+        raise fail("resamples", "resamples is for a listing computing a bootstrap or a randomization test")
     for p, role in claim.arguments.items():
         if role not in CODE_ROLES:
             raise fail(f"arguments.{p}", f"role {role!r} is not one of {', '.join(CODE_ROLES)}")
