@@ -799,6 +799,30 @@ class CodeClaim(ClaimBase):
     resamples: int | None = Field(None, ge=100, le=100_000_000)
 
 
+class StandingPart(Strict):
+    """One half of a sentence comparing a system with others: ``says``, the words of the quote it encodes ("is the
+    best of the three on MAP"); ``system``; ``relation`` (``audit.evaluation.checks.standing.RELATIONS``); ``others``,
+    the systems it is compared with one by one (for ``beats``, ``loses to``, ``only loses to``, ``only beats``);
+    ``measure``, which of the claim's tables it reads (needed when there are several)."""
+
+    says: str = Field(min_length=1, max_length=500)
+    system: str = Field(min_length=1, max_length=200)
+    relation: Literal["best", "worst", "beats", "loses to", "only loses to", "only beats"]
+    others: list[str] = Field(default_factory=list, max_length=100)
+    measure: str | None = Field(None, min_length=1, max_length=100)
+
+
+class StandingClaim(ClaimBase):
+    """A statement comparing one system with several on the per-topic tables it rests on ("System A is the best of
+    the three on MAP and only loses to System 2 on nDCG@10"): ``tables``, for each measure as the text names it, each
+    system's per-topic values as printed (the same topics in the same order), read as their means; ``parts``, one a
+    half of the sentence (checked by ``audit.evaluation.checks.standing``)."""
+
+    kind: Literal["systems"]
+    tables: dict[str, dict[str, list[Claimed]]] = Field(min_length=1, max_length=20)
+    parts: list[StandingPart] = Field(min_length=1, max_length=20)
+
+
 class DraftClaim(ClaimBase):
     """A statement found by the numeric scan that still needs encoding (reported as pending)."""
 
@@ -812,8 +836,9 @@ class NotCheckableClaim(ClaimBase):
 
 
 Claim = Annotated[Union[ValueClaim, ComparisonClaim, ArithmeticClaim, ConventionClaim, PropertyClaim, CodeClaim,
-                        StatisticClaim, DraftClaim, NotCheckableClaim], Field(discriminator="kind")]
-KINDS = ("value", "comparison", "arithmetic", "convention", "property", "code", "statistic", "draft", "not checkable")
+                        StatisticClaim, StandingClaim, DraftClaim, NotCheckableClaim], Field(discriminator="kind")]
+KINDS = ("value", "comparison", "arithmetic", "convention", "property", "code", "statistic", "systems", "draft",
+         "not checkable")
 
 
 class ClaimsFile(Strict):
@@ -1793,6 +1818,11 @@ def _check_references(chapter: Chapter) -> None:
             _check_code(chapter, claim, fail, measure, claimed)
         elif claim.kind == "statistic":
             _check_statistic(claim, fail, claimed, fixture, measure)
+        elif claim.kind == "systems":
+            from audit.evaluation.checks.standing import register_problem
+            problem = register_problem(claim)
+            if problem:
+                raise fail(*problem)
         elif claim.kind == "arithmetic":
             try:
                 parse_expression(claim.expression)

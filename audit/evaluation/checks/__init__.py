@@ -8,6 +8,7 @@ from audit.evaluation.checks import (
     comparison,
     convention,
     property,
+    standing,
     statistic,
     value,
 )
@@ -21,6 +22,7 @@ CHECKERS = {
     "property": property.check,
     "code": code.check,
     "statistic": statistic.check,
+    "systems": standing.check,
 }
 
 #: What each kind will measure, so the references can be called once for the whole chapter.
