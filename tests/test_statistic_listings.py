@@ -190,3 +190,12 @@ def test_a_statistics_listing_names_its_values(tmp_path):
     with pytest.raises(RegisterError) as info:
         load_chapter(tmp_path)
     assert "T1" in str(info.value) and "returns[1]" in str(info.value)
+
+
+def test_a_seeded_listing_needs_its_resamples(tmp_path):
+    """Held to the exact value alone, randomization_p's 0.0626-style estimates would be contradicted though right:
+    the load asks for resamples instead."""
+    _write(tmp_path, CLAIMS.replace("returns: [p], resamples: 5000}", "returns: [p]}"))
+    with pytest.raises(RegisterError) as info:
+        load_chapter(tmp_path)
+    assert "T7" in str(info.value) and "resamples" in str(info.value) and "draws random numbers" in str(info.value)

@@ -1353,13 +1353,14 @@ def role_problem(roles: set[str], shape: str = "number") -> str:
     return ""
 
 
-def _check_stat_listing(chapter: Chapter, claim: CodeClaim, fail, params: list[str], defaults: dict) -> None:
+def _check_stat_listing(chapter: Chapter, claim: CodeClaim, fail, params: list[str], defaults: dict,
+                        source: str) -> None:
     """A listing said to compute a statistic (``stat_listing.LISTING_TESTS``): its roles, what it returns, and the
     calls the text shows."""
     from audit.evaluation.checks.stat_listing import register_problem
     from audit.text.doctests import given_problem
 
-    problem = register_problem(claim, params, defaults)
+    problem = register_problem(claim, params, defaults, source)
     if problem:
         raise fail(*problem)
     for i, shown in enumerate(claim.calls):
@@ -1617,7 +1618,7 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
     from audit.evaluation.checks import stat_listing
     if claim.measure in stat_listing.LISTING_TESTS:  # a listing computing a statistic: its own roles and values
-        _check_stat_listing(chapter, claim, fail, params, parameter_defaults(source, claim.function))
+        _check_stat_listing(chapter, claim, fail, params, parameter_defaults(source, claim.function), source)
         return
     if claim.resamples is not None:
         raise fail("resamples", "resamples is for a listing computing a bootstrap or a randomization test")

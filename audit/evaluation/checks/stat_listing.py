@@ -20,6 +20,7 @@ printed (for a deterministic statistic, be it)."""
 from __future__ import annotations
 
 import random
+import re
 from fractions import Fraction
 
 from audit.evaluation import monte_carlo, significance
@@ -54,8 +55,15 @@ SAMPLE_MONTE_CARLO = 12
 SEED = 20261206
 
 
-def register_problem(claim: CodeClaim, params: list[str], defaults: dict) -> tuple[str, str] | None:
-    """(field, what is wrong) with a statistics listing's claim, or None."""
+#: A listing that draws random numbers (a seeded generator, the random module, numpy's).
+RANDOM = re.compile(r"\brandom\.|\bdefault_rng\b|\bnp\.random\b|\bnumpy\.random\b|\bRandomState\b|"
+                    r"\bfrom random import\b|\bimport random\b")
+
+
+def register_problem(claim: CodeClaim, params: list[str], defaults: dict, source: str = "") -> tuple[str, str] | None:
+    """(field, what is wrong) with a statistics listing's claim, or None. A listing drawing random numbers whose
+    returned values include an estimate (``ESTIMATED``) needs ``resamples``: without it, it would be held to the exact
+    value alone."""
     for p, role in claim.arguments.items():
         if role not in STAT_ROLES:
             return f"arguments.{p}", f"role {role!r}: a listing computing {claim.measure} takes {', '.join(STAT_ROLES)}"
@@ -79,6 +87,11 @@ def register_problem(claim: CodeClaim, params: list[str], defaults: dict) -> tup
             return f"returns[{i}]", (f"{element!r} is not a value {claim.measure} gives; one of "
                                      f"{', '.join(ELEMENTS[claim.measure])}")
     estimated = [e for e in claim.returns if e.strip() in ESTIMATED.get(claim.measure, ())]
+    if claim.resamples is None and estimated and RANDOM.search(source):
+        return "resamples", (f"{claim.function}() draws random numbers, so its {', '.join(estimated)} "
+                             f"{'is' if len(estimated) == 1 else 'are'} a Monte Carlo estimate: give resamples (how "
+                             "many it draws) so that it is held to the exact value within its Monte Carlo error, not "
+                             "to the exact value alone")
     if claim.resamples is not None and not estimated:
         return "resamples", f"no value {claim.function}() returns is a Monte Carlo estimate of {claim.measure}"
     if claim.shape != "number":
