@@ -179,6 +179,10 @@ def test_the_wrong_element_is_named(results):
 def test_unjudged_weight_in_the_residual(results):
     l3, l4 = results["L3"], results["L4"]
     assert l3.verdict == "supported", l3.reason
+    # ranx weighs a relevant document by its grade: the difference is found by experiment, not held against the
+    # listing (the chapter states no RBP gain; binary is Moffat and Zobel's and trec_eval's)
+    ranx = [v for c in l3.checks for v in c.values if v.implementation == "ranx"]
+    assert ranx and "it follows RBP gain “grade” where the chapter's is “binary”" in ranx[0].detail, ranx
     assert l4.verdict == "qualified", l4.reason
     assert "element 2 (residual) is p^d alone" in l4.reason.lower(), l4.reason
 
