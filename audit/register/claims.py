@@ -520,7 +520,7 @@ class StatisticClaim(ClaimBase):
 
 
 #: How a register names a reference (``by:``) → the reference's name in the audit.
-from audit.register.options import REFERENCE_NAMES, reference_call  # noqa: E402  (one home: the options module)
+from audit.register.options import OPTIONAL_REFERENCES, REFERENCE_NAMES, reference_call  # noqa: E402  (one home: the options module)
 
 #: Older spellings of a rule → the convention value it names (``audit.measures.conventions``).
 RULE_SPELLINGS = {"reference order": "listed order", "zero": "non-relevant", "condensed": "removed"}
@@ -565,8 +565,10 @@ class ConventionClaim(ClaimBase):
         if canonical_rule(self.convention, self.rule) not in rules:
             raise ValueError(f"rule {self.rule!r} is not a known {self.convention} rule; "
                              f"expected one of {', '.join(rules)}")
-        if self.by is not None and self.by.lower() not in REFERENCE_NAMES:
-            raise ValueError(f"by: {self.by!r} is not a reference of this audit ({', '.join(REFERENCE_NAMES)}); "
+        if self.by is not None and self.by.lower() not in REFERENCE_NAMES and self.by.lower() not in \
+                OPTIONAL_REFERENCES:
+            raise ValueError(f"by: {self.by!r} is not a reference of this audit "
+                             f"({', '.join([*REFERENCE_NAMES, *OPTIONAL_REFERENCES])}); "
                              "what another library does cannot be probed here — state its reading as a value "
                              "claim's conventions, with `by:` on the expectation")
         if self.others and self.by is not None:
