@@ -1383,6 +1383,9 @@ def _check_returns(claim: CodeClaim, fail, measure) -> None:
     claim's measure defines (``RETURNED``); one query's input; shape ``number``."""
     from audit.evaluation.checks.returned import RETURNED, element_problem
 
+    if len(claim.returns) < 2:
+        raise fail("returns", "returns names the elements of a returned tuple; a function returning one value of "
+                              "its measure needs no returns")
     if claim.shape != "number":
         raise fail("returns", "a function returning a tuple of values returns one value per element: leave shape "
                               "out (number) and name each element in returns")
