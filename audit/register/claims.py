@@ -793,7 +793,7 @@ class CodeClaim(ClaimBase):
     #: literal default the listing prints.
     constants: dict[str, StrictInt | StrictFloat | StrictStr | None] = Field(default_factory=dict, max_length=20)
     #: What each element of a returned tuple is, in order (``rbp(ranking, relevant, p)`` returning ``(score,
-    #: residual)``: ``[RBP(p=0.8), residual]``): a measure, or a quantity of ``RETURNED`` (checked by
+    #: residual)``: ``[RBP(p=0.8), residual]``): a measure, or a quantity of ``listing_rules.RETURNED`` (checked by
     #: ``audit.evaluation.checks.returned``, element by element).
     returns: list[Annotated[StrictStr, Field(min_length=1, max_length=200)]] | None = Field(None, min_length=1,
                                                                                             max_length=10)
@@ -803,7 +803,7 @@ class CodeClaim(ClaimBase):
 
 class StandingPart(Strict):
     """One half of a sentence comparing a system with others: ``says``, the words of the quote it encodes ("is the
-    best of the three on MAP"); ``system``; ``relation`` (``audit.evaluation.checks.standing.RELATIONS``); ``others``,
+    best of the three on MAP"); ``system``; ``relation`` (``audit.register.listing_rules.RELATIONS``); ``others``,
     the systems it is compared with one by one (for ``beats``, ``loses to``, ``only loses to``, ``only beats``);
     ``measure``, which of the claim's tables it reads (needed when there are several)."""
 
@@ -1357,9 +1357,9 @@ def role_problem(roles: set[str], shape: str = "number") -> str:
 
 def _check_stat_listing(chapter: Chapter, claim: CodeClaim, fail, params: list[str], defaults: dict,
                         source: str) -> None:
-    """A listing said to compute a statistic (``stat_listing.LISTING_TESTS``): its roles, what it returns, and the
+    """A listing said to compute a statistic (``listing_rules.LISTING_TESTS``): its roles, what it returns, and the
     calls the text shows."""
-    from audit.evaluation.checks.stat_listing import register_problem
+    from audit.register.listing_rules import register_problem
     from audit.text.doctests import given_problem
 
     problem = register_problem(claim, params, defaults, source)
@@ -1381,7 +1381,7 @@ def _check_stat_listing(chapter: Chapter, claim: CodeClaim, fail, params: list[s
 def _check_returns(claim: CodeClaim, fail, measure) -> None:
     """A code claim's ``returns``: one number per element, each a measure (``measure``'s syntax) or a quantity the
     claim's measure defines (``RETURNED``); one query's input; shape ``number``."""
-    from audit.evaluation.checks.returned import RETURNED, element_problem
+    from audit.register.listing_rules import RETURNED, element_problem
 
     if len(claim.returns) < 2:
         raise fail("returns", "returns names the elements of a returned tuple; a function returning one value of "
@@ -1621,8 +1621,8 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
     node = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and n.name == claim.function)
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
-    from audit.evaluation.checks import stat_listing
-    if claim.measure in stat_listing.LISTING_TESTS:  # a listing computing a statistic: its own roles and values
+    from audit.register.listing_rules import LISTING_TESTS
+    if claim.measure in LISTING_TESTS:  # a listing computing a statistic: its own roles and values
         _check_stat_listing(chapter, claim, fail, params, parameter_defaults(source, claim.function), source)
         return
     if claim.resamples is not None:
@@ -1825,8 +1825,8 @@ def _check_references(chapter: Chapter) -> None:
         elif claim.kind == "statistic":
             _check_statistic(claim, fail, claimed, fixture, measure)
         elif claim.kind == "systems":
-            from audit.evaluation.checks.standing import register_problem
-            problem = register_problem(claim)
+            from audit.register.listing_rules import systems_problem
+            problem = systems_problem(claim)
             if problem:
                 raise fail(*problem)
         elif claim.kind == "arithmetic":

@@ -629,11 +629,6 @@ def edge_inputs(claim: CodeClaim) -> list[Input]:
 
 
 def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
-    from audit.evaluation.checks import returned, stat_listing
-    if claim.measure in stat_listing.LISTING_TESTS:  # a statistic of two systems' per-topic scores
-        return stat_listing.check(claim, chapter, ms)
-    if claim.returns:  # a tuple of several results: each element checked on its own
-        return returned.check(claim, chapter, ms)
     evidence = Evidence()
     book = ms.book
     listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on)

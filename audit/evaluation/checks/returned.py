@@ -16,10 +16,9 @@ quantity of ``RETURNED`` that the claim's measure defines:
 
 from __future__ import annotations
 
-from dataclasses import replace
 from fractions import Fraction
 
-from audit.errors import AuditError, RepeatedIDError
+from audit.errors import RepeatedIDError
 from audit.evaluation import evaluator
 from audit.evaluation.checks import code
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
@@ -31,35 +30,15 @@ from audit.model.evidence import Evidence, Point
 from audit.model.results import Check, ImplValue
 from audit.model.values import display, format_exact, parse_claimed_parts
 from audit.register.claims import CodeClaim, Chapter, parameter_defaults, shown_arguments
+from audit.register.listing_rules import RETURNED
 from audit.text.listings import function_source
 
-#: The quantities an element may name besides a measure, each with the measure that defines it.
-RETURNED = {"residual": "RBP"}
 #: Where the residual's definition comes from.
 RESIDUAL_SOURCE = ("Moffat and Zobel (2008), “Rank-biased precision for measurement of retrieval effectiveness”, "
                    "ACM TOIS 27(1)")
 #: The residual's definition in words.
 RESIDUAL_DEFINITION = ("p^d for the ranks beyond the evaluated depth d plus the weight (1 − p)·p^(i−1) of each "
                        "unjudged document within it")
-
-
-def element_problem(claim: CodeClaim, element: str) -> str:
-    """What is wrong with one element of ``returns`` ("" when it is a measure or a quantity the claim's measure
-    defines). A measure element is parsed by the register's own measure check."""
-    name = element.strip()
-    if name in RETURNED:
-        try:
-            spec = parse_measure(claim.measure.replace("@k", "@1"))[1]
-        except AuditError:
-            return ""  # the claim's measure is reported under measure
-        if spec is None or spec.name != RETURNED[name]:
-            return f"{name!r} is a quantity of {RETURNED[name]}; the claim's measure is {claim.measure!r}"
-        return ""
-    uses_k = bool({"cutoff", "cutoffs"} & set(claim.arguments.values()))
-    if uses_k != ("@k" in name):
-        return (f"{name!r}: with a cutoff argument each measure element is written with @k (e.g. P@k); without one, "
-                "on the whole ranking")
-    return ""
 
 
 def _element_claim(claim: CodeClaim, element: str) -> CodeClaim:

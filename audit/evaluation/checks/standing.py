@@ -18,82 +18,14 @@ Relations (``RELATIONS``), on the means over the table's topics:
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
-from audit.errors import AuditError
 from audit.evaluation.checks.common import CHAPTER, Measurements
 from audit.model.evidence import Evidence, Point
 from audit.model.results import Check, ImplValue
 from audit.model.values import parse_claimed
 from audit.register.claims import Chapter, StandingClaim
-
-RELATIONS = ("best", "worst", "beats", "loses to", "only loses to", "only beats")
-#: Words by which a sentence compares systems: each must be encoded by some part.
-COMPARATIVE = re.compile(r"\b(?:best|worst|highest|lowest|top|bottom|beat(?:s|en)?|outperform(?:s|ed)?|"
-                         r"los(?:es|e|t|ing)|wins?|won|better|worse|ahead|behind|only|leads?|trails?|"
-                         r"strongest|weakest|first|last)\b", re.IGNORECASE)
-
-
-def _fold(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def _table(claim: StandingClaim, part) -> tuple[str, dict]:
-    """The measure a part reads and its table."""
-    name = part.measure if part.measure is not None else next(iter(claim.tables))
-    return name, claim.tables[name]
-
-
-def register_problem(claim: StandingClaim) -> tuple[str, str] | None:
-    """(field, what is wrong), or None."""
-    for measure, table in claim.tables.items():
-        lengths = {len(v) for v in table.values()}
-        if len(table) < 2 or len(lengths) != 1 or 0 in lengths:
-            return f"tables.{measure}", ("give two or more systems' per-topic values, for the same topics in the same "
-                                         "order")
-        for system, values in table.items():
-            for i, v in enumerate(values):
-                try:
-                    parse_claimed(v)
-                except AuditError as exc:
-                    return f"tables.{measure}.{system}[{i}]", exc.message
-    quote = _fold(claim.quote)
-    spans = []
-    systems = list(dict.fromkeys(s for t in claim.tables.values() for s in t))
-    for i, part in enumerate(claim.parts):
-        if part.measure is None and len(claim.tables) > 1:
-            return f"parts[{i}].measure", f"name the table this part reads: one of {', '.join(claim.tables)}"
-        if part.measure is not None and part.measure not in claim.tables:
-            return f"parts[{i}].measure", f"{part.measure!r} is not one of the tables ({', '.join(claim.tables)})"
-        _, table = _table(claim, part)
-        for name in [part.system, *part.others]:
-            if name not in table:
-                return f"parts[{i}]", f"{name!r} is not a system of the table ({', '.join(table)})"
-        if part.relation in ("best", "worst") and part.others:
-            return f"parts[{i}].others", f"“{part.relation}” compares {part.system} with every other system: leave out others"
-        if part.relation not in ("best", "worst") and not part.others:
-            return f"parts[{i}].others", f"“{part.relation}” needs the systems it names (others)"
-        if part.system in part.others:
-            return f"parts[{i}].others", f"{part.system} is compared with itself"
-        says = _fold(part.says)
-        at = quote.find(says)
-        if at < 0:
-            return f"parts[{i}].says", f"“{says}” is not in the quote; give the words of the quote this part encodes"
-        spans.append((at, at + len(says)))
-
-    def covered(start: int, end: int) -> bool:
-        return any(a <= start and end <= b for a, b in spans)
-
-    loose = [m.group(0) for m in COMPARATIVE.finditer(quote) if not covered(m.start(), m.end())]
-    for name in systems:
-        loose += [m.group(0) for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", quote)
-                  if not covered(m.start(), m.end())]
-    if loose:
-        return "parts", (f"the quote says more than its parts encode ({', '.join(f'“{w}”' for w in loose)} lies in no "
-                         "part's says): encode each half of the sentence as a part, so that a true half alone is never "
-                         "shown as the sentence's support")
-    return None
+from audit.register.listing_rules import part_table as _table
 
 
 def means(table: dict) -> dict[str, Fraction]:

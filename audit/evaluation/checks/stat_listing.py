@@ -20,7 +20,6 @@ printed (for a deterministic statistic, be it)."""
 from __future__ import annotations
 
 import random
-import re
 from fractions import Fraction
 
 from audit.evaluation import monte_carlo, significance
@@ -29,74 +28,17 @@ from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.references import scipy_stats
 from audit.evaluation.sandbox import CallResult, run_listing
 from audit.evaluation.sandbox.quote import quote
-from audit.evaluation.significance import Bounds, Span
+from audit.evaluation.significance import Span
 from audit.model.evidence import Evidence, Point
 from audit.model.results import Check, ImplValue
 from audit.model.values import parse_claimed, parse_claimed_parts
 from audit.register.claims import Chapter, CodeClaim, parameter_defaults, shown_arguments
+from audit.register.listing_rules import ESTIMATED
 from audit.text.listings import function_source
 
-#: The tests a listing may compute (paired data).
-LISTING_TESTS = ("paired t", "sign", "permutation", "wilcoxon", "bootstrap")
-#: The roles of a statistics listing's parameters: each system's per-topic scores (lists in topic order, paired), or
-#: their differences a − b; a fixed value (``constant``: the number of resamples, a seed); the confidence level of
-#: an interval (``confidence level``: from ``constants``, else the listing's literal default, else 0.95).
-STAT_ROLES = ("scores a", "scores b", "differences", "constant", "confidence level")
-#: What a returned value may be, by test (``low`` and ``high``: the bootstrap interval's endpoints).
-ELEMENTS = {"paired t": ("t", "p", "df", "mean difference", "d"),
-            "sign": ("p", "positives", "mean difference", "d"),
-            "permutation": ("p", "mean difference", "d"),
-            "wilcoxon": ("p", "W", "mean difference", "d"),
-            "bootstrap": ("low", "high", "mean difference", "d")}
-#: The values a Monte Carlo listing estimates.
-ESTIMATED = {"permutation": ("p",), "bootstrap": ("low", "high")}
 SAMPLE = 30
 SAMPLE_MONTE_CARLO = 12
 SEED = 20261206
-
-
-#: A listing that draws random numbers (a seeded generator, the random module, numpy's).
-RANDOM = re.compile(r"\brandom\.|\bdefault_rng\b|\bnp\.random\b|\bnumpy\.random\b|\bRandomState\b|"
-                    r"\bfrom random import\b|\bimport random\b")
-
-
-def register_problem(claim: CodeClaim, params: list[str], defaults: dict, source: str = "") -> tuple[str, str] | None:
-    """(field, what is wrong) with a statistics listing's claim, or None. A listing drawing random numbers whose
-    returned values include an estimate (``ESTIMATED``) needs ``resamples``: without it, it would be held to the exact
-    value alone."""
-    for p, role in claim.arguments.items():
-        if role not in STAT_ROLES:
-            return f"arguments.{p}", f"role {role!r}: a listing computing {claim.measure} takes {', '.join(STAT_ROLES)}"
-        if p not in params:
-            return f"arguments.{p}", f"{claim.function}() has no parameter {p!r}; it takes {', '.join(params)}"
-    unmapped = [p for p in params if p not in claim.arguments]
-    if unmapped:
-        return "arguments", f"{claim.function}() takes {', '.join(params)}; give each a role: {', '.join(unmapped)} has none"
-    roles = sorted(claim.arguments.values())
-    data = [r for r in roles if r in ("scores a", "scores b", "differences")]
-    if data not in (["scores a", "scores b"], ["differences"]):
-        return "arguments", "a statistics listing takes the two systems' per-topic scores (scores a, scores b) or their differences"
-    for p, role in claim.arguments.items():
-        if role in ("constant", "confidence level") and p not in claim.constants and p not in defaults:
-            return f"arguments.{p}", f"a {role} needs its value: give it in constants ({p}: …) or as the listing's literal default"
-    if not claim.returns:
-        return "returns", (f"name what {claim.function}() returns, in order, from {', '.join(ELEMENTS[claim.measure])} "
-                           "(e.g. returns: [t, p])")
-    for i, element in enumerate(claim.returns):
-        if element.strip() not in ELEMENTS[claim.measure]:
-            return f"returns[{i}]", (f"{element!r} is not a value {claim.measure} gives; one of "
-                                     f"{', '.join(ELEMENTS[claim.measure])}")
-    estimated = [e for e in claim.returns if e.strip() in ESTIMATED.get(claim.measure, ())]
-    if claim.resamples is None and estimated and RANDOM.search(source):
-        return "resamples", (f"{claim.function}() draws random numbers, so its {', '.join(estimated)} "
-                             f"{'is' if len(estimated) == 1 else 'are'} a Monte Carlo estimate: give resamples (how "
-                             "many it draws) so that it is held to the exact value within its Monte Carlo error, not "
-                             "to the exact value alone")
-    if claim.resamples is not None and not estimated:
-        return "resamples", f"no value {claim.function}() returns is a Monte Carlo estimate of {claim.measure}"
-    if claim.shape != "number":
-        return "shape", "a statistics listing returns its values as a tuple: leave shape out and name them in returns"
-    return None
 
 
 def _parameters(claim: CodeClaim, source: str) -> list[str]:
