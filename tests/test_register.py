@@ -97,7 +97,7 @@ def test_unknown_kind(tmp_path):
     assert str(folder / "claims.yaml") in message
     assert "claim C14" in message
     assert "unknown kind 'valeu'" in message
-    assert "value, comparison, arithmetic, convention, property, code, statistic, draft, not checkable" in message
+    assert "value, comparison, arithmetic, convention, property, code, statistic, systems, draft, not checkable" in message
 
 
 def test_unknown_field(tmp_path):

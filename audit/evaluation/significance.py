@@ -211,42 +211,64 @@ def _quantile_span(cumulative: list[tuple[Fraction, int]], total: int, q: Fracti
                 "is a quantile of the bootstrap distribution at this level")
 
 
-def bootstrap(d: list[Fraction], confidence: Fraction) -> Bounds:
-    """The percentile bootstrap interval of the mean of ``d`` at ``confidence`` (see the module's description)."""
+def bootstrap_distribution(d: list[Fraction]) -> tuple[list[tuple[Fraction, int]], int] | None:
+    """The ideal bootstrap distribution of the mean of ``d``: sorted (value, cumulative count) pairs over the n^n
+    equally likely resamples, and n^n; None beyond the exact enumeration's limit."""
     import numpy as np
 
     n = len(d)
-    lo_q, hi_q = (1 - confidence) / 2, (1 + confidence) / 2
     ints, scale = _scaled(d)
     low_v, span = min(ints), max(ints) - min(ints)
-    if n ** n < 2 ** 63 and span * n * n < EXACT_STATES:
-        pmf = np.zeros(span + 1, dtype=np.int64)
-        for v in ints:
-            pmf[v - low_v] += 1
-        dist = np.array([1], dtype=np.int64)
-        for _ in range(n):
-            dist = np.convolve(dist, pmf)
-        total = n ** n
-        running, cumulative = 0, []
-        for i, c in enumerate(dist.tolist()):
-            if c:
-                running += c
-                cumulative.append((Fraction(i + n * low_v, n * scale), running))
-        if running != total:  # int64 overflow would show here
-            raise ArithmeticError("bootstrap enumeration lost counts")
-        return Bounds(_quantile_span(cumulative, total, lo_q), _quantile_span(cumulative, total, hi_q))
+    if not (n ** n < 2 ** 63 and span * n * n < EXACT_STATES):
+        return None
+    pmf = np.zeros(span + 1, dtype=np.int64)
+    for v in ints:
+        pmf[v - low_v] += 1
+    dist = np.array([1], dtype=np.int64)
+    for _ in range(n):
+        dist = np.convolve(dist, pmf)
+    total = n ** n
+    running, cumulative = 0, []
+    for i, c in enumerate(dist.tolist()):
+        if c:
+            running += c
+            cumulative.append((Fraction(i + n * low_v, n * scale), running))
+    if running != total:  # int64 overflow would show here
+        raise ArithmeticError("bootstrap enumeration lost counts")
+    return cumulative, total
+
+
+def bootstrap_means(d: list[Fraction]):
+    """The sorted means of ``MONTE_CARLO`` resamples of ``d`` (seed ``SEED``): the Monte Carlo stand-in for the
+    ideal bootstrap distribution beyond its limit."""
+    import numpy as np
+
     rng = np.random.default_rng(SEED)
     values = np.array([float(x) for x in d])
-    means = np.sort(values[rng.integers(0, n, size=(MONTE_CARLO, n))].mean(axis=1))
+    return np.sort(values[rng.integers(0, len(d), size=(MONTE_CARLO, len(d)))].mean(axis=1))
 
-    def span(q: Fraction) -> Span:
-        centre = float(q) * MONTE_CARLO
+
+def monte_carlo_quantile(means, lo_q: Fraction, hi_q: Fraction) -> Span:
+    """Every value the quantiles from level ``lo_q`` to ``hi_q`` take, read off ``MONTE_CARLO`` sorted resample
+    means, widened by ``SPREAD`` binomial standard errors of the order statistics."""
+    def index(q: Fraction, sign: int) -> int:
         err = SPREAD * math.sqrt(MONTE_CARLO * float(q) * (1 - float(q)))
-        a, b = max(0, int(centre - err)), min(MONTE_CARLO - 1, int(math.ceil(centre + err)))
-        return Span(Fraction(float(means[a])), Fraction(float(means[b])),
-                    f"a Monte Carlo estimate over {MONTE_CARLO:,} resamples (seed {SEED}), ±{SPREAD} standard errors "
-                    "of the quantile; the exact enumeration exceeds its limit here")
-    return Bounds(span(lo_q), span(hi_q))
+        at = float(q) * MONTE_CARLO + sign * err
+        return max(0, min(MONTE_CARLO - 1, int(math.floor(at)) if sign < 0 else int(math.ceil(at))))
+    return Span(Fraction(float(means[index(lo_q, -1)])), Fraction(float(means[index(hi_q, +1)])),
+                f"a Monte Carlo estimate over {MONTE_CARLO:,} resamples (seed {SEED}), ±{SPREAD} standard errors "
+                "of the quantile; the exact enumeration exceeds its limit here")
+
+
+def bootstrap(d: list[Fraction], confidence: Fraction) -> Bounds:
+    """The percentile bootstrap interval of the mean of ``d`` at ``confidence`` (see the module's description)."""
+    lo_q, hi_q = (1 - confidence) / 2, (1 + confidence) / 2
+    exact = bootstrap_distribution(d)
+    if exact is not None:
+        cumulative, total = exact
+        return Bounds(_quantile_span(cumulative, total, lo_q), _quantile_span(cumulative, total, hi_q))
+    means = bootstrap_means(d)
+    return Bounds(monte_carlo_quantile(means, lo_q, lo_q), monte_carlo_quantile(means, hi_q, hi_q))
 
 
 def adjusted(method: str, p_values: dict[str, Fraction]) -> dict[str, Fraction]:

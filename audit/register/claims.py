@@ -518,10 +518,14 @@ class StatisticClaim(ClaimBase):
     comparisons: int = Field(1, ge=1, le=10_000)
     correction: Literal["none", "bonferroni"] | None = None
     significant: list[str] | None = None
+    #: The random resamples (or sign flips) a bootstrap or randomization test drew, when the text says ("10,000
+    #: resamples", ``n_resamples=10000``): its printed value is then a Monte Carlo estimate, held to the exact value
+    #: within that many resamples' error (``audit.evaluation.monte_carlo``).
+    resamples: int | None = Field(None, ge=100, le=100_000_000)
 
 
 #: How a register names a reference (``by:``) → the reference's name in the audit.
-from audit.register.options import REFERENCE_NAMES, reference_call  # noqa: E402  (one home: the options module)
+from audit.register.options import OPTIONAL_REFERENCES, REFERENCE_NAMES, reference_call  # noqa: E402  (one home: the options module)
 
 #: Older spellings of a rule → the convention value it names (``audit.measures.conventions``).
 RULE_SPELLINGS = {"reference order": "listed order", "zero": "non-relevant", "condensed": "removed"}
@@ -566,8 +570,10 @@ class ConventionClaim(ClaimBase):
         if canonical_rule(self.convention, self.rule) not in rules:
             raise ValueError(f"rule {self.rule!r} is not a known {self.convention} rule; "
                              f"expected one of {', '.join(rules)}")
-        if self.by is not None and self.by.lower() not in REFERENCE_NAMES:
-            raise ValueError(f"by: {self.by!r} is not a reference of this audit ({', '.join(REFERENCE_NAMES)}); "
+        if self.by is not None and self.by.lower() not in REFERENCE_NAMES and self.by.lower() not in \
+                OPTIONAL_REFERENCES:
+            raise ValueError(f"by: {self.by!r} is not a reference of this audit "
+                             f"({', '.join([*REFERENCE_NAMES, *OPTIONAL_REFERENCES])}); "
                              "what another library does cannot be probed here — state its reading as a value "
                              "claim's conventions, with `by:` on the expectation")
         if self.others and self.by is not None:
@@ -791,6 +797,37 @@ class CodeClaim(ClaimBase):
     #: The value each ``constant`` argument is called with (``{p: 0.8}``); a constant left out here takes the
     #: literal default the listing prints.
     constants: dict[str, StrictInt | StrictFloat | StrictStr | None] = Field(default_factory=dict, max_length=20)
+    #: What each element of a returned tuple is, in order (``rbp(ranking, relevant, p)`` returning ``(score,
+    #: residual)``: ``[RBP(p=0.8), residual]``): a measure, or a quantity of ``listing_rules.RETURNED`` (checked by
+    #: ``audit.evaluation.checks.returned``, element by element).
+    returns: list[Annotated[StrictStr, Field(min_length=1, max_length=200)]] | None = Field(None, min_length=1,
+                                                                                            max_length=10)
+    #: The random resamples a Monte Carlo listing draws (a bootstrap's or a randomization test's), for its error.
+    resamples: int | None = Field(None, ge=100, le=100_000_000)
+
+
+class StandingPart(Strict):
+    """One half of a sentence comparing a system with others: ``says``, the words of the quote it encodes ("is the
+    best of the three on MAP"); ``system``; ``relation`` (``audit.register.listing_rules.RELATIONS``); ``others``,
+    the systems it is compared with one by one (for ``beats``, ``loses to``, ``only loses to``, ``only beats``);
+    ``measure``, which of the claim's tables it reads (needed when there are several)."""
+
+    says: str = Field(min_length=1, max_length=500)
+    system: str = Field(min_length=1, max_length=200)
+    relation: Literal["best", "worst", "beats", "loses to", "only loses to", "only beats"]
+    others: list[str] = Field(default_factory=list, max_length=100)
+    measure: str | None = Field(None, min_length=1, max_length=100)
+
+
+class StandingClaim(ClaimBase):
+    """A statement comparing one system with several on the per-topic tables it rests on ("System A is the best of
+    the three on MAP and only loses to System 2 on nDCG@10"): ``tables``, for each measure as the text names it, each
+    system's per-topic values as printed (the same topics in the same order), read as their means; ``parts``, one a
+    half of the sentence (checked by ``audit.evaluation.checks.standing``)."""
+
+    kind: Literal["systems"]
+    tables: dict[str, dict[str, list[Claimed]]] = Field(min_length=1, max_length=20)
+    parts: list[StandingPart] = Field(min_length=1, max_length=20)
 
 
 class DraftClaim(ClaimBase):
@@ -806,8 +843,9 @@ class NotCheckableClaim(ClaimBase):
 
 
 Claim = Annotated[Union[ValueClaim, ComparisonClaim, ArithmeticClaim, ConventionClaim, PropertyClaim, CodeClaim,
-                        StatisticClaim, DraftClaim, NotCheckableClaim], Field(discriminator="kind")]
-KINDS = ("value", "comparison", "arithmetic", "convention", "property", "code", "statistic", "draft", "not checkable")
+                        StatisticClaim, StandingClaim, DraftClaim, NotCheckableClaim], Field(discriminator="kind")]
+KINDS = ("value", "comparison", "arithmetic", "convention", "property", "code", "statistic", "systems", "draft",
+         "not checkable")
 
 
 class ClaimsFile(Strict):
@@ -1322,6 +1360,50 @@ def role_problem(roles: set[str], shape: str = "number") -> str:
     return ""
 
 
+def _check_stat_listing(chapter: Chapter, claim: CodeClaim, fail, params: list[str], defaults: dict,
+                        source: str) -> None:
+    """A listing said to compute a statistic (``listing_rules.LISTING_TESTS``): its roles, what it returns, and the
+    calls the text shows."""
+    from audit.register.listing_rules import register_problem
+    from audit.text.doctests import given_problem
+
+    problem = register_problem(claim, params, defaults, source)
+    if problem:
+        raise fail(*problem)
+    for i, shown in enumerate(claim.calls):
+        try:
+            shown_arguments(claim, shown.call, params, defaults, shown.given)
+        except AuditError as exc:
+            raise fail(f"calls[{i}].given" if exc.field == "given" else f"calls[{i}].call", exc.message)
+        if shown.call not in chapter.snapshot.text:
+            raise fail(f"calls[{i}].call", f"{shorten(shown.call, 80)!r} is not printed in the snapshot; write the "
+                                          "call exactly as the text shows it")
+        problem = given_problem(chapter.snapshot.text, shown.call, shown.given)
+        if problem:
+            raise fail(f"calls[{i}].given", problem)
+
+
+def _check_returns(claim: CodeClaim, fail, measure) -> None:
+    """A code claim's ``returns``: one number per element, each a measure (``measure``'s syntax) or a quantity the
+    claim's measure defines (``RETURNED``); one query's input; shape ``number``."""
+    from audit.register.listing_rules import RETURNED, element_problem
+
+    if len(claim.returns) < 2:
+        raise fail("returns", "returns names the elements of a returned tuple; a function returning one value of "
+                              "its measure needs no returns")
+    if claim.shape != "number":
+        raise fail("returns", "a function returning a tuple of values returns one value per element: leave shape "
+                              "out (number) and name each element in returns")
+    if set(claim.arguments.values()) & set(MULTI_ROLES):
+        raise fail("returns", "a function returning a tuple of values is checked on one query's input")
+    for i, element in enumerate(claim.returns):
+        problem = element_problem(claim, element)
+        if problem:
+            raise fail(f"returns[{i}]", problem)
+        if element.strip() not in RETURNED:
+            measure(f"returns[{i}]", element.replace("@k", "@1"))
+
+
 def parameter_defaults(source: str, function: str) -> dict[str, object]:
     """The literal default of each parameter of ``function`` in ``source`` that has one (``k=10`` → ``{"k": 10}``,
     ``judged=None`` → ``{"judged": None}``); a default that is not a literal is left out."""
@@ -1382,6 +1464,13 @@ def shown_arguments(claim: CodeClaim, call: str, params: list[str],
     return values
 
 
+#: A quote saying that its bootstrap or randomization test drew random resamples ("10,000 resamples",
+#: "5,000 random sign flips", ``n_resamples=9999``, a seeded generator).
+_RESAMPLES_SAID = re.compile(r"\b\d[\d,.\u202f ]*\s+(?:random\s+|bootstrap\s+)*(?:re-?samples|resamplings|replicates|"
+                             r"permutations|(?:sign[- ])?flips|draws)\b|n_resamples\s*=|default_rng\(\s*\d|"
+                             r"random\.seed\(", re.IGNORECASE)
+
+
 def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> None:
     """A statistic claim's data, printed values, alpha and confidence, as the statistic check will read them: numbers
     where numbers are printed, at least two queries (or two p-values), statistics the test computes, and something
@@ -1396,6 +1485,14 @@ def _check_statistic(claim: StatisticClaim, fail, claimed, fixture, measure) -> 
         if level.nominal is None or level.approximate or not 0 < level.nominal < 1:
             raise fail(name, f"{name} {getattr(claim, name)!r} must be one number between 0 and 1")
     family = claim.test in ("bonferroni", "holm")
+    said = _RESAMPLES_SAID.search(claim.quote)
+    if said and claim.resamples is None and claim.test in ("bootstrap", "permutation"):
+        raise fail("resamples", f"the quote says the test drew random resamples ({said.group(0)!r}): its printed "
+                                "value is a Monte Carlo estimate; give resamples (their number) so that it is held to "
+                                "the exact value within its Monte Carlo error, not to the exact value alone")
+    if claim.resamples is not None and claim.test not in ("bootstrap", "permutation"):
+        raise fail("resamples", f"the {claim.test} test draws no random resamples; resamples is for a bootstrap or "
+                                "a randomization (permutation) test the text says was run on random resamples")
     from audit.text.t_tests import t_test_mismatch
 
     mismatch = t_test_mismatch(claim.test, claim.quote)
@@ -1529,6 +1626,12 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
     node = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and n.name == claim.function)
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    from audit.register.listing_rules import LISTING_TESTS
+    if claim.measure in LISTING_TESTS:  # a listing computing a statistic: its own roles and values
+        _check_stat_listing(chapter, claim, fail, params, parameter_defaults(source, claim.function), source)
+        return
+    if claim.resamples is not None:
+        raise fail("resamples", "resamples is for a listing computing a bootstrap or a randomization test")
     for p, role in claim.arguments.items():
         if role not in CODE_ROLES:
             raise fail(f"arguments.{p}", f"role {role!r} is not one of {', '.join(CODE_ROLES)}")
@@ -1582,7 +1685,7 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
         if shown.raises is not None and shown.raises.strip() not in chapter.snapshot.text:
             raise fail(f"calls[{i}].raises", f"{shorten(shown.raises, 80)!r} is not printed in the snapshot; write "
                                             "the exception line exactly as the doctest shows it")
-        if shown.returns is not None and claim.shape != "number":
+        if shown.returns is not None and (claim.shape != "number" or claim.returns):
             from audit.model.values import parse_claimed_parts
 
             try:
@@ -1597,6 +1700,8 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
                               "at each k, computes a measure at k (write it with @k, e.g. R@k); one without computes "
                               "it on the whole ranking")
     measure("measure", claim.measure.replace("@k", "@1"))
+    if claim.returns:
+        _check_returns(claim, fail, measure)
 
 
 def _check_references(chapter: Chapter) -> None:
@@ -1724,6 +1829,11 @@ def _check_references(chapter: Chapter) -> None:
             _check_code(chapter, claim, fail, measure, claimed)
         elif claim.kind == "statistic":
             _check_statistic(claim, fail, claimed, fixture, measure)
+        elif claim.kind == "systems":
+            from audit.register.listing_rules import systems_problem
+            problem = systems_problem(claim)
+            if problem:
+                raise fail(*problem)
         elif claim.kind == "arithmetic":
             try:
                 parse_expression(claim.expression)

@@ -24,6 +24,10 @@ from dataclasses import dataclass, field
 REFERENCE_NAMES = {"trec_eval": "pytrec_eval", "pytrec_eval": "pytrec_eval", "ir_measures": "ir_measures",
                    "ir-measures": "ir_measures", "ranx": "ranx"}
 
+#: References offered only when installed (an extra), for a convention claim about that library (``by:``): the audit
+#: runs them for such a claim alone (``audit.evaluation.references.sklearn_ref``).
+OPTIONAL_REFERENCES = {"scikit-learn": "sklearn", "sklearn": "sklearn"}
+
 _TREC = re.compile(r"-J|-l\s*(?P<level>[1-9]\d?)|-M\s*(?P<depth>[1-9]\d{0,5})")
 _IRM = re.compile(r"judged_only(?:\s*=\s*True)?|rel\s*=\s*(?P<level>[1-9]\d?)")
 

@@ -547,6 +547,8 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
 
     if FOLLOWS_OPEN_READING in r.reason:
         raise _Skip("the listing follows a reading the text leaves open; the finding says which convention to state")
+    if claim.returns:
+        raise _Skip("a listing returning several values, or a statistic, gets the finding's fixes without a rewrite")
     printed = re.findall(r"Change “(.+?)” to “(.+?)” after the call\.", r.response)
     if printed and "Wrong on ordinary input" not in r.reason and "It matches on well-formed input, but" not in r.reason:
         return _printed_plan(claim, chapter, ms, snapshot, start, rechecks, dict(printed))

@@ -236,6 +236,9 @@ def audit_claim(claim, chapter: Chapter, ms: Measurements, anchor: Anchor | None
                             + ([f"significant after correction: {', '.join(claim.significant) or 'none'}"]
                                if claim.significant is not None else []))
         claimed = f"{claim.test}: {claimed}"
+    elif claim.kind == "systems":
+        claimed = "; ".join(f"{p.system} {p.relation}" + (f" {', '.join(p.others)}" if p.others else "")
+                            + (f" ({p.measure})" if p.measure else "") for p in claim.parts)
     if revised is not None:
         decision = replace(decision, reason=f"{revised.revision.sentence_text()} {decision.reason}")
     return ClaimResult(id=claim.id, kind=claim.kind, title=claim.title, claim=claim.claim, quote=claim.quote,

@@ -17,7 +17,7 @@ from audit.errors import ReadingDoesNotApply, RepeatedIDError
 from audit.evaluation import evaluator
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float, listed
 from audit.evaluation.readings import base_reading
-from audit.register.claims import CONVENTION_RULES, REFERENCE_NAMES, Chapter, ConventionClaim, Fixture, canonical_rule
+from audit.register.claims import CONVENTION_RULES, OPTIONAL_REFERENCES, REFERENCE_NAMES, Chapter, ConventionClaim, Fixture, canonical_rule
 from audit.measures.conventions import CONVENTIONS, join_alike
 from audit.measures.syntax import parse as parse_measure
 from audit.model.values import display, format_exact
@@ -165,8 +165,18 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
     evidence = Evidence()
     probe = chapter.fixture(claim.probe)
     conv, rule = claim.convention, canonical_rule(claim.convention, claim.rule)
-    subject = REFERENCE_NAMES[claim.by.lower()] if claim.by else None
-    titles = {r.name: r.title for r in ms.references}
+    subject = (REFERENCE_NAMES.get(claim.by.lower()) or OPTIONAL_REFERENCES[claim.by.lower()]) if claim.by else None
+    references = list(ms.references)
+    if subject is not None and subject not in {r.name for r in references}:
+        from audit.evaluation.references import sklearn_ref
+        optional = sklearn_ref.sklearn_reference() if subject == "sklearn" else None
+        if optional is None:  # a sentence about a library that is not installed: nothing of it is checked
+            evidence.errors.append(sklearn_ref.ABSENT if subject == "sklearn" else f"{claim.by} is not available")
+            evidence.error_concern = "The sentence says what a library computes, and the library was not run."
+            evidence.response = sklearn_ref.INSTALL if subject == "sklearn" else ""
+            return evidence
+        references.append(optional)
+    titles = {r.name: r.title for r in references}
     own_reading, conflict = chapter_reading(claim, chapter)
     observed_rules: dict[str, list[tuple[str, str, list[str]]]] = {}
     spell = (lambda r: claim.rule if r == rule else r)
@@ -202,7 +212,7 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
                     f"{' / '.join(describe(conv, r) for r in own_rules) or 'follow no known rule'}"
                     f" for {measure}, not the stated rule ({describe(conv, rule)})",
                     "Revise the stated rule to match what the chapter's definitions do."))
-        for ref in ms.references:
+        for ref in references:
             outcome = ms.reference(ref, probe, measure)
             if outcome.status in ("not applicable", "error"):
                 rows.append(ImplValue(implementation=ref.name, provider=outcome.provider, status=outcome.status,
@@ -305,7 +315,7 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             "; ".join(clauses) + f" — where the chapter's rule {describe(conv, rule)}",
             f"Add: “{'; '.join(clauses)}; {ADVICE.get(conv, 'state which convention produced each number')}.” "
             "(checked: each library's rule was observed on the probe above, run through it)"))
-    order = [r.name for r in ms.references]
+    order = [r.name for r in references]
     agreeing = sorted({v.implementation for c in evidence.checks for v in c.values
                        if v.implementation != CHAPTER and v.in_interval}, key=order.index)
     if agreeing:

@@ -21,7 +21,7 @@ import mpmath
 
 from audit.model.evidence import Evidence, Point
 from audit.errors import AuditError
-from audit.evaluation import significance
+from audit.evaluation import monte_carlo, significance
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
 from audit.evaluation.references import scipy_stats
@@ -458,6 +458,19 @@ def _welch_d(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict,
     return True
 
 
+def estimate_band(claim: StatisticClaim, statistic: str, mine, d: list[Fraction], confidence: Fraction):
+    """What a Monte Carlo estimate over the claim's ``resamples`` may print where the exact value is ``mine`` (a
+    bootstrap interval's ``Bounds``, a randomization test's p as a ``Span``), or None when the text states no
+    resamples or the statistic is not estimated (``audit.evaluation.monte_carlo``)."""
+    if claim.resamples is None or isinstance(mine, str) or mine is None:
+        return None
+    if claim.test == "bootstrap" and statistic == "interval":
+        return monte_carlo.bootstrap_band(d, confidence, claim.resamples)
+    if claim.test == "permutation" and statistic == "p":
+        return monte_carlo.p_band(mine, claim.resamples)
+    return None
+
+
 def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, theirs: dict, d, confidence,
             evidence: Evidence) -> None:
     """One printed statistic against every side read."""
@@ -465,15 +478,18 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
         return
     interval = e.statistic == "interval"
     printed = parse_interval(str(e.claimed)) if interval else parse_claimed(e.claimed, tolerance=e.tolerance)
-    rows, holds = [], {}
+    rows, holds, bands = [], {}, {}
     for side in sides:
         mine = _value(claim, ours[side], e.statistic)
-        holds[side] = _holds(printed, mine)
+        bands[side] = estimate_band(claim, e.statistic, mine, d, confidence)
+        holds[side] = _holds(printed, mine if bands[side] is None else bands[side])
         value = None if interval else _number(mine)
         rows.append(ImplValue(implementation=CHAPTER, provider=_provider(mine), behaviour=SIDES[side],
                               status="not applicable" if holds[side] is None else "ok",
                               value=float(value) if value is not None else None,
-                              detail=mine if isinstance(mine, str) else _show(mine) if interval else "",
+                              detail=mine if isinstance(mine, str) else (_show(mine) if interval else "") + (
+                                  f"; a Monte Carlo estimate over {claim.resamples:,} resamples may print "
+                                  f"{_show(bands[side])}" if bands[side] is not None else ""),
                               in_interval=holds[side]))
         if e.statistic != "adjusted p":
             rows += _reference_rows(claim.test, e.statistic, side, mine, theirs[side].get(e.statistic), d, confidence, evidence)
@@ -487,12 +503,21 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
 
     shown = ("; ".join(f"{SIDES[s]}: {_show(value_of(s))}" for s in sides) if TESTS[claim.test].sided else
              _show(value_of(sides[0])))
+    band = bands[sides[0]]
+    if band is not None:
+        # a Monte Carlo estimate: held to the exact value within its error, never to the exact value alone
+        shown += (f"; the text's estimate over {claim.resamples:,} random resamples may print {_show(band)} "
+                  f"({band.low.how if isinstance(band, Bounds) else band.how})")
     if all(holds.values()):
-        evidence.scopes.append(f"{what}: {shown}, as printed")
+        evidence.scopes.append(f"{what}: {shown}" + (", and the printed value is within it" if band is not None
+                                                      else ", as printed"))
     elif not claim.sided and holds.get("two"):
         # the side unstated: two-sided is the default reading (scipy's and ranx's, and statcheck's), so a printed
         # two-sided value is supported; only a value holding one-sided alone needs the side said
-        evidence.scopes.append(f"{what}: two-sided {_show(value_of('two'))}, as printed (the text does not say the "
+        estimated = (f", which the text's estimate over {claim.resamples:,} random resamples may print as "
+                     f"{_show(bands['two'])} ({bands['two'].how}); the printed value is within it"
+                     if bands.get("two") is not None and not isinstance(bands["two"], Bounds) else ", as printed")
+        evidence.scopes.append(f"{what}: two-sided {_show(value_of('two'))}{estimated} (the text does not say the "
                                f"side; the two-sided test is the default; one-sided it is {_show(value_of(sides[1]))})")
     elif any(holds.values()):
         good = [s for s in sides if holds[s]]
@@ -804,6 +829,9 @@ def corrections(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tu
         printed = parse_interval(str(e.claimed)) if interval else parse_claimed(e.claimed, tolerance=e.tolerance)
         if _holds(printed, value) is not False:
             continue
+        band = estimate_band(claim, e.statistic, value, d if claim.test not in UNPAIRED else [], confidence)
+        if band is not None and _holds(printed, band) is not False:
+            continue  # a Monte Carlo estimate within its error: nothing to change
         if e.statistic == "d" and _holds(printed, ours.get(ROOT_MEAN_D)):
             continue  # Welch's d over the root mean of the variances: a standardizer to state, not a number to change
         new = _written(printed, value, e.statistic)
