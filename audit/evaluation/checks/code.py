@@ -631,7 +631,8 @@ def edge_inputs(claim: CodeClaim) -> list[Input]:
 def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     book = ms.book
-    listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on)
+    listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on,
+                                      claim.occurrence)
     printed = source  # what the syntax check reads: the listing's own lines, never the replacements put before them
     removed = removed_numpy(source)
     if removed:
