@@ -1554,8 +1554,11 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
                        f"the listing is called with {p} = {value}, but the measure {claim.measure!r} has {p} = "
                        f"{measured[p]}: make them the same")
     from audit.text.listings import builds_on_lines
+    # an earlier listing's function or class it calls must be named (its code is what the claim analyses with it);
+    # an earlier import or constant is brought along by itself (``earlier_bindings``)
     needed = [line for line in builds_on_lines(chapter.snapshot.text, claim.quote, claim.function, claim.occurrence)
-              if not any(line.strip() in b or b.strip() in line for b in claim.builds_on)]
+              if re.match(r"(?:async\s+)?def\s|class\s", line)
+              and not any(line.strip() in b or b.strip() in line for b in claim.builds_on)]
     if needed:
         raise fail("builds_on", f"{claim.function}() uses what an earlier listing defines; add "
                                 f"{', '.join(repr(n) for n in needed)} to builds_on")

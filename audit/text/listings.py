@@ -358,6 +358,26 @@ def earlier_bindings(earlier: Sequence[Listing], source: str) -> str:
     return current
 
 
+def bound_earlier(text: str, listing: Listing, name: str) -> int | None:
+    """The snapshot line of the latest listing before ``listing`` that binds ``name`` anywhere in its module-level code
+    (an import, an assignment, a definition, a loop's target, inside a block or not); None when none does."""
+    found = None
+    for e in find_listings(text):
+        if e.start >= listing.start:
+            break
+        try:
+            tree = ast.parse(e.code)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and node.id == name) or \
+                    (isinstance(node, ast.alias) and (node.asname or node.name).split(".")[0] == name) or \
+                    (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name):
+                found = e.start + getattr(node, "lineno", 1) - 1
+                break
+    return found
+
+
 def builds_on_lines(text: str, quote: str, function: str, occurrence: int | None = None) -> list[str]:
     """The ``builds_on`` a code claim needs: for each name ``function`` uses (directly or through its listing's own
     definitions) that its listing neither defines nor imports and Python does not provide, the first line of the
