@@ -65,6 +65,12 @@ def _pattern(node: ast.expr | None) -> str | None:
     return None
 
 
+def _kind(exc: ast.expr | None) -> str | None:
+    """The exception type a ``raise`` names (``ValueError`` of ``raise ValueError(…)``), None when it names none."""
+    name = exc.func if isinstance(exc, ast.Call) else exc
+    return name.id if isinstance(name, ast.Name) else name.attr if isinstance(name, ast.Attribute) else None
+
+
 def _raised(node: ast.Raise) -> tuple[str, str] | None:
     """``(exception type, message pattern)`` of ``raise ValueError("…")`` (or of a bare class, ``raise ValueError``)."""
     exc = node.exc
@@ -126,7 +132,7 @@ def guards(source: str, function: str) -> list[Guard]:
     for n in ast.walk(node):
         if isinstance(n, ast.Raise) and id(n) not in guarded:
             raised = _raised(n) if n.exc is not None else None
-            others.append(raised or ("*", ".*"))
+            others.append(raised or (_kind(n.exc) or "*", ".*"))  # a message it cannot tell could be any text
         elif isinstance(n, ast.Assert) and not any(g.asserts and g.line == n.lineno for g in found):
             others.append(("AssertionError", ".*"))
     return [g for g in found if not any(kind in (g.kind, "*") and (message == ".*" or message == g.message)
