@@ -566,7 +566,8 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
 
     def fails(item: Input) -> bool:
         if item in seen:
-            return refusal(seen[item], own_guards) is None and not _agrees(seen[item], chapter_value(claim, item, reading))
+            return refusal(seen[item], own_guards) is None and \
+                not _agrees(seen[item], chapter_value(claim, item, reading))
         left = deadline - time.monotonic()
         if spent[0] or left <= 0:
             spent[0] = True
@@ -577,7 +578,8 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
             spent[0] = True
             return False
         seen[item] = shaped(claim, run.results[0])
-        return refusal(seen[item], own_guards) is None and not _agrees(seen[item], chapter_value(claim, item, reading))
+        return refusal(seen[item], own_guards) is None and \
+            not _agrees(seen[item], chapter_value(claim, item, reading))
 
     try:
         found = find(inputs(), fails, random=random.Random(SEED),
@@ -689,8 +691,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.concern = "The listing was not run, so nothing it computes was checked."
         evidence.response = f"To check it, {how_to_provide(absent)}; then rerun."
         return evidence
-    unbound = _earlier_name(chapter.snapshot.text, listing, [run.load_error, *(r.text for r in run.results + shown_results
-                                                                                if r.status == "raises")])
+    unbound = _earlier_name(chapter.snapshot.text, listing,
+                            [run.load_error, *(r.text for r in run.results + shown_results if r.status == "raises")])
     if unbound:
         # never the listing's fault: the text binds the name before it, in a way the audit did not bring along
         name, line = unbound
@@ -730,7 +732,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                if not _repeats(item) and not _finite_value(result) and result.status in ("ok", "raises")]
     edge_refs = dict(zip((n for n, _ in failing),
                          reference_values(claim, ms, [item for _, item in failing], reading)))
-    refused_edges: dict[Guard, list[str]] = {}
+    refused_edges: dict[Guard, list[tuple[str, str]]] = {}
     for n, (item, result) in enumerate(zip(edges, run.results)):
         expected = chapter_value(claim, item, reading)
         problem = _problem(result, expected, item, book_rule, stated_rule, _bounded(claim))
@@ -952,7 +954,8 @@ def _refused(guard: Guard, result: CallResult) -> str:
     return f"{quote(LISTING_CHECK, guard.wording())}, {quote(LISTING_EXCEPTION, result.text)}"
 
 
-def _refusal_notes(claim: CodeClaim, edges: dict[Guard, list[str]], generated: list, total: int) -> list[str]:
+def _refusal_notes(claim: CodeClaim, edges: dict[Guard, list[tuple[str, str]]], generated: list,
+                   total: int) -> list[str]:
     """One note for each of the listing's own checks that refused an input: the edge cases and the number of generated
     inputs it refused, which are outside what the listing claims to compute."""
     out = []

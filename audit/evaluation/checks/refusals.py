@@ -72,7 +72,7 @@ def _kind(exc: ast.expr | None) -> str | None:
 
 
 def _raised(node: ast.Raise) -> tuple[str, str] | None:
-    """``(exception type, message pattern)`` of ``raise ValueError("…")`` (or of a bare class, ``raise ValueError``)."""
+    """``(exception type, message pattern)`` of ``raise ValueError("…")`` (or of a bare ``raise ValueError``)."""
     exc = node.exc
     if isinstance(exc, ast.Call):
         if exc.keywords or len(exc.args) > 1:
@@ -86,10 +86,14 @@ def _raised(node: ast.Raise) -> tuple[str, str] | None:
     return kind, message
 
 
+def _names(node: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
 def _reads_arguments_only(test: ast.expr, allowed: set[str]) -> bool:
     """Whether a condition reads only ``allowed`` names (the parameters, built-ins, imported modules), and at least
     one parameter."""
-    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    names = _names(test)
     return bool(names) and names <= allowed and not any(isinstance(n, (ast.Lambda, ast.NamedExpr))
                                                        for n in ast.walk(test))
 
@@ -115,15 +119,14 @@ def guards(source: str, function: str) -> list[Guard]:
     found: list[Guard] = []
     guarded: set[int] = set()
     for stmt in node.body:
-        if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Raise) \
-                and stmt.body[0].exc is not None and _reads_arguments_only(stmt.test, allowed) \
-                and params & {n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name)}:
+        if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
+                and isinstance(stmt.body[0], ast.Raise) and stmt.body[0].exc is not None \
+                and _reads_arguments_only(stmt.test, allowed) and params & _names(stmt.test):
             raised = _raised(stmt.body[0])
             if raised:
                 found.append(Guard(ast.unparse(stmt.test), *raised, stmt.lineno))
                 guarded.add(id(stmt.body[0]))
-        elif isinstance(stmt, ast.Assert) and _reads_arguments_only(stmt.test, allowed) \
-                and params & {n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name)}:
+        elif isinstance(stmt, ast.Assert) and _reads_arguments_only(stmt.test, allowed) and params & _names(stmt.test):
             message = _pattern(stmt.msg)
             if message is not None:
                 found.append(Guard(ast.unparse(stmt.test), "AssertionError", message, stmt.lineno, asserts=True))
