@@ -91,8 +91,8 @@ def _names(node: ast.expr) -> set[str]:
 
 
 def _reads_arguments_only(test: ast.expr, allowed: set[str]) -> bool:
-    """Whether a condition reads only ``allowed`` names (the parameters, built-ins, imported modules), and at least
-    one parameter."""
+    """Whether a condition reads names, and only ``allowed`` ones (the parameters, built-ins, imported modules), with
+    no lambda or assignment expression in it."""
     names = _names(test)
     return bool(names) and names <= allowed and not any(isinstance(n, (ast.Lambda, ast.NamedExpr))
                                                        for n in ast.walk(test))
