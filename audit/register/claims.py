@@ -790,6 +790,9 @@ class CodeClaim(ClaimBase):
     #: Calls the text shows, each run as printed and compared with its printed result and with the chapter's
     #: definitions on the same input.
     calls: list[ShownCall] = Field(default_factory=list, max_length=50)
+    #: Which of the listings holding the quote the claim means, counted from 1 in reading order, where several do (a
+    #: first version of a function and a later one printing the same ``def`` line); required then, omitted otherwise.
+    occurrence: int | None = Field(None, ge=1, le=1000)
     #: A line of each earlier listing the text builds on ("def dcg(grades):"): the function may use what they define.
     builds_on: list[str] = Field(default_factory=list, max_length=20)
     #: What the function returns (``SHAPES``): a number (the default), ``per query`` or ``at each k``.
@@ -1618,9 +1621,10 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
     from audit.text.listings import function_source
 
     try:
-        _, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on)
+        _, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on,
+                                    claim.occurrence)
     except AuditError as exc:
-        raise fail("function" if "does not define" in exc.message else
+        raise fail(exc.field if exc.field else "function" if "does not define" in exc.message else
                    "builds_on" if "builds on" in exc.message or "no listing before" in exc.message else "quote",
                    exc.message)
     node = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -1658,8 +1662,11 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
                        f"the listing is called with {p} = {value}, but the measure {claim.measure!r} has {p} = "
                        f"{measured[p]}: make them the same")
     from audit.text.listings import builds_on_lines
-    needed = [line for line in builds_on_lines(chapter.snapshot.text, claim.quote, claim.function)
-              if not any(line.strip() in b or b.strip() in line for b in claim.builds_on)]
+    # an earlier listing's function or class it calls must be named (its code is what the claim analyses with it);
+    # an earlier import or constant is brought along by itself (``earlier_bindings``)
+    needed = [line for line in builds_on_lines(chapter.snapshot.text, claim.quote, claim.function, claim.occurrence)
+              if re.match(r"(?:async\s+)?def\s|class\s", line)
+              and not any(line.strip() in b or b.strip() in line for b in claim.builds_on)]
     if needed:
         raise fail("builds_on", f"{claim.function}() uses what an earlier listing defines; add "
                                 f"{', '.join(repr(n) for n in needed)} to builds_on")

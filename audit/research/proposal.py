@@ -552,7 +552,7 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     printed = re.findall(r"Change “(.+?)” to “(.+?)” after the call\.", r.response)
     if printed and "Wrong on ordinary input" not in r.reason and "It matches on well-formed input, but" not in r.reason:
         return _printed_plan(claim, chapter, ms, snapshot, start, rechecks, dict(printed))
-    listing, source = function_source(snapshot, claim.quote, claim.function, claim.builds_on)
+    listing, source = function_source(snapshot, claim.quote, claim.function, claim.builds_on, claim.occurrence)
     reading = base_reading(chapter.declared_for(claim))
     try:
         rewrite = write(claim, reading, source)
@@ -564,11 +564,16 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     code_line = listing.code.split("\n")[node.lineno - 1]
     prefix = lines[first - 1][:len(lines[first - 1]) - len(code_line)] if lines[first - 1].endswith(code_line) else ""
     new_lines = rewrite.source.rstrip("\n").split("\n")
+    kept = _kept_docstring(listing, node, lines, new_lines)
+    if kept is not None:
+        new_lines = kept.lines
     if rewrite.needs_math and not re.search(r"^\s*import math\b", source, re.M):
         new_lines = ["import math", "", ""] + new_lines
     function_text = "\n".join(prefix + line if line else "" for line in new_lines)
     a = sum(len(line) + 1 for line in lines[:first - 1])
     b = sum(len(line) + 1 for line in lines[:last]) - 1
+    if kept is not None:
+        function_text = function_text.replace(prefix + _DOCSTRING_MARK, snapshot[kept.start:kept.end], 1)
     if [line.rstrip() for line in snapshot[a:b].split("\n")] == [line.rstrip() for line in function_text.split("\n")]:
         raise _Skip("the listing is already the corrected listing; what is left is not the function's to change (the "
                     "finding says what)")
@@ -592,12 +597,28 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         new = printed.write_like(value) if c.call not in sessions else repr(float(value))  # doctest prints the float
         if not str(c.returns).lstrip().startswith(("≈", "~")):
             new = new.removeprefix("≈ ")
-        spans.append(_printed_span(snapshot, c, new))
+        spans.append(_printed_span(snapshot, c, new, _listing_offset(snapshot, claim)))
         edits.append(Edit(claim.id, f"calls.{i}.returns", new))
         calls[-1] = c.model_copy(update={"returns": new})
         changed.append((str(c.returns), new))
     new_claim = new_claim.model_copy(update={"calls": calls})
-    _one_definition(snapshot, spans, claim.quote, new_claim.quote, claim.function)
+    if kept is not None:
+        # a corrected output inside the kept docstring (a doctest's) is made in the corrected listing's copy of it
+        inside = sorted((x, y, t) for x, y, t in spans[1:] if kept.start <= x and y <= kept.end)
+        doc = snapshot[kept.start:kept.end]
+        for x, y, t in reversed(inside):
+            doc = doc[:x - kept.start] + t + doc[y - kept.start:]
+        function_text = "\n".join(prefix + line if line else "" for line in new_lines).replace(
+            prefix + _DOCSTRING_MARK, doc, 1)
+        spans = [(a, b, function_text)] + [span for span in spans[1:] if span not in inside]
+        if any(x < b and a < y for x, y, _ in spans[1:]):
+            raise _Skip("a value printed after a call inside the function could not be placed in its docstring; the "
+                        "finding gives it")
+    occurrence = _one_definition(snapshot, spans, claim.quote, new_claim.quote, claim.function, claim.occurrence)
+    if occurrence != claim.occurrence:
+        # the corrected listing's def line may now be printed by more (or fewer) listings: the claim still means it
+        new_claim = new_claim.model_copy(update={"occurrence": occurrence})
+        edits.append(Edit(claim.id, "occurrence", occurrence))
     what = "recheck listing " + json.dumps([rewrite.source, [e.as_dict() for e in edits]], ensure_ascii=False)
     verdict = _recheck_listing(new_claim, chapter, ms, snapshot, spans, rechecks, what)
     if verdict != "supported":
@@ -632,17 +653,71 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
                 tradeoff="The listing's body changes; its name, parameters and what the text says it computes stay.")
 
 
-def _one_definition(snapshot: str, spans, old_quote: str, new_quote: str, function: str) -> None:
-    """The patched listing must parse and define ``function`` as often, and as deeply, as the listing did: a rewrite
-    placed over part of the old function would leave one ``def`` inside another. Raises ``_Withdrawn`` otherwise."""
+_DOCSTRING_MARK = "\x00docstring\x00"
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """The listing's docstring, kept in its corrected listing: ``lines``, the rewrite's lines with the docstring's
+    place marked (``_DOCSTRING_MARK``), and the docstring's span in the snapshot (``start``, ``end``: its first line's
+    start to its last line's end, as printed)."""
+
+    lines: list[str]
+    start: int
+    end: int
+
+
+def _kept_docstring(listing, node, lines: list[str], new_lines: list[str]) -> "_Kept | None":
+    """Where the rewrite of a function keeps the listing's own docstring (its prose and its ``>>>`` examples): after
+    the rewrite's ``def`` line, in place of the rewrite's own docstring, exactly as printed. None when the function has
+    no docstring on lines of its own, or the rewrite's body is indented otherwise than the docstring (re-indenting
+    would change the docstring's text)."""
     import ast
 
-    from audit.text.listings import find_listings
+    body = node.body
+    if not (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)):
+        return None
+    doc = body[0]
+    code = listing.code.split("\n")
+    if doc.lineno <= node.lineno or code[doc.lineno - 1][:doc.col_offset].strip() or \
+            code[doc.end_lineno - 1][doc.end_col_offset:].strip() or \
+            (len(body) > 1 and body[1].lineno == doc.end_lineno):
+        return None
+    try:
+        tree = ast.parse("\n".join(new_lines))
+    except SyntaxError:
+        return None
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == node.name), None)
+    if fn is None:
+        return None
+    rest = fn.body[1:] if (isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant)
+                           and isinstance(fn.body[0].value.value, str)) else fn.body
+    if not rest or rest[0].col_offset - fn.col_offset != doc.col_offset - node.col_offset:
+        return None
+    head = new_lines[:fn.body[0].lineno - 1]
+    kept = head + [_DOCSTRING_MARK] + new_lines[rest[0].lineno - 1:]
+    first = listing.start + doc.lineno - 1  # 1-based snapshot lines
+    last = listing.start + doc.end_lineno - 1
+    start = sum(len(line) + 1 for line in lines[:first - 1])
+    end = sum(len(line) + 1 for line in lines[:last]) - 1
+    return _Kept(kept, start, end)
 
-    def defined(text: str, quote: str):
-        listing = next((item for item in find_listings(text) if quote.strip() in item.code), None)
-        if listing is None:
-            return None
+
+def _one_definition(snapshot: str, spans, old_quote: str, new_quote: str, function: str,
+                    occurrence: int | None = None) -> int | None:
+    """The patched listing must parse and define the function as often, and as deeply, as the listing did: a rewrite
+    placed over part of the old function would leave one ``def`` inside another. The listing before is the one the
+    claim means (``claimed_listing``, by its ``occurrence``), the one after is the listing of the patched text where
+    the first of ``spans`` (the function's) starts: never another listing printing the same ``def`` line. Returns the
+    ``occurrence`` the claim needs in the patched text (None when its new quote is printed by that listing alone).
+    Raises ``_Withdrawn`` otherwise."""
+    import ast
+
+    from audit.errors import AuditError
+    from audit.text.listings import claimed_listing, find_listings, holds, occurrence_of
+
+    def counted(listing):
         try:
             tree = ast.parse(listing.code)
         except SyntaxError as exc:
@@ -656,22 +731,45 @@ def _one_definition(snapshot: str, spans, old_quote: str, new_quote: str, functi
     patched = snapshot
     for x, y, text in sorted(spans, reverse=True):
         patched = patched[:x] + text + patched[y:]
-    after = defined(patched, new_quote)
-    before = defined(snapshot, old_quote)
-    if after is None:
+    line = patched.count("\n", 0, spans[0][0]) + 1
+    listings = find_listings(patched)
+    place = next((i for i, item in enumerate(listings) if item.start <= line <= item.end), None)
+    if place is None or not holds(listings[place], new_quote):
         raise _Withdrawn("the corrected listing could not be found again in the patched text")
+    after = counted(listings[place])
+    try:
+        old = find_listings(snapshot)
+        before = counted(old[claimed_listing(old, old_quote, function, occurrence)])
+    except AuditError:
+        before = None
     if after[0] < 1 or (before is not None and (after[0] > before[0] or after[1] > before[1])) or \
             (before is None and after != (1, 0)):
         raise _Withdrawn(f"the patched listing would define {function}() {after[0]} time(s), {after[1]} inside "
                          "another function; the finding says what to change in it")
+    return occurrence_of(listings, place, new_quote, function)
 
 
-def _printed_span(snapshot: str, call, new: str) -> tuple[int, int, str]:
+def _listing_offset(snapshot: str, claim) -> int:
+    """Where the listing a code claim means starts in ``snapshot`` (its first line's offset; 0 when it cannot be
+    told)."""
+    from audit.errors import AuditError
+    from audit.text.listings import claimed_listing, find_listings
+
+    listings = find_listings(snapshot)
+    try:
+        listing = listings[claimed_listing(listings, claim.quote, claim.function, claim.occurrence)]
+    except AuditError:
+        return 0
+    return sum(len(line) + 1 for line in snapshot.split("\n")[:listing.start - 1])
+
+
+def _printed_span(snapshot: str, call, new: str, after: int = 0) -> tuple[int, int, str]:
     """The span of the value the text prints after a shown call (``call``: the claim's ``calls`` entry) and the text
-    that replaces it. Raises ``_Skip`` when it cannot be placed."""
+    that replaces it; ``after``: the offset of the listing the claim means (its call is looked for there first, not at
+    a call of an earlier version of the function). Raises ``_Skip`` when it cannot be placed."""
     from audit.text.coverage import printed_after
     from audit.text.doctests import place
-    at = place(snapshot, call.call, call.given) or 0  # the place where its names are bound as the claim says
+    at = place(snapshot, call.call, call.given, after) or 0  # the place where its names are bound as the claim says
     found = printed_after(snapshot[at:], call.call, str(call.returns))
     found = (found[0] + at, found[1] + at) if found is not None else None
     if found is None:
@@ -710,7 +808,7 @@ def _printed_plan(claim, chapter: Chapter, ms: Measurements, snapshot: str, star
         new = changes.get(str(c.returns)) if c.returns is not None else None
         if new is None:
             continue
-        spans.append(_printed_span(snapshot, c, new))
+        spans.append(_printed_span(snapshot, c, new, _listing_offset(snapshot, claim)))
         edits.append(Edit(claim.id, f"calls.{i}.returns", new))
         calls[-1] = c.model_copy(update={"returns": new})
     if not spans:

@@ -280,9 +280,52 @@ def anchor_claim(snapshot: Snapshot, claim, budget: Budget | None = None) -> Anc
     only when it carries the claim's numbers (``keeps_numbers``). A quote printed in several places is the one
     inside the sentence the claim was derived from (``derived.sentence``), when that sentence is printed once."""
     found = locate(snapshot, claim.quote, prefix=claim.prefix, suffix=claim.suffix, line=claim.line, budget=budget)
+    if getattr(claim, "kind", "") == "code" and (found.count > 1 or claim.occurrence) \
+            and found.state in ("unchanged", "moved", "ambiguous"):
+        found = _in_listing(snapshot, claim) or found
     if found.state == "ambiguous":
         found = _in_sentence(snapshot, claim) or found
     return keeps_numbers(found, claim)
+
+
+def _in_listing(snapshot: Snapshot, claim) -> Anchor | None:
+    """A code claim's quote where it is printed in the listing the claim means (``claimed_listing``: the
+    ``occurrence``-th of the listings holding it), so that its row, its place and its patch are that listing's; None
+    when the listing cannot be told (the load says why) or the quote is not printed in it as written."""
+    from audit.errors import AuditError
+    from audit.text.listings import candidates, claimed_listing, find_listings
+
+    text = snapshot.text
+    listings = find_listings(text)
+    try:
+        listing = listings[claimed_listing(listings, claim.quote, claim.function, claim.occurrence)]
+    except AuditError:
+        return None
+    starts = line_starts(text)
+    a = starts[listing.start - 1] if listing.start - 1 < len(starts) else len(text)
+    b = starts[listing.end] if listing.end < len(starts) else len(text)
+    at = text.find(claim.quote, a, b)
+    shown = claim.quote
+    if at < 0:
+        # the quote as the listing holds it with whitespace folded: the line holding its first line
+        head = " ".join(claim.quote.split("\n")[0].split())
+        for n in range(listing.start, listing.end + 1):
+            if head and n - 1 < len(starts) and head in " ".join(text[starts[n - 1]:].split("\n", 1)[0].split()):
+                printed = text[starts[n - 1]:].split("\n", 1)[0]
+                at = starts[n - 1] + len(printed) - len(printed.lstrip())
+                shown = printed.strip()
+                break
+        else:
+            return None
+    line, column = _position(text, at)
+    count = len(candidates(listings, claim.quote, claim.function))
+    state = "moved" if claim.line is not None and line != claim.line else "unchanged"
+    note = (f"{count} listings hold the quote; the one the claim means is used" if count > 1 else
+            "the quote is printed outside its listing too; the listing's is used") + (
+        f" (occurrence {claim.occurrence})" if claim.occurrence else "")
+    if state == "moved":
+        note += f"; moved from line {claim.line} to line {line}"
+    return Anchor(state, line, column, shown, 1.0, count, note)
 
 
 def _in_sentence(snapshot: Snapshot, claim) -> Anchor | None:

@@ -200,11 +200,13 @@ def _same_literal(a: str, b: str) -> bool:
         return " ".join(a.split()) == " ".join(b.split())
 
 
-def place(text: str, call: str, given: dict[str, str]) -> int | None:
+def place(text: str, call: str, given: dict[str, str], after: int = 0) -> int | None:
     """Where ``call`` is printed with its names bound as ``given`` says (the first such place; the first place for a
-    call that passes no name), or None."""
+    call that passes no name), or None. ``after``: the first such place at or after this offset (where one of several
+    versions of a function is printed), else the first anywhere."""
     names = passed_names(call)
-    for at in occurrences(text, call):
+    places = occurrences(text, call)
+    for at in [a for a in places if a >= after] + [a for a in places if a < after]:
         bound = bindings_before(text, at, names)
         if all(n in bound and n in given and _same_literal(bound[n], given[n]) for n in names):
             return at

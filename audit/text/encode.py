@@ -1309,7 +1309,8 @@ def _printed_result(printed: str, structured: bool) -> str | None:
     return None
 
 
-def _doctest_calls(text: str, name: str, nparams: int, structured: bool) -> list[dict]:
+def _doctest_calls(text: str, name: str, nparams: int, structured: bool,
+                   region: tuple[int, int] | None = None) -> list[dict]:
     """The calls of ``name`` a text's doctests make (read with doctest's own parser, ``audit.text.doctests``), each
     with the output doctest expects (a number, or the literal of a list or mapping) or the exception it expects, and
     the literal each name it passes was last assigned before it."""
@@ -1317,6 +1318,8 @@ def _doctest_calls(text: str, name: str, nparams: int, structured: bool) -> list
 
     out = []
     for e in examples(text):
+        if region is not None and not region[0] <= e.offset < region[1]:
+            continue
         call = e.source
         inner = re.fullmatch(r"print\((?P<call>.*)\)", call, re.S)
         if inner:
@@ -1340,15 +1343,17 @@ def _doctest_calls(text: str, name: str, nparams: int, structured: bool) -> list
     return out
 
 
-def _shown_calls(text: str, name: str, nparams: int, structured: bool = False) -> list[dict]:
+def _shown_calls(text: str, name: str, nparams: int, structured: bool = False,
+                 region: tuple[int, int] | None = None) -> list[dict]:
     """The calls of ``name`` the text prints: each doctest example calling it (``_doctest_calls``), then each call
     in backticks with literal arguments, with the value printed after it in the same sentence ("returns 0.867",
     "gives 1/3", "→ 0.5"); only calls that pass one argument per parameter. A call printed twice with the same
-    names bound to the same literals is drafted once."""
+    names bound to the same literals is drafted once. ``region``: only the calls printed between these offsets (the
+    text where one of several versions of the function is the one in force)."""
     import ast
 
     out, seen = [], set()
-    for c in _doctest_calls(text, name, nparams, structured):
+    for c in _doctest_calls(text, name, nparams, structured, region):
         key = (c["call"], tuple(sorted(c.get("given", {}).items())))
         if key not in seen:
             seen.add(key)
@@ -1356,7 +1361,7 @@ def _shown_calls(text: str, name: str, nparams: int, structured: bool = False) -
     pattern = re.compile(rf"`(?P<call>{re.escape(name)}\((?:[^`\n()]|\([^`\n()]*\))*\))")
     for m in pattern.finditer(text):
         call = m.group("call")
-        if (call, ()) in seen:
+        if (call, ()) in seen or (region is not None and not region[0] <= m.start() < region[1]):
             continue
         try:
             node = ast.parse(call, mode="eval").body
@@ -1456,15 +1461,39 @@ def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
     if shape != "number":
         claim["shape"] = shape
     if text:
-        from audit.text.listings import builds_on_lines, function_source
+        from audit.text.listings import (
+            builds_on_lines,
+            candidates,
+            defines,
+            find_listings,
+            function_source,
+            occurrence_of,
+        )
+        listings = find_listings(text)
+        line = text.count("\n", 0, s.start) + 1
+        at = next((i for i, listing in enumerate(listings) if listing.start <= line <= listing.end), None)
+        occurrence = occurrence_of(listings, at, claim["quote"], name) if at is not None else None
+        if occurrence is not None:
+            claim["occurrence"] = occurrence  # the same def line in several listings: this claim is on this one
         try:
-            function_source(text, claim["quote"], name)
+            function_source(text, claim["quote"], name, occurrence=occurrence)
         except AuditError as exc:
             return [], exc.message
-        earlier = builds_on_lines(text, claim["quote"], name)  # helpers of earlier listings (a notebook's cells)
+        # helpers of earlier listings (a notebook's cells)
+        earlier = builds_on_lines(text, claim["quote"], name, occurrence)
         if earlier:
             claim["builds_on"] = earlier
-        calls = _shown_calls(text, name, len(roles), structured=shape != "number")
+        region = None
+        if occurrence is not None:
+            # the calls printed while this version is the one in force: from it (from the start, for the first) to
+            # the next listing defining the function again
+            found = candidates(listings, claim["quote"], name)
+            starts = [0] + [m.end() for m in re.finditer("\n", text)]
+            first = 0 if occurrence == 1 else starts[listings[found[occurrence - 1]].start - 1]
+            following = [i for i in range(at + 1, len(listings)) if defines(listings[i], name)]
+            last = starts[listings[following[0]].start - 1] if following else len(text)
+            region = (first, last)
+        calls = _shown_calls(text, name, len(roles), structured=shape != "number", region=region)
         if calls:
             claim["calls"] = calls
     return [claim], ""

@@ -202,40 +202,183 @@ def module_source(code: str, function: str, earlier: Sequence[str] = ()) -> str 
     return "\n".join(_segment(c, n) for c, t in trees for n in t.body if imports(n) or id(n) in keep) + "\n"
 
 
-def function_source(text: str, quote: str, function: str, builds_on: Sequence[str] = ()) -> tuple[Listing, str]:
-    """The listing that contains ``quote`` and what of it ``function`` runs with (``module_source``), with the
-    definitions of the earlier listings that contain each of ``builds_on``.
+def defines(listing: Listing, function: str) -> bool:
+    """Whether the listing defines ``function`` at module level (False for a listing that is not Python)."""
+    try:
+        tree = ast.parse(listing.code)
+    except (SyntaxError, ValueError):
+        return False
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == function for n in tree.body)
 
-    Raises ``AuditError`` when no listing contains the quote (or one of ``builds_on``, before it), when a listing
-    is not valid Python, or when it does not define ``function``.
+
+def candidates(listings: Sequence[Listing], quote: str, function: str | None = None) -> list[int]:
+    """The indexes of the listings a claim's ``quote`` may mean, in reading order: those holding the quote that define
+    ``function`` (when one does), else every listing holding the quote."""
+    holding = [i for i, listing in enumerate(listings) if holds(listing, quote)]
+    if function:
+        defining = [i for i in holding if defines(listings[i], function)]
+        if defining:
+            return defining
+    return holding
+
+
+def claimed_listing(listings: Sequence[Listing], quote: str, function: str | None = None,
+                    occurrence: int | None = None) -> int:
+    """The index of the listing a code claim means: the one listing holding ``quote`` (and defining ``function``), or,
+    where several do (a first version of a function and a later one, both printing the same ``def`` line), the
+    ``occurrence``-th of them in reading order (1 for the first). One rule for every reader of a claim (the code
+    check, its builds_on, the corrected listing's patch, init): a quote several listings hold is never resolved by
+    taking the first.
+
+    Raises ``AuditError`` (``field``: ``quote`` or ``occurrence``) when no listing holds the quote, when several do and
+    ``occurrence`` is not given, or when ``occurrence`` is past the last of them."""
+    found = candidates(listings, quote, function)
+    if not found:
+        raise AuditError(f"no code listing in the snapshot contains {quote!r}", field="quote")
+    lines = ", ".join(f"{n}. lines {listings[i].start}–{listings[i].end}" for n, i in enumerate(found, start=1))
+    if occurrence is None:
+        if len(found) == 1:
+            return found[0]
+        raise AuditError(f"{len(found)} code listings contain {quote!r} ({lines}): say which the claim means with "
+                         f"occurrence: 1 … {len(found)}, counted in reading order", field="occurrence")
+    if not 1 <= occurrence <= len(found):
+        raise AuditError(f"occurrence {occurrence}: {'only one' if len(found) == 1 else len(found)} code "
+                         f"listing{'s' * (len(found) > 1)} contain{'s' * (len(found) == 1)} {quote!r} ({lines})",
+                         field="occurrence")
+    return found[occurrence - 1]
+
+
+def occurrence_of(listings: Sequence[Listing], at: int, quote: str, function: str | None = None) -> int | None:
+    """The ``occurrence`` a claim on listing ``at`` needs: its place among the listings holding ``quote`` (1-based),
+    None when it is the only one."""
+    found = candidates(listings, quote, function)
+    if len(found) < 2 or at not in found:
+        return None
+    return found.index(at) + 1
+
+
+def function_source(text: str, quote: str, function: str, builds_on: Sequence[str] = (),
+                    occurrence: int | None = None) -> tuple[Listing, str]:
+    """The listing the claim means (``claimed_listing``: the one holding ``quote``, or the ``occurrence``-th of
+    several) and what of it ``function`` runs with (``module_source``), with the definitions of the earlier listings
+    that contain each of ``builds_on``, and the imports, constants and definitions of earlier listings that bind a
+    name it uses and does not bind itself (``earlier_bindings``: a notebook's first cell importing NumPy).
+
+    Raises ``AuditError`` when no listing contains the quote (or one of ``builds_on``, before it), when the quote is
+    ambiguous, when a listing is not valid Python, or when it does not define ``function``.
     """
     listings = find_listings(text)
-    for at, listing in enumerate(listings):
-        if holds(listing, quote):
-            earlier = []
-            for line in builds_on:
-                found = [e for e in listings[:at] if holds(e, line)]
-                if not found:
-                    raise AuditError(f"no listing before the one at lines {listing.start}–{listing.end} contains "
-                                     f"{line!r}")
-                earlier.append(found[-1])
-            try:
-                for e in earlier:
-                    ast.parse(e.code)
-            except SyntaxError as exc:
-                raise AuditError(f"a listing it builds on is not valid Python ({exc.msg}, listing line {exc.lineno})")
-            try:
-                source = module_source(listing.code, function, [e.code for e in earlier])
-            except SyntaxError as exc:
-                raise AuditError(f"the listing at lines {listing.start}–{listing.end} is not valid Python "
-                                 f"({exc.msg}, listing line {exc.lineno})")
-            if source is None:
-                raise AuditError(f"the listing at lines {listing.start}–{listing.end} does not define {function}()")
-            return listing, source
-    raise AuditError(f"no code listing in the snapshot contains {quote!r}")
+    at = claimed_listing(listings, quote, function, occurrence)
+    listing = listings[at]
+    earlier = []
+    for line in builds_on:
+        found = [e for e in listings[:at] if holds(e, line)]
+        if not found:
+            raise AuditError(f"no listing before the one at lines {listing.start}–{listing.end} contains "
+                             f"{line!r}")
+        earlier.append(found[-1])
+    try:
+        for e in earlier:
+            ast.parse(e.code)
+    except SyntaxError as exc:
+        raise AuditError(f"a listing it builds on is not valid Python ({exc.msg}, listing line {exc.lineno})")
+    try:
+        source = module_source(listing.code, function, [e.code for e in earlier])
+    except SyntaxError as exc:
+        raise AuditError(f"the listing at lines {listing.start}–{listing.end} is not valid Python "
+                         f"({exc.msg}, listing line {exc.lineno})")
+    if source is None:
+        raise AuditError(f"the listing at lines {listing.start}–{listing.end} does not define {function}()")
+    return listing, earlier_bindings(listings[:at], source)
 
 
-def builds_on_lines(text: str, quote: str, function: str) -> list[str]:
+def _binds(node: ast.stmt) -> list[str]:
+    """The module-level names a statement binds: a definition's or constant's (``_defined``), or an import's (also
+    inside a module-level ``try``)."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
+    if isinstance(node, ast.Try):
+        return [n for b in node.body for n in _binds(b)]
+    return _defined(node)
+
+
+def _unbound(source: str) -> set[str]:
+    """The names ``source`` (what runs) uses that nothing in it binds and Python does not provide."""
+    import builtins
+
+    tree = ast.parse(source)
+    bound = {name for node in tree.body for name in _binds(node)} | set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - bound
+
+
+MAX_BINDINGS = 50  # statements of earlier listings brought along for one function
+
+
+def earlier_bindings(earlier: Sequence[Listing], source: str) -> str:
+    """``source`` with, before it, the statements of ``earlier`` listings (printed before its own) that bind a name it
+    uses and does not bind: for each such name the latest module-level import, constant or definition binding it, as
+    a reader running the text in order (a notebook's cells) has it; and so on for the names those use. A notebook
+    whose first cell imports NumPy as ``np`` then gives every later cell its ``np``. A name no earlier listing binds
+    is left unbound: a NameError on it is the listing's own."""
+    parsed = []
+    for e in earlier:
+        try:
+            parsed.append((e.code, ast.parse(e.code)))
+        except (SyntaxError, ValueError):
+            continue
+    added: dict[tuple[int, int], str] = {}
+    current = source
+    while len(added) < MAX_BINDINGS:
+        try:
+            missing = _unbound(current)
+        except SyntaxError:
+            return source
+        new = False
+        for name in sorted(missing):
+            for at in range(len(parsed) - 1, -1, -1):
+                code, tree = parsed[at]
+                node = next((n for n in reversed(tree.body) if name in _binds(n)), None)
+                if node is not None:
+                    if (at, node.lineno) not in added:
+                        added[(at, node.lineno)] = _segment(code, node)
+                        new = True
+                    break
+        if not new:
+            break
+        current = "\n".join(added[key] for key in sorted(added)) + "\n" + source
+    return current
+
+
+def bound_earlier(text: str, listing: Listing, name: str) -> int | None:
+    """The snapshot line of the latest listing before ``listing`` that binds ``name`` anywhere in its module-level code
+    (an import, an assignment, a definition, a loop's target, inside a block or not); None when none does."""
+    found = None
+    for e in find_listings(text):
+        if e.start >= listing.start:
+            break
+        try:
+            tree = ast.parse(e.code)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and node.id == name) or \
+                    (isinstance(node, ast.alias) and (node.asname or node.name).split(".")[0] == name) or \
+                    (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name):
+                found = e.start + getattr(node, "lineno", 1) - 1
+                break
+    return found
+
+
+def builds_on_lines(text: str, quote: str, function: str, occurrence: int | None = None) -> list[str]:
     """The ``builds_on`` a code claim needs: for each name ``function`` uses (directly or through its listing's own
     definitions) that its listing neither defines nor imports and Python does not provide, the first line of the
     latest earlier listing defining it ("def dcg(grades):"), once each, in the order of the listings; empty when
@@ -243,8 +386,9 @@ def builds_on_lines(text: str, quote: str, function: str) -> list[str]:
     import builtins
 
     listings = find_listings(text)
-    at = next((i for i, listing in enumerate(listings) if holds(listing, quote)), None)
-    if at is None:
+    try:
+        at = claimed_listing(listings, quote, function, occurrence)
+    except AuditError:
         return []
     try:
         own = module_source(listings[at].code, function)

@@ -23,6 +23,7 @@ from audit.evaluation.sandbox import CallResult, run_listing
 from audit.evaluation.sandbox.environment import how_to_provide, missing_module, removed_numpy, \
     removed_numpy_finding, with_numpy_replacements
 from audit.evaluation.sandbox.quote import clean, markdown_literal, quote
+from audit.evaluation.checks.refusals import Guard, guards, refusal
 from audit.register.claims import (
     CODE_ROLES as ROLES,
     GRADED_ROLES,
@@ -43,6 +44,9 @@ from audit.text.listings import function_source
 REFUSALS = ("ValueError:", "AssertionError:")
 LISTING_EXCEPTION = "the listing's exception:"  # labels of the listing's own text wherever a result quotes it
 LISTING_VALUE = "the listing's value:"
+LISTING_CHECK = "the listing's check:"
+#: A listing refusing more than this share of the generated inputs by its own checks is not certified on them.
+REFUSED_AT_MOST = 0.5
 NOT_CERTIFIED = "the listing is not certified"  # opens the error of a listing whose text does more than compute
 CALL_LIMIT = 2.0     # seconds of wall-clock and CPU time for one call of a listing
 CLAIM_BUDGET = 60.0  # seconds for everything one listing runs: edge cases, generated input, shrinking
@@ -504,7 +508,7 @@ def _size(item: Input) -> int:
 
 
 def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_result: CallResult,
-             deadline: float, reading=None) -> tuple[Input, CallResult, bool]:
+             deadline: float, reading=None, own_guards: list[Guard] = ()) -> tuple[Input, CallResult, bool]:
     """Shrink a failing generated input with Hypothesis to the smallest one that still fails.
 
     Every run counts against the claim's ``deadline`` (``time.monotonic()`` seconds); once it
@@ -562,7 +566,8 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
 
     def fails(item: Input) -> bool:
         if item in seen:
-            return not _agrees(seen[item], chapter_value(claim, item, reading))
+            return refusal(seen[item], own_guards) is None and \
+                not _agrees(seen[item], chapter_value(claim, item, reading))
         left = deadline - time.monotonic()
         if spent[0] or left <= 0:
             spent[0] = True
@@ -573,7 +578,8 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
             spent[0] = True
             return False
         seen[item] = shaped(claim, run.results[0])
-        return not _agrees(seen[item], chapter_value(claim, item, reading))
+        return refusal(seen[item], own_guards) is None and \
+            not _agrees(seen[item], chapter_value(claim, item, reading))
 
     try:
         found = find(inputs(), fails, random=random.Random(SEED),
@@ -631,7 +637,8 @@ def edge_inputs(claim: CodeClaim) -> list[Input]:
 def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     book = ms.book
-    listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on)
+    listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on,
+                                      claim.occurrence)
     printed = source  # what the syntax check reads: the listing's own lines, never the replacements put before them
     removed = removed_numpy(source)
     if removed:
@@ -640,6 +647,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.conditions.append(Point(*removed_numpy_finding(removed)))
     params = _parameters(claim, source)
     defaults = parameter_defaults(source, claim.function)
+    own_guards = guards(source, claim.function)  # the preconditions it checks and raises on, on purpose
     # a constant the claim does not give is called with the listing's own default
     claim = claim.model_copy(update={"constants": {**{p: defaults[p] for p, role in claim.arguments.items()
                                                       if role == "constant" and p in defaults}, **claim.constants}})
@@ -683,6 +691,17 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.concern = "The listing was not run, so nothing it computes was checked."
         evidence.response = f"To check it, {how_to_provide(absent)}; then rerun."
         return evidence
+    unbound = _earlier_name(chapter.snapshot.text, listing,
+                            [run.load_error, *(r.text for r in run.results + shown_results if r.status == "raises")])
+    if unbound:
+        # never the listing's fault: the text binds the name before it, in a way the audit did not bring along
+        name, line = unbound
+        evidence.errors.append(f"not checked: the listing uses {name}, which an earlier listing binds (snapshot line "
+                               f"{line}), and it ran without it (NameError)")
+        evidence.concern = "The listing was not run as the text runs it, so nothing it computes was checked."
+        evidence.response = (f"Add the line that binds {name} (snapshot line {line}) to the claim's builds_on, or bind "
+                             f"it at module level in that listing; then rerun.")
+        return evidence
     if run.load_error:
         evidence.failures.append(Point(f"the listing does not load ({quote(LISTING_EXCEPTION, run.load_error)})",
                                        "Fix the listing so it runs as printed."))
@@ -713,9 +732,17 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                if not _repeats(item) and not _finite_value(result) and result.status in ("ok", "raises")]
     edge_refs = dict(zip((n for n, _ in failing),
                          reference_values(claim, ms, [item for _, item in failing], reading)))
+    refused_edges: dict[Guard, list[tuple[str, str]]] = {}
     for n, (item, result) in enumerate(zip(edges, run.results)):
         expected = chapter_value(claim, item, reading)
         problem = _problem(result, expected, item, book_rule, stated_rule, _bounded(claim))
+        guard = refusal(result, own_guards) if problem and expected != "rejects" else None
+        if guard is not None:
+            # outside what the listing claims: it checks this precondition and refuses the input on purpose
+            refused_edges.setdefault(guard, []).append((item.label, result.text))
+            edge_rows.append([item.label, described(claim, item), exact_text(expected), result.status,
+                              f"refuses it by its own check ({_refused(guard, result)})"])
+            continue
         said = references_text(edge_refs.get(n, {}))
         if problem and said:
             # an exception or a nan where readers' tools give a value: what they give is named
@@ -750,8 +777,32 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                                        f"run in {run.isolation}",
                                  measure=claim.measure, table=[["edge case", "input", "chapter", "listing", "finding"]]
                                  + edge_rows))
-    # Generated input, against the chapter and every reference.
+    # Generated input, against the chapter and every reference: the inputs its own checks refuse are outside what
+    # it claims, and it is compared on the others
     gen_results = run.results[len(edges):]
+    refused_generated = [(i, r, refusal(r, own_guards)) for i, r in zip(generated, gen_results)]
+    refused_generated = [(i, r, g) for i, r, g in refused_generated
+                         if g is not None and not _agrees(r, chapter_value(claim, i, reading))]
+    if refused_generated:
+        out = {id(i) for i, _, _ in refused_generated}
+        accepted = [(i, r) for i, r in zip(generated, gen_results) if id(i) not in out]
+        generated, gen_results = [i for i, _ in accepted], [r for _, r in accepted]
+    refusal_notes = _refusal_notes(claim, refused_edges, refused_generated, len(generated) + len(refused_generated))
+    evidence.scopes.extend(refusal_notes)
+    # a listing cannot pass certification by refusing the inputs it is checked on: of the ordinary ones (k within a
+    # ranking that retrieves something relevant, no repeated ID), it must accept most
+    ordinary = [i for i in [*generated, *(i for i, _, _ in refused_generated)]
+                if not (_past_end(i) or _edge_like(i) or _repeats(i))]
+    refused_ordinary = [i for i, _, _ in refused_generated if not (_past_end(i) or _edge_like(i) or _repeats(i))]
+    if refused_ordinary and len(refused_ordinary) > REFUSED_AT_MOST * len(ordinary):
+        evidence.conditions.append(Point(
+            f"it refuses {len(refused_ordinary)} of the {len(ordinary)} ordinary generated inputs (k within a "
+            "ranking that retrieves something relevant) by its own checks, so what it computes was compared on "
+            f"{len(generated)} of {len(generated) + len(refused_generated)} generated inputs only; the smallest "
+            f"refused, {described(claim, min(refused_ordinary, key=lambda i: (_size(i), described(claim, i))))}, "
+            "where the chapter's definition and the references give a value",
+            "Compute the measure on every well-formed input readers pass (the references give a value on each), or "
+            "state in the text which inputs the function takes."))
     bad = [(i, r) for i, r in zip(generated, gen_results) if not _agrees(r, chapter_value(claim, i, reading))]
     for point in undecided if bad else []:  # wrong on generated input: the listing may be at fault on the call too
         point.wording = point.wording[:-1] + ", or correct the listing."
@@ -770,6 +821,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             f"({stopped[0].detail}; {CALL_LIMIT:g} s per call, {CLAIM_BUDGET:g} s for the listing)",
             "Make the listing finish promptly on every input."))
         return evidence
+    if not generated:
+        return evidence  # every generated input refused: nothing it computes was compared (said above)
     if bad and (run.violations or uncertified):
         return evidence  # the sandbox's verdict, or the listing's text, is the finding; no shrinking
     found = listing_reading(claim, generated, gen_results, reading) if bad else []
@@ -816,7 +869,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             smallest, result = min(bad, key=lambda pair: (_size(pair[0]), described(claim, pair[0])))
             how = "the smallest of them"
         else:
-            smallest, result, finished = _minimal(claim, source, params, bad[0][0], bad[0][1], deadline, reading)
+            smallest, result, finished = _minimal(claim, source, params, bad[0][0], bad[0][1], deadline, reading,
+                                                        own_guards)
             how = "the smallest" if finished else (f"the smallest found before the listing's {CLAIM_BUDGET:g} s "
                                                    "time limit ran out")
         expected = chapter_value(claim, smallest, reading)
@@ -880,6 +934,43 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             point.wording = ""
         evidence.conditions[0].wording = f"Fix the listing: {fixes_text}."
     return evidence
+
+
+def _earlier_name(text: str, listing, said: list[str | None]) -> tuple[str, int] | None:
+    """``(name, snapshot line)`` for a NameError the listing raised on a name an earlier listing binds; else None."""
+    from audit.text.listings import bound_earlier
+
+    for one in said:
+        m = re.match(r"NameError: name '([A-Za-z_]\w*)' is not defined", one or "")
+        if m:
+            line = bound_earlier(text, listing, m.group(1))
+            if line is not None:
+                return m.group(1), line
+    return None
+
+
+def _refused(guard: Guard, result: CallResult) -> str:
+    """A refusal as the report shows it: the listing's check and its exception, each quoted as the listing's text."""
+    return f"{quote(LISTING_CHECK, guard.wording())}, {quote(LISTING_EXCEPTION, result.text)}"
+
+
+def _refusal_notes(claim: CodeClaim, edges: dict[Guard, list[tuple[str, str]]], generated: list,
+                   total: int) -> list[str]:
+    """One note for each of the listing's own checks that refused an input: the edge cases and the number of generated
+    inputs it refused, which are outside what the listing claims to compute."""
+    out = []
+    for guard in dict.fromkeys([*edges, *(g for _, _, g in generated)]):
+        mine = [(i, r) for i, r, g in generated if g == guard]
+        labels = [label for label, _ in edges.get(guard, [])]
+        what = [f"the edge case{'s' * (len(labels) > 1)} " + ", ".join(labels)] if labels else []
+        if mine:
+            what.append(f"{len(mine)} of {total} generated inputs")
+        text = mine[0][1].text if mine else edges[guard][0][1] if labels else None
+        out.append(f"{claim.function}() checks its arguments and refuses {' and '.join(what)} on purpose ("
+                   + quote(LISTING_CHECK, guard.wording())
+                   + (f", {quote(LISTING_EXCEPTION, text)}" if text else "")
+                   + "): inputs outside what it computes, not counted against it")
+    return out
 
 
 def shown_input(claim: CodeClaim, values: Mapping[str, object]) -> Input | None:
