@@ -43,6 +43,14 @@ def _value(expression: str) -> tuple[Fraction, Fraction, Fraction] | None:
     return lo, hi, (lo + hi) / 2
 
 
+def _rounded_names(expression: str) -> list[str]:
+    """The decimals of ``expression`` a worked computation prints rounded: those with two places or more whose value is
+    not a fraction with a power-of-two denominator (0.5 and 0.75 are printed in full); all of them when none is."""
+    found = [(expression[a:b], v) for a, b, v, _ in rounded_decimals(expression)]
+    rounded = [t for t, v in found if len(t.partition(".")[2]) > 1 and v.denominator & (v.denominator - 1)]
+    return rounded or [t for t, _ in found]
+
+
 def _rounds_to(x: Fraction, number: str) -> bool:
     """Whether ``x`` written to the places of ``number`` (rounded half away from zero) is ``number``."""
     scale = 100 if number.endswith("%") else 1
@@ -83,6 +91,7 @@ class TermRounding:
     exact_number: str
     fix_expression: str | None = None
     fix_number: str | None = None
+    exact_written: str = ""
 
     def story(self) -> str:
         """``3/1.58 — log2 3 = 1.58496 printed as 1.58 — …``: the finding's reason."""
@@ -90,10 +99,10 @@ class TermRounding:
             named = "; ".join(f"{_operand(self.expression, p)} — {_term_words(r, v, p)}" for p, r, v in self.terms)
             lead = f"{named} — so {self.expression} gives"
         else:
-            printed = ", ".join(self.expression[a:b] for a, b, _, _ in rounded_decimals(self.expression))
-            lead = f"the terms {printed} are printed rounded: {self.expression} gives"
-        return (f"{lead} {float(self.as_printed):.6g} as printed, which rounds to the printed {self.claimed}; the "
-                f"exact value is {float(self.exact):.6g}, which rounds to {self.exact_number}: the difference is the "
+            printed = ", ".join(_rounded_names(self.expression))
+            lead = f"{printed} {'are' if ',' in printed else 'is'} printed rounded: {self.expression} gives"
+        return (f"{lead} {float(self.as_printed):.6f} as printed, which rounds to the printed {self.claimed}; the "
+                f"exact value is {float(self.exact):.6f}, which rounds to {self.exact_number}: the difference is the "
                 "rounding of the terms the sentence prints, and the sentence does not say so")
 
     def fix(self) -> str:
@@ -101,11 +110,11 @@ class TermRounding:
         if self.fix_expression is not None:
             return (f"Print the rounded terms to more places, with the value they then give: “{self.fix_expression} = "
                     f"{self.fix_number}” (checked: as printed it gives "
-                    f"{float(_value(self.fix_expression)[2]):.6g} and exactly {float(self.exact):.6g}, both "
+                    f"{float(_value(self.fix_expression)[2]):.6f} and exactly {float(self.exact):.6f}, both "
                     f"{self.fix_number}); or keep the terms and say they are rounded, giving the exact value "
                     f"{self.exact_number}.")
-        return (f"Say that the terms are rounded and give the exact value, {self.exact_number} (checked: the value "
-                f"the terms stand for is {float(self.exact):.6g}), or print the terms to more places.")
+        return (f"Say that the terms are rounded and print the exact value, “{self.exact_written}” (checked: the "
+                f"value the terms stand for is {float(self.exact):.6f}), or print the terms to more places.")
 
     concern = ("A reader who recomputes the value from its definition gets another number than the one printed; the "
                "printed terms are rounded, and the sentence does not say so.")
@@ -134,7 +143,8 @@ def explain(expression: str, claimed: ClaimedValue, claimed_text: str, exact: Fr
     # the terms' plain reading names the rounding only when it gives the exact value (to well within its printing)
     if reading is not None and abs(reading[2] - exact) < Fraction(1, 10 ** 9):
         terms = tuple((p, r, _value(r)[2]) for p, r in read[1])
-    story = TermRounding(expression, claimed_text.lstrip("≈~= ").strip(), printed[2], exact, terms, number)
+    story = TermRounding(expression, claimed_text.lstrip("≈~= ").strip(), printed[2], exact, terms, number,
+                         exact_written=claimed.write_like(exact))
     if not terms:
         return story
     target = parse_claimed(number)
@@ -151,5 +161,6 @@ def explain(expression: str, claimed: ClaimedValue, claimed_text: str, exact: Fr
         # the edge of 0.833, rounds half away to 0.834 and is not taken)
         if again is not None and _rounds_to(again[0], number) and _rounds_to(again[1], number) \
                 and target.contains(exact):
-            return TermRounding(expression, story.claimed, printed[2], exact, terms, number, text, number)
+            return TermRounding(expression, story.claimed, printed[2], exact, terms, number, text, number,
+                                story.exact_written)
     return story
