@@ -182,7 +182,7 @@ def test_the_measure_on_its_grades_is_qualified_by_the_printed_discounts_not_con
     r = audited[1]["I2"]
     assert r.verdict == "qualified", r.reason
     assert "log2 3 = 1.58496 printed as 1.58" in r.reason and "6.323466" in r.reason
-    assert "“3/1 + 3/1.585 + 2/2 + 1/2.322 = 6.32”" in r.response, r.response
+    assert "= 3/1 + 3/1.585 + 2/2 + 1/2.322 = 6.32”" in r.response, r.response
 
 
 @pytest.mark.parametrize("claim", ["I1", "I3"])
@@ -190,12 +190,12 @@ def test_the_printed_arithmetic_tells_the_same_story(audited, claim):
     r = audited[1][claim]
     assert r.verdict == "qualified", r.reason
     assert "log2 3 = 1.58496 printed as 1.58" in r.reason and "6.323466" in r.reason
-    assert "“3/1 + 3/1.585 + 2/2 + 1/2.322 = 6.32”" in r.response, r.response
+    assert "= 3/1 + 3/1.585 + 2/2 + 1/2.322 = 6.32”" in r.response, r.response
 
 
 @pytest.mark.parametrize("arithmetic, value, term, exact, fix", [
-    ("A1", "A2", "2/3 = 0.66667 printed as 0.67", "0.833333", "“(1 + 0.6667)/2 = 0.833”"),
-    ("M1", "M2", "5/6 = 0.83333 printed as 0.83", "0.555556", "“(0.8333 + 0.50 + 0.3333)/3 = 0.556”"),
+    ("A1", "A2", "2/3 = 0.66667 printed as 0.67", "0.833333", "“AP = (1 + 0.6667)/2 = 0.833”"),
+    ("M1", "M2", "5/6 = 0.83333 printed as 0.83", "0.555556", "“MAP = (0.8333 + 0.50 + 0.3333)/3 = 0.556”"),
 ])
 def test_means_of_printed_terms_get_one_story(audited, arithmetic, value, term, exact, fix):
     for claim in (arithmetic, value):
@@ -209,3 +209,18 @@ def test_means_of_printed_terms_get_one_story(audited, arithmetic, value, term, 
 def test_a_printed_value_the_exact_terms_give_stays_supported(audited, claim):
     r = audited[1][claim]
     assert r.verdict == "supported", r.reason
+
+
+def test_one_hunk_per_sentence_rechecks_every_claim_quoting_it(audited):
+    """The finding's fix is the patch's: the terms printed to more places and the value they give, made once in the
+    sentence, and each claim quoting it (the arithmetic as printed, the measure on its grades) re-run supported."""
+    hunks = {h.claim: h for h in audited[0].research.proposal.hunks}
+    assert set(hunks) == {"I1", "A1", "M1"}
+    idcg = hunks["I1"]
+    assert idcg.claims == ["I1", "I2", "I3"]
+    assert "IDCG@5 = 3/1 + 3/1.585 + 2/2 + 1/2.322 = 6.32." in idcg.new
+    assert "I1 supported, I2 supported, I3 supported" in idcg.check
+    edits = {(e["claim"], e["field"]): e["value"] for e in idcg.register_edits}
+    assert edits[("I1", "expression")] == edits[("I3", "expression")] == "3/1 + 3/1.585 + 2/2 + 1/2.322"
+    assert edits[("I2", "expect.0.claimed")] == edits[("I1", "claimed")] == "6.32"
+    assert "(1 + 0.6667)/2 = 0.833." in hunks["A1"].new and hunks["A1"].claims == ["A1", "A2"]
