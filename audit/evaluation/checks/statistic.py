@@ -540,6 +540,12 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
             f"Revise: {NAMES[e.statistic]} is {_show(value)} here" + (f" ({SIDES[first]})." if side_note else ".")))
 
 
+def _wilcoxon_options(claim: StatisticClaim) -> dict:
+    """How the text says its Wilcoxon test treats zeros and whether it is continuity-corrected; scipy's defaults
+    (zeros dropped, no correction) when it does not say."""
+    return {"zero_method": claim.zero_method or "wilcox", "correction": bool(claim.continuity)}
+
+
 def _wilcoxon_method(claim: StatisticClaim, sides: list[str], ours: dict, wanted: frozenset, evidence: Evidence) -> None:
     """How the Wilcoxon p was computed, when zeros or ties make it other than W's exact distribution: the zeros'
     treatment, and, where scipy's default is the normal approximation, the exact p over every sign flip beside it."""
@@ -735,7 +741,7 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
                   for side in sides}
         label = f"{TESTS[claim.test].described} of a ({len(a)} values) against b ({len(b)} values)"
     else:
-        options = {"zero_method": claim.zero_method or "wilcox", "correction": bool(claim.continuity)}
+        options = _wilcoxon_options(claim)
         ours = {side: significance.values(claim.test, d, side, confidence, **options) for side in sides}
         theirs = {side: scipy_stats.values(claim.test, floats, side, float(confidence), wanted=wanted, **options)
                   for side in sides}
@@ -777,7 +783,7 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
         if isinstance(values, str):
             evidence.notes.append(f"{name} gives no per-query {claim.data.measure} here: {values}")
             continue
-        p_ref = scipy_stats.values(claim.test, values, sides[0], float(confidence)).get("p")
+        p_ref = scipy_stats.values(claim.test, values, sides[0], float(confidence), **_wilcoxon_options(claim)).get("p")
         p_ours = _number(ours[sides[0]].get("p"))
         if isinstance(p_ref, float) and p_ours is not None and abs(p_ref - float(p_ours)) > 1e-9:
             differ = [i for i, (x, y) in enumerate(zip(values, floats)) if abs(x - y) > 1e-9]
@@ -835,7 +841,7 @@ def corrections(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tu
         ours = significance.two_samples(claim.test, *samples(claim), side)
     else:
         d, _, _ = _data(claim, chapter, ms)
-        ours = significance.values(claim.test, d, side, confidence)
+        ours = significance.values(claim.test, d, side, confidence, **_wilcoxon_options(claim))
     for i, e in enumerate(claim.expect):
         value = _value(claim, ours, e.statistic)
         interval = e.statistic == "interval"
