@@ -224,3 +224,17 @@ def test_one_hunk_per_sentence_rechecks_every_claim_quoting_it(audited):
     assert edits[("I1", "expression")] == edits[("I3", "expression")] == "3/1 + 3/1.585 + 2/2 + 1/2.322"
     assert edits[("I2", "expect.0.claimed")] == edits[("I1", "claimed")] == "6.32"
     assert "(1 + 0.6667)/2 = 0.833." in hunks["A1"].new and hunks["A1"].claims == ["A1", "A2"]
+
+
+def test_the_patched_chapter_audits_clean(audited, tmp_path):
+    """The author's loop on these sentences: the patch applied (snapshot and register), the second audit supports every
+    claim and proposes nothing."""
+    from audit.research.proposal import patched_text, register_text
+
+    proposal = audited[0].research.proposal
+    (tmp_path / "chapter.yaml").write_text(CHAPTER, encoding="utf-8")
+    (tmp_path / "snapshot.md").write_text(patched_text(SNAPSHOT, proposal), encoding="utf-8")
+    (tmp_path / "claims.yaml").write_text(register_text(CLAIMS, proposal), encoding="utf-8")
+    report = audit_chapter(load_chapter(tmp_path), all_references(), collect(["audit", "run"]))
+    assert {c.id: c.verdict for c in report.claims} == {c.id: "supported" for c in report.claims}
+    assert not report.research.proposal.hunks
