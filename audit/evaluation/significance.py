@@ -284,8 +284,10 @@ def adjusted(method: str, p_values: dict[str, Fraction]) -> dict[str, Fraction]:
     return out
 
 
-def values(test: str, d: list[Fraction], side: str, confidence: Fraction = Fraction(95, 100)) -> dict[str, object]:
-    """Each statistic of ``test`` on the differences ``d`` for ``side`` (see the module's description)."""
+def values(test: str, d: list[Fraction], side: str, confidence: Fraction = Fraction(95, 100), *,
+           zero_method: str = "wilcox", correction: bool = False) -> dict[str, object]:
+    """Each statistic of ``test`` on the differences ``d`` for ``side`` (see the module's description); a Wilcoxon
+    test treats zero differences by ``zero_method`` and applies the continuity ``correction`` when it is asymptotic."""
     mpmath.mp.dps = DIGITS
     n = len(d)
     mean = sum(d, Fraction(0)) / n
@@ -320,28 +322,96 @@ def values(test: str, d: list[Fraction], side: str, confidence: Fraction = Fract
         counts = _flip_counts(ints)
         out["p"] = _monte_carlo_flips(d, side) if counts is None else _tail(counts, sum(ints), side)
     elif test == "wilcoxon":
-        magnitudes = [abs(x) for x in d]
-        if 0 in magnitudes or len(set(magnitudes)) < n:
-            out["W"] = out["p"] = ("not computed exactly: a difference is 0 or two tie in size, where the exact "
-                                   "distribution of W does not apply (scipy then chooses its own method)")
-        else:
-            ranks = {v: r for r, v in enumerate(sorted(magnitudes), start=1)}
-            r = [ranks[abs(x)] for x in d]
-            w_plus = sum(ri for ri, x in zip(r, d) if x > 0)
-            w_minus = n * (n + 1) // 2 - w_plus
-            counts = _flip_counts(r)
-            if counts is None:
-                out["W"] = out["p"] = f"not computed exactly: {n} differences exceed the enumeration's limit"
-            else:
-                # Σ s_i r_i = W⁺ − W⁻ = 2W⁺ − n(n+1)/2: the flip distribution is W⁺'s, shifted and doubled
-                stat = 2 * w_plus - n * (n + 1) // 2
-                upper, lower = _tail(counts, stat, "greater"), _tail(counts, stat, "less")
-                if side == "two":
-                    out["W"], out["p"] = Fraction(min(w_plus, w_minus)), min(Fraction(1), 2 * min(upper, lower))
-                else:
-                    out["W"], out["p"] = Fraction(w_plus), upper if side == "greater" else lower
+        out.update(wilcoxon(d, side, zero_method, correction))
     elif test == "bootstrap":
         out["interval"] = bootstrap(d, confidence)
+    return out
+
+
+#: scipy.stats.wilcoxon's treatments of a zero difference: dropped before ranking (Wilcoxon's own, scipy's default),
+#: ranked then dropped (Pratt 1959), ranked and split half to each sign ("zsplit").
+ZERO_METHODS = ("wilcox", "pratt", "zsplit")
+#: Up to this many differences with a zero or a tie, scipy's default method enumerates every sign flip (2^13 is less
+#: than its 9,999 resamples); beyond it, and beyond ``WILCOXON_EXACT`` differences in any case, it is asymptotic.
+WILCOXON_FLIPS = 13
+WILCOXON_EXACT = 50
+
+
+def _midranks(values: list[Fraction]) -> tuple[list[Fraction], list[int]]:
+    """The average ranks of ``values`` (ties share the mean of the ranks they span) and the size of each tied group."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks: list[Fraction] = [Fraction(0)] * len(values)
+    groups, i = [], 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = Fraction(i + j + 2, 2)
+        groups.append(j - i + 1)
+        i = j + 1
+    return ranks, groups
+
+
+def wilcoxon(d: list[Fraction], side: str, zero_method: str = "wilcox", correction: bool = False) -> dict[str, object]:
+    """The Wilcoxon signed-rank test on ``d`` as scipy.stats.wilcoxon computes it by default (``method="auto"``), with
+    the exact value beside when scipy's is an approximation.
+
+    Zero differences are treated by ``zero_method`` (``ZERO_METHODS``); tied |d| share their average rank. W⁺ is the
+    sum of the ranks of the positive differences (plus half the zeros' ranks under ``zsplit``); the two-sided
+    statistic is min(W⁺, W⁻). The p-value is, as scipy chooses: with no zero and no tie and at most ``WILCOXON_EXACT``
+    differences, W⁺'s exact distribution over the 2^n sign flips; with a zero or a tie and at most ``WILCOXON_FLIPS``
+    differences, the same enumeration over the flips of the non-zero differences with their average ranks (scipy's
+    permutation test, exhaustive there); otherwise the normal approximation z = (W⁺ − μ)/σ with
+    μ = n(n+1)/4, σ² = (n(n+1)(2n+1) − Σ(t³ − t)/2)/24 over the n ranked differences and the tied groups' sizes t
+    (Pratt: the zeros' share n₀(n₀+1)/4 and n₀(n₀+1)(2n₀+1) taken out, and their tie not counted), less
+    ½/σ toward the mean with ``correction``; its p from the normal distribution (two-sided 2·min(Φ(z), 1 − Φ(z))).
+    Then ``exact p`` is the enumeration's p (conditional on the ranks), and ``p method`` says which p is ``p``."""
+    if zero_method not in ZERO_METHODS:
+        raise ValueError(f"zero_method must be one of {', '.join(ZERO_METHODS)}")
+    ranked = [x for x in d if x != 0] if zero_method == "wilcox" else list(d)
+    n = len(ranked)
+    zeros = [x for x in ranked if x == 0]
+    if not [x for x in ranked if x != 0]:
+        message = "not defined: every difference is 0"
+        return {"W": message, "p": message}
+    ranks, groups = _midranks([abs(x) for x in ranked])
+    w_plus = sum((r for r, x in zip(ranks, ranked) if x > 0), Fraction(0))
+    w_minus = sum((r for r, x in zip(ranks, ranked) if x < 0), Fraction(0))
+    zero_ranks = sum((r for r, x in zip(ranks, ranked) if x == 0), Fraction(0))
+    if zero_method == "zsplit":
+        w_plus, w_minus = w_plus + zero_ranks / 2, w_minus + zero_ranks / 2
+    out: dict[str, object] = {"W": min(w_plus, w_minus) if side == "two" else w_plus}
+    # the enumeration: Σ s_i·2r_i over the sign flips of the non-zero differences (2r_i is a whole number), which
+    # grows with W⁺; the zeros' ranks are the same in every flip
+    doubled = [int(2 * r) for r, x in zip(ranks, ranked) if x != 0]
+    observed = sum(w if x > 0 else -w for w, x in zip(doubled, (x for x in ranked if x != 0)))
+    counts = _flip_counts(doubled)
+    exact = None
+    if counts is not None:
+        upper, lower = _tail(counts, observed, "greater"), _tail(counts, observed, "less")
+        exact = min(Fraction(1), 2 * min(upper, lower)) if side == "two" else upper if side == "greater" else lower
+    tied = bool(zeros) or any(g > 1 for g in groups) or len(d) != n
+    if len(d) <= WILCOXON_EXACT and (not tied or len(d) <= WILCOXON_FLIPS):
+        out["p"] = exact if exact is not None else f"not computed exactly: {n} differences exceed the enumeration's limit"
+        out["p method"] = "exact" if not tied else "every sign flip, average ranks"
+        return out
+    nz = len(zeros) if zero_method == "pratt" else 0
+    mean = Fraction(n * (n + 1), 4) - Fraction(nz * (nz + 1), 4)
+    var = Fraction(n * (n + 1) * (2 * n + 1)) - nz * (nz + 1) * (2 * nz + 1)
+    zero_group = zero_method == "pratt" and bool(zeros)   # scipy leaves the zeros' tie out of the correction
+    ties = sum(t ** 3 - t for t in groups) - ((len(zeros) ** 3 - len(zeros)) if zero_group else 0)
+    sigma = mpmath.sqrt(as_mpf((var - Fraction(ties, 2)) / 24))
+    z = (as_mpf(w_plus) - as_mpf(mean)) / sigma
+    if correction:
+        sign = 1 if side == "greater" else -1 if side == "less" else (1 if z > 0 else -1 if z < 0 else 0)
+        z -= sign * mpmath.mpf(1) / 2 / sigma
+    below, above = mpmath.ncdf(z), mpmath.ncdf(-z)
+    out["p"] = min(mpmath.mpf(1), 2 * min(below, above)) if side == "two" else above if side == "greater" else below
+    out["p method"] = ("the normal approximation, ties corrected" + (", with continuity correction" if correction else "")
+                       + f" (z = {mpmath.nstr(z, 6)})")
+    if exact is not None:
+        out["exact p"] = exact
     return out
 
 

@@ -388,8 +388,12 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
             comparator = _COMPARATORS[sym][0]
             s = s[len(sym):].strip()
             break
-    if re.fullmatch(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?", s):  # 1,048,576: thousands separators
+    if re.fullmatch(r"[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?", s):  # 1,048,576: thousands separators
         s = s.replace(",", "")
+    elif re.fullmatch(r"[-+]?\d+,\d+\s*%?", s):  # 0,611: a decimal comma, never a thousands separator after a 0 group
+        raise ValueParseError(f"cannot read claimed value {trim(raw)}: it looks like a decimal comma; write the "
+                              "value with a decimal point as the register reads it ('0.611'), or, for thousands, in "
+                              "groups of three ('1,048,576')")
     nominal, style, places, leading_zero, half = _parse_number(s, raw)
     if tolerance is not None:
         half = _tolerance(tolerance, nominal)

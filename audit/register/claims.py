@@ -522,6 +522,18 @@ class StatisticClaim(ClaimBase):
     #: resamples", ``n_resamples=10000``): its printed value is then a Monte Carlo estimate, held to the exact value
     #: within that many resamples' error (``audit.evaluation.monte_carlo``).
     resamples: int | None = Field(None, ge=100, le=100_000_000)
+    zero_method: Literal["wilcox", "pratt", "zsplit"] | None = None
+    continuity: bool | None = None
+
+    @model_validator(mode="after")
+    def _wilcoxon_options(self) -> "StatisticClaim":
+        """How a Wilcoxon test treats zero differences and whether its normal approximation is continuity-corrected
+        are scipy.stats.wilcoxon's ``zero_method`` and ``correction``, for the text that states them; unstated, they
+        are scipy's defaults (``wilcox``: zeros dropped; no correction). No other test has them."""
+        for name in ("zero_method", "continuity"):
+            if getattr(self, name) is not None and self.test != "wilcoxon":
+                raise ValueError(f"`{name}` applies only to test: wilcoxon (this claim's test is {self.test})")
+        return self
 
 
 #: How a register names a reference (``by:``) → the reference's name in the audit.

@@ -43,12 +43,12 @@ from audit.evaluation.checks.value import (
 from audit.evaluation.readings import REJECTED
 from audit.register.claims import Chapter
 from audit.measures.conventions import CONVENTIONS, join_alike
-from audit.model.values import display, format_exact, parse_claimed
+from audit.model.values import display, format_exact, parse_claimed, rounded_decimals
 from audit.text.scan import printed_correction
 from audit.register.claims import canonical_rule
 from audit.register.options import reference_name
 from audit.evaluation.checks.arithmetic import correction as arithmetic_correction
-from audit.text.encode import breaks_arithmetic
+from audit.text.encode import breaks_arithmetic, printed_expressions
 from audit.model.results import ClaimResult, Hunk, Proposal
 from audit.research.ledger import _CLAIM_CONVENTION
 from audit.research.register_edit import Edit, RegisterEditError, set_field
@@ -521,6 +521,43 @@ def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
                           if not any(x.field == e.field and x.claim == e.claim for x in plan["edits"])]
     return plan
 
+
+
+#: The fix of a value whose sentence prints its terms rounded (``checks.printed_terms.TermRounding.fix``).
+_MORE_PLACES = re.compile(r"Print the rounded terms to more places, with the value they then give: “(.+?) = ([^”=]+)”")
+
+
+def _rounding_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str, rechecks) -> dict:
+    """The rounded terms the sentence prints, printed to more places, and the value they then give
+    ("3/1 + 3/1.58 + 2/2 + 1/2.32 = 6.33" → "3/1 + 3/1.585 + 2/2 + 1/2.322 = 6.32"): the terms and the value changed in
+    the sentence and in the register (an arithmetic claim's expression and claimed value, a value claim's claimed
+    value), and the claim re-run on the new sentence, which must be supported."""
+    new_expression, new_value = _MORE_PLACES.search(r.response).groups()
+    if claim.kind == "arithmetic":
+        old_expression, claimed_text = claim.expression, str(claim.claimed)
+    else:
+        claimed_text = next((str(e.claimed) for e in claim.expect if printed_expressions(quote, str(e.claimed))), "")
+        found = printed_expressions(quote, claimed_text) if claimed_text else []
+        if not found:
+            raise _Skip("the rounded terms are not printed in the sentence as the finding read them")
+        old_expression = found[0]
+    old_terms = [old_expression[a:b] for a, b, _, _ in rounded_decimals(old_expression)]
+    new_terms = [new_expression[a:b] for a, b, _, _ in rounded_decimals(new_expression)]
+    if len(old_terms) != len(new_terms):
+        raise _Skip("the terms to print to more places cannot be matched with the printed ones")
+    corrections = {o: n for o, n in zip(old_terms, new_terms) if o != n}
+    old_value = claimed_text.strip().lstrip("≈~ ").strip()
+    corrections[old_value] = new_value.strip()
+    if claim.kind == "arithmetic":
+        new_claimed = claimed_text.replace(old_value, new_value.strip(), 1)
+        fields = [("expression", new_expression), ("claimed", new_claimed)]
+    else:
+        fields = [(f"expect.{i}.claimed", str(e.claimed).replace(old_value, new_value.strip(), 1))
+                  for i, e in enumerate(claim.expect) if str(e.claimed) == claimed_text]
+    plan = _correction(claim, r, quote, corrections, fields, chapter, ms,
+                       "the new terms, as printed and exactly, give the new value", rechecks)
+    plan["rationale"] = f"{r.concern} {r.reason}"
+    return plan
 
 
 def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapshot: str, start: int,
@@ -1235,7 +1272,9 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
                             "decided")
             start, end = _locate(r, snapshot, starts)
             quote = snapshot[start:end]
-            if claim.kind == "value":
+            if claim.kind in ("value", "arithmetic") and r.verdict == "qualified" and _MORE_PLACES.search(r.response):
+                plan = _rounding_plan(claim, chapter, ms, r, quote, rechecks)
+            elif claim.kind == "value":
                 plan = _value_plan(claim, chapter, ms, r, quote, rechecks)
             elif claim.kind == "arithmetic":
                 plan = _arithmetic_plan(claim, chapter, ms, r, quote, rechecks)

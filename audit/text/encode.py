@@ -267,6 +267,29 @@ def _links(text: str) -> list[tuple[str, str, str, bool]]:
     return out
 
 
+def printed_expressions(text: str, value: str) -> list[str]:
+    """The expressions ``text`` prints just before the printed ``value`` in a chain ("IDCG@5 = 3/1 + 3/1.58 + 2/2 +
+    1/2.32 = 6.33" → ``3/1 + 3/1.58 + 2/2 + 1/2.32`` for ``6.33``), as ``audit.model.values`` reads them; ``value`` is
+    matched as the same printed number (``≈ 6.33`` and ``6.33`` alike)."""
+    try:
+        wanted = parse_claimed(value)
+    except AuditError:
+        return []
+    out = []
+    for chain in chains(text):
+        for (a, b, _), (c, d, link) in zip(chain, chain[1:]):
+            left, right = _balanced(text[a:b].strip()), text[c:d].strip()
+            if not _HAS_OPERATOR.search(left) or not _PLAIN_VALUE.fullmatch(right):
+                continue
+            try:
+                printed = parse_claimed(_claimed(link, right))
+            except AuditError:
+                continue
+            if (printed.nominal, printed.places, printed.style) == (wanted.nominal, wanted.places, wanted.style):
+                out.append(normal_expression(left))
+    return out
+
+
 def false_arithmetic(text: str) -> list[str]:
     """Each link of printed arithmetic in ``text`` that is false as printed: an expression followed by ``=``, ``≈``
     or ``~`` and a value that neither the expression's exact value nor any value it takes over the numbers its

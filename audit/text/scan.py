@@ -460,6 +460,10 @@ def has_number(text: str) -> bool:
     return bool(_NUMERIC.search(text))
 
 
+#: A percent sign after a space, as French and SI typesetting print it: "61.1 %", "61.1\u2009%", LaTeX's "61.1\\,\\%".
+_SPACED_PERCENT = re.compile(r"(?:[ \u2009\u202f\u00a0]|\\,)\\?%")
+
+
 def printed_values(text: str) -> list[str]:
     """Every value printed in ``text`` (decimals, fractions, percentages, number words, fractions in words), in
     order, as written."""
@@ -475,7 +479,7 @@ def printed_values(text: str) -> list[str]:
         b = a + len(value)
         if (value[:1].isdigit() or value[:1] == ".") and _SIGN.search(text[:a]):  # −0.05, not the 0.05 of 1 − 0.05
             value = text[a - 1] + value
-        if text[b:b + 2] == "\\%":  # LaTeX's percent sign
+        if text[b:b + 2] == "\\%" or _SPACED_PERCENT.match(text, b):  # LaTeX's percent sign; "61.1 %", "61.1\\,\\%"
             value += "%"
         out.append(value)
     return out

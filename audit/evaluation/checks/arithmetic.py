@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from audit.model.evidence import Evidence, Point
 from audit.errors import ValueParseError
+from audit.evaluation.checks import printed_terms
 from audit.evaluation.checks.common import CHAPTER, Measurements, errors_of, fixture_name, shown
 from audit.evaluation.checks.value import bounds, check_expectation, check_printed
 from audit.register.claims import ArithmeticClaim, Chapter, Cohort, Fixture
@@ -127,6 +128,8 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             + f", not {claim.claimed}; writing “{new_text}” alone would "
             f"leave the printed arithmetic false ({broken}), so its terms must change with it." if broken else
             f"Change “{old_text}” to “{new_text}”."))
+    elif claim.computes is None and (story := printed_terms.explain(claim.expression, claimed, claim.claimed)):
+        _rounding_story(story, evidence)
     elif is_exact:
         same = claim.expression.replace(" ", "") == format_exact(exact)
         evidence.scopes.append(f"{claim.expression}" + ("" if same else f" = {format_exact(exact)}")
@@ -321,6 +324,15 @@ def _computed_measure(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements
         return
     own = [v for check in sub.checks for v in check.values if v.implementation == CHAPTER and v.status == "ok"]
     true_value = Fraction(own[0].exact) if own and own[0].exact else None
+    # a measure with logarithms has no exact fraction: its value (certified to far beyond any printed place) tells the
+    # story of the printed terms just as well
+    measured = true_value if true_value is not None else (
+        Fraction(own[0].value) if own and own[0].value is not None else None)
+    story = (printed_terms.explain(claim.expression, claimed, claim.claimed, exact=measured)
+             if measured is not None else None)
+    if story is not None:
+        _rounding_story(story, evidence, f"{c.measure} on {fixture_name(c.fixture)}")
+        return
     budget = rounding_budget(claim.expression)
     if true_value is not None and abs(true_value - exact) <= budget:
         fixed = claimed.write_like(true_value)
@@ -337,6 +349,14 @@ def _computed_measure(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements
                             f"not the printed {claim.claimed}: the rounding of the terms is not mentioned.")
         return
     evidence.failures += sub.failures
+
+
+def _rounding_story(story: printed_terms.TermRounding, evidence: Evidence, measure: str = "") -> None:
+    """The printed terms give the printed value and the exact terms (or ``measure``, the value the expression
+    computes) do not, by their rounding only: qualified, the rounded terms named, with the checked fix."""
+    evidence.conditions.append(Point((f"{measure}: " if measure else "") + story.story(), story.fix()))
+    evidence.lead = ""
+    evidence.concern = story.concern
 
 
 def needs(claim: ArithmeticClaim, chapter: Chapter) -> list[tuple]:

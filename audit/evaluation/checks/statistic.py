@@ -536,6 +536,22 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
         if holds[first] is None:
             evidence.errors.append(f"{what}: {value}")
             return
+        exact = {s: ours[s].get("exact p") for s in sides} if e.statistic == "p" else {}
+        exact_holds = [s for s, v in exact.items() if v is not None and _holds(printed, v)]
+        if exact_holds:
+            # a Wilcoxon p with zeros or ties that scipy approximates by default: the printed value is the exact one
+            s = exact_holds[0]
+            evidence.conditions.append(Point(
+                f"{what}: the printed {e.claimed} is the exact {SIDES[s]} p over every sign flip "
+                f"({_show(exact[s])}); scipy's default computes the normal approximation here ({_show(value_of(s))}), "
+                "and the text does not say which it reports",
+                f"Say that the p-value is exact, computed over every sign flip with average ranks for ties "
+                f"(checked: that gives {_show(exact[s])})."))
+            evidence.concern = evidence.concern or (
+                f"A reader who runs scipy.stats.wilcoxon with its defaults gets {_show(value_of(s))}, not the printed "
+                f"{e.claimed}.")
+            evidence.lead = ""
+            return
         new = _written(printed, value, e.statistic)
         try:
             rechecked = _holds(parse_interval(new) if interval else parse_claimed(new), value)
@@ -547,6 +563,31 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
             f"Change “{e.claimed}” to “{new}” ({side_note}checked: the exact computation gives it)."
             if rechecked and str(e.claimed) in claim.quote else
             f"Revise: {NAMES[e.statistic]} is {_show(value)} here" + (f" ({SIDES[first]})." if side_note else ".")))
+
+
+def _wilcoxon_options(claim: StatisticClaim) -> dict:
+    """How the text says its Wilcoxon test treats zeros and whether it is continuity-corrected; scipy's defaults
+    (zeros dropped, no correction) when it does not say."""
+    return {"zero_method": claim.zero_method or "wilcox", "correction": bool(claim.continuity)}
+
+
+def _wilcoxon_method(claim: StatisticClaim, sides: list[str], ours: dict, wanted: frozenset, evidence: Evidence) -> None:
+    """How the Wilcoxon p was computed, when zeros or ties make it other than W's exact distribution: the zeros'
+    treatment, and, where scipy's default is the normal approximation, the exact p over every sign flip beside it."""
+    how = {side: ours[side].get("p method") for side in sides}
+    if not ("p" in wanted or claim.decision is not None) or all(h in (None, "exact") for h in how.values()):
+        return
+    zeros = claim.zero_method or "wilcox"
+    treated = {"wilcox": "dropped before ranking (scipy's default, zero_method='wilcox')",
+               "pratt": "ranked, then left out of W (Pratt; zero_method='pratt')",
+               "zsplit": "ranked, half of their ranks to each sign (zero_method='zsplit')"}[zeros]
+    for side in sides:
+        p, exact = ours[side].get("p"), ours[side].get("exact p")
+        text = (f"Wilcoxon {SIDES[side]} p = {_show(p)} as scipy computes it by default: {how[side]}; zero differences "
+                f"are {treated}, tied |d| share their average rank")
+        if exact is not None:
+            text += f"; the exact p over every sign flip of the differences, with the same ranks, is {_show(exact)}"
+        evidence.notes.append(text)
 
 
 def _decision(claim: StatisticClaim, sides: list[str], ours: dict, alpha: Fraction, evidence: Evidence) -> None:
@@ -725,12 +766,15 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
                   for side in sides}
         label = f"{TESTS[claim.test].described} of a ({len(a)} values) against b ({len(b)} values)"
     else:
-        ours = {side: significance.values(claim.test, d, side, confidence) for side in sides}
-        theirs = {side: scipy_stats.values(claim.test, floats, side, float(confidence), wanted=wanted)
+        options = _wilcoxon_options(claim)
+        ours = {side: significance.values(claim.test, d, side, confidence, **options) for side in sides}
+        theirs = {side: scipy_stats.values(claim.test, floats, side, float(confidence), wanted=wanted, **options)
                   for side in sides}
         label = f"{TESTS[claim.test].described} on {len(d)} paired differences" + (f" ({how})" if how else "")
     for e in claim.expect:
         _expect(claim, e, label, sides, ours, theirs, d, confidence, evidence)
+    if claim.test == "wilcoxon" and not unpaired:
+        _wilcoxon_method(claim, sides, ours, wanted, evidence)
     if claim.decision is not None:
         _decision(claim, sides, ours, alpha, evidence)
     decides = claim.decision is not None or wanted & {"p"}
@@ -764,7 +808,7 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
         if isinstance(values, str):
             evidence.notes.append(f"{name} gives no per-query {claim.data.measure} here: {values}")
             continue
-        p_ref = scipy_stats.values(claim.test, values, sides[0], float(confidence)).get("p")
+        p_ref = scipy_stats.values(claim.test, values, sides[0], float(confidence), **_wilcoxon_options(claim)).get("p")
         p_ours = _number(ours[sides[0]].get("p"))
         if isinstance(p_ref, float) and p_ours is not None and abs(p_ref - float(p_ours)) > 1e-9:
             differ = [i for i, (x, y) in enumerate(zip(values, floats)) if abs(x - y) > 1e-9]
@@ -822,7 +866,7 @@ def corrections(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tu
         ours = significance.two_samples(claim.test, *samples(claim), side)
     else:
         d, _, _ = _data(claim, chapter, ms)
-        ours = significance.values(claim.test, d, side, confidence)
+        ours = significance.values(claim.test, d, side, confidence, **_wilcoxon_options(claim))
     for i, e in enumerate(claim.expect):
         value = _value(claim, ours, e.statistic)
         interval = e.statistic == "interval"

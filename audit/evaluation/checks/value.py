@@ -19,6 +19,7 @@ import re
 from fractions import Fraction
 
 from audit.attribution.causes import Input, explain_reference
+from audit.evaluation.checks import printed_terms
 from audit.model.evidence import Evidence, Point, merge_repeats
 from audit.evaluation.checks.common import (
     CHAPTER,
@@ -48,7 +49,7 @@ from audit.measures.syntax import parse as parse_measure
 from audit.model.values import ClaimedValue, display, format_exact, parse_claimed
 from audit.text.scan import printed_correction
 from audit.model.results import Check, ImplValue
-from audit.text.encode import breaks_replacing
+from audit.text.encode import breaks_replacing, printed_expressions
 
 _AGGREGATE = {"mean": ("queries with results", "all judged queries"), "pooled": ("pooled",)}
 
@@ -518,6 +519,9 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
                                        "Remove the repeated ID from the example, or state how repeats are handled."))
         return
     distinct = list(dict.fromkeys(values))
+    if len(distinct) == 1 and not derived and not about and _rounded_terms_story(quote, claimed, claimed_text,
+                                                                                 distinct[0], label, evidence):
+        return
     if len(distinct) == 1:
         v = distinct[0]
         new_text = claimed.write_like(v)
@@ -574,6 +578,28 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
     text, wording = _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed_text, text, wording,
                                          backers)
     evidence.failures.append(Point(text, wording))
+
+
+def _rounded_terms_story(quote: str, claimed: ClaimedValue, claimed_text, value, label: str,
+                         evidence: Evidence) -> bool:
+    """The sentence's own printed expression explains why the measure's value is not the printed one: its terms as
+    printed give the printed value, and the measure's value is one of the numbers they stand for ("IDCG@5 = 3/1 +
+    3/1.58 + 2/2 + 1/2.32 = 6.33" on grades whose IDCG@5 is 6.323466). Then the claim is qualified, the rounded terms
+    named, as the arithmetic claim on the same sentence is (``checks.printed_terms``); True when it was."""
+    if not quote or value == REJECTED:
+        return False
+    try:
+        exact = Fraction(value)
+    except (TypeError, ValueError):
+        return False
+    for expression in printed_expressions(quote, str(claimed_text)):
+        story = printed_terms.explain(expression, claimed, str(claimed_text), exact=exact)
+        if story is not None:
+            evidence.conditions.append(Point(f"{label}: {story.story()}", story.fix()))
+            evidence.lead = ""
+            evidence.concern = story.concern
+            return True
+    return False
 
 
 def _with_stated_effects(ms, fixture, measure, declared, query, claimed, claimed_text, text: str,

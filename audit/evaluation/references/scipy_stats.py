@@ -36,10 +36,12 @@ def p_of_t(t: float, df: float, side: str) -> float:
 
 
 def values(test: str, differences: Sequence[float], side: str, confidence: float = 0.95,
-           resamples: int = BOOTSTRAP_RESAMPLES, wanted: frozenset[str] | None = None) -> dict[str, object]:
+           resamples: int = BOOTSTRAP_RESAMPLES, wanted: frozenset[str] | None = None, *, zero_method: str = "wilcox",
+           correction: bool = False) -> dict[str, object]:
     """Each statistic scipy computes for ``test`` on ``differences`` (floats, a − b per query) for ``side``:
     floats, ``"interval"`` a (low, high) pair, or a message string where scipy refused. With ``wanted``, the test
-    itself runs only when one of its statistics (p, t, positives, W, interval) is wanted."""
+    itself runs only when one of its statistics (p, t, positives, W, interval) is wanted. A Wilcoxon test is given
+    ``zero_method`` and ``correction`` (scipy's own defaults unless the text states others)."""
     import numpy as np
     from scipy import stats
 
@@ -66,7 +68,7 @@ def values(test: str, differences: Sequence[float], side: str, confidence: float
                                        rng=np.random.default_rng(SEED))
             out["p"] = float(r.pvalue)
         elif test == "wilcoxon":
-            r = stats.wilcoxon(d, alternative=alternative)
+            r = stats.wilcoxon(d, zero_method=zero_method, correction=correction, alternative=alternative)
             out["W"], out["p"] = float(r.statistic), float(r.pvalue)
         elif test == "bootstrap":
             r = stats.bootstrap((d,), np.mean, confidence_level=confidence, n_resamples=resamples,
