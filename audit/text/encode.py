@@ -705,7 +705,19 @@ def _value_after(text: str, m: re.Match, stop: int) -> str | None:
             return None   # the start of an expression, not a value
         return v.group("v")
     v = _LATER_VALUE.search(text[m.end():stop])
-    return v.group("v") if v else None
+    if v is None:
+        return None
+    at = m.end() + v.start("v")
+    for chain in chains(text[:stop]):
+        if any(a <= at < b for a, b, _ in chain[:-1]):
+            # "ERR@3 for the top three grades 2, 0, 3 is 3/8 + (5/8)(7/8)/3 ≈ 0.557": the value the chain that
+            # starts there prints last, not its first term
+            last = text[chain[-1][0]:chain[-1][1]].strip()
+            if not _PLAIN_VALUE.fullmatch(last):
+                return None
+            approx = next((w.group(0) for _, _, link in chain for w in [_APPROX_WORD.search(link)] if w), "")
+            return _claimed(approx, last) if approx else last
+    return v.group("v")
 
 
 def _grade_fixture(run_grades: list[int], ideal: list[int]) -> dict | None:

@@ -254,7 +254,9 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
         example = bind.bound(list(examples), s.start, s.end, text)
         drafted = encode_statement(s, tables, {**_values(chapter), **local}, local, text, example)
         own = as_yaml_mapping(sentence)
-        if own and not _states_own_value(s, drafted):
+        if own and not _states_own_value(s, drafted) and not encode._BY.search(s.text):
+            # what a library computes ("ir_measures' ERR@3 runs gdeval, which divides by 2^4, and gives 0.306") is
+            # the library's convention, stated for that sentence alone, never the chapter's
             chapter_units.append(s.text)
             own = {}
         own = {**as_yaml_mapping({n: v for n, v in section.items() if n not in own}), **own}
