@@ -827,7 +827,19 @@ def _described(text: str, base: str, k) -> tuple[dict | None, str]:
     first = _FIRST_AT.search(text)
     among = _M_AMONG.search(text)
     if pos and not multi:
+        from audit.text.examples.positions import _ONE_OF, _RELEVANT_BEFORE, conflict
         positions = _list(pos.group("list"))
+        before = text[max(0, pos.start() - 60):pos.start()]
+        after = text[pos.end():pos.end() + 40]
+        if _ONE_OF.search(before) or not (_RELEVANT_BEFORE.search(before) or re.match(
+                r"\s*(?:(?:are|were)\s+(?:the\s+)?relevant|hold\s+(?:the\s+)?relevant)\b", after, re.IGNORECASE)):
+            # "the document at rank 5 is judged", "a relevant document at rank 5", "the last relevant one at rank 15":
+            # one document's rank, not where every relevant document of the ranking is
+            return None, (f"{_name(base, k)} needs what the sentence does not state: which ranks hold the relevant "
+                          "documents, and which do not?")
+        asked = conflict(text, positions)
+        if asked:
+            return None, f"{_name(base, k)} needs what the sentence does not state: {asked}"
         length = number(pos.group("n")) if pos.group("n") else None
         results = _N_RESULTS.search(text)
         length = length or (number(results.group("n")) if results else None)
