@@ -298,3 +298,85 @@ def test_a_running_example_reaches_past_headings_until_the_text_turns_to_another
     assert arithmetic["kind"] == "arithmetic" and verdicts["C05"] == "supported"
     second = next(c for c in claims if c["id"] == "C07")
     assert second["fixture"]["run"]["q1"] == ["d1", "d2"]   # its own ranking: one relevant document, at rank 2
+
+
+ERR_SHEET = """# Exercise 3: expected reciprocal rank
+
+Our judges grade on a 0–3 scale. Take the stopping probability (2^g − 1)/2^3, 3 being our top grade.
+
+ERR@3 for the top three grades 2, 0, 3 is 3/8 + (5/8)(7/8)/3 ≈ 0.557.
+
+The gdeval script, which ir_measures runs for ERR, divides by 2^4 whatever the scale and gives 0.306.
+"""
+
+
+def test_a_grade_list_in_prose_carries_the_value_beside_its_arithmetic(tmp_path):
+    """Grades 2, 0, 3 at ranks 1–3; the text's top grade 3 gives stopping probabilities 3/8, 0, 7/8, so
+    ERR@3 = 3/8 + (1 − 3/8)(1 − 0)(7/8)/3 = 3/8 + 35/192 = 107/192 ≈ 0.557292 (hand, exact). gdeval (ir_measures'
+    only ERR) divides by 2^4: 3/16 + (13/16)(7/16)/3 = 3/16 + 91/768 = 235/768 ≈ 0.30599. The sentence holds a formula
+    and a value: the arithmetic is checked as printed, and the value claim on the three grades is qualified (the
+    stated top grade 3 is a convention the only reference does not share), never supported on the arithmetic
+    alone. The next sentence says what gdeval does: its 2^4 is the library's, not the chapter's convention."""
+    from fractions import Fraction
+    assert Fraction(3, 8) + Fraction(5, 8) * Fraction(7, 8) / 3 == Fraction(107, 192)
+    claims, verdicts = _init(tmp_path, ERR_SHEET)
+    err = next(c for c in claims if c["kind"] == "value" and c["expect"][0]["measure"] == "ERR@3")
+    assert err["expect"][0]["claimed"] == "≈ 0.557"
+    assert list(err["fixture"]["qrels"]["q1"].values()) == [2, 0, 3]
+    arithmetic = next(c for c in claims if c["kind"] == "arithmetic" and "3/8" in c["quote"])
+    assert verdicts[arithmetic["id"]] == "supported" and verdicts[err["id"]] == "qualified"
+    chapter = (tmp_path / "claims" / "ch" / "chapter.yaml").read_text(encoding="utf-8")
+    assert "err_max_grade" in chapter and "3 being our top grade" in chapter and "2^4" not in chapter
+
+
+@pytest.mark.parametrize("text, grades", [
+    ("ERR@3 for the top three grades 2, 0, 3 is about 0.557.", [2, 0, 3]),
+    ("The six results have relevance 3, 2, 3, 0, 1, 2 in rank order, so DCG@6 is about 6.861.", [3, 2, 3, 0, 1, 2]),
+    # not rankings: which grades count, a scale, a count that disagrees with the list
+    ("With `-l 2`, grades 2, 3 and 4 count as relevant for P@5.", None),
+    ("Assessors use grades 0, 1, 2, 3 on a four-point scale for the ranking.", None),
+    ("The top five grades 2, 0, 3 give ERR@5 = 0.557.", None),
+])
+def test_grade_lists_written_straight_after_their_name(text, grades):
+    found = find(text)
+    assert ([g for _, g in found[0].ranking] if found else None) == grades
+
+
+HITS = """# Walking down the ranking
+
+We scan the ten results of query q7 and keep a count of hits.
+
+The document at rank 5 is relevant, so hits so far = 2 and P@5 = 2/5 = 0.4.
+
+Relevant documents come back at positions 1 and 5 among the first five results, two hits, so P@5 = 2/5 = 0.4.
+
+Relevant documents come back at positions 1 and 5 among the first five results, but with three hits so far
+P@5 = 3/5 = 0.6.
+"""
+
+
+def test_a_rank_or_positions_the_text_does_not_determine_stay_questions(tmp_path):
+    """"The document at rank 5 is relevant, hits so far = 2": one relevant document's rank, the other hit somewhere in
+    ranks 1–4; a fixture with rank 5 as the only relevant document gives P@5 = 1/5 and would contradict the right
+    2/5. It stays a draft asking which ranks hold the relevant documents (the arithmetic 2/5 = 0.4 is still checked).
+    Positions 1 and 5 of five with two hits agree: P@5 = 2/5 = 0.4 (hand), supported. Positions 1 and 5 with three
+    hits so far disagree: a draft naming the conflict, no runnable claim on either reading."""
+    claims, verdicts = _init(tmp_path, HITS)
+    assert not any(c["kind"] == "value" for c in claims if "rank 5 is relevant" in c["quote"])
+    draft = next(c for c in claims if c["kind"] == "draft" and "rank 5 is relevant" in c["quote"])
+    assert "relevant" in draft["claim"] and "?" in draft["claim"]
+    agreed = next(c for c in claims if c["kind"] == "value" and "two hits" in c["quote"])
+    assert verdicts[agreed["id"]] == "supported"
+    assert not any(c["kind"] == "value" for c in claims if "three hits" in c["quote"])
+    conflict = next(c for c in claims if c["kind"] == "draft" and "three hits" in c["quote"])
+    assert "counts 3 relevant retrieved" in conflict["claim"]
+    assert all(v != "contradicted" for v in verdicts.values()), verdicts
+
+
+def test_a_running_count_column_is_not_read_as_grades():
+    """A table with a mark column and a "relevant so far" column: the grades are the marks (1, 0, 1), never the
+    running count (1, 1, 2), and "✓ (2nd hit)" is relevant, not grade 2."""
+    table = ("| Rank | Doc | Relevant so far | Relevant? |\n|---|---|---|---|\n| 1 | a | 1 | ✓ |\n| 2 | b | 1 | ✗ |\n"
+             "| 3 | c | 2 | ✓ (2nd hit) |\n")
+    [example] = find(table)
+    assert example.ranking == [("a", 1), ("b", 0), ("c", 1)]

@@ -85,7 +85,10 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     if asked:
         why_value = asked
     if claims:
-        out = _with_rest(s, claims, asked or (why_arithmetic[0] if why_arithmetic else ""))
+        # the question a value left undetermined asks ("which ranks hold the relevant documents?") before why the
+        # arithmetic was not encoded
+        question = why_value if why_value.rstrip().endswith("?") and not valued else ""
+        out = _with_rest(s, claims, asked or question or (why_arithmetic[0] if why_arithmetic else ""))
         if asked and not any(c["kind"] == "draft" for c in out):
             # a value the example does not determine stays the author's to answer, even when the arithmetic printed
             # for it is encoded

@@ -32,8 +32,8 @@ def find(text: str) -> list[Example]:
 def _retold(text: str, before: Example, e: Example) -> bool:
     """Whether positions in prose retell the example just before them ("The first relevant result is at rank 1"
     under a rank table whose first row is relevant): the same relevance at every rank they give, nothing between
-    them but prose."""
-    if _between(list(_headings(text)), before.end, e.start) or len(e.ranking) > len(before.ranking):
+    them but prose, and no count of hits in their sentence that disagrees with them."""
+    if e.conflict or _between(list(_headings(text)), before.end, e.start) or len(e.ranking) > len(before.ranking):
         return False
     if e.whole and len(e.ranking) != len(before.ranking):
         return False
