@@ -136,14 +136,39 @@ def attach(text: str, examples: list[Example]) -> None:
                     e.judged = other.judged
 
 
+#: A ranking named by the change that made it ("For the flipped list:", "on the reversed ranking"): the example the
+#: text introduced with that change ("Flip it to [1, 2, 3, 4]"), wherever it stands.
+_BACK = re.compile(r"\bthe\s+(?:(?P<verb>flipped|reversed|reordered|shuffled|swapped)\s+(?:list|ranking|order|run)|"
+                   r"(?P<noun>flip|reversal|reordering|shuffle|swap))\b", re.IGNORECASE)
+
+
+def _introduced_by(text: str, e: Example) -> str:
+    """The sentence that introduces example ``e``, up to the end of the example."""
+    return text[max(text.rfind("\n\n", 0, e.start), text.rfind(". ", 0, e.start)) + 1:e.end]
+
+
+def _named(examples: list[Example], text: str, reference: re.Match, before: int) -> Example | None:
+    """The example before ``before`` that the text introduced with the change ``reference`` names, when exactly one
+    was ("Flip it to [1, 2, 3, 4]" for "the flipped list")."""
+    root = (reference.group("verb") or reference.group("noun")).lower()[:4]   # flip, reve, reor, shuf, swap
+    named = [e for e in examples if e.end <= before and re.search(rf"\b{root}", _introduced_by(text, e), re.IGNORECASE)]
+    return named[0] if len(named) == 1 else None
+
+
 def bound(examples: list[Example], start: int, end: int, text: str) -> Example | None:
     """The example a statement at ``text[start:end]`` speaks of: the last one begun before it ends, unless a heading
-    (for the text's running example, only a sentence turning to another ranking) has begun another part since."""
+    (for the text's running example, only a sentence turning to another ranking) has begun another part since. A
+    statement that names the ranking by the change that made it ("For the flipped list: ERR@4 = …", or after the
+    lead-in "For the flipped list:") speaks of the example the text introduced with that change, if exactly one."""
     before = [e for e in examples if e.start < end]
     if not before:
         return None
     e = before[-1]
     headings, turns = _parts(text)
+    lead = max([t for t in turns if e.end <= t < start and not _between(list(headings), t, start)] or [start])
+    reference = _BACK.search(text, lead, end)
+    if reference and not e.start <= reference.start() < e.end:
+        return _named(examples, text, reference, lead)
     # a heading ends the example, except the text's running example, which later sections go on using
     ends = turns if _running(text, e) else headings + turns
     return None if _between(ends, e.end, start) else e
@@ -171,7 +196,8 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
     from audit.text.examples.example import MEASURES
     from audit.text.scan import METRIC
     text = s.text
-    if _ELSEWHERE.search(text) and not s.start <= example.start < s.end or _TOOL.search(text) or _GENERAL.search(text):
+    if (_ELSEWHERE.search(_BACK.sub(" ", text)) and not s.start <= example.start < s.end or _TOOL.search(text)
+            or _GENERAL.search(text)):
         return [], ""   # the sentence speaks of another ranking than the example before it, or of what a tool does
     metrics = list(METRIC.finditer(text))
     expects, asked, reason = [], [], ""
