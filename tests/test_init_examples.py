@@ -380,3 +380,38 @@ def test_a_running_count_column_is_not_read_as_grades():
              "| 3 | c | 2 | ✓ (2nd hit) |\n")
     [example] = find(table)
     assert example.ranking == [("a", 1), ("b", 0), ("c", 1)]
+
+
+REVERSED = """# Four results, two gains
+
+We grade on a 0–3 scale and look at the top four results. The ideal list is simply those four grades sorted from
+best to worst.
+
+## Linear gain
+
+Each result adds its grade divided by log2(rank + 1). For the list [3, 2, 1, 0]: DCG@4 = 3 + 2/1.585 + 1/2 ≈ 4.762.
+
+Reverse it to [0, 1, 2, 3]: DCG@4 = 1/1.585 + 2/2 + 3/2.322 ≈ 2.923.
+
+## Exponential gain
+
+With gain 2^g − 1, the list [3, 2, 1, 0] has DCG@4 = 7 + 3/1.585 + 1/2 ≈ 9.393.
+
+For the reversed list:
+
+DCG@4 = 1/1.585 + 3/2 + 7/2.322 ≈ 5.146, so nDCG@4 = 5.146/9.393 ≈ 0.548.
+"""
+
+
+def test_a_ranking_named_by_its_change_is_the_example_introduced_with_it(tmp_path):
+    """"For the reversed list:" under the exponential-gain heading speaks of [0, 1, 2, 3], introduced by "Reverse it
+    to", not of [3, 2, 1, 0] just before it. Exponential gain on [0, 1, 2, 3]: DCG@4 = 1/log2(3) + 3/log2(4) +
+    7/log2(5) = 0.630930 + 1.5 + 3.014735 = 5.145665 (≈ 5.146, math.log2); the ideal [3, 2, 1, 0] gives 7 +
+    3/log2(3) + 1/2 = 9.392789, so nDCG@4 = 0.547830 (≈ 0.548): both supported on the reversed list's grades."""
+    claims, verdicts = _init(tmp_path, REVERSED)
+    reversed_ = [c for c in claims if c["kind"] == "value" and ("5.146" in c["quote"] or "0.548" in c["quote"])]
+    assert sorted(c["expect"][0]["claimed"] for c in reversed_) == ["≈ 0.548", "≈ 5.146"]
+    for c in reversed_:
+        grades = [c["fixture"]["qrels"]["q1"].get(d, 0) for d in c["fixture"]["run"]["q1"]]
+        assert grades == [0, 1, 2, 3] and verdicts[c["id"]] == "supported", (c, verdicts[c["id"]])
+    assert "contradicted" not in verdicts.values()
