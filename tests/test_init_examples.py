@@ -415,3 +415,16 @@ def test_a_ranking_named_by_its_change_is_the_example_introduced_with_it(tmp_pat
         grades = [c["fixture"]["qrels"]["q1"].get(d, 0) for d in c["fixture"]["run"]["q1"]]
         assert grades == [0, 1, 2, 3] and verdicts[c["id"]] == "supported", (c, verdicts[c["id"]])
     assert "contradicted" not in verdicts.values()
+
+
+def test_a_list_called_the_top_of_the_ranking_leaves_deeper_cutoffs_open(tmp_path):
+    """"The top five results are graded [1, 0, 1, 1, 0]": P@5 = 3/5 (hand) is determined and supported, but P@10
+    needs ranks 6–10, which the text does not give: a draft asking what the ranking returns, never 3/10 on a ranking
+    cut at five."""
+    text = ("# Precision down the list\n\nThe top five results of our ranking are graded [1, 0, 1, 1, 0], so "
+            "P@5 = 3/5.\n\nFurther down, P@10 = 0.5.\n")
+    claims, verdicts = _init(tmp_path, text)
+    assert [(m, v) for _, m, v in _values(claims)] == [("P@5", "3/5")]
+    assert verdicts[_values(claims)[0][0]] == "supported"
+    p10 = next(c for c in claims if "P@10" in c["quote"])
+    assert p10["kind"] == "draft" and "how many results does the ranking return" in p10["claim"]
