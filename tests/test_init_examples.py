@@ -428,3 +428,26 @@ def test_a_list_called_the_top_of_the_ranking_leaves_deeper_cutoffs_open(tmp_pat
     assert verdicts[_values(claims)[0][0]] == "supported"
     p10 = next(c for c in claims if "P@10" in c["quote"])
     assert p10["kind"] == "draft" and "how many results does the ranking return" in p10["claim"]
+
+
+RBP_AND_TEST = """# Two numbers called p
+
+## Persistence
+
+Rank-biased precision weighs rank i by (1 − p)p^(i−1), where p is the persistence. For a ranking with relevant
+documents at ranks 1 and 3, at p = 0.5 the sum is 0.5 × (1 + 0.25) = 0.625.
+
+## Is the gain significant?
+
+The sign test over ten topics gives a one-sided p = 0.0547, so the two-sided p = 2 × 0.0547 = 0.1094, above α = 0.05.
+"""
+
+
+def test_rbp_persistence_p_is_not_a_p_value(tmp_path):
+    """Under a heading about RBP's persistence, "at p = 0.5 the sum is 0.5 × (1 + 0.25) = 0.625" is arithmetic:
+    0.5 × 1.25 = 0.625 exactly (hand), supported. In the section about a sign test, "p = 2 × 0.0547 = 0.1094" is a
+    p-value's computation, left to a statistic claim as before."""
+    claims, verdicts = _init(tmp_path, RBP_AND_TEST)
+    rbp = [c for c in claims if c["kind"] == "arithmetic" and "0.625" in c["quote"]]
+    assert [c["expression"] for c in rbp] == ["0.5 * (1 + 0.25)"] and verdicts[rbp[0]["id"]] == "supported"
+    assert not any(c["kind"] == "arithmetic" and "0.0547" in c["quote"] for c in claims)

@@ -459,7 +459,8 @@ def computes(text: str, quote: str) -> str | None:
     return _name(*spec) if spec else None
 
 
-def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None) -> tuple[list[dict], list[str]]:
+def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None,
+               persistence: bool = False) -> tuple[list[dict], list[str]]:
     """Arithmetic claims for every chain in the statement, and why any chain was not encoded.
 
     In a chain ``a = b = c ≈ d`` each expression is paired with the next value the chain prints for it
@@ -468,7 +469,9 @@ def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None) -> tuple
     piece of an intermediate term. A chain is left to a draft when its verdict would not be the sentence's:
     rounded printed terms that do not decide the printed value (``determined``), a value a library is said to
     return, or a measure's value whose arithmetic takes one side of a convention the text leaves open
-    (``convention_taken``). ``stated``: the conventions stated for the sentence (chapter, section, sentence)."""
+    (``convention_taken``). ``stated``: the conventions stated for the sentence (chapter, section, sentence);
+    ``persistence``: its section speaks of RBP's persistence and of no test (``persistence_part``), so a ``p = 0.8``
+    before a chain is the persistence, not a p-value whose terms only the test could check."""
     out, why = [], []
     text = s.text
     for chain in chains(text):
@@ -477,7 +480,8 @@ def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None) -> tuple
             why.append("the computation is what a library is said to return: encode a value claim with `by:` "
                        "naming the library (docs/measures.md)")
             continue
-        if _STATISTIC_BEFORE.search(text[max(0, start - 120):start]):
+        statistic = _STATISTIC_BEFORE.search(text[max(0, start - 120):start])
+        if statistic and not (persistence and _PERSISTENCE_ONLY.match(statistic.group(0))):
             why.append("the computation is a p-value's or a test statistic's, whose printed terms only the test on "
                        "its data can check (a tail that leaves out a term still adds up): encode a statistic claim "
                        "(docs/statistics.md)")
@@ -559,6 +563,19 @@ def _latex_arithmetic(text: str, why: list[str]) -> list[dict]:
 
 
 #: A p-value or a test statistic named just before a computation ("the exact two-sided p-value is 5/256 ≈ 0.020").
+#: A statistic cue that is only ``p = 0.8``: in a part of the text about RBP and no test, RBP's persistence.
+_PERSISTENCE_ONLY = re.compile(r"\bp\s*(?:=|≈)(?![^;]*(?:\bp-values?\b|\b[WtTz][+−-]?\s*=|\bt\(\d+\)))")
+_PERSISTENCE_PART = re.compile(r"\bRBP\b|\brank-biased\b|\bpersistence\b|\brbp\.\d", re.IGNORECASE)
+_TEST_PART = re.compile(r"\b(?:p-values?|significan\w*|t-test|Wilcoxon|null\s+hypothesis|bootstrap|permutation|"
+                        r"Bonferroni|Holm|alpha|α)\b|\bt\(\d+\)", re.IGNORECASE)
+
+
+def persistence_part(part: str) -> bool:
+    """Whether ``part`` of a text (a section) speaks of RBP's persistence p and of no statistical test: its
+    ``p = 0.8`` is the persistence, not a p-value."""
+    return bool(_PERSISTENCE_PART.search(part)) and not _TEST_PART.search(part)
+
+
 _STATISTIC_BEFORE = re.compile(r"(?:\bp-values?\b|\bp\s*(?:=|≈|<|≤)|\b[WtTz][+−-]?\s*=|\bt\(\d+\))[^;]*$")
 #: Thousands separators after a number's first digits (",048,576").
 _THOUSANDS = re.compile(r"(?:,\d{3})+(?![\d.])")

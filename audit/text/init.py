@@ -63,7 +63,8 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         return _with_rest(s, claims) if claims else [_draft(s, reason)]
     stated = {name: set(values) for name, values in (declared or {}).items()}
     claims: list[dict] = list(encode.statistics(s))
-    sums, why_arithmetic = encode.arithmetic(s, stated)
+    sums, why_arithmetic = encode.arithmetic(s, stated, encode.persistence_part(_section_of(text, s.start))
+                                             if text else False)
     claims += sums
     claims += encode.counts(s)
     claims += encode.harmonic(s)
@@ -99,6 +100,14 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     else:
         reason = why_property if s.kind == "universal" and why_property != "no universal wording" else why_value
     return [_draft(s, reason)]
+
+
+def _section_of(text: str, at: int) -> str:
+    """The part of ``text`` around offset ``at`` between two Markdown headings."""
+    starts = [m.start() for m in _HEADING.finditer(text)]
+    a = max([h for h in starts if h <= at] or [0])
+    b = min([h for h in starts if h > at] or [len(text)])
+    return text[a:b]
 
 
 def _with_rest(s: Statement, claims: list[dict], why: str = "") -> list[dict]:
