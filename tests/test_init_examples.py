@@ -451,3 +451,39 @@ def test_rbp_persistence_p_is_not_a_p_value(tmp_path):
     rbp = [c for c in claims if c["kind"] == "arithmetic" and "0.625" in c["quote"]]
     assert [c["expression"] for c in rbp] == ["0.5 * (1 + 0.25)"] and verdicts[rbp[0]["id"]] == "supported"
     assert not any(c["kind"] == "arithmetic" and "0.0547" in c["quote"] for c in claims)
+
+
+IPREC = """# Interpolated precision, by hand
+
+Our engine returns a ranking for the query, and the relevant ones sit at positions 2, 3 and 5 among its six
+results. The collection holds four relevant documents for this query.
+
+Interpolated precision at recall level r is the best precision at any recall of r or more:
+
+| recall level | interpolated precision |
+|---|---|
+| 0.0, 0.1, 0.2 | 0.67 |
+| 0.3, 0.4, 0.5 | 0.60 |
+| 0.6, 0.7 | 0.60 |
+| 0.8, 0.9, 1.0 | 0.00 |
+"""
+
+
+def test_a_recall_level_table_is_interpolated_precision_on_the_example(tmp_path):
+    """Relevant at 2, 3, 5 of six, |R| = 4: precision and recall at each relevant rank are 1/2 at 1/4, 2/3 at 2/4,
+    3/5 at 3/4 (hand). Interpolated precision, the best precision at recall ≥ r: 2/3 for r ≤ 0.5, 3/5 for r = 0.6 and
+    0.7, 0 from 0.8 on (recall never passes 3/4). Row 1 is supported; row 2 prints 0.60 where 0.3–0.5 give 2/3 ≈ 0.67
+    under every reading: contradicted. Rows 3 and 4 hold when a level counts as reached at recall ≥ r, but trec_eval
+    10.0 reaches level r at round(r·|R|) relevant: round(2.4) = 2 gives 2/3 at 0.6, round(3.2) = 3 gives 3/5 at 0.8,
+    so both are qualified. One value claim per row, each level a measure. Without |R| the rows ask for it."""
+    claims, verdicts = _init(tmp_path, IPREC)
+    rows = [c for c in claims if c["kind"] == "value"]
+    assert [[e["measure"] for e in c["expect"]] for c in rows] == [
+        ["IPrec@0.0", "IPrec@0.1", "IPrec@0.2"], ["IPrec@0.3", "IPrec@0.4", "IPrec@0.5"], ["IPrec@0.6", "IPrec@0.7"],
+        ["IPrec@0.8", "IPrec@0.9", "IPrec@1.0"]]
+    assert [verdicts[c["id"]] for c in rows] == ["supported", "contradicted", "qualified", "qualified"]
+    without = IPREC.replace(" The collection holds four relevant documents for this query.", "")
+    (tmp_path / "without").mkdir()
+    claims, _ = _init(tmp_path / "without", without)
+    assert not [c for c in claims if c["kind"] == "value"]
+    assert all(ASK_RELEVANT in c["claim"] for c in claims if c["quote"].startswith("| 0."))

@@ -1632,6 +1632,15 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=N
             spec = measure_of(m) if m else None
             if spec and (spec[1] == "k" or by_rank and spec[1] is None and at_cutoff(spec[0], 1) != spec[0]):
                 expects.append((spec[0], k, cell))
+    elif (len(head) == 2 and re.fullmatch(r"(?:standard\s+)?recall(?:\s+levels?)?|levels?", lower[0])
+          and re.search(r"\binterpolated\b|\biprec\b", lower[1])):
+        # | recall level | interpolated precision |, a row per level or per run of levels ("0.0, 0.1")
+        levels = re.findall(r"(?<![\d.])(?:0?\.\d+|[01]\.\d+|[01])(?![\d.])", row[0])
+        if not levels or re.sub(r"[\d.,\s]|and", "", row[0]):
+            return [], "the recall levels cell is not a list of levels between 0 and 1"
+        for level in levels:
+            level = level if "." in level else f"{level}.0"
+            expects.append(("IPrec", "0" + level if level.startswith(".") else level, row[1]))
     elif lower[0] in ("measure", "metric") and refers_first:
         m = METRIC.fullmatch(row[0].strip())
         spec = measure_of(m) if m else None
