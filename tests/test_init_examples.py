@@ -487,3 +487,18 @@ def test_a_recall_level_table_is_interpolated_precision_on_the_example(tmp_path)
     claims, _ = _init(tmp_path / "without", without)
     assert not [c for c in claims if c["kind"] == "value"]
     assert all(ASK_RELEVANT in c["claim"] for c in claims if c["quote"].startswith("| 0."))
+
+
+def test_interpolated_precision_over_runs_of_recall_levels_in_prose(tmp_path):
+    """The same example in prose: 2/3 ≈ 0.67 at levels 0.0–0.5 under every reading of when a level is reached
+    (supported); 3/5 = 0.60 at 0.6 and 0.7 and 0 from 0.8 on hold at recall ≥ r but not at trec_eval 10.0's
+    round(r·|R|) (qualified, see the table test above). One claim per run of levels, quoting the run."""
+    text = IPREC.split("Interpolated precision at recall level")[0] + (
+        "Interpolated precision is 0.67 at every standard recall level from 0.0 up to 0.5, then 0.60 at the levels "
+        "0.6 and 0.7, and 0 from 0.8 to 1.0.\n")
+    claims, verdicts = _init(tmp_path, text)
+    runs = [c for c in claims if c["kind"] == "value"]
+    assert [(c["quote"], len(c["expect"])) for c in runs] == [
+        ("0.67 at every standard recall level from 0.0 up to 0.5", 6), ("0.60 at the levels 0.6 and 0.7", 2),
+        ("0 from 0.8 to 1.0", 3)]
+    assert [verdicts[c["id"]] for c in runs] == ["supported", "qualified", "qualified"]
