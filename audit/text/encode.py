@@ -562,7 +562,6 @@ def _latex_arithmetic(text: str, why: list[str]) -> list[dict]:
     return out
 
 
-#: A p-value or a test statistic named just before a computation ("the exact two-sided p-value is 5/256 ≈ 0.020").
 #: A statistic cue that is only ``p = 0.8``: in a part of the text about RBP and no test, RBP's persistence.
 _PERSISTENCE_ONLY = re.compile(r"\bp\s*(?:=|≈)(?![^;]*(?:\bp-values?\b|\b[WtTz][+−-]?\s*=|\bt\(\d+\)))")
 _PERSISTENCE_PART = re.compile(r"\bRBP\b|\brank-biased\b|\bpersistence\b|\brbp\.\d", re.IGNORECASE)
@@ -576,6 +575,7 @@ def persistence_part(part: str) -> bool:
     return bool(_PERSISTENCE_PART.search(part)) and not _TEST_PART.search(part)
 
 
+#: A p-value or a test statistic named just before a computation ("the exact two-sided p-value is 5/256 ≈ 0.020").
 _STATISTIC_BEFORE = re.compile(r"(?:\bp-values?\b|\bp\s*(?:=|≈|<|≤)|\b[WtTz][+−-]?\s*=|\bt\(\d+\))[^;]*$")
 #: Thousands separators after a number's first digits (",048,576").
 _THOUSANDS = re.compile(r"(?:,\d{3})+(?![\d.])")
