@@ -502,3 +502,44 @@ def test_interpolated_precision_over_runs_of_recall_levels_in_prose(tmp_path):
         ("0.67 at every standard recall level from 0.0 up to 0.5", 6), ("0.60 at the levels 0.6 and 0.7", 2),
         ("0 from 0.8 to 1.0", 3)]
     assert [verdicts[c["id"]] for c in runs] == ["supported", "qualified", "qualified"]
+
+
+NOTEBOOK_CELL = '''# Exercise 1: precision for one topic
+
+```python
+def precision_at_k(ranking, qrels, k):
+    if len(set(ranking)) != len(ranking):
+        raise ValueError("a ranking lists each document once")
+    if k <= 0:
+        return 0.0
+    hits = sum(1 for doc in ranking[:k] if qrels.get(doc, 0) >= 1)
+    return hits / k
+
+
+def precision_at_k_r(r, k):
+    return sum(1 for rel in r[:k] if rel >= 1) / k
+
+
+def mean_precision(run, qrels, k):
+    return sum(precision_at_k(run[q], qrels[q], k) for q in run) / len(run)
+```
+'''
+
+
+def test_a_listing_body_settles_the_role_of_an_unhinted_qrels_or_grade_list(tmp_path):
+    """``qrels.get(doc, 0)`` for ``doc`` of the ranking: one query's judgements (doc → grade), so precision_at_k is
+    drafted as a code claim on (ranking, qrels, cutoff) and audited: hits in the top k over k is P@k, supported.
+    ``r[:k]`` beside a cutoff alone: the ranked grades. ``qrels[q]`` for a query of the run is several queries'
+    input, which the body does not settle as one query's: the role stays the author's to give."""
+    from audit.text.init import draft_register
+    source = tmp_path / "nb.md"
+    source.write_text(NOTEBOOK_CELL, encoding="utf-8")
+    claims = {c["quote"]: c for c in draft_register(Snapshot.read(source))[0]}
+    p = claims["def precision_at_k(ranking, qrels, k):"]
+    assert p["kind"] == "code" and p["arguments"] == {"ranking": "ranking", "qrels": "qrels", "k": "cutoff"}
+    r = claims["def precision_at_k_r(r, k):"]
+    assert r["kind"] == "code" and r["arguments"] == {"r": "ranked grades", "k": "cutoff"}
+    assert claims["def mean_precision(run, qrels, k):"]["kind"] == "draft"
+    _, verdicts = _init(tmp_path, NOTEBOOK_CELL.replace(NOTEBOOK_CELL[NOTEBOOK_CELL.index("\n\ndef precision_at_k_r"):
+                                                                   NOTEBOOK_CELL.index("```\n", 60)], "\n"))
+    assert verdicts["C01"] == "supported"

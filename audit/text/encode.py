@@ -1431,6 +1431,66 @@ def _shown_calls(text: str, name: str, nparams: int, structured: bool = False) -
     return out
 
 
+def _roles_from_body(text: str, quote: str, name: str, roles: dict[str, str | None]) -> dict[str, str | None]:
+    """Roles the function's body settles where its parameters' names and hints do not: judgements named without a
+    hint (``qrels``) that the body looks documents of the ranking up in (``qrels.get(doc, 0)`` for ``doc`` in the
+    ranking) or reads grades from (``qrels.values()``) are one query's ``qrels``; a bare list name (``r``) that the
+    body cuts at the cutoff or sorts (``r[:k]``, ``sorted(r, reverse=True)``), beside nothing but a cutoff, is the
+    ranked grades. Any other use leaves the role open."""
+    import ast
+    from audit.text.listings import function_source
+    open_ = [p for p, role in roles.items() if role is None]
+    if not open_ or not text:
+        return roles
+    try:
+        _, source = function_source(text, quote, name)
+        tree = ast.parse(source)
+    except (AuditError, SyntaxError, ValueError):
+        return roles
+    fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
+              None)
+    if fn is None:
+        return roles
+    rankings = {p for p, role in roles.items() if role == "ranking"}
+
+    def names(node) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    over_ranking = set()   # loop variables taken from the ranking
+    for node in ast.walk(fn):
+        loops = [(node.target, node.iter)] if isinstance(node, ast.For) else \
+            [(g.target, g.iter) for g in node.generators] if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp,
+                                                                               ast.DictComp)) else []
+        for target, source_ in loops:
+            if names(source_) & rankings:
+                over_ranking |= names(target)
+    out = dict(roles)
+    for param in open_:
+        uses = [n for n in ast.walk(fn) if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.value, ast.Name)
+                and n.value.id == param]
+        if not uses:
+            continue
+        low = param.lower()
+        if low in ("qrels", "judgments", "judgements", "rels", "relevance") and rankings and all(
+                isinstance(u, ast.Attribute) and u.attr in ("get", "values") or
+                isinstance(u, ast.Subscript) and names(u.slice) <= over_ranking and names(u.slice) for u in uses) and all(
+                not (isinstance(u, ast.Attribute) and u.attr == "get") or _get_key_in(fn, u, over_ranking) for u in uses):
+            out[param] = "qrels"
+        elif set(roles.values()) - {None} <= {"cutoff"} and len(open_) == 1 and all(
+                isinstance(u, ast.Subscript) and isinstance(u.slice, ast.Slice) for u in uses):
+            out[param] = "ranked grades"
+    return out
+
+
+def _get_key_in(fn, attribute, keys: set[str]) -> bool:
+    """Whether the ``.get`` call on ``attribute`` looks up one of ``keys`` (a loop variable over the ranking)."""
+    import ast
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and node.func is attribute:
+            return bool(node.args) and isinstance(node.args[0], ast.Name) and node.args[0].id in keys
+    return False
+
+
 def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
     """A code claim for a listing's ``def`` line: the measure from the function's name, each parameter's role from
     its name and type hint (``_role``), and, given the chapter ``text``, the calls it prints (``_shown_calls``); the
@@ -1458,6 +1518,7 @@ def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
             others = set(roles.values())
             roles[param] = ("qrels" if others & {"scores", "scored pairs"} else
                             "qrels by query" if others & {"run", "scored run"} else None)
+    roles = _roles_from_body(text, s.text.strip(), name, roles)
     for param, role in roles.items():
         if role is None:
             from audit.register.claims import CODE_ROLES
