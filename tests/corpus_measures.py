@@ -108,7 +108,6 @@ def score(texts: list[dict] | None = None, *, init: bool = True, references=None
     from audit.register.claims import load_chapter
     from audit.run.audit import audit_chapter
     from audit.run.provenance import collect
-    from audit.text.init import create_chapter
 
     references = references if references is not None else all_references()
     out: dict[str, Figures] = {}
@@ -125,15 +124,7 @@ def score(texts: list[dict] | None = None, *, init: bool = True, references=None
         quoted: list[str] = []
         snapshot = (CORPUS / text["file"]).read_text(encoding="utf-8")
         if init:
-            with tempfile.TemporaryDirectory() as tmp:
-                source = Path(tmp) / "snapshot.md"
-                source.write_text(snapshot, encoding="utf-8")
-                draft_folder, _ = create_chapter(source, "draft", Path(tmp) / "claims")
-                chapter = load_chapter(draft_folder)
-                kinds = {c.id: c.kind for c in chapter.register.claims}
-                draft = audit_chapter(chapter, references, collect([]))
-                quoted = [c.quote for c in chapter.register.claims]
-                drafted = [(c.quote, c.verdict) for c in draft.claims if kinds.get(c.id) not in ("draft", "not checkable")]
+            drafted, quoted = init_draft(snapshot, references)
         figures = Figures()
         for s in text["statements"]:
             st = Statement(text["id"], s["quote"], s.get("claim"), s["kind"], s["verdict"], bool(text.get("held_out")))
@@ -148,6 +139,25 @@ def score(texts: list[dict] | None = None, *, init: bool = True, references=None
             figures.statements.append(st)
         out[text["id"]] = figures
     return out
+
+
+def init_draft(snapshot: str, references) -> tuple[list[tuple[str, str]], list[str]]:
+    """``audit init``'s draft of ``snapshot``, audited unedited: (quote, verdict) of each runnable claim, and the
+    quote of every claim (drafts too)."""
+    from audit.register.claims import load_chapter
+    from audit.run.audit import audit_chapter
+    from audit.run.provenance import collect
+    from audit.text.init import create_chapter
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "snapshot.md"
+        source.write_text(snapshot, encoding="utf-8")
+        draft_folder, _ = create_chapter(source, "draft", Path(tmp) / "claims")
+        chapter = load_chapter(draft_folder)
+        kinds = {c.id: c.kind for c in chapter.register.claims}
+        draft = audit_chapter(chapter, references, collect([]))
+        return ([(c.quote, c.verdict) for c in draft.claims if kinds.get(c.id) not in ("draft", "not checkable")],
+                [c.quote for c in chapter.register.claims])
 
 
 @dataclass

@@ -298,3 +298,248 @@ def test_a_running_example_reaches_past_headings_until_the_text_turns_to_another
     assert arithmetic["kind"] == "arithmetic" and verdicts["C05"] == "supported"
     second = next(c for c in claims if c["id"] == "C07")
     assert second["fixture"]["run"]["q1"] == ["d1", "d2"]   # its own ranking: one relevant document, at rank 2
+
+
+ERR_SHEET = """# Exercise 3: expected reciprocal rank
+
+Our judges grade on a 0–3 scale. Take the stopping probability (2^g − 1)/2^3, 3 being our top grade.
+
+ERR@3 for the top three grades 2, 0, 3 is 3/8 + (5/8)(7/8)/3 ≈ 0.557.
+
+The gdeval script, which ir_measures runs for ERR, divides by 2^4 whatever the scale and gives 0.306.
+"""
+
+
+def test_a_grade_list_in_prose_carries_the_value_beside_its_arithmetic(tmp_path):
+    """Grades 2, 0, 3 at ranks 1–3; the text's top grade 3 gives stopping probabilities 3/8, 0, 7/8, so
+    ERR@3 = 3/8 + (1 − 3/8)(1 − 0)(7/8)/3 = 3/8 + 35/192 = 107/192 ≈ 0.557292 (hand, exact). gdeval (ir_measures'
+    only ERR) divides by 2^4: 3/16 + (13/16)(7/16)/3 = 3/16 + 91/768 = 235/768 ≈ 0.30599. The sentence holds a formula
+    and a value: the arithmetic is checked as printed, and the value claim on the three grades is qualified (the
+    stated top grade 3 is a convention the only reference does not share), never supported on the arithmetic
+    alone. The next sentence says what gdeval does: its 2^4 is the library's, not the chapter's convention."""
+    from fractions import Fraction
+    assert Fraction(3, 8) + Fraction(5, 8) * Fraction(7, 8) / 3 == Fraction(107, 192)
+    claims, verdicts = _init(tmp_path, ERR_SHEET)
+    err = next(c for c in claims if c["kind"] == "value" and c["expect"][0]["measure"] == "ERR@3")
+    assert err["expect"][0]["claimed"] == "≈ 0.557"
+    assert list(err["fixture"]["qrels"]["q1"].values()) == [2, 0, 3]
+    arithmetic = next(c for c in claims if c["kind"] == "arithmetic" and "3/8" in c["quote"])
+    assert verdicts[arithmetic["id"]] == "supported" and verdicts[err["id"]] == "qualified"
+    chapter = (tmp_path / "claims" / "ch" / "chapter.yaml").read_text(encoding="utf-8")
+    assert "err_max_grade" in chapter and "3 being our top grade" in chapter and "2^4" not in chapter
+
+
+@pytest.mark.parametrize("text, grades", [
+    ("ERR@3 for the top three grades 2, 0, 3 is about 0.557.", [2, 0, 3]),
+    ("The six results have relevance 3, 2, 3, 0, 1, 2 in rank order, so DCG@6 is about 6.861.", [3, 2, 3, 0, 1, 2]),
+    # not rankings: which grades count, a scale, a count that disagrees with the list
+    ("With `-l 2`, grades 2, 3 and 4 count as relevant for P@5.", None),
+    ("Assessors use grades 0, 1, 2, 3 on a four-point scale for the ranking.", None),
+    ("The top five grades 2, 0, 3 give ERR@5 = 0.557.", None),
+])
+def test_grade_lists_written_straight_after_their_name(text, grades):
+    found = find(text)
+    assert ([g for _, g in found[0].ranking] if found else None) == grades
+
+
+HITS = """# Walking down the ranking
+
+We scan the ten results of query q7 and keep a count of hits.
+
+The document at rank 5 is relevant, so hits so far = 2 and P@5 = 2/5 = 0.4.
+
+Relevant documents come back at positions 1 and 5 among the first five results, two hits, so P@5 = 2/5 = 0.4.
+
+Relevant documents come back at positions 1 and 5 among the first five results, but with three hits so far
+P@5 = 3/5 = 0.6.
+"""
+
+
+def test_a_rank_or_positions_the_text_does_not_determine_stay_questions(tmp_path):
+    """"The document at rank 5 is relevant, hits so far = 2": one relevant document's rank, the other hit somewhere in
+    ranks 1–4; a fixture with rank 5 as the only relevant document gives P@5 = 1/5 and would contradict the right
+    2/5. It stays a draft asking which ranks hold the relevant documents (the arithmetic 2/5 = 0.4 is still checked).
+    Positions 1 and 5 of five with two hits agree: P@5 = 2/5 = 0.4 (hand), supported. Positions 1 and 5 with three
+    hits so far disagree: a draft naming the conflict, no runnable claim on either reading."""
+    claims, verdicts = _init(tmp_path, HITS)
+    assert not any(c["kind"] == "value" for c in claims if "rank 5 is relevant" in c["quote"])
+    draft = next(c for c in claims if c["kind"] == "draft" and "rank 5 is relevant" in c["quote"])
+    assert "relevant" in draft["claim"] and "?" in draft["claim"]
+    agreed = next(c for c in claims if c["kind"] == "value" and "two hits" in c["quote"])
+    assert verdicts[agreed["id"]] == "supported"
+    assert not any(c["kind"] == "value" for c in claims if "three hits" in c["quote"])
+    conflict = next(c for c in claims if c["kind"] == "draft" and "three hits" in c["quote"])
+    assert "counts 3 relevant retrieved" in conflict["claim"]
+    assert all(v != "contradicted" for v in verdicts.values()), verdicts
+
+
+def test_a_running_count_column_is_not_read_as_grades():
+    """A table with a mark column and a "relevant so far" column: the grades are the marks (1, 0, 1), never the
+    running count (1, 1, 2), and "✓ (2nd hit)" is relevant, not grade 2."""
+    table = ("| Rank | Doc | Relevant so far | Relevant? |\n|---|---|---|---|\n| 1 | a | 1 | ✓ |\n| 2 | b | 1 | ✗ |\n"
+             "| 3 | c | 2 | ✓ (2nd hit) |\n")
+    [example] = find(table)
+    assert example.ranking == [("a", 1), ("b", 0), ("c", 1)]
+
+
+REVERSED = """# Four results, two gains
+
+We grade on a 0–3 scale and look at the top four results. The ideal list is simply those four grades sorted from
+best to worst.
+
+## Linear gain
+
+Each result adds its grade divided by log2(rank + 1). For the list [3, 2, 1, 0]: DCG@4 = 3 + 2/1.585 + 1/2 ≈ 4.762.
+
+Reverse it to [0, 1, 2, 3]: DCG@4 = 1/1.585 + 2/2 + 3/2.322 ≈ 2.923.
+
+## Exponential gain
+
+With gain 2^g − 1, the list [3, 2, 1, 0] has DCG@4 = 7 + 3/1.585 + 1/2 ≈ 9.393.
+
+For the reversed list:
+
+DCG@4 = 1/1.585 + 3/2 + 7/2.322 ≈ 5.146, so nDCG@4 = 5.146/9.393 ≈ 0.548.
+"""
+
+
+def test_a_ranking_named_by_its_change_is_the_example_introduced_with_it(tmp_path):
+    """"For the reversed list:" under the exponential-gain heading speaks of [0, 1, 2, 3], introduced by "Reverse it
+    to", not of [3, 2, 1, 0] just before it. Exponential gain on [0, 1, 2, 3]: DCG@4 = 1/log2(3) + 3/log2(4) +
+    7/log2(5) = 0.630930 + 1.5 + 3.014735 = 5.145665 (≈ 5.146, math.log2); the ideal [3, 2, 1, 0] gives 7 +
+    3/log2(3) + 1/2 = 9.392789, so nDCG@4 = 0.547830 (≈ 0.548): both supported on the reversed list's grades."""
+    claims, verdicts = _init(tmp_path, REVERSED)
+    reversed_ = [c for c in claims if c["kind"] == "value" and ("5.146" in c["quote"] or "0.548" in c["quote"])]
+    assert sorted(c["expect"][0]["claimed"] for c in reversed_) == ["≈ 0.548", "≈ 5.146"]
+    for c in reversed_:
+        grades = [c["fixture"]["qrels"]["q1"].get(d, 0) for d in c["fixture"]["run"]["q1"]]
+        assert grades == [0, 1, 2, 3] and verdicts[c["id"]] == "supported", (c, verdicts[c["id"]])
+    assert "contradicted" not in verdicts.values()
+
+
+def test_a_list_called_the_top_of_the_ranking_leaves_deeper_cutoffs_open(tmp_path):
+    """"The top five results are graded [1, 0, 1, 1, 0]": P@5 = 3/5 (hand) is determined and supported, but P@10
+    needs ranks 6–10, which the text does not give: a draft asking what the ranking returns, never 3/10 on a ranking
+    cut at five."""
+    text = ("# Precision down the list\n\nThe top five results of our ranking are graded [1, 0, 1, 1, 0], so "
+            "P@5 = 3/5.\n\nFurther down, P@10 = 0.5.\n")
+    claims, verdicts = _init(tmp_path, text)
+    assert [(m, v) for _, m, v in _values(claims)] == [("P@5", "3/5")]
+    assert verdicts[_values(claims)[0][0]] == "supported"
+    p10 = next(c for c in claims if "P@10" in c["quote"])
+    assert p10["kind"] == "draft" and "how many results does the ranking return" in p10["claim"]
+
+
+RBP_AND_TEST = """# Two numbers called p
+
+## Persistence
+
+Rank-biased precision weighs rank i by (1 − p)p^(i−1), where p is the persistence. For a ranking with relevant
+documents at ranks 1 and 3, at p = 0.5 the sum is 0.5 × (1 + 0.25) = 0.625.
+
+## Is the gain significant?
+
+The sign test over ten topics gives a one-sided p = 0.0547, so the two-sided p = 2 × 0.0547 = 0.1094, above α = 0.05.
+"""
+
+
+def test_rbp_persistence_p_is_not_a_p_value(tmp_path):
+    """Under a heading about RBP's persistence, "at p = 0.5 the sum is 0.5 × (1 + 0.25) = 0.625" is arithmetic:
+    0.5 × 1.25 = 0.625 exactly (hand), supported. In the section about a sign test, "p = 2 × 0.0547 = 0.1094" is a
+    p-value's computation, left to a statistic claim as before."""
+    claims, verdicts = _init(tmp_path, RBP_AND_TEST)
+    rbp = [c for c in claims if c["kind"] == "arithmetic" and "0.625" in c["quote"]]
+    assert [c["expression"] for c in rbp] == ["0.5 * (1 + 0.25)"] and verdicts[rbp[0]["id"]] == "supported"
+    assert not any(c["kind"] == "arithmetic" and "0.0547" in c["quote"] for c in claims)
+
+
+IPREC = """# Interpolated precision, by hand
+
+Our engine returns a ranking for the query, and the relevant ones sit at positions 2, 3 and 5 among its six
+results. The collection holds four relevant documents for this query.
+
+Interpolated precision at recall level r is the best precision at any recall of r or more:
+
+| recall level | interpolated precision |
+|---|---|
+| 0.0, 0.1, 0.2 | 0.67 |
+| 0.3, 0.4, 0.5 | 0.60 |
+| 0.6, 0.7 | 0.60 |
+| 0.8, 0.9, 1.0 | 0.00 |
+"""
+
+
+def test_a_recall_level_table_is_interpolated_precision_on_the_example(tmp_path):
+    """Relevant at 2, 3, 5 of six, |R| = 4: precision and recall at each relevant rank are 1/2 at 1/4, 2/3 at 2/4,
+    3/5 at 3/4 (hand). Interpolated precision, the best precision at recall ≥ r: 2/3 for r ≤ 0.5, 3/5 for r = 0.6 and
+    0.7, 0 from 0.8 on (recall never passes 3/4). Row 1 is supported; row 2 prints 0.60 where 0.3–0.5 give 2/3 ≈ 0.67
+    under every reading: contradicted. Rows 3 and 4 hold when a level counts as reached at recall ≥ r, but trec_eval
+    10.0 reaches level r at round(r·|R|) relevant: round(2.4) = 2 gives 2/3 at 0.6, round(3.2) = 3 gives 3/5 at 0.8,
+    so both are qualified. One value claim per row, each level a measure. Without |R| the rows ask for it."""
+    claims, verdicts = _init(tmp_path, IPREC)
+    rows = [c for c in claims if c["kind"] == "value"]
+    assert [[e["measure"] for e in c["expect"]] for c in rows] == [
+        ["IPrec@0.0", "IPrec@0.1", "IPrec@0.2"], ["IPrec@0.3", "IPrec@0.4", "IPrec@0.5"], ["IPrec@0.6", "IPrec@0.7"],
+        ["IPrec@0.8", "IPrec@0.9", "IPrec@1.0"]]
+    assert [verdicts[c["id"]] for c in rows] == ["supported", "contradicted", "qualified", "qualified"]
+    without = IPREC.replace(" The collection holds four relevant documents for this query.", "")
+    (tmp_path / "without").mkdir()
+    claims, _ = _init(tmp_path / "without", without)
+    assert not [c for c in claims if c["kind"] == "value"]
+    assert all(ASK_RELEVANT in c["claim"] for c in claims if c["quote"].startswith("| 0."))
+
+
+def test_interpolated_precision_over_runs_of_recall_levels_in_prose(tmp_path):
+    """The same example in prose: 2/3 ≈ 0.67 at levels 0.0–0.5 under every reading of when a level is reached
+    (supported); 3/5 = 0.60 at 0.6 and 0.7 and 0 from 0.8 on hold at recall ≥ r but not at trec_eval 10.0's
+    round(r·|R|) (qualified, see the table test above). One claim per run of levels, quoting the run."""
+    text = IPREC.split("Interpolated precision at recall level")[0] + (
+        "Interpolated precision is 0.67 at every standard recall level from 0.0 up to 0.5, then 0.60 at the levels "
+        "0.6 and 0.7, and 0 from 0.8 to 1.0.\n")
+    claims, verdicts = _init(tmp_path, text)
+    runs = [c for c in claims if c["kind"] == "value"]
+    assert [(c["quote"], len(c["expect"])) for c in runs] == [
+        ("0.67 at every standard recall level from 0.0 up to 0.5", 6), ("0.60 at the levels 0.6 and 0.7", 2),
+        ("0 from 0.8 to 1.0", 3)]
+    assert [verdicts[c["id"]] for c in runs] == ["supported", "qualified", "qualified"]
+
+
+NOTEBOOK_CELL = '''# Exercise 1: precision for one topic
+
+```python
+def precision_at_k(ranking, qrels, k):
+    if len(set(ranking)) != len(ranking):
+        raise ValueError("a ranking lists each document once")
+    if k <= 0:
+        return 0.0
+    hits = sum(1 for doc in ranking[:k] if qrels.get(doc, 0) >= 1)
+    return hits / k
+
+
+def precision_at_k_r(r, k):
+    return sum(1 for rel in r[:k] if rel >= 1) / k
+
+
+def mean_precision(run, qrels, k):
+    return sum(precision_at_k(run[q], qrels[q], k) for q in run) / len(run)
+```
+'''
+
+
+def test_a_listing_body_settles_the_role_of_an_unhinted_qrels_or_grade_list(tmp_path):
+    """``qrels.get(doc, 0)`` for ``doc`` of the ranking: one query's judgements (doc → grade), so precision_at_k is
+    drafted as a code claim on (ranking, qrels, cutoff) and audited: hits in the top k over k is P@k, supported.
+    ``r[:k]`` beside a cutoff alone: the ranked grades. ``qrels[q]`` for a query of the run is several queries'
+    input, which the body does not settle as one query's: the role stays the author's to give."""
+    from audit.text.init import draft_register
+    source = tmp_path / "nb.md"
+    source.write_text(NOTEBOOK_CELL, encoding="utf-8")
+    claims = {c["quote"]: c for c in draft_register(Snapshot.read(source))[0]}
+    p = claims["def precision_at_k(ranking, qrels, k):"]
+    assert p["kind"] == "code" and p["arguments"] == {"ranking": "ranking", "qrels": "qrels", "k": "cutoff"}
+    r = claims["def precision_at_k_r(r, k):"]
+    assert r["kind"] == "code" and r["arguments"] == {"r": "ranked grades", "k": "cutoff"}
+    assert claims["def mean_precision(run, qrels, k):"]["kind"] == "draft"
+    _, verdicts = _init(tmp_path, NOTEBOOK_CELL.replace(NOTEBOOK_CELL[NOTEBOOK_CELL.index("\n\ndef precision_at_k_r"):
+                                                                   NOTEBOOK_CELL.index("```\n", 60)], "\n"))
+    assert verdicts["C01"] == "supported"

@@ -482,7 +482,8 @@ def computes(text: str, quote: str) -> str | None:
     return _name(*spec) if spec else None
 
 
-def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None) -> tuple[list[dict], list[str]]:
+def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None,
+               persistence: bool = False) -> tuple[list[dict], list[str]]:
     """Arithmetic claims for every chain in the statement, and why any chain was not encoded.
 
     In a chain ``a = b = c ≈ d`` each expression is paired with the next value the chain prints for it
@@ -491,7 +492,9 @@ def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None) -> tuple
     piece of an intermediate term. A chain is left to a draft when its verdict would not be the sentence's:
     rounded printed terms that do not decide the printed value (``determined``), a value a library is said to
     return, or a measure's value whose arithmetic takes one side of a convention the text leaves open
-    (``convention_taken``). ``stated``: the conventions stated for the sentence (chapter, section, sentence)."""
+    (``convention_taken``). ``stated``: the conventions stated for the sentence (chapter, section, sentence);
+    ``persistence``: its section speaks of RBP's persistence and of no test (``persistence_part``), so a ``p = 0.8``
+    before a chain is the persistence, not a p-value whose terms only the test could check."""
     out, why = [], []
     text = s.text
     for chain in chains(text):
@@ -500,7 +503,8 @@ def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None) -> tuple
             why.append("the computation is what a library is said to return: encode a value claim with `by:` "
                        "naming the library (docs/measures.md)")
             continue
-        if _STATISTIC_BEFORE.search(text[max(0, start - 120):start]):
+        statistic = _STATISTIC_BEFORE.search(text[max(0, start - 120):start])
+        if statistic and not (persistence and _PERSISTENCE_ONLY.match(statistic.group(0))):
             why.append("the computation is a p-value's or a test statistic's, whose printed terms only the test on "
                        "its data can check (a tail that leaves out a term still adds up): encode a statistic claim "
                        "(docs/statistics.md)")
@@ -579,6 +583,19 @@ def _latex_arithmetic(text: str, why: list[str]) -> list[dict]:
                 out.append({"kind": "arithmetic", "quote": text[a:b], "claim": f"{normal} is {claimed}",
                             "expression": normal, "claimed": claimed})
     return out
+
+
+#: A statistic cue that is only ``p = 0.8``: in a part of the text about RBP and no test, RBP's persistence.
+_PERSISTENCE_ONLY = re.compile(r"\bp\s*(?:=|≈)(?![^;]*(?:\bp-values?\b|\b[WtTz][+−-]?\s*=|\bt\(\d+\)))")
+_PERSISTENCE_PART = re.compile(r"\bRBP\b|\brank-biased\b|\bpersistence\b|\brbp\.\d", re.IGNORECASE)
+_TEST_PART = re.compile(r"\b(?:p-values?|significan\w*|t-test|Wilcoxon|null\s+hypothesis|bootstrap|permutation|"
+                        r"Bonferroni|Holm|alpha|α)\b|\bt\(\d+\)", re.IGNORECASE)
+
+
+def persistence_part(part: str) -> bool:
+    """Whether ``part`` of a text (a section) speaks of RBP's persistence p and of no statistical test: its
+    ``p = 0.8`` is the persistence, not a p-value."""
+    return bool(_PERSISTENCE_PART.search(part)) and not _TEST_PART.search(part)
 
 
 #: A p-value or a test statistic named just before a computation ("the exact two-sided p-value is 5/256 ≈ 0.020").
@@ -728,7 +745,19 @@ def _value_after(text: str, m: re.Match, stop: int) -> str | None:
             return None   # the start of an expression, not a value
         return v.group("v")
     v = _LATER_VALUE.search(text[m.end():stop])
-    return v.group("v") if v else None
+    if v is None:
+        return None
+    at = m.end() + v.start("v")
+    for chain in chains(text[:stop]):
+        if any(a <= at < b for a, b, _ in chain[:-1]):
+            # "ERR@3 for the top three grades 2, 0, 3 is 3/8 + (5/8)(7/8)/3 ≈ 0.557": the value the chain that
+            # starts there prints last, not its first term
+            last = text[chain[-1][0]:chain[-1][1]].strip()
+            if not _PLAIN_VALUE.fullmatch(last):
+                return None
+            approx = next((w.group(0) for _, _, link in chain for w in [_APPROX_WORD.search(link)] if w), "")
+            return _claimed(approx, last) if approx else last
+    return v.group("v")
 
 
 def _grade_fixture(run_grades: list[int], ideal: list[int]) -> dict | None:
@@ -838,7 +867,19 @@ def _described(text: str, base: str, k) -> tuple[dict | None, str]:
     first = _FIRST_AT.search(text)
     among = _M_AMONG.search(text)
     if pos and not multi:
+        from audit.text.examples.positions import _ONE_OF, _RELEVANT_BEFORE, conflict
         positions = _list(pos.group("list"))
+        before = text[max(0, pos.start() - 60):pos.start()]
+        after = text[pos.end():pos.end() + 40]
+        if _ONE_OF.search(before) or not (_RELEVANT_BEFORE.search(before) or re.match(
+                r"\s*(?:(?:are|were)\s+(?:the\s+)?relevant|hold\s+(?:the\s+)?relevant)\b", after, re.IGNORECASE)):
+            # "the document at rank 5 is judged", "a relevant document at rank 5", "the last relevant one at rank 15":
+            # one document's rank, not where every relevant document of the ranking is
+            return None, (f"{_name(base, k)} needs what the sentence does not state: which ranks hold the relevant "
+                          "documents, and which do not?")
+        asked = conflict(text, positions)
+        if asked:
+            return None, f"{_name(base, k)} needs what the sentence does not state: {asked}"
         length = number(pos.group("n")) if pos.group("n") else None
         results = _N_RESULTS.search(text)
         length = length or (number(results.group("n")) if results else None)
@@ -1418,6 +1459,66 @@ def _shown_calls(text: str, name: str, nparams: int, structured: bool = False,
     return out
 
 
+def _roles_from_body(text: str, quote: str, name: str, roles: dict[str, str | None]) -> dict[str, str | None]:
+    """Roles the function's body settles where its parameters' names and hints do not: judgements named without a
+    hint (``qrels``) that the body looks documents of the ranking up in (``qrels.get(doc, 0)`` for ``doc`` in the
+    ranking) or reads grades from (``qrels.values()``) are one query's ``qrels``; a bare list name (``r``) that the
+    body cuts at the cutoff or sorts (``r[:k]``, ``sorted(r, reverse=True)``), beside nothing but a cutoff, is the
+    ranked grades. Any other use leaves the role open."""
+    import ast
+    from audit.text.listings import function_source
+    open_ = [p for p, role in roles.items() if role is None]
+    if not open_ or not text:
+        return roles
+    try:
+        _, source = function_source(text, quote, name)
+        tree = ast.parse(source)
+    except (AuditError, SyntaxError, ValueError):
+        return roles
+    fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
+              None)
+    if fn is None:
+        return roles
+    rankings = {p for p, role in roles.items() if role == "ranking"}
+
+    def names(node) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    over_ranking = set()   # loop variables taken from the ranking
+    for node in ast.walk(fn):
+        loops = [(node.target, node.iter)] if isinstance(node, ast.For) else \
+            [(g.target, g.iter) for g in node.generators] if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp,
+                                                                               ast.DictComp)) else []
+        for target, source_ in loops:
+            if names(source_) & rankings:
+                over_ranking |= names(target)
+    out = dict(roles)
+    for param in open_:
+        uses = [n for n in ast.walk(fn) if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.value, ast.Name)
+                and n.value.id == param]
+        if not uses:
+            continue
+        low = param.lower()
+        if low in ("qrels", "judgments", "judgements", "rels", "relevance") and rankings and all(
+                isinstance(u, ast.Attribute) and u.attr in ("get", "values") or
+                isinstance(u, ast.Subscript) and names(u.slice) <= over_ranking and names(u.slice) for u in uses) and all(
+                not (isinstance(u, ast.Attribute) and u.attr == "get") or _get_key_in(fn, u, over_ranking) for u in uses):
+            out[param] = "qrels"
+        elif set(roles.values()) - {None} <= {"cutoff"} and len(open_) == 1 and all(
+                isinstance(u, ast.Subscript) and isinstance(u.slice, ast.Slice) for u in uses):
+            out[param] = "ranked grades"
+    return out
+
+
+def _get_key_in(fn, attribute, keys: set[str]) -> bool:
+    """Whether the ``.get`` call on ``attribute`` looks up one of ``keys`` (a loop variable over the ranking)."""
+    import ast
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and node.func is attribute:
+            return bool(node.args) and isinstance(node.args[0], ast.Name) and node.args[0].id in keys
+    return False
+
+
 def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
     """A code claim for a listing's ``def`` line: the measure from the function's name, each parameter's role from
     its name and type hint (``_role``), and, given the chapter ``text``, the calls it prints (``_shown_calls``); the
@@ -1445,6 +1546,7 @@ def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
             others = set(roles.values())
             roles[param] = ("qrels" if others & {"scores", "scored pairs"} else
                             "qrels by query" if others & {"run", "scored run"} else None)
+    roles = _roles_from_body(text, s.text.strip(), name, roles)
     for param, role in roles.items():
         if role is None:
             from audit.register.claims import CODE_ROLES
@@ -1643,6 +1745,15 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=N
             spec = measure_of(m) if m else None
             if spec and (spec[1] == "k" or by_rank and spec[1] is None and at_cutoff(spec[0], 1) != spec[0]):
                 expects.append((spec[0], k, cell))
+    elif (len(head) == 2 and re.fullmatch(r"(?:standard\s+)?recall(?:\s+levels?)?|levels?", lower[0])
+          and re.search(r"\binterpolated\b|\biprec\b", lower[1])):
+        # | recall level | interpolated precision |, a row per level or per run of levels ("0.0, 0.1")
+        levels = re.findall(r"(?<![\d.])(?:0?\.\d+|[01]\.\d+|[01])(?![\d.])", row[0])
+        if not levels or re.sub(r"[\d.,\s]|and", "", row[0]):
+            return [], "the recall levels cell is not a list of levels between 0 and 1"
+        for level in levels:
+            level = level if "." in level else f"{level}.0"
+            expects.append(("IPrec", "0" + level if level.startswith(".") else level, row[1]))
     elif lower[0] in ("measure", "metric") and refers_first:
         m = METRIC.fullmatch(row[0].strip())
         spec = measure_of(m) if m else None

@@ -63,7 +63,8 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         return _with_rest(s, claims) if claims else [_draft(s, reason)]
     stated = {name: set(values) for name, values in (declared or {}).items()}
     claims: list[dict] = list(encode.statistics(s))
-    sums, why_arithmetic = encode.arithmetic(s, stated)
+    sums, why_arithmetic = encode.arithmetic(s, stated, encode.persistence_part(_section_of(text, s.start))
+                                             if text else False)
     claims += sums
     claims += encode.counts(s)
     claims += encode.harmonic(s)
@@ -85,7 +86,10 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     if asked:
         why_value = asked
     if claims:
-        out = _with_rest(s, claims, asked or (why_arithmetic[0] if why_arithmetic else ""))
+        # the question a value left undetermined asks ("which ranks hold the relevant documents?") before why the
+        # arithmetic was not encoded
+        question = why_value if why_value.rstrip().endswith("?") and not valued else ""
+        out = _with_rest(s, claims, asked or question or (why_arithmetic[0] if why_arithmetic else ""))
         if asked and not any(c["kind"] == "draft" for c in out):
             # a value the example does not determine stays the author's to answer, even when the arithmetic printed
             # for it is encoded
@@ -96,6 +100,14 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     else:
         reason = why_property if s.kind == "universal" and why_property != "no universal wording" else why_value
     return [_draft(s, reason)]
+
+
+def _section_of(text: str, at: int) -> str:
+    """The part of ``text`` around offset ``at`` between two Markdown headings."""
+    starts = [m.start() for m in _HEADING.finditer(text)]
+    a = max([h for h in starts if h <= at] or [0])
+    b = min([h for h in starts if h > at] or [len(text)])
+    return text[a:b]
 
 
 def _with_rest(s: Statement, claims: list[dict], why: str = "") -> list[dict]:
@@ -254,7 +266,9 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
         example = bind.bound(list(examples), s.start, s.end, text)
         drafted = encode_statement(s, tables, {**_values(chapter), **local}, local, text, example)
         own = as_yaml_mapping(sentence)
-        if own and not _states_own_value(s, drafted):
+        if own and not _states_own_value(s, drafted) and not encode._BY.search(s.text):
+            # what a library computes ("ir_measures' ERR@3 runs gdeval, which divides by 2^4, and gives 0.306") is
+            # the library's convention, stated for that sentence alone, never the chapter's
             chapter_units.append(s.text)
             own = {}
         own = {**as_yaml_mapping({n: v for n, v in section.items() if n not in own}), **own}

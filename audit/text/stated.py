@@ -144,15 +144,15 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                           r"min\s*\(\s*k\s*,\s*\|?R\|?\s*\)|\b(?:average\s+precision|AP)\b[^.;]*\b",
                                           r"(?:divides?|divided)\s+by\s+the\s+smaller\s+of\s+k\s+and\b"),
         # --- ERR's top grade (Chapelle et al. 2009: (2^g − 1) / 2^g_max; gdeval: 2^4) ------------------------
-        ("err_max_grade", "4", r"(?:\bERR\b|expected\s+reciprocal\s+rank|\bsatisf)(?:[^.;]|\.\d)*?(?:2\s*\^\s*g\s*[−-]\s*1\s*\)?\s*",
+        ("err_max_grade", "4", r"(?:\bERR\b|expected\s+reciprocal\s+rank|\bsatisf|\bstopping\s+probabilit)(?:[^.;]|\.\d)*?(?:2\s*\^\s*g\s*[−-]\s*1\s*\)?\s*",
                                r"/\s*(?:2\s*\^\s*4|16)\b|\bdivide[sd]?\s+by\s+(?:2\s*\^\s*4|16)\b)|",
                                r"\(2\s*\^\s*g\s*[−-]\s*1\s*\)\s*/\s*(?:2\s*\^\s*4|16)\b"),
-        ("err_max_grade", "highest grade judged", r"(?:\bERR\b|expected\s+reciprocal\s+rank|\bsatisf)(?:[^.;]|\.\d)*?",
+        ("err_max_grade", "highest grade judged", r"(?:\bERR\b|expected\s+reciprocal\s+rank|\bsatisf|\bstopping\s+probabilit)(?:[^.;]|\.\d)*?",
                                                   r"(?:2\s*\^\s*\(?\s*g_?max|2\s*\^\s*\(?\s*(?:the\s+)?(?:highest|top|maximum|max)",
                                                   r"\s+grade|\b2\s+to\s+the\s+(?:power\s+of\s+the\s+)?(?:highest|top|",
                                                   r"maximum)\s+grade|\bdivide[sd]?\s+by\s+2\s+to\s+the\s+(?:highest|top|",
                                                   r"maximum)\s+grade)"),
-        ("err_max_grade", None, r"(?:\bERR\b|expected\s+reciprocal\s+rank|\bsatisf)(?:[^.;]|\.\d)*?\b(?:divide[sd]?\s+by\s+|\)\s*/\s*)",
+        ("err_max_grade", None, r"(?:\bERR\b|expected\s+reciprocal\s+rank|\bsatisf|\bstopping\s+probabilit)(?:[^.;]|\.\d)*?\b(?:divide[sd]?\s+by\s+|\)\s*/\s*)",
                                 r"2\s*\^\s*\(?\s*(?P<top>\d)\b|\bdivide[sd]?\s+by\s+2\s*\^\s*(?P<top2>\d)\b(?:[^.;]|\.\d)*?",
                                 r"(?:\bERR\b|expected\s+reciprocal\s+rank)|",
                                 # "g_max = 3" in a unit about ERR

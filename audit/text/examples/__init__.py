@@ -1,6 +1,7 @@
 """Worked examples read out of a chapter's text, as Sybil reads a document: a parser per shape finds the regions
 of the text that print a ranking (``rank_table``: a table of rank, document and relevance or grade; ``grade_list``:
-a list of grades in prose or in a listing; ``positions``: relevant documents at stated positions in prose), each
+a list of grades in prose or in a listing; ``prose_grades``: grades written straight after their name, "the top
+three grades 2, 0, 3"; ``positions``: relevant documents at stated positions in prose), each
 region yields an ``Example``; ``positions.facts`` reads what the text says about the query around them (how many
 relevant documents it has), and ``bind`` attaches those facts to their example, binds each statement to the
 example it follows and drafts the statement's values on that example's fixture — only when the example determines
@@ -9,7 +10,7 @@ the measure (``Example.missing``), else a question to the author.
 
 from __future__ import annotations
 
-from audit.text.examples import bind, grade_list, positions, rank_table
+from audit.text.examples import bind, grade_list, positions, prose_grades, rank_table
 from audit.text.examples.bind import _between, _headings
 from audit.text.examples.example import Example
 
@@ -18,7 +19,7 @@ def find(text: str) -> list[Example]:
     """Every worked example in ``text``, in reading order, with the facts the text states about each
     (``bind.attach``)."""
     found: list[Example] = []
-    for parser in (rank_table.find, grade_list.find, positions.find):
+    for parser in (rank_table.find, grade_list.find, prose_grades.find, positions.find):
         for ex in parser(text):
             if not any(ex.start < other.end and other.start < ex.end for other in found):
                 found.append(ex)
@@ -31,8 +32,8 @@ def find(text: str) -> list[Example]:
 def _retold(text: str, before: Example, e: Example) -> bool:
     """Whether positions in prose retell the example just before them ("The first relevant result is at rank 1"
     under a rank table whose first row is relevant): the same relevance at every rank they give, nothing between
-    them but prose."""
-    if _between(list(_headings(text)), before.end, e.start) or len(e.ranking) > len(before.ranking):
+    them but prose, and no count of hits in their sentence that disagrees with them."""
+    if e.conflict or _between(list(_headings(text)), before.end, e.start) or len(e.ranking) > len(before.ranking):
         return False
     if e.whole and len(e.ranking) != len(before.ranking):
         return False

@@ -136,17 +136,89 @@ def attach(text: str, examples: list[Example]) -> None:
                     e.judged = other.judged
 
 
+#: A ranking named by the change that made it ("For the flipped list:", "on the reversed ranking"): the example the
+#: text introduced with that change ("Flip it to [1, 2, 3, 4]"), wherever it stands.
+_BACK = re.compile(r"\bthe\s+(?:(?P<verb>flipped|reversed|reordered|shuffled|swapped)\s+(?:list|ranking|order|run)|"
+                   r"(?P<noun>flip|reversal|reordering|shuffle|swap))\b", re.IGNORECASE)
+
+
+def _introduced_by(text: str, e: Example) -> str:
+    """The sentence that introduces example ``e``, up to the end of the example."""
+    return text[max(text.rfind("\n\n", 0, e.start), text.rfind(". ", 0, e.start)) + 1:e.end]
+
+
+def _named(examples: list[Example], text: str, reference: re.Match, before: int) -> Example | None:
+    """The example before ``before`` that the text introduced with the change ``reference`` names, when exactly one
+    was ("Flip it to [1, 2, 3, 4]" for "the flipped list")."""
+    root = (reference.group("verb") or reference.group("noun")).lower()[:4]   # flip, reve, reor, shuf, swap
+    named = [e for e in examples if e.end <= before and re.search(rf"\b{root}", _introduced_by(text, e), re.IGNORECASE)]
+    return named[0] if len(named) == 1 else None
+
+
 def bound(examples: list[Example], start: int, end: int, text: str) -> Example | None:
     """The example a statement at ``text[start:end]`` speaks of: the last one begun before it ends, unless a heading
-    (for the text's running example, only a sentence turning to another ranking) has begun another part since."""
+    (for the text's running example, only a sentence turning to another ranking) has begun another part since. A
+    statement that names the ranking by the change that made it ("For the flipped list: ERR@4 = …", or after the
+    lead-in "For the flipped list:") speaks of the example the text introduced with that change, if exactly one."""
     before = [e for e in examples if e.start < end]
     if not before:
         return None
     e = before[-1]
     headings, turns = _parts(text)
+    lead = max([t for t in turns if e.end <= t < start and not _between(list(headings), t, start)] or [start])
+    reference = _BACK.search(text, lead, end)
+    if reference and not e.start <= reference.start() < e.end:
+        return _named(examples, text, reference, lead)
     # a heading ends the example, except the text's running example, which later sections go on using
     ends = turns if _running(text, e) else headings + turns
     return None if _between(ends, e.end, start) else e
+
+
+_LEVEL = r"(?:0?\.\d|[01](?:\.0)?)"
+#: Interpolated precision's value over a run of standard recall levels, in prose: "is 1 at every standard recall
+#: level from 0.0 up to 0.5", "then 0.75 at the levels 0.6 and 0.7", "and 0.27 from 0.8 to 1.0".
+_IPREC_RUN = re.compile(rf"(?P<v>\d*\.\d+|\b[01]\b)\s+(?:at\s+(?:every|each|all)\s+(?:the\s+)?(?:standard\s+)?(?:recall\s+)?"
+                        rf"levels?\s+from\s+|at\s+(?:the\s+)?(?:standard\s+)?(?:recall\s+)?levels?\s+(?:from\s+)?|from\s+)"
+                        rf"(?P<a>{_LEVEL})(?:\s+(?:up\s+)?to\s+(?P<b>{_LEVEL})|\s+and\s+(?P<c>{_LEVEL}))?(?![\d.]\d)",
+                        re.IGNORECASE)
+_INTERPOLATED = re.compile(r"\binterpolated\s+precision\b", re.IGNORECASE)
+
+
+def _levels(a: str, b: str | None, c: str | None) -> list[str]:
+    """The standard recall levels a run names: a to b in steps of 0.1, or a and c, or a alone."""
+    lo = round(float(a) * 10)
+    if b is not None:
+        hi = round(float(b) * 10)
+        return [f"{i / 10:.1f}" for i in range(lo, hi + 1)] if lo <= hi else []
+    return [f"{lo / 10:.1f}"] + ([f"{round(float(c) * 10) / 10:.1f}"] if c is not None else [])
+
+
+def interpolated_runs(s, example: Example) -> tuple[list[dict], str]:
+    """Value claims for interpolated precision printed over runs of recall levels in a sentence about the example
+    ("interpolated precision is 1 at every standard recall level from 0.0 up to 0.5, then 0.75 at the levels 0.6
+    and 0.7"): one claim per run, each level a measure, when the example determines it (|R| stated); else the
+    question the draft asks. ``([], "")`` when the sentence prints no such run."""
+    text = s.text
+    m = _INTERPOLATED.search(text)
+    runs = list(_IPREC_RUN.finditer(text, m.end())) if m else []
+    if not runs or _TOOL.search(text) or _ELSEWHERE.search(text) and not s.start <= example.start < s.end:
+        return [], ""
+    asked = example.missing("IPrec", None)
+    if asked:
+        return [], f"interpolated precision needs what {example.describe()} does not state: {asked}"
+    fx, why = example.fixture()
+    if fx is None:
+        return [], why
+    out = []
+    for run in runs:
+        levels = _levels(run.group("a"), run.group("b"), run.group("c"))
+        if not levels or float(levels[-1]) > 1:
+            continue
+        expects = [{"measure": f"IPrec@{level}", "claimed": run.group("v")} for level in levels]
+        out.append({"kind": "value", "quote": run.group(0), "claim": f"interpolated precision is {run.group('v')} at "
+                    f"recall levels {', '.join(levels)} on the worked example ({example.describe()})", "fixture": fx,
+                    "expect": expects, "on example": True})
+    return out, ""
 
 
 def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = None,
@@ -171,7 +243,11 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
     from audit.text.examples.example import MEASURES
     from audit.text.scan import METRIC
     text = s.text
-    if _ELSEWHERE.search(text) and not s.start <= example.start < s.end or _TOOL.search(text) or _GENERAL.search(text):
+    runs, asked = interpolated_runs(s, example)
+    if runs or asked:
+        return runs, asked
+    if (_ELSEWHERE.search(_BACK.sub(" ", text)) and not s.start <= example.start < s.end or _TOOL.search(text)
+            or _GENERAL.search(text)):
         return [], ""   # the sentence speaks of another ranking than the example before it, or of what a tool does
     metrics = list(METRIC.finditer(text))
     expects, asked, reason = [], [], ""

@@ -7,6 +7,7 @@ query (``ideals``)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from audit.text.examples.example import Example
 
@@ -52,9 +53,24 @@ def _line(text: str, at: int) -> int:
     return text.count("\n", 0, at) + 1
 
 
+#: A list said to be the top of a longer ranking ("the top five are [1, 0, 1, 1, 0]", "grades of the first three
+#: results"): only its ranks are known.
+_TOP = re.compile(r"\b(?:top|first)\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few)\b", re.IGNORECASE)
+
+
 def _example(text: str, start: int, end: int, grades: list[int]) -> Example:
+    """The list as a ranking: the whole ranking, unless its sentence (a listing's line is code, never so) calls it
+    the top of the ranking, when only its ranks are known."""
+    prose = not any(listing.start <= _line(text, start) <= listing.end for listing in _listings(text))
+    top = prose and bool(_TOP.search(_sentence(text, start)))
     return Example("grade list", start, end, _line(text, start), [(f"d{i + 1}", g) for i, g in enumerate(grades)],
-                   whole=True)
+                   whole=not top)
+
+
+@lru_cache(maxsize=4)
+def _listings(text: str) -> tuple:
+    from audit.text.listings import find_listings
+    return tuple(find_listings(text))
 
 
 def _regions(text: str) -> list[tuple[int, int, list[int], bool]]:

@@ -49,6 +49,45 @@ def _patterns():
     return positions, first, results, total
 
 
+def _counted_pattern():
+    from audit.text.encode import _DOCS, _N
+    return re.compile(
+        rf"\bhits?\s*(?:so\s+far|found|seen|retrieved|in\s+the\s+top\s+{_N})?\s*(?:=|is|are|:|of)\s*(?P<a>{_N})\b(?![./]\d)"
+        rf"|(?<!rank\s)(?<!position\s)(?<!@)\b(?P<b>{_N})\s+hits?\b(?!\s*/)"
+        rf"|\b(?P<c>{_N})\s+relevant\s+{_DOCS}\s+(?:so\s+far|in\s+the\s+top\s+{_N}|among\s+(?:the\s+|its\s+)?(?:top\s+|first\s+)?{_N}|"
+        rf"retrieved|returned|found)\b"
+        rf"|\btop\s+{_N}\b[^.;]{{0,40}}?\b(?:hold|holds|contain|contains|include|includes)\s+(?P<d>{_N})\s+(?:are\s+)?relevant\b"
+        rf"|\b(?P<e>{_N})\s+of\s+the\s+(?:top|first)\s+{_N}\s+(?:{_DOCS}\s+)?(?:are|is|were)\s+relevant\b",
+        re.IGNORECASE)
+
+
+def counted(sentence: str) -> set[int]:
+    """The counts of relevant documents retrieved that a sentence states ("hits so far = 2", "two hits", "three
+    relevant documents among the top five", "the top five hold two relevant"): what relevant positions the sentence
+    gives must agree with."""
+    from audit.text.encode import number
+    out = set()
+    for m in _counted_pattern().finditer(sentence):
+        word = next(m.group(g) for g in "abcde" if m.group(g))
+        if m.group("b") and re.search(r"(?:\brank|\bposition|@)\s*$", sentence[:m.start()], re.IGNORECASE):
+            continue   # "at rank 5 hits so far = 2": a rank, not a count
+        n = number(word)
+        if n is not None:
+            out.add(n)
+    return out
+
+
+def conflict(sentence: str, ranks: list[int]) -> str:
+    """The question a sentence leaves when the count of relevant documents retrieved it states disagrees with the
+    relevant positions it gives (``""`` when they agree or it states no count)."""
+    counts = counted(sentence) - {len(ranks)}
+    if not counts:
+        return ""
+    return (f"the text places relevant documents at {'rank' if len(ranks) == 1 else 'ranks'} "
+            f"{', '.join(map(str, ranks))} but counts {' or '.join(map(str, sorted(counts)))} relevant retrieved: "
+            "at which ranks are the relevant documents?")
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
     from audit.text.scan import units
     return [(u.start, u.end) for u in units(text) if u.kind in ("sentence", "item")]
@@ -89,7 +128,8 @@ def find(text: str) -> list[Example]:
         else:
             continue
         ranking = [(f"d{i}", 1 if i in ranks else 0) for i in range(1, length + 1)]
-        out.append(Example("positions", a, b, text.count("\n", 0, a) + 1, ranking, whole=n is not None))
+        out.append(Example("positions", a, b, text.count("\n", 0, a) + 1, ranking, whole=n is not None,
+                           conflict=conflict(sentence, ranks)))
     return out
 
 

@@ -11,6 +11,10 @@ _HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 _RULE = re.compile(r"^\s*\|?[\s:|-]+$")
 _RANK = re.compile(r"^(?:rank|position|pos\.?|#)$")
 _GRADE = re.compile(r"^(?:grade|relevance|relevant|rel\b|rel\.|judged|judgements?|judgments?|label|gain)")
+#: A column counting as it goes down the ranking ("relevant so far", "hits", "# relevant retrieved", "P@k"), not one
+#: document's grade.
+_RUNNING = re.compile(r"\b(?:so\s+far|cumulative|running|total|retrieved|found|count|hits)\b|@|#|\bat\s+k\b",
+                      re.IGNORECASE)
 _DOC = re.compile(r"^(?:doc|document|id|passage|chunk|result|item)")
 
 
@@ -24,13 +28,14 @@ def grade(cell: str, judged_column: bool = False) -> int | None | str:
     c = cell.lower().strip().strip("*_`")
     if re.match(r"^(?:unjudged|not\s+judged|—|-|–|\?)(?:\W|$)", c) or (judged_column and re.match(r"^no\b", c)):
         return "unjudged"
-    digits = re.findall(r"\d+", c)
-    if digits:
-        return int(digits[0])
+    # a mark first ("✓ (2nd hit)", "yes, hit 3"): the number after it counts hits, it is no grade
     if re.match(r"^(?:non-?relevant|not\s+relevant|irrelevant|no\b|n\b|✗|✘|×|x\b|❌)", c):
         return 0
     if re.match(r"^(?:yes\b|y\b|relevant\b|✓|✔|☑|✅)", c):
         return 1
+    digits = re.match(r"^(?:grade\s*|g)?(\d+)(?![./]\d)", c)
+    if digits:
+        return int(digits.group(1))
     return None
 
 
@@ -54,7 +59,7 @@ def _parse(text: str) -> list[tuple[int, int, list[tuple[str, int | None]], dict
             j += 1
         head = [h.lower().strip("*_` ") for h in _cells(lines[i])]
         rank_col = next((n for n, h in enumerate(head) if _RANK.match(h)), None)
-        grade_col = next((n for n, h in enumerate(head) if _GRADE.match(h)), None)
+        grade_col = next((n for n, h in enumerate(head) if _GRADE.match(h) and not _RUNNING.search(h)), None)
         doc_col = next((n for n, h in enumerate(head) if _DOC.match(h) and n not in (rank_col, grade_col)), None)
         start, end = offsets[i], offsets[j - 1] + len(lines[j - 1])
         if rank_col is not None and grade_col is not None:
