@@ -19,7 +19,15 @@ from audit.evaluation.checks.common import combined
 from audit.evaluation.references import Outcome, Reference
 from audit.evaluation.references.pytrec_eval_ref import trec_order
 from audit.model.files import open_regular, read_text
-from audit.model.limits import MAX_TREC_GRADE, MAX_TREC_LINE_BYTES, MIN_TREC_GRADE, shorten, trim
+from audit.model.limits import (
+    MAX_DOCS_PER_QUERY,
+    MAX_ID_CHARS,
+    MAX_TREC_GRADE,
+    MAX_TREC_LINE_BYTES,
+    MIN_TREC_GRADE,
+    shorten,
+    trim,
+)
 from audit.measures.syntax import parse as parse_measure
 
 CHAPTER = "chapter"
@@ -151,6 +159,24 @@ def shown_id(text: str) -> str:
 _INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 
+def _id_too_long(fields: list[str], number: int, path: Path) -> None:
+    """Raise ``AuditError`` (file, line, field) when the line's query ID (field 1) or document ID (field 3) is
+    longer than ``MAX_ID_CHARS``."""
+    for index, what in ((0, "query ID"), (2, "document ID")):
+        if len(fields[index]) > MAX_ID_CHARS:
+            raise AuditError(f"line {number}: the {what} (field {index + 1}) is {len(fields[index]):,} characters "
+                             f"long, more than the limit of {MAX_ID_CHARS:,} (real IDs are tens of characters; one "
+                             f"long ID multiplies ranx's memory by the number of IDs): {trim(fields[index], 40)}",
+                             file=str(path))
+
+
+def _too_many_documents(query: str, number: int, path: Path, kind: str) -> AuditError:
+    """The error for a query given more than ``MAX_DOCS_PER_QUERY`` documents, at line ``number``."""
+    return AuditError(f"line {number}: query {shorten(shown_id(query), 40)} has more than {MAX_DOCS_PER_QUERY:,} "
+                      f"documents in the {kind} file, the limit per query (a TREC run keeps 1,000 a query)",
+                      file=str(path))
+
+
 class _LineReader:
     """One TREC file's lines, checked and read one at a time (the rules ``read_trec`` states).
 
@@ -193,9 +219,12 @@ class _LineReader:
                              f"{trim(line.strip())}", file=str(path))
         if len(fields) > self.width:
             self.issues.append(Issue(number, f"{len(fields)} fields (extra ones ignored)", line.rstrip("\n")))
+        _id_too_long(fields, number, path)
         query, doc = fields[0], fields[2]
         seen = self.seen.setdefault(query, {})
         earlier = seen.get(doc)
+        if earlier is None and len(seen) >= MAX_DOCS_PER_QUERY:
+            raise _too_many_documents(query, number, path, kind)
         if earlier is not None:
             self.issues.append(Issue(number, f"repeats document {doc} of query {query} (line {earlier})"
                                      + ("; the last line is used" if kind == "qrels" else ""), line.rstrip("\n")))
@@ -252,9 +281,10 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
             if kind == "qrels":  # a plain judgement (four fields, a small whole grade, a new pair) directly
                 fields = line.split()
                 if len(fields) == 4 and fields[0][0] not in "#\ufeff" and fields[3].isascii() and fields[3].isdigit() \
-                        and len(fields[3]) <= 2:  # at most 99, within the limits
+                        and len(fields[3]) <= 2 and len(fields[0]) <= MAX_ID_CHARS \
+                        and len(fields[2]) <= MAX_ID_CHARS:  # a grade of at most 99, IDs within the limit
                     seen = reader.seen.setdefault(fields[0], {})
-                    if fields[2] not in seen:
+                    if fields[2] not in seen and len(seen) < MAX_DOCS_PER_QUERY:
                         seen[fields[2]] = number
                         data[fields[0]][fields[2]] = int(fields[3])
                         plain += 1
@@ -306,7 +336,8 @@ def _run_blocks(handle, path: Path, reader: _LineReader):
     inf = math.inf
     for number, line, size in _lines(handle, path, "run"):
         fields = line.split()
-        if block is not None and len(fields) == 6 and fields[0] == block.query and fields[2] not in seen:
+        if block is not None and len(fields) == 6 and fields[0] == block.query and fields[2] not in seen \
+                and len(fields[2]) <= MAX_ID_CHARS and len(seen) < MAX_DOCS_PER_QUERY:
             try:
                 score = float(fields[4])
             except ValueError:
