@@ -272,7 +272,7 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
     ``check_readers``, ``readers`` holds each library reader's verdict on the file.
     """
     data: dict = defaultdict(dict)
-    order: dict = defaultdict(list)
+    order: dict = defaultdict(dict)  # {query: {doc: None}} in file order: a repeated doc moves to the end in O(1)
     reader = _LineReader(path, kind)
     handle = open_regular(path, f"{kind} file")
     plain = 0
@@ -296,11 +296,11 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
             data[query][doc] = value
             if kind == "run":
                 if repeated:
-                    order[query].remove(doc)
-                order[query].append(doc)
+                    del order[query][doc]
+                order[query][doc] = None
     if reader.lines + plain == 0:
         raise AuditError(f"the {kind} file is empty", file=str(path))
-    result = TrecInput(path, kind, dict(data), dict(order), reader.issues)
+    result = TrecInput(path, kind, dict(data), {q: list(docs) for q, docs in order.items()}, reader.issues)
     if check_readers:
         result.readers = _reader_verdicts(path, kind)
     return result
@@ -317,7 +317,7 @@ class _Block:
 
     query: str
     scores: dict[str, float]
-    order: list[str]
+    order: list[str]  # while the query is read, a dict {doc: None} in file order (a repeated doc moves in O(1))
     repeated: bool
     span: tuple[int, int]
 
@@ -346,7 +346,7 @@ def _run_blocks(handle, path: Path, reader: _LineReader):
                 doc = fields[2]
                 seen[doc] = number
                 block.scores[doc] = score
-                block.order.append(doc)
+                block.order[doc] = None
                 plain += 1
                 offset += size
                 continue
@@ -355,22 +355,22 @@ def _run_blocks(handle, path: Path, reader: _LineReader):
             query, doc, score, repeated = read
             if block is None or query != block.query:
                 if block is not None:
-                    block.span = (block.span[0], offset)
+                    block.span, block.order = (block.span[0], offset), list(block.order)
                     yield block
                     done.add(block.query)
                     reader.forget(keep=query)
                 if query in done:
                     raise _NotGrouped(query)
-                block = _Block(query, {}, [], False, (offset, offset))
+                block = _Block(query, {}, {}, False, (offset, offset))
                 seen = reader.seen[query]
             if repeated:
-                block.order.remove(doc)
+                del block.order[doc]
                 block.repeated = True
             block.scores[doc] = score
-            block.order.append(doc)
+            block.order[doc] = None
         offset += size
     if block is not None:
-        block.span = (block.span[0], offset)
+        block.span, block.order = (block.span[0], offset), list(block.order)
         yield block
     if reader.lines + plain == 0:
         raise AuditError("the run file is empty", file=str(path))
@@ -380,7 +380,7 @@ def _reread(path: Path, spans: dict[str, tuple[int, int]]) -> tuple[dict, dict]:
     """The scores and file order of the queries in ``spans`` (``{query: (first byte, end byte)}`` of each
     query's lines), read again from those bytes only: ``({q: {doc: score}}, {q: [doc, …]})``."""
     run: dict = defaultdict(dict)
-    order: dict = defaultdict(list)
+    order: dict = defaultdict(dict)  # {query: {doc: None}} in file order, as in read_trec
     reader = _LineReader(path, "run")
     with open(path, "rb") as handle:
         for query, (start, end) in sorted(spans.items(), key=lambda item: item[1]):
@@ -391,10 +391,10 @@ def _reread(path: Path, spans: dict[str, tuple[int, int]]) -> tuple[dict, dict]:
                 if read is not None and read[0] == query:
                     _, doc, score, repeated = read
                     if repeated:
-                        order[query].remove(doc)
+                        del order[query][doc]
                     run[query][doc] = score
-                    order[query].append(doc)
-    return dict(run), dict(order)
+                    order[query][doc] = None
+    return dict(run), {q: list(docs) for q, docs in order.items()}
 
 
 class _Model(BaseModel):
