@@ -372,3 +372,43 @@ def test_the_limit_is_the_default_unless_the_variable_sets_it(monkeypatch):
             continue
         with pytest.raises(AuditError, match="CHAPTER_AUDIT_WORKER_MEMORY_MB"):
             processes.memory_limit_mb()
+
+
+def test_a_reference_out_of_memory_in_an_audit_supports_no_verdict(tmp_path, monkeypatch):
+    """In an audit, pytrec_eval's worker out of memory (its limit set to 64 MB for this test) makes its value an error
+    naming the limit; the claim (P@4 = 1/4 for one relevant document of four ranked, by hand) is not called
+    supported on the other references alone, and the audit ends normally with its report."""
+    from audit.cli import main
+    from audit.evaluation.references import all_references
+    folder = tmp_path / "ch"
+    folder.mkdir()
+    (folder / "chapter.yaml").write_text("id: ch\ntitle: Memory\nconventions: {precision_denominator: k}\n",
+                                         encoding="utf-8")
+    (folder / "snapshot.txt").write_text("At cutoff four, a single relevant result gives P@4 = 1/4.\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(textwrap.dedent("""\
+        fixtures:
+          one-hit:
+            qrels: {q1: {a: 1, b: 0, c: 0, d: 0}}
+            run: {q1: [a, b, c, d]}
+        claims:
+          - id: C1
+            title: one hit
+            kind: value
+            quote: "a single relevant result gives P@4 = 1/4"
+            claim: P@4 = 1/4 for one hit.
+            fixture: one-hit
+            expect:
+              - {measure: "P@4", claimed: "1/4"}
+        """), encoding="utf-8")
+    [pytrec] = [r for r in all_references() if r.name == "pytrec_eval"]
+    monkeypatch.setattr(pytrec, "memory_mb", 64)
+    monkeypatch.setenv("CHAPTER_AUDIT_CACHE", str(tmp_path / "cache"))
+    code = main(["run", str(folder), "--reports", str(tmp_path / "reports"), "--quiet", "--no-cache"])
+    report = json.loads((tmp_path / "reports" / "ch.json").read_text(encoding="utf-8"))
+    [result] = report["claims"]
+    values = {v["implementation"]: v for check in result["checks"] for v in check["values"]}
+    assert values["pytrec_eval"]["status"] == "error", values["pytrec_eval"]
+    assert "ran out of memory (limit 64 MB" in json.dumps(values["pytrec_eval"])
+    assert values["ranx"]["status"] == "ok" and values["ranx"]["value"] == 0.25
+    assert result["verdict"] != "supported", (result["verdict"], result["reason"])
+    assert code in (0, 1), code
