@@ -114,6 +114,12 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
             method, names, qrels, arg, memory_mb = incoming.recv()
         except (EOFError, OSError):
             return
+        except MemoryError:  # the call's input did not fit under the limit of the call before
+            try:
+                conn.send((OUT_OF_MEMORY, 0.0))
+            except (BrokenPipeError, OSError):
+                pass
+            return
         processes.limit_memory(memory_mb)
         cpu = time.process_time()
         exhausted = False
