@@ -352,7 +352,8 @@ def test_a_real_library_past_its_limit_is_an_error_and_the_others_answer(isolate
     tight = isolated(PytrecEvalReference(), memory_mb=64)
     roomy = isolated(IrMeasuresReference())
     failed = tight.evaluate([P1], qrels, run)[str(P1)]
-    assert failed.status == "error" and "pytrec-eval-terrier ran out of memory (limit 64 MB" in failed.detail, failed.detail
+    assert failed.status == "error", failed.detail
+    assert "pytrec-eval-terrier ran out of memory (limit 64 MB" in failed.detail, failed.detail
     assert roomy.evaluate([P1], qrels, run)[str(P1)].per_query == {"q1": 1.0}
 
 
@@ -384,7 +385,8 @@ def test_a_reference_out_of_memory_in_an_audit_supports_no_verdict(tmp_path, mon
     folder.mkdir()
     (folder / "chapter.yaml").write_text("id: ch\ntitle: Memory\nconventions: {precision_denominator: k}\n",
                                          encoding="utf-8")
-    (folder / "snapshot.txt").write_text("At cutoff four, a single relevant result gives P@4 = 1/4.\n", encoding="utf-8")
+    (folder / "snapshot.txt").write_text("At cutoff four, a single relevant result gives P@4 = 1/4.\n",
+                                         encoding="utf-8")
     (folder / "claims.yaml").write_text(textwrap.dedent("""\
         fixtures:
           one-hit:

@@ -68,7 +68,8 @@ def limit_memory(megabytes: int) -> None:
 
 def spawn(module: str, memory_mb: int | None = None) -> tuple[subprocess.Popen, Connection, Connection]:
     """Start ``python -m module`` with a memory limit of ``memory_mb`` (default ``memory_limit_mb()``), which
-    ``serve_main`` applies before the worker reads anything; returns the process and the connections to send to it and receive from it.
+    ``serve_main`` applies before the worker reads anything; returns the process and the connections to send to it
+    and receive from it.
     Raises ``OSError`` when the process cannot be started.
 
     The worker starts with SIGINT blocked (a thread's signal mask is kept through fork and exec, where a Python
@@ -78,7 +79,8 @@ def spawn(module: str, memory_mb: int | None = None) -> tuple[subprocess.Popen, 
     a SIGINT meanwhile reaches this process once it is restored, as before."""
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        process = subprocess.Popen([sys.executable, "-m", module, str(memory_mb or memory_limit_mb())], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        process = subprocess.Popen([sys.executable, "-m", module, str(memory_mb or memory_limit_mb())],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    close_fds=True)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)

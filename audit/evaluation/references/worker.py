@@ -8,8 +8,8 @@ started once per audit and restarted only after a crash), and a worker that dies
 goes on, the other references' values are kept. Each worker runs under a memory limit
 (``processes.memory_limit_mb``; a call that reads TREC files is given ``MEMORY_MB_PER_INPUT_MB`` more per MB of
 them): a call that runs out of it, whether the library raises ``MemoryError`` or dies, is an ``"error"`` outcome
-saying so and naming the limit, and the worker is started afresh for the next call. Batching is unchanged: one call per reference
-still carries every fixture of a chapter.
+saying so and naming the limit, and the worker is started afresh for the next call. Batching is unchanged: one
+call per reference still carries every fixture of a chapter.
 
 A worker is a fresh interpreter (``python -m audit.evaluation.references.worker``: no inherited threads or
 locks, and unlike ``multiprocessing``'s spawn it never re-imports the caller's main script). It
