@@ -632,6 +632,8 @@ def _main(argv: list[str] | None, program: bool) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        from audit.evaluation.processes import memory_limit_mb
+        memory_limit_mb()  # a malformed CHAPTER_AUDIT_WORKER_MEMORY_MB stops here, before any work
         code = _command(args)
         if program:
             _finishing()

@@ -7,6 +7,14 @@ content, damaged, odd file types, folders replaced by links, removed), each audi
 clean run of the same chapter.
 
     python benchmarks/bench_fuzz.py [--registers 10000] [--cache-cases 500] [--minutes 0 (no limit)] [--seed 0]
+    python benchmarks/bench_fuzz.py --growth [--scales 1 10 100]
+
+``--growth`` runs no fuzz cases: it grows each input kind (a TREC pair's queries, its documents per query, a
+register's claims, a fixture's queries, a snapshot's lines) by each of ``--scales`` and audits it once per scale
+(``audit crosscheck`` or ``audit run --no-cache``) in a child process, printing for each the wall time, the peak
+resident memory of the audit's process and the largest of its children's (the references' workers, the
+sandbox), their ratios to the first scale's, and the growth exponent between the last two scales (1: linear;
+about 1.1 at these sizes: n log n; 2: quadratic). A warm-up run first, so ranx's numba cache is filled.
 
 A child process audits the cases one after the other (the reference workers start once) and
 reports each on its stdout; when it dies (a crash: a signal or an exit without a report) or a
@@ -73,6 +81,124 @@ for i in range(start, stop):
 '''
 
 
+#: A child auditing one grown input: runs the ``audit`` command line in its own process (its workers are stopped,
+#: and so reaped, before it ends) and writes its wall time and the peak resident memory (KB) of itself and of its
+#: largest child to the file named by its first argument.
+GROWTH_CHILD = r'''
+import json, resource, sys, time
+out = sys.argv[1]
+sys.argv = ["audit", *sys.argv[2:]]
+from audit.cli import main
+started = time.perf_counter()
+try:
+    code = main()
+except SystemExit as exc:
+    code = exc.code
+seconds = time.perf_counter() - started
+with open(out, "w") as handle:
+    json.dump({"code": code, "seconds": seconds, "audit_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+               "children_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}, handle)
+'''
+
+
+def _trec_pair(folder: Path, queries: int, docs: int) -> list[str]:
+    """A qrels (each query judging 20 of its documents, grades 0–2) and a run (``docs`` a query, distinct scores)
+    with IDs of one width at every scale (ranx compiles anew for a new width); the crosscheck arguments."""
+    import random
+    rng = random.Random(queries * 7919 + docs)
+    qrels, run = folder / "qrels", folder / "run"
+    with open(qrels, "w") as q, open(run, "w") as r:
+        for i in range(queries):
+            for j in rng.sample(range(docs), min(20, docs)):
+                q.write(f"q{i:06d} 0 d{j:07d} {rng.randrange(3)}\n")
+            for rank, j in enumerate(rng.sample(range(docs * 2), docs)):
+                r.write(f"q{i:06d} Q0 d{j:07d} {rank + 1} {docs * 2 - rank} growth\n")
+    return ["crosscheck", "--qrels", str(qrels), "--run", str(run), "--measures", "P@10 AP nDCG@10 RR",
+            "--out", str(folder / "report")]
+
+
+def _chapter(folder: Path, claims: int, queries: int, lines: int) -> list[str]:
+    """A chapter of ``claims`` value claims (P@2 on a fixture of its own: ``queries`` queries of 10 ranked
+    documents, the first relevant, so P@2 = 1/2 for each) and a snapshot of ``lines`` lines of prose with numbers
+    (every claim's sentence among them); the ``audit run`` arguments."""
+    chapter = folder / "growth"
+    chapter.mkdir()
+    (chapter / "chapter.yaml").write_text("id: growth\ntitle: Growth\n", encoding="utf-8")
+    sentences = [f"In run {i:05d}, one relevant result in the top two gives P@2 = 1/2." for i in range(claims)]
+    filler = [f"Table row {i:05d}: the system returned {i % 97} results in {i % 13}.{i % 10} ms." for i in range(lines)]
+    text = []
+    for i, line in enumerate(filler):
+        text.append(line)
+        if i < claims:
+            text.append(sentences[i])
+    text.extend(sentences[len(filler):])
+    (chapter / "snapshot.txt").write_text("\n".join(text) + "\n", encoding="utf-8")
+    fixtures, entries = [], []
+    for i in range(claims):
+        qrels = ", ".join(f"q{k:05d}: {{d0: 1, d1: 0}}" for k in range(queries))
+        run = ", ".join(f"q{k:05d}: [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9]" for k in range(queries))
+        fixtures.append(f"  f{i:05d}:\n    qrels: {{{qrels}}}\n    run: {{{run}}}\n")
+        entries.append(f"  - id: C{i + 1}\n    title: run {i:05d}\n    kind: value\n"
+                       f"    quote: \"{sentences[i]}\"\n    claim: P@2 = 1/2.\n    fixture: f{i:05d}\n"
+                       "    expect:\n      - {measure: \"P@2\", claimed: \"1/2\"}\n")
+    (chapter / "claims.yaml").write_text("fixtures:\n" + "".join(fixtures) + "claims:\n" + "".join(entries),
+                                         encoding="utf-8")
+    return ["run", str(chapter), "--no-cache", "--quiet", "--reports", str(folder / "reports")]
+
+
+#: Each input kind: how its arguments are built at scale ``s``.
+GROWTH = {
+    "TREC queries (20·s queries × 100 documents)": lambda folder, s: _trec_pair(folder, 20 * s, 100),
+    "TREC documents per query (20 queries × 100·s)": lambda folder, s: _trec_pair(folder, 20, 100 * s),
+    "register claims (5·s value claims)": lambda folder, s: _chapter(folder, 5 * s, 2, 20),
+    "fixture queries (1 claim, 5·s queries)": lambda folder, s: _chapter(folder, 1, 5 * s, 20),
+    "snapshot lines (1 claim, 100·s lines)": lambda folder, s: _chapter(folder, 1, 2, 100 * s),
+}
+
+
+def _audit_once(args: list[str], folder: Path) -> dict:
+    import tempfile
+    with tempfile.NamedTemporaryFile(dir=folder, suffix=".json", delete=False) as handle:
+        out = handle.name
+    subprocess.run([sys.executable, "-c", GROWTH_CHILD, out, *args], cwd=folder, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=str(ROOT)), check=False)
+    return json.loads(Path(out).read_text())
+
+
+def growth(scales: list[int], out: Path) -> int:
+    """Audit each input kind at each scale; print and write the figures (see the module doc)."""
+    import math
+    import tempfile
+    results: dict[str, list[dict]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-growth-") as root:
+        warm = Path(root) / "warm"
+        warm.mkdir()
+        _audit_once(_trec_pair(warm, 2, 10), warm)
+        for kind, build in GROWTH.items():
+            rows = results[kind] = []
+            for s in scales:
+                folder = Path(root) / f"{len(results)}-{s}"
+                folder.mkdir()
+                row = _audit_once(build(folder, s), folder)
+                row["scale"] = s
+                rows.append(row)
+                first = rows[0]
+                print(f"{kind:48} ×{s:<4} exit {row['code']}  {row['seconds']:7.1f} s "
+                      f"(×{row['seconds'] / first['seconds']:.1f})  audit {row['audit_kb'] / 1024:7.0f} MB "
+                      f"(×{row['audit_kb'] / first['audit_kb']:.1f})  children {row['children_kb'] / 1024:7.0f} MB "
+                      f"(×{row['children_kb'] / first['children_kb']:.1f})", flush=True)
+            if len(rows) >= 2:
+                a, b = rows[-2], rows[-1]
+                step = math.log(b["scale"] / a["scale"])
+                exponents = {what: round(math.log(max(b[what], 1e-9) / max(a[what], 1e-9)) / step, 2)
+                             for what in ("seconds", "audit_kb", "children_kb")}
+                results[kind].append({"exponents (last two scales)": exponents})
+                print(f"{'':48} growth exponents ×{a['scale']}→×{b['scale']}: time {exponents['seconds']}, "
+                      f"audit memory {exponents['audit_kb']}, children's {exponents['children_kb']}", flush=True)
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--registers", type=int, default=10_000, help="register, TREC and listing cases to run (default 10000)")
@@ -82,7 +208,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hang", type=float, default=120.0, help="seconds after which a case counts as a hang")
     parser.add_argument("--out", type=Path, default=Path("bench_fuzz.json"))
+    parser.add_argument("--growth", action="store_true", help="measure how each input kind's time and memory "
+                        "grow with its size instead of fuzzing")
+    parser.add_argument("--scales", type=int, nargs="+", default=[1, 10, 100], help="the growth scales")
     args = parser.parse_args()
+    if args.growth:
+        return growth(args.scales, args.out)
     deadline = time.monotonic() + args.minutes * 60 if args.minutes else float("inf")
     counts: Counter = Counter()
     kinds: Counter = Counter()

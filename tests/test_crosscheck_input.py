@@ -263,3 +263,71 @@ def test_a_line_past_the_limit_is_refused_without_reading_the_file_to_its_end(da
             pass
     assert says in caught.value.message
     assert handle.read_bytes <= CHUNK
+
+
+LONG = "d" * 1_001
+
+
+@pytest.mark.parametrize("which, where, field", [
+    ("run", "q1 Q0 b 2 1.0 r", "document ID (field 3)"),                   # the run read one query at a time
+    ("run", "q2 Q0 c 1 1.0 r", "document ID (field 3)"),                   # the first line of a query's block
+    ("run", "q1 Q0 a 1 2.0 r", "query ID (field 1)"),
+    ("qrels", "q1 0 b 0", "document ID (field 3)"),
+    ("qrels", "q2 0 c 2", "query ID (field 1)"),
+])
+def test_an_id_past_the_length_limit_is_refused_with_file_line_and_field(tmp_path, capsys, which, where, field):
+    """Issue 39.4: one 16 KB docno in a run drove ranx's worker past 10 GB (it holds every ID in one array as wide
+    as the longest). An ID longer than limits.MAX_ID_CHARS (1,000) stops the cross-check with the file, the line
+    and the field, before any verdict; the line's number is its place in the file (RUN and QRELS above)."""
+    wrong = where.replace(" b ", f" {LONG} ").replace(" c ", f" {LONG} ") if "ID (field 3)" in field else \
+        where.replace(where.split()[0], LONG, 1)
+    qrels, run = files(tmp_path, **{which: (QRELS if which == "qrels" else RUN).replace(where, wrong)})
+    assert crosscheck(tmp_path, qrels, run) == EXIT_INPUT
+    err = capsys.readouterr().err
+    line = (QRELS if which == "qrels" else RUN).split("\n").index(where) + 1
+    assert str(qrels if which == "qrels" else run) in err and f"line {line}:" in err and field in err, err
+    assert "1,001 characters long, more than the limit of 1,000" in err and "Traceback" not in err
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_ids_of_1000_characters_are_read(tmp_path):
+    """The limit itself is allowed: a qrels and a run whose IDs are 1,000 characters long are read, in file order,
+    by each path (the qrels' plain lines, the run one query at a time, the run read whole)."""
+    from audit.attribution import crosscheck as module
+    at = "d" * 1_000
+    qrels, run = files(tmp_path, qrels=QRELS.replace(" a ", f" {at} "), run=RUN.replace(" a ", f" {at} "))
+    assert read_trec(qrels, "qrels", check_readers=False).data["q1"] == {at: 1, "b": 0}
+    assert read_trec(run, "run", check_readers=False).order["q1"] == [at, "b"]
+    with open(run, "rb") as handle:
+        read = module._read_run(handle, run, {"q1": {at: 1, "b": 0}}, module._chapter_specs(["P@2"]))
+    assert read.queries == ["q1", "q2"] and read.chapter["P@2"]["q1"] == 0.5  # P@2: one relevant of two
+
+
+@pytest.mark.parametrize("which", ["qrels", "run", "run not grouped"])
+def test_a_query_past_the_documents_limit_is_refused_with_the_line(tmp_path, monkeypatch, which):
+    """A query with more than limits.MAX_DOCS_PER_QUERY documents (set to 3 here) stops the reading at the line
+    of its fourth document, naming the file and the query, whichever path reads it (a qrels, a run read one
+    query at a time, a run whose queries are not grouped and is read whole)."""
+    from audit.attribution import crosscheck as module
+    monkeypatch.setattr(module, "MAX_DOCS_PER_QUERY", 3)
+    if which == "qrels":
+        text = "".join(f"q1 0 d{i} 1\n" for i in range(5))
+    else:
+        text = "".join(f"q1 Q0 d{i} {i + 1} {9 - i} r\n" for i in range(5))
+        if which == "run not grouped":
+            text = "q1 Q0 x 1 10 r\nq2 Q0 y 1 1 r\n" + text
+    path = tmp_path / "file"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(AuditError) as caught:
+        if which == "qrels":
+            read_trec(path, "qrels", check_readers=False)
+        else:
+            with open(path, "rb") as handle:
+                module._read_run(handle, path, {"q1": {"d0": 1}}, module._chapter_specs(["P@2"]))
+    line = 4 if which != "run not grouped" else 5  # q1's fourth document (x, d0, d1, d2 before it when not grouped)
+    assert f"line {line}: query q1 has more than 3 documents" in caught.value.message, caught.value.message
+    assert caught.value.file == str(path)
+    # three documents a query are read
+    path.write_text(text.replace("d3", "d1").replace("d4", "d2") if which == "qrels" else
+                    "".join(f"q1 Q0 d{i} {i + 1} {9 - i} r\n" for i in range(3)), encoding="utf-8")
+    assert len(read_trec(path, which.split()[0], check_readers=False).data["q1"]) == 3

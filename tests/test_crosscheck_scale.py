@@ -143,3 +143,33 @@ def test_reading_in_pieces_cuts_no_line(tmp_path, monkeypatch, chunk):
     bad = write(tmp_path, "bad", RUN.replace("q3 Q0 f 1", "q3 Q0 f\x00 1"))
     with pytest.raises(AuditError, match="line 11 holds a NUL byte"):
         read_trec(bad, "run", check_readers=False)
+
+
+@pytest.mark.parametrize("path_taken", ["whole", "one query at a time", "read again"])
+def test_a_docno_repeated_many_times_is_read_in_linear_time(tmp_path, path_taken):
+    """A run of one query listing 30,000 docnos and then repeating the first 30,000 times: each repeat moves the
+    docno to the end of the file order (the last line is used, as ir-measures and ranx do). Each move scanned the
+    whole order list (30,000 × 30,000 steps, about 40 s); now each is one step. The order is the file's with d0
+    last, its score the last line's (0.5)."""
+    import time
+
+    from audit.attribution.crosscheck import _chapter_specs, _reread
+    n = 30_000
+    text = "".join(f"q1 Q0 d{i} {i + 1} {n - i} r\n" for i in range(n)) + \
+        "".join(f"q1 Q0 d0 {n + i + 1} 0.5 r\n" for i in range(n))
+    path = write(tmp_path, "run", text)
+    started = time.perf_counter()
+    if path_taken == "whole":
+        read = read_trec(path, "run", check_readers=False)
+        order, score = read.order["q1"], read.data["q1"]["d0"]
+    elif path_taken == "one query at a time":
+        with open_regular(path, "run file") as handle:
+            run_read = _read_run(handle, path, {"q1": {"d0": 1}}, _chapter_specs(["P@2"]))
+        run, orders = run_read.rankings(["q1"])
+        order, score = orders["q1"], run["q1"]["d0"]
+    else:
+        run, orders = _reread(path, {"q1": (0, len(text))})
+        order, score = orders["q1"], run["q1"]["d0"]
+    elapsed = time.perf_counter() - started
+    assert order == [f"d{i}" for i in range(1, n)] + ["d0"] and score == 0.5
+    assert elapsed < 10, f"{elapsed:.1f} s"

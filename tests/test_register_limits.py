@@ -521,3 +521,21 @@ def test_a_comparison_of_a_fixture_with_itself_is_refused(tmp_path):
         load_chapter(tmp_path)
     assert caught.value.claim == "C1" and caught.value.field == "after"
     assert "the after fixture is the before fixture" in caught.value.message
+
+
+@pytest.mark.parametrize("where", ["qrels document", "run document", "query"])
+def test_an_id_past_the_length_limit_is_refused(tmp_path, where):
+    """Issue 39.4: one 16 KB docno drove ranx's worker past 10 GB (it holds every ID of a call in one array as wide as
+    the longest). A fixture's query or document ID longer than limits.MAX_ID_CHARS (1,000) is refused at load, naming
+    the fixture, the ID (cut short) and the limit; 1,000 characters load."""
+    long = "d" * (limits.MAX_ID_CHARS + 1)
+    fixtures = {"qrels document": FIXTURES.replace("{q1: {a: 1}}", f"{{q1: {{a: 1, {long}: 0}}}}"),
+                "run document": FIXTURES.replace("{q1: [a]}", f"{{q1: [a, {long}]}}"),
+                "query": FIXTURES.replace("{q1: {a: 1}}", f"{{q1: {{a: 1}}, {long}: {{a: 1}}}}")
+                                 .replace("{q1: [a]}", f"{{q1: [a], {long}: [a]}}")}[where]
+    err = str(load_error(chapter(tmp_path, fixtures=fixtures)))
+    what = "query" if where == "query" else "document"
+    assert "claims.yaml" in err and "fixtures.one-hit" in err and f"{what} ID 'ddd" in err, err
+    assert "longer than 1,000 characters (the limit" in err and "1,001 characters" in err and len(err) < 800, err
+    at = fixtures.replace(long, long[1:])
+    assert [c.id for c in load_chapter(chapter(tmp_path, fixtures=at)).register.claims] == ["C1"]

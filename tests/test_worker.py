@@ -281,3 +281,136 @@ def test_ctrl_c_while_a_worker_starts_neither_kills_it_nor_prints_a_traceback():
     assert done.returncode == 0, done.stderr[-3000:]
     assert "KeyboardInterrupt" not in done.stderr and "Traceback" not in done.stderr, done.stderr[-3000:]
     assert done.stdout.split("\n")[0] == "[True, True] True ok {'q1': 1.0}"
+
+
+# --- memory limit -----------------------------------------------------------------------------------
+
+class Hungry(Segfaulting):
+    """A reference whose library allocates without end on a query named ``hungry``: ``raise`` lets the
+    ``MemoryError`` out, ``catch`` turns it into an error outcome as the real adapters do, ``abort`` ends the
+    process once an allocation fails (as numba's LLVM does: "LLVM ERROR: out of memory")."""
+
+    name = library = title = "hungry"
+    how = "raise"
+
+    def evaluate(self, measures, qrels, run):
+        if "hungry" not in qrels:
+            return super().evaluate(measures, qrels, run)
+        held = []
+        try:
+            while True:
+                held.append(bytearray(b"x") * 2**24)  # 16 MB, every page written
+        except MemoryError as exc:
+            if self.how == "abort":
+                held.clear()
+                os.abort()
+            if self.how == "catch":
+                held.clear()
+                return {str(m): Outcome("error", detail=f"{type(exc).__name__}: {exc}") for m in measures}
+            raise
+
+
+class HungryCatching(Hungry):
+    how = "catch"
+
+
+class HungryAborting(Hungry):
+    how = "abort"
+
+
+@pytest.mark.parametrize("inner", [Hungry, HungryCatching, HungryAborting], ids=["raises", "caught", "aborts"])
+def test_a_worker_past_its_memory_limit_is_that_references_error(isolated, inner):
+    """Issue 39.4: a run with one 16 KB document ID drove ranx's worker to 10.9 GB. Every worker now runs under a
+    data-memory limit (RLIMIT_DATA), here 160 MB: the call that exceeds it is an error naming the limit and the
+    variable that raises it (whether the library raises MemoryError, reports it, or aborts), and the next call
+    runs in a fresh worker under the same limit."""
+    ref = isolated(inner(), memory_mb=160)
+    outcome = ref.evaluate([P1], {"hungry": {"a": 1}}, {"hungry": {"a": 1.0}})[str(P1)]
+    assert outcome.status == "error" and outcome.per_query == {}
+    assert "hungry" in outcome.detail and "ran out of memory (limit 160 MB" in outcome.detail, outcome.detail
+    assert "CHAPTER_AUDIT_WORKER_MEMORY_MB" in outcome.detail
+    after = ref.evaluate([P1], {"q1": {"a": 1}}, {"q1": {"a": 1.0}})[str(P1)]
+    assert after.status == "ok" and after.per_query == {"q1": 1.0}
+    assert ref._process is not None and resource_limit(ref._process.pid) == 160 * 2**20
+
+
+def resource_limit(pid: int) -> int:
+    """The soft RLIMIT_DATA of process ``pid``, read from /proc/<pid>/limits."""
+    for line in open(f"/proc/{pid}/limits"):
+        if line.startswith("Max data size"):
+            return int(line.split()[3])
+    raise AssertionError("no data limit listed")
+
+
+def test_a_real_library_past_its_limit_is_an_error_and_the_others_answer(isolated):
+    """pytrec_eval's worker under a limit below what it needs (64 MB; its interpreter, NumPy and trec_eval's
+    evaluator use about 100 MB, and OpenBLAS aborts when it cannot allocate) fails with that reference's error
+    naming the limit; ir-measures, under the default limit, answers the same input (P@1 = 1: the first ranked
+    document is relevant)."""
+    docs = {f"d{i}": float(20_000 - i) for i in range(20_000)}
+    qrels, run = {"q1": {"d0": 1}}, {"q1": docs}
+    tight = isolated(PytrecEvalReference(), memory_mb=64)
+    roomy = isolated(IrMeasuresReference())
+    failed = tight.evaluate([P1], qrels, run)[str(P1)]
+    assert failed.status == "error", failed.detail
+    assert "pytrec-eval-terrier ran out of memory (limit 64 MB" in failed.detail, failed.detail
+    assert roomy.evaluate([P1], qrels, run)[str(P1)].per_query == {"q1": 1.0}
+
+
+def test_the_limit_is_the_default_unless_the_variable_sets_it(monkeypatch):
+    from audit.errors import AuditError
+    from audit.evaluation import processes
+    monkeypatch.delenv(processes.MEMORY_VARIABLE, raising=False)
+    assert processes.memory_limit_mb() == processes.MEMORY_MB == 4096
+    monkeypatch.setenv(processes.MEMORY_VARIABLE, "12000")
+    assert processes.memory_limit_mb() == 12000
+    # a file-reading call is given 32 MB more per MB of its files
+    assert IsolatedReference(Segfaulting()).memory_limit(10.5) == 12000 + 336
+    for bad in ("4G", "-1", "10", "", "１２"):
+        monkeypatch.setenv(processes.MEMORY_VARIABLE, bad)
+        if bad == "":
+            assert processes.memory_limit_mb() == 4096
+            continue
+        with pytest.raises(AuditError, match="CHAPTER_AUDIT_WORKER_MEMORY_MB"):
+            processes.memory_limit_mb()
+
+
+def test_a_reference_out_of_memory_in_an_audit_supports_no_verdict(tmp_path, monkeypatch):
+    """In an audit, pytrec_eval's worker out of memory (its limit set to 64 MB for this test) makes its value an error
+    naming the limit; the claim (P@4 = 1/4 for one relevant document of four ranked, by hand) is not called
+    supported on the other references alone, and the audit ends normally with its report."""
+    from audit.cli import main
+    from audit.evaluation.references import all_references
+    folder = tmp_path / "ch"
+    folder.mkdir()
+    (folder / "chapter.yaml").write_text("id: ch\ntitle: Memory\nconventions: {precision_denominator: k}\n",
+                                         encoding="utf-8")
+    (folder / "snapshot.txt").write_text("At cutoff four, a single relevant result gives P@4 = 1/4.\n",
+                                         encoding="utf-8")
+    (folder / "claims.yaml").write_text(textwrap.dedent("""\
+        fixtures:
+          one-hit:
+            qrels: {q1: {a: 1, b: 0, c: 0, d: 0}}
+            run: {q1: [a, b, c, d]}
+        claims:
+          - id: C1
+            title: one hit
+            kind: value
+            quote: "a single relevant result gives P@4 = 1/4"
+            claim: P@4 = 1/4 for one hit.
+            fixture: one-hit
+            expect:
+              - {measure: "P@4", claimed: "1/4"}
+        """), encoding="utf-8")
+    [pytrec] = [r for r in all_references() if r.name == "pytrec_eval"]
+    monkeypatch.setattr(pytrec, "memory_mb", 64)
+    monkeypatch.setenv("CHAPTER_AUDIT_CACHE", str(tmp_path / "cache"))
+    code = main(["run", str(folder), "--reports", str(tmp_path / "reports"), "--quiet", "--no-cache"])
+    report = json.loads((tmp_path / "reports" / "ch.json").read_text(encoding="utf-8"))
+    [result] = report["claims"]
+    values = {v["implementation"]: v for check in result["checks"] for v in check["values"]}
+    assert values["pytrec_eval"]["status"] == "error", values["pytrec_eval"]
+    assert "ran out of memory (limit 64 MB" in json.dumps(values["pytrec_eval"])
+    assert values["ranx"]["status"] == "ok" and values["ranx"]["value"] == 0.25
+    assert result["verdict"] != "supported", (result["verdict"], result["reason"])
+    assert code in (0, 1), code

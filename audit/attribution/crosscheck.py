@@ -19,7 +19,15 @@ from audit.evaluation.checks.common import combined
 from audit.evaluation.references import Outcome, Reference
 from audit.evaluation.references.pytrec_eval_ref import trec_order
 from audit.model.files import open_regular, read_text
-from audit.model.limits import MAX_TREC_GRADE, MAX_TREC_LINE_BYTES, MIN_TREC_GRADE, shorten, trim
+from audit.model.limits import (
+    MAX_DOCS_PER_QUERY,
+    MAX_ID_CHARS,
+    MAX_TREC_GRADE,
+    MAX_TREC_LINE_BYTES,
+    MIN_TREC_GRADE,
+    shorten,
+    trim,
+)
 from audit.measures.syntax import parse as parse_measure
 
 CHAPTER = "chapter"
@@ -151,6 +159,24 @@ def shown_id(text: str) -> str:
 _INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 
+def _id_too_long(fields: list[str], number: int, path: Path) -> None:
+    """Raise ``AuditError`` (file, line, field) when the line's query ID (field 1) or document ID (field 3) is
+    longer than ``MAX_ID_CHARS``."""
+    for index, what in ((0, "query ID"), (2, "document ID")):
+        if len(fields[index]) > MAX_ID_CHARS:
+            raise AuditError(f"line {number}: the {what} (field {index + 1}) is {len(fields[index]):,} characters "
+                             f"long, more than the limit of {MAX_ID_CHARS:,} (real IDs are tens of characters; one "
+                             f"long ID multiplies ranx's memory by the number of IDs): {trim(fields[index], 40)}",
+                             file=str(path))
+
+
+def _too_many_documents(query: str, number: int, path: Path, kind: str) -> AuditError:
+    """The error for a query given more than ``MAX_DOCS_PER_QUERY`` documents, at line ``number``."""
+    return AuditError(f"line {number}: query {shorten(shown_id(query), 40)} has more than {MAX_DOCS_PER_QUERY:,} "
+                      f"documents in the {kind} file, the limit per query (a TREC run keeps 1,000 a query)",
+                      file=str(path))
+
+
 class _LineReader:
     """One TREC file's lines, checked and read one at a time (the rules ``read_trec`` states).
 
@@ -193,9 +219,12 @@ class _LineReader:
                              f"{trim(line.strip())}", file=str(path))
         if len(fields) > self.width:
             self.issues.append(Issue(number, f"{len(fields)} fields (extra ones ignored)", line.rstrip("\n")))
+        _id_too_long(fields, number, path)
         query, doc = fields[0], fields[2]
         seen = self.seen.setdefault(query, {})
         earlier = seen.get(doc)
+        if earlier is None and len(seen) >= MAX_DOCS_PER_QUERY:
+            raise _too_many_documents(query, number, path, kind)
         if earlier is not None:
             self.issues.append(Issue(number, f"repeats document {doc} of query {query} (line {earlier})"
                                      + ("; the last line is used" if kind == "qrels" else ""), line.rstrip("\n")))
@@ -243,7 +272,7 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
     ``check_readers``, ``readers`` holds each library reader's verdict on the file.
     """
     data: dict = defaultdict(dict)
-    order: dict = defaultdict(list)
+    order: dict = defaultdict(dict)  # {query: {doc: None}} in file order: a repeated doc moves to the end in O(1)
     reader = _LineReader(path, kind)
     handle = open_regular(path, f"{kind} file")
     plain = 0
@@ -252,9 +281,10 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
             if kind == "qrels":  # a plain judgement (four fields, a small whole grade, a new pair) directly
                 fields = line.split()
                 if len(fields) == 4 and fields[0][0] not in "#\ufeff" and fields[3].isascii() and fields[3].isdigit() \
-                        and len(fields[3]) <= 2:  # at most 99, within the limits
+                        and len(fields[3]) <= 2 and len(fields[0]) <= MAX_ID_CHARS \
+                        and len(fields[2]) <= MAX_ID_CHARS:  # a grade of at most 99, IDs within the limit
                     seen = reader.seen.setdefault(fields[0], {})
-                    if fields[2] not in seen:
+                    if fields[2] not in seen and len(seen) < MAX_DOCS_PER_QUERY:
                         seen[fields[2]] = number
                         data[fields[0]][fields[2]] = int(fields[3])
                         plain += 1
@@ -266,11 +296,11 @@ def read_trec(path: Path, kind: str, *, check_readers: bool = True) -> TrecInput
             data[query][doc] = value
             if kind == "run":
                 if repeated:
-                    order[query].remove(doc)
-                order[query].append(doc)
+                    del order[query][doc]
+                order[query][doc] = None
     if reader.lines + plain == 0:
         raise AuditError(f"the {kind} file is empty", file=str(path))
-    result = TrecInput(path, kind, dict(data), dict(order), reader.issues)
+    result = TrecInput(path, kind, dict(data), {q: list(docs) for q, docs in order.items()}, reader.issues)
     if check_readers:
         result.readers = _reader_verdicts(path, kind)
     return result
@@ -287,7 +317,7 @@ class _Block:
 
     query: str
     scores: dict[str, float]
-    order: list[str]
+    order: list[str]  # while the query is read, a dict {doc: None} in file order (a repeated doc moves in O(1))
     repeated: bool
     span: tuple[int, int]
 
@@ -306,7 +336,8 @@ def _run_blocks(handle, path: Path, reader: _LineReader):
     inf = math.inf
     for number, line, size in _lines(handle, path, "run"):
         fields = line.split()
-        if block is not None and len(fields) == 6 and fields[0] == block.query and fields[2] not in seen:
+        if block is not None and len(fields) == 6 and fields[0] == block.query and fields[2] not in seen \
+                and len(fields[2]) <= MAX_ID_CHARS and len(seen) < MAX_DOCS_PER_QUERY:
             try:
                 score = float(fields[4])
             except ValueError:
@@ -315,7 +346,7 @@ def _run_blocks(handle, path: Path, reader: _LineReader):
                 doc = fields[2]
                 seen[doc] = number
                 block.scores[doc] = score
-                block.order.append(doc)
+                block.order[doc] = None
                 plain += 1
                 offset += size
                 continue
@@ -324,22 +355,22 @@ def _run_blocks(handle, path: Path, reader: _LineReader):
             query, doc, score, repeated = read
             if block is None or query != block.query:
                 if block is not None:
-                    block.span = (block.span[0], offset)
+                    block.span, block.order = (block.span[0], offset), list(block.order)
                     yield block
                     done.add(block.query)
                     reader.forget(keep=query)
                 if query in done:
                     raise _NotGrouped(query)
-                block = _Block(query, {}, [], False, (offset, offset))
+                block = _Block(query, {}, {}, False, (offset, offset))
                 seen = reader.seen[query]
             if repeated:
-                block.order.remove(doc)
+                del block.order[doc]
                 block.repeated = True
             block.scores[doc] = score
-            block.order.append(doc)
+            block.order[doc] = None
         offset += size
     if block is not None:
-        block.span = (block.span[0], offset)
+        block.span, block.order = (block.span[0], offset), list(block.order)
         yield block
     if reader.lines + plain == 0:
         raise AuditError("the run file is empty", file=str(path))
@@ -349,7 +380,7 @@ def _reread(path: Path, spans: dict[str, tuple[int, int]]) -> tuple[dict, dict]:
     """The scores and file order of the queries in ``spans`` (``{query: (first byte, end byte)}`` of each
     query's lines), read again from those bytes only: ``({q: {doc: score}}, {q: [doc, …]})``."""
     run: dict = defaultdict(dict)
-    order: dict = defaultdict(list)
+    order: dict = defaultdict(dict)  # {query: {doc: None}} in file order, as in read_trec
     reader = _LineReader(path, "run")
     with open(path, "rb") as handle:
         for query, (start, end) in sorted(spans.items(), key=lambda item: item[1]):
@@ -360,10 +391,10 @@ def _reread(path: Path, spans: dict[str, tuple[int, int]]) -> tuple[dict, dict]:
                 if read is not None and read[0] == query:
                     _, doc, score, repeated = read
                     if repeated:
-                        order[query].remove(doc)
+                        del order[query][doc]
                     run[query][doc] = score
-                    order[query].append(doc)
-    return dict(run), dict(order)
+                    order[query][doc] = None
+    return dict(run), {q: list(docs) for q, docs in order.items()}
 
 
 class _Model(BaseModel):

@@ -71,6 +71,16 @@ MAX_RUN_BYTES = 1 * 2**30
 #: Bytes of one line of a TREC file (a run line is a query ID, Q0, a document ID, a rank, a score and a tag: tens of
 #: bytes); a longer line is refused as soon as it is seen, so a file with no newline is not read whole into memory.
 MAX_TREC_LINE_BYTES = 1 * 2**20
+#: Characters of one query ID or document ID in a fixture, a qrels or a run. Real IDs are short: MS MARCO's and TREC
+#: DL's are digits or ``D`` and digits (under 10), ClueWeb's and TREC CAR's under 50, a URL used as an ID rarely past
+#: a few hundred; trec_eval reads an ID as one whitespace-separated field of any length. ranx holds every ID of a
+#: call in one fixed-width array of the longest ID's width (4 bytes a character), so one long ID multiplies its
+#: memory by the number of IDs (one 16 KB docno in a run of a few thousand lines took it past 10 GB).
+MAX_ID_CHARS = 1_000
+#: Documents of one query in a qrels or a run given to ``audit crosscheck`` (a TREC run keeps 1,000 a query, a deep
+#: one 10,000; the largest public qrels judge a few thousand documents a query). Bounds what one query holds in
+#: memory while the run is read one query at a time.
+MAX_DOCS_PER_QUERY = 1_000_000
 #: Bytes of one entry of the claim cache (a chapter's research sections are the largest: ~1 MB for chapter 23).
 MAX_CACHE_ENTRY_BYTES = 32 * 2**20
 #: Largest cutoff k in a measure name.

@@ -40,6 +40,7 @@ from audit.model.limits import (
     MAX_COHORT,
     MAX_CUTOFF,
     MAX_GRADE,
+    MAX_ID_CHARS,
     MAX_NOTEBOOK_BYTES,
     MAX_QUOTE_CHARS,
     MAX_RANDOM_CASES,
@@ -243,6 +244,10 @@ class Fixture(Strict):
         ids += [("document", d) for docs in self.qrels.values() for d in docs]
         ids += [("document", d) for ranking in self.run.values() for d in ranking]
         for what, name in ids:  # a TREC file holds an ID as one whitespace-separated field
+            if len(name) > MAX_ID_CHARS:
+                raise ValueError(f"{what} ID {trim(name, 40)} is longer than {MAX_ID_CHARS:,} characters (the limit; "
+                                 "real IDs are tens of characters, and one long ID multiplies ranx's memory by the "
+                                 "number of IDs)")
             if name.split() != [name]:
                 raise ValueError(f"{what} ID {name!r} is not one TREC field: an ID must be non-empty text without "
                                  "whitespace (qrels and run files separate fields by whitespace)")

@@ -5,8 +5,11 @@ fault) on input they do not expect. ``IsolatedReference`` wraps an adapter: the 
 ``evaluate`` and ``evaluate_run_file`` run in a long-lived worker process (one per reference,
 started once per audit and restarted only after a crash), and a worker that dies or overruns
 ``timeout`` seconds becomes an ``"error"`` outcome for every measure of that call — the audit
-goes on, the other references' values are kept. Batching is unchanged: one call per reference
-still carries every fixture of a chapter.
+goes on, the other references' values are kept. Each worker runs under a memory limit
+(``processes.memory_limit_mb``; a call that reads TREC files is given ``MEMORY_MB_PER_INPUT_MB`` more per MB of
+them): a call that runs out of it, whether the library raises ``MemoryError`` or dies, is an ``"error"`` outcome
+saying so and naming the limit, and the worker is started afresh for the next call. Batching is unchanged: one
+call per reference still carries every fixture of a chapter.
 
 A worker is a fresh interpreter (``python -m audit.evaluation.references.worker``: no inherited threads or
 locks, and unlike ``multiprocessing``'s spawn it never re-imports the caller's main script). It
@@ -40,6 +43,14 @@ TIMEOUT = 300.0
 #: Further seconds an ``evaluate_files`` call may take per MB of its two files: the libraries read
 #: and evaluate a large run at a few MB per second (ranx about 4 MB/s on a 280 MB run).
 SECONDS_PER_MB = 3.0
+
+#: Further megabytes of memory an ``evaluate_files`` (or ``reader_verdict``) call may use per MB of its files, beyond
+#: the workers' limit: ranx holds a run read from a file in about 24 times its size (a 14 MB run of 500 queries ×
+#: 1,000 documents: 670 MB at its peak, 330 MB of it the interpreter and numba).
+MEMORY_MB_PER_INPUT_MB = 32
+
+#: A worker's answer to a call that ran out of memory (its library raised ``MemoryError``, or a message of one).
+OUT_OF_MEMORY = "out of memory"
 
 #: How much lower (``nice``) the workers of references that load quickly run than a reference whose
 #: ``slow_to_load`` is set: they finish their work while it loads, and never delay it. Chapter 23 cold, on
@@ -100,10 +111,18 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
 
     while True:
         try:
-            method, names, qrels, arg = incoming.recv()
+            method, names, qrels, arg, memory_mb = incoming.recv()
         except (EOFError, OSError):
             return
+        except MemoryError:  # the call's input did not fit under the limit of the call before
+            try:
+                conn.send((OUT_OF_MEMORY, 0.0))
+            except (BrokenPipeError, OSError):
+                pass
+            return
+        processes.limit_memory(memory_mb)
         cpu = time.process_time()
+        exhausted = False
         # No cyclic garbage collection during a call: a library reading a large file holds millions of new
         # objects until the call ends, and each collection walks them all again (ir-measures' run reader on
         # 2000 queries × 1000 documents: 4.8 s of CPU with it, 3.3 s without). Refcounting frees them as
@@ -123,11 +142,22 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
                 result = dict(ref.evaluate_files(measures, *arg))  # the adapter's Outcome objects, whole
             else:
                 result = dict(getattr(ref, method)(measures, qrels, arg))
+        except MemoryError:
+            result, exhausted = None, True
         except Exception as exc:  # the adapter promises not to raise; keep the worker alive if it does
             result = ({"error": f"{type(exc).__name__}: {exc}"[:500]} if method == "significance" else
                       {n: Outcome("error", detail=f"{type(exc).__name__}: {exc}"[:500]) for n in names})
         finally:
             gc.enable()
+        if exhausted or _ran_out(result):
+            # the library's state after a failed allocation is not to be trusted: answer, then end (the parent
+            # starts a fresh worker for the next call)
+            result = None
+            try:
+                conn.send((OUT_OF_MEMORY, time.process_time() - cpu))
+            except (BrokenPipeError, OSError):
+                pass
+            return
         try:
             conn.send((result, time.process_time() - cpu))  # with the CPU seconds it took, every thread's
         except (BrokenPipeError, OSError):
@@ -135,6 +165,23 @@ def _serve(incoming: Connection, outgoing: Connection) -> None:
         del qrels, arg, result
         if method in ("evaluate_files", "reader_verdict"):
             _release_memory()  # the library's reading of the files is garbage now; give it back before the next call
+
+
+def _ran_out(result: object) -> bool:
+    """Whether an adapter's answer reports a ``MemoryError`` (adapters turn a library's exception into an ``"error"``
+    outcome or a reader's verdict, with the exception's name in its text)."""
+    texts: list[str] = []
+    if isinstance(result, str):
+        texts.append(result)
+    elif isinstance(result, dict):
+        for value in result.values():
+            if isinstance(value, Outcome):
+                if value.status in ("error", "rejected"):
+                    texts.append(value.detail)
+                texts.extend((value.readers or {}).values())
+            elif isinstance(value, str):
+                texts.append(value)
+    return any("MemoryError" in text or "std::bad_alloc" in text for text in texts)
 
 
 def _release_memory() -> None:
@@ -169,12 +216,14 @@ class IsolatedReference(Reference):
     overran ``timeout`` seconds, an ``"error"`` outcome per measure whose ``detail`` says so.
     """
 
-    def __init__(self, inner: Reference, timeout: float = TIMEOUT) -> None:
+    def __init__(self, inner: Reference, timeout: float = TIMEOUT, memory_mb: int | None = None) -> None:
         self.inner = inner
         self.name, self.library, self.title = inner.name, inner.library, inner.title
         self.options = inner.options
         self.SIGNIFICANCE = inner.SIGNIFICANCE
         self.timeout = timeout
+        #: The worker's memory limit in MB; None: ``processes.memory_limit_mb()`` (the default, or the variable's).
+        self.memory_mb = memory_mb
         self._process: subprocess.Popen | None = None
         self._send: Connection | None = None
         self._recv: Connection | None = None
@@ -199,13 +248,20 @@ class IsolatedReference(Reference):
         with _STARTING:
             if _ENDING.is_set():
                 raise ProcessExiting("this process is exiting; no reference worker is started")
-            self._process, self._send, self._recv = processes.spawn("audit.evaluation.references.worker")
+            self._process, self._send, self._recv = processes.spawn("audit.evaluation.references.worker",
+                                                                    self.memory_limit())
             _RUNNING.add(self)
         cls = type(self.inner)
         # The reference slowest to load runs at the audit's priority and the others below it, so on a
         # busy machine the one every result waits for gets the CPU first.
         niceness = 0 if self.inner.slow_to_load else NICENESS
         self._send.send((list(sys.path), cls.__module__, cls.__qualname__, niceness))
+
+    def memory_limit(self, input_mb: float = 0) -> int:
+        """The memory limit in MB of a call reading ``input_mb`` MB of files (``MEMORY_MB_PER_INPUT_MB`` per MB
+        beyond the worker's own limit)."""
+        base = self.memory_mb if self.memory_mb is not None else processes.memory_limit_mb()
+        return base + int(MEMORY_MB_PER_INPUT_MB * input_mb)
 
     def stop(self, wait: float = 2.0) -> None:
         """End the worker, waiting up to ``wait`` seconds before killing it (it is started again on
@@ -223,24 +279,27 @@ class IsolatedReference(Reference):
         if process is not None and process.poll() is None:
             process.kill()
 
-    def _call(self, method: str, measures: Sequence[object], qrels, arg, timeout: float | None = None
-              ) -> dict[str, Outcome]:
+    def _call(self, method: str, measures: Sequence[object], qrels, arg, timeout: float | None = None,
+              input_mb: float = 0) -> dict[str, Outcome]:
         names = [str(m) for m in measures]
         if not names:
             return {}
         qrels = GUARDS.get(self.name, dict)(qrels)
-        answer, problem = self._request((method, names, {q: dict(j) for q, j in qrels.items()}, arg), timeout)
+        answer, problem = self._request((method, names, {q: dict(j) for q, j in qrels.items()}, arg), timeout,
+                                        input_mb)
         if problem is None:
             return answer
         detail = (f"{self.library} {problem} while evaluating this input in its worker process; "
                   "the other references' values are kept")
         return {n: Outcome("error", provider=self.name, detail=detail) for n in names}
 
-    def _request(self, message: tuple, timeout: float | None = None) -> tuple[object, str | None]:
+    def _request(self, message: tuple, timeout: float | None = None, input_mb: float = 0) -> tuple[object, str | None]:
         """Send ``message`` to the worker and wait for its answer: ``(answer, None)``, or ``(None, problem)``
-        when the worker crashed or overran ``timeout`` seconds (default ``self.timeout``; it is then
-        stopped, and started again on the next call)."""
+        when the worker crashed, ran out of memory (``memory_limit(input_mb)`` MB) or overran ``timeout`` seconds
+        (default ``self.timeout``; it is then stopped, and started again on the next call)."""
         timeout = self.timeout if timeout is None else timeout
+        memory = self.memory_limit(input_mb)
+        message = (*message, memory)
         with self._lock:
             try:
                 self.start()
@@ -254,16 +313,17 @@ class IsolatedReference(Reference):
                     answer, cpu = recv.recv()
                     CALL_SECONDS.value = time.perf_counter() - started
                     CALL_SECONDS.cpu = cpu
-                    return answer, None
-                problem = f"did not finish within {timeout:g} s and was stopped"
-                process.kill()
-            except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
-                try:
-                    process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
+                    if not (isinstance(answer, str) and answer == OUT_OF_MEMORY):
+                        return answer, None
+                    problem = _out_of_memory(memory)  # the worker ends after saying so
+                else:
+                    problem = f"did not finish within {timeout:g} s and was stopped"
                     process.kill()
-                    process.wait(timeout=5)
+            except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
+                peak_kb = _reap(process)
                 problem = _death(process.returncode)
+                if peak_kb is not None and peak_kb * 1024 >= 0.8 * memory * 2**20:
+                    problem = f"{_out_of_memory(memory)}: it {problem}"
             except BaseException:  # interrupted (Ctrl-C, a claim's time limit): its answer would arrive late
                 self.stop(wait=0)
                 raise
@@ -279,8 +339,9 @@ class IsolatedReference(Reference):
         return self._call("evaluate_run_file", measures, qrels, str(path))
 
     def evaluate_files(self, measures: Sequence[object], qrels_path: str, run_path: str) -> dict[str, Outcome]:
+        size = _megabytes(qrels_path, run_path)
         return self._call("evaluate_files", measures, {}, (str(qrels_path), str(run_path)),
-                          self.timeout + SECONDS_PER_MB * _megabytes(qrels_path, run_path))
+                          self.timeout + SECONDS_PER_MB * size, size)
 
     def significance(self, test: str, a, b) -> dict[str, object] | None:
         if test not in self.SIGNIFICANCE:  # the library has no such test: no worker call
@@ -289,9 +350,40 @@ class IsolatedReference(Reference):
         return answer if problem is None else {"error": f"{self.library} {problem} while testing in its worker process"}
 
     def reader_verdict(self, path: str, kind: str) -> str:
+        size = _megabytes(path)
         answer, problem = self._request(("reader_verdict", [], {}, (str(path), kind)),
-                                        self.timeout + SECONDS_PER_MB * _megabytes(path))
+                                        self.timeout + SECONDS_PER_MB * size, size)
         return answer if problem is None else f"fails: {self.library} {problem} while reading it in its worker process"
+
+
+def _out_of_memory(memory_mb: int) -> str:
+    """The problem of a call that ran out of memory, naming the limit and how to raise it."""
+    return (f"ran out of memory (limit {memory_mb:,} MB; the environment variable {processes.MEMORY_VARIABLE} "
+            "raises it)")
+
+
+def _reap(process: subprocess.Popen, wait: float = 5.0) -> int | None:
+    """Wait up to ``wait`` seconds for a worker that is ending (then kill it) and reap it: its peak resident memory
+    in KB, from the kernel's accounting of the reaped process (``wait4``), or None when it was reaped elsewhere.
+    A worker that died this near its memory limit ran out of it (a library that cannot allocate may abort, as
+    numba's LLVM does, instead of raising ``MemoryError``)."""
+    deadline, killed = time.monotonic() + wait, False
+    while process.returncode is None:
+        try:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        except ChildProcessError:  # reaped by another wait: its exit code is known, its memory is not
+            process.poll()
+            return None
+        if pid:
+            process.returncode = os.waitstatus_to_exitcode(status)
+            return usage.ru_maxrss
+        if time.monotonic() >= deadline:
+            if killed:
+                return None
+            process.kill()
+            killed, deadline = True, time.monotonic() + wait
+        time.sleep(0.01)
+    return None
 
 
 def _megabytes(*paths: str) -> float:
