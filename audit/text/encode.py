@@ -53,44 +53,11 @@ from audit.text.scan import (
     METRIC,
     NUM,
     RELATION,
-    TENS,
-    UNITS,
     VALUE,
     WORD_FRACTION,
-    WORD_NUMBER,
     Statement,
 )
-
-_ORDINAL_POSITION = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-                     "eighth": 8, "ninth": 9, "tenth": 10}
-
-
-def number(text: str) -> int | None:
-    """``"4"`` or ``"four"`` or ``"forty-three"`` → int; ``None`` otherwise."""
-    t = text.strip().lower()
-    if t.isdigit():
-        return int(t)
-    if t in UNITS:
-        return UNITS.index(t)
-    parts = t.split("-")
-    if parts[0] in TENS:
-        base = 20 + 10 * TENS.index(parts[0])
-        if len(parts) == 1:
-            return base
-        if len(parts) == 2 and parts[1] in UNITS[1:10]:
-            return base + UNITS.index(parts[1])
-    return None
-
-
-def _list(text: str) -> list[int]:
-    """``"2, 3 and 6"`` → [2, 3, 6]."""
-    return [int(x) for x in re.findall(r"\d+", text)]
-
-
-_LIST = r"\d+(?:\s*(?:,\s*and|,|and|&)\s*\d+)*"
-_N = rf"(?:\d+|{WORD_NUMBER})"
-_DOCS = r"(?:documents?|results?|items?|passages?|chunks?|docs?)"
-
+from audit.text.words import _DOCS, _LIST, _N, _NEEDS, _ORDINAL_POSITION, _list, number
 
 # --- measures -----------------------------------------------------------------------------------
 
@@ -714,8 +681,6 @@ _M_AMONG = re.compile(rf"\b(?P<m>{_N})\s+relevant\s+(?:documents?|passages?|resu
 _ONLY = re.compile(rf"\bthe\s+only\s+(?P<m>{_N})\s+relevant\b", re.IGNORECASE)
 _HAS_R = re.compile(rf"\b(?:has|have|with)\s+(?:exactly\s+)?(?P<m>{_N})\s+relevant\s+(?:documents?|passages?|chunks?)"
                     rf"(?!\s+(?:among|in|at))|\|R\|\s*=\s*(?P<m2>\d+)", re.IGNORECASE)
-_NEEDS = re.compile(rf"\b(?:(?P<q>{_N})\s+(?:needs|questions|queries)|needs|questions|queries)\b[^.;]*?"
-                    rf"\bat\s+ranks\s+(?P<list>{_LIST})", re.IGNORECASE)
 _GRADES = re.compile(rf"\b(?:grades?\s+(?:are|read|were)?\s*|in\s+the\s+order\s+)(?P<list>{_LIST})", re.IGNORECASE)
 _JUDGEMENTS = re.compile(rf"\b(?:graded\s+)?judgements?\s+(?P<list>{_LIST})", re.IGNORECASE)
 _IDEAL = re.compile(rf"\bideal\s+order\s+(?P<list>{_LIST})", re.IGNORECASE)

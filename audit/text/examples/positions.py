@@ -23,7 +23,7 @@ _MEASURE_BEFORE = re.compile(r"(?:\b(?:recall|precision|rank|DCG|nDCG|AP|RR|P|R)
 
 
 def _patterns():
-    from audit.text.encode import _DOCS, _LIST, _N, _ORDINAL_POSITION
+    from audit.text.words import _DOCS, _LIST, _N, _ORDINAL_POSITION
     positions = re.compile(rf"\b(?:at|in)\s+(?:ranks?|positions?)\s+(?P<list>{_LIST})(?!\d|\.\d)"
                            rf"(?:\s*,?\s+(?:of|out\s+of|among|in\s+a\s+ranking\s+of|in\s+a\s+list\s+of)\s+(?:the\s+|its\s+)?"
                            rf"(?:top\s+)?(?P<n>{_N})\b)?", re.IGNORECASE)
@@ -50,7 +50,7 @@ def _patterns():
 
 
 def _counted_pattern():
-    from audit.text.encode import _DOCS, _N
+    from audit.text.words import _DOCS, _N
     return re.compile(
         rf"\bhits?\s*(?:so\s+far|found|seen|retrieved|in\s+the\s+top\s+{_N})?\s*(?:=|is|are|:|of)\s*(?P<a>{_N})\b(?![./]\d)"
         rf"|(?<!rank\s)(?<!position\s)(?<!@)\b(?P<b>{_N})\s+hits?\b(?!\s*/)"
@@ -65,7 +65,7 @@ def counted(sentence: str) -> set[int]:
     """The counts of relevant documents retrieved that a sentence states ("hits so far = 2", "two hits", "three
     relevant documents among the top five", "the top five hold two relevant"): what relevant positions the sentence
     gives must agree with."""
-    from audit.text.encode import number
+    from audit.text.words import number
     out = set()
     for m in _counted_pattern().finditer(sentence):
         word = next(m.group(g) for g in "abcde" if m.group(g))
@@ -97,8 +97,8 @@ def find(text: str) -> list[Example]:
     """A sentence placing relevant documents at ranks: its ranking is known down to the last stated position, or
     whole when the sentence says how many results there are. Several needs in one sentence (a rank repeated, "three
     queries … at ranks 1, 3 and 2") and hypotheticals ("if it moved to rank 2") are no example."""
-    from audit.text.encode import _NEEDS, _list, number
-    from audit.text.encode import _ORDINAL_POSITION
+    from audit.text.words import _NEEDS, _list, number
+    from audit.text.words import _ORDINAL_POSITION
     positions, first, results, _ = _patterns()
     out = []
     for a, b in _sentences(text):
@@ -136,7 +136,7 @@ def find(text: str) -> list[Example]:
 def facts(text: str) -> list[tuple[int, int, int, str]]:
     """Each statement of how many relevant documents a query has: (start, end, |R|, the sentence). A hypothetical
     ("if the query had ten relevant documents") states nothing about the example."""
-    from audit.text.encode import number
+    from audit.text.words import number
     _, _, _, total = _patterns()
     out = []
     for a, b in _sentences(text):

@@ -42,7 +42,7 @@ def grade(cell: str, judged_column: bool = False) -> int | None | str:
 def _parse(text: str) -> list[tuple[int, int, list[tuple[str, int | None]], dict[str, int], bool]]:
     """Each ranking table: (start, end, ranking, judged documents the next paragraph names as never retrieved,
     complete: a stated count of judged documents that the table and those match)."""
-    from audit.text.encode import _N, number
+    from audit.text.words import _N, number
     out = []
     lines = text.split("\n")
     offsets, pos = [], 0
