@@ -107,7 +107,10 @@ def check_trec(qrels: bytes, run: bytes, root: Path, *, seconds: float = 120.0) 
     return problems
 
 
-INJECTED = ("<script>alert(1)</script>", "javascript:alert(1)")
+#: The listing's markup as markup: a raw script element, or its javascript: URL as a link's or image's target. The
+#: URL as text (HTML-escaped in a code block, quoted in a sentence) is shown, never followed.
+INJECTED = ("<script>alert(1)</script>", 'href="javascript:', "href='javascript:", 'src="javascript:',
+            "src='javascript:")
 
 
 def check_listing(case, root: Path, *, seconds: float = 120.0) -> list[tuple[str, str]]:
@@ -128,6 +131,6 @@ def check_listing(case, root: Path, *, seconds: float = 120.0) -> list[tuple[str
         problems.append(("internal", f"{case.label}: {claim['reason'][:300]}"))
     if claim["verdict"] not in case.allowed:
         problems.append(("forged", f"{case.label}: {claim['verdict']}: {claim.get('reason', '')[:300]}"))
-    if any(raw in page for raw in INJECTED):
+    if any(raw in page.lower() for raw in INJECTED):
         problems.append(("injected", f"{case.label}: listing markup raw in the HTML report"))
     return problems
