@@ -99,7 +99,7 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("audit.evaluation.checks.property", "audit.attribution.verdict"): "each half's verdict (function-level)",
     # the claim model asks the sandbox which modules a listing may import (a function-level import, at
     # validation); the sandbox's view of the environment would have to move below the register
-    ("audit.register.claims", "audit.evaluation.sandbox.environment"): "a listing's imports, at validation",
+    ("audit.register.book", "audit.evaluation.sandbox.environment"): "a listing's imports, at validation",
     # `audit init` (init.py, encode.py) drafts a register from the text: encode.py reads the code roles and
     # parameter defaults the claim model declares and computes each draft under the readings the audit will try,
     # init.py writes the register files. Drafting sits above the register and the evaluation; moving it up means
