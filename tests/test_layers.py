@@ -100,14 +100,14 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     # the claim model asks the sandbox which modules a listing may import (a function-level import, at
     # validation); the sandbox's view of the environment would have to move below the register
     ("audit.register.book", "audit.evaluation.sandbox.environment"): "a listing's imports, at validation",
-    # `audit init` (init.py, encode.py) drafts a register from the text: encode.py reads the code roles and
+    # `audit init` (init.py, encode*.py) drafts a register from the text: encode.py reads the code roles and
     # parameter defaults the claim model declares and computes each draft under the readings the audit will try,
     # init.py writes the register files. Drafting sits above the register and the evaluation; moving it up means
     # first splitting from encode.py what lower stages read (breaks_replacing for the checks, the readers for
     # coverage.py)
-    ("audit.text.encode", "audit.evaluation.evaluator"): "a drafted claim's value, computed",
-    ("audit.text.encode", "audit.evaluation.readings"): "a drafted claim's readings",
-    ("audit.text.encode", "audit.register.claims"): "the claims it drafts",
+    ("audit.text.encode_fixtures", "audit.evaluation.evaluator"): "a drafted claim's value, computed",
+    ("audit.text.encode_fixtures", "audit.evaluation.readings"): "a drafted claim's readings",
+    ("audit.text.encode_code", "audit.register.claims"): "the code claims it drafts",
     ("audit.text.init", "audit.register.claims"): "the claims it drafts",
     ("audit.text.init", "audit.register.derived"): "the derived claims it drafts",
     ("audit.text.init", "audit.register.schema"): "the register file it writes",
