@@ -39,6 +39,18 @@ def run_cli(args: list[str], cache: Path, code: str = MAIN) -> subprocess.Comple
                           cwd=ROOT, timeout=600)
 
 
+def run_here(args: list[str], cache: Path, monkeypatch, capsys) -> subprocess.CompletedProcess:
+    """``run_cli`` in this process, for a test that needs no fresh one (no probe of what a run loads, no
+    interrupt): the reference workers this process has started serve it. Exit code, stdout and stderr."""
+    from audit.cli import main
+    monkeypatch.setenv("CHAPTER_AUDIT_CACHE", str(cache))
+    monkeypatch.setenv("COLUMNS", "1000")
+    capsys.readouterr()
+    code = main(args)
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out, err)
+
+
 def entries(cache: Path) -> list[Path]:
     return sorted((cache / "claims").rglob("*.entry"))
 
@@ -145,47 +157,52 @@ def test_reports_identical_with_and_without_cache_and_hits_load_no_library(tmp_p
         assert text.replace(b" --no-cache", b"") == computed[name], name
 
 
-def test_corrupt_entry_is_recomputed_in_a_run(tmp_path):
+def test_corrupt_entry_is_recomputed_in_a_run(tmp_path, monkeypatch, capsys):
     folder = write_chapter(tmp_path / "claims", "corrupt", CONTRADICTED_CLAIM)
     reports, cache = tmp_path / "reports", tmp_path / "cache"
     args = ["run", str(folder), "--reports", str(reports), "--quiet"]
-    assert run_cli(args, cache).returncode == 0
+    assert run_here(args, cache, monkeypatch, capsys).returncode == 0
     first = (reports / "corrupt.json").read_bytes()
     [entry] = entries(cache)
     data = entry.read_bytes()
     assert b'"verdict":"contradicted"' in data
     entry.write_bytes(data.replace(b'"verdict":"contradicted"', b'"verdict":"supported"'))  # a forged verdict
-    assert run_cli(args, cache).returncode == 0
+    assert run_here(args, cache, monkeypatch, capsys).returncode == 0
     assert (reports / "corrupt.json").read_bytes() == first
     assert json.loads(first)["claims"][0]["verdict"] == "contradicted"
 
 
-def test_claims_option_computes_only_the_selected_claims(tmp_path):
+def test_claims_option_computes_only_the_selected_claims(tmp_path, monkeypatch, capsys):
     folder = write_chapter(tmp_path / "claims", "select", SUPPORTED_CLAIM, NOT_CHECKABLE_CLAIM, CONTRADICTED_CLAIM)
     reports, cache = tmp_path / "reports", tmp_path / "cache"
-    done = run_cli(["run", str(folder), "--reports", str(reports), "--quiet", "--claims", "C3"], cache)
+    done = run_here(["run", str(folder), "--reports", str(reports), "--quiet", "--claims", "C3"], cache, monkeypatch,
+                    capsys)
     assert done.returncode == 0, done.stderr
     report = json.loads((reports / "selected" / "select.json").read_text(encoding="utf-8"))
     assert [c["id"] for c in report["claims"]] == ["C3"]
     assert report["claims"][0]["verdict"] == "contradicted"
     assert report["provenance"]["command"] == f"audit run {folder.as_posix()} --claims C3"  # reproduces it
     assert len(entries(cache)) == 1                      # only C3 was computed
-    unknown = run_cli(["run", str(folder), "--reports", str(reports), "--claims", "C9"], cache)
+    unknown = run_here(["run", str(folder), "--reports", str(reports), "--claims", "C9"], cache, monkeypatch,
+                       capsys)
     assert unknown.returncode == 2 and "C9" in unknown.stderr
 
 
-def test_a_partial_audit_leaves_the_chapters_own_reports_and_skips_a_chapter_without_the_claims(tmp_path):
+def test_a_partial_audit_leaves_the_chapters_own_reports_and_skips_a_chapter_without_the_claims(tmp_path, monkeypatch,
+                                                                                                capsys):
     """``--claims`` writes its reports to ``reports/selected/``: the chapters' full reports and the book index are
     not replaced by partial ones, and a chapter that has none of the claims is neither audited nor emptied."""
     root = tmp_path / "claims"
     first = write_chapter(root, "one", SUPPORTED_CLAIM, CONTRADICTED_CLAIM)
     second = write_chapter(root, "two", NOT_CHECKABLE_CLAIM)
     reports, cache = tmp_path / "reports", tmp_path / "cache"
-    full = run_cli(["run", str(first), str(second), "--reports", str(reports), "--quiet"], cache)
+    full = run_here(["run", str(first), str(second), "--reports", str(reports), "--quiet"], cache, monkeypatch,
+                    capsys)
     assert full.returncode == 0, full.stderr
     before = {p.relative_to(reports): p.read_bytes() for p in reports.rglob("*") if p.is_file()}
     # C3 is a claim of chapter "one" only ("two" has C2 alone)
-    done = run_cli(["run", str(first), str(second), "--reports", str(reports), "--claims", "C3"], cache)
+    done = run_here(["run", str(first), str(second), "--reports", str(reports), "--claims", "C3"], cache,
+                    monkeypatch, capsys)
     assert done.returncode == 0, done.stderr
     after = {p.relative_to(reports): p.read_bytes() for p in reports.rglob("*") if p.is_file()}
     assert {p: b for p, b in after.items() if p.parts[0] != "selected"} == before

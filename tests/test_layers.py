@@ -85,8 +85,12 @@ def _edges(modules: dict[str, Path]) -> set[tuple[str, str, int]]:
     return edges
 
 
-MODULES = _modules()
-EDGES = _edges(MODULES)
+@pytest.fixture(scope="module")
+def package_imports():
+    """The package's modules and every import between them, read when a test asks (not while every test process
+    collects)."""
+    modules = _modules()
+    return modules, _edges(modules)
 
 #: Upward imports not yet removed, each with why it is there and what would remove it. The list only shrinks:
 #: an entry that no longer occurs fails the test until it is struck from here.
@@ -177,7 +181,8 @@ def _cycle_edges(edges, component) -> list[str]:
     return sorted(f"{a}:{line} -> {b}" for a, b, line in edges if a in members and b in members)
 
 
-def test_the_reader_finds_the_package_imports():
+def test_the_reader_finds_the_package_imports(package_imports):
+    MODULES, EDGES = package_imports
     assert ("audit.cli", "audit.errors") in {(a, b) for a, b, _ in EDGES}
     assert len(MODULES) > 100 and len(EDGES) > 300
 
@@ -200,23 +205,27 @@ def test_the_reader_counts_every_form_of_import(tmp_path):
     assert len(_upward(_edges(modules))) == 2
 
 
-def test_every_module_lies_in_a_stage():
+def test_every_module_lies_in_a_stage(package_imports):
+    MODULES, EDGES = package_imports
     for module in MODULES:
         assert _stage(module) in STAGES
 
 
-def test_no_import_runs_up_the_stages():
+def test_no_import_runs_up_the_stages(package_imports):
+    MODULES, EDGES = package_imports
     upward = _upward({edge for edge in EDGES if edge[:2] not in ALLOWED_UPWARD})
     assert not upward, f"{len(upward)} imports run up the stages:\n" + "\n".join(upward)
 
 
-def test_the_allowed_upward_imports_only_shrink():
+def test_the_allowed_upward_imports_only_shrink(package_imports):
+    MODULES, EDGES = package_imports
     present = {(a, b) for a, b, _ in EDGES}
     gone = sorted(f"{a} -> {b}" for a, b in ALLOWED_UPWARD if (a, b) not in present or not _upward({(a, b, 0)}))
     assert not gone, "no longer upward; strike from ALLOWED_UPWARD:\n" + "\n".join(gone)
 
 
-def test_no_import_cycle():
+def test_no_import_cycle(package_imports):
+    MODULES, EDGES = package_imports
     cycles = _cycles(EDGES)
     assert not cycles, f"{len(cycles)} import cycles:\n" + "\n\n".join(
         "\n".join(_cycle_edges(EDGES, component)) for component in cycles)

@@ -27,7 +27,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from scipy import stats
 
 from audit.cli import main
 from audit.text.markdown import changed_structure, closed_spans, structure
@@ -164,6 +163,8 @@ def rounds(tmp_path_factory):
 
 
 def _p(data) -> float:
+    from scipy import stats  # imported where used: scipy.stats takes seconds to import in every collecting process
+
     return float(stats.ttest_1samp([float(x) for x in data], 0.0).pvalue)
 
 
@@ -184,6 +185,8 @@ def test_claims_needing_different_numbers_in_one_place_get_no_text_rather_than_a
 def test_two_claims_on_one_sentence_are_one_hunk_checked_together(rounds):
     """t = mean/(sd/√8) = 3.8023 and two-sided p = 0.0067 (scipy ttest_1samp on the dense differences): both printed
     numbers change and, p being below α = 0.05, "not significant" becomes "significant"."""
+    from scipy import stats
+
     r = stats.ttest_1samp([float(x) for x in DENSE], 0.0)
     assert f"{r.statistic:.2f}" == "3.80" and f"{r.pvalue:.4f}" == "0.0067"
     hunks = [h for h in rounds["first"]["stats"]["research"]["proposal"]["hunks"] if "S4" in [h["claim"], *h["claims"]]]

@@ -7,6 +7,7 @@ comparison needs one process that never replaced them.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -14,7 +15,9 @@ import sys
 
 import pytest
 
-pytest.importorskip("ranx")
+# ranx runs only in the child processes below: whether it is installed is asked without importing it here (with
+# numba, that import would cost every collecting process seconds)
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("ranx") is None, reason="could not import 'ranx'")
 
 # Random qrels and runs with ties, unjudged and missing queries, negative and graded judgements, IDs of
 # several widths (numba compiles per width), evaluated through both the dict path and ranx's file reader.
