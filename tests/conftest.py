@@ -37,6 +37,13 @@ def pytest_cmdline_main(config):
         option.dist = "loadgroup"
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """Tell each worker whether the run is distributed by group: a worker reads its options from the command line
+    alone, so `--dist loadgroup` set above in the controller never reaches it (pytest-xdist's `setup_config`)."""
+    node.workerinput["loadgroup"] = node.config.option.dist == "loadgroup"
+
+
 def pytest_collection_modifyitems(config, items):
     """A test that uses a module- or session-scoped fixture of this project (an audited chapter, say) runs in the
     worker that runs the others using it, so that each such fixture is computed once, not once per worker: the
@@ -55,6 +62,22 @@ def pytest_collection_modifyitems(config, items):
         if shared:
             _, baseid, name = min(shared)   # a session fixture first: it may serve several modules
             item.add_marker(pytest.mark.xdist_group(f"{baseid or 'session'}::{name}"))
+    # The worker names each grouped test with its group, and the controller's `loadgroup` scheduler sends the tests
+    # of one `@group` suffix to one worker. pytest-xdist does this itself, but before this hook has marked the tests
+    # and by setting `item._nodeid`, which pytest 9 no longer reads (a node's id is `item._id`, a NodeId whose
+    # parse keeps the string given): so it is done here, for both.
+    worker = getattr(config, "workerinput", None)
+    if worker and worker.get("loadgroup"):
+        for item in items:
+            names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                            for m in item.iter_markers("xdist_group")})
+            if names and item.nodeid.rfind("@") <= item.nodeid.rfind("]"):  # not yet named with its group
+                grouped = f"{item.nodeid}@{'_'.join(names)}"
+                if hasattr(item, "_id"):
+                    from _pytest.nodeid import NodeId
+                    item._id = NodeId.parse(grouped)
+                else:
+                    item._nodeid = grouped
 
 
 # --- the shipped chapters, audited once --------------------------------------------------------------------------

@@ -404,8 +404,19 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
                                 places=places, leading_zero=leading_zero)
         return ClaimedValue(raw, None, nominal, None, low_closed=comparator == "ge", style=style,
                             places=places, leading_zero=leading_zero)
-    return ClaimedValue(raw, nominal, nominal - half, nominal + half, style=style, places=places,
-                        leading_zero=leading_zero, approximate=approximate)
+    low_closed = high_closed = True
+    if tolerance is None and half and style in ("decimal", "percent"):
+        # the numbers that round to the printed digits: a tie rounds half away from zero (0.375 → 0.38) or half to
+        # even (0.125 → 0.12), so the tie beyond the printed number's magnitude belongs to it only when its last
+        # digit is even: 0.37 stands for [0.365, 0.375), which 3/8 = 0.375 is not in; 0.12 for [0.115, 0.125]
+        last = int(abs(nominal) * (100 if style == "percent" else 1) * 10 ** places) % 10
+        if nominal >= 0:
+            high_closed = last % 2 == 0
+        else:
+            low_closed = last % 2 == 0
+    return ClaimedValue(raw, nominal, nominal - half, nominal + half, low_closed=low_closed,
+                        high_closed=high_closed, style=style, places=places, leading_zero=leading_zero,
+                        approximate=approximate)
 
 
 def _parse_number(s: str, raw: str) -> tuple[Fraction, str, int, bool, Fraction]:
@@ -1058,6 +1069,9 @@ _PRINTED_DECIMAL = re.compile(r"(?<![\w.])(\d*\.(\d+))(?![\w.])")
 #: The largest denominator a rounded term is read back to (``0.33`` → 1/3, ``0.17`` → 1/6): the reciprocal ranks,
 #: precisions at a cutoff and averages over a few queries that worked examples print have small denominators.
 READING_DENOMINATOR = 32
+#: A decimal whose own fraction has a denominator this small (halves, quarters, fifths, eighths, tenths, sixteenths,
+#: twentieths) is taken as printed, exact: it is not read as a rounding of another fraction.
+PLAIN_DECIMAL = 20
 
 
 def rounded_decimals(text: str) -> list[tuple[int, int, Fraction, Fraction]]:
@@ -1139,7 +1153,11 @@ def term_readings(text: str) -> tuple[str, list[tuple[str, str]]] | None:
         if reading is None:
             if value - half > 1:  # a sum or a DCG printed rounded: no per-rank term of a measure is above 1
                 return None
-            simple = simplest_between(max(value - half, Fraction(0)), value + half)
+            # a decimal that is itself a plain fraction is that fraction (0.8 is 4/5, not the 3/4 it could round
+            # from; 0.2 is 1/5, not 1/4; 0.375 is 3/8): only another decimal (0.33, 0.67, 0.12) stands for the
+            # simplest number it rounds (1/3, 2/3, 1/8)
+            simple = value if value.denominator <= PLAIN_DECIMAL else \
+                simplest_between(max(value - half, Fraction(0)), value + half)
             if simple.denominator > READING_DENOMINATOR:
                 return None
             reading = format_exact(simple)
