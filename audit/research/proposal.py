@@ -71,6 +71,18 @@ _RULE_PHRASES = {
 }
 
 
+#: Why a value printed in a code block gets no hunk: the block shows what a program printed.
+PROGRAM_OUTPUT = ("the value is printed in a code block, as a program's output: a corrected number there would show "
+                  "an output the program does not print. If the program does print it, the definition the value is "
+                  "held to is not the program's: correct the sentence that states the convention, or the code; the "
+                  "finding gives the value under each reading")
+
+
+#: What a finding on a program's printed output asks of the author (instead of a new output line).
+_OUTPUT_RESPONSE = ("Leave the printed output as the program prints it; if the program does print it, correct the "
+                    "sentence that states the definition it is held to, or the code.")
+
+
 class _Skip(Exception):
     """No checked text for this finding; the message says why."""
 
@@ -1272,6 +1284,9 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
                             "decided")
             start, end = _locate(r, snapshot, starts)
             quote = snapshot[start:end]
+            if claim.kind in ("value", "arithmetic", "statistic") and any(
+                    c.kind == "code block" and c.start <= start < c.end for c in closed):
+                raise _Skip(PROGRAM_OUTPUT)
             if claim.kind in ("value", "arithmetic") and r.verdict == "qualified" and _MORE_PLACES.search(r.response):
                 plan = _rounding_plan(claim, chapter, ms, r, quote, rechecks)
             elif claim.kind == "value":
@@ -1402,7 +1417,12 @@ def respond(results: list[ClaimResult], proposal: Proposal) -> None:
         if h.response:
             for cid in h.claims or [h.claim]:
                 by_claim.setdefault(cid, h)
+    outputs = {n["claim"] for n in proposal.not_proposed if n["reason"] == PROGRAM_OUTPUT}
     for r in results:
+        if r.id in outputs and not r.response.startswith(_OUTPUT_RESPONSE):
+            said = re.search(r"to “([^”]+)”", r.response)
+            r.response = _OUTPUT_RESPONSE + (f" Under that definition the value is {said.group(1)}." if said else "")
+            continue
         h = by_claim.get(r.id)
         if h is None or r.response.startswith(h.response):
             continue

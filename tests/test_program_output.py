@@ -1,0 +1,76 @@
+"""A value printed in a code block is what a program printed (an R or Python session's output, `[1] 0.3333333`):
+when it disagrees with the definition the text states, the audit says so, but never proposes a new output line the
+program does not print. The right value below: mean AP@2 over two queries with |R| = 3 each, ranked hits at 1 and 2
+for the first, none for the second: AP@2 = (1 + 1)/3 = 2/3 and 0, mean 1/3 over |R|; over min(k, |R|) = 2 it is
+(1 + 1)/2 = 1 and 0, mean 1/2 — the session prints 0.5, the stated |R| reading gives 0.3333."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from audit.evaluation.references import all_references
+from audit.register.claims import load_chapter
+from audit.research.proposal import PROGRAM_OUTPUT
+from audit.run.audit import audit_chapter
+from audit.run.provenance import collect
+
+SNAPSHOT = textwrap.dedent("""\
+    # Mean average precision at k
+
+    The average precision at k of a query is the sum of the precisions at each relevant rank within the top k,
+    divided by the number of relevant items of the query. Two queries, three relevant items each:
+
+    ```r
+    > mapk(2, actual, predicted)
+    [1] 0.5
+    ```
+
+    The same mean, written out: (2/3 + 0)/2 = 0.5.
+    """)
+
+CLAIMS = textwrap.dedent("""\
+    fixtures:
+      two:
+        qrels: {q1: {a: 1, b: 1, c: 1}, q2: {d: 1, e: 1, f: 1}}
+        run: {q1: [a, b], q2: [x, y]}
+    claims:
+      - {id: O1, title: the session's output, kind: value, quote: "[1] 0.5", claim: MAP@2 is 0.5, fixture: two,
+         conventions: {ap_denominator: {value: "|R|", quote: "divided by the number of relevant items of the query"}},
+         expect: [{measure: "AP@2", aggregate: mean, claimed: "0.5"}]}
+      - {id: O2, title: the prose, kind: arithmetic, quote: "(2/3 + 0)/2 = 0.5", claim: the mean is 0.5,
+         expression: "(2/3 + 0)/2", claimed: "0.5"}
+    """)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("program-output")
+    (folder / "chapter.yaml").write_text("id: program-output\ntitle: MAP at k\nsnapshot: {file: snapshot.md}\n",
+                                         encoding="utf-8")
+    (folder / "snapshot.md").write_text(SNAPSHOT, encoding="utf-8")
+    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    return audit_chapter(load_chapter(folder), all_references(), collect([]))
+
+
+def test_a_wrong_output_is_contradicted_but_no_output_line_is_rewritten(report):
+    claims = {c.id: c for c in report.claims}
+    assert claims["O1"].verdict == "contradicted", claims["O1"].reason
+    assert "1/3" in claims["O1"].reason or "0.3333" in claims["O1"].reason, claims["O1"].reason
+    proposal = report.research.proposal
+    assert "O1" not in [h.claim for h in proposal.hunks]
+    assert {"claim": "O1", "reason": PROGRAM_OUTPUT} in proposal.not_proposed
+
+
+def test_the_prose_computation_is_still_corrected(report):
+    # (2/3 + 0)/2 = 1/3: the sentence in prose gets its checked hunk
+    claims = {c.id: c for c in report.claims}
+    assert claims["O2"].verdict == "contradicted"
+    assert "O2" in [h.claim for h in report.research.proposal.hunks]
+
+
+def test_what_to_change_asks_for_the_definition_or_the_code_not_a_new_output(report):
+    response = {c.id: c for c in report.claims}["O1"].response
+    assert response.startswith("Leave the printed output as the program prints it") and "checked" not in response
+    assert "0.3" in response   # the value under the stated |R| definition: 1/3
