@@ -106,8 +106,8 @@ def test_sources_for_refuses_unknown_names():
 def test_convention_names_are_the_evaluator_model_keys():
     from audit.measures.conventions import CONVENTIONS as MODEL
     assert CONVENTIONS == tuple(MODEL)
-    assert CONVENTIONS[:9] == ("prefix", "precision_denominator", "repeated_ids", "ties", "unjudged", "gain", "ideal",
-                               "relevance_level", "rr_cutoff")
+    assert CONVENTIONS[:10] == ("prefix", "precision_denominator", "repeated_ids", "ties", "unjudged", "gain",
+                                "discount", "ideal", "relevance_level", "rr_cutoff")
 
 
 # --- the schema refuses bad entries, naming the file, the entry and the field -----------------

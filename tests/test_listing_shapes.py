@@ -315,9 +315,11 @@ def test_the_example_in_docs_listings_loads_and_holds(tmp_path):
     import re
 
     docs = (Path(__file__).resolve().parents[1] / "docs" / "listings.md").read_text(encoding="utf-8")
-    listing = re.search(r"```python\n(.*?)```", docs, re.S).group(0)
-    # the page's whole register (the fragment under "Doctests and shown calls" shows only a claim's calls field)
-    register = re.search(r"```yaml\n(claims:\n.*?)```", docs, re.S).group(1)
+    listing = next(m.group(0) for m in re.finditer(r"```python\n(.*?)```", docs, re.S)
+                   if "def precision_at_ks(" in m.group(1))
+    # the page's whole register for it (the fragment under "Doctests and shown calls" shows only a claim's calls field)
+    register = next(m.group(1) for m in re.finditer(r"```yaml\n(claims:\n.*?)```", docs, re.S)
+                    if "precision_at_ks" in m.group(1))
     text = ("# Example\n\n" + listing + "\n\nCalled as `precision_at_ks([\"a\", \"x\", \"b\", \"y\"], {\"a\", \"b\"}, "
             "[1, 2, 4])` it returns {1: 1.0, 2: 0.5, 4: 0.5}.\n")
     (tmp_path / "snapshot.md").write_text(text, encoding="utf-8")
@@ -335,7 +337,7 @@ def test_a_corrected_listing_is_written_in_its_code_block_as_it_is():
     author reads ``if k < 1`` and a string "<script>", not ``&lt;``), and no line of the code can close the block."""
     from markdown_it import MarkdownIt
 
-    from audit.report.markdown import _line, fenced
+    from audit.report.cells import _line, fenced
     code = 'def f(k):\n    if k < 1:\n        return "<script>alert(1)</script>"\n    return "```"'
     written = _line((fenced(code),))
     tokens = [t for t in MarkdownIt("commonmark").parse(written) if t.type == "fence"]

@@ -334,11 +334,12 @@ def test_each_sensitivity_conclusion_follows_from_its_cells_and_the_verdict(audi
     # convention, while "never decreases" holds; it is not called false under every convention
     assert rows[("M17", "R@k increases as k grows")].conclusion == (
         "only the weaker “never decreases” holds under every convention value; as written it holds under none")
-    # C34's nDCG@4 ≈ .3801 is derived, not printed (supported): exponential gain (0.2754) and an ideal DCG over the
-    # retrieved documents only (1) flip it, and the row says the value is not printed
+    # C34's nDCG@4 ≈ .3801 is derived, not printed (supported): exponential gain (0.2754), Järvelin and
+    # Kekäläinen's log2(max(i, 2)) discount and an ideal DCG over the retrieved documents only (1) flip it, and the
+    # row says the value is not printed
     assert rows[("C34", "nDCG@4 ≈ .3801 (derived, not printed)")].conclusion == (
-        "rests on one choice: nDCG gain (not stated), ideal DCG (stated); not under P@4, R@4, RR@4, AP@4; "
-        "the value is derived, not printed")
+        "rests on one choice: nDCG gain (not stated), DCG discount (not stated), ideal DCG (stated); not under P@4, "
+        "R@4, RR@4, AP@4; the value is derived, not printed")
     # C36's six statements hold under every alternative: judging the unjudged returns changes no measure but Judged@4
     assert [r.conclusion for (cid, _), r in rows.items() if cid == "C36"] == ["robust"] * 6
     # C02 "R@4 unchanged" holds under every convention value; RR@4, AP@4 and nDCG@4 rise with the move (1/2 → 1,
