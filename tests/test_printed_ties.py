@@ -13,11 +13,8 @@ from fractions import Fraction
 
 import pytest
 
-from audit.evaluation.references import all_references
 from audit.model.values import parse_claimed, term_readings
-from audit.register.claims import load_chapter
-from audit.run.audit import audit_chapter
-from audit.run.provenance import collect
+from chapters import audit_text
 
 
 @pytest.mark.parametrize("printed, value, holds", [
@@ -68,12 +65,7 @@ CLAIMS = textwrap.dedent("""\
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("printed-ties")
-    (folder / "chapter.yaml").write_text("id: printed-ties\ntitle: Printed ties\nsnapshot: {file: snapshot.md}\n",
-                                         encoding="utf-8")
-    (folder / "snapshot.md").write_text(SNAPSHOT, encoding="utf-8")
-    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
-    report = audit_chapter(load_chapter(folder), all_references(), collect([]))
+    report = audit_text(tmp_path_factory.mktemp("printed-ties"), SNAPSHOT, CLAIMS, title="Printed ties")
     return {c.id: c for c in report.claims}
 
 

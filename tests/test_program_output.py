@@ -10,11 +10,8 @@ import textwrap
 
 import pytest
 
-from audit.evaluation.references import all_references
-from audit.register.claims import load_chapter
 from audit.research.proposal import PROGRAM_OUTPUT
-from audit.run.audit import audit_chapter
-from audit.run.provenance import collect
+from chapters import audit_text
 
 SNAPSHOT = textwrap.dedent("""\
     # Mean average precision at k
@@ -46,12 +43,7 @@ CLAIMS = textwrap.dedent("""\
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("program-output")
-    (folder / "chapter.yaml").write_text("id: program-output\ntitle: MAP at k\nsnapshot: {file: snapshot.md}\n",
-                                         encoding="utf-8")
-    (folder / "snapshot.md").write_text(SNAPSHOT, encoding="utf-8")
-    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
-    return audit_chapter(load_chapter(folder), all_references(), collect([]))
+    return audit_text(tmp_path_factory.mktemp("program-output"), SNAPSHOT, CLAIMS, title="MAP at k")
 
 
 def test_a_wrong_output_is_contradicted_but_no_output_line_is_rewritten(report):

@@ -10,12 +10,9 @@ from fractions import Fraction
 
 import pytest
 
-from audit.evaluation.references import all_references
-from audit.register.claims import load_chapter
 from audit.model.values import printed_terms_interval, simplest_between, term_readings
-from audit.run.audit import audit_chapter
-from audit.run.provenance import collect
 from audit.text.encode import determined
+from chapters import audit_text
 
 SNAPSHOT = textwrap.dedent("""\
     # Mean reciprocal rank, worked by hand
@@ -57,12 +54,7 @@ CLAIMS = textwrap.dedent("""\
 
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("rounded-terms")
-    (folder / "chapter.yaml").write_text("id: rounded\ntitle: Rounded terms\nsnapshot: {file: snapshot.md}\n",
-                                         encoding="utf-8")
-    (folder / "snapshot.md").write_text(SNAPSHOT, encoding="utf-8")
-    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
-    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    report = audit_text(tmp_path_factory.mktemp("rounded"), SNAPSHOT, CLAIMS, title="Rounded terms")
     return {c.id: c for c in report.claims}
 
 

@@ -12,11 +12,8 @@ import textwrap
 import pytest
 
 from audit.errors import ValueParseError
-from audit.evaluation.references import all_references
 from audit.model.values import parse_claimed
-from audit.register.claims import load_chapter
-from audit.run.audit import audit_chapter
-from audit.run.provenance import collect
+from chapters import audit_text
 
 THIN, NARROW, NBSP, MINUS = "\u2009", "\u202f", "\u00a0", "\u2212"
 
@@ -79,12 +76,7 @@ CLAIMS = textwrap.dedent(f"""\
 
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("typeset")
-    (folder / "chapter.yaml").write_text("id: typeset\ntitle: Typeset numbers\nsnapshot: {file: snapshot.md}\n",
-                                         encoding="utf-8")
-    (folder / "snapshot.md").write_text(SNAPSHOT, encoding="utf-8")
-    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
-    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    report = audit_text(tmp_path_factory.mktemp("typeset"), SNAPSHOT, CLAIMS, title="Typeset numbers")
     return {c.id: c for c in report.claims}
 
 
