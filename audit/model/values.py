@@ -405,7 +405,12 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
         return ClaimedValue(raw, None, nominal, None, low_closed=comparator == "ge", style=style,
                             places=places, leading_zero=leading_zero)
     low_closed = high_closed = True
-    if tolerance is None and half and style in ("decimal", "percent"):
+    if tolerance is None and style == "decimal" and _float_repr(s):
+        # a float's repr (0.8015241702741703, what Python prints for a double): it stands for a double computed in
+        # floating point, so for any number within FLOAT_REPR_ULPS units in its last place, not only the 1e-17
+        # its digits would say
+        half = max(half, FLOAT_REPR_ULPS * Fraction(math.ulp(float(nominal))))
+    elif tolerance is None and half and style in ("decimal", "percent"):
         # the numbers that round to the printed digits: a tie rounds half away from zero (0.375 → 0.38) or half to
         # even (0.125 → 0.12), so the tie beyond the printed number's magnitude belongs to it only when its last
         # digit is even: 0.37 stands for [0.365, 0.375), which 3/8 = 0.375 is not in; 0.12 for [0.115, 0.125]
@@ -417,6 +422,19 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
     return ClaimedValue(raw, nominal, nominal - half, nominal + half, low_closed=low_closed,
                         high_closed=high_closed, style=style, places=places, leading_zero=leading_zero,
                         approximate=approximate)
+
+
+#: How many units in the last place of a double a printed float repr allows: a short computation in floating point
+#: (a mean with numpy, a sum of a few terms) is off from the exact value by a few (numpy's mean of four APs: one).
+FLOAT_REPR_ULPS = 4
+#: The significant digits from which a printed decimal is a float's repr (repr gives 15 to 17 for most doubles).
+FLOAT_REPR_DIGITS = 15
+
+
+def _float_repr(text: str) -> bool:
+    """Whether ``text``, a decimal, is printed to a double's full precision (15 or more significant digits)."""
+    digits = re.sub(r"[^0-9]", "", text.split("e")[0].split("E")[0]).lstrip("0")
+    return len(digits) >= FLOAT_REPR_DIGITS
 
 
 def _parse_number(s: str, raw: str) -> tuple[Fraction, str, int, bool, Fraction]:
