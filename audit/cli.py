@@ -181,7 +181,7 @@ def crosscheck(args) -> int:
 
 
 def init(args) -> int:
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
     from audit.text.scan import MEASURED
 
     folder, counts = create_chapter(args.snapshot, args.id, args.claims_dir, title=args.title, book=args.book,
@@ -203,7 +203,7 @@ def init(args) -> int:
 
 def _unread_sentence(n: int) -> str:
     """init's count of the sentences it drafted nothing for although they hold a number, a comparison or a
-    universal word (``audit.text.init.unread_quoted_by_none``)."""
+    universal word (``audit.draft.init.unread_quoted_by_none``)."""
     if not n:
         return ""
     return (f"{n} sentence{'' if n == 1 else 's'} with a number, a comparison or a universal word "

@@ -20,7 +20,7 @@ sys.path.append(str(Path(__file__).resolve().parents[1]))  # after PYTHONPATH: a
 
 from audit.text import coverage
 from audit.text.chapter import Snapshot
-from audit.text.init import draft_register
+from audit.draft.init import draft_register
 from audit.text.scan import scan_text
 
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 import corpus_labels as cl
 
 from audit.register.claims import load_chapter
-from audit.text.init import create_chapter
+from audit.draft.init import create_chapter
 
 
 def seed_texts() -> list[cl.Text]:

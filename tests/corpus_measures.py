@@ -147,7 +147,7 @@ def init_draft(snapshot: str, references) -> tuple[list[tuple[str, str]], list[s
     from audit.register.claims import load_chapter
     from audit.run.audit import audit_chapter
     from audit.run.provenance import collect
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
 
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "snapshot.md"

@@ -213,7 +213,7 @@ def test_reports_are_readable_by_others(tmp_path):
 
 def test_dotted_chapter_ids_keep_their_own_reports(tmp_path):
     """Regression: Path.with_suffix dropped everything after a dot, so 'book.ch1' and 'book.ch2' both wrote book.*."""
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
     snapshot = tmp_path / "s.txt"
     snapshot.write_text("Recall is 21/43 ≈ .4884 here.\n", encoding="utf-8")
     for cid in ("book.ch1", "book.ch2"):

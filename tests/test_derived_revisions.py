@@ -16,7 +16,7 @@ import yaml
 from audit.cli import main
 from audit.register.claims import load_chapter
 from audit.register.derived import field_print, hand_written
-from audit.text.init import create_chapter
+from audit.draft.init import create_chapter
 
 #: Lecture notes on average precision: a rank table, then the computation under it. Five documents are relevant to
 #: the query, three of them retrieved (ranks 1, 3 and 6), so AP = (1 + 2/3 + 3/6)/5 = 13/30 ≈ 0.4333; the sentence

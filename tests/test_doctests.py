@@ -590,7 +590,7 @@ def test_a_wrong_digit_at_the_printed_precision_is_contradicted(tmp_path):
 def test_init_drafts_each_doctest_with_its_output_exception_and_names(tmp_path):
     """init reads the doctests with doctest's parser: each call with its printed output or expected exception, and
     the literal each name it passes was assigned; the register it writes loads."""
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
 
     source = tmp_path / "scores.txt"
     source.write_text(MODULE, encoding="utf-8")
@@ -614,7 +614,7 @@ def test_init_drafts_each_doctest_with_its_output_exception_and_names(tmp_path):
 def test_init_reads_a_numpy_2_scalar_output_as_the_number_inside(tmp_path):
     """NumPy 2 prints a float64 result as np.float64(4.261859507142915): the drafted output is the number, the value
     3 + 2 / log2(3) of DCG@2 over grades 3, 2 (by hand)."""
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
 
     assert repr(3 + 2 / LOG2_3).startswith("4.26185950714291")
     source = tmp_path / "dcg.md"

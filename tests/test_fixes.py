@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from audit.cli import main
-from audit.text.encode import breaks_arithmetic, false_arithmetic
+from audit.draft.encode import breaks_arithmetic, false_arithmetic
 
 
 @pytest.mark.parametrize("text, false", [

@@ -19,7 +19,7 @@ from audit.register.schema import generate, render, schema_path
 from audit.run.audit import audit_chapter
 from audit.run.provenance import collect
 from audit.text.chapter import Snapshot
-from audit.text.init import create_chapter, draft_register
+from audit.draft.init import create_chapter, draft_register
 from audit.text.scan import MEASURED
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,9 +15,9 @@ from audit.register.claims import load_chapter
 from audit.run.audit import audit_chapter
 from audit.run.provenance import collect
 from audit.text.chapter import Snapshot
-from audit.text.examples import find
-from audit.text.examples.example import ASK_IDEAL, ASK_RELEVANT
-from audit.text.init import create_chapter, draft_register
+from audit.draft.examples import find
+from audit.draft.examples.example import ASK_IDEAL, ASK_RELEVANT
+from audit.draft.init import create_chapter, draft_register
 
 
 def _init(tmp_path, text: str) -> tuple[list[dict], dict[str, object]]:
@@ -192,7 +192,7 @@ def test_positions_in_prose_with_and_without_r(tmp_path):
 
 def test_a_heading_ends_an_example():
     """A statement after a heading that starts a new part is bound to no example before it."""
-    from audit.text.examples.bind import bound
+    from audit.draft.examples.bind import bound
     text = "| Rank | Relevant |\n|---|---|\n| 1 | yes |\n\n## Next\n\nP@1 = 1.\n"
     examples = find(text)
     at = text.index("P@1")
@@ -531,7 +531,7 @@ def test_a_listing_body_settles_the_role_of_an_unhinted_qrels_or_grade_list(tmp_
     drafted as a code claim on (ranking, qrels, cutoff) and audited: hits in the top k over k is P@k, supported.
     ``r[:k]`` beside a cutoff alone: the ranked grades. ``qrels[q]`` for a query of the run is several queries'
     input, which the body does not settle as one query's: the role stays the author's to give."""
-    from audit.text.init import draft_register
+    from audit.draft.init import draft_register
     source = tmp_path / "nb.md"
     source.write_text(NOTEBOOK_CELL, encoding="utf-8")
     claims = {c["quote"]: c for c in draft_register(Snapshot.read(source))[0]}

@@ -1,6 +1,7 @@
 """The package's layering: `audit/` is grouped by stage, and imports run down the stages only.
 
-Top to bottom: the front ends (`cli.py`, `pytest_plugin.py`), then run, report, research, attribution,
+Top to bottom: the front ends (`cli.py`, `pytest_plugin.py`), then run, report, research, draft (`audit init`),
+attribution,
 evaluation, register, text, and the ground floor every stage imports (`audit/model/`, what flows between
 the stages; `audit/measures/`, the measure declarations; `errors.py`). Every `import audit.…` and
 `from audit.… import` counts, at module level and inside functions alike, since a function-level import is
@@ -18,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "audit"
 
 # top to bottom; a module may import its own stage or any stage below it
-STAGES = ("front", "run", "report", "research", "attribution", "evaluation", "register", "text", "ground")
+STAGES = ("front", "run", "report", "research", "draft", "attribution", "evaluation", "register", "text", "ground")
 GROUND_PACKAGES = {"model", "measures"}
 GROUND_MODULES = {"audit", "audit.errors"}
 FRONT_MODULES = {"audit.cli", "audit.pytest_plugin"}
@@ -104,17 +105,6 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     # the claim model asks the sandbox which modules a listing may import (a function-level import, at
     # validation); the sandbox's view of the environment would have to move below the register
     ("audit.register.book", "audit.evaluation.sandbox.environment"): "a listing's imports, at validation",
-    # `audit init` (init.py, encode*.py) drafts a register from the text: encode.py reads the code roles and
-    # parameter defaults the claim model declares and computes each draft under the readings the audit will try,
-    # init.py writes the register files. Drafting sits above the register and the evaluation; moving it up means
-    # first splitting from encode.py what lower stages read (breaks_replacing for the checks, the readers for
-    # coverage.py)
-    ("audit.text.encode_fixtures", "audit.evaluation.evaluator"): "a drafted claim's value, computed",
-    ("audit.text.encode_fixtures", "audit.evaluation.readings"): "a drafted claim's readings",
-    ("audit.text.encode_code", "audit.register.claims"): "the code claims it drafts",
-    ("audit.text.init", "audit.register.claims"): "the claims it drafts",
-    ("audit.text.init", "audit.register.derived"): "the derived claims it drafts",
-    ("audit.text.init", "audit.register.schema"): "the register file it writes",
 }
 
 

@@ -94,7 +94,7 @@ def test_a_corrected_listing_in_a_notebook_keeps_its_docstring_and_right_doctest
     (2^2 − 1)/log2 2 = 3. The corrected listing keeps the docstring, its prose and the right example as printed, and
     the wrong output becomes 3.0; the notebook's cell gets the change."""
     from audit.research.proposal import patched_text
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
     source = tmp_path / "dcg.ipynb"
     source.write_text(_notebook([nbformat.v4.new_markdown_cell(f"# DCG in NumPy\n\n{GAIN}"),
                                  nbformat.v4.new_code_cell("import numpy as np"),

@@ -270,7 +270,7 @@ def test_a_register_over_a_docstring_with_two_blank_lines_tabs_and_long_lines_lo
 def test_init_drafts_of_a_module_with_such_listings_load(tmp_path):
     """init writes the def lines of the module as quotes (YAML); the register it writes loads, its quotes found in
     the listing by their lines."""
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
     snapshot = tmp_path / "module.txt"
     snapshot.write_text(MODULE_TEXT, encoding="utf-8")
     folder, _ = create_chapter(snapshot, "rank-module", tmp_path / "claims")

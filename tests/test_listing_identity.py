@@ -144,7 +144,7 @@ def test_every_reader_of_a_claim_takes_the_same_listing():
 def test_init_drafts_the_occurrence_and_each_versions_own_calls(tmp_path):
     """Two versions printing `def precision_at_k(rels, k):`: init drafts a claim on each, with occurrence 1 and 2, and
     gives each the call printed while it is the version in force; the register loads."""
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
     text = TWICE.replace("(r, k)", "(rels, k)").replace("np.asarray(r)", "np.asarray(rels)")
     (tmp_path / "ch.md").write_text(text, encoding="utf-8")
     create_chapter(tmp_path / "ch.md", "twice", tmp_path / "claims")

@@ -347,7 +347,7 @@ def test_a_corrected_listing_is_written_in_its_code_block_as_it_is():
 def test_init_guesses_the_new_roles_shapes_and_printed_lists_from_names_hints_and_calls():
     """From the parameter names (ks, pairs, rs, ap_by_query, p=0.8), the function's name (…_at_ks, curve) and the
     calls the text prints (a list or mapping after “returns”); `run, qrels` without type hints stays undecided."""
-    from audit.text.encode import code
+    from audit.draft.encode import code
     from audit.text.scan import Statement
 
     drafted = {}
@@ -418,7 +418,7 @@ def test_the_issues_listing_in_a_notebook_is_drafted_by_init_and_contradicted_wi
     """init keeps the notebook as the snapshot, encodes ndcg_at_k with the helper cell it builds on and the printed
     call; the audit finds what it finds in Markdown: linear gain, the ideal from the ranking's own grades, a
     division by zero, and 0.8672 printed where the chapter's nDCG@5 is 10.555154 / 13.347185 = 0.790815 (by hand)."""
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
     notebook = _notebook(tmp_path / "ch.ipynb")
     create_chapter(notebook, "nb-ch", tmp_path / "claims")
     folder = tmp_path / "claims" / "nb-ch"
@@ -483,7 +483,7 @@ def test_an_html_page_is_read_as_text_with_its_tables_code_and_source_lines(tmp_
 def test_an_html_chapter_is_drafted_by_init_and_audited_with_places_in_the_page(tmp_path):
     """init encodes the listing with its shown call; the listing cuts at k + 1 and is contradicted, the finding
     naming the late cutoff; the report's row points to the page's line."""
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
     (tmp_path / "page.html").write_text(PAGE, encoding="utf-8")
     create_chapter(tmp_path / "page.html", "page", tmp_path / "claims")
     folder = tmp_path / "claims" / "page"

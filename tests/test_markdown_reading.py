@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from audit.text.chapter import Snapshot
-from audit.text.init import draft_register
+from audit.draft.init import draft_register
 from audit.text.markdown import is_markdown, layout
 from audit.text.scan import scan, scan_text
 from audit.text.stated import latex_plain, stated_in

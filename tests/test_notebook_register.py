@@ -87,7 +87,7 @@ def _companion(path, *printed: str):
 
 
 def test_init_records_the_notebook_and_links_a_value_its_outputs_print_once(tmp_path):
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
     (tmp_path / ".git").mkdir()
     text = tmp_path / "ch.md"
     text.write_text("# Graded lists\n\nThe gain is the grade.\n\n"

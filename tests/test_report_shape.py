@@ -191,7 +191,7 @@ def test_no_fingerprint_warning_where_none_was_recorded(nothing_to_change):
 def test_an_init_title_never_shows_a_number_the_claim_no_longer_prints(tmp_path, monkeypatch):
     """``audit init`` titles an arithmetic claim with the numbers printed then ('arithmetic: 21/43 is ≈ .4885'); once
     the text and the claim say .4884, the report shows the claim's current value, not the old one."""
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
 
     monkeypatch.chdir(tmp_path)
     text = tmp_path / "promotion.txt"

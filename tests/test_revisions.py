@@ -16,7 +16,7 @@ from audit.run.audit import audit_chapter
 from audit.run.provenance import collect
 from audit.text.anchors import SIMILARITY, locate, number_changes
 from audit.text.chapter import Snapshot
-from audit.text.init import create_chapter
+from audit.draft.init import create_chapter
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "claims" / "retrieval-23-chapter"

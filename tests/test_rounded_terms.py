@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 
 from audit.model.values import printed_terms_interval, simplest_between, term_readings
-from audit.text.encode import determined
+from audit.draft.encode import determined
 from chapters import audit_text
 
 SNAPSHOT = textwrap.dedent("""\

@@ -184,7 +184,7 @@ def test_newer_measures_are_found(line):
     ("the number of relevant documents retrieved", ("NumRelRet", None)), ("`r-precision@5`", ("Rprec", None)),
 ])
 def test_measure_names_map_to_the_catalogue(text, measure):
-    from audit.text.encode import measure_of
+    from audit.draft.encode import measure_of
     from audit.text.scan import METRIC
     assert measure_of(next(METRIC.finditer(text))) == measure
 
@@ -196,7 +196,7 @@ def test_measure_names_map_to_the_catalogue(text, measure):
     ("the ideal order sorts the judged documents", []),                   # no measure
 ])
 def test_names_that_are_not_measures(text, measures):
-    from audit.text.encode import measure_of
+    from audit.draft.encode import measure_of
     from audit.text.scan import METRIC
     assert [spec for m in METRIC.finditer(text) if (spec := measure_of(m))] == measures
 

@@ -318,7 +318,7 @@ def test_an_option_sentence_is_not_the_chapters_relevance_level(tmp_path):
     declares no chapter-wide or section-wide relevance level from it, so the values under trec_eval's default
     (any grade ≥ 1 relevant) stay supported. By hand and by pytrec_eval: recip_rank = 1/2 (D2 at rank 2) and
     P_5 = 2/5 by default; with relevance_level=2, recip_rank = 1/5 (D5 at rank 5)."""
-    from audit.text.init import create_chapter
+    from audit.draft.init import create_chapter
     from audit.text.stated import declare
 
     qrels = {"12": {"D2": 1, "D5": 2, "D7": 1}}

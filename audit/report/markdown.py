@@ -57,7 +57,7 @@ TO_ACT = ("contradicted", "stale", "error", "qualified")
 _PRIORITY = {p: i for i, p in enumerate(("high", "medium", "low", "none"))}
 #: A supported claim's reason in the compact list of Findings is cut at this many characters.
 REASON_LIMIT = 100
-#: A title ``audit init`` writes: the claim's kind, a colon, the statement (``audit.text.init``).
+#: A title ``audit init`` writes: the claim's kind, a colon, the statement (``audit.draft.init``).
 _INIT_TITLE = re.compile(r"^(arithmetic|value|comparison|property|code|convention|draft|not checkable): ")
 _MEASURE_NAME = re.compile(r"[A-Za-z]+(\([^)]*\))?@[\w+]+")
 

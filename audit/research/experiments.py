@@ -61,9 +61,9 @@ MAX_SNIPPETS = 200
 
 
 def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
-    from audit.text.examples.rank_table import fixture_tables
-    from audit.text.init import encode_statement
-    from audit.text.init import _shortened as shortened
+    from audit.draft.examples.rank_table import fixture_tables
+    from audit.draft.init import encode_statement
+    from audit.draft.init import _shortened as shortened
     text = chapter.snapshot.text
     uncovered = [s for s in statements if not s.covered_by]
     if not uncovered:

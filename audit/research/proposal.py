@@ -48,7 +48,7 @@ from audit.text.scan import printed_correction
 from audit.register.claims import canonical_rule
 from audit.register.options import reference_name
 from audit.evaluation.checks.arithmetic import correction as arithmetic_correction
-from audit.text.encode import breaks_arithmetic, printed_expressions
+from audit.text.encode_arithmetic import breaks_arithmetic, printed_expressions
 from audit.model.results import ClaimResult, Hunk, Proposal
 from audit.research.ledger import _CLAIM_CONVENTION
 from audit.research.register_edit import Edit, RegisterEditError, set_field

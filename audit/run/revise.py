@@ -4,7 +4,7 @@ A claim with a ``derived:`` record (``audit.register.derived``) names the senten
 that sentence is printed unchanged, nothing happens. When it was edited, the claim is checked as derived again:
 
 - the sentence as now printed is found (the most similar passage, ``audit.text.anchors.locate``) and read as init reads
-  it (``audit.text.init.draft_register`` on the current text); of the claims init drafts from it, the one of the same
+  it (``audit.draft.init.draft_register`` on the current text); of the claims init drafts from it, the one of the same
   kind whose quote is most like the register's stands in for init's fields (a draft when nothing of that kind is
   drafted now);
 - a field whose value is still the one init wrote is taken from the new derivation (or dropped when the new derivation
@@ -80,7 +80,7 @@ def revise(chapter: Chapter, budget: Budget | None = None) -> tuple[Chapter, dic
 
 def _drafted(chapter: Chapter) -> tuple[list, list[dict], dict]:
     """What init drafts from the text as now printed: its statements, its claims and its fixtures."""
-    from audit.text.init import draft_register
+    from audit.draft.init import draft_register
     from audit.text.scan import scan
     claims, _, fixtures, _ = draft_register(chapter.snapshot)
     return scan(chapter.snapshot), claims, fixtures

@@ -41,7 +41,9 @@ from fractions import Fraction
 
 from audit.errors import AuditError
 from audit.model.values import parse_claimed
-from audit.text import encode
+from audit.text.encode_arithmetic import chains as expression_chains, normal_expression
+from audit.text.encode_measures import measure_of
+from audit.text.words import number
 from audit.text.scan import (
     EXPRESSION,
     METRIC,
@@ -94,7 +96,7 @@ class Part:
     text it rests on; ``spans`` where it is in the snapshot (several for the rest of a sentence); ``values`` the
     printed values with their spans (none for a statement that prints no value); ``expressions`` the expressions
     a chain prints before its value; ``measure`` the measure named for the values, as
-    ``encode.measure_of`` gives it (``None`` when none is named or it is no measure the evaluator knows);
+    ``measure_of`` gives it (``None`` when none is named or it is no measure the evaluator knows);
     ``unit`` the scanned unit it belongs to."""
 
     kind: str
@@ -131,7 +133,7 @@ class Part:
 
 
 def _spec(m: re.Match | None) -> tuple[str, int | str | None] | None:
-    return encode.measure_of(m) if m else None
+    return measure_of(m) if m else None
 
 
 def _is_value(text: str) -> bool:
@@ -167,7 +169,7 @@ def _measure_links(text: str) -> list[tuple[re.Match, Span]]:
 def _sequences(text: str) -> list[tuple[re.Match | None, list[Span]]]:
     """Printed values in reading order, each sequence a measure (or ``None``) and the operands a chain prints
     for it: ``AP = E ≈ v`` is (AP, [E, v]); ``21/43 ≈ .4884`` is (None, [21/43, .4884])."""
-    chains = encode.chains(text)
+    chains = expression_chains(text)
     at = {op[0]: (ci, oi) for ci, chain in enumerate(chains) for oi, op in enumerate(chain)}
     used: set[int] = set()
     out: list[tuple[re.Match | None, list[Span]]] = []
@@ -289,7 +291,7 @@ def _table(unit: Statement) -> list[Part]:
             continue
         spec = _spec(named)
         if spec and spec[1] == "k" and heads and re.fullmatch(r"k|cutoff|@?k", heads[0], re.IGNORECASE):
-            k = encode.number(label)
+            k = number(label)
             spec = (spec[0], k) if k else spec
         where = " · ".join(x for x in (head, label if i > 0 else "") if x)
         span = (unit.start + a + value.start("v"), unit.start + a + value.end("v"))
@@ -397,7 +399,7 @@ def _plain(text: str) -> str:
     """A value or expression as compared: approximation marks and spaces dropped, operators as ``values`` reads
     them."""
     t = re.sub(r"^\s*(?:≈|~|about|roughly|approximately|around)\s*", "", text.strip(), flags=re.IGNORECASE)
-    return re.sub(r"\s+", "", encode.normal_expression(t)).lower()
+    return re.sub(r"\s+", "", normal_expression(t)).lower()
 
 
 def _same_value(printed: str, written: str) -> bool:

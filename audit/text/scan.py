@@ -75,7 +75,7 @@ WORD_FRACTION = rf"(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine)\s+(?
 VALUE = rf"(?:{NUM}\s*/\s*{NUM}|{NUM}%?|{WORD_FRACTION}|\b{WORD_NUMBER}\b)"
 
 #: Measure names in notation, as libraries print them, and in words; the capture is mapped by
-#: ``audit.text.encode.measure_of``. Notation is ir-measures' (``nDCG@5``, ``ERR@10``, ``RBP(p=0.8)``,
+#: ``audit.draft.encode.measure_of``. Notation is ir-measures' (``nDCG@5``, ``ERR@10``, ``RBP(p=0.8)``,
 #: ``IPrec@0.5``, ``Rprec``, ``Bpref``, ``GMAP``, ``NumRel``) plus the usual abbreviations (``MAP``, ``MRR``,
 #: ``F1``); library names are trec_eval's output names (``num_rel``, ``gm_map``, ``iprec_at_recall_0.50``,
 #: ``P_5``, ``ndcg_cut.10``) and ranx's metric names (``rbp.80``, ``ndcg_burges@5``, ``r-precision``), the short

@@ -1,6 +1,6 @@
 """The words of a worked example: a count in digits or words ("4", "forty-three"), an ordinal rank ("the third"),
-a list of ranks ("2, 3 and 6"), and the nouns a text counts documents with. ``audit.text.encode`` and the worked-example
-parsers (``audit.text.examples``) read examples with them."""
+a list of ranks ("2, 3 and 6"), and the nouns a text counts documents with. ``audit.draft.encode`` and the worked-example
+parsers (``audit.draft.examples``) read examples with them."""
 
 from __future__ import annotations
 

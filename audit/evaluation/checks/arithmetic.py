@@ -28,7 +28,7 @@ from audit.model.values import (
     printed_terms_interval,
     term_readings,
 )
-from audit.text.encode import breaks_replacing
+from audit.text.encode_arithmetic import breaks_replacing
 from audit.text.scan import printed_correction
 from audit.model.results import Check, ImplValue
 

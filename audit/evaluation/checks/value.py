@@ -49,7 +49,7 @@ from audit.measures.syntax import parse as parse_measure
 from audit.model.values import ClaimedValue, display, format_exact, parse_claimed
 from audit.text.scan import printed_correction
 from audit.model.results import Check, ImplValue
-from audit.text.encode import breaks_replacing, printed_expressions
+from audit.text.encode_arithmetic import breaks_replacing, printed_expressions
 
 _AGGREGATE = {"mean": ("queries with results", "all judged queries"), "pooled": ("pooled",)}
 

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from audit.errors import AuditError
 from audit.model.values import parse_claimed
-from audit.text.encode_fixtures import _ranking
+from audit.draft.encode_fixtures import _ranking
 from audit.text.encode_measures import _root, measure_of
 from audit.text.scan import METRIC, NUM, Statement, VALUE
 from audit.text.words import _ORDINAL_POSITION

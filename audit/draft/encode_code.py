@@ -8,7 +8,7 @@ import re
 
 from audit.errors import AuditError
 from audit.model.values import parse_claimed
-from audit.text.encode_fixtures import _MEASURE_NEEDS_CUTOFF
+from audit.draft.encode_fixtures import _MEASURE_NEEDS_CUTOFF
 from audit.text.scan import NUM, Statement
 
 

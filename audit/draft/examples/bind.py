@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from audit.text.examples.example import Example, describe_grades
+from audit.draft.examples.example import Example, describe_grades
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 #: Sentences that speak of another ranking than the example's: a hypothetical, a change, other queries or systems,
@@ -24,7 +24,7 @@ _GENERAL = re.compile(r"\b(?:any|every|always|never|whenever|in\s+general)\b", r
 
 
 def _tool():
-    from audit.text.encode import _LIBRARIES
+    from audit.draft.encode import _LIBRARIES
     return re.compile(rf"\b(?:{_LIBRARIES}|tool|library|package|implementation)\b", re.IGNORECASE)
 
 
@@ -95,7 +95,7 @@ def attach(text: str, examples: list[Example]) -> None:
     """Attach to each example what the text states about its query: |R| ("the query has five relevant documents")
     and the ideal's grades ("the ideal order is [3, 3, 2, 1]", ``ideal = sorted(relevance, reverse=True)``). Two
     facts that disagree leave the example undetermined for the measures that need them."""
-    from audit.text.examples import grade_list, positions
+    from audit.draft.examples import grade_list, positions
     headings = _headings(text)
     for a, b, n, quote in positions.facts(text):
         e = _owner(examples, headings, a, b, text)
@@ -229,7 +229,7 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
     from audit.measures.syntax import parse as parse_measure
     from audit.model.values import parse_claimed
     from audit.errors import AuditError
-    from audit.text.encode import (
+    from audit.draft.encode import (
         _BY,
         _ESTABLISHED,
         _MEASURE_NEEDS_CUTOFF,
@@ -240,7 +240,7 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
         measure_of,
         reproduces,
     )
-    from audit.text.examples.example import MEASURES
+    from audit.draft.examples.example import MEASURES
     from audit.text.scan import METRIC
     text = s.text
     runs, asked = interpolated_runs(s, example)

@@ -231,7 +231,7 @@ def _described(text: str, base: str, k) -> tuple[dict | None, str]:
     first = _FIRST_AT.search(text)
     among = _M_AMONG.search(text)
     if pos and not multi:
-        from audit.text.examples.positions import _ONE_OF, _RELEVANT_BEFORE, conflict
+        from audit.draft.examples.positions import _ONE_OF, _RELEVANT_BEFORE, conflict
         positions = _list(pos.group("list"))
         before = text[max(0, pos.start() - 60):pos.start()]
         after = text[pos.end():pos.end() + 40]
@@ -250,11 +250,11 @@ def _described(text: str, base: str, k) -> tuple[dict | None, str]:
         if length is None and (k is None and root in ("AP", "Rprec", "DCG", "ERR", "RBP", "NumRet")
                                or isinstance(k, int) and k > max(positions)):
             # the ranking is known down to the last stated position only: what follows is not the sentence's
-            from audit.text.examples.example import ASK_LENGTH
+            from audit.draft.examples.example import ASK_LENGTH
             return None, f"{_name(base, k)} needs what the sentence does not state: {ASK_LENGTH.format(n=max(positions))}"
         length = length or max(positions)
         if root in _NEEDS_R and total is None:
-            from audit.text.examples.example import ASK_RELEVANT
+            from audit.draft.examples.example import ASK_RELEVANT
             return None, f"{_name(base, k)} needs what the sentence does not state: {ASK_RELEVANT}"
         if total is not None and total < len(positions):
             return None, "more relevant positions than relevant documents"

@@ -39,11 +39,11 @@ from audit.measures.syntax import parse as parse_measure
 from audit.model.values import parse_claimed
 from audit.text.scan import METRIC, Statement
 from audit.text.words import number
-from audit.text.encode_universal import (  # noqa: F401 — also read from here
+from audit.draft.encode_universal import (  # noqa: F401 — also read from here
     properties,
     comparison,
 )
-from audit.text.encode_code import (  # noqa: F401 — also read from here
+from audit.draft.encode_code import (  # noqa: F401 — also read from here
     todo,
     code,
     statistics,
@@ -64,7 +64,7 @@ from audit.text.encode_arithmetic import (  # noqa: F401 — also read from here
     normal_expression,
     printed_expressions,
 )
-from audit.text.encode_fixtures import (  # noqa: F401 — also read from here
+from audit.draft.encode_fixtures import (  # noqa: F401 — also read from here
     reproduces,
     values,
     _ESTABLISHED,
@@ -92,7 +92,7 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=N
     """A table row stating values about a ranking printed earlier: columns named by measures at a cutoff column
     (``| k | P@k | R@k |``, or ``| rank | recall | precision |``: the measures at each rank), or a row per measure
     with a column for the running example (``| measure | running example |``, the first table). The ranking is the
-    worked example the row follows (``example``, ``audit.text.examples``: a rank table, a list, positions in prose)
+    worked example the row follows (``example``, ``audit.draft.examples``: a rank table, a list, positions in prose)
     with what the text says of its query (|R|, the ideal), when it determines every measure of the row; else the
     draft asks for what is missing."""
     if not s.context:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from audit.text.examples.example import Example
+from audit.draft.examples.example import Example
 
 _HYPOTHETICAL = re.compile(r"\b(?:would|were|had|if|suppose|imagine|instead|perfect|swap\w*|mov(?:e|es|ed|ing))\b",
                            re.IGNORECASE)

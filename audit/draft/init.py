@@ -2,10 +2,10 @@
 
 Every statement ``audit.text.scan`` finds becomes at least one claim, numbered C01, C02, … in reading
 order with the line it was found on. Where the sentence gives enough, the claim is complete and
-runs as written (``audit.text.encode``); otherwise it is a ``draft`` whose ``claim`` field is a TODO
+runs as written (``audit.draft.encode``); otherwise it is a ``draft`` whose ``claim`` field is a TODO
 saying what to encode and what the sentence did not give.
 
-A statement's values are also drafted on the worked example it follows (``audit.text.examples``: a rank
+A statement's values are also drafted on the worked example it follows (``audit.draft.examples``: a rank
 table, a grade list, positions in prose), when that example determines the measure; otherwise its draft asks
 the author for the fact the example lacks.
 
@@ -28,11 +28,12 @@ from audit.register import derived
 from audit.register.claims import CHAPTER_FILE, CLAIMS_FILE, book_root, load_chapter
 from audit.model.limits import MAX_QUOTE_CHARS
 from audit.register.schema import schema_path
-from audit.text import coverage, encode
+from audit.draft import encode
+from audit.text import coverage
 from audit.text.chapter import Snapshot
-from audit.text.examples import bind, rank_table
-from audit.text.examples.example import Example
-from audit.text.examples import find as find_examples
+from audit.draft.examples import bind, rank_table
+from audit.draft.examples.example import Example
+from audit.draft.examples import find as find_examples
 from audit.text.listings import find_listings
 from audit.text.markdown import is_markdown, layout
 from audit.text.scan import METRIC, VALUE, Statement, scan, unread_sentences, units
@@ -53,7 +54,7 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     section's and its own), which decide whether a printed computation or a fixture is the sentence's;
     ``local`` those its section or the sentence itself states; ``text``: the whole chapter, where a listing is
     found and checked and the calls of its function the text prints are read; ``example``: the worked example the
-    statement follows (``audit.text.examples.bind.bound``), on whose fixture a value the sentence does not describe
+    statement follows (``audit.draft.examples.bind.bound``), on whose fixture a value the sentence does not describe
     for itself is drafted when the example determines the measure, else the draft asks for the missing fact."""
     if s.kind == "listing":
         claims, reason = encode.code(s, text)
@@ -249,7 +250,7 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
                 markdown: bool = False, examples: list[Example] = ()) -> tuple[list[dict], dict[str, int], list[str]]:
     """One reading of the text with the chapter's conventions ``chapter``: the claims, the counts and the units
     whose conventions are the chapter's. ``markdown``: the text is read as Markdown (``scan.units``); ``examples``:
-    the worked examples each statement may follow (``audit.text.examples``)."""
+    the worked examples each statement may follow (``audit.draft.examples``)."""
     by_start = {s.start: s for s in statements}
     sections = _sections(text)
     claims: list[dict] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from audit.text.examples.example import Example
+from audit.draft.examples.example import Example
 
 _HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 _RULE = re.compile(r"^\s*\|?[\s:|-]+$")

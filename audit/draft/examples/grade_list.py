@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from audit.text.examples.example import Example
+from audit.draft.examples.example import Example
 
 #: Names a listing gives a list of ranked grades.
 _NAME = re.compile(r"^(?:rel|rels|relevance|relevances|relevance_scores|grades|graded|labels|gains|judgments|judgements|"

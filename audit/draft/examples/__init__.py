@@ -10,9 +10,9 @@ the measure (``Example.missing``), else a question to the author.
 
 from __future__ import annotations
 
-from audit.text.examples import bind, grade_list, positions, prose_grades, rank_table
-from audit.text.examples.bind import _between, _headings
-from audit.text.examples.example import Example
+from audit.draft.examples import bind, grade_list, positions, prose_grades, rank_table
+from audit.draft.examples.bind import _between, _headings
+from audit.draft.examples.example import Example
 
 
 def find(text: str) -> list[Example]:
