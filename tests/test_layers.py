@@ -96,12 +96,11 @@ def package_imports():
 #: Upward imports not yet removed, each with why it is there and what would remove it. The list only shrinks:
 #: an entry that no longer occurs fails the test until it is struck from here.
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {
-    # two checks explain a reference's difference by experiment (causes.py) while checking, and the "can move
-    # both ways" property check decides each half's verdict: the attribution engine is called from below;
+    # two checks explain a reference's difference by experiment (causes.py) while checking: the attribution
+    # engine is called from below;
     # removing them means the checks returning what differs and the attribution stage explaining and deciding it
     ("audit.evaluation.checks.comparison", "audit.attribution.causes"): "causes found by experiment",
     ("audit.evaluation.checks.value", "audit.attribution.causes"): "causes found by experiment",
-    ("audit.evaluation.checks.property", "audit.attribution.verdict"): "each half's verdict (function-level)",
     # the claim model asks the sandbox which modules a listing may import (a function-level import, at
     # validation); the sandbox's view of the environment would have to move below the register
     ("audit.register.book", "audit.evaluation.sandbox.environment"): "a listing's imports, at validation",

@@ -164,7 +164,6 @@ def _both_ways(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evid
     """"Can raise or lower": the searches for "never increases" and "never decreases" must each find a
     counterexample by the chapter's definitions (a case where the measure rises, one where it falls); the
     statement is contradicted, with the direction never seen, when one of them finds none."""
-    from audit.attribution.verdict import decide
     evidence = Evidence()
     seen = {}
     for relation, direction in (("never increases", "rises"), ("never decreases", "falls")):
@@ -173,7 +172,10 @@ def _both_ways(claim: PropertyClaim, chapter: Chapter, ms: Measurements) -> Evid
         evidence.absorb_errors(half)
         found = [p.text for p in half.failures + half.conditions if p.text.startswith("False")] or \
                 [p.text for p in half.failures + half.conditions]
-        seen[direction] = (decide(half).verdict in ("contradicted", "qualified") and bool(found), found)
+        # the half's search found its counterexample: it would be contradicted or qualified (a failure or a
+        # condition, and no error: the verdict rules' order, audit.attribution.verdict.decide)
+        against = bool(half.failures or half.conditions) and not half.errors
+        seen[direction] = (against and bool(found), found)
     for direction, (ok, found) in seen.items():
         if ok:
             case = re.sub(r"^False[^:]*: ", "", found[0])   # the counterexample itself, not the verdict's words
