@@ -145,7 +145,7 @@ def diff(args) -> int:
 
 def crosscheck(args) -> int:
     from audit.attribution.crosscheck import crosscheck as run_crosscheck
-    from audit.attribution.crosscheck import render_markdown
+    from audit.attribution.crosscheck_report import render_markdown
     from audit.evaluation.references import all_references
     from audit.report.files import write_text
     from audit.run.provenance import collect

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from audit.attribution.crosscheck import crosscheck, read_expected, read_trec
+from audit.attribution.crosscheck import crosscheck, read_expected
+from audit.attribution.trec_files import read_trec
 from audit.errors import AuditError
 from audit.evaluation.references import all_references
 

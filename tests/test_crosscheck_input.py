@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from audit.attribution.crosscheck import read_trec
+from audit.attribution.trec_files import read_trec
 from audit.cli import EXIT_INPUT, EXIT_OK, EXIT_USAGE, main
 from audit.errors import AuditError
 
@@ -180,7 +180,7 @@ def test_a_byte_order_mark_is_named_and_its_id_shown_escaped(tmp_path):
     '\\ufeffq1' and 'q1' are two queries, one of them invisible in a report. The mark is named on line 1, and the
     IDs with it are shown escaped. (What each library's own reader does is checked here too, as the message
     says.)"""
-    from audit.attribution.crosscheck import shown_id
+    from audit.attribution.trec_files import shown_id
     from audit.evaluation.references.ir_measures_ref import IrMeasuresReference
     from audit.evaluation.references.pytrec_eval_ref import PytrecEvalReference
     from audit.evaluation.references.ranx_ref import RanxReference
@@ -256,7 +256,7 @@ class _Counting:
 def test_a_line_past_the_limit_is_refused_without_reading_the_file_to_its_end(data, says):
     """A NUL-only file, or one line of 40 MB, under the 1 GB run limit: refused at the first chunk (8 MB), not read
     whole into memory first."""
-    from audit.attribution.crosscheck import CHUNK, _lines
+    from audit.attribution.trec_files import CHUNK, _lines
     handle = _Counting(data)
     with pytest.raises(AuditError) as caught:
         for _ in _lines(handle, Path("run.txt"), "run"):
@@ -309,7 +309,8 @@ def test_a_query_past_the_documents_limit_is_refused_with_the_line(tmp_path, mon
     of its fourth document, naming the file and the query, whichever path reads it (a qrels, a run read one
     query at a time, a run whose queries are not grouped and is read whole)."""
     from audit.attribution import crosscheck as module
-    monkeypatch.setattr(module, "MAX_DOCS_PER_QUERY", 3)
+    from audit.attribution import trec_files
+    monkeypatch.setattr(trec_files, "MAX_DOCS_PER_QUERY", 3)
     if which == "qrels":
         text = "".join(f"q1 0 d{i} 1\n" for i in range(5))
     else:

@@ -10,15 +10,8 @@ from pathlib import Path
 import ir_measures
 import pytest
 
-from audit.attribution.crosscheck import (
-    _chapter_order,
-    _chapter_query,
-    _chapter_values,
-    _read_run,
-    _ties,
-    crosscheck,
-    read_trec,
-)
+from audit.attribution.crosscheck import _chapter_order, _chapter_query, _chapter_values, _read_run, _ties, crosscheck
+from audit.attribution.trec_files import read_trec
 from audit.errors import AuditError
 from audit.evaluation import evaluator
 from audit.evaluation.references import all_references
@@ -128,13 +121,13 @@ def test_the_report_carries_the_verdicts_of_the_evaluation_itself(tmp_path):
 def test_reading_in_pieces_cuts_no_line(tmp_path, monkeypatch, chunk):
     """Files are read in pieces of CHUNK bytes cut after a newline; with tiny pieces (every line cut
     across several reads) the values, issues and line numbers are those of one whole piece."""
-    import audit.attribution.crosscheck as cc
+    import audit.attribution.trec_files as trec_files
 
     qrels = read_trec(write(tmp_path, "qrels", QRELS), "qrels", check_readers=False).data
     run_path = write(tmp_path, "run", RUN.replace("q3 Q0 g", "q3 Q0 gé"))  # a non-ASCII docno
     with open_regular(run_path, "run file") as handle:
         whole = _read_run(handle, run_path, qrels, specs())
-    monkeypatch.setattr(cc, "CHUNK", chunk)
+    monkeypatch.setattr(trec_files, "CHUNK", chunk)
     with open_regular(run_path, "run file") as handle:
         pieces = _read_run(handle, run_path, qrels, specs())
     assert pieces.chapter == whole.chapter and pieces.spans == whole.spans
@@ -153,7 +146,8 @@ def test_a_docno_repeated_many_times_is_read_in_linear_time(tmp_path, path_taken
     last, its score the last line's (0.5)."""
     import time
 
-    from audit.attribution.crosscheck import _chapter_specs, _reread
+    from audit.attribution.crosscheck import _chapter_specs
+    from audit.attribution.trec_files import _reread
     n = 30_000
     text = "".join(f"q1 Q0 d{i} {i + 1} {n - i} r\n" for i in range(n)) + \
         "".join(f"q1 Q0 d0 {n + i + 1} 0.5 r\n" for i in range(n))
