@@ -14,6 +14,7 @@ import pytest
 
 from audit.attribution.causes import Input, attribute
 from audit.evaluation import evaluator
+from audit.evaluation import definitions
 from audit.evaluation.references import all_references
 from audit.evaluation.evaluator import relevant_to
 from audit.measures.syntax import parse as parse_measure
@@ -27,7 +28,7 @@ def _run_attribution(ref_eval, measure: str, qrels, run, scores, base=None, know
     """Attribute ``ref_eval``'s values (a function of an Input) against the chapter's under ``base``."""
     m, spec = parse_measure(measure)
     inp = Input(qrels, run, scores)
-    base = dict(base or evaluator.DEFAULT_READING)
+    base = dict(base or definitions.DEFAULT_READING)
 
     def chapter(reading, i: Input):
         return evaluator.evaluate(spec, i.qrels, i.run, reading, i.scores)
@@ -62,7 +63,7 @@ def test_ties_are_the_cause_when_trec_eval_orders_them_by_docno(measure, qrels, 
     # on AP and RR docno ascending (a, b, c) gives the same numbers as descending here; the rule trec_eval was
     # observed to follow on the ledger's tie probe tells them apart
     found = _run_attribution(_real(measure), measure, {"q1": qrels}, {"q1": ["b", "a", "c"]},
-                             {"q1": {"b": 1.0, "a": 1.0, "c": 1.0}}, {**evaluator.DEFAULT_READING}, follows(_trec()))
+                             {"q1": {"b": 1.0, "a": 1.0, "c": 1.0}}, {**definitions.DEFAULT_READING}, follows(_trec()))
     names = [c.name for c in found.causes]
     assert "ties" in names, found.summary("x")
     ties = next(c for c in found.causes if c.name == "ties")
@@ -83,7 +84,7 @@ class _RuleFollowing:
 
     def __init__(self, measure: str, reading=None, negative_relevant: bool = False) -> None:
         self.spec = parse_measure(measure)[1]
-        self.reading = {**evaluator.DEFAULT_READING, **(reading or {})}
+        self.reading = {**definitions.DEFAULT_READING, **(reading or {})}
         self.negative_relevant = negative_relevant
 
     def __call__(self, i: Input):
@@ -107,7 +108,7 @@ def test_the_relevance_level_is_the_cause():
                              {"q1": ["a", "b", "c"]}, {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}})
     assert [(c.name, c.value) for c in found.causes] == [("relevance_level", "2")]
     assert Fraction(2, 3) == evaluator.evaluate(parse_measure("P@3")[1], {"q1": {"a": 2, "b": 3, "c": 1}},
-                                                {"q1": ["a", "b", "c"]}, {**evaluator.DEFAULT_READING,
+                                                {"q1": ["a", "b", "c"]}, {**definitions.DEFAULT_READING,
                                                                            "relevance_level": "2"})["q1"]
 
 
@@ -123,7 +124,7 @@ def test_two_conventions_together_are_the_cause():
     # Grades 3, 1, 2 ranked in that order, P@5. The chapter (relevance level 2, P@k over the number returned)
     # gives 2/3; a reference at level 1 dividing by k gives 3/5. Level 1 alone: 3/3 = 1; dividing by k alone:
     # 2/5. Only both together give 3/5.
-    base = {**evaluator.DEFAULT_READING, "relevance_level": "2", "precision_denominator": "number returned"}
+    base = {**definitions.DEFAULT_READING, "relevance_level": "2", "precision_denominator": "number returned"}
     found = _run_attribution(_RuleFollowing("P@5", {"relevance_level": "1", "precision_denominator": "k"}), "P@5",
                              {"q1": {"a": 3, "b": 1, "c": 2}}, {"q1": ["a", "b", "c"]},
                              {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}}, base=base)

@@ -17,6 +17,7 @@ from fractions import Fraction
 
 import pytest
 
+from audit.evaluation import definitions as D
 from audit.evaluation import evaluator as E
 from audit.evaluation.references import all_references
 from audit.measures.conventions import CONVENTIONS
@@ -146,13 +147,13 @@ def test_the_discount_convention_is_declared_and_read_as_the_references_by_defau
     discount = CONVENTIONS["discount"]
     assert discount.values == ("log2(i + 1)", "log2(max(i, 2))")
     assert discount.unsourced == {"log2(max(i, 2))"}        # tried only where a text states it
-    assert E.DEFAULT_READING["discount"] == "log2(i + 1)"
+    assert D.DEFAULT_READING["discount"] == "log2(i + 1)"
     assert "discount" in E.relevant_to("nDCG", several_queries=False)
     assert "discount" in E.relevant_to("DCG", several_queries=False)
 
 
 def test_the_chapter_definitions_under_each_discount():
-    flat = {**E.DEFAULT_READING, "discount": "log2(max(i, 2))"}
+    flat = {**D.DEFAULT_READING, "discount": "log2(max(i, 2))"}
     ndcg2, dcg4 = parse("nDCG@2")[1], parse("DCG@4")[1]
     assert E.evaluate_query(ndcg2, QRELS["q1"], RANKING, flat) == 1
     assert E.evaluate_query(dcg4, QRELS["q1"], RANKING, flat) == Fraction(7, 2)
@@ -215,7 +216,7 @@ def test_a_corrected_listing_discounts_as_the_chapter_states(discount, expected)
     from audit.register.claims import CodeClaim
     from audit.research.listing_fix import write
 
-    reading = {**E.DEFAULT_READING, "discount": discount}
+    reading = {**D.DEFAULT_READING, "discount": discount}
     grades, judged = [1, 2, 0, 1], [2, 1, 1, 0]   # b, a, x, c as ranked; every judged grade
     for measure, role_args, call in (("DCG@k", {"grades": "ranked grades", "k": "cutoff"}, "dcg_at_k(grades, k)"),
                                      ("nDCG@k", {"grades": "ranked grades", "judged": "judged grades",

@@ -14,6 +14,7 @@ from fractions import Fraction
 import pytest
 
 from audit.errors import MeasureError, RankingError, RepeatedIDError
+from audit.evaluation import definitions as D
 from audit.evaluation import evaluator as E
 from audit.measures.catalogue import MeasureSpec
 
@@ -30,106 +31,106 @@ THREE_REL_N = {"a": 1, "b": 1, "c": 1, "n": 0}
 # (id, function, args, kwargs, expected)
 EXACT_CASES = [
     # --- P@k ---------------------------------------------------------------------------
-    ("P@4 fewer results keeps denominator k", E.precision, ({"a": 1}, ["a"], 4), {},
+    ("P@4 fewer results keeps denominator k", D.precision, ({"a": 1}, ["a"], 4), {},
      F(1, 4)),   # chapter 23's own example: 1 relevant / k=4, not / 1 returned (trec_eval P_k)
-    ("P@1 two relevant", E.precision, (TWO_REL, ["a"], 1), {},
+    ("P@1 two relevant", D.precision, (TWO_REL, ["a"], 1), {},
      F(1, 1)),   # 1 relevant in prefix [a] / k=1
-    ("P@3 a,n,b", E.precision, (AB_N, ["a", "n", "b"], 3), {},
+    ("P@3 a,n,b", D.precision, (AB_N, ["a", "n", "b"], 3), {},
      F(2, 3)),   # a and b relevant, n judged 0: 2/3
-    ("P@0", E.precision, ({"a": 1}, ["a"], 0), {},
+    ("P@0", D.precision, ({"a": 1}, ["a"], 0), {},
      F(0)),      # evaluator convention: P@0 = 0 (no 0/0)
-    ("P@5 empty ranking", E.precision, ({"a": 1}, [], 5), {},
+    ("P@5 empty ranking", D.precision, ({"a": 1}, [], 5), {},
      F(0)),      # 0 relevant in empty prefix / 5
-    ("P@4 unjudged count as non-relevant", E.precision, ({"a": 1, "n": 0}, ["a", "u", "n", "v"], 4), {},
+    ("P@4 unjudged count as non-relevant", D.precision, ({"a": 1, "n": 0}, ["a", "u", "n", "v"], 4), {},
      F(1, 4)),   # only a relevant; u, v unjudged = non-relevant (trec_eval convention)
     # --- Recall@k ----------------------------------------------------------------------
-    ("R@1 two relevant", E.recall, (TWO_REL, ["a"], 1), {},
+    ("R@1 two relevant", D.recall, (TWO_REL, ["a"], 1), {},
      F(1, 2)),   # 1 relevant in prefix / |R|=2
-    ("R@3 a,n,b", E.recall, (AB_N, ["a", "n", "b"], 3), {},
+    ("R@3 a,n,b", D.recall, (AB_N, ["a", "n", "b"], 3), {},
      F(1)),      # 2 relevant in prefix / |R|=2
-    ("R@0", E.recall, (TWO_REL, ["a", "b"], 0), {},
+    ("R@0", D.recall, (TWO_REL, ["a", "b"], 0), {},
      F(0)),      # empty prefix: 0 / |R|
-    ("R@5 empty ranking", E.recall, (TWO_REL, [], 5), {},
+    ("R@5 empty ranking", D.recall, (TWO_REL, [], 5), {},
      F(0)),      # 0 / |R|=2
-    ("R empty R", E.recall, ({"n": 0}, ["n", "a"], 2), {},
+    ("R empty R", D.recall, ({"n": 0}, ["n", "a"], 2), {},
      F(0)),      # |R|=0: defined as 0 (trec_eval recall_k convention)
-    ("R no qrels", E.recall, ({}, ["a"], None), {},
+    ("R no qrels", D.recall, ({}, ["a"], None), {},
      F(0)),      # no judgements at all: |R|=0 -> 0
-    ("R no cutoff", E.recall, (THREE_REL, ["a", "n", "b", "m"], None), {},
+    ("R no cutoff", D.recall, (THREE_REL, ["a", "n", "b", "m"], None), {},
      F(2, 3)),   # whole ranking: a, b of |R|=3
     # --- AP@k --------------------------------------------------------------------------
-    ("AP@4 a,n,b,m |R|=3", E.average_precision, (THREE_REL, ["a", "n", "b", "m"], 4), {},
+    ("AP@4 a,n,b,m |R|=3", D.average_precision, (THREE_REL, ["a", "n", "b", "m"], 4), {},
      F(5, 9)),   # (P@1 + P@3)/|R| = (1 + 2/3)/3 = 5/9
-    ("AP@2 a,n,b,m |R|=3", E.average_precision, (THREE_REL, ["a", "n", "b", "m"], 2), {},
+    ("AP@2 a,n,b,m |R|=3", D.average_precision, (THREE_REL, ["a", "n", "b", "m"], 2), {},
      F(1, 3)),   # only rank 1 in prefix: P@1/|R| = 1/3 (denominator stays |R|, trec_eval map_cut)
-    ("AP@0", E.average_precision, (THREE_REL, ["a"], 0), {},
+    ("AP@0", D.average_precision, (THREE_REL, ["a"], 0), {},
      F(0)),      # empty prefix: 0/|R|
-    ("AP empty ranking", E.average_precision, (THREE_REL, []), {},
+    ("AP empty ranking", D.average_precision, (THREE_REL, []), {},
      F(0)),      # no relevant ranks: 0/|R|
-    ("AP empty R", E.average_precision, ({"n": 0}, ["n", "a"]), {},
+    ("AP empty R", D.average_precision, ({"n": 0}, ["n", "a"]), {},
      F(0)),      # |R|=0: defined as 0 (trec_eval map convention)
     # --- RR@k --------------------------------------------------------------------------
-    ("RR first relevant at rank 3", E.reciprocal_rank, ({"a": 1, "n": 0}, ["n", "m", "a"]), {},
+    ("RR first relevant at rank 3", D.reciprocal_rank, ({"a": 1, "n": 0}, ["n", "m", "a"]), {},
      F(1, 3)),   # 1 / rank 3
-    ("RR@2 first relevant at rank 3", E.reciprocal_rank, ({"a": 1, "n": 0}, ["n", "m", "a"], 2), {},
+    ("RR@2 first relevant at rank 3", D.reciprocal_rank, ({"a": 1, "n": 0}, ["n", "m", "a"], 2), {},
      F(0)),      # no relevant document in the first 2: 0
-    ("RR@0", E.reciprocal_rank, ({"a": 1}, ["a"], 0), {},
+    ("RR@0", D.reciprocal_rank, ({"a": 1}, ["a"], 0), {},
      F(0)),      # empty prefix: 0
-    ("RR empty ranking", E.reciprocal_rank, ({"a": 1}, []), {},
+    ("RR empty ranking", D.reciprocal_rank, ({"a": 1}, []), {},
      F(0)),      # nothing retrieved: 0
-    ("RR empty R", E.reciprocal_rank, ({"a": 0}, ["a"]), {},
+    ("RR empty R", D.reciprocal_rank, ({"a": 0}, ["a"]), {},
      F(0)),      # no relevant document exists: 0
     # --- relevance grades: >= 1 relevant, 0 and negative not --------------------------------
-    ("P@1 grade 2 relevant", E.precision, ({"a": 2}, ["a"], 1), {},
+    ("P@1 grade 2 relevant", D.precision, ({"a": 2}, ["a"], 1), {},
      F(1)),      # grade 2 >= 1: relevant
-    ("P@1 grade 0 not relevant", E.precision, ({"a": 0}, ["a"], 1), {},
+    ("P@1 grade 0 not relevant", D.precision, ({"a": 0}, ["a"], 1), {},
      F(0)),      # grade 0 < 1: judged non-relevant
-    ("P@1 grade -1 not relevant", E.precision, ({"a": -1}, ["a"], 1), {},
+    ("P@1 grade -1 not relevant", D.precision, ({"a": -1}, ["a"], 1), {},
      F(0)),      # negative grade < 1: non-relevant
-    ("R negative grades not in R", E.recall, ({"a": 1, "b": -1, "c": 0}, ["a"], 1), {},
+    ("R negative grades not in R", D.recall, ({"a": 1, "b": -1, "c": 0}, ["a"], 1), {},
      F(1)),      # R = {a}: b (-1) and c (0) are not relevant, 1/1
-    ("P@2 rel=2 threshold", E.precision, ({"a": 1, "b": 2}, ["a", "b"], 2), {"rel": 2},
+    ("P@2 rel=2 threshold", D.precision, ({"a": 1, "b": 2}, ["a", "b"], 2), {"rel": 2},
      F(1, 2)),   # with rel=2 only b counts (like trec_eval -l 2): 1/2
     # --- Judged@k ------------------------------------------------------------------------
-    ("Judged@4 unjudged reduce judged", E.judged, ({"a": 1, "n": 0}, ["a", "u", "n", "v"], 4), {},
+    ("Judged@4 unjudged reduce judged", D.judged, ({"a": 1, "n": 0}, ["a", "u", "n", "v"], 4), {},
      F(1, 2)),   # a, n judged (any grade) of 4: 2/4
-    ("Judged@10 denominator min(k, returned)", E.judged, ({"a": 1}, ["a", "u"], 10), {},
+    ("Judged@10 denominator min(k, returned)", D.judged, ({"a": 1}, ["a", "u"], 10), {},
      F(1, 2)),   # 1 judged / min(10, 2)=2 (ir-measures Judged@k), not / 10
-    ("Judged@1", E.judged, ({"a": 1}, ["a", "u"], 1), {},
+    ("Judged@1", D.judged, ({"a": 1}, ["a", "u"], 1), {},
      F(1)),      # prefix [a]: 1/1
-    ("Judged grade 0 counts as judged", E.judged, ({"n": 0}, ["n"], None), {},
+    ("Judged grade 0 counts as judged", D.judged, ({"n": 0}, ["n"], None), {},
      F(1)),      # a grade-0 judgement is still a judgement: 1/1
-    ("Judged@0", E.judged, ({"a": 1}, ["a"], 0), {},
+    ("Judged@0", D.judged, ({"a": 1}, ["a"], 0), {},
      F(0)),      # empty prefix: 0 by convention
-    ("Judged empty ranking", E.judged, ({"a": 1}, [], 5), {},
+    ("Judged empty ranking", D.judged, ({"a": 1}, [], 5), {},
      F(0)),      # empty prefix: 0 by convention
     # --- set measures ----------------------------------------------------------------------
-    ("SetP a,n,u", E.set_precision, (THREE_REL_N, ["a", "n", "u"]), {},
+    ("SetP a,n,u", D.set_precision, (THREE_REL_N, ["a", "n", "u"]), {},
      F(1, 3)),   # |{a}| / |selected|=3 (trec_eval set_P)
-    ("SetR a,n,u", E.set_recall, (THREE_REL_N, ["a", "n", "u"]), {},
+    ("SetR a,n,u", D.set_recall, (THREE_REL_N, ["a", "n", "u"]), {},
      F(1, 3)),   # |{a}| / |R|=3 (trec_eval set_recall)
-    ("SetP a,b", E.set_precision, (THREE_REL_N, ["a", "b"]), {},
+    ("SetP a,b", D.set_precision, (THREE_REL_N, ["a", "b"]), {},
      F(1)),      # 2/2
-    ("SetR a,b", E.set_recall, (THREE_REL_N, ["a", "b"]), {},
+    ("SetR a,b", D.set_recall, (THREE_REL_N, ["a", "b"]), {},
      F(2, 3)),   # 2/|R|=3
-    ("SetP empty selection", E.set_precision, (THREE_REL_N, []), {},
+    ("SetP empty selection", D.set_precision, (THREE_REL_N, []), {},
      F(0)),      # empty selection: 0 by convention (no 0/0)
-    ("SetR empty selection", E.set_recall, (THREE_REL_N, []), {},
+    ("SetR empty selection", D.set_recall, (THREE_REL_N, []), {},
      F(0)),      # 0/|R|
-    ("SetR empty R", E.set_recall, ({"n": 0}, ["n"]), {},
+    ("SetR empty R", D.set_recall, ({"n": 0}, ["n"]), {},
      F(0)),      # |R|=0: 0 by convention
     # --- nDCG cases that are exactly rational --------------------------------------------
-    ("nDCG@0", E.ndcg, (THREE_REL, ["a"], 0), {},
+    ("nDCG@0", D.ndcg, (THREE_REL, ["a"], 0), {},
      F(0)),      # ideal DCG@0 = 0: defined as 0
-    ("nDCG empty ranking", E.ndcg, (THREE_REL, []), {},
+    ("nDCG empty ranking", D.ndcg, (THREE_REL, []), {},
      F(0)),      # DCG = 0 / ideal > 0 = 0
-    ("nDCG empty R", E.ndcg, ({"n": 0}, ["n", "a"]), {},
+    ("nDCG empty R", D.ndcg, ({"n": 0}, ["n", "a"]), {},
      F(0)),      # ideal DCG = 0: defined as 0
-    ("nDCG negative grades only", E.ndcg, ({"a": -1}, ["a"]), {},
+    ("nDCG negative grades only", D.ndcg, ({"a": -1}, ["a"]), {},
      F(0)),      # negative grades give no gain; ideal = 0 -> 0
-    ("nDCG perfect single", E.ndcg, ({"a": 1}, ["a"]), {},
+    ("nDCG perfect single", D.ndcg, ({"a": 1}, ["a"]), {},
      F(1)),      # DCG = 1/log2(2) = 1 = ideal
-    ("nDCG negative grade gives no gain", E.ndcg, ({"a": -1, "b": 1}, ["b", "a"]), {},
+    ("nDCG negative grade gives no gain", D.ndcg, ({"a": -1, "b": 1}, ["b", "a"]), {},
      F(1)),      # DCG = 1/log2(2) + 0 = 1; ideal over positive grades = 1
 ]
 
@@ -166,44 +167,44 @@ NDCG_CASES = [
 @pytest.mark.parametrize(("args", "kwargs", "expected"),
                          [pytest.param(a, kw, e, id=i) for i, a, kw, e in NDCG_CASES])
 def test_ndcg_float(args, kwargs, expected: float) -> None:
-    value = E.ndcg(*args, **kwargs)
+    value = D.ndcg(*args, **kwargs)
     assert isinstance(value, Fraction)
     assert abs(float(value) - expected) <= 1e-15
 
 
 def test_ndcg_at_4_chapter_value() -> None:
     # nDCG@4 for qrels {a,b,c} (grade 1), ranking [a, n, b, m]: 1.5 / (2.5 + 1/log2(3)) ≈ 0.7039180890341348
-    value = E.ndcg(THREE_REL, ["a", "n", "b", "m"], 4)
+    value = D.ndcg(THREE_REL, ["a", "n", "b", "m"], 4)
     assert abs(float(value) - 0.7039180890341348) <= 1e-15
 
 
 def test_linear_and_exponential_gain_differ_on_graded_qrels() -> None:
     # Linear ≈ 2.8928/3.6309 ≈ 0.7967; exponential ≈ 5.4165/7.6309 ≈ 0.7098 (see NDCG_CASES)
-    linear = E.ndcg({"a": 1, "b": 3}, ["a", "b"], gain="log2")
-    exponential = E.ndcg({"a": 1, "b": 3}, ["a", "b"], gain="exp-log2")
+    linear = D.ndcg({"a": 1, "b": 3}, ["a", "b"], gain="log2")
+    exponential = D.ndcg({"a": 1, "b": 3}, ["a", "b"], gain="exp-log2")
     assert linear != exponential
     assert linear > exponential  # the misplaced grade-3 document costs more with 2**g - 1
     # On binary qrels the two gains coincide: 2**1 - 1 = 1.
-    assert E.ndcg(THREE_REL, ["a", "n", "b"], gain="log2") == E.ndcg(THREE_REL, ["a", "n", "b"], gain="exp-log2")
+    assert D.ndcg(THREE_REL, ["a", "n", "b"], gain="log2") == D.ndcg(THREE_REL, ["a", "n", "b"], gain="exp-log2")
 
 
 def test_default_gain_is_linear() -> None:
     # ndcg's documented default gain is "log2" (gain = grade, trec_eval ndcg_cut).
     qrels, ranking = {"a": 1, "b": 3}, ["a", "b"]
-    assert E.ndcg(qrels, ranking) == E.ndcg(qrels, ranking, gain="log2")
+    assert D.ndcg(qrels, ranking) == D.ndcg(qrels, ranking, gain="log2")
 
 
 # --- errors ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("call", [
-    pytest.param(lambda: E.precision({"a": 1}, ["a", "b", "a"], 3), id="precision"),
-    pytest.param(lambda: E.recall({"a": 1}, ["a", "b", "a"], None), id="recall"),
-    pytest.param(lambda: E.reciprocal_rank({"a": 1}, ["a", "b", "a"]), id="reciprocal_rank"),
-    pytest.param(lambda: E.average_precision({"a": 1}, ["a", "b", "a"]), id="average_precision"),
-    pytest.param(lambda: E.ndcg({"a": 1}, ["a", "b", "a"]), id="ndcg"),
-    pytest.param(lambda: E.judged({"a": 1}, ["a", "b", "a"], None), id="judged"),
-    pytest.param(lambda: E.set_precision({"a": 1}, ["a", "b", "a"]), id="set_precision"),
-    pytest.param(lambda: E.set_recall({"a": 1}, ["a", "b", "a"]), id="set_recall"),
+    pytest.param(lambda: D.precision({"a": 1}, ["a", "b", "a"], 3), id="precision"),
+    pytest.param(lambda: D.recall({"a": 1}, ["a", "b", "a"], None), id="recall"),
+    pytest.param(lambda: D.reciprocal_rank({"a": 1}, ["a", "b", "a"]), id="reciprocal_rank"),
+    pytest.param(lambda: D.average_precision({"a": 1}, ["a", "b", "a"]), id="average_precision"),
+    pytest.param(lambda: D.ndcg({"a": 1}, ["a", "b", "a"]), id="ndcg"),
+    pytest.param(lambda: D.judged({"a": 1}, ["a", "b", "a"], None), id="judged"),
+    pytest.param(lambda: D.set_precision({"a": 1}, ["a", "b", "a"]), id="set_precision"),
+    pytest.param(lambda: D.set_recall({"a": 1}, ["a", "b", "a"]), id="set_recall"),
 ])
 def test_repeated_id_raises_naming_doc_and_ranks(call) -> None:
     # Chapter 23: "The evaluator rejects repeated result IDs"; the message names the ID and both ranks.
@@ -217,7 +218,7 @@ def test_repeated_id_raises_naming_doc_and_ranks(call) -> None:
 def test_repeated_id_beyond_cutoff_still_raises() -> None:
     # The whole ranking is checked, not only the evaluated prefix (prefix() calls check_ranking first).
     with pytest.raises(RepeatedIDError, match=r"'x' at ranks 3 and 4"):
-        E.precision({"a": 1}, ["a", "b", "x", "x"], 2)
+        D.precision({"a": 1}, ["a", "b", "x", "x"], 2)
 
 
 def test_repeated_id_in_evaluate_names_query() -> None:
@@ -230,13 +231,13 @@ def test_repeated_id_error_is_a_ranking_error() -> None:
 
 
 @pytest.mark.parametrize("call", [
-    pytest.param(lambda: E.precision({"a": 1}, ["a"], -1), id="precision"),
-    pytest.param(lambda: E.recall({"a": 1}, ["a"], -1), id="recall"),
-    pytest.param(lambda: E.reciprocal_rank({"a": 1}, ["a"], -1), id="reciprocal_rank"),
-    pytest.param(lambda: E.average_precision({"a": 1}, ["a"], -1), id="average_precision"),
-    pytest.param(lambda: E.ndcg({"a": 1}, ["a"], -1), id="ndcg"),
-    pytest.param(lambda: E.judged({"a": 1}, ["a"], -1), id="judged"),
-    pytest.param(lambda: E.prefix(["a", "b"], -2), id="prefix"),
+    pytest.param(lambda: D.precision({"a": 1}, ["a"], -1), id="precision"),
+    pytest.param(lambda: D.recall({"a": 1}, ["a"], -1), id="recall"),
+    pytest.param(lambda: D.reciprocal_rank({"a": 1}, ["a"], -1), id="reciprocal_rank"),
+    pytest.param(lambda: D.average_precision({"a": 1}, ["a"], -1), id="average_precision"),
+    pytest.param(lambda: D.ndcg({"a": 1}, ["a"], -1), id="ndcg"),
+    pytest.param(lambda: D.judged({"a": 1}, ["a"], -1), id="judged"),
+    pytest.param(lambda: D.prefix(["a", "b"], -2), id="prefix"),
 ])
 def test_negative_k_raises_ranking_error(call) -> None:
     # prefix(): "RankingError if k < 0" (a negative slice would silently drop the tail instead).
@@ -247,7 +248,7 @@ def test_negative_k_raises_ranking_error(call) -> None:
 @pytest.mark.parametrize("gain", ["exp", "quadratic"])
 def test_unknown_gain_raises_measure_error(gain: str) -> None:
     with pytest.raises(MeasureError, match="unknown gain function"):
-        E.ndcg({"a": 1}, ["a"], gain=gain)
+        D.ndcg({"a": 1}, ["a"], gain=gain)
 
 
 def test_unknown_gain_raises_via_spec() -> None:
@@ -275,7 +276,7 @@ def test_precision_without_cutoff_raises_measure_error() -> None:
     ([], 3, ()),                            # empty ranking
 ])
 def test_prefix(ranking, k, expected) -> None:
-    assert E.prefix(ranking, k) == expected
+    assert D.prefix(ranking, k) == expected
 
 
 @pytest.mark.parametrize(("spec", "expected"), [
@@ -313,7 +314,7 @@ def test_judged_keeps_a_query_without_relevant_documents() -> None:
     run u1, u2, j1, j2 with only j1 and j2 judged (both grade 0) → 2 judged of 4 = 1/2, by hand.
     Precision on the same query is left out under that reading (no relevant document)."""
     qrels, run = {"q1": {"j1": 0, "j2": 0}}, {"q1": ["u1", "u2", "j1", "j2"]}
-    reading = {**E.DEFAULT_READING, "no_relevant": "left out"}
+    reading = {**D.DEFAULT_READING, "no_relevant": "left out"}
     assert E.evaluate(MeasureSpec("Judged", 4), qrels, run, reading) == {"q1": F(1, 2)}
     assert E.evaluate(MeasureSpec("P", 4), qrels, run, reading) == {}
 
@@ -333,20 +334,20 @@ def test_ideal_from_every_retrieved_grade_cut_at_k() -> None:
     ranking = ["B", "F", "A", "U", "D", "C", "G", "E"]
     log2 = math.log2
     dcg = 2 + 3 / 2 + 1 / log2(6)
-    readings = {rule: {**E.DEFAULT_READING, "ideal": rule} for rule in
+    readings = {rule: {**D.DEFAULT_READING, "ideal": rule} for rule in
                 ("all retrieved, cut at k", "retrieved only", "judged, cut at k")}
     ideals = {"all retrieved, cut at k": 3 + 2 / LOG2_3 + 1 + 1 / log2(5) + 1 / log2(6),
               "retrieved only": 3 + 2 / LOG2_3 + 1 / 2,
               "judged, cut at k": 3 + 3 / LOG2_3 + 1 + 2 / log2(5) + 1 / log2(6)}
     for rule, reading in readings.items():
-        value = E.ndcg(qrels, ranking, 5, reading=reading)
+        value = D.ndcg(qrels, ranking, 5, reading=reading)
         assert float(value) == pytest.approx(dcg / ideals[rule], abs=1e-15), rule
         assert E.evaluate_cutoffs(MeasureSpec("nDCG"), qrels, ranking, [5], reading) == [value], rule
-    assert float(E.ndcg(qrels, ranking, 5, reading=readings["all retrieved, cut at k"])) == pytest.approx(
+    assert float(D.ndcg(qrels, ranking, 5, reading=readings["all retrieved, cut at k"])) == pytest.approx(
         0.6393492649973538, abs=1e-15)
-    assert E.ideal_order(qrels, ranking, 5, readings["all retrieved, cut at k"]) == [3, 2, 2, 1, 1]
-    assert E.ideal_order(qrels, ranking, 5, readings["retrieved only"]) == [3, 2, 1]
+    assert D.ideal_order(qrels, ranking, 5, readings["all retrieved, cut at k"]) == [3, 2, 2, 1, 1]
+    assert D.ideal_order(qrels, ranking, 5, readings["retrieved only"]) == [3, 2, 1]
     # with no cutoff (or one past the ranking) the two retrieved rules agree: every retrieved grade, sorted
-    assert E.ideal_order(qrels, ranking, None, readings["all retrieved, cut at k"]) == [3, 2, 2, 1, 1]
-    assert E.ndcg(qrels, ranking, 8, reading=readings["all retrieved, cut at k"]) == E.ndcg(
+    assert D.ideal_order(qrels, ranking, None, readings["all retrieved, cut at k"]) == [3, 2, 2, 1, 1]
+    assert D.ndcg(qrels, ranking, 8, reading=readings["all retrieved, cut at k"]) == D.ndcg(
         qrels, ranking, 8, reading=readings["retrieved only"])

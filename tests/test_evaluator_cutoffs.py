@@ -15,6 +15,7 @@ from itertools import product
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from audit.evaluation import definitions as D
 from audit.evaluation import evaluator as E
 from audit.measures.catalogue import MeasureSpec
 from audit.measures.conventions import CONVENTIONS
@@ -82,8 +83,8 @@ def test_hand_computed_series() -> None:
     # RR@k (rr_cutoff: applied, the default): a is at rank 2, so 0 at k = 1, then 1/2
     assert E.evaluate_cutoffs(MeasureSpec("RR"), qrels, ranking, ks) == [F(0)] + [F(1, 2)] * 4
     # rr_cutoff: ignored (trec_eval's recip_rank): the whole ranking, 1/2 at every k
-    ignored = dict(E.DEFAULT_READING, rr_cutoff="ignored")
+    ignored = dict(D.DEFAULT_READING, rr_cutoff="ignored")
     assert E.evaluate_cutoffs(MeasureSpec("RR"), qrels, ranking, ks, ignored) == [F(1, 2)] * 5
     assert E.evaluate_cutoffs(MeasureSpec("Judged"), qrels, ranking, ks) == [F(1), F(1), F(2, 3), F(3, 4), F(3, 4)]
-    removed = dict(E.DEFAULT_READING, unjudged="removed")  # u dropped before the cutoff: [n, a, b]
+    removed = dict(D.DEFAULT_READING, unjudged="removed")  # u dropped before the cutoff: [n, a, b]
     assert E.evaluate_cutoffs(MeasureSpec("P"), qrels, ranking, [3], removed) == [F(2, 3)]

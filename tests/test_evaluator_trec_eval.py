@@ -37,6 +37,7 @@ from pathlib import Path
 
 import pytest
 
+from audit.evaluation import definitions as D
 from audit.evaluation import evaluator as E
 from audit.measures.catalogue import MeasureSpec
 
@@ -160,7 +161,7 @@ def test_counts_match_trec_eval(trec, query: str) -> None:
     """num_ret, num_rel, num_rel_ret per query: out.test.aq (trec_eval 10.0)."""
     exp = trec["expected"]
     ranking, judgements = trec["run"][query], trec["qrels"][query]
-    relevant = E.relevant_set(judgements)
+    relevant = D.relevant_set(judgements)
     assert len(ranking) == int(exp[("num_ret", query)])
     assert len(relevant) == int(exp[("num_rel", query)])
     assert sum(1 for d in ranking if d in relevant) == int(exp[("num_rel_ret", query)])

@@ -234,6 +234,6 @@ def test_the_checks_can_fail(edges, upward, cycles):
 
 def test_every_declared_measure_has_its_exact_definition():
     # the catalogue declares (ground floor), the chapter evaluator defines: one definition for each name
-    from audit.evaluation.evaluator import DEFINITIONS
+    from audit.evaluation.definitions import DEFINITIONS
     from audit.measures.catalogue import CATALOGUE
     assert list(DEFINITIONS) == list(CATALOGUE)

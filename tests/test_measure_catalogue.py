@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import pytest
 
+from audit.evaluation import definitions as D
 from audit.evaluation import evaluator as E
 from audit.evaluation.references import all_references
 from audit.measures.syntax import parse
@@ -70,7 +71,7 @@ def outcomes():
 
 
 def _chapter(spec, judgements, ranking, reading) -> Fraction:
-    return E.evaluate_query(spec, judgements, ranking, {**E.DEFAULT_READING, **reading})
+    return E.evaluate_query(spec, judgements, ranking, {**D.DEFAULT_READING, **reading})
 
 
 def test_every_measure_has_a_reference(outcomes) -> None:

@@ -97,11 +97,13 @@ def test_the_ideal_probe_tells_every_ideal_rule_apart(observed):
     import math
 
     from audit.evaluation import evaluator
+
+    from audit.evaluation import definitions
     from audit.evaluation.observe import _chapter
     from audit.measures.conventions import CONVENTIONS
 
     probe = next(p for p in PROBES if p.convention == "ideal")
-    values = {v: _chapter(probe, "nDCG@1", {**evaluator.DEFAULT_READING, "ideal": v})["q1"]
+    values = {v: _chapter(probe, "nDCG@1", {**definitions.DEFAULT_READING, "ideal": v})["q1"]
               for v in CONVENTIONS["ideal"].values}
     assert float(values["judged, cut at k"]) == pytest.approx(1 / 3, abs=1e-15)
     assert float(values["judged, whole list"]) == pytest.approx(1 / (3 + 2 / math.log2(3) + 1 / 2), abs=1e-15)

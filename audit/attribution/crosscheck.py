@@ -14,6 +14,7 @@ from pathlib import Path
 
 from audit.errors import AuditError, MeasureError, ReadingDoesNotApply
 from audit.evaluation import evaluator
+from audit.evaluation import definitions
 from audit.evaluation.checks.common import combined
 from audit.evaluation.references import Outcome, Reference
 from audit.evaluation.references.pytrec_eval_ref import trec_order
@@ -98,7 +99,7 @@ def _chapter_query(specs: list, judgements, scores: dict[str, float], order: lis
 
 def _chapter_value(spec, judgements, ranking, reading=None) -> float | str:
     """One measure by the chapter's definitions on one ranking, or the reason they refuse it (``MeasureError``:
-    exponential gain or ERR on a grade above ``evaluator.MAX_GRADE``)."""
+    exponential gain or ERR on a grade above ``definitions.MAX_GRADE``)."""
     try:
         return float(evaluator.evaluate_query(spec, judgements, ranking, reading))
     except (MeasureError, ReadingDoesNotApply) as exc:
@@ -250,7 +251,7 @@ def _attributed(measure: str, qrels, run, orders, per, queries: list[str], refer
     sub_qrels = {q: dict(qrels[q]) for q in queries if q in qrels}
     sub_run = {q: [d for d in _chapter_order(run[q], orders.get(q, list(run[q])))] for q in queries if q in run}
     inp = Input(sub_qrels, sub_run, {q: dict(run[q]) for q in sub_run})
-    base = dict(evaluator.DEFAULT_READING)
+    base = dict(definitions.DEFAULT_READING)
     obj = parse_measure(measure, True)[0]
     names = relevant_to(spec.name, several_queries=True)
     out: list[Cause] = []
@@ -287,7 +288,7 @@ def _repeat_variants(specs: dict, chapter: dict[str, tuple], qrels, occurrences:
     rankings = {q: [lines[i][0] for i in sorted(range(len(lines)), key=lambda i: (-lines[i][1], i))]
                 for q, lines in occurrences.items()}
     for rule, column in _REPEAT_COLUMNS.items():
-        reading = {**evaluator.DEFAULT_READING, "repeated_ids": rule}
+        reading = {**definitions.DEFAULT_READING, "repeated_ids": rule}
         for m, spec in specs.items():
             vals, _, status, detail = chapter[m]
             if status != "ok":

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from audit.evaluation.agreement import agree
 from audit.evaluation import evaluator
+from audit.evaluation import definitions
 from audit.evaluation.references import Reference
 from audit.measures.conventions import CONVENTIONS
 from audit.measures.syntax import parse as parse_measure
@@ -166,7 +167,7 @@ def observe(ref: Reference) -> dict[str, Observation]:
             providers[measure] = outcomes[str(m)].provider
         obs.values = "; ".join(f"{measure} " + (", ".join(f"{q} {v:.4f}" for q, v in vals.items()) or "no query")
                                for measure, vals in results.items())
-        base = dict(evaluator.DEFAULT_READING)
+        base = dict(definitions.DEFAULT_READING)
         if probe.convention != "repeated_ids":
             base["repeated_ids"] = "keep last"
         matched: dict[str, list[str]] = {measure: [] for measure in probe.measures}
@@ -218,7 +219,7 @@ def known_rules(ref: Reference) -> dict[str, list[str]]:
 def reading_of(ref: Reference) -> dict[str, str]:
     """The reading ``ref`` was observed to follow: each probed convention's first observed value; a convention no
     probe shows (or a reference whose probes cannot run) keeps its first value, trec_eval's default."""
-    reading = dict(evaluator.DEFAULT_READING)
+    reading = dict(definitions.DEFAULT_READING)
     for name, values in known_rules(ref).items():
         if values:
             reading[name] = values[0]

@@ -59,7 +59,7 @@ def _r(default: str = "", origin: str = "", source: str = "", option: str = "") 
 class Convention:
     """One convention: its values (first = the reading trec_eval's defaults follow, where one does),
     a phrase per value, and where it is defined. Which measures depend on it, each measure declares
-    (``audit.evaluation.evaluator.CATALOGUE``)."""
+    (``audit.measures.catalogue.CATALOGUE``)."""
 
     name: str
     title: str

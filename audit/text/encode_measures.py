@@ -10,7 +10,7 @@ from audit.measures.syntax import at_cutoff
 from audit.text.words import number
 
 
-#: ``scan.METRIC`` notation → the chapter evaluator's measure (``audit.evaluation.evaluator.CATALOGUE``), in
+#: ``scan.METRIC`` notation → the chapter evaluator's measure (``audit.measures.catalogue.CATALOGUE``), in
 #: ir-measures syntax; a parameter the name fixes is part of it (``F2`` is ``F(beta=2)``).
 _NOTATION = {"nDCG": "nDCG", "NDCG": "nDCG", "IDCG": "IDCG", "DCG": "DCG", "MRR": "RR", "GMAP": "GMAP", "MAP": "AP",
              "ERR": "ERR", "RBP": "RBP", "RR": "RR", "AP": "AP", "Rprec": "Rprec", "R-prec": "Rprec", "IPrec": "IPrec",

@@ -15,6 +15,7 @@ from fractions import Fraction
 from audit.model.evidence import Evidence, Point
 from audit.errors import AuditError, RepeatedIDError
 from audit.evaluation import evaluator
+from audit.evaluation import definitions
 from audit.evaluation.checks import computes
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.listing_syntax import ALLOWED_TEXT, findings as beyond_computing
@@ -245,7 +246,7 @@ def _value(claim: CodeClaim, item: Input, reading=None) -> Fraction | str:
     qrels = item.qrels()
     try:
         if item.k == 0:
-            evaluator.prefix(ranking, 0, reading)
+            definitions.prefix(ranking, 0, reading)
             return Fraction(0)
         _, spec = parse_measure(measure)
         return evaluator.evaluate_query(spec, qrels, ranking, reading)

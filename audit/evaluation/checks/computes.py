@@ -14,9 +14,10 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from audit.evaluation import evaluator
 
 
+
+from audit.evaluation import definitions
 @dataclass(frozen=True)
 class Computation:
     """A computation mistaken for a measure: ``measures``, the catalogue names it is passed off as; ``value``, its
@@ -33,7 +34,7 @@ class Computation:
 
 
 def _relevant(judgements: Mapping[str, int], reading: Mapping[str, str]) -> set[str]:
-    return evaluator.relevant_set(judgements, int(reading.get("relevance_level", "1")))
+    return definitions.relevant_set(judgements, int(reading.get("relevance_level", "1")))
 
 
 def _precision_at_last_relevant(ranking, judgements, k, reading) -> float | None:
@@ -65,7 +66,7 @@ def _flat_head_dcg_value(ranking, judgements, k, reading) -> float | None:
 
 
 def _flat_head_ndcg_value(ranking, judgements, k, reading) -> float | None:
-    ideal = _flat_head_dcg(evaluator.ideal_order(judgements, ranking, k, reading), reading)
+    ideal = _flat_head_dcg(definitions.ideal_order(judgements, ranking, k, reading), reading)
     return _flat_head_dcg(_ranked_grades(ranking, judgements, k), reading) / ideal if ideal else 0.0
 
 

@@ -15,6 +15,7 @@ from fractions import Fraction
 from audit.model.evidence import Evidence, Point
 from audit.errors import ReadingDoesNotApply, RepeatedIDError
 from audit.evaluation import evaluator
+from audit.evaluation import definitions
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float, listed
 from audit.evaluation.readings import base_reading
 from audit.register.claims import CONVENTION_RULES, OPTIONAL_REFERENCES, REFERENCE_NAMES, Chapter, ConventionClaim, Fixture, canonical_rule
@@ -229,7 +230,7 @@ def check(claim: ConventionClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             observed = REJECT if outcome.status == "rejected" else outcome.per_query
             # The rules under trec_eval's defaults first; the reference's own observed conventions (its probes, which
             # may still be running) only where those match nothing, or the sentence is about this reference.
-            ref_rules = _table(conv, probe, measure, evaluator.DEFAULT_READING)
+            ref_rules = _table(conv, probe, measure, definitions.DEFAULT_READING)
             matched = _behaviour(observed, ref_rules)
             if ref.name == subject or not matched:
                 ref_rules = _table(conv, probe, measure, reading_of(ref))

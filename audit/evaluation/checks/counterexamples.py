@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from audit.errors import AuditError
 from audit.evaluation import evaluator
+from audit.evaluation import definitions
 from audit.evaluation.checks.common import CHAPTER, Measurements
 from audit.evaluation.references import Reference
 from audit.evaluation.references.worker import CALL_SECONDS
@@ -295,7 +296,7 @@ def _fill_runs(table: Table, requests: Requests, reading) -> None:
             continue
         shifted = _under_parts(measure)
         name, how = (measure, reading) if shifted is None else (
-            shifted[0], {**(reading or evaluator.DEFAULT_READING), **shifted[1]})
+            shifted[0], {**(reading or definitions.DEFAULT_READING), **shifted[1]})
         spec = parse_measure(at_cutoff(name, 1))[1]
         rows = [table.get((measure, q)) or {} for q in case.queries]
         row = table.setdefault((measure, case), {})
@@ -406,7 +407,7 @@ class Evaluations:
                     continue
                 shifted = _under_parts(measure)
                 name, reading = (measure, self.reading) if shifted is None else (
-                    shifted[0], {**(self.reading or evaluator.DEFAULT_READING), **shifted[1]})
+                    shifted[0], {**(self.reading or definitions.DEFAULT_READING), **shifted[1]})
                 spec = self._specs.get(name) or self._specs.setdefault(name, parse_measure(at_cutoff(name, 1))[1])
                 whole = [evaluator.evaluate_query(replace(spec, cutoff=None), qrels[index[case]], case.ranking(), reading)
                          ] if WHOLE in todo else []

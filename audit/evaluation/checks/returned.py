@@ -19,7 +19,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from audit.errors import RepeatedIDError
-from audit.evaluation import evaluator
+from audit.evaluation import definitions
 from audit.evaluation.checks import code
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
 from audit.evaluation.readings import base_reading
@@ -55,7 +55,7 @@ def residual(claim: CodeClaim, item: code.Input, reading, unjudged_counted: bool
     spec = parse_measure(code._measure(claim, item.k if item.k is not None else 1))[1]
     p = spec.p if spec.p is not None else Fraction(4, 5)
     try:
-        seen = evaluator.prefix([str(d) for d in item.ranking], item.k, reading)
+        seen = definitions.prefix([str(d) for d in item.ranking], item.k, reading)
     except RepeatedIDError:
         return "rejects"
     if unjudged_counted is None:

@@ -43,6 +43,7 @@ from audit.register.claims import Chapter, ValueClaim, own_conditions
 from audit.register.options import reference_call
 from audit.errors import AuditError
 from audit.evaluation import evaluator
+from audit.evaluation import definitions
 from audit.evaluation.evaluator import relevant_to
 from audit.measures.conventions import CONVENTIONS, Declared, Statement
 from audit.measures.syntax import parse as parse_measure
@@ -1023,7 +1024,7 @@ def printed_divisors(quote: str, claimed: ClaimedValue) -> tuple[set[int], set[i
 def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: str, query: str | None,
                          declared: Declared) -> Declared:
     """``declared`` narrowed by what the sentence prints for the value: a reading of the measure's denominator
-    convention (``evaluator.DENOMINATOR_CONVENTION``) that cannot have produced the printed number is not tried.
+    convention (``definitions.DENOMINATOR_CONVENTION``) that cannot have produced the printed number is not tried.
 
     - A fraction equal to the value ("it is 5/20 = 0.25"): a reading whose denominator the printed one does not
       divide cannot have produced it (the printed 5/20 is no reduced form of 5/10).
@@ -1034,7 +1035,7 @@ def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: st
     Unchanged when nothing printed equals the claimed value, the measure has no denominator convention, the value is
     over several queries (a divisor there counts queries), or every reading (or none) fits."""
     spec = parse_measure(measure, True)[1]
-    name = evaluator.DENOMINATOR_CONVENTION.get(spec.name) if spec is not None else None
+    name = definitions.DENOMINATOR_CONVENTION.get(spec.name) if spec is not None else None
     if name is None or (query is None and len(fixture.run) != 1):
         return declared
     fractions, sums = printed_divisors(quote, claimed)
@@ -1044,7 +1045,7 @@ def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: st
     base = base_reading(declared)
     values = declared.values(name)
     fitting = [v for v in values
-               if (d := evaluator.denominator(spec, fixture.qrels.get(q, {}), fixture.run.get(q, []),
+               if (d := definitions.denominator(spec, fixture.qrels.get(q, {}), fixture.run.get(q, []),
                                               {**base, name: v}))
                and (any(d % b == 0 for b in fractions) or d in sums)]
     if not fitting or len(fitting) == len(values):
@@ -1133,7 +1134,7 @@ def _ideal_readings(fixture, measure: str, query: str | None, declared: Declared
     _, spec = parse_measure(measure)
     q = query or next(iter(fixture.run))
     base = base_reading(declared)
-    orders = {v: evaluator.ideal_order(fixture.qrels.get(q, {}), fixture.run.get(q, []), spec.cutoff,
+    orders = {v: definitions.ideal_order(fixture.qrels.get(q, {}), fixture.run.get(q, []), spec.cutoff,
                                        {**base, "ideal": v}, spec.rel)
               for v in declared.values("ideal")}
     return [v for v, order in orders.items() if order[:len(printed)] == printed and len(order) >= len(printed)], orders
