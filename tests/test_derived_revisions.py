@@ -386,3 +386,46 @@ def test_a_draft_finished_by_hand_is_stale_when_its_sentence_stops_printing_a_va
     assert "`expect[2].claimed` (3/6) is written by hand and the sentence no longer prints 3/6" in now["reason"]
     assert {"fixture", "expect", "kind"} <= set(now["revision"]["hand_written"])
     assert now["quote"] == "The precision values at the three hits are 1, 2/3 and 1/2."   # the quote follows the text
+
+
+#: A write-up's sign test: nine of ten queries improve, and the sentence prints only the p-value. Two-sided, the sign
+#: test's p is 2·P(X ≥ 9) for X ~ Binomial(10, 1/2) = 2·(10 + 1)/2^10 = 22/1024 = 0.021484… (scipy.stats.binomtest(9,
+#: 10).pvalue gives the same), so the printed 0.022 is wrong at three decimals and 0.021 is right.
+SIGN_TEST = """\
+# Results
+
+The new ranker improved nine of the ten test queries; a two-sided sign test gives p = 0.022.
+"""
+
+
+def test_an_expression_the_sentence_never_printed_is_not_stale_after_the_fix_is_applied(tmp_path, monkeypatch):
+    """The author encoded the sign test's p by hand as arithmetic from its counts; the sentence never printed that
+    expression. The audit contradicts 0.022, the patch prints 0.021, and the rerun is clean: an expression the old
+    sentence did not print cannot go stale through the edit (it was stale, naming `expression`, before)."""
+    import subprocess
+    from scipy.stats import binomtest
+    assert round(binomtest(9, 10).pvalue, 6) == round(22 / 1024, 6)
+    monkeypatch.chdir(tmp_path)   # the patch names files relative to where the audit ran, as from a book's root
+    source = Path("results.md")
+    source.write_text(SIGN_TEST, encoding="utf-8")
+    folder, _ = create_chapter(source, "notes", Path("claims"))
+    # init's draft of the sentence, finished by hand (its `derived:` record kept, as an author's edit keeps it)
+    path = folder / "claims.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    (claim,) = data["claims"]
+    assert claim["kind"] == "draft" and "derived" in claim
+    claim.pop("statement")
+    claim.update(title="the sign test's p", kind="arithmetic", claim="two-sided sign test, 9 of 10 improved",
+                 expression="2*(1 + 10)/2^10", claimed="0.022")
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    reports = Path("reports")
+    code, out = run(folder, reports)
+    first = report(reports)["C01"]
+    assert first["verdict"] == "contradicted" and code == 1, out
+    patch = (reports / "notes.patch").read_text(encoding="utf-8")
+    assert "+The new ranker improved nine of the ten test queries; a two-sided sign test gives p = 0.021." in patch
+    applied = subprocess.run(["patch", "-p0", "-s"], input=patch, cwd=tmp_path, capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    code, out = run(folder, reports)
+    now = report(reports)["C01"]
+    assert now["verdict"] == "supported" and now["revision"]["stale"] == [] and code == 0, now

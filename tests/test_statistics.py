@@ -462,3 +462,33 @@ def test_the_example_in_docs_statistics_loads_and_holds(tmp_path):
     verdicts = _audited(tmp_path, "docs-example", ". ".join(q[0].upper() + q[1:] for q in quotes) + ".\n", register)
     assert {k: v.verdict for k, v in verdicts.items()} == {"S1": "supported", "S2": "supported"}, \
         {k: v.reason for k, v in verdicts.items()}
+
+
+#: A reported t-test whose p is consistent with its t and df but whose worded conclusion is not: 2·sf(2.20, 28) =
+#: 0.0362 (scipy.stats.t), below α = 0.05, so "not significant" is a decision error although p = .036 holds; and one
+#: whose printed p is wrong but whose conclusion the recomputed p bears out (2·sf(1.40, 28) = 0.1725, "not
+#: significant" holds, p = .017 does not).
+WORDED = """\
+On the larger set, t(28) = 2.20, p = .036, so the difference is not significant.
+On the smaller set, t(28) = 1.40, p = .017, so this difference is not significant either.
+"""
+WORDED_CLAIMS = """\
+claims:
+  - {id: W1, title: worded conclusion, kind: statistic, quote: "t(28) = 2.20, p = .036, so the difference is not significant",
+     claim: x, test: paired t, sided: two, decision: not significant, reported: {t: "2.20", df: 28, p: ".036"}}
+  - {id: W2, title: "wrong p, right conclusion", kind: statistic,
+     quote: "t(28) = 1.40, p = .017, so this difference is not significant", claim: x, test: paired t, sided: two,
+     decision: not significant, reported: {t: "1.40", df: 28, p: ".017"}}
+"""
+
+
+def test_a_reported_tests_worded_conclusion_is_checked_on_the_recomputed_p(tmp_path):
+    from scipy import stats
+    assert round(2 * stats.t.sf(2.20, 28), 4) == 0.0362 and round(2 * stats.t.sf(1.40, 28), 4) == 0.1725
+    found = _audited(tmp_path, "worded", WORDED, WORDED_CLAIMS)
+    w1, w2 = found["W1"], found["W2"]
+    assert w1.verdict == "contradicted" and w1.reason.startswith("Decision error"), w1.reason
+    assert "not significant" in w1.reason and "0.036" in w1.reason, w1.reason
+    # the printed p is wrong; the conclusion it is drawn with holds on the recomputed p, so no decision error leads
+    assert w2.verdict == "contradicted" and not w2.reason.startswith("Decision error"), w2.reason
+    assert w2.response.startswith("Change “.017” to “.17”"), w2.response

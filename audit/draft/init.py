@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -125,8 +126,11 @@ def _with_rest(s: Statement, claims: list[dict], why: str = "") -> list[dict]:
     if not left:
         return claims
     named = "; ".join("“" + " ".join(p.text.split()) + "”" for p in left)
-    return claims + [_draft(s, f"only part of the statement was encoded; not encoded: {named}"
-                               + (f" ({why})" if why else ""))]
+    # what is left is a measure's value (a formula's nDCG_{5} = … = 0.800 beside the division init encoded): the
+    # draft asks for a value claim, whatever kind the scanner gave the sentence
+    rest = replace(s, kind="value") if all(p.kind == "value" and p.measure is not None for p in left) else s
+    return claims + [_draft(rest, f"only part of the statement was encoded; not encoded: {named}"
+                                  + (f" ({why})" if why else ""))]
 
 
 def _draft(s: Statement, reason: str) -> dict:

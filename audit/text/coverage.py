@@ -300,6 +300,34 @@ def _table(unit: Statement) -> list[Part]:
     return parts
 
 
+#: A display or inline formula's left side that is a measure alone (``nDCG_{5} = …``), the rest its chain.
+_FORMULA_SIDES = re.compile(r"\s*(?:=|\\approx|≈)\s*")
+
+
+def _formula_values(unit: Statement) -> list[Part]:
+    """The measures a LaTeX formula states the value of: ``\\[ nDCG_{5} = \\frac{DCG_{5}}{IDCG_{5}} =
+    \\frac{3.361}{4.200} = 0.800 \\]`` states nDCG@5 = 0.800, whatever its steps compute; a value Part on the
+    last printed value (``latex_math`` reads the chain), the measure from the left side."""
+    from audit.text.scan import latex_math
+    parts = []
+    for a, b, plain in latex_math(unit.text):
+        raw = unit.text[a:b]
+        body = re.sub(r"^\s*(?:\$\$?|\\\[|\\\()|(?:\$\$?|\\\]|\\\))\s*[.,]?\s*$", "", raw)
+        sides = _FORMULA_SIDES.split(body)
+        left = sides[0].strip()
+        m = METRIC.fullmatch(left)
+        spec = _spec(m) if m else None
+        last = re.split(r"\s*(?:=|≈)\s*", plain)[-1].strip()
+        if spec is None or len(sides) < 2 or not _is_value(last) or not _is_value(sides[-1].strip()):
+            continue
+        value = sides[-1].strip()
+        at = a + raw.rfind(value)
+        span = (unit.start + at, unit.start + at + len(value))
+        parts.append(Part("value", raw.strip(), raw.strip(), ((unit.start + a, unit.start + b),), unit,
+                          ((value, span),), (), spec))
+    return parts
+
+
 def statements(unit: Statement) -> list[Part]:
     """The statements of one scanned unit, in reading order (see the module doc)."""
     whole = Part(unit.kind, unit.text, unit.text, ((unit.start, unit.end),), unit)
@@ -313,6 +341,10 @@ def statements(unit: Statement) -> list[Part]:
         return [Part("output", unit.text, unit.text, whole.spans, unit, ((value.group(0), span),), (),
                      _spec(METRIC.search(unit.text)))]
     parts = _printed(unit)
+    formulas = [f for f in _formula_values(unit)
+                if not any(v == f.values[0][1] for p in parts for _, v in p.values if p.measure is not None)]
+    # a chain read in plain text ending on the formula's value states the formula's measure
+    parts = [p for p in parts if not any(p.values and p.values[-1][1] == f.values[0][1] for f in formulas)] + formulas
     if not parts:
         return [whole]
     rest = _rest(unit, parts)

@@ -19,6 +19,10 @@ _NOTATION = {"nDCG": "nDCG", "NDCG": "nDCG", "IDCG": "IDCG", "DCG": "DCG", "MRR"
              "F2": "F(beta=2)", "F0.5": "F(beta=0.5)", "F": "F", "P": "P", "R": "R"}
 
 
+#: Subscript digits (``nDCG₆``) → digits.
+_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+
+
 #: Library names (trec_eval's output names, ranx's metric names) → measure, with the cutoff the name carries.
 _LIBRARY = ((r"rbp\.(?P<p>\d+)", None), (r"ndcg_burges", "nDCG(dcg='exp-log2')"), (r"dcg_burges", "DCG(dcg='exp-log2')"),
             (r"r[-_]precision", "Rprec"), (r"gm_map", "GMAP"), (r"num_rel_ret", "NumRelRet"), (r"num_rel", "NumRel"),
@@ -52,7 +56,9 @@ def measure_of(m: re.Match) -> tuple[str, int | str | None] | None:
             if "(" in base:
                 return None
             base += re.sub(r"\s+", "", groups["params"])
-        k = groups.get("k")
+        k = groups.get("k") or groups.get("kb") or groups.get("ku")
+        if groups.get("ks"):
+            k = groups["ks"].translate(_SUBSCRIPT_DIGITS)
         if base == "IPrec":
             return (base, k) if k and "." in k else (base, None)
     elif groups.get("lib"):

@@ -97,7 +97,10 @@ _MEASURE_WORDS = (r"(?:interpolated\s+)?precision\s+at\s+(?:an?\s+|the\s+|each\s
                   r"precision|(?<!\bat\s)recall(?!\s+levels?\b)|ndcg|success|hit\s+rate|judged\s+fraction")
 METRIC = re.compile(
     r"(?<![\w|-])(?:(?P<notation>" + _NOTATION_NAMES + r")(?P<params>\([a-z]+\s*=\s*'?[\w.-]+'?\))?"
-    r"(?:@\s*(?P<k>k|\d+(?:\.\d+)?(?!\d|\.\d)))?(?![\w-])"
+    r"(?:@\s*(?P<k>k|\d+(?:\.\d+)?(?!\d|\.\d))"
+    # a cutoff in a subscript, as nDCG write-ups print it (DCG_6, nDCG_{6}, nDCG₆); not R_1 (a set of relevant
+    # documents), nor an index before the measure's own cutoff (AP₁@K)
+    r"|(?<!\bR)(?:_\{(?P<kb>k|\d+)\}|_(?P<ku>k|\d+)(?![\w{])|(?P<ks>[₀-₉]+))(?!\s*@))?(?![\w-])"
     r"|(?P<lib>" + _LIBRARY_NAMES + r")(?:@(?P<k3>k|\d+))?(?![\w-])"
     r"|(?i:(?P<words>" + _MEASURE_WORDS + r")"
     r"(?:\s+at\s+(?P<kw>k|\d+|" + WORD_NUMBER + r")\b(?![.,]\d)|@(?P<k2>k|\d+))?))")

@@ -203,7 +203,13 @@ def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
     printed_sig = None if p_printed.low is None and p_printed.high is None else (
         p_printed.high <= alpha if p_printed.high is not None and (p_printed.low is None or p_printed.low < alpha)
         else False)
-    decision_error = printed_sig is not None and all(significant(_number(found[s][0])) != printed_sig for s in sides)
+    # the decision the printed p implies; a decision the sentence words itself (``decision``) is checked below instead
+    decision_error = (claim.decision is None and printed_sig is not None
+                      and all(significant(_number(found[s][0])) != printed_sig for s in sides))
+    if claim.decision is not None:
+        # "p = .09, so the gain is significant": the conclusion is checked on the recomputed p (not the printed
+        # one), under the same readings as a test on data; a wrong one is a decision error and leads
+        _decision(claim, sides, {s: {"p": found[s][0]} for s in sides}, alpha, evidence)
     if holds(first):
         evidence.scopes.append(f"{label}: {shown}, consistent with the printed p {r.p}")
     elif any(holds(s) for s in sides):
@@ -857,7 +863,17 @@ def corrections(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> tu
             else:
                 changes[old.lstrip("=≈~ ")] = new
             fields.append(("reported.p", new))
-        return changes, fields, None
+        decision = None
+        if claim.decision is not None:  # the conclusion the recomputed p supports, when the sentence words another
+            if claim.correction == "bonferroni":
+                p = min(1.0, p * claim.comparisons)
+            sig = p < parse_claimed(claim.alpha).nominal
+            decision = "significant" if sig else "not significant"
+            if decision == claim.decision:
+                decision = None
+            else:
+                fields.append(("decision", decision))
+        return changes, fields, decision
     if TESTS[claim.test].family:
         raise AuditError("which comparisons stay significant is worded by the author; the finding names them")
     side = claim.sided or "two"
