@@ -79,3 +79,49 @@ def test_init_leaves_the_measures_value_a_draft_beside_the_division(tmp_path):
     assert draft["statement"] == "value" and "a value claim" in draft["claim"], draft
     arithmetic = next(c for c in on_formula if c["kind"] == "arithmetic")
     assert arithmetic["expression"].replace(" ", "") == "3.361/4.200" and arithmetic["claimed"] == "0.800"
+
+
+#: The formula divides the retrieved list's DCG by an ideal DCG over more judged documents than the fixture holds:
+#: grades 3, 2, 3, 0, 1, 2 give DCG@6 = 3 + 2/log2 3 + 3/2 + 0 + 1/log2 6 + 2/log2 7 = 6.86112, and with only these
+#: six judged the ideal 3, 3, 2, 2, 1, 0 gives 7.14100, so nDCG@6 = 0.96081 (trec_eval ndcg_cut_6 on these qrels);
+#: the printed 6.861/8.740 = 0.785011 is right as arithmetic.
+FORMULA = r"""# nDCG by hand
+
+The six documents returned have grades 3, 2, 3, 0, 1 and 2.
+
+The ideal order of the judged documents is 3, 3, 2, 2, 1, 0, so $nDCG_6 = \frac{6.861}{8.740} = 0.785$.
+"""
+FORMULA_CLAIMS = r"""fixtures:
+  six:
+    qrels: {q: {d1: 3, d2: 2, d3: 3, d4: 0, d5: 1, d6: 2}}
+    run: {q: [d1, d2, d3, d4, d5, d6]}
+claims:
+  - {id: C1, title: nDCG at six, kind: value, quote: "$nDCG_6 = \\frac{6.861}{8.740} = 0.785$", claim: nDCG@6,
+     fixture: six, expect: [{measure: nDCG@6, claimed: "0.785"}]}
+"""
+
+
+def test_a_corrected_value_that_would_break_a_formulas_division_is_no_hunk(tmp_path):
+    """Changing 0.785 to 0.961 alone would print 6.861/8.740 = 0.961, which is false: the finding says the formula's
+    terms must change with it, and the patch does not write it."""
+    import json
+
+    import pytrec_eval
+
+    from audit.cli import main
+    qrels = {"q": {"d1": 3, "d2": 2, "d3": 3, "d4": 0, "d5": 1, "d6": 2}}
+    run = {"q": {d: 6.0 - i for i, d in enumerate(["d1", "d2", "d3", "d4", "d5", "d6"])}}
+    value = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_6"}).evaluate(run)["q"]["ndcg_cut_6"]
+    assert round(value, 5) == 0.96081 and round(6.861 / 8.740, 6) == 0.785011
+    folder = tmp_path / "claims" / "nd"
+    folder.mkdir(parents=True)
+    (folder / "snapshot.md").write_text(FORMULA, encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: nd\ntitle: nDCG by hand\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(FORMULA_CLAIMS, encoding="utf-8")
+    reports = tmp_path / "reports"
+    assert main(["run", str(folder), "--reports", str(reports), "--quiet", "--no-cache"]) in (0, 1)
+    (c1,) = json.loads((reports / "nd.json").read_text(encoding="utf-8"))["claims"]
+    assert c1["verdict"] == "contradicted" and "0.960808" in c1["reason"]
+    assert "would leave the printed arithmetic false (6.861/8.740 gives 0.785011" in c1["response"], c1["response"]
+    patch = reports / "nd.patch"
+    assert not patch.exists() or "= 0.961$" not in patch.read_text(encoding="utf-8")

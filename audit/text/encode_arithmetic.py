@@ -166,11 +166,22 @@ def breaks_arithmetic(before: str, after: str) -> str:
     corrected value written after printed terms it no longer follows from — no number the terms round to gives it,
     or the terms as printed gave the old value exactly and give the new one only through their rounding (a reader
     who adds the printed 4 + 1.89 + … and got the printed 10.43 would find 10.44 wrong)."""
+    before, after = _latex_as_plain(before), _latex_as_plain(after)
     exact_before = {left for left, _, holds in _links(before) if holds == "exact"}
     false_before = set(false_arithmetic(before))
     new = [how for left, how, holds in _links(after)
            if how not in false_before and (not holds or (holds == "rounded" and left in exact_before))]
     return "; ".join(new)
+
+
+def _latex_as_plain(text: str) -> str:
+    """``text`` with each LaTeX formula written in plain notation (``$nDCG_6 = \\frac{6.861}{8.740} = 0.785$`` as
+    ``§ = 6.861/(8.740) = 0.785``, ``scan.latex_math``), so that a formula's printed arithmetic is read as a
+    sentence's is."""
+    from audit.text.scan import latex_math
+    for a, b, plain in reversed(latex_math(text)):
+        text = text[:a] + plain + text[b:]
+    return text
 
 
 def breaks_replacing(text: str, old: str, new: str) -> str:
