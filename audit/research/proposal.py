@@ -592,6 +592,7 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     from audit.evaluation.readings import base_reading
     from audit.register.claims import parameter_defaults, shown_arguments
     from audit.research.listing_fix import NotWritten, write
+    from audit.text.doctests import unwrapped
     from audit.text.listings import function_source
 
     if FOLLOWS_OPEN_READING in r.reason:
@@ -643,7 +644,9 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         printed = parse_claimed(c.returns, tolerance=c.tolerance)
         if value is None or isinstance(value, str) or printed_holds(printed, value):
             continue
-        new = printed.write_like(value) if c.call not in sessions else repr(float(value))  # doctest prints the float
+        # doctest prints the float (round(f(…), 4) its value at the printed precision)
+        new = printed.write_like(value) if c.call not in sessions or unwrapped(c.call) != c.call \
+            else repr(float(value))
         if not str(c.returns).lstrip().startswith(("≈", "~")):
             new = new.removeprefix("≈ ")
         spans.append(_printed_span(snapshot, c, new, _listing_offset(snapshot, claim)))
