@@ -113,3 +113,70 @@ def test_init_drafts_a_rounded_doctest_as_printed(tmp_path):
     text = (folder / "claims.yaml").read_text(encoding="utf-8")
     assert "call: round(precision_at_k(r, 3), 4)" in text and "returns: '0.6667'" in text
     load_chapter(folder)  # and it loads
+
+
+# --- a corrected listing is re-checked on the text's own doctests ----------------------------------------------------
+
+SHORT_LIST = """\
+# Precision with a short list
+
+Precision at k counts the relevant documents among the first k and divides by k, even when fewer than k came back.
+
+```python
+def precision_at_k(ranking, relevant, k):
+    \"\"\"Precision of the first k documents.
+
+    >>> precision_at_k(["d3", "d1"], {"d1", "d2"}, 4)
+    0.5
+    \"\"\"
+    top = ranking[:k]
+    if not top:
+        return 0.0
+    return sum(1 for d in top if d in relevant) / len(top)
+```
+"""
+SHORT_CHAPTER = """\
+id: short-list
+title: Precision with a short list
+snapshot: {file: snapshot.md}
+conventions:
+  precision_denominator: {value: k, quote: "divides by k, even when fewer than k came back"}
+"""
+# the doctest is not in the register: the listing alone is claimed
+SHORT_CLAIMS = """\
+claims:
+  - {id: P1, title: precision_at_k, kind: code, quote: "def precision_at_k(ranking, relevant, k):", claim: P@k,
+     function: precision_at_k, measure: P@k, arguments: {ranking: ranking, relevant: relevant set, k: cutoff}}
+"""
+
+
+@sandboxed
+def test_a_corrected_listing_is_rechecked_on_the_texts_own_doctest(tmp_path):
+    """The listing divides by the number returned; the chapter by k. The corrected listing divides by k, so on the
+    docstring's own example it returns 1/4 (trec_eval's P_4: one relevant in the two returned, k = 4), while the
+    docstring still printed 0.5: the patched text's doctest failed, yet the fix was "re-checked … supported". The
+    re-check now runs the text's doctests of the function, and the corrected listing prints 0.25 after it; Python's
+    own doctest passes on the patched function."""
+    import doctest
+    import pytrec_eval
+
+    p4 = pytrec_eval.RelevanceEvaluator({"q": {"d1": 1, "d2": 1}}, {"P_4"}).evaluate(
+        {"q": {"d3": 2.0, "d1": 1.0}})["q"]["P_4"]
+    assert p4 == 0.25
+    folder = tmp_path / "short-list"
+    folder.mkdir()
+    (folder / "snapshot.md").write_text(SHORT_LIST, encoding="utf-8")
+    (folder / "chapter.yaml").write_text(SHORT_CHAPTER, encoding="utf-8")
+    (folder / "claims.yaml").write_text(SHORT_CLAIMS, encoding="utf-8")
+    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    assert report.claims[0].verdict == "contradicted", report.claims[0].reason
+    hunk = next(h for h in report.research.proposal.hunks if h.claim == "P1")
+    assert ">>> precision_at_k([\"d3\", \"d1\"], {\"d1\", \"d2\"}, 4)\n    0.25\n" in hunk.text
+    assert "print “0.25” for “0.5” after the call" in report.claims[0].response
+    namespace: dict = {}
+    exec(compile(hunk.text, "corrected", "exec"), namespace)  # the corrected listing, as the patch prints it
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner()
+    for test in finder.find(namespace["precision_at_k"], "precision_at_k", globs=namespace):
+        runner.run(test)
+    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=1)

@@ -18,7 +18,7 @@ from audit.evaluation import evaluator
 from audit.evaluation import definitions
 from audit.evaluation.checks import computes
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
-from audit.evaluation.listing_syntax import ALLOWED_TEXT, findings as beyond_computing
+from audit.evaluation.listing_syntax import ALLOWED as ALLOWED_MODULES, ALLOWED_TEXT, findings as beyond_computing
 from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
 from audit.evaluation.sandbox.environment import how_to_provide, missing_module, removed_numpy, \
@@ -684,6 +684,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     book = ms.book
     listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on,
                                       claim.occurrence)
+    source, unused = text_calls.without_unused_imports(source)  # an import it never uses blocks nothing
+    evidence.scopes.extend(unused)
     printed = source  # what the syntax check reads: the listing's own lines, never the replacements put before them
     removed = removed_numpy(source)
     if removed:
@@ -734,11 +736,19 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     if absent:
         # not the listing's fault: the sandbox could not give it a module it imports; nothing of it was checked.
         # The name is the listing's (an identifier): shown literally
+        allowed = absent in ALLOWED_MODULES
         absent = markdown_literal(clean(absent))
-        evidence.errors.append(f"not run: the listing imports {absent}, which the listing sandbox cannot provide (it "
-                               f"offers the standard library and the packages installed beside chapter-audit)")
+        # exactly what happened: it did not load, so nothing ran; an error about certifying its results says nothing
+        evidence.errors[:] = [e for e in evidence.errors if not e.startswith(NOT_CERTIFIED)]
+        evidence.error_concern = ""
+        evidence.errors.append(f"not run: the listing imports {absent} and uses it, and the listing sandbox cannot "
+                               f"provide it (it offers the standard library and the packages installed beside "
+                               f"chapter-audit), so the listing did not load and nothing it computes was run or checked")
         evidence.concern = "The listing was not run, so nothing it computes was checked."
-        evidence.response = f"To check it, {how_to_provide(absent)}; then rerun."
+        evidence.response = (f"To check it, {how_to_provide(absent)}; then rerun." if allowed else
+                             f"{absent} is also outside what a listing may import ({ALLOWED_TEXT}): to check it, "
+                             f"compute the measure without {absent}, or {how_to_provide(absent)} and expect the result "
+                             "to be reported as not certified; then rerun.")
         return evidence
     unbound = _earlier_name(chapter.snapshot.text, listing,
                             [run.load_error, *(r.text for r in run.results + shown_results if r.status == "raises")])

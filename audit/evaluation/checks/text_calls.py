@@ -256,3 +256,66 @@ def how_called(function: str, arguments: dict[str, str], calls: TextCalls) -> st
     if calls.ids == "int":
         parts.append(f"integer document IDs ({calls.ids_why})")
     return f"{function}() was called as the text calls it: " + " and ".join(parts) if parts else ""
+
+
+def unregistered_examples(text: str, function: str, registered: list, start: int = 0, end: int | None = None) -> list:
+    """The ``>>>`` examples of ``text`` between offsets ``start`` and ``end`` (where the listing is the one in force)
+    that call ``function`` (``f(…)``, ``print(f(…))``, ``round(f(…), n)``) and print one number or expect an
+    exception, and that no entry of ``registered`` (the claim's ``calls``) already covers, each as a ``ShownCall``
+    with the names it passes bound to the literal the text assigned them before it. A corrected listing is re-checked
+    on these too: the text prints them, and a reader runs them."""
+    from audit.model.values import parse_claimed
+    from audit.register.kinds import ShownCall
+    from audit.text.doctests import bindings_before, examples, passed_names, unwrapped
+
+    done = {(c.call, tuple(sorted(c.given.items()))) for c in registered}
+    out = []
+    for e in examples(text):
+        if e.offset < start or (end is not None and e.offset >= end):
+            continue
+        call = e.source.strip()
+        if call.startswith("print(") and unwrapped(call) != call:
+            call = unwrapped(call)
+        if "\n" in call or not unwrapped(call).startswith(f"{function}("):
+            continue
+        names = passed_names(call)
+        given = bindings_before(text, e.offset, names)
+        if any(n not in given for n in names) or (call, tuple(sorted(given.items()))) in done:
+            continue
+        try:
+            if e.raises is not None:
+                shown = ShownCall(call=call, raises=e.raises, given=given)
+            else:
+                printed = e.want.strip()
+                if not printed or "\n" in printed:
+                    continue
+                parse_claimed(printed)
+                shown = ShownCall(call=call, returns=printed, given=given)
+        except Exception:  # an output that is not one number (an array's repr, text): not re-checked here
+            continue
+        done.add((call, tuple(sorted(given.items()))))
+        out.append(shown)
+    return out
+
+
+def without_unused_imports(source: str) -> tuple[str, list[str]]:
+    """``source`` (what runs) without the imports it never uses (``audit.text.listings.unused_imports``: never named,
+    or named only in postponed type hints) of a module the listing sandbox cannot provide or does not certify
+    (``listing_syntax.ALLOWED``), with a note for each: such an import would stop the whole listing from loading, or
+    from being certified, though nothing it computes depends on it. An import the listing uses is never left out."""
+    from audit.evaluation.listing_syntax import ALLOWED
+    from audit.evaluation.sandbox.environment import how_to_provide, importable
+    from audit.text.listings import unused_imports
+
+    lines = source.split("\n")
+    notes = []
+    for module, first, last in reversed(unused_imports(source)):
+        top = module.split(".")[0]
+        if top in ALLOWED and importable(top):
+            continue
+        del lines[first - 1:last]
+        why = ("which the listing sandbox cannot provide (to run it as printed, " + how_to_provide(top) + ")"
+               if not importable(top) else "which is outside what a listing may import")
+        notes.append(f"it imports {top}, {why}, and never uses it where it runs (at most in a type hint): it was "
+                     "checked without that import")
+    return "\n".join(lines), notes[::-1]
