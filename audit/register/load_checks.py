@@ -121,8 +121,10 @@ def shown_arguments(claim: CodeClaim, call: str, params: list[str],
     ``field`` ``"given"`` when a name the call passes has no literal in ``given``."""
     import ast
 
-    given = given or {}
+    from audit.text.doctests import unwrapped
 
+    given = given or {}
+    call = unwrapped(call)  # round(f(…), 4) is checked as f(…), at the printed precision
     try:
         node = ast.parse(call.strip(), mode="eval").body
     except SyntaxError as exc:

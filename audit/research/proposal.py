@@ -591,7 +591,10 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     )
     from audit.evaluation.readings import base_reading
     from audit.register.claims import parameter_defaults, shown_arguments
+    from audit.errors import AuditError
+    from audit.evaluation.checks.text_calls import unregistered_examples
     from audit.research.listing_fix import NotWritten, write
+    from audit.text.doctests import unwrapped
     from audit.text.listings import function_source
 
     if FOLLOWS_OPEN_READING in r.reason:
@@ -634,7 +637,17 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     changed = []
     calls = []
     sessions = session_calls(snapshot)
-    for i, c in enumerate(claim.calls):
+    # the text's own examples of the function that the register does not hold are re-checked too (a corrected
+    # listing must still give what its doctests print, or they are corrected with it); they change no register entry
+    after = _listing_offset(snapshot, claim)
+    extra = []
+    for c in unregistered_examples(snapshot, claim.function, claim.calls, after, _next_definition(snapshot, claim)):
+        try:
+            shown_arguments(new_claim, c.call, params, defaults, c.given)
+        except AuditError:
+            continue
+        extra.append(c)
+    for i, c in [*enumerate(claim.calls), *((None, c) for c in extra)]:
         calls.append(c)
         if c.returns is None:
             continue
@@ -643,11 +656,14 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         printed = parse_claimed(c.returns, tolerance=c.tolerance)
         if value is None or isinstance(value, str) or printed_holds(printed, value):
             continue
-        new = printed.write_like(value) if c.call not in sessions else repr(float(value))  # doctest prints the float
+        # doctest prints the float (round(f(…), 4) its value at the printed precision)
+        new = printed.write_like(value) if c.call not in sessions or unwrapped(c.call) != c.call \
+            else repr(float(value))
         if not str(c.returns).lstrip().startswith(("≈", "~")):
             new = new.removeprefix("≈ ")
-        spans.append(_printed_span(snapshot, c, new, _listing_offset(snapshot, claim)))
-        edits.append(Edit(claim.id, f"calls.{i}.returns", new))
+        spans.append(_printed_span(snapshot, c, new, after))
+        if i is not None:
+            edits.append(Edit(claim.id, f"calls.{i}.returns", new))
         calls[-1] = c.model_copy(update={"returns": new})
         changed.append((str(c.returns), new))
     new_claim = new_claim.model_copy(update={"calls": calls})
@@ -810,6 +826,24 @@ def _listing_offset(snapshot: str, claim) -> int:
     except AuditError:
         return 0
     return sum(len(line) + 1 for line in snapshot.split("\n")[:listing.start - 1])
+
+
+def _next_definition(snapshot: str, claim) -> int | None:
+    """Where the next listing after the one a code claim means that defines its function again starts (the end of
+    the text where this version is in force), or None."""
+    from audit.errors import AuditError
+    from audit.text.listings import claimed_listing, find_listings
+
+    listings = find_listings(snapshot)
+    try:
+        at = claimed_listing(listings, claim.quote, claim.function, claim.occurrence)
+    except AuditError:
+        return None
+    lines = snapshot.split("\n")
+    for later in listings[at + 1:]:
+        if re.search(rf"^\s*def\s+{re.escape(claim.function)}\s*\(", later.code, re.M):
+            return sum(len(line) + 1 for line in lines[:later.start - 1])
+    return None
 
 
 def _printed_span(snapshot: str, call, new: str, after: int = 0) -> tuple[int, int, str]:

@@ -164,10 +164,34 @@ def assignments(text: str) -> list[tuple[int, str, str]]:
     return sorted(out)
 
 
-def passed_names(call: str) -> list[str]:
-    """The names a call passes as arguments (``ndcg_at_k(relevance, 3)``: relevance), in order."""
+#: Calls a doctest wraps around the call of a listing's function to print its value: ``print(f(…))``, and
+#: ``round(f(…), 4)``, whose output is then the value at the printed precision.
+_WRAPPERS = ("print", "round")
+
+
+def unwrapped(call: str) -> str:
+    """The call of the function a shown call makes, as printed: ``round(precision_at_k(r, 3), 4)`` and
+    ``print(f(…))`` give the inner call, whose value the output prints (rounded: at the printed precision); any
+    other text is returned as it is."""
+    text = call.strip()
     try:
-        node = ast.parse(call.strip(), mode="eval").body
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return call
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _WRAPPERS \
+            and not node.keywords and node.args and isinstance(node.args[0], ast.Call) \
+            and (len(node.args) == 1 or (node.func.id == "round" and len(node.args) == 2
+                                         and isinstance(node.args[1], ast.Constant)
+                                         and type(node.args[1].value) is int)):
+        return ast.get_source_segment(text, node.args[0]) or call
+    return call
+
+
+def passed_names(call: str) -> list[str]:
+    """The names a call passes as arguments (``ndcg_at_k(relevance, 3)``: relevance), in order; through a wrapping
+    ``round(…, n)`` or ``print(…)`` (``unwrapped``)."""
+    try:
+        node = ast.parse(unwrapped(call).strip(), mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return []
     if not isinstance(node, ast.Call):

@@ -74,9 +74,10 @@ MAX_CUTS = 8  # statement starts tried, from the syntax error back, for where un
 
 
 def _continues(line: str) -> bool:
-    """Whether a line may continue unfenced code: indented (spaces or a tab), a comment, a line code starts with, or
-    a module-level statement (a constant's assignment, a call, a compound statement's head)."""
-    return line.startswith((" ", "\t", "#")) or bool(_CODE_START.match(line) or _STATEMENT.match(line))
+    """Whether a line may continue unfenced code: indented (spaces or a tab), a comment, a line code starts with, a
+    module-level statement (a constant's assignment, a call, a compound statement's head), or a line closing a
+    bracket at column 0 (the ``):`` or ``) -> float:`` ending a signature whose parameters take a line each)."""
+    return line.startswith((" ", "\t", "#", ")", "]", "}")) or bool(_CODE_START.match(line) or _STATEMENT.match(line))
 
 
 def _syntax_error_line(code: str) -> int | None:
@@ -289,7 +290,30 @@ def function_source(text: str, quote: str, function: str, builds_on: Sequence[st
                          f"({exc.msg}, listing line {exc.lineno})")
     if source is None:
         raise AuditError(f"the listing at lines {listing.start}–{listing.end} does not define {function}()")
-    return listing, earlier_bindings(listings[:at], source)
+    return listing, futures_first(earlier_bindings(listings[:at], source), [e.code for e in listings[:at]])
+
+
+def _futures(code: str) -> list[ast.ImportFrom]:
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    return [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
+
+
+def futures_first(source: str, earlier: Sequence[str]) -> str:
+    """``source`` with its ``from __future__`` imports, and those of the ``earlier`` listings (the text is one module
+    read in order, as a notebook's kernel keeps them from cell to cell), once each at its top, where Python requires
+    them: ``from __future__ import annotations`` in the first code block still postpones the type hints of a later
+    block that builds on it, and a block repeating it after the earlier block's code is not a syntax error."""
+    own = _futures(source)
+    features = list(dict.fromkeys(a.name for code in [*earlier, source] for n in _futures(code) for a in n.names))
+    if not features:
+        return source
+    lines = source.split("\n")
+    for node in sorted(own, key=lambda n: n.lineno, reverse=True):
+        del lines[node.lineno - 1:node.end_lineno]
+    return f"from __future__ import {', '.join(features)}\n" + "\n".join(lines)
 
 
 def _binds(node: ast.stmt) -> list[str]:
@@ -420,3 +444,42 @@ def builds_on_lines(text: str, quote: str, function: str, occurrence: int | None
                     lines.append(line)
                 break
     return sorted(lines, key=lambda line: next(i for i, (e, _) in enumerate(earlier) if line in e.code))
+
+
+def _annotations(tree: ast.AST) -> list[ast.expr]:
+    """The type hints of ``tree``: parameters', return values' and annotated assignments'."""
+    out: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            out.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            out.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            out.append(node.annotation)
+    return out
+
+
+def unused_imports(source: str) -> list[tuple[str, int, int]]:
+    """The module-level imports of ``source`` (what runs) whose names nothing uses when it runs, as (module, first
+    line, last line), lines 1-based in ``source``: never named, or named only in type hints that ``from __future__
+    import annotations`` leaves unevaluated. ``from __future__`` itself is not one."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    postponed = any(isinstance(n, ast.ImportFrom) and n.module == "__future__" and
+                    any(a.name == "annotations" for a in n.names) for n in tree.body)
+    hinted = {id(n) for a in (_annotations(tree) if postponed else []) for n in ast.walk(a)}
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            and id(n) not in hinted}
+    out = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module == "__future__" or node.level):
+            continue
+        if not isinstance(node, (ast.Import, ast.ImportFrom)) or any(a.name == "*" for a in node.names):
+            continue
+        names = [(a.asname or a.name).split(".")[0] for a in node.names]
+        if not set(names) & used:
+            module = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
+            out.append((module, node.lineno, node.end_lineno))
+    return out

@@ -18,13 +18,15 @@ from audit.evaluation import evaluator
 from audit.evaluation import definitions
 from audit.evaluation.checks import computes
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
-from audit.evaluation.listing_syntax import ALLOWED_TEXT, findings as beyond_computing
+from audit.evaluation.listing_syntax import ALLOWED as ALLOWED_MODULES, ALLOWED_TEXT, findings as beyond_computing
 from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
 from audit.evaluation.sandbox.environment import how_to_provide, missing_module, removed_numpy, \
     removed_numpy_finding, with_numpy_replacements
 from audit.evaluation.sandbox.quote import clean, markdown_literal, quote
 from audit.evaluation.checks.refusals import Guard, guards, refusal
+from audit.evaluation.checks import text_calls
+from audit.evaluation.checks.text_calls import DEFAULT as DEFAULT_CALLS, TextCalls
 from audit.register.claims import (
     CODE_ROLES as ROLES,
     GRADED_ROLES,
@@ -39,6 +41,7 @@ from audit.measures.conventions import CONVENTIONS
 from audit.measures.syntax import parse as parse_measure
 from audit.model.values import display, format_exact, parse_claimed, parse_claimed_parts
 from audit.model.results import Check, ImplValue
+from audit.text.doctests import unwrapped
 from audit.text.listings import function_source
 
 #: The exceptions by which a listing refuses a bad argument on purpose (k < 1): ``raise ValueError(…)`` or ``assert``.
@@ -274,8 +277,15 @@ def described(claim: CodeClaim, item: Input) -> str:
     return text.replace(ranking, shown, 1)
 
 
-def _call(params: list[str], claim: CodeClaim, item: Input, reading=None) -> list:
-    """The arguments of one call, by role: the ranking, the relevant set, the cutoff (or cutoffs), the grades of
+def _judged(item: Input) -> dict:
+    """The judgements as the listing receives them: ``{document: grade}`` with the IDs as the input holds them (ints
+    for a text whose calls pass ints), never made text on the harness's side."""
+    return dict(item.grades) if item.grades else {d: 1 for d in item.relevant}
+
+
+def _call(params: list[str], claim: CodeClaim, item: Input, reading=None, calls: TextCalls = DEFAULT_CALLS) -> list:
+    """The arguments of one call, by role: the ranking, the relevant documents (in the container the text passes
+    them in, ``calls``), the cutoff (or cutoffs), the grades of
     the ranked documents in rank order (unjudged 0), the judgements as a {document: grade} mapping, the ranking as
     scores, a constant (``claim.constants``, else the listing's default); over several queries, the run and qrels
     by query, each query's ranked grades, or the measure's per-query values (the chapter's, under ``reading``)."""
@@ -284,8 +294,8 @@ def _call(params: list[str], claim: CodeClaim, item: Input, reading=None) -> lis
     if item.queries:
         by_role.update({
             "run": {q: list(i.ranking) for q, i in item.queries},
-            "scored run": {q: {str(d): score for d, score in _scores(i.ranking)} for q, i in item.queries},
-            "qrels by query": {q: i.qrels() for q, i in item.queries},
+            "scored run": {q: dict(_scores(i.ranking)) for q, i in item.queries},
+            "qrels by query": {q: _judged(i) for q, i in item.queries},
             "ranked grades by query": [[i.qrels().get(str(d), 0) for d in i.ranking] for _, i in item.queries]})
         if "per-query values" in claim.arguments.values():
             # the measure's values of the queries the run holds, as trec_eval reports them per query
@@ -297,9 +307,9 @@ def _call(params: list[str], claim: CodeClaim, item: Input, reading=None) -> lis
     else:
         qrels = item.qrels()
         scores = _scores(item.ranking)
-        by_role.update({"ranking": list(item.ranking), "relevant set": set(item.relevant),
+        by_role.update({"ranking": list(item.ranking), "relevant set": calls.container(item.relevant),
                         "ranked grades": [qrels.get(str(d), 0) for d in item.ranking],
-                        "judged grades": sorted(qrels.values()), "qrels": dict(qrels),
+                        "judged grades": sorted(qrels.values()), "qrels": _judged(item),
                         "scores": dict(scores), "scored pairs": scores})
     return [defaults[p] if claim.arguments[p] == "constant" and p in defaults else by_role[claim.arguments[p]]
             for p in params]
@@ -509,7 +519,8 @@ def _size(item: Input) -> int:
 
 
 def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_result: CallResult,
-             deadline: float, reading=None, own_guards: list[Guard] = ()) -> tuple[Input, CallResult, bool]:
+             deadline: float, reading=None, own_guards: list[Guard] = (),
+             calls: TextCalls = DEFAULT_CALLS) -> tuple[Input, CallResult, bool]:
     """Shrink a failing generated input with Hypothesis to the smallest one that still fails.
 
     Every run counts against the claim's ``deadline`` (``time.monotonic()`` seconds); once it
@@ -525,7 +536,7 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
     spent = [False]
 
     uses_k = _cutoff_role(claim) == "cutoff"
-    ids = st.sampled_from([f"d{i}" for i in range(6)])
+    ids = st.sampled_from(list(range(1, 7)) if calls.ids == "int" else [f"d{i}" for i in range(6)])
 
     graded = _graded(claim) or _multi(claim)
 
@@ -573,7 +584,7 @@ def _minimal(claim: CodeClaim, source: str, params: list[str], bad: Input, bad_r
         if spent[0] or left <= 0:
             spent[0] = True
             return False
-        run = run_listing(source, claim.function, [_call(params, claim, item, reading)], time_limit=left,
+        run = run_listing(source, claim.function, [_call(params, claim, item, reading, calls)], time_limit=left,
                           call_limit=CALL_LIMIT)
         if run.budget_exhausted or run.results[0].status == "not run":
             spent[0] = True
@@ -635,11 +646,46 @@ def edge_inputs(claim: CodeClaim) -> list[Input]:
     return out
 
 
+def _run_as_called(claim: CodeClaim, source: str, params: list[str], items: list[Input], shown: list[dict],
+                   reading, calls: TextCalls, own_guards: list[Guard]):
+    """The listing run on ``items`` (then the text's shown calls) as the text calls it (``calls``), results read in
+    the claim's shape. Where the text does not say which container the relevant documents come in and the listing
+    fails on more inputs with the default than with the other (an exception, or a value off the chapter's, that only
+    the harness's choice provokes), the run with the other container is the one checked. Returns (run, calls)."""
+    def once(how: TextCalls):
+        run = run_listing(source, claim.function, [_call(params, claim, i, reading, how) for i in items]
+                          + [[values[p] for p in params] for values in shown], time_limit=CLAIM_BUDGET,
+                          call_limit=CALL_LIMIT)
+        run.results = [shaped(claim, r) for r in run.results]
+        return run
+
+    def failing(run) -> int:
+        return sum(1 for i, r in zip(items, run.results) if not _repeats(i) and r.status in ("ok", "raises")
+                   and refusal(r, own_guards) is None and not _agrees(r, chapter_value(claim, i, reading)))
+
+    run = once(calls)
+    if calls.relevant_said or "relevant set" not in claim.arguments.values() or run.load_error or run.unavailable:
+        return run, calls
+    first = failing(run)
+    if not first:
+        return run, calls
+    other = calls.other()
+    again = once(other)
+    if failing(again) < first:
+        return again, replace(other, relevant_why=f"the text does not say which: no type hint, shown call or "
+                                                  f"docstring does; given a {calls.relevant} it fails on {first} of "
+                                                  f"{len(items)} inputs, given a {other.relevant} on "
+                                                  f"{failing(again)}")
+    return run, calls
+
+
 def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
     book = ms.book
     listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on,
                                       claim.occurrence)
+    source, unused = text_calls.without_unused_imports(source)  # an import it never uses blocks nothing
+    evidence.scopes.extend(unused)
     printed = source  # what the syntax check reads: the listing's own lines, never the replacements put before them
     removed = removed_numpy(source)
     if removed:
@@ -653,16 +699,20 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     claim = claim.model_copy(update={"constants": {**{p: defaults[p] for p, role in claim.arguments.items()
                                                       if role == "constant" and p in defaults}, **claim.constants}})
     reading = base_reading(chapter.declared_for(claim))
-    edges = edge_inputs(claim)
-    scored_repeats = reading["repeated_ids"] != "reject"
-    generated = _generated(claim, SAMPLE, SEED, repeats=scored_repeats)
-    items = edges + generated
     shown = [shown_arguments(claim, c.call, params, defaults, c.given) for c in claim.calls]
+    # how the text calls the function (the container of the relevant documents, the type of the IDs): the harness
+    # calls it so
+    calls = text_calls.read(claim.arguments, source, claim.function,
+                            shown + text_calls.shown_call_values(chapter.snapshot.text, claim.function, params))
+    edges = [text_calls.with_ids(e, calls) for e in edge_inputs(claim)]
+    scored_repeats = reading["repeated_ids"] != "reject"
+    generated = [text_calls.with_ids(g, calls) for g in _generated(claim, SAMPLE, SEED, repeats=scored_repeats)]
+    items = edges + generated
     deadline = time.monotonic() + CLAIM_BUDGET
-    run = run_listing(source, claim.function, [_call(params, claim, i, reading) for i in items]
-                      + [[values[p] for p in params] for values in shown], time_limit=CLAIM_BUDGET,
-                      call_limit=CALL_LIMIT)
-    run.results = [shaped(claim, r) for r in run.results]
+    run, calls = _run_as_called(claim, source, params, items, shown, reading, calls, own_guards)
+    said = text_calls.how_called(claim.function, claim.arguments, calls)
+    if said:
+        evidence.scopes.append(said)
     shown_results = run.results[len(items):]
     run.results = run.results[:len(items)]
     uncertified = beyond_computing(printed)
@@ -686,11 +736,19 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     if absent:
         # not the listing's fault: the sandbox could not give it a module it imports; nothing of it was checked.
         # The name is the listing's (an identifier): shown literally
+        allowed = absent in ALLOWED_MODULES
         absent = markdown_literal(clean(absent))
-        evidence.errors.append(f"not run: the listing imports {absent}, which the listing sandbox cannot provide (it "
-                               f"offers the standard library and the packages installed beside chapter-audit)")
+        # exactly what happened: it did not load, so nothing ran; an error about certifying its results says nothing
+        evidence.errors[:] = [e for e in evidence.errors if not e.startswith(NOT_CERTIFIED)]
+        evidence.error_concern = ""
+        evidence.errors.append(f"not run: the listing imports {absent} and uses it, and the listing sandbox cannot "
+                               f"provide it (it offers the standard library and the packages installed beside "
+                               f"chapter-audit), so the listing did not load and nothing it computes was run or checked")
         evidence.concern = "The listing was not run, so nothing it computes was checked."
-        evidence.response = f"To check it, {how_to_provide(absent)}; then rerun."
+        evidence.response = (f"To check it, {how_to_provide(absent)}; then rerun." if allowed else
+                             f"{absent} is also outside what a listing may import ({ALLOWED_TEXT}): to check it, "
+                             f"compute the measure without {absent}, or {how_to_provide(absent)} and expect the result "
+                             "to be reported as not certified; then rerun.")
         return evidence
     unbound = _earlier_name(chapter.snapshot.text, listing,
                             [run.load_error, *(r.text for r in run.results + shown_results if r.status == "raises")])
@@ -724,7 +782,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         shown_refs[i] = values
     sessions = session_calls(chapter.snapshot.text)
     undecided = _shown_calls(claim, shown, shown_results, base_reading(declared), book_rule, bool(stated_rule),
-                             evidence, shown_refs, [c.call in sessions for c in claim.calls])
+                             evidence, shown_refs, [c.call in sessions and unwrapped(c.call) == c.call
+                                                    for c in claim.calls])  # round(…, 4) prints 4 decimals
     # Edge cases: one row each.
     edge_rows = []
     reading = base_reading(declared)
@@ -755,14 +814,15 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                           problem or ("refuses it, as the chapter rejects such a ranking" if refused and
                                       expected == "rejects" else "refuses k < 1, which the fix allows" if refused
                                       else "agrees")])
-        if problem and item.label in ADVISORY and result.status == "ok":
+        if problem and item.label in ADVISORY and (result.status == "ok" or calls.ids == "int"):
             # No chapter (and no TREC file) defines IDs that are not text: how a listing compares 1 and "1" is
-            # reported, never counted against it.
+            # reported, never counted against it; nor is an exception on a text ID mixed in, where the text's own
+            # calls pass integer IDs (an int() of it, an index into an array of items).
             evidence.scopes.append(f"on {item.label} ({described(claim, item)}) it {problem.replace(chr(39) + 's definition', chr(39) + 's text-ID reading')}"
                                    " — not counted: the chapter does not define IDs that are not text")
         elif problem:
             fix = fixes[item.label]
-            if "per-query values" in claim.arguments.values() and not any(_call(params, claim, item, reading)):
+            if "per-query values" in claim.arguments.values() and not any(_call(params, claim, item, reading, calls)):
                 fix = ("return 0.0 when given no per-query values (the chapter's definitions give none for a run "
                        "whose one query is dropped)")
             evidence.conditions.append(Point(f"on {item.label} ({described(claim, item)}) it {problem}", fix))
@@ -871,7 +931,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             how = "the smallest of them"
         else:
             smallest, result, finished = _minimal(claim, source, params, bad[0][0], bad[0][1], deadline, reading,
-                                                        own_guards)
+                                                  own_guards, calls)
             how = "the smallest" if finished else (f"the smallest found before the listing's {CLAIM_BUDGET:g} s "
                                                    "time limit ran out")
         expected = chapter_value(claim, smallest, reading)
@@ -1138,7 +1198,15 @@ def session_calls(text: str) -> set[str]:
     from audit.text.doctests import examples
 
     return {e.source[len("print("):-1] if e.source.startswith("print(") and e.source.endswith(")") else e.source
-            for e in examples(text)}
+            for e in examples(text)}  # round(f(…), 4) as printed: its output is compared at the printed precision
+
+
+def _plain(written: str, call) -> str:
+    """A corrected output as a doctest of ``round(f(…), n)`` prints it: the value at its precision, never
+    approximately (“≈ 0.6667” is “0.6667”); any other call's as written."""
+    if unwrapped(call.call) != call.call and not str(call.returns).lstrip().startswith(("≈", "~")):
+        return written.removeprefix("≈ ")
+    return written
 
 
 def _exception_name(text: str) -> str:
@@ -1205,7 +1273,8 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
             either = "." if right_code or expected is None else ", or correct the listing."
             fix = ("Change “{}” to “{}” after the call{}".format(
                 c.returns, printed.written_like([(k, v) for k, v in _entries(result)], True) if session else
-                printed.written_like([(k, Fraction(v).limit_denominator(10 ** 6)) for k, v in _entries(result)]),
+                _plain(printed.written_like([(k, Fraction(v).limit_denominator(10 ** 6)) for k, v in
+                                             _entries(result)]), c),
                 either)
                    if printed._pairs(_entries(result)) is not None else
                    f"Print what the call returns ({got}) after it{either}")

@@ -114,10 +114,17 @@ def _trim(text: str) -> str:
 
 
 def _encode(value):
+    """An argument as JSON the runner's ``decode`` turns back into the same value: a set, a tuple and a mapping are
+    tagged (JSON has no set or tuple, and would make a mapping's integer keys text, so that a listing given
+    ``{1: 3}`` would meet ``{"1": 3}``)."""
     if isinstance(value, (set, frozenset)):
         return {"__set__": [_encode(v) for v in sorted(value, key=repr)]}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode(v) for v in value]}
+    if isinstance(value, list):
         return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {"__map__": [[_encode(k), _encode(v)] for k, v in value.items()]}
     return value
 
 

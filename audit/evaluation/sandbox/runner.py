@@ -86,6 +86,10 @@ def read_all(fd):
 def decode(value):
     if isinstance(value, dict) and "__set__" in value:
         return {decode(v) for v in value["__set__"]}
+    if isinstance(value, dict) and "__tuple__" in value:
+        return tuple(decode(v) for v in value["__tuple__"])
+    if isinstance(value, dict) and "__map__" in value:
+        return {decode(k): decode(v) for k, v in value["__map__"]}
     if isinstance(value, list):
         return [decode(v) for v in value]
     return value

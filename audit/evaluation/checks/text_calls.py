@@ -1,0 +1,321 @@
+"""How the text calls a listing's function: the container it passes the relevant documents in and the type of its
+document IDs, read from what the text shows, so that the harness calls the function as a reader who copies the
+text does.
+
+A role says what a parameter means (``relevant set``: the relevant documents of the query), not its Python type. A
+NumPy listing written for ``precision_at_k([10, 4, 7], [4, 2], 2)`` breaks on a set (``np.array({4, 2})`` is a 0-d
+object array) and one written for ``{"d1", "d3"}`` breaks on a list (``top & relevant``): neither is the listing's
+defect as the text uses it. The text says which it means, read in this order:
+
+1. the parameter's type hint (``set[str]``, ``AbstractSet`` → a set; ``list[int]``, ``Sequence`` → a list; ``tuple``
+   → a tuple; ``np.ndarray`` → a list, what ``np.asarray`` takes);
+2. the calls the text shows (the claim's ``calls``, and the ``>>>`` examples of the text calling the function): a list
+   literal → a list, a set literal → a set;
+3. the docstring's line about the parameter ("relevant : list of int", ":param relevant: a set of IDs");
+4. when nothing says: a list (ordered, no repeat) for a listing that imports NumPy or pandas, whose array functions
+   take a list and not a set; a set otherwise (``d in relevant``, ``relevant & set(top)``).
+
+When the text says nothing and the listing raises on generated input with that container but not with the other, the
+exception was the harness's doing, not the listing's: the check then calls it with the other container and says so
+(``code.check``). Never held against a listing.
+
+Document IDs follow the text too: ints where its calls (or type hints) pass ints, text otherwise (as in a qrels
+file). Generated inputs then use ints throughout (ranking, relevant documents, the keys of judgements and scores),
+so a listing comparing IDs with == meets the IDs a reader passes, and no ``str()`` on the harness's side makes it
+look right or wrong.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from audit.evaluation.sandbox.environment import imported_modules
+
+#: Type-hint names (the last dotted part, before any ``[``) of each container.
+_SET_HINTS = {"set", "frozenset", "Set", "FrozenSet", "AbstractSet", "MutableSet"}
+_LIST_HINTS = {"list", "List", "Sequence", "MutableSequence", "ndarray", "NDArray", "ArrayLike"}
+_TUPLE_HINTS = {"tuple", "Tuple"}
+#: Packages whose array functions take a list of IDs and not a set (``np.isin``, ``np.array``, ``pd.Series``).
+_ARRAY_PACKAGES = {"numpy", "pandas", "scipy", "sklearn"}
+#: The roles whose values hold document IDs, and where: the elements (a list or set of IDs) or the keys (a mapping).
+_ID_ELEMENTS = ("ranking", "relevant set")
+_ID_KEYS = ("qrels", "scores")
+
+
+@dataclass(frozen=True)
+class TextCalls:
+    """How the text calls the function: ``relevant`` is ``"set"``, ``"list"`` or ``"tuple"``; ``ids`` is ``"int"``
+    or ``"str"``; each ``*_why`` says what in the text decided it ("" for the default)."""
+
+    relevant: str = "set"
+    relevant_why: str = ""
+    ids: str = "str"
+    ids_why: str = ""
+
+    @property
+    def relevant_said(self) -> bool:
+        """Whether the text says which container the relevant documents come in (else it is the default)."""
+        return bool(self.relevant_why)
+
+    def container(self, ids) -> object:
+        """The relevant documents ``ids`` in this container (a list or tuple sorted, as a reader writes them)."""
+        if self.relevant == "set":
+            return set(ids)
+        ordered = sorted(ids, key=lambda d: (isinstance(d, str), d if not isinstance(d, str) else 0, str(d)))
+        return tuple(ordered) if self.relevant == "tuple" else ordered
+
+    def other(self) -> "TextCalls":
+        """The same with the other container (a set where a list or tuple was chosen, a list where a set was)."""
+        from dataclasses import replace
+
+        return replace(self, relevant="list" if self.relevant == "set" else "set", relevant_why="")
+
+
+DEFAULT = TextCalls()
+
+
+def _hint_kind(annotation: ast.expr | None) -> str | None:
+    """``set``, ``list`` or ``tuple`` for a type hint of that container (``Optional[...]``/``X | None`` looked
+    through), else None."""
+    if annotation is None:
+        return None
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # a string annotation
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        kinds = {_hint_kind(annotation.left), _hint_kind(annotation.right)} - {None}
+        return kinds.pop() if len(kinds) == 1 else None
+    if isinstance(annotation, ast.Subscript):
+        base = annotation.value
+        name = base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else ""
+        if name == "Optional":
+            return _hint_kind(annotation.slice)
+        annotation = base
+    name = annotation.attr if isinstance(annotation, ast.Attribute) else \
+        annotation.id if isinstance(annotation, ast.Name) else ""
+    return "set" if name in _SET_HINTS else "list" if name in _LIST_HINTS else "tuple" if name in _TUPLE_HINTS \
+        else None
+
+
+def _element_type(annotation: ast.expr | None) -> str | None:
+    """``int`` or ``str`` for a hint of a container of that type (``list[int]``, ``set[str]``, ``dict[int, int]``'s
+    keys), else None."""
+    if not isinstance(annotation, ast.Subscript):
+        return None
+    inner = annotation.slice
+    if isinstance(inner, ast.Tuple) and inner.elts:
+        inner = inner.elts[0]
+    return inner.id if isinstance(inner, ast.Name) and inner.id in ("int", "str") else None
+
+
+def _container(value: object) -> str | None:
+    return "set" if isinstance(value, (set, frozenset)) else "list" if isinstance(value, list) else \
+        "tuple" if isinstance(value, tuple) else None
+
+
+def _ids_of(role: str, value: object) -> list:
+    if role in _ID_ELEMENTS and isinstance(value, (list, tuple, set, frozenset)):
+        return list(value)
+    if role in _ID_KEYS and isinstance(value, dict):
+        return list(value)
+    if role == "scored pairs" and isinstance(value, (list, tuple)):
+        return [p[0] for p in value if isinstance(p, (list, tuple)) and p]
+    return []
+
+
+def _id_kind(ids: list) -> str | None:
+    kinds = {"int" if isinstance(d, int) and not isinstance(d, bool) else "str" if isinstance(d, str) else "other"
+             for d in ids}
+    return kinds.pop() if len(kinds) == 1 and kinds <= {"int", "str"} else None
+
+
+def _docstring_kind(node: ast.FunctionDef, param: str) -> str | None:
+    """What the docstring's line about ``param`` says it is: a set, or a list (array, sequence); None when silent or
+    both."""
+    doc = ast.get_docstring(node) or ""
+    for line in doc.splitlines():
+        if not re.search(rf"(?<![\w.]){re.escape(param)}(?!\w)", line):
+            continue
+        said = {"set" for _ in re.finditer(r"\b(?:set|frozenset)s?\b", line)} | \
+            {"list" for _ in re.finditer(r"\b(?:list|array|sequence|ndarray)s?\b", line, re.IGNORECASE)}
+        if len(said) == 1:
+            return said.pop()
+    return None
+
+
+def shown_call_values(text: str, function: str, params: list[str]) -> list[dict[str, object]]:
+    """The arguments (by parameter) of each ``>>>`` example in ``text`` that calls ``function`` directly or inside
+    another call (``round(f(...), 4)``), with literal arguments or names the text assigned a literal before it."""
+    from audit.text.doctests import bindings_before, examples
+
+    out = []
+    for example in examples(text):
+        try:
+            tree = ast.parse(example.source.strip(), mode="eval")
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function):
+                continue
+            names = [a.id for a in [*node.args, *(k.value for k in node.keywords)] if isinstance(a, ast.Name)]
+            bound = bindings_before(text, example.offset, names) if names else {}
+            values = {}
+            for name, arg in [*zip(params, node.args), *((k.arg, k.value) for k in node.keywords)]:
+                try:
+                    values[name] = ast.literal_eval(bound[arg.id] if isinstance(arg, ast.Name) and arg.id in bound
+                                                    else arg)
+                except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, KeyError):
+                    continue
+            out.append(values)
+    return out
+
+
+def read(arguments: dict[str, str], source: str, function: str, shown: list[dict[str, object]]) -> TextCalls:
+    """How the text calls ``function`` (defined in ``source``, the listing as it runs), given its parameters' roles
+    (``arguments``) and the arguments of the calls the text shows (``shown``, by parameter)."""
+    try:
+        node = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and n.name == function)
+    except (StopIteration, SyntaxError):
+        return DEFAULT
+    hints = {a.arg: a.annotation for a in node.args.args}
+    relevant, relevant_why = None, ""
+    param = next((p for p, role in arguments.items() if role == "relevant set"), None)
+    if param is not None:
+        said = _hint_kind(hints.get(param))
+        if said:
+            relevant, relevant_why = said, f"its type hint ({ast.unparse(hints[param])})"
+        if relevant is None:
+            seen = {_container(values[param]) for values in shown if param in values} - {None}
+            if len(seen) == 1:
+                relevant = seen.pop()
+                relevant_why = f"the calls the text shows pass a {relevant}"
+        if relevant is None:
+            said = _docstring_kind(node, param)
+            if said:
+                relevant, relevant_why = said, f"its docstring calls {param} a {said}"
+        if relevant is None:
+            arrays = {m.split(".")[0] for m in imported_modules(source)} & _ARRAY_PACKAGES
+            relevant = "list" if arrays else "set"
+    ids, ids_why = None, ""
+    for p, role in arguments.items():
+        kind = _element_type(hints.get(p)) if role in (*_ID_ELEMENTS, *_ID_KEYS) else None
+        if kind:
+            ids, ids_why = kind, f"the type hint of {p} ({ast.unparse(hints[p])})"
+            break
+    if ids is None:
+        shown_ids = [d for values in shown for p, role in arguments.items() if p in values
+                     for d in _ids_of(role, values[p])]
+        kind = _id_kind(shown_ids)
+        if kind:
+            ids, ids_why = kind, f"the calls the text shows pass {'integer' if kind == 'int' else 'text'} IDs"
+    return TextCalls(relevant or "set", relevant_why, ids or "str", ids_why)
+
+
+#: The edge cases' text IDs as integers, for a text whose calls pass integer IDs (distinct within each edge case).
+_INT_IDS = {"a": 1, "b": 2, "c1": 1, "c2": 2, "c3": 3, "n": 8, "m": 9}
+
+
+def _as_int(d):
+    if isinstance(d, str):
+        if d in _INT_IDS:
+            return _INT_IDS[d]
+        if re.fullmatch(r"d\d+", d):
+            return int(d[1:]) + 1  # generated IDs d0, d1, … become 1, 2, …
+    return d
+
+
+def with_ids(item, calls: TextCalls):
+    """``item`` (a code check's ``Input``) with its document IDs of the type the text passes: integers where its
+    calls pass integers (the generated ``d0``, ``d1`` … as 1, 2 …), else as they are. The case of mixed ID types is
+    left as it is: it is about mixing them."""
+    from dataclasses import replace
+
+    if calls.ids != "int" or item.label == "IDs of mixed type":
+        return item
+    return replace(item, ranking=tuple(_as_int(d) for d in item.ranking),
+                   relevant=frozenset(_as_int(d) for d in item.relevant),
+                   grades=tuple(sorted(((_as_int(d), g) for d, g in item.grades), key=lambda pair: repr(pair[0]))),
+                   queries=tuple((q, with_ids(i, calls)) for q, i in item.queries))
+
+
+def how_called(function: str, arguments: dict[str, str], calls: TextCalls) -> str:
+    """A note for the report where the harness called the function otherwise than with a set of text IDs: in which
+    container it passed the relevant documents and what IDs, each with what in the text decided it ("" when
+    neither differs from the default)."""
+    parts = []
+    param = next((p for p, role in arguments.items() if role == "relevant set"), None)
+    if param is not None and (calls.relevant != "set" or calls.relevant_why.startswith("the text does not say")):
+        parts.append(f"{param} as a {calls.relevant} (" + (calls.relevant_why or
+                     "the text does not say which; a listing that imports NumPy or pandas is given a list, which "
+                     "their array functions take") + ")")
+    if calls.ids == "int":
+        parts.append(f"integer document IDs ({calls.ids_why})")
+    return f"{function}() was called as the text calls it: " + " and ".join(parts) if parts else ""
+
+
+def unregistered_examples(text: str, function: str, registered: list, start: int = 0, end: int | None = None) -> list:
+    """The ``>>>`` examples of ``text`` between offsets ``start`` and ``end`` (where the listing is the one in force)
+    that call ``function`` (``f(…)``, ``print(f(…))``, ``round(f(…), n)``) and print one number or expect an
+    exception, and that no entry of ``registered`` (the claim's ``calls``) already covers, each as a ``ShownCall``
+    with the names it passes bound to the literal the text assigned them before it. A corrected listing is re-checked
+    on these too: the text prints them, and a reader runs them."""
+    from audit.model.values import parse_claimed
+    from audit.register.kinds import ShownCall
+    from audit.text.doctests import bindings_before, examples, passed_names, unwrapped
+
+    done = {(c.call, tuple(sorted(c.given.items()))) for c in registered}
+    out = []
+    for e in examples(text):
+        if e.offset < start or (end is not None and e.offset >= end):
+            continue
+        call = e.source.strip()
+        if call.startswith("print(") and unwrapped(call) != call:
+            call = unwrapped(call)
+        if "\n" in call or not unwrapped(call).startswith(f"{function}("):
+            continue
+        names = passed_names(call)
+        given = bindings_before(text, e.offset, names)
+        if any(n not in given for n in names) or (call, tuple(sorted(given.items()))) in done:
+            continue
+        try:
+            if e.raises is not None:
+                shown = ShownCall(call=call, raises=e.raises, given=given)
+            else:
+                printed = e.want.strip()
+                if not printed or "\n" in printed:
+                    continue
+                parse_claimed(printed)
+                shown = ShownCall(call=call, returns=printed, given=given)
+        except Exception:  # an output that is not one number (an array's repr, text): not re-checked here
+            continue
+        done.add((call, tuple(sorted(given.items()))))
+        out.append(shown)
+    return out
+
+
+def without_unused_imports(source: str) -> tuple[str, list[str]]:
+    """``source`` (what runs) without the imports it never uses (``audit.text.listings.unused_imports``: never named,
+    or named only in postponed type hints) of a module the listing sandbox cannot provide or does not certify
+    (``listing_syntax.ALLOWED``), with a note for each: such an import would stop the whole listing from loading, or
+    from being certified, though nothing it computes depends on it. An import the listing uses is never left out."""
+    from audit.evaluation.listing_syntax import ALLOWED
+    from audit.evaluation.sandbox.environment import how_to_provide, importable
+    from audit.text.listings import unused_imports
+
+    lines = source.split("\n")
+    notes = []
+    for module, first, last in reversed(unused_imports(source)):
+        top = module.split(".")[0]
+        if top in ALLOWED and importable(top):
+            continue
+        del lines[first - 1:last]
+        why = ("which the listing sandbox cannot provide (to run it as printed, " + how_to_provide(top) + ")"
+               if not importable(top) else "which is outside what a listing may import")
+        notes.append(f"it imports {top}, {why}, and never uses it where it runs (at most in a type hint): it was "
+                     "checked without that import")
+    return "\n".join(lines), notes[::-1]

@@ -1,0 +1,182 @@
+"""Doctests in the shapes real docstrings have: a value rounded for printing (``round(f(r, 3), 4)`` → ``0.6667``),
+checked as the bare call at the printed precision; drafted by init as printed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from audit.draft.init import create_chapter
+from audit.evaluation.references import all_references
+from audit.evaluation.sandbox import unavailable_reason
+from audit.register.claims import load_chapter
+from audit.run.audit import audit_chapter
+from audit.run.provenance import collect
+from audit.text.doctests import passed_names, unwrapped
+
+sandboxed = pytest.mark.skipif(bool(unavailable_reason()), reason=f"isolation unavailable: {unavailable_reason()}")
+
+ROUNDED = """\
+# Precision over graded lists
+
+Precision at k is the share of relevant items among the first k, dividing by k.
+
+```python
+def precision_at_k(r, k):
+    \"\"\"Share of nonzero grades among the first k.
+
+    >>> r = [1, 0, 1, 2]
+    >>> round(precision_at_k(r, 3), 4)
+    {printed}
+    \"\"\"
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    return sum(1 for g in r[:k] if g > 0) / k
+```
+"""
+CHAPTER = """\
+id: {id}
+title: Precision over graded lists
+snapshot: {{file: snapshot.md}}
+conventions:
+  precision_denominator: {{value: k, quote: "dividing by k"}}
+"""
+CLAIMS = """\
+claims:
+  - {{id: P1, title: precision_at_k, kind: code, quote: "def precision_at_k(r, k):", claim: P@k,
+     function: precision_at_k, measure: P@k, arguments: {{r: ranked grades, k: cutoff}},
+     calls: [{{call: "round(precision_at_k(r, 3), 4)", returns: "{printed}", given: {{r: "[1, 0, 1, 2]"}}}}]}}
+"""
+
+
+def _chapter(root: Path, name: str, printed: str) -> Path:
+    folder = root / name
+    folder.mkdir()
+    (folder / "snapshot.md").write_text(ROUNDED.format(printed=printed), encoding="utf-8")
+    (folder / "chapter.yaml").write_text(CHAPTER.format(id=name), encoding="utf-8")
+    (folder / "claims.yaml").write_text(CLAIMS.format(printed=printed), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def rounded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rounded")
+    out = {}
+    for name, printed in (("rounded-right", "0.6667"), ("rounded-wrong", "0.6668")):
+        report = audit_chapter(load_chapter(_chapter(root, name, printed)), all_references(),
+                               collect(["audit", "run"]))
+        out[name] = report.claims[0]
+    return out
+
+
+def _p_at_3() -> float:
+    """trec_eval's P_3 of grades 1, 0, 1 (two relevant of three): 2/3 = 0.66666…, 0.6667 at four decimals."""
+    import pytrec_eval
+
+    qrels = {"q": {"d1": 1, "d2": 0, "d3": 1, "d4": 2}}
+    run = {"q": {"d1": 4.0, "d2": 3.0, "d3": 2.0, "d4": 1.0}}
+    return pytrec_eval.RelevanceEvaluator(qrels, {"P_3"}).evaluate(run)["q"]["P_3"]
+
+
+def test_a_rounding_wrapper_is_unwrapped_to_the_call_it_prints():
+    assert unwrapped("round(precision_at_k(r, 3), 4)") == "precision_at_k(r, 3)"
+    assert unwrapped("print(ndcg(g, 5))") == "ndcg(g, 5)"
+    assert unwrapped("round(x, 4)") == "round(x, 4)"  # not a call inside: left as it is
+    assert unwrapped("round(f(r), n)") == "round(f(r), n)"  # digits must be a literal
+    assert passed_names("round(precision_at_k(r, 3), 4)") == ["r"]
+
+
+@sandboxed
+def test_a_rounded_doctest_is_checked_as_the_bare_call_at_its_printed_precision(rounded):
+    """Refused at load before ('is not a call of precision_at_k()'); 2/3 rounds to the printed 0.6667."""
+    assert round(_p_at_3(), 4) == 0.6667
+    right = rounded["rounded-right"]
+    assert right.verdict == "supported", right.reason
+    assert "`round(precision_at_k(r, 3), 4)`) returns what the text prints" in right.reason
+
+
+@sandboxed
+def test_a_wrong_digit_at_the_printed_precision_is_contradicted_and_corrected_at_that_precision(rounded):
+    """0.6668 is not 2/3 at four decimals: contradicted; the correction is what the doctest prints, 0.6667 (not the
+    seventeen-digit float, nor '≈ 0.6667', which doctest would fail)."""
+    wrong = rounded["rounded-wrong"]
+    assert wrong.verdict == "contradicted", wrong.reason
+    assert "returns 0.6667, not the printed 0.6668" in wrong.reason
+    assert "“0.6667” for “0.6668”" in wrong.response
+
+
+def test_init_drafts_a_rounded_doctest_as_printed(tmp_path):
+    source = tmp_path / "precision.md"
+    source.write_text(ROUNDED.format(printed="0.6667"), encoding="utf-8")
+    folder, _ = create_chapter(source, "rounded", tmp_path / "claims")
+    text = (folder / "claims.yaml").read_text(encoding="utf-8")
+    assert "call: round(precision_at_k(r, 3), 4)" in text and "returns: '0.6667'" in text
+    load_chapter(folder)  # and it loads
+
+
+# --- a corrected listing is re-checked on the text's own doctests ----------------------------------------------------
+
+SHORT_LIST = """\
+# Precision with a short list
+
+Precision at k counts the relevant documents among the first k and divides by k, even when fewer than k came back.
+
+```python
+def precision_at_k(ranking, relevant, k):
+    \"\"\"Precision of the first k documents.
+
+    >>> precision_at_k(["d3", "d1"], {"d1", "d2"}, 4)
+    0.5
+    \"\"\"
+    top = ranking[:k]
+    if not top:
+        return 0.0
+    return sum(1 for d in top if d in relevant) / len(top)
+```
+"""
+SHORT_CHAPTER = """\
+id: short-list
+title: Precision with a short list
+snapshot: {file: snapshot.md}
+conventions:
+  precision_denominator: {value: k, quote: "divides by k, even when fewer than k came back"}
+"""
+# the doctest is not in the register: the listing alone is claimed
+SHORT_CLAIMS = """\
+claims:
+  - {id: P1, title: precision_at_k, kind: code, quote: "def precision_at_k(ranking, relevant, k):", claim: P@k,
+     function: precision_at_k, measure: P@k, arguments: {ranking: ranking, relevant: relevant set, k: cutoff}}
+"""
+
+
+@sandboxed
+def test_a_corrected_listing_is_rechecked_on_the_texts_own_doctest(tmp_path):
+    """The listing divides by the number returned; the chapter by k. The corrected listing divides by k, so on the
+    docstring's own example it returns 1/4 (trec_eval's P_4: one relevant in the two returned, k = 4), while the
+    docstring still printed 0.5: the patched text's doctest failed, yet the fix was "re-checked … supported". The
+    re-check now runs the text's doctests of the function, and the corrected listing prints 0.25 after it; Python's
+    own doctest passes on the patched function."""
+    import doctest
+    import pytrec_eval
+
+    p4 = pytrec_eval.RelevanceEvaluator({"q": {"d1": 1, "d2": 1}}, {"P_4"}).evaluate(
+        {"q": {"d3": 2.0, "d1": 1.0}})["q"]["P_4"]
+    assert p4 == 0.25
+    folder = tmp_path / "short-list"
+    folder.mkdir()
+    (folder / "snapshot.md").write_text(SHORT_LIST, encoding="utf-8")
+    (folder / "chapter.yaml").write_text(SHORT_CHAPTER, encoding="utf-8")
+    (folder / "claims.yaml").write_text(SHORT_CLAIMS, encoding="utf-8")
+    report = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    assert report.claims[0].verdict == "contradicted", report.claims[0].reason
+    hunk = next(h for h in report.research.proposal.hunks if h.claim == "P1")
+    assert ">>> precision_at_k([\"d3\", \"d1\"], {\"d1\", \"d2\"}, 4)\n    0.25\n" in hunk.text
+    assert "print “0.25” for “0.5” after the call" in report.claims[0].response
+    namespace: dict = {}
+    exec(compile(hunk.text, "corrected", "exec"), namespace)  # the corrected listing, as the patch prints it
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner()
+    for test in finder.find(namespace["precision_at_k"], "precision_at_k", globs=namespace):
+        runner.run(test)
+    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=1)
