@@ -239,6 +239,14 @@ def gain_level(rel: int | None, reading: Reading) -> int | None:
     return rel if rel is not None else int(reading["relevance_level"])
 
 
+def graded(judgements: Mapping[str, int], level: int | None):
+    """A document's grade as gain sees it: its judgement (unjudged 0), 0 below the relevance ``level``."""
+    def grade(d: str) -> int:
+        g = judgements.get(d, 0)
+        return g if level is None or g >= level else 0
+    return grade
+
+
 def _dcg(grades: Sequence[int], gain: str, discount: str = "log2(i + 1)") -> Decimal:
     total = Decimal(0)
     for position, grade in enumerate(grades, start=1):
@@ -268,9 +276,7 @@ def dcg_parts(judgements: Mapping[str, int], ranking: Ranking, k: int | None = N
     with localcontext() as ctx:
         ctx.prec = _DIGITS
 
-        def grade(d: str) -> int:
-            g = judgements.get(d, 0)
-            return g if level is None or g >= level else 0
+        grade = graded(judgements, level)
 
         docs = prefix(_condensed(ranking, judgements, reading), k, reading)
         discount = reading.get("discount", "log2(i + 1)")

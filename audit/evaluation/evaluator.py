@@ -29,6 +29,7 @@ from audit.evaluation.definitions import (
     DEFINITIONS,
     denominator,
     gain_level,
+    graded,
     GEOMETRIC_FLOOR,
     judged,
     MAX_GRADE,
@@ -157,9 +158,7 @@ def _ndcg_cutoffs(judgements: Mapping[str, int], ranking: Ranking, cutoffs: Sequ
     with localcontext() as ctx:
         ctx.prec = _DIGITS
 
-        def grade(d: str) -> int:
-            g = judgements.get(d, 0)
-            return g if level is None or g >= level else 0
+        grade = graded(judgements, level)
 
         docs = _condensed(ranking, judgements, reading)
         top = min(max(cutoffs), len(docs))
