@@ -63,6 +63,9 @@ def test_each_value_names_who_reads_it_and_options_are_no_readings():
     ("    return float(np.sum(g / np.log2(np.arange(2, g.size + 2))))", "linear"),
     ("    return sum(rel / math.log2(i + 2) for i, rel in enumerate(rels[:k]))", "linear"),
     (r"$$\mathrm{DCG@}k = \sum_{i=1}^{k} \frac{rel_i}{\log_2(i+1)}$$", "linear"),
+    # the grade's name set upright, as documentation sites print it
+    (r"$$\mathrm{DCG@}k = \sum_{j=1}^{k} \frac{\operatorname{rel}_j}{\log_2(j + 1)}$$", "linear"),
+    (r"$$\mathrm{DCG@}k = \sum_{i=1}^{k} \frac{2^{\mathrm{rel}_i} - 1}{\log_2(i+1)}$$", "exponential"),
     ("    gains = 2 ** grades - 1", "exponential"),
     ("    gain = np.power(2.0, rels) - 1.0", "exponential"),
     ("    stop = (2 ** g - 1) / 2 ** g_max", None),            # ERR's stopping probability: no DCG gain

@@ -264,10 +264,12 @@ SOURCES: dict[str, tuple[str, str]] = {
 #: A DCG whose listing divides the grade itself by the log discount (``rel / np.log2(i + 2)``, ``\frac{rel_i}{\log_2
 #: (i+1)}``) uses linear gain; one computing ``2 ** rel - 1`` (not ERR's ``(2 ** g - 1) / 2 ** g_max``), exponential.
 _GRADE = r"(?:rels?|relevances?|grades?|labels?|y_true|g|r)(?:_?i)?(?:\[\s*[\w+\s-]*\])?"
+#: A grade's name in a LaTeX gain, bare or set upright (``rel_i``, ``\operatorname{rel}_j``, ``\mathrm{rel}_i``).
+LATEX_GRADE = r"(?:\\(?:operatorname|mathrm|text|mathit|textrm)\s*\{\s*(?:g|rel|grade|r)\s*\}|g|rel|grade|r)"
 FORMULAS: tuple[tuple[str, str, re.Pattern], ...] = tuple((n, v, re.compile(p)) for n, v, p in (
     ("gain", "linear", rf"(?<![\w.])(?<!\*\*\s)(?<!\*\*){_GRADE}\s*/\s*(?:np\.|numpy\.|math\.)?log2\s*\(|"
-                       r"\\frac\s*\{\s*(?:rel|g|grade|r)(?:_\{?\w+\}?)?\s*\}\s*\{\s*\\log"),
-    ("gain", "exponential", rf"(?:\b2(?:\.0)?\s*(?:\*\*|\^)\s*\{{?\(?\s*{_GRADE}\s*\)?\}}?|"
+                       r"\\frac\s*\{\s*" + LATEX_GRADE + r"(?:_\{?\w+\}?)?\s*\}\s*\{\s*\\log"),
+    ("gain", "exponential", rf"(?:\b2(?:\.0)?\s*(?:\*\*|\^)\s*\{{?\(?\s*(?:{_GRADE}|{LATEX_GRADE}(?:_\{{?\w+\}}?)?)\s*\)?\}}?|"
                             rf"\b(?:np|numpy)\.(?:power\(\s*2(?:\.0)?\s*,\s*{_GRADE}\s*\)|exp2\(\s*{_GRADE}\s*\))|"
                             rf"\bpow\(\s*2(?:\.0)?\s*,\s*{_GRADE}\s*\))\s*[−-]\s*1\b(?!\s*\)?\s*\}}?\s*/\s*\(?\s*(?:2|16)\b)"),
 ))

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from audit.measures.conventions import CONVENTIONS, accepts
+from audit.measures.conventions import CONVENTIONS, LATEX_GRADE, accepts
 
 _I = re.IGNORECASE
 _RELEVANT = r"(?:relevant|positive)"
@@ -107,12 +107,12 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
         ("gain", "linear", r"\blinear\s+(?:gain|n?DCG)\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals|is)\s+(?:the\s+)?grade\b|",
                            r"\bwith\s+the\s+grade\s+as\s+(?:the\s+|its\s+)?gain\b|",
                            # LaTeX: \frac{rel_i}{\log_2(i+1)} — the grade itself over the discount
-                           r"\\frac\s*\{\s*(?:g|rel|grade|r)(?:_\{?\w+\}?)?\s*\}\s*\{\s*\\log"),
+                           r"\\frac\s*\{\s*" + LATEX_GRADE + r"(?:_\{?\w+\}?)?\s*\}\s*\{\s*\\log"),
         ("gain", "exponential", r"\bexponential\s+(?:gain|n?DCG)\b|\bgain\s+is\s+exponential\b|(?<![(/])2\s*\^\s*(?:grade|g|rel)\s*",
                                 r"[−-]\s*1\b(?!\s*\)?\s*/)|(?<![(/])\b2\s*\*\*\s*(?:grade|g|rel)\s*[−-]\s*1\b(?!\s*\)?\s*/)|",
                                 # LaTeX: \frac{2^{g_i}-1}{\log_2(i+1)} — exponential gain over a log discount (not
                                 # ERR's (2^g − 1)/2^g_max)
-                                r"\\frac\s*\{\s*2\s*\^\s*\{?\s*(?:g|rel|grade|r)(?:_\{?\w+\}?)?\s*\}?\s*[−-]\s*1\s*\}",
+                                r"\\frac\s*\{\s*2\s*\^\s*\{?\s*" + LATEX_GRADE + r"(?:_\{?\w+\}?)?\s*\}?\s*[−-]\s*1\s*\}",
                                 r"\s*\{\s*\\log"),
         ("ideal", "judged, cut at k", r"\bideal\b[^.]*\b(?:all|every)\s+judged\s+(?:grades?|documents?)[^.]*\b",
                                       r"(?:cut|truncated)\s+at\s+k\b|\bideal\s+DCG@k\s+for\s+the\s+same\s+judge?ments\b"),
