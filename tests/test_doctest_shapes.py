@@ -180,3 +180,16 @@ def test_a_corrected_listing_is_rechecked_on_the_texts_own_doctest(tmp_path):
     for test in finder.find(namespace["precision_at_k"], "precision_at_k", globs=namespace):
         runner.run(test)
     assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=1)
+
+
+def test_a_literal_assigned_over_several_lines_binds_the_name_a_shown_call_passes():
+    """Notebooks print long inputs over several lines; the call that passes the name is placed with that binding,
+    and a different binding is not taken for it."""
+    from audit.text.doctests import assignments, place
+    text = ("Our grades for the query, in rank order:\n\nrelevance = [3, 2, 3,\n             0, 1, 2]\n\n"
+            ">>> ndcg_at_k(relevance, 3)\n0.9\n")
+    assert [(name, " ".join(lit.split())) for _, name, lit in assignments(text)] == [("relevance", "[3, 2, 3, 0, 1, 2]")]
+    assert place(text, "ndcg_at_k(relevance, 3)", {"relevance": "[3, 2, 3, 0, 1, 2]"}) == text.index("ndcg_at_k(")
+    assert place(text, "ndcg_at_k(relevance, 3)", {"relevance": "[3, 2, 3]"}) is None
+    # an unclosed bracket never reads past the lines a literal may take
+    assert assignments("x = [1,\n" + "2,\n" * 60 + "3]\n") == []

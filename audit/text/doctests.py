@@ -139,6 +139,23 @@ def _assignment(code: str) -> tuple[str, str] | None:
     return node.targets[0].id, ast.get_source_segment(code.strip(), node.value)
 
 
+#: Most lines a literal assigned over several lines may take (``relevance = [3, 2, 3,`` … ``0, 1, 2]``).
+_MAX_CONTINUED = 40
+
+
+def _continued_assignment(lines: list[str], i: int) -> tuple[str, str] | None:
+    """``_assignment`` of a statement that opens a bracket on line ``i`` and closes it on a later line."""
+    depth = lambda t: sum(t.count(c) for c in "[({") - sum(t.count(c) for c in "])}")  # noqa: E731
+    if depth(lines[i]) <= 0:
+        return None
+    code = lines[i]
+    for line in lines[i + 1:i + _MAX_CONTINUED]:
+        code += "\n" + line
+        if depth(code) <= 0:
+            return _assignment(code)
+    return None
+
+
 def assignments(text: str) -> list[tuple[int, str, str]]:
     """Each literal assigned to a name in ``text`` as ``(offset, name, literal as printed)``, in reading order: a
     doctest example's statement, a line of a listing or the text, or inline code in a sentence."""
@@ -148,12 +165,13 @@ def assignments(text: str) -> list[tuple[int, str, str]]:
         if found:
             out.append((e.offset, *found))
     starts = _line_offsets(text)
-    for start, line in zip(starts, text.split("\n")):
+    lines = text.split("\n")
+    for i, (start, line) in enumerate(zip(starts, lines)):
         if ">>>" in line or "=" not in line:
             continue
         if line[:1].isspace():
             continue  # an indented line assigns inside a function (or continues a statement): not a name a text binds
-        found = _assignment(line)
+        found = _assignment(line) or _continued_assignment(lines, i)
         if found:
             out.append((start, *found))
             continue
