@@ -52,7 +52,7 @@ from audit.text.encode_arithmetic import breaks_arithmetic, printed_expressions
 from audit.model.results import ClaimResult, Hunk, Proposal
 from audit.research.ledger import _CLAIM_CONVENTION
 from audit.research.register_edit import Edit, RegisterEditError, set_field
-from audit.text.anchors import edited_claim
+from audit.text.anchors import edited_claim, line_starts
 from audit.text.markdown import block_end, changed_structure, closed_spans
 from audit.research.register_edit import apply as apply_edits
 
@@ -591,7 +591,6 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
     )
     from audit.evaluation.readings import base_reading
     from audit.register.claims import parameter_defaults, shown_arguments
-    from audit.errors import AuditError
     from audit.evaluation.checks.text_calls import unregistered_examples
     from audit.research.listing_fix import NotWritten, write
     from audit.text.doctests import unwrapped
@@ -825,13 +824,12 @@ def _listing_offset(snapshot: str, claim) -> int:
         listing = listings[claimed_listing(listings, claim.quote, claim.function, claim.occurrence)]
     except AuditError:
         return 0
-    return sum(len(line) + 1 for line in snapshot.split("\n")[:listing.start - 1])
+    return line_starts(snapshot)[listing.start - 1]
 
 
 def _next_definition(snapshot: str, claim) -> int | None:
     """Where the next listing after the one a code claim means that defines its function again starts (the end of
     the text where this version is in force), or None."""
-    from audit.errors import AuditError
     from audit.text.listings import claimed_listing, find_listings
 
     listings = find_listings(snapshot)
@@ -839,10 +837,9 @@ def _next_definition(snapshot: str, claim) -> int | None:
         at = claimed_listing(listings, claim.quote, claim.function, claim.occurrence)
     except AuditError:
         return None
-    lines = snapshot.split("\n")
     for later in listings[at + 1:]:
         if re.search(rf"^\s*def\s+{re.escape(claim.function)}\s*\(", later.code, re.M):
-            return sum(len(line) + 1 for line in lines[:later.start - 1])
+            return line_starts(snapshot)[later.start - 1]
     return None
 
 

@@ -29,7 +29,7 @@ from audit.register.claims import Chapter, Claim
 from audit.register.derived import NOT_DERIVED, field_print, fields_of, hand_written, statement_of
 from audit.model.results import Revision
 from audit.text.anchors import _NUMBER, Budget, fold, line_starts, locate
-from audit.text.encode_arithmetic import chains
+from audit.text.encode_arithmetic import prints_arithmetic
 
 _ADAPTER = TypeAdapter(Claim)
 
@@ -197,21 +197,12 @@ def _printed(claim) -> list[tuple[str, str]]:
     return out
 
 
-#: An operator between two operands: a printed expression, not a lone value (``2/3`` is a value and a division).
-_OPERATOR = re.compile(r"[\d)]\s*(?:[-+*×·÷−^]|/\s*\()|\)\s*/")
-
-
-def _printed_expressions(sentence: str) -> bool:
-    """Whether ``sentence`` prints arithmetic (an expression in a chain, ``(1 + 2/3)/2 = 0.8333``) rather than only
-    values: a hand-written expression of a sentence that printed none is the author's computation of a value the
-    sentence states in words (a sign test's p from its counts), which no edit of the sentence makes stale."""
-    return any(_OPERATOR.search(sentence[a:b]) for chain in chains(sentence) for a, b, _ in chain)
-
-
 def _stale_fields(claim, hand: list[str], before: str) -> list[str]:
     """One sentence for each hand-written field of ``claim`` that its quote (the sentence as now printed) no longer
     bears out: a printed value it no longer prints, an expression no longer in it that the sentence ``before`` the
-    edit printed (or a sentence printing arithmetic printed in another notation)."""
+    edit printed (or a sentence printing arithmetic printed in another notation). A hand-written expression of a
+    sentence that printed none is the author's computation of a value the sentence states in words (a sign test's p
+    from its counts), which no edit of the sentence makes stale."""
     quote = claim.quote
     printed = _numbers(quote)
     out = []
@@ -225,6 +216,6 @@ def _stale_fields(claim, hand: list[str], before: str) -> list[str]:
     if "expression" in hand and getattr(claim, "expression", None):
         expression = _SPACE.sub("", claim.expression)
         if expression not in _SPACE.sub("", quote) and (expression in _SPACE.sub("", before)
-                                                        or _printed_expressions(before)):
+                                                        or prints_arithmetic(before)):
             out.append(f"`expression` ({claim.expression}) is written by hand and is no longer in the sentence")
     return out

@@ -307,20 +307,19 @@ _FORMULA_SIDES = re.compile(r"\s*(?:=|\\approx|≈)\s*")
 def _formula_values(unit: Statement) -> list[Part]:
     """The measures a LaTeX formula states the value of: ``\\[ nDCG_{5} = \\frac{DCG_{5}}{IDCG_{5}} =
     \\frac{3.361}{4.200} = 0.800 \\]`` states nDCG@5 = 0.800, whatever its steps compute; a value Part on the
-    last printed value (``latex_math`` reads the chain), the measure from the left side."""
+    last printed value of a formula ``latex_math`` reads as arithmetic, the measure from the left side."""
     from audit.text.scan import latex_math
     parts = []
-    for a, b, plain in latex_math(unit.text):
+    for a, b, _ in latex_math(unit.text):
         raw = unit.text[a:b]
         body = re.sub(r"^\s*(?:\$\$?|\\\[|\\\()|(?:\$\$?|\\\]|\\\))\s*[.,]?\s*$", "", raw)
         sides = _FORMULA_SIDES.split(body)
         left = sides[0].strip()
         m = METRIC.fullmatch(left)
         spec = _spec(m) if m else None
-        last = re.split(r"\s*(?:=|≈)\s*", plain)[-1].strip()
-        if spec is None or len(sides) < 2 or not _is_value(last) or not _is_value(sides[-1].strip()):
-            continue
         value = sides[-1].strip()
+        if spec is None or len(sides) < 2 or not _is_value(value):
+            continue
         at = a + raw.rfind(value)
         span = (unit.start + at, unit.start + at + len(value))
         parts.append(Part("value", raw.strip(), raw.strip(), ((unit.start + a, unit.start + b),), unit,

@@ -129,6 +129,13 @@ def _links(text: str) -> list[tuple[str, str, str, bool]]:
     return out
 
 
+def prints_arithmetic(text: str) -> bool:
+    """Whether ``text`` prints an expression with its value in a chain (``(1 + 2/3)/2 = 0.8333``, ``2/3 ≈ 0.667``),
+    read as ``printed_expressions`` reads it, not only values."""
+    return any(_HAS_OPERATOR.search(_balanced(text[a:b].strip())) and _PLAIN_VALUE.fullmatch(text[c:d].strip())
+               for chain in chains(text) for (a, b, _), (c, d, _) in zip(chain, chain[1:]))
+
+
 def printed_expressions(text: str, value: str) -> list[str]:
     """The expressions ``text`` prints just before the printed ``value`` in a chain ("IDCG@5 = 3/1 + 3/1.58 + 2/2 +
     1/2.32 = 6.33" → ``3/1 + 3/1.58 + 2/2 + 1/2.32`` for ``6.33``), as ``audit.model.values`` reads them; ``value`` is

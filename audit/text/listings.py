@@ -293,9 +293,10 @@ def function_source(text: str, quote: str, function: str, builds_on: Sequence[st
     return listing, futures_first(earlier_bindings(listings[:at], source), [e.code for e in listings[:at]])
 
 
-def _futures(code: str) -> list[ast.ImportFrom]:
+def _futures(code: str | ast.Module) -> list[ast.ImportFrom]:
+    """The ``from __future__`` imports of ``code`` (its text, or its parsed tree)."""
     try:
-        tree = ast.parse(code)
+        tree = ast.parse(code) if isinstance(code, str) else code
     except (SyntaxError, ValueError):
         return []
     return [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
@@ -467,8 +468,7 @@ def unused_imports(source: str) -> list[tuple[str, int, int]]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
-    postponed = any(isinstance(n, ast.ImportFrom) and n.module == "__future__" and
-                    any(a.name == "annotations" for a in n.names) for n in tree.body)
+    postponed = any(a.name == "annotations" for n in _futures(tree) for a in n.names)
     hinted = {id(n) for a in (_annotations(tree) if postponed else []) for n in ast.walk(a)}
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
             and id(n) not in hinted}

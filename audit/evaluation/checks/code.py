@@ -671,11 +671,11 @@ def _run_as_called(claim: CodeClaim, source: str, params: list[str], items: list
         return run, calls
     other = calls.other()
     again = once(other)
-    if failing(again) < first:
+    second = failing(again)
+    if second < first:
         return again, replace(other, relevant_why=f"the text does not say which: no type hint, shown call or "
                                                   f"docstring does; given a {calls.relevant} it fails on {first} of "
-                                                  f"{len(items)} inputs, given a {other.relevant} on "
-                                                  f"{failing(again)}")
+                                                  f"{len(items)} inputs, given a {other.relevant} on {second}")
     return run, calls
 
 
