@@ -158,7 +158,9 @@ def test_ids_lines_identity_and_schema_line(tmp_path):
     assert [c.line for c in chapter.register.claims] == sorted(c.line for c in chapter.register.claims)
     identity = yaml.safe_load((folder / "chapter.yaml").read_text(encoding="utf-8"))
     assert identity["book"] == "A Book" and identity["chapter"] == 3
-    assert identity["snapshot"]["source"] == "../../src/chapter.md"   # relative to the chapter folder
+    # the manuscript is read where it lives (relative to the chapter folder), not copied
+    assert identity["snapshot"] == {"file": "../../src/chapter.md", "excerpt": False}
+    assert sorted(p.name for p in folder.iterdir()) == ["chapter.yaml", "claims.yaml"]
     for name, which in (("claims.yaml", "claims"), ("chapter.yaml", "chapter")):
         first = (folder / name).read_text(encoding="utf-8").split("\n")[0]
         assert first.startswith("# yaml-language-server: $schema=")

@@ -323,10 +323,11 @@ def _notebook_links(claims: list[dict], notebook: Path) -> int:
 def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: str | None = None,
                    book: str | None = None, chapter: str | int | None = None,
                    notebook: Path | None = None) -> tuple[Path, dict[str, int]]:
-    """Create ``claims_dir/chapter_id`` with chapter.yaml, a copy of the snapshot and a register
-    holding one or more claims per scanned statement (see ``draft_register``).
+    """Create ``claims_dir/chapter_id`` with chapter.yaml and a register holding one or more claims per scanned
+    statement (see ``draft_register``). The chapter is read where it lives when that is inside the book's repository
+    (``_snapshot_file``), else from a copy.
 
-    ``chapter.yaml`` records ``book`` and ``chapter`` as given, the snapshot's source as a path
+    ``chapter.yaml`` records ``book`` and ``chapter`` as given, the snapshot file (the manuscript) as a path
     relative to the new folder, and the conventions the text states (``conventions:``, each with
     its quote; two values for one convention are both written, an internal tension). Both files start with a ``yaml-language-server`` line naming the
     JSON Schema (``audit schema``), relative to the folder. Raises ``AuditError`` if the id is not
@@ -357,18 +358,14 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     used = {c["fixture"] for c in claims if isinstance(c.get("fixture"), str)}
     fixtures = {name: fx for name, fx in fixtures.items() if name in used}
     folder.mkdir(parents=True)
-    # a notebook, an HTML page or a Markdown file stays one (read in its format); any other text is snapshot.txt
-    copy = f"snapshot{snapshot.suffix.lower()}" if snapshot.suffix.lower() in (".ipynb", ".html", ".htm") \
-        or is_markdown(snapshot) else "snapshot.txt"
-    shutil.copyfile(snapshot, folder / copy)
+    snapshot_info = _snapshot_file(snapshot, folder)
     markup = layout(text.text).skip if text.markdown else frozenset()  # front matter, comments: no title
     first_line = next((ln.strip().lstrip("# ").strip() for i, ln in enumerate(text.text.split("\n"))
                        if ln.strip() and i not in markup), chapter_id)
     chapter_number = int(chapter) if isinstance(chapter, str) and chapter.isdigit() else chapter
     identity = {"id": chapter_id, "book": book, "chapter": chapter_number, "title": title or first_line[:120],
                 "kind": "chapter", "fingerprint": text.fingerprint(),
-                "snapshot": {"file": copy, "excerpt": False,
-                             "source": _source(snapshot, folder)},
+                "snapshot": snapshot_info,
                 "notebook": _relative(notebook.resolve(), folder.resolve()) if notebook is not None else None,
                 "conventions": conventions or None}
     identity = {k: v for k, v in identity.items() if v is not None}
@@ -410,14 +407,18 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     return folder, counts
 
 
-def _source(snapshot: Path, folder: Path) -> str:
-    """chapter.yaml's ``snapshot.source``: the file the copy came from, relative to the chapter folder, when it lies
-    in the book's repository (the audit then compares the two on every run); otherwise only a description naming
-    the file, since the audit reads no file outside the repository."""
+def _snapshot_file(snapshot: Path, folder: Path) -> dict[str, object]:
+    """chapter.yaml's ``snapshot``: the manuscript itself, relative to the chapter folder, when it lies in the book's
+    repository (the audit reads it in place and the patch edits it); otherwise a copy beside chapter.yaml, since the
+    audit reads no file outside the repository, with ``source`` naming where it came from. A notebook, an HTML page
+    or a Markdown file stays one (read in its format); any other text is copied as snapshot.txt."""
     path = snapshot.resolve()
     if path.is_relative_to(book_root(folder)):
-        return _relative(path, folder.resolve())
-    return f"{path.name}, copied from outside the book's repository"
+        return {"file": _relative(path, folder.resolve()), "excerpt": False}
+    copy = f"snapshot{snapshot.suffix.lower()}" if snapshot.suffix.lower() in (".ipynb", ".html", ".htm") \
+        or is_markdown(snapshot) else "snapshot.txt"
+    shutil.copyfile(snapshot, folder / copy)
+    return {"file": copy, "excerpt": False, "source": f"{path.name}, copied from outside the book's repository"}
 
 
 def _relative(path: Path, folder: Path) -> str:

@@ -48,7 +48,13 @@ from audit.text.scan import printed_correction
 from audit.register.claims import canonical_rule
 from audit.register.options import reference_name
 from audit.evaluation.checks.arithmetic import correction as arithmetic_correction
-from audit.text.encode_arithmetic import breaks_arithmetic, printed_expressions
+from audit.text.encode_arithmetic import (
+    breaks_arithmetic,
+    breaks_replacing,
+    divisor_correction,
+    normal_expression,
+    printed_expressions,
+)
 from audit.model.results import ClaimResult, Hunk, Proposal
 from audit.research.ledger import _CLAIM_CONVENTION
 from audit.research.register_edit import Edit, RegisterEditError, set_field
@@ -166,6 +172,7 @@ def _value(claim, chapter: Chapter, ms: Measurements, result: ClaimResult):
     own = chapter.declared_for(claim)
     extra: dict[str, str] = {}
     corrections: dict[str, str] = dict(by_reference)
+    exacts: dict[str, Fraction] = {}
     others = []
     for e in claim.expect:
         if reference_name(e.by) is not None:
@@ -204,9 +211,11 @@ def _value(claim, chapter: Chapter, ms: Measurements, result: ClaimResult):
                                     parse_claimed(("≈ " if decimals else "") + new, tolerance=e.tolerance), {}):
                 raise _Withdrawn(f"the corrected value {new} did not hold under every reading when re-checked")
             corrections[printed] = new
+            exacts[printed] = values[0]
     if corrections:
         return "correct a value", corrections, (
-            "re-checked: the new value holds under every reading the chapter allows (checks.value.verify_statement)")
+            "re-checked: the new value holds under every reading the chapter allows (checks.value.verify_statement)"), \
+            exacts
     if not extra:
         raise _Skip("the chapter's definitions give the printed value under every reading; the qualification comes "
                     "from a reference, explained in the finding")
@@ -404,10 +413,23 @@ def _reworded_words(claim, change, said: str, sentence: str, edits: list[Edit]) 
 
 
 def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], fields: list[tuple[str, str]],
-                chapter: Chapter, ms: Measurements, why: str, rechecks, reword=None) -> dict:
+                chapter: Chapter, ms: Measurements, why: str, rechecks, reword=None,
+                exacts: dict[str, Fraction] | None = None) -> dict:
     """A corrected value: the printed numbers replaced in the sentence and in the register (quote, claimed values,
     title, claim text), then the claim re-run on the new sentence, which must be supported. ``reword``: a further
-    change of wording, ``(function of a sentence giving the new one or None, what it changes as (old, new))``."""
+    change of wording, ``(function of a sentence giving the new one or None, what it changes as (old, new))``.
+    ``exacts``: the exact value behind a corrected number; a printed mean that gives the old number is corrected
+    with it when its count alone is wrong (``divisor_correction``: "(1 + 2/3 + 3/6)/4 = 0.5417" → "…/5 = 0.4333")."""
+    numbers: list[tuple[str, str]] = []
+    recounted: list[Edit] = []
+    for old, new in list(corrections.items()):
+        if exacts and old in exacts and breaks_replacing(quote, old, new):
+            recount = divisor_correction(quote, old, new, exacts[old])
+            if recount is not None:
+                del corrections[old]
+                corrections[recount[0]] = recount[1]
+                numbers.append((old, new))
+                recounted += _recounted_arithmetic(claim, chapter, quote, old, new, recount[2], recount[3])
     # the register's quote follows the sentence as found (an edited anchor's quote is refreshed with it); one that
     # differs from it only in where the lines break keeps its own spacing
     new_quote, register_quote = quote, claim.quote if claim.quote.split() == quote.split() else quote
@@ -423,6 +445,8 @@ def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], 
             raise _Skip(f"the printed {old} cannot be told apart from another number in the quote, so no exact edit "
                         "can be placed; the finding gives the value")
         edits += _own_words(claim, old, new)
+    for old, new in numbers:   # the register's title and claim text print the value, not the mean's terms
+        edits += [e for e in _own_words(claim, old, new) if not any(x.field == e.field for x in edits)]
     if reword is not None:
         change, _ = reword
         new_quote, register_quote = change(new_quote), change(register_quote) if register_quote is not None else None
@@ -438,6 +462,7 @@ def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], 
     for field, value in fields:
         edits.append(Edit(claim.id, field, value))
     verdict = _recheck(claim, edits, chapter, ms, rechecks)
+    edits += recounted   # the arithmetic claims of the mean follow it; the sentence's joint re-check runs them
     if verdict != "supported":
         raise _Withdrawn(f"the claim re-run on the corrected sentence is {verdict}, not supported")
     change = "; ".join(f"“{o}” to “{n}”" for o, n in [*corrections.items(), *([reword[1]] if reword else [])])
@@ -449,6 +474,31 @@ def _correction(claim, r: ClaimResult, quote: str, corrections: dict[str, str], 
                                       + ([f"“{reword[1][1]}” where it says “{reword[1][0]}”"] if reword else [])) + ".",
                 tradeoff=("None beyond the edit; any later sentence, figure or notebook cell that reuses the old "
                           "number must change with it."))
+
+
+def _recounted_arithmetic(claim, chapter: Chapter, quote: str, old: str, new: str, expression: str,
+                          recounted: str) -> list[Edit]:
+    """The register edits of each arithmetic claim on ``quote`` that encodes the printed mean a corrected count
+    changes (``divisor_correction``): its expression, its claimed value and the words of its title and claim text."""
+    edits: list[Edit] = []
+    target = normal_expression(expression).replace(" ", "")
+    for other in chapter.register.claims:
+        if other.id == claim.id or other.kind != "arithmetic" or other.quote not in quote and quote not in other.quote:
+            continue
+        if normal_expression(str(other.expression)).replace(" ", "") != target:
+            continue
+        claimed = _replace_once(str(other.claimed), old.strip().lstrip("≈~ ").strip(), new.strip().lstrip("≈~ ").strip())
+        if claimed is None:
+            continue
+        edits += [Edit(other.id, "expression", recounted), Edit(other.id, "claimed", claimed)]
+        for name in ("title", "claim"):
+            text = getattr(other, name, "") or ""
+            changed = text.replace(expression, recounted, 1)
+            changed = _replace_once(changed, old.strip().lstrip("≈~ ").strip(), new.strip().lstrip("≈~ ").strip()) \
+                or changed
+            if changed != text:
+                edits.append(Edit(other.id, name, changed))
+    return edits
 
 
 def _value_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str, rechecks) -> dict:
@@ -465,7 +515,7 @@ def _value_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote
         by = any(reference_name(e.by) is not None for e in claim.expect)
         return _correction(claim, r, quote, out[1], fields, chapter, ms,
                            "decided again by the library the sentence is about" if by else
-                           "the new value holds under every reading the chapter allows", rechecks)
+                           "the new value holds under every reading the chapter allows", rechecks, exacts=out[3])
     _, extra, check, text, alternatives = out
     conventions = {**{k: v for k, v in (claim.model_dump(mode="json").get("conventions") or {}).items()},
                    **{n: {"value": v, "quote": text.strip()[1:-1]} for n, v in extra.items()}}

@@ -197,6 +197,51 @@ def breaks_replacing(text: str, old: str, new: str) -> str:
     return breaks_arithmetic(text, text.replace(old, new, 1)) if old in text else ""
 
 
+#: A printed mean: a sum (or any term) divided by a whole number written last (``(1 + 2/3 + 3/6)/4``).
+_OVER_COUNT = re.compile(r"^(?P<sum>.+?)\s*/\s*(?P<count>\d+)$")
+
+
+def divisor_correction(text: str, old: str, new: str, exact: Fraction) -> tuple[str, str, str, str] | None:
+    """The printed mean of ``text`` whose value is the printed ``old``, corrected to the value ``exact`` (printed
+    as ``new``) by its count alone, as ``(old span, new span, old expression, new expression)`` — "(1 + 2/3 + 3/6)/4
+    = 0.5417" → "(1 + 2/3 + 3/6)/5 = 0.4333" when AP divides by five relevant documents, not the four the mean
+    printed: the terms, read exactly, over another whole number give ``exact``, and that number over the printed
+    terms gives the new value as printed. None when no count does (the terms themselves are wrong: the author's
+    choice)."""
+    if old not in text:
+        return None
+    wanted = parse_claimed(old)
+    value = parse_claimed(new)
+    for chain in chains(text):
+        for (a, b, _), (c, d, link) in zip(chain, chain[1:]):
+            left, right = text[a:b].strip(), text[c:d].strip()
+            over = _OVER_COUNT.match(_balanced(left))
+            if over is None or not _PLAIN_VALUE.fullmatch(right):
+                continue
+            try:
+                printed = parse_claimed(_claimed(link, right))
+                lo, hi, is_exact = expression_interval(normal_expression(over.group("sum")))
+            except (AuditError, ZeroDivisionError, ValueError):
+                continue
+            if (printed.nominal, printed.places, printed.style) != (wanted.nominal, wanted.places, wanted.style) \
+                    or not is_exact or not exact:
+                continue
+            count = lo / exact
+            if count.denominator != 1 or not 0 < count <= 10_000 or count == int(over.group("count")):
+                continue
+            start = a + len(text[a:b]) - len(text[a:b].lstrip())
+            span = text[start:d]
+            digits = over.group("count")
+            cut = text[start:b].rstrip()
+            expression = cut[:len(cut) - len(digits)] + str(count.numerator)
+            fixed = expression + text[start + len(cut):c] \
+                + right.replace(old.strip().lstrip("≈~ ").strip(), new.strip().lstrip("≈~ ").strip(), 1)
+            if not value.contains(lo / count) or false_arithmetic(fixed):
+                continue
+            return span, fixed, cut, expression
+    return None
+
+
 def _rounded_terms(expr: str) -> list[tuple[int, int, Fraction]]:
     """The decimals of ``expr`` printed rounded, each as ``(start, end, half-width of what it stands for)``
     (``0.267`` stands for [0.2665, 0.2675]). A decimal with one digit, or one whose value has a power-of-two

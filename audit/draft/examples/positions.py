@@ -45,7 +45,9 @@ def _patterns():
         rf"(?:query|need|question|topic|request|[a-z]|q\d*)\b|"
         rf"in\s+(?:the|this)\s+collection|in\s+total|overall|altogether)"
         rf"|\|R\|\s*=\s*(?P<m6>\d+)(?![.\d])"
-        rf"|\b(?:its|the|a|one)\s+(?P<m8>single|only|sole)\s+relevant\s+{_DOCS}", re.IGNORECASE)
+        rf"|\b(?:its|the|a|one)\s+(?P<m8>single|only|sole)\s+relevant\s+{_DOCS}"
+        rf"|\b(?:marked|judged|labell?ed|rated|assessed|found)\s+(?P<m9>{_N})\s+{_DOCS}\s+(?:as\s+)?relevant\b"
+        rf"|\b(?P<m10>{_N})\s+relevant\s+{_DOCS}\s+in\s+(?:all|total)\b", re.IGNORECASE)
     return positions, first, results, total
 
 
@@ -144,7 +146,7 @@ def facts(text: str) -> list[tuple[int, int, int, str]]:
         if _HYPOTHETICAL.search(sentence):
             continue
         for m in total.finditer(sentence):
-            word = next(m.group(g) for g in ("m", "m2", "m3", "m4", "m5", "m6", "m7", "m8") if m.group(g))
+            word = next(m.group(g) for g in ("m", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10") if m.group(g))
             if word.lower() in ("single", "only", "sole"):
                 if re.search(r"\beach\b|\btopics\b|\bqueries\b", sentence, re.IGNORECASE):
                     continue   # "three topics with a single relevant document each"

@@ -50,7 +50,7 @@ from audit.measures.syntax import parse as parse_measure
 from audit.model.values import ClaimedValue, display, format_exact, parse_claimed
 from audit.text.scan import printed_correction
 from audit.model.results import Check, ImplValue
-from audit.text.encode_arithmetic import breaks_replacing, printed_expressions
+from audit.text.encode_arithmetic import breaks_replacing, divisor_correction, printed_expressions
 
 _AGGREGATE = {"mean": ("queries with results", "all judged queries"), "pooled": ("pooled",)}
 
@@ -533,6 +533,8 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
                 f"claimed {claimed.interval()}" + (f" under every reading ({', '.join(CONVENTIONS[n].title for n in readings.varied)})"
                                                     if readings.varied else ""))
         broken = breaks_replacing(quote, str(claimed_text), new_text)
+        recount = divisor_correction(quote, str(claimed_text), new_text, v) if broken and isinstance(v, Fraction) \
+            else None
         # the register's value as the sentence prints it ("a quarter" for 1/4); a bound the sentence words otherwise
         # ("between 0 and 1" for "<= 1") has no one number to change
         written = str(claimed_text) in quote or not quote
@@ -545,6 +547,9 @@ def _contradicted(ms, fixture, measure, declared, query, claimed, claimed_text, 
                        f"here, not {claimed_text}.")
         elif derived:
             wording = f"Revise the statement: on the fixture encoding it, {measure} is {_show(v)}, not {claimed.interval()}."
+        elif ok and broken and recount is not None:
+            wording = (f"Change “{recount[0]}” to “{recount[1]}” (checked: {measure} is {_show(v)}{_approx(v)} here, "
+                       "and the printed terms over that count give it).")
         elif ok and broken:
             wording = (f"Revise the sentence: {measure} is {_show(v)}{_approx(v)} here, not {claimed_text}; writing "
                        f"“{new_text}” alone would leave the printed arithmetic false ({broken}), so its terms must "
@@ -1024,7 +1029,10 @@ def printed_divisors(quote: str, claimed: ClaimedValue) -> tuple[set[int], set[i
 def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: str, query: str | None,
                          declared: Declared) -> Declared:
     """``declared`` narrowed by what the sentence prints for the value: a reading of the measure's denominator
-    convention (``definitions.DENOMINATOR_CONVENTION``) that cannot have produced the printed number is not tried.
+    convention (``definitions.DENOMINATOR_CONVENTION``) that cannot have produced the printed number is not tried. The
+    printed arithmetic chooses among the readings the text is read with (``Declared.tried``); it never makes a
+    reading of a divisor nobody reads the measure with (AP over the three relevant documents retrieved, when
+    four are relevant, is a wrong count, not a convention).
 
     - A fraction equal to the value ("it is 5/20 = 0.25"): a reading whose denominator the printed one does not
       divide cannot have produced it (the printed 5/20 is no reduced form of 5/10).
@@ -1043,7 +1051,7 @@ def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: st
         return declared
     q = query or next(iter(fixture.run))
     base = base_reading(declared)
-    values = declared.values(name)
+    values = declared.tried(name)   # the readings someone reads the text with: printed arithmetic chooses among them
     fitting = [v for v in values
                if (d := definitions.denominator(spec, fixture.qrels.get(q, {}), fixture.run.get(q, []),
                                               {**base, name: v}))
