@@ -415,15 +415,15 @@ def test_a_notebook_that_is_not_one_stops_the_load_naming_the_file(tmp_path):
 
 
 def test_the_issues_listing_in_a_notebook_is_drafted_by_init_and_contradicted_with_its_defects(tmp_path):
-    """init keeps the notebook as the snapshot, encodes ndcg_at_k with the helper cell it builds on and the printed
+    """init reads the notebook in place as the snapshot, encodes ndcg_at_k with the helper cell it builds on and the printed
     call; the audit finds what it finds in Markdown: linear gain, the ideal from the ranking's own grades, a
     division by zero, and 0.8672 printed where the chapter's nDCG@5 is 10.555154 / 13.347185 = 0.790815 (by hand)."""
     from audit.draft.init import create_chapter
     notebook = _notebook(tmp_path / "ch.ipynb")
     create_chapter(notebook, "nb-ch", tmp_path / "claims")
     folder = tmp_path / "claims" / "nb-ch"
-    assert (folder / "snapshot.ipynb").exists()
     chapter = load_chapter(folder)
+    assert chapter.identity.snapshot.file == "../../ch.ipynb" and chapter.snapshot.reading.startswith("a Jupyter")
     code = next(c for c in chapter.register.claims if c.kind == "code" and c.function == "ndcg_at_k")
     assert code.builds_on == ["def dcg(grades):"] and code.calls[0].returns == "0.867"
     result = next(r for r in audit_chapter(chapter, all_references(), collect(["audit", "run"])).claims
@@ -493,7 +493,7 @@ def test_an_html_chapter_is_drafted_by_init_and_audited_with_places_in_the_page(
     result = next(r for r in report.claims if r.id == code.id)
     assert result.verdict == "contradicted", result.reason
     assert "applies the cutoff 1 rank late" in result.reason
-    assert result.place == "snapshot.html line 11"
+    assert result.place == "page.html line 11"   # the page itself, read in place
 
 
 def test_a_right_listing_with_a_wrong_printed_value_gets_the_printed_value_corrected_and_the_rerun_is_clean(tmp_path):

@@ -206,7 +206,7 @@ def test_an_init_title_never_shows_a_number_the_claim_no_longer_prints(tmp_path,
     assert report.claims[0].verdict == "contradicted"
     assert markdown.shown_title(report.claims[0]) == "arithmetic: 21/43 is ≈ .4885"
     # the author corrects the text and the register's quote and value, not the title
-    (folder / "snapshot.txt").write_text("Promotion recall is 21/43 ≈ .4884.\n", encoding="utf-8")
+    text.write_text("Promotion recall is 21/43 ≈ .4884.\n", encoding="utf-8")   # the manuscript, read in place
     (folder / "claims.yaml").write_text(register.replace("quote: 21/43 ≈ .4885", "quote: 21/43 ≈ .4884")
                                         .replace("claimed: ≈ .4885", "claimed: ≈ .4884"), encoding="utf-8")
     assert main(["run", str(folder), "--reports", "r2", "--quiet"]) == 0

@@ -635,6 +635,7 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         _function_lines,
         chapter_value,
         printed_holds,
+        printed_like,
         session_calls,
         shown_input,
         takes_no_ids,
@@ -708,8 +709,7 @@ def _code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsh
         # doctest prints the float (round(f(…), 4) its value at the printed precision)
         new = printed.write_like(value) if c.call not in sessions or unwrapped(c.call) != c.call \
             else repr(float(value))
-        if not str(c.returns).lstrip().startswith(("≈", "~")):
-            new = new.removeprefix("≈ ")
+        new = printed_like(new, c)
         spans.append(_printed_span(snapshot, c, new, after))
         if i is not None:
             edits.append(Edit(claim.id, f"calls.{i}.returns", new))

@@ -1201,10 +1201,11 @@ def session_calls(text: str) -> set[str]:
             for e in examples(text)}  # round(f(…), 4) as printed: its output is compared at the printed precision
 
 
-def _plain(written: str, call) -> str:
-    """A corrected output as a doctest of ``round(f(…), n)`` prints it: the value at its precision, never
-    approximately (“≈ 0.6667” is “0.6667”); any other call's as written."""
-    if unwrapped(call.call) != call.call and not str(call.returns).lstrip().startswith(("≈", "~")):
+def printed_like(written: str, call) -> str:
+    """A corrected output as the text printed the call's: approximately (“≈ 0.6667”) only when the text printed an
+    approximation; otherwise the value at its precision (“0.6667”), as a doctest or an output comment prints it.
+    The finding's wording and the patch both write it so."""
+    if not str(call.returns).lstrip().startswith(("≈", "~")):
         return written.removeprefix("≈ ")
     return written
 
@@ -1273,7 +1274,7 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
             either = "." if right_code or expected is None else ", or correct the listing."
             fix = ("Change “{}” to “{}” after the call{}".format(
                 c.returns, printed.written_like([(k, v) for k, v in _entries(result)], True) if session else
-                _plain(printed.written_like([(k, Fraction(v).limit_denominator(10 ** 6)) for k, v in
+                printed_like(printed.written_like([(k, Fraction(v).limit_denominator(10 ** 6)) for k, v in
                                              _entries(result)]), c),
                 either)
                    if printed._pairs(_entries(result)) is not None else
