@@ -238,3 +238,15 @@ def test_the_patched_chapter_audits_clean(audited, tmp_path):
     report = audit_chapter(load_chapter(tmp_path), all_references(), collect(["audit", "run"]))
     assert {c.id: c.verdict for c in report.claims} == {c.id: "supported" for c in report.claims}
     assert not report.research.proposal.hunks
+
+
+@pytest.mark.parametrize("expression, claimed", [
+    # a per-topic table's mean: the scores are data printed to two places, not roundings of fractions. Their mean
+    # as printed is (0.46 + 0.31 + 0.58 + 0.22 + 0.51 + 0.44 + 0.27 + 0.69)/8 = 3.48/8 = 0.435, printed 0.435; reading
+    # 0.46 as 6/13 or 0.27 as 3/11 would invent an "exact" mean the text never had
+    ("(0.46 + 0.31 + 0.58 + 0.22 + 0.51 + 0.44 + 0.27 + 0.69)/8", "0.435"),
+    # 0.29 (2/7) and 0.63 (5/8) have plain readings, 0.42 (5/12) none within the top ten: no story
+    ("(0.42 + 0.29 + 0.63)/3", "0.447"),
+])
+def test_scores_printed_to_two_places_are_not_read_as_fractions_beyond_the_top_ten(expression, claimed):
+    assert explain(expression, parse_claimed(claimed), claimed) is None

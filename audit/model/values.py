@@ -1087,6 +1087,10 @@ _PRINTED_DECIMAL = re.compile(r"(?<![\w.])(\d*\.(\d+))(?![\w.])")
 #: The largest denominator a rounded term is read back to (``0.33`` → 1/3, ``0.17`` → 1/6): the reciprocal ranks,
 #: precisions at a cutoff and averages over a few queries that worked examples print have small denominators.
 READING_DENOMINATOR = 32
+#: ... but a term printed to two places is read back only to a denominator this small (a precision or reciprocal rank
+#: within the top ten): nearly every two-place number lies within 0.005 of some fraction up to 32ths (0.42 of 5/12,
+#: 0.29 of 2/7), so a wider reading would turn a table's per-topic scores into invented fractions.
+TWO_PLACE_DENOMINATOR = 10
 #: A decimal whose own fraction has a denominator this small (halves, quarters, fifths, eighths, tenths, sixteenths,
 #: twentieths) is taken as printed, exact: it is not read as a rounding of another fraction.
 PLAIN_DECIMAL = 20
@@ -1160,8 +1164,8 @@ def _log_reading(value: Fraction, half: Fraction) -> str | None:
 
 def term_readings(text: str) -> tuple[str, list[tuple[str, str]]] | None:
     """``text`` with each printed decimal read as the exact term it most plainly rounds: the simplest fraction
-    among the numbers it stands for, when its denominator is at most ``READING_DENOMINATOR`` (``0.33`` → 1/3,
-    ``0.50`` → 1/2, ``1.00`` → 1), or for a term above 1 a discount's ``log2(n)`` (``1.585`` → log2(3)). Returns
+    among the numbers it stands for, when its denominator is at most ``READING_DENOMINATOR`` (``TWO_PLACE_DENOMINATOR``
+    for a term printed to two places; ``0.33`` → 1/3, ``0.50`` → 1/2, ``1.00`` → 1), or for a term above 1 a discount's ``log2(n)`` (``1.585`` → log2(3)). Returns
     the expression so read and the ``(printed, read as)`` pairs of the terms it changed (none when each decimal is
     already the plainest number it rounds: 0.75, 0.6); ``None`` when a decimal has no such reading (a term above 1
     that is no discount: a DCG or a sum printed rounded)."""
@@ -1176,7 +1180,7 @@ def term_readings(text: str) -> tuple[str, list[tuple[str, str]]] | None:
             # simplest number it rounds (1/3, 2/3, 1/8)
             simple = value if value.denominator <= PLAIN_DECIMAL else \
                 simplest_between(max(value - half, Fraction(0)), value + half)
-            if simple.denominator > READING_DENOMINATOR:
+            if simple.denominator > (TWO_PLACE_DENOMINATOR if half == Fraction(1, 200) else READING_DENOMINATOR):
                 return None
             reading = format_exact(simple)
             if simple == value:
