@@ -84,7 +84,34 @@ _LATER_VALUE = re.compile(rf"\b(?:is|was|comes\s+to|equals)\s+(?P<v>(?:(?:about|
                           rf"\d*\.\d+|{WORD_FRACTION}))(?![\w/@])", re.IGNORECASE)
 
 
+#: A display formula inside a sentence: ``$$ … $$`` or ``\\[ … \\]``.
+_DISPLAY = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]", re.DOTALL)
+
+
+def _formula_value(text: str, m: re.Match) -> str | None:
+    """The value a LaTeX formula prints last for the measure ``m`` alone on its left (``$$\\mathrm{AP} =
+    \\frac{1 + 0.67 + 0.6}{3} \\approx 0.76$$`` → ``≈ 0.76``), read in plain notation (``scan.latex_math``); None
+    when ``m`` is in no formula, is not its left side, or the formula ends in no printed value."""
+    from audit.text.scan import latex_math
+    formulas = latex_math(text) + [(d.start() + a, d.start() + b, plain)
+                                   for d in _DISPLAY.finditer(text) for a, b, plain in latex_math(d.group(0))]
+    for a, b, plain in formulas:
+        if not a <= m.start() < b:
+            continue
+        parts = re.split(r"\s*(=|≈)\s*", plain.strip())
+        sides, links = parts[0::2], parts[1::2]
+        if len(sides) < 2 or sides[0].strip() != "§":
+            return None
+        last = sides[-1].strip().rstrip(".,;")
+        if not _PLAIN_VALUE.fullmatch(last):
+            return None
+        return _claimed("≈", last) if "≈" in links else last
+    return None
+
+
 def _value_after(text: str, m: re.Match, stop: int) -> str | None:
+    if "\\" in text and (value := _formula_value(text, m)) is not None:
+        return value
     for chain in chains(text[:stop]):
         if chain[0][0] >= m.end() and re.fullmatch(r"\s*(?:=|≈|:|is|was|comes\s+to)?\s*", text[m.end():chain[0][0]]):
             # the measure's value is computed in a chain: the value it prints last, not a piece of a term
@@ -325,6 +352,22 @@ def reproduces(name: str, fixture: dict, claimed: str, declared: dict[str, tuple
 MAX_SENTENCE_MEASURES = 50
 
 
+#: A measure written as a mean over queries: MRR, MAP, GMAP, "mean reciprocal rank", "… averaged over the queries".
+_MEAN_NOTATION = {"MAP", "MRR", "GMAP"}
+_MEAN_BEFORE = re.compile(r"\b(?:mean|average)\s+$", re.IGNORECASE)
+_OVER_AFTER = re.compile(r"^\s*(?:@\s*\d+\s*)?,?\s*(?:averaged\s+|taken\s+|computed\s+)?over\s+(?:the\s+|all\s+|both\s+|its\s+|our\s+)?"
+                         r"(?:\w+\s+)?(?:queries|topics|questions|users)\b", re.IGNORECASE)
+
+
+def over_queries(m: re.Match) -> bool:
+    """Whether the measure ``m`` names is a mean over queries by its notation or the words around it ("MRR", "the
+    mean reciprocal rank", "AP averaged over the two queries"), not the one ranking's value."""
+    if (m.group("notation") or "") in _MEAN_NOTATION or re.match(r"(?i)mean\b", m.group(0)):
+        return True
+    return bool(_MEAN_BEFORE.search(m.string[max(0, m.start() - 12):m.start()])
+                or _OVER_AFTER.match(m.string[m.end():m.end() + 60]))
+
+
 def values(s: Statement, declared: dict[str, tuple[str, ...]] | None = None,
            local: dict[str, tuple[str, ...]] | None = None) -> tuple[list[dict], str]:
     """Value claims whose fixture the sentence describes, or ([], why not). Measures are written
@@ -361,6 +404,11 @@ def values(s: Statement, declared: dict[str, tuple[str, ...]] | None = None,
             continue
         if k == "k" or (k is None and root in _MEASURE_NEEDS_CUTOFF):
             reason = "the cutoff k is not a number"
+            continue
+        if over_queries(m):
+            # the sentence describes one ranking; "MRR … over the two queries" averages others the text gave before
+            reason = (f"{m.group(0)} is a mean over queries, and the sentence describes one query's ranking: which "
+                      "queries does it average? (a fixture with each of them)")
             continue
         if (base, k) not in fixtures:  # the fixture depends on the whole sentence and the measure: read once
             fixtures[(base, k)] = _fixture_for(text, base, k)

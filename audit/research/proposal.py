@@ -48,6 +48,7 @@ from audit.text.scan import printed_correction
 from audit.register.claims import canonical_rule
 from audit.register.options import reference_name
 from audit.evaluation.checks.arithmetic import correction as arithmetic_correction
+from audit.evaluation.checks.arithmetic import recount
 from audit.text.encode_arithmetic import (
     breaks_arithmetic,
     breaks_replacing,
@@ -556,12 +557,23 @@ def _tail(quote: str, words: int = 6) -> str:
     return ("… " if len(parts) > words else "") + " ".join(parts[-words:])
 
 
+#: The label of the check of the measure an arithmetic claim's expression computes (``checks.arithmetic``).
+_COMPUTES = "the measure the expression computes: "
+
+
 def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote: str, rechecks) -> dict:
     if r.verdict != "contradicted":
         raise _Skip("the printed arithmetic holds; the qualification is explained in the finding")
     if claim.computes is not None:
-        raise _Skip("the printed value is computed from printed terms; which term or total to change is the "
-                    "author's choice, given in the finding")
+        measured = next((Fraction(v.exact) for check in r.checks if check.label.startswith(_COMPUTES)
+                         for v in check.values if v.implementation == "chapter" and v.status == "ok" and v.exact), None)
+        fix = recount(claim, measured) if measured is not None else None
+        if fix is None:
+            raise _Skip("the printed value is computed from printed terms; which term or total to change is the "
+                        "author's choice, given in the finding")
+        return _correction(claim, r, quote, {fix[0]: fix[1]}, [("expression", fix[3]), ("claimed", fix[4])], chapter,
+                           ms, f"the measure it computes is {display(format_exact(measured))} and the printed terms "
+                           "over the corrected count give it", rechecks)
     value, exact, how = arithmetic_correction(claim.expression)
     claimed = parse_claimed(claim.claimed, tolerance=claim.tolerance)
     new = claimed.write_like(value, exact=exact)
@@ -1254,6 +1266,7 @@ def _compose_one(members: list[_Change], located: dict, chapter: Chapter, ms: Me
         quotes[cid] = q if "\n" in claims[cid].quote else q.replace("\n", " ")
         if cid in plan_ids or quotes[cid] != claims[cid].quote:
             register[(cid, "quote")] = Edit(cid, "quote", quotes[cid])
+    _rederive_records(register, claims, snapshot, after, edits, moved)
     joint = len(plan_ids) > 1 or bool(others)
     verdicts: dict[str, str] = {}
     if joint:
@@ -1315,6 +1328,36 @@ def _compose_one(members: list[_Change], located: dict, chapter: Chapter, ms: Me
     conventions = list(dict.fromkeys(n for p in plans for n in p.get("conventions", [])))
     return _Group(start, end, text, plan_ids, action, replaced, shown, rationale, tradeoff, check, conventions,
                   [e.as_dict() for e in register.values()], response)
+
+
+def _rederive_records(register: dict, claims: dict, snapshot: str, after: str, edits, moved) -> None:
+    """The ``derived:`` record of each claim init drafted that the patch edits, brought to the patched sentence: its
+    sentence as the patch prints it, and the fingerprints of the fields init wrote as the patch writes them (a field
+    the author wrote stays the author's). The patch is the tool's edit: on the rerun the claim is read as the patch
+    left it, not derived again from a sentence the patch changed."""
+    from audit.register.derived import field_print, fields_of, hand_written
+    for cid in dict.fromkeys(c for c, _ in list(register)):
+        claim = claims.get(cid)
+        record = getattr(claim, "derived", None)
+        if record is None:
+            continue
+        x = snapshot.find(record.sentence)
+        y = x + len(record.sentence)
+        if x < 0 or not any((x < b and a < y) if a < b else x <= a <= y for a, b, _, _ in edits):
+            continue
+        data = claim.model_dump(mode="json", exclude_unset=True)
+        try:
+            for (c, _), e in list(register.items()):
+                if c == cid:
+                    set_field(data, e)
+            new = type(claim).model_validate(data)
+        except (RegisterEditError, ValueError):
+            continue
+        hand = set(hand_written(claim))
+        fields = {name: value for name, value in record.fields.items() if name in hand}
+        fields.update({name: field_print(value) for name, value in fields_of(new).items() if name not in hand})
+        register[(cid, "derived")] = Edit(cid, "derived", {"sentence": after[moved(x, None, False):moved(y, cid, True)],
+                                                          "fields": fields})
 
 
 def _lower_first(text: str) -> str:

@@ -67,12 +67,19 @@ def revise(chapter: Chapter, budget: Budget | None = None) -> tuple[Chapter, dic
         why = f"init could not read the chapter to derive it again ({type(exc).__name__})"
         drafted = None
     taken: set[int] = set()  # each claim init drafts now stands in for one register claim
-    # claims whose quote is still printed as it was choose first (two claims of one sentence, one of them edited)
-    for claim in sorted(edited, key=lambda c: fold(c.quote) not in folded):
-        if drafted is None:
-            out[claim.id] = _unrevised(claim, why)
-            continue
-        out[claim.id] = _revise(claim, chapter, drafted, budget, taken)
+    # claims whose quote is still printed as it was choose first (two claims of one sentence, one of them edited);
+    # every claim that init drafts a claim of its own kind for chooses before any takes one of another kind
+    ordered = sorted(edited, key=lambda c: fold(c.quote) not in folded)
+    for same_kind in (True, False):
+        for claim in ordered:
+            if claim.id in out:
+                continue
+            if drafted is None:
+                out[claim.id] = _unrevised(claim, why)
+                continue
+            revised = _revise(claim, chapter, drafted, budget, taken, same_kind)
+            if revised is not None:
+                out[claim.id] = revised
     claims = [out[c.id].claim if c.id in out else c for c in chapter.register.claims]
     register = chapter.register.model_copy(update={"claims": claims})
     return Chapter(chapter.folder, chapter.identity, chapter.snapshot, register, chapter.lines,
@@ -94,7 +101,10 @@ def _unrevised(claim, why: str) -> Revised:
     return Revised(claim, Revision(sentence=claim.derived.sentence, now="", stale=[reason]), [reason])
 
 
-def _revise(claim, chapter: Chapter, drafted, budget: Budget, taken: set[int]) -> Revised:
+def _revise(claim, chapter: Chapter, drafted, budget: Budget, taken: set[int], same_kind: bool = False
+            ) -> Revised | None:
+    """``claim`` derived again from its edited sentence (see the module doc). ``same_kind``: only when init drafts a
+    claim of the claim's own kind from it (None otherwise, to be tried again once every claim had that chance)."""
     statements, claims, fixtures = drafted
     text = chapter.snapshot.text
     old = claim.derived.sentence
@@ -113,6 +123,8 @@ def _revise(claim, chapter: Chapter, drafted, budget: Budget, taken: set[int]) -
     hand = hand_written(claim)
     kind_by_hand = "kind" in hand
     same = [c for c in mine if c["kind"] == claim.kind]
+    if same_kind and not same:
+        return None
     pool = same or ([] if kind_by_hand else mine)
     new = max(pool, key=lambda c: SequenceMatcher(None, fold(c["quote"]), fold(claim.quote)).ratio(), default=None)
     if new is not None:

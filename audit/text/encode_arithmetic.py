@@ -199,46 +199,68 @@ def breaks_replacing(text: str, old: str, new: str) -> str:
 
 #: A printed mean: a sum (or any term) divided by a whole number written last (``(1 + 2/3 + 3/6)/4``).
 _OVER_COUNT = re.compile(r"^(?P<sum>.+?)\s*/\s*(?P<count>\d+)$")
+#: The same mean in LaTeX, with its printed value: ``\frac{1 + 0.67 + 0.6}{3} \approx 0.76``.
+_LATEX_MEAN = re.compile(r"\\[dt]?frac\s*\{(?P<sum>[^{}]+)\}\s*\{\s*(?P<count>\d+)\s*\}\s*(?P<link>=|≈|\\approx)\s*"
+                         r"(?P<value>\d*\.?\d+)")
+
+
+def _printed_means(text: str):
+    """Each printed mean of ``text`` with its value: ``(start, end, sum as read, count start, count end, value
+    start, value end, link)`` in ``text``'s own offsets, from a plain chain or a LaTeX fraction."""
+    for chain in chains(text):
+        for (a, b, _), (c, d, link) in zip(chain, chain[1:]):
+            left = text[a:b]
+            start = a + len(left) - len(left.lstrip())
+            cut = text[start:b].rstrip()
+            over = _OVER_COUNT.match(_balanced(cut))
+            if over is None or not cut.endswith(over.group("count")):
+                continue
+            end = start + len(cut)
+            yield (start, d, over.group("sum"), end - len(over.group("count")), end, c, d, link)
+    for m in _LATEX_MEAN.finditer(text):
+        link = "≈" if m.group("link") != "=" else "="
+        yield (m.start(), m.end(), m.group("sum"), m.start("count"), m.end("count"), m.start("value"), m.end("value"),
+               link)
 
 
 def divisor_correction(text: str, old: str, new: str, exact: Fraction) -> tuple[str, str, str, str] | None:
     """The printed mean of ``text`` whose value is the printed ``old``, corrected to the value ``exact`` (printed
     as ``new``) by its count alone, as ``(old span, new span, old expression, new expression)`` — "(1 + 2/3 + 3/6)/4
     = 0.5417" → "(1 + 2/3 + 3/6)/5 = 0.4333" when AP divides by five relevant documents, not the four the mean
-    printed: the terms, read exactly, over another whole number give ``exact``, and that number over the printed
-    terms gives the new value as printed. None when no count does (the terms themselves are wrong: the author's
-    choice)."""
-    if old not in text:
+    printed. The terms as printed (each rounded one standing for the numbers it rounds from: 0.67 for 2/3) over
+    exactly one other whole number give ``exact``, and over that number they give the new value as printed; a
+    LaTeX ``\frac{…}{3} \approx 0.76`` is corrected in its own notation. None when no single count does (the terms
+    themselves are wrong: the author's choice)."""
+    if not exact:
         return None
-    wanted = parse_claimed(old)
-    value = parse_claimed(new)
-    for chain in chains(text):
-        for (a, b, _), (c, d, link) in zip(chain, chain[1:]):
-            left, right = text[a:b].strip(), text[c:d].strip()
-            over = _OVER_COUNT.match(_balanced(left))
-            if over is None or not _PLAIN_VALUE.fullmatch(right):
-                continue
-            try:
-                printed = parse_claimed(_claimed(link, right))
-                lo, hi, is_exact = expression_interval(normal_expression(over.group("sum")))
-            except (AuditError, ZeroDivisionError, ValueError):
-                continue
-            if (printed.nominal, printed.places, printed.style) != (wanted.nominal, wanted.places, wanted.style) \
-                    or not is_exact or not exact:
-                continue
-            count = lo / exact
-            if count.denominator != 1 or not 0 < count <= 10_000 or count == int(over.group("count")):
-                continue
-            start = a + len(text[a:b]) - len(text[a:b].lstrip())
-            span = text[start:d]
-            digits = over.group("count")
-            cut = text[start:b].rstrip()
-            expression = cut[:len(cut) - len(digits)] + str(count.numerator)
-            fixed = expression + text[start + len(cut):c] \
-                + right.replace(old.strip().lstrip("≈~ ").strip(), new.strip().lstrip("≈~ ").strip(), 1)
-            if not value.contains(lo / count) or false_arithmetic(fixed):
-                continue
-            return span, fixed, cut, expression
+    try:
+        wanted, value = parse_claimed(old), parse_claimed(new)
+    except AuditError:
+        return None
+    for start, end, total, c0, c1, v0, v1, link in _printed_means(text):
+        right = text[v0:v1].strip()
+        try:
+            printed = parse_claimed(_claimed(link, right))
+            expression = normal_expression(_latex_as_plain(total) if "\\" in total else total)
+            lo, hi, is_exact = expression_interval(expression)
+            span = printed_terms_interval(expression) or ((lo, hi) if is_exact else None)
+        except (AuditError, ZeroDivisionError, ValueError):
+            continue
+        if span is None or (printed.nominal, printed.places, printed.style) != \
+                (wanted.nominal, wanted.places, wanted.style):
+            continue
+        counts = range(max(1, math.ceil(span[0] / exact)), min(10_000, math.floor(span[1] / exact)) + 1)
+        if len(counts) != 1 or counts[0] == int(text[c0:c1]):
+            continue
+        count = counts[0]
+        # over the new count the terms as printed give the new value (its interval meets theirs)
+        if value.decide(span[0] / count, span[1] / count) is False or \
+                is_exact and not value.contains(lo / count):
+            continue
+        number = right.replace(old.strip().lstrip("≈~ ").strip(), new.strip().lstrip("≈~ ").strip(), 1)
+        fixed = text[start:c0] + str(count) + text[c1:v0] + text[v0:v1].replace(right, number, 1) + text[v1:end]
+        shown = text[start:c1] if "\\" not in text[start:c1] else f"({total.strip()})/{text[c0:c1]}"
+        return text[start:end], fixed, shown, shown[:len(shown) - (c1 - c0)] + str(count)
     return None
 
 

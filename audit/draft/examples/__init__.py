@@ -11,7 +11,7 @@ the measure (``Example.missing``), else a question to the author.
 from __future__ import annotations
 
 from audit.draft.examples import bind, grade_list, positions, prose_grades, rank_table
-from audit.draft.examples.bind import _between, _headings
+from audit.draft.examples.bind import _OURS, _between, _headings
 from audit.draft.examples.example import Example
 
 
@@ -24,17 +24,25 @@ def find(text: str) -> list[Example]:
             if not any(ex.start < other.end and other.start < ex.end for other in found):
                 found.append(ex)
     found.sort(key=lambda e: e.start)
-    found = [e for i, e in enumerate(found) if not (i and e.kind == "positions" and _retold(text, found[i - 1], e))]
+    found = [e for i, e in enumerate(found) if not (i and e.kind == "positions" and _retold(text, found[:i], e))]
     bind.attach(text, found)
     return found
 
 
-def _retold(text: str, before: Example, e: Example) -> bool:
-    """Whether positions in prose retell the example just before them ("The first relevant result is at rank 1"
-    under a rank table whose first row is relevant): the same relevance at every rank they give, nothing between
-    them but prose, and no count of hits in their sentence that disagrees with them."""
-    if e.conflict or _between(list(_headings(text)), before.end, e.start) or len(e.ranking) > len(before.ranking):
+def _retold(text: str, before: list[Example], e: Example) -> bool:
+    """Whether positions in prose retell an example printed before them ("The first relevant result is at rank 1"
+    under a rank table whose first row is relevant): the same relevance at every rank they give, and no count of
+    hits in their sentence that disagrees with them; the example just before, with nothing between them but prose,
+    or the last ranking printed before (a table or a list), across headings, when the sentence calls it "our list"."""
+    if e.conflict:
         return False
-    if e.whole and len(e.ranking) != len(before.ranking):
-        return False
-    return all(bool(g) == bool(h) for (_, g), (_, h) in zip(e.ranking, before.ranking))
+    candidates = [(before[-1], not _between(list(_headings(text)), before[-1].end, e.start))]
+    printed = [b for b in before if b.kind != "positions"]
+    if printed and _OURS.search(text[e.start:e.end]):
+        candidates.append((printed[-1], True))
+    for example, near in candidates:
+        if not near or len(e.ranking) > len(example.ranking) or e.whole and len(e.ranking) != len(example.ranking):
+            continue
+        if all(bool(g) == bool(h) for (_, g), (_, h) in zip(e.ranking, example.ranking)):
+            return True
+    return False

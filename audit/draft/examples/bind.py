@@ -62,6 +62,10 @@ def _headings(text: str) -> tuple[int, ...]:
 
 #: An example the text calls its running example: later sections go on using it.
 _RUNNING = re.compile(r"\brunning\s+example\b", re.IGNORECASE)
+#: Words that speak of the ranking the text already printed ("the relevant documents in our list sit at ranks 1, 3
+#: and 5", "in our example"): a later section that uses them goes on with that example.
+_OURS = re.compile(r"\b(?:our|the\s+same|the\s+running|the\s+worked)\s+(?:list|ranking|example|run|result\s+list)\b",
+                   re.IGNORECASE)
 
 
 def _running(text: str, e: Example) -> bool:
@@ -69,6 +73,19 @@ def _running(text: str, e: Example) -> bool:
     headings, _ = _parts(text)
     section = max([h for h in headings if h <= e.start] or [0])
     return bool(_RUNNING.search(text[section:e.end]))
+
+
+_QUERY_ID = re.compile(r"\b(?:q\d+|(?:topic|query)\s+(?:q?\d+))\b", re.IGNORECASE)
+
+
+def _names_query_of(text: str, e: Example, start: int, end: int) -> bool:
+    """Whether the statement at ``text[start:end]`` names the query the example was introduced with ("topic q7 has
+    |R| = 5 …" before the table; "so RR = 1 for q7" after a heading)."""
+    headings, _ = _parts(text)
+    intro = max([h for h in headings if h <= e.start] + [max(0, e.start - 600)])
+    ids = {m.group(0).lower().split()[-1] for m in _QUERY_ID.finditer(text, intro, e.end)}
+    said = {m.group(0).lower().split()[-1] for m in _QUERY_ID.finditer(text, start, end)}
+    return bool(ids) and bool(said) and said <= ids
 
 
 def _between(headings: list[int], a: int, b: int) -> bool:
@@ -169,8 +186,18 @@ def bound(examples: list[Example], start: int, end: int, text: str) -> Example |
     reference = _BACK.search(text, lead, end)
     if reference and not e.start <= reference.start() < e.end:
         return _named(examples, text, reference, lead)
-    # a heading ends the example, except the text's running example, which later sections go on using
-    ends = turns if _running(text, e) else headings + turns
+    # a heading ends the example, except the text's running example, which later sections go on using, and in a
+    # section that speaks of "our list" before the statement
+    section = max([h for h in headings if h <= start] or [0])
+    printed = [x for x in before if x.kind != "positions"]
+    back = printed[-1] if printed else e
+    if (_OURS.search(text[section:end]) or _names_query_of(text, back, start, end)) and not _running(text, e):
+        # a section that turns back to "our list" or names the example's query: what an earlier section supposed of
+        # another query has ended, and the ranking the text printed is the one it speaks of
+        e = back
+        ends = [t for t in turns if t >= section]
+    else:
+        ends = turns if _running(text, e) else headings + turns
     return None if _between(ends, e.end, start) else e
 
 

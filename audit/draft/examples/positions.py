@@ -135,6 +135,20 @@ def find(text: str) -> list[Example]:
     return out
 
 
+#: A sentence that supposes from its first word ("Suppose the query has ten relevant documents, …").
+_SUPPOSED = re.compile(r"\s*(?:suppose|imagine|if|assume|say)\b", re.IGNORECASE)
+
+
+def _clause(sentence: str, m: re.Match) -> str:
+    """The clause of ``sentence`` holding the match: from the last comma, semicolon, colon or dash before it (or the
+    last "and"/"but"/"so" after one) to its end."""
+    before = sentence[:m.start()]
+    cut = max(before.rfind(c) for c in ",;:—–")
+    joined = list(re.finditer(r"\b(?:and|but|so|while)\b", before[cut + 1:]))
+    start = cut + 1 + joined[-1].start() if joined else cut + 1
+    return sentence[start:m.end()]
+
+
 def facts(text: str) -> list[tuple[int, int, int, str]]:
     """Each statement of how many relevant documents a query has: (start, end, |R|, the sentence). A hypothetical
     ("if the query had ten relevant documents") states nothing about the example."""
@@ -143,9 +157,11 @@ def facts(text: str) -> list[tuple[int, int, int, str]]:
     out = []
     for a, b in _sentences(text):
         sentence = text[a:b]
-        if _HYPOTHETICAL.search(sentence):
+        if _SUPPOSED.match(sentence):
             continue
         for m in total.finditer(sentence):
+            if _HYPOTHETICAL.search(_clause(sentence, m)):
+                continue   # "if the query had ten relevant documents"; not "… relevant if its grade is 1, and q1 has |R| = 4"
             word = next(m.group(g) for g in ("m", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10") if m.group(g))
             if word.lower() in ("single", "only", "sole"):
                 if re.search(r"\beach\b|\btopics\b|\bqueries\b", sentence, re.IGNORECASE):

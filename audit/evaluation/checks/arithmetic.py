@@ -28,7 +28,7 @@ from audit.model.values import (
     printed_terms_interval,
     term_readings,
 )
-from audit.text.encode_arithmetic import breaks_replacing
+from audit.text.encode_arithmetic import breaks_replacing, divisor_correction
 from audit.text.scan import printed_correction
 from audit.model.results import Check, ImplValue
 
@@ -348,7 +348,25 @@ def _computed_measure(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements
         evidence.concern = (f"A reader who recomputes {c.measure} from its definition gets {display(format_exact(true_value))}, "
                             f"not the printed {claim.claimed}: the rounding of the terms is not mentioned.")
         return
+    fix = recount(claim, true_value) if true_value is not None else None
+    if fix is not None and sub.failures:
+        evidence.failures.append(Point(sub.failures[0].text, (
+            f"Change “{fix[0]}” to “{fix[1]}” (checked: {c.measure} is {display(format_exact(true_value))} here, and "
+            "the printed terms over that count give it).")))
+        evidence.failures += sub.failures[1:]
+        return
     evidence.failures += sub.failures
+
+
+def recount(claim: ArithmeticClaim, value: Fraction) -> tuple[str, str, str, str, str] | None:
+    """The fix of a printed mean whose count alone is wrong (``divisor_correction``: "(1 + 0.67 + 0.6)/3 ≈ 0.76" →
+    "(1 + 0.67 + 0.6)/4 ≈ 0.57" when AP divides by four relevant documents) for an arithmetic claim whose measure
+    is ``value``: ``(old span, new span, old expression, new expression, new claimed value)``; None when no count
+    alone gives it. The finding and the upgrade proposal both write it."""
+    claimed = parse_claimed(claim.claimed, tolerance=claim.tolerance)
+    new = claimed.write_like(value)
+    fix = divisor_correction(claim.quote, str(claim.claimed), new, value)
+    return (*fix, new) if fix is not None else None
 
 
 def _rounding_story(story: printed_terms.TermRounding, evidence: Evidence, measure: str = "") -> None:
