@@ -232,11 +232,14 @@ def test_every_changed_claim_is_fixed_and_the_rest_were_named(rounds):
 
 
 def test_the_second_patch_is_empty(rounds):
-    _, second, _, _ = rounds
+    """Nothing is left to patch; a finding the first patch left to the author (words beside its number that the
+    correction would make false, ``sentence_words``) is left to the author again, for the same reason."""
+    first, second, _, _ = rounds
     for name, report in second.items():
         proposal = report["research"]["proposal"]
         assert not proposal["hunks"], (name, [(h["claim"], h["text"]) for h in proposal["hunks"]])
-        assert not proposal["withdrawn"], (name, proposal["withdrawn"])
+        before = {(w["claim"], w["reason"]) for w in first[name]["research"]["proposal"]["withdrawn"]}
+        assert {(w["claim"], w["reason"]) for w in proposal["withdrawn"]} <= before, (name, proposal["withdrawn"])
 
 
 def test_the_planted_errors_are_fixed_to_the_right_values(rounds):

@@ -62,6 +62,7 @@ from audit.research.register_edit import Edit, RegisterEditError, set_field
 from audit.text.anchors import edited_claim, line_starts
 from audit.text.markdown import block_end, changed_structure, closed_spans
 from audit.research.register_edit import apply as apply_edits
+from audit.research.sentence_words import at_stake
 
 _ALWAYS = re.compile(r"\balways (helps|improves|raises|increases|boosts|hurts|lowers|reduces|decreases|harms)\b")
 _RULE_PHRASES = {
@@ -1233,6 +1234,13 @@ def _compose_one(members: list[_Change], located: dict, chapter: Chapter, ms: Me
                                           f"({broken}); the finding says what to change")
             return None
 
+    left, right = _sentence_bounds(snapshot, start, end)
+    stake = at_stake(snapshot[left:right], snapshot[left:start] + text + snapshot[end:right],
+                     [(snapshot[a:b], t) for a, b, t, _ in edits])
+    if stake:
+        _withdraw(proposal, plan_ids, f"{stake}; the finding gives the value, and the author words the sentence")
+        return None
+
     def moved(p: int, own: str | None, end_side: bool) -> int:
         """Offset ``p`` of the snapshot in ``after``: words added at ``p`` come before it, unless ``p`` ends a
         quote whose own claim added them there."""
@@ -1328,6 +1336,14 @@ def _compose_one(members: list[_Change], located: dict, chapter: Chapter, ms: Me
     conventions = list(dict.fromkeys(n for p in plans for n in p.get("conventions", [])))
     return _Group(start, end, text, plan_ids, action, replaced, shown, rationale, tradeoff, check, conventions,
                   [e.as_dict() for e in register.values()], response)
+
+
+def _sentence_bounds(text: str, a: int, b: int) -> tuple[int, int]:
+    """The sentence of ``text`` around ``text[a:b]``: from the end of the sentence or paragraph before it to the end
+    of its own."""
+    left = max([0] + [i + len(sep) for sep in (". ", "? ", "! ", "\n\n") if (i := text.rfind(sep, 0, a)) >= 0])
+    right = min([len(text)] + [i + 1 for sep in (". ", "? ", "! ", ".\n", "\n\n") if (i := text.find(sep, b)) >= 0])
+    return left, right
 
 
 def _rederive_records(register: dict, claims: dict, snapshot: str, after: str, edits, moved) -> None:

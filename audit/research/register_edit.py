@@ -95,7 +95,15 @@ def _shared(root) -> set[int]:
     return shared
 
 
-def _change(text: str, root, edit: Edit) -> tuple[int, int, str]:
+def _block(value: Any, column: int) -> str:
+    """``value`` (a mapping or a list) written in block style from ``column``, as the register writes it: its first
+    line where the old value began, each further line indented to that column."""
+    lines = yaml.safe_dump(value, sort_keys=False, allow_unicode=True, default_flow_style=False,
+                           width=110).rstrip("\n").split("\n")
+    return lines[0] + "".join("\n" + " " * column + line for line in lines[1:])
+
+
+def _change(text: str, root, edit: Edit, block: bool = True) -> tuple[int, int, str]:
     """Where ``edit`` goes in ``text`` (``root``: its composed node tree): the span to replace and what replaces it
     (an empty span for a field the claim does not have yet). A field that is, or lies inside, a value the register
     writes once and uses again through a YAML alias is not edited: its text is also another place's value."""
@@ -114,6 +122,8 @@ def _change(text: str, root, edit: Edit) -> tuple[int, int, str]:
                                 "alias (&name … *name), so editing it would change every place that uses it; make "
                                 "this change by hand")
     if node is not None:
+        if block and isinstance(edit.value, (dict, list)) and edit.value and not getattr(node, "flow_style", True):
+            return node.start_mark.index, _span_end(text, node), _block(edit.value, node.start_mark.column)
         return node.start_mark.index, _span_end(text, node), _flow(edit.value)
     if not isinstance(parent, yaml.MappingNode) or not parent.value:
         raise RegisterEditError(f"claim {edit.claim}: {edit.field} cannot be added here")
@@ -128,17 +138,17 @@ def _change(text: str, root, edit: Edit) -> tuple[int, int, str]:
     return line_end, line_end, f"\n{indent}{steps[-1]}: {_flow(edit.value)}"
 
 
-def _place(text: str, edits: list[Edit], root) -> str:
+def _place(text: str, edits: list[Edit], root, block: bool = True) -> str:
     """``text`` with ``edits`` placed from one reading of it: an edit of a field a later edit sets again is
     dropped (the later one wins, as in ``set_field``), and the changes are made from the end of the text back,
     so each span found stays where it was; an edit inserted at the same place as another comes after it. Edits
     whose spans overlap are placed one at a time, the text read again for each."""
     last = {(e.claim, e.field): i for i, e in enumerate(edits)}
     kept = [e for i, e in enumerate(edits) if last[(e.claim, e.field)] == i]
-    changes = sorted(((*_change(text, root, e), i) for i, e in enumerate(kept)), key=lambda c: (c[0], c[3]))
+    changes = sorted(((*_change(text, root, e, block), i) for i, e in enumerate(kept)), key=lambda c: (c[0], c[3]))
     if any(b[0] < a[1] for a, b in zip(changes, changes[1:])):
         for e in kept:
-            start, end, new = _change(text, yaml.compose(text, Loader=yaml.SafeLoader), e)
+            start, end, new = _change(text, yaml.compose(text, Loader=yaml.SafeLoader), e, block)
             text = text[:start] + new + text[end:]
         return text
     for start, end, new, _ in reversed(changes):
@@ -172,12 +182,22 @@ def _unshared(data: Any) -> Any:
     return data
 
 
-def apply(text: str, edits: list[Edit]) -> str:
-    """``text`` (a ``claims.yaml``) with ``edits`` made, in order. Raises ``RegisterEditError`` when an edit
-    names a missing claim or cannot be placed, or when the edited text does not read back as the register with
+def apply(text: str, edits: list[Edit], block: bool = True) -> str:
+    """``text`` (a ``claims.yaml``) with ``edits`` made, in order: a mapping or list that the register writes in
+    block style is written in block style again (``block``), else as a flow value. Raises ``RegisterEditError`` when an
+    edit names a missing claim or cannot be placed, or when the edited text does not read back as the register with
     exactly these fields set."""
     if not edits:
         return text
+    if block:
+        try:
+            return _apply(text, edits, True)
+        except RegisterEditError:
+            pass   # a block value that does not read back where it stands: the flow value always does
+    return _apply(text, edits, False)
+
+
+def _apply(text: str, edits: list[Edit], block: bool) -> str:
     try:
         loader = yaml.SafeLoader(text)
         try:
@@ -185,7 +205,7 @@ def apply(text: str, edits: list[Edit]) -> str:
             expected = loader.construct_document(root)   # the register's data, from the same reading
         finally:
             loader.dispose()
-        out = _place(text, edits, root)   # before the expected edits: it names a claim or field the register lacks
+        out = _place(text, edits, root, block)   # before the expected edits: it names a claim or field the register lacks
         expected = _unshared(expected)  # an alias's value is its own copy, so an edit sets one place only
         for edit in edits:
             _expected(expected, edit)

@@ -1,0 +1,62 @@
+"""A hunk never leaves words beside its new number that the number makes false, though no claim encodes them: the
+conclusion drawn from a p the correction moves across α, an effect's size in words, "the same", a comparison in
+words. The finding keeps the value; the author words the sentence.
+
+Right values: t(24) = 1.62 gives a two-sided p of 0.1183 (scipy ``2 * t.sf(1.62, 24)``), not the printed .04, so
+"significantly" no longer follows; Cohen's d of 0.88 is large (Cohen 1988: 0.2 small, 0.5 medium, 0.8 large).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+
+from audit.cli import main
+from audit.research.sentence_words import at_stake
+
+
+@pytest.mark.parametrize("before, after, changes, words", [
+    ("Our reranker improves nDCG significantly, t(24) = 1.62, p = .04.",
+     "Our reranker improves nDCG significantly, t(24) = 1.62, p = .12.", [(".04", ".12")], "“significantly”"),
+    ("The pooled d is 0.31, a small effect.", "The pooled d is 0.88, a small effect.", [("0.31", "0.88")],
+     "“small effect”"),
+    ("Cut at ten, MRR would be the same 0.375 as before.", "Cut at ten, MRR would be the same 0.396 as before.",
+     [("0.375", "0.396")], "“the same”"),
+    ("The permutation test is more lenient here: p = 0.041.", "The permutation test is more lenient here: p = 0.19.",
+     [("0.041", "0.19")], "“more lenient”"),
+])
+def test_words_the_new_number_makes_false_are_named(before, after, changes, words):
+    assert words in at_stake(before, after, changes)
+
+
+@pytest.mark.parametrize("before, after, changes", [
+    ("Precision at five is 2/5.", "Precision at five is 3/5.", [("2/5", "3/5")]),
+    ("The pooled d is 0.31, a small effect.", "The pooled d is 0.27, a small effect.", [("0.31", "0.27")]),
+    # the conclusion turned with the p: nothing left at stake
+    ("so the gain is significant (p = 0.041).", "so the gain is not significant (p = 0.19).",
+     [("significant (p = 0.041", "not significant (p = 0.19")]),
+])
+def test_words_that_still_hold_are_left(before, after, changes):
+    assert at_stake(before, after, changes) == ""
+
+
+def test_a_p_corrected_across_alpha_in_a_sentence_that_says_significantly_gets_no_hunk(tmp_path, monkeypatch):
+    from scipy import stats
+    assert round(2 * stats.t.sf(1.62, 24), 4) == 0.1183
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "results.md").write_text(
+        "# Results\n\nOur reranker improves nDCG@10 significantly over BM25 on the 25 topics, t(24) = 1.62, p = .04.\n",
+        encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["init", "results.md", "--id", "results"]) == 0
+        main(["run", "--quiet", "--no-cache", "claims/results"])
+    report = json.loads((tmp_path / "reports" / "results.json").read_text(encoding="utf-8"))
+    (claim,) = [c for c in report["claims"] if c["kind"] == "statistic"]
+    assert claim["verdict"] == "contradicted" and "0.118" in claim["reason"]
+    assert not (tmp_path / "reports" / "results.patch").exists()
+    withdrawn = json.dumps(report["research"]["proposal"], ensure_ascii=False)
+    assert "still says “significantly”" in withdrawn
