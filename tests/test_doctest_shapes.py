@@ -193,3 +193,18 @@ def test_a_literal_assigned_over_several_lines_binds_the_name_a_shown_call_passe
     assert place(text, "ndcg_at_k(relevance, 3)", {"relevance": "[3, 2, 3]"}) is None
     # an unclosed bracket never reads past the lines a literal may take
     assert assignments("x = [1,\n" + "2,\n" * 60 + "3]\n") == []
+
+
+def test_a_float_a_doctest_prints_in_full_is_the_double_returned():
+    """doctest compares text: a listing computing 1/log(3, 2) as math.log(3, 2) returns 0.6309297535714574, one with
+    math.log2(3) returns 0.6309297535714575 (both by Python here); the second fails a doctest printing the first,
+    though both round alike. 0.33333333333333331 (Python 2's repr of 1/3) names the double 1/3 itself."""
+    import math
+
+    from audit.evaluation.checks.code import _doctest_prints
+    by_log, by_log2 = 1 / math.log(3, 2), 1 / math.log2(3)
+    assert repr(by_log) == "0.6309297535714574" and repr(by_log2) == "0.6309297535714575"
+    assert _doctest_prints("0.6309297535714574", [(None, by_log)])
+    assert not _doctest_prints("0.6309297535714574", [(None, by_log2)])
+    assert _doctest_prints("0.33333333333333331", [(None, 1 / 3)])
+    assert _doctest_prints("0.6309", [(None, by_log2)])   # a rounded output is held at its precision elsewhere
