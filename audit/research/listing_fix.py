@@ -233,7 +233,7 @@ def _over_run(claim: CodeClaim, reading: dict[str, str], node: ast.FunctionDef, 
     run, qrels = by_role.get("run") or by_role["scored run"], by_role["qrels by query"]
     level = spec.rel if spec.rel is not None else int(reading.get("relevance_level", "1"))
     lines = ['"""' + f"{claim.measure} " + ("of each query" if claim.shape == "per query" else "over the run")
-             + " as the chapter defines it: each query's value from one_query, over the queries "
+             + ": each query's value from one_query, over the queries "
              + {"queries with results": "that retrieved something", "all judged queries": "judged (one the run "
                 "lacks scores as an empty ranking)"}[reading.get("averaging", "queries with results")]
              + ('; the mean over them (0 for none)."""' if claim.shape == "number" else '."""')]
@@ -259,7 +259,7 @@ def _over_run(claim: CodeClaim, reading: dict[str, str], node: ast.FunctionDef, 
 
 
 def _docstring(name: str, measure: str, reading: dict[str, str], k: str | None, added: str) -> str:
-    parts = [f"{measure} as the chapter defines it"]
+    parts = []
     if name in ("DCG", "nDCG"):
         parts.append("gain " + ("2^grade − 1" if reading["gain"] == "exponential" else "the grade")
                      + f", discount {_DISCOUNT[reading.get('discount', 'log2(i + 1)')]}")
@@ -279,4 +279,4 @@ def _docstring(name: str, measure: str, reading: dict[str, str], k: str | None, 
         parts.append("0 when nothing relevant is judged")
     if added:
         parts.append(f"``{added}``: every judged grade of the query (None: the ranked grades are all of them)")
-    return '"""' + "; ".join(parts) + '."""'
+    return '"""' + measure + (": " + "; ".join(parts) if parts else "") + '."""'

@@ -1235,8 +1235,10 @@ def _compose_one(members: list[_Change], located: dict, chapter: Chapter, ms: Me
             return None
 
     left, right = _sentence_bounds(snapshot, start, end)
-    stake = at_stake(snapshot[left:right], snapshot[left:start] + text + snapshot[end:right],
-                     [(snapshot[a:b], t) for a, b, t, _ in edits])
+    # a listing's rewrite is code, checked by running it: the words at stake are those of prose
+    stake = "" if any(claims[cid].kind == "code" for cid in plan_ids) else at_stake(
+        snapshot[left:right], snapshot[left:start] + text + snapshot[end:right],
+        [(snapshot[a:b], t) for a, b, t, _ in edits])
     if stake:
         _withdraw(proposal, plan_ids, f"{stake}; the finding gives the value, and the author words the sentence")
         return None
