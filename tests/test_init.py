@@ -557,3 +557,18 @@ def test_a_sentence_longer_than_a_quote_is_drafted_by_its_opening_words(tmp_path
     assert f"the sentence is {len(sentence):,} characters, more than the 2,000 a quote may hold" in draft["claim"]
     chapter = load_chapter(folder)
     assert next(c for c in chapter.register.claims if c.id == draft["id"]).quote == draft["quote"]
+
+
+def test_a_sign_test_reported_in_words_is_drafted_as_a_statistic(tmp_path):
+    """"29 of the 50 topics … a sign test gives a p-value of 0.3222" (scipy binomtest(29, 50): 0.3222) reports a
+    test: its draft asks for a statistic claim, never for the share 29/50 held to the p (which would "correct" a right
+    p)."""
+    from scipy.stats import binomtest
+    assert round(binomtest(29, 50).pvalue, 4) == 0.3222
+    source = tmp_path / "t.md"
+    source.write_text("# Tests\n\nSystem B beat A on 29 of the 50 topics, and a two-sided sign test gives a p-value "
+                      "of 0.3222.\n", encoding="utf-8")
+    folder, counts = create_chapter(source, "t", tmp_path / "claims")
+    (claim,) = load_chapter(folder).register.claims
+    assert claim.kind == "draft" and claim.claim.startswith("TODO: encode as a statistic claim")
+    assert "docs/statistics.md" in claim.claim

@@ -176,3 +176,12 @@ def test_typeset_expressions_are_read(expression, value):
 def test_a_typeset_value_is_found_in_its_quote(claimed, quote, printed):
     from audit.evaluation.checks.value import printed_in_quote
     assert printed_in_quote(claimed, quote) is printed
+
+
+def test_a_term_of_a_latex_fraction_is_printed_in_the_quote():
+    """A discount printed as a fraction's denominator (``\\frac{3}{1.585}``, log2 3 = 1.58496 to three places) is a
+    value the quote prints: a claim on it is checked, not an error about the register."""
+    from audit.evaluation.checks.value import printed_in_quote
+    quote = r"$= \frac{7}{1} + \frac{3}{1.585} + \frac{7}{2} + \frac{1}{2.585}$"
+    assert printed_in_quote("1.585", quote) and printed_in_quote("≈ 2.585", quote)
+    assert not printed_in_quote("1.586", quote)

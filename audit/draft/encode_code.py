@@ -438,6 +438,12 @@ def statistics(s: Statement) -> list[dict]:
     return out
 
 
+#: A sentence that reports a significance test: its numbers are the test's, whatever the scanner calls them.
+_NAMES_A_TEST = re.compile(r"\bsign\s+test|\bwilcoxon|\bt-?test|\bpermutation\s+test|\brandomi[sz]ation\s+test|"
+                           r"\bbootstrap|\bp[-\s]?value|\bp\s*(?:=|<|>|≤|≈)\s*0?\.\d|\bstatistically\s+significant",
+                           re.IGNORECASE)
+
+
 def todo(s: Statement, reason: str) -> str:
     """The TODO a draft carries: what to encode and what the sentence did not give."""
     what = {"arithmetic": "an arithmetic claim (expression and printed value)",
@@ -453,6 +459,11 @@ def todo(s: Statement, reason: str) -> str:
             "listing": "a code claim (function, measure, argument roles)",
             "statistic": "a statistic claim (the test, its data as printed, the statistics the sentence prints, the "
                          "decision and α)"}.get(s.kind, "a claim")
+    tested = s.kind != "listing" and _NAMES_A_TEST.search(s.text)
+    if tested and s.kind in ("count", "value", "arithmetic"):
+        # "29 of the 50 topics improved (sign test, p = 0.3222)": the counts are a test's data, not a share to check
+        what = ("a statistic claim (the test the sentence names, its data or counts as printed, the p it prints and "
+                "the decision); the counts are the test's data, not a share to check against the p")
     because = f"; not encoded because {reason}" if reason else ""
-    where = "docs/statistics.md" if s.kind == "statistic" else "docs/authoring.md"
+    where = "docs/statistics.md" if s.kind == "statistic" or tested else "docs/authoring.md"
     return f"TODO: encode as {what}{because}. See {where}."

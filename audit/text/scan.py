@@ -408,7 +408,8 @@ _FUNCTIONS = re.compile(r"\b(?:log2|log10|log|ln|sqrt|exp)\b")
 
 
 #: A significance test reported in its notation: t(df) = …, or a p-value with a relation and a number.
-_STATISTIC = re.compile(r"\bt\s*\(\s*\d+\s*\)\s*=\s*[-−]?\d|\bp\s*(?:=|<|>|≤|≥|≈)\s*0?\.\d")
+_STATISTIC = re.compile(r"\bt\s*\(\s*\d+\s*\)\s*=\s*[-−]?\d|\bp\s*(?:=|<|>|≤|≥|≈)\s*0?\.\d"
+                        r"|\b(?i:p[-\s]?values?\s+(?:of|is|was|were|are)\s+(?:about\s+|only\s+)?)0?\.\d")
 
 
 @dataclass(frozen=True)

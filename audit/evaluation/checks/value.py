@@ -947,7 +947,10 @@ def printed_in_quote(claimed_text, quote: str) -> bool:
     mid = _nominal(claimed)
     if mid is None:
         return True
-    for token in printed_values(quote):
+    tokens = printed_values(quote)
+    # a fraction's terms are printed numbers too: \frac{3}{1.585} prints 1.585 (a discount, log2 3)
+    tokens += [part for token in tokens if "/" in token for part in token.split("/") if "." in part]
+    for token in tokens:
         try:
             printed = parse_claimed(token)
         except AuditError:
