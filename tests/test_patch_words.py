@@ -60,3 +60,10 @@ def test_a_p_corrected_across_alpha_in_a_sentence_that_says_significantly_gets_n
     assert not (tmp_path / "reports" / "results.patch").exists()
     withdrawn = json.dumps(report["research"]["proposal"], ensure_ascii=False)
     assert "still says “significantly”" in withdrawn
+
+
+def test_a_conclusion_the_corrected_p_makes_true_is_not_at_stake():
+    """"p = .017, so this difference is not significant": the printed p contradicts the words, the corrected .17
+    (2 * t.sf(1.40, 28) = 0.1725) agrees with them, so the hunk stands."""
+    assert at_stake("t(28) = 1.40, p = .017, so this difference is not significant",
+                    "t(28) = 1.40, p = .17, so this difference is not significant", [(".017", ".17")]) == ""

@@ -50,13 +50,12 @@ def at_stake(before: str, after: str, changes: list[tuple[str, str]]) -> str:
     # the conclusion drawn from a p the patch moves across α, in words the patch keeps
     old_p = [_fraction(m.group("p")) for m in _P_VALUE.finditer(before)]
     new_p = [_fraction(m.group("p")) for m in _P_VALUE.finditer(after)]
-    if old_p and len(old_p) == len(new_p) and any(a is not None and b is not None and (a < ALPHA) != (b < ALPHA)
-                                                  for a, b in zip(old_p, new_p)):
-        said_before = [m.group(0).lower() for m in _SIGNIFICANCE.finditer(before)]
-        said_after = [m.group(0).lower() for m in _SIGNIFICANCE.finditer(after)]
-        if said_after and said_before == said_after:
-            return (f"the sentence still says “{_SIGNIFICANCE.search(after).group(0)}” with the corrected p on the "
-                    f"other side of α = 0.05")
+    if len(old_p) == len(new_p) == 1 and None not in old_p + new_p and (old_p[0] < ALPHA) != (new_p[0] < ALPHA):
+        said = [m.group(0) for m in _SIGNIFICANCE.finditer(after)]
+        negated = [w for w in said if re.match(r"(?i)(?:not|in)", w)]
+        # the words left beside the new p: "significantly" at p = .12, "not significant" at p = .003
+        if said and (new_p[0] < ALPHA) == bool(negated):
+            return f"the sentence still says “{said[0]}” with the corrected p on the other side of α = 0.05"
     # an effect's size in words beside a number the patch changes (Cohen's conventions: 0.2 small, 0.5 medium, 0.8
     # large)
     for m in _EFFECT.finditer(after):

@@ -56,8 +56,8 @@ MEASURED = {"statements": 65, "texts": 3, "recall": 1.0, "precision": 1.0,
             # corpus, tests/corpus/measures): the share of labelled statements the scanner reads as statements,
             # on all of them and on the texts held out, and the share the scanner or the sentence sweep
             # (``unread_sentences``) lists, i.e. that a report names as covered or uncovered
-            "corpus_statements": 407, "corpus_texts": 18, "corpus_recall": 0.887,
-            "corpus_held_out_statements": 209, "corpus_held_out_recall": 0.8517, "corpus_swept_recall": 0.9926}
+            "corpus_statements": 407, "corpus_texts": 18, "corpus_recall": 0.9017,
+            "corpus_held_out_statements": 209, "corpus_held_out_recall": 0.8756, "corpus_swept_recall": 0.9926}
 #: Statements are sentences, list items, table rows and ``def`` lines; a statement counts as
 #: found when a scanned unit overlaps its labelled quote.
 
