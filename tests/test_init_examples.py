@@ -543,3 +543,30 @@ def test_a_listing_body_settles_the_role_of_an_unhinted_qrels_or_grade_list(tmp_
     _, verdicts = _init(tmp_path, NOTEBOOK_CELL.replace(NOTEBOOK_CELL[NOTEBOOK_CELL.index("\n\ndef precision_at_k_r"):
                                                                    NOTEBOOK_CELL.index("```\n", 60)], "\n"))
     assert verdicts["C01"] == "supported"
+
+
+TITLED = """# Finding the first hit
+
+#### Example
+
+A user asks "when does the library open?" and the search returns:
+
+| Position | Document | Relevant? |
+|---|---|---|
+| 1 | Branch locations | ❌ |
+| 2 | Membership rules | ❌ |
+| 3 | Opening hours | ✅ |
+| 4 | Events calendar | ❌ |
+
+Reciprocal Rank = 1/3 = 0.333
+"""
+
+
+def test_a_rank_table_of_document_titles_is_an_example(tmp_path):
+    """Documents named by their titles ("Opening hours"), not IDs: the table is still the ranking, its documents
+    named by rank. The first relevant document is at rank 3, so RR = 1/3 (pytrec_eval ``recip_rank`` 0.3333)."""
+    (example,) = find(TITLED)
+    assert example.kind == "rank table" and [g for _, g in example.ranking] == [0, 0, 1, 0]
+    claims, verdicts = _init(tmp_path, TITLED)
+    (rr,) = [c for c in claims if c["kind"] == "value"]
+    assert rr["expect"] == [{"measure": "RR", "claimed": "0.333"}] and verdicts[rr["id"]] == "supported"

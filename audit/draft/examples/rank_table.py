@@ -73,9 +73,11 @@ def _parse(text: str) -> list[tuple[int, int, list[tuple[str, int | None]], dict
                 doc = row[doc_col].strip("`*_ ") if doc_col is not None else f"d{n + 1}"
                 g = grade(row[grade_col], judged_column)
                 rank = number(row[rank_col].strip("*_ "))
-                if g is None or rank is None or not re.fullmatch(r"[\w.:-]+", doc):
+                if g is None or rank is None or not doc:
                     ok = False
                     break
+                if not re.fullmatch(r"[\w.:-]+", doc):
+                    doc = f"d{rank}"   # a title ("Company overview"), not an ID: the document at that rank
                 ranked.append((rank, doc, None if g == "unjudged" else g))
             docs = [d for _, d, _ in ranked]
             if ok and ranked and len(set(docs)) == len(docs):
