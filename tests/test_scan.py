@@ -422,3 +422,15 @@ def test_a_short_sentence_is_shown_whole_beside_each_statement():
     parts = [p for u in scan_text(sentence + "\n") for p in statements(u)]
     assert [p.text for p in parts] == ["P@3 = 2/3", "R@3 = 1", "RR = 1/2"]
     assert [p.context() for p in parts] == [sentence] * 3
+
+
+@pytest.mark.parametrize("unit, reasons", [
+    ("1.", []),                                        # a list item's numbering alone
+    ("### 1.1.3. Example", []),                        # a heading's section number
+    ("December 8, 2025 · Retrieval · RAG", []),        # a post's date line
+    ("Source: https://example.org/metrics-2-1", []),   # a URL
+    ("Robertson (2004) showed it.", []),               # a year in a citation
+    ("Recall rose to 0.61 in 2021.", ["number"]),      # a value beside a year still counts
+])
+def test_numbers_that_state_no_quantity_are_not_listed_as_uncovered(unit, reasons):
+    assert scan_mod.sweep_reasons(unit) == reasons

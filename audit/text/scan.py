@@ -553,8 +553,17 @@ def sweep_reasons(sentence: str) -> list[str]:
     (in that order; inline code such as ``k=10`` or ``P_5`` is a name, not a number; a document id such as ``p8``
     holds one, as "which gives p8, p5, p1" states an order)."""
     plain = _INLINE_CODE.sub(" ", sentence)
+    numbers = _NOT_A_QUANTITY.sub(" ", plain)
     return [name for name, pattern in (("number", _SWEEP_NUMBER), ("comparison", _SWEEP_COMPARISON),
-                                       ("universal", _SWEEP_UNIVERSAL)) if pattern.search(plain)]
+                                       ("universal", _SWEEP_UNIVERSAL))
+            if pattern.search(numbers if name == "number" else plain)]
+
+
+#: Numbers that state no quantity: a list item's or heading's numbering ("1.", "1.1.3."), a URL, a date, a year.
+_MONTHS = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_NOT_A_QUANTITY = re.compile(rf"^\s*#*\s*\d+(?:\.\d+)*[.)]\s|^\s*#*\s*\d+(?:\.\d+)*[.)]?\s*$|https?://\S+|www\.\S+|"
+                             rf"\b{_MONTHS}\s+\d{{1,2}},?\s+\d{{4}}\b|\b\d{{1,2}}\s+{_MONTHS}\s+\d{{4}}\b|"
+                             rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:19|20)\d{{2}}\b(?![.,]\d)", re.MULTILINE)
 
 
 def unread_sentences(text: str, markdown: bool = False, found: list[Statement] | None = None) -> list[Statement]:
