@@ -156,3 +156,19 @@ def test_a_wording_is_read_across_a_gap_of_up_to_400_characters():
     far = ("Precision at k, " + "as the evaluator computes it for the cutoffs 5, 10, 15, 20, 30 and 100, " * 6
            + "divides by the cutoff even when fewer results are returned.")
     assert far.index("divides") - len("Precision") > GAP and stated_in(far) == {}
+
+
+@pytest.mark.parametrize("unit, name, value, quote", [
+    ("We count a document as relevant if its grade is at least 2, and the topic has four relevant documents.",
+     "relevance_level", "2", "We count a document as relevant if its grade is at least 2, and the topic has four "
+                             "relevant documents"),
+    ("A document is relevant if its grade is 1 or more.", "relevance_level", "1",
+     "A document is relevant if its grade is 1 or more"),
+    ("A dash marks a document nobody judged; it counts as not relevant.", "unjudged", "non-relevant",
+     "A dash marks a document nobody judged; it counts as not relevant"),
+    ("Documents that no one judged are treated as non-relevant.", "unjudged", "non-relevant",
+     "Documents that no one judged are treated as non-relevant"),
+])
+def test_relevance_and_unjudged_rules_said_in_lecture_prose(unit, name, value, quote):
+    from audit.text.stated import declare
+    assert declare([unit])[name] == [{"value": value, "quote": quote}]

@@ -99,7 +99,11 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
         ("unjudged", "non-relevant", rf"\bunjudged\s+(?:{_DOC}|returns?)\s+(?:count|counts|are\s+counted|",
                                      r"are\s+treated|is\s+treated|are\s+scored|is\s+scored)\s+as\s+(?:not\s+relevant|",
                                      r"non-?relevant|irrelevant|zero|0)\b|\btreats?\s+(?:unknown\s+labels|unjudged\s+",
-                                     rf"(?:{_DOC}|returns?))\s+as\s+(?:zero|0|non-?relevant|not\s+relevant)\b"),
+                                     rf"(?:{_DOC}|returns?))\s+as\s+(?:zero|0|non-?relevant|not\s+relevant)\b|",
+                                     # "documents that nobody judged count as not relevant"
+                                     r"\b(?:nobody|no\s+one|never)\s+judged\b[^.]{0,60}?\b(?:count|counts|are\s+counted|",
+                                     r"is\s+counted|are\s+treated|is\s+treated)\s+as\s+(?:not\s+relevant|non-?relevant|",
+                                     r"irrelevant)\b"),
         ("unjudged", "removed", rf"\bunjudged\s+{_DOC}\s+(?:are|is)\s+(?:removed|dropped|discarded)|",
                                 rf"\b(?:removes?|drops?|discards?)\s+(?:the\s+)?unjudged\s+{_DOC}\s+",
                                 r"(?:first|before)|\b(?:scored\s+)?on\s+(?:the|a)\s+condensed\s+lists?\b"),
@@ -190,7 +194,11 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                   r"grades?\s+(?:is\s+)?(?P<level>[123])\s+or\s+(?:more|higher|above)|\bgrades?\s*",
                                   r"(?:≥|>=|of\s+at\s+least|at\s+least)\s*(?P<level2>[123])\s+(?:counts?|is|are)\s+",
                                   rf"(?:as\s+)?{_RELEVANT}|\bgrades?\s+above\s+(?P<above>[012])\s+(?:counts?|is|are)\s+",
-                                  rf"(?:as\s+)?{_RELEVANT}|\bknown\s+positive\s+relevance\s+grade"),
+                                  rf"(?:as\s+)?{_RELEVANT}|\bknown\s+positive\s+relevance\s+grade|",
+                                  # "a document is relevant if its grade is 1 or more" / "… at least 2"
+                                  rf"\b{_RELEVANT}\s+(?:if|when)\s+(?:its|their|the)\s+grades?\s+(?:is\s+|are\s+)?",
+                                  r"(?:(?P<level4>[123])\s+or\s+(?:more|higher|above)|at\s+least\s+(?P<level5>[123])|",
+                                  r"(?:≥|>=)\s*(?P<level6>[123]))"),
         # --- RR's cutoff --------------------------------------------------------------------------------
         ("rr_cutoff", "applied", rf"\b(?:M?RR|(?:mean\s+)?reciprocal\s+rank)\s*@\s*{_K}\b[^.]*\b(?:counts?\s+only|only\s+",
                                  r"counts?|looks?\s+only\s+at|within)\s+the\s+first\b|\b(?:M?RR|reciprocal\s+rank)\b",
@@ -268,8 +276,9 @@ def _value(name: str, value: str | None, m: re.Match, text: str = "") -> str | N
         if scales:
             return str(top) if scales == {top} else None
         return "highest grade judged" if lists == {top} else str(top)
-    if groups.get("level") or groups.get("level2") or groups.get("level3"):
-        return groups.get("level") or groups.get("level2") or groups.get("level3")
+    levels = [groups.get(f"level{n}") for n in ("", "2", "3", "4", "5", "6")]
+    if any(levels):
+        return next(v for v in levels if v)
     if groups.get("above") is not None:
         return str(int(groups["above"]) + 1)
     return "1"  # "a known positive relevance grade": any grade above 0
@@ -337,7 +346,11 @@ def quote_of(text: str, offset: int) -> str:
     ``;``/``:`` or sentence boundary on either side, trimmed (an exact substring of ``text``)."""
     starts = [m.end() for m in re.finditer(r"[;:]\s|[.?!]\s+(?=[A-Z])", text) if m.end() <= offset]
     a = starts[-1] if starts else 0
-    stop = re.compile(r"[;:](?=\s)|[.?!](?=\s+[A-Z]|\s*$)").search(text, offset)
+    stops = re.compile(r"[;:](?=\s)|[.?!](?=\s+[A-Z]|\s*$)")
+    stop = stops.search(text, offset)
+    # "a document nobody judged; it counts as not relevant": a clause that goes on with a pronoun is the same statement
+    while stop and text[stop.start()] in ";:" and re.match(r"[;:]\s+(?:it|they|which|this|these)\b", text[stop.start():]):
+        stop = stops.search(text, stop.end())
     b = stop.start() if stop else len(text)
     return text[a:b].strip()
 
