@@ -208,3 +208,53 @@ def test_a_float_a_doctest_prints_in_full_is_the_double_returned():
     assert not _doctest_prints("0.6309297535714574", [(None, by_log2)])
     assert _doctest_prints("0.33333333333333331", [(None, 1 / 3)])
     assert _doctest_prints("0.6309", [(None, by_log2)])   # a rounded output is held at its precision elsewhere
+
+
+NUMPY_SESSION = '''# Precision with NumPy
+
+With binary relevance held in a NumPy array, precision at k is the share of ones in the first k entries:
+
+```python
+import numpy as np
+
+def precision_at_k(rels, k):
+    """Precision at cutoff k of a binary relevance array."""
+    return float((rels[:k] > 0).sum() / k)
+```
+
+For the ranking below, two of the top three are relevant:
+
+```python
+>>> r = np.array([1, 0, 1, 1, 0])
+>>> precision_at_k(r, 3)
+0.6666666666666666
+```
+'''
+
+
+def test_a_name_the_text_binds_to_a_numpy_array_is_passed_as_one():
+    from audit.text.doctests import bindings_before, given_problem
+    from audit.text.literals import ArrayLiteral, literal
+    assert literal("np.array([1, 0, 1])") == [1, 0, 1] and isinstance(literal("np.array([1, 0, 1])"), ArrayLiteral)
+    assert literal("numpy.asarray([3, 2], dtype=float)") == [3, 2]
+    with pytest.raises(ValueError):
+        literal("np.zeros(3)")
+    at = NUMPY_SESSION.index("precision_at_k(r, 3)")
+    assert bindings_before(NUMPY_SESSION, at, ["r"]) == {"r": "np.array([1, 0, 1, 1, 0])"}
+    assert given_problem(NUMPY_SESSION, "precision_at_k(r, 3)", {"r": "np.array([1, 0, 1, 1, 0])"}) == ""
+
+
+@sandboxed
+def test_a_numpy_listing_called_with_an_array_is_checked_with_arrays(tmp_path):
+    """The listing takes an array (``(rels[:k] > 0).sum()`` fails on a list). init binds r from the session and the
+    audit calls the listing with arrays, the shown call's too: P@3 of [1, 0, 1, 1, 0] = 2/3 (pytrec_eval P_3
+    0.6667), as printed. Its one finding is real: at k = 0 it divides by zero (nan), where the chapter gives 0."""
+    source = tmp_path / "np.md"
+    source.write_text(NUMPY_SESSION, encoding="utf-8")
+    folder, _ = create_chapter(source, "np", tmp_path / "claims")
+    chapter = load_chapter(folder)
+    (code,) = [c for c in chapter.register.claims if c.kind == "code"]
+    assert code.calls[0].given == {"r": "np.array([1, 0, 1, 1, 0])"}
+    result = next(r for r in audit_chapter(chapter, all_references(), collect([])).claims if r.id == code.id)
+    assert result.verdict == "qualified", result.reason
+    assert "k = 0" in result.reason and "nan" in result.reason and "TypeError" not in result.reason

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from audit.errors import AuditError
+from audit.text.literals import literal as read_literal
 from audit.model.values import parse_claimed
 from audit.draft.encode_fixtures import _MEASURE_NEEDS_CUTOFF
 from audit.text.scan import NUM, Statement
@@ -95,7 +96,7 @@ def _literal_call(call: str, nparams: int, bound: dict[str, str]) -> bool:
             return False
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             if not (isinstance(arg, ast.Name) and arg.id in bound):
-                ast.literal_eval(arg)
+                read_literal(arg)
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         return False
     return True
@@ -189,7 +190,7 @@ def _shown_calls(text: str, name: str, nparams: int, structured: bool = False,
             if not isinstance(node, ast.Call) or len(node.args) + len(node.keywords) != nparams:
                 continue
             for arg in [*node.args, *(k.value for k in node.keywords)]:
-                ast.literal_eval(arg)
+                read_literal(arg)
         except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
             continue
         seen.add((call, ()))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from audit.errors import AuditError, RegisterError, ValueParseError
+from audit.text.literals import literal
 from audit.measures.catalogue import CATALOGUE
 from audit.measures.syntax import at_cutoff, parse as parse_measure
 from audit.model.limits import MAX_CUTOFF, MAX_GRADE, shorten, trim
@@ -140,7 +141,7 @@ def shown_arguments(claim: CodeClaim, call: str, params: list[str],
             raise AuditError(f"{shorten(call, 80)!r}: {claim.function}() takes {', '.join(params)}; {name!r} is "
                              "not one of them or is given twice")
         try:
-            values[name] = ast.literal_eval(given[arg.id] if isinstance(arg, ast.Name) and arg.id in given else arg)
+            values[name] = literal(given[arg.id] if isinstance(arg, ast.Name) and arg.id in given else arg)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             if isinstance(arg, ast.Name):
                 raise AuditError(f"{shorten(call, 80)!r} passes {arg.id}: give the literal the text assigns it before "

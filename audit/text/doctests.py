@@ -13,6 +13,7 @@ import ast
 import doctest
 import re
 from dataclasses import dataclass
+from audit.text.literals import literal as read_literal
 
 _PARSER = doctest.DocTestParser()
 #: Inline code in a sentence (`relevance = [3, 2, 3, 0, 1, 2]`).
@@ -133,7 +134,7 @@ def _assignment(code: str) -> tuple[str, str] | None:
     if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
         return None
     try:
-        ast.literal_eval(node.value)
+        read_literal(node.value)   # a literal, or a NumPy array of one (``r = np.array([0, 1, 0])``)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
     return node.targets[0].id, ast.get_source_segment(code.strip(), node.value)
@@ -237,7 +238,7 @@ def occurrences(text: str, call: str) -> list[int]:
 
 def _same_literal(a: str, b: str) -> bool:
     try:
-        return ast.literal_eval(a) == ast.literal_eval(b)
+        return read_literal(a) == read_literal(b)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return " ".join(a.split()) == " ".join(b.split())
 
@@ -269,9 +270,10 @@ def given_problem(text: str, call: str, given: dict[str, str]) -> str:
         return f"given names {', '.join(extra)}, which {call!r} does not pass"
     for name, literal in given.items():
         try:
-            ast.literal_eval(literal)
+            read_literal(literal)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return f"given: {name} is {literal!r}, not a literal value (a number, string, list, tuple, set or dict)"
+            return (f"given: {name} is {literal!r}, not a literal value (a number, string, list, tuple, set or dict, "
+                    "or a NumPy array of one)")
     places = occurrences(text, call)
     if place(text, call, given) is not None:
         return ""

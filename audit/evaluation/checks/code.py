@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from audit.model.evidence import Evidence, Point
+from audit.text.literals import ArrayLiteral
 from audit.errors import AuditError, RepeatedIDError
 from audit.evaluation import evaluator
 from audit.evaluation import definitions
@@ -311,8 +312,11 @@ def _call(params: list[str], claim: CodeClaim, item: Input, reading=None, calls:
                         "ranked grades": [qrels.get(str(d), 0) for d in item.ranking],
                         "judged grades": sorted(qrels.values()), "qrels": _judged(item),
                         "scores": dict(scores), "scored pairs": scores})
-    return [defaults[p] if claim.arguments[p] == "constant" and p in defaults else by_role[claim.arguments[p]]
-            for p in params]
+    values = [defaults[p] if claim.arguments[p] == "constant" and p in defaults else by_role[claim.arguments[p]]
+              for p in params]
+    # a parameter the text's calls pass as a NumPy array is passed as one (``np.array([3, 2, 0])``)
+    return [ArrayLiteral(v) if p in calls.arrays and isinstance(v, list) and not isinstance(v, ArrayLiteral) else v
+            for p, v in zip(params, values)]
 
 
 def _generated(claim: CodeClaim, n: int, seed: int, repeats: bool = False) -> list[Input]:

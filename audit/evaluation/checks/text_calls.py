@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 
 from audit.evaluation.sandbox.environment import imported_modules
+from audit.text.literals import ArrayLiteral, literal
 
 #: Type-hint names (the last dotted part, before any ``[``) of each container.
 _SET_HINTS = {"set", "frozenset", "Set", "FrozenSet", "AbstractSet", "MutableSet"}
@@ -53,6 +54,8 @@ class TextCalls:
     relevant_why: str = ""
     ids: str = "str"
     ids_why: str = ""
+    #: The parameters the text's calls pass as NumPy arrays (``np.array([3, 2, 0])``): every call passes them so.
+    arrays: frozenset[str] = frozenset()
 
     @property
     def relevant_said(self) -> bool:
@@ -166,8 +169,7 @@ def shown_call_values(text: str, function: str, params: list[str]) -> list[dict[
             values = {}
             for name, arg in [*zip(params, node.args), *((k.arg, k.value) for k in node.keywords)]:
                 try:
-                    values[name] = ast.literal_eval(bound[arg.id] if isinstance(arg, ast.Name) and arg.id in bound
-                                                    else arg)
+                    values[name] = literal(bound[arg.id] if isinstance(arg, ast.Name) and arg.id in bound else arg)
                 except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, KeyError):
                     continue
             out.append(values)
@@ -213,7 +215,8 @@ def read(arguments: dict[str, str], source: str, function: str, shown: list[dict
         kind = _id_kind(shown_ids)
         if kind:
             ids, ids_why = kind, f"the calls the text shows pass {'integer' if kind == 'int' else 'text'} IDs"
-    return TextCalls(relevant or "set", relevant_why, ids or "str", ids_why)
+    arrays = frozenset(p for p in arguments if any(isinstance(values.get(p), ArrayLiteral) for values in shown))
+    return TextCalls(relevant or "set", relevant_why, ids or "str", ids_why, arrays)
 
 
 #: The edge cases' text IDs as integers, for a text whose calls pass integer IDs (distinct within each edge case).

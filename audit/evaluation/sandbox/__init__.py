@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass, field
 
 from audit.evaluation.sandbox import environment
+from audit.text.literals import ArrayLiteral
 from audit.evaluation.sandbox.bwrap import (
     SCRATCH_BYTES,
     IsolationUnavailable,
@@ -116,11 +117,13 @@ def _trim(text: str) -> str:
 def _encode(value):
     """An argument as JSON the runner's ``decode`` turns back into the same value: a set, a tuple and a mapping are
     tagged (JSON has no set or tuple, and would make a mapping's integer keys text, so that a listing given
-    ``{1: 3}`` would meet ``{"1": 3}``)."""
+    ``{1: 3}`` would meet ``{"1": 3}``), and so is a list the text passed as a NumPy array."""
     if isinstance(value, (set, frozenset)):
         return {"__set__": [_encode(v) for v in sorted(value, key=repr)]}
     if isinstance(value, tuple):
         return {"__tuple__": [_encode(v) for v in value]}
+    if isinstance(value, ArrayLiteral):   # the text passed np.array([...]): the runner builds the array
+        return {"__array__": [_encode(v) for v in value]}
     if isinstance(value, list):
         return [_encode(v) for v in value]
     if isinstance(value, dict):

@@ -88,6 +88,13 @@ def decode(value):
         return {decode(v) for v in value["__set__"]}
     if isinstance(value, dict) and "__tuple__" in value:
         return tuple(decode(v) for v in value["__tuple__"])
+    if isinstance(value, dict) and "__array__" in value:   # the text passed a NumPy array
+        items = [decode(v) for v in value["__array__"]]
+        try:
+            import numpy
+        except ImportError:
+            return items
+        return numpy.asarray(items)
     if isinstance(value, dict) and "__map__" in value:
         return {decode(k): decode(v) for k, v in value["__map__"]}
     if isinstance(value, list):
