@@ -279,4 +279,4 @@ def _docstring(name: str, measure: str, reading: dict[str, str], k: str | None, 
         parts.append("0 when nothing relevant is judged")
     if added:
         parts.append(f"``{added}``: every judged grade of the query (None: the ranked grades are all of them)")
-    return '"""' + measure + (": " + "; ".join(parts) if parts else "") + '."""'
+    return '"""' + measure + (": " + "; ".join(parts) if parts else " of the ranking") + '."""'
