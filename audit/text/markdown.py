@@ -200,3 +200,25 @@ def changed_structure(before: str, after: str, lines: tuple[int, int], added: in
         if content_a != content_b and not touched:
             return f"a {kind_a[0]} outside the changed sentence would change (line {map_a[0] + 1 if map_a else '?'})"
     return ""
+
+
+def pipe_tables(text: str) -> list[tuple[int, int, int, list[str]]]:
+    """Each run of lines of ``text`` that start with ``|`` (a pipe table as an author types it), as ``(start, end,
+    first line index, its lines)``: ``start``/``end`` are offsets in ``text``, the index 0-based."""
+    lines = text.split("\n")
+    offsets, pos = [], 0
+    for line in lines:
+        offsets.append(pos)
+        pos += len(line) + 1
+    out = []
+    i = 0
+    while i < len(lines):
+        if not lines[i].strip().startswith("|"):
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and lines[j].strip().startswith("|"):
+            j += 1
+        out.append((offsets[i], offsets[j - 1] + len(lines[j - 1]), i, lines[i:j]))
+        i = j
+    return out

@@ -43,30 +43,18 @@ def _parse(text: str) -> list[tuple[int, int, list[tuple[str, int | None]], dict
     """Each ranking table: (start, end, ranking, judged documents the next paragraph names as never retrieved,
     complete: a stated count of judged documents that the table and those match)."""
     from audit.text.words import _N, number
+    from audit.text.markdown import pipe_tables
     out = []
-    lines = text.split("\n")
-    offsets, pos = [], 0
-    for line in lines:
-        offsets.append(pos)
-        pos += len(line) + 1
-    i = 0
-    while i < len(lines):
-        if not lines[i].strip().startswith("|"):
-            i += 1
-            continue
-        j = i
-        while j < len(lines) and lines[j].strip().startswith("|"):
-            j += 1
-        head = [h.lower().strip("*_` ") for h in _cells(lines[i])]
+    for start, end, _, rows in pipe_tables(text):
+        head = [h.lower().strip("*_` ") for h in _cells(rows[0])]
         rank_col = next((n for n, h in enumerate(head) if _RANK.match(h)), None)
         grade_col = next((n for n, h in enumerate(head) if _GRADE.match(h) and not _RUNNING.search(h)), None)
         doc_col = next((n for n, h in enumerate(head) if _DOC.match(h) and n not in (rank_col, grade_col)), None)
-        start, end = offsets[i], offsets[j - 1] + len(lines[j - 1])
         if rank_col is not None and grade_col is not None:
             judged_column = head[grade_col].startswith("judged")
-            rows = [_cells(r) for r in lines[i + 1:j] if not _RULE.match(r)]
+            body = [_cells(r) for r in rows[1:] if not _RULE.match(r)]
             ranked, ok = [], True
-            for n, row in enumerate(rows):
+            for n, row in enumerate(body):
                 if len(row) <= max(rank_col, grade_col, doc_col or 0):
                     ok = False
                     break
@@ -95,7 +83,6 @@ def _parse(text: str) -> list[tuple[int, int, list[tuple[str, int | None]], dict
                 complete = bool(stated) and number(stated.group("n")) == judged
                 out.append((start, end, [(d, g) for _, d, g in sorted(ranked, key=lambda r: r[0])], unretrieved,
                             complete))
-        i = j
     return out
 
 

@@ -40,24 +40,12 @@ def _cells(row: str) -> list[str]:
 def find(text: str) -> list[ScoreTable]:
     """Every per-topic score table of ``text``: a Markdown table whose first column names topics (or queries) and
     whose other columns, but differences, hold a number in every topic row."""
+    from audit.text.markdown import pipe_tables
     out = []
-    lines = text.split("\n")
-    offsets, pos = [], 0
-    for line in lines:
-        offsets.append(pos)
-        pos += len(line) + 1
-    i = 0
-    while i < len(lines):
-        if not lines[i].strip().startswith("|"):
-            i += 1
-            continue
-        j = i
-        while j < len(lines) and lines[j].strip().startswith("|"):
-            j += 1
-        table = _read(lines[i:j])
+    for start, end, first, rows in pipe_tables(text):
+        table = _read(rows)
         if table:
-            out.append(ScoreTable(offsets[i], offsets[j - 1] + len(lines[j - 1]), i + 1, table))
-        i = j
+            out.append(ScoreTable(start, end, first + 1, table))
     return out
 
 
