@@ -24,7 +24,7 @@ from audit.research.sentence_words import at_stake
     ("The pooled d is 0.31, a small effect.", "The pooled d is 0.88, a small effect.", [("0.31", "0.88")],
      "“small effect”"),
     ("Cut at ten, MRR would be the same 0.375 as before.", "Cut at ten, MRR would be the same 0.396 as before.",
-     [("0.375", "0.396")], "“the same”"),
+     [("0.375", "0.396")], "“the same 0.396”"),
     ("The permutation test is more lenient here: p = 0.041.", "The permutation test is more lenient here: p = 0.19.",
      [("0.041", "0.19")], "“more lenient”"),
 ])
@@ -67,3 +67,11 @@ def test_a_conclusion_the_corrected_p_makes_true_is_not_at_stake():
     (2 * t.sf(1.40, 28) = 0.1725) agrees with them, so the hunk stands."""
     assert at_stake("t(28) = 1.40, p = .017, so this difference is not significant",
                     "t(28) = 1.40, p = .17, so this difference is not significant", [(".017", ".17")]) == ""
+
+
+def test_the_same_test_is_no_claim_of_sameness():
+    """"the same test gave t = 1.19, p = 0.0248, so … significantly better": "the same" names the test, not the
+    number; the conclusion is turned with the p (0.248 ≥ 0.05), so nothing is left at stake."""
+    assert at_stake("In the first draft the same test gave t = 1.19, p = 0.0248, so the reranker was significantly "
+                    "better.", "In the first draft the same test gave t = 1.19, p = 0.25, so the reranker was not "
+                    "significantly better.", [("0.0248", "0.25"), ("significantly", "not significantly")]) == ""

@@ -55,11 +55,15 @@ def test_a_wrong_output_is_contradicted_but_no_output_line_is_rewritten(report):
     assert {"claim": "O1", "reason": PROGRAM_OUTPUT} in proposal.not_proposed
 
 
-def test_the_prose_computation_is_still_corrected(report):
-    # (2/3 + 0)/2 = 1/3: the sentence in prose gets its checked hunk
+def test_the_prose_computation_is_contradicted_but_its_sameness_is_the_authors_to_word(report):
+    """(2/3 + 0)/2 = 1/3, not 0.5: the sentence is contradicted. It calls its mean "the same" as the program's printed
+    0.5, which no patch rewrites, so writing 1/3 there would leave "The same mean" false beside the output above it:
+    no hunk, and the finding gives the value (``sentence_words``)."""
     claims = {c.id: c for c in report.claims}
     assert claims["O2"].verdict == "contradicted"
-    assert "O2" in [h.claim for h in report.research.proposal.hunks]
+    assert "O2" not in [h.claim for h in report.research.proposal.hunks]
+    (withdrawn,) = [w for w in report.research.proposal.withdrawn if w["claim"] == "O2"]
+    assert "“The same mean”" in withdrawn["reason"]
 
 
 def test_what_to_change_asks_for_the_definition_or_the_code_not_a_new_output(report):

@@ -15,7 +15,9 @@ _SIGNIFICANCE = re.compile(r"\b(?:not\s+|in)?(?:statistically\s+)?significant(?:
                            re.IGNORECASE)
 _EFFECT = re.compile(r"\b(?P<size>negligible|trivial|small|medium|moderate|large|huge|big)\b(?:\s+\w+)?\s+"
                      r"(?:effect|difference|improvement|gain)\b", re.IGNORECASE)
-_SAME = re.compile(r"\b(?:the\s+same|identical|unchanged|equal(?:s|ly)?|as\s+before|no\s+change)\b", re.IGNORECASE)
+#: Words saying the number equals another: "the same 0.375", "the same value as", "unchanged at 0.4", "identical to".
+_SAME = re.compile(r"\bthe\s+same\s+(?:value|score|number|figure|result|mean|MRR|MAP|AP|nDCG|[\d.]+)\b|"
+                   r"\b(?:identical|equal)\s+to\b|\bunchanged\b|\bas\s+before\b|\bno\s+change\b", re.IGNORECASE)
 _COMPARED = re.compile(r"\b(?:more|less)\s+(?:forgiving|lenient|strict|conservative|powerful|sensitive|generous|"
                        r"optimistic|pessimistic)\b|\b(?:highest|lowest|largest|smallest|best|worst|strongest|weakest)\b",
                        re.IGNORECASE)
