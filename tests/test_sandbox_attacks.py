@@ -547,7 +547,9 @@ def test_shrinking_stops_when_the_claim_budget_is_spent(canary, tmp_path, clean_
         """)
     start = time.monotonic()
     result = audit_listing(tmp_path, source)
-    assert time.monotonic() - start < 5.0 + 5.0   # the margin is for a loaded machine
+    # the budget bounds the generated inputs and the shrinking; the edge cases (0.2 s a call) come on top, about 5 s
+    # here. The reason below says the search stopped at the budget; the wall bound only keeps a runaway out
+    assert time.monotonic() - start < 5.0 + 12.0
     assert result.verdict == "contradicted", result.reason
     assert "the smallest found before the listing's 5 s time limit ran out" in result.reason
 
