@@ -484,20 +484,20 @@ def _recounted_arithmetic(claim, chapter: Chapter, quote: str, old: str, new: st
     changes (``divisor_correction``): its expression, its claimed value and the words of its title and claim text."""
     edits: list[Edit] = []
     target = normal_expression(expression).replace(" ", "")
+    old_number, new_number = (n.strip().lstrip("≈~ ").strip() for n in (old, new))
     for other in chapter.register.claims:
         if other.id == claim.id or other.kind != "arithmetic" or other.quote not in quote and quote not in other.quote:
             continue
         if normal_expression(str(other.expression)).replace(" ", "") != target:
             continue
-        claimed = _replace_once(str(other.claimed), old.strip().lstrip("≈~ ").strip(), new.strip().lstrip("≈~ ").strip())
+        claimed = _replace_once(str(other.claimed), old_number, new_number)
         if claimed is None:
             continue
         edits += [Edit(other.id, "expression", recounted), Edit(other.id, "claimed", claimed)]
         for name in ("title", "claim"):
             text = getattr(other, name, "") or ""
             changed = text.replace(expression, recounted, 1)
-            changed = _replace_once(changed, old.strip().lstrip("≈~ ").strip(), new.strip().lstrip("≈~ ").strip()) \
-                or changed
+            changed = _replace_once(changed, old_number, new_number) or changed
             if changed != text:
                 edits.append(Edit(other.id, name, changed))
     return edits
