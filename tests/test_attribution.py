@@ -133,3 +133,24 @@ def test_two_conventions_together_are_the_cause():
                                                                 ("relevance_level", "1")]
     assert "neither change alone does" in found.evidence()
     assert found.summary("the reference").endswith("(both together: neither alone explains it)")
+
+
+def test_no_cause_is_named_where_the_chapter_already_gives_the_reference_values():
+    # Set recall of 4 of 6 relevant documents: the chapter's 2/3 and a reference's 0.6666666666666666 are the same
+    # value. A comparison that wrongly found them apart once "explained" the reference by a repeated ID keeping its
+    # last occurrence, on a ranking with no repeated ID: every convention value gives 2/3 here, so each one "fit".
+    qrels = {"q1": {d: 1 for d in "ABCDEF"} | {"n1": 0, "n2": 0}}
+    run = {"q1": ["A", "n1", "B", "n2", "C", "D"]}
+    scores = {"q1": {d: float(6 - i) for i, d in enumerate(run["q1"])}}
+    m, spec = parse_measure("R")
+    inp = Input(qrels, run, scores)
+    base = dict(definitions.DEFAULT_READING)
+
+    def chapter(reading, i: Input):
+        return evaluator.evaluate(spec, i.qrels, i.run, reading, i.scores)
+
+    assert chapter(base, inp) == {"q1": Fraction(2, 3)}
+    found = attribute("ir-measures", {"q1": 2 / 3}, chapter, lambda i: {"q1": 2 / 3}, inp, None, base,
+                      relevant_to(spec.name, several_queries=False))
+    assert not found.explained
+    assert "already give" in found.tried[0]

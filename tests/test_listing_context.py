@@ -62,6 +62,35 @@ def test_a_listing_runs_with_the_imports_and_constants_printed_before_it(tmp_pat
     assert "NameError" not in result.reason
 
 
+PROSE_GLOBAL = ("# Set measures\n\n## The relevant documents\n- Judged: `[\"a\", \"b\", \"c\", \"x\", \"y\"]`\n"
+                "- Relevant: `[\"a\", \"b\", \"c\"]`\n\nPrecision at k is the precision of the first k results.\n\n"
+                "```python\ndef is_relevant(doc):\n    return doc in Relevant\n\n"
+                "def precision_at_k(ranking, k):\n    top = ranking[:k]\n"
+                "    return len([d for d in top if is_relevant(d)]) / len(top)\n```\n")
+PROSE_CLAIM = ('claims:\n  - {id: G1, title: P@k, kind: code, quote: "def precision_at_k(ranking, k):", claim: c, '
+               "function: precision_at_k, measure: P@k, arguments: {ranking: ranking, k: cutoff}}\n")
+
+
+def test_a_global_the_text_gives_only_in_prose_is_an_error_naming_it_not_a_contradiction(tmp_path):
+    """Lecture notes give the relevant set in prose (“Relevant: `[...]`”) and the listing reads it as a global. The
+    audit cannot give it to the function, so every input that reaches it raises NameError: the claim is an error
+    naming the name and the line, never contradicted on the empty ranking's ZeroDivisionError (which the smallest
+    generated input, [] at k = 1, shows before any NameError)."""
+    chapter = load_chapter(_folder(tmp_path / "ch", "snapshot.md", PROSE_GLOBAL, PROSE_CLAIM))
+    result = audit_chapter(chapter, all_references(), collect(["audit", "run"])).claims[0]
+    assert result.verdict == "error", result.reason
+    assert "uses Relevant, which no listing binds; the text gives it in prose (snapshot line 5)" in result.reason
+
+
+def test_a_name_the_text_gives_nowhere_is_the_listing_s_own_mistake(tmp_path):
+    """The same listing with the prose line gone: Relevant is a name nothing gives, a reader copying the listing
+    gets a NameError, so the listing is wrong as printed (contradicted), not an error of the audit."""
+    text = PROSE_GLOBAL.replace("- Relevant: `[\"a\", \"b\", \"c\"]`\n", "")
+    chapter = load_chapter(_folder(tmp_path / "ch", "snapshot.md", text, PROSE_CLAIM))
+    result = audit_chapter(chapter, all_references(), collect(["audit", "run"])).claims[0]
+    assert result.verdict == "contradicted", result.reason
+
+
 def test_a_name_an_earlier_listing_binds_out_of_reach_is_an_error_never_a_contradiction(tmp_path):
     """The earlier block imports NumPy inside a `with` block, which is not brought along: the NameError on np is
     not the listing's defect; the claim is an error naming the line that binds it."""

@@ -434,3 +434,17 @@ def test_a_short_sentence_is_shown_whole_beside_each_statement():
 ])
 def test_numbers_that_state_no_quantity_are_not_listed_as_uncovered(unit, reasons):
     assert scan_mod.sweep_reasons(unit) == reasons
+
+
+def test_a_pipe_table_set_in_a_code_block_is_read_as_a_table():
+    # Pages converted to Markdown often print a table inside ```plaintext. Its rows are printed values (P@k at each
+    # rank), read with their header like any table's; before, the block was code and its rows were neither claims
+    # nor uncovered.
+    text = ("# P@k\n\nPrecision at k on the first system:\n\n```plaintext\n| Rank | Doc | P@k |\n|------|-----|-----|\n"
+            "| 1 | a | 1.00 |\n| 2 | x | 0.50 |\n| 3 | b | 0.67 |\n```\n\n```python\ndef p_at_k(ranking, rel, k):\n"
+            "    return sum(d in rel for d in ranking[:k]) / k\n```\n")
+    found = scan_text(text, markdown=True)
+    rows = [s for s in found if s.text.startswith("| ")]
+    assert [s.text for s in rows] == ["| 1 | a | 1.00 |", "| 2 | x | 0.50 |", "| 3 | b | 0.67 |"]
+    assert all(s.kind == "value" and s.context == "| Rank | Doc | P@k |" for s in rows)
+    assert [s.kind for s in found if s.text.startswith("def ")] == ["listing"]

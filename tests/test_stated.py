@@ -172,3 +172,11 @@ def test_a_wording_is_read_across_a_gap_of_up_to_400_characters():
 def test_relevance_and_unjudged_rules_said_in_lecture_prose(unit, name, value, quote):
     from audit.text.stated import declare
     assert declare([unit])[name] == [{"value": value, "quote": quote}]
+
+
+@pytest.mark.parametrize("formula", [r"$DCG@k = \sum_{i=1}^k \frac{2^{rel_i} – 1}{\log_2(i+1)}$",
+                                     "each result earns a gain of 2^rel – 1"])
+def test_an_en_dash_typed_for_a_minus_states_exponential_gain(formula):
+    # web pages often carry an en dash (U+2013) where the formula means minus: 2^{rel_i} – 1 is the exponential
+    # gain all the same (Burges et al. 2005); it was read as stating no gain at all
+    assert stated_in(formula)["gain"][0] == "exponential"

@@ -83,6 +83,16 @@ def test_float_from_reference_inside_exact_fraction():
     assert parse_claimed("1/3").contains(1 / 3)
 
 
+@pytest.mark.parametrize("printed", ["0.666666666667", "0.6666666667", "0.66666666667"])
+def test_float_inside_a_value_printed_to_many_places(printed):
+    # Python 2's str() and "%.12f" print 2/3 as 0.666666666667: pytrec_eval's 0.6666666666666666 lies in
+    # [0.6666666666665, 0.6666666666675). The float slack (relative 1e-9) once narrowed the open upper bound past
+    # the whole interval, so every reference was "outside" and a true recall was qualified.
+    assert parse_claimed(printed).contains(2 / 3)
+    # and a float truly outside the printed interval stays outside
+    assert not parse_claimed(printed).contains(2 / 3 + 1e-9)
+
+
 def test_exact_fraction_near_exact_claim_is_outside():
     # The float tolerance is for floats only: an exact value 1e-12 off is a different value.
     assert not parse_claimed("1/3").contains(F(1, 3) + F(1, 10**12))

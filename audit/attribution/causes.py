@@ -171,6 +171,15 @@ def attribute(who: str, observed: PerQuery, chapter: Callable[[Mapping[str, str]
     values each convention was observed to follow on the reference's probes (``observe.follows``).
     """
     result = Attribution()
+    try:
+        baseline = chapter(base, inp)
+    except Exception:  # the chapter's reading cannot take this input: every variant is judged on its own
+        baseline = None
+    if baseline is not None and agree(baseline, observed):
+        # the chapter's own definitions already give these values: no convention or input changes anything here,
+        # and a variant that "fits" would name a cause no experiment showed
+        result.tried.append(f"none: the chapter's definitions already give {who}'s values ({fmt(observed)})")
+        return result
     by_name: dict[str, Cause] = {}
     for name in names:
         conv = CONVENTIONS[name]
@@ -183,7 +192,7 @@ def attribute(who: str, observed: PerQuery, chapter: Callable[[Mapping[str, str]
             except Exception:  # a reading the input cannot take (e.g. reject on repeats)
                 continue
             result.tried.append(f"{conv.title} {value}")
-            if agree(variant, observed):
+            if agree(variant, observed) and (baseline is None or not agree(variant, baseline)):
                 matching.append(value)
         if not matching:
             continue

@@ -171,7 +171,8 @@ class ClaimedValue:
         """Whether a computed value lies in the claimed interval.
 
         Exact values (``Fraction``, ``int``) are compared exactly; a ``float`` from a
-        reference library may miss an exact bound by ``FLOAT_TOLERANCE`` (relative). NaN lies in no interval;
+        reference library may miss an exact bound by ``FLOAT_TOLERANCE`` (relative; at most an eighth of a printed
+        interval, so a value printed to twelve places still holds the float nearest it). NaN lies in no interval;
         an infinity only in an interval unbounded on its side.
         """
         if isinstance(value, float):
@@ -181,6 +182,10 @@ class ClaimedValue:
                 return (self.high is None) if value > 0 else (self.low is None)
             x = Fraction(value)
             slack = max(abs(x), Fraction(1)) * FLOAT_TOLERANCE
+            if self.low is not None and self.high is not None and self.high > self.low:
+                # a value printed to more places than the tolerance ("0.666666666667", twelve) is narrower than it:
+                # the slack, which narrows an open bound, stays a small part of the printed interval
+                slack = min(slack, (self.high - self.low) / 8)
         else:
             x = Fraction(value)
             slack = Fraction(0)

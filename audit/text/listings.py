@@ -403,6 +403,20 @@ def bound_earlier(text: str, listing: Listing, name: str) -> int | None:
     return found
 
 
+def given_in_prose(text: str, name: str) -> int | None:
+    """The first snapshot line outside every listing where the text gives ``name`` a value in its prose — “Relevant:
+    `["A", "B"]`”, “`Relevant = {...}`”, “let Relevant be …” — as lecture notes give the data a listing reads as a
+    global; None when the prose never does."""
+    inside = set()
+    for e in find_listings(text):
+        inside.update(range(e.start, e.end + 1))
+    given = re.compile(rf"(?<![\w.]){re.escape(name)}`?\s*(?::|=|:=|\bis\b|\bbe\b)|\blet\s+`?{re.escape(name)}\b")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if number not in inside and given.search(line):
+            return number
+    return None
+
+
 def builds_on_lines(text: str, quote: str, function: str, occurrence: int | None = None) -> list[str]:
     """The ``builds_on`` a code claim needs: for each name ``function`` uses (directly or through its listing's own
     definitions) that its listing neither defines nor imports and Python does not provide, the first line of the

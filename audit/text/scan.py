@@ -227,6 +227,13 @@ def _step_unit(lines: list[str], offsets: list[int], step: list[int]) -> Unit:
                 offsets[last] + len(lines[last].rstrip()))
 
 
+def _fenced_table(body: list[str]) -> bool:
+    """Whether a code block holds nothing but a pipe table (a header, its rule and rows), as pages converted to
+    Markdown often print a table inside ```plaintext: printed values, not code."""
+    rows = [ln.strip() for ln in body if ln.strip() and not ln.strip().startswith("```") and not ln.strip().startswith("~~~")]
+    return len(rows) >= 3 and all(r.startswith("|") for r in rows) and bool(_TABLE_RULE.match(rows[1]))
+
+
 def units(text: str, markdown: bool = False) -> list[Unit]:
     """Every unit of ``text`` in reading order: sentences of paragraphs and list items, table
     rows with their header, the ``def`` lines of code listings (the rest of a listing is
@@ -267,6 +274,8 @@ def units(text: str, markdown: bool = False) -> list[Unit]:
                 out.append(_step_unit(lines, offsets, step))
             code_lines.update(n - 1 for n in range(listing.start, listing.end + 1))
             continue
+        if listing.style != "unfenced" and _fenced_table(body):
+            continue  # a pipe table set in a code block (```plaintext): its rows are read as a table's
         printed = listing.style != "unfenced" and any(ln.strip() for ln in body) and all(
             OUTPUT_LINE.match(ln) for ln in body if ln.strip())
         for n in range(listing.start, listing.end + 1):

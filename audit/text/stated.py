@@ -317,6 +317,8 @@ def stated_in(text: str, options: bool = True) -> dict[str, tuple[str, int]]:
     checked against ``audit.measures.conventions`` (a row giving an unknown value is a bug in the table).
     ``options``: read the reference options the unit names (``OPTION_WORDINGS``), as a claim's own sentence does;
     a chapter's or a section's conventions are never read from them."""
+    # an en dash typed for a minus ("2^{rel_i} – 1") is read as one; the offsets stay those of the text
+    text = text.replace("\u2013", "\u2212")
     found = _stated(text, options)
     if _LATEX_MARK.search(text):
         for name, (value, _) in _stated(latex_plain(text), options).items():

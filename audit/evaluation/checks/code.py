@@ -765,6 +765,19 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.response = (f"Add the line that binds {name} (snapshot line {line}) to the claim's builds_on, or bind "
                              f"it at module level in that listing; then rerun.")
         return evidence
+    in_prose = _prose_name(chapter.snapshot.text, [run.load_error, *(r.text for r in run.results + shown_results
+                                                                      if r.status == "raises")])
+    if in_prose:
+        # the listing reads a global the text gives in its prose ("Relevant: `[...]`"), not in code: every input
+        # that reaches it raises a NameError, which says nothing about what the function computes
+        name, line = in_prose
+        evidence.errors.append(f"not checked: the listing uses {name}, which no listing binds; the text gives it in "
+                               f"prose (snapshot line {line}), so the listing raised a NameError wherever it reads it")
+        evidence.concern = "The listing was not run as the text runs it, so nothing it computes was checked."
+        evidence.response = (f"The audit gives a listing only its parameters and what earlier listings bind: mark the "
+                             f"claim `not checkable` with this reason, or check the values the text prints with "
+                             f"value claims; a listing that binds {name} before this one would let it run.")
+        return evidence
     if run.load_error:
         evidence.failures.append(Point(f"the listing does not load ({quote(LISTING_EXCEPTION, run.load_error)})",
                                        "Fix the listing so it runs as printed."))
@@ -1009,6 +1022,21 @@ def _earlier_name(text: str, listing, said: list[str | None]) -> tuple[str, int]
         m = re.match(r"NameError: name '([A-Za-z_]\w*)' is not defined", one or "")
         if m:
             line = bound_earlier(text, listing, m.group(1))
+            if line is not None:
+                return m.group(1), line
+    return None
+
+
+def _prose_name(text: str, said: list[str | None]) -> tuple[str, int] | None:
+    """``(name, snapshot line)`` for a NameError the listing raised on a name no listing binds and the text gives
+    in its prose (``audit.text.listings.given_in_prose``); else None: a name the text gives nowhere is the
+    listing's own mistake."""
+    from audit.text.listings import given_in_prose
+
+    for one in said:
+        m = re.match(r"NameError: name '([A-Za-z_]\w*)' is not defined", one or "")
+        if m:
+            line = given_in_prose(text, m.group(1))
             if line is not None:
                 return m.group(1), line
     return None
