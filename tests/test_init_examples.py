@@ -223,6 +223,11 @@ def test_two_statements_of_r_that_disagree_leave_a_question():
     ("The grades are 0, 1, 2 and 3 on a four-point scale.", None),
     ("We report P@k at cutoffs [1, 3, 5].", None),
     ("```python\nks = [1, 3, 5, 10]\nndcg_score([[3, 2, 3, 0]], [[0.9, 0.8, 0.7, 0.1]])\n```\n", None),
+    # one list per query of the ranks holding relevant results (a tutorial's MRR listing): the inner [1, 4, 5, 7]
+    # is query 2's relevant positions, not the grades of a four-document ranking (read so, it made P@1 … P@6 on a
+    # later example false contradictions)
+    ("```python\n# relevant results for query #1, #2 and #3\nactual_relevant = [\n    [2, 4, 5, 7],\n"
+     "    [1, 4, 5, 7],\n    [5, 8]\n]\n```\n", None),
 ])
 def test_grade_lists_in_prose_and_code(text, grades):
     found = find(text)

@@ -441,3 +441,16 @@ def test_a_reference_option_one_sentence_names_binds_that_sentence_only(tmp_path
     verdicts = _audit(tmp_path / "report-l2", text, "id: report-l2\ntitle: Assignment 2\n", claims)
     assert verdicts["R1"].verdict == "supported", verdicts["R1"].reason
     assert verdicts["R3"].verdict == "supported", verdicts["R3"].reason
+
+
+def test_a_display_formula_introduced_as_an_alternative_states_no_gain():
+    # A tutorial computes DCG with the grade as gain, then shows "an alternative formulation, commonly used in
+    # industry" with 2^rel − 1: the formula is a variant the text sets beside its own, not its definition (before,
+    # an IDCG@2 = 4 + 2.52 = 6.52 on linear gain was contradicted as 24.46 under exponential gain).
+    from audit.measures.conventions import Declared, formula_statements
+    formula = "$$DCG@k = \\sum_{k = 1}^{K} \\frac{2^{rel_k} - 1}{log_2(1 + k)}$$"
+    told = ("An alternative formulation of the DCG@K, commonly used in industry, is the below:\n\n" + formula + "\n")
+    assert not formula_statements(told, Declared()).stated("gain")
+    # the same formula given as the definition states the exponential gain
+    own = "The DCG@K is defined as:\n\n" + formula + "\n"
+    assert formula_statements(own, Declared()).statements["gain"][0].value == "exponential"

@@ -260,3 +260,29 @@ def test_a_sum_over_a_symbol_the_text_does_not_give_is_refused_by_name():
     """\\sum_{i=1}^{4} 2^{g_i}/i needs the grades g_i, which the expression does not give: refused, not guessed."""
     with pytest.raises(ValueParseError, match="cannot read expression"):
         parse_expression(r"\sum_{i=1}^{4} \frac{2^{g_i}}{i}")
+
+
+@pytest.mark.parametrize("printed, inside, outside", [
+    # scipy prints a tiny p-value in e-notation: the mantissa's digits are the printed precision
+    ("1.67e-35", F(1669, 10**38), F(1676, 10**38)),
+    ("2.5E-3", F(249, 100000), F(256, 100000)),
+    # a full double printed by Python in e-notation holds the double within a few units in its last place
+    ("1.6693111780797145e-35", 1.6693111780797147e-35, 1.6693e-35),
+    ("< 1e-5", F(9, 10**6), F(2, 10**5)),
+])
+def test_a_value_printed_in_e_notation(printed, inside, outside):
+    claimed = parse_claimed(printed)
+    assert claimed.contains(inside) and not claimed.contains(outside)
+
+
+def test_a_correction_of_an_e_notation_value_keeps_its_notation():
+    # a one-sided p of 0.41584 (scipy's ttest_rel, alternative="greater", when "less" gives 0.58416) printed where
+    # 1.67e-35 stood is written back in the same notation and digits
+    assert parse_claimed("1.67e-35").write_like(F(41584, 100000)) == "≈ 4.16e-01"
+
+
+@pytest.mark.parametrize("mark", ["≅", "≃"])
+def test_other_approximation_marks_read_as_approximately(mark):
+    # "MRR = 1/3 (0.5 + 1 + 0.2) ≅ 0.57": a notebook's approximately-equal sign
+    claimed = parse_claimed(f"{mark} 0.57")
+    assert claimed.approximate and claimed.contains(F(17, 30))

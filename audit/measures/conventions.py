@@ -286,9 +286,15 @@ def formula_statements(text: str, declared: "Declared") -> "Declared":
     convention found on the chapter's lines (``FORMULAS``) is stated by the line that computes it, quoted. Two values
     found (a text computing both gains) state nothing. Conventions ``declared`` states are left as they are."""
     found: dict[str, dict[str, str]] = {}
+    before = ""  # the last line of prose before this one
     for line in (text or "").splitlines():
+        introduced, stripped = before, line.strip()
+        if stripped and not stripped.startswith(("$$", "\\[", "```")):
+            before = line
         if not _COMPUTES.search(line) or _VARIANT.search(line):
             continue  # prose about a formula, or a variant set beside the definition ("uses 2^g − 1 instead")
+        if stripped.startswith(("$$", "\\[")) and _VARIANT.search(introduced):
+            continue  # a display formula the sentence before presents as a variant ("An alternative formulation …:")
         for name, value, pattern in FORMULAS:
             if not declared.stated(name) and pattern.search(line):
                 found.setdefault(name, {}).setdefault(value, line.strip())

@@ -72,6 +72,7 @@ _ORDINAL_DENOMINATORS = {
     "tenths": 10,
 }
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
+_SCIENTIFIC = re.compile(r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+))[eE]([+-]?\d{1,3})$")
 _FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$")
 _TOLERANCE = re.compile(r"^(\d+(\.\d*)?|\.\d+)$")
 
@@ -260,6 +261,9 @@ class ClaimedValue:
                 text = text[1:]
             text += "%" if self.style == "percent" else ""
             return ("≈ " if self.approximate or v * scale != Fraction(text.rstrip("%")) else "") + text
+        if self.style == "scientific":
+            text = repr(float(v)) if self.places >= FLOAT_REPR_DIGITS - 1 else f"{float(v):.{self.places}e}"
+            return ("≈ " if self.approximate or Fraction(Decimal(text)) != v else "") + text
         if v.denominator == 1:
             return str(v.numerator)
         if self.style == "word" and (words := fraction_words(v)):
@@ -280,6 +284,15 @@ class ClaimedValue:
         def keeps(b: Fraction) -> bool:
             return (b > v or (closed and b == v)) if upper else (b < v or (closed and b == v))
 
+        if self.style == "scientific":
+            digits = max(self.places, 2)
+            text = f"{float(v):.{digits}e}"
+            b = Fraction(Decimal(text))
+            while not keeps(b):
+                b += Fraction(10) ** (int(text.split("e")[1]) - digits) * (1 if upper else -1)
+                text = f"{float(b):.{digits}e}"
+                b = Fraction(Decimal(text))
+            return sign + text
         if self.style in ("decimal", "percent"):
             scale = 100 if self.style == "percent" else 1
             step = Fraction(1, 10 ** self.places)
@@ -351,9 +364,9 @@ _GROUPED = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:(?:\{,\}| )\d{3})+)(?![\d{]
 
 def plain_number_text(text: str) -> str:
     """``text`` with numbers as typesetting prints them made plain: the minus sign U+2212 as ``-``, thin and no-break
-    spaces as spaces, thousands separators in LaTeX (``1{,}048{,}576``) or as spaces (``1 048 576``) removed, and a
+    spaces as spaces, the approximation marks ``≅`` and ``≃`` as ``≈``, thousands separators in LaTeX (``1{,}048{,}576``) or as spaces (``1 048 576``) removed, and a
     LaTeX percent sign ``\\%`` as ``%``. Other text is kept as it is."""
-    out = text.replace("\u2212", "-").replace("\\%", "%")
+    out = text.replace("\u2212", "-").replace("\\%", "%").replace("\u2245", "≈").replace("\u2243", "≈")
     out = _TYPESET_SPACE.sub(" ", out)
     return _GROUPED.sub(lambda m: m.group(1) + re.sub(r"\{,\}| ", "", m.group(2)), out)
 
@@ -410,7 +423,7 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
         return ClaimedValue(raw, None, nominal, None, low_closed=comparator == "ge", style=style,
                             places=places, leading_zero=leading_zero)
     low_closed = high_closed = True
-    if tolerance is None and style == "decimal" and _float_repr(s):
+    if tolerance is None and style in ("decimal", "scientific") and _float_repr(s):
         # a float's repr (0.8015241702741703, what Python prints for a double): it stands for a double computed in
         # floating point, so for any number within FLOAT_REPR_ULPS units in its last place, not only the 1e-17
         # its digits would say
@@ -452,6 +465,13 @@ def _parse_number(s: str, raw: str) -> tuple[Fraction, str, int, bool, Fraction]
         return Fraction(int(m.group(1)), int(m.group(2))), "fraction", 0, True, Fraction(0)
     percent = s.endswith("%")
     body = s[:-1].strip() if percent else s
+    sci = None if percent else _SCIENTIFIC.match(body)
+    if sci:
+        # 1.67e-35, as scipy prints a small p-value: the digits of the mantissa set the precision, times the power
+        places = len(sci.group(1).split(".")[1]) if "." in sci.group(1) else 0
+        value = Fraction(Decimal(body))
+        half = Fraction(1, 2 * 10**places) * Fraction(10) ** int(sci.group(2))
+        return value, "scientific", places, True, half
     if _NUMBER.match(body):
         places = len(body.split(".")[1]) if "." in body else 0
         value = Fraction(Decimal(body))
@@ -469,8 +489,8 @@ def _parse_number(s: str, raw: str) -> tuple[Fraction, str, int, bool, Fraction]
         return frac, "word", 0, True, Fraction(0)
     raise ValueParseError(
         f"cannot read claimed value {trim(raw)}; expected a fraction ('1/4'), a decimal ('.4884', '0.33'), "
-        "an integer, a percentage ('80%'), a number word ('fifty', 'a fifth'), optionally after '≈' or a "
-        "comparator ('< 1')")
+        "an integer, a percentage ('80%'), a number in e-notation ('1.67e-35'), a number word ('fifty', 'a fifth'), "
+        "optionally after '≈' or a comparator ('< 1')")
 
 
 # --- arithmetic expressions ----------------------------------------------------------------------

@@ -100,7 +100,7 @@ def _regions(text: str) -> list[tuple[int, int, list[int], bool]]:
     for m in _BRACKET.finditer(text):
         before = text[max(0, m.start() - 120):m.start()]
         sentence = re.split(r"(?<=[.!?])\s+|\n\s*\n", before)[-1]
-        if _NOT_GRADES.search(before[-30:]) or _SCALE.search(_sentence(text, m.start())):
+        if _NOT_GRADES.search(before[-30:]) or _SCALE.search(_sentence(text, m.start())) or _nested(text, m.start()):
             taken.append((m.start(), m.end()))
             continue
         ideal = bool(_IDEAL_BEFORE.search(sentence))
@@ -112,6 +112,20 @@ def _regions(text: str) -> list[tuple[int, int, list[int], bool]]:
     for m in _VECTOR.finditer(text):
         add(m.start("list"), m.end("list"), _grades(m.group("list")), False)
     return sorted(out)
+
+
+def _nested(text: str, at: int) -> bool:
+    """Whether the list at ``at`` is an item of an enclosing list (``[[2, 4, 5, 7], [1, 4, 5, 7], [5, 8]]``: one
+    list per query, of relevant positions or of grades, never one ranking's grades on its own)."""
+    depth = 0
+    for ch in reversed(text[max(0, at - 400):at]):
+        if ch == "]":
+            depth -= 1
+        elif ch == "[":
+            depth += 1
+            if depth > 0:
+                return True
+    return False
 
 
 def find(text: str) -> list[Example]:
