@@ -26,6 +26,7 @@ from audit.evaluation.sandbox.environment import how_to_provide, missing_module,
     removed_numpy_finding, with_numpy_replacements
 from audit.evaluation.sandbox.quote import clean, markdown_literal, quote
 from audit.evaluation.checks.refusals import Guard, guards, refusal
+from audit.evaluation.checks.rounding import places_text, rounded_places
 from audit.evaluation.checks import text_calls
 from audit.evaluation.checks.text_calls import DEFAULT as DEFAULT_CALLS, TextCalls
 from audit.register.claims import (
@@ -916,6 +917,12 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             + "; ".join(CONVENTIONS[n].phrase(v) for n, v in found) + ".”"))
         evidence.lead = ""
         bad = [(i, r) for i, r in bad if r.status != "ok"]
+    rounding = _rounding(claim, generated, gen_results, reading) if bad and not found else None
+    if rounding:
+        # it computes the measure and rounds it for display: qualified by the places it keeps, never wrong
+        evidence.conditions.append(rounding)
+        evidence.lead = ""
+        bad = [(i, r) for i, r in bad if r.status != "ok"]
     # an exception only where k is past the end of a ranking is of the edge case's kind too
     edgy = [(i, r) for i, r in bad if _edge_like(i) or _repeats(i) or (r.status == "raises" and _past_end(i))]
     if bad and len(edgy) == len(bad):
@@ -1375,6 +1382,23 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
                 f"the call{'s' if len(raising) > 1 else ''} " + ", ".join(f"`{a}`" for a in raising)
                 + f" raise{'' if len(raising) > 1 else 's'} the exception the doctest expects")
     return undecided
+
+
+def _rounding(claim: CodeClaim, items: list[Input], results: list[CallResult], reading) -> Point | None:
+    """The finding for a listing whose every returned number is the chapter's value rounded to a few places
+    (``audit.evaluation.checks.rounding``); None when it is not so."""
+    pairs = [(r.value, chapter_value(claim, i, reading)) for i, r in _answered(items, results)]
+    if not pairs or any(g is None or isinstance(e, (str, tuple)) or e is None for g, e in pairs):
+        return None
+    places = rounded_places([(g, Fraction(e)) for g, e in pairs])
+    if places is None:
+        return None
+    got, exact = next((g, e) for g, e in pairs if g != float(e))
+    return Point(f"it returns {claim.measure} rounded to {places_text(places)}: on each of the {len(pairs)} generated "
+                 f"inputs where it returns a number, its value is the chapter's rounded so (it returns {fmt_float(got)} "
+                 f"where the chapter's definition gives {exact_text(exact)})",
+                 f"return the unrounded value and round it where it is printed (it returns {claim.measure} rounded to "
+                 f"{places_text(places)}), or say that it does")
 
 
 def _answered(items: list[Input], results: list[CallResult]) -> list[tuple[Input, CallResult]]:
