@@ -70,3 +70,39 @@ def test_what_to_change_asks_for_the_definition_or_the_code_not_a_new_output(rep
     response = {c.id: c for c in report.claims}["O1"].response
     assert response.startswith("Leave the printed output as the program prints it") and "checked" not in response
     assert "0.3" in response   # the value under the stated |R| definition: 1/3
+
+
+OUTPUT_ARITHMETIC = textwrap.dedent("""\
+    # Mean reciprocal rank
+
+    The first relevant results sit at ranks 2, 1 and 5.
+
+    ```python
+    total = 0
+    for q, first in enumerate([2, 1, 5]):
+        total += 1 / first
+        print(f"query #{q + 1} = 1/{first} = {total}")
+    ```
+
+    ```
+    query #1 = 1/2 = 0.5
+    query #2 = 1/1 = 1.5
+    ```
+    """)
+
+
+def test_a_printed_line_false_on_its_own_terms_asks_for_the_code_to_be_corrected(tmp_path):
+    """The program prints its running total under each query's label: "query #2 = 1/1 = 1.5" is false (1/1 = 1).
+    The printed line is contradicted with that value, and the finding asks for the code to be corrected and run
+    again, with no hunk that would print a line the program does not print."""
+    claims = textwrap.dedent("""\
+        claims:
+          - {id: P1, title: printed line, kind: arithmetic, quote: "query #2 = 1/1 = 1.5", claim: c,
+             expression: "1/1", claimed: "1.5"}
+        """)
+    report = audit_text(tmp_path, OUTPUT_ARITHMETIC, claims, title="MRR")
+    result = report.claims[0]
+    assert result.verdict == "contradicted", result.reason
+    assert result.response.startswith("The program's printed line is false on its own terms: correct the code")
+    assert "gives 1" in result.response
+    assert "P1" not in [h.claim for h in report.research.proposal.hunks]

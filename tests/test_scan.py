@@ -448,3 +448,18 @@ def test_a_pipe_table_set_in_a_code_block_is_read_as_a_table():
     assert [s.text for s in rows] == ["| 1 | a | 1.00 |", "| 2 | x | 0.50 |", "| 3 | b | 0.67 |"]
     assert all(s.kind == "value" and s.context == "| Rank | Doc | P@k |" for s in rows)
     assert [s.kind for s in found if s.text.startswith("def ")] == ["listing"]
+
+
+def test_a_program_s_printed_lines_are_read_as_statements():
+    # A tutorial prints its running computation below the listing: "query #2 = 1/1 = 1.5" (a running total printed
+    # under one query's label) is false on its own terms, and "AP@8_3 = 0.23" is a measure's value. Both were code
+    # to the scanner, neither claimed nor listed as uncovered.
+    text = ("# MRR\n\n```python\nfor q in range(Q):\n    total += 1 / first[q]\n"
+            "    print(f\"query #{q+1} = 1/{first[q]} = {total}\")\n```\n\n"
+            "```\nquery #1 = 1/2 = 0.5\nquery #2 = 1/1 = 1.5\nMRR = 0.5\n```\n\n"
+            "```\nAP@8_1 = 0.54\nAP@8_3 = 0.23\n```\n")
+    found = {s.text: s.kind for s in scan_text(text, markdown=True)}
+    assert found["query #2 = 1/1 = 1.5"] == "arithmetic"
+    assert found["AP@8_3 = 0.23"] == "value"
+    # the listing that prints them stays code
+    assert not any("print(" in t for t in found)

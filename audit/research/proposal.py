@@ -89,6 +89,9 @@ PROGRAM_OUTPUT = ("the value is printed in a code block, as a program's output: 
 #: What a finding on a program's printed output asks of the author (instead of a new output line).
 _OUTPUT_RESPONSE = ("Leave the printed output as the program prints it; if the program does print it, correct the "
                     "sentence that states the definition it is held to, or the code.")
+#: The same for a printed line whose own arithmetic is false (``query #2 = 1/1 = 1.5``): no definition is involved.
+_OUTPUT_ARITHMETIC = ("The program's printed line is false on its own terms: correct the code that prints it (the "
+                      "listing before the output), then print its output again; never edit the output by hand.")
 
 
 class _Skip(Exception):
@@ -1561,9 +1564,12 @@ def respond(results: list[ClaimResult], proposal: Proposal) -> None:
                 by_claim.setdefault(cid, h)
     outputs = {n["claim"] for n in proposal.not_proposed if n["reason"] == PROGRAM_OUTPUT}
     for r in results:
-        if r.id in outputs and not r.response.startswith(_OUTPUT_RESPONSE):
+        if r.id in outputs and not r.response.startswith((_OUTPUT_RESPONSE, _OUTPUT_ARITHMETIC)):
             said = re.search(r"to “([^”]+)”", r.response)
-            r.response = _OUTPUT_RESPONSE + (f" Under that definition the value is {said.group(1)}." if said else "")
+            if r.kind == "arithmetic":
+                r.response = _OUTPUT_ARITHMETIC + (f" The expression it prints gives {said.group(1)}." if said else "")
+            else:
+                r.response = _OUTPUT_RESPONSE + (f" Under that definition the value is {said.group(1)}." if said else "")
             continue
         h = by_claim.get(r.id)
         if h is None or r.response.startswith(h.response):

@@ -210,15 +210,23 @@ OUTPUT_LINE = re.compile(r"^\s*[A-Za-z][\w.]*\s+(?:all|[\w.-]+)\s+-?\d+(?:\.\d+)
 #: parentheses, the functions ``FUNCTION`` and further relations; nothing else (no identifier, bracket or keyword of
 #: code).
 _CALCULATION_LINE = re.compile(
-    rf"^\s*(?:[A-Za-z][\w@.-]*\s*(?=[=≈~]))?(?:[=≈~]\s*)?(?:[-+*/×·÷−^()\d.,\s]|{FUNCTION}|[=≈~]|\.\.\.|…)*$")
+    rf"^\s*(?:[A-Za-z][\w@.-]*(?:[ \t]+#?[\w@.-]+){{0,3}}\s*(?=[=≈~]))?(?:[=≈~]\s*)?(?:[-+*/×·÷−^()\d.,\s]|{FUNCTION}|[=≈~]|\.\.\.|…)*$")
 
 
 def is_calculation(lines: list[str]) -> bool:
     """Whether a block's lines are a worked calculation (``DCG = 3/log2(2) + 2/log2(3)``, ``    = 3 + 1.262``,
-    ``    = 4.262``) rather than code: every non-empty line is calculation notation, and together they print an
-    expression with its value."""
+    ``    = 4.262``), or a program's printed lines of the same notation (``query #2 = 1/1 = 1.5``, ``MRR = 0.57``),
+    rather than code: every non-empty line is calculation notation, and together they print an expression with its
+    value or name a measure with each value (``AP@8_1 = 0.54``, ``mAP@8 = 0.48``)."""
     filled = [ln for ln in lines if ln.strip()]
-    return bool(filled) and all(_CALCULATION_LINE.match(ln) for ln in filled) and bool(ARITH.search("\n".join(filled)))
+    if not filled or not all(_CALCULATION_LINE.match(ln) for ln in filled):
+        return False
+    block = "\n".join(filled)
+    return bool(ARITH.search(block)) or (all(_NAMED_VALUE.match(ln) for ln in filled) and bool(METRIC.search(block)))
+
+
+#: A printed line naming a value: ``AP@8_1 = 0.54``, ``query #3 = 0.2``.
+_NAMED_VALUE = re.compile(r"^\s*[A-Za-z][\w@.#-]*(?:[ \t]+#?[\w@.-]+){0,3}\s*[=≈~]\s*[-−]?(?:\d+\.?\d*|\.\d+)\s*$")
 
 
 def _step_unit(lines: list[str], offsets: list[int], step: list[int]) -> Unit:
