@@ -11,8 +11,9 @@ from fractions import Fraction
 
 _TOPIC = re.compile(r"^(?:topic|query|qid|query\s+id|topic\s+id|q|request|question|#)$", re.IGNORECASE)
 _SUMMARY = re.compile(r"^(?:mean|average|avg|map|mrr|total|sum|median|std|sd|all|overall)\b", re.IGNORECASE)
-#: A column of differences or of a change, not a system's scores: "B − A", "diff", "Δ", "gain".
-_DIFFERENCE = re.compile(r"\s[−–-]\s|\bdiff|Δ|\bdelta\b|\bgain\b|\bchange\b|\bwinner\b|\bbetter\b", re.IGNORECASE)
+#: A column of differences or of a change, not a system's scores: "B − A", "diff", "Δ", "gain", a bare "d".
+_DIFFERENCE = re.compile(r"\s[−–-]\s|\bdiff|Δ|\bdelta\b|\bgain\b|\bchange\b|\bwinner\b|\bbetter\b|"
+                         r"(?-i:^\s*[dδ]\s*$)", re.IGNORECASE)
 _NUMBER = re.compile(r"^[-−]?(?:\d+\.?\d*|\.\d+)$")
 _HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 #: The t-tests that take two systems' per-topic scores.
