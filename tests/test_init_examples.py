@@ -228,10 +228,31 @@ def test_two_statements_of_r_that_disagree_leave_a_question():
     # later example false contradictions)
     ("```python\n# relevant results for query #1, #2 and #3\nactual_relevant = [\n    [2, 4, 5, 7],\n"
      "    [1, 4, 5, 7],\n    [5, 8]\n]\n```\n", None),
+    # relevant sets and rankings of integer IDs, one per query: [1, 2, 3] is the second query's ranking, not grades
+    ("With relevant sets {1, 5, 7, 9}, {2, 3} and {2, 5, 6} and rankings [5, 6, 7, 8, 9], [1, 2, 3] and [2, 4, 6, 8], "
+     "MAP@3 is 0.5185.", None),
 ])
 def test_grade_lists_in_prose_and_code(text, grades):
     found = find(text)
     assert ([g for _, g in found[0].ranking] if found else None) == grades
+
+
+@pytest.mark.parametrize("text, ranking, relevant", [
+    # the shape of ml_metrics' apk docs: the relevant set and the ranking in one sentence
+    ("Take relevant items {a, b, d}, ranking [b, c, a, e, f]. At k = 3, AP@3 = (1 + 2/3)/3 ≈ 0.5556.",
+     [("b", 1), ("c", 0), ("a", 1), ("e", 0), ("f", 0)], 3),
+    # the same in code
+    ('```python\nactual = ["a", "b", "d"]\npredicted = ["b", "c", "a", "e", "f"]\nprint(apk(actual, predicted, 3))\n```\n',
+     [("b", 1), ("c", 0), ("a", 1), ("e", 0), ("f", 0)], 3),
+])
+def test_a_relevant_set_printed_with_its_ranking_is_an_example(text, ranking, relevant):
+    # the set is the whole relevant set: |R| = 3 with d never retrieved, so AP@3 divides by 3 (trec_eval's
+    # map_cut.3 gives (1 + 2/3)/3 = 5/9 on it)
+    found = find(text)
+    assert len(found) == 1
+    assert found[0].ranking == ranking and found[0].total_relevant() == relevant
+    fixture, _ = found[0].fixture()
+    assert fixture["qrels"]["q1"] == {"b": 1, "c": 0, "a": 1, "e": 0, "f": 0, "d": 1}
 
 
 ROWS = """# Precision and recall down the ranking

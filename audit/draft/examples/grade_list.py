@@ -32,6 +32,9 @@ _BARE = re.compile(r"\b(?:grades|relevance\s+(?:grades|labels|judge?ments|scores
 #: A binary or graded vector written with spaces after its name ("as a relevance vector first: 1 0 1 1 0 1").
 _VECTOR = re.compile(r"\b(?:relevance\s+vector|binary\s+vector|relevance\s+labels?|grade\s+vector)\b[^.:\n]{0,30}?:\s*"
                      r"(?P<list>\d(?:[ \t]+\d){2,})(?!\d|\.\d)", re.IGNORECASE)
+#: A sentence of IDs, not grades: relevant sets printed as sets ("{1, 5, 7, 9}"), lists called rankings or
+#: predictions ("rankings [5, 6, 7, 8, 9], [1, 2, 3]").
+_IDS = re.compile(r"\{\s*\w+\s*(?:,\s*\w+\s*)*\}|\b(?:rankings|predicted|predictions|recommended)\b", re.IGNORECASE)
 _IDEAL_BEFORE = re.compile(r"\bideal\w*\b[^.;\[\]]{0,40}$", re.IGNORECASE)
 _MAX_GRADE = 10
 _SCALE = re.compile(r"\b(?:scale|levels|point|possible|range)\b", re.IGNORECASE)
@@ -100,7 +103,8 @@ def _regions(text: str) -> list[tuple[int, int, list[int], bool]]:
     for m in _BRACKET.finditer(text):
         before = text[max(0, m.start() - 120):m.start()]
         sentence = re.split(r"(?<=[.!?])\s+|\n\s*\n", before)[-1]
-        if _NOT_GRADES.search(before[-30:]) or _SCALE.search(_sentence(text, m.start())) or _nested(text, m.start()):
+        if (_NOT_GRADES.search(before[-30:]) or _SCALE.search(_sentence(text, m.start())) or _nested(text, m.start())
+                or _IDS.search(_sentence(text, m.start()))):
             taken.append((m.start(), m.end()))
             continue
         ideal = bool(_IDEAL_BEFORE.search(sentence))

@@ -1,0 +1,99 @@
+"""A query's relevant set and a ranking of document IDs, printed together: in prose ("relevant items {a, b, d},
+ranking [b, c, a, e, f]", as the docs of ml_metrics' ``apk`` and the posts that follow them print it) or as two
+literals of one code block (``actual = ["a", "b", "d"]``, ``predicted = ["b", "c", "a", "e", "f"]``). The set is the
+whole relevant set, so it states |R|; a document of the ranking outside it is non-relevant. A sentence or block
+holding several sets (one per query) is another shape: it is not read as one example."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from audit.draft.examples.example import Example
+
+_ITEMS = r"[^{}\[\]\n]{1,300}"
+_PROSE_SET = re.compile(rf"\brelevant(?:\s+(?:items?|documents?|docs?|set|ids?))?\s*(?:=|:|are|is)?\s*"
+                        rf"\{{(?P<set>{_ITEMS})\}}", re.IGNORECASE)
+_PROSE_RANKING = re.compile(rf"\b(?:ranking|ranked\s+list|predicted|predictions?|retrieved|results?|run)\s*(?:=|:|is)?"
+                            rf"\s*\[(?P<list>{_ITEMS})\]", re.IGNORECASE)
+#: The names code gives a query's relevant set and its ranking.
+_SET_NAME = re.compile(r"^(?:relevant(?:_\w+)?|rel_set|actual|gold|truth|ground_truth|expected|targets?)$", re.IGNORECASE)
+_RANKING_NAME = re.compile(r"^(?:predicted|predictions?|ranking|ranked(?:_\w+)?|retrieved|results?|run|recommended|"
+                           r"recommendations|ranked_list|system_ranking)$", re.IGNORECASE)
+_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(?P<body>.*?)^\1", re.MULTILINE | re.DOTALL)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])|\n\s*\n")
+
+
+def _items(listed: str) -> list[str] | None:
+    """The items of a literal's inside as text: ``a, b, d`` or ``"a", "b"`` or ``1, 5, 7``; None when an item is
+    not a plain ID."""
+    out = []
+    for item in listed.split(","):
+        item = item.strip().strip("'\"`")
+        if not re.fullmatch(r"[\w.#:-]{1,40}", item):
+            return None
+        out.append(item)
+    return out or None
+
+
+def _example(start: int, end: int, text: str, relevant: list[str], ranking: list[str]) -> Example | None:
+    if len(set(relevant)) != len(relevant) or len(set(ranking)) != len(ranking) or not ranking:
+        return None  # a repeated ID is a convention question, not a plain example
+    line = text.count("\n", 0, start) + 1
+    members = set(relevant)
+    return Example("relevant set and ranking", start, end, line, [(d, 1 if d in members else 0) for d in ranking],
+                   whole=True, relevant=len(members),
+                   unretrieved={d: 1 for d in relevant if d not in ranking},
+                   facts=[text[start:end]])
+
+
+def _prose(text: str) -> list[Example]:
+    out = []
+    bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    for a, b in zip(bounds, bounds[1:]):
+        sentence = text[a:b]
+        sets = list(_PROSE_SET.finditer(sentence))
+        rankings = list(_PROSE_RANKING.finditer(sentence))
+        if len(sets) != 1 or len(rankings) != 1 or "{" in sentence[sets[0].end():]:
+            continue
+        relevant, ranking = _items(sets[0].group("set")), _items(rankings[0].group("list"))
+        if relevant and ranking:
+            ex = _example(a + min(sets[0].start(), rankings[0].start()), a + max(sets[0].end(), rankings[0].end()),
+                          text, relevant, ranking)
+            if ex:
+                out.append(ex)
+    return out
+
+
+def _code(text: str) -> list[Example]:
+    out = []
+    for block in _FENCE.finditer(text):
+        try:
+            tree = ast.parse(block.group("body"))
+        except (SyntaxError, ValueError):
+            continue
+        sets, rankings = [], []
+        for node in tree.body:
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+                continue
+            try:
+                value = ast.literal_eval(node.value)
+            except (ValueError, SyntaxError, TypeError):
+                continue
+            if not isinstance(value, (list, set, tuple)) or not all(isinstance(v, (str, int)) for v in value):
+                continue  # a list of lists is one list per query: another shape
+            name = node.targets[0].id
+            if _SET_NAME.match(name):
+                sets.append([str(v) for v in value])
+            elif _RANKING_NAME.match(name):
+                rankings.append([str(v) for v in value])
+        if len(sets) == 1 and len(rankings) == 1:
+            ex = _example(block.start("body"), block.end("body"), text, sets[0], rankings[0])
+            if ex:
+                out.append(ex)
+    return out
+
+
+def find(text: str) -> list[Example]:
+    """Each relevant set printed with its ranking, as an example (the whole ranking, |R| the set's size)."""
+    return sorted(_prose(text) + _code(text), key=lambda e: e.start)
