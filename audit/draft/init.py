@@ -32,7 +32,7 @@ from audit.register.schema import schema_path
 from audit.draft import encode
 from audit.text import coverage
 from audit.text.chapter import Snapshot
-from audit.draft.examples import bind, rank_table, score_table, score_tests
+from audit.draft.examples import bind, by_reference, rank_table, run_literals, score_table, score_tests
 from audit.draft.examples.example import Example
 from audit.draft.examples import find as find_examples
 from audit.text.listings import find_listings
@@ -94,7 +94,13 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     claims += vals
     # values on the worked example the sentence follows: the value claim beside the chain's arithmetic, which checks
     # the printed terms while the value claim checks what they stand for (|R|, the ideal) against the example
-    on_example, asked = bind.values(s, example, declared, local, valued) if example is not None else ([], "")
+    if example is not None and example.queries is not None:
+        on_example, asked = run_literals.values(s.text, example), ""   # every query of printed qrels and run
+    else:
+        on_example, asked = bind.values(s, example, declared, local, valued) if example is not None else ([], "")
+    if example is not None and not on_example and not vals:
+        on_example = by_reference.values(s.text, example)   # what one reference returns on the example
+        asked = "" if on_example else asked
     claims += on_example
     if asked:
         why_value = asked

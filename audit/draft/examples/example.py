@@ -30,7 +30,8 @@ class Example:
     ``len(ranking)`` ranks are known (relevant at positions 2 and 5: ranks 1–5); ``relevant``: |R| as the text
     states it; ``judged``: every judged grade of the query, retrieved or not (the ideal ranking's), when the text
     gives it; ``unretrieved``: judged documents the text names outside the ranking, with their grades; ``facts``:
-    the quotes that stated |R| or the ideal; ``conflict``: two facts that disagree."""
+    the quotes that stated |R| or the ideal; ``conflict``: two facts that disagree; ``queries``: the qrels and run of
+    every query, when the text prints them as literals (``ranking`` is then the first query's)."""
 
     kind: str
     start: int
@@ -43,6 +44,7 @@ class Example:
     unretrieved: dict[str, int] = field(default_factory=dict)
     facts: list[str] = field(default_factory=list)
     conflict: str = ""
+    queries: dict | None = None   # a fixture of every query, when the text prints them all (``run_literals``)
 
     def describe(self) -> str:
         return f"the {'ranking described' if self.kind == 'positions' else self.kind} at line {self.line}"
@@ -62,6 +64,8 @@ class Example:
         """The question this example leaves open for ``root`` at cutoff ``k`` (``""`` when it determines it)."""
         if self.conflict:
             return self.conflict
+        if self.queries is not None:
+            return ""   # the qrels and the run, printed whole
         known = len(self.ranking)
         relevant_at = [i for i, (_, g) in enumerate(self.ranking, 1) if g]
         if root in ("RR", "Success") and relevant_at and (k is None or relevant_at[0] <= k):
@@ -93,7 +97,9 @@ class Example:
     def fixture(self) -> tuple[dict | None, str]:
         """The example as one query's qrels and run, or (None, why not): the ranking's judged documents, the
         unretrieved ones the text names, and the relevant documents it does not retrieve, as many as |R| or the
-        ideal's grades leave."""
+        ideal's grades leave; the text's own qrels and run when it prints them whole."""
+        if self.queries is not None:
+            return self.queries, ""
         run = [d for d, _ in self.ranking]
         qrels = {d: g for d, g in self.ranking if g is not None}
         for d, g in self.unretrieved.items():

@@ -1,0 +1,115 @@
+"""What one reference returns on the worked example: "trec_eval's map_cut.2 divides by |R| = 3 and gives 1/3",
+"ranx's `ndcg@5` gives 0.9430", "ir_measures reports P@5 = 0.4". Drafted as a value claim whose expectation says
+``by:`` that reference (docs/measures.md, "What one implementation returns"), on the fixture of the example the
+sentence follows: the reference's own value decides it.
+
+Drafted only when the clause names exactly one of the three references (trec_eval, ir_measures, ranx), names the
+measure in that reference's notation (trec_eval's ``map_cut.2`` or ``P_5``, ranx's ``ndcg@5`` or ``mrr``) or in
+ir-measures' (``AP@2``), names no option that changes the call (``-l 2``, ``-c``, ``-J``, ``judged_only``,
+``make_comparable``, ranx's ``-l2`` suffix) and prints one value, and when the example determines the measure.
+Another library's value (ml_metrics, scikit-learn) follows that library's reading, which the text must state: it
+stays a draft.
+"""
+
+from __future__ import annotations
+
+import re
+
+from audit.draft.examples.example import Example
+
+_REFERENCES = (("trec_eval", re.compile(r"\b(?:py)?trec[_-]eval\b", re.IGNORECASE)),
+               ("ir_measures", re.compile(r"\bir[_-]measures\b", re.IGNORECASE)),
+               ("ranx", re.compile(r"\branx\b", re.IGNORECASE)))
+_OTHERS = re.compile(r"\b(?:scikit-learn|sklearn|torchmetrics|ml_metrics|gdeval|pyterrier|tensorflow[-_ ]ranking|"
+                     r"apk|mapk|ndcg_score)\b", re.IGNORECASE)
+_OPTIONS = re.compile(r"(?<![\w-])-[lcJMq]\b|\bjudged_only\b|\brelevance_level\b|\bmake_comparable\b|-l\d\b|"
+                      r"\bwithout\s+`?-|\bwith\s+`?-", re.IGNORECASE)
+_SAYS = re.compile(r"\b(?:gives?|returns?|reports?|prints?|outputs?|yields?|comes\s+to|computes?|is|scores?)\b"
+                   r"(?:\s+(?:it|q\w*|the\s+query))?\s+(?:about\s+|exactly\s+|only\s+)?(?P<v>\d+/\d+|\d*\.\d+|[01])(?!\d|[./]\d)"
+                   r"|=\s*(?P<v2>\d+/\d+|\d*\.\d+|[01])(?!\d|[./]\d)", re.IGNORECASE)
+_TREC_NAME = re.compile(r"`?(?P<name>(?:map_cut|ndcg_cut|P|recall|Rprec_mult|iprec_at_recall|success)[._]\d+(?:\.\d+)?|"
+                        r"map|recip_rank|Rprec|bpref|ndcg|num_rel_ret|num_rel|num_ret|gm_map)`?(?![\w.])")
+_RANX_NAME = re.compile(r"`(?P<name>(?:precision|recall|map|ndcg|ndcg_burges|mrr|hits|hit_rate|r-precision|f1|bpref|"
+                        r"rbp)(?:@\d+)?(?:\.\d+)?)`", re.IGNORECASE)
+#: ranx's names in ir-measures' notation (ranx's own docs; ``ndcg_burges`` is nDCG with gain 2^g − 1).
+_RANX = {"precision": "P", "recall": "R", "map": "AP", "ndcg": "nDCG", "ndcg_burges": "nDCG(dcg='exp-log2')",
+         "mrr": "RR", "r-precision": "Rprec", "bpref": "Bpref"}
+_CLAUSE = re.compile(r";\s|:\s(?=[a-z])|,\s+(?:and|but|while|whereas)\s+|\.\s+(?=[A-Z])")
+
+
+def _measure(clause: str, lib: str) -> tuple[str, int, int] | None:
+    """(measure in ir-measures' notation, start, end) the clause names in ``lib``'s notation, or in ir-measures'."""
+    import ir_measures
+
+    if lib == "trec_eval":
+        found = list(_TREC_NAME.finditer(clause))
+        if len(found) == 1:
+            try:
+                parsed = ir_measures.parse_trec_measure(found[0].group("name"))
+            except Exception:  # not a trec_eval measure name
+                return None
+            return (str(parsed[0]), found[0].start(), found[0].end()) if len(parsed) == 1 else None
+    if lib == "ranx":
+        found = list(_RANX_NAME.finditer(clause))
+        if len(found) == 1:
+            name = found[0].group("name").lower()
+            root, _, k = name.partition("@")
+            if root not in _RANX or "." in k:
+                return None
+            return (_RANX[root] + (f"@{k}" if k else ""), found[0].start(), found[0].end())
+    from audit.text.scan import METRIC
+    from audit.draft.encode import _name, measure_of
+    metrics = [m for m in METRIC.finditer(clause) if measure_of(m) is not None]
+    if len(metrics) != 1:
+        return None
+    base, k = measure_of(metrics[0])
+    if k == "k":
+        return None
+    return _name(base, k), metrics[0].start(), metrics[0].end()
+
+
+def values(sentence: str, example: Example) -> list[dict]:
+    """The ``by:`` value claims of ``sentence`` on ``example``'s fixture (one per clause that says what one reference
+    returns), or [] when it says none the example determines."""
+    from audit.measures.syntax import parse as parse_measure
+    from audit.model.values import parse_claimed
+    from audit.errors import AuditError
+
+    from audit.draft.examples.bind import _BACK, _ELSEWHERE, _GENERAL
+
+    if _ELSEWHERE.search(_BACK.sub(" ", sentence)) or _GENERAL.search(sentence):
+        return []   # another ranking than the example's, a mean over queries, or what a tool does in general
+    out = []
+    bounds = [0] + [m.end() for m in _CLAUSE.finditer(sentence)] + [len(sentence)]
+    for a, b in zip(bounds, bounds[1:]):
+        clause = sentence[a:b]
+        libs = [name for name, pattern in _REFERENCES if pattern.search(clause)]
+        if len(libs) != 1 or _OTHERS.search(clause) or _OPTIONS.search(clause):
+            continue
+        found = _measure(clause, libs[0])
+        if found is None:
+            continue
+        measure, _, end = found
+        says = list(_SAYS.finditer(clause, end))
+        verbs = [m for m in says if m.group("v")]
+        if len(verbs) == 1:
+            value = verbs[0].group("v")   # "divides by |R| = 3 and gives 1/3": the verb's value, not |R|'s
+        elif not verbs and len(says) == 1:
+            value = says[0].group("v2")
+        else:
+            continue
+        try:
+            spec = parse_measure(measure)[0]
+            parse_claimed(value)
+        except AuditError:
+            continue
+        if example.missing(spec.NAME, spec.params.get("cutoff")):
+            continue
+        fixture, _ = example.fixture()
+        if fixture is None:
+            continue
+        quote = clause.strip(" ,.;:")
+        out.append({"kind": "value", "quote": quote, "claim": f"{libs[0]} returns {measure} = {value} on the worked "
+                    f"example ({example.describe()})", "fixture": fixture,
+                    "expect": [{"measure": measure, "claimed": value, "by": libs[0]}], "on example": True})
+    return out

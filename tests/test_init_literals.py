@@ -1,0 +1,113 @@
+"""Worked examples that library docs and tutorials print as data: qrels and a run written as literals in one code
+block (every query of them), a relevant set printed with its ranking, and a sentence saying what one reference
+returns on the example. Each is drafted by `audit init` as a runnable claim on the text's own data.
+
+Right values (``test_the_right_values``, the libraries called directly): on the literals below, q1 ranks its two
+relevant documents 1st and 3rd, q2 2nd and 5th: P@5 = 0.4 for both, RR 1 and 1/2 (mean 0.75), nDCG@5 with the grade
+as gain 0.9639 and 0.6267 (mean 0.7953) — ranx and pytrec_eval agree. On relevant {a, b, d} and ranking
+[b, c, a, e, f], trec_eval's map_cut.2 is 1/3 and map_cut.3 is 5/9.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+
+from audit.cli import main
+
+DOCS = '''\
+# Metrics on a small run
+
+## Running example
+
+```python
+qrels = {"q1": {"a1": 3, "a3": 1, "a9": 0},
+         "q2": {"b2": 2, "b5": 1}}
+run = {"q1": {"a1": 0.9, "a2": 0.8, "a3": 0.7, "a4": 0.6, "a5": 0.5},
+       "q2": {"b1": 0.9, "b2": 0.8, "b3": 0.7, "b4": 0.6, "b5": 0.5}}
+```
+
+Each query has two relevant documents.
+
+## Precision and reciprocal rank
+
+`P@5` is 0.4 for both queries. The reciprocal rank is 1 for q1 and 1/2 for q2, so `RR` is 0.75.
+`RR` is 0.5 for q1.
+
+## nDCG
+
+`nDCG@5` is 0.9639 for q1 and 0.6267 for q2, a mean of 0.7953.
+
+## Average precision at k, three ways
+
+Take relevant items {a, b, d}, ranking [b, c, a, e, f].
+
+- trec_eval's map_cut.2 divides by |R| = 3 and gives 1/3.
+- trec_eval's map_cut.3 gives 0.6667.
+'''
+
+
+def test_the_right_values():
+    import pytrec_eval
+    qrels = {"q1": {"a1": 3, "a3": 1, "a9": 0}, "q2": {"b2": 2, "b5": 1}}
+    run = {"q1": {"a1": 0.9, "a2": 0.8, "a3": 0.7, "a4": 0.6, "a5": 0.5},
+           "q2": {"b1": 0.9, "b2": 0.8, "b3": 0.7, "b4": 0.6, "b5": 0.5}}
+    got = pytrec_eval.RelevanceEvaluator(qrels, {"P_5", "recip_rank", "ndcg_cut_5"}).evaluate(run)
+    assert [got[q]["P_5"] for q in ("q1", "q2")] == [0.4, 0.4]
+    assert [got[q]["recip_rank"] for q in ("q1", "q2")] == [1.0, 0.5]
+    assert [f"{got[q]['ndcg_cut_5']:.4f}" for q in ("q1", "q2")] == ["0.9639", "0.6267"]
+    assert f"{(got['q1']['ndcg_cut_5'] + got['q2']['ndcg_cut_5']) / 2:.4f}" == "0.7953"
+    ap = pytrec_eval.RelevanceEvaluator({"q": {"a": 1, "b": 1, "d": 1}}, {"map_cut_2", "map_cut_3"}).evaluate(
+        {"q": {"b": 5.0, "c": 4.0, "a": 3.0, "e": 2.0, "f": 1.0}})["q"]
+    assert (ap["map_cut_2"], round(ap["map_cut_3"], 4)) == (1 / 3, 0.5556)
+
+
+def _run(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = main(list(args))
+    return code, out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def claims(tmp_path_factory):
+    root = tmp_path_factory.mktemp("docs")
+    (root / ".git").mkdir()
+    (root / "metrics.md").write_text(DOCS, encoding="utf-8")
+    with contextlib.chdir(root):
+        assert _run("init", "metrics.md", "--id", "m")[0] == 0
+        _run("run", "--quiet", "--no-cache", "claims/m")
+    return json.loads((root / "reports" / "m.json").read_text(encoding="utf-8"))["claims"]
+
+
+def _verdict(claims, words: str) -> str:
+    found = [c for c in claims if words in c["quote"] and c["kind"] == "value"]
+    assert len(found) == 1, [(c["kind"], c["quote"]) for c in claims]
+    return found[0]["verdict"]
+
+
+@pytest.mark.parametrize("words, verdict", [
+    ("`P@5` is 0.4 for both queries", "supported"),             # each query's P@5
+    ("`RR` is 0.75", "supported"),                              # the mean over the queries
+    ("`RR` is 0.5 for q1", "contradicted"),                     # q1's RR is 1
+    ("`nDCG@5` is 0.9639 for q1 and 0.6267 for q2, a mean of 0.7953", "supported"),
+    ("trec_eval's map_cut.2 divides by |R| = 3 and gives 1/3", "supported"),   # by: trec_eval on the set example
+    ("trec_eval's map_cut.3 gives 0.6667", "contradicted"),     # trec_eval gives 5/9
+])
+def test_values_on_the_text_s_own_data_are_drafted_runnable(claims, words, verdict):
+    assert _verdict(claims, words) == verdict
+
+
+def test_a_reference_s_value_is_drafted_as_that_reference_s(tmp_path):
+    from audit.draft.examples import find
+    from audit.draft.examples.by_reference import values
+    [example] = find("Take relevant items {a, b, d}, ranking [b, c, a, e, f].")
+    [claim] = values("trec_eval's map_cut.2 divides by |R| = 3 and gives 1/3", example)
+    assert claim["expect"] == [{"measure": "AP@2", "claimed": "1/3", "by": "trec_eval"}]
+    # another library's value follows that library's reading, which the text must state: no claim
+    assert values("ml_metrics divides by min(k, |R|) = 2 and returns 0.5", example) == []
+    # an option changes the call: no claim
+    assert values("With -l 2, trec_eval's map_cut.2 gives 0.25", example) == []
