@@ -91,7 +91,8 @@ _ORDER_FREE = {"P", "RR", "Judged", "Success"}   # measures no unretrieved docum
 def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=None) -> tuple[list[dict], str]:
     """A table row stating values about a ranking printed earlier: columns named by measures at a cutoff column
     (``| k | P@k | R@k |``, or ``| rank | recall | precision |``: the measures at each rank), or a row per measure
-    with a column for the running example (``| measure | running example |``, the first table). The ranking is the
+    with a column for the running example (``| measure | running example |``, the first table), or a two-column
+    summary of the example's measures (``| measure | L6 |``). The ranking is the
     worked example the row follows (``example``, ``audit.draft.examples``: a rank table, a list, positions in prose)
     with what the text says of its query (|R|, the ideal), when it determines every measure of the row; else the
     draft asks for what is missing."""
@@ -131,10 +132,11 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=N
         for level in levels:
             level = level if "." in level else f"{level}.0"
             expects.append(("IPrec", "0" + level if level.startswith(".") else level, row[1]))
-    elif lower[0] in ("measure", "metric") and refers_first:
+    elif lower[0] in ("measure", "metric") and (refers_first or (source is not None and len(head) == 2)):
+        # | measure | running example |, or a two-column summary of the example's measures (| measure | L6 |)
         m = METRIC.fullmatch(row[0].strip())
         spec = measure_of(m) if m else None
-        col = next((n for n, h in enumerate(lower) if "running example" in h), None)
+        col = next((n for n, h in enumerate(lower) if "running example" in h), None) if refers_first else 1
         if spec and col is not None and spec[1] != "k":
             expects.append((spec[0], spec[1], row[col]))
     if not expects:

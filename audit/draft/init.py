@@ -263,6 +263,30 @@ def _sections(text: str) -> list[tuple[int, dict[str, list[dict[str, str]]]]]:
             if text.count("\n", 0, m.start()) + 1 not in code]
 
 
+#: A sentence that scopes what it states to its own part of the text ("In this part a document's gain is its
+#: grade", "Now each document gains 2^g − 1"): its conventions are its section's, as a heading's are.
+_SECTION_SCOPE = re.compile(r"^\s*(?:now\b|from\s+here\s+on\b|for\s+the\s+rest\s+of\s+this\s+(?:part|section)\b)|"
+                            r"\b(?:in|for|throughout)\s+this\s+(?:part|section|exercise|lab|example)\b", re.IGNORECASE)
+
+
+def _section_scoped(text: str, all_units, sections: list[tuple[int, dict]]) -> set[int]:
+    """The starts of the units whose stated conventions hold for their section only (``_SECTION_SCOPE``), each
+    merged into its section's conventions in ``sections`` (a unit before any heading stays the chapter's)."""
+    out = set()
+    for u in all_units:
+        body = text[u.start:u.end]
+        if not _SECTION_SCOPE.search(body):
+            continue
+        at = next((i for i in range(len(sections) - 1, -1, -1) if sections[i][0] < u.start), None)
+        stated = declare([body], options=False)
+        if at is None or not stated:
+            continue
+        for name, values in stated.items():
+            sections[at][1].setdefault(name, values)
+        out.add(u.start)
+    return out
+
+
 def _values(declared: dict[str, list[dict[str, str]]]) -> dict[str, tuple[str, ...]]:
     return {name: tuple(dict.fromkeys(s["value"] for s in stated)) for name, stated in declared.items()}
 
@@ -274,13 +298,15 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
     the worked examples each statement may follow (``audit.draft.examples``)."""
     by_start = {s.start: s for s in statements}
     sections = _sections(text)
+    scoped = _section_scoped(text, units(text, markdown), sections)
     claims: list[dict] = []
     counts = {"statements": sum(len(coverage.statements(s)) for s in statements), "encoded": 0, "draft": 0}
     chapter_units: list[str] = []
     for u in units(text, markdown):
         s = by_start.get(u.start)
         if s is None:
-            chapter_units.append(text[u.start:u.end])
+            if u.start not in scoped and u.kind != "row":   # a table row's own label states nothing chapter-wide
+                chapter_units.append(text[u.start:u.end])
             continue
         section = next((d for at, d in reversed(sections) if at < s.start), {})
         sentence = declare([s.text])
@@ -288,7 +314,7 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
         example = bind.bound(list(examples), s.start, s.end, text)
         drafted = encode_statement(s, tables, {**_values(chapter), **local}, local, text, example)
         own = as_yaml_mapping(sentence)
-        if own and not _states_own_value(s, drafted) and not encode._BY.search(s.text):
+        if own and not _states_own_value(s, drafted) and not encode._BY.search(s.text) and not s.context:
             # what a library computes ("ir_measures' ERR@3 runs gdeval, which divides by 2^4, and gives 0.306") is
             # the library's convention, stated for that sentence alone, never the chapter's
             chapter_units.append(s.text)

@@ -108,8 +108,8 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                 rf"\b(?:removes?|drops?|discards?)\s+(?:the\s+)?unjudged\s+{_DOC}\s+",
                                 r"(?:first|before)|\b(?:scored\s+)?on\s+(?:the|a)\s+condensed\s+lists?\b"),
         # --- nDCG -----------------------------------------------------------------------------------
-        ("gain", "linear", r"\blinear\s+(?:gain|n?DCG)\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals|is)\s+(?:the\s+)?grade\b|",
-                           r"\bwith\s+the\s+grade\s+as\s+(?:the\s+|its\s+)?gain\b|",
+        ("gain", "linear", r"\blinear\s+(?:gain|n?DCG)\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals|is)\s+(?:the\s+|its\s+)?grade\b|",
+                           r"\b(?:with\s+)?the\s+grade\s+(?:itself\s+)?as\s+(?:the\s+|its\s+)?gain\b|",
                            # LaTeX: \frac{rel_i}{\log_2(i+1)} — the grade itself over the discount
                            r"\\frac\s*\{\s*" + LATEX_GRADE + r"(?:_\{?\w+\}?)?\s*\}\s*\{\s*\\log"),
         ("gain", "exponential", r"\bexponential\s+(?:gain|n?DCG)\b|\bgain\s+is\s+exponential\b|(?<![(/])2\s*\^\s*(?:grade|g|rel)\s*",
@@ -119,7 +119,8 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                 r"\\frac\s*\{\s*2\s*\^\s*\{?\s*" + LATEX_GRADE + r"(?:_\{?\w+\}?)?\s*\}?\s*[−-]\s*1\s*\}",
                                 r"\s*\{\s*\\log"),
         ("ideal", "judged, cut at k", r"\bideal\b[^.]*\b(?:all|every)\s+judged\s+(?:grades?|documents?)[^.]*\b",
-                                      r"(?:cut|truncated)\s+at\s+k\b|\bideal\s+DCG@k\s+for\s+the\s+same\s+judge?ments\b"),
+                                      r"(?:(?:cut|truncated)\s+at\s+k|keeps?\s+(?:only\s+)?the\s+(?:first|top|best)\s+k)\b|"
+                                      r"\bideal\s+DCG@k\s+for\s+the\s+same\s+judge?ments\b"),
         ("ideal", "judged, whole list", r"\bideal\b[^.]*\b(?:all|every)\s+judged\s+(?:grades?|documents?)[^.]*\b",
                                         r"not\s+cut\s+at\s+k\b"),
         ("ideal", "retrieved only", r"\bideal\b[^.]*\b(?:re-?sorts?|sorts?)\s+only\s+the\s+(?:retrieved|returned)\b"),

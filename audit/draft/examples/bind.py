@@ -61,7 +61,8 @@ def _headings(text: str) -> tuple[int, ...]:
 
 
 #: An example the text calls its running example: later sections go on using it.
-_RUNNING = re.compile(r"\brunning\s+example\b", re.IGNORECASE)
+_RUNNING = re.compile(r"\brunning\s+example\b|\bthroughout\b|^\s*#{1,6}\s*(?:the\s+)?(?:setup|set-up|example|worked\s+example|"
+                      r"our\s+example|example\s+data)\s*$", re.IGNORECASE | re.MULTILINE)
 #: Words that speak of the ranking the text already printed ("the relevant documents in our list sit at ranks 1, 3
 #: and 5", "in our example"): a later section that uses them goes on with that example.
 _OURS = re.compile(r"\b(?:our|the\s+same|the\s+running|the\s+worked)\s+(?:list|ranking|example|run|result\s+list)\b",
@@ -69,13 +70,14 @@ _OURS = re.compile(r"\b(?:our|the\s+same|the\s+running|the\s+worked)\s+(?:list|r
 
 
 def _running(text: str, e: Example) -> bool:
-    """Whether ``e`` is the text's running example: said so in its own section before it or in its sentence."""
+    """Whether ``e`` is the text's running example: said so in its own section before it or in its sentence ("our
+    running example", "these rules hold throughout"), or set out under a heading of its own ("## Setup")."""
     headings, _ = _parts(text)
     section = max([h for h in headings if h <= e.start] or [0])
     return bool(_RUNNING.search(text[section:e.end]))
 
 
-_QUERY_ID = re.compile(r"\b(?:q\d+|(?:topic|query)\s+(?:q?\d+))\b", re.IGNORECASE)
+_QUERY_ID = re.compile(r"\b(?:q\d+|(?:topic|query)\s+(?:q?\d+)|(?-i:[A-Z]\d{1,3}))\b", re.IGNORECASE)
 
 
 def _names_query_of(text: str, e: Example, start: int, end: int) -> bool:
@@ -191,9 +193,16 @@ def bound(examples: list[Example], start: int, end: int, text: str) -> Example |
     section = max([h for h in headings if h <= start] or [0])
     printed = [x for x in before if x.kind != "positions"]
     back = printed[-1] if printed else e
-    if (_OURS.search(text[section:end]) or _names_query_of(text, back, start, end)) and not _running(text, e):
-        # a section that turns back to "our list" or names the example's query: what an earlier section supposed of
-        # another query has ended, and the ranking the text printed is the one it speaks of
+    # the example whose query the statement names ("so RR = 1 for q7"), or, for a running example, whose query its
+    # section names ("## Summary for L6"): the text goes back to it past other rankings and turns
+    named = next((x for x in reversed(printed or [e]) if _names_query_of(text, x, start, end)
+                  or (_running(text, x) and _names_query_of(text, x, section, end))), None)
+    if named is not None and (not _running(text, e) or _running(text, named)):
+        e = named
+        ends = [t for t in turns if t >= section]
+    elif _OURS.search(text[section:end]) and not _running(text, e):
+        # a section that turns back to "our list": what an earlier section supposed of another query has ended, and
+        # the ranking the text printed is the one it speaks of
         e = back
         ends = [t for t in turns if t >= section]
     else:
