@@ -579,3 +579,40 @@ def test_a_sign_test_reported_in_words_is_drafted_as_a_statistic(tmp_path):
     (claim,) = load_chapter(folder).register.claims
     assert claim.kind == "draft" and claim.claim.startswith("TODO: encode as a statistic claim")
     assert "docs/statistics.md" in claim.claim
+
+
+API_PAGE = '''\
+# tinymetrics API
+
+## Conventions
+
+- The ideal DCG@k sorts every judged grade in `qrels`, retrieved or not, and keeps the best k.
+
+### `ndcg_from_labels(labels, k=10)`
+
+`ndcg_from_labels` knows only the labels it is given: its ideal DCG sorts those labels, best first, and keeps the
+best k, as scikit-learn's `ndcg_score` does.
+
+```python
+import math
+
+
+def _dcg(grades):
+    return sum(g / math.log2(i + 2) for i, g in enumerate(grades))
+
+
+def ndcg_from_labels(labels, k=10):
+    return _dcg(labels[:k]) / _dcg(sorted(labels, reverse=True)[:k])
+```
+'''
+
+
+def test_what_a_sentence_says_of_one_function_is_that_function_s_convention():
+    """The page's convention list states the judged ideal for every function; the sentence naming
+    `ndcg_from_labels` states that this one sorts only the labels it is given (scikit-learn's ideal). The first is
+    the chapter's, the second the code claim's own: the listing is then checked under its documented reading (before,
+    the chapter's judged ideal contradicted it as a wrong computation)."""
+    claims, conventions = _drafted(API_PAGE)
+    assert conventions["ideal"]["value"] == "judged, cut at k"
+    [code] = [c for c in claims if c["kind"] == "code" and c["function"] == "ndcg_from_labels"]
+    assert code["conventions"]["ideal"]["value"] == "all retrieved, cut at k"

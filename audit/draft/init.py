@@ -299,13 +299,16 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
     by_start = {s.start: s for s in statements}
     sections = _sections(text)
     scoped = _section_scoped(text, units(text, markdown), sections)
+    functions = _functions_stated(text, units(text, markdown))
     claims: list[dict] = []
     counts = {"statements": sum(len(coverage.statements(s)) for s in statements), "encoded": 0, "draft": 0}
     chapter_units: list[str] = []
     for u in units(text, markdown):
         s = by_start.get(u.start)
         if s is None:
-            if u.start not in scoped and u.kind != "row":   # a table row's own label states nothing chapter-wide
+            if u.start not in scoped and u.kind != "row" and u.start not in functions["units"]:
+                # a table row's own label, a section's "In this part …" and what a sentence says of one listing's
+                # function state nothing chapter-wide
                 chapter_units.append(text[u.start:u.end])
             continue
         section = next((d for at, d in reversed(sections) if at < s.start), {})
@@ -314,7 +317,8 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
         example = bind.bound(list(examples), s.start, s.end, text)
         drafted = encode_statement(s, tables, {**_values(chapter), **local}, local, text, example)
         own = as_yaml_mapping(sentence)
-        if own and not _states_own_value(s, drafted) and not encode._BY.search(s.text) and not s.context:
+        if (own and not _states_own_value(s, drafted) and not encode._BY.search(s.text) and not s.context
+                and s.start not in functions["units"]):
             # what a library computes ("ir_measures' ERR@3 runs gdeval, which divides by 2^4, and gives 0.306") is
             # the library's convention, stated for that sentence alone, never the chapter's
             chapter_units.append(s.text)
@@ -340,8 +344,36 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
             else:
                 counts["encoded"] += 1
                 counts[c["kind"]] = counts.get(c["kind"], 0) + 1
+    for entry in claims:
+        stated = functions["by function"].get(entry.get("function", "")) if entry["kind"] == "code" else None
+        if stated:
+            entry["conventions"] = {**as_yaml_mapping(stated), **entry.get("conventions", {})}
     counts.setdefault("arithmetic", 0)
     return claims, counts, chapter_units
+
+
+def _functions_stated(text: str, all_units) -> dict:
+    """What the text says of one listing's function in a sentence naming it ("`ndcg_from_labels` knows only the
+    labels it is given: its ideal DCG sorts those labels … and keeps the best k"): ``{"by function": {name:
+    conventions}, "units": starts of those sentences}``. Those conventions are the function's code claim's, not the
+    chapter's (issue: the function's own documented reading, never a chapter-wide rule)."""
+    names = set()
+    for listing in find_listings(text):
+        names.update(re.findall(r"^\s*def\s+([A-Za-z_]\w*)\s*\(", listing.code, re.MULTILINE))
+    out: dict = {"by function": {}, "units": set()}
+    if not names:
+        return out
+    named = re.compile(r"`(" + "|".join(map(re.escape, sorted(names))) + r")(?:\([^`]*\))?`")
+    for u in all_units:
+        body = text[u.start:u.end]
+        called = {m.group(1) for m in named.finditer(body)}
+        if len(called) != 1:
+            continue
+        stated = declare([body], options=False)
+        if stated:
+            out["by function"].setdefault(called.pop(), {}).update(stated)
+            out["units"].add(u.start)
+    return out
 
 
 def _notebook_links(claims: list[dict], notebook: Path) -> int:

@@ -124,8 +124,9 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
         ("ideal", "judged, whole list", r"\bideal\b[^.]*\b(?:all|every)\s+judged\s+(?:grades?|documents?)[^.]*\b",
                                         r"not\s+cut\s+at\s+k\b"),
         ("ideal", "retrieved only", r"\bideal\b[^.]*\b(?:re-?sorts?|sorts?)\s+only\s+the\s+(?:retrieved|returned)\b"),
-        ("ideal", "all retrieved, cut at k", r"\bideal\b[^.]*\b(?:all|every)\s+(?:the\s+)?(?:retrieved|returned)\s+",
-                                             rf"(?:{_DOC}|grades?|labels?)\b(?!\s+(?:with)?in\b)[^.]*\b(?:(?:cut|truncated)\s+",
+        ("ideal", "all retrieved, cut at k", r"\bideal\b[^.]*\b(?:(?:all|every)\s+(?:the\s+)?(?:retrieved|returned)\s+",
+                                             rf"(?:{_DOC}|grades?|labels?)\b(?!\s+(?:with)?in\b)|sorts?\s+(?:those|these|the\s+"
+                                             r"(?:given|retrieved|returned))\s+(?:labels|grades))[^.]*\b(?:(?:cut|truncated)\s+",
                                              r"at\s+k|keeps?\s+(?:only\s+)?the\s+(?:first|top|best)\s+k)\b"),
         # --- AP's denominator -----------------------------------------------------------------------------
         ("ap_denominator", "|R|", r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|normali[sz]e[sd]?|",
