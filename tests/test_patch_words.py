@@ -75,3 +75,11 @@ def test_the_same_test_is_no_claim_of_sameness():
     assert at_stake("In the first draft the same test gave t = 1.19, p = 0.0248, so the reranker was significantly "
                     "better.", "In the first draft the same test gave t = 1.19, p = 0.25, so the reranker was not "
                     "significantly better.", [("0.0248", "0.25"), ("significantly", "not significantly")]) == ""
+
+
+def test_fail_to_reject_beside_a_p_moved_below_alpha_is_at_stake():
+    # "we fail to reject" at p = .07 is right; the corrected p = .007 makes it false. The reader once took the
+    # "reject" inside "fail to reject" for an unnegated decision and let the hunk stand.
+    said = at_stake("t(28) = 1.90, p = .07, so we fail to reject the null hypothesis",
+                    "t(28) = 1.90, p = .007, so we fail to reject the null hypothesis", [(".07", ".007")])
+    assert "“fail to reject”" in said

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from audit.text.decisions import decision_at, worded_decision
+
 _NUMBER = re.compile(r"(?<![\w.])[-−]?(?:\d+\.\d+|\.\d+|\d+)(?![\w.]*\d)")
 _P_VALUE = re.compile(r"\bp\s*(?:=|<|≤|≈)\s*(?P<p>0?\.\d+)")
-_SIGNIFICANCE = re.compile(r"\b(?:not\s+|in)?(?:statistically\s+)?significant(?:ly)?\b|\breject(?:s|ed)?\b",
-                           re.IGNORECASE)
 _EFFECT = re.compile(r"\b(?P<size>negligible|trivial|small|medium|moderate|large|huge|big)\b(?:\s+\w+)?\s+"
                      r"(?:effect|difference|improvement|gain)\b", re.IGNORECASE)
 #: Words saying the number equals another: "the same 0.375", "the same value as", "unchanged at 0.4", "identical to".
@@ -53,11 +53,13 @@ def at_stake(before: str, after: str, changes: list[tuple[str, str]]) -> str:
     old_p = [_fraction(m.group("p")) for m in _P_VALUE.finditer(before)]
     new_p = [_fraction(m.group("p")) for m in _P_VALUE.finditer(after)]
     if len(old_p) == len(new_p) == 1 and None not in old_p + new_p and (old_p[0] < ALPHA) != (new_p[0] < ALPHA):
-        said = [m.group(0) for m in _SIGNIFICANCE.finditer(after)]
-        negated = [w for w in said if re.match(r"(?i)(?:not|in)", w)]
-        # the words left beside the new p: "significantly" at p = .12, "not significant" at p = .003
-        if said and (new_p[0] < ALPHA) == bool(negated):
-            return f"the sentence still says “{said[0]}” with the corrected p on the other side of α = 0.05"
+        decided = worded_decision(after)
+        # the words left beside the new p: "significantly" at p = .12, "not significant" (or "we fail to reject") at
+        # p = .003; words of a decision not read (a clear win) are at stake too
+        if decided == "unread" or (decided is not None and (new_p[0] < ALPHA) != (decided == "significant")):
+            at = decision_at(after)
+            said = after[at[0]:at[1]] if at is not None else "its conclusion"
+            return f"the sentence still says “{said}” with the corrected p on the other side of α = 0.05"
     # an effect's size in words beside a number the patch changes (Cohen's conventions: 0.2 small, 0.5 medium, 0.8
     # large)
     for m in _EFFECT.finditer(after):

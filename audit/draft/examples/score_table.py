@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from audit.text.decisions import stated_alpha, worded_decision
+
 _TOPIC = re.compile(r"^(?:topic|query|qid|query\s+id|topic\s+id|q|request|question|#)$", re.IGNORECASE)
 _SUMMARY = re.compile(r"^(?:mean|average|avg|map|mrr|total|sum|median|std|sd|all|overall)\b", re.IGNORECASE)
 #: A column of differences or of a change, not a system's scores: "B − A", "diff", "Δ", "gain", a bare "d".
@@ -18,10 +20,6 @@ _NUMBER = re.compile(r"^[-−]?(?:\d+\.?\d*|\.\d+)$")
 _HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 #: The t-tests that take two systems' per-topic scores.
 _TWO_SAMPLE = ("paired t", "student t", "welch t")
-_NOT_SIGNIFICANT = re.compile(r"\bnot\s+(?:statistically\s+)?significant|\bfail(?:s|ed)?\s+to\s+reject|\bcannot\s+reject|"
-                              r"\bno\s+significant\b", re.IGNORECASE)
-_SIGNIFICANT = re.compile(r"\b(?:statistically\s+)?significant(?:ly)?\b|\bwe\s+reject\b|\bis\s+rejected\b", re.IGNORECASE)
-_ALPHA = re.compile(r"\b5\s*%\s*level|\b(?:α|alpha)\s*=\s*0?\.05\b|\b0?\.05\s+level", re.IGNORECASE)
 
 
 @dataclass
@@ -113,9 +111,10 @@ def with_data(claims: list[dict], sentence: str, start: int, text: str) -> list[
         new["data"] = {"a": list(a), "b": list(b)}
         new["expect"] = [{"statistic": "t", "claimed": t}, {"statistic": "df", "claimed": str(reported["df"])},
                          {"statistic": "p", "claimed": str(reported["p"])}]
-        if _NOT_SIGNIFICANT.search(sentence):
-            new["decision"] = "not significant"
-        elif _SIGNIFICANT.search(sentence) and (_ALPHA.search(sentence) or "%" not in sentence):
-            new["decision"] = "significant"
+        decided, alpha = worded_decision(sentence), stated_alpha(sentence)
+        if decided in ("significant", "not significant") and (alpha or "%" not in sentence):
+            new["decision"] = decided
+            if alpha and alpha != "0.05":
+                new["alpha"] = alpha
         out.append(new)
     return out

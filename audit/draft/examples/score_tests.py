@@ -25,6 +25,7 @@ import re
 from fractions import Fraction
 
 from audit.draft.examples.score_table import ScoreTable, find as find_tables
+from audit.text.decisions import decision_at, stated_alpha, worded_decision
 from audit.model.values import _TENS, _UNITS
 
 NUMBER_WORDS = {**_UNITS, **_TENS}
@@ -69,21 +70,6 @@ _RESAMPLES = re.compile(r"\b(?P<n>\d{1,3}(?:,\d{3})+|\d+)\s+(?:bootstrap\s+)?(?:
 #: A clause boundary inside a sentence: each statistic quotes its own clause.
 _CLAUSE = re.compile(r";\s|:\s|,\s+(?:and|so|which|while|but|though)\s+|\s+and\s+(?=(?:the\s+)?(?:p|t|W|d)\b)|,\s+(?=p\s*[=≈<])")
 _SIDE = re.compile(r"\b(?P<side>one|two)[- ](?:sided|tailed)\b", re.IGNORECASE)
-_ALPHA = re.compile(r"(?:α|\balpha)\s*=\s*(?P<a>0?\.\d+)|\b(?P<pct>\d+(?:\.\d+)?)\s*%\s*(?:level|bar|threshold)|"
-                    r"\bat\s+(?P<pct2>\d+(?:\.\d+)?)\s*%", re.IGNORECASE)
-_NOT_SIGNIFICANT = re.compile(r"\bnot\s+(?:\w+\s+){0,2}significant|\bno\s+significant|\binsignificant|"
-                              r"\bfails?\s+to\s+reject|\bcannot\s+reject|\bdo(?:es)?\s+not\s+reject|\bstraddles\s+zero|"
-                              r"\b(?:includes|contains)\s+zero", re.IGNORECASE)
-_SIGNIFICANT = re.compile(r"\bsignificant(?:ly)?\b|\bwe\s+reject\b|\bis\s+rejected\b|\bclears?\b|\bexcludes\s+zero",
-                          re.IGNORECASE)
-#: Words of a decision this parser does not read: the sentence is left to the author.
-_WEAK = re.compile(r"\b(?:little|weak|no\s+real|not\s+much)\s+evidence\b|\bevidence\s+is\s+weak\b|"
-                   r"\bcannot\s+(?:separate|distinguish|tell)\b[^.;]*?\bfrom\s+(?:noise|chance)\b", re.IGNORECASE)
-_UNREAD_DECISION = re.compile(r"\bwin\b|\bevidence\b|\bweak\b|\bstrong\b|\bconvincing\b|\bnoise\b|"
-                              r"\bwould\b|\bcould\b|\bmight\b",
-                              re.IGNORECASE)
-
-
 def _name(header: str) -> str:
     """The name a text calls a table's system by: ``v6 (control)`` → v6, ``AP of B`` → B, ``System A`` → A."""
     words = re.sub(r"\([^)]*\)", " ", header).split()
@@ -185,7 +171,7 @@ def drafts(sentence: str, start: int, text: str) -> list[dict] | None:
         return None
     read = _Table(table, text)
     found = _statistics(sentence, read)
-    decision = _decision(sentence)
+    decision = worded_decision(sentence)
     if decision == "unread" or (not found and decision is None):
         return None
     heads = [m for m in _HEADING.finditer(text, 0, start)]
@@ -238,7 +224,7 @@ def drafts(sentence: str, start: int, text: str) -> list[dict] | None:
                 return None
             out.append(claim)
         claim["decision"] = decision
-        claim["alpha"] = _alpha(sentence) or _alpha(earlier) or _alpha(text[:start]) or "0.05"
+        claim["alpha"] = stated_alpha(sentence) or stated_alpha(earlier) or stated_alpha(text[:start]) or "0.05"
     return out
 
 
@@ -322,36 +308,9 @@ def _statistics(sentence: str, read: _Table) -> dict[tuple[int, int], list[tuple
     return found
 
 
-def _decision(sentence: str) -> str | None:
-    """The decision the sentence words: ``significant``, ``not significant``, ``unread`` (decision words this parser
-    does not read), or None (no decision)."""
-    if _UNREAD_DECISION.search(_WEAK.sub(" ", sentence)):
-        return "unread"
-    if _WEAK.search(sentence):
-        return "not significant"
-    if _NOT_SIGNIFICANT.search(sentence):
-        return "not significant"
-    if _SIGNIFICANT.search(sentence):
-        return "significant"
-    return None
-
-
 def _decision_clause(sentence: str) -> str:
-    m = _NOT_SIGNIFICANT.search(sentence) or _WEAK.search(sentence) or _SIGNIFICANT.search(sentence)
-    a, b = _clause(sentence, m.start())
+    a, b = _clause(sentence, decision_at(sentence)[0])
     return sentence[a:b].strip(" ,.")
-
-
-def _alpha(text: str) -> str | None:
-    found = list(_ALPHA.finditer(text))
-    if not found:
-        return None
-    m = found[-1]
-    if m.group("a"):
-        return m.group("a") if m.group("a").startswith("0") else "0" + m.group("a")
-    pct = m.group("pct") or m.group("pct2")
-    value = Fraction(pct) / 100
-    return str(float(value)) if value < 1 else None
 
 
 def _order(sentence: str, read: _Table) -> tuple[int, int] | None:
