@@ -111,3 +111,52 @@ def test_a_reference_s_value_is_drafted_as_that_reference_s(tmp_path):
     assert values("ml_metrics divides by min(k, |R|) = 2 and returns 0.5", example) == []
     # an option changes the call: no claim
     assert values("With -l 2, trec_eval's map_cut.2 gives 0.25", example) == []
+
+
+README = '''\
+# evalkit
+
+## Quick example
+
+```python
+import evalkit
+
+qrels = {
+    "A": {"a1": 1, "a2": 0},
+    "B": {"b1": 0, "b2": 2},
+}
+run = {
+    "A": {"a1": 0.9, "a2": 0.4},
+    "B": {"b1": 0.8, "b2": 0.7},
+}
+
+evalkit.mean([AP, RR, nDCG], qrels, run)
+# {AP: 0.75, RR: 0.75, nDCG: 0.8154648767857288}
+
+for m in evalkit.each([AP, nDCG], qrels, run):
+    print(m)
+# Metric(query_id='A', measure=AP, value=1.0)
+# Metric(query_id='B', measure=nDCG, value=0.5)
+```
+'''
+
+
+def test_results_pasted_as_comments_under_the_literals_are_drafted_and_checked(tmp_path):
+    """A README prints its results as comments below the calls, as ir-measures' own README does. Right values
+    (pytrec_eval): A ranks its relevant a1 first (AP = RR = nDCG = 1); B ranks the relevant b2 second: AP = RR = 1/2,
+    nDCG = 1/log2(3) = 0.6309…; means AP 0.75, RR 0.75, nDCG (1 + 0.6309…)/2 = 0.8154648767857288. The last comment
+    prints B's nDCG as 0.5 (planted): contradicted."""
+    import pytrec_eval
+    qrels = {"A": {"a1": 1, "a2": 0}, "B": {"b1": 0, "b2": 2}}
+    run = {"A": {"a1": 0.9, "a2": 0.4}, "B": {"b1": 0.8, "b2": 0.7}}
+    got = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg"}).evaluate(run)
+    assert repr((got["A"]["ndcg"] + got["B"]["ndcg"]) / 2) == "0.8154648767857288"
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "README.md").write_text(README, encoding="utf-8")
+    with contextlib.chdir(tmp_path):
+        assert _run("init", "README.md", "--id", "readme")[0] == 0
+        _run("run", "--quiet", "--no-cache", "claims/readme")
+    claims = {c["quote"]: c for c in json.loads((tmp_path / "reports" / "readme.json").read_text())["claims"]}
+    assert claims["# {AP: 0.75, RR: 0.75, nDCG: 0.8154648767857288}"]["verdict"] == "supported"
+    assert claims["# Metric(query_id='A', measure=AP, value=1.0)"]["verdict"] == "supported"
+    assert claims["# Metric(query_id='B', measure=nDCG, value=0.5)"]["verdict"] == "contradicted"

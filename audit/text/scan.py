@@ -202,6 +202,9 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
+#: A result pasted into a listing as a comment: a mapping of measures to values (``# {AP: 0.75, nDCG: 0.81}``, what
+#: ir-measures' ``calc_aggregate`` prints) or one per query (``# Metric(query_id='Q0', measure=AP, value=0.5)``).
+COMMENT_RESULT = re.compile(r"^\s*#\s*(?:\{\s*[A-Za-z][\w@().=',]*\s*:\s*-?\d|Metric\(\s*query_id\s*=)")
 #: A line of trec_eval's output (``measure  query  value``: ``map  all  0.7904``, ``P_5  401  0.8000``).
 OUTPUT_LINE = re.compile(r"^\s*[A-Za-z][\w.]*\s+(?:all|[\w.-]+)\s+-?\d+(?:\.\d+)?\s*$")
 
@@ -292,6 +295,11 @@ def units(text: str, markdown: bool = False) -> list[Unit]:
             if re.match(r"\s*(?:async\s+)?def\s+\w+\s*\(", line) or (printed and line.strip()):
                 a = offsets[n - 1] + len(line) - len(line.lstrip())
                 out.append(Unit("def" if not printed else "output", a, offsets[n - 1] + len(line.rstrip())))
+            elif COMMENT_RESULT.match(line):
+                # a result pasted into the listing as a comment (a README's "# {AP: 0.75, nDCG: 0.815…}"): printed
+                # values, read as a statement
+                a = offsets[n - 1] + len(line) - len(line.lstrip())
+                out.append(Unit("output", a, offsets[n - 1] + len(line.rstrip())))
     header = ""
     para: list[int] = []
 

@@ -6,7 +6,8 @@ kept when two tie, so the chapter's tie rule and the references each order them)
 
 The statements after it print a measure's value for one query ("`hits@5` is 2 for q_1"), for each query ("0.4 for
 both queries", "0.9430 for q_1 and 0.6292 for q_2") or over the queries ("a mean of 0.7861", "so `mrr` is 0.75":
-the mean a library reports); the measure named in ir-measures' notation or in ranx's (``ndcg@5``, ``mrr``,
+the mean a library reports), or as a result pasted in a comment under the literals (``# {AP: 0.75, nDCG:
+0.815…}``, ``# Metric(query_id='Q0', measure=AP, value=0.5)``); the measure named in ir-measures' notation or in ranx's (``ndcg@5``, ``mrr``,
 ``r-precision``) or trec_eval's (``map_cut.5``). A name with an option (ranx's ``-l2`` suffix, a persistence
 ``rbp.95``) is left to the author.
 """
@@ -141,11 +142,49 @@ def _measure(token: str) -> str | None:
         return None
 
 
+_COMMENT_MAPPING = re.compile(r"^\s*#\s*\{(?P<body>.*)\}\s*$")
+_COMMENT_PAIR = re.compile(r"(?P<m>[A-Za-z][\w@().=',]*?)\s*:\s*(?P<v>-?(?:\d+\.\d+|\.\d+|\d+)(?:[eE][-+]?\d+)?)")
+_COMMENT_METRIC = re.compile(r"^\s*#\s*Metric\(\s*query_id\s*=\s*['\"](?P<q>[^'\"]+)['\"]\s*,\s*measure\s*=\s*(?P<m>[^,]+?)\s*,"
+                             r"\s*value\s*=\s*(?P<v>-?(?:\d+\.\d+|\.\d+|\d+)(?:[eE][-+]?\d+)?)\s*\)\s*$")
+
+
+def _printed_comment(line: str, example: Example) -> list[dict] | None:
+    """A result pasted as a comment under the literals (``# {AP: 0.75, nDCG: 0.815…}``: the mean over the queries,
+    as ir-measures' ``calc_aggregate`` prints it; ``# Metric(query_id='Q0', measure=AP, value=0.5)``: one query's),
+    as a value claim on the example; None when the line is not such a comment."""
+    fixture = example.queries
+    metric = _COMMENT_METRIC.match(line)
+    mapping = _COMMENT_MAPPING.match(line)
+    if metric:
+        measure = _measure(metric.group("m").strip())
+        if measure is None or metric.group("q") not in fixture["run"]:
+            return []
+        expects = [{"measure": measure, "query": metric.group("q"), "claimed": metric.group("v")}]
+    elif mapping:
+        expects = []
+        for pair in _COMMENT_PAIR.finditer(mapping.group("body")):
+            measure = _measure(pair.group("m").strip())
+            if measure is None:
+                return []
+            expects.append({"measure": measure, "aggregate": "mean", "claimed": pair.group("v")})
+    else:
+        return None
+    if not expects:
+        return []
+    return [{"kind": "value", "quote": line.strip(), "claim": "; ".join(
+        f"{e['measure']} is {e['claimed']}" + (f" for {e['query']}" if "query" in e else " over the queries")
+        for e in expects) + f" as the listing prints it ({example.describe()})", "fixture": fixture,
+        "expect": expects, "on example": True}]
+
+
 def values(sentence: str, example: Example) -> list[dict]:
     """Value claims for the measures ``sentence`` prints on ``example``'s queries (see the module doc)."""
     fixture = example.queries
     if not fixture:
         return []
+    printed = _printed_comment(sentence, example)
+    if printed is not None:
+        return printed
     queries = list(fixture["run"])
     names = list(_NAME.finditer(sentence))
     if not names:
