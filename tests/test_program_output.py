@@ -106,3 +106,42 @@ def test_a_printed_line_false_on_its_own_terms_asks_for_the_code_to_be_corrected
     assert result.response.startswith("The program's printed line is false on its own terms: correct the code")
     assert "gives 1" in result.response
     assert "P1" not in [h.claim for h in report.research.proposal.hunks]
+
+
+COMMENTED = textwrap.dedent("""\
+    # nDCG at k
+
+    DCG@k sums each grade over log2 of its rank plus one; nDCG@k divides by the ideal DCG@k of the same grades.
+
+    ```python
+    import math
+
+    def ndcg(rel, k):
+        dcg = sum(r / math.log2(i + 2) for i, r in enumerate(rel[:k]))
+        ideal = sorted(rel, reverse=True)[:k]
+        return dcg / sum(r / math.log2(i + 2) for i, r in enumerate(ideal))
+
+    # ndcg([3, 2, 3, 0], k=4) → nDCG@4 = 0.8571
+    ```
+    """)
+
+
+def test_a_value_in_the_author_s_own_code_comment_gets_a_corrected_comment(tmp_path):
+    """The comment is the author's claim about a call, not a program's printed output: the hunk corrects it like
+    prose. Right value (pytrec_eval ndcg_cut_4 on grades 3, 2, 3, 0): DCG = 3 + 2/log2 3 + 3/2 = 5.7619, ideal
+    3, 3, 2, 0 → 3 + 3/log2 3 + 1 = 5.8928, nDCG@4 = 0.9778; the comment prints 0.8571."""
+    import pytrec_eval
+    got = pytrec_eval.RelevanceEvaluator({"q": {"a": 3, "b": 2, "c": 3, "d": 0}}, {"ndcg_cut_4"}).evaluate(
+        {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}})["q"]["ndcg_cut_4"]
+    assert round(got, 4) == 0.9778
+    claims = textwrap.dedent("""\
+        fixtures:
+          g: {qrels: {q1: {a: 3, b: 2, c: 3, d: 0}}, run: {q1: [a, b, c, d]}}
+        claims:
+          - {id: K1, title: the comment's value, kind: value, quote: "nDCG@4 = 0.8571", claim: c, fixture: g,
+             expect: [{measure: "nDCG@4", claimed: "0.8571"}]}
+        """)
+    report = audit_text(tmp_path, COMMENTED, claims, title="nDCG")
+    assert report.claims[0].verdict == "contradicted"
+    hunks = [h for h in report.research.proposal.hunks if h.claim == "K1"]
+    assert hunks and "0.9778" in hunks[0].new and hunks[0].new.lstrip().startswith("# ndcg(")

@@ -107,7 +107,7 @@ def _uncovered(chapter: Chapter, statements) -> list[Experiment]:
                   if s.kind.startswith("unread") else
                   f"Whether the statement “{s.text}” holds as printed ({s.kind})"
                   + (f", in “{s.unit}”." if s.unit else ".")),
-            method=("Add to claims.yaml (ids to be renumbered in reading order):\n" + _snippet(encoded)
+            method=("Add to claims.yaml (give it the next free id; ids already in the register stay as they are):\n" + _snippet(encoded)
                     + (f"\n{'' if complete else 'complete the draft (its claim field says what is missing), then '}"
                        f"run: audit run {folder}")),
             success="the new claim is supported (the chapter's definitions and every reference give the printed "

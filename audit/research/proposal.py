@@ -94,6 +94,17 @@ _OUTPUT_ARITHMETIC = ("The program's printed line is false on its own terms: cor
                       "listing before the output), then print its output again; never edit the output by hand.")
 
 
+def _authors_comment(snapshot: str, start: int) -> bool:
+    """Whether the quote at ``start`` lies in a code comment the author wrote (``ndcg(r, k=4)  # → 0.78514``), which a
+    hunk may correct like prose, rather than in a program's output or a result pasted as a comment
+    (``# {AP: 0.75}``), which the program prints."""
+    from audit.text.scan import COMMENT_RESULT
+    line_start = snapshot.rfind("\n", 0, start) + 1
+    line = snapshot[line_start:snapshot.find("\n", start) if "\n" in snapshot[start:] else len(snapshot)]
+    comment = re.search(r"(?:^|\s)#\s", line)
+    return comment is not None and comment.end() <= start - line_start and not COMMENT_RESULT.match(line)
+
+
 class _Skip(Exception):
     """No checked text for this finding; the message says why."""
 
@@ -1430,7 +1441,8 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
             start, end = _locate(r, snapshot, starts)
             quote = snapshot[start:end]
             if claim.kind in ("value", "arithmetic", "statistic") and any(
-                    c.kind == "code block" and c.start <= start < c.end for c in closed):
+                    c.kind == "code block" and c.start <= start < c.end for c in closed) and not _authors_comment(
+                    snapshot, start):
                 raise _Skip(PROGRAM_OUTPUT)
             if claim.kind in ("value", "arithmetic") and r.verdict == "qualified" and _MORE_PLACES.search(r.response):
                 plan = _rounding_plan(claim, chapter, ms, r, quote, rechecks)
