@@ -12,14 +12,11 @@ prints P@5 as 0.8 (planted).
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 import math
 
 import pytest
 
-from audit.cli import main
+from chapters import init_and_run
 
 LAB = """\
 # Lab 4: one query, two gains
@@ -64,23 +61,9 @@ def test_the_right_values():
     assert round(dcg / ideal, 3) == 0.472
 
 
-def _run(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = main(list(args))
-    return code, out.getvalue()
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    root = tmp_path_factory.mktemp("lab")
-    (root / ".git").mkdir()
-    (root / "lab4.md").write_text(LAB, encoding="utf-8")
-    with contextlib.chdir(root):
-        assert _run("init", "lab4.md", "--id", "lab4")[0] == 0
-        _run("run", "--quiet", "--no-cache", "claims/lab4")
-    chapter = (root / "claims" / "lab4" / "chapter.yaml").read_text(encoding="utf-8")
-    claims = json.loads((root / "reports" / "lab4.json").read_text(encoding="utf-8"))["claims"]
+    _, chapter, claims = init_and_run(tmp_path_factory.mktemp("lab"), "lab4.md", LAB, "lab4")
     return chapter, claims
 
 

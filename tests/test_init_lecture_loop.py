@@ -17,13 +17,11 @@ Right values, by hand and with the libraries (computed in ``test_the_right_value
 from __future__ import annotations
 
 import contextlib
-import io
-import json
 import subprocess
 
 import pytest
 
-from audit.cli import main
+from chapters import cli, init_and_run
 
 LECTURE = """\
 # Lecture 6: measures on one ranked list
@@ -92,24 +90,11 @@ def test_the_right_values():
     assert round(2 * stats.t.sf(t.statistic, 6), 4) == 0.0150
 
 
-def _run(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = main(list(args))
-    return code, out.getvalue()
-
-
 @pytest.fixture(scope="module")
 def book(tmp_path_factory):
     root = tmp_path_factory.mktemp("lecture")
-    (root / ".git").mkdir()
-    (root / "lectures").mkdir()
-    (root / "lectures" / "l06.md").write_text(LECTURE, encoding="utf-8")
-    with contextlib.chdir(root):
-        assert _run("init", "lectures/l06.md", "--id", "l06")[0] == 0
-        code, out = _run("run", "--quiet", "--no-cache", "--fail-on", "contradicted,stale,error", "claims/l06")
-    report = json.loads((root / "reports" / "l06.json").read_text(encoding="utf-8"))
-    return root, code, {c["id"]: c for c in report["claims"]}
+    code, _, claims = init_and_run(root, "lectures/l06.md", LECTURE, "l06", "--fail-on", "contradicted,stale,error")
+    return root, code, {c["id"]: c for c in claims}
 
 
 def _by(claims: dict, kind: str, words: str) -> dict:
@@ -160,5 +145,5 @@ def test_the_patch_fixes_the_manuscript_and_the_rerun_is_clean(book):
     assert AP_RIGHT in text and "t(5) = 3.37, p = 0.020" in text
     assert text == LECTURE.replace(AP_PLANTED, AP_RIGHT).replace("t(6)", "t(5)")
     with contextlib.chdir(root):
-        code, out = _run("run", "--quiet", "--no-cache", "--fail-on", "contradicted,stale,error", "claims/l06")
+        code, out = cli("run", "--quiet", "--no-cache", "--fail-on", "contradicted,stale,error", "claims/l06")
     assert code == 0, out

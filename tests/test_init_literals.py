@@ -10,13 +10,9 @@ as gain 0.9639 and 0.6267 (mean 0.7953) — ranx and pytrec_eval agree. On relev
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
-
 import pytest
 
-from audit.cli import main
+from chapters import init_and_run
 
 DOCS = '''\
 # Metrics on a small run
@@ -65,22 +61,9 @@ def test_the_right_values():
     assert (ap["map_cut_2"], round(ap["map_cut_3"], 4)) == (1 / 3, 0.5556)
 
 
-def _run(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = main(list(args))
-    return code, out.getvalue()
-
-
 @pytest.fixture(scope="module")
 def claims(tmp_path_factory):
-    root = tmp_path_factory.mktemp("docs")
-    (root / ".git").mkdir()
-    (root / "metrics.md").write_text(DOCS, encoding="utf-8")
-    with contextlib.chdir(root):
-        assert _run("init", "metrics.md", "--id", "m")[0] == 0
-        _run("run", "--quiet", "--no-cache", "claims/m")
-    return json.loads((root / "reports" / "m.json").read_text(encoding="utf-8"))["claims"]
+    return init_and_run(tmp_path_factory.mktemp("docs"), "metrics.md", DOCS, "m")[2]
 
 
 def _verdict(claims, words: str) -> str:
@@ -151,12 +134,7 @@ def test_results_pasted_as_comments_under_the_literals_are_drafted_and_checked(t
     run = {"A": {"a1": 0.9, "a2": 0.4}, "B": {"b1": 0.8, "b2": 0.7}}
     got = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg"}).evaluate(run)
     assert repr((got["A"]["ndcg"] + got["B"]["ndcg"]) / 2) == "0.8154648767857288"
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "README.md").write_text(README, encoding="utf-8")
-    with contextlib.chdir(tmp_path):
-        assert _run("init", "README.md", "--id", "readme")[0] == 0
-        _run("run", "--quiet", "--no-cache", "claims/readme")
-    claims = {c["quote"]: c for c in json.loads((tmp_path / "reports" / "readme.json").read_text())["claims"]}
+    claims = {c["quote"]: c for c in init_and_run(tmp_path, "README.md", README, "readme")[2]}
     assert claims["# {AP: 0.75, RR: 0.75, nDCG: 0.8154648767857288}"]["verdict"] == "supported"
     assert claims["# Metric(query_id='A', measure=AP, value=1.0)"]["verdict"] == "supported"
     assert claims["# Metric(query_id='B', measure=nDCG, value=0.5)"]["verdict"] == "contradicted"

@@ -12,13 +12,9 @@ one-sided value doubled twice); Cohen's d (mean over the sample standard deviati
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
-
 import pytest
 
-from audit.cli import main
+from chapters import init_and_run
 
 A = ["0.21", "0.35", "0.18", "0.42", "0.30", "0.27", "0.39", "0.25"]
 B = ["0.25", "0.36", "0.16", "0.47", "0.33", "0.33", "0.47", "0.32"]
@@ -71,23 +67,9 @@ def test_the_right_values():
     assert round(mean / sd, 2) == 1.21
 
 
-def _run(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = main(list(args))
-    return code, out.getvalue()
-
-
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    root = tmp_path_factory.mktemp("report")
-    (root / ".git").mkdir()
-    (root / "report.md").write_text(REPORT, encoding="utf-8")
-    with contextlib.chdir(root):
-        assert _run("init", "report.md", "--id", "rm3")[0] == 0
-        _run("run", "--quiet", "--no-cache", "claims/rm3")
-    data = json.loads((root / "reports" / "rm3.json").read_text(encoding="utf-8"))
-    return data["claims"]
+    return init_and_run(tmp_path_factory.mktemp("report"), "report.md", REPORT, "rm3")[2]
 
 
 def _verdicts(claims, words: str) -> set[str]:

@@ -6,6 +6,7 @@ text passes where a plain text passes a list. Nothing is run: the text is parsed
 from __future__ import annotations
 
 import ast
+import re
 
 #: The NumPy constructors a text wraps a literal in, as written (``np.array``, ``numpy.asarray``).
 _ARRAY_CALLS = {"array", "asarray", "asfarray"}
@@ -47,3 +48,22 @@ def literal(source: str | ast.AST) -> object:
             raise ValueError("a NumPy array of no list literal")
         return ArrayLiteral(value)
     return ast.literal_eval(node)
+
+
+_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(?P<body>.*?)^\1", re.MULTILINE | re.DOTALL)
+
+
+def block_assignments(text: str) -> list[tuple[int, int, list[tuple[str, ast.expr]]]]:
+    """Each fenced code block of ``text`` that parses as Python: the offsets of its body and its top-level
+    assignments of one name (``qrels = {...}``, ``predicted = ["b", "c"]``), as (name, value node) in order. What a
+    worked example's data reads; nothing is run."""
+    out = []
+    for block in _FENCE.finditer(text):
+        try:
+            tree = ast.parse(block.group("body"))
+        except (SyntaxError, ValueError):
+            continue
+        assigned = [(node.targets[0].id, node.value) for node in tree.body
+                    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)]
+        out.append((block.start("body"), block.end("body"), assigned))
+    return out

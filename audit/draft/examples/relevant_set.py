@@ -10,6 +10,7 @@ import ast
 import re
 
 from audit.draft.examples.example import Example
+from audit.text.literals import block_assignments
 
 _ITEMS = r"[^{}\[\]\n]{1,300}"
 _PROSE_SET = re.compile(rf"\brelevant(?:\s+(?:items?|documents?|docs?|set|ids?))?\s*(?:=|:|are|is)?\s*"
@@ -20,7 +21,6 @@ _PROSE_RANKING = re.compile(rf"\b(?:ranking|ranked\s+list|predicted|predictions?
 _SET_NAME = re.compile(r"^(?:relevant(?:_\w+)?|rel_set|actual|gold|truth|ground_truth|expected|targets?)$", re.IGNORECASE)
 _RANKING_NAME = re.compile(r"^(?:predicted|predictions?|ranking|ranked(?:_\w+)?|retrieved|results?|run|recommended|"
                            r"recommendations|ranked_list|system_ranking)$", re.IGNORECASE)
-_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(?P<body>.*?)^\1", re.MULTILINE | re.DOTALL)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])|\n\s*\n")
 
 
@@ -67,28 +67,21 @@ def _prose(text: str) -> list[Example]:
 
 def _code(text: str) -> list[Example]:
     out = []
-    for block in _FENCE.finditer(text):
-        try:
-            tree = ast.parse(block.group("body"))
-        except (SyntaxError, ValueError):
-            continue
+    for start, end, assigned in block_assignments(text):
         sets, rankings = [], []
-        for node in tree.body:
-            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
-                continue
+        for name, node in assigned:
             try:
-                value = ast.literal_eval(node.value)
+                value = ast.literal_eval(node)
             except (ValueError, SyntaxError, TypeError):
                 continue
             if not isinstance(value, (list, set, tuple)) or not all(isinstance(v, (str, int)) for v in value):
                 continue  # a list of lists is one list per query: another shape
-            name = node.targets[0].id
             if _SET_NAME.match(name):
                 sets.append([str(v) for v in value])
             elif _RANKING_NAME.match(name):
                 rankings.append([str(v) for v in value])
         if len(sets) == 1 and len(rankings) == 1:
-            ex = _example(block.start("body"), block.end("body"), text, sets[0], rankings[0])
+            ex = _example(start, end, text, sets[0], rankings[0])
             if ex:
                 out.append(ex)
     return out

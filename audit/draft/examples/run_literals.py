@@ -18,8 +18,8 @@ import ast
 import re
 
 from audit.draft.examples.example import Example
+from audit.text.literals import block_assignments
 
-_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(?P<body>.*?)^\1", re.MULTILINE | re.DOTALL)
 _QRELS_NAME = re.compile(r"^(?:qrels?|qrel_dict|judg(?:e)?ments|relevance_judg(?:e)?ments|ground_truth|gold)$", re.I)
 _RUN_NAME = re.compile(r"^(?:run|runs|results|system_run|scores|ranking|rankings)$", re.IGNORECASE)
 _NUM = r"-?(?:\d+/\d+|\d*\.\d+|\d+)"
@@ -86,23 +86,17 @@ def _run(value: dict) -> tuple[dict, dict | None] | None:
 def find(text: str) -> list[Example]:
     """Each code block assigning one qrels literal and one run literal, as an example of all its queries."""
     out = []
-    for block in _FENCE.finditer(text):
-        try:
-            tree = ast.parse(block.group("body"))
-        except (SyntaxError, ValueError):
-            continue
+    for start, end, assigned in block_assignments(text):
         qrels, runs, libraries = [], [], set()
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                libraries.add(_wrapper(node.value))
-                value = _literal(node.value)
-                if value is None:
-                    continue
-                name = node.targets[0].id
-                if _QRELS_NAME.match(name) and _qrels(value):
-                    qrels.append(_qrels(value))
-                elif _RUN_NAME.match(name) and _run(value):
-                    runs.append(_run(value))
+        for name, node in assigned:
+            libraries.add(_wrapper(node))
+            value = _literal(node)
+            if value is None:
+                continue
+            if _QRELS_NAME.match(name) and _qrels(value):
+                qrels.append(_qrels(value))
+            elif _RUN_NAME.match(name) and _run(value):
+                runs.append(_run(value))
         if len(qrels) != 1 or len(runs) != 1:
             continue
         run, scores = runs[0]
@@ -112,9 +106,8 @@ def find(text: str) -> list[Example]:
         first = next(iter(run))
         ranking = [(d, qrels[0].get(first, {}).get(d)) for d in run[first]]
         library = next(iter(libraries - {None}), None) if len(libraries - {None}) == 1 else None
-        out.append(Example(f"{library} qrels and run" if library else "qrels and run", block.start("body"),
-                           block.end("body"),
-                           text.count("\n", 0, block.start("body")) + 1, ranking, whole=True,
+        out.append(Example(f"{library} qrels and run" if library else "qrels and run", start, end,
+                           text.count("\n", 0, start) + 1, ranking, whole=True,
                            facts=[], queries=fixture))
     return out
 
