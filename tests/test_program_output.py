@@ -145,3 +145,32 @@ def test_a_value_in_the_author_s_own_code_comment_gets_a_corrected_comment(tmp_p
     assert report.claims[0].verdict == "contradicted"
     hunks = [h for h in report.research.proposal.hunks if h.claim == "K1"]
     assert hunks and "0.9778" in hunks[0].new and hunks[0].new.lstrip().startswith("# ndcg(")
+
+
+PASTED = textwrap.dedent("""\
+    # MAP at k
+
+    ```python
+    metric = MAPMetric(topk=[1, 3])
+    metric.compute_key_value()
+    # {'map01': 1.0, 'map03': 0.8333}
+    ```
+    """)
+
+
+def test_a_result_pasted_as_a_comment_is_the_program_s_output_and_gets_no_hunk(tmp_path):
+    """The dict a library printed, pasted under the call as a comment: the page documents catalyst's MAPMetric, whose
+    AP@3 divides by the relevant items in the top 3 (5/6 on [a, x, b]), so the value is qualified by that reading
+    against trec_eval's 5/12 (pytrec_eval map_cut.3), and no hunk rewrites what the library printed (a patch once
+    rewrote such a comment to trec_eval's numbers, which the library never returns)."""
+    claims = textwrap.dedent("""\
+        fixtures:
+          q: {qrels: {q1: {a: 1, b: 1, c: 1, d: 1, x: 0}}, run: {q1: [a, x, b]}}
+        claims:
+          - {id: P2, title: map03, kind: value, quote: "'map03': 0.8333", claim: c, fixture: q,
+             expect: [{measure: "AP@3", claimed: "0.8333"}]}
+        """)
+    report = audit_text(tmp_path, PASTED, claims, title="MAP")
+    assert report.claims[0].verdict == "qualified", report.claims[0].reason
+    assert "P2" not in [h.claim for h in report.research.proposal.hunks]
+    assert {"claim": "P2", "reason": PROGRAM_OUTPUT} in report.research.proposal.not_proposed

@@ -454,3 +454,15 @@ def test_a_display_formula_introduced_as_an_alternative_states_no_gain():
     # the same formula given as the definition states the exponential gain
     own = "The DCG@K is defined as:\n\n" + formula + "\n"
     assert formula_statements(own, Declared()).statements["gain"][0].value == "exponential"
+
+
+@pytest.mark.parametrize("text, source", [
+    ("`mapk` evaluates `apk` on each query and averages", "ml_metrics"),     # the R package Metrics' help page
+    ("MAPMetric returns map01, map03 and map05", "catalyst"),
+])
+def test_a_library_the_text_documents_is_a_source_it_follows(text, source):
+    # catalyst's average_precision divides by the relevant items in the top k (its _average_precision.py:
+    # ``only_relevant_precision.sum(dim=1) / (only_relevant_precision != 0).sum(dim=1)``); Metrics' apk by
+    # min(|actual|, k): a value on their pages that holds under that denominator is read by it, so it is
+    # qualified, never contradicted
+    assert source in cited_in(text)

@@ -463,3 +463,15 @@ def test_a_program_s_printed_lines_are_read_as_statements():
     assert found["AP@8_3 = 0.23"] == "value"
     # the listing that prints them stays code
     assert not any("print(" in t for t in found)
+
+
+@pytest.mark.parametrize("line, printed", [
+    ("# {'map01': 0.5, 'map03': 0.83}", True),          # a dict a library printed, keys quoted
+    ("# (0.5, 0.6666666865348816, 0.3)", True),         # a printed tuple
+    ("# tensor([0.6222, 0.4429])", True),
+    ("# Metric(query_id='Q0', measure=AP, value=0.5)", True),
+    ("# ndcg(r, k=4) → 0.78", False),                   # the author's own note on a call
+    ("# compute the mean", False),
+])
+def test_a_result_pasted_as_a_comment(line, printed):
+    assert bool(scan_mod.COMMENT_RESULT.match(line)) is printed

@@ -286,3 +286,11 @@ def test_other_approximation_marks_read_as_approximately(mark):
     # "MRR = 1/3 (0.5 + 1 + 0.2) ≅ 0.57": a notebook's approximately-equal sign
     claimed = parse_claimed(f"{mark} 0.57")
     assert claimed.approximate and claimed.contains(F(17, 30))
+
+
+def test_a_double_that_is_exactly_a_float32_stands_for_a_single_precision_computation():
+    # PyTorch computes in float32 and prints through .item(): catalyst's MAP@10 docstring prints 0.5325397253036499,
+    # the float32 nearest 671/1260 = 0.53253968…, 2.4e-8 away: within a few float32 units in the last place
+    assert parse_claimed("0.5325397253036499").contains(F(671, 1260))
+    # a double that is no float32 keeps a double's few units: 1/log2(3) printed in full does not hold 0.6309298
+    assert not parse_claimed("0.6309297535714575").contains(F(6309298, 10**7))

@@ -168,9 +168,9 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
         "|R|": "AP divides by the number of relevant documents, retrieved or not",
         "relevant retrieved": "AP divides by the number of relevant documents retrieved",
         "min(k, |R|)": "AP@k divides by the smaller of k and the number of relevant documents",
-    }, "trec_eval map (|R|); scikit-learn average_precision_score on the returned list (relevant retrieved); "
-       "ml_metrics apk (min(k, |R|))", readers={
-        "|R|": _r(default="trec_eval; ir_measures; ranx"), "relevant retrieved": _r(source="scikit-learn"),
+    }, "trec_eval map (|R|); scikit-learn average_precision_score on the returned list, catalyst's MAPMetric "
+       "(relevant retrieved); ml_metrics apk (min(k, |R|))", readers={
+        "|R|": _r(default="trec_eval; ir_measures; ranx"), "relevant retrieved": _r(source="scikit-learn; catalyst"),
         "min(k, |R|)": _r(source="ml_metrics")}),
     Convention("level_gain", "gain below the relevance level", ("kept", "dropped"), {
         "kept": "a graded measure keeps the gain of every positive grade, whatever the relevance level",
@@ -254,7 +254,8 @@ SOURCES: dict[str, tuple[str, str]] = {
     "sakai-2007": ("Sakai 2007 (condensed lists)", r"\bSakai\b"),
     "scikit-learn": ("scikit-learn (ndcg_score, average_precision_score)",
                      r"\bscikit-learn\b|\bsklearn\b|\bndcg_score\b|\baverage_precision_score\b"),
-    "ml_metrics": ("ml_metrics' apk", r"\bml_metrics\b|\bapk\s*\("),
+    "ml_metrics": ("ml_metrics' apk (and the R package Metrics' apk and mapk)", r"\bml_metrics\b|\bm?apk\b"),
+    "catalyst": ("catalyst's MAPMetric (AP@k over the relevant items in the top k)", r"\bcatalyst\b|\bMAPMetric\b"),
     "trec-dl": ("the TREC Deep Learning track (binary measures at grade 2 or more)",
                 r"\bTREC\s+(?:Deep\s+Learning|DL)\b"),
 }

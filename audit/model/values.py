@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import math
+import struct
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -426,8 +427,12 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
     if tolerance is None and style in ("decimal", "scientific") and _float_repr(s):
         # a float's repr (0.8015241702741703, what Python prints for a double): it stands for a double computed in
         # floating point, so for any number within FLOAT_REPR_ULPS units in its last place, not only the 1e-17
-        # its digits would say
-        half = max(half, FLOAT_REPR_ULPS * Fraction(math.ulp(float(nominal))))
+        # its digits would say; a double that is exactly a single-precision number (0.5325397253036499, what
+        # PyTorch's float32 tensors print through .item()) stands for a float32 computation, in float32's units
+        ulp = Fraction(math.ulp(float(nominal)))
+        if _single_precision(float(nominal)):
+            ulp *= 2 ** 29   # float32 keeps 24 significant bits to a double's 53
+        half = max(half, FLOAT_REPR_ULPS * ulp)
     elif tolerance is None and half and style in ("decimal", "percent"):
         # the numbers that round to the printed digits: a tie rounds half away from zero (0.375 → 0.38) or half to
         # even (0.125 → 0.12), so the tie beyond the printed number's magnitude belongs to it only when its last
@@ -447,6 +452,15 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
 FLOAT_REPR_ULPS = 4
 #: The significant digits from which a printed decimal is a float's repr (repr gives 15 to 17 for most doubles).
 FLOAT_REPR_DIGITS = 15
+
+
+def _single_precision(value: float) -> bool:
+    """Whether ``value`` is exactly a 32-bit float (and not a short decimal, which every format holds)."""
+    try:
+        narrowed = struct.unpack("f", struct.pack("f", value))[0]
+    except (OverflowError, struct.error):
+        return False
+    return narrowed == value and value != round(value, 6)
 
 
 def _float_repr(text: str) -> bool:

@@ -203,8 +203,10 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 #: A result pasted into a listing as a comment: a mapping of measures to values (``# {AP: 0.75, nDCG: 0.81}``, what
-#: ir-measures' ``calc_aggregate`` prints) or one per query (``# Metric(query_id='Q0', measure=AP, value=0.5)``).
-COMMENT_RESULT = re.compile(r"^\s*#\s*(?:\{\s*[A-Za-z][\w@().=',]*\s*:\s*-?\d|Metric\(\s*query_id\s*=)")
+#: ir-measures' ``calc_aggregate`` prints) or one per query (``# Metric(query_id='Q0', measure=AP, value=0.5)``), a
+#: printed tuple or list of numbers (``# (0.5, 0.6666666865348816)``), a tensor or an array.
+COMMENT_RESULT = re.compile(r"^\s*#\s*(?:\{\s*['\"]?[A-Za-z][\w@().=,]*['\"]?\s*:\s*-?\d|Metric\(\s*query_id\s*=|"
+                            r"[(\[]\s*-?\d[\d.eE+-]*\s*,|tensor\(|array\()")
 #: A line of trec_eval's output (``measure  query  value``: ``map  all  0.7904``, ``P_5  401  0.8000``).
 OUTPUT_LINE = re.compile(r"^\s*[A-Za-z][\w.]*\s+(?:all|[\w.-]+)\s+-?\d+(?:\.\d+)?\s*$")
 

@@ -26,7 +26,7 @@ _CUE = re.compile(r"\b(?:grades?|graded|relevance|labels?|judge?ments?|gains?|bi
                   re.IGNORECASE)
 _NOT_GRADES = re.compile(r"(?:\bk\b|\bcutoffs?|\bdepths?|\branks|\bpositions|\bids?|\bscores)\W{0,12}(?:=|in|of|are|:)?\s*$",
                          re.IGNORECASE)
-_BARE = re.compile(r"\b(?:grades|relevance\s+(?:grades|labels|judge?ments|scores)|relevance|graded\s+judge?ments|"
+_BARE = re.compile(r"\b(?:grades|relevance\s+(?:grades|labels|judge?ments|scores)|relevances?|graded\s+judge?ments|"
                    r"judge?ments|labels|gains)\b(?P<between>[^.:;\[\]]{0,60}?)(?:\s+(?:are|read|were|is)|:)\s*"
                    r"(?P<list>\d+(?:\s*,\s*\d+){2,}(?:,?\s+and\s+\d+)?)(?!\d|\.\d|\s*/)", re.IGNORECASE)
 #: A binary or graded vector written with spaces after its name ("as a relevance vector first: 1 0 1 1 0 1").

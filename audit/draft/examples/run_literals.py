@@ -136,7 +136,7 @@ def _measure(token: str) -> str | None:
 
 
 _COMMENT_MAPPING = re.compile(r"^\s*#\s*\{(?P<body>.*)\}\s*$")
-_COMMENT_PAIR = re.compile(r"(?P<m>[A-Za-z][\w@().=',]*?)\s*:\s*(?P<v>-?(?:\d+\.\d+|\.\d+|\d+)(?:[eE][-+]?\d+)?)")
+_COMMENT_PAIR = re.compile(r"['\"]?(?P<m>[A-Za-z][\w@().=,]*?)['\"]?\s*:\s*(?P<v>-?(?:\d+\.\d+|\.\d+|\d+)(?:[eE][-+]?\d+)?)")
 _COMMENT_METRIC = re.compile(r"^\s*#\s*Metric\(\s*query_id\s*=\s*['\"](?P<q>[^'\"]+)['\"]\s*,\s*measure\s*=\s*(?P<m>[^,]+?)\s*,"
                              r"\s*value\s*=\s*(?P<v>-?(?:\d+\.\d+|\.\d+|\d+)(?:[eE][-+]?\d+)?)\s*\)\s*$")
 
