@@ -294,3 +294,9 @@ def test_a_double_that_is_exactly_a_float32_stands_for_a_single_precision_comput
     assert parse_claimed("0.5325397253036499").contains(F(671, 1260))
     # a double that is no float32 keeps a double's few units: 1/log2(3) printed in full does not hold 0.6309298
     assert not parse_claimed("0.6309297535714575").contains(F(6309298, 10**7))
+
+
+def test_an_interval_is_shown_to_the_places_that_tell_its_ends_apart():
+    # a value printed to twelve places spans 1e-12: shown to six places its ends were the same number
+    assert parse_claimed("0.666666666667").interval() == "[0.6666666666665, 0.6666666666675]"
+    assert parse_claimed("0.4884").interval() == "[0.48835, 0.48845]"

@@ -241,7 +241,13 @@ class ClaimedValue:
             return ("≤ " if self.high_closed else "< ") + format_decimal(self.high)
         if self.high is None and self.low is not None:
             return ("≥ " if self.low_closed else "> ") + format_decimal(self.low)
-        return f"[{format_decimal(self.low)}, {format_decimal(self.high)}]"
+        # as many places as tell the two ends apart (a value printed to 16 digits spans 1e-16, not "[0.53254, 0.53254]")
+        places = 6
+        while format_decimal(self.low, places) == format_decimal(self.high, places) and places < 20:
+            places += 1
+        if places > 6:
+            places += 1   # one place more, so that the ends are shown as they are, not rounded apart
+        return f"[{format_decimal(self.low, places)}, {format_decimal(self.high, places)}]"
 
     def write_like(self, value: Fraction | float, *, exact: bool = True) -> str:
         """``value`` printed the way this claim was printed (for a proposed correction).
@@ -351,8 +357,16 @@ def format_certified(lo: Fraction, hi: Fraction, digits: int = 10) -> str:
 
 def format_decimal(x: Fraction | float, places: int = 6) -> str:
     """A value as a decimal with trailing zeros removed (``0.48835``)."""
-    text = f"{float(x):.{places}f}".rstrip("0").rstrip(".")
+    text = (f"{float(x):.{places}f}" if places <= 15 or isinstance(x, float) else
+            _fraction_places(Fraction(x), places)).rstrip("0").rstrip(".")
     return text if text not in ("-0", "") else "0"
+
+
+def _fraction_places(x: Fraction, places: int) -> str:
+    """``x`` to ``places`` decimal places, exactly (beyond a double's digits)."""
+    scaled = round(abs(x) * 10 ** places)
+    digits = str(scaled).rjust(places + 1, "0")
+    return ("-" if x < 0 and scaled else "") + digits[:-places] + "." + digits[-places:]
 
 
 #: Spaces typeset between digit groups or around operators: thin (U+2009), narrow no-break (U+202F), no-break
