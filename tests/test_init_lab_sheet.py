@@ -84,3 +84,40 @@ def test_values_on_the_example_told_in_words(lab, words, verdict):
     _, claims = lab
     found = {c["verdict"] for c in claims if words in c["quote"] and c["kind"] == "value"}
     assert found == {verdict}, [(c["kind"], c["verdict"], c["quote"]) for c in claims if words in c["quote"]]
+
+
+TREC_LECTURE = """\
+# Lecture 9: reading trec_eval's output
+
+## Inputs
+
+qrels: topic 512 has eight judged documents, E01 … E08. E02 and E05 are judged non-relevant (0); the other six are judged relevant (1).
+
+run: the same eight documents, E01 first and E08 last, with strictly decreasing scores.
+
+## What trec_eval prints
+
+```
+num_ret               all  8
+num_rel               all  6
+map                   all  0.7579
+Rprec                 all  0.6667
+recip_rank            all  1.0000
+P_5                   all  0.8000
+```
+"""
+
+
+def test_a_trec_eval_output_block_is_checked_on_the_inputs_told_in_words(tmp_path):
+    """The inputs are told in words (a run of IDs, the non-relevant ones, the ranking by its ends) and the output is
+    trec_eval's: each line is drafted as what trec_eval returns on them (``by: trec_eval``). pytrec_eval on the same
+    input: num_ret 8, num_rel 6, map 0.7579, Rprec 4/6, recip_rank 1, P_5 0.6; the block prints P_5 0.8000 (planted)."""
+    import pytrec_eval
+    ids = [f"E{n:02d}" for n in range(1, 9)]
+    got = pytrec_eval.RelevanceEvaluator({"q": {d: 0 if d in ("E02", "E05") else 1 for d in ids}},
+                                         {"map", "P_5", "Rprec"}).evaluate({"q": {d: 10.0 - i for i, d in enumerate(ids)}})["q"]
+    assert (round(got["map"], 4), round(got["Rprec"], 4), got["P_5"]) == (0.7579, 0.6667, 0.6)
+    _, _, claims = init_and_run(tmp_path, "lecture9.md", TREC_LECTURE, "l9")
+    verdicts = {c["quote"].split()[0]: c["verdict"] for c in claims if c["kind"] == "value"}
+    assert verdicts == {"num_ret": "supported", "num_rel": "supported", "map": "supported", "Rprec": "supported",
+                        "recip_rank": "supported", "P_5": "contradicted"}

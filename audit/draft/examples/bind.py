@@ -62,7 +62,7 @@ def _headings(text: str) -> tuple[int, ...]:
 
 #: An example the text calls its running example: later sections go on using it.
 _RUNNING = re.compile(r"\brunning\s+example\b|\bthroughout\b|^\s*#{1,6}\s*(?:the\s+)?(?:setup|set-up|example|worked\s+example|"
-                      r"our\s+example|example\s+data)\s*$", re.IGNORECASE | re.MULTILINE)
+                      r"our\s+example|example\s+data|inputs?(?:\s+for\s+today)?|data)\s*$", re.IGNORECASE | re.MULTILINE)
 #: Words that speak of the ranking the text already printed ("the relevant documents in our list sit at ranks 1, 3
 #: and 5", "in our example"): a later section that uses them goes on with that example.
 _OURS = re.compile(r"\b(?:our|the\s+same|the\s+running|the\s+worked)\s+(?:list|ranking|example|run|result\s+list)\b",

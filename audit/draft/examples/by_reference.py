@@ -113,3 +113,33 @@ def values(sentence: str, example: Example) -> list[dict]:
                     f"example ({example.describe()})", "fixture": fixture,
                     "expect": [{"measure": measure, "claimed": value, "by": libs[0]}], "on example": True})
     return out
+
+
+_TREC_LINE = re.compile(r"^\s*(?P<name>[A-Za-z][\w.]*)\s+(?P<query>all|[\w.-]+)\s+(?P<v>-?\d+(?:\.\d+)?)\s*$")
+
+
+def trec_eval_line(line: str, example: Example) -> list[dict]:
+    """A line of trec_eval's output printed in the text (``map  all  0.7904``) as a value claim ``by: trec_eval`` on
+    the worked example, when the example is one query and determines the measure; [] otherwise (a count of queries,
+    a name trec_eval's notation does not parse, a query the example does not hold)."""
+    import ir_measures
+    from audit.measures.syntax import parse as parse_measure
+    from audit.errors import AuditError
+
+    m = _TREC_LINE.match(line)
+    fixture, _ = example.fixture()
+    if m is None or fixture is None or len(fixture["run"]) != 1 or m.group("name") in ("num_q", "runid"):
+        return []
+    try:
+        parsed = ir_measures.parse_trec_measure(m.group("name"))
+        if len(parsed) != 1:
+            return []
+        measure = str(parsed[0])
+        spec = parse_measure(measure)[0]
+    except (AuditError, Exception):  # a name trec_eval's notation does not read
+        return []
+    if example.missing(spec.NAME, spec.params.get("cutoff")):
+        return []
+    return [{"kind": "value", "quote": line.strip(), "claim": f"trec_eval prints {measure} = {m.group('v')} on the "
+             f"worked example ({example.describe()})", "fixture": fixture,
+             "expect": [{"measure": measure, "claimed": m.group("v"), "by": "trec_eval"}], "on example": True}]
