@@ -83,3 +83,32 @@ def test_fail_to_reject_beside_a_p_moved_below_alpha_is_at_stake():
     said = at_stake("t(28) = 1.90, p = .07, so we fail to reject the null hypothesis",
                     "t(28) = 1.90, p = .007, so we fail to reject the null hypothesis", [(".07", ".007")])
     assert "“fail to reject”" in said
+
+
+def test_a_claim_text_printing_its_siblings_numbers_follows_every_change(tmp_path):
+    """Three claims quote one sentence; the nDCG claim's text repeats the whole sentence. The patch changes IDCG and
+    nDCG (grades 3, 2, 0 with the grade as gain: DCG@3 = IDCG@3 = 3 + 2/log2 3 = 4.2619, nDCG@3 = 1, as
+    pytrec_eval's ndcg_cut_3 gives): every claim's text follows both changes, not only its own (a register once kept
+    "IDCG@3 = 4.50" in the nDCG claim's text beside the new nDCG)."""
+    import pytrec_eval
+    from chapters import audit_text
+
+    got = pytrec_eval.RelevanceEvaluator({"q": {"a": 3, "b": 2, "c": 0}}, {"ndcg_cut_3"}).evaluate(
+        {"q": {"a": 3.0, "b": 2.0, "c": 1.0}})["q"]["ndcg_cut_3"]
+    assert got == 1.0
+    text = "# nDCG\n\nWith the grade as gain, IDCG@3 = 4.50, DCG@3 = 4.26 and nDCG@3 = 0.95 for the three results.\n"
+    claims = """\
+fixtures:
+  g: {qrels: {q1: {a: 3, b: 2, c: 0}}, run: {q1: [a, b, c]}}
+claims:
+  - {id: V1, title: IDCG, kind: value, quote: "IDCG@3 = 4.50", claim: IDCG@3 is 4.50, fixture: g,
+     expect: [{measure: "IDCG@3", claimed: "4.50"}]}
+  - {id: V2, title: DCG, kind: value, quote: "DCG@3 = 4.26", claim: DCG@3 is 4.26, fixture: g,
+     expect: [{measure: "DCG@3", claimed: "4.26"}]}
+  - {id: V3, title: nDCG, kind: value, quote: "nDCG@3 = 0.95", fixture: g,
+     claim: "IDCG@3 = 4.50, DCG@3 = 4.26 and nDCG@3 = 0.95 for the three results",
+     expect: [{measure: "nDCG@3", claimed: "0.95"}]}
+"""
+    report = audit_text(tmp_path, text, claims, title="nDCG")
+    edits = {(e["claim"], e["field"]): e["value"] for h in report.research.proposal.hunks for e in h.register_edits}
+    assert edits[("V3", "claim")] == "IDCG@3 = 4.26, DCG@3 = 4.26 and nDCG@3 = 1.00 for the three results"
