@@ -411,22 +411,6 @@ def _own_words(claim, old: str, new: str) -> list[Edit]:
     return out
 
 
-def _follow_words(register: dict, claims: dict, spans: dict, changes: list[tuple[str, str]]) -> None:
-    """Every claim quoting the changed sentence: its title and claim text follow each number or word the sentence
-    changes, not its own alone (a claim text printing its siblings' numbers, "IDCG = 2.06, DCG = 9.347 and nDCG =
-    4.533", follows all three), where it prints the old one once."""
-    changes = [(old, new) for old, new in changes if old.strip() and len(old) <= 40 and old != new]
-    for cid in spans:
-        for name in ("title", "claim"):
-            held = register.get((cid, name))
-            current = held.value if held is not None else (getattr(claims[cid], name, "") or "")
-            text = current
-            for old, new in changes:
-                text = _replace_once(text, old.strip(), new.strip()) or text
-            if text != current:
-                register[(cid, name)] = Edit(cid, name, text)
-
-
 def _reworded_words(claim, change, said: str, sentence: str, edits: list[Edit]) -> list[Edit]:
     """The register's title and claim text follow a reworded conclusion ("significant" → "not significant"): the
     same change made in each; one that states the old conclusion in words the change cannot find takes the new
@@ -1307,7 +1291,6 @@ def _compose_one(members: list[_Change], located: dict, chapter: Chapter, ms: Me
         if cid in plan_ids or quotes[cid] != claims[cid].quote:
             register[(cid, "quote")] = Edit(cid, "quote", quotes[cid])
     _rederive_records(register, claims, snapshot, after, edits, moved)
-    _follow_words(register, claims, spans, [(snapshot[a:b], t) for a, b, t, _ in edits])
     joint = len(plan_ids) > 1 or bool(others)
     verdicts: dict[str, str] = {}
     if joint:
@@ -1544,19 +1527,10 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
 
 
 def _core(old: str, new: str) -> tuple[str, str] | None:
-    """The words a change replaces and writes, without what the two share at either end ("IDCG@3 = 4.50" →
-    "IDCG@3 = 4.26": "4.50" → "4.26"), widened to whole numbers or words; None when nothing is replaced."""
-    p = 0
-    while p < min(len(old), len(new)) and old[p] == new[p]:
-        p += 1
-    q = 0
-    while q < min(len(old), len(new)) - p and old[len(old) - 1 - q] == new[len(new) - 1 - q]:
-        q += 1
-    while p > 0 and (old[p - 1].isalnum() or old[p - 1] == "."):
-        p -= 1
-    while q > 0 and (old[len(old) - q].isalnum() or old[len(old) - q] == "."):
-        q -= 1
-    core_old, core_new = old[p:len(old) - q].strip(), new[p:len(new) - q].strip()
+    """The words a change replaces and writes (``_minimal``: "IDCG@3 = 4.50" → "IDCG@3 = 4.26" is "4.50" → "4.26");
+    None when nothing is replaced."""
+    a, b, written = _minimal(old, 0, len(old), new)
+    core_old, core_new = old[a:b].strip(), written.strip()
     return (core_old, core_new) if core_old and core_old != core_new and len(core_old) <= 40 else None
 
 
