@@ -1344,3 +1344,30 @@ def test_the_runner_reads_what_the_function_returned_whatever_the_listing_patche
     hidden = got["recall returned where there is no /proc"]
     assert (hidden.status, hidden.value) == ("ok", RECALL_OF_CALL)
     assert findings(TWO_FACED["recall returned where there is no /proc"][0]) == [(7, "opens a file")]
+
+
+def test_inputs_left_unrun_by_the_budget_do_not_hide_the_failures_of_those_that_ran(tmp_path, monkeypatch):
+    """The listing's budget runs out before its last five generated inputs are tried (the run is cut there, as the
+    sandbox cuts a run whose time limit ran out); the inputs that ran already show it raising KeyError on ordinary
+    input (odd cutoffs). That is the finding — contradicted, naming the exception — with the unrun inputs said beside
+    it; before, the budget's "not tried on every input" error replaced it, and on a busy machine a listing exhausting
+    memory was reported only as slow."""
+    from audit.evaluation.sandbox import CallResult
+
+    real = code_check.run_listing
+
+    def cut(source, function, calls, **limits):
+        run = real(source, function, calls, **limits)
+        if len(calls) >= 20:   # the edge cases and the generated inputs: the last five are left unrun
+            run.results[-5:] = [CallResult("not run", detail="the listing's time limit ran out")] * 5
+            run.budget_exhausted = True
+        return run
+
+    monkeypatch.setattr(code_check, "run_listing", cut)
+    source = listing("""
+        if k % 2:
+            raise KeyError("odd cutoff")
+        """)
+    result = audit_listing(tmp_path, source)
+    assert result.verdict == "contradicted", result.reason
+    assert "KeyError" in result.reason and "5 of 20 generated inputs were not run" in result.reason
