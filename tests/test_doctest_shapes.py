@@ -258,3 +258,21 @@ def test_a_numpy_listing_called_with_an_array_is_checked_with_arrays(tmp_path):
     result = next(r for r in audit_chapter(chapter, all_references(), collect([])).claims if r.id == code.id)
     assert result.verdict == "qualified", result.reason
     assert "k = 0" in result.reason and "nan" in result.reason and "TypeError" not in result.reason
+
+
+def test_a_printed_value_the_corrected_listing_returns_is_not_asked_to_change():
+    """tinyrank's `ndcg_at_k_fast` (the labelled corpus) computes linear gain where its docs state exponential; its
+    doctest prints 0.5026181950067097, which the corrected listing returns (the double of the exact
+    0.502618195006709649…, one unit in the last place from its correctly rounded …096). The finding asks to correct
+    the listing and says the call then returns the printed value; it once asked to print “0.5026181950067096”, a
+    rendering the corrected listing never prints."""
+    from audit.evaluation.references import all_references
+    from audit.register.claims import load_chapter
+    from audit.run.audit import audit_chapter
+    from audit.run.provenance import collect
+
+    folder = Path(__file__).parent / "corpus" / "measures" / "tinyrank-api-docs"
+    chapter = load_chapter(folder)
+    result = next(c for c in audit_chapter(chapter, all_references(), collect([])).claims if c.id == "LD08")
+    assert result.verdict == "contradicted", result.reason
+    assert "as the text prints it" in result.response and "0.5026181950067096" not in result.response

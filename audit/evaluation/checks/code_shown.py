@@ -308,6 +308,8 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
                 f"called as `{c.call}`, as the text shows, it returns {got} where the chapter's definition of "
                 f"{_measure(claim, item.k) if claim.shape == 'number' else claim.measure} gives "
                 f"{exact_text(expected)} on the same input" + (f" ({said})" if said else ""),
+                f"Once the listing is corrected, the call returns {exact_text(expected)}, as the text prints it."
+                if printed is not None and printed.holds(_expected_entries(expected)) else
                 f"Once the listing is corrected, the call returns {exact_text(expected)}: print “{right}” after it."
                 if right is not None else "Correct the listing so it computes the measure as the chapter defines it."))
         elif c.raises is None and result.status != "ok":
