@@ -299,12 +299,13 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
     the worked examples each statement may follow (``audit.draft.examples``)."""
     by_start = {s.start: s for s in statements}
     sections = _sections(text)
-    scoped = _section_scoped(text, units(text, markdown), sections)
-    functions = _functions_stated(text, units(text, markdown))
+    all_units = units(text, markdown)
+    scoped = _section_scoped(text, all_units, sections)
+    functions = _functions_stated(text, all_units)
     claims: list[dict] = []
     counts = {"statements": sum(len(coverage.statements(s)) for s in statements), "encoded": 0, "draft": 0}
     chapter_units: list[str] = []
-    for u in units(text, markdown):
+    for u in all_units:
         s = by_start.get(u.start)
         if s is None:
             if u.start not in scoped and u.kind != "row" and u.start not in functions["units"]:

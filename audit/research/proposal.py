@@ -100,7 +100,8 @@ def _authors_comment(snapshot: str, start: int) -> bool:
     (``# {AP: 0.75}``), which the program prints."""
     from audit.text.scan import COMMENT_RESULT
     line_start = snapshot.rfind("\n", 0, start) + 1
-    line = snapshot[line_start:snapshot.find("\n", start) if "\n" in snapshot[start:] else len(snapshot)]
+    line_end = snapshot.find("\n", start)
+    line = snapshot[line_start:len(snapshot) if line_end < 0 else line_end]
     comment = re.search(r"(?:^|\s)#\s", line)
     return comment is not None and comment.end() <= start - line_start and not COMMENT_RESULT.match(line)
 

@@ -320,8 +320,9 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                              f"compute the measure without {absent}, or {how_to_provide(absent)} and expect the result "
                              "to be reported as not certified; then rerun.")
         return evidence
-    unbound = _earlier_name(chapter.snapshot.text, listing,
-                            [run.load_error, *(r.text for r in run.results + shown_results if r.status == "raises")])
+    from audit.text.listings import bound_earlier, given_in_prose
+    said = [run.load_error, *(r.text for r in run.results + shown_results if r.status == "raises")]
+    unbound = _unbound_name(said, lambda name: bound_earlier(chapter.snapshot.text, listing, name))
     if unbound:
         # never the listing's fault: the text binds the name before it, in a way the audit did not bring along
         name, line = unbound
@@ -331,8 +332,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.response = (f"Add the line that binds {name} (snapshot line {line}) to the claim's builds_on, or bind "
                              f"it at module level in that listing; then rerun.")
         return evidence
-    in_prose = _prose_name(chapter.snapshot.text, [run.load_error, *(r.text for r in run.results + shown_results
-                                                                      if r.status == "raises")])
+    # a name no listing binds and the text gives in its prose; one it gives nowhere is the listing's own mistake
+    in_prose = _unbound_name(said, lambda name: given_in_prose(chapter.snapshot.text, name))
     if in_prose:
         # the listing reads a global the text gives in its prose ("Relevant: `[...]`"), not in code: every input
         # that reaches it raises a NameError, which says nothing about what the function computes
@@ -593,29 +594,17 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     return evidence
 
 
-def _earlier_name(text: str, listing, said: list[str | None]) -> tuple[str, int] | None:
-    """``(name, snapshot line)`` for a NameError the listing raised on a name an earlier listing binds; else None."""
-    from audit.text.listings import bound_earlier
+_NAME_ERROR = re.compile(r"NameError: name '([A-Za-z_]\w*)' is not defined")
 
+
+def _unbound_name(said: list[str | None], where) -> tuple[str, int] | None:
+    """``(name, snapshot line)`` for the first NameError the listing raised (``said``: its load error and the
+    exceptions of its calls) on a name ``where(name)`` finds bound in the text (an earlier listing's line, the prose's
+    line); else None."""
     for one in said:
-        m = re.match(r"NameError: name '([A-Za-z_]\w*)' is not defined", one or "")
+        m = _NAME_ERROR.match(one or "")
         if m:
-            line = bound_earlier(text, listing, m.group(1))
-            if line is not None:
-                return m.group(1), line
-    return None
-
-
-def _prose_name(text: str, said: list[str | None]) -> tuple[str, int] | None:
-    """``(name, snapshot line)`` for a NameError the listing raised on a name no listing binds and the text gives
-    in its prose (``audit.text.listings.given_in_prose``); else None: a name the text gives nowhere is the
-    listing's own mistake."""
-    from audit.text.listings import given_in_prose
-
-    for one in said:
-        m = re.match(r"NameError: name '([A-Za-z_]\w*)' is not defined", one or "")
-        if m:
-            line = given_in_prose(text, m.group(1))
+            line = where(m.group(1))
             if line is not None:
                 return m.group(1), line
     return None
