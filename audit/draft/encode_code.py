@@ -11,6 +11,7 @@ from audit.text.literals import literal as read_literal
 from audit.model.values import parse_claimed
 from audit.draft.encode_fixtures import _MEASURE_NEEDS_CUTOFF
 from audit.text.scan import NUM, Statement
+from audit.draft.code_roles import roles_from_body
 
 
 _ROLES = {"ranking": ("ranking", "retrieved", "run", "results", "docs", "ranked", "doc_ids", "ids", "ranked_ids",
@@ -36,6 +37,29 @@ _FUNCTION_MEASURES = (("gmap", "GMAP"), ("geometric", "GMAP"), ("rbp", "RBP"), (
                       ("map_", "AP"), ("ndcg", "nDCG"), ("dcg", "DCG"), ("r_precision", "Rprec"),
                       ("rprec", "Rprec"), ("recall", "R"), ("precision_at", "P"), ("success", "Success"),
                       ("hit", "Success"), ("precision", "P"))
+
+#: Whole words of a name (split at underscores) → the measure, where no fragment above says it: ``rr_at_k``,
+#: ``err_at_k``, ``ap_by_query``, ``p_at_k``. ``p`` and ``r`` count only before ``at`` (``p_at_10``).
+_NAME_WORDS = {"rr": "RR", "mrr": "RR", "err": "ERR", "ap": "AP", "map": "AP", "ndcg": "nDCG", "dcg": "DCG",
+               "rbp": "RBP", "prec": "P", "rprec": "Rprec"}
+
+
+def _measure_of(name: str) -> str | None:
+    """The measure a function's name says it computes (``average_precision_at_k`` AP, ``rr_at_k`` RR), or None."""
+    low = name.lower()
+    words = [w for w in low.split("_") if w]
+    # whole words first where one names a measure the fragments would misread ("err" holds "rr")
+    if "err" in words or "expected_reciprocal" in low:
+        return "ERR"
+    base = next((b for key, b in _FUNCTION_MEASURES if key in low), None)
+    if base is not None:
+        return base
+    for i, w in enumerate(words):
+        if w in _NAME_WORDS:
+            return _NAME_WORDS[w]
+        if w in ("p", "r") and i + 1 < len(words) and words[i + 1] == "at":
+            return "P" if w == "p" else "R"
+    return None
 
 
 _MAPPING_HINT = re.compile(r"\b(?:dict|Dict|Mapping|MutableMapping)\b")
@@ -217,66 +241,6 @@ def _shown_calls(text: str, name: str, nparams: int, structured: bool = False,
     return out
 
 
-def _roles_from_body(text: str, quote: str, name: str, roles: dict[str, str | None]) -> dict[str, str | None]:
-    """Roles the function's body settles where its parameters' names and hints do not: judgements named without a
-    hint (``qrels``) that the body looks documents of the ranking up in (``qrels.get(doc, 0)`` for ``doc`` in the
-    ranking) or reads grades from (``qrels.values()``) are one query's ``qrels``; a bare list name (``r``) that the
-    body cuts at the cutoff or sorts (``r[:k]``, ``sorted(r, reverse=True)``), beside nothing but a cutoff, is the
-    ranked grades. Any other use leaves the role open."""
-    import ast
-    from audit.text.listings import function_source
-    open_ = [p for p, role in roles.items() if role is None]
-    if not open_ or not text:
-        return roles
-    try:
-        _, source = function_source(text, quote, name)
-        tree = ast.parse(source)
-    except (AuditError, SyntaxError, ValueError):
-        return roles
-    fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
-              None)
-    if fn is None:
-        return roles
-    rankings = {p for p, role in roles.items() if role == "ranking"}
-
-    def names(node) -> set[str]:
-        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-    over_ranking = set()   # loop variables taken from the ranking
-    for node in ast.walk(fn):
-        loops = [(node.target, node.iter)] if isinstance(node, ast.For) else \
-            [(g.target, g.iter) for g in node.generators] if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp,
-                                                                               ast.DictComp)) else []
-        for target, source_ in loops:
-            if names(source_) & rankings:
-                over_ranking |= names(target)
-    out = dict(roles)
-    for param in open_:
-        uses = [n for n in ast.walk(fn) if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.value, ast.Name)
-                and n.value.id == param]
-        if not uses:
-            continue
-        low = param.lower()
-        if low in ("qrels", "judgments", "judgements", "rels", "relevance") and rankings and all(
-                isinstance(u, ast.Attribute) and u.attr in ("get", "values") or
-                isinstance(u, ast.Subscript) and names(u.slice) <= over_ranking and names(u.slice) for u in uses) and all(
-                not (isinstance(u, ast.Attribute) and u.attr == "get") or _get_key_in(fn, u, over_ranking) for u in uses):
-            out[param] = "qrels"
-        elif set(roles.values()) - {None} <= {"cutoff"} and len(open_) == 1 and all(
-                isinstance(u, ast.Subscript) and isinstance(u.slice, ast.Slice) for u in uses):
-            out[param] = "ranked grades"
-    return out
-
-
-def _get_key_in(fn, attribute, keys: set[str]) -> bool:
-    """Whether the ``.get`` call on ``attribute`` looks up one of ``keys`` (a loop variable over the ranking)."""
-    import ast
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Call) and node.func is attribute:
-            return bool(node.args) and isinstance(node.args[0], ast.Name) and node.args[0].id in keys
-    return False
-
-
 def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
     """A code claim for a listing's ``def`` line: the measure from the function's name, each parameter's role from
     its name and type hint (``_role``), and, given the chapter ``text``, the calls it prints (``_shown_calls``); the
@@ -285,7 +249,7 @@ def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
     if not m:
         return [], "not a def line"
     name = m.group("name")
-    base = next((b for key, b in _FUNCTION_MEASURES if key in name.lower()), None)
+    base = _measure_of(name)
     if base is None:
         return [], f"the name {name!r} does not say which measure the listing computes"
     roles: dict[str, str | None] = {}
@@ -304,7 +268,7 @@ def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
             others = set(roles.values())
             roles[param] = ("qrels" if others & {"scores", "scored pairs"} else
                             "qrels by query" if others & {"run", "scored run"} else None)
-    roles = _roles_from_body(text, s.text.strip(), name, roles)
+    roles = roles_from_body(text, s.text.strip(), name, roles)
     for param, role in roles.items():
         if role is None:
             from audit.register.claims import CODE_ROLES

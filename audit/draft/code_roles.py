@@ -1,0 +1,187 @@
+"""The roles a listing's body settles for parameters whose names and type hints leave them open (``qrels``, ``run``
+and ``r`` without a hint), read from how the body uses them. A role is given only when every use agrees with it;
+any other use leaves the role open, and the listing stays a draft that asks the author."""
+
+from __future__ import annotations
+
+import ast
+
+from audit.errors import AuditError
+
+#: Calls whose result is not a document of the ranking they are given (a count, a sum, an index range).
+_NOT_DOCUMENTS = {"len", "sum", "min", "max", "range", "any", "all", "bool", "int", "float"}
+
+
+def roles_from_body(text: str, quote: str, name: str, roles: dict[str, str | None]) -> dict[str, str | None]:
+    """Roles the function's body settles where its parameters' names and hints do not:
+
+    - judgements named without a hint (``qrels``) that the body looks documents of the ranking up in
+      (``qrels.get(doc, 0)``, ``qrels[ranking[i - 1]]``, for ``doc`` in the ranking or in a list cut from it,
+      ``top = ranking[:k]``) or reads grades from (``qrels.values()``) are one query's ``qrels``;
+    - a bare list name (``r``) that the body cuts at the cutoff, sorts or hands on with the cutoff alone
+      (``r[:k]``, ``sorted(r, reverse=True)``, ``dcg_at_k(r, k)``), beside nothing but a cutoff, is the ranked
+      grades;
+    - a ``run`` whose items the body walks query by query (``for qid, ranking in run.items()``) is a run of ranked
+      lists when each query's value is cut or enumerated, a scored run when it is looked up or sorted by its scores;
+      the ``qrels`` it looks each of those queries up in (``qrels.get(qid, {})``) are qrels by query.
+    """
+    from audit.text.listings import function_source
+    open_ = [p for p, role in roles.items() if role is None]
+    if not open_ or not text:
+        return roles
+    try:
+        _, source = function_source(text, quote, name)
+        tree = ast.parse(source)
+    except (AuditError, SyntaxError, ValueError):
+        return roles
+    fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
+              None)
+    if fn is None:
+        return roles
+    parents = {child: node for node in ast.walk(fn) for child in ast.iter_child_nodes(node)}
+    out = dict(roles)
+    out.update(_one_query_qrels(fn, roles, open_))
+    out.update(_ranked_grades(fn, roles, open_, parents))
+    out.update(_by_query(fn, roles, open_))
+    return out
+
+
+def _names(node) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _loops(fn):
+    """(target, iterable) of every loop and comprehension in ``fn``."""
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            yield node.target, node.iter
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            for g in node.generators:
+                yield g.target, g.iter
+
+
+def _element_target(target, iterable):
+    """The names a loop binds to the elements of its iterable: ``doc`` in ``for i, doc in enumerate(xs)``."""
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        return _names(target.elts[1])
+    return _names(target)
+
+
+def _one_query_qrels(fn, roles, open_) -> dict[str, str]:
+    rankings = {p for p, role in roles.items() if role == "ranking"}
+    if not rankings:
+        return {}
+    derived = set(rankings)   # lists cut or copied from the ranking: ``top = _unique(ranking)[:k]``
+
+    def from_ranking(value) -> bool:
+        if isinstance(value, ast.Name):
+            return value.id in derived
+        if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+            return from_ranking(value.value)
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in _NOT_DOCUMENTS:
+            return any(from_ranking(a) for a in value.args)
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and node.targets[0].id not in derived and from_ranking(node.value):
+                derived.add(node.targets[0].id)
+                changed = True
+    documents = set()   # loop variables bound to documents of the ranking
+    for target, source in _loops(fn):
+        inner = source.args[0] if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) \
+            and source.func.id == "enumerate" and source.args else source
+        if from_ranking(inner):
+            documents |= _element_target(target, source)
+
+    def a_document(node) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in documents
+        return isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice) and from_ranking(node.value)
+
+    out = {}
+    for param in open_:
+        if param.lower() not in ("qrels", "judgments", "judgements", "rels", "relevance"):
+            continue
+        uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == param]
+        ok = bool(uses)
+        for use in uses:
+            holder = next((n for n in ast.walk(fn) if isinstance(n, (ast.Attribute, ast.Subscript)) and n.value is use),
+                          None)
+            if isinstance(holder, ast.Attribute) and holder.attr == "values":
+                continue
+            if isinstance(holder, ast.Attribute) and holder.attr == "get":
+                call = next((n for n in ast.walk(fn) if isinstance(n, ast.Call) and n.func is holder), None)
+                if call is not None and call.args and a_document(call.args[0]):
+                    continue
+            if isinstance(holder, ast.Subscript) and a_document(holder.slice):
+                continue
+            ok = False
+        if ok:
+            out[param] = "qrels"
+    return out
+
+
+def _ranked_grades(fn, roles, open_, parents) -> dict[str, str]:
+    if len(open_) != 1 or set(roles.values()) - {None} - {"cutoff"}:
+        return {}
+    param = open_[0]
+    cutoffs = {p for p, role in roles.items() if role == "cutoff"}
+    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load)]
+    cut = False
+    for use in uses:
+        parent = parents.get(use)
+        if isinstance(parent, ast.Subscript) and parent.value is use and isinstance(parent.slice, ast.Slice):
+            cut = True
+            continue
+        if isinstance(parent, ast.Call) and use in parent.args and isinstance(parent.func, ast.Name):
+            if parent.func.id == "sorted":
+                cut = True
+                continue
+            others = [a for a in parent.args if a is not use]
+            if all(isinstance(a, ast.Constant) or isinstance(a, ast.Name) and a.id in cutoffs for a in others) \
+                    and parent.func.id not in _NOT_DOCUMENTS - {"len"}:
+                continue
+        return {}
+    return {param: "ranked grades"} if uses and cut else {}
+
+
+def _by_query(fn, roles, open_) -> dict[str, str]:
+    runs = [p for p in open_ if p.lower() in ("run", "runs", "run_dict", "results")]
+    judgements = [p for p in open_ if p.lower() in ("qrels", "judgments", "judgements")]
+    if len(runs) != 1 or len(judgements) > 1:
+        return {}
+    run = runs[0]
+    walks = [(t, s) for t, s in _loops(fn) if isinstance(s, ast.Call) and isinstance(s.func, ast.Attribute)
+             and s.func.attr == "items" and isinstance(s.func.value, ast.Name) and s.func.value.id == run
+             and isinstance(t, ast.Tuple) and len(t.elts) == 2 and all(isinstance(e, ast.Name) for e in t.elts)]
+    if len(walks) != 1:
+        return {}
+    qid, value = walks[0][0].elts[0].id, walks[0][0].elts[1].id
+    kinds = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == value:
+            kinds.add("scored run" if node.attr in ("get", "items", "keys", "values") else "?")
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == value:
+            kinds.add("run" if isinstance(node.slice, ast.Slice) else "?")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "enumerate" \
+                and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == value:
+            kinds.add("run")
+    if len(kinds) != 1 or "?" in kinds:
+        return {}
+    out = {run: kinds.pop()}
+    for param in judgements:
+        lookups = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                   and n.func.attr == "get" and isinstance(n.func.value, ast.Name) and n.func.value.id == param]
+        subscripts = [n for n in ast.walk(fn) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+                      and n.value.id == param]
+        uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == param]
+        keyed = [c.args[0] for c in lookups if c.args] + [s.slice for s in subscripts]
+        if not uses or len(keyed) != len(uses) or not all(isinstance(k, ast.Name) and k.id == qid for k in keyed):
+            return {}
+        out[param] = "qrels by query"
+    return out
