@@ -32,7 +32,7 @@ from audit.register.schema import schema_path
 from audit.draft import encode
 from audit.text import coverage
 from audit.text.chapter import Snapshot
-from audit.draft.examples import bind, by_reference, rank_table, run_literals, score_table, score_tests
+from audit.draft.examples import bind, by_reference, corrections, rank_table, run_literals, score_table, score_tests
 from audit.draft.examples.example import Example
 from audit.draft.examples import find as find_examples
 from audit.text.listings import find_listings
@@ -65,7 +65,8 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         return _with_rest(s, claims) if claims else [_draft(s, reason)]
     stated = {name: set(values) for name, values in (declared or {}).items()}
     claims: list[dict] = list(encode.statistics(s))
-    tested = score_tests.drafts(s.text, s.start, text) if text and not claims else None
+    tested = (corrections.drafts(s.text, s.start, text) or score_tests.drafts(s.text, s.start, text)
+              if text and not claims else None)
     if tested:
         # the tests the text works on a per-topic table, each statistic on the table's rows; the sentence's own
         # arithmetic ("(28 + 8)/256 = 36/256") beside them

@@ -64,6 +64,48 @@ def _read(rows: list[str]) -> dict[str, list[str]] | None:
     return systems
 
 
+@dataclass
+class DifferenceTable:
+    """A table of per-topic differences (``| topic | B − A |``, ``| topic | Δ AP |``): each column's differences as
+    printed, and the two systems each subtracts (``(B, A)``) when its header or the caption above the table says."""
+
+    start: int
+    end: int
+    line: int
+    systems: dict[str, list[str]]
+    directions: dict[str, tuple[str, str] | None]
+
+
+_MINUS = re.compile(r"(?P<a>[A-Za-z][\w.+-]*?)\s+[−–-]\s+(?P<b>[A-Za-z][\w.+-]*)")
+
+
+def find_differences(text: str) -> list[DifferenceTable]:
+    """Every table of ``text`` whose first column names topics and whose other columns are all differences with a
+    number in every topic row."""
+    from audit.text.markdown import pipe_tables
+    out = []
+    for start, end, first, rows in pipe_tables(text):
+        if len(rows) < 5 or not re.fullmatch(r"[\s:|-]+", rows[1]):
+            continue
+        head = _cells(rows[0])
+        if len(head) < 2 or not _TOPIC.match(head[0]) or not all(_DIFFERENCE.search(f" {h} ") for h in head[1:]):
+            continue
+        body = [r for r in (_cells(r) for r in rows[2:]) if len(r) == len(head) and not _SUMMARY.match(r[0])]
+        columns = {h: [r[c] for r in body] for c, h in enumerate(head) if c}
+        if len(body) < 3 or len(columns) != len(head) - 1 or \
+                not all(_NUMBER.match(v) for column in columns.values() for v in column):
+            continue
+        caption = text[max(0, start - 300):start].rstrip().rpartition("\n\n")[2]
+        said = list(_MINUS.finditer(caption))
+        directions = {}
+        for h in columns:
+            m = _MINUS.search(h)
+            directions[h] = ((m.group("a"), m.group("b")) if m else
+                             (said[0].group("a"), said[0].group("b")) if len(said) == 1 and len(columns) == 1 else None)
+        out.append(DifferenceTable(start, end, first + 1, columns, directions))
+    return out
+
+
 def _mean(values: list[str]) -> Fraction:
     return sum((Fraction(v.replace("−", "-")) for v in values), Fraction(0)) / len(values)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from audit.draft.examples.score_table import ScoreTable, find as find_tables
+from audit.draft.examples.score_table import ScoreTable, find as find_tables, find_differences
 from audit.text.decisions import decision_at, stated_alpha, worded_decision
 from audit.model.values import _TENS, _UNITS
 
@@ -68,7 +68,7 @@ _PERCENT = re.compile(r"(?P<conf>\d+(?:\.\d+)?)\s*%")
 _RESAMPLES = re.compile(r"\b(?P<n>\d{1,3}(?:,\d{3})+|\d+)\s+(?:bootstrap\s+)?(?:resamples|resamplings|times)\b",
                         re.IGNORECASE)
 #: A clause boundary inside a sentence: each statistic quotes its own clause.
-_CLAUSE = re.compile(r";\s|:\s|,\s+(?:and|so|which|while|but|though)\s+|\s+and\s+(?=(?:the\s+)?(?:p|t|W|d)\b)|,\s+(?=p\s*[=≈<])")
+_CLAUSE = re.compile(r";\s|:\s|,\s+(?:and|so|which|while|but|though)\s+|,\s+(?=with\s+an?\s+effect\s+size\b)|\s+and\s+(?=(?:the\s+)?(?:p|t|W|d)\b)|,\s+(?=p\s*[=≈<])")
 _SIDE = re.compile(r"\b(?P<side>one|two)[- ](?:sided|tailed)\b", re.IGNORECASE)
 def _name(header: str) -> str:
     """The name a text calls a table's system by: ``v6 (control)`` → v6, ``AP of B`` → B, ``System A`` → A."""
@@ -167,7 +167,9 @@ def drafts(sentence: str, start: int, text: str) -> list[dict] | None:
     """The statistic claims of ``sentence`` (at offset ``start`` of ``text``) on the per-topic table it reports on;
     None when it reports on none, or when it is left to the author (see the module doc)."""
     table = _bound(find_tables(text), start, start + len(sentence), text)
-    if table is None or len(table.systems) != 2 or _LEFT.search(sentence):
+    if table is None:
+        return _on_differences(sentence, start, text)
+    if len(table.systems) != 2 or _LEFT.search(sentence):
         return None
     read = _Table(table, text)
     found = _statistics(sentence, read)
@@ -334,10 +336,70 @@ def _order(sentence: str, read: _Table) -> tuple[int, int] | None:
     return read.order
 
 
+def _on_differences(sentence: str, start: int, text: str) -> list[dict] | None:
+    """The statistic claims of ``sentence`` on the table of per-topic differences it reports on (``| topic | B − A
+    |``): the column it names the system of (the only one, else the one whose first system the sentence names); a
+    statistic whose sign matters only when the header or the caption says which system is subtracted. A decision
+    is drafted only as an interval's ("which excludes zero"): whether a test's decision holds may rest on what the
+    text says elsewhere (how many comparisons it makes), so it stays the author's."""
+    if _LEFT.search(sentence):
+        return None
+    table = _bound(find_differences(text), start, start + len(sentence), text)
+    if table is None:
+        return None
+    if len(table.systems) == 1:
+        header = next(iter(table.systems))
+    else:
+        named = [h for h, d in table.directions.items() if d and _named_at(sentence, d[0])]
+        if len(named) != 1:
+            return None
+        header = named[0]
+    read = _Table(table, text)
+    found = _statistics(sentence, read)
+    heads = [m for m in _HEADING.finditer(text, 0, start)]
+    title = heads[-1].group("title") if heads else ""
+    earlier = text[max(heads[-1].end() if heads else 0, table.end):start]
+    test = _test(sentence, title, earlier)
+    level = list(re.finditer(r"(?P<conf>\d+(?:\.\d+)?)\s*%[^.;]*?\binterval\b", earlier))
+    if test == "bootstrap" and level and not any(st[0] == "interval" for stats in found.values() for st in stats):
+        # "For RM3 it is [0.02, 0.04]": the interval of the kind, and at the level, the sentence before gave
+        for m in _BRACKETS.finditer(sentence):
+            found.setdefault(_clause(sentence, m.start()), []).append(("interval", m.group(0), "=", True))
+    decision = worded_decision(sentence)
+    if decision == "unread" or not found:
+        return None
+    side = _SIDE.search(sentence)
+    sided = ("two" if side.group("side").lower() == "two" else "one") if side else None
+    direction = table.directions[header]
+    described = f"{direction[0]} − {direction[1]}" if direction else header
+    out = []
+    for (a, b), stats in found.items():
+        names = {st[0] for st in stats}
+        by_statistic = ("wilcoxon" if "W" in names else "sign" if "positives" in names else
+                        "paired t" if names & {"t", "df"} else "bootstrap" if "interval" in names else None)
+        if "p" in names and by_statistic is None and test is None:
+            return None
+        if by_statistic and "p" in names and test not in (None, by_statistic):
+            return None
+        if direction is None and (sided == "one" or any(st[3] for st in stats)):
+            return None  # the sign matters and the text does not say which system is subtracted
+        chosen = by_statistic if by_statistic and "p" not in names else (test or by_statistic or "paired t")
+        claim = _claim(sentence[a:b].strip(" ,."), chosen, read, None, stats, "two" if sided == "two" else None,
+                       sentence, earlier, differences=(described, table.systems[header]))
+        if chosen == "bootstrap" and "confidence" not in claim and level:
+            claim["confidence"] = str(float(Fraction(level[-1].group("conf")) / 100))
+        out.append(claim)
+    if decision is not None and _ZERO.search(sentence):
+        intervals = [c for c in out if c["test"] == "bootstrap"]
+        if len(intervals) != 1:
+            return None
+        intervals[0]["decision"] = decision
+    return out
+
+
 def _claim(clause: str, test: str, read: _Table, order: tuple[int, int] | None, stats, sided: str | None,
-           sentence: str, earlier: str) -> dict | None:
+           sentence: str, earlier: str, differences: tuple[str, list[str]] | None = None) -> dict | None:
     i, j = order or (0, 1)
-    a, b = read.table.systems[read.headers[i]], read.table.systems[read.headers[j]]
     if sided == "one":
         if order is None:
             return None
@@ -346,9 +408,15 @@ def _claim(clause: str, test: str, read: _Table, order: tuple[int, int] | None, 
     for statistic, value, rel, _ in stats:
         claimed = {"≈": "≈ ", "<": "< ", "≤": "<= "}.get(rel, "") + value.replace("−", "-")
         expect.append({"statistic": statistic, "claimed": claimed})
-    claim = {"kind": "statistic", "quote": clause,
-             "claim": (f"{test} on the per-topic table at line {read.table.line}, {read.names[i]} against "
-                       f"{read.names[j]}"), "test": test, "data": {"a": list(a), "b": list(b)}}
+    if differences is not None:
+        claim = {"kind": "statistic", "quote": clause,
+                 "claim": f"{test} on the per-topic differences {differences[0]} of the table at line {read.table.line}",
+                 "test": test, "data": {"differences": list(differences[1])}}
+    else:
+        a, b = read.table.systems[read.headers[i]], read.table.systems[read.headers[j]]
+        claim = {"kind": "statistic", "quote": clause,
+                 "claim": (f"{test} on the per-topic table at line {read.table.line}, {read.names[i]} against "
+                           f"{read.names[j]}"), "test": test, "data": {"a": list(a), "b": list(b)}}
     if expect:
         claim["expect"] = expect
     if sided and test not in ("bootstrap",):
