@@ -37,6 +37,11 @@ Each query has two relevant documents.
 
 `nDCG@5` is 0.9639 for q1 and 0.6267 for q2, a mean of 0.7953.
 
+## Average precision
+
+`AP` is (1 + 2/3)/2 ≈ 0.8333 for q1 and (1/2 + 2/5)/2 = 0.45 for q2, a mean of 0.6417.
+`AP@5` is (1 + 2/3)/2 ≈ 0.8333 for q1 and (1/2 + 1/5)/2 = 0.35 for q2.
+
 ## Average precision at k, three ways
 
 Take relevant items {a, b, d}, ranking [b, c, a, e, f].
@@ -51,7 +56,9 @@ def test_the_right_values():
     qrels = {"q1": {"a1": 3, "a3": 1, "a9": 0}, "q2": {"b2": 2, "b5": 1}}
     run = {"q1": {"a1": 0.9, "a2": 0.8, "a3": 0.7, "a4": 0.6, "a5": 0.5},
            "q2": {"b1": 0.9, "b2": 0.8, "b3": 0.7, "b4": 0.6, "b5": 0.5}}
-    got = pytrec_eval.RelevanceEvaluator(qrels, {"P_5", "recip_rank", "ndcg_cut_5"}).evaluate(run)
+    got = pytrec_eval.RelevanceEvaluator(qrels, {"P_5", "recip_rank", "ndcg_cut_5", "map"}).evaluate(run)
+    assert [round(got[q]["map"], 4) for q in ("q1", "q2")] == [0.8333, 0.45]
+    assert round((got["q1"]["map"] + got["q2"]["map"]) / 2, 4) == 0.6417
     assert [got[q]["P_5"] for q in ("q1", "q2")] == [0.4, 0.4]
     assert [got[q]["recip_rank"] for q in ("q1", "q2")] == [1.0, 0.5]
     assert [f"{got[q]['ndcg_cut_5']:.4f}" for q in ("q1", "q2")] == ["0.9639", "0.6267"]
@@ -77,6 +84,9 @@ def _verdict(claims, words: str) -> str:
     ("`RR` is 0.75", "supported"),                              # the mean over the queries
     ("`RR` is 0.5 for q1", "contradicted"),                     # q1's RR is 1
     ("`nDCG@5` is 0.9639 for q1 and 0.6267 for q2, a mean of 0.7953", "supported"),
+    # a value printed after its working, "(1 + 2/3)/2 ≈ 0.8333": AP 0.8333 and 0.45, mean 0.6417 (pytrec_eval's map)
+    ("`AP` is (1 + 2/3)/2 ≈ 0.8333 for q1 and (1/2 + 2/5)/2 = 0.45 for q2, a mean of 0.6417", "supported"),
+    ("`AP@5` is (1 + 2/3)/2 ≈ 0.8333 for q1 and (1/2 + 1/5)/2 = 0.35 for q2", "contradicted"),   # q2's is 0.45
     ("trec_eval's map_cut.2 divides by |R| = 3 and gives 1/3", "supported"),   # by: trec_eval on the set example
     ("trec_eval's map_cut.3 gives 0.6667", "contradicted"),     # trec_eval gives 5/9
 ])

@@ -219,6 +219,20 @@ def test_chains_powers_functions_and_products_are_arithmetic(sentence):
     assert [s.kind for s in scan_text(sentence + "\n")] == ["arithmetic"]
 
 
+def test_a_number_before_a_bracket_is_a_product_never_a_function_s_argument():
+    """``2(0.5)(0.75)/1.25`` is 2 × 0.5 × 0.75 / 1.25 = 0.6, as a Q&A answer writes F1 = 2PR/(P + R); ``log2(4)`` and
+    ``log10(100)`` stay functions."""
+    from audit.text.encode_arithmetic import arithmetic, normal_expression
+    assert normal_expression("2(0.5)(0.75)/1.25") == "2*(0.5)*(0.75)/1.25"
+    assert normal_expression("3/log2(4) + 1/log10(100) + 12(0.25)") == "3/log2(4) + 1/log10(100) + 12*(0.25)"
+    [s] = scan_text("F1 = 2PR/(P + R) = 2(0.5)(0.75)/1.25 = 0.6.\n")
+    claims, _ = arithmetic(s)
+    assert [(c["quote"], c["expression"], c["claimed"]) for c in claims] == [
+        ("2(0.5)(0.75)/1.25 = 0.6", "2*(0.5)*(0.75)/1.25", "0.6")]
+    [s] = scan_text("F1 = 2(0.5)(0.75)/1.25 = 0.65.\n")
+    assert [c["claimed"] for c in arithmetic(s)[0]] == ["0.65"]   # 0.6 exactly: a wrong value is claimed as printed
+
+
 @pytest.mark.parametrize("sentence", [
     "We map each query to its topic before judging.",
     "Errors in the judgements are rare.",

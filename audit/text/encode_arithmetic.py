@@ -57,10 +57,12 @@ _BY = re.compile(rf"\b(?P<lib>{_LIBRARIES})\b(?:'s)?(?:[^.;]|\.\d){{0,80}}?{_SAY
 
 def normal_expression(expr: str) -> str:
     """An expression as printed → as ``audit.model.values`` reads it: ``×``/``·``/``x`` → ``*``, ``÷`` → ``/``,
-    ``−`` → ``-``, a superscript ² or ³ → ``^2``/``^3``, and ``(1/4)(1/4)`` → ``(1/4)*(1/4)``."""
+    ``−`` → ``-``, a superscript ² or ³ → ``^2``/``^3``, and ``(1/4)(1/4)`` → ``(1/4)*(1/4)``, ``2(0.5)`` →
+    ``2*(0.5)`` (never a function's ``log2(4)``)."""
     out = expr.replace("·", "*").replace("×", "*").replace("÷", "/").replace("−", "-")
     out = re.sub(r"(?<=[\d.)])\s*[xX]\s*(?=[\d.(])", " * ", out)   # ".912 x 10"
     out = out.replace("²", "^2").replace("³", "^3")
+    out = re.sub(r"(?<![A-Za-z\d.])(\d+(?:\.\d+)?)\((?=\s*[\d.])", r"\1*(", out)   # "2(0.5)": a product
     return re.sub(r"\)\s*\(", ")*(", out)
 
 

@@ -141,7 +141,7 @@ FUNCTION = r"(?:log2|log10|log|ln|sqrt|exp)"
 _SUP = r"[²³]"
 _OPERATOR = r"(?:\*\*|[-+*/×·÷−^]|[xX](?=\s*[\d.(]))"
 _OPERAND = rf"(?:{FUNCTION}\s*)?(?:\(\s*(?:{FUNCTION}\s*)?)*{NUM}{_SUP}?(?!\w|\.\d)"
-_LINK = rf"(?:\s*\)*{_SUP}?\s*{_OPERATOR}\s*|\s*\)+{_SUP}?\s*(?=\())"
+_LINK = rf"(?:\s*\)*{_SUP}?\s*{_OPERATOR}\s*|\s*\)+{_SUP}?\s*(?=\()|(?<![A-Za-z]\d)(?<![A-Za-z]\d\d)(?<=\d)(?=\(\s*[\d.]))"
 #: Not right after an operator (``… + 9/10``), with a space or without; a ``-`` or ``*`` that starts a line, or
 #: follows only spaces there, is a list marker ("- 3/log2(4) = 1.5", a step of a worked calculation), not a minus.
 _NOT_AFTER_OPERATOR = (r"(?<![+/×·÷−^…]\s)(?<![+/×·÷−^…])(?<![-*][-*])"

@@ -23,10 +23,13 @@ from audit.text.literals import block_assignments
 _QRELS_NAME = re.compile(r"^(?:qrels?|qrel_dict|judg(?:e)?ments|relevance_judg(?:e)?ments|ground_truth|gold)$", re.I)
 _RUN_NAME = re.compile(r"^(?:run|runs|results|system_run|scores|ranking|rankings)$", re.IGNORECASE)
 _NUM = r"-?(?:\d+/\d+|\d*\.\d+|\d+)"
+#: The computation a text may print before a value, "(1 + 2/3)/2 ≈ 0.8333": its arithmetic is the sentence's
+#: arithmetic claim; the value after it is the measure's.
+_WORKING = r"(?:\(?[\d.]+(?:\s*[-−+/·×*]\s*\(?[\d.]+\)?)+\)?(?:\s*[/·×*]\s*[\d.]+)?\s*(?:=|≈)\s*)?"
 _VALUE = re.compile(rf"(?:\s+for\s+(?P<q0>(?!both\b|each\b|every\b|all\b)\w+))?\s*(?:\bis|\bare|=|\bgives?|\breturns?|"
-                    rf"\bcomes\s+to|:)\s+(?:about\s+|exactly\s+)?(?P<chain>{_NUM}(?:\s*(?:=|≈)\s*{_NUM})*)(?!\w|\.\d)"
+                    rf"\bcomes\s+to|:)\s+(?:about\s+|exactly\s+)?(?P<chain>{_WORKING}{_NUM}(?:\s*(?:=|≈)\s*{_NUM})*)(?!\w|\.\d)"
                     rf"(?:\s+for\s+(?P<q>(?!both\b|each\b|every\b|all\b)\w+))?", re.IGNORECASE)
-_MORE = re.compile(rf"\s+and\s+(?P<v>{_NUM})\s+for\s+(?P<q>\w+)", re.IGNORECASE)
+_MORE = re.compile(rf"\s+and\s+{_WORKING}(?P<v>{_NUM})\s+for\s+(?P<q>\w+)", re.IGNORECASE)
 _EACH = re.compile(r"\s*(?:for\s+)?(?:both\s+queries|each\s+query|every\s+query|all\s+queries)\b", re.IGNORECASE)
 _MEAN = re.compile(rf"\b(?:a|the)\s+mean\s+(?:over\s+\w+\s+queries\s+)?(?:of|is)\s+(?P<v>{_NUM})", re.IGNORECASE)
 _NAME = re.compile(r"`(?P<name>[A-Za-z][\w@.\-]{0,40}|[A-Za-z]+\([\w=', .\-]{0,40}\)(?:@\d+)?)`")
