@@ -16,7 +16,7 @@ from audit.register.claims import load_chapter
 from audit.run.audit import anchor_claim, scan_coverage
 from audit.text.coverage import covered_by, statements, use_of
 from audit.text import scan as scan_mod
-from audit.text.scan import MEASURED, scan, scan_text, units
+from audit.text.scan import classify, MEASURED, scan, scan_text, units
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -217,6 +217,23 @@ def test_trec_eval_output_is_printed_values_but_code_is_not():
 ])
 def test_chains_powers_functions_and_products_are_arithmetic(sentence):
     assert [s.kind for s in scan_text(sentence + "\n")] == ["arithmetic"]
+
+
+@pytest.mark.parametrize("sentence, kind", [
+    # what a named tool does with its input is a statement of its convention, whatever the verb
+    ("pytrec_eval quietly drops query 7 because it has no judgements.", "convention"),
+    ("ranx keeps the documents of a tie in the order the run lists them.", "convention"),
+    ("trec_eval rejects a run that lists one docno twice.", "convention"),
+    ("Version 9.0 of trec_eval ignored such topics altogether.", "convention"),
+    ("That agrees with ir_measures on every query.", "convention"),
+    ("It then breaks ties by document ID, ascending.", "convention"),
+    ("A topic with no relevant document scores 0 on every measure here.", "convention"),
+    # naming a tool is not stating what it does
+    ("We installed ranx from PyPI.", None),
+    ("trec_eval is written in C.", None),
+])
+def test_what_a_named_tool_does_is_a_statement(sentence, kind):
+    assert classify(sentence) == kind
 
 
 def test_a_number_before_a_bracket_is_a_product_never_a_function_s_argument():
