@@ -123,7 +123,7 @@ def test_an_occurrence_past_the_last_listing_stops_the_load(tmp_path):
 def test_every_reader_of_a_claim_takes_the_same_listing():
     """function_source, builds_on_lines, the patch's offset and the anchor agree on the occurrence-th listing."""
     from audit.register.claims import CodeClaim
-    from audit.research.proposal import _listing_offset
+    from audit.research.listing_plan import listing_offset as _listing_offset
     from audit.text.anchors import anchor_claim
     from audit.text.chapter import Snapshot
     from audit.text.listings import builds_on_lines, function_source

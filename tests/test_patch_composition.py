@@ -308,7 +308,8 @@ def dcg(grades, k):
 def test_a_corrected_listing_that_would_nest_a_second_definition_is_withdrawn():
     """A rewrite placed over the body alone leaves `def dcg` inside `def dcg`: not offered; placed over the whole
     function, it is (one definition before, one after)."""
-    from audit.research.proposal import _one_definition, _Withdrawn
+    from audit.research.listing_plan import one_definition as _one_definition
+    from audit.research.outcomes import Withdrawn as _Withdrawn
     new = "def dcg(grades, k):\n    return sum(g / math.log2(i + 2) for i, g in enumerate(grades[:k]))"
     body = LISTING.index("    return")
     body_end = LISTING.index("\n```", body)
