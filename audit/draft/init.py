@@ -94,7 +94,9 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     claims += vals
     # values on the worked example the sentence follows: the value claim beside the chain's arithmetic, which checks
     # the printed terms while the value claim checks what they stand for (|R|, the ideal) against the example
-    if example is not None and example.queries is not None and example.kind == "run file":
+    if example is not None and example.kind == "run file" and example.queries is None:
+        on_example, asked = [], example.conflict   # the run file's lines are not all stated: the draft asks for them
+    elif example is not None and example.queries is not None and example.kind == "run file":
         on_example, asked = trec_run.values(s, example, text)   # a run in TREC format, judged in bullets
     elif example is not None and example.queries is not None:
         on_example, asked = run_literals.values(s.text, example), ""   # every query of printed qrels and run

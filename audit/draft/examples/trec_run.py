@@ -124,8 +124,9 @@ _NO_RUN = re.compile(r"\b(?:no\s+(?:line|lines|results?|entry|entries)|not\s+in\
 
 
 def _judgements(part: str, run: dict[str, list[str]]) -> dict[str, dict[str, int]] | None:
-    """The qrels the bullets of ``part`` state, each query's retrieved documents all judged; None when they do not
-    state them all or give a document two grades."""
+    """The qrels the bullets of ``part`` state, each query's retrieved documents all judged; None when they give a
+    document two grades or name one without a judgement; ``_Unstated`` when they leave a retrieved document
+    unjudged."""
     qrels: dict[str, dict[str, int]] = {}
     missing: set[str] = set()
     ids = re.compile(r"\b[A-Za-z_-]*\d+[A-Za-z]?\b")
@@ -163,9 +164,18 @@ def _judgements(part: str, run: dict[str, list[str]]) -> dict[str, dict[str, int
             for d in retrieved:
                 grades.setdefault(d, 0)   # every retrieved document judged, only the named ones relevant
         qrels[q] = grades
-    if set(run) - set(qrels) or any(d not in qrels[q] for q, docs in run.items() for d in docs):
+    if not qrels:
         return None
+    unjudged = [f"{q}: " + ", ".join(d for d in docs if d not in qrels.get(q, {})) for q, docs in run.items()
+                if any(d not in qrels.get(q, {}) for d in docs)]
+    if unjudged:
+        raise _Unstated(f"the judgements after the run file do not judge every retrieved document ({'; '.join(unjudged)}):"
+                        " is each judged, and relevant or not?")
     return qrels
+
+
+class _Unstated(Exception):
+    """The bullets judge some queries and leave retrieved documents without a judgement: the question to ask."""
 
 
 def find(text: str) -> list[Example]:
@@ -191,7 +201,11 @@ def find(text: str) -> list[Example]:
             after = block.end()
             heading = _HEADING.search(text, after)
             stop = heading.start() if heading else len(text)
-            qrels = _judgements(text[after:stop], run)
+            try:
+                qrels = _judgements(text[after:stop], run)
+            except _Unstated as asked:
+                out.append(Example("run file", start, end, line, [], whole=False, conflict=str(asked)))
+                continue
             if qrels is None:
                 continue
             stop = max((m.end() for m in _BULLET.finditer(text, after, stop)), default=after)
