@@ -9,7 +9,7 @@ relevant one. trec_eval breaks the tie by docno, descending, so d7 comes first a
 file order (d3, d7), so its RR for a1 is 1/2. b2's only relevant document, x05, is the fifth line (the elided line
 stands for x02 … x05 at 7.5, 7.0, 6.5, 6.0): trec_eval's P_5 for b2 is 1/5 = 0.2 (so "0.4" is contradicted), and
 R@5 = 1. c3 is judged (z9 relevant) and has no line in the run: ranx's mean RR over the three judged queries is
-(1/2 + 1/5 + 0)/3 = 0.2333.
+(1/2 + 1/5 + 0)/3 = 0.2333; with d7 first (trec_eval's tie rule) the mean over the three is (1 + 1/5 + 0)/3 = 0.4.
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ At first sight the list looks fine, a precision at five of 0.8.
 ## All queries
 
 ranx's `mrr` over all three judged queries is 0.2333.
+
+Counted the way the dashboard asks, MRR with every judged query counted, run B scores 0.2333.
 '''
 
 
@@ -69,6 +71,7 @@ def test_the_right_values():
     per_query = evaluate(Qrels(qrels), Run(run), "mrr", return_mean=False, make_comparable=True)
     assert list(per_query) == [0.5, 0.2, 0.0]      # a1 (file order), b2, c3 (no line: 0)
     assert f"{sum(per_query) / 3:.4f}" == "0.2333"
+    assert f"{(got['a1']['recip_rank'] + got['b2']['recip_rank'] + 0) / 3:.4f}" == "0.4000"
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +107,10 @@ def test_the_fixture_is_the_run_file_and_its_bullets(drafted):
     ("Recall at five is 1", {"measure": "R@5", "query": "b2"}, "supported"),     # the section heading's query
     ("ranx's `mrr` over all three judged queries is 0.2333", {"measure": "RR", "aggregate": "mean", "by": "ranx"},
      "supported"),
+    # the value the sentence closes on; no tie rule stated: a1's RR is 1 with d7 first (0.4 over three queries) and
+    # 1/2 in file order (0.2333)
+    ("MRR with every judged query counted, run B scores 0.2333", {"measure": "RR", "aggregate": "mean"},
+     "qualified"),
 ])
 def test_each_sentence_runs_on_the_run(drafted, words, expect, verdict):
     claims, register = drafted

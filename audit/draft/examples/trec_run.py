@@ -319,6 +319,24 @@ def _reference_default(measure: str, fixture: dict, query: str | None, claimed: 
     return False
 
 
+_CLOSING = re.compile(rf"\b(?:scores?|reaches|gets|comes\s+to)\s+{_VALUE}\s*\.?\s*$", re.IGNORECASE)
+
+
+def _closing(clause: str) -> tuple | None:
+    """The one measure of ``clause`` and the value the clause closes on ("MRR@10 with every judged query counted, the
+    reranker scores 0.375"), when the clause names one measure and prints no other number after it; None otherwise."""
+    from audit.draft.encode import _name, measure_of
+    from audit.text.scan import METRIC
+    metrics = [m for m in METRIC.finditer(clause) if measure_of(m) is not None]
+    end = _CLOSING.search(clause)
+    if len(metrics) != 1 or end is None or measure_of(metrics[0])[1] == "k":
+        return None
+    between = clause[metrics[0].end():end.start()]
+    if re.search(r"\d", between):
+        return None
+    return _name(*measure_of(metrics[0])), metrics[0].start(), metrics[0].end(), end
+
+
 def values(s, example: Example, text: str) -> tuple[list[dict], str]:
     """Value claims for the measures statement ``s`` gives a value of on the run's queries (see the module doc),
     and the question a draft asks when it leaves the fixture open."""
@@ -364,11 +382,11 @@ def values(s, example: Example, text: str) -> tuple[list[dict], str]:
             continue
         found = _measure(clause, lib) if lib else None
         if found is None:
-            found = _said_measure(clause)
+            found = _said_measure(clause) or (None if lib else _closing(clause))
         if found is None:
             continue
-        measure, m_start, m_end = found
-        said = _SAYS.match(clause, m_end)
+        measure, m_start, m_end = found[:3]
+        said = _SAYS.match(clause, m_end) if len(found) == 3 else found[3]
         if said is None:
             continue
         value = said.group("v")
