@@ -32,7 +32,8 @@ from audit.register.schema import schema_path
 from audit.draft import encode
 from audit.text import coverage
 from audit.text.chapter import Snapshot
-from audit.draft.examples import bind, by_reference, corrections, rank_table, run_literals, score_table, score_tests
+from audit.draft.examples import (bind, by_reference, corrections, rank_table, run_literals, score_table, score_tests,
+                                  trec_run)
 from audit.draft.examples.example import Example
 from audit.draft.examples import find as find_examples
 from audit.text.listings import find_listings
@@ -95,7 +96,11 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     claims += vals
     # values on the worked example the sentence follows: the value claim beside the chain's arithmetic, which checks
     # the printed terms while the value claim checks what they stand for (|R|, the ideal) against the example
-    if example is not None and example.queries is not None:
+    if example is not None and example.kind == "run file" and example.queries is None:
+        on_example, asked = [], example.conflict   # the run file's lines are not all stated: the draft asks for them
+    elif example is not None and example.queries is not None and example.kind == "run file":
+        on_example, asked = trec_run.values(s, example, text)   # a run in TREC format, judged in bullets
+    elif example is not None and example.queries is not None:
         on_example, asked = run_literals.values(s.text, example), ""   # every query of printed qrels and run
     else:
         on_example, asked = bind.values(s, example, declared, local, valued) if example is not None else ([], "")
@@ -309,7 +314,8 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
     for u in all_units:
         s = by_start.get(u.start)
         if s is None:
-            if u.start not in scoped and u.kind != "row" and u.start not in functions["units"]:
+            if (u.start not in scoped and u.kind != "row" and u.start not in functions["units"]
+                    and not _library_subject(text, u.start)):
                 # a table row's own label, a section's "In this part …" and what a sentence says of one listing's
                 # function state nothing chapter-wide
                 chapter_units.append(text[u.start:u.end])
@@ -321,7 +327,7 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
         drafted = encode_statement(s, tables, {**_values(chapter), **local}, local, text, example)
         own = as_yaml_mapping(sentence)
         if (own and not _states_own_value(s, drafted) and not encode._BY.search(s.text) and not s.context
-                and s.start not in functions["units"]):
+                and s.start not in functions["units"] and not _library_subject(text, s.start)):
             # what a library computes ("ir_measures' ERR@3 runs gdeval, which divides by 2^4, and gives 0.306") is
             # the library's convention, stated for that sentence alone, never the chapter's
             chapter_units.append(s.text)
@@ -353,6 +359,22 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
             entry["conventions"] = {**as_yaml_mapping(stated), **entry.get("conventions", {})}
     counts.setdefault("arithmetic", 0)
     return claims, counts, chapter_units
+
+
+#: A sentence whose subject is a pronoun ("It sorts by score and breaks ties by docno …", "Its recip_rank …").
+_PRONOUN_SUBJECT = re.compile(r"\s*(?:[-*+]\s+)?(?:It|Its|They|Their)\b")
+_LIBRARY = re.compile(rf"\b(?:{encode._LIBRARIES})\b", re.IGNORECASE)
+
+
+def _library_subject(text: str, at: int) -> bool:
+    """Whether the sentence at ``at`` speaks of a library by a pronoun: it opens with "It"/"Its"/"They" and the
+    sentences before it in its paragraph or list item name exactly one library ("trec_eval never reads the rank
+    column. It sorts by score and breaks ties by docno in descending order"). What it states is that library's
+    convention, never the chapter's."""
+    if not _PRONOUN_SUBJECT.match(text, at):
+        return False
+    start = max(text.rfind("\n\n", 0, at), text.rfind("\n- ", 0, at), text.rfind("\n* ", 0, at)) + 1
+    return len({m.group(0).lower().replace("-", "_") for m in _LIBRARY.finditer(text, start, at)}) == 1
 
 
 def _functions_stated(text: str, all_units) -> dict:

@@ -2,7 +2,8 @@
 of the text that print a ranking (``rank_table``: a table of rank, document and relevance or grade; ``grade_list``:
 a list of grades in prose or in a listing; ``relevant_set``: a relevant set printed with a ranking of IDs, "relevant
 items {a, b, d}, ranking [b, c, a, e, f]"; ``run_literals``: qrels and a run written as literals in a code block,
-every query of them; ``prose_judgements``: a grade scale, the documents judged at each grade and the ranking
+every query of them; ``trec_run``: a run in TREC format in a code block with each query's judgements in bullets after
+it; ``prose_judgements``: a grade scale, the documents judged at each grade and the ranking
 told in words; ``prose_grades``: grades written straight after their name, "the top
 three grades 2, 0, 3"; ``positions``: relevant documents at stated positions in prose), each
 region yields an ``Example``; ``positions.facts`` reads what the text says about the query around them (how many
@@ -14,7 +15,7 @@ the measure (``Example.missing``), else a question to the author.
 from __future__ import annotations
 
 from audit.draft.examples import (bind, grade_list, positions, prose_grades, prose_judgements, rank_table, relevant_set,
-                                  run_literals)
+                                  run_literals, trec_run)
 from audit.draft.examples.bind import _OURS, _between, _headings
 from audit.draft.examples.example import Example
 
@@ -23,7 +24,7 @@ def find(text: str) -> list[Example]:
     """Every worked example in ``text``, in reading order, with the facts the text states about each
     (``bind.attach``)."""
     found: list[Example] = []
-    for parser in (run_literals.find, rank_table.find, relevant_set.find, prose_judgements.find, grade_list.find,
+    for parser in (trec_run.find, run_literals.find, rank_table.find, relevant_set.find, prose_judgements.find, grade_list.find,
                    prose_grades.find, positions.find):
         for ex in parser(text):
             if not any(ex.start < other.end and other.start < ex.end for other in found):

@@ -71,7 +71,11 @@ _OURS = re.compile(r"\b(?:our|the\s+same|the\s+running|the\s+worked)\s+(?:list|r
 
 def _running(text: str, e: Example) -> bool:
     """Whether ``e`` is the text's running example: said so in its own section before it or in its sentence ("our
-    running example", "these rules hold throughout"), or set out under a heading of its own ("## Setup")."""
+    running example", "these rules hold throughout"), or set out under a heading of its own ("## Setup"). A run file
+    printed in TREC format is the text's data: the sections after it take its queries one by one
+    ("## q1: the tie")."""
+    if e.kind == "run file":
+        return True
     headings, _ = _parts(text)
     section = max([h for h in headings if h <= e.start] or [0])
     return bool(_RUNNING.search(text[section:e.end]))
