@@ -40,6 +40,7 @@ from audit.model.values import parse_claimed
 from audit.text.scan import METRIC, Statement
 from audit.text.words import number
 from audit.draft.encode_universal import (  # noqa: F401 — also read from here
+    antecedent,
     properties,
     comparison,
 )

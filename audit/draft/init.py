@@ -78,7 +78,7 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     claims += sums
     claims += encode.counts(s)
     claims += encode.harmonic(s)
-    props, why_property = encode.properties(s)
+    props, why_property = encode.properties(s, encode.antecedent(text, s.start) if text else None)
     claims += props
     if not props:
         claims += encode.comparison(s)
