@@ -107,3 +107,49 @@ def test_left_to_the_author(drafted, words):
     mine = [c for c in register if words in c["quote"]]
     assert mine and all(c["kind"] == "draft" and c["claim"].startswith("TODO") for c in mine)
     assert {c["verdict"] for c in report if words in c["quote"]} == {"pending"}
+
+
+LEVELS = """\
+# Exercise 4: relevance levels
+
+## Setup
+
+Query Q8 is judged on a four-point scale: 3 = perfect, 2 = good, 1 = fair, 0 = bad. Five documents are judged: A is perfect, B and C good, D and E fair. The system returned D, A, E, B, C, in that order.
+
+## Levels
+
+`trec_eval -l 2` counts only grades 2 and 3 as relevant, and P@5 drops to 3/5.
+
+ranx's `ndcg@5-l2` gives the fair documents no gain, and gives about 0.761.
+
+trec_eval's `P_5` with `-l 2 -J` gives 0.6.
+"""
+
+Q8 = ({"Q8": {"A": 3, "B": 2, "C": 2, "D": 1, "E": 1}}, {"Q8": {"D": 5.0, "A": 4.0, "E": 3.0, "B": 2.0, "C": 1.0}})
+
+
+def test_the_right_values_at_a_relevance_level():
+    """trec_eval at -l 2: A, B and C relevant at ranks 2, 4 and 5, P@5 = 3/5; ranx's ndcg@5-l2 gives 0.6705, not the
+    0.761 printed (planted)."""
+    import pytrec_eval
+    from ranx import Qrels, Run, evaluate
+    qrels, run = Q8
+    assert pytrec_eval.RelevanceEvaluator(qrels, {"P_5"}, relevance_level=2).evaluate(run)["Q8"]["P_5"] == 0.6
+    assert round(float(evaluate(Qrels(qrels), Run(run), "ndcg@5-l2")), 4) == 0.6705
+
+
+def test_a_relevance_level_the_sentence_sets_for_the_reference(tmp_path):
+    _, _, report = init_and_run(tmp_path, "ex4.md", LEVELS, "ex4")
+    register = yaml.safe_load((tmp_path / "claims" / "ex4" / "claims.yaml").read_text(encoding="utf-8"))["claims"]
+    by_line = {}
+    for c in register:
+        by_line.setdefault(c["line"], []).append(c)
+    values = {line: [(e["measure"], e["claimed"], e.get("by")) for c in cs if c["kind"] == "value" for e in c["expect"]]
+              for line, cs in by_line.items()}
+    assert values[9] == [("P(rel=2)@5", "3/5", "trec_eval")]
+    assert values[11] == [("nDCG(rel=2)@5", "0.761", "ranx")]
+    verdicts = {c["quote"]: c["verdict"] for c in report if c["kind"] == "value"}
+    assert [v for q, v in verdicts.items() if "drops to 3/5" in q] == ["supported"]
+    assert [v for q, v in verdicts.items() if "0.761" in q] == ["contradicted"]
+    # -J beside -l 2: another option that changes trec_eval's call, left to the author
+    assert values[13] == [] and all(c["kind"] == "draft" for c in by_line[13])

@@ -24,13 +24,17 @@ _OTHERS = re.compile(r"\b(?:scikit-learn|sklearn|torchmetrics|ml_metrics|gdeval|
                      r"apk|mapk|ndcg_score)\b", re.IGNORECASE)
 _OPTIONS = re.compile(r"(?<![\w-])-[lcJMq]\b|\bjudged_only\b|\brelevance_level\b|\bmake_comparable\b|-l\d\b|"
                       r"\bwithout\s+`?-|\bwith\s+`?-", re.IGNORECASE)
-_SAYS = re.compile(r"\b(?:gives?|returns?|reports?|prints?|outputs?|yields?|comes\s+to|computes?|is|scores?)\b"
+_SAYS = re.compile(r"\b(?:gives?|returns?|reports?|prints?|outputs?|yields?|comes\s+to|computes?|is|scores?|"
+                   r"(?:drops?|falls?|rises?|climbs?)\s+to)\b"
                    r"(?:\s+(?:it|q\w*|the\s+query))?\s+(?:(?:also|likewise)\s+)?(?:the\s+same\s+|about\s+|exactly\s+|only\s+)?(?P<v>\d+/\d+|\d*\.\d+|[01])(?!\d|[./]\d)"
                    r"|=\s*(?P<v2>\d+/\d+|\d*\.\d+|[01])(?!\d|[./]\d)", re.IGNORECASE)
 _TREC_NAME = re.compile(r"`?(?P<name>(?:map_cut|ndcg_cut|P|recall|Rprec_mult|iprec_at_recall|success)[._]\d+(?:\.\d+)?|"
                         r"map|recip_rank|Rprec|bpref|ndcg|num_rel_ret|num_rel|num_ret|gm_map)`?(?![\w.])")
 _RANX_NAME = re.compile(r"`(?P<name>(?:precision|recall|map|ndcg|ndcg_burges|mrr|hits|hit_rate|r-precision|f1|bpref|"
-                        r"rbp)(?:@\d+)?(?:\.\d+)?)`", re.IGNORECASE)
+                        r"rbp)(?:@\d+)?(?:\.\d+)?)(?:-l(?P<level>\d+))?`", re.IGNORECASE)
+#: A relevance level the clause sets for the reference: trec_eval's ``-l 2`` (``trec_eval -l 2``, "at `-l 2`"), ranx's
+#: ``-l2`` suffix (``ndcg@5-l2``). The measure is then read at that level (``P(rel=2)@5``).
+_TREC_LEVEL = re.compile(r"(?<![\w-])-l\s*(?P<level>\d+)\b")
 #: ranx's names in ir-measures' notation (ranx's own docs; ``ndcg_burges`` is nDCG with gain 2^g − 1).
 _RANX = {"precision": "P", "recall": "R", "map": "AP", "ndcg": "nDCG", "ndcg_burges": "nDCG(dcg='exp-log2')",
          "mrr": "RR", "r-precision": "Rprec", "bpref": "Bpref"}
@@ -56,7 +60,11 @@ def _measure(clause: str, lib: str) -> tuple[str, int, int] | None:
             root, _, k = name.partition("@")
             if root not in _RANX or "." in k:
                 return None
-            return (_RANX[root] + (f"@{k}" if k else ""), found[0].start(), found[0].end())
+            level = found[0].group("level")
+            if level and "(" in _RANX[root]:
+                return None   # a level on a measure with its own parameters: not written here
+            return (_RANX[root] + (f"(rel={level})" if level else "") + (f"@{k}" if k else ""), found[0].start(),
+                    found[0].end())
     from audit.text.scan import METRIC
     from audit.draft.encode import _name, measure_of
     metrics = [m for m in METRIC.finditer(clause) if measure_of(m) is not None]
@@ -122,14 +130,21 @@ def values(sentence: str, example: Example, before: str = "") -> list[dict]:
     clauses: list[str] = []
     for a, b in zip(bounds, bounds[1:]):
         clause = sentence[a:b]
-        if (clauses and not any(p.search(clause) for _, p in _REFERENCES) and not _names_measure(clause)
+        if (clauses and not any(p.search(clause) for _, p in _REFERENCES)
+                and (not _names_measure(clause) or not _names_measure(clauses[-1]))
                 and any(p.search(clauses[-1]) for _, p in _REFERENCES) and not _SAYS.search(clauses[-1])):
             clauses[-1] += clause   # "ir_measures' ERR@3 runs gdeval, which …, and gives 0.30599": one clause
         else:
             clauses.append(clause)
     for clause in clauses:
         libs = [name for name, pattern in _REFERENCES if pattern.search(clause)]
-        if len(libs) != 1 or _OPTIONS.search(clause):
+        if len(libs) != 1:
+            continue
+        levels = {m.group("level") for m in _TREC_LEVEL.finditer(clause)} if libs == ["trec_eval"] else set()
+        # an option the reference is run with that changes its call, other than one relevance level (read below)
+        rest = _TREC_LEVEL.sub(" ", clause) if len(levels) == 1 else _RANX_NAME.sub(" ", clause) if libs == ["ranx"] \
+            else clause
+        if _OPTIONS.search(rest):
             continue
         if _OTHERS.search(_PROVIDER.sub(" ", clause) if libs[0] == "ir_measures" else clause):
             continue
@@ -137,6 +152,10 @@ def values(sentence: str, example: Example, before: str = "") -> list[dict]:
         if found is None:
             continue
         measure, _, end = found
+        if levels and "(" not in measure:
+            measure = re.sub(r"^(\w+)", lambda m: f"{m.group(1)}(rel={next(iter(levels))})", measure)
+        elif levels:
+            continue
         derived = ""
         says = list(_SAYS.finditer(clause, end))
         verbs = [m for m in says if m.group("v")]
