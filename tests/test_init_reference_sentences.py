@@ -123,6 +123,8 @@ Query Q8 is judged on a four-point scale: 3 = perfect, 2 = good, 1 = fair, 0 = b
 ranx's `ndcg@5-l2` gives the fair documents no gain, and gives about 0.761.
 
 trec_eval's `P_5` with `-l 2 -J` gives 0.6.
+
+`-l 2` leaves trec_eval's `ndcg_cut.5` at 0.827: the fair documents keep their gain.
 """
 
 Q8 = ({"Q8": {"A": 3, "B": 2, "C": 2, "D": 1, "E": 1}}, {"Q8": {"D": 5.0, "A": 4.0, "E": 3.0, "B": 2.0, "C": 1.0}})
@@ -136,6 +138,10 @@ def test_the_right_values_at_a_relevance_level():
     qrels, run = Q8
     assert pytrec_eval.RelevanceEvaluator(qrels, {"P_5"}, relevance_level=2).evaluate(run)["Q8"]["P_5"] == 0.6
     assert round(float(evaluate(Qrels(qrels), Run(run), "ndcg@5-l2")), 4) == 0.6705
+    # trec_eval's ndcg keeps every grade's gain at -l 2: the same 0.8270 as at the default level
+    at_2 = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_5"}, relevance_level=2).evaluate(run)["Q8"]["ndcg_cut_5"]
+    assert round(at_2, 4) == round(pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_5"}).evaluate(run)["Q8"]["ndcg_cut_5"],
+                                   4) == 0.827
 
 
 def test_a_relevance_level_the_sentence_sets_for_the_reference(tmp_path):
@@ -148,8 +154,10 @@ def test_a_relevance_level_the_sentence_sets_for_the_reference(tmp_path):
               for line, cs in by_line.items()}
     assert values[9] == [("P(rel=2)@5", "3/5", "trec_eval")]
     assert values[11] == [("nDCG(rel=2)@5", "0.761", "ranx")]
+    assert values[15] == [("nDCG(rel=2)@5", "0.827", "trec_eval")]   # "leaves … at"
     verdicts = {c["quote"]: c["verdict"] for c in report if c["kind"] == "value"}
     assert [v for q, v in verdicts.items() if "drops to 3/5" in q] == ["supported"]
     assert [v for q, v in verdicts.items() if "0.761" in q] == ["contradicted"]
+    assert [v for q, v in verdicts.items() if "at 0.827" in q] == ["supported"]
     # -J beside -l 2: another option that changes trec_eval's call, left to the author
     assert values[13] == [] and all(c["kind"] == "draft" for c in by_line[13])

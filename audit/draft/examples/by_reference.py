@@ -163,6 +163,8 @@ def values(sentence: str, example: Example, before: str = "") -> list[dict]:
             value = verbs[0].group("v")   # "divides by |R| = 3 and gives 1/3": the verb's value, not |R|'s
         elif not verbs and len(says) == 1:
             value = says[0].group("v2")
+        elif not says and (left := _LEAVES.match(clause, end)) and re.search(r"\bleaves?\b", clause[:end]):
+            value = left.group("v")   # "`-l 2` leaves trec_eval's `ndcg_cut.5` at 0.5443"
         elif not says and _SAME.search(clause) and (printed := _last_printed(before)) and printed[0] == measure:
             value = printed[1]   # the value just printed, which the reference is said to return too
             derived = f"the value the text prints just before for {measure}, {value}"
@@ -185,6 +187,10 @@ def values(sentence: str, example: Example, before: str = "") -> list[dict]:
                                                                                          else {})}],
                     "on example": True})
     return out
+
+
+#: The value a clause "leaves <the reference's measure> at": right after the measure's name.
+_LEAVES = re.compile(r"`?\s+at\s+(?P<v>\d+/\d+|\d*\.\d+|[01])(?!\d|[./]\d)")
 
 
 def _names_measure(clause: str) -> bool:
