@@ -5,10 +5,13 @@ sentence follows: the reference's own value decides it.
 
 Drafted only when the clause names exactly one of the three references (trec_eval, ir_measures, ranx), names the
 measure in that reference's notation (trec_eval's ``map_cut.2`` or ``P_5``, ranx's ``ndcg@5`` or ``mrr``) or in
-ir-measures' (``AP@2``), names no option that changes the call (``-l 2``, ``-c``, ``-J``, ``judged_only``,
-``make_comparable``, ranx's ``-l2`` suffix) and prints one value, and when the example determines the measure.
-Another library's value (ml_metrics, scikit-learn) follows that library's reading, which the text must state: it
-stays a draft.
+ir-measures' (``AP@2``), names no option that changes the call (``-c``, ``-J``, ``judged_only``, ``make_comparable``)
+other than one relevance level (trec_eval's ``-l 2``, ranx's ``-l2`` suffix: the measure at that level,
+``P(rel=2)@5``) and prints one value ("gives the same 0.602", "leaves … at 0.5443"), or says the reference returns
+the value printed just before for the same measure ("This is also what trec_eval's ndcg_cut.4 reports": ``derived``),
+and when the example determines the measure. Another library's value (ml_metrics, scikit-learn) follows that
+library's reading, which the text must state: it stays a draft; the implementation ir_measures runs, named beside it
+("ir_measures' ERR@3 runs gdeval"), is still ir_measures' value.
 """
 
 from __future__ import annotations
