@@ -103,7 +103,12 @@ def test_a_reference_s_value_is_drafted_as_that_reference_s(tmp_path):
     # another library's value follows that library's reading, which the text must state: no claim
     assert values("ml_metrics divides by min(k, |R|) = 2 and returns 0.5", example) == []
     # an option changes the call: no claim
-    assert values("With -l 2, trec_eval's map_cut.2 gives 0.25", example) == []
+    assert values("With -c, trec_eval's map_cut.2 gives 0.25", example) == []
+    assert values("With -l 2 -J, trec_eval's map_cut.2 gives 0.25", example) == []
+    # a relevance level alone is read: the measure at that level (every grade here is 1, so trec_eval -l 2 finds no
+    # relevant document and gives 0; the claim is then contradicted)
+    [claim] = values("With -l 2, trec_eval's map_cut.2 gives 0.25", example)
+    assert claim["expect"] == [{"measure": "AP(rel=2)@2", "claimed": "0.25", "by": "trec_eval"}]
 
 
 README = '''\

@@ -40,6 +40,7 @@ from audit.model.values import parse_claimed
 from audit.text.scan import METRIC, Statement
 from audit.text.words import number
 from audit.draft.encode_universal import (  # noqa: F401 — also read from here
+    antecedent,
     properties,
     comparison,
 )
@@ -88,6 +89,34 @@ def _cells(row: str) -> list[str]:
 _ORDER_FREE = {"P", "RR", "Judged", "Success"}   # measures no unretrieved document can change
 
 
+#: A gain named beside the measure in a summary row's first cell (``| nDCG@5, exponential gain |``,
+#: ``| DCG@4 (gain 2^g − 1) |``): the variant the row's value is of.
+_ROW_GAIN = re.compile(r"^(?P<m>[^,(]+?)\s*(?:,\s*(?P<a>[^()]+)|\((?P<b>[^()]+)\))\s*$")
+_EXPONENTIAL = re.compile(r"^(?:with\s+)?(?:exponential\s+gain|gain\s+2\s*\^\s*(?:g|rel|grade)\s*[−-]\s*1|"
+                          r"2\s*\^\s*(?:g|rel|grade)\s*[−-]\s*1\s+gain)$", re.IGNORECASE)
+_LINEAR = re.compile(r"^(?:with\s+)?(?:linear\s+gain|(?:the\s+)?grade\s+as\s+(?:the\s+)?gain)$", re.IGNORECASE)
+
+
+def _row_measure(cell: str):
+    """(base, k) of the measure a summary row's first cell names: the measure alone, or a DCG measure with the gain
+    named beside it (exponential: ``DCG(dcg='exp-log2')``; linear: the plain measure). Any other qualifier (a
+    relevance level, a tool, another query) is a reading this does not know: None."""
+    m = METRIC.fullmatch(cell.strip())
+    if m:
+        return measure_of(m)
+    parts = _ROW_GAIN.match(cell.strip())
+    if not parts:
+        return None
+    m = METRIC.fullmatch(parts.group("m").strip())
+    spec = measure_of(m) if m else None
+    qualifier = " ".join((parts.group("a") or parts.group("b")).split())
+    if spec is None or spec[0] not in ("DCG", "nDCG", "IDCG"):
+        return None
+    if _EXPONENTIAL.match(qualifier):
+        return f"{spec[0]}(dcg='exp-log2')", spec[1]
+    return (f"{spec[0]}(dcg='log2')", spec[1]) if _LINEAR.match(qualifier) else None
+
+
 def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=None) -> tuple[list[dict], str]:
     """A table row stating values about a ranking printed earlier: columns named by measures at a cutoff column
     (``| k | P@k | R@k |``, or ``| rank | recall | precision |``: the measures at each rank), or a row per measure
@@ -134,8 +163,7 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=N
             expects.append(("IPrec", "0" + level if level.startswith(".") else level, row[1]))
     elif lower[0] in ("measure", "metric") and (refers_first or (source is not None and len(head) == 2)):
         # | measure | running example |, or a two-column summary of the example's measures (| measure | L6 |)
-        m = METRIC.fullmatch(row[0].strip())
-        spec = measure_of(m) if m else None
+        spec = _row_measure(row[0])
         col = next((n for n, h in enumerate(lower) if "running example" in h), None) if refers_first else 1
         if spec and col is not None and spec[1] != "k":
             expects.append((spec[0], spec[1], row[col]))

@@ -122,7 +122,11 @@ _NOT_LESS = re.compile(r"\b(?:is|are|can|will)?\s*(?:never|not)\s+(?:be\s+)?(?:s
                        r"\bis\s+at\s+least\b|\bnever\s+falls\s+below\b", re.IGNORECASE)
 
 
-PROPERTY_MEASURES = ("P", "R", "RR", "AP", "nDCG", "Success")
+PROPERTY_MEASURES = ("P", "R", "RR", "AP", "nDCG", "Success", "F", "ERR")
+
+#: Means over queries a property compares with their per-query measure ("GMAP is never larger than MAP"): searched
+#: over runs of two queries, each at the whole ranking.
+_OVER_QUERIES = {"GMAP": "AP"}
 
 
 _NEXT_K = re.compile(r"\s*\+\s*1\b")
@@ -135,7 +139,7 @@ _AT_R = re.compile(r"\s+at\s+(?:rank\s+|cutoff\s+|depth\s+)?(?:\|R\||R\b)")
 
 
 def _universe(measures: list[str], k=None) -> dict:
-    grades = [0, 1, 2] if "nDCG" in measures else [0, 1]
+    grades = [0, 1, 2] if {"nDCG", "ERR"} & set(measures) else [0, 1]
     universe = {"max_length": 5, "documents": 6, "grades": grades, "max_k": 6}
     if isinstance(k, int):
         universe["max_k"] = k
@@ -156,7 +160,57 @@ _ONE_CASE = re.compile(r"\b(?:here|this|these|our|its|for\s+q\d|on\s+q\d|the\s+e
                        re.IGNORECASE)
 
 
-def ranges(s: Statement) -> tuple[list[dict], str]:
+#: A measure said to lie between two others, for every ranking ("F1 always lies between precision and recall").
+_BETWEEN = re.compile(r"\b(?:always\s+)?(?:lies?|lying|falls?|is|are|stays?)\s+(?:always\s+)?between\s+",
+                      re.IGNORECASE)
+#: A sentence whose subject is a pronoun for the measure the sentence before named ("Two guarantees make ERR easy to
+#: reason about. It always lies between 0 and 1").
+_PRONOUN = re.compile(r"^\s*(?:It|This\s+measure|The\s+measure)\b")
+
+
+def antecedent(text: str, start: int):
+    """(base, k) of the one measure the sentence before offset ``start`` names, in the same paragraph, when the
+    sentence at ``start`` begins with a pronoun for it; None otherwise (another paragraph, two measures named)."""
+    if not _PRONOUN.match(text[start:start + 40]):
+        return None
+    para = text.rfind("\n\n", 0, start)
+    before = text[para + 1 if para >= 0 else 0:start].rstrip()
+    last = re.split(r"(?<=[.!?])\s+", before)[-1] if before else ""
+    specs = {measure_of(m) for m in METRIC.finditer(last)} - {None}
+    return next(iter(specs)) if len(specs) == 1 else None
+
+
+def _between_measures(s: Statement, subject) -> tuple[list[dict], str]:
+    """"F1 always lies between precision and recall": the measure never below the smaller of the two and never
+    above the larger, at every cutoff, as one property (``relation: between``)."""
+    text = s.text
+    cue = _BETWEEN.search(text)
+    if cue is None:
+        return [], ""
+    right = list(METRIC.finditer(text, cue.end()))
+    if len(right) < 2 or not re.fullmatch(r"\s*and\s*", text[right[0].end():right[1].start()]) \
+            or right[0].start() != cue.end():
+        return [], ""
+    left = [(m, measure_of(m)) for m in METRIC.finditer(text[:cue.start()])]
+    left = [(m, spec) for m, spec in left if spec]
+    spec = left[-1][1] if left else subject
+    others = [measure_of(m) for m in right[:2]]
+    if spec is None or None in others:
+        return [], "the range is not stated of a measure"
+    if _ONE_CASE.search(text) or not _UNIVERSAL_CUE.search(text):
+        return [], "the range is stated of one example, not of every ranking: encode the example's values"
+    names = [spec[0]] + [o[0] for o in others]
+    if any(n not in PROPERTY_MEASURES for n in names) or any(k not in (None, "k") for k in
+                                                             [spec[1]] + [o[1] for o in others]):
+        return [], "a measure the property search does not cover, or a cutoff of one side alone"
+    quote = text[(left[-1][0].start() if left else 0):right[1].end()]
+    return [{"kind": "property", "quote": quote, "claim": f"For every ranking and cutoff k, {names[0]}@k lies between "
+             f"{names[1]}@k and {names[2]}@k", "measure": names[0], "relation": "between", "compare": "measure",
+             "other": names[1:], "universe": _universe(names),
+             "search": {"random_cases": 500, "max_length": 30, "seed": 20261130}}], ""
+
+
+def ranges(s: Statement, subject=None) -> tuple[list[dict], str]:
     """A range stated for a measure in general ("nDCG lies between 0 and 1") as two property claims on a constant
     bound: the measure is never below the low end and never exceeds the high end, searched over rankings. A range
     of one example or of observed data ("here nDCG lies between …", "AP ranges from 0.2 to 0.9 across queries"), or of
@@ -164,19 +218,19 @@ def ranges(s: Statement) -> tuple[list[dict], str]:
     text = s.text
     m = _RANGE.search(text)
     if m is None:
-        return [], ""
+        return _between_measures(s, subject)
     metrics = [(x, measure_of(x)) for x in METRIC.finditer(text[:m.start()])]
     metrics = [(x, spec) for x, spec in metrics if spec]
-    if not metrics:
+    if not metrics and subject is None:
         return [], "the range is not stated of a measure"
     if _ONE_CASE.search(text):
         return [], "the range is stated of one example, not of every ranking: encode the example's values"
-    base, k = metrics[-1][1]
+    base, k = metrics[-1][1] if metrics else subject
     if _root(base) not in PROPERTY_MEASURES:
         return [], f"a range of {base}, which the property search does not cover"
     # the ends as exact numbers: a bound is a number, not a printed interval ("0.2" is 1/5)
     low, high = (str(Fraction(m.group(g) or m.group(h) or m.group(i))) for g, h, i in (("a", "c", "e"), ("b", "d", "f")))
-    quote = text[metrics[-1][0].start():m.end()] + ("]" if m.group("f") and not text[m.end() - 1] == "]" else "")
+    quote = text[metrics[-1][0].start() if metrics else 0:m.end()] + ("]" if m.group("f") and not text[m.end() - 1] == "]" else "")
     if k not in (None, "k") and (low, high) != ("0", "1"):
         return [], (f"a range of {base}@{k} other than [0, 1]: the property search covers every cutoff up to {k}, "
                     "not that one alone")
@@ -190,10 +244,11 @@ def ranges(s: Statement) -> tuple[list[dict], str]:
              "universe": _universe([base], k), "search": search}], ""
 
 
-def properties(s: Statement) -> tuple[list[dict], str]:
-    """Universal statements encoded as property claims, or ([], why not)."""
+def properties(s: Statement, subject=None) -> tuple[list[dict], str]:
+    """Universal statements encoded as property claims, or ([], why not). ``subject``: (base, k) of the measure a
+    pronoun subject stands for (``antecedent``), used where the sentence names no measure before its range."""
     text = s.text
-    stated_range, why = ranges(s)
+    stated_range, why = ranges(s, subject)
     if stated_range or why:
         return stated_range, why or "no universal wording"
     if not _UNIVERSAL_CUE.search(text):
@@ -211,6 +266,12 @@ def properties(s: Statement) -> tuple[list[dict], str]:
             (_, (lb, lk)), (rm, (rb, rk)) = left[-1], right[0]
             if lk != rk:
                 return [], "the two measures are stated at different cutoffs"
+            a, b = (rb, lb) if swap else (lb, rb)
+            if _OVER_QUERIES.get(a) == b and lk is None:
+                return [{"kind": "property", "quote": text, "claim": f"For every run, {a} never exceeds the mean of "
+                         f"{b} over its queries", "measure": a, "relation": "never exceeds", "compare": "measure",
+                         "other": b, "at": "whole ranking",
+                         "universe": {"max_length": 3, "documents": 4, "grades": [0, 1], "max_k": 3, "queries": 2}}], ""
             if lb not in PROPERTY_MEASURES or rb not in PROPERTY_MEASURES:
                 return [], "a measure the property search does not cover"
             if lb == rb:

@@ -80,7 +80,7 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     claims += sums
     claims += encode.counts(s)
     claims += encode.harmonic(s)
-    props, why_property = encode.properties(s)
+    props, why_property = encode.properties(s, encode.antecedent(text, s.start) if text else None)
     claims += props
     if not props:
         claims += encode.comparison(s)
@@ -106,7 +106,7 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         on_example, asked = bind.values(s, example, declared, local, valued) if example is not None else ([], "")
     if example is not None and not on_example and not vals:
         # what one reference returns on the example: in a sentence, or a line of trec_eval's output
-        on_example = by_reference.values(s.text, example) or by_reference.trec_eval_line(s.text, example)
+        on_example = by_reference.values(s.text, example, text[example.start:s.start]) or by_reference.trec_eval_line(s.text, example)
         asked = "" if on_example else asked
     claims += on_example
     if asked:

@@ -261,6 +261,17 @@ def interpolated_runs(s, example: Example) -> tuple[list[dict], str]:
     return out, ""
 
 
+#: A document of the example named with its grade or role ("the missed perfect document H", "the other result B"):
+#: the words before it describe that document, not another ranking.
+_NAMED_DOCUMENT = re.compile(r"\b(?:the\s+)?(?:\w+\s+){0,2}?(?:document|result|page)\s+(?P<id>[A-Z][\w-]*)\b")
+
+
+def _documents_named(text: str, example: Example) -> str:
+    """``text`` with each document the example holds, named with the words before it, blanked out."""
+    ids = {d for d, _ in example.ranking} | set(example.unretrieved)
+    return _NAMED_DOCUMENT.sub(lambda m: " " if m.group("id") in ids else m.group(0), text)
+
+
 def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = None,
            local: dict[str, tuple[str, ...]] | None = None, skip: set[str] = frozenset()) -> tuple[list[dict], str]:
     """A value claim for the measures statement ``s`` prints a value of, on ``example``'s fixture, when the
@@ -286,7 +297,8 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
     runs, asked = interpolated_runs(s, example)
     if runs or asked:
         return runs, asked
-    if (_ELSEWHERE.search(_BACK.sub(" ", text)) and not s.start <= example.start < s.end or _TOOL.search(text)
+    if (_ELSEWHERE.search(_BACK.sub(" ", _documents_named(text, example))) and not s.start <= example.start < s.end
+            or _TOOL.search(text)
             or _GENERAL.search(text)):
         return [], ""   # the sentence speaks of another ranking than the example before it, or of what a tool does
     metrics = list(METRIC.finditer(text))
