@@ -95,6 +95,30 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return [(u.start, u.end) for u in units(text) if u.kind in ("sentence", "item")]
 
 
+#: A document of the ranking said to be unjudged in the sentence placing the relevant ones ("the document at rank 5
+#: was never judged"): no grade, not a judged non-relevant one.
+_UNJUDGED_AT = re.compile(r"\b(?:the\s+)?(?:document|result|item|passage)\s+at\s+(?:rank|position)\s+(?P<r>\d+)\s+"
+                          r"(?:was|is)\s+(?:never\s+judged|unjudged|not\s+judged)\b", re.IGNORECASE)
+#: The sentence before, in the same paragraph, saying how many results the example's ranking has ("Our example
+#: ranking for this page has ten results."): the ranking is whole at that length.
+_RANKING_HAS = re.compile(r"\b(?:ranking|list|run|result\s+list)\b[^.;:]{0,40}?\b(?:has|have|holds?|returns?|contains?)\s+"
+                          r"(?:exactly\s+|only\s+)?\w+\s+(?:results|documents)\b", re.IGNORECASE)
+
+
+def _told_before(text: str, a: int, results: re.Pattern) -> re.Match | None:
+    """The count of results the sentence just before ``text[a:]`` gives the ranking, when it is in the same paragraph,
+    supposes nothing and places no relevant document itself."""
+    para = max(text.rfind("\n\n", 0, a), 0)
+    before = [(x, y) for x, y in _sentences(text[para:a]) if text[para + x:para + y].strip()]
+    if not before:
+        return None
+    sentence = text[para + before[-1][0]:para + before[-1][1]]
+    if _HYPOTHETICAL.search(sentence) or re.search(r"\brelevant\b", sentence, re.IGNORECASE) or not _RANKING_HAS.search(
+            sentence):
+        return None
+    return results.search(sentence)
+
+
 def find(text: str) -> list[Example]:
     """A sentence placing relevant documents at ranks: its ranking is known down to the last stated position, or
     whole when the sentence says how many results there are. Several needs in one sentence (a rank repeated, "three
@@ -118,7 +142,7 @@ def find(text: str) -> list[Example]:
                 continue
             n = number(found[0].group("n")) if found[0].group("n") else None
             if n is None:
-                r = results.search(sentence)
+                r = results.search(sentence) or _told_before(text, a, results)
                 n = number(r.group("n") or r.group("n2") or r.group("n3") or r.group("n4")) if r else None
             if n is not None and n < max(ranks):
                 continue
@@ -129,7 +153,8 @@ def find(text: str) -> list[Example]:
             ranks, length, n = [p], p, None
         else:
             continue
-        ranking = [(f"d{i}", 1 if i in ranks else 0) for i in range(1, length + 1)]
+        unjudged = {int(m.group("r")) for m in _UNJUDGED_AT.finditer(sentence)} - set(ranks)
+        ranking = [(f"d{i}", None if i in unjudged else 1 if i in ranks else 0) for i in range(1, length + 1)]
         out.append(Example("positions", a, b, text.count("\n", 0, a) + 1, ranking, whole=n is not None,
                            conflict=conflict(sentence, ranks)))
     return out
