@@ -100,7 +100,8 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         on_example, asked = bind.values(s, example, declared, local, valued) if example is not None else ([], "")
     if example is not None and not on_example and not vals:
         # what one reference returns on the example: in a sentence, or a line of trec_eval's output
-        on_example = by_reference.values(s.text, example) or by_reference.trec_eval_line(s.text, example)
+        on_example = (by_reference.values(s.text, example) or by_reference.trec_eval_line(s.text, example)
+                      or by_reference.trec_eval_names(s.text, example, text[example.start:s.start]))
         asked = "" if on_example else asked
     claims += on_example
     if asked:
