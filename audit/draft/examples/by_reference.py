@@ -118,6 +118,10 @@ def values(sentence: str, example: Example) -> list[dict]:
 _TREC_LINE = re.compile(r"^\s*(?P<name>[A-Za-z][\w.]*)\s+(?P<query>all|[\w.-]+)\s+(?P<v>-?\d+(?:\.\d+)?)\s*$")
 
 
+#: trec_eval's names that ir-measures' parser does not read, in ir-measures' notation.
+_UNPARSED = {"gm_map": ["GMAP"]}
+
+
 def trec_eval_line(line: str, example: Example) -> list[dict]:
     """A line of trec_eval's output printed in the text (``map  all  0.7904``) as a value claim ``by: trec_eval`` on
     the worked example, when the example is one query and determines the measure; [] otherwise (a count of queries,
@@ -131,7 +135,7 @@ def trec_eval_line(line: str, example: Example) -> list[dict]:
     if m is None or fixture is None or len(fixture["run"]) != 1 or m.group("name") in ("num_q", "runid"):
         return []
     try:
-        parsed = ir_measures.parse_trec_measure(m.group("name"))
+        parsed = _UNPARSED.get(m.group("name")) or ir_measures.parse_trec_measure(m.group("name"))
         if len(parsed) != 1:
             return []
         measure = str(parsed[0])

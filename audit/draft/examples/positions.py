@@ -22,9 +22,23 @@ _ONE_OF = re.compile(r"\b(?:last|final|next|second|third|fourth|fifth|another|on
 _MEASURE_BEFORE = re.compile(r"(?:\b(?:recall|precision|rank|DCG|nDCG|AP|RR|P|R)|@)\s*$", re.IGNORECASE)
 
 
+#: Ranks listed with runs ("at ranks 2–10 and 12"): each item a rank or a run of ranks.
+_RANK = r"\d+(?:\s*[–-]\s*\d+)?"
+_RANKS = rf"{_RANK}(?:\s*(?:,\s*and|,|and|&)\s*{_RANK})*"
+
+
+def _ranks(listed: str) -> list[int]:
+    """``"2–10 and 12"`` → [2, 3, …, 10, 12]; a run written backwards is kept as its two ends (no run)."""
+    out = []
+    for a, b in re.findall(r"(\d+)(?:\s*[–-]\s*(\d+))?", listed):
+        lo, hi = int(a), int(b) if b else int(a)
+        out.extend(range(lo, hi + 1) if lo <= hi <= lo + 1000 else [lo, hi])
+    return out
+
+
 def _patterns():
     from audit.text.words import _DOCS, _LIST, _N, _ORDINAL_POSITION
-    positions = re.compile(rf"\b(?:at|in)\s+(?:ranks?|positions?)\s+(?P<list>{_LIST})(?!\d|\.\d)"
+    positions = re.compile(rf"\b(?:at|in)\s+(?:ranks?|positions?)\s+(?P<list>{_RANKS})(?!\d|\.\d)"
                            rf"(?:\s*,?\s+(?:of|out\s+of|among|in\s+a\s+ranking\s+of|in\s+a\s+list\s+of)\s+(?:the\s+|its\s+)?"
                            rf"(?:top\s+)?(?P<n>{_N})\b)?", re.IGNORECASE)
     first = re.compile(rf"\bfirst\s+relevant\s+{_DOCS}\s+(?:is|sits|was|appears)\s+(?:at\s+(?:rank|position)\s+"
@@ -137,7 +151,7 @@ def find(text: str) -> list[Example]:
                  and not _MEASURE_BEFORE.search(sentence[:m.start()])
                  and not _ONE_OF.search(sentence[max(0, m.start() - 60):m.start()])]
         if len(found) == 1:
-            ranks = _list(found[0].group("list"))
+            ranks = _ranks(found[0].group("list"))
             if len(set(ranks)) < len(ranks) or ranks != sorted(ranks) or not ranks or min(ranks) < 1:
                 continue
             n = number(found[0].group("n")) if found[0].group("n") else None
