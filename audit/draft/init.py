@@ -103,6 +103,11 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         on_example = (by_reference.values(s.text, example) or by_reference.trec_eval_line(s.text, example)
                       or by_reference.trec_eval_names(s.text, example, text[example.start:s.start]))
         asked = "" if on_example else asked
+        left = _left_unquoted(s, on_example, example)
+        if on_example and left:
+            # "`mapk(k=3)` gives 0.5648 while trec_eval's map_cut.3 gives 0.5185": the other library's value is the
+            # author's to encode
+            on_example = on_example + [_draft(s, f"only part of the statement was encoded; not encoded: “{left}”")]
     claims += on_example
     if asked:
         why_value = asked
@@ -121,6 +126,27 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     else:
         reason = why_property if s.kind == "universal" and why_property != "no universal wording" else why_value
     return [_draft(s, reason)]
+
+
+_DECIMAL = re.compile(r"(?<![\w.])\d*\.\d+(?![\w.])")
+
+
+def _left_unquoted(s: Statement, claims: list[dict], example: Example | None) -> str:
+    """The part of ``s`` printing a decimal value that none of ``claims`` quotes (the example's own listing aside), or
+    ``""``."""
+    body = s.text
+    if example is not None and s.start <= example.start < s.end:
+        a, b = example.start - s.start, min(example.end, s.end) - s.start
+        body = body[:a] + " " * (b - a) + body[b:]
+    for c in claims:
+        at = body.find(c["quote"].strip())
+        if at >= 0:
+            body = body[:at] + " " * len(c["quote"].strip()) + body[at + len(c["quote"].strip()):]
+    m = _DECIMAL.search(body)
+    if m is None:
+        return ""
+    start = max(body.rfind(",", 0, m.start()), body.rfind(";", 0, m.start()), body.rfind(":", 0, m.start()), -1) + 1
+    return " ".join(body[start:m.end()].split())
 
 
 def _section_of(text: str, at: int) -> str:
