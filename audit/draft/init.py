@@ -116,6 +116,11 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         # arithmetic was not encoded
         question = why_value if why_value.rstrip().endswith("?") and not valued else ""
         out = _with_rest(s, claims, asked or question or (why_arithmetic[0] if why_arithmetic else ""))
+        left = _left_unquoted(s, out, example) if s.kind != "listing" and any(c.get("variable") for c in sums) else ""
+        if left and not any(c["kind"] == "draft" for c in out):
+            # "(1 − p)p^4 = 0.082 at p = 0.8, for a total residual of about 0.189": the sum of terms printed
+            # elsewhere is the author's to encode
+            out.append(_draft(s, f"only part of the statement was encoded; not encoded: “{left}”"))
         if asked and not any(c["kind"] == "draft" for c in out):
             # a value the example does not determine stays the author's to answer, even when the arithmetic printed
             # for it is encoded
@@ -361,7 +366,7 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
             entry = {"id": f"C{len(claims) + 1:02d}", "title": _title(c["kind"], c["claim"] if c["kind"] != "draft"
                                                                        else s.text),
                      "kind": c["kind"], "quote": quote, "line": line}
-            entry.update({k: v for k, v in c.items() if k not in ("kind", "quote", "on example")})
+            entry.update({k: v for k, v in c.items() if k not in ("kind", "quote", "on example", "variable")})
             if own and c["kind"] in _OWN_CONVENTIONS + ("draft",):
                 entry["conventions"] = {**c.get("conventions", {}), **own}
             named = next((f"table-{i + 1}" for i, t in enumerate(tables) if t[2] == c.get("fixture")), None)
