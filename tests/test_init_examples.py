@@ -228,13 +228,20 @@ def test_two_statements_of_r_that_disagree_leave_a_question():
     # later example false contradictions)
     ("```python\n# relevant results for query #1, #2 and #3\nactual_relevant = [\n    [2, 4, 5, 7],\n"
      "    [1, 4, 5, 7],\n    [5, 8]\n]\n```\n", None),
-    # relevant sets and rankings of integer IDs, one per query: [1, 2, 3] is the second query's ranking, not grades
-    ("With relevant sets {1, 5, 7, 9}, {2, 3} and {2, 5, 6} and rankings [5, 6, 7, 8, 9], [1, 2, 3] and [2, 4, 6, 8], "
-     "MAP@3 is 0.5185.", None),
 ])
 def test_grade_lists_in_prose_and_code(text, grades):
     found = find(text)
     assert ([g for _, g in found[0].ranking] if found else None) == grades
+
+
+def test_relevant_sets_and_rankings_of_several_queries_are_their_queries_not_grades():
+    """Relevant sets and rankings of integer IDs, one per query: [1, 2, 3] is the second query's ranking, not grades.
+    The sentence is read as the three queries (q1's ranking [5, 6, 7, 8, 9] against {1, 5, 7, 9}: 1, 0, 1, 0, 1)."""
+    found = find("With relevant sets {1, 5, 7, 9}, {2, 3} and {2, 5, 6} and rankings [5, 6, 7, 8, 9], [1, 2, 3] and "
+                 "[2, 4, 6, 8], MAP@3 is 0.5185.")
+    assert [e.kind for e in found] == ["relevant sets and rankings"]
+    assert found[0].queries["run"] == {"q1": ["5", "6", "7", "8", "9"], "q2": ["1", "2", "3"], "q3": ["2", "4", "6", "8"]}
+    assert found[0].queries["qrels"]["q2"] == {"1": 0, "2": 1, "3": 1}
 
 
 @pytest.mark.parametrize("text, ranking, relevant", [

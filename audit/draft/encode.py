@@ -87,6 +87,10 @@ def _cells(row: str) -> list[str]:
 
 
 _ORDER_FREE = {"P", "RR", "Judged", "Success"}   # measures no unretrieved document can change
+#: A table's first column naming a measure's parameter (``| p | RBP |``, ``| persistence p | RBP |``): the measure's
+#: parameter in ir-measures' notation and the header words that name it.
+_PARAMETERS = {"RBP": ("p", r"(?:persistence\s*)?\(?p\)?|persistence(?:\s+p)?")}
+_PARAMETER_HEAD = re.compile("|".join(pattern for _, pattern in _PARAMETERS.values()))
 
 
 #: A gain named beside the measure in a summary row's first cell (``| nDCG@5, exponential gain |``,
@@ -167,6 +171,17 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=N
         col = next((n for n, h in enumerate(lower) if "running example" in h), None) if refers_first else 1
         if spec and col is not None and spec[1] != "k":
             expects.append((spec[0], spec[1], row[col]))
+    elif len(head) == 2 and _PARAMETER_HEAD.fullmatch(lower[0]):
+        # | p | RBP |: the measure at each value of its parameter, a row per value
+        m = METRIC.fullmatch(head[1].strip())
+        spec = measure_of(m) if m else None
+        param = _PARAMETERS.get(_root(spec[0])) if spec and spec[1] is None and "(" not in spec[0] else None
+        value = row[0].strip()
+        if param is None or not re.fullmatch(param[1], lower[0]):
+            return [], f"the column {head[0]!r} names no parameter of the measure {head[1]!r}"
+        if not re.fullmatch(r"0?\.\d+", value):
+            return [], f"the parameter cell {value!r} is not a value between 0 and 1"
+        expects.append((f"{_root(spec[0])}({param[0]}={value})", None, row[1]))
     if not expects:
         return [], "the row's measures and values could not be matched to its header"
     out = []
@@ -188,6 +203,13 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=N
             parse_claimed(cell)
         except AuditError as exc:
             return [], exc.message
+        if "(" in name and fixture is not None:
+            # a measure at a parameter the header names: its value on the example must come out under some reading
+            # the audit will try, or the row speaks of another ranking than the example's
+            from audit.draft.encode_fixtures import reproduces
+            ok, why = reproduces(name, fixture, cell)
+            if not ok:
+                return [], why
         out.append({"measure": name, "claimed": cell})
     claim = {"kind": "value", "quote": s.text, "claim": "; ".join(f"{e['measure']} is {e['claimed']}" for e in out)
              + " on the ranking printed above", "fixture": fixture, "expect": out}

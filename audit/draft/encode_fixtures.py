@@ -84,6 +84,12 @@ _LATER_VALUE = re.compile(rf"\b(?:is|was|comes\s+to|equals)\s+(?P<v>(?:(?:about|
                           rf"\d*\.\d+|{WORD_FRACTION}))(?![\w/@])", re.IGNORECASE)
 
 
+#: A value computed by a sum with elided terms, which no arithmetic can check term by term: "AP = (1/2 + 2/3 + … +
+#: 10/12)/10 ≈ 0.7904" gives the value it prints last.
+_ELIDED = re.compile(r"^\s*=\s*(?=[^≈=]*(?:…|\.\.\.))[\d\s+−\-×·*/().…]+?(?P<approx>≈|=)\s*(?P<v>\d*\.\d+|\d+/\d+)"
+                     r"(?![\w/@]|\.\d)")
+
+
 #: A display formula inside a sentence: ``$$ … $$`` or ``\\[ … \\]``.
 _DISPLAY = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]", re.DOTALL)
 
@@ -127,7 +133,8 @@ def _value_after(text: str, m: re.Match, stop: int) -> str | None:
         return v.group("v")
     v = _LATER_VALUE.search(text[m.end():stop])
     if v is None:
-        return None
+        elided = _ELIDED.match(text[m.end():stop])
+        return _claimed(elided.group("approx"), elided.group("v")) if elided else None
     at = m.end() + v.start("v")
     for chain in chains(text[:stop]):
         if any(a <= at < b for a, b, _ in chain[:-1]):

@@ -106,8 +106,15 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         on_example, asked = bind.values(s, example, declared, local, valued) if example is not None else ([], "")
     if example is not None and not on_example and not vals:
         # what one reference returns on the example: in a sentence, or a line of trec_eval's output
-        on_example = by_reference.values(s.text, example, text[example.start:s.start]) or by_reference.trec_eval_line(s.text, example)
+        since = text[example.start:s.start]
+        on_example = (by_reference.values(s.text, example, since) or by_reference.trec_eval_line(s.text, example)
+                      or by_reference.trec_eval_names(s.text, example, since))
         asked = "" if on_example else asked
+        left = _left_unquoted(s, on_example, example)
+        if on_example and left:
+            # "`mapk(k=3)` gives 0.5648 while trec_eval's map_cut.3 gives 0.5185": the other library's value is the
+            # author's to encode
+            on_example = on_example + [_draft(s, f"only part of the statement was encoded; not encoded: “{left}”")]
     claims += on_example
     if asked:
         why_value = asked
@@ -116,6 +123,11 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
         # arithmetic was not encoded
         question = why_value if why_value.rstrip().endswith("?") and not valued else ""
         out = _with_rest(s, claims, asked or question or (why_arithmetic[0] if why_arithmetic else ""))
+        left = _left_unquoted(s, out, example) if s.kind != "listing" and any(c.get("variable") for c in sums) else ""
+        if left and not any(c["kind"] == "draft" for c in out):
+            # "(1 − p)p^4 = 0.082 at p = 0.8, for a total residual of about 0.189": the sum of terms printed
+            # elsewhere is the author's to encode
+            out.append(_draft(s, f"only part of the statement was encoded; not encoded: “{left}”"))
         if asked and not any(c["kind"] == "draft" for c in out):
             # a value the example does not determine stays the author's to answer, even when the arithmetic printed
             # for it is encoded
@@ -126,6 +138,27 @@ def encode_statement(s: Statement, tables=(), declared: dict[str, tuple[str, ...
     else:
         reason = why_property if s.kind == "universal" and why_property != "no universal wording" else why_value
     return [_draft(s, reason)]
+
+
+_DECIMAL = re.compile(r"(?<![\w.])\d*\.\d+(?![\w.])")
+
+
+def _left_unquoted(s: Statement, claims: list[dict], example: Example | None) -> str:
+    """The part of ``s`` printing a decimal value that none of ``claims`` quotes (the example's own listing aside), or
+    ``""``."""
+    body = s.text
+    if example is not None and s.start <= example.start < s.end:
+        a, b = example.start - s.start, min(example.end, s.end) - s.start
+        body = body[:a] + " " * (b - a) + body[b:]
+    for c in claims:
+        at = body.find(c["quote"].strip())
+        if at >= 0:
+            body = body[:at] + " " * len(c["quote"].strip()) + body[at + len(c["quote"].strip()):]
+    m = _DECIMAL.search(body)
+    if m is None:
+        return ""
+    start = max(body.rfind(",", 0, m.start()), body.rfind(";", 0, m.start()), body.rfind(":", 0, m.start()), -1) + 1
+    return " ".join(body[start:m.end()].split())
 
 
 def _section_of(text: str, at: int) -> str:
@@ -341,7 +374,7 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
             entry = {"id": f"C{len(claims) + 1:02d}", "title": _title(c["kind"], c["claim"] if c["kind"] != "draft"
                                                                        else s.text),
                      "kind": c["kind"], "quote": quote, "line": line}
-            entry.update({k: v for k, v in c.items() if k not in ("kind", "quote", "on example")})
+            entry.update({k: v for k, v in c.items() if k not in ("kind", "quote", "on example", "variable")})
             if own and c["kind"] in _OWN_CONVENTIONS + ("draft",):
                 entry["conventions"] = {**c.get("conventions", {}), **own}
             named = next((f"table-{i + 1}" for i, t in enumerate(tables) if t[2] == c.get("fixture")), None)

@@ -506,7 +506,51 @@ def arithmetic(s: Statement, stated: dict[str, set[str]] | None = None,
                         "expression": normal, "claimed": claimed})
     if not out:
         out += _latex_arithmetic(text, why)
+    if not out:
+        out += _bound_arithmetic(text, why)
     return out, why
+
+
+#: A value printed for an expression in one variable, with the variable's value in the same clause: "(1 − p)p^4 =
+#: 0.082 at p = 0.8", "1 − p^3 ≈ 0.49 for p = 0.8".
+_BOUND = re.compile(r"(?P<rel>=|≈)\s*(?P<v>\d*\.\d+|\d+/\d+)(?!\w|[./]\d)\s*,?\s+(?:at|for|with|when)\s+"
+                    r"(?P<var>[a-zA-Z])\s*=\s*(?P<x>\d*\.\d+|\d+)(?!\w|\.\d)")
+_EXPRESSION_CHARS = set("0123456789 .()+-−×·*/^")
+
+
+def _bound_arithmetic(text: str, why: list[str]) -> list[dict]:
+    """Arithmetic whose expression holds one variable that its clause binds (``_BOUND``): the expression with the
+    variable replaced by its value, against the printed value. The expression is read back from the sign to the
+    first character that is neither a number, an operator nor the variable (a word of prose, a comma)."""
+    out = []
+    for m in _BOUND.finditer(text):
+        var, start = m.group("var"), m.start()
+        while start > 0 and (text[start - 1] in _EXPRESSION_CHARS or text[start - 1] == var):
+            start -= 1
+        expr = text[start:m.start()].strip()
+        while expr and expr[0] in ")+-−×·*/^. ":
+            expr = expr[1:].lstrip()
+        letters = re.findall(r"[A-Za-z]", expr)
+        if (not expr or set(letters) != {var} or expr.count("(") != expr.count(")")
+                or not re.search(r"[-+−×·*/^]", expr) or not re.search(r"\d", expr)):
+            continue
+        at = text.index(expr, start)
+        if at > 0 and text[at - 1].isalpha():
+            continue   # the variable ends a word: not an expression of its own
+        claimed = _claimed(m.group("rel"), m.group("v"))
+        normal = normal_expression(expr.replace(var, f"({m.group('x')})"))
+        try:
+            parse_expression(normal)
+            parse_claimed(claimed)
+        except AuditError:
+            continue
+        ok, reason = determined(normal, claimed)
+        if not ok:
+            why.append(reason)
+            continue
+        out.append({"kind": "arithmetic", "quote": text[at:m.end()], "claim": f"{expr} is {claimed} at {var} = "
+                    f"{m.group('x')}", "expression": normal, "claimed": claimed, "variable": {var: m.group("x")}})
+    return out
 
 
 def _latex_arithmetic(text: str, why: list[str]) -> list[dict]:

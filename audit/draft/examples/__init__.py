@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from audit.draft.examples import (bind, grade_list, positions, prose_grades, prose_judgements, rank_table, relevant_set,
                                   run_literals, trec_run)
-from audit.draft.examples.bind import _OURS, _between, _headings
+from audit.draft.examples.bind import _OURS, _between, _headings, _running
 from audit.draft.examples.example import Example
 
 
@@ -39,12 +39,14 @@ def _retold(text: str, before: list[Example], e: Example) -> bool:
     """Whether positions in prose retell an example printed before them ("The first relevant result is at rank 1"
     under a rank table whose first row is relevant): the same relevance at every rank they give, and no count of
     hits in their sentence that disagrees with them; the example just before, with nothing between them but prose,
-    or the last ranking printed before (a table or a list), across headings, when the sentence calls it "our list"."""
+    or the last ranking printed before (a table or a list), across headings, when the sentence calls it "our list" or
+    it is the text's running example."""
     if e.conflict:
         return False
     candidates = [(before[-1], not _between(list(_headings(text)), before[-1].end, e.start))]
     printed = [b for b in before if b.kind != "positions"]
-    if printed and _OURS.search(text[e.start:e.end]):
+    if printed and (_OURS.search(text[e.start:e.end]) or _running(text, printed[-1])):
+        # "our list", or the text's running example, which later sections go on using
         candidates.append((printed[-1], True))
     for example, near in candidates:
         if not near or len(e.ranking) > len(example.ranking) or e.whole and len(e.ranking) != len(example.ranking):

@@ -34,7 +34,9 @@ _TOOL = _tool()
 #: A sentence that turns to a ranking no parser reads ("Flip it:", "For the reversed list:", "Now take another
 #: query"): the statements after it are not the earlier example's.
 _NEW_RANKING = re.compile(r"\b(?:flip\w*|revers\w*|reorder\w*|shuffl\w*|swap\w*|another\s+(?:list|ranking|query|system|run)|"
-                          r"(?:second|third|next|other)\s+(?:list|ranking|query|system|run)|suppose|imagine)\b", re.IGNORECASE)
+                          r"(?:second|third|next|other)\s+(?:list|ranking|query|system|run)|suppose|imagine|"
+                          # a change to the example's judgements or queries ("Regrade topic 401: …", "Add three topics.")
+                          r"re-?(?:grad|judg)\w*|add(?:s|ed)?\s+(?:\w+\s+){0,2}(?:topics|queries))\b", re.IGNORECASE)
 #: The ideal said to be the ranking's own grades sorted ("the ideal list is simply those four grades sorted from best
 #: to worst", "its ideal is itself", "already in ideal order").
 _IDEAL_OWN = re.compile(r"\bideal\b[^.]{0,80}?\b(?:(?:those|these|the\s+same|its\s+own|the\s+list's)\s+(?:\w+\s+)?grades\s+"

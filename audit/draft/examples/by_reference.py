@@ -41,7 +41,7 @@ _TREC_LEVEL = re.compile(r"(?<![\w-])-l\s*(?P<level>\d+)\b")
 #: ranx's names in ir-measures' notation (ranx's own docs; ``ndcg_burges`` is nDCG with gain 2^g − 1).
 _RANX = {"precision": "P", "recall": "R", "map": "AP", "ndcg": "nDCG", "ndcg_burges": "nDCG(dcg='exp-log2')",
          "mrr": "RR", "r-precision": "Rprec", "bpref": "Bpref"}
-_CLAUSE = re.compile(r";\s|:\s(?=[a-z])|,\s+(?:and|but|while|whereas)\s+|\.\s+(?=[A-Z])")
+_CLAUSE = re.compile(r";\s|:\s(?=[a-z])|,\s+(?:and|but|while|whereas)\s+|\s+(?:while|whereas)\s+|\.\s+(?=[A-Z])")
 
 
 def _measure(clause: str, lib: str) -> tuple[str, int, int] | None:
@@ -184,11 +184,12 @@ def values(sentence: str, example: Example, before: str = "") -> list[dict]:
         if fixture is None:
             continue
         quote = clause.strip(" ,.;:")
+        # the example's queries, printed together: what the reference returns is their mean
+        over = {"aggregate": "mean"} if len(fixture["run"]) > 1 else {}
         out.append({"kind": "value", "quote": quote, "claim": f"{libs[0]} returns {measure} = {value} on the worked "
-                    f"example ({example.describe()})", "fixture": fixture,
-                    "expect": [{"measure": measure, "claimed": value, "by": libs[0], **({"derived": derived} if derived
-                                                                                         else {})}],
-                    "on example": True})
+                    f"example ({example.describe()}{', the mean over its queries' if over else ''})", "fixture": fixture,
+                    "expect": [{"measure": measure, "claimed": value, "by": libs[0], **over,
+                                **({"derived": derived} if derived else {})}], "on example": True})
     return out
 
 
@@ -204,6 +205,10 @@ def _names_measure(clause: str) -> bool:
 _TREC_LINE = re.compile(r"^\s*(?P<name>[A-Za-z][\w.]*)\s+(?P<query>all|[\w.-]+)\s+(?P<v>-?\d+(?:\.\d+)?)\s*$")
 
 
+#: trec_eval's names that ir-measures' parser does not read, in ir-measures' notation.
+_UNPARSED = {"gm_map": ["GMAP"]}
+
+
 def trec_eval_line(line: str, example: Example) -> list[dict]:
     """A line of trec_eval's output printed in the text (``map  all  0.7904``) as a value claim ``by: trec_eval`` on
     the worked example, when the example is one query and determines the measure; [] otherwise (a count of queries,
@@ -217,7 +222,7 @@ def trec_eval_line(line: str, example: Example) -> list[dict]:
     if m is None or fixture is None or len(fixture["run"]) != 1 or m.group("name") in ("num_q", "runid"):
         return []
     try:
-        parsed = ir_measures.parse_trec_measure(m.group("name"))
+        parsed = _UNPARSED.get(m.group("name")) or ir_measures.parse_trec_measure(m.group("name"))
         if len(parsed) != 1:
             return []
         measure = str(parsed[0])
@@ -229,3 +234,83 @@ def trec_eval_line(line: str, example: Example) -> list[dict]:
     return [{"kind": "value", "quote": line.strip(), "claim": f"trec_eval prints {measure} = {m.group('v')} on the "
              f"worked example ({example.describe()})", "fixture": fixture,
              "expect": [{"measure": measure, "claimed": m.group("v"), "by": "trec_eval"}], "on example": True}]
+
+
+#: A section that changes the example's judgements or adds queries to it ("Regrade topic 401: …", "Add three
+#: topics."): what its sentences print is not the example's as the text first gave it.
+_CHANGED = re.compile(r"\bre-?(?:grad|judg|label|assess)\w*|\badd(?:s|ed|ing)?\s+(?:\w+\s+){0,2}(?:topics|queries|"
+                      r"judgements|judgments)\b", re.IGNORECASE)
+#: How a clause that names a trec_eval measure gives its value: ``name = V``, ``name is V``, a count in parentheses
+#: at the clause's end ("num_rel counts the documents judged relevant in the qrels (10)"), or the one value a
+#: description ends on ("iprec_at_recall_0.00 is the best precision anywhere in the list, 9/10 at rank 10").
+_NAMED_VALUE = re.compile(r"^\s*(?:=|is|are)\s+(?P<v>\d+/\d+|\d*\.\d+|\d+)(?![\w./]|\s*[-+*×·/(])"
+                          r"|\((?:all\s+|only\s+)?(?P<p>\d+)\)\s*$"
+                          r"|^\s*is\s+[^,\d]{3,80},\s+(?P<d>\d+/\d+|\d*\.\d+)\s+at\s+rank\s+\d+\s*$", re.IGNORECASE)
+#: The same measure at another recall level, said of "it" in the next clause ("at recall 1.00 it is 10/12").
+_AT_RECALL = re.compile(r"^\s*(?:and\s+)?at\s+recall\s+(?P<l>[01](?:\.\d+)?)\s*,?\s*(?:it\s+is|it's|it\s+comes\s+to)\s+"
+                        r"(?P<v>\d+/\d+|\d*\.\d+|[01])\s*[.;]?\s*$", re.IGNORECASE)
+_WHOLE = {"NumRel", "NumRet", "NumRelRet"}
+#: trec_eval's options that change what it computes (``-m`` only picks measures, ``-q`` prints each query).
+_CHANGES_CALL = re.compile(r"(?<![\w-])-[lcJM](?:\s*\d+)?\b|\b(?:judged_only|relevance_level|make_comparable)\b")
+
+
+def trec_eval_names(sentence: str, example: Example, before: str) -> list[dict]:
+    """Value claims ``by: trec_eval`` for the clauses of ``sentence`` that name one measure in trec_eval's notation
+    (``num_rel``, ``iprec_at_recall_0.00``, ``P_30``) and give its value, on the worked example, when the text has
+    named trec_eval since the example began (``before``: the text from the example to the sentence) and nothing
+    there changes the example (a regrade, added queries, an option such as ``-l 2``); [] otherwise. A clause that
+    supposes another ranking, or a sentence naming another library or a query, gives none."""
+    import ir_measures
+    from audit.measures.syntax import parse as parse_measure
+    from audit.model.values import parse_claimed
+    from audit.errors import AuditError
+
+    from audit.draft.examples.bind import _ELSEWHERE, _GENERAL, _QUERY_ID
+
+    if (not _REFERENCES[0][1].search(before + sentence) or _CHANGED.search(before) or _CHANGES_CALL.search(before)
+            or _OPTIONS.search(sentence) or _OTHERS.search(sentence) or _GENERAL.search(sentence)
+            or any(p.search(sentence) for _, p in _REFERENCES[1:]) or _QUERY_ID.search(sentence)):
+        return []
+    fixture, _ = example.fixture()
+    if fixture is None or len(fixture["run"]) != 1:
+        return []
+    out, last = [], None
+    bounds = [0] + [m.end() for m in _CLAUSE.finditer(sentence)] + [len(sentence)]
+    for a, b in zip(bounds, bounds[1:]):
+        clause = re.sub(r"(?:,\s*(?:and|but|while|whereas))?[\s.;:]*$", "", sentence[a:b].strip())
+        clause = re.sub(r"^[-*]\s+", "", clause)
+        if _ELSEWHERE.search(clause):
+            last = None
+            continue
+        names = list(_TREC_NAME.finditer(clause))
+        value, measure = None, None
+        if len(names) == 1 and re.fullmatch(r"[\w.]*_[\w.]*|map|bpref|Rprec", names[0].group("name")):
+            try:
+                parsed = ir_measures.parse_trec_measure(names[0].group("name"))
+            except Exception:   # a name trec_eval's notation does not read
+                parsed = []
+            if len(parsed) == 1:
+                measure = str(parsed[0])
+                m = _NAMED_VALUE.search(clause[names[0].end():])
+                value = m and (m.group("v") or m.group("p") or m.group("d"))
+        elif not names and last is not None and last.startswith("IPrec@"):
+            m = _AT_RECALL.match(clause)
+            if m:
+                level = float(m.group("l"))
+                measure, value = f"IPrec@{level:.1f}", m.group("v")
+        last = measure
+        if not value or not measure:
+            continue
+        try:
+            spec = parse_measure(measure)[0]
+            parse_claimed(value)
+        except AuditError:
+            continue
+        if "/" not in value and "." not in value and spec.NAME not in _WHOLE:
+            continue   # a whole number beside a measure that is a fraction: a count the clause speaks of, not its value
+        if example.missing(spec.NAME, spec.params.get("cutoff")):
+            continue
+        out.append({"kind": "value", "quote": clause, "claim": f"trec_eval gives {measure} = {value} on the worked "
+                    f"example ({example.describe()})", "fixture": fixture,
+                    "expect": [{"measure": measure, "claimed": value, "by": "trec_eval"}], "on example": True})
+    return out

@@ -22,9 +22,23 @@ _ONE_OF = re.compile(r"\b(?:last|final|next|second|third|fourth|fifth|another|on
 _MEASURE_BEFORE = re.compile(r"(?:\b(?:recall|precision|rank|DCG|nDCG|AP|RR|P|R)|@)\s*$", re.IGNORECASE)
 
 
+#: Ranks listed with runs ("at ranks 2–10 and 12"): each item a rank or a run of ranks.
+_RANK = r"\d+(?:\s*[–-]\s*\d+)?"
+_RANKS = rf"{_RANK}(?:\s*(?:,\s*and|,|and|&)\s*{_RANK})*"
+
+
+def _ranks(listed: str) -> list[int]:
+    """``"2–10 and 12"`` → [2, 3, …, 10, 12]; a run written backwards is kept as its two ends (no run)."""
+    out = []
+    for a, b in re.findall(r"(\d+)(?:\s*[–-]\s*(\d+))?", listed):
+        lo, hi = int(a), int(b) if b else int(a)
+        out.extend(range(lo, hi + 1) if lo <= hi <= lo + 1000 else [lo, hi])
+    return out
+
+
 def _patterns():
-    from audit.text.words import _DOCS, _LIST, _N, _ORDINAL_POSITION
-    positions = re.compile(rf"\b(?:at|in)\s+(?:ranks?|positions?)\s+(?P<list>{_LIST})(?!\d|\.\d)"
+    from audit.text.words import _DOCS, _N, _ORDINAL_POSITION
+    positions = re.compile(rf"\b(?:at|in)\s+(?:ranks?|positions?)\s+(?P<list>{_RANKS})(?!\d|\.\d)"
                            rf"(?:\s*,?\s+(?:of|out\s+of|among|in\s+a\s+ranking\s+of|in\s+a\s+list\s+of)\s+(?:the\s+|its\s+)?"
                            rf"(?:top\s+)?(?P<n>{_N})\b)?", re.IGNORECASE)
     first = re.compile(rf"\bfirst\s+relevant\s+{_DOCS}\s+(?:is|sits|was|appears)\s+(?:at\s+(?:rank|position)\s+"
@@ -95,11 +109,35 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return [(u.start, u.end) for u in units(text) if u.kind in ("sentence", "item")]
 
 
+#: A document of the ranking said to be unjudged in the sentence placing the relevant ones ("the document at rank 5
+#: was never judged"): no grade, not a judged non-relevant one.
+_UNJUDGED_AT = re.compile(r"\b(?:the\s+)?(?:document|result|item|passage)\s+at\s+(?:rank|position)\s+(?P<r>\d+)\s+"
+                          r"(?:was|is)\s+(?:never\s+judged|unjudged|not\s+judged)\b", re.IGNORECASE)
+#: The sentence before, in the same paragraph, saying how many results the example's ranking has ("Our example
+#: ranking for this page has ten results."): the ranking is whole at that length.
+_RANKING_HAS = re.compile(r"\b(?:ranking|list|run|result\s+list)\b[^.;:]{0,40}?\b(?:has|have|holds?|returns?|contains?)\s+"
+                          r"(?:exactly\s+|only\s+)?\w+\s+(?:results|documents)\b", re.IGNORECASE)
+
+
+def _told_before(text: str, a: int, results: re.Pattern) -> re.Match | None:
+    """The count of results the sentence just before ``text[a:]`` gives the ranking, when it is in the same paragraph,
+    supposes nothing and places no relevant document itself."""
+    para = max(text.rfind("\n\n", 0, a), 0)
+    before = [(x, y) for x, y in _sentences(text[para:a]) if text[para + x:para + y].strip()]
+    if not before:
+        return None
+    sentence = text[para + before[-1][0]:para + before[-1][1]]
+    if _HYPOTHETICAL.search(sentence) or re.search(r"\brelevant\b", sentence, re.IGNORECASE) or not _RANKING_HAS.search(
+            sentence):
+        return None
+    return results.search(sentence)
+
+
 def find(text: str) -> list[Example]:
     """A sentence placing relevant documents at ranks: its ranking is known down to the last stated position, or
     whole when the sentence says how many results there are. Several needs in one sentence (a rank repeated, "three
     queries … at ranks 1, 3 and 2") and hypotheticals ("if it moved to rank 2") are no example."""
-    from audit.text.words import _NEEDS, _list, number
+    from audit.text.words import _NEEDS, number
     from audit.text.words import _ORDINAL_POSITION
     positions, first, results, _ = _patterns()
     out = []
@@ -113,12 +151,12 @@ def find(text: str) -> list[Example]:
                  and not _MEASURE_BEFORE.search(sentence[:m.start()])
                  and not _ONE_OF.search(sentence[max(0, m.start() - 60):m.start()])]
         if len(found) == 1:
-            ranks = _list(found[0].group("list"))
+            ranks = _ranks(found[0].group("list"))
             if len(set(ranks)) < len(ranks) or ranks != sorted(ranks) or not ranks or min(ranks) < 1:
                 continue
             n = number(found[0].group("n")) if found[0].group("n") else None
             if n is None:
-                r = results.search(sentence)
+                r = results.search(sentence) or _told_before(text, a, results)
                 n = number(r.group("n") or r.group("n2") or r.group("n3") or r.group("n4")) if r else None
             if n is not None and n < max(ranks):
                 continue
@@ -129,7 +167,8 @@ def find(text: str) -> list[Example]:
             ranks, length, n = [p], p, None
         else:
             continue
-        ranking = [(f"d{i}", 1 if i in ranks else 0) for i in range(1, length + 1)]
+        unjudged = {int(m.group("r")) for m in _UNJUDGED_AT.finditer(sentence)} - set(ranks)
+        ranking = [(f"d{i}", None if i in unjudged else 1 if i in ranks else 0) for i in range(1, length + 1)]
         out.append(Example("positions", a, b, text.count("\n", 0, a) + 1, ranking, whole=n is not None,
                            conflict=conflict(sentence, ranks)))
     return out

@@ -65,6 +65,40 @@ def _prose(text: str) -> list[Example]:
     return out
 
 
+_PROSE_SETS = re.compile(rf"\brelevant\s+(?:item\s+|document\s+)?sets\s*(?:=|:|are)?\s*(?P<sets>\{{{_ITEMS}\}}"
+                         rf"(?:\s*(?:,\s*and|,|and)\s*\{{{_ITEMS}\}})+)", re.IGNORECASE)
+_PROSE_RANKINGS = re.compile(rf"\b(?:rankings|ranked\s+lists|predictions|runs)\s*(?:=|:|are)?\s*(?P<lists>\[{_ITEMS}\]"
+                             rf"(?:\s*(?:,\s*and|,|and)\s*\[{_ITEMS}\])+)", re.IGNORECASE)
+
+
+def _prose_queries(text: str) -> list[Example]:
+    """Several queries in one sentence, each a relevant set and a ranking in the same order ("With relevant sets {1,
+    5, 7, 9}, {2, 3} and {2, 5, 6} and rankings [5, 6, 7, 8, 9], [1, 2, 3] and [2, 4, 6, 8]"): the queries q1, q2, …
+    as a fixture of every query, when the sets and the rankings are as many and each is a plain list of IDs."""
+    out = []
+    bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    for a, b in zip(bounds, bounds[1:]):
+        sentence = text[a:b]
+        sets, lists = _PROSE_SETS.search(sentence), _PROSE_RANKINGS.search(sentence)
+        if not sets or not lists or len(_PROSE_SETS.findall(sentence)) != 1 or len(_PROSE_RANKINGS.findall(sentence)) != 1:
+            continue
+        relevant = [_items(x) for x in re.findall(r"\{([^{}]*)\}", sets.group("sets"))]
+        rankings = [_items(x) for x in re.findall(r"\[([^\[\]]*)\]", lists.group("lists"))]
+        if len(relevant) != len(rankings) or not all(relevant) or not all(rankings) or any(
+                len(set(x)) != len(x) for x in relevant + rankings):
+            continue
+        qrels, run = {}, {}
+        for i, (members, ranking) in enumerate(zip(relevant, rankings), 1):
+            qrels[f"q{i}"] = {**{d: 0 for d in ranking}, **{d: 1 for d in members}}
+            run[f"q{i}"] = ranking
+        start, end = a + min(sets.start(), lists.start()), a + max(sets.end(), lists.end())
+        first = set(relevant[0])
+        out.append(Example("relevant sets and rankings", start, end, text.count("\n", 0, start) + 1,
+                           [(d, 1 if d in first else 0) for d in rankings[0]], whole=True, relevant=len(first),
+                           facts=[text[start:end]], queries={"qrels": qrels, "run": run}))
+    return out
+
+
 def _code(text: str) -> list[Example]:
     out = []
     for start, end, assigned in block_assignments(text):
@@ -89,4 +123,4 @@ def _code(text: str) -> list[Example]:
 
 def find(text: str) -> list[Example]:
     """Each relevant set printed with its ranking, as an example (the whole ranking, |R| the set's size)."""
-    return sorted(_prose(text) + _code(text), key=lambda e: e.start)
+    return sorted(_prose(text) + _prose_queries(text) + _code(text), key=lambda e: e.start)

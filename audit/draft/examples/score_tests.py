@@ -53,7 +53,7 @@ _P = re.compile(rf"(?<![\w.])p\s*(?P<rel>=|≈|<|≤)\s*(?P<v>{_NUM})|(?<![\w.])
                 re.IGNORECASE)
 _T = re.compile(rf"(?<![\w(])t\s*(?P<rel>=|≈)\s*(?P<v>{_NUM})(?![\d(])")
 _DF = re.compile(r"\b(?:on|with)\s+(?P<df>\d+)\s+degrees\s+of\s+freedom", re.IGNORECASE)
-_W = re.compile(rf"(?<![\w])W\s*(?P<rel>=|≈)\s*(?:min\s*\([^)]*\)\s*=\s*)?(?P<v>\d+(?:\.\d+)?)(?!\d|\.\d)")
+_W = re.compile(r"(?<![\w])W\s*(?P<rel>=|≈)\s*(?:min\s*\([^)]*\)\s*=\s*)?(?P<v>\d+(?:\.\d+)?)(?!\d|\.\d)")
 _D = re.compile(rf"(?<![\w'])d\s*(?P<rel>=|≈)\s*(?P<v>{_NUM})|\bcohen'?s\s+d\b[^.;:]*?\b(?:is|of|comes\s+to|equals)\s+"
                 rf"(?:about\s+)?(?P<v2>{_NUM})(?!\s*/)", re.IGNORECASE)
 _MEAN = re.compile(rf"\bmean\s+(?:per[- ]\w+\s+)?(?:difference|gain|improvement)\s+(?:is|of|was|comes\s+to)\s+"
