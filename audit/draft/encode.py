@@ -145,6 +145,7 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=N
     else:
         return [], "no ranking table precedes it"
     expects = []
+    by_parameter = False
     lower = [h.lower() for h in head]
     by_rank = bool(re.match(r"^(?:rank|depth|position)\b", lower[0]))
     if lower[0] in ("k", "cutoff", "cutoff k") or by_rank:
@@ -182,6 +183,7 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=N
         if not re.fullmatch(r"0?\.\d+", value):
             return [], f"the parameter cell {value!r} is not a value between 0 and 1"
         expects.append((f"{_root(spec[0])}({param[0]}={value})", None, row[1]))
+        by_parameter = True
     if not expects:
         return [], "the row's measures and values could not be matched to its header"
     out = []
@@ -203,7 +205,7 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=N
             parse_claimed(cell)
         except AuditError as exc:
             return [], exc.message
-        if "(" in name and fixture is not None:
+        if by_parameter and fixture is not None:
             # a measure at a parameter the header names: its value on the example must come out under some reading
             # the audit will try, or the row speaks of another ranking than the example's
             from audit.draft.encode_fixtures import reproduces
