@@ -38,6 +38,18 @@ nDCG and ERR both read graded judgements. It always lies between 0 and 1, since 
 ## Means over topics
 
 GMAP is never larger than MAP.
+
+## Bounds and cutoffs
+
+Whatever the ranking, AP@k never exceeds 1.
+
+RR is never below 0.5.
+
+Precision never exceeds 1 minus the share of unjudged documents.
+
+Raising the cutoff can only raise R@k or leave it where it is.
+
+Raising the cutoff can only lower P@k or leave it where it is.
 """
 
 
@@ -69,6 +81,15 @@ def _mine(drafted, words, kind):
     ("It always lies between 0 and 1, since", [("ERR", "never below", None, "0"), ("ERR", "never exceeds", None, "1")],
      "supported"),
     ("GMAP is never larger than MAP", [("GMAP", "never exceeds", "AP", None)], "qualified"),
+    # a constant bound after the comparison: AP@k ≤ 1 (each term of its sum ≤ 1/|R|, at most |R| terms); RR is 0 on
+    # a ranking with no relevant document (pytrec_eval's recip_rank of [b] with {a} relevant is 0.0), so "never
+    # below 0.5" is false
+    ("AP@k never exceeds 1", [("AP", "never exceeds", None, "1")], "supported"),
+    ("RR is never below 0.5", [("RR", "never below", None, "1/2")], "contradicted"),
+    # "can only raise … or leave it": recall at k + 1 counts the same hits or one more; precision at k + 1 rises when
+    # the document at k + 1 is relevant after a non-relevant one (P@1 = 0, P@2 = 1/2 on [b, a] with {a} relevant)
+    ("Raising the cutoff can only raise R@k", [("R", "never decreases", None, None)], "supported"),
+    ("Raising the cutoff can only lower P@k", [("P", "never increases", None, None)], "contradicted"),
 ])
 def test_drafted_as_properties(drafted, words, encoded, verdict):
     claims, verdicts = _mine(drafted, words, "property")
@@ -91,3 +112,17 @@ def test_a_pronoun_after_two_measures_is_left_to_the_author(drafted):
     assert {c["line"] for c in said} == {13, 15}
     assert {c["kind"] for c in said if c["line"] == 13} == {"property"}
     assert [(c["kind"], c["claim"][:5]) for c in said if c["line"] == 15] == [("draft", "TODO:")]
+
+
+def test_a_number_the_sentence_goes_on_to_qualify_is_no_bound(drafted):
+    """"Precision never exceeds 1 minus the share of unjudged documents": the bound is not 1."""
+    register, _ = drafted
+    mine = [c for c in register if c["quote"].startswith("Precision never exceeds 1 minus")]
+    assert mine and all(c["kind"] != "property" for c in mine)
+
+
+def test_the_bounds_reference_values():
+    import pytrec_eval
+    rr = pytrec_eval.RelevanceEvaluator({"q": {"a": 1}}, {"recip_rank"}).evaluate({"q": {"b": 1.0}})["q"]["recip_rank"]
+    p = pytrec_eval.RelevanceEvaluator({"q": {"a": 1, "b": 0}}, {"P_1", "P_2"}).evaluate({"q": {"b": 2.0, "a": 1.0}})["q"]
+    assert rr == 0.0 and (p["P_1"], p["P_2"]) == (0.0, 0.5)

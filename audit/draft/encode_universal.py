@@ -80,7 +80,9 @@ def comparison(s: Statement) -> list[dict]:
              "before": _ranking([a], length, 1), "after": _ranking([b], length, 1), "expect": [expect]}]
 
 
-_UNIVERSAL_CUE = re.compile(r"\b(?:never|always|cannot|can\s+never|can't|at\s+most|at\s+least|ignores\s+everything)\b",
+_UNIVERSAL_CUE = re.compile(r"\b(?:never|always|cannot|can\s+never|can't|at\s+most|at\s+least|ignores\s+everything|"
+                            r"can\s+only\s+(?:raise|help|improve|increase|lower|hurt|reduce|decrease)\b(?=[^.;]*\bor\s+"
+                            r"(?:leave|keep)\s+it))\b",
                             re.IGNORECASE)
 
 
@@ -101,6 +103,12 @@ _RELATION_CUES: list[tuple[str, re.Pattern, bool]] = [
     ("never decreases", re.compile(r"\b(?:never|cannot|can\s+never|can't|does\s+not)\s+(?:decreases?|falls?|fall|drops?|"
                                    r"drop|go(?:es)?\s+down)\b", re.IGNORECASE), False),
     ("never decreases", re.compile(r"\bnever\s+(?:lowers?|hurts?)\b", re.IGNORECASE), True),
+    # "can only raise RR@k or leave it where it is": the measure never falls
+    ("never decreases", re.compile(r"\bcan\s+only\s+(?:raise|help|improve|increase)\b(?=[^.;]*\b(?:or\s+leave\s+it|or\s+keep"
+                                   r"\s+it|or\s+(?:leave|keep)\s+it\s+(?:where\s+it\s+is|unchanged|the\s+same))\b)",
+                                   re.IGNORECASE), True),
+    ("never increases", re.compile(r"\bcan\s+only\s+(?:lower|hurt|reduce|decrease)\b(?=[^.;]*\b(?:or\s+leave\s+it|or\s+keep"
+                                   r"\s+it)\b)", re.IGNORECASE), True),
     ("never increases", re.compile(r"\b(?:never|cannot|can\s+never|can't|does\s+not)\s+(?:increases?|rises?|rise|grows?|"
                                    r"grow|go(?:es)?\s+up)\b", re.IGNORECASE), False),
     ("never increases", re.compile(r"\bnever\s+(?:raises?|helps?|improves?)\b", re.IGNORECASE), True),
@@ -119,7 +127,12 @@ _NOT_MORE = re.compile(r"\b(?:is|are|can|will)?\s*(?:never|not)\s+(?:be\s+)?(?:l
 
 
 _NOT_LESS = re.compile(r"\b(?:is|are|can|will)?\s*(?:never|not)\s+(?:be\s+)?(?:smaller|less|lower)\s+than\b|"
-                       r"\bis\s+at\s+least\b|\bnever\s+falls\s+below\b", re.IGNORECASE)
+                       r"\bis\s+at\s+least\b|\bnever\s+falls\s+below\b|\b(?:is|are)\s+never\s+below\b", re.IGNORECASE)
+
+
+#: A constant a measure is said never to pass, right after the comparison ("never exceeds 1", "is never below 0").
+_BOUND = re.compile(rf"\s*(?P<n>{NUM})(?=\s*(?:[.;,)]\s|[.;,)]?$)|\s+(?:whatever|regardless|for\s+(?:any|every|all)|"
+                    rf"on\s+(?:any|every)|no\s+matter)\b)")
 
 
 PROPERTY_MEASURES = ("P", "R", "RR", "AP", "nDCG", "Success", "F", "ERR")
@@ -261,6 +274,19 @@ def properties(s: Statement, subject=None) -> tuple[list[dict], str]:
         if cue:
             left = [ms for ms in metrics if ms[0].end() <= cue.start()]
             right = [ms for ms in metrics if ms[0].start() >= cue.end()]
+            bound = _BOUND.match(text, cue.end())
+            if left and not right and bound and not _ONE_CASE.search(text):
+                # "Whatever the denominator, AP@k never exceeds 1": a constant bound, searched over rankings
+                _, (lb, lk) = left[-1]
+                if lb not in PROPERTY_MEASURES or lk not in (None, "k"):
+                    return [], "a bound on a measure the property search does not cover, or at one cutoff alone"
+                relation = "never below" if swap else "never exceeds"
+                value = str(Fraction(bound.group("n")))
+                name = lb if lk is None else f"{lb}@k"
+                return [{"kind": "property", "quote": text[left[-1][0].start():bound.end()].strip(),
+                         "claim": f"For every ranking, {name} {'is never below' if swap else 'never exceeds'} {value}",
+                         "measure": lb, "relation": relation, "compare": "constant", "bound": value,
+                         "universe": _universe([lb], lk), "search": search}], ""
             if not left or not right:
                 return [], "one side of the comparison is not a measure (a constant bound needs a value claim)"
             (_, (lb, lk)), (rm, (rb, rk)) = left[-1], right[0]
