@@ -24,12 +24,8 @@ from audit.errors import RegisterError, ValueParseError
 from audit.evaluation.checks import arithmetic
 from audit.model import limits
 from audit.register.claims import ArithmeticClaim, load_chapter
-from audit.model.values import (
-    expression_interval,
-    format_certified,
-    parse_claimed,
-    parse_expression,
-)
+from audit.model.values import format_certified, parse_claimed
+from audit.model.expressions import expression_interval, parse_expression
 
 F = Fraction
 MP = mpmath.MPContext()  # a 60-digit floating-point context of the tests' own

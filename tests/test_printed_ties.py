@@ -16,7 +16,8 @@ from fractions import Fraction
 
 import pytest
 
-from audit.model.values import parse_claimed, term_readings
+from audit.model.values import parse_claimed
+from audit.model.expressions import term_readings
 from chapters import audit_text
 
 

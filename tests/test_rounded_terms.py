@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from audit.model.values import printed_terms_interval, simplest_between, term_readings
+from audit.model.expressions import printed_terms_interval, simplest_between, term_readings
 from audit.draft.encode import determined
 from chapters import audit_text
 
@@ -161,7 +161,7 @@ def test_a_decimal_comma_is_not_read_as_thousands():
     ("1{,}000/4", Fraction(250)), ("2\u2009/\u20093", Fraction(2, 3)), ("1 \u2212 0.5", Fraction(1, 2)),
 ])
 def test_typeset_expressions_are_read(expression, value):
-    from audit.model.values import expression_interval
+    from audit.model.expressions import expression_interval
     assert expression_interval(expression)[:2] == (value, value)
 
 

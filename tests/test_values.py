@@ -14,7 +14,8 @@ from fractions import Fraction
 import pytest
 
 from audit.errors import ValueParseError
-from audit.model.values import parse_claimed, parse_expression
+from audit.model.values import parse_claimed
+from audit.model.expressions import parse_expression
 
 F = Fraction
 
@@ -248,7 +249,7 @@ def test_latex_and_x_products_are_read_as_the_text_prints_them(printed, exact, a
     """LaTeX arithmetic (\\frac, \\tfrac, \\dfrac, \\log_2 with and without braces or parentheses, \\cdot, \\times,
     \\sum written out term by term) and a product written with "x" are read by the expression reader; the values are
     computed by hand (exact) or with Python's math.log2 (irrational)."""
-    from audit.model.values import expression_interval
+    from audit.model.expressions import expression_interval
     lo, hi, is_exact = expression_interval(printed, digits=15)
     if exact is not None:
         assert is_exact and lo == hi == exact

@@ -27,7 +27,7 @@ import numpy as np
 
 from audit.evaluation import evaluator
 from audit.evaluation.agreement import agree
-from audit.model.values import fmt_float
+from audit.model.expressions import fmt_float
 from audit.evaluation.definitions import order_ties, relevant_set
 from audit.measures.conventions import CONVENTIONS
 

@@ -16,7 +16,7 @@ from audit.errors import MeasureError
 from audit.measures.catalogue import CATALOGUE, GAINS, SUPPORTED, MeasureDef, MeasureSpec
 from audit.model.rankings import Qrels, Ranking, Run, check_ranking
 from audit.measures.conventions import CONVENTIONS
-from audit.model.values import exact_root
+from audit.model.expressions import exact_root
 from audit.evaluation.definitions import (
     _condensed,
     _dcg,

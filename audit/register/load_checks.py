@@ -12,7 +12,8 @@ from audit.measures.catalogue import CATALOGUE
 from audit.measures.syntax import at_cutoff, parse as parse_measure
 from audit.model.limits import MAX_CUTOFF, MAX_GRADE, shorten, trim
 from audit.model.rankings import check_ranking
-from audit.model.values import parse_claimed, parse_expression
+from audit.model.values import parse_claimed
+from audit.model.expressions import parse_expression
 from audit.register.fields import Fixture
 from audit.register.kinds import (
     ANY_ROLES,

@@ -41,7 +41,8 @@ from audit.evaluation.checks.value import (
 from audit.evaluation.readings import REJECTED
 from audit.register.claims import Chapter
 from audit.measures.conventions import CONVENTIONS, join_alike
-from audit.model.values import display, format_exact, parse_claimed, rounded_decimals
+from audit.model.values import display, format_exact, parse_claimed
+from audit.model.expressions import rounded_decimals
 from audit.text.scan import printed_correction
 from audit.register.claims import canonical_rule
 from audit.register.options import reference_name

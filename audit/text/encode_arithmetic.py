@@ -11,13 +11,8 @@ from fractions import Fraction
 from itertools import product
 
 from audit.errors import AuditError
-from audit.model.values import (
-    expression_interval,
-    parse_claimed,
-    parse_expression,
-    printed_terms_interval,
-    term_readings,
-)
+from audit.model.values import parse_claimed
+from audit.model.expressions import expression_interval, parse_expression, printed_terms_interval, term_readings
 from audit.text.encode_measures import _name, _root, measure_of
 from audit.text.scan import ARITH, EXPRESSION, FUNCTION, METRIC, NUM, RELATION, Statement, WORD_FRACTION
 from audit.text.words import _DOCS, _N, number
@@ -56,7 +51,7 @@ _BY = re.compile(rf"\b(?P<lib>{_LIBRARIES})\b(?:'s)?(?:[^.;]|\.\d){{0,80}}?{_SAY
 
 
 def normal_expression(expr: str) -> str:
-    """An expression as printed → as ``audit.model.values`` reads it: ``×``/``·``/``x`` → ``*``, ``÷`` → ``/``,
+    """An expression as printed → as ``audit.model.expressions`` reads it: ``×``/``·``/``x`` → ``*``, ``÷`` → ``/``,
     ``−`` → ``-``, a superscript ² or ³ → ``^2``/``^3``, and ``(1/4)(1/4)`` → ``(1/4)*(1/4)``, ``2(0.5)`` →
     ``2*(0.5)`` (never a function's ``log2(4)``)."""
     out = expr.replace("·", "*").replace("×", "*").replace("÷", "/").replace("−", "-")
@@ -140,7 +135,7 @@ def prints_arithmetic(text: str) -> bool:
 
 def printed_expressions(text: str, value: str) -> list[str]:
     """The expressions ``text`` prints just before the printed ``value`` in a chain ("IDCG@5 = 3/1 + 3/1.58 + 2/2 +
-    1/2.32 = 6.33" → ``3/1 + 3/1.58 + 2/2 + 1/2.32`` for ``6.33``), as ``audit.model.values`` reads them; ``value`` is
+    1/2.32 = 6.33" → ``3/1 + 3/1.58 + 2/2 + 1/2.32`` for ``6.33``), as ``audit.model.expressions`` reads them; ``value`` is
     matched as the same printed number (``≈ 6.33`` and ``6.33`` alike)."""
     try:
         wanted = parse_claimed(value)

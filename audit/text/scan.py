@@ -144,7 +144,7 @@ _IR_NOUN = re.compile(r"\b(?:retrieved|recovered|relevant|ranking|ranked|prefix|
 _STRONG_CHANGE = re.compile(r"\b(?:remains?|improves?|improved|raises?|lowers?|recovers?|beats?|hurts?|helps?|"
                             r"measurement)\b", re.IGNORECASE)
 _DEFINE = re.compile(r"\blet\s+\w+\s+be\b|\bis\s+defined\s+as\b", re.IGNORECASE)
-#: Pieces of an arithmetic expression as printed: the functions ``audit.model.values`` reads, operators
+#: Pieces of an arithmetic expression as printed: the functions ``audit.model.expressions`` reads, operators
 #: (``×``, ``·``, ``x`` between numbers as in ".912 x 10", ``÷``, ``−``, powers ``^``/``**``, a superscript ² or
 #: ³), and a product written ``(1/4)(1/4)``.
 FUNCTION = r"(?:log2|log10|log|ln|sqrt|exp)"
@@ -416,9 +416,9 @@ _INLINE_MATH = re.compile(r"(?<![$\\])\$(?!\$)(?P<a>[^$\n]+?)(?<!\\)\$(?!\$)|\\\
 def latex_math(text: str) -> list[tuple[int, int, str]]:
     """Each inline formula of ``text`` holding LaTeX (``$\\frac{3}{\\log_2 4} = 1.5$``) as ``(start, end, plain)``:
     its span with the delimiters, and its arithmetic in plain notation (``3/(log2 4) = 1.5``; ``\\approx`` as ``≈``,
-    read by ``audit.model.values.latex_arithmetic``), each side holding a symbol written ``§`` (``§ = 3 + 2/(log2 3)
+    read by ``audit.model.expressions.latex_arithmetic``), each side holding a symbol written ``§`` (``§ = 3 + 2/(log2 3)
     ≈ 5.762`` for ``DCG@3 = …``). A display formula unit is one formula as a whole."""
-    from audit.model.values import latex_arithmetic
+    from audit.model.expressions import latex_arithmetic
     from audit.errors import AuditError
     spans = [(m.start(), m.end(), m.group("a") or m.group("b")) for m in _INLINE_MATH.finditer(text)]
     if not spans and re.match(r"\s*(?:\$\$|\\\[)", text):

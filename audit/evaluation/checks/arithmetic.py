@@ -18,16 +18,8 @@ from audit.evaluation.checks.common import CHAPTER, Measurements, errors_of, fix
 from audit.evaluation.checks.value import bounds, check_expectation, check_printed
 from audit.register.claims import ArithmeticClaim, Chapter, Cohort, Fixture
 from audit.measures.syntax import parse as parse_measure
-from audit.model.values import (
-    ClaimedValue,
-    display,
-    expression_interval,
-    format_certified,
-    format_exact,
-    parse_claimed,
-    printed_terms_interval,
-    term_readings,
-)
+from audit.model.values import ClaimedValue, display, format_certified, format_exact, parse_claimed
+from audit.model.expressions import expression_interval, printed_terms_interval, term_readings
 from audit.text.encode_arithmetic import breaks_replacing, divisor_correction
 from audit.text.scan import printed_correction
 from audit.model.results import Check, ImplValue
@@ -205,7 +197,7 @@ class Rounding:
     ``span``: a certified enclosure of the expression over every number each printed decimal rounds to (None when
     it cannot be computed); ``consistent``: the claimed interval meets it and some term is not already the plainest
     number it rounds (0.33 is not; 0.75 and 0.6 are, and are read as printed). ``reading``: the expression with each
-    rounded term read as the exact term it most plainly rounds (``values.term_readings``: 0.33 → 1/3), ``read_as``
+    rounded term read as the exact term it most plainly rounds (``expressions.term_readings``: 0.33 → 1/3), ``read_as``
     those terms in words, ``value`` its value (exact, or an enclosure's midpoint) and ``holds`` whether the claimed
     interval holds it; None when some term has no plain reading."""
 

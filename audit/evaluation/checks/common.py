@@ -14,7 +14,8 @@ from audit.evaluation import evaluator
 from audit.evaluation.references import Reference
 from audit.register.claims import Fixture
 from audit.measures.syntax import parse as parse_measure
-from audit.model.values import ClaimedValue, display, fmt_float, format_exact
+from audit.model.values import ClaimedValue, display, format_exact
+from audit.model.expressions import fmt_float
 from audit.model.results import ImplValue
 from audit.evaluation.parallel import queued
 

@@ -20,15 +20,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from audit.errors import ValueParseError
-from audit.model.values import (
-    ClaimedValue,
-    expression_interval,
-    fixed_places,
-    parse_claimed,
-    printed_terms_interval,
-    rounded_decimals,
-    term_readings,
-)
+from audit.model.values import ClaimedValue, fixed_places, parse_claimed
+from audit.model.expressions import expression_interval, printed_terms_interval, rounded_decimals, term_readings
 
 #: At most this many places more than a term prints are tried for the fix.
 MORE_PLACES = 4
@@ -124,7 +117,7 @@ def explain(expression: str, claimed: ClaimedValue, claimed_text: str, exact: Fr
             ) -> TermRounding | None:
     """A ``TermRounding`` when the sentence's own printed ``expression`` explains why its printed value is not the
     exact one: the terms as printed give the claimed value, the exact value (``exact``, the measure's; else the
-    expression with its rounded terms read as the exact terms they plainly round, ``values.term_readings``) does not,
+    expression with its rounded terms read as the exact terms they plainly round, ``expressions.term_readings``) does not,
     and it is one of the numbers the printed terms stand for (``values.printed_terms_interval``). None otherwise."""
     printed = _value(expression)
     span = printed_terms_interval(expression)
