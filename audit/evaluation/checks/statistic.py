@@ -22,13 +22,20 @@ import mpmath
 from audit.model.evidence import Evidence, Point
 from audit.errors import AuditError
 from audit.evaluation import monte_carlo, significance
-from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
+from audit.evaluation.checks.common import CHAPTER, Measurements
 from audit.evaluation.readings import base_reading
 from audit.evaluation.references import scipy_stats
 from audit.evaluation.significance import DIGITS, ROOT_MEAN_D, SIDES, TESTS, Bounds, Span, as_mpf, p_of_t
 from audit.register.claims import UNPAIRED, Chapter, StatisticClaim
 from audit.model.values import parse_claimed, parse_interval
 from audit.model.results import Check, ImplValue
+from audit.evaluation.checks.statistic_references import (
+    as_number,
+    explain_library,
+    library_results,
+    reference_rows,
+    show_value,
+)
 
 #: How each statistic is named in a reason.
 NAMES = {"p": "the p-value", "t": "t", "df": "the degrees of freedom", "positives": "the number of positive differences", "W": "W",
@@ -65,35 +72,6 @@ def _df(claim: StatisticClaim) -> tuple[Fraction, Fraction, Fraction]:
     return df.nominal, df.low, df.high
 
 
-def _show(v) -> str:
-    if isinstance(v, str):
-        return v
-    if isinstance(v, Span):
-        return _show(v.lo) if v.lo == v.hi else f"{float(v.mid):.6g} (± {float(v.hi - v.mid):.1e})"
-    if isinstance(v, Bounds):
-        return f"[{_show(v.low)}, {_show(v.high)}]"
-    if isinstance(v, tuple):
-        return f"[{v[0]:.6g}, {v[1]:.6g}]"
-    if isinstance(v, Fraction):
-        return (f"{v.numerator}/{v.denominator} (≈ {float(v):.4f})" if v.denominator != 1 and v.denominator <= 10**6
-                else f"{float(v):.6g}")
-    if isinstance(v, float):
-        return fmt_float(v)
-    return mpmath.nstr(v, 6)
-
-
-def _number(v) -> Fraction | None:
-    """A computed statistic as an exact number (an mpmath value to 40 significant digits, a span's midpoint), None for
-    a reason or an interval."""
-    if v is None or isinstance(v, (str, Bounds, tuple)):
-        return None
-    if isinstance(v, Span):
-        return v.mid
-    if isinstance(v, Fraction):
-        return v
-    return Fraction(mpmath.nstr(v, 40))
-
-
 def _holds(printed, v) -> bool | None:
     """Whether the computed ``v`` is what ``printed`` says: None when ``v`` is not a value (a reason)."""
     if v is None or isinstance(v, str):
@@ -103,7 +81,7 @@ def _holds(printed, v) -> bool | None:
         return _holds(low, v.low) and _holds(high, v.high)
     if isinstance(v, Span):
         return printed.decide(v.lo, v.hi) is not False  # some value of the span is the printed one
-    return printed.contains(_number(v))
+    return printed.contains(as_number(v))
 
 
 def _adjusted(v, m: int):
@@ -143,7 +121,7 @@ def _significant(p, alpha: Fraction) -> bool | None:
     """p < α (None when a Monte Carlo span straddles α)."""
     if isinstance(p, Span):
         return True if p.hi < alpha else False if p.lo >= alpha else None
-    return _number(p) < alpha
+    return as_number(p) < alpha
 
 
 def _written(printed, value, statistic: str = "") -> str:
@@ -153,9 +131,9 @@ def _written(printed, value, statistic: str = "") -> str:
         low, high = printed
         return f"[{_written(low, value.low).removeprefix('≈ ')}, {_written(high, value.high).removeprefix('≈ ')}]"
     exact = isinstance(value, Fraction) or (isinstance(value, Span) and value.lo == value.hi)
-    text = printed.write_like(_number(value), exact=exact)
+    text = printed.write_like(as_number(value), exact=exact)
     if statistic in ("p", "adjusted p") and printed.style == "decimal" and text.startswith("≈"):
-        return _p_text(float(_number(value)), printed.text)
+        return _p_text(float(as_number(value)), printed.text)
     return text
 
 
@@ -182,30 +160,30 @@ def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
     for side, (p, ends) in found.items():
         scipy_p = scipy_stats.p_of_t(float(t), float(df), side)
         rows += [ImplValue(implementation=CHAPTER, provider=f"mpmath, {DIGITS} digits", behaviour=SIDES[side],
-                           value=float(p), in_interval=p_printed.contains(_number(p))),
+                           value=float(p), in_interval=p_printed.contains(as_number(p))),
                  ImplValue(implementation="scipy", provider="scipy.stats.t", behaviour=SIDES[side], value=scipy_p,
                            in_interval=p_printed.contains(scipy_p))]
     evidence.checks.append(Check(label=label, measure="p", claimed=str(r.p), interval=p_printed.interval(),
                                  values=rows))
 
     def holds(side) -> bool:
-        return p_printed.contains(_number(found[side][0]))
+        return p_printed.contains(as_number(found[side][0]))
 
     def by_rounding(side) -> bool:
         a, b = found[side][1]
-        return p_printed.decide(_number(a), _number(b)) is not False
+        return p_printed.decide(as_number(a), as_number(b)) is not False
 
     def significant(x) -> bool:
         return x < alpha
 
-    shown = "; ".join(f"{SIDES[s]} p = {_show(found[s][0])}" for s in sides)
+    shown = "; ".join(f"{SIDES[s]} p = {show_value(found[s][0])}" for s in sides)
     first = sides[0]
     printed_sig = None if p_printed.low is None and p_printed.high is None else (
         p_printed.high <= alpha if p_printed.high is not None and (p_printed.low is None or p_printed.low < alpha)
         else False)
     # the decision the printed p implies; a decision the sentence words itself (``decision``) is checked below instead
     decision_error = (claim.decision is None and printed_sig is not None
-                      and all(significant(_number(found[s][0])) != printed_sig for s in sides))
+                      and all(significant(as_number(found[s][0])) != printed_sig for s in sides))
     if claim.decision is not None:
         # "p = .09, so the gain is significant": the conclusion is checked on the recomputed p (not the printed
         # one), under the same readings as a test on data; a wrong one is a decision error and leads
@@ -223,9 +201,9 @@ def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
         rounded = (f"t in [{float(lo):g}, {float(hi):g}]" + (f" and ν in [{float(df_lo):g}, {float(df_hi):g}]"
                                                               if df_lo != df_hi else ""))
         evidence.conditions.append(Point(
-            f"{label}: t = {float(t):g} gives {SIDES[first]} p = {_show(found[first][0])}, outside the printed "
+            f"{label}: t = {float(t):g} gives {SIDES[first]} p = {show_value(found[first][0])}, outside the printed "
             f"{r.p}; only because the printed t{' and df are' if df_lo != df_hi else ' is'} rounded ({rounded} "
-            f"gives p from {_show(a)} to {_show(b)}) can they agree",
+            f"gives p from {show_value(a)} to {show_value(b)}) can they agree",
             f"Print t{' and df' if df_lo != df_hi else ''} with another digit, or the p-value t({r.df}) = {r.t} "
             f"gives (≈ {float(found[first][0]):.3f})."))
         evidence.lead = ""
@@ -241,8 +219,8 @@ def _reported(claim: StatisticClaim, evidence: Evidence) -> Evidence:
                        f"{float(alpha) * 100:g} % level: say so where the text draws its conclusion.")
         evidence.failures.append(Point(
             text, (f"Change “{r.p}” to “{new}” (checked: t({r.df}) = {r.t} gives it, {SIDES[first]})."
-                   if new and parse_claimed(new).contains(_number(found[first][0])) and str(r.p) in claim.quote else
-                   f"Revise the p-value: t({r.df}) = {r.t} gives {SIDES[first]} p = {_show(found[first][0])}.")
+                   if new and parse_claimed(new).contains(as_number(found[first][0])) and str(r.p) in claim.quote else
+                   f"Revise the p-value: t({r.df}) = {r.t} gives {SIDES[first]} p = {show_value(found[first][0])}.")
             + verdict))
     return evidence
 
@@ -306,120 +284,6 @@ def _rows(claim: StatisticClaim, chapter: Chapter, ms: Measurements, n: int) -> 
     return queries, [["—", "—"] for _ in queries]
 
 
-def _library(ms: Measurements, test: str, d: list[Fraction]) -> dict[str, dict]:
-    """Each reference's own two-sided test on the differences (ranx's t-test and randomization test), by name."""
-    out = {}
-    for ref in ms.references:
-        if test in ref.SIGNIFICANCE:
-            result = ref.significance(test, [float(x) for x in d], [0.0] * len(d))
-            if result is not None:
-                out[ref.name] = result
-    return out
-
-
-def _explain_library(name: str, result: dict, exact, evidence: Evidence, d: list[Fraction] | None = None
-                     ) -> ImplValue:
-    """A library's p-value as a row, its difference from the exact p explained or, unexplained, a condition."""
-    if "error" in result:
-        evidence.notes.append(f"{name} raised on this data: {result['error']}")
-        return ImplValue(implementation=name, provider=name, behaviour=SIDES["two"], status="error",
-                         detail=str(result["error"]))
-    p = float(result["p"])
-    row = ImplValue(implementation=name, provider=str(result.get("how", name)), behaviour=SIDES["two"], value=p)
-    if exact is None or isinstance(exact, str):
-        return row
-    target = float(_number(exact))
-    if abs(p - target) <= 1e-9 * max(1.0, abs(target)):
-        return row
-    permutations = 1000 if "randomization" in str(result.get("how", "")) else None
-    if permutations is not None:
-        se = (max(target * (1 - target), 1 / permutations) / permutations) ** 0.5
-        if abs(p - target) <= significance.SPREAD * se:
-            evidence.notes.append(
-                f"{name}'s randomization test gives p = {p:.4g}, a Monte Carlo estimate over {permutations:,} random "
-                f"permutations: {abs(p - target) / se:.1f} of its standard errors ({se:.2g}) from the exact p "
-                f"{_show(exact)} that enumerating every sign flip gives")
-            return row
-        strict = significance.strictly_more_extreme(d, "two") if d is not None else None
-        if strict is not None and strict != _number(exact):
-            low = float(strict)
-            se_low = (max(low * (1 - low), 1 / permutations) / permutations) ** 0.5
-            if low - significance.SPREAD * se_low <= p <= target + significance.SPREAD * se:
-                evidence.notes.append(
-                    f"{name}'s randomization test gives p = {p:.4g}: it compares float means with ≥, so a permutation "
-                    f"whose mean difference ties the observed one in exact arithmetic counts or not by rounding, and "
-                    f"its p then lies, within the error of its {permutations:,} random permutations, between "
-                    f"{_show(strict)} (no tie counted) and the exact {_show(exact)} (every tie counted)")
-                return row
-    evidence.conditions.append(Point(
-        f"{name} gives p = {p:.6g} (two-sided) where the exact computation gives {_show(exact)}, a difference no "
-        "known cause explains", "Investigate the difference before publishing."))
-    evidence.lead = ""
-    return row
-
-
-def _reference_rows(test: str, statistic: str, side: str, mine, other, d: list[Fraction], confidence: Fraction,
-                    evidence: Evidence) -> list[ImplValue]:
-    """scipy's value as a row; a difference from the chapter's side explained by experiment or made a condition."""
-    if other is None:
-        return []
-    if isinstance(other, str):
-        return [ImplValue(implementation="scipy", provider="scipy.stats", behaviour=SIDES[side],
-                          status="not applicable" if other.startswith("scipy not asked") else "error", detail=other)]
-    if isinstance(other, tuple):
-        row = ImplValue(implementation="scipy", provider=f"scipy.stats.bootstrap, percentile, "
-                        f"{scipy_stats.BOOTSTRAP_RESAMPLES} resamples, seed {scipy_stats.SEED}",
-                        behaviour=SIDES[side], value=None, detail=_show(other))
-        if isinstance(mine, Bounds):
-            # each endpoint scipy puts outside the exact quantile span: (its index, its name, scipy's value, the span)
-            off = [(i, end, float(v), s) for i, (end, v, s) in enumerate((("lower", other[0], mine.low),
-                                                                          ("upper", other[1], mine.high)))
-                   if not float(s.lo) - 1e-12 <= float(v) <= float(s.hi) + 1e-12]
-            if off:
-                more = scipy_stats.values("bootstrap", [float(x) for x in d], "two", float(confidence),
-                                          resamples=10 * scipy_stats.BOOTSTRAP_RESAMPLES + 9).get("interval")
-                nearer = isinstance(more, tuple) and all(
-                    abs(more[i] - float(s.mid)) <= abs(v - float(s.mid)) + 1e-12 or float(s.lo) <= more[i] <= float(s.hi)
-                    for i, _, v, s in off)
-                if nearer:
-                    evidence.notes.append(
-                        "scipy's bootstrap draws random resamples, so its "
-                        + " and ".join(f"{e} endpoint {v:.6g}" for _, e, v, _ in off)
-                        + " is a Monte Carlo estimate of the exact percentile "
-                        + " and ".join(_show(s) for _, _, _, s in off)
-                        + f": with ten times as many resamples it gives {_show(more)}")
-                else:
-                    evidence.conditions.append(Point(
-                        f"scipy's percentile bootstrap gives {_show(other)} where the exact bootstrap distribution "
-                        f"gives {_show(mine)}, a difference more resamples do not close",
-                        "Investigate the difference before publishing."))
-                    evidence.lead = ""
-        return [row]
-    row = ImplValue(implementation="scipy", provider="scipy.stats", behaviour=SIDES[side], value=float(other))
-    value = _number(mine)
-    sampled = test == "permutation" and statistic == "p" and 2 ** len(d) > scipy_stats.PERMUTATION_RESAMPLES
-    if sampled and value is not None:
-        target = float(value)
-        se = (max(target * (1 - target), 1 / scipy_stats.PERMUTATION_RESAMPLES)
-              / scipy_stats.PERMUTATION_RESAMPLES) ** 0.5
-        if abs(float(other) - target) <= significance.SPREAD * se + 1e-12:
-            row.provider = (f"scipy.stats.permutation_test, {scipy_stats.PERMUTATION_RESAMPLES:,} random sign flips "
-                            f"(seed {scipy_stats.SEED})")
-            if abs(float(other) - target) > 1e-9:
-                evidence.notes.append(
-                    f"scipy's permutation_test draws {scipy_stats.PERMUTATION_RESAMPLES:,} random sign flips of the "
-                    f"2^{len(d)}, so its p = {float(other):.4g} is a Monte Carlo estimate, "
-                    f"{abs(float(other) - target) / se:.1f} standard errors ({se:.2g}) from the exact {_show(mine)}")
-            return [row]
-    if value is not None and not isinstance(mine, Span) and abs(float(value) - float(other)) > 1e-9 * max(
-            1.0, abs(float(value))):
-        evidence.conditions.append(Point(
-            f"{statistic} ({SIDES[side]}): scipy gives {fmt_float(float(other))} where the exact computation gives "
-            f"{_show(mine)}", "Investigate the difference before publishing."))
-        evidence.lead = ""
-    return [row]
-
-
 #: A sentence stating that its d is over the root mean of the two variances (not the pooled standard deviation).
 _ROOT_MEAN_STATED = re.compile(r"root[- ]mean|average of the (?:two )?variances|\bnon-?pooled\b|\bunpooled\b|"
                                r"\bd\*|\bd_?\{?av\b", re.IGNORECASE)
@@ -441,23 +305,23 @@ def _welch_d(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict,
     what = f"{NAMES['d']} of {label}"
     other = theirs[sides[0]]
     rows = [ImplValue(implementation=CHAPTER, provider=_provider(root), behaviour="over the root mean of the variances",
-                      value=float(_number(root)), in_interval=True),
+                      value=float(as_number(root)), in_interval=True),
             ImplValue(implementation=CHAPTER, provider=_provider(pooled), behaviour="over the pooled standard deviation",
-                      value=float(_number(pooled)), in_interval=False)]
+                      value=float(as_number(pooled)), in_interval=False)]
     rows += [ImplValue(implementation="scipy", provider="numpy, with scipy.stats.ttest_ind", behaviour=how,
                        value=float(other[key])) for key, how in ((ROOT_MEAN_D, "over the root mean of the variances"),
                                                                  ("d", "over the pooled standard deviation"))
              if isinstance(other.get(key), float)]
     evidence.checks.append(Check(label=what, measure="d", claimed=str(e.claimed), interval=printed.interval(),
                                  values=rows))
-    shown = f"{_show(root)} over the root mean of the two variances; over the pooled standard deviation {_show(pooled)}"
+    shown = f"{show_value(root)} over the root mean of the two variances; over the pooled standard deviation {show_value(pooled)}"
     if _ROOT_MEAN_STATED.search(claim.quote):
         evidence.scopes.append(f"{what}: {shown}; the printed {e.claimed} is the first, the standardizer the sentence "
                                f"states ({ROOT_MEAN_SOURCE})")
     else:
         evidence.conditions.append(Point(
-            f"{what}: the printed {e.claimed} is d over the root mean of the two variances ({_show(root)}; "
-            f"{ROOT_MEAN_SOURCE}), not Cohen's d over the pooled standard deviation ({_show(pooled)}), the d computed "
+            f"{what}: the printed {e.claimed} is d over the root mean of the two variances ({show_value(root)}; "
+            f"{ROOT_MEAN_SOURCE}), not Cohen's d over the pooled standard deviation ({show_value(pooled)}), the d computed "
             "by default under that name, and the text does not say which",
             "Say that d is standardized by the root mean of the two variances, √((s_a² + s_b²)/2)."))
         evidence.lead = ""
@@ -489,16 +353,16 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
         mine = _value(claim, ours[side], e.statistic)
         bands[side] = estimate_band(claim, e.statistic, mine, d, confidence)
         holds[side] = _holds(printed, mine if bands[side] is None else bands[side])
-        value = None if interval else _number(mine)
+        value = None if interval else as_number(mine)
         rows.append(ImplValue(implementation=CHAPTER, provider=_provider(mine), behaviour=SIDES[side],
                               status="not applicable" if holds[side] is None else "ok",
                               value=float(value) if value is not None else None,
-                              detail=mine if isinstance(mine, str) else (_show(mine) if interval else "") + (
+                              detail=mine if isinstance(mine, str) else (show_value(mine) if interval else "") + (
                                   f"; a Monte Carlo estimate over {claim.resamples:,} resamples may print "
-                                  f"{_show(bands[side])}" if bands[side] is not None else ""),
+                                  f"{show_value(bands[side])}" if bands[side] is not None else ""),
                               in_interval=holds[side]))
         if e.statistic != "adjusted p":
-            rows += _reference_rows(claim.test, e.statistic, side, mine, theirs[side].get(e.statistic), d, confidence, evidence)
+            rows += reference_rows(claim.test, e.statistic, side, mine, theirs[side].get(e.statistic), d, confidence, evidence)
     what = f"{NAMES[e.statistic]} of {label}"
     shown_interval = (f"[{printed[0].interval()}, {printed[1].interval()}]" if interval else printed.interval())
     evidence.checks.append(Check(label=what, measure=e.statistic, claimed=str(e.claimed), interval=shown_interval,
@@ -507,12 +371,12 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
     def value_of(side):
         return _value(claim, ours[side], e.statistic)
 
-    shown = ("; ".join(f"{SIDES[s]}: {_show(value_of(s))}" for s in sides) if TESTS[claim.test].sided else
-             _show(value_of(sides[0])))
+    shown = ("; ".join(f"{SIDES[s]}: {show_value(value_of(s))}" for s in sides) if TESTS[claim.test].sided else
+             show_value(value_of(sides[0])))
     band = bands[sides[0]]
     if band is not None:
         # a Monte Carlo estimate: held to the exact value within its error, never to the exact value alone
-        shown += (f"; the text's estimate over {claim.resamples:,} random resamples may print {_show(band)} "
+        shown += (f"; the text's estimate over {claim.resamples:,} random resamples may print {show_value(band)} "
                   f"({band.low.how if isinstance(band, Bounds) else band.how})")
     if all(holds.values()):
         evidence.scopes.append(f"{what}: {shown}" + (", and the printed value is within it" if band is not None
@@ -521,10 +385,10 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
         # the side unstated: two-sided is the default reading (scipy's and ranx's, and statcheck's), so a printed
         # two-sided value is supported; only a value holding one-sided alone needs the side said
         estimated = (f", which the text's estimate over {claim.resamples:,} random resamples may print as "
-                     f"{_show(bands['two'])} ({bands['two'].how}); the printed value is within it"
+                     f"{show_value(bands['two'])} ({bands['two'].how}); the printed value is within it"
                      if bands.get("two") is not None and not isinstance(bands["two"], Bounds) else ", as printed")
-        evidence.scopes.append(f"{what}: two-sided {_show(value_of('two'))}{estimated} (the text does not say the "
-                               f"side; the two-sided test is the default; one-sided it is {_show(value_of(sides[1]))})")
+        evidence.scopes.append(f"{what}: two-sided {show_value(value_of('two'))}{estimated} (the text does not say the "
+                               f"side; the two-sided test is the default; one-sided it is {show_value(value_of(sides[1]))})")
     elif any(holds.values()):
         good = [s for s in sides if holds[s]]
         bad = [s for s in sides if not holds[s]]
@@ -533,7 +397,7 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
             "not say which test it ran",
             f"Say that the test is {SIDES[good[0]]} (checked: the printed {e.claimed} is its {e.statistic})."))
         evidence.concern = evidence.concern or (
-            f"A reader who runs the {SIDES[bad[0]]} test gets {_show(value_of(bad[0]))}, not the printed "
+            f"A reader who runs the {SIDES[bad[0]]} test gets {show_value(value_of(bad[0]))}, not the printed "
             f"{e.claimed}.")
         evidence.lead = ""
     else:
@@ -549,12 +413,12 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
             s = exact_holds[0]
             evidence.conditions.append(Point(
                 f"{what}: the printed {e.claimed} is the exact {SIDES[s]} p over every sign flip "
-                f"({_show(exact[s])}); scipy's default computes the normal approximation here ({_show(value_of(s))}), "
+                f"({show_value(exact[s])}); scipy's default computes the normal approximation here ({show_value(value_of(s))}), "
                 "and the text does not say which it reports",
                 f"Say that the p-value is exact, computed over every sign flip with average ranks for ties "
-                f"(checked: that gives {_show(exact[s])})."))
+                f"(checked: that gives {show_value(exact[s])})."))
             evidence.concern = evidence.concern or (
-                f"A reader who runs scipy.stats.wilcoxon with its defaults gets {_show(value_of(s))}, not the printed "
+                f"A reader who runs scipy.stats.wilcoxon with its defaults gets {show_value(value_of(s))}, not the printed "
                 f"{e.claimed}.")
             evidence.lead = ""
             return
@@ -568,7 +432,7 @@ def _expect(claim: StatisticClaim, e, label: str, sides: list[str], ours: dict, 
             f"{what}: {shown}, outside the printed {shown_interval}",
             f"Change “{e.claimed}” to “{new}” ({side_note}checked: the exact computation gives it)."
             if rechecked and str(e.claimed) in claim.quote else
-            f"Revise: {NAMES[e.statistic]} is {_show(value)} here" + (f" ({SIDES[first]})." if side_note else ".")))
+            f"Revise: {NAMES[e.statistic]} is {show_value(value)} here" + (f" ({SIDES[first]})." if side_note else ".")))
 
 
 def _wilcoxon_options(claim: StatisticClaim) -> dict:
@@ -589,10 +453,10 @@ def _wilcoxon_method(claim: StatisticClaim, sides: list[str], ours: dict, wanted
                "zsplit": "ranked, half of their ranks to each sign (zero_method='zsplit')"}[zeros]
     for side in sides:
         p, exact = ours[side].get("p"), ours[side].get("exact p")
-        text = (f"Wilcoxon {SIDES[side]} p = {_show(p)} as scipy computes it by default: {how[side]}; zero differences "
+        text = (f"Wilcoxon {SIDES[side]} p = {show_value(p)} as scipy computes it by default: {how[side]}; zero differences "
                 f"are {treated}, tied |d| share their average rank")
         if exact is not None:
-            text += f"; the exact p over every sign flip of the differences, with the same ranks, is {_show(exact)}"
+            text += f"; the exact p over every sign flip of the differences, with the same ranks, is {show_value(exact)}"
         evidence.notes.append(text)
 
 
@@ -604,17 +468,17 @@ def _decision(claim: StatisticClaim, sides: list[str], ours: dict, alpha: Fracti
         level = parse_claimed(claim.confidence).nominal
         excludes = _excludes_zero(interval)
         if excludes is None:
-            evidence.errors.append(f"whether the {float(level) * 100:g} % interval {_show(interval)} holds 0 is within "
+            evidence.errors.append(f"whether the {float(level) * 100:g} % interval {show_value(interval)} holds 0 is within "
                                    "its Monte Carlo error")
             return
         said = claim.decision == "significant"
         if excludes == said:
             evidence.scopes.append(f"the decision “{claim.decision}”: the {float(level) * 100:g} % interval "
-                                   f"{_show(interval)} {'excludes' if excludes else 'holds'} 0")
+                                   f"{show_value(interval)} {'excludes' if excludes else 'holds'} 0")
         else:
             evidence.failures.insert(0, Point(
                 f"decision error: the text says “{claim.decision}”, but the {float(level) * 100:g} % bootstrap "
-                f"interval {_show(interval)} {'excludes' if excludes else 'holds'} 0",
+                f"interval {show_value(interval)} {'excludes' if excludes else 'holds'} 0",
                 f"Say that the difference is {'' if excludes else 'not '}significant at the "
                 f"{float(1 - level) * 100:g} % level."))
             _decision_concern(claim, evidence)
@@ -646,7 +510,7 @@ def _decision(claim: StatisticClaim, sides: list[str], ours: dict, alpha: Fracti
     two = {r: v for r, v in decided.items() if r[0] == "two"}
     if not claim.sided and any(v == claim.decision for v in two.values()):
         decided = two  # the side unstated: the two-sided default decides unless only a one-sided test supports it
-    listing = "; ".join(f"{name(r)} p = {_show(p_for(r))}" for r in decided)
+    listing = "; ".join(f"{name(r)} p = {show_value(p_for(r))}" for r in decided)
     if all(v == claim.decision for v in decided.values()):
         evidence.scopes.append(f"the decision “{claim.decision}” at α = {float(alpha):g} holds ({listing})")
     elif any(v == claim.decision for v in decided.values()):
@@ -655,7 +519,7 @@ def _decision(claim: StatisticClaim, sides: list[str], ours: dict, alpha: Fracti
         if good[1] != bad[1]:  # the correction decides
             evidence.conditions.append(Point(
                 f"the decision “{claim.decision}” at α = {float(alpha):g} holds {name(good).split(', ')[-1]} "
-                f"(p = {_show(p_for(good))}) but not {name(bad).split(', ')[-1]} (p = {_show(p_for(bad))}), and the "
+                f"(p = {show_value(p_for(good))}) but not {name(bad).split(', ')[-1]} (p = {show_value(p_for(bad))}), and the "
                 f"text, comparing {m} systems, does not say whether it corrects; {MULTIPLE_COMPARISONS}",
                 f"Say whether the p-values are corrected for the {m} comparisons; with Bonferroni's correction the "
                 f"difference is {decided[bad] if bad[1] == 'bonferroni' else decided[good]} at the "
@@ -663,8 +527,8 @@ def _decision(claim: StatisticClaim, sides: list[str], ours: dict, alpha: Fracti
         else:
             evidence.conditions.append(Point(
                 f"decision error unless the test is {SIDES[good[0]]}: “{claim.decision}” at α = {float(alpha):g} "
-                f"holds for the {name(good)} p = {_show(p_for(good))}, not for the {name(bad)} p = "
-                f"{_show(p_for(bad))}",
+                f"holds for the {name(good)} p = {show_value(p_for(good))}, not for the {name(bad)} p = "
+                f"{show_value(p_for(bad))}",
                 f"Say that the test is {SIDES[good[0]]}, or that the difference is {decided[bad]} at the "
                 f"{float(alpha) * 100:g} % level with a {SIDES[bad[0]]} test."))
         evidence.lead = ""
@@ -672,7 +536,7 @@ def _decision(claim: StatisticClaim, sides: list[str], ours: dict, alpha: Fracti
         first, *rest = decided
         evidence.failures.insert(0, Point(
             f"decision error: the text says “{claim.decision}” at α = {float(alpha):g}, but p = "
-            f"{_show(p_for(first))} ({name(first)}" + "".join(f"; {name(r)}: {_show(p_for(r))}" for r in rest) + ")",
+            f"{show_value(p_for(first))} ({name(first)}" + "".join(f"; {name(r)}: {show_value(p_for(r))}" for r in rest) + ")",
             f"Say that the difference is {decided[first]} at the {float(alpha) * 100:g} % level."))
         _decision_concern(claim, evidence)
 
@@ -699,19 +563,19 @@ def _family(claim: StatisticClaim, evidence: Evidence) -> Evidence:
                                      values=[ImplValue(implementation=CHAPTER, provider="exact", value=float(value),
                                                        in_interval=ok)]))
         if ok:
-            evidence.scopes.append(f"the adjusted p of {e.comparison} under {name}: {_show(value)}, as printed")
+            evidence.scopes.append(f"the adjusted p of {e.comparison} under {name}: {show_value(value)}, as printed")
         else:
             new = printed.write_like(value)
             evidence.failures.append(Point(
-                f"the adjusted p of {e.comparison} under {name}: {_show(value)} (raw p {_show(raw[e.comparison])}), "
+                f"the adjusted p of {e.comparison} under {name}: {show_value(value)} (raw p {show_value(raw[e.comparison])}), "
                 f"outside the printed {printed.interval()}",
                 f"Change “{e.claimed}” to “{new}” (checked: {name} gives it)."
                 if parse_claimed(new).contains(value) and str(e.claimed) in claim.quote else
-                f"Revise: {name} gives {_show(value)} for {e.comparison}."))
+                f"Revise: {name} gives {show_value(value)} for {e.comparison}."))
     if claim.significant is not None:
         truly = sorted(k for k, v in adjusted.items() if v < alpha)
         said = sorted(claim.significant)
-        shown = ", ".join(f"{k}: {_show(adjusted[k])}" for k in raw)
+        shown = ", ".join(f"{k}: {show_value(adjusted[k])}" for k in raw)
         if truly == said:
             evidence.scopes.append(f"the comparisons significant at α = {float(alpha):g} after {name} are "
                                    f"{', '.join(said) or 'none'} ({shown})")
@@ -789,17 +653,17 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
         evidence.checks.insert(0, Check(label=f"the p-value of {label}, on which the decision rests", measure="p",
                                         claimed=None, interval="", values=[
             ImplValue(implementation=CHAPTER, provider=_provider(ours[side].get("p")), behaviour=SIDES[side],
-                      status="ok" if _number(ours[side].get("p")) is not None else "not applicable",
-                      value=float(_number(ours[side]["p"])) if _number(ours[side].get("p")) is not None else None,
+                      status="ok" if as_number(ours[side].get("p")) is not None else "not applicable",
+                      value=float(as_number(ours[side]["p"])) if as_number(ours[side].get("p")) is not None else None,
                       detail=ours[side].get("p") if isinstance(ours[side].get("p"), str) else "")
             for side in sides]))
     if decides and "two" in ours and claim.test in ("paired t", "permutation"):
-        library = _library(ms, claim.test, d)
+        library = library_results(ms, claim.test, d)
         if library:
-            rows = [_explain_library(name, result, ours["two"].get("p"), evidence, d if claim.test == "permutation"
+            rows = [explain_library(name, result, ours["two"].get("p"), evidence, d if claim.test == "permutation"
                                      else None) for name, result in library.items()]
             evidence.checks.append(Check(label=f"the two-sided p-value of {label} by each library's own test (the "
-                                               f"exact one: {_show(ours['two'].get('p'))})",
+                                               f"exact one: {show_value(ours['two'].get('p'))})",
                                          measure="p", claimed=None, interval="", values=rows))
     if evidence.checks and unpaired:  # the two samples, side by side, on the claim's first check
         evidence.checks[0].table = [["value", "a", "b"]] + [
@@ -809,18 +673,18 @@ def check(claim: StatisticClaim, chapter: Chapter, ms: Measurements) -> Evidence
     elif evidence.checks:  # the data behind the statistics, on the claim's first check: a table and a chart
         evidence.checks[0].differences = dict(zip(queries, (float(x) for x in d)))
         evidence.checks[0].table = [["query", "a", "b", "a − b"]] + [
-            [q, *pair, _show(x) if isinstance(x, float) else _plain(x)] for q, pair, x in zip(queries, pairs, d)]
+            [q, *pair, show_value(x) if isinstance(x, float) else _plain(x)] for q, pair, x in zip(queries, pairs, d)]
     for name, values in by_reference.items():
         if isinstance(values, str):
             evidence.notes.append(f"{name} gives no per-query {claim.data.measure} here: {values}")
             continue
         p_ref = scipy_stats.values(claim.test, values, sides[0], float(confidence), **_wilcoxon_options(claim)).get("p")
-        p_ours = _number(ours[sides[0]].get("p"))
+        p_ours = as_number(ours[sides[0]].get("p"))
         if isinstance(p_ref, float) and p_ours is not None and abs(p_ref - float(p_ours)) > 1e-9:
             differ = [i for i, (x, y) in enumerate(zip(values, floats)) if abs(x - y) > 1e-9]
             evidence.conditions.append(Point(
                 f"with {name}'s per-query {claim.data.measure} the {SIDES[sides[0]]} p is {p_ref:.6g}, not "
-                f"{_show(ours[sides[0]]['p'])}: its values differ from the chapter's on {len(differ)} of {len(d)} "
+                f"{show_value(ours[sides[0]]['p'])}: its values differ from the chapter's on {len(differ)} of {len(d)} "
                 "queries", f"State how {claim.data.measure} is computed, or check the per-query values."))
             evidence.lead = ""
     return evidence

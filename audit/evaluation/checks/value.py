@@ -10,12 +10,8 @@ Every proposed correction is re-checked before it is printed.
 
 from __future__ import annotations
 
-import math
-from array import array
 from textwrap import shorten
 from collections.abc import Mapping, Sequence
-import itertools
-import re
 from fractions import Fraction
 
 from audit.attribution.causes import Input, explain_reference
@@ -38,12 +34,9 @@ from audit.evaluation.checks.stated_effect import (
     describe,
     stated_effects,
 )
-from audit.evaluation.readings import REJECTED, Readings, base_reading, explore, graded_levels
+from audit.evaluation.readings import REJECTED, Readings, explore, graded_levels
 from audit.register.claims import Chapter, ValueClaim, own_conditions
-from audit.register.options import reference_call
 from audit.errors import AuditError
-from audit.evaluation import evaluator
-from audit.evaluation import definitions
 from audit.evaluation.evaluator import relevant_to
 from audit.measures.conventions import CONVENTIONS, Declared, Statement
 from audit.measures.syntax import parse as parse_measure
@@ -51,6 +44,8 @@ from audit.model.values import ClaimedValue, display, format_exact, parse_claime
 from audit.text.scan import printed_correction
 from audit.model.results import Check, ImplValue
 from audit.text.encode_arithmetic import breaks_replacing, divisor_correction, printed_expressions
+from audit.evaluation.checks.value_references import _approx, _phrase_list, _show, reference_rows
+from audit.evaluation.checks.value_printed import _ideal_readings, _printed_denominator, _printed_terms
 
 _AGGREGATE = {"mean": ("queries with results", "all judged queries"), "pooled": ("pooled",)}
 
@@ -97,17 +92,6 @@ def chapter_readings(ms: Measurements, fixture, measure: str, declared: Declared
     return readings
 
 
-def _show(value) -> str:
-    if value == REJECTED:
-        return "rejected"
-    return display(format_exact(value))
-
-
-def _approx(value) -> str:
-    """`` (≈ 0.6667)`` after a value printed as a fraction, else ''."""
-    return f" (≈ {float(value):.4f})" if isinstance(value, Fraction) and "/" in format_exact(value) else ""
-
-
 def chapter_rows(readings: Readings, claimed: ClaimedValue, fixture, measure: str, ms: Measurements,
                  query: str | None) -> list[ImplValue]:
     """One row per distinct value the chapter's definitions give, labelled by the readings giving it."""
@@ -128,106 +112,6 @@ def chapter_rows(readings: Readings, claimed: ClaimedValue, fixture, measure: st
                               per_query={q: display(format_exact(v)) for q, v in per_query.items()},
                               in_interval=claimed.contains(value)))
     return rows
-
-
-def reference_rows(ms: Measurements, fixture, measure: str, claimed: ClaimedValue,
-                   query: str | None) -> list[tuple[object, ImplValue, dict | None]]:
-    """Each reference's row and the per-query values it returned (None when it gave no value)."""
-    return [reference_row(ms, ref, fixture, measure, claimed, query) for ref in ms.references]
-
-
-def reference_row(ms: Measurements, ref, fixture, measure: str, claimed: ClaimedValue, query: str | None,
-                  provider: str = "", params: Mapping[str, object] | None = None
-                  ) -> tuple[object, ImplValue, dict | None]:
-    """One reference's row (``provider``: how the row says it was computed, if not the reference's own provider)
-    and the per-query values it returned (None when it gave no value). ``params``: the reference's own options
-    (``judged_only``, ``rel``), with which it is run."""
-    if params:
-        outcome = ms.reference_with(ref, fixture, measure, params)
-        if outcome is None:
-            return ref, ImplValue(implementation=ref.name, provider=provider, status="not applicable",
-                                  detail=f"{ref.title} cannot compute {measure} with "
-                                         f"{', '.join(f'{k}={v}' for k, v in params.items())}"), None
-    else:
-        outcome = ms.reference(ref, fixture, measure)
-    provider = provider or outcome.provider
-    if outcome.status != "ok":
-        return ref, ImplValue(implementation=ref.name, provider=provider, status=outcome.status,
-                              detail=outcome.detail), None
-    returned = dict(outcome.per_query)
-    left_out = [q for q in fixture.qrels if q not in returned]
-    per_query = {q: fmt_float(v) for q, v in returned.items()}
-    per_query.update({q: "left out" for q in left_out})
-    detail = (f"left out {', '.join(left_out)} (it returned no value for {'it' if len(left_out) == 1 else 'them'})"
-              if left_out else "")
-    if query is not None:
-        if query not in returned:
-            return ref, ImplValue(implementation=ref.name, provider=provider, status="left out",
-                                  per_query=per_query, detail=detail), returned
-        value = returned[query]
-    else:
-        if not returned:
-            return ref, ImplValue(implementation=ref.name, provider=provider, status="left out",
-                                  detail="it returned no value for any query"), returned
-        value = combined(measure, returned)
-    return ref, ImplValue(implementation=ref.name, provider=provider, value=value, per_query=per_query,
-                          in_interval=claimed.contains(value), detail=detail), returned
-
-
-#: References whose releases read a run's scores at different precisions: the release this audit runs, which reads
-#: them as 32-bit floats, and a later one reading them as doubles. trec_eval 9 (the copy pytrec_eval bundles) keeps a
-#: score as a C float; trec_eval 10.0 keeps it as a double (trec_format.h, ``TEXT_RESULTS.sim``, from
-#: usnistgov/trec_eval commit dc0c991 "Convert float to double"). On scores that differ only beyond single precision
-#: the two releases order the documents differently, so what "trec_eval gives" depends on the release.
-SCORE_PRECISION = {"pytrec_eval": ("trec_eval 9 (the release pytrec_eval bundles)", "trec_eval 10.0")}
-
-
-def single_precision_ties(fixture) -> list[str]:
-    """The scores of the fixture that are equal as 32-bit floats but not as doubles, each group as "14.2000001 and
-    14.2" (nothing when the fixture has no scores, or every tie in single precision is one in double precision)."""
-    out = []
-    for scores in (fixture.scores or {}).values():
-        groups: dict[float, set[float]] = {}  # each score as a 32-bit float (C's double → float rounding)
-        for v in scores.values():
-            groups.setdefault(array("f", [v])[0], set()).add(float(v))
-        out += [listed([repr(v) for v in sorted(vs, reverse=True)]) for vs in groups.values() if len(vs) > 1]
-    return list(dict.fromkeys(out))
-
-
-def as_doubles(fixture):
-    """The fixture with its scores replaced by strictly decreasing whole numbers in the order scores read as doubles
-    give, ties in double precision broken by docno descending (trec_eval's rule, in every release): what a reference
-    reading 32-bit floats then computes is what the same code reading doubles computes on the original scores."""
-    scores = {}
-    for q, s in fixture.scores.items():
-        order = sorted(sorted(s, reverse=True), key=lambda d: -s[d])
-        scores[q] = {d: float(len(order) - i) for i, d in enumerate(order)}
-    return fixture.model_copy(update={"scores": scores})
-
-
-def other_release(ms: Measurements, fixture, measure: str, claimed: ClaimedValue, query: str | None,
-                  name: str) -> tuple[ImplValue, str, str, list[str]] | None:
-    """For a reference whose releases read scores at different precisions (``SCORE_PRECISION``), on a fixture whose
-    scores differ only beyond single precision: the row of the release reading doubles (the reference run on the
-    order doubles give, ``as_doubles``), the two releases' names and the scores that tie only in single precision.
-    None when neither applies or the reference gives no value."""
-    if name not in SCORE_PRECISION or fixture.scores is None or repeats(fixture):
-        return None
-    ties = single_precision_ties(fixture)
-    if not ties:
-        return None
-    ref = next((r for r in ms.references if r.name == name), None)
-    if ref is None:
-        return None
-    ours, later = SCORE_PRECISION[name]
-    _, row, _ = reference_row(ms, ref, as_doubles(fixture), measure, claimed, query,
-                              provider=f"{later}'s reading of scores, as doubles: {ref.name} run on the order they give")
-    return (row, ours, later, ties) if row.status == "ok" else None
-
-
-def _phrase_list(outs, claimed) -> str:
-    return "; ".join(f"{o.label()} gives {_show(o.value)}{_approx(o.value) if o.value != REJECTED else ''}"
-                     for o in outs)
 
 
 def _deciding_wording(readings: Readings, holds, declared: Declared) -> tuple[list[str], dict[str, str]]:
@@ -806,130 +690,6 @@ def _references_only(ms: Measurements, fixture, measure: str, claimed: ClaimedVa
                                f"agree on {fmt_float(inside[0].value)}")
 
 
-def cut_like_trec_eval(fixture, depth: int | None):
-    """The fixture with each ranking cut to its first ``depth`` documents in trec_eval's order (score descending as
-    32-bit floats, then docno descending): what trec_eval's -M evaluates (``form_res_rels.c`` cuts after its sort,
-    before -J removes unjudged documents). The fixture itself when ``depth`` is None."""
-    if depth is None:
-        return fixture
-    from audit.evaluation.references.pytrec_eval_ref import trec_order
-
-    scored = scored_run(fixture)
-    run = {q: trec_order(scored[q])[:depth] for q in fixture.run}
-    scores = None if fixture.scores is None else {q: {d: fixture.scores[q][d] for d in run[q]} for q in run}
-    return fixture.model_copy(update={"run": run, "scores": scores})
-
-
-def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, measure: str, claimed_text, by: str,
-                       evidence: Evidence, *, tolerance=None, query: str | None = None) -> None:
-    """A sentence about what one reference returns: its value (as it returned it) decides; the chapter's
-    definitions (under its stated conventions, trec_eval's defaults elsewhere) and the other references are shown
-    beside it. A reference that does not compute the measure, or fails, is an error; one that leaves the query out
-    contradicts a sentence giving it a value.
-
-    ``by`` may carry the options the sentence names ("trec_eval -J", "trec_eval -M 5", "ir_measures judged_only";
-    ``audit.register.options``): that reference is then run with them, on the run cut at -M in trec_eval's order,
-    and the chapter's definitions under the conventions the options select (-J: unjudged documents removed; -l N:
-    relevance level N)."""
-    call = reference_call(by)
-    name = call.name if call is not None else None
-    if name is None:
-        check_expectation(ms, chapter, claim, fixture_ref, measure, claimed_text, evidence, tolerance=tolerance,
-                          query=query, label_prefix=f"as {by} computes it (not a reference of this audit; its reading "
-                                                    "is the claim's stated conventions): ", references_qualify=False,
-                          about=by)
-        return
-    fixture = chapter.fixture(fixture_ref)
-    claimed = parse_claimed(claimed_text, tolerance=tolerance)
-    label = f"{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "") + f", as {by} gives it"
-    reading = base_reading(chapter.declared_for(claim))
-    if call.optioned:
-        fixture = cut_like_trec_eval(fixture, call.max_docs)
-        reading = {**reading, **call.conventions()}
-        refs = [reference_row(ms, ref, fixture, measure, claimed, query, params=call.params,
-                              provider="with " + by.strip().partition(" ")[2])
-                if ref.name == name else reference_row(ms, ref, fixture, measure, claimed, query)
-                for ref in ms.references]
-        release = None
-    else:
-        refs = reference_rows(ms, fixture, measure, claimed, query)
-        release = other_release(ms, fixture, measure, claimed, query, name)
-    own: list[ImplValue] = []
-    if parse_measure(measure, True)[1] is not None:
-        try:
-            value = ms.chapter_value(fixture, measure, reading, query)
-            if value is not None:
-                own.append(ImplValue(implementation=CHAPTER, provider="book definitions, exact", value=float(value),
-                                     exact=format_exact(value), in_interval=claimed.contains(value)))
-        except AuditError as exc:
-            own.append(ImplValue(implementation=CHAPTER, status="error", detail=exc.message))
-    values = own + [row for _, row, _ in refs] + ([release[0]] if release else [])
-    evidence.checks.append(Check(label=label, measure=measure + (f" ({query})" if query else ""),
-                                 claimed=str(claimed_text), interval=claimed.interval(), values=values,
-                                 **bounds(claimed)))
-    row = next((row for ref, row, _ in refs if ref.name == name), None)
-    if row is None:
-        evidence.register_error(f"{label}: {by} is not among the references of this audit", "by",
-                                "name one of the references this audit runs (trec_eval, ir_measures, ranx), or "
-                                "drop `by` to check the value against all of them")
-        return
-    holds = row.status == "ok" and row.in_interval
-    if release is not None and release[0].in_interval != holds:
-        _release_qualifies(label, by, row, release, claimed_text, holds, evidence)
-        return
-    if holds:
-        evidence.scopes.append(f"{label}: {by} ({row.provider}) gives {fmt_float(row.value)}, as the sentence says"
-                               + (f"; {release[2]}, which reads scores as doubles, gives the same"
-                                  if release is not None else ""))
-        return
-    if row.status == "ok" or row.status == "left out":
-        shown = fmt_float(row.value) if row.status == "ok" else "no value (it leaves the query out)"
-        finite = row.status == "ok" and math.isfinite(row.value)
-        new_text = claimed.write_like(Fraction(row.value).limit_denominator(10**6)) if finite else ""
-        fixed = bool(new_text) and parse_claimed(new_text).contains(row.value)
-        broken = breaks_replacing(claim.quote, str(claimed_text), new_text) if fixed else ""
-        evidence.failures.append(Point(
-            f"{label}: {by} ({row.provider}) gives {shown}, not the printed {claimed_text}",
-            f"Revise the sentence: {by} gives {shown} here; writing “{new_text}” alone would leave the printed "
-            f"arithmetic false ({broken}), so it must change with it." if broken else
-            f"Change “{claimed_text}” to “{new_text}” (checked: {by}'s value lies in it)." if fixed else
-            f"Revise the sentence: {by} gives {shown} here."))
-        evidence.concern = evidence.concern or (f"Readers who run {by} get {shown}, not the value the sentence "
-                                                "says it returns.")
-        return
-    message = f"{label}: {by} gives no value: {row.status}" + (f" ({row.detail})" if row.detail else "")
-    if row.status == "error":
-        evidence.reference_errors([message])
-    else:
-        evidence.register_error(message, "by", f"{by} does not compute this measure on this input: name the "
-                                "reference the sentence is about, or drop `by`")
-
-
-def _release_qualifies(label: str, by: str, row: ImplValue, release, claimed_text, holds: bool,
-                       evidence: Evidence) -> None:
-    """A sentence about what a reference returns that holds for one of its releases and not the other: they read the
-    run's scores at different precisions (``SCORE_PRECISION``), and the text names neither."""
-    other, ours, later, ties = release
-    ours_gives = fmt_float(row.value) if row.status == "ok" else "no value (it leaves the query out)"
-    equal = "; ".join(ties)
-    if holds:
-        text = (f"{label}: {ours} gives {ours_gives}, as the sentence says, because it reads scores as 32-bit "
-                f"floats, where {equal} are equal; {later} reads them as doubles, where they differ, and gives "
-                f"{fmt_float(other.value)} ({by} run on the order doubles give)")
-        right, wrong, wrong_gives = ours, later, fmt_float(other.value)
-    else:
-        text = (f"{label}: {later}, which reads scores as doubles, gives {fmt_float(other.value)}, as the sentence "
-                f"says ({by} run on the order doubles give); {ours} reads them as 32-bit floats, where {equal} "
-                f"are equal, and gives {ours_gives}")
-        right, wrong, wrong_gives = later, ours, ours_gives
-    evidence.conditions.append(Point(
-        text, f"Name the release: “{right} gives {claimed_text} here; {wrong} gives {wrong_gives}, as it reads the "
-              f"scores {'as doubles' if holds else 'as 32-bit floats'}.”"))
-    evidence.lead = ""
-    evidence.concern = (f"Readers who run {wrong} get {wrong_gives}, not the value the sentence says {by} returns; "
-                        "the text does not say which release it means.")
-
-
 def _nominal(c: ClaimedValue) -> Fraction | None:
     return None if c.low is None or c.high is None else (c.low + c.high) / 2
 
@@ -973,6 +733,7 @@ def check_printed(claim, claimed_text, derived: str, evidence: Evidence) -> None
 
 
 def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    from audit.evaluation.checks.value_by import check_by_reference   # it builds on check_expectation here
     evidence = Evidence()
     for e in claim.expect:
         check_printed(claim, e.claimed, e.derived, evidence)
@@ -985,170 +746,6 @@ def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                           references_qualify=e.named is None, variant=e.named or "")
     evidence.conditions = merge_repeats(evidence.conditions)
     return evidence
-
-
-_FRACTION = re.compile(r"(?<![\d.])(\d{1,9})\s*/\s*(\d{1,9})(?![\d.])")
-#: A parenthesised sum over a whole divisor, "(1 + 2/3)/3": its terms and the divisor.
-_SUM_OVER = re.compile(r"\(([^()]*[+][^()]*)\)\s*/\s*(\d{1,9})(?![\d./])")
-_TERM = re.compile(r"\s*(?:(\d{1,9})\s*/\s*(\d{1,9})|(\d*\.\d+|\d+))\s*")
-
-
-def _sum_of(terms: str) -> Fraction | None:
-    """The value of a printed sum of numbers and fractions ("1 + 2/3 + 3/6", "0.542 + 0"); None for anything else
-    (a logarithm, a product, a name)."""
-    total = Fraction(0)
-    for term in re.split(r"\+", terms):
-        m = _TERM.fullmatch(term)
-        if m is None:
-            return None
-        if m.group(1) is not None:
-            if int(m.group(2)) == 0:
-                return None
-            total += Fraction(int(m.group(1)), int(m.group(2)))
-        else:
-            total += Fraction(m.group(3))
-    return total
-
-
-def printed_sums(quote: str, claimed: ClaimedValue | None) -> list[tuple[list[str], int]]:
-    """The parenthesised sums over a divisor the sentence prints for the claimed value ("(0.542 + 0)/2 ≈ 0.271"):
-    each one's terms as printed and its divisor. A printed term may be rounded, so a sum counts when its quotient
-    lies in the claimed interval, as a fraction must; with ``claimed`` None, every sum of numbers over a divisor."""
-    out = []
-    for terms, d in _SUM_OVER.findall(quote):
-        total = _sum_of(terms)
-        if int(d) and total is not None and (claimed is None or claimed.contains(total / int(d))):
-            out.append(([t.strip() for t in terms.split("+")], int(d)))
-    return out
-
-
-def printed_divisors(quote: str, claimed: ClaimedValue) -> tuple[set[int], set[int]]:
-    """What the sentence prints the claimed value as: the denominators of fractions equal to it ("5/20 = 0.25"),
-    and the divisors of parenthesised sums equal to it ("(1 + 2/3)/3 ≈ 0.556", ``printed_sums``)."""
-    fractions = {int(b) for a, b in _FRACTION.findall(quote) if int(b) and claimed.contains(Fraction(int(a), int(b)))}
-    return fractions, {d for _, d in printed_sums(quote, claimed)}
-
-
-def _printed_denominator(quote: str, claimed: ClaimedValue, fixture, measure: str, query: str | None,
-                         declared: Declared) -> Declared:
-    """``declared`` narrowed by what the sentence prints for the value: a reading of the measure's denominator
-    convention (``definitions.DENOMINATOR_CONVENTION``) that cannot have produced the printed number is not tried. The
-    printed arithmetic chooses among the readings the text is read with (``Declared.tried``); it never makes a
-    reading of a divisor nobody reads the measure with (AP over the three relevant documents retrieved, when
-    four are relevant, is a wrong count, not a convention).
-
-    - A fraction equal to the value ("it is 5/20 = 0.25"): a reading whose denominator the printed one does not
-      divide cannot have produced it (the printed 5/20 is no reduced form of 5/10).
-    - A parenthesised sum over a divisor equal to the value ("AP = (1 + 2/3)/3 ≈ 0.556"): the divisor is what the
-      sum is divided by, so only the readings whose denominator equals it fit (the two relevant documents retrieved
-      are not the printed 3).
-
-    Unchanged when nothing printed equals the claimed value, the measure has no denominator convention, the value is
-    over several queries (a divisor there counts queries), or every reading (or none) fits."""
-    spec = parse_measure(measure, True)[1]
-    name = definitions.DENOMINATOR_CONVENTION.get(spec.name) if spec is not None else None
-    if name is None or (query is None and len(fixture.run) != 1):
-        return declared
-    fractions, sums = printed_divisors(quote, claimed)
-    if not fractions and not sums:
-        return declared
-    q = query or next(iter(fixture.run))
-    base = base_reading(declared)
-    values = declared.tried(name)   # the readings someone reads the text with: printed arithmetic chooses among them
-    fitting = [v for v in values
-               if (d := definitions.denominator(spec, fixture.qrels.get(q, {}), fixture.run.get(q, []),
-                                              {**base, name: v}))
-               and (any(d % b == 0 for b in fractions) or d in sums)]
-    if not fitting or len(fitting) == len(values):
-        return declared
-    shown = " and ".join(([f"the printed fraction {', '.join(f'…/{b}' for b in sorted(fractions))}"] if fractions
-                          else []) + ([f"the printed divisor {', '.join(f'(…)/{b}' for b in sorted(sums))}"] if sums
-                                      else []))
-    return declared.overlay(Declared({name: [Statement(v, shown, "claim") for v in fitting]}))
-
-
-#: The most ways of choosing which queries a printed mean's terms are that ``_printed_terms`` tries; past it the
-#: sentence's arithmetic narrows nothing (every reading stays, as for a sentence that prints no terms).
-_TERM_CHOICES = 10_000
-
-
-def _terms_match(terms: list[str], values: list) -> bool:
-    """Whether each printed term ("0.542", "2/3", "0") stands for a different one of ``values``: a decimal is the
-    interval it rounds from, a fraction or whole number itself (``parse_claimed``), matched one to one (each term
-    to a value it admits, by augmenting paths)."""
-    admits = [[j for j, v in enumerate(values) if parse_claimed(t).contains(v)] for t in terms]
-    owner: dict[int, int] = {}
-
-    def place(i: int, seen: set[int]) -> bool:
-        for j in admits[i]:
-            if j not in seen:
-                seen.add(j)
-                if j not in owner or place(owner[j], seen):
-                    owner[j] = i
-                    return True
-        return False
-
-    return all(place(i, set()) for i in range(len(terms)))
-
-
-def _printed_terms(ms: Measurements, quote: str, claimed: ClaimedValue, fixture, measure: str, query: str | None,
-                   declared: Declared) -> Declared:
-    """``declared`` narrowed by a mean the sentence prints term by term: in "(0.542 + 0)/2 ≈ 0.271" over two
-    queries, each term is one query's value and the divisor the number of queries the mean is over, so a reading
-    under which no two queries give 0.542 and 0 (L6's AP over the relevant retrieved is 13/18), or under which the
-    mean is over one query (a query without relevant documents left out), cannot have produced the printed
-    arithmetic and is not tried. The terms are matched to queries' values as printed (``_terms_match``) and the chosen
-    queries' exact mean must be the reading's value.
-
-    Unchanged for one query's value, when no parenthesised sum over a divisor equals the claimed value, when the
-    number of terms is not the divisor, when there are more than ``_TERM_CHOICES`` ways to choose the queries, or
-    when every reading (or none) fits."""
-    if query is not None or len(set(fixture.qrels) | set(fixture.run)) < 2:
-        return declared
-    queries = sorted(set(fixture.qrels) | set(fixture.run))
-    # the sum whose quotient is the printed value; else the sentence's only sum, whose terms still say how each
-    # query was scored when the total is a slip ("(0.361 + 1)/2 ≈ 0.691": the terms are right, the total not)
-    sums = printed_sums(quote, claimed) or (lone if len(lone := printed_sums(quote, None)) == 1 else [])
-    sums = [(terms, d) for terms, d in sums
-            if len(terms) == d <= len(queries) and math.comb(len(queries), d) <= _TERM_CHOICES]
-    if not sums:
-        return declared
-    readings = chapter_readings(ms, fixture, measure, declared, None)
-    if not readings.varied:
-        return declared
-
-    def fits(o) -> bool:
-        if o.value is None or o.value == REJECTED:
-            return False
-        reading = {**readings.base, **o.as_dict}
-        per_query = {q: ms.chapter_value(fixture, measure, reading, q) for q in queries}
-        for terms, d in sums:
-            for chosen in itertools.combinations([q for q in queries if per_query[q] not in (None, REJECTED)], d):
-                if Fraction(sum(Fraction(per_query[q]) for q in chosen), d) != Fraction(o.value):
-                    continue
-                if _terms_match(terms, [per_query[q] for q in chosen]):
-                    return True
-        return False
-
-    fitting = [o for o in readings.outcomes if fits(o)]
-    if not fitting or len(fitting) == len(readings.outcomes):
-        return declared
-    shown = "the printed terms " + " and ".join(f"({' + '.join(t)})/{d}" for t, d in sums)
-    return declared.overlay(Declared({n: [Statement(v, shown, "claim") for v in dict.fromkeys(
-        o.as_dict[n] for o in fitting)] for n in readings.varied}))
-
-
-def _ideal_readings(fixture, measure: str, query: str | None, declared: Declared,
-                    printed: list[int]) -> tuple[list[str], dict[str, list[int]]]:
-    """The values of the ``ideal`` convention (those the text allows) whose ideal order begins with the printed
-    grades, and each allowed value's order (for a reason when none does)."""
-    _, spec = parse_measure(measure)
-    q = query or next(iter(fixture.run))
-    base = base_reading(declared)
-    orders = {v: definitions.ideal_order(fixture.qrels.get(q, {}), fixture.run.get(q, []), spec.cutoff,
-                                       {**base, "ideal": v}, spec.rel)
-              for v in declared.values("ideal")}
-    return [v for v, order in orders.items() if order[:len(printed)] == printed and len(order) >= len(printed)], orders
 
 
 def needs(claim: ValueClaim, chapter: Chapter) -> list[tuple]:
