@@ -326,7 +326,8 @@ def _computed_measure(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements
         _rounding_story(story, evidence, f"{c.measure} on {fixture_name(c.fixture)}")
         return
     budget = rounding_budget(claim.expression)
-    if true_value is not None and abs(true_value - exact) <= budget:
+    if true_value is not None and abs(true_value - exact) <= budget \
+            and not printed_terms.other_terms(claim.expression, true_value):
         fixed = claimed.write_like(true_value)
         checked = parse_claimed(fixed).contains(true_value)
         evidence.conditions.append(Point(

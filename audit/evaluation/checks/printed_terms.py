@@ -10,7 +10,10 @@ the printed sum and the exact value round alike, with that value: "3/1 + 3/1.585
 as printed, 6.323466 exactly). It is re-checked here: both as printed and exactly the new sentence holds.
 
 A printed value the exact value gives while the printed terms miss it ("(1.00 + 0.33 + 0.50)/3 = 0.611") is true,
-and stays supported with the rounding named (``arithmetic._rounded_terms_decide``).
+and stays supported with the rounding named (``arithmetic._rounded_terms_decide``). Terms whose plain readings, put
+in exactly, still miss the exact value are not the measure's terms rounded: "AP = (1.0 + 0.5 + 0.667)/3 = 0.722"
+averages P@1, P@2 and P@3 where AP takes the precision at the relevant ranks 1, 3 and 5 (0.7556), and no story of
+rounding is told.
 """
 
 from __future__ import annotations
@@ -113,6 +116,26 @@ class TermRounding:
                "printed terms are rounded, and the sentence does not say so.")
 
 
+def other_terms(expression: str, exact: Fraction) -> bool:
+    """Whether ``expression``'s terms are other terms than those of the value ``exact``, not those terms rounded: over
+    every number its plainly rounded terms stand for (``_rounded_names``: 0.667, 1.58 — a term printed to one place or
+    as a power-of-two fraction, 1.0 or 0.5, is taken as printed), the expression never reaches ``exact``. "(1.0 + 0.5 +
+    0.667)/3" spans [0.72217, 0.7225] while AP is 0.7556 — the mean of P@1, P@2 and P@3 where AP takes the precision at
+    the relevant ranks: their rounding explains nothing."""
+    names = set(_rounded_names(expression))
+    text = expression
+    for a, b, v, _ in sorted(rounded_decimals(expression), reverse=True):
+        if expression[a:b] not in names:
+            text = text[:a] + f"({v.numerator}/{v.denominator})" + text[b:]
+    if text == expression:
+        return False
+    try:
+        span = printed_terms_interval(text)
+    except (ValueParseError, ZeroDivisionError, ValueError):
+        return False
+    return span is not None and not span[0] <= exact <= span[1]
+
+
 def explain(expression: str, claimed: ClaimedValue, claimed_text: str, exact: Fraction | None = None
             ) -> TermRounding | None:
     """A ``TermRounding`` when the sentence's own printed ``expression`` explains why its printed value is not the
@@ -130,6 +153,8 @@ def explain(expression: str, claimed: ClaimedValue, claimed_text: str, exact: Fr
             return None
         exact = reading[2]
     if claimed.contains(exact) or not span[0] <= exact <= span[1]:
+        return None
+    if other_terms(expression, exact):
         return None
     number = claimed.write_like(exact).lstrip("≈~ ").strip()
     terms: tuple = ()
