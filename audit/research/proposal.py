@@ -712,6 +712,9 @@ def propose(results: list[ClaimResult], chapter: Chapter, ms: Measurements, snap
 _RESPONSE_TAILS = (" Or, ", " The register also suggests")
 
 
+_WITHDRAWN_NOTE = "Not in the patch, which leaves this sentence to you:"
+
+
 def respond(results: list[ClaimResult], proposal: Proposal) -> None:
     """Each finding with a hunk proposes that hunk's change, in the hunk's words (one source for Findings, the patch
     and the checklist); what the finding offered beyond its first proposal is kept after it. Idempotent."""
@@ -721,7 +724,13 @@ def respond(results: list[ClaimResult], proposal: Proposal) -> None:
             for cid in h.claims or [h.claim]:
                 by_claim.setdefault(cid, h)
     outputs = {n["claim"] for n in proposal.not_proposed if n["reason"] == PROGRAM_OUTPUT}
+    withdrawn = {w["claim"]: w["reason"] for w in proposal.withdrawn}
     for r in results:
+        if r.id in withdrawn and r.id not in by_claim and r.response and _WITHDRAWN_NOTE not in r.response:
+            # the change the finding offers was written and its joint re-check failed: the finding says so, never
+            # offering it as a checked fix the patch would make
+            r.response = r.response.rstrip() + f" {_WITHDRAWN_NOTE} {withdrawn[r.id].rstrip('.')}."
+            continue
         if r.id in outputs and not r.response.startswith((_OUTPUT_RESPONSE, _OUTPUT_ARITHMETIC)):
             said = re.search(r"to “([^”]+)”", r.response)
             if r.kind == "arithmetic":

@@ -1,0 +1,56 @@
+"""A finding whose change the patch withdrew says so where the author reads it (What to change, the finding), never
+offering the change as a checked fix. A blog prints the mean of two reciprocal ranks as "`1/2 + 1/3 == 0.4167`": the
+mean (1/2 + 1/3)/2 = 5/12 ≈ 0.4167 is right, the printed sum is 5/6 ≈ 0.8333. Changing 0.4167 to 0.8333 would make
+the mean claim on the same words false, so the joint re-check withdraws the hunk (tests/test_patch_composition.py
+has the composition itself)."""
+
+from __future__ import annotations
+
+from chapters import audit_text
+
+POST = """\
+# MRR in two questions
+
+Question one has its answer at rank 2, question two at rank 3.
+
+The mean of these two reciprocal ranks is `1/2 + 1/3 == 0.4167`.
+"""
+
+REGISTER = """\
+fixtures:
+  two:
+    qrels: {a: {x: 1}, b: {y: 1}}
+    run: {a: [w, x], b: [u, v, y]}
+claims:
+  - id: C01
+    title: The printed sum
+    kind: arithmetic
+    quote: "1/2 + 1/3 == 0.4167"
+    claim: The expression as printed.
+    expression: "1/2 + 1/3"
+    claimed: "0.4167"
+  - id: C02
+    title: MRR of the two questions
+    kind: value
+    quote: "The mean of these two reciprocal ranks is `1/2 + 1/3 == 0.4167`."
+    claim: MRR over the two questions.
+    fixture: two
+    expect:
+      - {measure: RR, claimed: "0.4167"}
+"""
+
+
+def test_a_withdrawn_change_is_not_offered_as_the_fix(tmp_path):
+    import pytrec_eval
+    rr = pytrec_eval.RelevanceEvaluator({"a": {"x": 1}, "b": {"y": 1}}, {"recip_rank"}).evaluate(
+        {"a": {"w": 2.0, "x": 1.0}, "b": {"u": 3.0, "v": 2.0, "y": 1.0}})
+    assert round((rr["a"]["recip_rank"] + rr["b"]["recip_rank"]) / 2, 4) == 0.4167
+    folder = tmp_path / "mrr-post"
+    folder.mkdir()
+    report = audit_text(folder, POST, REGISTER, title="MRR post")
+    by_id = {c.id: c for c in report.claims}
+    assert (by_id["C01"].verdict, by_id["C02"].verdict) == ("contradicted", "supported")
+    assert not report.research.proposal.hunks
+    assert [w["claim"] for w in report.research.proposal.withdrawn] == ["C01"]
+    assert "Not in the patch, which leaves this sentence to you:" in by_id["C01"].response
+    assert "C02" in by_id["C01"].response.split("Not in the patch")[1]
