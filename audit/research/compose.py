@@ -122,6 +122,24 @@ def compose(planned: list[Change], located: dict, chapter: Chapter, ms: Measurem
     return out
 
 
+def _merge_alike(edits: list[tuple[int, int, str, list[str]]], snapshot: str) -> list[tuple[int, int, str, list[str]]]:
+    """Overlapping edits that write the same words over the span they cover together ("≈ 0.492" → "≈ 0.472" for the
+    arithmetic, "0.492." → "0.472." for the measure quoting the sentence's end) as one edit of that span."""
+    out: list[tuple[int, int, str, list[str]]] = []
+    for a2, b2, t2, i2 in edits:
+        if out:
+            a1, b1, t1, i1 = out[-1]
+            if a1 < b1 and a2 < b2 and a2 < b1:
+                lo, hi = min(a1, a2), max(b1, b2)
+                one = snapshot[lo:a1] + t1 + snapshot[b1:hi]
+                two = snapshot[lo:a2] + t2 + snapshot[b2:hi]
+                if one == two:
+                    out[-1] = (lo, hi, one, i1 + i2)
+                    continue
+        out.append((a2, b2, t2, i2))
+    return out
+
+
 def _withdraw(proposal: Proposal, ids, reason: str) -> None:
     for cid in dict.fromkeys(ids):
         if not any(w["claim"] == cid for w in proposal.withdrawn):
@@ -144,6 +162,7 @@ def _compose_one(members: list[Change], located: dict, chapter: Chapter, ms: Mea
                 break
             edits.append((a, b, _merge_insertions(list(texts)) if a == b else next(iter(texts)), ids))
         if clash is None:
+            edits = _merge_alike(edits, snapshot)
             for (a1, b1, _, i1), (a2, b2, _, i2) in zip(edits, edits[1:]):
                 if a2 < b1 or (a1 < a2 < b1):
                     clash = (i1 + i2, f"the changes for {', '.join(dict.fromkeys(i1))} and "
@@ -233,7 +252,9 @@ def _compose_one(members: list[Change], located: dict, chapter: Chapter, ms: Mea
         for cid, verdict in verdicts.items():
             if cid in plan_ids:
                 actions = {m.plan["action"] for m in members if m.claim == cid}
-                ok = verdict == "supported" or (verdict == "qualified" and actions == {"state a convention"})
+                settled = {m.plan.get("settled") for m in members if m.claim == cid}
+                ok = verdict == "supported" or (verdict == "qualified" and (actions == {"state a convention"}
+                                                                            or settled == {"qualified"}))
             else:   # a claim quoting the changed words: the new sentence must hold for it too
                 ok = _RANK.get(verdict, -1) >= max(_RANK[located[cid][2]], _RANK["qualified"])
             if not ok:

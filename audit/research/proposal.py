@@ -368,7 +368,8 @@ def _value_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, quote
         by = any(reference_name(e.by) is not None for e in claim.expect)
         return correction(claim, r, quote, out[1], fields, chapter, ms,
                           "decided again by the library the sentence is about" if by else
-                          "the new value holds under every reading the chapter allows", rechecks, exacts=out[3])
+                          "the new value holds under every reading the chapter allows", rechecks, exacts=out[3],
+                          every_reading=not by)
     _, extra, check, text, alternatives = out
     conventions = {**{k: v for k, v in (claim.model_dump(mode="json").get("conventions") or {}).items()},
                    **{n: {"value": v, "quote": text.strip()[1:-1]} for n, v in extra.items()}}
