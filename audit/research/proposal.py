@@ -47,6 +47,7 @@ from audit.text.scan import printed_correction
 from audit.register.claims import canonical_rule
 from audit.register.options import reference_name
 from audit.evaluation.checks.arithmetic import correction as arithmetic_correction
+from audit.evaluation.checks.arithmetic import mean_divisor
 from audit.evaluation.checks.arithmetic import recount
 from audit.text.encode_arithmetic import printed_expressions
 from audit.model.results import ClaimResult, Hunk, Proposal
@@ -427,6 +428,13 @@ def _arithmetic_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, 
         return correction(claim, r, quote, {fix[0]: fix[1]}, [("expression", fix[3]), ("claimed", fix[4])], chapter,
                           ms, f"the measure it computes is {display(format_exact(measured))} and the printed terms "
                           "over the corrected count give it", rechecks)
+    divided = mean_divisor(claim, chapter)
+    if divided is not None:
+        # the sentence calls the sum a mean: its divisor is what is missing, not another value
+        old_expression, new_expression, mean = divided
+        return correction(claim, r, quote, {old_expression: new_expression}, [("expression", new_expression)], chapter,
+                          ms, f"the sentence calls it a mean, and {new_expression} ≈ {float(mean):.6f} gives the "
+                          f"printed {claim.claimed}", rechecks)
     value, exact, how = arithmetic_correction(claim.expression)
     claimed = parse_claimed(claim.claimed, tolerance=claim.tolerance)
     new = claimed.write_like(value, exact=exact)

@@ -19,8 +19,8 @@ from audit.evaluation.checks.value import bounds, check_expectation, check_print
 from audit.register.claims import ArithmeticClaim, Chapter, Cohort, Fixture
 from audit.measures.syntax import parse as parse_measure
 from audit.model.values import ClaimedValue, display, format_certified, format_exact, parse_claimed
-from audit.model.expressions import expression_interval, printed_terms_interval, term_readings
-from audit.text.encode_arithmetic import breaks_replacing, divisor_correction
+from audit.model.expressions import expression_interval, parse_expression, printed_terms_interval, term_readings
+from audit.text.encode_arithmetic import breaks_replacing, divisor_correction, normal_expression
 from audit.text.scan import printed_correction
 from audit.model.results import Check, ImplValue
 
@@ -106,20 +106,28 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             found = f"{claim.expression} = {format_exact(exact)} (≈ {float(exact):.6f})"
         else:
             found = f"{claim.expression} {shown_value}"
-        target, target_exact, _ = correction(claim.expression)
-        new = claimed.write_like(target, exact=target_exact)
-        old_text, new_text = printed_correction(claim.quote, claimed, new) or (claim.claimed, new)
-        broken = breaks_replacing(claim.quote, str(old_text), new_text)
-        span = (f"; over every number its rounded terms may stand for it lies in {_span(rounding.span)}"
-                if rounding is not None and rounding.span is not None and claimed.decide(*rounding.span) is False
-                else "")
-        evidence.failures.append(Point(
-            f"{found}, outside the claimed {claimed.interval()}{span}",
-            f"Revise the sentence: the value is {shown_value}"
-            + (f" (≈ {float(exact):.4f})" if is_exact and exact.denominator != 1 else "")
-            + f", not {claim.claimed}; writing “{new_text}” alone would "
-            f"leave the printed arithmetic false ({broken}), so its terms must change with it." if broken else
-            f"Change “{old_text}” to “{new_text}”."))
+        divided = mean_divisor(claim, chapter)
+        if divided is not None:
+            evidence.failures.append(Point(
+                f"{found}, outside the claimed {claimed.interval()}: the sentence calls it a mean, and the sum over its "
+                f"{divided[1].rsplit('/', 1)[1]} terms, {divided[1]} = {format_exact(divided[2])} "
+                f"(≈ {float(divided[2]):.6f}), gives the printed value",
+                f"Change “{divided[0]}” to “{divided[1]}” (checked: it gives the printed {claim.claimed})."))
+        else:
+            target, target_exact, _ = correction(claim.expression)
+            new = claimed.write_like(target, exact=target_exact)
+            old_text, new_text = printed_correction(claim.quote, claimed, new) or (claim.claimed, new)
+            broken = breaks_replacing(claim.quote, str(old_text), new_text)
+            span = (f"; over every number its rounded terms may stand for it lies in {_span(rounding.span)}"
+                    if rounding is not None and rounding.span is not None and claimed.decide(*rounding.span) is False
+                    else "")
+            evidence.failures.append(Point(
+                f"{found}, outside the claimed {claimed.interval()}{span}",
+                f"Revise the sentence: the value is {shown_value}"
+                + (f" (≈ {float(exact):.4f})" if is_exact and exact.denominator != 1 else "")
+                + f", not {claim.claimed}; writing “{new_text}” alone would "
+                f"leave the printed arithmetic false ({broken}), so its terms must change with it." if broken else
+                f"Change “{old_text}” to “{new_text}”."))
     elif claim.computes is None and (story := printed_terms.explain(claim.expression, claimed, claim.claimed)):
         _rounding_story(story, evidence)
     elif is_exact:
@@ -167,6 +175,45 @@ def _set_measure(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements, cla
                                    f"{len(fixture.qrels['cohort'])}) is {display(own.exact)} by the chapter's definition and "
                                    f"{', '.join(f'{v.implementation} ({v.provider})' for v in refs)} agree")
     return evidence
+
+
+#: Words saying a printed computation is a mean of its terms.
+_MEAN_WORDS = re.compile(r"\b(?:mean|average|averaged|averaging)\b|\bMRR\b|\bMAP\b", re.IGNORECASE)
+
+
+def mean_divisor(claim: ArithmeticClaim, chapter: Chapter) -> tuple[str, str, Fraction] | None:
+    """``(printed sum, the sum over its count, that mean)`` when the sentence calls the printed computation a mean
+    ("The mean of these two reciprocal ranks is `1/2 + 1/3 == 0.4167`") but prints only the sum of its terms, and the
+    sum over the number of terms gives the printed value: the divisor is what is missing, not the value (changing
+    0.4167 to the sum's 0.8333 would make the mean false). None otherwise."""
+    text = chapter.snapshot.text if chapter is not None and chapter.snapshot is not None else ""
+    expression = str(claim.expression).strip()
+    at = text.find(claim.quote)
+    if at < 0 or expression not in claim.quote:
+        return None
+    start = max(text.rfind(". ", 0, at), text.rfind("\n\n", 0, at), -1) + 1
+    if not _MEAN_WORDS.search(text[start:at]):
+        return None
+    depth, terms, last = 0, [], 0
+    for i, ch in enumerate(expression):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and ch in "+-−" and i:
+            if ch != "+":
+                return None   # a difference is no mean of its terms
+            terms.append(expression[last:i])
+            last = i + 1
+    terms.append(expression[last:])
+    if len(terms) < 2 or not all(t.strip() for t in terms):
+        return None
+    try:
+        mean = parse_expression(f"({normal_expression(expression)})/{len(terms)}")
+        claimed = parse_claimed(claim.claimed, tolerance=claim.tolerance)
+    except (ValueParseError, ZeroDivisionError):
+        return None
+    if not claimed.contains(mean):
+        return None
+    return expression, f"({expression})/{len(terms)}", mean
 
 
 def correction(expression: str) -> tuple[Fraction, bool, str]:
