@@ -1,5 +1,6 @@
 """Worked examples read out of a chapter's text, as Sybil reads a document: a parser per shape finds the regions
-of the text that print a ranking (``rank_table``: a table of rank, document and relevance or grade; ``grade_list``:
+of the text that print a ranking (``rank_table``: a table of rank, document and relevance or grade; ``judgement_list``:
+a list of judgements, one item per rank, "1. Relevant 2. Irrelevant …"; ``grade_list``:
 a list of grades in prose or in a listing; ``relevant_set``: a relevant set printed with a ranking of IDs, "relevant
 items {a, b, d}, ranking [b, c, a, e, f]"; ``run_literals``: qrels and a run written as literals in a code block,
 every query of them; ``trec_run``: a run in TREC format in a code block with each query's judgements in bullets after
@@ -14,8 +15,8 @@ the measure (``Example.missing``), else a question to the author.
 
 from __future__ import annotations
 
-from audit.draft.examples import (bind, grade_list, positions, prose_grades, prose_judgements, rank_table, relevant_set,
-                                  run_literals, trec_run)
+from audit.draft.examples import (bind, grade_list, judgement_list, positions, prose_grades, prose_judgements, rank_table,
+                                  relevant_set, run_literals, trec_run)
 from audit.draft.examples.bind import _OURS, _between, _headings, _running
 from audit.draft.examples.example import Example
 
@@ -24,8 +25,8 @@ def find(text: str) -> list[Example]:
     """Every worked example in ``text``, in reading order, with the facts the text states about each
     (``bind.attach``)."""
     found: list[Example] = []
-    for parser in (trec_run.find, run_literals.find, rank_table.find, relevant_set.find, prose_judgements.find, grade_list.find,
-                   prose_grades.find, positions.find):
+    for parser in (trec_run.find, run_literals.find, rank_table.find, judgement_list.find, relevant_set.find,
+                   prose_judgements.find, grade_list.find, prose_grades.find, positions.find):
         for ex in parser(text):
             if not any(ex.start < other.end and other.start < ex.end for other in found):
                 found.append(ex)
