@@ -121,6 +121,36 @@ def _row_measure(cell: str):
     return (f"{spec[0]}(dcg='log2')", spec[1]) if _LINEAR.match(qualifier) else None
 
 
+#: A table of queries with the rank of each one's first relevant result and its reciprocal rank (| query | answer |
+#: rank | reciprocal rank |): each row is RR = 1/rank, whatever else the query's ranking holds.
+_FIRST_RANK_HEAD = re.compile(r"^(?:rank|position)(?:\s+of\s+(?:the\s+)?(?:first\s+)?(?:relevant|correct)(?:\s+\w+)?)?$|"
+                              r"^first\s+(?:relevant|correct)(?:\s+\w+)?\s+(?:rank|position)$", re.IGNORECASE)
+_RR_HEAD = re.compile(r"^(?:reciprocal\s+rank|rr|1\s*/\s*rank)$", re.IGNORECASE)
+
+
+def _first_rank_row(s: Statement, head: list[str], row: list[str]) -> tuple[list[dict], str] | None:
+    """A row of a table of queries by the rank of their first relevant result (``_FIRST_RANK_HEAD``) and its
+    reciprocal rank (``_RR_HEAD``): RR on a ranking whose first relevant result sits at that rank. None for other
+    tables; a table whose rows are ranks of one ranking (its first column the rank) is a rank table."""
+    ranks = [i for i, h in enumerate(head) if _FIRST_RANK_HEAD.fullmatch(h.strip())]
+    rrs = [i for i, h in enumerate(head) if _RR_HEAD.fullmatch(h.strip())]
+    if len(ranks) != 1 or len(rrs) != 1 or ranks[0] == 0:
+        return None
+    rank = number(row[ranks[0]].strip().strip("*"))
+    cell = row[rrs[0]].strip().strip("*")
+    if rank is None or not 1 <= rank <= 1000:
+        return [], "the rank cell is not a whole number"
+    try:
+        parse_claimed(cell)
+    except AuditError as exc:
+        return [], exc.message
+    docs = [f"d{i}" for i in range(1, rank + 1)]
+    fixture = {"qrels": {"q": {d: (1 if i == rank else 0) for i, d in enumerate(docs, 1)}}, "run": {"q": docs}}
+    label = row[0].strip() or "the row's query"
+    return [{"kind": "value", "quote": s.text, "claim": f"RR is {cell} for {label}, its first relevant result at rank "
+             f"{rank}", "fixture": fixture, "expect": [{"measure": "RR", "claimed": cell}]}], ""
+
+
 def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=None) -> tuple[list[dict], str]:
     """A table row stating values about a ranking printed earlier: columns named by measures at a cutoff column
     (``| k | P@k | R@k |``, or ``| rank | recall | precision |``: the measures at each rank), or a row per measure
@@ -134,6 +164,9 @@ def table_row(s: Statement, tables: list[tuple[int, int, dict, bool]], example=N
     head, row = _cells(s.context), _cells(s.text)
     if len(row) != len(head):
         return [], "the row and its header have different numbers of cells"
+    first_rank = _first_rank_row(s, head, row)
+    if first_rank is not None:
+        return first_rank
     refers_first = "running example" in (s.context + s.text).lower()
     earlier = [t for t in tables if t[1] <= s.start]
     if refers_first and earlier:
