@@ -236,6 +236,18 @@ def test_what_a_named_tool_does_is_a_statement(sentence, kind):
     assert classify(sentence) == kind
 
 
+@pytest.mark.parametrize("line, kind", [
+    # where the text comes from is no statement, whatever measure its title names
+    ('Source: evalnotes.example, "MAP and the t-test, explained" (https://evalnotes.example/map-ttest).', None),
+    ("Adapted from: Manning et al. (2008), chapter 8, on MAP and nDCG.", None),
+    # a value in it is still read
+    ("**Sources:** the MAP of 0.31 comes from Table 2.", "value"),
+])
+def test_a_source_line_is_no_statement(line, kind):
+    assert classify(line) == kind
+
+
+
 def test_a_number_before_a_bracket_is_a_product_never_a_function_s_argument():
     """``2(0.5)(0.75)/1.25`` is 2 × 0.5 × 0.75 / 1.25 = 0.6, as a Q&A answer writes F1 = 2PR/(P + R); ``log2(4)`` and
     ``log10(100)`` stay functions."""

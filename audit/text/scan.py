@@ -372,6 +372,8 @@ def classify(unit_text: str, context: str = "", unit_kind: str = "sentence") -> 
         if METRIC.search(t) and (_DEFINITION.search(t) or UNIVERSAL.search(t)):
             return "definition"
         return None
+    if _CITATION.match(t) and not re.search(r"(?<![\w/.])(?:\d*\.\d+|\d+/\d+)(?![\w/])", re.sub(r"\S*://\S*", " ", t)):
+        return None   # "Source: …", "Adapted from …": where the text comes from, not what it states
     if _STATISTIC.search(t):
         return "statistic"
     if ARITH.search(t) or any(ARITH.search(plain) for _, _, plain in latex_math(t)):
@@ -444,6 +446,9 @@ _SYMBOL = re.compile(r"[A-Za-z_\\]")
 _FUNCTIONS = re.compile(r"\b(?:log2|log10|log|ln|sqrt|exp)\b")
 
 
+#: A line saying where the text comes from: "Source: …", "References: …", "Adapted from …".
+_CITATION = re.compile(r"^\s*(?:[*_]{1,2})?(?:sources?|references?|credits?|adapted\s+from|reproduced\s+from|"
+                       r"see\s+also)(?:[*_]{1,2})?\s*:", re.IGNORECASE)
 #: A significance test reported in its notation: t(df) = …, or a p-value with a relation and a number.
 _STATISTIC = re.compile(r"\bt\s*\(\s*\d+\s*\)\s*=\s*[-−]?\d|\bp\s*(?:=|<|>|≤|≥|≈)\s*0?\.\d"
                         r"|\b(?i:p[-\s]?values?\s+(?:of|is|was|were|are)\s+(?:about\s+|only\s+)?)0?\.\d"
