@@ -247,7 +247,6 @@ def test_a_source_line_is_no_statement(line, kind):
     assert classify(line) == kind
 
 
-
 def test_a_number_before_a_bracket_is_a_product_never_a_function_s_argument():
     """``2(0.5)(0.75)/1.25`` is 2 × 0.5 × 0.75 / 1.25 = 0.6, as a Q&A answer writes F1 = 2PR/(P + R); ``log2(4)`` and
     ``log10(100)`` stay functions."""
