@@ -186,16 +186,9 @@ def drafts(sentence: str, start: int, text: str) -> list[dict] | None:
     said = _order(sentence, read)
     out = []
     for (a, b), stats in found.items():
-        names = {st[0] for st in stats}
-        # the statistic names its test where the sentence may not: W is Wilcoxon's, the wins the sign test's, t and
-        # its df the t-test's, an interval the bootstrap's; the mean difference and d are the same under any test
-        by_statistic = ("wilcoxon" if "W" in names else "sign" if "positives" in names else
-                        "paired t" if names & {"t", "df"} else "bootstrap" if "interval" in names else None)
-        if "p" in names and by_statistic is None and test is None:
+        chosen = _chosen_test(stats, test)
+        if chosen is None:
             return None
-        chosen = by_statistic if by_statistic and "p" not in names else (test or by_statistic or "paired t")
-        if by_statistic and "p" in names and test not in (None, by_statistic):
-            return None  # a p beside another test's statistic
         order = said or _order_by_sign(stats, read)
         if sided == "one" and said is None and not any(st[3] for st in stats):
             order = _better_first(read)  # one-sided in the direction the data show, as a text means it
@@ -228,6 +221,21 @@ def drafts(sentence: str, start: int, text: str) -> list[dict] | None:
         claim["decision"] = decision
         claim["alpha"] = stated_alpha(sentence) or stated_alpha(earlier) or stated_alpha(text[:start]) or "0.05"
     return out
+
+
+def _chosen_test(stats, test: str | None) -> str | None:
+    """The test a clause's statistics are drafted under: the statistic names its test where the sentence may not (W
+    is Wilcoxon's, the wins the sign test's, t and its df the t-test's, an interval the bootstrap's; the mean
+    difference and d are the same under any test), else the test the text names, else the t-test. None when a p has
+    no test, or sits beside another test's statistic."""
+    names = {st[0] for st in stats}
+    by_statistic = ("wilcoxon" if "W" in names else "sign" if "positives" in names else
+                    "paired t" if names & {"t", "df"} else "bootstrap" if "interval" in names else None)
+    if "p" in names and by_statistic is None and test is None:
+        return None
+    if by_statistic and "p" in names and test not in (None, by_statistic):
+        return None
+    return by_statistic if by_statistic and "p" not in names else (test or by_statistic or "paired t")
 
 
 _ZERO = re.compile(r"\b(?:straddles|includes|contains|excludes)\s+zero\b", re.IGNORECASE)
@@ -374,16 +382,11 @@ def _on_differences(sentence: str, start: int, text: str) -> list[dict] | None:
     described = f"{direction[0]} − {direction[1]}" if direction else header
     out = []
     for (a, b), stats in found.items():
-        names = {st[0] for st in stats}
-        by_statistic = ("wilcoxon" if "W" in names else "sign" if "positives" in names else
-                        "paired t" if names & {"t", "df"} else "bootstrap" if "interval" in names else None)
-        if "p" in names and by_statistic is None and test is None:
-            return None
-        if by_statistic and "p" in names and test not in (None, by_statistic):
+        chosen = _chosen_test(stats, test)
+        if chosen is None:
             return None
         if direction is None and (sided == "one" or any(st[3] for st in stats)):
             return None  # the sign matters and the text does not say which system is subtracted
-        chosen = by_statistic if by_statistic and "p" not in names else (test or by_statistic or "paired t")
         claim = _claim(sentence[a:b].strip(" ,."), chosen, read, None, stats, "two" if sided == "two" else None,
                        sentence, earlier, differences=(described, table.systems[header]))
         if chosen == "bootstrap" and "confidence" not in claim and level:
