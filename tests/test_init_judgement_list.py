@@ -84,3 +84,8 @@ def test_the_shapes_of_a_judgement_list(listing, ranking):
 ])
 def test_lists_that_are_no_ranking(listing):
     assert judgement_list.find(listing) == []
+
+
+def test_a_list_of_yes_and_no_answers_is_no_ranking():
+    """A FAQ's numbered answers ("1. Yes 2. No 3. Yes") judge nothing: only relevance words, ✓/✗ and hit/miss do."""
+    assert judgement_list.find("Can P@k exceed 1?\n\n1. Yes\n2. No\n3. Yes\n") == []

@@ -4,7 +4,7 @@
     2. Irrelevant
     3. Relevant
 
-or ``- d4 — relevant`` / ``- D2 (not relevant)`` / ``1. ✓``: three items or more, numbered 1, 2, 3, … in order when
+or ``- d4 — relevant`` / ``- D2 (not relevant)`` / ``1. ✓`` / ``1. hit``: three items or more, numbered 1, 2, 3, … in order when
 numbered, each nothing but a judgement (and a document's name). The list is the whole ranking the text gives. A line
 just after it that counts the query's relevant documents ("Relevant documents: 3", "|R| = 4", "Total relevant: 3")
 is |R|; without it, the measures that need |R| ask the author."""
@@ -15,8 +15,8 @@ import re
 
 from audit.draft.examples.example import Example
 
-_YES = r"relevant|✓|✔|yes|hit"
-_NO = r"irrelevant|non-?relevant|not\s+relevant|✗|✘|no|miss"
+_YES = r"relevant|✓|✔|hit"
+_NO = r"irrelevant|non-?relevant|not\s+relevant|✗|✘|miss"
 _ITEM = re.compile(rf"^[ \t]*(?:(?P<n>\d{{1,2}})[.)]|[-*•])[ \t]+(?:(?P<doc>[A-Za-z][\w-]{{0,15}})[ \t]*(?:[-–—:][ \t]*|\((?=.*\)\s*$)))?"
                    rf"(?:\*\*|_)?(?P<word>{_NO}|{_YES})(?:\*\*|_)?\)?[ \t]*\.?[ \t]*$", re.IGNORECASE | re.MULTILINE)
 _COUNT = re.compile(r"^\s*(?:\*\*)?(?:(?:number\s+of\s+|total\s+)?relevant(?:\s+(?:documents|docs|items|results))?|"
