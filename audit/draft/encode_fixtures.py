@@ -36,6 +36,9 @@ def _ranking(positions: list[int], length: int, relevant_total: int | None) -> d
     return {"qrels": {"q1": qrels}, "run": {"q1": run}}
 
 
+#: A query's label at the start of a line or clause ("Query 2:", "Q3 —", "q1:").
+_QUERY_LABEL = re.compile(r"(?:^|\n|[.;]\s)\s*(?:[-*•]\s*)?(?:query|q|topic|question)\s*#?\s*(\d+)\s*[:—–-]",
+                          re.IGNORECASE)
 _POSITIONS = re.compile(rf"\b(?:at|in)\s+(?:ranks?|positions?)\s+(?P<list>{_LIST})"
                         rf"(?:\s+(?:of|out\s+of)\s+(?P<n>{_N})\b)?", re.IGNORECASE)
 
@@ -195,6 +198,13 @@ _DESCRIBED = {"P", "R", "RR", "AP", "nDCG", "Success", "Judged", "Rprec", "F", "
 
 def _described(text: str, base: str, k) -> tuple[dict | None, str]:
     """The fixture the sentence describes for ``base@k``, or (None, why not)."""
+    labels = set(_QUERY_LABEL.findall(text))
+    if len(labels) > 1:
+        # "Query 1: First relevant at rank 1 → RR = 1.0 / Query 2: First relevant at rank 3 → …": several queries,
+        # each its own ranking, not one ranking all the values are of
+        return None, (f"{base} needs what the statement does not state as one ranking: it gives the values of several "
+                      f"queries ({', '.join(sorted(labels, key=int))}); encode one value claim per query, each on its own "
+                      "ranking")
     root = _root(base)
     if root not in _DESCRIBED:
         return None, {"Bpref": "bpref depends on which documents are judged non-relevant, which the sentence does "
@@ -228,6 +238,12 @@ def _described(text: str, base: str, k) -> tuple[dict | None, str]:
                               or (base == "RR" and bool(re.search(r"\b(?:mean|MRR|averag)", text, re.IGNORECASE))))
     if multi and base != "RR":
         return None, "several needs are described; only a mean reciprocal rank is built from first relevant ranks"
+    if listed and not multi and ranks != sorted(ranks):
+        # "the first relevant items sit at ranks 2, 1, 3, giving reciprocal ranks 1/2, 1, 1/3": one ranking lists its
+        # relevant ranks in order, so ranks out of order are several queries' first relevant ranks, one value each
+        return None, (f"{_name(base, k)} needs what the sentence does not state: the ranks {', '.join(map(str, ranks))} "
+                      "are out of order, so they read as several queries' first relevant ranks; which query is each "
+                      "value of?")
     if base == "RR" and multi:
         q = number(needs.group("q")) if needs and needs.group("q") else len(ranks)
         if q != len(ranks):
@@ -294,6 +310,9 @@ def _described(text: str, base: str, k) -> tuple[dict | None, str]:
             return None, "more relevant positions than relevant documents"
         return _ranking(positions, length, total), ""
     if first and base == "RR":
+        if len(list(_FIRST_AT.finditer(text))) > 1:
+            return None, ("RR needs what the sentence does not state as one ranking: it gives several queries' first "
+                          "relevant ranks; encode one value claim per query, each on its own ranking")
         p = int(first.group("pos")) if first.group("pos") else _ORDINAL_POSITION[first.group("ord").lower()]
         return _ranking([p], p, None), ""
     if among and base == "P":

@@ -213,7 +213,25 @@ def bound(examples: list[Example], start: int, end: int, text: str) -> Example |
         ends = [t for t in turns if t >= section]
     else:
         ends = turns if _running(text, e) else headings + turns
+    if _other_label(text, e, start, end):
+        return None
     return None if _between(ends, e.end, start) else e
+
+
+#: A query's label opening any line of a statement.
+_LINE_LABEL = re.compile(r"(?:^|\n)\W{0,3}(?:query|q|topic|question)\s*#?\s*(\d+)\s*[:—–-]", re.IGNORECASE)
+#: A query's label opening a line or a statement ("Query 3:", "Q2 —", "topic 401:").
+_LABEL = re.compile(r"^\W{0,3}(?:query|q|topic|question)\s*#?\s*(\d+)\s*[:—–-]", re.IGNORECASE)
+
+
+def _other_label(text: str, e: Example, start: int, end: int) -> bool:
+    """Whether the statement opens with another query's label than the line its example was read from ("Query 3: No
+    relevant results → RR = 0" after "Query 2: First relevant at rank 3"): it speaks of another query."""
+    mine = _LABEL.match(text[start:end])
+    if mine is None:
+        return False
+    theirs = _LABEL.match(text[text.rfind("\n", 0, e.start) + 1:e.end])
+    return theirs is not None and theirs.group(1) != mine.group(1)
 
 
 _LEVEL = r"(?:0?\.\d|[01](?:\.0)?)"
@@ -279,6 +297,11 @@ def values(s, example: Example, declared: dict[str, tuple[str, ...]] | None = No
     """A value claim for the measures statement ``s`` prints a value of, on ``example``'s fixture, when the
     example determines each (``Example.missing``); ``skip``: measures already encoded on a fixture the sentence
     itself describes. Else ([], the question the draft asks: what the text does not say)."""
+    labels = {m.group(1) for m in _LINE_LABEL.finditer(s.text)}
+    if len(labels) > 1:
+        # "Query 1: … RR = 1.0 / Query 2: … RR = 0.33": each line is its own query, not the example's
+        return [], ("the statement gives the values of several queries (" + ", ".join(sorted(labels, key=int))
+                    + "); which ranking is each query's?")
     from audit.measures.syntax import parse as parse_measure
     from audit.model.values import parse_claimed
     from audit.errors import AuditError

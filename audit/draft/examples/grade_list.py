@@ -26,6 +26,9 @@ _CUE = re.compile(r"\b(?:grades?|graded|relevance|labels?|judge?ments?|gains?|bi
                   re.IGNORECASE)
 _NOT_GRADES = re.compile(r"(?:\bk\b|\bcutoffs?|\bdepths?|\branks|\bpositions|\bids?|\bscores)\W{0,12}(?:=|in|of|are|:)?\s*$",
                          re.IGNORECASE)
+#: A bracket after ∈, "in", "lies in", "range", "interval", "within": a range of values ("MRR ∈ [0, 1]"), no grades.
+_INTERVAL_BEFORE = re.compile(r"(?:∈|\\in\b|\bin\b|\bwithin\b|\brange\b|\binterval\b|\bbounded\s+by\b|\bbetween\b)"
+                              r"\W{0,4}$", re.IGNORECASE)
 _BARE = re.compile(r"\b(?:grades|relevance\s+(?:grades|labels|judge?ments|scores)|relevances?|graded\s+judge?ments|"
                    r"judge?ments|labels|gains)\b(?P<between>[^.:;\[\]]{0,60}?)(?:\s+(?:are|read|were|is)|:)\s*"
                    r"(?P<list>\d+(?:\s*,\s*\d+){2,}(?:,?\s+and\s+\d+)?)(?!\d|\.\d|\s*/)", re.IGNORECASE)
@@ -103,7 +106,8 @@ def _regions(text: str) -> list[tuple[int, int, list[int], bool]]:
     for m in _BRACKET.finditer(text):
         before = text[max(0, m.start() - 120):m.start()]
         sentence = re.split(r"(?<=[.!?])\s+|\n\s*\n", before)[-1]
-        if (_NOT_GRADES.search(before[-30:]) or _SCALE.search(_sentence(text, m.start())) or _nested(text, m.start())
+        if (_NOT_GRADES.search(before[-30:]) or _INTERVAL_BEFORE.search(before[-30:])
+                or _SCALE.search(_sentence(text, m.start())) or _nested(text, m.start())
                 or _IDS.search(_sentence(text, m.start()))):
             taken.append((m.start(), m.end()))
             continue

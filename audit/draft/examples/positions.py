@@ -162,6 +162,8 @@ def find(text: str) -> list[Example]:
                 continue
             length = n or max(ranks)
         elif not found and first.search(sentence):
+            if len(list(first.finditer(sentence))) > 1 or len(set(_QUERY_LABEL.findall(sentence))) > 1:
+                continue   # "Query 1: First relevant at rank 1 … Query 2: First relevant at rank 3": several queries
             m = first.search(sentence)
             p = int(m.group("pos")) if m.group("pos") else _ORDINAL_POSITION[m.group("ord").lower()]
             ranks, length, n = [p], p, None
@@ -174,6 +176,9 @@ def find(text: str) -> list[Example]:
     return out
 
 
+#: A query's label opening a line or a clause ("Query 2:", "Q3 —").
+_QUERY_LABEL = re.compile(r"(?:^|\n|[.;]\s)\s*(?:[-*•]\s*)?(?:query|q|topic|question)\s*#?\s*(\d+)\s*[:—–-]",
+                          re.IGNORECASE)
 #: A sentence that supposes from its first word ("Suppose the query has ten relevant documents, …").
 _SUPPOSED = re.compile(r"\s*(?:suppose|imagine|if|assume|say)\b", re.IGNORECASE)
 
