@@ -346,7 +346,7 @@ def test_a_corrected_listing_is_written_in_its_code_block_as_it_is():
 
 def test_init_guesses_the_new_roles_shapes_and_printed_lists_from_names_hints_and_calls():
     """From the parameter names (ks, pairs, rs, ap_by_query, p=0.8), the function's name (…_at_ks, curve) and the
-    calls the text prints (a list or mapping after “returns”); `run, qrels` without type hints stays undecided."""
+    calls the text prints (a list or mapping after “returns”); `run, qrels` without type hints from the body."""
     from audit.draft.encode import code
     from audit.text.scan import Statement
 
@@ -365,7 +365,10 @@ def test_init_guesses_the_new_roles_shapes_and_printed_lists_from_names_hints_an
     assert drafted["gmap"]["arguments"] == {"ap_by_query": "per-query values"}
     assert drafted["recall_at_ks"]["arguments"]["pairs"] == "scored pairs"
     assert drafted["recall_at_ks"]["calls"][0]["returns"] == "[0.5, 1.0]"
-    assert "the role of parameter 'run'" in drafted["reciprocal_ranks"]
+    # `run, qrels` without type hints are settled by the body: `for q, scores in run.items()` with `scores.get` is a
+    # scored run, `qrels[q]` qrels by query, and the mapping it builds one RR per query (the register's S4)
+    assert (drafted["reciprocal_ranks"]["arguments"], drafted["reciprocal_ranks"]["shape"]) == (
+        {"run": "scored run", "qrels": "qrels by query"}, "per query")
 
 
 # --- listings in a Jupyter notebook ----------------------------------------------------------------

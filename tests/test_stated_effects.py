@@ -141,9 +141,10 @@ def test_unjudged_removed_alone_produces_the_rr(results):
     assert (f"{UNJUDGED_SAID} gives 1/2; with it set to “non-relevant” the definitions give 1/12 (the printed value)."
             in u1.reason)
     assert _named(u1.reason) == {"unjudged"}
-    # the corrected sentence is not re-run supported (the references give 1/12 under their own rule), so the
-    # proposal keeps the evaluator's own check
-    assert u1.response.startswith("Change “1/12” to “1/2” (checked: the corrected value holds under every reading).")
+    # the corrected sentence re-runs qualified (the references give 1/12 under their own rule, the chapter's stated
+    # rule gives 1/2 under every reading it allows): the patch writes it, saying so
+    assert u1.response.startswith("Change “1/12” to “1/2” (checked: the claim re-run on the corrected sentence is "
+                                  "qualified; the new value holds under every reading the chapter allows)"), u1.response
     assert ("Or, if this example means that an unjudged document counts as non-relevant "
             f"— not what “{UNJUDGED}” states — say so here (checked: with “non-relevant” the printed 1/12 holds "
             f"under every reading; {ALL_THREE} give it here).") in u1.response

@@ -46,6 +46,28 @@ def roles_from_body(text: str, quote: str, name: str, roles: dict[str, str | Non
     return out
 
 
+def returns_mapping(text: str, quote: str, name: str) -> bool:
+    """Whether the function returns a mapping it builds (``out = {}`` … ``out[qid] = …`` … ``return out``, or a dict
+    comprehension): one value per query, not their mean."""
+    from audit.text.listings import function_source
+    if not text:
+        return False
+    try:
+        _, source = function_source(text, quote, name)
+        tree = ast.parse(source)
+    except (AuditError, SyntaxError, ValueError):
+        return False
+    fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
+              None)
+    if fn is None:
+        return False
+    mappings = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, (ast.Dict, ast.DictComp))
+                for t in n.targets if isinstance(t, ast.Name)}
+    returned = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+    return bool(returned) and all(isinstance(v, ast.DictComp) or isinstance(v, ast.Name) and v.id in mappings
+                                  for v in returned)
+
+
 def _names(node) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 

@@ -11,7 +11,7 @@ from audit.text.literals import literal as read_literal
 from audit.model.values import parse_claimed
 from audit.draft.encode_fixtures import _MEASURE_NEEDS_CUTOFF
 from audit.text.scan import NUM, Statement
-from audit.draft.code_roles import roles_from_body
+from audit.draft.code_roles import returns_mapping, roles_from_body
 
 
 _ROLES = {"ranking": ("ranking", "retrieved", "run", "results", "docs", "ranked", "doc_ids", "ids", "ranked_ids",
@@ -286,7 +286,8 @@ def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
     shape = ("at each k" if "cutoffs" in kinds or re.search(r"curve|_at_ks\b|_ks\b", name.lower())
              or (_SEQUENCE_HINT.search(returns) and kinds & {"ranking", "scores", "scored pairs", "ranked grades"})
              else "per query" if re.search(r"per_query|by_query", name.lower())
-             or (_MAPPING_HINT.search(returns) and kinds & {"run", "scored run", "ranked grades by query"})
+             or ((_MAPPING_HINT.search(returns) or returns_mapping(text, s.text.strip(), name))
+                 and kinds & {"run", "scored run", "ranked grades by query"})
              else "number")
     if role_problem(kinds, shape):
         return [], role_problem(kinds, shape)

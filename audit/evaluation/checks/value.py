@@ -34,10 +34,9 @@ from audit.evaluation.checks.stated_effect import (
     describe,
     stated_effects,
 )
-from audit.evaluation.readings import REJECTED, Readings, explore, graded_levels
+from audit.evaluation.readings import REJECTED, Readings, graded_levels
 from audit.register.claims import Chapter, ValueClaim, own_conditions
 from audit.errors import AuditError
-from audit.evaluation.evaluator import relevant_to
 from audit.measures.conventions import CONVENTIONS, Declared, Statement
 from audit.measures.syntax import parse as parse_measure
 from audit.model.values import ClaimedValue, display, format_exact, parse_claimed
@@ -45,51 +44,10 @@ from audit.text.scan import printed_correction
 from audit.model.results import Check, ImplValue
 from audit.text.encode_arithmetic import breaks_replacing, divisor_correction, printed_expressions
 from audit.evaluation.checks.value_references import _approx, _phrase_list, _show, reference_rows
+from audit.evaluation.checks.value_by import check_by_reference
+from audit.register.options import reference_call
 from audit.evaluation.checks.value_printed import _ideal_readings, _printed_denominator, _printed_terms
-
-_AGGREGATE = {"mean": ("queries with results", "all judged queries"), "pooled": ("pooled",)}
-
-
-def bounds(claimed) -> dict:
-    """The claimed interval as floats for charts."""
-    return {"low": None if claimed.low is None else float(claimed.low),
-            "high": None if claimed.high is None else float(claimed.high)}
-
-
-def conventions_for(measure: str, fixture, query: str | None) -> list[str]:
-    """The conventions ``measure`` on ``fixture`` can depend on, minus those the measure name fixes."""
-    _, spec = parse_measure(measure)
-    names = relevant_to(spec.name, several_queries=query is None and len(fixture.qrels) > 1)
-    if spec.gain is not None:
-        names = [n for n in names if n != "gain"]
-    if spec.rel is not None:
-        names = [n for n in names if n != "relevance_level"]
-    return names
-
-
-def declared_with_aggregate(declared: Declared, aggregate: str | None) -> Declared:
-    """An expectation's ``aggregate`` (mean / pooled) is a statement about averaging; ``both`` leaves it open."""
-    if aggregate in _AGGREGATE:
-        stated = [Statement(v, "", "claim") for v in _AGGREGATE[aggregate]
-                  if v in declared.values("averaging")] or [Statement(v, "", "claim") for v in _AGGREGATE[aggregate]]
-        return declared.overlay(Declared({"averaging": stated}))
-    if aggregate == "both":
-        # every averaging is checked; the chapter's own statement (if any) stays first, so a proposal prefers it
-        own = [st for st in declared.statements.get("averaging", []) if st.origin != "claim"]
-        # a reading nobody reads the text with (``Declared.reads``) is not one the wording fits, unless stated
-        others = [Statement(v, "", "claim") for v in CONVENTIONS["averaging"].values
-                  if v not in {st.value for st in own} and CONVENTIONS["averaging"].reads(v, declared.cited)]
-        return declared.overlay(Declared({"averaging": own + others}))
-    return declared
-
-
-def chapter_readings(ms: Measurements, fixture, measure: str, declared: Declared, query: str | None,
-                     free=()) -> Readings:
-    names = conventions_for(measure, fixture, query)
-    readings = explore(lambda r: ms.chapter_value(fixture, measure, r, query), declared, names, free=free,
-                       restrict=graded_levels(fixture.qrels))
-    readings.outcomes = [o for o in readings.outcomes if o.value is not None]
-    return readings
+from audit.evaluation.checks.value_readings import bounds, chapter_readings, conventions_for, declared_with_aggregate
 
 
 def chapter_rows(readings: Readings, claimed: ClaimedValue, fixture, measure: str, ms: Measurements,
@@ -733,13 +691,21 @@ def check_printed(claim, claimed_text, derived: str, evidence: Evidence) -> None
 
 
 def check(claim: ValueClaim, chapter: Chapter, ms: Measurements) -> Evidence:
-    from audit.evaluation.checks.value_by import check_by_reference   # it builds on check_expectation here
     evidence = Evidence()
     for e in claim.expect:
         check_printed(claim, e.claimed, e.derived, evidence)
         if e.by is not None:
-            check_by_reference(ms, chapter, claim, claim.fixture, e.measure, e.claimed, e.by, evidence,
-                               tolerance=e.tolerance, query=e.query)
+            call = reference_call(e.by)
+            if call is None or call.name is None:
+                # a library that is no reference of the audit: the chapter's definitions under the claim's stated
+                # conventions (that library's reading) decide
+                check_expectation(ms, chapter, claim, claim.fixture, e.measure, e.claimed, evidence,
+                                  tolerance=e.tolerance, query=e.query,
+                                  label_prefix=f"as {e.by} computes it (not a reference of this audit; its reading is "
+                                               "the claim's stated conventions): ", references_qualify=False, about=e.by)
+            else:
+                check_by_reference(ms, chapter, claim, claim.fixture, e.measure, e.claimed, e.by, evidence,
+                                   tolerance=e.tolerance, query=e.query)
             continue
         check_expectation(ms, chapter, claim, claim.fixture, e.measure, e.claimed, evidence, tolerance=e.tolerance,
                           derived=e.derived, query=e.query, aggregate=e.aggregate, ideal=e.ideal_grades(),

@@ -18,7 +18,7 @@ from audit.model.values import format_exact, parse_claimed
 from audit.model.results import Check, ImplValue
 from audit.text.encode_arithmetic import breaks_replacing
 from audit.evaluation.checks.value_references import other_release, reference_row, reference_rows
-from audit.evaluation.checks.value import bounds, check_expectation
+from audit.evaluation.checks.value_readings import bounds
 
 
 def cut_like_trec_eval(fixture, depth: int | None):
@@ -47,13 +47,7 @@ def check_by_reference(ms: Measurements, chapter: Chapter, claim, fixture_ref, m
     and the chapter's definitions under the conventions the options select (-J: unjudged documents removed; -l N:
     relevance level N)."""
     call = reference_call(by)
-    name = call.name if call is not None else None
-    if name is None:
-        check_expectation(ms, chapter, claim, fixture_ref, measure, claimed_text, evidence, tolerance=tolerance,
-                          query=query, label_prefix=f"as {by} computes it (not a reference of this audit; its reading "
-                                                    "is the claim's stated conventions): ", references_qualify=False,
-                          about=by)
-        return
+    name = call.name
     fixture = chapter.fixture(fixture_ref)
     claimed = parse_claimed(claimed_text, tolerance=tolerance)
     label = f"{measure} on {fixture_name(fixture_ref)}" + (f", query {query}" if query else "") + f", as {by} gives it"

@@ -14,6 +14,7 @@ from audit.evaluation.readings import REJECTED, base_reading
 from audit.evaluation import definitions
 from audit.measures.conventions import Declared, Statement
 from audit.measures.syntax import parse as parse_measure
+from audit.evaluation.checks.value_readings import chapter_readings
 from audit.model.values import ClaimedValue, parse_claimed
 
 
@@ -147,7 +148,6 @@ def _printed_terms(ms: Measurements, quote: str, claimed: ClaimedValue, fixture,
             if len(terms) == d <= len(queries) and math.comb(len(queries), d) <= _TERM_CHOICES]
     if not sums:
         return declared
-    from audit.evaluation.checks.value import chapter_readings   # value imports this module
     readings = chapter_readings(ms, fixture, measure, declared, None)
     if not readings.varied:
         return declared
