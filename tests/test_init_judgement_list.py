@@ -71,6 +71,8 @@ def test_without_the_count_ap_asks_for_it(tmp_path):
 @pytest.mark.parametrize("listing, ranking", [
     ("- d1 — relevant\n- d2 (not relevant)\n- d3: ✓\n", [("d1", 1), ("d2", 0), ("d3", 1)]),
     ("1. ✓\n2. ✗\n3. ✗\n4. ✓\n", [("r1", 1), ("r2", 0), ("r3", 0), ("r4", 1)]),
+    ("- Document 1: Relevant\n- Document 2: Not Relevant\n- Document 3: Relevant\n",
+     [("Document1", 1), ("Document2", 0), ("Document3", 1)]),
 ])
 def test_the_shapes_of_a_judgement_list(listing, ranking):
     [example] = judgement_list.find("The system returned:\n\n" + listing)
