@@ -25,17 +25,8 @@ def roles_from_body(text: str, quote: str, name: str, roles: dict[str, str | Non
       lists when each query's value is cut or enumerated, a scored run when it is looked up or sorted by its scores;
       the ``qrels`` it looks each of those queries up in (``qrels.get(qid, {})``) are qrels by query.
     """
-    from audit.text.listings import function_source
     open_ = [p for p, role in roles.items() if role is None]
-    if not open_ or not text:
-        return roles
-    try:
-        _, source = function_source(text, quote, name)
-        tree = ast.parse(source)
-    except (AuditError, SyntaxError, ValueError):
-        return roles
-    fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
-              None)
+    fn = _function(text, quote, name) if open_ else None
     if fn is None:
         return roles
     parents = {child: node for node in ast.walk(fn) for child in ast.iter_child_nodes(node)}
@@ -49,16 +40,7 @@ def roles_from_body(text: str, quote: str, name: str, roles: dict[str, str | Non
 def returns_mapping(text: str, quote: str, name: str) -> bool:
     """Whether the function returns a mapping it builds (``out = {}`` … ``out[qid] = …`` … ``return out``, or a dict
     comprehension): one value per query, not their mean."""
-    from audit.text.listings import function_source
-    if not text:
-        return False
-    try:
-        _, source = function_source(text, quote, name)
-        tree = ast.parse(source)
-    except (AuditError, SyntaxError, ValueError):
-        return False
-    fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
-              None)
+    fn = _function(text, quote, name)
     if fn is None:
         return False
     mappings = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, (ast.Dict, ast.DictComp))
@@ -66,6 +48,20 @@ def returns_mapping(text: str, quote: str, name: str) -> bool:
     returned = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
     return bool(returned) and all(isinstance(v, ast.DictComp) or isinstance(v, ast.Name) and v.id in mappings
                                   for v in returned)
+
+
+def _function(text: str, quote: str, name: str):
+    """The ``def`` of ``name`` the listing at ``quote`` holds, parsed; None when the text holds none that parses."""
+    from audit.text.listings import function_source
+    if not text:
+        return None
+    try:
+        _, source = function_source(text, quote, name)
+        tree = ast.parse(source)
+    except (AuditError, SyntaxError, ValueError):
+        return None
+    return next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
+                None)
 
 
 def _names(node) -> set[str]:
