@@ -12,7 +12,7 @@ from audit.model.values import parse_claimed
 from audit.text.encode_arithmetic import _APPROX_WORD, _BY, _claimed, _PLAIN_VALUE, chains
 from audit.text.encode_measures import _name, _root, measure_of
 from audit.text.scan import METRIC, NUM, Statement, VALUE, WORD_FRACTION
-from audit.text.words import _LIST, _list, _N, _NEEDS, _ORDINAL_POSITION, number
+from audit.text.words import QUERY_LABEL, _LIST, _list, _N, _NEEDS, _ORDINAL_POSITION, number
 
 
 def _ranking(positions: list[int], length: int, relevant_total: int | None) -> dict:
@@ -36,9 +36,6 @@ def _ranking(positions: list[int], length: int, relevant_total: int | None) -> d
     return {"qrels": {"q1": qrels}, "run": {"q1": run}}
 
 
-#: A query's label at the start of a line or clause ("Query 2:", "Q3 —", "q1:").
-_QUERY_LABEL = re.compile(r"(?:^|\n|[.;]\s)\s*(?:[-*•]\s*)?(?:query|q|topic|question)\s*#?\s*(\d+)\s*[:—–-]",
-                          re.IGNORECASE)
 _POSITIONS = re.compile(rf"\b(?:at|in)\s+(?:ranks?|positions?)\s+(?P<list>{_LIST})"
                         rf"(?:\s+(?:of|out\s+of)\s+(?P<n>{_N})\b)?", re.IGNORECASE)
 
@@ -198,7 +195,7 @@ _DESCRIBED = {"P", "R", "RR", "AP", "nDCG", "Success", "Judged", "Rprec", "F", "
 
 def _described(text: str, base: str, k) -> tuple[dict | None, str]:
     """The fixture the sentence describes for ``base@k``, or (None, why not)."""
-    labels = set(_QUERY_LABEL.findall(text))
+    labels = set(QUERY_LABEL.findall(text))
     if len(labels) > 1:
         # "Query 1: First relevant at rank 1 → RR = 1.0 / Query 2: First relevant at rank 3 → …": several queries,
         # each its own ranking, not one ranking all the values are of

@@ -16,6 +16,7 @@ from audit.evaluation.checks.common import Measurements
 from audit.register.claims import Chapter
 from audit.model.results import Proposal
 from audit.research.register_edit import Edit, RegisterEditError, set_field
+from audit.text.chapter import common_ends
 from audit.text.markdown import changed_structure
 from audit.research.sentence_words import at_stake
 
@@ -63,12 +64,7 @@ def minimal(text: str, a: int, b: int, new: str) -> tuple[int, int, str]:
     """The replacement of ``text[a:b]`` by ``new`` narrowed to the words it changes (whole words, so that two
     changes to one number are seen to meet), for composing it with other changes of the same sentence."""
     old = text[a:b]
-    p = 0
-    while p < min(len(old), len(new)) and old[p] == new[p]:
-        p += 1
-    q = 0
-    while q < min(len(old), len(new)) - p and old[len(old) - 1 - q] == new[len(new) - 1 - q]:
-        q += 1
+    p, q = common_ends(old, new)
     while p > 0 and _word(old[p - 1]):
         p -= 1
     while q > 0 and _word(old[len(old) - q]):

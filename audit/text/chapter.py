@@ -195,6 +195,18 @@ def _notebook_after(raw: str, text: str, changes, now: list[str]) -> str | None:
 _WORD = re.compile(r"[\w.,/@%-]")
 
 
+def common_ends(old: str, new: str) -> tuple[int, int]:
+    """How many characters ``old`` and ``new`` share at their start and, after that, at their end: what an edit of
+    one into the other leaves as it was."""
+    p = 0
+    while p < min(len(old), len(new)) and old[p] == new[p]:
+        p += 1
+    q = 0
+    while q < min(len(old), len(new)) - p and old[len(old) - 1 - q] == new[len(new) - 1 - q]:
+        q += 1
+    return p, q
+
+
 def _html_after(raw: str, origin, before: list[str], changes, now: list[str]) -> str | None:
     """``Snapshot.file_after`` for an HTML page: a changed line's changed piece replaced in the page's source lines
     it came from, where it occurs once (as written or HTML-escaped); a changed listing in its ``<pre>`` lines."""
@@ -216,12 +228,7 @@ def _html_after(raw: str, origin, before: list[str], changes, now: list[str]) ->
                 start, end = region(i)
                 if start is None:
                     return None
-                p = 0
-                while p < min(len(old), len(new)) and old[p] == new[p]:
-                    p += 1
-                q = 0
-                while q < min(len(old), len(new)) - p and old[len(old) - 1 - q] == new[len(new) - 1 - q]:
-                    q += 1
+                p, q = common_ends(old, new)
                 a, b = p, len(old) - q
                 while a > 0 and _WORD.match(old[a - 1]):
                     a -= 1

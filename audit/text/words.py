@@ -39,3 +39,9 @@ _N = rf"(?:\d+|{WORD_NUMBER})"
 _DOCS = r"(?:documents?|results?|items?|passages?|chunks?|docs?)"
 _NEEDS = re.compile(rf"\b(?:(?P<q>{_N})\s+(?:needs|questions|queries)|needs|questions|queries)\b[^.;]*?"
                     rf"\bat\s+ranks\s+(?P<list>{_LIST})", re.IGNORECASE)
+
+
+#: A query's label opening a line or a clause ("Query 2:", "Q3 —", "- topic 401:"): a statement holding two is about
+#: several queries, each its own ranking.
+QUERY_LABEL = re.compile(r"(?:^|\n|[.;]\s)\s*(?:[-*•]\s*)?(?:query|q|topic|question)\s*#?\s*(\d+)\s*[:—–-]",
+                         re.IGNORECASE)

@@ -137,7 +137,7 @@ def find(text: str) -> list[Example]:
     """A sentence placing relevant documents at ranks: its ranking is known down to the last stated position, or
     whole when the sentence says how many results there are. Several needs in one sentence (a rank repeated, "three
     queries … at ranks 1, 3 and 2") and hypotheticals ("if it moved to rank 2") are no example."""
-    from audit.text.words import _NEEDS, number
+    from audit.text.words import QUERY_LABEL, _NEEDS, number
     from audit.text.words import _ORDINAL_POSITION
     positions, first, results, _ = _patterns()
     out = []
@@ -162,7 +162,7 @@ def find(text: str) -> list[Example]:
                 continue
             length = n or max(ranks)
         elif not found and first.search(sentence):
-            if len(list(first.finditer(sentence))) > 1 or len(set(_QUERY_LABEL.findall(sentence))) > 1:
+            if len(list(first.finditer(sentence))) > 1 or len(set(QUERY_LABEL.findall(sentence))) > 1:
                 continue   # "Query 1: First relevant at rank 1 … Query 2: First relevant at rank 3": several queries
             m = first.search(sentence)
             p = int(m.group("pos")) if m.group("pos") else _ORDINAL_POSITION[m.group("ord").lower()]
@@ -176,9 +176,6 @@ def find(text: str) -> list[Example]:
     return out
 
 
-#: A query's label opening a line or a clause ("Query 2:", "Q3 —").
-_QUERY_LABEL = re.compile(r"(?:^|\n|[.;]\s)\s*(?:[-*•]\s*)?(?:query|q|topic|question)\s*#?\s*(\d+)\s*[:—–-]",
-                          re.IGNORECASE)
 #: A sentence that supposes from its first word ("Suppose the query has ten relevant documents, …").
 _SUPPOSED = re.compile(r"\s*(?:suppose|imagine|if|assume|say)\b", re.IGNORECASE)
 
