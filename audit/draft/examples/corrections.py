@@ -76,7 +76,7 @@ def drafts(sentence: str, start: int, text: str) -> list[dict] | None:
     table, method = before[-1], methods[0]
     base = {"kind": "statistic", "test": method, "data": {"p_values": dict(table.p_values)}}
     alpha = stated_alpha(sentence)
-    described = f"{'Bonferroni' if method == 'bonferroni' else 'Holm'}"
+    described = "Bonferroni" if method == "bonferroni" else "Holm"
     out = []
     for name in table.p_values:
         for m in _named(sentence, name):
@@ -96,8 +96,6 @@ def drafts(sentence: str, start: int, text: str) -> list[dict] | None:
         claim = {**base, "quote": sentence.strip().rstrip("."),
                  "claim": f"after {described}'s correction of the table at line {table.line}, the comparisons "
                           f"significant are {', '.join(stays) or 'none'}", "significant": stays}
-        if alpha:
-            claim["alpha"] = alpha
         out.append(claim)
     for claim in out:
         if alpha:

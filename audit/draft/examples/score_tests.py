@@ -176,9 +176,7 @@ def drafts(sentence: str, start: int, text: str) -> list[dict] | None:
     decision = worded_decision(sentence)
     if decision == "unread" or (not found and decision is None):
         return None
-    heads = [m for m in _HEADING.finditer(text, 0, start)]
-    title = heads[-1].group("title") if heads else ""
-    earlier = text[max(heads[-1].end() if heads else 0, table.end):start]
+    title, earlier = _section_before(text, start, table.end)
     # a sentence naming no test reports the t-test when it, or its section before it, prints t
     test = _test(sentence, title, earlier) or ("paired t" if _T.search(sentence) or _T.search(earlier) else None)
     side = _SIDE.search(sentence)
@@ -344,6 +342,14 @@ def _order(sentence: str, read: _Table) -> tuple[int, int] | None:
     return read.order
 
 
+def _section_before(text: str, start: int, table_end: int) -> tuple[str, str]:
+    """The title of the section a statement at ``start`` stands in, and its text from the table (or the heading) to
+    the statement: where the test it reports was named."""
+    heads = [m for m in _HEADING.finditer(text, 0, start)]
+    title = heads[-1].group("title") if heads else ""
+    return title, text[max(heads[-1].end() if heads else 0, table_end):start]
+
+
 def _on_differences(sentence: str, start: int, text: str) -> list[dict] | None:
     """The statistic claims of ``sentence`` on the table of per-topic differences it reports on (``| topic | B − A
     |``): the column it names the system of (the only one, else the one whose first system the sentence names); a
@@ -364,9 +370,7 @@ def _on_differences(sentence: str, start: int, text: str) -> list[dict] | None:
         header = named[0]
     read = _Table(table, text)
     found = _statistics(sentence, read)
-    heads = [m for m in _HEADING.finditer(text, 0, start)]
-    title = heads[-1].group("title") if heads else ""
-    earlier = text[max(heads[-1].end() if heads else 0, table.end):start]
+    title, earlier = _section_before(text, start, table.end)
     test = _test(sentence, title, earlier)
     level = list(re.finditer(r"(?P<conf>\d+(?:\.\d+)?)\s*%[^.;]*?\binterval\b", earlier))
     if test == "bootstrap" and level and not any(st[0] == "interval" for stats in found.values() for st in stats):
