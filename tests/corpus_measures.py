@@ -39,6 +39,7 @@ class Statement:
     audit: str | None = None       # the register claim's verdict
     init: str | None = None        # the verdict of init's runnable claim on the quote, if any
     found: bool = False            # some claim of init's draft (a draft too) quotes text overlapping the statement
+    said: str = ""                 # what the report says of the register claim: its reason, response and checks
 
     @property
     def encodable(self) -> bool:
@@ -117,9 +118,11 @@ def score(texts: list[dict] | None = None, *, init: bool = True, references=None
         try:
             report = audit_chapter(load_chapter(folder), references, collect([]))
             verdicts = {c.id: c.verdict for c in report.claims}
+            said = {c.id: _said(c) for c in report.claims}
         except AuditError as exc:  # a register that does not load: every statement of the text is an error
             progress(f"{text['id']}: {exc.message}")
             verdicts = {s["claim"]: "error" for s in text["statements"] if s.get("claim")}
+            said = {s["claim"]: exc.message for s in text["statements"] if s.get("claim")}
         drafted: list[tuple[str, str]] = []
         quoted: list[str] = []
         snapshot = (CORPUS / text["file"]).read_text(encoding="utf-8")
@@ -130,6 +133,7 @@ def score(texts: list[dict] | None = None, *, init: bool = True, references=None
             st = Statement(text["id"], s["quote"], s.get("claim"), s["kind"], s["verdict"], bool(text.get("held_out")))
             if st.encodable:
                 st.audit = verdicts.get(st.claim)
+                st.said = said.get(st.claim, "")
             a = snapshot.find(st.quote)
             span = (a, a + len(st.quote))
             covering = [v for q, v in drafted if (b := snapshot.find(q)) >= 0 and b < span[1] and span[0] < b + len(q)]
@@ -139,6 +143,16 @@ def score(texts: list[dict] | None = None, *, init: bool = True, references=None
             figures.statements.append(st)
         out[text["id"]] = figures
     return out
+
+
+def _said(result) -> str:
+    """Everything a report says of one claim, as one text: its reason, concern and response, and each check's label
+    and each implementation's behaviour and detail."""
+    parts = [result.reason, result.concern, result.response]
+    for check in result.checks:
+        parts.append(check.label)
+        parts += [part for v in check.values for part in (v.behaviour, v.detail)]
+    return "\n".join(p for p in parts if p)
 
 
 def init_draft(snapshot: str, references) -> tuple[list[tuple[str, str]], list[str]]:

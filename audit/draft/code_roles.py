@@ -144,28 +144,84 @@ def _one_query_qrels(fn, roles, open_) -> dict[str, str]:
     return out
 
 
+#: Calls that hand a list on as an array of the same elements (``np.asarray(r)``, ``np.asfarray(r)``, ``list(r)``):
+#: a use of their result is a use of the list.
+_AS_ARRAY = {"asarray", "array", "asfarray", "asanyarray", "list", "tuple"}
+#: What a list of numbers is asked (``r.size``, ``r.nonzero()``) that a list of document IDs is not.
+_NUMERIC_ATTRIBUTES = {"size", "shape", "nonzero", "sum", "mean", "cumsum", "astype", "max", "min"}
+
+
+def _as_array(node, parents):
+    """``node``, or the call that converts it to an array or list (``np.asarray(node)``), outermost first."""
+    while True:
+        parent = parents.get(node)
+        func = getattr(parent, "func", None)
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if isinstance(parent, ast.Call) and name in _AS_ARRAY and parent.args and parent.args[0] is node:
+            node = parent
+            continue
+        return node
+
+
 def _ranked_grades(fn, roles, open_, parents) -> dict[str, str]:
+    """A bare list (``r``) beside nothing but a cutoff, whose every use is one of a list of grades in rank order:
+    cut at the cutoff or sorted (``r[:k]``, ``np.asarray(r)[:k]``, ``sorted(r, reverse=True)``), compared with a
+    number (``np.asarray(r) != 0``), asked its size or nonzero positions, indexed, counted in arithmetic or handed on
+    with the cutoff alone (``dcg_at_k(r, k)``), also after the body rebinds it to such a use
+    (``r = np.asarray(r) != 0``). At least one use must cut, sort or compare it: a list only counted or handed on
+    says nothing of what it holds. A membership test, a lookup or a loop over its elements leaves the role open."""
     if len(open_) != 1 or set(roles.values()) - {None} - {"cutoff"}:
         return {}
     param = open_[0]
     cutoffs = {p for p, role in roles.items() if role == "cutoff"}
-    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load)]
-    cut = False
+    names = {param}   # the parameter, and the names the body rebinds to an array of it
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and param in _names(node.value) and _names(node.value) <= {param} | cutoffs | _module_names(fn):
+            names.add(node.targets[0].id)
+    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
+    evidence = False
     for use in uses:
-        parent = parents.get(use)
-        if isinstance(parent, ast.Subscript) and parent.value is use and isinstance(parent.slice, ast.Slice):
-            cut = True
+        node = _as_array(use, parents)
+        parent = parents.get(node)
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            evidence |= isinstance(parent.slice, ast.Slice)
             continue
-        if isinstance(parent, ast.Call) and use in parent.args and isinstance(parent.func, ast.Name):
-            if parent.func.id == "sorted":
-                cut = True
+        if isinstance(parent, ast.Compare) and all(isinstance(c, ast.Constant) and isinstance(c.value, (int, float))
+                                                   and not isinstance(c.value, bool) for c in parent.comparators) \
+                and parent.left is node and all(isinstance(op, (ast.Eq, ast.NotEq, ast.Gt, ast.GtE, ast.Lt, ast.LtE))
+                                                 for op in parent.ops):
+            evidence = True
+            continue
+        if isinstance(parent, ast.Attribute) and parent.attr in _NUMERIC_ATTRIBUTES:
+            continue
+        if isinstance(parent, ast.BinOp) or isinstance(parent, ast.Assign) and parent.value is node:
+            continue
+        if isinstance(parent, ast.Call) and node in parent.args:
+            func = parent.func
+            if isinstance(func, ast.Name) and func.id == "sorted":
+                evidence = True
                 continue
-            others = [a for a in parent.args if a is not use]
-            if all(isinstance(a, ast.Constant) or isinstance(a, ast.Name) and a.id in cutoffs for a in others) \
-                    and parent.func.id not in _NOT_DOCUMENTS - {"len"}:
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                    and func.value.id in _module_names(fn) and func.attr not in ("isin", "in1d", "where"):
+                continue   # np.sum(r), np.mean(r), np.count_nonzero(r)
+            others = [a for a in parent.args if a is not node]
+            # handed on beside numbers the body computes (``precision_at_k(r, i + 1)``), never beside other data
+            if isinstance(func, ast.Name) and all(_names(a) <= cutoffs | _bound(fn) for a in others) \
+                    and func.id not in _NOT_DOCUMENTS - {"len", "sum", "max", "min"}:
                 continue
         return {}
-    return {param: "ranked grades"} if uses and cut else {}
+    return {param: "ranked grades"} if uses and evidence else {}
+
+
+def _bound(fn) -> set[str]:
+    """The names ``fn``'s loops and comprehensions bind (``k`` in ``for k in range(r.size)``)."""
+    return {name for target, _ in _loops(fn) for name in _names(target)}
+
+
+def _module_names(fn) -> set[str]:
+    """The names ``fn`` reads that are modules by the usual aliases (``np``, ``numpy``, ``math``)."""
+    return {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in ("np", "numpy", "math")}
 
 
 def _by_query(fn, roles, open_) -> dict[str, str]:

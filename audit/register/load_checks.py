@@ -315,7 +315,7 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
                                     claim.occurrence)
     except AuditError as exc:
         raise fail(exc.field if exc.field else "function" if "does not define" in exc.message else
-                   "builds_on" if "builds on" in exc.message or "no listing before" in exc.message else "quote",
+                   "builds_on" if "builds on" in exc.message or "nor one before it contains" in exc.message else "quote",
                    exc.message)
     node = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and n.name == claim.function)

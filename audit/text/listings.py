@@ -265,7 +265,8 @@ def function_source(text: str, quote: str, function: str, builds_on: Sequence[st
     that contain each of ``builds_on``, and the imports, constants and definitions of earlier listings that bind a
     name it uses and does not bind itself (``earlier_bindings``: a notebook's first cell importing NumPy).
 
-    Raises ``AuditError`` when no listing contains the quote (or one of ``builds_on``, before it), when the quote is
+    Raises ``AuditError`` when no listing contains the quote (or one of ``builds_on``, in it or before it; one in it
+    is read with it anyway), when the quote is
     ambiguous, when a listing is not valid Python, or when it does not define ``function``.
     """
     listings = find_listings(text)
@@ -273,9 +274,11 @@ def function_source(text: str, quote: str, function: str, builds_on: Sequence[st
     listing = listings[at]
     earlier = []
     for line in builds_on:
+        if holds(listing, line):
+            continue  # a helper in the listing's own block: read with it already
         found = [e for e in listings[:at] if holds(e, line)]
         if not found:
-            raise AuditError(f"no listing before the one at lines {listing.start}–{listing.end} contains "
+            raise AuditError(f"neither the listing at lines {listing.start}–{listing.end} nor one before it contains "
                              f"{line!r}")
         earlier.append(found[-1])
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from audit.model.evidence import Evidence, Point
 from audit.evaluation import definitions
@@ -56,7 +56,6 @@ from audit.evaluation.checks.code_inputs import (  # noqa: F401 — read from he
     _value,
     _scores,
     described,
-    _judged,
     _call,
     _generated,
     _repeats,
@@ -249,9 +248,31 @@ def _run_as_called(claim: CodeClaim, source: str, params: list[str], items: list
     return run, calls
 
 
-def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
-    evidence = Evidence()
-    book = ms.book
+@dataclass
+class Prepared:
+    """A listing as it is run and what the text says of its calls: its lines as printed (``listing``), the source
+    that runs (``source``: unused imports left out, removed NumPy names given back) and the lines the syntax check
+    reads (``printed``), its parameters and their defaults, the preconditions it raises on, the claim with the
+    listing's default constants, the chapter's reading, the calls the text shows, how the text calls it, and what
+    its text does beyond computing."""
+
+    listing: object
+    source: str
+    printed: str
+    params: list[str]
+    defaults: dict
+    guards: list
+    claim: CodeClaim
+    reading: object
+    shown: list[dict]
+    calls: TextCalls
+    #: what its text does beyond computing (``listing_syntax.beyond_computing``): (line, what) pairs
+    uncertified: list
+
+
+def prepare(claim: CodeClaim, chapter: Chapter, evidence: Evidence) -> Prepared:
+    """The listing of ``claim`` ready to run, as a reader who copies the text runs it; what it changed on the way
+    (an import left out, a removed NumPy name) is noted in ``evidence``."""
     listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on,
                                       claim.occurrence)
     source, unused = text_calls.without_unused_imports(source)  # an import it never uses blocks nothing
@@ -273,19 +294,19 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     # how the text calls the function (the container of the relevant documents, the type of the IDs): the harness
     # calls it so
     calls = text_calls.read(claim.arguments, source, claim.function,
-                            shown + text_calls.shown_call_values(chapter.snapshot.text, claim.function, params))
-    edges = [text_calls.with_ids(e, calls) for e in edge_inputs(claim)]
-    scored_repeats = reading["repeated_ids"] != "reject"
-    generated = [text_calls.with_ids(g, calls) for g in _generated(claim, SAMPLE, SEED, repeats=scored_repeats)]
-    items = edges + generated
-    deadline = time.monotonic() + CLAIM_BUDGET
-    run, calls = _run_as_called(claim, source, params, items, shown, reading, calls, own_guards)
-    said = text_calls.how_called(claim.function, claim.arguments, calls)
-    if said:
-        evidence.scopes.append(said)
-    shown_results = run.results[len(items):]
-    run.results = run.results[:len(items)]
-    uncertified = beyond_computing(printed)
+                            shown + text_calls.shown_call_values(chapter.snapshot.text, claim.function, params),
+                            (claim.measure, *(claim.returns or ())))
+    return Prepared(listing, source, printed, params, defaults, own_guards, claim, reading, shown, calls,
+                    beyond_computing(printed))
+
+
+def settled_by_run(prep: Prepared, run, shown_results: list, chapter: Chapter, evidence: Evidence) -> bool:
+    """Whether the run of ``prep``'s listing settles the claim before any value is compared, with what it says in
+    ``evidence``: a listing that does more than compute is not certified (decided from its text, whatever it
+    returned); a listing that could not run (no isolation, a module the sandbox cannot provide, a name an earlier
+    listing or the prose binds) is not checked; one that does not load is wrong as printed. The sandbox's stops are
+    noted as failures, and the comparison goes on."""
+    listing, printed, uncertified = prep.listing, prep.printed, prep.uncertified
     if uncertified:
         # Decided from its text, whatever it returned: what it does could make it answer the audit otherwise than
         # a reader who calls it. It still runs (in the sandbox) so that the report shows what it did there.
@@ -299,10 +320,9 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                                   "runs it gets.")
     if run.unavailable:
         evidence.errors.append(f"not run: isolation unavailable ({run.unavailable}); listings never run unconfined")
-        return evidence
-    absent = next(filter(None, (missing_module(said) for said in
-                                [run.load_error, *(r.text for r in run.results + shown_results if r.status == "raises")])),
-                  None)
+        return True
+    said = [run.load_error, *(r.text for r in run.results + shown_results if r.status == "raises")]
+    absent = next(filter(None, (missing_module(text) for text in said)), None)
     if absent:
         # not the listing's fault: the sandbox could not give it a module it imports; nothing of it was checked.
         # The name is the listing's (an identifier): shown literally
@@ -319,9 +339,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                              f"{absent} is also outside what a listing may import ({ALLOWED_TEXT}): to check it, "
                              f"compute the measure without {absent}, or {how_to_provide(absent)} and expect the result "
                              "to be reported as not certified; then rerun.")
-        return evidence
+        return True
     from audit.text.listings import bound_earlier, given_in_prose
-    said = [run.load_error, *(r.text for r in run.results + shown_results if r.status == "raises")]
     unbound = _unbound_name(said, lambda name: bound_earlier(chapter.snapshot.text, listing, name))
     if unbound:
         # never the listing's fault: the text binds the name before it, in a way the audit did not bring along
@@ -331,7 +350,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.concern = "The listing was not run as the text runs it, so nothing it computes was checked."
         evidence.response = (f"Add the line that binds {name} (snapshot line {line}) to the claim's builds_on, or bind "
                              f"it at module level in that listing; then rerun.")
-        return evidence
+        return True
     # a name no listing binds and the text gives in its prose; one it gives nowhere is the listing's own mistake
     in_prose = _unbound_name(said, lambda name: given_in_prose(chapter.snapshot.text, name))
     if in_prose:
@@ -344,14 +363,36 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.response = (f"The audit gives a listing only its parameters and what earlier listings bind: mark the "
                              f"claim `not checkable` with this reason, or check the values the text prints with "
                              f"value claims; a listing that binds {name} before this one would let it run.")
-        return evidence
+        return True
     if run.load_error:
         evidence.failures.append(Point(f"the listing does not load ({quote(LISTING_EXCEPTION, run.load_error)})",
                                        "Fix the listing so it runs as printed."))
-        return evidence
+        return True
     for v in run.violations:
         evidence.failures.append(Point(f"the sandbox stopped the listing: it {v}",
                                        "Remove the side effect from the listing: it must only compute its value."))
+    return False
+
+
+def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
+    evidence = Evidence()
+    book = ms.book
+    prep = prepare(claim, chapter, evidence)
+    claim, reading, calls, shown = prep.claim, prep.reading, prep.calls, prep.shown
+    source, params, own_guards, listing = prep.source, prep.params, prep.guards, prep.listing
+    edges = [text_calls.with_ids(e, calls) for e in edge_inputs(claim)]
+    scored_repeats = reading["repeated_ids"] != "reject"
+    generated = [text_calls.with_ids(g, calls) for g in _generated(claim, SAMPLE, SEED, repeats=scored_repeats)]
+    items = edges + generated
+    deadline = time.monotonic() + CLAIM_BUDGET
+    run, calls = _run_as_called(claim, source, params, items, shown, reading, calls, own_guards)
+    said = text_calls.how_called(claim.function, claim.arguments, calls)
+    if said:
+        evidence.scopes.append(said)
+    shown_results = run.results[len(items):]
+    run.results = run.results[:len(items)]
+    if settled_by_run(prep, run, shown_results, chapter, evidence):
+        return evidence
     book_rule = book.repeated_id_rule(chapter.identity.id) if book else ""
     declared = chapter.declared_for(claim)
     stated_rule = declared.stated("repeated_ids")
@@ -475,7 +516,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         bad = [(i, r) for i, r in bad if r.status != "not run"]
     if not generated:
         return evidence  # every generated input refused: nothing it computes was compared (said above)
-    if bad and (run.violations or uncertified):
+    if bad and (run.violations or prep.uncertified):
         return evidence  # the sandbox's verdict, or the listing's text, is the finding; no shrinking
     found = listing_reading(claim, generated, gen_results, reading) if bad else []
     if found and not any(declared.stated(n) or not declared.reads(n, v) for n, v in found):

@@ -257,12 +257,6 @@ def described(claim: CodeClaim, item: Input) -> str:
     return text.replace(ranking, shown, 1)
 
 
-def _judged(item: Input) -> dict:
-    """The judgements as the listing receives them: ``{document: grade}`` with the IDs as the input holds them (ints
-    for a text whose calls pass ints), never made text on the harness's side."""
-    return dict(item.grades) if item.grades else {d: 1 for d in item.relevant}
-
-
 def _call(params: list[str], claim: CodeClaim, item: Input, reading=None, calls: TextCalls = DEFAULT_CALLS) -> list:
     """The arguments of one call, by role: the ranking, the relevant documents (in the container the text passes
     them in, ``calls``), the cutoff (or cutoffs), the grades of
@@ -275,7 +269,7 @@ def _call(params: list[str], claim: CodeClaim, item: Input, reading=None, calls:
         by_role.update({
             "run": {q: list(i.ranking) for q, i in item.queries},
             "scored run": {q: dict(_scores(i.ranking)) for q, i in item.queries},
-            "qrels by query": {q: _judged(i) for q, i in item.queries},
+            "qrels by query": {q: calls.judged(i) for q, i in item.queries},
             "ranked grades by query": [[i.qrels().get(str(d), 0) for d in i.ranking] for _, i in item.queries]})
         if "per-query values" in claim.arguments.values():
             # the measure's values of the queries the run holds, as trec_eval reports them per query
@@ -287,9 +281,9 @@ def _call(params: list[str], claim: CodeClaim, item: Input, reading=None, calls:
     else:
         qrels = item.qrels()
         scores = _scores(item.ranking)
-        by_role.update({"ranking": list(item.ranking), "relevant set": calls.container(item.relevant),
+        by_role.update({"ranking": calls.ranking(item.ranking), "relevant set": calls.container(item.relevant),
                         "ranked grades": [qrels.get(str(d), 0) for d in item.ranking],
-                        "judged grades": sorted(qrels.values()), "qrels": _judged(item),
+                        "judged grades": sorted(qrels.values()), "qrels": DEFAULT_CALLS.judged(item),
                         "scores": dict(scores), "scored pairs": scores})
     values = [defaults[p] if claim.arguments[p] == "constant" and p in defaults else by_role[claim.arguments[p]]
               for p in params]
@@ -321,11 +315,14 @@ def _repeats(item: Input) -> bool:
 
 
 def _edge_like(item: Input) -> bool:
-    """A generated input of an edge case's kind, in some query: an empty ranking, or one that retrieves no relevant
-    document at all ("relevant documents never retrieved"). A ranking with relevant documents only past k is
-    ordinary input: a cutoff applied wrongly shows there."""
+    """A generated input of an edge case's kind: an empty ranking, or one that retrieves no relevant document at all
+    ("relevant documents never retrieved"). A ranking with relevant documents only past k is ordinary input: a
+    cutoff applied wrongly shows there. In a run of several queries, a query that retrieves nothing relevant is
+    ordinary (most runs have one, and a mean that leaves it out is wrong there): the run is edge-like when a query
+    retrieved nothing at all, or when no query retrieves anything relevant."""
     if item.queries:
-        return any(_edge_like(Input(i.ranking, i.relevant, item.k, i.label, i.grades)) for _, i in item.queries)
+        queries = [Input(i.ranking, i.relevant, item.k, i.label, i.grades) for _, i in item.queries]
+        return any(not q.ranking for q in queries) or all(_edge_like(q) for q in queries)
     return not item.ranking or not any(str(d) in {str(x) for x in item.relevant} for d in item.ranking)
 
 

@@ -60,6 +60,20 @@ def _by_score(scored) -> tuple:
     return tuple(d for d, _ in sorted(pairs, key=lambda pair: -float(pair[1])))
 
 
+def _judgements(value) -> dict[str, int] | None:
+    """One query's judgements as a shown call passes them: a {document: grade} mapping, or its relevant documents
+    alone in a set, list or tuple (each judged 1); None for anything else, which is no input the chapter's
+    definitions can score (a set is never read as pairs: ``dict({"d3"})`` would judge document "d" 3)."""
+    if isinstance(value, Mapping):
+        if not all(isinstance(g, (int, float)) and not isinstance(g, bool) and float(g).is_integer()
+                   for g in value.values()):
+            return None
+        return {str(d): int(g) for d, g in value.items()}
+    if isinstance(value, (set, frozenset, list, tuple)):
+        return {str(d): 1 for d in value}
+    return None
+
+
 def _shown_input(by_role: dict) -> Input | None:
     k = by_role.get("cutoff")
     if k is not None and (isinstance(k, bool) or not isinstance(k, int)):
@@ -75,7 +89,11 @@ def _shown_input(by_role: dict) -> Input | None:
         if role in by_role:
             by_role = {**by_role, "ranking": _by_score(by_role[role])}
     if "qrels by query" in by_role:
-        judged = {str(q): {str(d): int(g) for d, g in dict(j).items()} for q, j in dict(by_role["qrels by query"]).items()}
+        if not isinstance(by_role["qrels by query"], Mapping):
+            return None
+        judged = {str(q): _judgements(j) for q, j in by_role["qrels by query"].items()}
+        if None in judged.values():
+            return None
         if "scored run" in by_role:
             ranked = {str(q): list(_by_score(docs)) for q, docs in dict(by_role["scored run"]).items()}
         else:
@@ -97,7 +115,9 @@ def _shown_input(by_role: dict) -> Input | None:
             judged.update({f"u{i}": g for i, g in enumerate(rest, start=1)})
         return graded_input(ranking, judged, k, "shown")
     if "qrels" in by_role:
-        qrels = {str(d): int(g) for d, g in dict(by_role["qrels"]).items()}
+        qrels = _judgements(by_role["qrels"])
+        if qrels is None:
+            return None
         return graded_input(tuple(by_role.get("ranking") or ()), qrels, k, "shown")
     return Input(tuple(by_role.get("ranking") or ()), frozenset(by_role.get("relevant set") or ()), k, "shown")
 

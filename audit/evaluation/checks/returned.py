@@ -20,18 +20,16 @@ from fractions import Fraction
 
 from audit.errors import RepeatedIDError
 from audit.evaluation import definitions
-from audit.evaluation.checks import code
+from audit.evaluation.checks import code, text_calls
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
-from audit.evaluation.readings import base_reading
 from audit.evaluation.sandbox import CallResult, run_listing
 from audit.evaluation.sandbox.quote import quote
 from audit.measures.syntax import parse as parse_measure
 from audit.model.evidence import Evidence, Point
 from audit.model.results import Check, ImplValue
 from audit.model.values import display, format_exact, parse_claimed_parts
-from audit.register.claims import CodeClaim, Chapter, parameter_defaults, shown_arguments
+from audit.register.claims import CodeClaim, Chapter
 from audit.register.listing_rules import RETURNED
-from audit.text.listings import function_source
 
 #: Where the residual's definition comes from.
 RESIDUAL_SOURCE = ("Moffat and Zobel (2008), “Rank-biased precision for measurement of retrieval effectiveness”, "
@@ -100,30 +98,22 @@ def _exact(v) -> str:
 
 def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     evidence = Evidence()
-    listing, source = function_source(chapter.snapshot.text, claim.quote, claim.function, claim.builds_on)
-    params = code._parameters(claim, source)
-    defaults = parameter_defaults(source, claim.function)
-    claim = claim.model_copy(update={"constants": {**{p: defaults[p] for p, role in claim.arguments.items()
-                                                      if role == "constant" and p in defaults}, **claim.constants}})
-    reading = base_reading(chapter.declared_for(claim))
+    # the listing prepared, run and settled as every listing is (``code.prepare``, ``code.settled_by_run``): unused
+    # imports, removed NumPy names, how the text calls it, what its text does beyond computing
+    prep = code.prepare(claim, chapter, evidence)
+    claim, reading, calls, params, shown = prep.claim, prep.reading, prep.calls, prep.params, prep.shown
     n = len(claim.returns)
-    edges = [e for e in code.edge_inputs(claim) if not code._repeats(e)]
-    generated = code._generated(claim, code.SAMPLE, code.SEED)
+    edges = [text_calls.with_ids(e, calls) for e in code.edge_inputs(claim) if not code._repeats(e)]
+    generated = [text_calls.with_ids(g, calls) for g in code._generated(claim, code.SAMPLE, code.SEED)]
     items = edges + generated
-    shown = [shown_arguments(claim, c.call, params, defaults, c.given) for c in claim.calls]
-    run = run_listing(source, claim.function, [code._call(params, claim, i, reading) for i in items]
+    run = run_listing(prep.source, claim.function, [code._call(params, claim, i, reading, calls) for i in items]
                       + [[values[p] for p in params] for values in shown], time_limit=code.CLAIM_BUDGET,
                       call_limit=code.CALL_LIMIT)
-    if run.unavailable:
-        evidence.errors.append(f"not run: isolation unavailable ({run.unavailable}); listings never run unconfined")
+    said = text_calls.how_called(claim.function, claim.arguments, calls)
+    if said:
+        evidence.scopes.append(said)
+    if code.settled_by_run(prep, run, run.results[len(items):], chapter, evidence):
         return evidence
-    if run.load_error:
-        evidence.failures.append(Point(f"the listing does not load ({quote(code.LISTING_EXCEPTION, run.load_error)})",
-                                       "Fix the listing so it runs as printed."))
-        return evidence
-    for v in run.violations:
-        evidence.failures.append(Point(f"the sandbox stopped the listing: it {v}",
-                                       "Remove the side effect from the listing: it must only compute its value."))
     results, shown_results = run.results[:len(items)], run.results[len(items):]
     want = [[expected(claim, e, item, reading) for e in claim.returns] for item in items]
 

@@ -56,6 +56,19 @@ class TextCalls:
     ids_why: str = ""
     #: The parameters the text's calls pass as NumPy arrays (``np.array([3, 2, 0])``): every call passes them so.
     arrays: frozenset[str] = frozenset()
+    #: How each query's judgements of ``qrels by query`` come: ``"mapping"`` ({document: grade}) or, where the text
+    #: passes each query's relevant documents alone (``{"q1": {"d3"}}``), ``"set"``, ``"list"`` or ``"tuple"``.
+    judgements: str = "mapping"
+    judgements_why: str = ""
+    #: The container of the retrieved documents of a listing computing a measure of the set retrieved (SetP, SetR,
+    #: no rank counts): ``"list"`` (the ranking as it is), or ``"set"`` where the text passes a set
+    #: (``len(retrieved & relevant)``).
+    retrieved: str = "list"
+    retrieved_why: str = ""
+
+    def ranking(self, ids) -> object:
+        """The ranking ``ids`` in the container the text passes the retrieved documents in."""
+        return set(ids) if self.retrieved == "set" else list(ids)
 
     @property
     def relevant_said(self) -> bool:
@@ -68,6 +81,15 @@ class TextCalls:
             return set(ids)
         ordered = sorted(ids, key=lambda d: (isinstance(d, str), d if not isinstance(d, str) else 0, str(d)))
         return tuple(ordered) if self.relevant == "tuple" else ordered
+
+    def judged(self, item) -> object:
+        """One query's judgements (``item``, a code check's ``Input``) as the text passes them: {document: grade}
+        with the IDs as the input holds them (ints for a text whose calls pass ints, never made text on the harness's
+        side), or its relevant documents in the text's container."""
+        if self.judgements == "mapping":
+            return dict(item.grades) if item.grades else {d: 1 for d in item.relevant}
+        ordered = sorted(item.relevant, key=lambda d: (isinstance(d, str), d if not isinstance(d, str) else 0, str(d)))
+        return set(ordered) if self.judgements == "set" else tuple(ordered) if self.judgements == "tuple" else ordered
 
     def other(self) -> "TextCalls":
         """The same with the other container (a set where a list or tuple was chosen, a list where a set was)."""
@@ -176,9 +198,11 @@ def shown_call_values(text: str, function: str, params: list[str]) -> list[dict[
     return out
 
 
-def read(arguments: dict[str, str], source: str, function: str, shown: list[dict[str, object]]) -> TextCalls:
+def read(arguments: dict[str, str], source: str, function: str, shown: list[dict[str, object]],
+         measures: tuple[str, ...] = ()) -> TextCalls:
     """How the text calls ``function`` (defined in ``source``, the listing as it runs), given its parameters' roles
-    (``arguments``) and the arguments of the calls the text shows (``shown``, by parameter)."""
+    (``arguments``), the arguments of the calls the text shows (``shown``, by parameter) and the measures it
+    returns (``measures``: the claim's measure and each returned value's)."""
     try:
         node = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                     and n.name == function)
@@ -216,7 +240,89 @@ def read(arguments: dict[str, str], source: str, function: str, shown: list[dict
         if kind:
             ids, ids_why = kind, f"the calls the text shows pass {'integer' if kind == 'int' else 'text'} IDs"
     arrays = frozenset(p for p in arguments if any(isinstance(values.get(p), ArrayLiteral) for values in shown))
-    return TextCalls(relevant or "set", relevant_why, ids or "str", ids_why, arrays)
+    judgements, judgements_why = _judgements(node, arguments, hints, shown)
+    retrieved, retrieved_why = _retrieved(node, arguments, hints, shown, measures)
+    return TextCalls(relevant or "set", relevant_why, ids or "str", ids_why, arrays, judgements, judgements_why,
+                     retrieved, retrieved_why)
+
+
+#: Operators and methods only a set has (``retrieved & relevant``, ``retrieved.intersection(relevant)``).
+_SET_OPERATORS = (ast.BitAnd, ast.BitOr, ast.BitXor)
+_SET_METHODS = {"intersection", "union", "difference", "issubset", "issuperset", "isdisjoint", "symmetric_difference"}
+
+
+def _unordered(measures: tuple[str, ...]) -> bool:
+    """Whether every measure of ``measures`` is one of the set retrieved, in which no rank counts (its value hangs
+    on no tie rule: SetP, SetR, SetF, the counts)."""
+    from audit.measures.catalogue import CATALOGUE
+
+    names = [re.split(r"[@(]", m, maxsplit=1)[0] for m in measures]
+    return bool(names) and all(n in CATALOGUE and "ties" not in CATALOGUE[n].conventions for n in names)
+
+
+def _retrieved(node, arguments: dict[str, str], hints: dict, shown: list[dict[str, object]],
+               measures: tuple[str, ...]) -> tuple[str, str]:
+    """The container of the retrieved documents for a listing of a measure of the set retrieved: a set where its
+    type hint, the calls the text shows, its docstring or its body (a set operator or method on the parameter
+    itself) say so; a list otherwise. A ranked measure always gets its ranking as a list."""
+    param = next((p for p, role in arguments.items() if role == "ranking"), None)
+    if param is None or not _unordered(measures):
+        return "list", ""
+    said = _hint_kind(hints.get(param))
+    if said:
+        return ("set" if said == "set" else "list"), f"its type hint ({ast.unparse(hints[param])})"
+    seen = {_container(values[param]) for values in shown if param in values} - {None}
+    if len(seen) == 1:
+        kind = seen.pop()
+        return ("set" if kind == "set" else "list"), f"the calls the text shows pass a {kind}"
+    said = _docstring_kind(node, param)
+    if said:
+        return said, f"its docstring calls {param} a {said}"
+    for n in ast.walk(node):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, _SET_OPERATORS) and any(
+                isinstance(side, ast.Name) and side.id == param for side in (n.left, n.right)):
+            return "set", f"its body applies a set operator to it ({ast.unparse(n)})"
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _SET_METHODS \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == param:
+            return "set", f"its body calls a set's method on it ({ast.unparse(n)})"
+    return "list", ""
+
+
+def _judgements(node, arguments: dict[str, str], hints: dict, shown: list[dict[str, object]]) -> tuple[str, str]:
+    """How the text passes each query's judgements of a ``qrels by query`` parameter: a {document: grade} mapping
+    (the default), or the relevant documents alone in a set, list or tuple, read from the type hint
+    (``dict[str, set[str]]``), the calls the text shows (``{"q1": {"d3"}, "q2": {"d2"}}``) or the body's default
+    for a query it does not find (``query_relevance.get(qid, set())``)."""
+    param = next((p for p, role in arguments.items() if role == "qrels by query"), None)
+    if param is None:
+        return "mapping", ""
+    hint = hints.get(param)
+    if isinstance(hint, ast.Subscript) and isinstance(hint.slice, ast.Tuple) and len(hint.slice.elts) == 2:
+        said = _hint_kind(hint.slice.elts[1])
+        if said:
+            return said, f"its type hint ({ast.unparse(hint)})"
+        inner = hint.slice.elts[1]
+        inner = inner.value if isinstance(inner, ast.Subscript) else inner
+        if (inner.attr if isinstance(inner, ast.Attribute) else getattr(inner, "id", "")) in (
+                "dict", "Dict", "Mapping", "MutableMapping"):
+            return "mapping", f"its type hint ({ast.unparse(hint)})"
+    seen = {("mapping" if isinstance(v, dict) else _container(v)) for values in shown if isinstance(values.get(param), dict)
+            for v in values[param].values()}
+    if len(seen) == 1 and None not in seen:
+        kind = seen.pop()
+        return kind, ("" if kind == "mapping" else f"the calls the text shows pass each query's relevant documents "
+                                                   f"in a {kind}")
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "get" \
+                and isinstance(call.func.value, ast.Name) and call.func.value.id == param and len(call.args) == 2:
+            default = call.args[1]
+            kind = ("set" if isinstance(default, ast.Call) and isinstance(default.func, ast.Name)
+                    and default.func.id in ("set", "frozenset") and not default.args
+                    else "list" if isinstance(default, ast.List) and not default.elts
+                    else "tuple" if isinstance(default, ast.Tuple) and not default.elts else None)
+            if kind:
+                return kind, f"its body takes a {kind} for a query it does not find ({ast.unparse(call)})"
+    return "mapping", ""
 
 
 #: The edge cases' text IDs as integers, for a text whose calls pass integer IDs (distinct within each edge case).
@@ -256,6 +362,12 @@ def how_called(function: str, arguments: dict[str, str], calls: TextCalls) -> st
         parts.append(f"{param} as a {calls.relevant} (" + (calls.relevant_why or
                      "the text does not say which; a listing that imports NumPy or pandas is given a list, which "
                      "their array functions take") + ")")
+    retrieved = next((p for p, role in arguments.items() if role == "ranking"), None)
+    if retrieved is not None and calls.retrieved == "set":
+        parts.append(f"{retrieved} as a set ({calls.retrieved_why}; no rank counts in what it computes)")
+    judged = next((p for p, role in arguments.items() if role == "qrels by query"), None)
+    if judged is not None and calls.judgements != "mapping":
+        parts.append(f"{judged} as each query's relevant documents in a {calls.judgements} ({calls.judgements_why})")
     if calls.ids == "int":
         parts.append(f"integer document IDs ({calls.ids_why})")
     return f"{function}() was called as the text calls it: " + " and ".join(parts) if parts else ""
