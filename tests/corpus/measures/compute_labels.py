@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Compute, independently of chapter-audit, the right value of every labelled statement of the fifteen texts in
+"""Compute, independently of chapter-audit, the right value of every labelled statement of the seventeen texts in
 this folder, and check them against ``labels.yaml``.
 
 Run from the project root with the project's virtualenv::
@@ -2555,6 +2555,300 @@ def main(argv):
                 print(f"!! label without a computation: {key}"); problems += 1
         print(f"{len(STATEMENTS)} statements computed; {problems} problem(s)")
     return 1 if problems else 0
+
+
+
+# ---- code listings: numpy-ndcg-tutorial, rank-metrics-doctests --------------------------------------------------
+# numpy-ndcg-tutorial (a blog post) states grade >= 1 relevant, unjudged = 0, linear gain over log2(rank + 1), the
+# ideal from every judged grade cut at k, P@k over k, a repeated document counted at its first position and 0 for a
+# query without relevant documents. Its listings build on its first block (grades_for, dcg, qrels, run), so each is
+# run with every ```python block up to its own, in reading order, as a reader running the post has it (imports,
+# functions and assignments; the printed example calls are left out).
+# rank-metrics-doctests (a module's README) states that a non-zero grade is relevant, linear gain over log2(i + 1)
+# and the ideal sorted from the grades of the list itself; every function takes ranked grades (or a list of them).
+# Its module uses np.asarray's removed cousin np.asfarray in dcg_at_k (and so in ndcg_at_k): it is run as printed on
+# the installed NumPy (2.x: AttributeError) and, separately, with np.asfarray restored as NumPy 1.x defined it
+# (numpy/lib/type_check.py: asarray(a, dtype) with dtype float64 unless it is already inexact).
+# Besides the cases below, every listing is run on 600 random well-formed inputs (distinct IDs, grades 0-3 with at
+# least one >= 1, some ranked documents unjudged and some judged ones not retrieved; k from 1 to the ranking's length
+# + 2) against the definitions by hand; disagreements are counted for k within the ranking and k past its end.
+NT, RMT = "numpy-ndcg-tutorial", "rank-metrics-doctests"
+
+
+def blocks_upto(text, def_line, shim=False):
+    """The function ``def_line`` defines, with every ```python block of ``text`` up to its own run first."""
+    import ast
+    import re
+    import types
+    import numpy
+    snap = (HERE / text / "snapshot.md").read_text(encoding="utf-8")
+    ns: dict = {}
+    for block in re.findall(r"```python\n(.*?)```", snap, re.S):
+        tree = ast.parse(block)
+        keep = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.Assign))]
+        exec(compile(ast.Module(keep, []), f"{text} listing", "exec"), ns)  # noqa: S102 (the corpus's own listing)
+        if shim and "np" in ns:     # NumPy 1.x's asfarray (removed in NumPy 2.0), on a copy of the module's namespace
+            np1 = types.ModuleType("numpy_1x_asfarray")
+            np1.__dict__.update(numpy.__dict__)
+            np1.asfarray = lambda a, dtype=numpy.float64: numpy.asarray(
+                a, dtype=dtype if numpy.issubdtype(dtype, numpy.inexact) else numpy.float64)
+            ns["np"] = np1
+        if def_line in block:
+            return ns[def_line.split()[1].split("(")[0]]
+    raise KeyError(def_line)
+
+
+def nt_random(n=600, seed=20261207):
+    """(ranking, qrels, k, ranked grades) for random well-formed queries."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        pool = [f"d{i}" for i in range(1, rng.randint(2, 10) + 1)]
+        ranking = rng.sample(pool, rng.randint(1, len(pool)))
+        judged = rng.sample(pool, rng.randint(1, len(pool)))
+        qrels = {d: rng.randint(0, 3) for d in judged}
+        qrels[rng.choice(judged)] = rng.randint(1, 3)
+        if not any(qrels.get(d, 0) >= 1 for d in ranking):          # something relevant retrieved
+            qrels[rng.choice(ranking)] = rng.randint(1, 3)
+        k = rng.randint(1, len(ranking) + 2)
+        out.append((ranking, qrels, k, [qrels.get(d, 0) for d in ranking]))
+    return out
+
+
+def nt_diff(fn, call, hand):
+    """How many random inputs the listing gets wrong, for k within the ranking and k past its end."""
+    bad_in, bad_past, n_in, n_past = 0, 0, 0, 0
+    for item in nt_random():
+        past = item[2] > len(item[0])
+        n_past += past
+        n_in += not past
+        try:
+            ok = close(call(fn, item), hand(item))
+        except Exception:
+            ok = False
+        if not ok:
+            bad_past += past
+            bad_in += not past
+    return f"{bad_in} of {n_in} disagree with k within the ranking; {bad_past} of {n_past} with k past its end"
+
+
+def nt_code(text, def_line, cases, differential, libs=None, shim=False):
+    """``cases``: (label, arguments, the chapter's value by hand); the first is the statement's value."""
+    def compute():
+        fn = blocks_upto(text, def_line)
+        out = {}
+        for label, args, hand in cases:
+            out[f"hand, {label}"] = hand
+            out[f"listing, {label}"] = ran(fn, *args)
+        if shim:
+            fn1 = blocks_upto(text, def_line, shim=True)
+            for label, args, _ in cases:
+                out[f"listing with NumPy 1.x's asfarray, {label}"] = ran(fn1, *args)
+        out["listing vs definitions by hand on 600 random inputs"] = nt_diff(fn, *differential)
+        if shim:
+            out["the same, with NumPy 1.x's asfarray"] = nt_diff(fn1, *differential)
+        return {**out, **(libs() if libs else {})}
+    S(text, def_line, compute, primary=f"hand, {cases[0][0]}")
+
+
+NT_Q = {"d1": 3, "d2": 2, "d3": 1, "d4": 3, "d5": 0, "d6": 2, "d7": 0}
+NT_RUN = ["d3", "d1", "d7", "d5", "d2"]
+NT_G = [NT_Q.get(d, 0) for d in NT_RUN]                    # 1, 3, 0, 0, 2
+_vq, _vr = grades_q([3, 2, 3, 0, 1, 2])
+_gq, _gr = grades_q(NT_G)
+
+
+def nt_libs(measure, qrels_q=NT_Q, ranking=NT_RUN, irname=None, rxname=None):
+    return lambda: {**{f"trec_eval {measure}": trec_value({"q": qrels_q}, {"q": ranking}, measure, q="q")},
+                    **({f"ir_measures {irname}": irm({"q": qrels_q}, {"q": ranking}, irname, "q")} if irname else {}),
+                    **({f"ranx {rxname}": rx({"q": qrels_q}, {"q": ranking}, rxname, "q")} if rxname else {})}
+
+
+DCG_ALL = (lambda fn, x: fn(x[3]), lambda x: DCG(x[1], x[0], len(x[0])))
+DCG_K = (lambda fn, x: fn(x[3], x[2]), lambda x: DCG(x[1], x[0], x[2]))
+P_K = (lambda fn, x: fn(x[0], x[1], x[2]), lambda x: P(x[1], x[0], x[2]))
+NDCG_K = (lambda fn, x: fn(x[0], x[1], x[2]), lambda x: nDCG(x[1], x[0], x[2]))
+RR_ID = (lambda fn, x: fn(x[0], x[1]), lambda x: RR(x[1], x[0]))
+
+# NT01 dcg(gains): linear DCG of the whole vector.
+nt_code(NT, "def dcg(gains):", [
+    ("DCG of the printed call [3, 2, 3, 0, 1, 2] (linear)", ([3, 2, 3, 0, 1, 2],), DCG(_vq, _vr, 6)),
+    ("no grades", ([],), Fr(0))],
+    DCG_ALL, lambda: {"ranx dcg@6": rx({"q": _vq}, {"q": _vr}, "dcg@6", "q")})
+
+# NT02: DCG@5 of the run, term by term (printed terms 1 + 1.893 + 0.774).
+S(NT, "For our run the grades are 1, 3, 0, 0, 2, so DCG@5 = 1 + 3/log2(3) + 2/log2(6) ≈ 1 + 1.893 + 0.774 = 3.667.",
+  lambda: {"hand DCG@5 (exact)": DCG(NT_Q, NT_RUN, 5), "the printed terms 1 + 1.893 + 0.774": Fr(1) + Fr("1.893") + Fr("0.774"),
+           "hand 3/log2(3), 2/log2(6)": [3 / lg2(3), 2 / lg2(6)],
+           "ranx dcg@5": rx({"q": NT_Q}, {"q": NT_RUN}, "dcg@5", "q")}, primary="hand DCG@5 (exact)")
+
+# NT03 precision_at_k (first attempt): divides by the length of the (possibly short) prefix.
+nt_code(NT, "def precision_at_k(ranking, qrels, k):", [
+    ("P@10 on the printed call (over k, stated)", (NT_RUN, NT_Q, 10), P(NT_Q, NT_RUN, 10)),
+    ("P@5 on the printed call", (NT_RUN, NT_Q, 5), P(NT_Q, NT_RUN, 5)),
+    ("empty ranking, k = 3", ([], NT_Q, 3), Fr(0))],
+    P_K, nt_libs("P.10", irname="P@10", rxname="precision@10"))
+
+# NT04: P@5 of the run.
+S(NT, "Three of the five returned documents are relevant, so P@5 = 0.6.",
+  lambda: {"hand": P(NT_Q, NT_RUN, 5), **nt_libs("P.5", irname="P@5", rxname="precision@5")()})
+
+# NT05 ndcg_at_k (first attempt): the ideal from the returned documents' grades.
+nt_code(NT, "def ndcg_at_k(ranking, qrels, k):", [
+    ("nDCG@5 on the printed call (judged ideal, stated)", (NT_RUN, NT_Q, 5), nDCG(NT_Q, NT_RUN, 5)),
+    ("nDCG@5 with the ideal from the returned documents (what the listing does)", (NT_RUN, NT_Q, 5),
+     nDCG(NT_Q, NT_RUN, 5, pool=NT_RUN)),
+    ("nothing relevant returned: ['d5', 'd7'] (the text: 0)", (["d5", "d7"], NT_Q, 2), Fr(0))],
+    NDCG_K, nt_libs("ndcg_cut.5", irname="nDCG@5", rxname="ndcg@5"))
+
+# NT06 ndcg_at_k_judged: the judged ideal, 0 without relevant documents.
+nt_code(NT, "def ndcg_at_k_judged(ranking, qrels, k):", [
+    ("nDCG@5 on the printed call", (NT_RUN, NT_Q, 5), nDCG(NT_Q, NT_RUN, 5)),
+    ("all grades 0", (["a", "b"], {"a": 0, "b": 0}, 2), Fr(0)),
+    ("k = 0", (NT_RUN, NT_Q, 0), Fr(0)),
+    ("empty ranking", ([], NT_Q, 3), Fr(0)),
+    ("['d1', 'd1', 'd2'] (keep first: d1, d2)", (["d1", "d1", "d2"], NT_Q, 3), nDCG(NT_Q, ["d1", "d2"], 3))],
+    NDCG_K, nt_libs("ndcg_cut.5", irname="nDCG@5", rxname="ndcg@5"))
+
+# NT07: the ideal DCG@5 of the judged grades.
+S(NT, "3 + 3/log2(3) + 2/2 + 2/log2(5) + 1/log2(6) ≈ 7.141",
+  lambda: {"hand IDCG@5 (judged)": IDCG(NT_Q, 5),
+           "hand, the expression": 3 + 3 / lg2(3) + mpmath.mpf(1) + 2 / lg2(5) + 1 / lg2(6),
+           "ranx dcg@5 of the ideal ranking": rx({"q": NT_Q}, {"q": ideal_run(NT_Q)}, "dcg@5", "q")},
+  primary="hand IDCG@5 (judged)")
+
+# NT08: nDCG@5 of the run, and trec_eval's ndcg_cut_5.
+S(NT, "That makes nDCG@5 for our query 0.513, which is also what trec_eval's ndcg_cut_5 reports.",
+  lambda: {"hand": nDCG(NT_Q, NT_RUN, 5), **nt_libs("ndcg_cut.5", irname="nDCG@5", rxname="ndcg@5")()})
+
+# NT09 dcg_curve: DCG at every cutoff, rank i discounted by log2(max(i, 2)) where the text states log2(rank + 1).
+nt_code(NT, "def dcg_curve(grades):", [
+    ("DCG@2 on the printed call [1, 3, 0, 0, 2] (log2(rank + 1))", ([1, 3, 0, 0, 2],), DCG(_gq, _gr, 2)),
+    ("DCG@1 … DCG@5 on the printed call", ([1, 3, 0, 0, 2],), [DCG(_gq, _gr, i) for i in range(1, 6)]),
+    ("DCG@1 … DCG@5 with log2(max(rank, 2)) (what the listing does)", ([1, 3, 0, 0, 2],),
+     [mpmath.fsum(mpmath.mpf(g) / lg2(max(i, 2)) for i, g in enumerate(NT_G[:j], 1)) for j in range(1, 6)])],
+    (lambda fn, x: fn(x[3]), lambda x: [DCG(x[1], x[0], i) for i in range(1, len(x[0]) + 1)]),
+    lambda: {f"ranx dcg@{i}": rx({"q": _gq}, {"q": _gr}, f"dcg@{i}", "q") for i in (1, 2, 5)})
+
+# NT10 dcg_at_k_loop: indexes grades[i] for i < k, so k past the end raises IndexError.
+nt_code(NT, "def dcg_at_k_loop(grades, k):", [
+    ("DCG@3 on the printed call [1, 3, 0, 0, 2]", ([1, 3, 0, 0, 2], 3), DCG(_gq, _gr, 3)),
+    ("DCG@6 on [1, 3, 0, 0, 2] (k past the end)", ([1, 3, 0, 0, 2], 6), DCG(_gq, _gr, 6)),
+    ("k = 0", ([1, 3], 0), Fr(0))],
+    DCG_K, lambda: {"ranx dcg@3": rx({"q": _gq}, {"q": _gr}, "dcg@3", "q"),
+                    "ranx dcg@6": rx({"q": _gq}, {"q": _gr}, "dcg@6", "q")})
+
+# NT11 precision_at_k_fixed: over k; k < 1 refused with the ValueError the text documents.
+nt_code(NT, "def precision_at_k_fixed(ranking, qrels, k):", [
+    ("P@10 on the printed call", (NT_RUN, NT_Q, 10), P(NT_Q, NT_RUN, 10)),
+    ("empty ranking, k = 3", ([], NT_Q, 3), Fr(0)),
+    ("['d3', 'd3', 'd1'], k = 2 (keep first: d3, d1)", (["d3", "d3", "d1"], NT_Q, 2), P(NT_Q, ["d3", "d1"], 2)),
+    ("k = 0 (the text: refuses a cutoff below 1)", (NT_RUN, NT_Q, 0), "rejects")],
+    P_K, nt_libs("P.10", irname="P@10", rxname="precision@10"))
+
+# NT12 reciprocal_rank.
+nt_code(NT, "def reciprocal_rank(ranking, qrels):", [
+    ("RR on the printed call ['d7', 'd5', 'd2']", (["d7", "d5", "d2"], NT_Q), RR(NT_Q, ["d7", "d5", "d2"])),
+    ("nothing relevant returned", (["d5", "d7"], NT_Q), Fr(0)),
+    ("['d7', 'd7', 'd2'] (keep first: d7, d2)", (["d7", "d7", "d2"], NT_Q), RR(NT_Q, ["d7", "d2"]))],
+    RR_ID, nt_libs("recip_rank", ranking=["d7", "d5", "d2"], irname="RR", rxname="mrr"))
+
+# rank-metrics-doctests ---------------------------------------------------------------------------------------------
+_bq, _br = grades_q([1, 1, 0, 1, 0, 1, 0, 0, 0, 1])
+_mq = {"qa": {"a1": 0, "a2": 0, "a3": 1}, "qb": {"b1": 0, "b2": 1, "b3": 0}, "qc": {"c1": 1, "c2": 0, "c3": 0}}
+_mr = {"qa": ["a1", "a2", "a3"], "qb": ["b1", "b2", "b3"], "qc": ["c1", "c2", "c3"]}
+G_RR = (lambda fn, x: fn(x[3]), lambda x: RR(x[1], x[0]))
+G_LIST = lambda measure: (lambda fn, x: fn(x[3]), lambda x: measure(*grades_q(x[3])))  # noqa: E731
+G_K = lambda measure: (lambda fn, x: fn(x[3], x[2]), lambda x: measure(*grades_q(x[3]), x[2]))  # noqa: E731
+
+# RM01: DCG@3 of [3, 2, 3, 0, 1, 2].
+S(RMT, "For the vector `[3, 2, 3, 0, 1, 2]` the first three ranks give DCG@3 = 3 + 2/log2(3) + 3/2 ≈ 5.762.",
+  lambda: {"hand DCG@3 (linear)": DCG(_vq, _vr, 3), "ranx dcg@3": rx({"q": _vq}, {"q": _vr}, "dcg@3", "q")},
+  primary="hand DCG@3 (linear)")
+
+# RM02: nDCG@6 of the same vector; its six grades are the whole judgement, so both ideals agree.
+S(RMT, "Sorted best first the same grades are 3, 3, 2, 2, 1, 0, and nDCG@6 of the vector is 0.961.",
+  lambda: {"hand (linear, ideal from the list)": nDCG(_vq, _vr, 6, pool=_vr), "hand (judged ideal)": nDCG(_vq, _vr, 6),
+           "hand, the ideal order": sorted(_vq.values(), reverse=True),
+           "trec_eval ndcg_cut_6": trec_value({"q": _vq}, {"q": _vr}, "ndcg_cut.6", q="q"),
+           "ir_measures nDCG@6": irm({"q": _vq}, {"q": _vr}, "nDCG@6", "q"),
+           "ranx ndcg@6": rx({"q": _vq}, {"q": _vr}, "ndcg@6", "q"), "scikit-learn ndcg_score (by hand)": sklearn_ndcg([3, 2, 3, 0, 1, 2], 6)},
+  primary="hand (linear, ideal from the list)")
+
+# RM03: AP of [1, 1, 0, 1, 0, 1, 0, 0, 0, 1], the five relevant all in the list.
+S(RMT, "(1 + 1 + 3/4 + 4/6 + 5/10) / 5 ≈ 0.783",
+  lambda: {"hand AP": AP(_bq, _br), "hand, the expression": (1 + 1 + Fr(3, 4) + Fr(4, 6) + Fr(5, 10)) / 5,
+           "trec_eval map": trec_value({"q": _bq}, {"q": _br}, "map", q="q"), "ranx map": rx({"q": _bq}, {"q": _br}, "map", "q")},
+  primary="hand AP")
+
+# RM04: MRR of three queries with their first relevant documents at ranks 3, 2, 1.
+S(RMT, "(1/3 + 1/2 + 1) / 3 = 11/18 ≈ 0.611",
+  lambda: {"hand MRR": sum(RR(_mq[q], _mr[q]) for q in _mq) / 3,
+           "trec_eval recip_rank (mean of three)": sum(trec_value(_mq, _mr, "recip_rank", q=q) for q in _mq) / 3,
+           "ir_measures RR (aggregate)": irm(_mq, _mr, "RR", aggregate=True)}, primary="hand MRR")
+
+# RM05 reciprocal_rank: right, but its second doctest prints 0.25 for a first relevant grade at rank 5.
+nt_code(RMT, "def reciprocal_rank(r):", [
+    ("RR on the printed call [0, 0, 0, 0, 1] (printed 0.25)", ([0, 0, 0, 0, 1],), RR(*grades_q([0, 0, 0, 0, 1]))),
+    ("RR on the printed call [0, 1, 0]", ([0, 1, 0],), RR(*grades_q([0, 1, 0]))),
+    ("no relevant grade", ([0, 0],), Fr(0)),
+    ("empty list", ([],), Fr(0))],
+    G_RR, lambda: {"trec_eval recip_rank on [0, 0, 0, 0, 1]": trec_value(*[{"q": x} for x in grades_q([0, 0, 0, 0, 1])],
+                                                                          "recip_rank", q="q")})
+
+# RM06 mean_reciprocal_rank: right on every run of ranked grades.
+_m6 = [[0, 0, 1], [0, 1, 0], [1, 0, 0]]
+_m6b = [[0, 0, 0, 1], [1, 0, 0], [1, 0, 0]]
+nt_code(RMT, "def mean_reciprocal_rank(rs):", [
+    ("MRR on the first printed call", (_m6,), sum(RR(*grades_q(r)) for r in _m6) / 3),
+    ("MRR on the second printed call", (_m6b,), sum(RR(*grades_q(r)) for r in _m6b) / 3),
+    ("a query with nothing relevant and one that returned nothing", ([[0, 0], []],), Fr(0))],
+    (lambda fn, x: fn([x[3], x[3][::-1]]), lambda x: (RR(*grades_q(x[3])) + RR(*grades_q(x[3][::-1]))) / 2),
+    lambda: {"ir_measures RR (aggregate) on the first call": irm(
+        {f"q{i}": grades_q(r)[0] for i, r in enumerate(_m6)}, {f"q{i}": grades_q(r)[1] for i, r in enumerate(_m6)},
+        "RR", aggregate=True)})
+
+# RM07 r_precision: precision at the rank of the last relevant grade, not R-precision.
+nt_code(RMT, "def r_precision(r):", [
+    ("Rprec on the printed call [0, 1, 0] (R = 1: P@1)", ([0, 1, 0],), Rprec(*grades_q([0, 1, 0]))),
+    ("Rprec on the printed call [0, 0, 1]", ([0, 0, 1],), Rprec(*grades_q([0, 0, 1]))),
+    ("Rprec on the printed call [1, 0, 0]", ([1, 0, 0],), Rprec(*grades_q([1, 0, 0]))),
+    ("precision at the last relevant rank on [0, 1, 0] (what the listing does)", ([0, 1, 0],), Fr(1, 2))],
+    G_LIST(Rprec), lambda: {
+        "trec_eval Rprec on [0, 1, 0]": trec_value(*[{"q": x} for x in grades_q([0, 1, 0])], "Rprec", q="q"),
+        "ir_measures Rprec on [0, 1, 0]": irm(*[{"q": x} for x in grades_q([0, 1, 0])], "Rprec", "q"),
+        "ranx r-precision on [0, 1, 0]": rx(*[{"q": x} for x in grades_q([0, 1, 0])], "r-precision", "q")})
+
+# RM08 precision_at_k: right; refuses a list shorter than k (documented by its doctest) and k < 1.
+nt_code(RMT, "def precision_at_k(r, k):", [
+    ("P@3 on the printed call [0, 0, 1]", ([0, 0, 1], 3), P(*grades_q([0, 0, 1]), 3)),
+    ("P@1 on the printed call", ([0, 0, 1], 1), P(*grades_q([0, 0, 1]), 1)),
+    ("P@4 on [0, 0, 1] (the docstring: ValueError)", ([0, 0, 1], 4), "rejects"),
+    ("k = 0", ([0, 1], 0), "rejects")],
+    G_K(P), lambda: {"trec_eval P_3 on [0, 0, 1]": trec_value(*[{"q": x} for x in grades_q([0, 0, 1])], "P.3", q="q"),
+                     "trec_eval P_4 on [0, 0, 1]": trec_value(*[{"q": x} for x in grades_q([0, 0, 1])], "P.4", q="q")})
+
+# RM09 average_precision: the mean of P@1 … P@n over every rank, not over the relevant ones.
+nt_code(RMT, "def average_precision(r):", [
+    ("AP on the printed call (five relevant, all in the list)", ([1, 1, 0, 1, 0, 1, 0, 0, 0, 1],), AP(_bq, _br)),
+    ("the mean of P@1 … P@10 on it (what the listing does)", ([1, 1, 0, 1, 0, 1, 0, 0, 0, 1],),
+     sum(P(_bq, _br, i) for i in range(1, 11)) / 10)],
+    G_LIST(AP), lambda: {"trec_eval map": trec_value({"q": _bq}, {"q": _br}, "map", q="q"),
+                         "ranx map": rx({"q": _bq}, {"q": _br}, "map", "q")})
+
+# RM10 dcg_at_k: right with NumPy 1.x; np.asfarray raises AttributeError on NumPy 2.
+nt_code(RMT, "def dcg_at_k(r, k):", [
+    ("DCG@6 on the printed call r = [3, 2, 3, 0, 1, 2]", ([3, 2, 3, 0, 1, 2], 6), DCG(_vq, _vr, 6)),
+    ("DCG@1 on the printed call", ([3, 2, 3, 0, 1, 2], 1), DCG(_vq, _vr, 1)),
+    ("k = 0", ([3, 2], 0), Fr(0))],
+    G_K(DCG), lambda: {"ranx dcg@6": rx({"q": _vq}, {"q": _vr}, "dcg@6", "q")}, shim=True)
+
+# RM11 ndcg_at_k: the ideal from the list's own grades (stated); through dcg_at_k, np.asfarray again.
+nt_code(RMT, "def ndcg_at_k(r, k):", [
+    ("nDCG@6 on the printed call (ideal from the list, stated)", ([3, 2, 3, 0, 1, 2], 6), nDCG(_vq, _vr, 6, pool=_vr)),
+    ("every grade 0 (the docstring: 0.0)", ([0, 0, 0], 3), Fr(0))],
+    G_K(lambda q, r, k: nDCG(q, r, k, pool=r)), lambda: {"ranx ndcg@6": rx({"q": _vq}, {"q": _vr}, "ndcg@6", "q")},
+    shim=True)
 
 
 if __name__ == "__main__":
