@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Compute, independently of chapter-audit, the right value of every labelled statement of the seventeen texts in
+"""Compute, independently of chapter-audit, the right value of every labelled statement of the nineteen texts in
 this folder, and check them against ``labels.yaml``.
 
 Run from the project root with the project's virtualenv::
@@ -16,7 +16,9 @@ Nothing here imports ``audit``. Rankings reach the libraries as strictly decreas
 tie rule matters. What the three libraries cannot compute (ERR with another top grade, unnormalised DCG with
 exponential gain in trec_eval, GMAP in ranx, ml_metrics' ``apk``, torchmetrics' AP, scikit-learn's
 ``ndcg_score`` and ``average_precision_score``, torchmetrics' precision with ``adaptive_k``, pytorch-ignite's
-NDCG) is computed by hand from the definition in that tool's source, named in the output. Runs with score ties
+NDCG) is computed by hand from the definition in that tool's source, named in the output; for qa-sklearn-answer,
+a thread about scikit-learn, ``ndcg_score`` and ``average_precision_score`` are also called directly (scikit-learn is
+installed in the project's virtualenv). Runs with score ties
 (mrr-mismatch-postmortem) reach the libraries with their own scores, and a run file that repeats a document through
 each library's own TREC reader.
 
@@ -2849,6 +2851,330 @@ nt_code(RMT, "def ndcg_at_k(r, k):", [
     ("every grade 0 (the docstring: 0.0)", ([0, 0, 0], 3), Fr(0))],
     G_K(lambda q, r, k: nDCG(q, r, k, pool=r)), lambda: {"ranx ndcg@6": rx({"q": _vq}, {"q": _vr}, "ndcg@6", "q")},
     shim=True)
+
+
+# ---- code listings in a notebook and a Q&A thread: eval-helpers-notebook, qa-sklearn-answer ------------------
+# eval-helpers-notebook is a Jupyter notebook exported to Markdown: a listing runs with what a reader running its code
+# cells in order has at that cell (every earlier cell's imports, definitions and literal assignments; a cell that
+# redefines a helper replaces it for the cells after it). Its functions take the retrieved grades in rank order and
+# every judged grade of the query (or the run and the qrels of every query); the text states grade >= 1 relevant,
+# unjudged as 0, P@k over k, R@k and AP over the relevant passages in the labels, RR at the first relevant passage,
+# linear gain with log2(rank + 1) and the ideal from every judged grade cut at k, and means over every query in the
+# labels. Section 7 states relevance level 2 for MRR@10 and redefines to_binary with threshold=2.
+# qa-sklearn-answer is a Q&A thread about scikit-learn's ndcg_score and average_precision_score; scikit-learn
+# (installed in the project's virtualenv) is called directly, beside the hand computation of what its source does.
+# Each listing is also run on 600 random well-formed inputs against the definitions by hand; the count of
+# disagreements is printed with the statement.
+EH, SK = "eval-helpers-notebook", "qa-sklearn-answer"
+
+
+def nb_listing(text, def_line):
+    """The function ``def_line`` defines, as a reader who ran the snapshot's code cells in order up to the cell that
+    prints it has it (imports, definitions and literal assignments of every cell up to that one)."""
+    import ast
+    import re
+    snap = (HERE / text / "snapshot.md").read_text(encoding="utf-8")
+    ns: dict = {}
+    for i, code in enumerate(re.findall(r"```python\n(.*?)```", snap, re.S)):
+        tree = ast.parse(code)
+        keep = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef))
+                or (isinstance(n, ast.Assign) and isinstance(n.value, (ast.Dict, ast.List, ast.Constant)))]
+        exec(compile(ast.Module(keep, []), f"{text} cell {i + 1}", "exec"), ns)  # noqa: S102 (the corpus's own listing)
+        if def_line in code:
+            return ns[def_line.split()[1].split("(")[0]]
+    raise KeyError(def_line)
+
+
+def rand_queries(n=600, seed=20261207):
+    """Random well-formed single queries: (ranking, qrels, k); grades 0-2 (the notebook's scale) or 0-3, some
+    ranked documents unjudged, some judged ones not retrieved, often nothing relevant retrieved."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        pool = [f"d{i}" for i in range(rng.randint(1, 9))]
+        ranking = rng.sample(pool, rng.randint(0, len(pool)))
+        judged = rng.sample(pool, rng.randint(1, len(pool)))
+        top = rng.choice((2, 3))
+        qrels = {d: rng.randint(0, top) for d in judged}
+        out.append((ranking, qrels, rng.randint(1, len(ranking) + 2)))
+    return out
+
+
+def rels_of(ranking, qrels):
+    return [qrels.get(d, 0) for d in ranking]
+
+
+def level_flags(qrels_q, ranking, level):
+    return [1 if qrels_q.get(d, 0) >= level else 0 for d in ranking]
+
+
+def success(qrels_q, ranking, k, level=1):
+    return Fr(1 if any(level_flags(qrels_q, ranking[:k], level)) else 0)
+
+
+def differential(fn, call, hand, items):
+    """How many items the listing gets wrong against the hand definition (an exception or a nan counts as wrong)."""
+    wrong = 0
+    for item in items:
+        try:
+            ok = close(call(fn, item), hand(item))
+        except Exception:
+            ok = False
+        wrong += not ok
+    return f"{wrong} of {len(items)} disagree"
+
+
+def nb_code(text, def_line, cases, diff=None, libs=None, loader=nb_listing):
+    """``cases``: (label, the listing's arguments, the definition's value by hand); the first is the statement's
+    value. ``diff``: (call, hand, items) for the random differential."""
+    def compute():
+        fn = loader(text, def_line)
+        out = {}
+        for label, args, want in cases:
+            out[f"hand, {label}"] = want
+            out[f"listing, {label}"] = ran(fn, *args)
+        if diff:
+            out["listing vs definitions by hand on random inputs"] = differential(fn, *diff)
+        return {**out, **(libs() if libs else {})}
+    S(text, def_line, compute, primary=f"hand, {cases[0][0]}")
+
+
+EH_Q = {"q1": {"d1": 2, "d4": 1, "d9": 1, "d6": 0}, "q2": {"d3": 1, "d7": 2, "d5": 0},
+        "q3": {"d2": 1, "d6": 0}, "q4": {"d5": 2, "d8": 1}}
+EH_RUN = {"q1": ["d1", "d2", "d4", "d6", "d3"], "q2": ["d5", "d3", "d1", "d7", "d9"],
+          "q3": ["d6", "d4", "d1", "d8", "d3"], "q4": ["d8", "d5", "d2", "d1", "d6"]}
+EH_R = {q: rels_of(EH_RUN[q], EH_Q[q]) for q in EH_Q}
+EH_J = {q: list(EH_Q[q].values()) for q in EH_Q}
+EH_ONE = rand_queries()
+EH_RUNS = [dict(zip(("qa", "qb", "qc", "qd"), EH_ONE[i:i + 1 + i % 4])) for i in range(0, 600)]
+
+
+def eh_mean(f, over=EH_Q):
+    return sum(f(q) for q in over) / len(over)
+
+
+def eh_lib_mean(measure, trec_name=None, level=1, rx_name=None):
+    out = {}
+    if trec_name:
+        per = trec(EH_Q, EH_RUN, {trec_name}, level)
+        out[f"trec_eval {trec_name} (mean of the four)"] = sum(v[trec_name.replace('.', '_')] for v in per.values()) / 4
+    out[f"ir_measures {measure} (aggregate)"] = irm(EH_Q, EH_RUN, measure, aggregate=True)
+    if rx_name:
+        out[f"ranx {rx_name} (mean)"] = rx(EH_Q, EH_RUN, rx_name, aggregate=True)
+    return out
+
+
+_q1 = ([2, 0, 1, 0, 0], [2, 1, 1, 0])
+nb_code(EH, "def precision_at_k(rels, k):", [
+    ("P@5 of q1's grades [2, 0, 1, 0, 0]", (_q1[0], 5), P(EH_Q["q1"], EH_RUN["q1"], 5)),
+    ("P@8 of q1 (k beyond the list, over k)", (_q1[0], 8), P(EH_Q["q1"], EH_RUN["q1"], 8)),
+    ("k = 0", (_q1[0], 0), Fr(0)),
+    ("an empty list, k = 3", ([], 3), Fr(0))],
+    (lambda fn, x: fn(rels_of(x[0], x[1]), x[2]), lambda x: P(x[1], x[0], x[2]), EH_ONE),
+    lambda: {"trec_eval P_5 (q1)": trec_value(EH_Q, EH_RUN, "P.5", q="q1")})
+nb_code(EH, "def recall_at_k(rels, judged, k):", [
+    ("R@5 on the printed call (q1: two of three relevant)", (*_q1, 5), R(EH_Q["q1"], EH_RUN["q1"], 5)),
+    ("R@5 of q2 (both relevant found)", (EH_R["q2"], EH_J["q2"], 5), R(EH_Q["q2"], EH_RUN["q2"], 5)),
+    ("no relevant passage in the labels", ([0, 0], [0, 0], 2), Fr(0))],
+    (lambda fn, x: fn(rels_of(x[0], x[1]), list(x[1].values()), x[2]),
+     lambda x: R(x[1], x[0], x[2]) if nrel(x[1]) else Fr(0), EH_ONE),
+    lambda: {"trec_eval recall_5 (q1)": trec_value(EH_Q, EH_RUN, "recall.5", q="q1")})
+nb_code(EH, "def reciprocal_rank(rels):", [
+    ("RR on the printed call (first relevant at rank 1)", (_q1[0],), RR(EH_Q["q1"], EH_RUN["q1"])),
+    ("RR of [0, 1, 0, 2, 0] (q2)", (EH_R["q2"],), RR(EH_Q["q2"], EH_RUN["q2"])),
+    ("RR of the last relevant passage on the printed call (what the listing returns)", (_q1[0],), Fr(1, 3))],
+    (lambda fn, x: fn(rels_of(x[0], x[1])), lambda x: RR(x[1], x[0]), EH_ONE),
+    lambda: {"trec_eval recip_rank (q1)": trec_value(EH_Q, EH_RUN, "recip_rank", q="q1"),
+             "ranx mrr (q1)": rx(EH_Q, EH_RUN, "mrr", "q1")})
+nb_code(EH, "def average_precision(rels, judged):", [
+    ("AP of q1 (over |R| = 3)", (EH_R["q1"], EH_J["q1"]), AP(EH_Q["q1"], EH_RUN["q1"])),
+    ("AP of q3 (its relevant passage not retrieved)", (EH_R["q3"], EH_J["q3"]), AP(EH_Q["q3"], EH_RUN["q3"])),
+    ("no relevant passage in the labels", ([1, 0], [0, 0]), Fr(0)),
+    ("an empty list", ([], [1]), Fr(0))],
+    (lambda fn, x: fn(rels_of(x[0], x[1]), list(x[1].values())), lambda x: AP(x[1], x[0]), EH_ONE),
+    lambda: {"trec_eval map (q1)": trec_value(EH_Q, EH_RUN, "map", q="q1"), "ranx map (q1)": rx(EH_Q, EH_RUN, "map", "q1")})
+nb_code(EH, "def ndcg_at_k(rels, judged, k):", [
+    ("nDCG@5 of q1 (linear gain, judged ideal)", (EH_R["q1"], EH_J["q1"], 5), nDCG(EH_Q["q1"], EH_RUN["q1"], 5)),
+    ("grades all 0", ([0, 0], [0, 0], 2), mpmath.mpf(0)),
+    ("k = 0", ([1], [1], 0), mpmath.mpf(0)),
+    ("an empty list", ([], [2, 1], 3), mpmath.mpf(0))],
+    (lambda fn, x: fn(rels_of(x[0], x[1]), list(x[1].values()), x[2]), lambda x: nDCG(x[1], x[0], x[2]), EH_ONE),
+    lambda: {"hand, exponential gain (q1)": nDCG(EH_Q["q1"], EH_RUN["q1"], 5, exp=True),
+             "trec_eval ndcg_cut_5 (q1)": trec_value(EH_Q, EH_RUN, "ndcg_cut.5", q="q1"),
+             "ranx ndcg@5 (q1)": rx(EH_Q, EH_RUN, "ndcg@5", "q1")})
+S(EH, "so AP = (1/1 + 2/3)/3 = 5/9 ≈ 0.556", lambda: {
+    "hand": AP(EH_Q["q1"], EH_RUN["q1"]), "hand, the printed terms": (Fr(1) + Fr(2, 3)) / 3,
+    "trec_eval map (q1)": trec_value(EH_Q, EH_RUN, "map", q="q1"), "ranx map (q1)": rx(EH_Q, EH_RUN, "map", "q1"),
+    "ir_measures AP (q1)": irm(EH_Q, EH_RUN, "AP", "q1")})
+S(EH, "q2     0.4  0.5000  0.5672", lambda: {
+    "hand nDCG@5 (q2)": nDCG(EH_Q["q2"], EH_RUN["q2"], 5), "hand P@5 (q2)": P(EH_Q["q2"], EH_RUN["q2"], 5),
+    "hand AP (q2)": AP(EH_Q["q2"], EH_RUN["q2"]),
+    "trec_eval ndcg_cut_5 (q2)": trec_value(EH_Q, EH_RUN, "ndcg_cut.5", q="q2"),
+    "trec_eval P_5 (q2)": trec_value(EH_Q, EH_RUN, "P.5", q="q2"), "trec_eval map (q2)": trec_value(EH_Q, EH_RUN, "map", q="q2"),
+    "ranx ndcg@5 (q2)": rx(EH_Q, EH_RUN, "ndcg@5", "q2")}, primary="hand nDCG@5 (q2)")
+S(EH, "Averaged over the four queries, nDCG@5 is 0.556.", lambda: {
+    "hand": eh_mean(lambda q: nDCG(EH_Q[q], EH_RUN[q], 5)),
+    **eh_lib_mean("nDCG@5", "ndcg_cut.5", rx_name="ndcg@5")})
+_runs2 = ({"qa": ["a", "x"], "qb": ["y", "z"]}, {"qa": {"a": 1}, "qb": {"b": 1}})
+nb_code(EH, "def mean_average_precision(run, qrels):", [
+    ("MAP of the notebook's run (over all four queries)", (EH_RUN, EH_Q), eh_mean(lambda q: AP(EH_Q[q], EH_RUN[q]))),
+    ("MAP of qa (hit at rank 1) and qb (its relevant b not retrieved)", _runs2, (Fr(1) + Fr(0)) / 2),
+    ("MAP of one query whose relevant document is not retrieved", ({"qa": ["x"]}, {"qa": {"a": 1}}), Fr(0)),
+    ("the notebook's run with the zero-AP query q3 left out (what the listing does)", (EH_RUN, EH_Q),
+     eh_mean(lambda q: AP(EH_Q[q], EH_RUN[q]), over=("q1", "q2", "q4")))],
+    (lambda fn, x: fn({q: v[0] for q, v in x.items()}, {q: v[1] for q, v in x.items()}),
+     lambda x: sum(AP(v[1], v[0]) for v in x.values()) / len(x), EH_RUNS),
+    lambda: {"trec_eval map (mean of the four)": sum(v["map"] for v in trec(EH_Q, EH_RUN, {"map"}).values()) / 4,
+             "ir_measures AP (aggregate)": irm(EH_Q, EH_RUN, "AP", aggregate=True),
+             "ranx map (mean)": rx(EH_Q, EH_RUN, "map", aggregate=True)})
+S(EH, "MAP = 0.6852", lambda: {
+    "hand": eh_mean(lambda q: AP(EH_Q[q], EH_RUN[q])),
+    "hand, q3 (AP 0) left out": eh_mean(lambda q: AP(EH_Q[q], EH_RUN[q]), over=("q1", "q2", "q4")),
+    **eh_lib_mean("AP", "map", rx_name="map")})
+nb_code(EH, "def rr_at_k(rels, k=10):", [
+    ("RR@10 of q2 at relevance level 2 (d7, grade 2, at rank 4)", (EH_R["q2"], 10),
+     RR(EH_Q["q2"], EH_RUN["q2"][:10], level=2)),
+    ("RR@10 of q4 at level 2 (d5 at rank 2; d8, grade 1, at rank 1)", (EH_R["q4"], 10),
+     RR(EH_Q["q4"], EH_RUN["q4"][:10], level=2)),
+    ("RR@3 of q2 at level 2 (rank 4 is past the cutoff)", (EH_R["q2"], 3), RR(EH_Q["q2"], EH_RUN["q2"][:3], level=2)),
+    ("k = 0", ([2], 0), Fr(0))],
+    (lambda fn, x: fn(rels_of(x[0], x[1]), x[2]), lambda x: RR(x[1], x[0][:x[2]], level=2), EH_ONE),
+    lambda: {"ir_measures RR(rel=2)@10 (q2)": irm(EH_Q, EH_RUN, "RR(rel=2)@10", "q2"),
+             "trec_eval recip_rank -l 2 (q2)": trec_value(EH_Q, EH_RUN, "recip_rank", q="q2", level=2),
+             "hand, level 1 (the first to_binary) (q4)": RR(EH_Q["q4"], EH_RUN["q4"])})
+S(EH, "MRR@10 (grade 2 only): 0.4375", lambda: {
+    "hand": eh_mean(lambda q: RR(EH_Q[q], EH_RUN[q][:10], level=2)),
+    "hand, relevance level 1": eh_mean(lambda q: RR(EH_Q[q], EH_RUN[q][:10])),
+    "trec_eval recip_rank -l 2 (mean of the four)": sum(
+        v["recip_rank"] for v in trec(EH_Q, EH_RUN, {"recip_rank"}, level=2).values()) / 4,
+    "ir_measures RR(rel=2)@10 (aggregate)": irm(EH_Q, EH_RUN, "RR(rel=2)@10", aggregate=True),
+    "ranx mrr@10-l2 (mean)": rx(EH_Q, EH_RUN, "mrr@10-l2", aggregate=True)})
+nb_code(EH, "def hit_rate_at_k(rels, k=5):", [
+    ("Success@3 of [1, 0, 0] (a grade-1 passage at rank 1)", ([1, 0, 0], 3), success({"a": 1}, ["a", "b", "c"], 3)),
+    ("Success@5 of q1's grades", (EH_R["q1"], 5), success(EH_Q["q1"], EH_RUN["q1"], 5)),
+    ("k = 0", ([1], 0), Fr(0))],
+    (lambda fn, x: fn(rels_of(x[0], x[1]), x[2]), lambda x: success(x[1], x[0], x[2]), EH_ONE),
+    lambda: {"hand Success@5 of the notebook's run (mean of the four; printed 0.75)": eh_mean(
+                 lambda q: success(EH_Q[q], EH_RUN[q], 5)),
+             "hand, relevance level 2 (the redefined to_binary), Success@3 of [1, 0, 0]": success({"a": 1}, ["a", "b", "c"], 3, level=2),
+             "ir_measures Success@3 on [1, 0, 0]": irm({"q": {"a": 1}}, {"q": ["a", "b", "c"]}, "Success@3", "q"),
+             "trec_eval success_5 (mean of the four)": sum(
+                 v["success_5"] for v in trec(EH_Q, EH_RUN, {"success.5"}).values()) / 4})
+
+# qa-sklearn-answer: the asker's row, six candidates in score order with labels 1, 0, 3, 2, 0, 3 (c1 … c6); c7
+# (grade 3, judged, not a candidate) is added for the probes that tell the ideal and the AP denominator apart.
+SK_L = [1, 0, 3, 2, 0, 3]
+SK_S = [0.92, 0.85, 0.71, 0.64, 0.33, 0.12]
+SK_Q, SK_RUN = {"q1": {f"c{i}": g for i, g in enumerate(SK_L, 1)}}, {"q1": [f"c{i}" for i in range(1, 7)]}
+SK_QM = {"q1": {**SK_Q["q1"], "c7": 3}}
+
+
+def sk_listing(text, def_line):
+    """A Q&A listing: its own fenced block's imports and functions, after the question's imports (numpy)."""
+    import ast
+    import re
+    snap = (HERE / text / "snapshot.md").read_text(encoding="utf-8")
+    ns: dict = {}
+    for i, code in enumerate(re.findall(r"```python\n(.*?)```", snap, re.S)):
+        tree = ast.parse(code)
+        keep = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+                or (def_line in code and isinstance(n, ast.FunctionDef))]
+        exec(compile(ast.Module(keep, []), f"{text} block {i + 1}", "exec"), ns)  # noqa: S102
+        if def_line in code:
+            return ns[def_line.split()[1].split("(")[0]]
+    raise KeyError(def_line)
+
+
+def sk_ndcg(k, labels=SK_L, scores=SK_S):
+    from sklearn.metrics import ndcg_score
+    import numpy as np
+    return float(ndcg_score(np.asarray([labels]), np.asarray([scores]), k=k))
+
+
+def sk_ap(labels=SK_L, scores=SK_S):
+    from sklearn.metrics import average_precision_score
+    import numpy as np
+    return float(average_precision_score(np.asarray(labels) > 0, np.asarray(scores)))
+
+
+def sk_ndcg_hand(labels, k):
+    """What ndcg_score computes on one row in rank order (linear gain, the ideal from the labels given, cut at k);
+    0 when that ideal is 0 (ndcg_score's own guard)."""
+    ideal = mpmath.fsum(mpmath.mpf(g) / lg2(i + 1) for i, g in enumerate(sorted(labels, reverse=True)[:k], 1))
+    dcg = mpmath.fsum(mpmath.mpf(g) / lg2(i + 1) for i, g in enumerate(labels[:k], 1))
+    return dcg / ideal if ideal else mpmath.mpf(0)
+
+
+def sk_random(n=600, seed=20261207):
+    """Random label rows (0-3, zero to eight labels) with a cutoff of 1 to 9."""
+    rng = random.Random(seed)
+    return [([rng.randint(0, 3) for _ in range(rng.randint(0, 8))], rng.randint(1, 9)) for _ in range(n)]
+
+
+SK_RANDOM_K = sk_random()
+
+nb_code(SK, "def my_ndcg(relevances, k):", [
+    ("nDCG@4 on the printed call (every candidate judged: both readings of the ideal agree)", (SK_L, 4),
+     nDCG(SK_Q["q1"], SK_RUN["q1"], 4)),
+    ("the printed call with the ideal from the top four only (what the listing does)", (SK_L, 4),
+     nDCG(SK_Q["q1"], SK_RUN["q1"], 4, pool=SK_RUN["q1"][:4])),
+    ("labels [0, 0]", ([0, 0], 2), mpmath.mpf(0))],
+    (lambda fn, x: fn(x[0], x[1]), lambda x: sk_ndcg_hand(x[0], x[1]), [c for c in SK_RANDOM_K if any(c[0])]),
+    lambda: {"scikit-learn ndcg_score(k=4), called": sk_ndcg(4),
+             "trec_eval ndcg_cut_4": trec_value(SK_Q, SK_RUN, "ndcg_cut.4", q="q1")}, loader=sk_listing)
+S(SK, "0.5315681641165526", lambda: {
+    "scikit-learn ndcg_score(k=4), called": sk_ndcg(4), "hand, scikit-learn's definition (ideal from the row)":
+    sklearn_ndcg(SK_L, 4), "hand, judged ideal (every candidate judged)": nDCG(SK_Q["q1"], SK_RUN["q1"], 4),
+    "trec_eval ndcg_cut_4": trec_value(SK_Q, SK_RUN, "ndcg_cut.4", q="q1")}, primary="scikit-learn ndcg_score(k=4), called")
+S(SK, "`ndcg_score` builds its ideal DCG from the whole row of `y_true`: it sorts every label it is given, best first, "
+      "and only then keeps the best k.", lambda: {
+    "scikit-learn ndcg_score(k=4) on the row (c7 is not in it)": sk_ndcg(4),
+    "hand, ideal from every label of the row, cut at 4": nDCG(SK_QM["q1"], SK_RUN["q1"], 4, pool=SK_RUN["q1"]),
+    "hand, ideal from the first four labels only": nDCG(SK_QM["q1"], SK_RUN["q1"], 4, pool=SK_RUN["q1"][:4]),
+    "hand, judged ideal (c7 included)": nDCG(SK_QM["q1"], SK_RUN["q1"], 4),
+    "trec_eval ndcg_cut_4 with c7 judged": trec_value(SK_QM, SK_RUN, "ndcg_cut.4", q="q1")},
+    primary="scikit-learn ndcg_score(k=4) on the row (c7 is not in it)")
+S(SK, "IDCG = 3 + 3/log2(3) + 2/2 + 1/log2(5) ≈ 6.323", lambda: {
+    "hand": 3 + 3 / lg2(3) + 1 + 1 / lg2(5),
+    "hand IDCG@4 of the row (ideal 3, 3, 2, 1)": IDCG(SK_Q["q1"], 4),
+    "ranx dcg@4 of the ideal order": rx(SK_Q, {"q1": ideal_run(SK_Q["q1"])}, "dcg@4", "q1")})
+S(SK, "`ndcg_score` uses the label itself as the gain, with no 2**label - 1 transform, and divides by log2(rank + 1).",
+  lambda: {"scikit-learn ndcg_score(k=4), called": sk_ndcg(4), "hand, linear gain": sklearn_ndcg(SK_L, 4),
+           "hand, exponential gain": ignite_ndcg(SK_L, 4),
+           "scikit-learn on labels 0/1 (gains agree)": sk_ndcg(4, [1, 0, 1, 1, 0, 1])},
+  primary="scikit-learn ndcg_score(k=4), called")
+nb_code(SK, "def ndcg_at_k(relevances, k):", [
+    ("nDCG@4 on the printed call (ideal from the labels given, stated)", (SK_L, 4), sk_ndcg_hand(SK_L, 4)),
+    ("labels all 0", ([0, 0, 0], 2), mpmath.mpf(0)),
+    ("no labels", ([], 3), mpmath.mpf(0)),
+    ("k = 0", (SK_L, 0), mpmath.mpf(0)),
+    ("k = 9, past the row", (SK_L, 9), sk_ndcg_hand(SK_L, 9))],
+    (lambda fn, x: fn(x[0], x[1]), lambda x: sk_ndcg_hand(x[0], x[1]), SK_RANDOM_K),
+    lambda: {"scikit-learn ndcg_score(k=4), called": sk_ndcg(4),
+             "trec_eval ndcg_cut_4": trec_value(SK_Q, SK_RUN, "ndcg_cut.4", q="q1")}, loader=sk_listing)
+S(SK, "It ranks every item in the row by score and divides by the number of positive labels in that row, so a relevant "
+      "document that is missing from the row is simply not counted.", lambda: {
+    "scikit-learn average_precision_score on the row (c7 is not in it)": sk_ap(),
+    "hand, over the relevant retrieved (4)": AP(SK_QM["q1"], SK_RUN["q1"], denominator="relevant retrieved"),
+    "hand, over |R| = 5 (c7 judged)": AP(SK_QM["q1"], SK_RUN["q1"]),
+    "trec_eval map with c7 judged": trec_value(SK_QM, SK_RUN, "map", q="q1")},
+    primary="scikit-learn average_precision_score on the row (c7 is not in it)")
+S(SK, "On your row it gives (1 + 2/3 + 3/4 + 4/6)/4 ≈ 0.7708.", lambda: {
+    "scikit-learn average_precision_score, called": sk_ap(), "hand, the printed terms": (1 + Fr(2, 3) + Fr(3, 4) + Fr(4, 6)) / 4,
+    "hand, scikit-learn's definition": sklearn_ap([1 if g else 0 for g in SK_L]),
+    "trec_eval map": trec_value(SK_Q, SK_RUN, "map", q="q1")}, primary="scikit-learn average_precision_score, called")
+nb_code(SK, "def average_precision(relevances):", [
+    ("AP on the printed call (over the positives given, stated)", (SK_L,), sklearn_ap([1 if g else 0 for g in SK_L])),
+    ("labels all 0 (no positive)", ([0, 0],), Fr(0)),
+    ("no labels", ([],), Fr(0))],
+    (lambda fn, x: fn(x[0]), lambda x: sklearn_ap([1 if g else 0 for g in x[0]]), [c for c in SK_RANDOM_K if any(c[0])]),
+    lambda: {"scikit-learn average_precision_score on the printed row": sk_ap(),
+             "scikit-learn average_precision_score on labels 0, 0": (
+                 lambda: __import__("sklearn.metrics", fromlist=["x"]).average_precision_score([0, 0], [0.9, 0.1]))()},
+    loader=sk_listing)
+S(SK, "sklearn's `ndcg_score` applies the exponential gain 2**rel - 1 before discounting", lambda: {
+    "scikit-learn ndcg_score(k=4), called": sk_ndcg(4), "hand, exponential gain (what the sentence says)": ignite_ndcg(SK_L, 4),
+    "hand, linear gain": sklearn_ndcg(SK_L, 4)}, primary="scikit-learn ndcg_score(k=4), called")
 
 
 if __name__ == "__main__":
