@@ -8,6 +8,9 @@ import ast
 
 from audit.errors import AuditError
 
+#: Methods whose result holds the documents of the ranking they are given (``dict.fromkeys(ranking)``,
+#: ``np.asarray(ranking)``).
+_SAME_DOCUMENTS = {"fromkeys", "asarray", "array", "copy"}
 #: Calls whose result is not a document of the ranking they are given (a count, a sum, an index range).
 _NOT_DOCUMENTS = {"len", "sum", "min", "max", "range", "any", "all", "bool", "int", "float"}
 
@@ -31,10 +34,29 @@ def roles_from_body(text: str, quote: str, name: str, roles: dict[str, str | Non
         return roles
     parents = {child: node for node in ast.walk(fn) for child in ast.iter_child_nodes(node)}
     out = dict(roles)
-    out.update(_one_query_qrels(fn, roles, open_))
-    out.update(_ranked_grades(fn, roles, open_, parents))
+    out.update(_one_query_qrels(fn, roles, open_, text))
+    out.update(_ranked_grades(fn, roles, open_, parents, text))
     out.update(_by_query(fn, roles, open_))
     return out
+
+
+def _helper(text: str, call, depth: int):
+    """The ``def`` of the function ``call`` calls by name, when the text defines it (a helper the listing or an
+    earlier one holds: ``grades_for(ranking, qrels)``, ``_hits(r)``); None beyond ``depth`` helpers deep."""
+    if depth <= 0 or not text or not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+        return None
+    import re
+    m = re.search(rf"^[ \t]*def\s+{re.escape(call.func.id)}\s*\([^\n]*", text, re.MULTILINE)
+    return _function(text, m.group(0).strip(), call.func.id) if m else None
+
+
+def _parameter_at(helper, call, node) -> str | None:
+    """The helper's parameter that ``node``, an argument of ``call``, is passed to."""
+    params = [a.arg for a in helper.args.args]
+    for i, arg in enumerate(call.args):
+        if arg is node and i < len(params):
+            return params[i]
+    return next((k.arg for k in call.keywords if k.value is node), None)
 
 
 def returns_mapping(text: str, quote: str, name: str) -> bool:
@@ -86,7 +108,7 @@ def _element_target(target, iterable):
     return _names(target)
 
 
-def _one_query_qrels(fn, roles, open_) -> dict[str, str]:
+def _one_query_qrels(fn, roles, open_, text: str = "", depth: int = 2) -> dict[str, str]:
     rankings = {p for p, role in roles.items() if role == "ranking"}
     if not rankings:
         return {}
@@ -99,6 +121,8 @@ def _one_query_qrels(fn, roles, open_) -> dict[str, str]:
             return from_ranking(value.value)
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in _NOT_DOCUMENTS:
             return any(from_ranking(a) for a in value.args)
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _SAME_DOCUMENTS:
+            return any(from_ranking(a) for a in value.args)   # dict.fromkeys(ranking): its documents, repeats dropped
         return False
 
     changed = True
@@ -138,6 +162,8 @@ def _one_query_qrels(fn, roles, open_) -> dict[str, str]:
                     continue
             if isinstance(holder, ast.Subscript) and a_document(holder.slice):
                 continue
+            if _through_helper(fn, use, from_ranking, text, depth):
+                continue
             ok = False
         if ok:
             out[param] = "qrels"
@@ -163,7 +189,26 @@ def _as_array(node, parents):
         return node
 
 
-def _ranked_grades(fn, roles, open_, parents) -> dict[str, str]:
+def _through_helper(fn, use, from_ranking, text: str, depth: int) -> bool:
+    """Whether ``use`` (judgements) is handed, beside the ranking, to a helper the text defines that looks the
+    ranking's documents up in them (``grades_for(ranking, qrels)`` with ``qrels.get(doc, 0)`` for each ``doc``)."""
+    call = next((n for n in ast.walk(fn) if isinstance(n, ast.Call) and (use in n.args or any(k.value is use
+                                                                                          for k in n.keywords))), None)
+    helper = _helper(text, call, depth)
+    if helper is None:
+        return False
+    judged = _parameter_at(helper, call, use)
+    ranked = [_parameter_at(helper, call, a) for a in [*call.args, *(k.value for k in call.keywords)]
+              if a is not use and from_ranking(a)]
+    if judged is None or len(ranked) != 1 or ranked[0] is None:
+        return False
+    inner = {p: None for p in (a.arg for a in helper.args.args)}
+    inner[ranked[0]] = "ranking"
+    return _one_query_qrels(helper, inner, [judged], text, depth - 1).get(judged) == "qrels" if judged.lower() in (
+        "qrels", "judgments", "judgements", "rels", "relevance") else False
+
+
+def _ranked_grades(fn, roles, open_, parents, text: str = "", depth: int = 2) -> dict[str, str]:
     """A bare list (``r``) beside nothing but a cutoff, whose every use is one of a list of grades in rank order:
     cut at the cutoff or sorted (``r[:k]``, ``np.asarray(r)[:k]``, ``sorted(r, reverse=True)``), compared with a
     number (``np.asarray(r) != 0``), asked its size or nonzero positions, indexed, counted in arithmetic or handed on
@@ -209,6 +254,19 @@ def _ranked_grades(fn, roles, open_, parents) -> dict[str, str]:
             # handed on beside numbers the body computes (``precision_at_k(r, i + 1)``), never beside other data
             if isinstance(func, ast.Name) and all(_names(a) <= cutoffs | _bound(fn) for a in others) \
                     and func.id not in _NOT_DOCUMENTS - {"len", "sum", "max", "min"}:
+                # a helper the text defines that reads its argument as ranked grades (``_hits(r)`` with
+                # ``np.asarray(r) != 0``) says what the list holds
+                helper = _helper(text, parent, depth)
+                param_there = _parameter_at(helper, parent, node) if helper is not None else None
+                if param_there is not None:
+                    inner = {p: None for p in (a.arg for a in helper.args.args)}
+                    inner.update({_parameter_at(helper, parent, a): "cutoff" for a in others
+                                  if isinstance(a, ast.Name) and a.id in cutoffs and _parameter_at(helper, parent, a)})
+                    helper_parents = {c: n for n in ast.walk(helper) for c in ast.iter_child_nodes(n)}
+                    open_there = [p for p, role in inner.items() if role is None]
+                    if open_there == [param_there] and _ranked_grades(helper, inner, open_there, helper_parents, text,
+                                                                      depth - 1):
+                        evidence = True
                 continue
         return {}
     return {param: "ranked grades"} if uses and evidence else {}

@@ -16,6 +16,7 @@ states one for itself ("under the listed order, RR = 1/2").
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
@@ -310,15 +311,25 @@ _SECTION_SCOPE = re.compile(r"^\s*(?:now\b|from\s+here\s+on\b|for\s+the\s+rest\s
 
 
 def _section_scoped(text: str, all_units, sections: list[tuple[int, dict]]) -> set[int]:
-    """The starts of the units whose stated conventions hold for their section only (``_SECTION_SCOPE``), each
-    merged into its section's conventions in ``sections`` (a unit before any heading stays the chapter's)."""
+    """The starts of the units whose stated conventions hold for their section only, each merged into its
+    section's conventions in ``sections`` (a unit before any heading stays the chapter's): a unit that says so
+    (``_SECTION_SCOPE``), and one that states, under a later heading, another value of a convention an earlier
+    section already stated ("A passage is relevant when its grade is 1 or more", then under "## 7. Leaderboard
+    metric": "The course leaderboard only counts grade-2 passages for MRR@10"): the text switched for that part."""
     out = set()
+    earlier: dict[str, list[tuple[str, int]]] = {}   # each convention's values stated so far, with their section
     for u in all_units:
         body = text[u.start:u.end]
-        if not _SECTION_SCOPE.search(body):
-            continue
         at = next((i for i in range(len(sections) - 1, -1, -1) if sections[i][0] < u.start), None)
         stated = declare([body], options=False)
+        switched = at is not None and any(
+            earlier.get(name) and all(section < at for _, section in earlier[name])
+            and not {v["value"] for v in values} & {value for value, _ in earlier[name]}
+            for name, values in stated.items())
+        for name, values in stated.items():
+            earlier.setdefault(name, []).extend((v["value"], -1 if at is None else at) for v in values)
+        if not (_SECTION_SCOPE.search(body) or switched):
+            continue
         if at is None or not stated:
             continue
         for name, values in stated.items():
@@ -360,7 +371,8 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
         drafted = encode_statement(s, tables, {**_values(chapter), **local}, local, text, example)
         own = as_yaml_mapping(sentence)
         if (own and not _states_own_value(s, drafted) and not encode._BY.search(s.text) and not s.context
-                and s.start not in functions["units"] and not _library_subject(text, s.start)):
+                and s.start not in functions["units"] and not _library_subject(text, s.start)
+                and s.start not in scoped):
             # what a library computes ("ir_measures' ERR@3 runs gdeval, which divides by 2^4, and gives 0.306") is
             # the library's convention, stated for that sentence alone, never the chapter's
             chapter_units.append(s.text)
@@ -377,6 +389,10 @@ def _draft_pass(text: str, statements: list[Statement], tables, chapter: dict[st
             entry.update({k: v for k, v in c.items() if k not in ("kind", "quote", "on example", "variable")})
             if own and c["kind"] in _OWN_CONVENTIONS + ("draft",):
                 entry["conventions"] = {**c.get("conventions", {}), **own}
+            elif section and c["kind"] == "code":
+                # a listing under a heading whose section states its own rule ("## 7. … only counts grade-2
+                # passages") is held to that section's rule
+                entry["conventions"] = copy.deepcopy({**c.get("conventions", {}), **as_yaml_mapping(section)})
             named = next((f"table-{i + 1}" for i, t in enumerate(tables) if t[2] == c.get("fixture")), None)
             if named:
                 entry["fixture"] = named
@@ -410,13 +426,20 @@ def _library_subject(text: str, at: int) -> bool:
     return len({m.group(0).lower().replace("-", "_") for m in _LIBRARY.finditer(text, start, at)}) == 1
 
 
+#: A sentence speaking of the listing right after it ("this version takes its ideal from the labels it is given",
+#: "the function below divides by k").
+_THIS_LISTING = re.compile(r"\b(?:this|the\s+following)\s+(?:version|function|implementation|helper)\b|"
+                           r"\bthe\s+(?:version|function|implementation|helper)\s+below\b", re.IGNORECASE)
+
+
 def _functions_stated(text: str, all_units) -> dict:
     """What the text says of one listing's function in a sentence naming it ("`ndcg_from_labels` knows only the
     labels it is given: its ideal DCG sorts those labels … and keeps the best k"): ``{"by function": {name:
     conventions}, "units": starts of those sentences}``. Those conventions are the function's code claim's, not the
     chapter's (issue: the function's own documented reading, never a chapter-wide rule)."""
     names = set()
-    for listing in find_listings(text):
+    listings = find_listings(text)
+    for listing in listings:
         names.update(re.findall(r"^\s*def\s+([A-Za-z_]\w*)\s*\(", listing.code, re.MULTILINE))
     out: dict = {"by function": {}, "units": set()}
     if not names:
@@ -425,6 +448,12 @@ def _functions_stated(text: str, all_units) -> dict:
     for u in all_units:
         body = text[u.start:u.end]
         called = {m.group(1) for m in named.finditer(body)}
+        if not called and _THIS_LISTING.search(body):
+            # "this version takes its ideal from …:" just before a listing defining one function speaks of it
+            after = text.count("\n", 0, u.end) + 1
+            following = next((listing for listing in listings if after < listing.start <= after + 3), None)
+            defined = re.findall(r"^def\s+([A-Za-z_]\w*)\s*\(", following.code, re.MULTILINE) if following else []
+            called = set(defined) if len(defined) == 1 else set()
         if len(called) != 1:
             continue
         stated = declare([body], options=False)

@@ -56,8 +56,8 @@ MEASURED = {"statements": 65, "texts": 3, "recall": 1.0, "precision": 1.0,
             # corpus, tests/corpus/measures): the share of labelled statements the scanner reads as statements,
             # on all of them and on the texts held out, and the share the scanner or the sentence sweep
             # (``unread_sentences``) lists, i.e. that a report names as covered or uncovered
-            "corpus_statements": 407, "corpus_texts": 18, "corpus_recall": 0.973,
-            "corpus_held_out_statements": 209, "corpus_held_out_recall": 0.9665, "corpus_swept_recall": 0.9975}
+            "corpus_statements": 453, "corpus_texts": 22, "corpus_recall": 0.9713,
+            "corpus_held_out_statements": 230, "corpus_held_out_recall": 0.9609, "corpus_swept_recall": 0.9978}
 #: Statements are sentences, list items, table rows and ``def`` lines; a statement counts as
 #: found when a scanned unit overlaps its labelled quote.
 
@@ -219,6 +219,10 @@ COMMENT_RESULT = re.compile(r"^\s*#\s*(?:\{\s*['\"]?[A-Za-z][\w@().=,]*['\"]?\s*
                             r"[(\[]\s*-?\d[\d.eE+-]*\s*,|tensor\(|array\()")
 #: A line of trec_eval's output (``measure  query  value``: ``map  all  0.7904``, ``P_5  401  0.8000``).
 OUTPUT_LINE = re.compile(r"^\s*[A-Za-z][\w.]*\s+(?:all|[\w.-]+)\s+-?\d+(?:\.\d+)?\s*$")
+#: A line a program printed after the code before it: a number alone (``0.5315681641165526``), or after a label
+#: ending in a colon, an equals sign or a gap of spaces (``MRR@10 (grade 2 only): 0.4375``, ``MAP = 0.6852``,
+#: ``P@5       0.3000``).
+PRINTED_LINE = re.compile(r"^\s*(?:[A-Za-z][^=:\n]{0,60}?(?::\s*|\s*=\s*|\s{2,}))?-?\d+(?:\.\d+)?(?:[eE]-?\d+)?\s*$")
 
 
 #: A line of a worked calculation: an optional name before its relation ("DCG@3 =", "nDCG ≈"), then numbers, operators,
@@ -257,6 +261,40 @@ def _fenced_table(body: list[str]) -> bool:
     return len(rows) >= 3 and all(r.startswith("|") for r in rows) and bool(_TABLE_RULE.match(rows[1]))
 
 
+#: A row of a table a program printed (pandas' ``print(df)``): a label, then numbers only.
+_PRINTED_ROW = re.compile(r"^\s*(?P<label>[A-Za-z_][\w.@-]*)\s+(?P<numbers>-?\d+(?:\.\d+)?(?:\s+-?\d+(?:\.\d+)?)*)\s*$")
+
+
+def _printed_table(body: list[str]) -> list[int] | None:
+    """The positions (in ``body``) of the rows of a table a program printed, aligned on whitespace, with its header
+    at position 0: the header names a measure in each column ("P@5      AP  nDCG@5"), an index line may follow
+    ("query"), and every other line is a label and one number per column ("q2     0.4  0.5000  0.5672"). None for
+    any other block."""
+    filled = [(i, ln) for i, ln in enumerate(body) if ln.strip()]
+    if len(filled) < 2 or filled[0][0] != 0:
+        return None
+    columns = body[0].split()
+    if not columns or not all(METRIC.fullmatch(c) or METRIC.search(c) for c in columns) \
+            or re.search(r"[=(){}\[\]:,'\"]", body[0]):
+        return None
+    rows = []
+    for i, line in filled[1:]:
+        m = _PRINTED_ROW.match(line)
+        if m and len(m.group("numbers").split()) == len(columns):
+            rows.append(i)
+        elif not (i == filled[1][0] and re.fullmatch(r"\s*[A-Za-z_]\w*\s*", line)):  # the index's name line
+            return None
+    return rows or None
+
+
+def _right_after(lines: list[str], end: int, start: int) -> bool:
+    """Whether a block starting at line ``start`` comes right after a listing ending at line ``end``: nothing
+    between them but blank lines, fences and a short label ("Output:", "It prints:")."""
+    between = [lines[n - 1].strip() for n in range(end + 1, start) if 0 < n <= len(lines)]
+    return len(between) <= 6 and all(not ln or ln.startswith(("```", "~~~")) or (len(ln) <= 40 and ln.endswith(":"))
+                                     for ln in between)
+
+
 def units(text: str, markdown: bool = False) -> list[Unit]:
     """Every unit of ``text`` in reading order: sentences of paragraphs and list items, table
     rows with their header, the ``def`` lines of code listings (the rest of a listing is
@@ -280,8 +318,10 @@ def units(text: str, markdown: bool = False) -> list[Unit]:
             code_lines.update(range(first, last + 1))
             a = offsets[first] + len(lines[first]) - len(lines[first].lstrip())
             out.append(Unit("formula", a, offsets[last] + len(lines[last].rstrip())))
+    previous = None
     for listing in find_listings(text):
         body = [lines[n - 1] for n in range(listing.start, listing.end + 1) if n - 1 < len(lines)]
+        before, previous = previous, listing
         if listing.style != "unfenced" and is_calculation(body):
             # a worked calculation set as code: each step (a line, with the lines after it that start with a
             # relation: "    = 3 + 1.262 + 1.5") is read as prose, never as code
@@ -299,8 +339,22 @@ def units(text: str, markdown: bool = False) -> list[Unit]:
             continue
         if listing.style != "unfenced" and _fenced_table(body):
             continue  # a pipe table set in a code block (```plaintext): its rows are read as a table's
-        printed = listing.style != "unfenced" and any(ln.strip() for ln in body) and all(
-            OUTPUT_LINE.match(ln) for ln in body if ln.strip())
+        table = _printed_table(body) if listing.style != "unfenced" else None
+        if table is not None:
+            # a table a program printed (a notebook's ``df.round(4)``): each row a table row under its header
+            code_lines.update(n - 1 for n in range(listing.start, listing.end + 1))
+            header = body[0].strip()
+            for i in table:
+                n = listing.start + i
+                line = lines[n - 1]
+                a = offsets[n - 1] + len(line) - len(line.lstrip())
+                out.append(Unit("row", a, offsets[n - 1] + len(line.rstrip()), context=header))
+            continue
+        printed = listing.style != "unfenced" and any(ln.strip() for ln in body) and (
+            all(OUTPUT_LINE.match(ln) for ln in body if ln.strip())
+            # what the code right before printed: a block of printed values a few lines after a listing
+            or (before is not None and _right_after(lines, before.end, listing.start)
+                and all(PRINTED_LINE.match(ln) for ln in body if ln.strip())))
         for n in range(listing.start, listing.end + 1):
             code_lines.add(n - 1)
             line = lines[n - 1] if n - 1 < len(lines) else ""

@@ -66,6 +66,10 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                        r"(?:copy|occurrence)|\brepeated\s+ID\s+(?:is\s+)?(?:counted|kept)\s+once,?\s+",
                                        r"at\s+its\s+first|\bde-?duplicat\w*\b[^.;]*\bfirst\s+(?:copy|occurrence)|",
                                        r"\bonly\s+the\s+first\s+(?:copy|occurrence)\s+(?:counts|is\s+kept)|",
+                                       # "If a ranking lists a document twice, only its first position counts."
+                                       r"\b(?:lists?|returns?|holds?|contains?)\s+(?:a|the\s+same)\s+(?:document|doc|"
+                                       r"passage|item|ID)\s+(?:twice|more\s+than\s+once)\b[^.;]*\bonly\s+(?:its|the)\s+",
+                                       r"first\s+(?:position|copy|occurrence|rank)\s+(?:counts|is\s+kept|is\s+scored)|",
                                        r"\blater\s+(?:copies|occurrences|duplicates)\s+(?:are\s+)?(?:dropped|ignored|",
                                        r"removed)|\b(?:duplicate|repeated)\s+(?:IDs?|documents?|chunks?)\b[^.;]*\b",
                                        r"ignored\s+after\s+(?:their|its|the)\s+first\s+(?:copy|occurrence)"),
@@ -100,6 +104,9 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                      r"are\s+treated|is\s+treated|are\s+scored|is\s+scored)\s+as\s+(?:not\s+relevant|",
                                      r"non-?relevant|irrelevant|zero|0)\b|\btreats?\s+(?:unknown\s+labels|unjudged\s+",
                                      rf"(?:{_DOC}|returns?))\s+as\s+(?:zero|0|non-?relevant|not\s+relevant)\b|",
+                                     # "a document that is not in the judgements has grade 0"
+                                     r"\b(?:not|missing)\s+(?:in|from)\s+the\s+(?:judge?ments|qrels|labels)\s+(?:has|have|",
+                                     r"gets?|counts?\s+as|is\s+given)\s+(?:a\s+)?grade\s+(?:0|zero)\b|",
                                      # "documents that nobody judged count as not relevant"
                                      r"\b(?:nobody|no\s+one|never)\s+judged\b[^.]{0,60}?\b(?:count|counts|are\s+counted|",
                                      r"is\s+counted|are\s+treated|is\s+treated)\s+as\s+(?:not\s+relevant|non-?relevant|",
@@ -109,6 +116,7 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                 r"(?:first|before)|\b(?:scored\s+)?on\s+(?:the|a)\s+condensed\s+lists?\b"),
         # --- nDCG -----------------------------------------------------------------------------------
         ("gain", "linear", r"\blinear\s+(?:gain|n?DCG)\b|\bgain\s+(?:is\s+)?(?:equal\s+to|=|equals|is)\s+(?:the\s+|its\s+)?grade\b|",
+                           rf"\bgain\s+of\s+(?:a|each|every)\s+(?:{_DOC}|document)\s+is\s+(?:its|the)\s+grade\b|",
                            r"\b(?:with\s+)?the\s+grade\s+(?:itself\s+)?as\s+(?:the\s+|its\s+)?gain\b|",
                            # LaTeX: \frac{rel_i}{\log_2(i+1)} — the grade itself over the discount
                            r"\\frac\s*\{\s*" + LATEX_GRADE + r"(?:_\{?\w+\}?)?\s*\}\s*\{\s*\\log"),
@@ -127,7 +135,11 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
         ("ideal", "all retrieved, cut at k", r"\bideal\b[^.]*\b(?:(?:all|every)\s+(?:the\s+)?(?:retrieved|returned)\s+",
                                              rf"(?:{_DOC}|grades?|labels?)\b(?!\s+(?:with)?in\b)|sorts?\s+(?:those|these|the\s+"
                                              r"(?:given|retrieved|returned))\s+(?:labels|grades))[^.]*\b(?:(?:cut|truncated)\s+",
-                                             r"at\s+k|keeps?\s+(?:only\s+)?the\s+(?:first|top|best)\s+k)\b"),
+                                             r"at\s+k|keeps?\s+(?:only\s+)?the\s+(?:first|top|best)\s+k)\b|",
+                                             # "takes its ideal from the labels it is given, sorted best first and cut at k"
+                                             r"\bideal\b[^.]*\bfrom\s+the\s+(?:labels|grades)\s+(?:it\s+is|it's|they\s+are)\s+",
+                                             r"given\b[^.]*\b(?:(?:cut|truncated)\s+at\s+k|keeps?\s+(?:only\s+)?the\s+",
+                                             r"(?:first|top|best)\s+k)\b"),
         # --- AP's denominator -----------------------------------------------------------------------------
         ("ap_denominator", "|R|", r"\b(?:average\s+precision|AP|MAP)\b[^.;]*\b(?:divides?|divided|normali[sz]e[sd]?|",
                                   r"averaged?)\s+(?:(?:the\s+|its\s+)?sum\s+)?(?:by|over)\s+(?:all\s+(?:(?:the|\w+)\s+)?|",
@@ -200,7 +212,13 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                   # "a document is relevant if its grade is 1 or more" / "… at least 2"
                                   rf"\b{_RELEVANT}\s+(?:if|when)\s+(?:its|their|the)\s+grades?\s+(?:is\s+|are\s+)?",
                                   r"(?:(?P<level4>[123])\s+or\s+(?:more|higher|above)|at\s+least\s+(?P<level5>[123])|",
-                                  r"(?:≥|>=)\s*(?P<level6>[123]))"),
+                                  r"(?:≥|>=)\s*(?P<level6>[123]))|",
+                                  # "a document with grade 1 or more counts as relevant"
+                                  r"\bwith\s+(?:a\s+)?grades?\s+(?:of\s+)?(?P<level8>[123])\s+or\s+(?:more|higher|above)\s+",
+                                  rf"(?:counts?|is|are)\s+(?:as\s+)?{_RELEVANT}\b|",
+                                  # "the leaderboard only counts grade-2 passages" / "counts only grade 2 documents"
+                                  rf"\b(?:only\s+counts?|counts?\s+only)\s+grade[- ](?P<level7>[123])\s+(?:{_DOC}|"
+                                  r"judge?ments)\b"),
         # --- RR's cutoff --------------------------------------------------------------------------------
         ("rr_cutoff", "applied", rf"\b(?:M?RR|(?:mean\s+)?reciprocal\s+rank)\s*@\s*{_K}\b[^.]*\b(?:counts?\s+only|only\s+",
                                  r"counts?|looks?\s+only\s+at|within)\s+the\s+first\b|\b(?:M?RR|reciprocal\s+rank)\b",
@@ -217,7 +235,7 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
                                             r"\baverage\s+each\s+over\s+the\s+labell?ed\s+set\b"),
         ("averaging", "pooled", r"\bpooled\s+over\s+(?:the\s+)?(?:queries|needs|questions)\b"),
         # --- a query with no relevant document -----------------------------------------------------------
-        ("no_relevant", "scores 0", r"\b(?:query|need|question)s?\s+(?:with|that\s+ha(?:s|ve))\s+no\s+relevant\s+",
+        ("no_relevant", "scores 0", r"\b(?:query|need|question)s?\s+(?:with|that\s+ha(?:s|ve))\s+no\s+relevant\s+(?:judged\s+)?",
                                     rf"{_DOC}[^.;]*\bscores?\s+(?:0|zero)\b"),
         ("no_relevant", "left out", r"\b(?:query|need|question)s?\s+(?:with|that\s+ha(?:s|ve))\s+no\s+relevant\s+",
                                     rf"{_DOC}[^.;]*\b(?:is|are)\s+(?:left\s+out|dropped|excluded|skipped)\b"),
@@ -278,7 +296,7 @@ def _value(name: str, value: str | None, m: re.Match, text: str = "") -> str | N
         if scales:
             return str(top) if scales == {top} else None
         return "highest grade judged" if lists == {top} else str(top)
-    levels = [groups.get(f"level{n}") for n in ("", "2", "3", "4", "5", "6")]
+    levels = [groups.get(f"level{n}") for n in ("", "2", "3", "4", "5", "6", "7", "8")]
     if any(levels):
         return next(v for v in levels if v)
     if groups.get("above") is not None:

@@ -101,6 +101,12 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
             _computed_measure(claim, chapter, ms, claimed, True, exact, evidence, rounding=rounding)
             return _set_measure(claim, chapter, ms, claimed, is_exact, exact, shown_value, evidence)
         _rounded_terms_decide(claim, claimed, rounding, shown_value, evidence)
+    elif not holds and claim.computes is None and (chain := printed_terms.chained_terms(
+            claim.quote, claim.expression, claim.claimed)) is not None and (
+            story := printed_terms.explain(chain, claimed, claim.claimed, exact=exact)) is not None:
+        # "1 + 3/log2(3) + 2/log2(6) ≈ 1 + 1.893 + 0.774 = 3.667": the value follows from the terms the sentence
+        # prints rounded on its way, by their rounding only
+        _rounding_story(story, evidence)
     elif not holds:
         if is_exact:
             found = f"{claim.expression} = {format_exact(exact)} (≈ {float(exact):.6f})"

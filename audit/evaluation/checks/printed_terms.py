@@ -136,6 +136,28 @@ def other_terms(expression: str, exact: Fraction) -> bool:
     return span is not None and not span[0] <= exact <= span[1]
 
 
+#: A chain the sentence prints from its expression to its value through the expression's terms rounded: "≈ 1 +
+#: 1.893 + 0.774 = 3.667" after "1 + 3/log2(3) + 2/log2(6)".
+_CHAIN = re.compile(r"(?:≈|~|=)\s*(?P<terms>[\d.\s+\-−×*/()]*\d\.\d[\d.\s+\-−×*/()]*?)\s*=\s*$")
+
+
+def chained_terms(quote: str, expression: str, claimed_text: str) -> str | None:
+    """The rounded terms the sentence ``quote`` prints between ``expression`` and its printed value
+    (``claimed_text``): "1 + 1.893 + 0.774" in "DCG@5 = 1 + 3/log2(3) + 2/log2(6) ≈ 1 + 1.893 + 0.774 = 3.667";
+    None when it prints none (or the expression is itself the printed terms)."""
+    value = claimed_text.lstrip("≈~= ").strip()
+    at = quote.find(expression)
+    if at < 0 or not value:
+        return None
+    rest = quote[at + len(expression):]
+    end = re.search(r"=\s*" + re.escape(value) + r"(?![\d])", rest)
+    if end is None:
+        return None
+    m = _CHAIN.search(rest[:end.start() + 1])
+    terms = m.group("terms").strip() if m else None
+    return terms if terms and terms != expression.strip() else None
+
+
 def explain(expression: str, claimed: ClaimedValue, claimed_text: str, exact: Fraction | None = None
             ) -> TermRounding | None:
     """A ``TermRounding`` when the sentence's own printed ``expression`` explains why its printed value is not the
