@@ -517,3 +517,48 @@ def test_a_program_s_printed_lines_are_read_as_statements():
 ])
 def test_a_result_pasted_as_a_comment(line, printed):
     assert bool(scan_mod.COMMENT_RESULT.match(line)) is printed
+
+
+PRINTED = '''# Scoring the run
+
+```python
+per_query = pd.DataFrame(rows).set_index("query")
+per_query.round(4)
+```
+
+```
+       P@5      AP  nDCG@5
+query
+q1     0.4  0.5556  0.7985
+q2     0.4  0.5000  0.5672
+```
+
+```python
+print(ndcg_score(y_true, y_score, k=4))
+print(f"MRR@10: {mrr:.4f}")
+```
+
+Output:
+
+```
+0.5315681641165526
+MRR@10: 0.4375
+```
+
+```python
+k = 10
+cutoffs = [1, 5, 10]
+```
+'''
+
+
+def test_values_a_program_printed_after_a_listing_are_output_statements():
+    """A notebook exported to Markdown prints a pandas table (a header of measures over labelled rows of numbers) and
+    values after its code (a bare number, ``label: number``), also after an "Output:" label: each row is a table row
+    under its header and each printed line an output statement. A code block of assignments after prose is code."""
+    found = {(s.line, s.kind) for s in scan_text(PRINTED, True)}
+    assert {(11, "value"), (12, "value"), (23, "value"), (24, "value")} <= found
+    assert not any(line in (28, 29) for line, _ in found)
+    rows = [u for u in units(PRINTED, True) if u.kind == "row"]
+    assert [PRINTED[u.start:u.end] for u in rows] == ["q1     0.4  0.5556  0.7985", "q2     0.4  0.5000  0.5672"]
+    assert {u.context for u in rows} == {"P@5      AP  nDCG@5"}

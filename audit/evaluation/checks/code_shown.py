@@ -324,6 +324,8 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
             problems.append(f"the chapter's definition gives {exact_text(expected)}" + (f" ({said})" if said else ""))
             right = (printed.written_like(_expected_entries(expected), session)
                      if printed is not None and printed._pairs(_expected_entries(expected)) is not None else None)
+            if right is not None and not session:
+                right = printed_like(right, c)  # at the printed precision, approximately only where the text was
             evidence.failures.append(Point(
                 f"called as `{c.call}`, as the text shows, it returns {got} where the chapter's definition of "
                 f"{_measure(claim, item.k) if claim.shape == 'number' else claim.measure} gives "
