@@ -10,7 +10,7 @@ clean run of the same chapter.
     python benchmarks/bench_fuzz.py --growth [--scales 1 10 100]
 
 ``--growth`` runs no fuzz cases: it grows each input kind (a TREC pair's queries, its documents per query, a
-register's claims, a fixture's queries, a snapshot's lines) by each of ``--scales`` and audits it once per scale
+register's claims, a fixture's queries, a snapshot's lines, a sentence's terms and parentheses) by each of ``--scales`` and audits it once per scale
 (``audit crosscheck`` or ``audit run --no-cache``) in a child process, printing for each the wall time, the peak
 resident memory of the audit's process and the largest of its children's (the references' workers, the
 sandbox), their ratios to the first scale's, and the growth exponent between the last two scales (1: linear;
@@ -146,6 +146,18 @@ def _chapter(folder: Path, claims: int, queries: int, lines: int) -> list[str]:
     return ["run", str(chapter), "--no-cache", "--quiet", "--reports", str(folder / "reports")]
 
 
+def _long_sum(folder: Path, terms: int, shape: str) -> list[str]:
+    """A chapter of one sentence holding a sum of ``terms`` terms (``1``, ``(1)`` or a nested ``((…1…))``) that ends
+    in no relation ("P@1 = 1 + 1 + … + 1 here."), and no claim: the scanner's expression patterns on it."""
+    chapter = folder / "growth"
+    chapter.mkdir()
+    (chapter / "chapter.yaml").write_text("id: growth\ntitle: Growth\n", encoding="utf-8")
+    body = ("(" * terms + "1" + ")" * terms) if shape == "nested" else " + ".join([shape] * terms)
+    (chapter / "snapshot.txt").write_text(f"P@1 = {body} here.\n", encoding="utf-8")
+    (chapter / "claims.yaml").write_text("claims: []\n", encoding="utf-8")
+    return ["run", str(chapter), "--no-cache", "--quiet", "--reports", str(folder / "reports")]
+
+
 #: Each input kind: how its arguments are built at scale ``s``.
 GROWTH = {
     "TREC queries (20·s queries × 100 documents)": lambda folder, s: _trec_pair(folder, 20 * s, 100),
@@ -153,6 +165,9 @@ GROWTH = {
     "register claims (5·s value claims)": lambda folder, s: _chapter(folder, 5 * s, 2, 20),
     "fixture queries (1 claim, 5·s queries)": lambda folder, s: _chapter(folder, 1, 5 * s, 20),
     "snapshot lines (1 claim, 100·s lines)": lambda folder, s: _chapter(folder, 1, 2, 100 * s),
+    "a sentence's terms (30·s terms 1 + 1 + …)": lambda folder, s: _long_sum(folder, 30 * s, "1"),
+    "a sentence's terms (30·s terms (1) + (1) + …)": lambda folder, s: _long_sum(folder, 30 * s, "(1)"),
+    "a sentence's parentheses (30·s deep ((…1…)))": lambda folder, s: _long_sum(folder, 30 * s, "nested"),
 }
 
 

@@ -562,3 +562,18 @@ def test_values_a_program_printed_after_a_listing_are_output_statements():
     rows = [u for u in units(PRINTED, True) if u.kind == "row"]
     assert [PRINTED[u.start:u.end] for u in rows] == ["q1     0.4  0.5556  0.7985", "q2     0.4  0.5000  0.5672"]
     assert {u.context for u in rows} == {"P@5      AP  nDCG@5"}
+
+
+@pytest.mark.parametrize("sentence", [
+    "P@1 = " + " + ".join(["1"] * 40) + " here.",
+    "P@1 = " + " + ".join(["(1)"] * 40) + " here.",
+    "AP = " + " + ".join(["(1/2 + 1/3)"] * 40) + " here.",
+])
+def test_a_long_sum_that_ends_in_no_relation_is_read_once(sentence):
+    """A chain of terms that ends in no relation used to be tried again with the spaces around each operator split
+    another way: 2^n ways for n terms (30 terms ran for hours). Each link between terms is atomic now, and an
+    expression holds at most ``_MAX_TERMS`` terms, so the scan is linear; the sentence is still read as a value
+    statement (P@1 with a number)."""
+    assert [s.kind for s in scan_text(sentence)] == ["value"]
+    assert scan_mod.ARITH.search(sentence) is None
+    assert scan_mod.ARITH.search("DCG@3 = " + " + ".join(["1/2"] * 60) + " = 30").group("value") == "30"

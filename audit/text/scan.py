@@ -150,8 +150,14 @@ _DEFINE = re.compile(r"\blet\s+\w+\s+be\b|\bis\s+defined\s+as\b", re.IGNORECASE)
 FUNCTION = r"(?:log2|log10|log|ln|sqrt|exp)"
 _SUP = r"[²³]"
 _OPERATOR = r"(?:\*\*|[-+*/×·÷−^]|[xX](?=\s*[\d.(]))"
-_OPERAND = rf"(?:{FUNCTION}\s*)?(?:\(\s*(?:{FUNCTION}\s*)?)*{NUM}{_SUP}?(?!\w|\.\d)"
-_LINK = rf"(?:\s*\)*{_SUP}?\s*{_OPERATOR}\s*|\s*\)+{_SUP}?\s*(?=\()|(?<![A-Za-z]\d)(?<![A-Za-z]\d\d)(?<=\d)(?=\(\s*[\d.]))"
+#: Bounds that keep every expression pattern linear in the text's length: an expression of at most
+#: ``_MAX_TERMS`` numbers and ``_MAX_OPEN`` parentheses opened before one (an author's sum has a few dozen); each
+#: link between terms is atomic (``(?>…)``), so a chain that ends in no relation is given up once, not tried again
+#: with its spaces split another way (2^n ways for n terms).
+_MAX_TERMS = 200
+_MAX_OPEN = 40
+_OPERAND = rf"(?:{FUNCTION}\s*)?(?:\(\s*(?:{FUNCTION}\s*)?){{0,{_MAX_OPEN}}}{NUM}{_SUP}?(?!\w|\.\d)"
+_LINK = rf"(?>\s*\)*{_SUP}?\s*{_OPERATOR}\s*|\s*\)+{_SUP}?\s*(?=\()|(?<![A-Za-z]\d)(?<![A-Za-z]\d\d)(?<=\d)(?=\(\s*[\d.]))"
 #: Not right after an operator (``… + 9/10``), with a space or without; a ``-`` or ``*`` that starts a line, or
 #: follows only spaces there, is a list marker ("- 3/log2(4) = 1.5", a step of a worked calculation), not a minus.
 _NOT_AFTER_OPERATOR = (r"(?<![+/×·÷−^…]\s)(?<![+/×·÷−^…])(?<![-*][-*])"
@@ -159,7 +165,7 @@ _NOT_AFTER_OPERATOR = (r"(?<![+/×·÷−^…]\s)(?<![+/×·÷−^…])(?<![-*][
 #: An expression or a single number, never starting inside a longer expression (after an operator, a
 #: word character, ``@`` or an ellipsis: ``… + 9/10 + 10/12)/10`` is not an expression of its own).
 EXPRESSION = (rf"(?<![\w@.]){_NOT_AFTER_OPERATOR}"
-              rf"{_OPERAND}(?:{_LINK}{_OPERAND})*(?:\s*\))*{_SUP}?")
+              rf"{_OPERAND}(?:{_LINK}{_OPERAND}){{0,{_MAX_TERMS}}}(?:\s*\))*{_SUP}?")
 #: What links an expression to the value printed for it: ``=``, ``≈``, ``~``, ``, roughly``, ``is about``, ``comes to``.
 RELATION = (r"=|≈|~|,?\s*(?:(?:is|was|comes\s+to|gives)\s+)?(?:roughly|about|approximately|or\s+about|"
             r"which\s+is\s+about)|,?\s*(?:is|was|comes\s+to|gives)")
@@ -167,7 +173,7 @@ RELATION = (r"=|≈|~|,?\s*(?:(?:is|was|comes\s+to|gives)\s+)?(?:roughly|about|a
 #: ``3/4 + (1/4)(1/4)/3 ≈ 0.771``); the value is not the start of a further expression.
 ARITH = re.compile(
     rf"(?<![\w@.]){_NOT_AFTER_OPERATOR}"
-    rf"(?P<expr>{_OPERAND}(?:{_LINK}{_OPERAND})+(?:\s*\))*{_SUP}?)"
+    rf"(?P<expr>{_OPERAND}(?:{_LINK}{_OPERAND}){{1,{_MAX_TERMS}}}(?:\s*\))*{_SUP}?)"
     rf"\s*(?P<rel>{RELATION})\s*"
     rf"(?P<value>(?:≈\s*)?{NUM}%?)(?![\d/]|\.\d)(?!\s*(?:{_OPERATOR}|\())")
 
