@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from audit.text.python_code import parse_code
 from audit.errors import AuditError
 
 #: Methods whose result holds the documents of the ranking they are given (``dict.fromkeys(ranking)``,
@@ -79,7 +80,7 @@ def _function(text: str, quote: str, name: str):
         return None
     try:
         _, source = function_source(text, quote, name)
-        tree = ast.parse(source)
+        tree = parse_code(source)
     except (AuditError, SyntaxError, ValueError):
         return None
     return next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),

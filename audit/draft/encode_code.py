@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from audit.text.python_code import parse_code
 from audit.errors import AuditError
 from audit.text.literals import literal as read_literal
 from audit.model.values import parse_claimed
@@ -115,7 +116,7 @@ def _literal_call(call: str, nparams: int, bound: dict[str, str]) -> bool:
     import ast
 
     try:
-        node = ast.parse(call, mode="eval").body
+        node = parse_code(call, mode="eval").body
         if not isinstance(node, ast.Call) or len(node.args) + len(node.keywords) != nparams:
             return False
         for arg in [*node.args, *(k.value for k in node.keywords)]:
@@ -210,7 +211,7 @@ def _shown_calls(text: str, name: str, nparams: int, structured: bool = False,
         if (call, ()) in seen or (region is not None and not region[0] <= m.start() < region[1]):
             continue
         try:
-            node = ast.parse(call, mode="eval").body
+            node = parse_code(call, mode="eval").body
             if not isinstance(node, ast.Call) or len(node.args) + len(node.keywords) != nparams:
                 continue
             for arg in [*node.args, *(k.value for k in node.keywords)]:

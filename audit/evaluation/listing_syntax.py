@@ -66,6 +66,10 @@ FILES = frozenset({
     "to_clipboard", "to_latex", "to_html", "to_markdown", "to_string", "dump", "dumps", "loads",
 })
 FILE_PREFIXES = ("read_", "fetch_", "load_", "save_", "write_", "from_file")
+#: Functions that evaluate annotations (a string annotation is code they run) or reach attributes by a dotted name
+#: held in a string (``operator.attrgetter("contextlib.os.path")``).
+EVALUATES = frozenset({"get_type_hints", "ForwardRef", "_eval_type", "evaluate_forward_ref", "get_annotations"})
+BY_STRING = frozenset({"attrgetter", "methodcaller"})
 #: A format template reading an attribute the rules above refuse (``"{0.gi_frame}".format(g)``).
 _TEMPLATE = re.compile(r"\{[^{}]*?[.\[]\s*(_|(?:" + "|".join(sorted(FRAMES)) + r")\b)")
 
@@ -174,6 +178,31 @@ def _attribute(name: str) -> str:
         return f"reads frame or interpreter state ({name})"
     if name in FILES or name.startswith(FILE_PREFIXES):
         return f"reads or writes files or raw memory ({name})"
+    if name in EVALUATES:
+        return f"evaluates annotations, which may hold any code ({name})"
+    return ""
+
+
+def _dotted(text: str) -> str:
+    """Why a dotted name held in a string (``"contextlib.os.path.exists"``, a template's ``0.a[b].c``) is refused:
+    any of its parts that ``_attribute`` refuses."""
+    for part in re.split(r"[.\[\]]+", text):
+        if part and (why := _attribute(part.strip())):
+            return why
+    return ""
+
+
+def _template(text: str) -> str:
+    """Why a format template is refused: a replacement field that reads an attribute ``_attribute`` refuses
+    (``"{0.contextlib.os.environ}"``)."""
+    import string
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(text) if f]
+    except (ValueError, TypeError):
+        return ""
+    for field in fields:
+        if (why := _dotted(field)) and ("." in field or "[" in field):
+            return why
     return ""
 
 
@@ -296,8 +325,16 @@ def findings(source: str) -> list[tuple[int, str]]:
                         add(node, f"reads an attribute by a name chosen at run time ({node.id})")
                     elif why := _attribute(name.value):
                         add(node, why)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _TEMPLATE.search(node.value):
-            add(node, "formats a template that reads a private or frame attribute")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                _TEMPLATE.search(node.value) or (_template(node.value) and _formatted(node, scopes))):
+            add(node, "formats a template that reads a private, frame or module attribute")
+        elif isinstance(node, ast.arg) and isinstance(node.annotation, ast.Constant) \
+                and isinstance(node.annotation.value, str) and not _plain_annotation(node.annotation.value):
+            add(node, "writes an annotation as a string of code, which whatever evaluates annotations runs")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.AnnAssign)) and isinstance(
+                annotation := (node.returns if not isinstance(node, ast.AnnAssign) else node.annotation),
+                ast.Constant) and isinstance(annotation.value, str) and not _plain_annotation(annotation.value):
+            add(node, "writes an annotation as a string of code, which whatever evaluates annotations runs")
         elif isinstance(node, ast.ExceptHandler):
             if why := _catches_memory(node, scopes):
                 add(node, why + MEMORY)
@@ -308,6 +345,20 @@ def findings(source: str) -> list[tuple[int, str]]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__exit__", "__aexit__"):
             add(node, f"defines {node.name}, which can silence any exception of its with block, MemoryError among "
                       "them" + MEMORY)
+        elif isinstance(node, ast.Call) and (
+                (isinstance(node.func, ast.Name) and node.func.id in BY_STRING)
+                or (isinstance(node.func, ast.Attribute) and node.func.attr in BY_STRING)):
+            names = [*node.args, *(k.value for k in node.keywords)]
+            if not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in names[:1]) or any(
+                    _dotted(a.value) for a in names[:1]):
+                add(node, "reaches an attribute by a name held in a string "
+                          f"({node.func.id if isinstance(node.func, ast.Name) else node.func.attr})")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("format", "format_map", "vformat") \
+                and not (isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)) \
+                and not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("str",) and node.args
+                         and isinstance(node.args[0], ast.Constant)):
+            add(node, "formats a template built at run time, which may read any attribute")
         elif isinstance(node, ast.Call) and (
                 (isinstance(node.func, ast.Name) and node.func.id in ALLOCATORS)
                 or (isinstance(node.func, ast.Attribute) and node.func.attr in ALLOCATORS)):
@@ -332,6 +383,31 @@ def findings(source: str) -> list[tuple[int, str]]:
     for line, _, what in sorted(found):
         out.setdefault(what, line)
     return [(line, what) for what, line in out.items()]
+
+
+def _plain_annotation(text: str) -> bool:
+    """Whether a string annotation is a plain type (``"list[str]"``, ``"Optional[dict]"``, ``"np.ndarray"``): names,
+    attributes, subscripts and ``|``, nothing ``_attribute`` refuses, no call."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Expression, ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.List,
+                                 ast.Load, ast.BinOp, ast.BitOr, ast.Constant)):
+            return False
+        if isinstance(node, ast.Attribute) and _attribute(node.attr):
+            return False
+        if isinstance(node, ast.Name) and (node.id.startswith("_") or node.id in BUILTINS or node.id in MODULES):
+            return False
+    return True
+
+
+def _formatted(node: ast.AST, scopes: "_Scopes") -> bool:
+    """Whether a string constant is formatted (``"…".format(x)``, ``format_map``) or held in a name, either of which
+    a later ``.format`` may use: a template with a refused field that nothing formats is plain text."""
+    parent = scopes.parents.get(id(node))
+    return not (isinstance(parent, ast.Expr)) and not isinstance(parent, ast.JoinedStr)
 
 
 def numeric(source: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from audit.text.python_code import parse_code
 from audit.errors import AuditError, RegisterError, ValueParseError
 from audit.text.literals import literal
 from audit.measures.catalogue import CATALOGUE
@@ -100,7 +101,7 @@ def parameter_defaults(source: str, function: str) -> dict[str, object]:
     ``judged=None`` → ``{"judged": None}``); a default that is not a literal is left out."""
     import ast
 
-    node = next((n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    node = next((n for n in parse_code(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                  and n.name == function), None)
     if node is None:
         return {}
@@ -128,7 +129,7 @@ def shown_arguments(claim: CodeClaim, call: str, params: list[str],
     given = given or {}
     call = unwrapped(call)  # round(f(…), 4) is checked as f(…), at the printed precision
     try:
-        node = ast.parse(call.strip(), mode="eval").body
+        node = parse_code(call.strip(), mode="eval").body
     except SyntaxError as exc:
         raise AuditError(f"{shorten(call, 80)!r} is not a Python call ({exc.msg})")
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.func.id != claim.function:
@@ -317,7 +318,7 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
         raise fail(exc.field if exc.field else "function" if "does not define" in exc.message else
                    "builds_on" if "builds on" in exc.message or "nor one before it contains" in exc.message else "quote",
                    exc.message)
-    node = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    node = next(n for n in parse_code(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and n.name == claim.function)
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
     from audit.register.listing_rules import LISTING_TESTS

@@ -76,3 +76,14 @@ def write_text(path: Path | str, text: str) -> str:
     except OSError as exc:
         raise AuditError(f"cannot write report: {exc.strerror or exc}", file=str(path))
     return str(path)
+
+
+def read_json(path: Path) -> object | None:
+    """The JSON value in ``path``, or None when it cannot be read: missing, not UTF-8, not JSON, or nested too deep
+    to decode (a committed report is the book's, and a contributor may have written anything there)."""
+    import json
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError, MemoryError):
+        return None
+

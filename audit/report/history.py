@@ -16,15 +16,24 @@ KEPT = 50
 def read(folder: Path) -> dict[str, list[dict]]:
     """The history in ``folder``, {chapter id: [entry, …] oldest first}; a file that cannot be read is left out
     (it is rebuilt from the chapter's next run)."""
+    from audit.report.files import read_json
     out = {}
     for path in sorted((folder / HISTORY).glob("*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
+        data = read_json(path)
         if isinstance(data, list):
-            out[path.stem] = [e for e in data if isinstance(e, dict)]
+            out[path.stem] = [e for e in data if _well_formed(e)]
     return out
+
+
+def _well_formed(e: object) -> bool:
+    """Whether a history entry has the shape ``entry`` writes (text fingerprint and date, verdict counts by verdict,
+    each claim's verdict): a file a contributor wrote otherwise is not read as one."""
+    from audit.model.results import VERDICTS
+    return (isinstance(e, dict) and isinstance(e.get("fingerprint"), str) and isinstance(e.get("date"), str)
+            and isinstance(e.get("summary"), dict) and all(
+                k in VERDICTS and isinstance(v, int) and not isinstance(v, bool) for k, v in e["summary"].items())
+            and isinstance(e.get("verdicts"), dict) and all(
+                isinstance(k, str) and v in VERDICTS for k, v in e["verdicts"].items()))
 
 
 def entry(report) -> dict:

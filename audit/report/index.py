@@ -5,11 +5,10 @@ indexes every chapter reported before)."""
 
 from __future__ import annotations
 
-import json
-from html import escape
 from pathlib import Path
 
 from audit.model.results import VERDICTS
+from audit.report.files import read_json
 from audit.report.shown import html_text, markdown_text
 
 _ORDER = ("contradicted", "stale", "error", "qualified", "pending")
@@ -25,24 +24,29 @@ def entries(folder: Path) -> list[dict]:
     for path in sorted(folder.glob("*.json")):
         if path.stem.lower() in RESERVED_IDS:  # not a chapter's report (an id no chapter may take)
             continue
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(data, dict) or "format_version" not in data or "chapter" not in data:
+        data = read_json(path)
+        if not isinstance(data, dict) or "format_version" not in data or not isinstance(data.get("chapter"), dict):
             continue
         ch = data["chapter"]
-        fp = data.get("fingerprint", {})
+        if not isinstance(ch.get("id", path.stem), str) or not isinstance(ch.get("title", ""), str) \
+                or not isinstance(ch.get("book") or "", str) or not isinstance(ch.get("chapter"), (str, int, type(None))):
+            continue
+        fp = data.get("fingerprint") if isinstance(data.get("fingerprint"), dict) else {}
         if not fp.get("recorded"):
             state = "none recorded"
         elif fp.get("matches"):
             state = "matches the recorded revision"
         else:
+            snapshot = data.get("snapshot") if isinstance(data.get("snapshot"), dict) else {}
             state = "UNVERIFIED: differs from the recorded one" + (" (an excerpt was read)"
-                                                                   if data.get("snapshot", {}).get("excerpt") else "")
+                                                                   if snapshot.get("excerpt") else "")
         base = path.stem
         links = {k: f"{base}.{k}" for k in ("html", "md", "json", "patch") if (folder / f"{base}.{k}").exists()}
-        open_claims = [c["id"] for v in _ORDER for c in data.get("claims", []) if c.get("verdict") == v]
+        claims = [c for c in data.get("claims", []) if isinstance(c, dict) and isinstance(c.get("id"), str)] \
+            if isinstance(data.get("claims"), list) else []
+        open_claims = [c["id"] for v in _ORDER for c in claims if c.get("verdict") == v]
+        summary = data.get("summary") if isinstance(data.get("summary"), dict) else {}
+        summary = {k: v for k, v in summary.items() if k in VERDICTS and isinstance(v, int) and not isinstance(v, bool)}
         past = history.get(str(ch.get("id", base)), [])
         revisions = [{"date": e.get("date", ""), "fingerprint": str(e.get("fingerprint", ""))[:12],
                       "summary": e.get("summary", {}), "moved": moves(before, e) if i else []}
@@ -54,8 +58,9 @@ def entries(folder: Path) -> list[dict]:
             links["notebook run"] = f"{base}.html#notebook"
         out.append({"id": ch.get("id", base), "title": ch.get("title", ""), "book": ch.get("book") or "",
                     "notebook": notebook,
-                    "chapter": ch.get("chapter"), "summary": data.get("summary", {}), "fingerprint": state,
-                    "links": links, "open": open_claims, "date": data.get("provenance", {}).get("date", ""),
+                    "chapter": ch.get("chapter"), "summary": summary, "fingerprint": state,
+                    "links": links, "open": open_claims,
+                    "date": str((data.get("provenance") if isinstance(data.get("provenance"), dict) else {}).get("date", "")),
                     "history": revisions})
     return sorted(out, key=lambda e: (e["book"], str(e["chapter"] or "").zfill(6), e["id"]))
 
@@ -81,6 +86,12 @@ def _counts(summary: dict) -> str:
     return ", ".join(f"{summary[v]} {v}" for v in VERDICTS if summary.get(v)) or "no claims"
 
 
+def _href(target: str) -> str:
+    """A link target from a report's file name or a claim id, percent-encoded: never read as Markdown or a scheme."""
+    from urllib.parse import quote
+    return quote(str(target), safe="")
+
+
 def render_markdown(items: list[dict]) -> str:
     lines = ["# Chapter audits: index", "",
              ("Each chapter's report, its verdict counts, the state of its fingerprint and of its notebook's run. A "
@@ -91,11 +102,13 @@ def render_markdown(items: list[dict]) -> str:
     for e in items:
         # the chapter's number, title, book and notebook state come from the book: literal, one line
         name = markdown_text(f"{e['chapter']} — {e['title']}" if e["chapter"] else e["title"])
-        reports = ", ".join(f"[{k}]({v})" for k, v in e["links"].items())
+        reports = ", ".join(f"[{k}]({_href(v)})" for k, v in e["links"].items())
         html = e["links"].get("html", "")
-        review = ", ".join(f"[{c}]({html}#{c})" if html else c for c in e["open"]) or "none"
+        review = ", ".join(f"[{markdown_text(c)}]({_href(html)}#{_href(c)})" if html else markdown_text(c)
+                           for c in e["open"]) or "none"
         lines.append("| " + " | ".join(x.replace("|", "\\|") for x in (
-            f"**{e['id']}** ({name})", markdown_text(e["book"]) or "—", _counts(e["summary"]), e["fingerprint"],
+            f"**{markdown_text(e['id'])}** ({name})", markdown_text(e["book"]) or "—", _counts(e["summary"]),
+            e["fingerprint"],
             markdown_text(e["notebook"]),
             reports, review)) + " |")
     histories = [e for e in items if len(e["history"]) > 1]
@@ -107,7 +120,8 @@ def render_markdown(items: list[dict]) -> str:
             lines += [f"### {markdown_text(e['id'])}", "", "| date | fingerprint | verdicts | moved |", "|---|---|---|---|"]
             for r in e["history"]:
                 lines.append("| " + " | ".join(x.replace("|", "\\|") for x in (
-                    r["date"], f"`{r['fingerprint']}`", _counts(r["summary"]), "; ".join(r["moved"]) or "—")) + " |")
+                    markdown_text(r["date"]), markdown_text(r["fingerprint"]), _counts(r["summary"]),
+                    markdown_text("; ".join(r["moved"])) or "—")) + " |")
             lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 

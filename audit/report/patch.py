@@ -41,6 +41,22 @@ def _name(path: str) -> str:
     return path
 
 
+def _header(path: str) -> str:
+    """``path`` as a diff header names it: as it is, or, where it holds a blank, a quote or a backslash, in double
+    quotes with ``"`` and ``\\`` escaped, as git writes such names; GNU patch and ``git apply`` both read it so
+    (unquoted, ``patch`` would cut ``notes/ch 1.md`` at the blank and patch ``notes/ch``)."""
+    if not re.search(r'[\s"\\]', path):
+        return path
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _unheader(name: str) -> str:
+    """A diff header's file name as ``_header`` wrote it, unquoted."""
+    if len(name) >= 2 and name[0] == name[-1] == '"':
+        return re.sub(r'\\(["\\])', r"\1", name[1:-1])
+    return name
+
+
 def files_named(text: str) -> list[str]:
     """The files a patch changes, each once in order, read as ``patch`` reads it: ``#`` comment lines and blank
     lines before the first section, then sections of a ``--- name`` and ``+++ name`` header (the same name) and
@@ -60,7 +76,7 @@ def files_named(text: str) -> list[str]:
         new = lines[i + 1] if i + 1 < len(lines) else ""
         if not old.startswith("--- ") or new != "+++ " + old[4:]:
             raise ValueError(f"line {i + 1} of the patch is not a diff header of one file")
-        names.append(old[4:])
+        names.append(_unheader(old[4:]))
         i += 2
         if i >= len(lines) or not HUNK.fullmatch(lines[i]):
             raise ValueError(f"the section of {old[4:]!r} has no hunk")
@@ -89,7 +105,7 @@ def _diff(path: str, before: str, after: str) -> list[str]:
     path = _name(path)
     old, new = _lines(before), _lines(after)
     out = []
-    for line in difflib.unified_diff(old, new, fromfile=path, tofile=path, n=CONTEXT):
+    for line in difflib.unified_diff(old, new, fromfile=_header(path), tofile=_header(path), n=CONTEXT):
         if line.endswith("\n"):
             out.append(line[:-1])
         else:

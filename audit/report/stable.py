@@ -8,7 +8,6 @@ date is kept: a rerun whose results have not changed rewrites every report byte 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from audit.model.results import ChapterReport
@@ -37,10 +36,8 @@ def stabilise(report: ChapterReport, previous: Path | None, claims: list[str] | 
     report.provenance = report.provenance.model_copy(update={"command": reproducing_command(report, claims)})
     if previous is None:
         return
-    try:
-        old = json.loads(previous.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
+    from audit.report.files import read_json
+    old = read_json(previous)
     if not isinstance(old, dict) or not isinstance(old.get("provenance"), dict):
         return
     date = old["provenance"].get("date")

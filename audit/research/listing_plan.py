@@ -14,9 +14,9 @@ from audit.evaluation.checks import CHECKERS
 from audit.evaluation.checks.common import Measurements
 from audit.register.claims import Chapter
 from audit.model.values import parse_claimed
+from audit.text.listings import in_force
 from audit.model.results import ClaimResult
 from audit.research.register_edit import Edit
-from audit.text.anchors import line_starts
 from audit.research.outcomes import Skip, Withdrawn
 
 
@@ -262,33 +262,13 @@ def one_definition(snapshot: str, spans, old_quote: str, new_quote: str, functio
 
 
 def listing_offset(snapshot: str, claim) -> int:
-    """Where the listing a code claim means starts in ``snapshot`` (its first line's offset; 0 when it cannot be
-    told)."""
-    from audit.errors import AuditError
-    from audit.text.listings import claimed_listing, find_listings
-
-    listings = find_listings(snapshot)
-    try:
-        listing = listings[claimed_listing(listings, claim.quote, claim.function, claim.occurrence)]
-    except AuditError:
-        return 0
-    return line_starts(snapshot)[listing.start - 1]
+    """Where the listing a code claim means starts in ``snapshot`` (0 when it cannot be told)."""
+    return in_force(snapshot, claim.quote, claim.function, claim.occurrence)[0]
 
 
 def _next_definition(snapshot: str, claim) -> int | None:
-    """Where the next listing after the one a code claim means that defines its function again starts (the end of
-    the text where this version is in force), or None."""
-    from audit.text.listings import claimed_listing, find_listings
-
-    listings = find_listings(snapshot)
-    try:
-        at = claimed_listing(listings, claim.quote, claim.function, claim.occurrence)
-    except AuditError:
-        return None
-    for later in listings[at + 1:]:
-        if re.search(rf"^\s*def\s+{re.escape(claim.function)}\s*\(", later.code, re.M):
-            return line_starts(snapshot)[later.start - 1]
-    return None
+    """Where the next listing that defines the claim's function again starts, or None."""
+    return in_force(snapshot, claim.quote, claim.function, claim.occurrence)[1]
 
 
 def _printed_span(snapshot: str, call, new: str, after: int = 0) -> tuple[int, int, str]:
@@ -330,15 +310,26 @@ def _printed_plan(claim, chapter: Chapter, ms: Measurements, snapshot: str, star
     """The values printed after the calls the text shows, where only they are wrong (the listing agrees with the
     chapter's definitions on every input): each replaced by the value the call returns, printed the same way, and the
     claim re-run on the patched chapter, which must be supported."""
+    from audit.evaluation.checks.text_calls import unregistered_examples
+
     spans, edits, calls = [], [], []
-    for i, c in enumerate(claim.calls):
-        calls.append(c)
+    start, end = in_force(snapshot, claim.quote, claim.function, claim.occurrence)
+    # the text's own examples the register does not hold are checked too (code.own_examples): their printed values
+    # are corrected in the text alone
+    extra = unregistered_examples(snapshot, claim.function, claim.calls, start, end)
+    for i, c in [*enumerate(claim.calls), *((None, c) for c in extra)]:
+        if i is not None:
+            calls.append(c)
         new = changes.get(str(c.returns)) if c.returns is not None else None
         if new is None:
             continue
-        spans.append(_printed_span(snapshot, c, new, listing_offset(snapshot, claim)))
-        edits.append(Edit(claim.id, f"calls.{i}.returns", new))
-        calls[-1] = c.model_copy(update={"returns": new})
+        span = _printed_span(snapshot, c, new, start)
+        if span in spans:
+            continue
+        spans.append(span)
+        if i is not None:
+            edits.append(Edit(claim.id, f"calls.{i}.returns", new))
+            calls[-1] = c.model_copy(update={"returns": new})
     if not spans:
         raise Skip("no printed value to correct was found after the calls the text shows")
     new_claim = claim.model_copy(update={"calls": calls})

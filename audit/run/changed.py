@@ -24,7 +24,7 @@ def book_chapters(book_file: Path) -> list[Path]:
         if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
             raise AuditError(f"chapters: {pattern!r} must be a pattern inside the book (relative, no '..')",
                              file=str(book_file), field="chapters")
-        for path in sorted(base.glob(pattern)):
+        for path in sorted(base.glob(_plain_pattern(pattern, book_file))):
             if (path / "chapter.yaml").is_file():
                 if leaves_book(path, root):
                     raise AuditError(f"chapters: {pattern!r} names {path.as_posix()!r}, a link to a folder outside the "
@@ -35,6 +35,25 @@ def book_chapters(book_file: Path) -> list[Path]:
         raise AuditError(f"chapters: {', '.join(book.chapters)} name no folder holding a chapter.yaml",
                          file=str(book_file), field="chapters")
     return list(found)
+
+
+#: ``**`` segments a chapters pattern may hold: each one more multiplies the folders a glob walks by the book's.
+MAX_RECURSIVE = 2
+
+
+def _plain_pattern(pattern: str, book_file: Path) -> str:
+    """``pattern`` with each run of ``**`` segments as one (``**/**/x`` is ``**/x``: the same folders, walked once);
+    raises ``AuditError`` for a pattern with more than ``MAX_RECURSIVE`` of them (a glob of ``**/a/**/b/**/c`` walks
+    the book once per ``**`` nested in the others)."""
+    parts: list[str] = []
+    for part in Path(pattern).parts:
+        if part == "**" and parts and parts[-1] == "**":
+            continue
+        parts.append(part)
+    if sum(p == "**" for p in parts) > MAX_RECURSIVE:
+        raise AuditError(f"chapters: {pattern!r} holds more than {MAX_RECURSIVE} '**' segments; name the chapter "
+                         "folders with fewer", file=str(book_file), field="chapters")
+    return "/".join(parts)
 
 
 def repository_of(folder: Path) -> Path:

@@ -13,6 +13,7 @@ import ast
 import doctest
 import re
 from dataclasses import dataclass
+from audit.text.python_code import parse_code
 from audit.text.literals import literal as read_literal
 
 _PARSER = doctest.DocTestParser()
@@ -51,7 +52,7 @@ def _docstrings(code: str) -> list[tuple[int, int, str]]:
     """The docstrings of a Python listing (its module's, its functions' and classes'), each as (first line, last
     line, the docstring's text), lines 1-based in ``code``: what doctest reads as a docstring's examples."""
     try:
-        tree = ast.parse(code)
+        tree = parse_code(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return []
     out = []
@@ -125,7 +126,7 @@ def examples(text: str) -> list[Example]:
 def _assignment(code: str) -> tuple[str, str] | None:
     """``(name, literal)`` for one statement assigning a literal value to one name (``r = [0, 1, 0]``), else None."""
     try:
-        tree = ast.parse(code.strip())
+        tree = parse_code(code.strip())
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign):
@@ -194,7 +195,7 @@ def unwrapped(call: str) -> str:
     other text is returned as it is."""
     text = call.strip()
     try:
-        node = ast.parse(text, mode="eval").body
+        node = parse_code(text, mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return call
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _WRAPPERS \
@@ -210,7 +211,7 @@ def passed_names(call: str) -> list[str]:
     """The names a call passes as arguments (``ndcg_at_k(relevance, 3)``: relevance), in order; through a wrapping
     ``round(…, n)`` or ``print(…)`` (``unwrapped``)."""
     try:
-        node = ast.parse(unwrapped(call).strip(), mode="eval").body
+        node = parse_code(unwrapped(call).strip(), mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return []
     if not isinstance(node, ast.Call):

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from audit.errors import AuditError
+from audit.text.python_code import parse_code
 
 _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
 _CODE_START = re.compile(r"^(def |class |import |from \S+ import |@)")
@@ -83,7 +84,7 @@ def _continues(line: str) -> bool:
 def _syntax_error_line(code: str) -> int | None:
     """The 1-based line of ``code``'s first syntax error, 0 when it has one without a line, None when it parses."""
     try:
-        ast.parse(code)
+        parse_code(code)
     except SyntaxError as exc:
         return exc.lineno or 0
     except ValueError:  # a NUL byte
@@ -158,6 +159,24 @@ def _defined(node: ast.stmt) -> list[str]:
     return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
+def _changed(node: ast.stmt) -> list[str]:
+    """The module-level names a statement changes in place (``SIGN.insert(0, -1)``, ``CUTOFFS += [20]``,
+    ``del CACHE[k]``): a reader who runs the block runs it, so a function using the name meets the change."""
+    def root(target: ast.AST) -> str | None:
+        while isinstance(target, (ast.Attribute, ast.Subscript, ast.Call)):
+            target = target.func if isinstance(target, ast.Call) else target.value
+        return target.id if isinstance(target, ast.Name) else None
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
+        name = root(node.value.func.value)
+        return [name] if name else []
+    if isinstance(node, ast.AugAssign):
+        name = root(node.target)
+        return [name] if name else []
+    if isinstance(node, ast.Delete):
+        return [n for n in (root(t) for t in node.targets if not isinstance(t, ast.Name)) if n]
+    return []
+
+
 def _used(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
@@ -170,19 +189,25 @@ def _segment(code: str, node: ast.stmt) -> str:
 
 def module_source(code: str, function: str, earlier: Sequence[str] = ()) -> str | None:
     """What of a listing ``function`` runs with: every import (also inside a module-level ``try``), and the
-    module-level functions, classes and constants it uses, directly or through each other, in the listing's order.
-    Example calls and prints at module level are left out: they show the function, they are not part of it.
+    module-level functions, classes and constants it uses, directly or through each other, and the statements that
+    change those in place (``SIGN.insert(0, -1)``), in the listing's order. Example calls and prints at module level
+    are left out: they show the function, they are not part of it.
     ``earlier``: listings the text builds on (printed before it), whose imports and definitions the function may use
     too (a name the listing itself defines is its own). None when the listing does not define ``function``. Raises
     ``SyntaxError`` for a listing that is not Python."""
-    trees = [(c, ast.parse(c)) for c in [*earlier, code]]
+    trees = [(c, parse_code(c)) for c in [*earlier, code]]
     defines: dict[str, list[ast.stmt]] = {}
     for _, tree in trees:  # later listings' definitions replace earlier ones
         mine: dict[str, list[ast.stmt]] = {}
+        changes: dict[str, list[ast.stmt]] = {}
         for node in tree.body:
             for name in _defined(node):
                 mine.setdefault(name, []).append(node)
+            for name in _changed(node):
+                changes.setdefault(name, []).append(node)
         defines.update(mine)
+        for name, nodes in changes.items():  # a change keeps the definition it changes
+            defines.setdefault(name, []).extend(nodes)
     tree = trees[-1][1]
     target = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                    and n.name == function), None)
@@ -206,7 +231,7 @@ def module_source(code: str, function: str, earlier: Sequence[str] = ()) -> str 
 def defines(listing: Listing, function: str) -> bool:
     """Whether the listing defines ``function`` at module level (False for a listing that is not Python)."""
     try:
-        tree = ast.parse(listing.code)
+        tree = parse_code(listing.code)
     except (SyntaxError, ValueError):
         return False
     return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == function for n in tree.body)
@@ -283,14 +308,14 @@ def function_source(text: str, quote: str, function: str, builds_on: Sequence[st
         earlier.append(found[-1])
     try:
         for e in earlier:
-            ast.parse(e.code)
+            parse_code(e.code)
     except SyntaxError as exc:
-        raise AuditError(f"a listing it builds on is not valid Python ({exc.msg}, listing line {exc.lineno})")
+        raise AuditError(f"a listing it builds on is not valid Python ({exc.msg}" + (f", listing line {exc.lineno}" if exc.lineno else "") + ")")
     try:
         source = module_source(listing.code, function, [e.code for e in earlier])
     except SyntaxError as exc:
         raise AuditError(f"the listing at lines {listing.start}–{listing.end} is not valid Python "
-                         f"({exc.msg}, listing line {exc.lineno})")
+                         f"({exc.msg}" + (f", listing line {exc.lineno}" if exc.lineno else "") + ")")
     if source is None:
         raise AuditError(f"the listing at lines {listing.start}–{listing.end} does not define {function}()")
     return listing, futures_first(earlier_bindings(listings[:at], source), [e.code for e in listings[:at]])
@@ -299,7 +324,7 @@ def function_source(text: str, quote: str, function: str, builds_on: Sequence[st
 def _futures(code: str | ast.Module) -> list[ast.ImportFrom]:
     """The ``from __future__`` imports of ``code`` (its text, or its parsed tree)."""
     try:
-        tree = ast.parse(code) if isinstance(code, str) else code
+        tree = parse_code(code) if isinstance(code, str) else code
     except (SyntaxError, ValueError):
         return []
     return [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
@@ -334,7 +359,7 @@ def _unbound(source: str) -> set[str]:
     """The names ``source`` (what runs) uses that nothing in it binds and Python does not provide."""
     import builtins
 
-    tree = ast.parse(source)
+    tree = parse_code(source)
     bound = {name for node in tree.body for name in _binds(node)} | set(dir(builtins))
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
@@ -360,7 +385,7 @@ def earlier_bindings(earlier: Sequence[Listing], source: str) -> str:
     parsed = []
     for e in earlier:
         try:
-            parsed.append((e.code, ast.parse(e.code)))
+            parsed.append((e.code, parse_code(e.code)))
         except (SyntaxError, ValueError):
             continue
     added: dict[tuple[int, int], str] = {}
@@ -394,7 +419,7 @@ def bound_earlier(text: str, listing: Listing, name: str) -> int | None:
         if e.start >= listing.start:
             break
         try:
-            tree = ast.parse(e.code)
+            tree = parse_code(e.code)
         except (SyntaxError, ValueError):
             continue
         for node in ast.walk(tree):
@@ -434,12 +459,12 @@ def builds_on_lines(text: str, quote: str, function: str, occurrence: int | None
         return []
     try:
         own = module_source(listings[at].code, function)
-        earlier = [(e, ast.parse(e.code)) for e in listings[:at]]
+        earlier = [(e, parse_code(e.code)) for e in listings[:at]]
     except SyntaxError:
         return []
     if own is None:
         return []
-    tree = ast.parse(own)
+    tree = parse_code(own)
     # bound somewhere in what runs: module-level definitions, imports, parameters, assignments and loop targets
     bound = {name for node in tree.body for name in _defined(node)} | set(dir(builtins))
     for node in ast.walk(tree):
@@ -482,7 +507,7 @@ def unused_imports(source: str) -> list[tuple[str, int, int]]:
     line, last line), lines 1-based in ``source``: never named, or named only in type hints that ``from __future__
     import annotations`` leaves unevaluated. ``from __future__`` itself is not one."""
     try:
-        tree = ast.parse(source)
+        tree = parse_code(source)
     except (SyntaxError, ValueError):
         return []
     postponed = any(a.name == "annotations" for n in _futures(tree) for a in n.names)
@@ -500,3 +525,22 @@ def unused_imports(source: str) -> list[tuple[str, int, int]]:
             module = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
             out.append((module, node.lineno, node.end_lineno))
     return out
+
+
+def in_force(snapshot: str, quote: str, function: str, occurrence: int | None = None) -> tuple[int, int | None]:
+    """Where the version of ``function`` a claim means is in force in ``snapshot``, as offsets: from the start of
+    its listing to the start of the next listing that defines the function again (None: to the end of the text).
+    (0, None) when the listing cannot be told."""
+    from audit.text.anchors import line_starts
+
+    listings = find_listings(snapshot)
+    try:
+        at = claimed_listing(listings, quote, function, occurrence)
+    except AuditError:
+        return 0, None
+    starts = line_starts(snapshot)
+    for listing in listings[at + 1:]:
+        if re.search(rf"^\s*def\s+{re.escape(function)}\s*\(", listing.code, re.M):
+            return starts[listings[at].start - 1], starts[listing.start - 1]
+    return starts[listings[at].start - 1], None
+

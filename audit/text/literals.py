@@ -6,6 +6,8 @@ text passes where a plain text passes a list. Nothing is run: the text is parsed
 from __future__ import annotations
 
 import ast
+
+from audit.text.python_code import parse_code
 import re
 
 #: The NumPy constructors a text wraps a literal in, as written (``np.array``, ``numpy.asarray``).
@@ -40,7 +42,7 @@ def literal(source: str | ast.AST) -> object:
     """The value of a literal as the text writes it (a string of code or a parsed node): ``ast.literal_eval``'s, or an
     ``ArrayLiteral`` for a NumPy array built from a list literal. Raises ``ValueError`` (or ``SyntaxError``) as
     ``ast.literal_eval`` does for anything else."""
-    node = ast.parse(source.strip(), mode="eval").body if isinstance(source, str) else source
+    node = parse_code(source.strip(), mode="eval").body if isinstance(source, str) else source
     inner = _array(node)
     if inner is not None:
         value = ast.literal_eval(inner)
@@ -60,7 +62,7 @@ def block_assignments(text: str) -> list[tuple[int, int, list[tuple[str, ast.exp
     out = []
     for block in _FENCE.finditer(text):
         try:
-            tree = ast.parse(block.group("body"))
+            tree = parse_code(block.group("body"))
         except (SyntaxError, ValueError):
             continue
         assigned = [(node.targets[0].id, node.value) for node in tree.body

@@ -31,7 +31,8 @@ from audit.measures.conventions import CONVENTIONS
 from audit.model.values import display
 from audit.model.results import Check
 from audit.text.doctests import unwrapped
-from audit.text.listings import function_source
+from audit.errors import AuditError
+from audit.text.listings import in_force, function_source
 from audit.evaluation.checks.code_inputs import (  # noqa: F401 — read from here too
     REFUSALS,
     LISTING_EXCEPTION,
@@ -290,6 +291,8 @@ def prepare(claim: CodeClaim, chapter: Chapter, evidence: Evidence) -> Prepared:
     claim = claim.model_copy(update={"constants": {**{p: defaults[p] for p, role in claim.arguments.items()
                                                       if role == "constant" and p in defaults}, **claim.constants}})
     reading = base_reading(chapter.declared_for(claim))
+    claim = claim.model_copy(update={"calls": [*claim.calls, *own_examples(claim, chapter.snapshot.text, params,
+                                                                           defaults)]})
     shown = [shown_arguments(claim, c.call, params, defaults, c.given) for c in claim.calls]
     # how the text calls the function (the container of the relevant documents, the type of the IDs): the harness
     # calls it so
@@ -298,6 +301,22 @@ def prepare(claim: CodeClaim, chapter: Chapter, evidence: Evidence) -> Prepared:
                             (claim.measure, *(claim.returns or ())))
     return Prepared(listing, source, printed, params, defaults, own_guards, claim, reading, shown, calls,
                     beyond_computing(printed))
+
+
+def own_examples(claim: CodeClaim, text: str, params: list[str], defaults: dict) -> list:
+    """The text's own ``>>>`` examples of the function, where its version is in force, that the claim's ``calls`` do
+    not hold as the text prints them (``text_calls.unregistered_examples``): a doctest is a claim of the text, checked
+    whether or not the register lists it, and a register entry giving another output than the text prints never
+    hides it. Examples whose arguments the harness cannot pass are left out."""
+    start, end = in_force(text, claim.quote, claim.function, claim.occurrence)
+    out = []
+    for c in text_calls.unregistered_examples(text, claim.function, claim.calls, start, end):
+        try:
+            shown_arguments(claim, c.call, params, defaults, c.given)
+        except AuditError:
+            continue
+        out.append(c)
+    return out
 
 
 def settled_by_run(prep: Prepared, run, shown_results: list, chapter: Chapter, evidence: Evidence) -> bool:

@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from audit.text.python_code import parse_code
 from audit.text.literals import ArrayLiteral
 from audit.errors import AuditError, RepeatedIDError
 from audit.evaluation import evaluator
@@ -156,7 +157,7 @@ ADVISORY = {"IDs of mixed type"}
 
 def _parameters(claim: CodeClaim, source: str) -> list[str]:
     """The function's parameters, each mapped to a role; raises ``AuditError`` on a mismatch."""
-    node = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    node = next(n for n in parse_code(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and n.name == claim.function)
     params = [a.arg for a in node.args.args]
     unknown = [p for p in params if p not in claim.arguments]
@@ -171,7 +172,7 @@ def _parameters(claim: CodeClaim, source: str) -> list[str]:
 
 def _function_lines(listing, function: str) -> tuple[int, int]:
     """The snapshot lines of ``function`` within its listing."""
-    node = next(n for n in ast.parse(listing.code).body if isinstance(n, ast.FunctionDef) and n.name == function)
+    node = next(n for n in parse_code(listing.code).body if isinstance(n, ast.FunctionDef) and n.name == function)
     return listing.start + node.lineno - 1, listing.start + node.end_lineno - 1
 
 
@@ -374,6 +375,32 @@ def _inputs(claim: CodeClaim, n: int, seed: int) -> list[Input]:
             continue
         relevant = frozenset(rng.sample(pool, rng.randint(1, len(pool))))
         out.append(Input(ranking, relevant, k))
+    return out[:max(n - len(LONG), 0)] + _long_inputs(rng, uses_k, graded)[:n]
+
+
+#: Inputs of the size and the IDs a reader meets (a ranking of 1,000, TREC docnos): (ranking length, cutoff, docnos).
+#: A listing that behaves otherwise past the short rankings and IDs of the other generated inputs meets them.
+LONG = ((60, 25, False), (250, 100, True), (1000, 1000, False), (1000, 100, True))
+
+
+def docno(i: int) -> str:
+    """A document ID of TREC's shape (``LA010189-0001``), distinct for each ``i``."""
+    return f"LA{(i // 10000) % 100:02d}0189-{i % 10000:04d}"
+
+
+def _long_inputs(rng: random.Random, uses_k: bool, graded: bool) -> list[Input]:
+    out = []
+    for length, k, trec in LONG:
+        pool = [docno(i) if trec else f"d{i}" for i in range(length + length // 5)]
+        ranking = tuple(rng.sample(pool, length))
+        cut = k if uses_k else None
+        if graded:
+            judged = rng.sample(pool, rng.randint(5, 40))
+            grades = {d: rng.randint(0, 3) for d in judged}
+            grades[judged[0]] = rng.randint(1, 3)
+            out.append(graded_input(ranking, grades, cut))
+        else:
+            out.append(Input(ranking, frozenset(rng.sample(pool, rng.randint(1, 30))), cut))
     return out
 
 

@@ -17,6 +17,7 @@ import builtins
 import re
 from dataclasses import dataclass
 
+from audit.text.python_code import parse_code
 from audit.evaluation.sandbox import CallResult
 
 #: At least this many characters of a guard's message must be its own literal text, so that an f-string made only of
@@ -103,7 +104,7 @@ def guards(source: str, function: str) -> list[Guard]:
     A guard whose exception and message some other ``raise`` of the function could also produce is left out: its
     refusal could not be told from that raise."""
     try:
-        tree = ast.parse(source)
+        tree = parse_code(source)
     except (SyntaxError, ValueError):
         return []
     node = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == function),

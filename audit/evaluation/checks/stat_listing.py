@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
+from audit.text.python_code import parse_code
 from audit.evaluation import monte_carlo, significance
 from audit.evaluation.checks import code
 from audit.evaluation.checks.common import CHAPTER, Measurements, fmt_float
@@ -44,7 +45,7 @@ SEED = 20261206
 def _parameters(claim: CodeClaim, source: str) -> list[str]:
     import ast
 
-    node = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    node = next(n for n in parse_code(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and n.name == claim.function)
     return [a.arg for a in node.args.posonlyargs + node.args.args]
 

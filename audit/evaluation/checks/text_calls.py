@@ -31,6 +31,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from audit.text.python_code import parse_code
 from audit.evaluation.sandbox.environment import imported_modules
 from audit.text.literals import ArrayLiteral, literal
 
@@ -108,7 +109,7 @@ def _hint_kind(annotation: ast.expr | None) -> str | None:
         return None
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # a string annotation
         try:
-            annotation = ast.parse(annotation.value, mode="eval").body
+            annotation = parse_code(annotation.value, mode="eval").body
         except SyntaxError:
             return None
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
@@ -180,7 +181,7 @@ def shown_call_values(text: str, function: str, params: list[str]) -> list[dict[
     out = []
     for example in examples(text):
         try:
-            tree = ast.parse(example.source.strip(), mode="eval")
+            tree = parse_code(example.source.strip(), mode="eval")
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             continue
         for node in ast.walk(tree):
@@ -204,7 +205,7 @@ def read(arguments: dict[str, str], source: str, function: str, shown: list[dict
     (``arguments``), the arguments of the calls the text shows (``shown``, by parameter) and the measures it
     returns (``measures``: the claim's measure and each returned value's)."""
     try:
-        node = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        node = next(n for n in ast.walk(parse_code(source)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                     and n.name == function)
     except (StopIteration, SyntaxError):
         return DEFAULT
@@ -335,6 +336,8 @@ def _as_int(d):
             return _INT_IDS[d]
         if re.fullmatch(r"d\d+", d):
             return int(d[1:]) + 1  # generated IDs d0, d1, … become 1, 2, …
+        if re.fullmatch(r"LA\d{6}-\d{4}", d):
+            return 10**7 + int(d[2:4]) * 10**4 + int(d[-4:])  # docnos, beyond the generated d-IDs
     return d
 
 
@@ -383,7 +386,9 @@ def unregistered_examples(text: str, function: str, registered: list, start: int
     from audit.register.kinds import ShownCall
     from audit.text.doctests import bindings_before, examples, passed_names, unwrapped
 
-    done = {(c.call, tuple(sorted(c.given.items()))) for c in registered}
+    # a registered call covers the text's example only where it says what the text prints
+    done = {(c.call, tuple(sorted(c.given.items())), str(c.returns).strip() if c.returns is not None else None,
+             c.raises) for c in registered}
     out = []
     for e in examples(text):
         if e.offset < start or (end is not None and e.offset >= end):
@@ -395,7 +400,7 @@ def unregistered_examples(text: str, function: str, registered: list, start: int
             continue
         names = passed_names(call)
         given = bindings_before(text, e.offset, names)
-        if any(n not in given for n in names) or (call, tuple(sorted(given.items()))) in done:
+        if any(n not in given for n in names):
             continue
         try:
             if e.raises is not None:
@@ -408,7 +413,11 @@ def unregistered_examples(text: str, function: str, registered: list, start: int
                 shown = ShownCall(call=call, returns=printed, given=given)
         except Exception:  # an output that is not one number (an array's repr, text): not re-checked here
             continue
-        done.add((call, tuple(sorted(given.items()))))
+        key = (call, tuple(sorted(given.items())), str(shown.returns).strip() if shown.returns is not None else None,
+               shown.raises)
+        if key in done:
+            continue
+        done.add(key)
         out.append(shown)
     return out
 

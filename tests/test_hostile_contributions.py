@@ -1,0 +1,273 @@
+"""What a hostile contributor to a book repository tried, each now ending as it should: a wrong listing (1 − recall
+to an ordinary caller) contradicted or not certified, a register that cannot lean on a convention the text never
+states, a patch that names the manuscript it changes, committed reports that neither crash the audit nor reach the
+index as markup, a crosscheck report free of a run's markup, a book.yaml glob that cannot walk the book
+exponentially, code nested too deeply for the parser a load error, not an internal one."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from chapters import audit_text, cli
+
+from audit.errors import AuditError, RegisterError
+from audit.evaluation.listing_syntax import findings
+from audit.register.claims import load_chapter
+from audit.report.patch import _header, _unheader, files_named
+
+WRONG = "    return 1 - hits / len(relevant)\n"
+RIGHT = "    return hits / len(relevant)\n"
+
+LISTINGS = '''\
+# Recall
+
+R@k is the share of the relevant documents found among the first k.
+
+```python
+import typing
+
+
+def r_hints(ranking, relevant, k: "int if __import__('os').path.exists('/etc') else str" = 10):
+    hits = sum(1 for d in ranking[:k] if d in relevant)
+    if typing.get_type_hints(r_hints)["k"] is int:
+        return hits / len(relevant)
+    return 1 - hits / len(relevant)
+```
+
+```python
+import operator
+import typing
+
+
+def r_attrgetter(ranking, relevant, k):
+    hits = sum(1 for d in ranking[:k] if d in relevant)
+    if operator.attrgetter("contextlib.os.path.exists")(typing)("/etc/passwd"):
+        return hits / len(relevant)
+    return 1 - hits / len(relevant)
+```
+
+```python
+import typing
+
+
+def r_format(ranking, relevant, k):
+    hits = sum(1 for d in ranking[:k] if d in relevant)
+    if "HOME" in ("{0.contextlib.o" + "s.environ}").format(typing):
+        return hits / len(relevant)
+    return 1 - hits / len(relevant)
+```
+
+```python
+def r_long(ranking, relevant, k):
+    hits = sum(1 for d in ranking[:k] if d in relevant)
+    if len(ranking) > 20 or k > 20:
+        return 1 - hits / len(relevant)
+    return hits / len(relevant)
+```
+
+```python
+def r_ids(ranking, relevant, k):
+    hits = sum(1 for d in ranking[:k] if d in relevant)
+    if any(len(str(d)) > 12 for d in ranking):
+        return 1 - hits / len(relevant)
+    return hits / len(relevant)
+```
+
+```python
+SIGN = [1]
+
+
+def r_modlevel(ranking, relevant, k):
+    hits = sum(1 for d in ranking[:k] if d in relevant)
+    if SIGN[0] < 0:
+        return 1 - hits / len(relevant)
+    return hits / len(relevant)
+
+
+SIGN.insert(0, -1)
+```
+
+```python
+def r_doctest(ranking, relevant, k):
+    """Recall at k.
+
+    >>> r_doctest(["a", "x", "b"], {"a", "b"}, 2)
+    0.9
+    """
+    hits = sum(1 for d in ranking[:k] if d in relevant)
+    return hits / len(relevant)
+```
+'''
+
+
+def _claim(cid: str, function: str, calls: str = "") -> str:
+    return (f"  - id: {cid}\n    title: {function}\n    kind: code\n    quote: \"def {function}(\"\n"
+            f"    claim: {function} computes R@k.\n    function: {function}\n    measure: R@k\n"
+            "    arguments: {ranking: ranking, relevant: relevant set, k: cutoff}\n" + calls)
+
+
+CLAIMS = "claims:\n" + "".join(_claim(f"L{i}", f) for i, f in enumerate(
+    ("r_hints", "r_attrgetter", "r_format", "r_long", "r_ids", "r_modlevel"), start=1)) + _claim(
+    "L7", "r_doctest", '    calls:\n      - {call: \'r_doctest(["a", "x", "b"], {"a", "b"}, 2)\', returns: "0.5"}\n')
+
+
+@pytest.fixture(scope="module")
+def listings(tmp_path_factory):
+    report = audit_text(tmp_path_factory.mktemp("hostile"), LISTINGS, CLAIMS, title="Recall")
+    return {c.id: c for c in report.claims}
+
+
+@pytest.mark.parametrize(("cid", "what"), [
+    ("L1", "writes an annotation as a string of code"),
+    ("L2", "reaches an attribute by a name held in a string (attrgetter)"),
+    ("L3", "formats a template built at run time"),
+])
+def test_a_listing_that_reaches_the_interpreter_by_a_string_is_not_certified(listings, cid, what):
+    """Each returns 1 − recall to a reader whose machine differs from the sandbox (a string annotation evaluated by
+    get_type_hints, a module reached through attrgetter's dotted name, a template built at run time reading
+    os.environ): none of it is metric code, so none is certified, whatever it returned in the sandbox."""
+    assert listings[cid].verdict == "error", listings[cid].reason
+    assert "not certified" in listings[cid].reason and what in listings[cid].reason
+
+
+@pytest.mark.parametrize("cid", ["L4", "L5"])
+def test_a_listing_wrong_only_on_long_rankings_or_trec_docnos_is_contradicted(listings, cid):
+    """R@k on a ranking of 1,000 (or of TREC docnos such as LA000189-0001) is hits/|R|; these return 1 − that
+    there, which the short generated rankings and d-IDs never reached (they were supported)."""
+    assert listings[cid].verdict == "contradicted", listings[cid].reason
+    assert "Wrong on ordinary input" in listings[cid].reason
+
+
+def test_a_module_level_statement_that_changes_what_the_function_uses_runs_with_it(listings):
+    """``SIGN.insert(0, -1)`` after the def runs for a reader who runs the block: the function then returns
+    1 − recall on every input (it was dropped as an example call, and the listing was supported)."""
+    assert listings["L6"].verdict == "contradicted", listings["L6"].reason
+
+
+def test_a_doctest_the_register_misquotes_is_still_checked_as_printed(listings):
+    """The register says the call returns 0.5 (right: 1 of the 2 relevant in the first two); the docstring prints
+    0.9. The text's own doctest is a claim of the text, checked as printed, and its fix is a checked hunk."""
+    claim = listings["L7"]
+    assert claim.verdict == "contradicted", claim.reason
+    assert "not the printed 0.9" in claim.reason
+
+
+def test_string_annotations_and_templates_that_stay_plain_are_allowed():
+    source = ('from operator import attrgetter, itemgetter\n'
+              'def recall(ranking: "list[str]", relevant: "set[str]", k: int = 10) -> "float":\n'
+              '    key, pick = attrgetter("score"), itemgetter(1)\n'
+              '    return float("{:.4f}".format(len(set(ranking[:k]) & relevant) / len(relevant)))\n')
+    assert findings(source) == []
+
+
+PROSE = "# P@k\n\nAt cutoff four, a single relevant result gives P@4 = 1/2.\n"
+
+
+def test_a_convention_whose_quote_the_text_does_not_hold_stops_the_load(tmp_path):
+    """A contributor declared P@k over the number returned with a quote no sentence holds; it would have turned the
+    contradicted P@4 = 1/2 (P@4 = 1/4 over k) into qualified and passed the gate."""
+    folder = tmp_path / "conv"
+    folder.mkdir()
+    (folder / "chapter.yaml").write_text(
+        "id: conv\ntitle: P\nsnapshot: {file: ch.md}\nconventions:\n  precision_denominator:\n"
+        "    value: number returned\n    quote: P@k divides by the number of results returned.\n", encoding="utf-8")
+    (folder / "ch.md").write_text(PROSE, encoding="utf-8")
+    (folder / "claims.yaml").write_text("claims: []\n", encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(folder)
+    assert caught.value.field == "conventions.precision_denominator.quote"
+    assert "is not in the chapter's text" in caught.value.message
+
+
+@pytest.mark.parametrize("path", ["notes/ch 1.md", 'a"b.md', "a\\b.md", "plain/ch.md"])
+def test_a_patch_names_a_file_with_a_blank_or_a_quote_as_patch_reads_it(path):
+    assert _unheader(_header(path)) == path
+    assert (_header(path) == path) == (path == "plain/ch.md")
+
+
+@pytest.mark.skipif(shutil.which("patch") is None, reason="GNU patch is not installed")
+def test_patch_p0_changes_the_manuscript_whose_name_holds_a_blank_and_nothing_else(tmp_path):
+    """Unquoted, GNU patch cut "Makefile notes/ch.md" at the blank and patched the repository's Makefile."""
+    (tmp_path / "Makefile notes").mkdir()
+    (tmp_path / "Makefile notes" / "ch.md").write_text("one\ntwo\n", encoding="utf-8")
+    (tmp_path / "Makefile").write_text("all:\n", encoding="utf-8")
+    from audit.report.patch import _diff
+    text = "\n".join(_diff("Makefile notes/ch.md", "one\ntwo\n", "one\nthree\n")) + "\n"
+    assert files_named(text) == ["Makefile notes/ch.md"]
+    subprocess.run(["patch", "-p0"], input=text, text=True, cwd=tmp_path, check=True, capture_output=True)
+    assert (tmp_path / "Makefile notes" / "ch.md").read_text() == "one\nthree\n"
+    assert (tmp_path / "Makefile").read_text() == "all:\n"
+
+
+def _book(tmp_path: Path) -> Path:
+    folder = tmp_path / "claims" / "pk"
+    folder.mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    (folder / "chapter.yaml").write_text("id: pk\ntitle: P\nsnapshot: {file: ch.md}\n", encoding="utf-8")
+    (folder / "ch.md").write_text(PROSE, encoding="utf-8")
+    (folder / "claims.yaml").write_text("claims: []\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("planted", ["deep", "history-types", "markup"])
+def test_committed_reports_are_data_neither_crash_nor_markup(tmp_path, monkeypatch, planted):
+    """A contributor commits reports/pk.json nested 100,000 deep, a history of the wrong types, or a report whose
+    chapter and claim ids are HTML: the audit runs (exit 0, no internal error) and index.md shows them as text."""
+    _book(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    reports = tmp_path / "reports"
+    (reports / "history").mkdir(parents=True)
+    if planted == "deep":
+        (reports / "pk.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+        (reports / "history" / "pk.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    elif planted == "history-types":
+        (reports / "history" / "pk.json").write_text(json.dumps(
+            [{"fingerprint": 5, "date": [], "summary": "x", "verdicts": "x"}]), encoding="utf-8")
+    else:
+        (reports / "evil.json").write_text(json.dumps({
+            "format_version": 1, "chapter": {"id": "x<img src=x onerror=alert(1)>", "title": "t"},
+            "summary": {"contradicted": 1}, "claims": [{"id": "C1<script>alert(3)</script>", "verdict": "contradicted"}]}),
+            encoding="utf-8")
+    code, out = cli("run", "--quiet", "--no-cache", "claims/pk")
+    assert code == 0 and "internal error" not in out, out
+    index = (reports / "index.md").read_text(encoding="utf-8")
+    assert "<img" not in index and "<script" not in index
+
+
+def test_a_crosscheck_report_shows_a_query_id_as_text(tmp_path):
+    qid = "q<img/src=x/onerror=alert(1)>"
+    (tmp_path / "qrels").write_text(f"q1 0 a 1\n{qid} 0 b 1\n", encoding="utf-8")
+    (tmp_path / "run").write_text(f"q1 Q0 a 1 2.0 r\nq1 Q0 a 2 1.0 r\n{qid} Q0 b 1 2.0 r\n", encoding="utf-8")
+    code, out = cli("crosscheck", "--qrels", str(tmp_path / "qrels"), "--run", str(tmp_path / "run"),
+                    "--measures", "P@2 RR", "--out", str(tmp_path / "out"))
+    text = (tmp_path / "out.md").read_text(encoding="utf-8")
+    assert "<img" not in text and "&lt;img" in text
+
+
+def test_a_glob_of_repeated_recursive_segments_is_walked_once_or_refused(tmp_path):
+    """``**/**/**/**/zz`` walked the book once per way of splitting its folders (6 segments: 38 s on 30 nested
+    folders); a run of them is one, and more than two in a pattern are refused, naming the field."""
+    from audit.run.changed import _plain_pattern
+    book = tmp_path / "book.yaml"
+    assert _plain_pattern("**/**/**/**/zz", book) == "**/zz"
+    assert _plain_pattern("parts/**/ch*", book) == "parts/**/ch*"
+    with pytest.raises(AuditError) as caught:
+        _plain_pattern("**/a/**/b/**/c", book)
+    assert caught.value.field == "chapters"
+
+
+def test_a_listing_nested_too_deeply_for_the_parser_is_a_load_error_naming_it(tmp_path):
+    folder = tmp_path / "deep"
+    folder.mkdir()
+    text = "# R\n\n```python\ndef recall_at_k(ranking, relevant, k):\n    x = " + "-" * 3000 + "1\n    return 0.0\n```\n"
+    (folder / "chapter.yaml").write_text("id: deep\ntitle: R\nsnapshot: {file: ch.md}\n", encoding="utf-8")
+    (folder / "ch.md").write_text(text, encoding="utf-8")
+    (folder / "claims.yaml").write_text("claims:\n" + _claim("C1", "recall_at_k"), encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(folder)
+    assert "not valid Python (too deeply nested to be read)" in caught.value.message
