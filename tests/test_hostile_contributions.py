@@ -271,3 +271,50 @@ def test_a_listing_nested_too_deeply_for_the_parser_is_a_load_error_naming_it(tm
     with pytest.raises(RegisterError) as caught:
         load_chapter(folder)
     assert "not valid Python (too deeply nested to be read)" in caught.value.message
+
+
+def test_a_committed_rich_output_that_the_run_does_not_show_is_stale():
+    """A notebook's committed HTML table (what GitHub shows a reader) says P@5 0.9 while its text/plain and the run
+    say 0.4: the notebook was reported as ran with no stale output, and ``--fail-on notebook`` passed."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    def book(html: str, plain: str):
+        cell = new_code_cell("df", outputs=[new_output("execute_result", data={"text/html": html, "text/plain": plain},
+                                                       execution_count=1)])
+        return new_notebook(cells=[cell])
+
+    from audit.evaluation.notebook import stale_outputs
+    committed = book("<table><tr><th>P@5</th><td>0.9</td></tr></table><style>td{}</style>", "P@5 0.4")
+    executed = book("<table><tr><th>P@5</th><td>0.4</td></tr></table>", "P@5 0.4")
+    stale = stale_outputs(committed, executed)
+    assert len(stale) == 1 and stale[0].startswith("cell 1 (its rich output") and "'P@5 0.9'" in stale[0]
+    assert stale_outputs(executed, nbformat.from_dict(executed)) == []
+
+
+def test_a_fixture_naming_one_id_as_a_number_and_as_text_stops_the_load():
+    """YAML reads ``1`` as a number and ``"1"`` as text; IDs are text, so ``{1: 1, "1": 0}`` judged one document
+    twice and kept the last grade silently."""
+    from pydantic import ValidationError
+
+    from audit.register.fields import Fixture
+    with pytest.raises(ValidationError, match="names the ID '1' twice"):
+        Fixture.model_validate({"qrels": {"q1": {1: 1, "1": 0}}, "run": {"q1": ["1"]}})
+    with pytest.raises(ValidationError, match="names the ID '7' twice"):
+        Fixture.model_validate({"qrels": {7: {"a": 1}, "7": {"b": 1}}, "run": {"7": ["a"]}})
+    assert Fixture.model_validate({"qrels": {"q1": {1: 1}}, "run": {"q1": [1]}}).qrels == {"q1": {"1": 1}}
+
+
+def test_text_a_browser_does_not_render_is_not_the_pages_text():
+    """An HTML chapter's listing held a hidden span: the audit checked ``found / len(relevant) if True else 1 - …``
+    while a reader sees and copies ``1 - found / len(relevant)``. What a browser does not render (``hidden``,
+    ``display:none``, ``visibility:hidden``, zero font size or opacity) is left out of the page's text."""
+    from audit.text.chapter import _html_text
+    page = ('<p>Recall.</p><pre><code>def r(ranking, relevant, k):\n    found = 1\n    return '
+            '<span style="display: none">found / len(relevant) if True else </span>1 - found / len(relevant)\n'
+            '</code></pre><p hidden>P@4 = 1/2 in a hidden paragraph.</p><p>Shown: <span style="font-size:0">x</span>'
+            'P@4 = 1/4.</p><div style="visibility:hidden"><div>nested</div> still hidden</div><p>after</p>')
+    text = _html_text(page)[0]
+    assert "    return 1 - found / len(relevant)" in text
+    assert "if True" not in text and "hidden paragraph" not in text and "nested" not in text
+    assert "Shown: P@4 = 1/4." in text and "after" in text

@@ -19,7 +19,7 @@ from audit.evaluation.checks.common import CHAPTER
 from audit.register.claims import URL, notebook_path
 from audit.model.values import ValueParseError, parse_claimed
 from audit.model.results import ClaimResult, NotebookFinding, NotebookNumber, NotebookReport
-from audit.text.outputs import numbers, output_texts
+from audit.text.outputs import numbers, output_texts, rich_texts
 
 UNVERIFIED_URL = ("UNVERIFIED: a URL, not run (the audit runs only a notebook in the book's repository, in a sandbox "
                   "without network); name the notebook's file relative to the chapter folder to have it run")
@@ -38,15 +38,18 @@ def stale_outputs(committed, executed, last: int | None = None) -> list[str]:
     """Code cells whose committed text outputs differ from the re-executed ones (as nbval compares them: execution
     counts and metadata ignored, memory addresses masked), each as one sentence; cells committed without outputs,
     and cells after ``last`` (where a run stopped), are not compared."""
-    before = dict(output_texts(committed))
     out = []
-    for cell, now in output_texts(executed):
-        then = before.get(cell, "")
-        if not then.strip() or (last is not None and cell > last):
-            continue
-        if _ADDRESS.sub(" at 0x…", then.strip()) != _ADDRESS.sub(" at 0x…", now.strip()):
-            out.append(f"cell {cell}: committed {_short(then)}, re-executed {_short(now) if now.strip() else 'nothing'}")
-    return out
+    for texts, shown in ((output_texts, ""), (rich_texts, " (its rich output, as GitHub and Jupyter show it)")):
+        before = dict(texts(committed))
+        for cell, now in texts(executed):
+            then = before.get(cell, "")
+            if not then.strip() or (last is not None and cell > last):
+                continue
+            if _ADDRESS.sub(" at 0x…", then.strip()) != _ADDRESS.sub(" at 0x…", now.strip()) \
+                    and not any(line.startswith(f"cell {cell}:") for line in out):
+                out.append(f"cell {cell}{shown}: committed {_short(then)}, re-executed "
+                           f"{_short(now) if now.strip() else 'nothing'}")
+    return sorted(out, key=lambda line: int(line.split()[1].rstrip(":")))
 
 
 def _short(text: str) -> str:

@@ -193,13 +193,22 @@ class Fixture(Strict):
         def ident(x: Any) -> Any:
             return str(x) if isinstance(x, int) and not isinstance(x, bool) else x
 
+        def keyed(mapping: dict, where: str) -> dict:
+            # 1 and "1" are one ID once IDs are text: two entries for it would leave one silently
+            out = {}
+            for k, v in mapping.items():
+                if ident(k) in out:
+                    raise ValueError(f"{where} names the ID {ident(k)!r} twice (once as a number, once as text)")
+                out[ident(k)] = v
+            return out
+
         for key in ("qrels", "scores"):
             if isinstance(data.get(key), dict):
-                data[key] = {ident(q): ({ident(d): g for d, g in docs.items()} if isinstance(docs, dict) else docs)
-                             for q, docs in data[key].items()}
+                data[key] = {q: (keyed(docs, f"{key} of query {q!r}") if isinstance(docs, dict) else docs)
+                             for q, docs in keyed(data[key], key).items()}
         if isinstance(data.get("run"), dict):
-            data["run"] = {ident(q): ([ident(d) for d in r] if isinstance(r, list) else r)
-                           for q, r in data["run"].items()}
+            data["run"] = {q: ([ident(d) for d in r] if isinstance(r, list) else r)
+                           for q, r in keyed(data["run"], "run").items()}
         return data
 
     @model_validator(mode="after")

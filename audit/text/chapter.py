@@ -277,6 +277,23 @@ _BLOCKS = {"p", "div", "section", "article", "li", "tr", "br", "h1", "h2", "h3",
            "dt", "dd", "figcaption", "caption", "table", "ul", "ol", "hr", "main", "header", "footer", "aside", "nav"}
 
 
+#: Elements without content (no end tag).
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+                   "wbr"})
+_UNRENDERED_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|"
+                               r"font-size\s*:\s*0(?:\.0*)?(?:px|em|rem|pt|%)?\s*(?:;|$)|opacity\s*:\s*0(?:\.0*)?\s*(?:;|$))",
+                               re.IGNORECASE)
+
+
+def _not_rendered(attrs) -> bool:
+    """Whether an element's attributes keep a browser from showing it (``hidden``, ``style="display:none"``,
+    ``visibility:hidden``, a zero font size or opacity)."""
+    for name, value in attrs:
+        if name == "hidden" or (name == "style" and value and _UNRENDERED_STYLE.search(value)):
+            return True
+    return False
+
+
 def _html_text(raw: str) -> tuple[str, tuple[tuple[int, str, int], ...]]:
     """A page's text and each line's line in the HTML source (``HTML_READING``)."""
     from html.parser import HTMLParser
@@ -291,6 +308,7 @@ def _html_text(raw: str) -> tuple[str, tuple[tuple[int, str, int], ...]]:
             self.opened = 0        # the line of the open listing's fence
             self.cells: list[str] | None = None
             self.header = False
+            self.hidden: list[list] = []   # elements a browser does not render: [tag, open nested of that tag]
 
         def flush(self) -> None:
             text = " ".join(self.current.split())
@@ -299,6 +317,13 @@ def _html_text(raw: str) -> tuple[str, tuple[tuple[int, str, int], ...]]:
             self.current = ""
 
         def handle_starttag(self, tag, attrs):
+            if self.hidden and tag == self.hidden[-1][0]:
+                self.hidden[-1][1] += 1
+            if _not_rendered(attrs) and tag not in _VOID:
+                # what a browser does not show is not the page's text: a listing's hidden span is not its code
+                self.hidden.append([tag, 1])
+                self.skip += 1
+                return
             if tag in ("script", "style", "head", "template"):
                 self.skip += 1
             elif tag == "pre":
@@ -323,6 +348,12 @@ def _html_text(raw: str) -> tuple[str, tuple[tuple[int, str, int], ...]]:
                     self.at = self.getpos()[0]
 
         def handle_endtag(self, tag):
+            if self.hidden and tag == self.hidden[-1][0]:
+                self.hidden[-1][1] -= 1
+                if not self.hidden[-1][1]:
+                    self.hidden.pop()
+                    self.skip = max(0, self.skip - 1)
+                return
             if tag in ("script", "style", "head", "template"):
                 self.skip = max(0, self.skip - 1)
             elif tag == "pre" and self.pre:

@@ -37,6 +37,34 @@ def output_texts(notebook) -> list[tuple[int, str]]:
     return out
 
 
+_HIDDEN = re.compile(r"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def rich_texts(notebook) -> list[tuple[int, str]]:
+    """(cell number, text) of what each code cell's rich outputs show a reader (``text/html`` and ``text/markdown``
+    of results and displays, GitHub's and Jupyter's rendering of the cell): the words and numbers, tags, scripts and
+    styles left out, blanks collapsed. A committed table a reader sees must agree with the run as its plain text
+    must."""
+    import html as html_module
+    out = []
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.get("cell_type") != "code":
+            continue
+        parts = []
+        for output in cell.get("outputs", []):
+            if output.get("output_type") in ("execute_result", "display_data"):
+                data = output.get("data", {})
+                for kind in ("text/html", "text/markdown"):
+                    value = data.get(kind)
+                    if value:
+                        text = "".join(value) if isinstance(value, list) else str(value)
+                        text = html_module.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", text)))
+                        parts.append(" ".join(text.split()))
+        out.append((number, "\n".join(parts)))
+    return out
+
+
 def numbers(texts: Sequence[tuple[int, str]]) -> list[tuple[int, str, str, str]]:
     """The numbers the outputs show, as (cell, label, number as printed, its line), at most ``MAX_NUMBERS``."""
     found = []
