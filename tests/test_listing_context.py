@@ -28,9 +28,11 @@ CLAIM = ('claims:\n  - {id: G1, title: DCG, kind: code, quote: "def dcg_at_k(rel
 def _folder(root: Path, name: str, body: str, claims: str = CLAIM) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / name).write_text(body, encoding="utf-8")
-    (root / "chapter.yaml").write_text(f"id: ctx\ntitle: Context\nsnapshot: {{file: {name}}}\nconventions:\n"
-                                       "  gain: {value: exponential, quote: 'A document of grade g earns a gain of "
-                                       "2^g − 1'}\n", encoding="utf-8")
+    # the gain is declared with its quote where the text states it (a quote the text does not hold stops the load)
+    stated = ("conventions:\n  gain: {value: exponential, quote: 'A document of grade g earns a gain of 2^g − 1'}\n"
+              if "earns a gain of 2^g − 1" in body else "")
+    (root / "chapter.yaml").write_text(f"id: ctx\ntitle: Context\nsnapshot: {{file: {name}}}\n{stated}",
+                                       encoding="utf-8")
     (root / "claims.yaml").write_text(claims, encoding="utf-8")
     return root
 

@@ -105,7 +105,7 @@ REFUSED = {
     "a pandas read": ("import pandas as pd\ndef f(r):\n    return len(pd.read_csv('x'))\n",
                       [(3, "reads or writes files or raw memory (read_csv)")]),
     "a format template reading a frame": ("def f(r):\n    return '{0.gi_frame}'.format(r)\n",
-                                          [(2, "formats a template that reads a private or frame attribute")]),
+                                          [(2, "formats a template that reads a private, frame or module attribute")]),
     "a star import": ("from math import *\ndef f(r):\n    return 0.0\n", [(1, "imports every name of math (a star import)")]),
     "a relative import": ("from . import helpers\ndef f(r):\n    return 0.0\n", [(1, "imports relative to a package")]),
     # the sandbox limits memory: a listing that can tell a failed allocation from a reader's can answer otherwise

@@ -531,14 +531,12 @@ def in_force(snapshot: str, quote: str, function: str, occurrence: int | None = 
     """Where the version of ``function`` a claim means is in force in ``snapshot``, as offsets: from the start of
     its listing to the start of the next listing that defines the function again (None: to the end of the text).
     (0, None) when the listing cannot be told."""
-    from audit.text.anchors import line_starts
-
     listings = find_listings(snapshot)
     try:
         at = claimed_listing(listings, quote, function, occurrence)
     except AuditError:
         return 0, None
-    starts = line_starts(snapshot)
+    starts = [0] + [m.end() for m in re.finditer("\n", snapshot)]
     for listing in listings[at + 1:]:
         if re.search(rf"^\s*def\s+{re.escape(function)}\s*\(", listing.code, re.M):
             return starts[listings[at].start - 1], starts[listing.start - 1]

@@ -401,7 +401,9 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     source, params, own_guards, listing = prep.source, prep.params, prep.guards, prep.listing
     edges = [text_calls.with_ids(e, calls) for e in edge_inputs(claim)]
     scored_repeats = reading["repeated_ids"] != "reject"
-    generated = [text_calls.with_ids(g, calls) for g in _generated(claim, SAMPLE, SEED, repeats=scored_repeats)]
+    # an integer-ID text's IDs are often indexes into its own arrays of items: no long rankings of made-up IDs
+    generated = [text_calls.with_ids(g, calls) for g in _generated(claim, SAMPLE, SEED, repeats=scored_repeats,
+                                                                    long=calls.ids != "int")]
     items = edges + generated
     deadline = time.monotonic() + CLAIM_BUDGET
     run, calls = _run_as_called(claim, source, params, items, shown, reading, calls, own_guards)

@@ -293,12 +293,12 @@ def _call(params: list[str], claim: CodeClaim, item: Input, reading=None, calls:
             for p, v in zip(params, values)]
 
 
-def _generated(claim: CodeClaim, n: int, seed: int, repeats: bool = False) -> list[Input]:
+def _generated(claim: CodeClaim, n: int, seed: int, repeats: bool = False, long: bool = True) -> list[Input]:
     """Well-formed input: distinct string IDs, a non-empty relevant set, 1 ≤ k ≤ len + 2; for a listing that takes
     grades, judgements with grades 0–3 of some of the documents (the rest unjudged), at least one of them ≥ 1.
     ``repeats``: the chapter's rule scores a ranking that repeats an ID (keep first, keep last, count each), so a
     third of the single-query inputs repeat one of their documents at a later rank."""
-    out = _generated_inputs(claim, n, seed)
+    out = _generated_inputs(claim, n, seed, long)
     if not repeats or _multi(claim) or not sees_ids(claim):
         return out
     rng = random.Random(seed + 1)
@@ -340,11 +340,13 @@ def _with_cutoffs(claim: CodeClaim, items: list[Input], rng: random.Random) -> l
     return out
 
 
-def _generated_inputs(claim: CodeClaim, n: int, seed: int) -> list[Input]:
-    return _with_cutoffs(claim, _inputs(claim, n, seed), random.Random(seed + 2))
+def _generated_inputs(claim: CodeClaim, n: int, seed: int, long: bool = True) -> list[Input]:
+    return _with_cutoffs(claim, _inputs(claim, n, seed, long), random.Random(seed + 2))
 
 
-def _inputs(claim: CodeClaim, n: int, seed: int) -> list[Input]:
+def _inputs(claim: CodeClaim, n: int, seed: int, long: bool = True) -> list[Input]:
+    """``n`` generated inputs; with ``long``, the last of them are the long rankings of ``LONG`` (for a listing
+    returning a list, at most 250 documents: a list is read back up to the sandbox's 256 entries)."""
     rng = random.Random(seed)
     uses_k = _cutoff_role(claim) == "cutoff"
     graded = _graded(claim) or _multi(claim)
@@ -375,7 +377,10 @@ def _inputs(claim: CodeClaim, n: int, seed: int) -> list[Input]:
             continue
         relevant = frozenset(rng.sample(pool, rng.randint(1, len(pool))))
         out.append(Input(ranking, relevant, k))
-    return out[:max(n - len(LONG), 0)] + _long_inputs(rng, uses_k, graded)[:n]
+    if not long:
+        return out
+    extra = [i for i in _long_inputs(rng, uses_k, graded) if claim.shape == "number" or len(i.ranking) <= 250]
+    return out[:max(n - len(extra), 0)] + extra[:n]
 
 
 #: Inputs of the size and the IDs a reader meets (a ranking of 1,000, TREC docnos): (ranking length, cutoff, docnos).

@@ -336,8 +336,6 @@ def _as_int(d):
             return _INT_IDS[d]
         if re.fullmatch(r"d\d+", d):
             return int(d[1:]) + 1  # generated IDs d0, d1, … become 1, 2, …
-        if re.fullmatch(r"LA\d{6}-\d{4}", d):
-            return 10**7 + int(d[2:4]) * 10**4 + int(d[-4:])  # docnos, beyond the generated d-IDs
     return d
 
 
