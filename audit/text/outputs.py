@@ -16,29 +16,49 @@ LABEL = re.compile(r"([^=:,;()\[\]{}]*?)\s*[=:]\s*[(\[]?\s*$")
 MAX_NUMBERS = 200
 
 
-def output_texts(notebook) -> list[tuple[int, str]]:
-    """(cell number, text) of each code cell's outputs, in order (cells numbered from 1 over all cells): stream text,
-    the ``text/plain`` of results and displays, and an error as ``Type: message``. Images and HTML are left out.
-    ``notebook``: an nbformat v4 node."""
+def _per_cell(notebook, read) -> list[tuple[int, str]]:
+    """(cell number, text) of each code cell (cells numbered from 1 over all cells), its outputs read by ``read``
+    (an output → the text it shows, or None) and joined by lines."""
     out = []
     for number, cell in enumerate(notebook.cells, start=1):
-        if cell.get("cell_type") != "code":
-            continue
-        parts = []
-        for output in cell.get("outputs", []):
-            kind = output.get("output_type")
-            if kind == "stream":
-                parts.append(str(output.get("text", "")))
-            elif kind in ("execute_result", "display_data"):
-                parts.append(str(output.get("data", {}).get("text/plain", "")))
-            elif kind == "error":
-                parts.append(f"{output.get('ename', '')}: {output.get('evalue', '')}")
-        out.append((number, "\n".join(p.rstrip("\n") for p in parts)))
+        if cell.get("cell_type") == "code":
+            parts = [t for t in map(read, cell.get("outputs", [])) if t is not None]
+            out.append((number, "\n".join(p.rstrip("\n") for p in parts)))
     return out
+
+
+def _plain(output) -> str | None:
+    kind = output.get("output_type")
+    if kind == "stream":
+        return str(output.get("text", ""))
+    if kind in ("execute_result", "display_data"):
+        return str(output.get("data", {}).get("text/plain", ""))
+    if kind == "error":
+        return f"{output.get('ename', '')}: {output.get('evalue', '')}"
+    return None
+
+
+def output_texts(notebook) -> list[tuple[int, str]]:
+    """(cell number, text) of each code cell's outputs, in order: stream text, the ``text/plain`` of results and
+    displays, and an error as ``Type: message``. Images and HTML are left out. ``notebook``: an nbformat v4 node."""
+    return _per_cell(notebook, _plain)
 
 
 _HIDDEN = re.compile(r"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]*>")
+
+
+def _rich(output) -> str | None:
+    if output.get("output_type") not in ("execute_result", "display_data"):
+        return None
+    import html as html_module
+    shown = []
+    for kind in ("text/html", "text/markdown"):
+        value = output.get("data", {}).get(kind)
+        if value:
+            text = "".join(value) if isinstance(value, list) else str(value)
+            shown.append(" ".join(html_module.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", text))).split()))
+    return "\n".join(shown) if shown else None
 
 
 def rich_texts(notebook) -> list[tuple[int, str]]:
@@ -46,23 +66,7 @@ def rich_texts(notebook) -> list[tuple[int, str]]:
     of results and displays, GitHub's and Jupyter's rendering of the cell): the words and numbers, tags, scripts and
     styles left out, blanks collapsed. A committed table a reader sees must agree with the run as its plain text
     must."""
-    import html as html_module
-    out = []
-    for number, cell in enumerate(notebook.cells, start=1):
-        if cell.get("cell_type") != "code":
-            continue
-        parts = []
-        for output in cell.get("outputs", []):
-            if output.get("output_type") in ("execute_result", "display_data"):
-                data = output.get("data", {})
-                for kind in ("text/html", "text/markdown"):
-                    value = data.get(kind)
-                    if value:
-                        text = "".join(value) if isinstance(value, list) else str(value)
-                        text = html_module.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", text)))
-                        parts.append(" ".join(text.split()))
-        out.append((number, "\n".join(parts)))
-    return out
+    return _per_cell(notebook, _rich)
 
 
 def numbers(texts: Sequence[tuple[int, str]]) -> list[tuple[int, str, str, str]]:
