@@ -89,6 +89,16 @@ class Figures:
         return [x for x in self.statements if x.encodable and x.audit != x.verdict]
 
 
+def auditable(folder: Path) -> bool:
+    """Whether this installation can audit the corpus text in ``folder``: every package its chapter.yaml names in
+    ``environment:`` is importable in the listing sandbox. scikit-learn is an optional extra
+    (``pip install '.[sklearn]'``, as the Quick start and CI install it); without it the text that calls it is a
+    load error, which is the audit's right answer, so tests that audit the corpus leave that text out."""
+    from audit.evaluation.sandbox.environment import importable
+    data = yaml.safe_load((folder / "chapter.yaml").read_text(encoding="utf-8")) or {}
+    return all(importable(name) for name in data.get("environment") or [])
+
+
 def load() -> list[dict]:
     """The texts of ``labels.yaml``; raises ``ValueError`` when a quote is not in its snapshot exactly once."""
     data = yaml.safe_load((CORPUS / "labels.yaml").read_text(encoding="utf-8"))

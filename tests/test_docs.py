@@ -136,7 +136,7 @@ def test_the_readme_quick_start_is_what_ci_runs():
     blocks, each a line of .ci/run."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```bash\n(.*?)\n```", _section(readme, "Quick start"), re.DOTALL)
-    assert len(blocks) == 2 and blocks[0].startswith("python3.11 -m venv .venv && .venv/bin/pip install . "), blocks
+    assert len(blocks) == 2 and blocks[0].startswith("python3.11 -m venv .venv && .venv/bin/pip install '.[sklearn]' "), blocks
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     for command in blocks:
         assert command in ci, command

@@ -15,6 +15,7 @@ import pytest
 from audit.errors import RegisterError
 from audit.evaluation.checks import returned
 from audit.evaluation.checks.code import Input, graded_input
+from audit.evaluation.checks.code_inputs import LONG
 from audit.evaluation.references import all_references
 from audit.evaluation.readings import base_reading
 from audit.register.claims import load_chapter
@@ -173,7 +174,10 @@ def test_the_wrong_element_is_named(results):
     assert "smallest, ranking ['d0'], relevant" in l2.reason, l2.reason  # one document: 0.8⁰ = 1, not 0.8
     rows = {v.behaviour: v for c in l2.checks for v in c.values if v.implementation == "chapter"}
     assert rows["element 1 (RBP(p=0.8))"].in_interval and rows["element 1 (RBP(p=0.8))"].detail == "300 of 300 inputs"
-    assert rows["element 2 (residual)"].detail == "0 of 300 inputs"
+    # Agreement only where both residuals are within the comparison tolerance of 0: the generated inputs include
+    # rankings of 60 to 1,000 documents (code_inputs.LONG), where 0.8^999 and 0.8^1000 are both below 1e-96.
+    agreed = int(rows["element 2 (residual)"].detail.split(" of ")[0])
+    assert rows["element 2 (residual)"].detail.endswith(" of 300 inputs") and agreed <= len(LONG), rows["element 2 (residual)"].detail
 
 
 def test_unjudged_weight_in_the_residual(results):

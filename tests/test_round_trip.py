@@ -40,6 +40,7 @@ from pathlib import Path
 import pytest
 
 from audit.cli import main
+from corpus_measures import auditable
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus" / "measures"
@@ -145,7 +146,7 @@ def _chapters(tmp: Path) -> list[str]:
             shutil.copytree(folder, claims / folder.name)
     if CORPUS.is_dir():
         for folder in sorted(CORPUS.iterdir()):
-            if (folder / "chapter.yaml").exists():
+            if (folder / "chapter.yaml").exists() and auditable(folder):
                 shutil.copytree(folder, claims / folder.name)
     planted = claims / "planted"
     planted.mkdir(parents=True)

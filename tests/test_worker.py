@@ -107,9 +107,10 @@ REPRODUCE = textwrap.dedent("""
 
 
 def test_pytrec_eval_crash_is_real_and_contained(isolated):
-    # Unguarded, in a child interpreter: the library itself dies with SIGSEGV (return code −11).
+    # Unguarded, in a child interpreter: the library itself dies from the heap it corrupted, with SIGSEGV (return
+    # code −11) or, when glibc's allocator notices first ("corrupted size vs. prev_size"), SIGABRT (−6).
     child = subprocess.run([sys.executable, "-c", REPRODUCE], capture_output=True, timeout=120)
-    assert child.returncode == -signal.SIGSEGV
+    assert child.returncode in (-signal.SIGSEGV, -signal.SIGABRT), (child.returncode, child.stderr[-200:])
     # Through the worker, after an earlier call, the same input gives trec_eval's value: nothing is
     # relevant in q1, so P@4 = 0 (and the guard sends −5 as 0, which trec_eval reads identically).
     ref = isolated(PytrecEvalReference())
