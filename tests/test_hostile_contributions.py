@@ -1,7 +1,8 @@
 """What a hostile contributor to a book repository tried, each now ending as it should: a wrong listing (1 − recall
 to an ordinary caller) contradicted or not certified, a register that cannot lean on a convention the text never
 states, a patch that names the manuscript it changes, committed reports that neither crash the audit nor reach the
-index as markup, a crosscheck report free of a run's markup, a book.yaml glob that cannot walk the book
+index as markup, a crosscheck report free of a run's markup, a listing whose answer depends on earlier calls or
+on what it changed in its arguments contradicted, a book.yaml glob that cannot walk the book
 exponentially, code nested too deeply for the parser a load error, not an internal one."""
 
 from __future__ import annotations
@@ -102,6 +103,37 @@ def r_doctest(ranking, relevant, k):
     hits = sum(1 for d in ranking[:k] if d in relevant)
     return hits / len(relevant)
 ```
+
+```python
+_SEEN = {}
+
+
+def r_memo(ranking, relevant, k):
+    key = tuple(ranking)
+    if key not in _SEEN:
+        _SEEN[key] = sum(1 for d in ranking[:k] if d in relevant) / len(relevant)
+    return _SEEN[key]
+```
+
+```python
+CALLS = []
+
+
+def r_counter(ranking, relevant, k):
+    CALLS.append(k)
+    hits = sum(1 for d in ranking[:k] if d in relevant)
+    if len(CALLS) > 1:
+        return 1 - hits / len(relevant)
+    return hits / len(relevant)
+```
+
+```python
+def r_mutates(ranking, relevant, k):
+    hits = sum(1 for d in ranking[:k] if d in relevant)
+    share = hits / len(relevant)
+    relevant.add("seen-%d" % len(relevant))
+    return share
+```
 '''
 
 
@@ -113,7 +145,8 @@ def _claim(cid: str, function: str, calls: str = "") -> str:
 
 CLAIMS = "claims:\n" + "".join(_claim(f"L{i}", f) for i, f in enumerate(
     ("r_hints", "r_attrgetter", "r_format", "r_long", "r_ids", "r_modlevel"), start=1)) + _claim(
-    "L7", "r_doctest", '    calls:\n      - {call: \'r_doctest(["a", "x", "b"], {"a", "b"}, 2)\', returns: "0.5"}\n')
+    "L7", "r_doctest", '    calls:\n      - {call: \'r_doctest(["a", "x", "b"], {"a", "b"}, 2)\', returns: "0.5"}\n') + "".join(
+    _claim(f"L{i}", f) for i, f in enumerate(("r_memo", "r_counter", "r_mutates"), start=8))
 
 
 @pytest.fixture(scope="module")
@@ -155,6 +188,23 @@ def test_a_doctest_the_register_misquotes_is_still_checked_as_printed(listings):
     claim = listings["L7"]
     assert claim.verdict == "contradicted", claim.reason
     assert "not the printed 0.9" in claim.reason
+
+
+@pytest.mark.parametrize("cid", ["L8", "L9"])
+def test_a_listing_whose_answer_depends_on_earlier_calls_is_contradicted(listings, cid):
+    """A caller computes R@k for one ranking at k = 1, 2, 3 in one process. r_memo keeps the first answer per
+    ranking (R@2 of a, x, b with a and b relevant is 1/2, but it returns R@1's 1/2, then R@3's 1 becomes 1/2 too);
+    r_counter returns 1 − recall from its second call on. Each was supported: every call ran in a fresh process."""
+    assert listings[cid].verdict == "contradicted", listings[cid].reason
+    assert "Wrong on ordinary input" in listings[cid].reason, listings[cid].reason
+
+
+def test_a_listing_that_changes_its_arguments_is_contradicted(listings):
+    """r_mutates adds a made-up ID to the caller's relevant set: the caller's next call with the same set divides by
+    one more. Its own answer is right once, so what shows it is the same call made again."""
+    claim = listings["L10"]
+    assert claim.verdict == "contradicted", claim.reason
+    assert "returned another answer when called again with the same arguments" in claim.reason, claim.reason
 
 
 def test_string_annotations_and_templates_that_stay_plain_are_allowed():

@@ -534,9 +534,10 @@ def test_shrinking_stops_when_the_claim_budget_is_spent(canary, tmp_path, clean_
     """Wrong (divides by k) on rankings of three or more, and slow (0.2 s a call) on generated IDs: the 20
     generated inputs take 4 s of the 5 s budget, so Hypothesis cannot finish shrinking; it must stop at the
     budget with the smallest failing input found so far. (It sleeps with ``time``, which no certified listing
-    imports; the syntax check is set aside here, since an uncertified listing is not shrunk.)"""
+    imports; the syntax check is set aside here, since an uncertified listing is not shrunk. A call limit of 0.7 s
+    makes 0.2 s more than a quarter of it, so the calls after the first are made once each, not three times.)"""
     monkeypatch.setattr(code_check, "beyond_computing", lambda source: [])
-    monkeypatch.setattr(code_check, "CALL_LIMIT", 1.0)
+    monkeypatch.setattr(code_check, "CALL_LIMIT", 0.7)
     monkeypatch.setattr(code_check, "CLAIM_BUDGET", 5.0)
     source = listing("""
         import time
@@ -732,13 +733,16 @@ def test_frames_forged_on_every_fifo_are_not_believed(end, canary, tmp_path, wro
 def test_a_listing_cannot_answer_even_for_its_own_call(canary):
     """The call's process can write its own answer pipe, but an answer opens with the call's token, which listing
     code does not hold: call 0 forges 0.5 in the answer format and exits, a forged answer (a violation); calls 1
-    and 2 return 7.0, and each is recorded as such."""
+    and 2 return 7.0, and each is recorded as such (each call made once). Made as an ordinary caller makes them
+    (call 1's process first calls f(0), call 2's f(1)), call 1's process forges too: a violation as well."""
     source = ("import os, stat, struct\ndef f(i):\n    if i == 0:\n"
               f"{textwrap.indent(ANSWER_FD, '        ')}\n"
               "        os.write(answer, bytes([1]) + struct.pack('>d', 0.5))\n"
               "        os._exit(0)\n    return 7.0\n")
-    run = run_listing(source, "f", [[0], [1], [2]], time_limit=20)
+    run = run_listing(source, "f", [[0], [1], [2]], time_limit=20, repeat=False)
     assert [(r.status, r.value) for r in run.results] == [("violation", None), ("ok", 7.0), ("ok", 7.0)]
+    run = run_listing(source, "f", [[0], [1], [2]], time_limit=20)
+    assert [(r.status, r.value) for r in run.results] == [("violation", None), ("violation", None), ("ok", 7.0)]
 
 
 PIDFD_ATTACK = """

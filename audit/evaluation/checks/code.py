@@ -14,7 +14,7 @@ from audit.evaluation.checks import computes
 from audit.evaluation.checks.common import Measurements
 from audit.evaluation.listing_syntax import ALLOWED as ALLOWED_MODULES, ALLOWED_TEXT, findings as beyond_computing
 from audit.evaluation.readings import base_reading
-from audit.evaluation.sandbox import CallResult, run_listing
+from audit.evaluation.sandbox import UNSTEADY, CallResult, run_listing
 from audit.evaluation.sandbox.environment import (
     how_to_provide,
     missing_module,
@@ -388,8 +388,12 @@ def settled_by_run(prep: Prepared, run, shown_results: list, chapter: Chapter, e
                                        "Fix the listing so it runs as printed."))
         return True
     for v in run.violations:
-        evidence.failures.append(Point(f"the sandbox stopped the listing: it {v}",
-                                       "Remove the side effect from the listing: it must only compute its value."))
+        if v == UNSTEADY:  # an ordinary caller, calling it twice, gets two answers: at least one is wrong
+            evidence.failures.append(Point(f"the listing {v}", "Make the function depend on its arguments alone: "
+                                           "keep no state between calls and change nothing it is given."))
+        else:
+            evidence.failures.append(Point(f"the sandbox stopped the listing: it {v}",
+                                           "Remove the side effect from the listing: it must only compute its value."))
     return False
 
 

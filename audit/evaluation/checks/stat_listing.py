@@ -162,7 +162,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     shown = [shown_arguments(claim, c.call, params, defaults, c.given) for c in claim.calls]
     run = run_listing(source, claim.function, [_args(claim, params, a, b) for a, b in inputs]
                       + [[values[p] for p in params] for values in shown], time_limit=code.CLAIM_BUDGET,
-                      call_limit=code.CALL_LIMIT)
+                      call_limit=code.CALL_LIMIT, repeat=not estimated)  # a seeded listing: its own seed's draws
     if run.unavailable:
         evidence.errors.append(f"not run: isolation unavailable ({run.unavailable}); listings never run unconfined")
         return evidence

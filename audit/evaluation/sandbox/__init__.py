@@ -64,6 +64,9 @@ STATUSES = ("ok", "raises", "returns", "timeout", "crashed", "violation", "not r
 FORBIDDEN_CALL = ("made a system call the sandbox forbids (starting a process or program, a network socket, "
                   "reaching another process, mount, namespaces, keyctl, bpf, perf_event_open…); the sandbox killed it")
 FORGED_ANSWER = "wrote to the runner's answer pipe itself (forged or malformed protocol data)"
+UNSTEADY = ("returned another answer when called again with the same arguments in the same process, after a call "
+            "on another input: what it returns depends on earlier calls (a memo, a counter) or on what it changed in "
+            "its arguments")
 RUNNER_ENDED = "ended its own sandbox (the runner was killed) while this call ran"
 FILTER_FAILED = "the listing's seccomp filter could not be loaded in the sandbox"
 
@@ -194,7 +197,7 @@ def _unique(pairs: list) -> dict:
 _CALL_FIELDS = {"ok": {"value"}, "raises": {"type", "message"}, "returns": {"repr"}, "values": {"repr", "entries"},
                 "load_error": {"type", "message"},
                 "timeout": {"cause"}, "crashed": {"signal", "exit"}, "violation": {"cause"}, "isolation_failed": set()}
-_CAUSES = {"timeout": {"wall", "cpu"}, "violation": {"syscall", "answer"}}
+_CAUSES = {"timeout": {"wall", "cpu"}, "violation": {"syscall", "answer", "unsteady"}}
 
 
 def _record(raw: bytes) -> dict:
@@ -295,8 +298,8 @@ def _call_result(record: dict, index: int, count: int, call_limit: float) -> tup
                   else f"used more than {call_limit:g} s of CPU; stopped")
         return CallResult("timeout", detail=detail, output=output), ""
     if status == "violation":
-        return CallResult("violation", detail=FORBIDDEN_CALL if record["cause"] == "syscall" else FORGED_ANSWER,
-                          output=output), ""
+        detail = {"syscall": FORBIDDEN_CALL, "answer": FORGED_ANSWER, "unsteady": UNSTEADY}[record["cause"]]
+        return CallResult("violation", detail=detail, output=output), ""
     if status == "crashed":
         sig, code = _int(record["signal"], 0, 64), _int(record["exit"], 0, 255)
         if sig:
@@ -374,7 +377,7 @@ def start(command_of, filters: tuple[bytes, ...], request: dict) -> tuple[subpro
 
 
 def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: float, call_limit: float,
-         memory_mb: int, max_hangs: int) -> RunReport:
+         memory_mb: int, max_hangs: int, repeat: bool = True) -> RunReport:
     count = len(calls)
     per_call = max(0.05, min(call_limit, time_limit))
     report = RunReport(results=[], isolation=isolation_summary(per_call, memory_mb))
@@ -382,7 +385,7 @@ def _run(bwrap: str, code: str, function: str, calls: list[list], time_limit: fl
     ahead = environment.preload(code)
     request = {"code": code, "function": function, "calls": [_encode(c) for c in calls], "call_limit": per_call,
                "memory_mb": memory_mb, "max_hangs": max_hangs, "filter": listing_filter().hex(),
-               "numeric": numeric(code), "site": list(site_folders()), "preload": ahead}
+               "numeric": numeric(code), "site": list(site_folders()), "preload": ahead, "repeat": repeat}
     proc, result_r, info_r = start(lambda fds, result_w, request_fd: command(bwrap, fds, result_w, request_fd),
                                    sandbox_filters(), request)
     # the packages imported ahead (before the runner's greeting) have their own allowance; the run's limit counts
@@ -503,8 +506,13 @@ def unavailable_reason() -> str:
 
 
 def run_listing(code: str, function: str, calls: list[list], *, time_limit: float = 30.0, call_limit: float = 2.0,
-                memory_mb: int = 256, max_hangs: int = 3) -> RunReport:
+                memory_mb: int = 256, max_hangs: int = 3, repeat: bool = True) -> RunReport:
     """Call ``function`` from ``code`` once per argument list in ``calls``, each in a fresh sandboxed process.
+
+    With ``repeat`` (the default), each process first calls it on another of ``calls`` and the call's answer is
+    the one after that, checked to be the same when the call is made again on the same argument objects (an answer
+    that changes is a violation, ``UNSTEADY``): as an ordinary caller gets it, not as a fresh process does. Off
+    only for a listing held to its own seed's output, whose random generator an extra call would advance.
 
     ``time_limit``: seconds of wall-clock time for the whole run (the sandbox is killed then);
     ``call_limit``: seconds of wall-clock (and CPU) time per call; ``memory_mb``: address space per
@@ -519,7 +527,7 @@ def run_listing(code: str, function: str, calls: list[list], *, time_limit: floa
     reason = unavailable_reason()
     if not reason:
         try:
-            return _run(bwrap_binary(), code, function, calls, time_limit, call_limit, memory_mb, max_hangs)
+            return _run(bwrap_binary(), code, function, calls, time_limit, call_limit, memory_mb, max_hangs, repeat)
         except (IsolationUnavailable, SeccompUnavailable) as exc:
             reason = str(exc)
     return RunReport(results=[CallResult("not run", detail=f"not run: isolation unavailable ({reason})")
