@@ -180,3 +180,19 @@ def f(rels, k, msg="x"):
                   "f") == []
     assert guards("def f(k, why):\n    if k < 1:\n        raise ValueError('bad k')\n    raise ValueError(why)\n",
                   "f") == []
+
+
+def test_a_check_of_a_parameter_the_body_has_rebound_is_not_a_check_of_the_argument():
+    """``grades = grades[:k]`` then ``assert len(grades) == len(ids)`` checks the body's own cut: it fails for every
+    k below the ranking's length, the ordinary case (it was read as the listing refusing those inputs, and the
+    listing came out qualified, not contradicted). The same check before the cut is the caller's argument's."""
+    after = ("def dcg(grades, ids, k):\n    grades = grades[:k]\n    assert len(grades) == len(ids)\n"
+             "    return sum(grades)\n")
+    before = ("def dcg(grades, ids, k):\n    assert len(grades) == len(ids)\n    grades = grades[:k]\n"
+              "    return sum(grades)\n")
+    assert guards(after, "dcg") == []
+    assert [g.wording() for g in guards(before, "dcg")] == ["assert len(grades) == len(ids)"]
+    for rebinding in ("k += 1", "for k in range(3):\n        pass", "with open(k) as k:\n        pass",
+                      "k: int = int(k)", "import k"):
+        source = f"def f(r, k):\n    {rebinding}\n    if k < 1:\n        raise ValueError('bad k')\n    return 0\n"
+        assert guards(source, "f") == [], rebinding

@@ -31,6 +31,16 @@ def precision_at_ks(ranking, relevant, ks):
 
 Called as `precision_at_ks(["a", "x", "b", "y"], {"a", "b"}, [1, 2, 4])` it returns {1: 1.0, 2: 0.5, 4: 0.5}.
 
+## Recall as points of a curve
+
+```python
+def recall_points(ranking, relevant, cutoffs):
+    points = []
+    for k in cutoffs:
+        points.append([k, len(set(ranking[:k]) & relevant) / len(relevant)])
+    return points
+```
+
 ## A precision curve
 
 ```python
@@ -155,6 +165,9 @@ claims:
      claim: R@k at each cutoff given, function: recall_at_ks, measure: R@k, shape: at each k,
      arguments: {pairs: scored pairs, relevant: relevant set, ks: cutoffs},
      calls: [{call: 'recall_at_ks([("a", 0.9), ("b", 0.4), ("c", 0.7)], {"a", "b"}, [1, 3])', returns: "[0.5, 1.0]"}]}
+  - {id: S10, title: recall points, kind: code, quote: "def recall_points(ranking, relevant, cutoffs):",
+     claim: "R@k at each cutoff given, as [k, R@k] points", function: recall_points, measure: R@k, shape: at each k,
+     arguments: {ranking: ranking, relevant: relevant set, cutoffs: cutoffs}}
 """
 
 
@@ -178,6 +191,16 @@ def test_precision_at_a_list_of_cutoffs_is_checked_at_each_cutoff(shapes):
     table = next(c.table for c in s1.checks if "calls the text shows" in c.label)
     # the references' column: their values are compared for a listing returning one number
     assert table[1][2:] == ["{'1': 1.0000, '2': 0.5000, '4': 0.5000}", "[@1: 1, @2: 1/2, @4: 1/2]", "—", "agrees"]
+
+
+def test_a_list_of_cutoff_and_value_pairs_is_read_as_the_value_at_each_cutoff(shapes):
+    """[[1, R@1], [3, R@3]] is what a curve's points look like printed; it was read as neither a list nor a mapping
+    of numbers, and every input counted against the listing. Read by cutoff, it is right wherever a query has a
+    relevant document, and raises ZeroDivisionError where none is (trec_eval gives R@k = 0 there)."""
+    s10 = shapes["S10"]
+    assert s10.verdict == "qualified", s10.reason
+    assert "It matches on well-formed input" in s10.reason, s10.reason
+    assert "ZeroDivisionError" in s10.reason, s10.reason
 
 
 def test_a_precision_curve_returning_a_list_is_checked_at_every_rank(shapes):
@@ -330,6 +353,24 @@ def test_the_example_in_docs_listings_loads_and_holds(tmp_path):
     assert "ZeroDivisionError" in result.reason and "repeats an ID" in result.reason
     table = next(c.table for c in result.checks if "calls the text shows" in c.label)
     assert table[1][-1] == "agrees"
+
+
+@pytest.mark.parametrize(("measure", "whole", "at_2"), [("P@k", 2 / 3, 1 / 2), ("R@k", 1.0, 1 / 2)])
+def test_a_corrected_listing_keeps_a_cutoff_default_of_none_meaning_the_whole_ranking(measure, whole, at_2):
+    """``def precision_at_k(ranking, relevant, k=None)``: the text's other functions call it without k. The corrected
+    listing began ``if k < 1``, so that call raised TypeError where the original gave the whole ranking's value.
+    Ranking a, x, b with a and b relevant (by hand): over the whole ranking P = 2/3 and R = 1; at k = 2, 1/2 and 1/2."""
+    from audit.evaluation import definitions as D
+    from audit.register.claims import CodeClaim
+    from audit.research.listing_fix import write
+    claim = CodeClaim(id="L1", title="t", quote="q", claim="c", kind="code", function="metric_at_k", measure=measure,
+                      arguments={"ranking": "ranking", "relevant": "relevant set", "k": "cutoff"})
+    rewrite = write(claim, dict(D.DEFAULT_READING), "def metric_at_k(ranking, relevant, k=None):\n    pass\n")
+    assert rewrite.source.startswith("def metric_at_k(ranking, relevant, k=None):")
+    space: dict = {}
+    exec(rewrite.source, space)   # the writer's own output, built from the line above
+    assert space["metric_at_k"](["a", "x", "b"], {"a", "b"}) == pytest.approx(whole, abs=1e-12)
+    assert space["metric_at_k"](["a", "x", "b"], {"a", "b"}, 2) == pytest.approx(at_2, abs=1e-12)
 
 
 def test_a_corrected_listing_is_written_in_its_code_block_as_it_is():
@@ -527,6 +568,79 @@ def test_a_right_listing_with_a_wrong_printed_value_gets_the_printed_value_corre
     (folder / "claims.yaml").write_text(register_text(claims, proposal), encoding="utf-8")
     again = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
     assert again.verdict == "supported", again.reason
+
+
+NDCG_PRINTED = """\
+# Graded relevance
+
+A document's gain is its grade; DCG@k sums gain / log2(rank + 1) over the first k ranks, and nDCG@k divides it by
+the DCG@k of the ideal ranking, the judged documents sorted by grade.
+
+```python
+import numpy as np
+
+def ndcg_at_k(ranking, grades, k):
+    gains = np.array([grades.get(d, 0) for d in ranking[:k]], dtype=float)
+    dcg = float((gains / np.log2(np.arange(2, gains.size + 2))).sum())
+    ideal = np.array(sorted(grades.values(), reverse=True)[:k], dtype=float)
+    idcg = float((ideal / np.log2(np.arange(2, ideal.size + 2))).sum())
+    return dcg / idcg if idcg > 0 else 0.0
+
+print(round(ndcg_at_k(["d3", "d1", "d7", "d2"], {"d1": 3, "d2": 2, "d3": 1}, 4), 2))
+```
+
+Output:
+
+```
+0.71
+```
+"""
+
+
+def test_a_wrong_value_in_the_output_block_and_edge_defects_of_a_right_listing_are_both_fixed(tmp_path):
+    """nDCG@4 of d3, d1, d7, d2 with grades d1 3, d2 2, d3 1 (linear gain): DCG 1/1 + 3/log2 3 + 2/log2 5 = 3.7542,
+    ideal 3 + 2/log2 3 + 1/2 = 4.7619, 0.7884 (by hand; ir_measures' nDCG@4 on these qrels, linear gain, gives the
+    same). The output block after the listing prints 0.71; the listing is right on well-formed input and scores a
+    ranking that repeats an ID (nDCG above 1 on a, a, x, b), an edge case. The verdict is the printed value's; the
+    reason also names the edge cases (they were dropped), the printed value in its own output block is placed (it
+    was "cannot be placed"), and the hunks fix both; applied, the rerun is supported."""
+    from audit.research.proposal import patched_text, register_text
+    claims = ('claims:\n  - {id: N1, title: nDCG, kind: code, quote: "def ndcg_at_k(ranking, grades, k):", claim: c,'
+              ' function: ndcg_at_k, measure: nDCG@k, arguments: {ranking: ranking, grades: qrels, k: cutoff},'
+              ' calls: [{call: \'round(ndcg_at_k(["d3", "d1", "d7", "d2"], {"d1": 3, "d2": 2, "d3": 1}, 4), 2)\','
+              ' returns: "0.71"}]}\n')
+    chapter = ("id: graded\ntitle: Graded\nsnapshot: {file: snapshot.md}\n"
+               "conventions:\n  gain: {value: linear, quote: \"A document's gain is its grade\"}\n")
+    folder = tmp_path / "graded"
+    folder.mkdir()
+    for name, body in (("snapshot.md", NDCG_PRINTED), ("chapter.yaml", chapter), ("claims.yaml", claims)):
+        (folder / name).write_text(body, encoding="utf-8")
+    result = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    n1 = result.claims[0]
+    assert n1.verdict == "contradicted", n1.reason
+    assert "it returns 0.7884, not the printed 0.71" in n1.reason
+    assert "It matches on well-formed input, but on repeated ID in the ranking" in n1.reason, n1.reason
+    assert n1.response.startswith("Change “0.71” to “0.79” after the call. Fix the listing: reject a ranking"), \
+        n1.response
+    proposal = result.research.proposal
+    assert [(h.action, h.text if "value" in h.action else "") for h in proposal.hunks] == [
+        ("correct a listing", ""), ("correct a value after a call", "0.79")], (proposal.not_proposed, proposal.withdrawn)
+    (folder / "snapshot.md").write_text(patched_text(NDCG_PRINTED, proposal), encoding="utf-8")
+    (folder / "claims.yaml").write_text(register_text(claims, proposal), encoding="utf-8")
+    assert "returns: \"0.79\"" in (folder / "claims.yaml").read_text(encoding="utf-8")
+    assert "{ranking: ranking, grades: qrels, k: cutoff}" in (folder / "claims.yaml").read_text(encoding="utf-8")
+    again = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
+    assert again.verdict == "supported", again.reason
+
+
+def test_a_printed_value_is_found_in_the_output_block_after_its_listing_and_nowhere_else():
+    from audit.text.coverage import printed_after
+    call = 'round(ndcg_at_k(["d3", "d1", "d7", "d2"], {"d1": 3, "d2": 2, "d3": 1}, 4), 2)'
+    at, where = printed_after(NDCG_PRINTED, call, "0.71")
+    assert NDCG_PRINTED[where:where + 4] == "0.71" and at < where
+    # prose between the blocks, or a longer number holding the printed one, is not that output
+    assert printed_after(NDCG_PRINTED.replace("Output:", "The ideal ranking is d1, d2, d3."), call, "0.71") is None
+    assert printed_after(NDCG_PRINTED.replace("0.71\n", "0.715\n"), call, "0.71") is None
 
 
 def test_a_listing_using_an_earlier_listings_helper_without_builds_on_stops_the_load(tmp_path):

@@ -144,6 +144,10 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
         count_r = f"sum(1 for g in {judged} if g >= {level})"
     else:
         raise NotWritten("the function takes neither a ranking nor ranked grades")
+    if k is not None and k in parameter_defaults(source, claim.function) \
+            and parameter_defaults(source, claim.function)[k] is None:
+        # the signature's own default: no cutoff given means the whole ranking (its callers may rely on it)
+        lines += [f"if {k} is None:  # no cutoff: the whole ranking", f"    {k} = len({walked})"]
     top = f"{walked}[:{k}]" if k is not None else walked
     hits = f"sum(1 for {item} in {top} if {is_relevant})"
     needs_math = False

@@ -79,7 +79,9 @@ def code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsho
                    "finding says what)")
     spans = [(a, b, function_text)]
     new_claim = claim.model_copy(update={"arguments": rewrite.arguments, "quote": rewrite.source.split("\n")[0]})
-    edits = [Edit(claim.id, "quote", new_claim.quote), Edit(claim.id, "arguments", rewrite.arguments)]
+    edits = [Edit(claim.id, "quote", new_claim.quote)] if new_claim.quote != claim.quote else []
+    if dict(rewrite.arguments) != dict(claim.arguments):  # an unchanged entry is not rewritten in another style
+        edits.append(Edit(claim.id, "arguments", rewrite.arguments))
     defaults = parameter_defaults(rewrite.source, claim.function)
     params = [x.arg for x in ast.parse(rewrite.source).body[0].args.args]
     changed = []
@@ -278,8 +280,7 @@ def _printed_span(snapshot: str, call, new: str, after: int = 0) -> tuple[int, i
     from audit.text.coverage import printed_after
     from audit.text.doctests import place
     at = place(snapshot, call.call, call.given, after) or 0  # the place where its names are bound as the claim says
-    found = printed_after(snapshot[at:], call.call, str(call.returns))
-    found = (found[0] + at, found[1] + at) if found is not None else None
+    found = printed_after(snapshot, call.call, str(call.returns), at)
     if found is None:
         raise Skip(f"the value printed after `{call.call}` cannot be placed in the text; the finding gives it")
     return found[1], found[1] + len(str(call.returns)), new

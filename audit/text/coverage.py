@@ -394,15 +394,46 @@ def use_of(claim: dict, span: Span) -> Use:
     return Use(str(claim.get("id", "")), kind, span, tuple(printed), expression)
 
 
-def printed_after(text: str, call: str, printed: str) -> tuple[int, int] | None:
-    """Where the call the text shows begins, and where the value printed after it begins, in the same paragraph
-    of ``text`` (offsets); None when either is not there."""
-    at = text.find(call)
+#: A fenced block's fence line; the line that may stand between a listing and its output block ("Output:").
+_FENCE = re.compile(r"^[ \t]*(```+|~~~+)[^\n]*$", re.M)
+_OUTPUT_LABEL = re.compile(r"[ \t]*\**(?:output|prints|result|out)\b[^\n]{0,30}:?\**[ \t]*", re.I)
+
+
+def _output_block(text: str, at: int) -> tuple[int, int] | None:
+    """The fenced block that shows what the fenced block holding offset ``at`` prints: the next fenced block, with
+    nothing between the two but blank lines and perhaps a label ("Output:"). None when ``at`` is not in a fenced
+    block or no such block follows."""
+    fences = list(_FENCE.finditer(text))
+    for opening, closing in zip(fences[::2], fences[1::2]):
+        if opening.end() <= at < closing.start():
+            break
+    else:
+        return None
+    later = [f for f in fences if f.start() > closing.end()]
+    if len(later) < 2:
+        return None
+    between = text[closing.end():later[0].start()].strip("\n")
+    if any(line.strip() and not _OUTPUT_LABEL.fullmatch(line) for line in between.split("\n")):
+        return None
+    return later[0].end(), later[1].start()
+
+
+def printed_after(text: str, call: str, printed: str, start: int = 0) -> tuple[int, int] | None:
+    """Where the call the text shows begins (at ``start`` or after), and where the value printed after it begins, in
+    the same paragraph of ``text``, or, for a call in a fenced listing, in the output block right after it, as a
+    value of its own (offsets); None when either is not there."""
+    at = text.find(call, start)
     if at < 0:
         return None
     end = text.find("\n\n", at)
     where = text.find(printed, at + len(call), end if end > 0 else len(text))
-    return (at, where) if where >= 0 else None
+    if where >= 0:
+        return at, where
+    block = _output_block(text, at)
+    if block is None:
+        return None
+    found = re.search(rf"(?<![\w.]){re.escape(printed)}(?![\w.]|\.?\d)", text[block[0]:block[1]])
+    return (at, block[0] + found.start()) if found else None
 
 
 def call_uses(claim: dict, text: str) -> list[Use]:

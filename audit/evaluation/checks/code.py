@@ -657,6 +657,15 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         for point in evidence.conditions:
             point.wording = ""
         evidence.conditions[0].wording = f"Fix the listing: {fixes_text}."
+        if evidence.failures:
+            # what the text prints after its calls is wrong, and the listing only on edge cases: the verdict is the
+            # printed values', and the reason, the concern and the fix say both (the corrected listing makes both)
+            evidence.failures.append(Point(evidence.lead + "; ".join(p.text.rstrip(".") for p in evidence.conditions),
+                                           evidence.conditions[0].wording))
+            evidence.conditions = []
+            evidence.concern = ("Readers who run the calls the text shows get other values than it prints, and "
+                                "readers who copy the listing get an exception or a wrong value on edge cases they "
+                                "will meet in practice.")
     return evidence
 
 

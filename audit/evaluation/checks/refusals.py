@@ -4,9 +4,10 @@ A listing that says ``if k > len(r): raise ValueError("k exceeds the ranking")``
 inputs it takes; an input it refuses that way is outside what it claims to compute, not a defect of it. Such a guard
 is read from the listing's syntax tree, never by running its code: a statement of the function's own body (not
 nested in a loop or another block) that is ``if <condition>: raise <Exception>(<message>)`` or ``assert <condition>[,
-<message>]``, whose condition reads only the function's parameters, built-in functions, literals and the modules the
-listing imports. A call that raises the guard's exception type with a message the guard's own message gives (a
-literal, or an f-string's literal parts around anything) is that guard's refusal. An exception the listing does not
+<message>]``, whose condition reads only the function's parameters (as the caller passed them: none the body rebinds
+before the guard), built-in functions, literals and the modules the listing imports. A call that raises the guard's
+exception type with a message the guard's own message gives (a literal, or an f-string's literal parts around
+anything) is that guard's refusal. An exception the listing does not
 raise on purpose (an IndexError past the end of a list, a ZeroDivisionError, NumPy's own ValueError) is never one.
 """
 
@@ -99,6 +100,23 @@ def _reads_arguments_only(test: ast.expr, allowed: set[str]) -> bool:
                                                        for n in ast.walk(test))
 
 
+def _rebound(statements: list[ast.stmt]) -> set[str]:
+    """The names ``statements`` bind (assignments, loop and ``with`` targets, imports, definitions, anywhere in
+    them), so a guard after them reading one of those names does not read the caller's argument."""
+    out: set[str] = set()
+    for stmt in statements:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                out.add(n.id)
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(n.name)
+            elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                out |= {(a.asname or a.name).split(".")[0] for a in n.names}
+            elif isinstance(n, (ast.Global, ast.Nonlocal)):
+                out |= set(n.names)
+    return out
+
+
 def guards(source: str, function: str) -> list[Guard]:
     """The preconditions ``function`` of ``source`` (what runs) checks on its arguments and raises on (module doc).
     A guard whose exception and message some other ``raise`` of the function could also produce is left out: its
@@ -120,14 +138,18 @@ def guards(source: str, function: str) -> list[Guard]:
     found: list[Guard] = []
     guarded: set[int] = set()
     for stmt in node.body:
+        # a parameter the body rebinds before the guard is no longer what the caller passed: ``r = r[:k]`` then
+        # ``assert len(r) == len(labels)`` checks the body's own cut, not an argument (every k below the length fails)
+        allowed_here = allowed - _rebound(node.body[:node.body.index(stmt)])
         if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
                 and isinstance(stmt.body[0], ast.Raise) and stmt.body[0].exc is not None \
-                and _reads_arguments_only(stmt.test, allowed) and params & _names(stmt.test):
+                and _reads_arguments_only(stmt.test, allowed_here) and params & _names(stmt.test):
             raised = _raised(stmt.body[0])
             if raised:
                 found.append(Guard(ast.unparse(stmt.test), *raised, stmt.lineno))
                 guarded.add(id(stmt.body[0]))
-        elif isinstance(stmt, ast.Assert) and _reads_arguments_only(stmt.test, allowed) and params & _names(stmt.test):
+        elif isinstance(stmt, ast.Assert) and _reads_arguments_only(stmt.test, allowed_here) \
+                and params & _names(stmt.test):
             message = _pattern(stmt.msg)
             if message is not None:
                 found.append(Guard(ast.unparse(stmt.test), "AssertionError", message, stmt.lineno, asserts=True))

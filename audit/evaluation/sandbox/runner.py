@@ -180,31 +180,35 @@ def answerer(numpy=None):
         return float_(int_(value)) if kind is int else float_(value)
 
     def entries(value):
-        """A returned list or tuple of numbers, a one-dimensional array of them, or a mapping of text or integer
-        keys to numbers, as the binary block of a ``values`` answer: a shape byte (0 a sequence, 1 a mapping), a
-        count, then each entry (a mapping's key as a length-prefixed text) and its IEEE double; None otherwise."""
+        """A returned list or tuple of numbers, a one-dimensional array of them, a mapping of text or integer keys
+        to numbers, or a list or tuple of (key, number) pairs (a mapping as a text prints one), as the binary
+        block of a ``values`` answer: a shape byte (0 a sequence, 1 a mapping), a count, then each entry (a
+        mapping's key as a length-prefixed text) and its IEEE double; None otherwise."""
         kind = type_(value)
         if kind is list_ or kind is tuple_ or (array(value, 1) and value.size <= max_entries):
             items = list_(value)
             if len_(items) > max_entries:
                 return None
             numbers = [number(v) for v in items]
-            if None in numbers:
+            if None not in numbers:
+                return bytes_([0]) + pack_size(len_(numbers)) + join(pack_double(v) for v in numbers)
+            if not items or any_(type_(v) is not list_ and type_(v) is not tuple_ or len_(v) != 2 for v in items):
                 return None
-            return bytes_([0]) + pack_size(len_(numbers)) + join(pack_double(v) for v in numbers)
-        if kind is dict_:
+            pairs = [(v[0], v[1]) for v in items]  # (key, number) pairs: [[1, 0.5], [2, 0.25]] is {1: 0.5, 2: 0.25}
+        elif kind is dict_:
             pairs = list_(dict_items(value))
-            if len_(pairs) > max_entries or any_(type_(k) is not str_ and type_(k) is not int_ for k, _ in pairs):
+        else:
+            return None
+        if len_(pairs) > max_entries or any_(type_(k) is not str_ and type_(k) is not int_ for k, _ in pairs):
+            return None
+        out = [bytes_([1]), pack_size(len_(pairs))]
+        for k, v in pairs:
+            v = number(v)
+            if v is None:
                 return None
-            out = [bytes_([1]), pack_size(len_(pairs))]
-            for k, v in pairs:
-                v = number(v)
-                if v is None:
-                    return None
-                key = encode(k if type_(k) is str_ else int_repr(k), "utf-8", "backslashreplace")[:max_key]
-                out += [pack_size(len_(key)), key, pack_double(v)]
-            return join(out)
-        return None
+            key = encode(k if type_(k) is str_ else int_repr(k), "utf-8", "backslashreplace")[:max_key]
+            out += [pack_size(len_(key)), key, pack_double(v)]
+        return join(out)
 
     def shown(value):
         """The repr of a value that is not read as numbers (the listing's words); a subclass of a number says so."""
