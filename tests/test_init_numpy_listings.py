@@ -184,3 +184,54 @@ def test_a_sum_printed_through_its_rounded_terms_is_qualified_by_their_rounding(
 ])
 def test_the_wordings_these_texts_state_their_rules_in(sentence, name, value):
     assert stated_in(sentence)[name][0] == value
+
+
+FORMATTED = '''\
+# Set-based metrics, formatted
+
+The module is formatted with one parameter per line, as code formatters write long signatures.
+
+```python
+def precision_at_k(
+    ranking: list[str],
+    relevant: set[str],
+    k: int = 10,
+) -> float:
+    """Share of the first k results that are relevant."""
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    return len(set(ranking[:k]) & relevant) / k
+
+
+def recall_at_k(
+    ranking: list[str],
+    relevant: set[str],
+    k: int = 10,
+) -> float:
+    """Share of the relevant documents found in the first k."""
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    return len(set(ranking[:k]) & relevant) / k
+```
+'''
+
+
+@pytest.fixture(scope="module")
+def formatted(tmp_path_factory):
+    return init_and_run(tmp_path_factory.mktemp("formatted"), "formatted.md", FORMATTED, "formatted")
+
+
+@pytest.mark.parametrize(("quote", "verdict", "why"), [
+    ("def precision_at_k(", "qualified",
+     "hits among the first k over k, as trec_eval's P_k; a ranking that repeats an ID is scored (set() counts it once) "
+     "where trec_eval rejects it, and the text states no rule"),
+    ("def recall_at_k(", "contradicted",
+     "divides by k, not by the relevant count: a, x with a and b relevant at k = 1 gives 1.0 where R@1 is 1/2 "
+     "(trec_eval recall_1)"),
+])
+def test_a_signature_over_several_lines_is_drafted_runnable(formatted, quote, verdict, why):
+    """The def line alone ("def precision_at_k(") was "not a def line", and no listing of a formatted module was
+    drafted; read on to the colon that ends the signature, its parameters get their roles from their hints."""
+    claim = _by_quote(formatted[2], quote)
+    assert claim["kind"] == "code", claim
+    assert claim["verdict"] == verdict, (why, claim["reason"])

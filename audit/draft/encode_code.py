@@ -242,11 +242,34 @@ def _shown_calls(text: str, name: str, nparams: int, structured: bool = False,
     return out
 
 
+def _whole_signature(line: str, text: str) -> str:
+    """A ``def`` line with its signature on one line: one whose parameters run over several lines (one per line, as
+    formatters write long signatures) is read on from where ``text`` prints it to the colon that ends it, blanks
+    collapsed and a trailing comma dropped; any other line as it is."""
+    line = line.strip()
+    at = text.find(line) if text else -1
+    if at < 0 or not re.match(r"(?:async\s+)?def\s+\w+\s*\(", line) or line.count("(") == line.count(")"):
+        return line
+    depth, end = 0, None
+    for i, ch in enumerate(text[at:at + 4000]):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == ":" and depth == 0:
+            end = at + i + 1
+            break
+    if end is None:
+        return line
+    whole = re.sub(r"\s+", " ", text[at:end])
+    whole = re.sub(r"\(\s+", "(", whole)
+    return re.sub(r",\s*\)", ")", whole)
+
+
 def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
     """A code claim for a listing's ``def`` line: the measure from the function's name, each parameter's role from
     its name and type hint (``_role``), and, given the chapter ``text``, the calls it prints (``_shown_calls``); the
     listing must hold the function as Python. Else no claim, and why."""
-    m = re.match(r"\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\((?P<params>[^)]*)\)", s.text)
+    signature = _whole_signature(s.text, text)
+    m = re.match(r"\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\((?P<params>[^)]*)\)", signature)
     if not m:
         return [], "not a def line"
     name = m.group("name")
@@ -282,7 +305,7 @@ def code(s: Statement, text: str = "") -> tuple[list[dict], str]:
             or kinds & {"ranked grades by query", "per-query values"}):
         return [], "the listing takes neither a ranking with a relevant set or judgements, nor ranked grades"
     from audit.register.claims import role_problem
-    returns = re.search(r"\)\s*->\s*(?P<hint>[^:]+):", s.text)
+    returns = re.search(r"\)\s*->\s*(?P<hint>[^:]+):", signature)
     returns = returns.group("hint") if returns else ""
     shape = ("at each k" if "cutoffs" in kinds or re.search(r"curve|_at_ks\b|_ks\b", name.lower())
              or (_SEQUENCE_HINT.search(returns) and kinds & {"ranking", "scores", "scored pairs", "ranked grades"})
