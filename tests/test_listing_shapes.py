@@ -633,6 +633,62 @@ def test_a_wrong_value_in_the_output_block_and_edge_defects_of_a_right_listing_a
     assert again.verdict == "supported", again.reason
 
 
+MODULE_DOCTEST = """\
+# Two functions in one block
+
+```python
+def first_relevant(grades):
+    \"\"\"The 1-based rank of the first non-zero grade, or None.
+
+    >>> first_relevant([0, 0, 1])
+    3
+    \"\"\"
+    for rank, g in enumerate(grades, start=1):
+        if g:
+            return rank
+    return None
+
+
+def reciprocal_rank(grades):
+    \"\"\"1 / rank of the first relevant result; 0 when there is none.
+
+    >>> reciprocal_rank([0, 1, 0])
+    0.5
+    >>> reciprocal_rank([0, 0, 0, 0, 1])
+    0.25
+    \"\"\"
+    rank = first_relevant(grades)
+    return 1.0 / rank if rank else 0.0
+```
+"""
+
+
+def test_a_doctest_output_of_the_second_function_of_a_block_is_corrected_in_place(tmp_path):
+    """RR of 0, 0, 0, 0, 1 is 1/5 = 0.2 (by hand; trec_eval's recip_rank); the docstring prints 0.25. The listing is
+    right, so the hunk replaces the printed 0.25 alone. The span was counted from the block's start, not the
+    function's, and the hunk replaced four characters of the first function's docstring."""
+    from audit.research.proposal import patched_text, register_text
+    claims = ('claims:\n  - {id: R1, title: RR, kind: code, quote: "def reciprocal_rank(grades):", claim: c,'
+              ' function: reciprocal_rank, measure: RR, arguments: {grades: ranked grades}, builds_on: [first_relevant],'
+              ' calls: [{call: "reciprocal_rank([0, 1, 0])", returns: "0.5"},'
+              ' {call: "reciprocal_rank([0, 0, 0, 0, 1])", returns: "0.25"}]}\n')
+    folder = tmp_path / "module"
+    folder.mkdir()
+    for name, body in (("snapshot.md", MODULE_DOCTEST), ("claims.yaml", claims),
+                       ("chapter.yaml", "id: module\ntitle: Module\nsnapshot: {file: snapshot.md}\n")):
+        (folder / name).write_text(body, encoding="utf-8")
+    result = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"]))
+    r1 = result.claims[0]
+    assert r1.verdict == "contradicted" and "not the printed 0.25" in r1.reason, r1.reason
+    proposal = result.research.proposal
+    after = patched_text(MODULE_DOCTEST, proposal)
+    assert after == MODULE_DOCTEST.replace("    0.25\n", "    0.2\n"), (proposal.not_proposed, proposal.withdrawn)
+    (folder / "snapshot.md").write_text(after, encoding="utf-8")
+    (folder / "claims.yaml").write_text(register_text(claims, proposal), encoding="utf-8")
+    again = audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
+    assert again.verdict == "supported", again.reason
+
+
 def test_a_printed_value_is_found_in_the_output_block_after_its_listing_and_nowhere_else():
     from audit.text.coverage import printed_after
     call = 'round(ndcg_at_k(["d3", "d1", "d7", "d2"], {"d1": 3, "d2": 2, "d3": 1}, 4), 2)'

@@ -82,12 +82,27 @@ def test_a_number_changed_from_1_4_to_1_3_is_edited_and_contradicted(tmp_path, o
 
 
 def test_a_deleted_sentence_makes_its_claim_stale_never_verified(tmp_path, original):
-    deleted = "The evaluator rejects repeated result IDs: returning the same document twice cannot count as two discoveries. "
-    report, claims = audited(revision(tmp_path, "deleted", lambda t: t.replace(deleted, "")))
-    assert claims["C08"].anchor_state == "lost" and claims["C08"].verdict == "stale"
-    assert claims["C08"].checks == []
+    quote = next(c.quote for c in original[0].claims if c.id == "C41")
+    report, claims = audited(revision(tmp_path, "deleted", lambda t: t.replace(quote, "")))
+    assert claims["C41"].anchor_state == "lost" and claims["C41"].verdict == "stale"
+    assert claims["C41"].checks == []
     change = diff_reports(original[0].model_dump(mode="json"), report.model_dump(mode="json"))
-    assert ("C08", "qualified", "stale") in [v[:3] for v in change.verdicts]
+    before = next(c.verdict for c in original[0].claims if c.id == "C41")
+    assert ("C41", before, "stale") in [v[:3] for v in change.verdicts]
+
+
+def test_deleting_the_sentence_a_convention_quotes_stops_the_load_naming_the_convention(tmp_path):
+    """chapter.yaml's repeated_ids rests on "The evaluator rejects repeated result IDs"; with that sentence gone the
+    text no longer states the rule, and a convention is never applied on a quote the text does not hold: the load
+    stops naming the file and the field, so the author updates the convention or states the rule again."""
+    from audit.errors import RegisterError
+    deleted = ("The evaluator rejects repeated result IDs: returning the same document twice cannot count as two "
+               "discoveries. ")
+    folder = revision(tmp_path, "deleted", lambda t: t.replace(deleted, ""))
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(folder)
+    assert caught.value.field == "conventions.repeated_ids[0].quote"
+    assert str(caught.value.file).endswith("chapter.yaml")
 
 
 def test_a_new_numeric_sentence_is_listed_as_uncovered(tmp_path, original):

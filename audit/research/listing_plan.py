@@ -314,17 +314,18 @@ def _printed_plan(claim, chapter: Chapter, ms: Measurements, snapshot: str, star
     from audit.evaluation.checks.text_calls import unregistered_examples
 
     spans, edits, calls = [], [], []
-    start, end = in_force(snapshot, claim.quote, claim.function, claim.occurrence)
+    # (``start``, the offset the returned span counts from, is the caller's; the listing's own place is another)
+    first, end = in_force(snapshot, claim.quote, claim.function, claim.occurrence)
     # the text's own examples the register does not hold are checked too (code.own_examples): their printed values
     # are corrected in the text alone
-    extra = unregistered_examples(snapshot, claim.function, claim.calls, start, end)
+    extra = unregistered_examples(snapshot, claim.function, claim.calls, first, end)
     for i, c in [*enumerate(claim.calls), *((None, c) for c in extra)]:
         if i is not None:
             calls.append(c)
         new = changes.get(str(c.returns)) if c.returns is not None else None
         if new is None:
             continue
-        span = _printed_span(snapshot, c, new, start)
+        span = _printed_span(snapshot, c, new, first)
         if span in spans:
             continue
         spans.append(span)
