@@ -276,3 +276,62 @@ def test_a_printed_value_the_corrected_listing_returns_is_not_asked_to_change():
     result = next(c for c in audit_chapter(chapter, all_references(), collect([])).claims if c.id == "LD08")
     assert result.verdict == "contradicted", result.reason
     assert "as the text prints it" in result.response and "0.5026181950067096" not in result.response
+
+
+NUMPY_REPRS = '''\
+# Precision with NumPy
+
+```python
+import numpy as np
+
+
+def precision_at_k(r, k):
+    """Share of nonzero grades among the first k (NumPy 2 prints the scalar it returns as np.float64(…)).
+
+    >>> precision_at_k([0, 1], 2)
+    np.float64(0.7)
+    >>> precision_at_k([1, 1, 0, 0], 2)
+    np.float64(1.0)
+    >>> precision_at_k([0, 1, 1], 3)
+    <0.67>
+    """
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    return np.sum(np.asarray(r)[:k] != 0) / k
+```
+'''
+
+NUMPY_CLAIMS = ('claims:\n  - {id: N1, title: P, kind: code, quote: "def precision_at_k(r, k):", claim: P@k,'
+                ' function: precision_at_k, measure: P@k, arguments: {r: ranked grades, k: cutoff}}\n')
+
+
+@sandboxed
+def test_a_numpy_scalar_printed_by_a_doctest_is_its_number_and_is_corrected_in_its_wrapper(tmp_path):
+    """P@2 of grades 0, 1 is 1/2 (by hand; trec_eval's P_2): NumPy 2 prints np.float64(0.5), the docstring prints
+    np.float64(0.7). The output was passed over as "not one number" and the listing supported; it is read as the
+    number inside, contradicted, and corrected as np.float64(0.5); the rerun of the patched text is supported. An
+    output that is not one value (``<0.67>``) is named as not checked."""
+    from chapters import audit_text
+
+    from audit.research.proposal import patched_text, register_text
+    folder = tmp_path / "numpy-reprs"
+    folder.mkdir()
+    report = audit_text(folder, NUMPY_REPRS, NUMPY_CLAIMS, title="P")
+    n1 = report.claims[0]
+    assert n1.verdict == "contradicted", n1.reason
+    assert "it returns 0.5000, not the printed np.float64(0.7)" in n1.reason
+    assert "“np.float64(0.5)” for “np.float64(0.7)”" in n1.response, n1.response
+    assert "`precision_at_k([0, 1, 1], 3)` prints the output “<0.67>”, which is not one value the audit reads" \
+        in n1.reason, n1.reason
+    after = patched_text(NUMPY_REPRS, report.research.proposal)
+    assert after == NUMPY_REPRS.replace("np.float64(0.7)", "np.float64(0.5)")
+    again = audit_text(folder, after, register_text(NUMPY_CLAIMS, report.research.proposal), title="P").claims[0]
+    assert again.verdict == "supported", again.reason
+
+
+def test_a_numpy_scalar_repr_is_read_as_the_number_it_holds():
+    from audit.model.values import parse_claimed
+    assert parse_claimed("np.float64(0.7)").nominal == parse_claimed("0.7").nominal
+    assert parse_claimed("numpy.int64(3)").nominal == 3
+    with pytest.raises(Exception):
+        parse_claimed("np.float64(0.7")

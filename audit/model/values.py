@@ -379,6 +379,10 @@ def plain_number_text(text: str) -> str:
     return _GROUPED.sub(lambda m: m.group(1) + re.sub(r"\{,\}| ", "", m.group(2)), out)
 
 
+#: A NumPy scalar's repr as NumPy 2 prints it (``np.float64(0.5)``, ``np.int64(3)``): its value is the number inside.
+NUMPY_SCALAR = re.compile(r"(?P<open>(?:np|numpy)\.(?:float|int|uint)(?:16|32|64|128)?\()(?P<value>[^()]{1,60})\)")
+
+
 def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> ClaimedValue:
     """Read a claimed value as printed in a chapter.
 
@@ -400,6 +404,9 @@ def parse_claimed(text: str | int | float, *, tolerance: str | None = None) -> C
     raw = str(text)
     # the minus sign typeset as U+2212 (−0.05) is the hyphen-minus; "p = .04" prints its value after "="
     s = plain_number_text(raw).strip()
+    scalar = NUMPY_SCALAR.fullmatch(s)
+    if scalar:  # a NumPy scalar as NumPy 2 prints it in a doctest: np.float64(0.5) is the number 0.5
+        s = scalar.group("value").strip()
     if s.startswith("=") and not s.startswith("=="):
         s = s[1:].strip()
     approximate = False

@@ -293,6 +293,11 @@ def prepare(claim: CodeClaim, chapter: Chapter, evidence: Evidence) -> Prepared:
     reading = base_reading(chapter.declared_for(claim))
     claim = claim.model_copy(update={"calls": [*claim.calls, *own_examples(claim, chapter.snapshot.text, params,
                                                                            defaults)]})
+    start, end = in_force(chapter.snapshot.text, claim.quote, claim.function, claim.occurrence)
+    for call, output in text_calls.unread_examples(chapter.snapshot.text, claim.function, start, end):
+        if not any(c.call == call for c in claim.calls):
+            evidence.notes.append(f"the text's example `{clean(call)}` prints {quote('the output', output)}, which "
+                                  "is not one value the audit reads: not checked")
     shown = [shown_arguments(claim, c.call, params, defaults, c.given) for c in claim.calls]
     # how the text calls the function (the container of the relevant documents, the type of the IDs): the harness
     # calls it so
@@ -657,6 +662,10 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         for point in evidence.conditions:
             point.wording = ""
         evidence.conditions[0].wording = f"Fix the listing: {fixes_text}."
+        unread = [n for n in evidence.notes if n.startswith("the text's example ")]
+        if unread and not evidence.failures:  # a qualified reason shows no notes: these are said with it
+            last = evidence.conditions[-1]
+            last.text = last.text.rstrip(".") + "; " + "; ".join(unread)
         if evidence.failures:
             # what the text prints after its calls is wrong, and the listing only on edge cases: the verdict is the
             # printed values', and the reason, the concern and the fix say both (the corrected listing makes both)

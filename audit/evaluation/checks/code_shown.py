@@ -16,7 +16,7 @@ from audit.evaluation.sandbox import CallResult
 from audit.evaluation.sandbox.quote import quote
 from audit.evaluation.checks.refusals import refusal
 from audit.register.claims import SCORED_ROLES, CodeClaim
-from audit.model.values import parse_claimed, parse_claimed_parts
+from audit.model.values import NUMPY_SCALAR, parse_claimed, parse_claimed_parts
 from audit.model.results import Check
 from audit.evaluation.checks.code_inputs import (  # noqa: F401
     Input,
@@ -220,7 +220,11 @@ def session_calls(text: str) -> set[str]:
 def printed_like(written: str, call) -> str:
     """A corrected output as the text printed the call's: approximately (“≈ 0.6667”) only when the text printed an
     approximation; otherwise the value at its precision (“0.6667”), as a doctest or an output comment prints it.
-    The finding's wording and the patch both write it so."""
+    The finding's wording and the patch both write it so; a NumPy scalar's repr (``np.float64(0.7)``) keeps its
+    wrapper."""
+    scalar = NUMPY_SCALAR.fullmatch(str(call.returns).strip())
+    if scalar:  # printed as NumPy 2 prints a scalar: the corrected value in the same wrapper
+        return f"{scalar.group('open')}{written.removeprefix('≈ ')})"
     if not str(call.returns).lstrip().startswith(("≈", "~")):
         return written.removeprefix("≈ ")
     return written
@@ -309,7 +313,8 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
             # where the listing agrees with the chapter's definition here, the printed value alone is wrong
             either = "." if right_code or expected is None else ", or correct the listing."
             fix = ("Change “{}” to “{}” after the call{}".format(
-                c.returns, printed.written_like([(k, v) for k, v in _entries(result)], True) if session else
+                c.returns, printed_like(printed.written_like([(k, v) for k, v in _entries(result)], True), c)
+                if session else
                 printed_like(printed.written_like([(k, Fraction(v).limit_denominator(10 ** 6)) for k, v in
                                              _entries(result)]), c),
                 either)

@@ -420,6 +420,30 @@ def unregistered_examples(text: str, function: str, registered: list, start: int
     return out
 
 
+def unread_examples(text: str, function: str, start: int = 0, end: int | None = None) -> list[tuple[str, str]]:
+    """The ``>>>`` examples of ``function`` between ``start`` and ``end`` whose printed output is not one value the
+    audit reads (``<0.1>``, ``0.2  # P@2``, several lines): (call, output) pairs, each named in the finding as not
+    checked, so that no example the text prints is passed over in silence."""
+    from audit.model.values import parse_claimed
+    from audit.text.doctests import examples, unwrapped
+
+    out = []
+    for e in examples(text):
+        if e.offset < start or (end is not None and e.offset >= end) or e.raises is not None:
+            continue
+        call = e.source.strip()
+        printed = e.want.strip()
+        if "\n" in call or not unwrapped(call).startswith(f"{function}(") or not printed:
+            continue
+        try:
+            if "\n" in printed:
+                raise ValueError(printed)
+            parse_claimed(printed)
+        except Exception:
+            out.append((call, printed))
+    return out
+
+
 def without_unused_imports(source: str) -> tuple[str, list[str]]:
     """``source`` (what runs) without the imports it never uses (``audit.text.listings.unused_imports``: never named,
     or named only in postponed type hints) of a module the listing sandbox cannot provide or does not certify
