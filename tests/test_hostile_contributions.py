@@ -368,3 +368,21 @@ def test_text_a_browser_does_not_render_is_not_the_pages_text():
     assert "    return 1 - found / len(relevant)" in text
     assert "if True" not in text and "hidden paragraph" not in text and "nested" not in text
     assert "Shown: P@4 = 1/4." in text and "after" in text
+
+
+def test_a_digit_run_longer_than_python_converts_is_no_internal_error_in_init(tmp_path):
+    """A doctest passing a 5,000-digit integer in a list: init's grade-list readers converted every run of digits
+    with int(), past Python's 4,300-digit limit, and init ended with an internal error. A run is read as at most its
+    last 12 digits, a number no grade reaches, so the list is no grade list and init drafts the listing."""
+    from audit.text.words import DIGITS
+    text = ("# P\n\n```python\ndef precision_at_k(r, k):\n    \"\"\"P.\n\n"
+            f"    >>> precision_at_k([{'1' * 5000}, 1], 2)\n    0.5\n    \"\"\"\n"
+            "    return sum(1 for g in r[:k] if g) / k\n```\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ch.md").write_text(text, encoding="utf-8")
+    import contextlib
+    with contextlib.chdir(tmp_path):
+        code, out = cli("init", "ch.md", "--id", "big")
+    assert code == 0, out
+    assert "internal error" not in out
+    assert [int(x) for x in DIGITS.findall("grades 3, 2 and " + "9" * 40)] == [3, 2, int("9" * 12)]

@@ -196,3 +196,16 @@ def test_a_check_of_a_parameter_the_body_has_rebound_is_not_a_check_of_the_argum
                       "k: int = int(k)", "import k"):
         source = f"def f(r, k):\n    {rebinding}\n    if k < 1:\n        raise ValueError('bad k')\n    return 0\n"
         assert guards(source, "f") == [], rebinding
+
+
+@pytest.mark.parametrize("kind, message", [("IndexError", "list index out of range"),
+                                           ("ZeroDivisionError", "division by zero"),
+                                           ("KeyError", "missing document")])
+def test_a_check_raising_what_the_interpreter_raises_for_a_defect_is_not_a_refusal(kind, message):
+    """``if k < 1: raise IndexError("list index out of range")`` has Python's own text for an index past the end:
+    every IndexError of ``ranking[i] for i in range(k)`` past the end matched it, and the listing was supported where
+    the same body without the check is qualified. Such an exception is the defect's, whatever a check says."""
+    source = (f"def f(ranking, relevant, k):\n    if k < 1:\n        raise {kind}({message!r})\n"
+              "    return sum(ranking[i] in relevant for i in range(k)) / k\n")
+    assert guards(source, "f") == []
+    assert [g.kind for g in guards(source.replace(kind, "ValueError"), "f")] == ["ValueError"]

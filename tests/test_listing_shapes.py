@@ -689,6 +689,24 @@ def test_a_doctest_output_of_the_second_function_of_a_block_is_corrected_in_plac
     assert again.verdict == "supported", again.reason
 
 
+def test_a_curve_up_to_k_is_compared_at_every_entry_of_a_long_ranking(tmp_path):
+    """P@1 … P@k as a list, turning to 1 − P past entry 120: the long rankings cut at 100 never reached entry 121, and
+    it "matched on well-formed input". A ranking of 250 cut at 250 is among the generated inputs of a listing that
+    returns a list."""
+    from chapters import audit_text
+    text = ("# A curve\n\n```python\ndef precision_curve(ranking, relevant, k):\n    out, found = [], 0\n"
+            "    for i in range(1, k + 1):\n        found += i <= len(ranking) and ranking[i - 1] in relevant\n"
+            "        out.append(found / i if i <= 120 else 1 - found / i)\n    return out\n```\n")
+    claims = ('claims:\n  - {id: C1, title: c, kind: code, quote: "def precision_curve(ranking, relevant, k):",'
+              ' claim: P at each rank up to k, function: precision_curve, measure: P@k, shape: at each k,'
+              ' arguments: {ranking: ranking, relevant: relevant set, k: cutoff}}\n')
+    folder = tmp_path / "curve"
+    folder.mkdir()
+    c1 = audit_text(folder, text, claims, title="Curve").claims[0]
+    assert c1.verdict == "contradicted", c1.reason
+    assert "Wrong on ordinary input: 1 of 300 generated inputs" in c1.reason, c1.reason
+
+
 def test_a_printed_value_is_found_in_the_output_block_after_its_listing_and_nowhere_else():
     from audit.text.coverage import printed_after
     call = 'round(ndcg_at_k(["d3", "d1", "d7", "d2"], {"d1": 3, "d2": 2, "d3": 1}, 4), 2)'

@@ -15,7 +15,7 @@ from audit.model.values import parse_claimed
 from audit.model.expressions import expression_interval, parse_expression, printed_terms_interval, term_readings
 from audit.text.encode_measures import _name, _root, measure_of
 from audit.text.scan import ARITH, EXPRESSION, FUNCTION, METRIC, NUM, RELATION, Statement, WORD_FRACTION
-from audit.text.words import _DOCS, _N, number
+from audit.text.words import _DOCS, _N, DIGITS, number
 
 
 _OPERAND_RE = re.compile(EXPRESSION)
@@ -389,7 +389,7 @@ _SCALE = re.compile(r"\b0\s*[–-]\s*(?P<n>\d)\b|\bfrom\s+0\s+to\s+(?P<n2>\d)\b|
 
 
 def _grades(text: str) -> list[int]:
-    return [int(g) for m in _GRADE_LIST.finditer(text) for g in re.findall(r"\d+", m.group("list") or m.group("list2"))]
+    return [int(g) for m in _GRADE_LIST.finditer(text) for g in DIGITS.findall(m.group("list") or m.group("list2"))]
 
 
 def convention_taken(text: str, spec: tuple[str, int | str | None] | None, stated: dict[str, set[str]]) -> str:

@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable
 
 from audit.measures.conventions import CONVENTIONS, LATEX_GRADE, accepts
+from audit.text.words import DIGITS
 
 _I = re.IGNORECASE
 _RELEVANT = r"(?:relevant|positive)"
@@ -291,7 +292,7 @@ def _value(name: str, value: str | None, m: re.Match, text: str = "") -> str | N
             return "4"
         scales = {int(g.group("top") or g.group("top2") or g.group("top3") or g.group("top4"))
                   for g in _GRADES.finditer(text) if not g.group("list")}
-        lists = {max(int(d) for d in re.findall(r"\d+", g.group("list"))) for g in _GRADES.finditer(text)
+        lists = {max(int(d) for d in DIGITS.findall(g.group("list"))) for g in _GRADES.finditer(text)
                  if g.group("list")}
         if scales:
             return str(top) if scales == {top} else None

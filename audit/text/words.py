@@ -29,9 +29,15 @@ def number(text: str) -> int | None:
     return None
 
 
+#: A run of digits read as a number: at most its last 12 digits (a longer run is read as a number of 12 digits, which
+#: no grade, rank or count of a text reaches), so that a 5,000-digit run never meets Python's limit on converting
+#: digit strings (an internal error in ``audit init``).
+DIGITS = re.compile(r"\d{1,12}(?!\d)")
+
+
 def _list(text: str) -> list[int]:
     """``"2, 3 and 6"`` → [2, 3, 6]."""
-    return [int(x) for x in re.findall(r"\d+", text)]
+    return [int(x) for x in DIGITS.findall(text)]
 
 
 _LIST = r"\d+(?:\s*(?:,\s*and|,|and|&)\s*\d+)*"

@@ -10,6 +10,7 @@ import re
 from functools import lru_cache
 
 from audit.draft.examples.example import Example
+from audit.text.words import DIGITS
 
 #: Names a listing gives a list of ranked grades.
 _NAME = re.compile(r"^(?:rel|rels|relevance|relevances|relevance_scores|grades|graded|labels|gains|judgments|judgements|"
@@ -51,7 +52,7 @@ def _sentence(text: str, at: int) -> str:
 
 
 def _grades(listed: str) -> list[int] | None:
-    grades = [int(x) for x in re.findall(r"\d+", listed)]
+    grades = [int(x) for x in DIGITS.findall(listed)]
     return grades if grades and max(grades) <= _MAX_GRADE else None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from audit.draft.examples.example import Example
+from audit.text.words import DIGITS
 
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                  "eleven": 11, "twelve": 12}
@@ -43,7 +44,7 @@ def find(text: str) -> list[Example]:
     or its first n ranks when the sentence says "the top n"."""
     out = []
     for m in _LISTED.finditer(text):
-        grades = [int(x) for x in re.findall(r"\d+", m.group("list"))]
+        grades = [int(x) for x in DIGITS.findall(m.group("list"))]
         if max(grades) > _MAX_GRADE or _WHICH_COUNT.match(text[m.end():m.end() + 60]):
             continue
         sentence = _sentence(text, m.start(), m.end())

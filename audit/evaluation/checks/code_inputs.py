@@ -380,12 +380,17 @@ def _inputs(claim: CodeClaim, n: int, seed: int, long: bool = True) -> list[Inpu
     if not long:
         return out
     extra = [i for i in _long_inputs(rng, uses_k, graded) if claim.shape == "number" or len(i.ranking) <= 250]
+    if claim.shape != "number":  # a list or mapping compared in full: one as long as is read back
+        extra += _long_inputs(rng, uses_k, graded, LONG_LIST)
     return out[:max(n - len(extra), 0)] + extra[:n]
 
 
 #: Inputs of the size and the IDs a reader meets (a ranking of 1,000, TREC docnos): (ranking length, cutoff, docnos).
 #: A listing that behaves otherwise past the short rankings and IDs of the other generated inputs meets them.
 LONG = ((60, 25, False), (250, 100, True), (1000, 1000, False), (1000, 100, True))
+#: For a listing returning a list or mapping (read back up to 256 entries): a ranking of 250 cut at 250, so that a
+#: curve is compared at every one of its entries, not only at the first 100.
+LONG_LIST = ((250, 250, False),)
 
 
 def docno(i: int) -> str:
@@ -393,9 +398,9 @@ def docno(i: int) -> str:
     return f"LA{(i // 10000) % 100:02d}0189-{i % 10000:04d}"
 
 
-def _long_inputs(rng: random.Random, uses_k: bool, graded: bool) -> list[Input]:
+def _long_inputs(rng: random.Random, uses_k: bool, graded: bool, sizes=LONG) -> list[Input]:
     out = []
-    for length, k, trec in LONG:
+    for length, k, trec in sizes:
         pool = [docno(i) if trec else f"d{i}" for i in range(length + length // 5)]
         ranking = tuple(rng.sample(pool, length))
         cut = k if uses_k else None

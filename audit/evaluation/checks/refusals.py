@@ -8,7 +8,9 @@ nested in a loop or another block) that is ``if <condition>: raise <Exception>(<
 before the guard), built-in functions, literals and the modules the listing imports. A call that raises the guard's
 exception type with a message the guard's own message gives (a literal, or an f-string's literal parts around
 anything) is that guard's refusal. An exception the listing does not
-raise on purpose (an IndexError past the end of a list, a ZeroDivisionError, NumPy's own ValueError) is never one.
+raise on purpose (an IndexError past the end of a list, a ZeroDivisionError, NumPy's own ValueError) is never one, and
+nor is a check raising an exception the interpreter raises for such a defect (``INTERPRETER_RAISED``), whatever its
+message.
 """
 
 from __future__ import annotations
@@ -20,6 +22,13 @@ from dataclasses import dataclass
 
 from audit.text.python_code import parse_code
 from audit.evaluation.sandbox import CallResult
+
+#: Exceptions the interpreter itself raises for a defect (an index past the end, a division by zero, a missing key):
+#: a check raising one of these cannot be told from the defect by its text ("list index out of range" is Python's
+#: own message too), so it is never a refusal, and what it would excuse stays the named defect.
+INTERPRETER_RAISED = frozenset({"IndexError", "KeyError", "LookupError", "ZeroDivisionError", "ArithmeticError",
+                                "OverflowError", "FloatingPointError", "AttributeError", "NameError",
+                                "UnboundLocalError", "RecursionError", "MemoryError", "StopIteration"})
 
 #: At least this many characters of a guard's message must be its own literal text, so that an f-string made only of
 #: its arguments (``raise ValueError(f"{msg}")``) cannot pass off any ValueError as its refusal.
@@ -83,7 +92,7 @@ def _raised(node: ast.Raise) -> tuple[str, str] | None:
     else:
         name, message = exc, ""
     kind = name.id if isinstance(name, ast.Name) else name.attr if isinstance(name, ast.Attribute) else None
-    if kind is None or message is None or not kind[:1].isupper():
+    if kind is None or message is None or not kind[:1].isupper() or kind in INTERPRETER_RAISED:
         return None
     return kind, message
 
