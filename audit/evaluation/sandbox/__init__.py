@@ -64,9 +64,9 @@ STATUSES = ("ok", "raises", "returns", "timeout", "crashed", "violation", "not r
 FORBIDDEN_CALL = ("made a system call the sandbox forbids (starting a process or program, a network socket, "
                   "reaching another process, mount, namespaces, keyctl, bpf, perf_event_open…); the sandbox killed it")
 FORGED_ANSWER = "wrote to the runner's answer pipe itself (forged or malformed protocol data)"
-UNSTEADY = ("returned another answer when called again with the same arguments in the same process, after a call "
-            "on another input: what it returns depends on earlier calls (a memo, a counter) or on what it changed in "
-            "its arguments")
+UNSTEADY = ("returned another answer when called again with the same arguments in the same process, after calls "
+            "on other inputs, or changed the arguments it was given: what it returns depends on earlier calls (a "
+            "memo, a counter) or on what it changed in its arguments")
 RUNNER_ENDED = "ended its own sandbox (the runner was killed) while this call ran"
 FILTER_FAILED = "the listing's seccomp filter could not be loaded in the sandbox"
 

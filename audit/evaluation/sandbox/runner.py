@@ -52,6 +52,7 @@ LOADED = b"\xa5"        # the first byte a child writes on its answer pipe, once
 ANSWERS = {1: ("ok", ()), 2: ("raises", ("type", "message")), 3: ("returns", ("repr",)),
            4: ("load_error", ("type", "message")), 5: ("values", ("repr",)), 6: ("unsteady", ())}
 AGAIN_SHARE = 4        # a call is run again (three runs) when the call before it took less than 1/AGAIN_SHARE of its limit
+LONG_EVERY, LONG_RUN, LONG_SHARE = 25, 60, 100  # every 25th call, the 60 before it too, when a call takes < 1/100
 MAX_ENTRIES = 256      # numbers in a list or mapping a call may return as values
 MAX_KEY = 64           # characters of a mapping's key kept as a value's key
 CODES = {name: code for code, (name, _) in ANSWERS.items()}
@@ -265,21 +266,48 @@ def close_all_but(*keep):
     os.closerange(low, 2**20)
 
 
-def child(request, call, answer_w, output_w, prog, token, other=None):
+def plain(value):
+    """A call's argument as plain data, to tell whether a call changed it: containers by their items (a set's and a
+    mapping's in a fixed order), a NumPy array by its list; None for anything else of the listing's making."""
+    kind = type(value)
+    if kind in (str, int, float, bool, type(None)):
+        return (kind.__name__, value)
+    if kind in (list, tuple):
+        return (kind.__name__, [plain(v) for v in value])
+    if kind in (set, frozenset):
+        return ("set", sorted((repr(plain(v)) for v in value)))
+    if kind is dict:
+        return ("dict", sorted((repr(plain(k)), repr(plain(v))) for k, v in value.items()))
+    if hasattr(value, "tolist") and type(value).__module__ == "numpy":
+        return ("array", plain(value.tolist()))
+    return None
+
+
+def shared(call, args, other):
+    """``other``'s arguments decoded, each the very object of ``args`` (``call`` decoded) where ``other`` passes the
+    same value at that place: a caller computing R@1 and R@3 of one ranking passes one list."""
+    if type(call) is not list or type(other) is not list:
+        return decode(other)
+    return [args[i] if i < len(call) and call[i] == o else decode(o) for i, o in enumerate(other)]
+
+
+def child(request, call, answer_w, output_w, prog, token, others=()):
     """In the forked child: never returns. Its answer is ``token`` (the runner's secret for this call) followed by
     what ``answerer``'s functions make of the call, written with functions taken before listing code runs.
 
-    As an ordinary caller uses a function (one process, many calls, the same objects passed again): with ``other``
-    (another call of the request), the function is called on it first, then on this call's arguments, then on the
-    very same argument objects again. The answer is the second run's (what a caller gets after earlier calls); one
-    that differs from the third is ``unsteady``: what the function returns depends on earlier calls (a memo, a
-    counter) or on what it changed in its arguments."""
+    As an ordinary caller uses a function (one process, many calls, the same objects passed again): the call is made
+    first (its answer is the one reported), then, with ``others`` ((call, that call's own first answer or None)
+    pairs of the request), each of those calls, passing this call's very objects where it passes the same value,
+    then this call again on its own objects. The answer is ``unsteady`` when a later answer differs from that call's
+    own first one, or the call changed its arguments: what the function returns depends on earlier calls (a memo,
+    a counter) or on what it changed in what it was given."""
+    runs = 2 + len(others) if others else 1
     try:
         os.dup2(output_w, 1)
         os.dup2(output_w, 2)
         close_all_but(answer_w)  # the result channel, the request, the runner's other pipes
         os.setpgid(0, 0)
-        cpu = max(1, int(request["call_limit"] * (3 if other is not None else 1) + 0.999))
+        cpu = max(1, int(request["call_limit"] * min(runs, 3) + 0.999))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
@@ -299,9 +327,11 @@ def child(request, call, answer_w, output_w, prog, token, other=None):
             numpy = None
     try:
         answer_of, load_error = answerer(numpy)
-        code, name, args = request["code"], request["function"], decode(call)
-        other_args = decode(other) if other is not None else None
-        unsteady = bytes([CODES["unsteady"]])
+        code, name = request["code"], request["function"]
+        args, pristine = decode(call), plain(decode(call))
+        # each other call's arguments, sharing this call's objects where it passes the same values
+        later = [(shared(call, args, other), expected) for other, expected in others]
+        unsteady, plain_, bytes_type = bytes([CODES["unsteady"]]), plain, bytes
         # the listing's own copy of the built-ins: what it rebinds there is its own
         namespace = {"__name__": "listing", "__builtins__": dict(builtins.__dict__)}
     except BaseException:
@@ -314,11 +344,22 @@ def child(request, call, answer_w, output_w, prog, token, other=None):
         except base_exception as exc:
             answer = load_error(exc)
         else:
-            if other_args is not None:
-                answer_of(function, other_args)
             answer = answer_of(function, args)
-            if other_args is not None and answer_of(function, args) != answer:
-                answer = unsteady
+            if later:
+                steady = True
+                for other_args, expected in later:
+                    got = answer_of(function, other_args)
+                    if type(expected) is bytes_type and got != expected:
+                        steady = False
+                if answer_of(function, args) != answer:
+                    steady = False
+                try:
+                    if plain_(args) != pristine:
+                        steady = False
+                except base_exception:
+                    steady = False
+                if not steady:
+                    answer = unsteady
         for stream in flush_all:
             try:
                 stream.flush()
@@ -502,28 +543,37 @@ def main():
     prog = SockFprog(len(bpf) // 8, ctypes.addressof(buffer))
     offer_packages(request)
     write_all(result_fd, frame({"kind": "ready"}))
-    hangs, calls, took = 0, request["calls"], 0.0
+    hangs, calls, took, firsts = 0, request["calls"], 0.0, {}
     for index, call in enumerate(calls):
         answer_r, answer_w = os.pipe()
         output_r, output_w = os.pipe()
         token = os.urandom(TOKEN)
-        # three runs (another call's, then this one's twice) unless the call before took a quarter of the limit
-        # or more: a listing slowing every call to escape them runs out of the whole run's time instead
-        other = None
-        if request.get("repeat") is True and len(calls) > 1 and took < request["call_limit"] / AGAIN_SHARE:
-            other = calls[index - 1] if index else calls[1]
+        # after the call, the call before it (and, every LONG_EVERY calls, the LONG_RUN before it), then the call
+        # again: unless the call before took a quarter of the limit or more (a listing slowing every call to escape
+        # them runs out of the whole run's time instead). The first call of a request is made once.
+        others = []
+        if request.get("repeat") is True and index and took < request["call_limit"] / AGAIN_SHARE:
+            picks = [index - 1]
+            if index % LONG_EVERY == 0 and took < request["call_limit"] / LONG_SHARE:
+                picks = list(range(max(0, index - LONG_RUN), index))
+            # only calls that answered in their own process: one that hung or crashed there is its own finding
+            others = [(calls[j], firsts[j]) for j in picks if j in firsts]
+        runs = 2 + len(others) if others else 1
         started = time.monotonic()
-        deadline = started + request["call_limit"] * (3 if other is not None else 1)
+        deadline = started + request["call_limit"] * min(runs, 3)
         pid = os.fork()
         if pid == 0:
             os.close(answer_r)
             os.close(output_r)
             os.close(result_fd)
-            child(request, call, answer_w, output_w, prog, token, other)
+            child(request, call, answer_w, output_w, prog, token, others)
         os.close(answer_w)
         os.close(output_w)
-        record = outcome(index, *collect(pid, answer_r, output_r, deadline), token)
-        took = (time.monotonic() - started) / (3 if other is not None else 1)
+        answer, output, status, timed_out = collect(pid, answer_r, output_r, deadline)
+        record = outcome(index, answer, output, status, timed_out, token)
+        if record["status"] in ("ok", "values", "returns", "raises"):
+            firsts[index] = answer[len(LOADED) + len(token):]  # the call's own answer, first in its process
+        took = (time.monotonic() - started) / runs
         write_all(result_fd, frame(record))
         if record["status"] in ("load_error", "isolation_failed"):
             break
