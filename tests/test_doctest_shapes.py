@@ -335,3 +335,54 @@ def test_a_numpy_scalar_repr_is_read_as_the_number_it_holds():
     assert parse_claimed("numpy.int64(3)").nominal == 3
     with pytest.raises(Exception):
         parse_claimed("np.float64(0.7")
+
+
+CHANGED_BEFORE_THE_CALL = '''\
+# Precision over a reversed list
+
+```python
+def precision_at_k(r, k):
+    """Share of nonzero grades among the first k.
+
+    >>> r = [0, 0, 1]
+    >>> r.reverse()
+    >>> precision_at_k(r, 1)
+    1.0
+    """
+    return sum(1 for g in r[:k] if g) / k
+```
+'''
+
+
+def test_a_name_the_text_changes_after_its_literal_is_not_bound_to_that_literal(tmp_path):
+    """``r = [0, 0, 1]`` then ``r.reverse()``: the call passes [1, 0, 0], and P@1 = 1.0 as printed (by hand). Bound
+    to the literal, the call was checked on [0, 0, 1] (P@1 = 0): init drafted that binding, the right output was
+    contradicted and the patch changed 1.0 to 0.0; and a register giving the literal was believed. The binding is
+    not the literal once the text changes the name in place, in any of the ways a reader's session does."""
+    from audit.errors import RegisterError
+    from audit.text.doctests import bindings_before
+    from chapters import init_and_run
+    call = CHANGED_BEFORE_THE_CALL.index("precision_at_k(r, 1)")
+    assert bindings_before(CHANGED_BEFORE_THE_CALL, call, ["r"]) == {}
+    for change in ("r[0] = 1", "r += [1]", "r.sort()", "r = sorted(r)", "del r[0]", "random.shuffle(r)"):
+        text = CHANGED_BEFORE_THE_CALL.replace("r.reverse()", change)
+        assert bindings_before(text, text.index("precision_at_k(r, 1)"), ["r"]) == {}, change
+    text = CHANGED_BEFORE_THE_CALL.replace("    >>> r.reverse()\n", "")
+    assert bindings_before(text, text.index("precision_at_k(r, 1)"), ["r"]) == {"r": "[0, 0, 1]"}
+    (tmp_path / "book").mkdir()
+    code, _, claims = init_and_run(tmp_path / "book", "ch.md", CHANGED_BEFORE_THE_CALL, "reversed")
+    listing = next(c for c in claims if c["quote"].startswith("def precision_at_k"))
+    assert listing["verdict"] != "contradicted", listing["reason"]
+    patch = tmp_path / "book" / "reports" / "reversed.patch"
+    assert not patch.exists() or "-    1.0" not in patch.read_text(encoding="utf-8")
+    folder = tmp_path / "register"
+    folder.mkdir()
+    (folder / "snapshot.md").write_text(CHANGED_BEFORE_THE_CALL, encoding="utf-8")
+    (folder / "chapter.yaml").write_text("id: given\ntitle: G\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text(
+        'claims:\n  - {id: G1, title: P, kind: code, quote: "def precision_at_k(r, k):", claim: P@k,'
+        ' function: precision_at_k, measure: P@k, arguments: {r: ranked grades, k: cutoff},'
+        ' calls: [{call: "precision_at_k(r, 1)", given: {r: "[0, 0, 1]"}, returns: "1.0"}]}\n', encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(folder)
+    assert "the text assigns r no literal before it prints" in caught.value.message, caught.value.message

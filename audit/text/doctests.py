@@ -220,16 +220,52 @@ def passed_names(call: str) -> list[str]:
     return list(dict.fromkeys(a.id for a in args if isinstance(a, ast.Name)))
 
 
+#: Methods that change a list, set, mapping or NumPy array in place (``r.reverse()``, ``relevant.add("d9")``).
+_MUTATORS = ("append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse", "add", "discard", "update",
+             "setdefault", "popitem", "difference_update", "intersection_update", "symmetric_difference_update",
+             "fill", "resize", "put", "itemset", "shuffle")
+_AUG = r"(?:\*\*|//|>>|<<|[-+*/%|&^@])"
+
+
+def _changed_after(text: str, name: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` changes ``name`` after its literal assignment: an item or slice assigned
+    (``r[0] = 1``), an augmented assignment, ``del``, a method that changes it in place (``r.reverse()``), a shuffle
+    of it, or an assignment of something other than a literal at a statement's start (``r = sorted(r)``)."""
+    n = re.escape(name)
+    segment = text[start:end]
+    changes = (rf"(?<![\w.]){n}\s*\[[^\]\n]*\]\s*{_AUG}?=(?!=)", rf"(?<![\w.]){n}\s*{_AUG}=(?!=)",
+               rf"\bdel\s+{n}\b", rf"(?<![\w.]){n}\s*\.\s*(?:{'|'.join(_MUTATORS)})\s*\(",
+               rf"\bshuffle\s*\(\s*{n}\b")
+    if any(re.search(p, segment) for p in changes):
+        return True
+    for m in re.finditer(rf"(?m)^\s*(?:(?:>>>|\.\.\.)\s+)?({n}\s*=(?!=).*)$", segment):
+        if _assignment(m.group(1)) is None:  # Python that binds the name to something else than a literal
+            try:
+                tree = parse_code(m.group(1).strip())
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
+                continue  # prose ("k = 3 is the cutoff"), not a statement
+            if tree.body and isinstance(tree.body[0], ast.Assign):
+                return True
+    return False
+
+
 def bindings_before(text: str, offset: int, names: list[str]) -> dict[str, str]:
     """The literal each of ``names`` was last assigned before ``offset`` in ``text`` (as printed); a name with no
-    such assignment is left out."""
-    out: dict[str, str] = {}
+    such assignment, or one the text changes between that assignment and ``offset`` (``r.reverse()``, ``r[0] = 1``,
+    ``r = sorted(r)``: the call then passes something else than the literal), is left out."""
+    out: dict[str, tuple[int, str]] = {}
     for at, name, literal in assignments(text):
         if at >= offset:
             break
         if name in names:
-            out[name] = literal
-    return out
+            out[name] = (at, literal)
+    kept = {}
+    for name, (at, literal) in out.items():
+        line_end = text.find("\n", at)
+        after = offset if line_end < 0 or line_end >= offset else line_end
+        if not _changed_after(text, name, after, offset):
+            kept[name] = literal
+    return kept
 
 
 def occurrences(text: str, call: str) -> list[int]:
