@@ -119,3 +119,20 @@ def test_a_number_the_stopped_cell_never_printed_is_not_a_second_finding():
                             numbers=[NotebookNumber(cell=2, label="P@3", value="0.5000", line="P@3 = 0.5000")])
     hold_to_chapter(report, [claim], [result])
     assert [f.text for f in report.findings] == ["P@3 (P2): cell 2 prints 'P@3 = 0.5000' where the chapter says 2/3"]
+
+
+def test_a_change_to_a_file_the_notebooks_kernel_sees_touches_the_chapter(tmp_path):
+    """A notebook reading p5.txt beside it: with p5.txt changed, ``audit run --changed`` (and the pre-commit hook)
+    named no chapter and passed the gate, while a full run found the stale cell. Every file of the notebook's folder
+    that its kernel is shown (``sandbox.notebook.book_files``) belongs to the chapter; a file elsewhere does not."""
+    from audit.run.changed import chapter_files, touched
+    repo = tmp_path / "book"
+    folder = _chapter(repo, "../nb/run.ipynb")
+    (repo / "ch" / "nb").mkdir()
+    nbformat.write(new_notebook(), repo / "ch" / "nb" / "run.ipynb")
+    (repo / "ch" / "nb" / "p5.txt").write_text("0.4\n", encoding="utf-8")
+    (repo / "elsewhere.txt").write_text("x\n", encoding="utf-8")
+    chapter = load_chapter(folder)
+    assert (repo / "ch" / "nb" / "p5.txt").resolve() in chapter_files(chapter)
+    assert touched([chapter], [repo / "ch" / "nb" / "p5.txt"]) == [chapter]
+    assert touched([chapter], [repo / "elsewhere.txt"]) == []

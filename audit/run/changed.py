@@ -105,8 +105,8 @@ def changed_files(revision: str, where: Path = Path(".")) -> list[Path]:
 
 def chapter_files(chapter: Chapter) -> set[Path]:
     """The files a chapter's report depends on: everything in its folder, its snapshot (which may be the manuscript
-    elsewhere in the book), the source its snapshot was copied from, the notebook it names (a local path) and the
-    book.yaml files above it."""
+    elsewhere in the book), the source its snapshot was copied from, the notebook it names (a local path) with every
+    file of its folder (which the notebook's kernel sees), and the book.yaml files above it."""
     folder = chapter.folder.resolve()
     files = {p.resolve() for p in folder.rglob("*") if p.is_file()}
     info = chapter.identity.snapshot
@@ -115,7 +115,12 @@ def chapter_files(chapter: Chapter) -> set[Path]:
         files.add((chapter.folder / info.source).resolve())
     notebook = chapter.identity.notebook
     if notebook and "://" not in notebook:
-        files.add((chapter.folder / notebook).resolve())
+        path = (chapter.folder / notebook).resolve()
+        files.add(path)
+        # the notebook sandbox shows the kernel the notebook's folder: a data file or module there can change what
+        # a cell prints, so a change to it touches the chapter
+        from audit.evaluation.sandbox.notebook import book_files
+        files |= {f.resolve() for f, _ in book_files(path.parent) or []}
     files |= {parent / BOOK_FILE for parent in folder.parents}
     return files
 
