@@ -158,3 +158,13 @@ def test_a_notebook_error_cannot_write_markdown_into_the_report():
     text = "\n".join(notebook_lines(report) + notebook_acts(report))
     assert "![i](http" not in text and "[evil](" not in text and "[c](javascript" not in text
     assert "!\\[i\\](http\\://evil.example/e.png)" in text
+
+
+def test_a_module_beside_the_notebook_imports_as_in_jupyter(tmp_path):
+    """``from helper import p5`` with helper.py beside the notebook: a kernel Jupyter starts in the folder has it on
+    its path; the sandbox's kernel, started isolated, raised ModuleNotFoundError and the notebook failed."""
+    (tmp_path / "helper.py").write_text("def p5():\n    return 2 / 5\n", encoding="utf-8")
+    run = run_notebook(_notebook("from helper import p5", 'print("P@5 =", p5())'), str(tmp_path),
+                       cell_limit=30, time_limit=120)
+    assert run.status == "ran", run.summary()
+    assert [(n.label, n.value) for n in numbers_in(output_texts(run.notebook))] == [("P@5", "0.4")]

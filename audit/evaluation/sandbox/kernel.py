@@ -12,6 +12,7 @@
 # only while those files are unchanged.
 import ctypes
 import json
+import os
 import resource
 import sys
 
@@ -52,6 +53,9 @@ def main():
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
             libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         sys.exit(FILTER_FAILED)
+    # the notebook's folder first, as a kernel Jupyter starts in it has it ('' on its path): a module beside the
+    # notebook imports (its file then keys the stored run, as every imported module's does)
+    sys.path.insert(0, os.getcwd())
     sys.path.extend(settings["site"])
     # The kernel's only network is the sandbox's loopback, and its sockets are Unix sockets: jupyter_client's
     # lookup of the machine's interfaces (psutil's netlink socket, or `ip addr`) would be killed, so it is given
