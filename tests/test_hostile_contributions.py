@@ -397,6 +397,22 @@ def test_a_committed_rich_output_that_the_run_does_not_show_is_stale():
     assert stale_outputs(executed, nbformat.from_dict(executed)) == []
 
 
+def test_a_committed_latex_output_the_run_does_not_show_is_stale():
+    """A result's text/latex is what Jupyter shows in place of its text/plain: committed as "$P@5 = 0.9$" while the
+    run shows 0.4, it was never compared, and --fail-on notebook passed."""
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    from audit.evaluation.notebook import stale_outputs
+
+    def book(latex: str):
+        return new_notebook(cells=[new_code_cell("p5", outputs=[new_output(
+            "execute_result", data={"text/latex": latex, "text/plain": "0.4"}, execution_count=1)])])
+
+    stale = stale_outputs(book("$P@5 = 0.9$"), book("$P@5 = 0.4$"))
+    assert len(stale) == 1 and stale[0].startswith("cell 1 (its rich output") and "0.9" in stale[0], stale
+    assert stale_outputs(book("$P@5 = 0.4$"), book("$P@5 = 0.4$")) == []
+
+
 def test_a_fixture_naming_one_id_as_a_number_and_as_text_stops_the_load():
     """YAML reads ``1`` as a number and ``"1"`` as text; IDs are text, so ``{1: 1, "1": 0}`` judged one document
     twice and kept the last grade silently."""

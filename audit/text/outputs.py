@@ -53,7 +53,7 @@ def _rich(output) -> str | None:
         return None
     import html as html_module
     shown = []
-    for kind in ("text/html", "text/markdown"):
+    for kind in ("text/html", "text/markdown", "text/latex"):
         value = output.get("data", {}).get(kind)
         if value:
             text = "".join(value) if isinstance(value, list) else str(value)
@@ -62,8 +62,8 @@ def _rich(output) -> str | None:
 
 
 def rich_texts(notebook) -> list[tuple[int, str]]:
-    """(cell number, text) of what each code cell's rich outputs show a reader (``text/html`` and ``text/markdown``
-    of results and displays, GitHub's and Jupyter's rendering of the cell): the words and numbers, tags, scripts and
+    """(cell number, text) of what each code cell's rich outputs show a reader (``text/html``, ``text/markdown`` and
+    ``text/latex`` of results and displays, GitHub's and Jupyter's rendering of the cell): the words and numbers, tags, scripts and
     styles left out, blanks collapsed. A committed table a reader sees must agree with the run as its plain text
     must."""
     return _per_cell(notebook, _rich)
