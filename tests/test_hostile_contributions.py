@@ -445,7 +445,7 @@ def test_a_digit_run_longer_than_python_converts_is_no_internal_error_in_init(tm
     """A doctest passing a 5,000-digit integer in a list: init's grade-list readers converted every run of digits
     with int(), past Python's 4,300-digit limit, and init ended with an internal error. A run is read as at most its
     last 12 digits, a number no grade reaches, so the list is no grade list and init drafts the listing."""
-    from audit.text.words import DIGITS
+    from audit.text.stated import DIGITS
     text = ("# P\n\n```python\ndef precision_at_k(r, k):\n    \"\"\"P.\n\n"
             f"    >>> precision_at_k([{'1' * 5000}, 1], 2)\n    0.5\n    \"\"\"\n"
             "    return sum(1 for g in r[:k] if g) / k\n```\n")

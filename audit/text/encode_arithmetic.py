@@ -15,7 +15,8 @@ from audit.model.values import parse_claimed
 from audit.model.expressions import expression_interval, parse_expression, printed_terms_interval, term_readings
 from audit.text.encode_measures import _name, _root, measure_of
 from audit.text.scan import ARITH, EXPRESSION, FUNCTION, METRIC, NUM, RELATION, Statement, WORD_FRACTION
-from audit.text.words import _DOCS, _N, DIGITS, number
+from audit.text.stated import DIGITS
+from audit.text.words import _DOCS, _N, number
 
 
 _OPERAND_RE = re.compile(EXPRESSION)

@@ -29,7 +29,11 @@ import re
 from collections.abc import Iterable
 
 from audit.measures.conventions import CONVENTIONS, LATEX_GRADE, accepts
-from audit.text.words import DIGITS
+
+#: A run of digits read as a number: at most its last 12 digits (a longer run is read as a number of 12 digits, which
+#: no grade, rank or count of a text reaches), so that a 5,000-digit run never meets Python's limit on converting
+#: digit strings (an internal error in ``audit init``). Every reader of digit runs in a text uses it.
+DIGITS = re.compile(r"\d{1,12}(?!\d)")
 
 _I = re.IGNORECASE
 _RELEVANT = r"(?:relevant|positive)"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from audit.text.scan import TENS, UNITS, WORD_NUMBER
+from audit.text.stated import DIGITS
 
 _ORDINAL_POSITION = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
                      "eighth": 8, "ninth": 9, "tenth": 10}
@@ -27,12 +28,6 @@ def number(text: str) -> int | None:
         if len(parts) == 2 and parts[1] in UNITS[1:10]:
             return base + UNITS.index(parts[1])
     return None
-
-
-#: A run of digits read as a number: at most its last 12 digits (a longer run is read as a number of 12 digits, which
-#: no grade, rank or count of a text reaches), so that a 5,000-digit run never meets Python's limit on converting
-#: digit strings (an internal error in ``audit init``).
-DIGITS = re.compile(r"\d{1,12}(?!\d)")
 
 
 def _list(text: str) -> list[int]:

@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 
 from audit.draft.examples.example import Example
-from audit.text.words import DIGITS
+from audit.text.stated import DIGITS
 
 #: Names a listing gives a list of ranked grades.
 _NAME = re.compile(r"^(?:rel|rels|relevance|relevances|relevance_scores|grades|graded|labels|gains|judgments|judgements|"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from audit.draft.examples.example import Example
-from audit.text.words import DIGITS
+from audit.text.stated import DIGITS
 
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                  "eleven": 11, "twelve": 12}
