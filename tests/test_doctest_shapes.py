@@ -386,3 +386,49 @@ def test_a_name_the_text_changes_after_its_literal_is_not_bound_to_that_literal(
     with pytest.raises(RegisterError) as caught:
         load_chapter(folder)
     assert "the text assigns r no literal before it prints" in caught.value.message, caught.value.message
+
+
+DIFFS_THEN_A_LISTING = '''\
+# A bootstrap interval in NumPy
+
+```python
+diffs = [0.006, 0.074, 0.03, 0.114, 0.049, -0.012, 0.054, 0.04, -0.026, 0.04]
+```
+
+```python
+import numpy as np
+
+
+def bootstrap_mean(diffs, resamples=1000):
+    rng = np.random.default_rng(1)
+    diffs = np.asarray(diffs)
+    diffs.sort()
+    return rng.choice(diffs, size=(resamples, len(diffs))).mean(axis=1).mean()
+
+
+class Tally:
+    diffs = []
+
+    def add(self, x):
+        self.diffs.append(x)
+```
+
+`bootstrap_mean(diffs)` is close to the plain mean, 0.0369.
+'''
+
+
+def test_a_name_a_function_body_rebinds_is_the_functions_own_and_the_texts_literal_holds():
+    """``diffs = np.asarray(diffs)`` and ``diffs.sort()`` inside ``def bootstrap_mean(diffs):`` bind and sort the
+    function's parameter, not the text's ``diffs`` (Python's scoping: an assignment in a function body makes a local).
+    Read as changes of the text's name, the binding was dropped and a register giving the literal the text assigns
+    failed to load ("the text assigns diffs no literal before it prints …"). A loop at the margin still changes it."""
+    from audit.text.doctests import bindings_before, given_problem
+    text = DIFFS_THEN_A_LISTING
+    call = text.index("bootstrap_mean(diffs)`")
+    literal = "[0.006, 0.074, 0.03, 0.114, 0.049, -0.012, 0.054, 0.04, -0.026, 0.04]"
+    assert bindings_before(text, call, ["diffs"]) == {"diffs": literal}
+    assert given_problem(text, "bootstrap_mean(diffs)", {"diffs": literal}) == ""
+    at_margin = text.replace("class Tally:", "for _ in range(2):\n    diffs = sorted(diffs)\n\n\nclass Tally:")
+    assert bindings_before(at_margin, at_margin.index("bootstrap_mean(diffs)`"), ["diffs"]) == {}
+    in_a_session = text.replace("```\n\n`bootstrap", "```\n\n>>> for x in range(2):\n...     diffs.append(x)\n\n`bootstrap")
+    assert bindings_before(in_a_session, in_a_session.index("bootstrap_mean(diffs)`"), ["diffs"]) == {}

@@ -227,25 +227,60 @@ _MUTATORS = ("append", "extend", "insert", "remove", "pop", "clear", "sort", "re
 _AUG = r"(?:\*\*|//|>>|<<|[-+*/%|&^@])"
 
 
+_PROMPT = re.compile(r"(?:>>>|\.\.\.)(?: |$)")
+_SCOPE = re.compile(r"(?:async\s+def|def|class)\b|lambda\b")
+
+
+def _code_line(line: str) -> str:
+    """A line of code without a doctest prompt (``>>> `` or ``... ``) before it, its indentation kept."""
+    stripped = line.lstrip()
+    m = _PROMPT.match(stripped)
+    return stripped[m.end():] if m else line
+
+
+def _in_scope(text: str, at: int) -> bool:
+    """Whether the line holding offset ``at`` sits in a function's or a class's body: its indentation leads up, block
+    by block, to a ``def`` or ``class`` line before a line at the margin (``diffs = np.asarray(diffs)`` inside
+    ``def bootstrap(diffs):`` binds the function's own name, not the text's ``diffs``)."""
+    start = text.rfind("\n", 0, at) + 1
+    line = _code_line(text[start:text.find("\n", at) if text.find("\n", at) >= 0 else len(text)])
+    indent = len(line) - len(line.lstrip())
+    while indent > 0 and start > 0:
+        end = start - 1
+        start = text.rfind("\n", 0, end) + 1
+        above = _code_line(text[start:end])
+        if not above.strip() or above.lstrip().startswith("#"):
+            continue
+        level = len(above) - len(above.lstrip())
+        if level < indent:
+            if _SCOPE.match(above.lstrip()):
+                return True
+            indent = level
+    return False
+
+
 def _changed_after(text: str, name: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` changes ``name`` after its literal assignment: an item or slice assigned
     (``r[0] = 1``), an augmented assignment, ``del``, a method that changes it in place (``r.reverse()``), a shuffle
-    of it, or an assignment of something other than a literal at a statement's start (``r = sorted(r)``)."""
+    of it, or an assignment of something other than a literal at a statement's start (``r = sorted(r)``). A change
+    inside a function's or class's body is to that scope's own name (``_in_scope``) and does not count."""
     n = re.escape(name)
-    segment = text[start:end]
     changes = (rf"(?<![\w.]){n}\s*\[[^\]\n]*\]\s*{_AUG}?=(?!=)", rf"(?<![\w.]){n}\s*{_AUG}=(?!=)",
                rf"\bdel\s+{n}\b", rf"(?<![\w.]){n}\s*\.\s*(?:{'|'.join(_MUTATORS)})\s*\(",
                rf"\bshuffle\s*\(\s*{n}\b")
-    if any(re.search(p, segment) for p in changes):
-        return True
-    for m in re.finditer(rf"(?m)^\s*(?:(?:>>>|\.\.\.)\s+)?({n}\s*=(?!=).*)$", segment):
-        if _assignment(m.group(1)) is None:  # Python that binds the name to something else than a literal
-            try:
-                tree = parse_code(m.group(1).strip())
-            except (SyntaxError, ValueError, MemoryError, RecursionError):
-                continue  # prose ("k = 3 is the cutoff"), not a statement
-            if tree.body and isinstance(tree.body[0], ast.Assign):
+    for pattern in changes:
+        for m in re.compile(pattern).finditer(text, start, end):
+            if not _in_scope(text, m.start()):
                 return True
+    for m in re.compile(rf"(?m)^\s*(?:(?:>>>|\.\.\.)\s+)?({n}\s*=(?!=).*)$").finditer(text, start, end):
+        if _in_scope(text, m.start(1)) or _assignment(m.group(1)) is not None:
+            continue
+        try:
+            tree = parse_code(m.group(1).strip())
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue  # prose ("k = 3 is the cutoff"), not a statement
+        if tree.body and isinstance(tree.body[0], ast.Assign):
+            return True  # Python that binds the name to something else than a literal
     return False
 
 
