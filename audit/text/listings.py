@@ -542,3 +542,97 @@ def in_force(snapshot: str, quote: str, function: str, occurrence: int | None = 
             return starts[listings[at].start - 1], starts[listing.start - 1]
     return starts[listings[at].start - 1], None
 
+
+
+def _statements(code: str) -> list[ast.stmt]:
+    """A later listing's module-level statements: its code, or a ``>>>`` session's examples (``>>> SCALE = 0``);
+    [] for a listing that is neither."""
+    try:
+        return parse_code(code).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        pass
+    import doctest
+
+    out: list[ast.stmt] = []
+    try:
+        examples = doctest.DocTestParser().get_examples(code)
+    except ValueError:
+        return []
+    for example in examples:
+        try:
+            out.extend(parse_code(example.source).body)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+    return out
+
+
+def _free(node: ast.AST) -> set[str]:
+    """The names a function (or class) reads from the module when called: what its body loads and neither takes as a
+    parameter nor binds itself (a default, ``k=K``, is read when the function is defined)."""
+    body = ast.Module(body=node.body, type_ignores=[])  # defaults and annotations are read once, when it is defined
+    local = {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
+    local |= {n.id for n in ast.walk(body) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    local |= {n.name for n in ast.walk(body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    return _used(body) - local
+
+
+def _same_binding(node: ast.stmt, name: str, own: list[ast.stmt]) -> bool:
+    """Whether ``node`` binds ``name`` as one of ``own`` (the statements of what runs) does: the same import of it
+    (a notebook importing NumPy as ``np`` in every cell) or the same statement."""
+    def alias(n: ast.stmt):
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            return next(((getattr(n, "module", None), getattr(n, "level", 0), a.name) for a in n.names
+                         if (a.asname or a.name).split(".")[0] == name), None)
+        return None
+    return any(ast.dump(node) == ast.dump(o) or (alias(node) is not None and alias(node) == alias(o)) for o in own)
+
+
+@dataclass(frozen=True)
+class Rebinding:
+    """A later listing's statement that binds again, otherwise, or changes in place a name a function reads."""
+
+    listing: Listing
+    name: str
+    code: str  # the statement, as a reader runs it
+
+
+def rebound_later(text: str, quote: str, function: str, source: str,
+                  occurrence: int | None = None) -> list[Rebinding]:
+    """The statements of later listings that bind again, otherwise, or change in place a module-level name
+    ``function`` reads when called (``source``, what ``function_source`` gave: a constant, a helper, an import, and
+    what its helpers read), up to the listing that defines ``function`` again. A reader running the text in order who
+    calls the function after such a statement gets another function than the one printed (``SCALE = 0`` two blocks
+    on turns a recall into 1 − recall), so the text's calls after it are run with it. The same import or statement
+    again (``import numpy as np`` in every cell) changes nothing."""
+    listings = find_listings(text)
+    try:
+        at = claimed_listing(listings, quote, function, occurrence)
+        tree = parse_code(source)
+    except (AuditError, SyntaxError, ValueError):
+        return []
+    binders: dict[str, list[ast.stmt]] = {}
+    for node in tree.body:
+        for name in _binds(node):
+            binders.setdefault(name, []).append(node)
+    target = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   and n.name == function), None)
+    if target is None:
+        return []
+    read, todo = set(), [target]
+    while todo:
+        for name in _free(todo.pop()) - read:
+            read.add(name)
+            todo.extend(n for n in binders.get(name, []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                               ast.ClassDef)))
+    read &= set(binders) - {function}
+    out = []
+    for listing in listings[at + 1:]:
+        statements = _statements(listing.code)
+        if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == function for n in statements):
+            break  # a new version of the function: its own claim
+        for node in statements:
+            names = [n for n in _binds(node) if n in read and not _same_binding(node, n, binders[n])]
+            names += [n for n in _changed(node) if n in read and n not in names]
+            if names:
+                out.append(Rebinding(listing, names[0], ast.unparse(node)))
+    return out

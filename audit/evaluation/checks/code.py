@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from audit.model.evidence import Evidence, Point
 from audit.evaluation import definitions
@@ -32,7 +32,7 @@ from audit.model.values import display
 from audit.model.results import Check
 from audit.text.doctests import unwrapped
 from audit.errors import AuditError
-from audit.text.listings import in_force, function_source
+from audit.text.listings import in_force, function_source, rebound_later
 from audit.evaluation.checks.code_inputs import (  # noqa: F401 — read from here too
     REFUSALS,
     LISTING_EXCEPTION,
@@ -269,6 +269,50 @@ class Prepared:
     calls: TextCalls
     #: what its text does beyond computing (``listing_syntax.beyond_computing``): (line, what) pairs
     uncertified: list
+    #: statements of later listings that bind again a name it reads (``listings.rebound_later``)
+    rebound: list = field(default_factory=list)
+
+
+def _lines(listing) -> str:
+    return f"line {listing.start}" if listing.start == listing.end else f"lines {listing.start}–{listing.end}"
+
+
+def _rerun_after_rebindings(prep: Prepared, text: str, shown_results: list, evidence: Evidence) -> None:
+    """The text's calls printed after a later listing binds again a name the function reads (``SCALE = 0``), run again
+    as a reader who runs the text in order runs them: with those statements after the listing's code. Their results
+    replace the ones of the function as first printed; a call whose statements do not run is not checked."""
+    from audit.text.doctests import occurrences, place
+
+    start, _ = in_force(text, prep.claim.quote, prep.claim.function, prep.claim.occurrence)
+    groups: dict[tuple, list[int]] = {}
+    for i, call in enumerate(prep.claim.calls):
+        at = place(text, call.call, call.given or {}, after=start)
+        if at is None:
+            at = next(iter(occurrences(text, call.call)), None)
+        if at is None:
+            continue
+        line = text.count("\n", 0, at) + 1
+        before = tuple(r for r in prep.rebound if r.listing.end < line)
+        if before:
+            groups.setdefault(before, []).append(i)
+    for before, indexes in groups.items():
+        source = prep.source + "\n" + "\n".join(r.code for r in before) + "\n"
+        run = run_listing(source, prep.claim.function, [[prep.shown[i][p] for p in prep.params] for i in indexes],
+                          time_limit=CLAIM_BUDGET, call_limit=CALL_LIMIT)
+        names = ", ".join(dict.fromkeys(f"`{clean(r.name)}`" for r in before))
+        lines = ", ".join(dict.fromkeys(_lines(r.listing) for r in before))
+        for i, result in zip(indexes, run.results):
+            call = f"`{clean(prep.claim.calls[i].call)}`"
+            if run.load_error:
+                shown_results[i] = CallResult("not run", detail="not run")
+                evidence.notes.append(f"the text prints {call} after the listing at {lines} binds {names} again, "
+                                      f"and those statements do not run after the listing ({clean(run.load_error)}): "
+                                      "that call was not checked")
+                continue
+            shown_results[i] = shaped(prep.claim, result)
+            evidence.notes.append(f"the text prints {call} after the listing at {lines} binds {names} again, which "
+                                   f"`{clean(prep.claim.function)}` reads: it is run as a reader who "
+                                   "runs the text in order runs it, with that binding")
 
 
 def prepare(claim: CodeClaim, chapter: Chapter, evidence: Evidence) -> Prepared:
@@ -304,8 +348,9 @@ def prepare(claim: CodeClaim, chapter: Chapter, evidence: Evidence) -> Prepared:
     calls = text_calls.read(claim.arguments, source, claim.function,
                             shown + text_calls.shown_call_values(chapter.snapshot.text, claim.function, params),
                             (claim.measure, *(claim.returns or ())))
+    rebound = rebound_later(chapter.snapshot.text, claim.quote, claim.function, source, claim.occurrence)
     return Prepared(listing, source, printed, params, defaults, own_guards, claim, reading, shown, calls,
-                    beyond_computing(printed))
+                    beyond_computing(printed), rebound)
 
 
 def own_examples(claim: CodeClaim, text: str, params: list[str], defaults: dict) -> list:
@@ -421,6 +466,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         evidence.scopes.append(said)
     shown_results = run.results[len(items):]
     run.results = run.results[:len(items)]
+    if prep.rebound and not run.load_error:
+        _rerun_after_rebindings(prep, chapter.snapshot.text, shown_results, evidence)
     if settled_by_run(prep, run, shown_results, chapter, evidence):
         return evidence
     book_rule = book.repeated_id_rule(chapter.identity.id) if book else ""

@@ -1,0 +1,121 @@
+"""A listing's function read with what a later listing does to the names it reads: a reader who runs a chapter in
+order and calls the function after ``SCALE = 0`` gets another function than the one printed first, so the text's
+calls printed after such a listing are run with it (the function as printed in its place is still what the
+generated inputs check); the same import in every cell, a default taken when the function is defined, a name it
+only takes as a parameter, and a later version of the function itself change nothing.
+
+Values, by hand: ranking ["a", "x", "b"], relevant {"a", "b"}, k = 3: R@3 = 2/2 = 1.0; with SCALE = 0 the listing
+returns 0 * 1.0 + 1 * (1 - 1.0) = 0.0."""
+
+from __future__ import annotations
+
+import pytest
+
+from chapters import audit_text
+
+from audit.text.listings import function_source, rebound_later
+
+LISTING = '''\
+# Recall
+
+R@k is the share of the relevant documents found in the top k.
+
+```python
+import numpy as np
+
+SCALE = 1
+K = 10
+WEIGHTS = [1.0]
+
+
+def _hits(ranking, relevant, k):
+    return sum(WEIGHTS[0] for d in ranking[:k] if d in relevant)
+
+
+def recall_at_k(ranking, relevant, k=K):
+    if len(set(ranking)) != len(ranking):
+        raise ValueError("repeated document")
+    if not relevant:
+        return 0.0
+    found = float(np.float64(_hits(ranking, relevant, k)) / len(relevant))
+    return SCALE * found + (1 - SCALE) * (1 - found)
+```
+
+LATER
+
+```pycon
+>>> recall_at_k(["a", "x", "b"], {"a", "b"}, 3)
+1.0
+```
+'''
+
+CLAIMS = '''\
+claims:
+  - {id: L1, title: recall, kind: code, quote: "def recall_at_k(ranking, relevant, k=K):", claim: recall_at_k returns R@k.,
+     function: recall_at_k, measure: R@k, arguments: {ranking: ranking, relevant: relevant set, k: cutoff},
+     calls: [{call: 'recall_at_k(["a", "x", "b"], {"a", "b"}, 3)', returns: "1.0"}]}
+'''
+
+CHANGES = {
+    "a constant bound again": ("```python\nSCALE = 0\n```", "SCALE"),
+    "a constant bound again in a session": ("```pycon\n>>> SCALE = 0\n```", "SCALE"),
+    "a helper's constant changed in place": ("```python\nWEIGHTS[0] = -1.0\n```", "WEIGHTS"),
+    "a helper defined again": ("```python\ndef _hits(ranking, relevant, k):\n    return 0\n```", "_hits"),
+    "an import bound to another module": ("```python\nimport math as np\n```", "np"),
+}
+
+UNCHANGED = {
+    "the same import in the next cell": "```python\nimport numpy as np\n\nprint(np.__name__)\n```",
+    "the same constant again": "```python\nSCALE = 1\n```",
+    "a default taken when defined": "```python\nK = 5\n```",
+    "a name the function takes as a parameter": "```python\nk = 5\nrelevant = {'a'}\n```",
+    "a later version of the function": ("```python\ndef recall_at_k(ranking, relevant, k=10):\n    return 0.5\n```\n\n"
+                                        "```python\nSCALE = 0\n```"),
+}
+
+
+def _text(later: str) -> str:
+    return LISTING.replace("LATER", later)
+
+
+@pytest.mark.parametrize("case", sorted(CHANGES))
+def test_a_later_listing_changing_a_name_the_function_reads_is_found(case):
+    later, name = CHANGES[case]
+    text = _text(later)
+    _, source = function_source(text, "def recall_at_k(ranking, relevant, k=K):", "recall_at_k")
+    found = rebound_later(text, "def recall_at_k(ranking, relevant, k=K):", "recall_at_k", source)
+    assert [r.name for r in found] == [name]
+    assert found[0].listing.start == text[:text.index(later)].count("\n") + 2  # the line after the fence
+
+
+@pytest.mark.parametrize("case", sorted(UNCHANGED))
+def test_what_leaves_the_function_as_printed_is_not_a_later_binding(case):
+    text = _text(UNCHANGED[case])
+    _, source = function_source(text, "def recall_at_k(ranking, relevant, k=K):", "recall_at_k", occurrence=1)
+    assert rebound_later(text, "def recall_at_k(ranking, relevant, k=K):", "recall_at_k", source, 1) == []
+
+
+def test_a_call_printed_after_a_later_block_turns_recall_into_1_minus_recall_is_contradicted(tmp_path):
+    """Before, the listing was supported: its shown call was run with SCALE = 1 only, while after ``SCALE = 0`` a
+    reader who runs the text in order gets 0.0, not the printed 1.0."""
+    folder = tmp_path / "later"
+    folder.mkdir()
+    report = audit_text(folder, _text("Settings for the next section:\n\n```python\nSCALE = 0\n```"), CLAIMS,
+                        title="Later")
+    claim = report.claims[0]
+    assert claim.verdict == "contradicted", claim.reason
+    assert "0.0" in claim.reason and "binds `SCALE` again" in claim.reason, claim.reason
+
+
+def test_the_function_in_its_place_and_a_call_before_the_later_block_are_supported(tmp_path):
+    """A later version of a helper (a notebook switching a threshold for its next section) leaves the function as
+    printed in its place, and a call printed before that block, as they are: R@3 = 1.0 there."""
+    text = _text("```python\nSCALE = 0\n```").replace(
+        "```pycon\n>>> recall_at_k", "Settings for the next section:\n\n```pycon\n>>> recall_at_k")
+    later = text.index("```python\nSCALE = 0")
+    call = text.index("```pycon\n>>> recall_at_k")
+    text = text[:later] + text[call:text.index("```\n", call) + 4] + "\n" + text[later:call]
+    folder = tmp_path / "before"
+    folder.mkdir()
+    report = audit_text(folder, text, CLAIMS, title="Before")
+    assert report.claims[0].verdict == "supported", report.claims[0].reason
