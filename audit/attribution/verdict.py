@@ -107,8 +107,11 @@ def decide(evidence: Evidence) -> Decision:
 
 def stale(quote: str, note: str = "") -> Decision:
     """The quote is not in this revision (or matches two places equally): never verified silently."""
-    return Decision("stale", "The quoted sentence was not found in the snapshot, so the claim was not checked "
-                    "against this revision" + (f" ({note})" if note else "") + ".",
+    from audit.text.anchors import UNSEEN
+    lead = ("The quoted sentence is not in the text a reader sees" if note.startswith(UNSEEN) else
+            "The quoted sentence was not found in the snapshot")
+    return Decision("stale", lead + ", so the claim was not checked against this revision"
+                    + (f" ({note})" if note else "") + ".",
                     "The register no longer matches the chapter.",
                     "Update the claim's quote to the current wording (or remove the claim if the sentence is gone), "
                     "then rerun.", PRIORITY["stale"])

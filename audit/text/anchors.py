@@ -30,6 +30,7 @@ from audit.model.limits import (
     FUZZY_MAX_WORDS,
 )
 from audit.text.chapter import _QUOTE_FOLD, Snapshot, _fold_with_index
+from audit.text.markdown import unseen_at
 
 #: Smallest similarity (0–1, difflib ratio) at which an edited passage still counts as the quote.
 SIMILARITY = 0.75
@@ -105,9 +106,34 @@ def locate(snapshot: Snapshot, quote: str, *, prefix: str = "", suffix: str = ""
         at = folded.find(needle) if needle else -1
         if at >= 0:
             exact = [index[at]]
+    if exact and snapshot.markdown:
+        # a quote a reader never sees (a comment, a link definition) is not the chapter's sentence
+        seen = [at for at in exact if not unseen_at(text, at, at + len(quote))]
+        if not seen:
+            return unseen_anchor(text, exact[0], len(quote))
+        exact = seen
     if exact:
         return _choose(text, quote, exact, prefix, suffix, line)
-    return _fuzzy(text, quote, line, budget or Budget())
+    found = _fuzzy(text, quote, line, budget or Budget())
+    if found.found and snapshot.markdown:
+        at = line_starts(text)[found.line - 1] + found.column - 1
+        if unseen_at(text, at, at + len(found.text)):
+            return unseen_anchor(text, at, len(found.text))
+    return found
+
+
+#: How the note of a quote printed only where a reader never sees it begins (``stale`` words its reason so).
+UNSEEN = "it is printed only in"
+
+
+def unseen_anchor(text: str, at: int, length: int) -> Anchor:
+    """A ``lost`` anchor for a quote printed only in a span of the Markdown ``text`` no rendering shows
+    (``markdown.unseen``)."""
+    line, column = _position(text, at)
+    what = unseen_at(text, at, at + length)
+    return Anchor("lost", similarity=0.0,
+                  note=f"{UNSEEN} {what} (line {line}), which a reader of the rendered chapter never sees; quote "
+                       "the sentence a reader reads")
 
 
 @lru_cache(maxsize=2)

@@ -23,9 +23,10 @@ SUFFIXES = (".md", ".markdown", ".mdown", ".myst", ".qmd", ".rmd")
 #: How a Markdown chapter is read, for the report's normalisation line.
 MARKDOWN_READING = (
     "a Markdown file (CommonMark, MyST, Quarto) is read as written, so quotes, lines and the patch are the file's; "
-    "the scanner reads its blocks with markdown-it-py: front matter, HTML blocks and comments, MyST targets and "
-    "comments and ':::' fence lines are not prose, and a display formula is one unit, read in its LaTeX and in "
-    "plain notation")
+    "the scanner reads its blocks with markdown-it-py: front matter, HTML blocks and comments, link reference "
+    "definitions, MyST targets and comments and ':::' fence lines are not prose, and a display formula is one unit, "
+    "read in its LaTeX and in plain notation; a quote printed only where no rendering shows it (a comment, a link "
+    "definition) is not the chapter's sentence")
 #: Tokens whose lines are not prose.
 _NOT_PROSE = ("front_matter", "html_block", "myst_target", "myst_line_comment", "myst_block_break")
 _QUARTO_EQUATION = re.compile(r"\$\$.+\$\$\s*\{#[\w:.-]+\}", re.DOTALL)
@@ -61,6 +62,62 @@ def _parser():
             .use(amsmath_plugin).use(colon_fence_plugin).use(myst_block_plugin))
 
 
+#: A link reference definition (``[ref]: https://… "title"``, and the comment idiom ``[//]: # (…)``): CommonMark
+#: renders nothing of it.
+_DEFINITION = re.compile(r"^ {0,3}\[(?:[^\]\\\n]|\\.){1,999}\]:")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_CODE_TOKENS = ("fence", "code_block")
+
+
+@lru_cache(maxsize=8)
+def unseen(text: str) -> tuple[tuple[int, int, str], ...]:
+    """The spans of the Markdown ``text`` (offsets, end exclusive) that no rendering shows a reader, each with what
+    it is: HTML comments (a block, or inline in a paragraph), link reference definitions (the ``[//]: # (…)``
+    comment idiom among them) and MyST ``%`` comments. Code blocks are left as printed. Read with markdown-it-py: a
+    line no block token covers and a definition starts is a definition (markdown-it keeps those out of its tokens)."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def offset(line: int) -> int:
+        return starts[line] if line < len(starts) else len(text)
+
+    covered: set[int] = set()
+    code: list[tuple[int, int]] = []
+    out: list[tuple[int, int, str]] = []
+    for token in _parser().parse(text):
+        if not token.map:
+            continue
+        first, end = token.map
+        covered.update(range(first, end))
+        if token.type in _CODE_TOKENS:
+            code.append((offset(first), offset(end)))
+        elif token.type == "myst_line_comment":
+            out.append((offset(first), offset(end), "a MyST comment"))
+        elif token.type == "html_block" and token.content.lstrip().startswith("<!--"):
+            out.append((offset(first), offset(end), "an HTML comment"))
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        if i not in covered and _DEFINITION.match(lines[i]):
+            j = i + 1
+            while j < len(lines) and j not in covered and lines[j].strip() and not _DEFINITION.match(lines[j]):
+                j += 1  # a title on the next line
+            what = "a comment written as a link definition" if lines[i].lstrip().startswith("[//]") else \
+                "a link reference definition"
+            out.append((offset(i), offset(j), what))
+            i = j
+        else:
+            i += 1
+    for m in _COMMENT.finditer(text):
+        if not any(a <= m.start() < b for a, b in code) and not any(a <= m.start() < b for a, b, _ in out):
+            out.append((m.start(), m.end(), "an HTML comment"))
+    return tuple(sorted(out))
+
+
+def unseen_at(text: str, start: int, end: int) -> str:
+    """What unseen span (``unseen``) holds ``text[start:end]`` ("" when a reader sees it)."""
+    return next((what for a, b, what in unseen(text) if a <= start and end <= b), "")
+
+
 @lru_cache(maxsize=8)
 def layout(text: str) -> Layout:
     """The non-prose lines and display formulas of the Markdown ``text`` (see ``Layout``)."""
@@ -80,6 +137,10 @@ def layout(text: str) -> Layout:
             formulas.append((first, end - 1))  # $$ … $$, \begin{align}, MyST's ```{math} fence
         elif token.type == "colon_fence":  # a container: its fence lines are markup, its inside prose
             skip.update((first, end - 1))
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    for a, b, what in unseen(text):
+        if what != "an HTML comment":  # definitions and comments: no prose (an inline comment's line is read still)
+            skip.update(i for i in range(len(starts)) if a <= starts[i] < b)
     return Layout(frozenset(skip), tuple(formulas))
 
 

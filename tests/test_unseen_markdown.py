@@ -1,0 +1,97 @@
+"""A claim's quote is the chapter's sentence only where a reader of the rendered chapter sees it. Quoted from an
+HTML comment, a link reference definition (the ``[//]: # (…)`` comment idiom among them) or a MyST comment, a
+claim was supported while the visible sentence beside it said otherwise; such a claim is now stale, naming where
+the quote is printed. The same sentence printed visibly too is anchored there. An image's alt text is read (screen
+readers and a browser that cannot load the image show it).
+
+Values, by hand: relevant {a, b} at ranks 1 and 4 of five: P@5 = 2/5; relevant {a, b, c} at ranks 1, 3 and 4:
+P@5 = 3/5."""
+
+from __future__ import annotations
+
+import pytest
+
+from chapters import audit_text
+
+from audit.text.markdown import layout, unseen
+
+TEXT = """\
+# Precision
+
+With two relevant documents at ranks 1 and 4 of five results, P@5 = 3/5.
+
+![P@5 = 2/5 for ranks 1 and 4](fig.png)
+
+[ref]: https://example.org "P@5 = 2/5 at ranks 1 and 4"
+
+[//]: # (Two relevant at ranks 1 and 4 give P@5 = 2/5.)
+
+<!--
+Three relevant in five give P@5 = 3/5.
+-->
+
+% Three relevant at ranks 1, 3 and 4 give P@5 = 3/5 here.
+
+Three relevant in five give P@5 = 3/5.
+
+```markdown
+[//]: # (in a code block: as printed)
+```
+"""
+
+CLAIMS = """\
+fixtures:
+  f: {qrels: {q1: {a: 1, b: 1, n1: 0, n2: 0, n3: 0}}, run: {q1: [a, n1, n2, b, n3]}}
+  g: {qrels: {q1: {a: 1, b: 1, c: 1, n1: 0, n2: 0}}, run: {q1: [a, n1, b, c, n2]}}
+claims:
+  - {id: C01, title: alt, kind: value, quote: "P@5 = 2/5 for ranks 1 and 4", claim: P@5 is 2/5., fixture: f,
+     expect: [{measure: "P@5", claimed: "2/5"}]}
+  - {id: C02, title: title, kind: value, quote: "P@5 = 2/5 at ranks 1 and 4", claim: P@5 is 2/5., fixture: f,
+     expect: [{measure: "P@5", claimed: "2/5"}]}
+  - {id: C03, title: comment, kind: value, quote: "Two relevant at ranks 1 and 4 give P@5 = 2/5.", claim: P@5 is 2/5.,
+     fixture: f, expect: [{measure: "P@5", claimed: "2/5"}]}
+  - {id: C04, title: myst, kind: value, quote: "Three relevant at ranks 1, 3 and 4 give P@5 = 3/5 here.",
+     claim: P@5 is 3/5., fixture: g, expect: [{measure: "P@5", claimed: "3/5"}]}
+  - {id: C05, title: twice, kind: value, quote: "Three relevant in five give P@5 = 3/5.", claim: P@5 is 3/5.,
+     fixture: g, expect: [{measure: "P@5", claimed: "3/5"}]}
+"""
+
+
+def test_what_no_rendering_shows_is_found_with_what_it_is():
+    spans = {TEXT[a:b].strip(): what for a, b, what in unseen(TEXT)}
+    assert spans == {
+        '[ref]: https://example.org "P@5 = 2/5 at ranks 1 and 4"': "a link reference definition",
+        "[//]: # (Two relevant at ranks 1 and 4 give P@5 = 2/5.)": "a comment written as a link definition",
+        "<!--\nThree relevant in five give P@5 = 3/5.\n-->": "an HTML comment",
+        "% Three relevant at ranks 1, 3 and 4 give P@5 = 3/5 here.": "a MyST comment",
+    }
+    inline = "P@5 is <!-- 1/2, or --> 2/5 here.\n"
+    assert [inline[a:b] for a, b, _ in unseen(inline)] == ["<!-- 1/2, or -->"]
+    lines = TEXT.split("\n")
+    assert {lines[i] for i in layout(TEXT).skip} >= {'[ref]: https://example.org "P@5 = 2/5 at ranks 1 and 4"',
+                                                     "[//]: # (Two relevant at ranks 1 and 4 give P@5 = 2/5.)"}
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("unseen")
+    return {c.id: c for c in audit_text(folder, TEXT, CLAIMS, title="Unseen").claims}
+
+
+@pytest.mark.parametrize("cid, where", [("C02", "a link reference definition (line 7)"),
+                                        ("C03", "a comment written as a link definition (line 9)"),
+                                        ("C04", "a MyST comment (line 15)")])
+def test_a_quote_a_reader_never_sees_is_stale_naming_where_it_is(report, cid, where):
+    claim = report[cid]
+    assert claim.verdict == "stale", claim.reason
+    assert claim.reason.startswith("The quoted sentence is not in the text a reader sees"), claim.reason
+    assert where in claim.reason, claim.reason
+
+
+def test_a_sentence_printed_in_a_comment_and_visibly_is_anchored_where_it_is_seen(report):
+    assert report["C05"].verdict == "supported" and report["C05"].line == 17, (report["C05"].line,
+                                                                               report["C05"].reason)
+
+
+def test_an_images_alt_text_is_read(report):
+    assert report["C01"].verdict == "supported" and report["C01"].line == 5
