@@ -457,3 +457,24 @@ def test_a_digit_run_longer_than_python_converts_is_no_internal_error_in_init(tm
     assert code == 0, out
     assert "internal error" not in out
     assert [int(x) for x in DIGITS.findall("grades 3, 2 and " + "9" * 40)] == [3, 2, int("9" * 12)]
+
+
+def test_text_a_pages_own_style_rules_hide_is_not_the_pages_text():
+    """The listing's hidden span was hidden by a class rule in the page's ``<style>`` element, or by the
+    visually-hidden clip, or by spacing in the style attribute: the audit checked ``found`` while a reader sees and
+    copies ``1 - found``. Rules for print and rules that hide only on hover hide nothing a reader sees."""
+    from audit.text.chapter import _html_text
+    hiders = ['class="fn"', 'id="x1"', 'class="code sr-only"', 'style="display :  none"',
+              'style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)"',
+              'style="clip-path: inset(50%)"', 'style="color: transparent"', 'style="text-indent:-9999px"',
+              'style="font-size:0.0px"', 'class="tip"']
+    style = ("<style>/* page */ .fn{display:none} pre #x1 { visibility : hidden }\n"
+             ".sr-only{position:absolute;width:1px;height:1px;padding:0;overflow:hidden;clip:rect(0,0,0,0)}\n"
+             "@media print { .noprint { display: none } } .tip:hover { display: none } span.tip { opacity: 0 }"
+             "</style>")
+    page = f"<html><head>{style}</head><body>" + "".join(
+        f"<pre>def r{i}(found):\n    return <span {h}>found  # </span>1 - found\n</pre>" for i, h in enumerate(hiders)
+    ) + '<p class="noprint">Shown on screen: P@4 = 1/4.</p><p><span class="tip">tip</span> after</p></body></html>'
+    text = _html_text(page)[0]
+    assert text.count("    return 1 - found") == len(hiders) and "found  #" not in text, text
+    assert "Shown on screen: P@4 = 1/4." in text and "tip after" not in text and "after" in text

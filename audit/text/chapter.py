@@ -281,17 +281,65 @@ _BLOCKS = {"p", "div", "section", "article", "li", "tr", "br", "h1", "h2", "h3",
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
                    "wbr"})
 _UNRENDERED_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|"
-                               r"font-size\s*:\s*0(?:\.0*)?(?:px|em|rem|pt|%)?\s*(?:;|$)|opacity\s*:\s*0(?:\.0*)?\s*(?:;|$))",
+                               r"font-size\s*:\s*0(?:\.0*)?(?:px|em|rem|pt|%)?\s*(?:;|$)|opacity\s*:\s*0(?:\.0*)?\s*(?:;|$)|"
+                               r"color\s*:\s*transparent\s*(?:;|$)|"
+                               r"clip\s*:\s*rect\(\s*0[a-z]*[\s,]+0[a-z]*[\s,]+0[a-z]*[\s,]+0[a-z]*\s*\)|"
+                               r"clip-path\s*:\s*inset\(\s*50\s*%|"
+                               r"(?:text-indent|left|top|margin-left|margin-top)\s*:\s*-\d{3,}(?:\.\d*)?\s*(?:px|em|rem|pt)?\s*(?:;|$)|"
+                               r"(?:width|height|max-width|max-height)\s*:\s*(?:0|1px)\s*(?:;|$)[^}]*overflow\s*:\s*hidden|"
+                               r"overflow\s*:\s*hidden[^}]*(?:width|height|max-width|max-height)\s*:\s*(?:0|1px)\s*(?:;|$))",
                                re.IGNORECASE)
+_STYLE_ELEMENT = re.compile(r"<style\b[^>]*>(.*?)</style\s*>", re.IGNORECASE | re.DOTALL)
+_CSS_RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+#: An ``@media print`` block (its rules hide nothing on a screen).
+_PRINT_MEDIA = re.compile(r"@media[^{]*\bprint\b[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}", re.IGNORECASE)
+#: The last compound selector of a rule's selector: a tag, an id and classes (``span.fn``, ``#x``, ``.a.b``).
+_COMPOUND = re.compile(r"^(?P<tag>[a-z][a-z0-9-]*|\*)?(?P<rest>(?:[.#][\w-]+|\[[^\]]*\])*)$", re.IGNORECASE)
 
 
-def _not_rendered(attrs) -> bool:
-    """Whether an element's attributes keep a browser from showing it (``hidden``, ``style="display:none"``,
-    ``visibility:hidden``, a zero font size or opacity)."""
+def _hides(declarations: str) -> bool:
+    """Whether CSS declarations keep a browser from showing an element's text: ``display:none``,
+    ``visibility:hidden``, a zero font size or opacity, transparent text, the visually-hidden clip (``clip:
+    rect(0 0 0 0)``, ``clip-path: inset(50%)``, a 1px box with its overflow hidden) or a far negative offset."""
+    return bool(_UNRENDERED_STYLE.search(" ".join(declarations.split())))
+
+
+def _hiding_selectors(raw: str) -> list[tuple[str, str | None, frozenset[str]]]:
+    """The selectors of the page's own ``<style>`` rules that hide what they select (``_hides``), as (tag or "*", id
+    or None, classes) of each selector's last compound; a selector with a pseudo-class (``:hover``) or another form
+    is left out. Over-reading a descendant selector hides more, never less. A stylesheet the page links to is not
+    read (the docs say so)."""
+    out = []
+    for css in _STYLE_ELEMENT.findall(raw):
+        for selectors, declarations in _CSS_RULE.findall(_PRINT_MEDIA.sub(" ", _CSS_COMMENT.sub(" ", css))):
+            if not _hides(declarations):
+                continue
+            for selector in selectors.split(","):
+                last = re.split(r"[\s>+~]+", selector.strip())[-1] if selector.strip() else ""
+                m = _COMPOUND.match(last)
+                if not last or not m or not (m.group("tag") or m.group("rest")):
+                    continue
+                parts = re.findall(r"([.#])([\w-]+)", m.group("rest") or "")
+                ids = [v for k, v in parts if k == "#"]
+                out.append(((m.group("tag") or "*").lower(), ids[0] if ids else None,
+                            frozenset(v for k, v in parts if k == ".")))
+    return out
+
+
+def _not_rendered(tag: str, attrs, hiding=()) -> bool:
+    """Whether an element keeps a browser from showing it: its attributes (``hidden``, a ``style`` that ``_hides``)
+    or one of the page's ``<style>`` rules that selects it (``_hiding_selectors``)."""
+    classes: set[str] = set()
+    own_id = None
     for name, value in attrs:
-        if name == "hidden" or (name == "style" and value and _UNRENDERED_STYLE.search(value)):
+        if name == "hidden" or (name == "style" and value and _hides(value)):
             return True
-    return False
+        if name == "class" and value:
+            classes.update(value.split())
+        elif name == "id":
+            own_id = value
+    return any((t == "*" or t == tag) and (i is None or i == own_id) and c <= classes for t, i, c in hiding)
 
 
 def _html_text(raw: str) -> tuple[str, tuple[tuple[int, str, int], ...]]:
@@ -319,7 +367,7 @@ def _html_text(raw: str) -> tuple[str, tuple[tuple[int, str, int], ...]]:
         def handle_starttag(self, tag, attrs):
             if self.hidden and tag == self.hidden[-1][0]:
                 self.hidden[-1][1] += 1
-            if _not_rendered(attrs) and tag not in _VOID:
+            if _not_rendered(tag, attrs, hiding) and tag not in _VOID:
                 # what a browser does not show is not the page's text: a listing's hidden span is not its code
                 self.hidden.append([tag, 1])
                 self.skip += 1
@@ -388,6 +436,7 @@ def _html_text(raw: str) -> tuple[str, tuple[tuple[int, str, int], ...]]:
                 self.at = self.getpos()[0] + data[:len(data) - len(data.lstrip())].count("\n")
             self.current += data
 
+    hiding = _hiding_selectors(raw)
     reader = Reader()
     reader.feed(raw.replace("\r\n", "\n").replace("\r", "\n"))
     reader.close()
