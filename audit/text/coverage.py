@@ -518,3 +518,46 @@ def covered_by(part: Part, uses: list[Use]) -> list[str]:
             return []
         ids += [i for i in found if i not in ids]
     return ids
+
+
+def script_outputs(text: str) -> list[tuple[int, str, str]]:
+    """What a fenced listing prints at its top level and the output block right after it shows, paired line by line:
+    (where the printed expression begins in ``text``, its source, the output line). Only where every print of the
+    block is a top-level ``print(x)`` of one argument and the output block has as many non-blank lines, so each line
+    is the one its print wrote; a listing that prints in a loop, with ``sep``/``end``, or whose output lines cannot
+    be told apart gives none."""
+    import ast
+
+    from audit.text.listings import find_listings
+    from audit.text.python_code import parse_code
+
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    out = []
+    for listing in find_listings(text):
+        if listing.style != "fenced" or "print" not in listing.code or listing.start - 1 >= len(starts):
+            continue
+        block = _output_block(text, starts[listing.start - 1])
+        if block is None:
+            continue
+        try:
+            tree = parse_code(listing.code)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        prints = [n for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+                  and isinstance(n.value.func, ast.Name) and n.value.func.id == "print"]
+        every = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "print"]
+        if not prints or len(every) != len(prints) or any(len(p.value.args) != 1 or p.value.keywords
+                                                          for p in prints):
+            continue
+        lines = [line.strip() for line in text[block[0]:block[1]].split("\n") if line.strip()]
+        if len(lines) != len(prints):
+            continue
+        for node, line in zip(prints, lines):
+            source = ast.get_source_segment(listing.code, node.value.args[0])
+            row = listing.start - 1 + node.lineno - 1
+            if not source or "\n" in source or row >= len(starts):
+                continue
+            at = text.find(source, starts[row])
+            if at >= 0:
+                out.append((at, source, line))
+    return out

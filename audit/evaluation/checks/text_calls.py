@@ -377,18 +377,23 @@ def how_called(function: str, arguments: dict[str, str], calls: TextCalls) -> st
 def unregistered_examples(text: str, function: str, registered: list, start: int = 0, end: int | None = None) -> list:
     """The ``>>>`` examples of ``text`` between offsets ``start`` and ``end`` (where the listing is the one in force)
     that call ``function`` (``f(…)``, ``print(f(…))``, ``round(f(…), n)``) and print one number or expect an
-    exception, and that no entry of ``registered`` (the claim's ``calls``) already covers, each as a ``ShownCall``
+    exception, and a listing's top-level ``print(f(…))`` with the line its output block shows
+    (``coverage.script_outputs``), and that no entry of ``registered`` (the claim's ``calls``) already covers, each as a ``ShownCall``
     with the names it passes bound to the literal the text assigned them before it. A corrected listing is re-checked
     on these too: the text prints them, and a reader runs them."""
     from audit.model.values import parse_claimed
     from audit.register.kinds import ShownCall
-    from audit.text.doctests import bindings_before, examples, passed_names, unwrapped
+    from audit.text.coverage import script_outputs
+    from audit.text.doctests import Example, bindings_before, examples, passed_names, unwrapped
 
     # a registered call covers the text's example only where it says what the text prints
     done = {(c.call, tuple(sorted(c.given.items())), str(c.returns).strip() if c.returns is not None else None,
              c.raises) for c in registered}
     out = []
-    for e in examples(text):
+    # a listing's print(f(…)) and the line its output block shows are an example as a session's are
+    printed = [Example(source, line, None, at) for at, source, line in script_outputs(text)
+               if source.startswith(f"{function}(")]
+    for e in sorted(examples(text) + printed, key=lambda e: e.offset):
         if e.offset < start or (end is not None and e.offset >= end):
             continue
         call = e.source.strip()

@@ -1,0 +1,115 @@
+"""A listing that prints ``print(f(…))`` at its top level, with an output block right after it, is an example as a
+``>>>`` session is: each printed line is checked against the call, whether or not the register lists it, and a
+corrected listing is re-checked on it, so its output block is corrected with it. Before, the output block was
+passed over: a right listing under a wrong printed 0.0 was supported, and a wrong listing's rewrite left its
+output block printing the old function's values.
+
+Values, by hand: ranking [a, x, b, y], relevant {a, b}: R@4 = 2/2 = 1.0 (the listing dividing by k prints 0.5);
+ranking [a], relevant {a, b}: R@1 = 1/2 = 0.5 (dividing by k: 1.0); ranking [a, x, b]: R@3 = 1.0."""
+
+from __future__ import annotations
+
+from chapters import audit_text
+
+from audit.text.coverage import script_outputs
+
+RIGHT = '''\
+# Recall
+
+Recall at k is the share of the relevant documents found in the top k.
+
+```python
+def recall_at_k(ranking, relevant, k):
+    if len(set(ranking)) != len(ranking):
+        raise ValueError("a ranking may not repeat a document ID")
+    return sum(1 for d in ranking[:k] if d in relevant) / len(relevant) if relevant else 0.0
+```
+
+```python
+print(recall_at_k(["a", "x", "b"], {"a", "b"}, 3))
+```
+
+```text
+0.0
+```
+'''
+
+WRONG = '''\
+# Recall
+
+Recall at k is the share of the relevant documents found in the top k.
+
+```python
+def recall_at_k(ranking, relevant, k):
+    if len(set(ranking)) != len(ranking):
+        raise ValueError("a ranking may not repeat a document ID")
+    return sum(1 for d in ranking[:k] if d in relevant) / k
+```
+
+```python
+ranking = ["a", "x", "b", "y"]
+print(recall_at_k(ranking, {"a", "b"}, 4))
+print(recall_at_k(["a"], {"a", "b"}, 1))
+```
+
+Output:
+
+```text
+0.5
+1.0
+```
+'''
+
+CLAIMS = '''\
+claims:
+  - {id: L1, title: recall, kind: code, quote: "def recall_at_k(ranking, relevant, k):", claim: recall_at_k returns R@k.,
+     function: recall_at_k, measure: R@k, arguments: {ranking: ranking, relevant: relevant set, k: cutoff}}
+'''
+
+
+def test_each_printed_line_is_paired_with_its_print():
+    pairs = [(source, line) for _, source, line in script_outputs(WRONG)]
+    assert pairs == [("recall_at_k(ranking, {\"a\", \"b\"}, 4)", "0.5"), ("recall_at_k([\"a\"], {\"a\", \"b\"}, 1)", "1.0")]
+    at = script_outputs(WRONG)[0][0]
+    assert WRONG[at:].startswith("recall_at_k(ranking,")
+
+
+def test_output_lines_that_cannot_be_told_apart_are_not_paired():
+    in_a_loop = WRONG.replace('print(recall_at_k(["a"], {"a", "b"}, 1))',
+                              'for k in (1,):\n    print(recall_at_k(["a"], {"a", "b"}, k))')
+    with_sep = WRONG.replace('print(recall_at_k(["a"], {"a", "b"}, 1))', 'print(recall_at_k(["a"], {"a", "b"}, 1), end="")')
+    one_line_short = WRONG.replace("0.5\n1.0\n", "0.5\n")
+    for text in (in_a_loop, with_sep, one_line_short):
+        assert script_outputs(text) == []
+
+
+def test_a_right_listing_under_a_wrong_printed_output_is_contradicted_and_the_block_corrected(tmp_path):
+    folder = tmp_path / "right"
+    folder.mkdir()
+    report = audit_text(folder, RIGHT, CLAIMS, title="Right")
+    claim = report.claims[0]
+    assert claim.verdict == "contradicted", claim.reason
+    assert "returns 1.0000, not the printed 0.0" in claim.reason, claim.reason
+    assert "The listing itself is right" in claim.response, claim.response
+
+
+def test_a_wrong_listings_output_block_is_corrected_with_it_and_the_rerun_is_clean(tmp_path, monkeypatch):
+    import subprocess
+
+    from chapters import cli
+    book = tmp_path / "book"
+    folder = book / "claims" / "wrong"
+    folder.mkdir(parents=True)
+    (folder / "chapter.yaml").write_text("id: wrong\ntitle: Wrong\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
+    (folder / "snapshot.md").write_text(WRONG, encoding="utf-8")
+    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    monkeypatch.chdir(book)  # the book's root, where an author runs the audit and applies its patch
+    code, out = cli("run", "claims/wrong", "--no-cache", "--quiet")
+    assert code == 0, out
+    patch = (book / "reports" / "wrong.patch").read_text(encoding="utf-8")
+    applied = subprocess.run(["patch", "-p0"], input=patch, text=True, cwd=book, capture_output=True)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    text = (folder / "snapshot.md").read_text(encoding="utf-8")
+    assert "```text\n1.0\n0.5\n```" in text, text
+    code, out = cli("run", "claims/wrong", "--no-cache", "--quiet", "--fail-on", "contradicted,error,stale")
+    assert code == 0, out
