@@ -158,3 +158,19 @@ def test_a_measure_name_at_a_sentences_end_is_not_taken_for_an_email_address():
     assert markdown_text("P@10. Then RR@k") == "P@10. Then RR@k"
     assert markdown_text("mail someone@evil.example now") == "mail someone`@`evil.example now"
     assert markdown_text("trec_eval's ndcg@cut.10") == "trec_eval's ndcg`@`cut.10"
+
+
+def test_a_chapter_number_written_as_text_is_literal_in_the_markdown_report(tmp_path, monkeypatch):
+    """chapter.yaml's ``chapter`` may be text ("2`3"): its backtick opened a code span in the report's context table
+    and its heading, which swallowed the cells after it; it is now literal, as the title is."""
+    folder = _chapter(tmp_path)
+    yaml = (folder / "chapter.yaml").read_text(encoding="utf-8")
+    (folder / "chapter.yaml").write_text(yaml.replace("chapter: 1\n", f"chapter: {json.dumps('2`3' + ATTACK)}\n"),
+                                         encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--no-cache", "--quiet", "claims/ch01"]) == 0
+    text = (tmp_path / "reports" / "ch01.md").read_text(encoding="utf-8")
+    _no_markdown_injection(text, "ch01.md")
+    row = next(line for line in text.splitlines() if line.startswith("| chapter |"))
+    assert row.startswith("| chapter | 2\\`3"), row
+    assert "chapter 2\\`3" in text.splitlines()[0]
