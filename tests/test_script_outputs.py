@@ -5,7 +5,7 @@ passed over: a right listing under a wrong printed 0.0 was supported, and a wron
 output block printing the old function's values.
 
 Values, by hand: ranking [a, x, b, y], relevant {a, b}: R@4 = 2/2 = 1.0 (the listing dividing by k prints 0.5);
-ranking [a], relevant {a, b}: R@1 = 1/2 = 0.5 (dividing by k: 1.0); ranking [a, x, b]: R@3 = 1.0."""
+ranking [a], relevant {a, b}: R@1 = 1/2 = 0.5 (dividing by k: 1.0); ranking [a, x, b]: R@3 = 1.0; ranking [a, x, y], relevant {a, b, c}: R@3 = 1/3, 0.333 to three places."""
 
 from __future__ import annotations
 
@@ -27,10 +27,12 @@ def recall_at_k(ranking, relevant, k):
 
 ```python
 print(recall_at_k(["a", "x", "b"], {"a", "b"}, 3))
+print(round(recall_at_k(["a", "x", "y"], {"a", "b", "c"}, 3), 3))
 ```
 
 ```text
 0.0
+0.333
 ```
 '''
 
@@ -90,6 +92,7 @@ def test_a_right_listing_under_a_wrong_printed_output_is_contradicted_and_the_bl
     claim = report.claims[0]
     assert claim.verdict == "contradicted", claim.reason
     assert "returns 1.0000, not the printed 0.0" in claim.reason, claim.reason
+    assert "0.333" not in claim.reason, claim.reason  # round(…, 3) of 1/3, printed right
     assert "The listing itself is right" in claim.response, claim.response
 
 
@@ -113,3 +116,12 @@ def test_a_wrong_listings_output_block_is_corrected_with_it_and_the_rerun_is_cle
     assert "```text\n1.0\n0.5\n```" in text, text
     code, out = cli("run", "claims/wrong", "--no-cache", "--quiet", "--fail-on", "contradicted,error,stale")
     assert code == 0, out
+
+
+def test_a_rounded_print_is_checked_at_its_printed_places(tmp_path):
+    """``print(round(f(…), 3))`` printing 0.334 for 1/3 is wrong at the third place; 0.333 is right (above)."""
+    folder = tmp_path / "rounded"
+    folder.mkdir()
+    report = audit_text(folder, RIGHT.replace("0.0\n0.333", "1.0\n0.334"), CLAIMS, title="Rounded")
+    claim = report.claims[0]
+    assert claim.verdict == "contradicted" and "0.334" in claim.reason, claim.reason

@@ -392,7 +392,7 @@ def unregistered_examples(text: str, function: str, registered: list, start: int
     out = []
     # a listing's print(f(…)) and the line its output block shows are an example as a session's are
     printed = [Example(source, line, None, at) for at, source, line in script_outputs(text)
-               if source.startswith(f"{function}(")]
+               if unwrapped(source).startswith(f"{function}(")]
     for e in sorted(examples(text) + printed, key=lambda e: e.offset):
         if e.offset < start or (end is not None and e.offset >= end):
             continue
