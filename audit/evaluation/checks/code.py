@@ -277,6 +277,38 @@ def _lines(listing) -> str:
     return f"line {listing.start}" if listing.start == listing.end else f"lines {listing.start}–{listing.end}"
 
 
+#: The key of a finding that the listing computes the chapter's stated variant of a standard name (``stated_apart``).
+STATED_APART = "stated apart"
+
+
+def stated_apart(claim: CodeClaim, declared, reading, follows: list) -> list[Point]:
+    """A listing of a standard name (``AP``) that follows a convention the chapter states (``AP's denominator: the
+    relevant documents retrieved``) which the references compute otherwise by default: qualified, as a value under
+    such a convention is (docs/conventions.md, Verdicts): readers' tools give another number. The references, how
+    often they agree and the convention they follow, found by experiment (``follows``), are named."""
+    out = []
+    by_convention: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
+    for ref, name, value, agree, total in follows:
+        if declared.stated(name) and reading.get(name) != value:
+            by_convention.setdefault((name, value), []).append((ref, agree, total))
+    for (name, value), refs in by_convention.items():
+        convention = CONVENTIONS[name]
+        names = ", ".join(r for r, _, _ in refs[:-1]) + (" and " if len(refs) > 1 else "") + refs[-1][0]
+        counts = {(a, t) for _, a, t in refs}
+        agreed = (f"{'each ' if len(refs) > 1 else ''}agreeing with it on {refs[0][1]} of {refs[0][2]} generated "
+                  "inputs" if len(counts) == 1 else
+                  "agreeing with it " + "; ".join(f"{r} on {a} of {t} generated inputs" for r, a, t in refs))
+        out.append(Point(
+            f"it computes {claim.measure} with the chapter's stated {convention.title} “{reading[name]}”, where "
+            f"{names} compute{'s' if len(refs) == 1 else ''} {claim.measure} with {convention.title} “{value}” by "
+            f"default ({agreed}; the chapter's definitions set to “{value}” give their values on every input "
+            "compared), so readers' tools give another number",
+            f"State where the listing is given that it computes this variant, and what the libraries compute, e.g. "
+            f"“Here {convention.phrase(reading[name])} ({names}: {convention.phrase(value)}).”",
+            key=(STATED_APART, name, value)))
+    return out
+
+
 def _rerun_after_rebindings(prep: Prepared, text: str, shown_results: list, evidence: Evidence) -> None:
     """The text's calls printed after a later listing binds again a name the function reads (``SCALE = 0``), run again
     as a reader who runs the text in order runs them: with those statements after the listing's code. Their results
@@ -569,7 +601,9 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     bad = [(i, r) for i, r in zip(generated, gen_results) if not _agrees(r, chapter_value(claim, i, reading))]
     for point in undecided if bad else []:  # wrong on generated input: the listing may be at fault on the call too
         point.wording = point.wording[:-1] + ", or correct the listing."
-    ref_rows = _references(claim, ms, generated, gen_results, reading)
+    follows: list = []
+    ref_rows = _references(claim, ms, generated, gen_results, reading, follows)
+    apart = stated_apart(claim, declared, reading, follows)
     evidence.checks.append(Check(label=f"{claim.function}() on {len(generated)} generated well-formed inputs "
                                        + ("(a third repeating one ID, which the chapter's rule scores; the "
                                           "references are compared on the others; " if scored_repeats and
@@ -722,6 +756,13 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             evidence.concern = ("Readers who run the calls the text shows get other values than it prints, and "
                                 "readers who copy the listing get an exception or a wrong value on edge cases they "
                                 "will meet in practice.")
+    if apart and not evidence.failures:
+        # the listing is the chapter's variant of a standard name: qualified by the references' default, the text's
+        # wording to state (not the listing's to change)
+        tools = ("Readers who check the listing's values with trec_eval, ir_measures or ranx get another number "
+                 "for the same name.")
+        evidence.concern = f"{evidence.concern} {tools}" if evidence.conditions else tools
+        evidence.conditions.extend(apart)
     return evidence
 
 

@@ -208,10 +208,12 @@ def listing_reading(claim: CodeClaim, items: list[Input], results: list[CallResu
 
 
 def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results: list[CallResult],
-                reading=None) -> list[ImplValue]:
+                reading=None, follows: list | None = None) -> list[ImplValue]:
     """How often each reference agrees with the listing on the generated inputs (one call per reference): each
     entry the listing returns (one number, a query's value, the value at a cutoff) against the reference's value
-    of the same measure on the same queries, combined as the measure combines queries."""
+    of the same measure on the same queries, combined as the measure combines queries. ``follows``, when given,
+    receives (reference, convention, its value, agreeing inputs, inputs compared) for each reference whose
+    difference one convention value explains (``_reference_reading``)."""
     # a {document: score} run cannot hold a repeated ID: those inputs are the chapter's alone
     kept = [(i, item) for i, item in enumerate(items) if not _repeats(item)]
     queries = {i: (list(item.queries) if item.queries else [("", item)]) for i, item in kept}
@@ -263,7 +265,14 @@ def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results:
                 theirs[i].append(float(evaluator.combine(name, values)) if values else 0.0)
                 ok = ok and value is not None and abs(value - theirs[i][-1]) <= 1e-9
             agree += ok
-        why = _reference_reading(claim, {i: items[i] for i in theirs}, theirs, reading) if agree < total else ""
+        cause = _reference_cause(claim, {i: items[i] for i in theirs}, theirs, reading) if agree < total else None
+        why = ""
+        if cause is not None:
+            name, value = cause
+            why = (f"; it follows {CONVENTIONS[name].title} “{value}” where the chapter's is “{reading[name]}” "
+                   "(the chapter's definitions set so give its value on every input compared)")
+            if follows is not None:
+                follows.append((ref.name, name, value, agree, total))
         rows.append(ImplValue(implementation=ref.name, provider=provider, detail=f"{agree} of {total} inputs{why}",
                               in_interval=agree == total))
     return rows
@@ -302,12 +311,24 @@ def reference_values(claim: CodeClaim, ms: Measurements, items: list[Input], rea
 
 
 def _reference_reading(claim: CodeClaim, items: dict[int, Input], theirs: dict[int, list[float]], reading) -> str:
+    """Why a reference's values differ from the listing's (``_reference_cause``), as words to add to its row; ""
+    when no convention explains it (the finding then shows the values only)."""
+    cause = _reference_cause(claim, items, theirs, reading)
+    if cause is None:
+        return ""
+    name, value = cause
+    return (f"; it follows {CONVENTIONS[name].title} “{value}” where the chapter's is “{reading[name]}” "
+            "(the chapter's definitions set so give its value on every input compared)")
+
+
+def _reference_cause(claim: CodeClaim, items: dict[int, Input], theirs: dict[int, list[float]],
+                     reading) -> tuple[str, str] | None:
     """Why a reference's values differ from the listing's, found by experiment: the one convention value under which
     the chapter's definitions give the reference's value on every input compared (its gain, its RBP gain, its
-    ideal …), as words to add to its row; "" when none does (the finding then shows the values only)."""
+    ideal …), as (convention, value); None when none does."""
     spec = parse_measure(_measure(claim, 1))[1]
     if spec is None:
-        return ""
+        return None
     several = any(i.queries for i in items.values())
     names = [n for n in evaluator.relevant_to(spec.name, several_queries=several)
              if n not in ("repeated_ids", "ties", "prefix")]
@@ -330,6 +351,5 @@ def _reference_reading(claim: CodeClaim, items: dict[int, Input], theirs: dict[i
                 continue
             under = {**reading, name: value}
             if all(same(values(items[i], under), i) for i in order):
-                return (f"; it follows {CONVENTIONS[name].title} “{value}” where the chapter's is “{reading[name]}” "
-                        "(the chapter's definitions set so give its value on every input compared)")
-    return ""
+                return name, value
+    return None
