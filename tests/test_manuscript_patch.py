@@ -49,6 +49,14 @@ def test_a_listing_in_a_code_cell_is_replaced_by_one_of_another_length(tmp_path)
     assert nbformat.reads(raw, as_version=4).cells[1].source == FIXED
 
 
+def test_a_code_cell_saved_ending_in_a_newline_keeps_it(tmp_path):
+    """A cell whose source ends in a newline (saved so by a script or an editor): the corrected listing lost it, so
+    the patch changed a line it had no reason to touch (``"    return out\\n"`` to ``"    return out"``)."""
+    snap = _notebook(tmp_path, new_markdown_cell("Precision:"), new_code_cell(LISTING + "\n"), new_markdown_cell("End."))
+    raw = _roundtrip(tmp_path, snap, snap.text.replace(LISTING, FIXED), ".ipynb")
+    assert nbformat.reads(raw, as_version=4).cells[1].source == FIXED + "\n"
+
+
 def test_a_notebook_not_written_as_nbformat_writes_it_is_not_rewritten(tmp_path):
     nb = new_notebook()
     nb.cells = [new_markdown_cell("AP = 0.765.")]

@@ -185,10 +185,12 @@ def _notebook_after(raw: str, text: str, changes, now: list[str]) -> str | None:
             return None
         edits.setdefault(id(home[2]), [home]).append((i1 - home[0], i2 - home[0], now[j1:j2]))
     for home, *cell_edits in edits.values():
-        lines = str(home[2].source).replace("\r\n", "\n").rstrip("\n").split("\n")
+        source = str(home[2].source).replace("\r\n", "\n")
+        lines = source.rstrip("\n").split("\n")
         for a, b, new in sorted(cell_edits, key=lambda e: e[0], reverse=True):
             lines[a:b] = new
-        home[2].source = "\n".join(lines)
+        # the source's own line ends after its last line (a cell saved ending in a newline) are kept
+        home[2].source = "\n".join(lines) + source[len(source.rstrip("\n")):]
     return nbformat.writes(notebook).rstrip("\n") + ("\n" if raw.endswith("\n") else "")
 
 
