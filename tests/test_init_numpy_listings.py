@@ -235,3 +235,46 @@ def test_a_signature_over_several_lines_is_drafted_runnable(formatted, quote, ve
     claim = _by_quote(formatted[2], quote)
     assert claim["kind"] == "code", claim
     assert claim["verdict"] == verdict, (why, claim["reason"])
+
+
+DESCRIPTIVE_NAMES = '''\
+# Practice: metrics on document IDs
+
+Precision@K is the share of the top K that is relevant; Recall@K the share of the relevant documents found there.
+
+```python
+from typing import List, Set
+
+
+def precision_at_k(ranked_doc_ids: List[int], relevant_doc_ids: Set[int], k: int) -> float:
+    if len(set(ranked_doc_ids)) != len(ranked_doc_ids):
+        raise ValueError("a ranking lists each document once")
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    return sum(1 for d in ranked_doc_ids[:k] if d in relevant_doc_ids) / k
+
+
+def recall_at_k(retrieved_docs: List[int], relevant_doc_ids: Set[int], k: int) -> float:
+    if len(set(retrieved_docs)) != len(retrieved_docs):
+        raise ValueError("a ranking lists each document once")
+    if not relevant_doc_ids:
+        return 0.0
+    return sum(1 for d in retrieved_docs[:k] if d in relevant_doc_ids) / k
+```
+'''
+
+
+@pytest.fixture(scope="module")
+def descriptive(tmp_path_factory):
+    return init_and_run(tmp_path_factory.mktemp("descriptive"), "ids.md", DESCRIPTIVE_NAMES, "ids")
+
+
+@pytest.mark.parametrize(("quote", "verdict"), [("def precision_at_k(", "supported"),
+                                                ("def recall_at_k(", "contradicted")])
+def test_longer_parameter_names_get_their_roles_from_their_words(descriptive, quote, verdict):
+    """``ranked_doc_ids: List[int]`` (integer IDs, not grades) and ``relevant_doc_ids: Set[int]`` had no role, so a
+    notebook's listings stayed drafts; by the words of their names they are a ranking and a relevant set. By hand:
+    recall_at_k divides by k, so ranking [0], relevant {0, 1}, k = 1 gives 1.0 where R@1 = 1/2."""
+    claim = _by_quote(descriptive[2], quote)
+    assert claim["kind"] == "code", claim
+    assert claim["verdict"] == verdict, claim["reason"]

@@ -108,6 +108,28 @@ def _role(name: str, hint: str) -> str | None:
         return "ranking"
     if low in _ROLES["relevant set"] and (not hint or _SET_HINT.search(hint) or "list" in hint.lower()):
         return "relevant set"
+    return _role_by_words(low, hint)
+
+
+#: Words of a parameter's name (split at underscores) that say what it holds, where the whole name is not one of
+#: ``_ROLES``: ``ranked_doc_ids``, ``retrieved_docs``, ``relevant_doc_ids``, ``gold_set``.
+_RANKING_WORDS = frozenset({"ranked", "ranking", "retrieved", "predicted", "returned", "results"})
+_RELEVANT_WORDS = frozenset({"relevant", "gold", "truth", "positives", "qrel"})
+_ID_WORDS = frozenset({"id", "ids", "doc", "docs", "documents", "items", "list", "set", "passages"})
+_GRADE_WORDS = frozenset({"grade", "grades", "rel", "rels", "relevance", "relevances", "gain", "gains", "score",
+                          "scores", "label", "labels", "judgments", "judgements"})
+
+
+def _role_by_words(low: str, hint: str) -> str | None:
+    """A ranking or a relevant set from the words of a longer name: a ranking word with an ID word (``ranked_doc_ids:
+    List[int]``: integer IDs, not grades), a relevance word with an ID word and a set or list hint, or none."""
+    words = set(w for w in low.split("_") if w)
+    if words & _GRADE_WORDS or _MAPPING_HINT.search(hint):
+        return None
+    if words & _RANKING_WORDS and words & _ID_WORDS and not words & _RELEVANT_WORDS and not _SET_HINT.search(hint):
+        return "ranking"
+    if words & _RELEVANT_WORDS and words & _ID_WORDS and (not hint or _SET_HINT.search(hint) or "list" in hint.lower()):
+        return "relevant set"
     return None
 
 
