@@ -7,6 +7,8 @@ verdict is the right one."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 
@@ -278,3 +280,5 @@ def test_longer_parameter_names_get_their_roles_from_their_words(descriptive, qu
     claim = _by_quote(descriptive[2], quote)
     assert claim["kind"] == "code", claim
     assert claim["verdict"] == verdict, claim["reason"]
+    # IDs of mixed type are outside what the hints declare (List[int]): no row, no "not counted" aside
+    assert "mixed type" not in json.dumps(claim), claim["reason"]

@@ -485,7 +485,9 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     prep = prepare(claim, chapter, evidence)
     claim, reading, calls, shown = prep.claim, prep.reading, prep.calls, prep.shown
     source, params, own_guards, listing = prep.source, prep.params, prep.guards, prep.listing
-    edges = [text_calls.with_ids(e, calls) for e in edge_inputs(claim)]
+    # IDs of mixed type are outside the input a listing declares by its type hints (``ranking: list[str]``)
+    edges = [text_calls.with_ids(e, calls) for e in edge_inputs(claim)
+             if not (e.label in ADVISORY and calls.ids_why.startswith("the type hint"))]
     scored_repeats = reading["repeated_ids"] != "reject"
     # an integer-ID text's IDs are often indexes into its own arrays of items: no long rankings of made-up IDs
     generated = [text_calls.with_ids(g, calls) for g in _generated(claim, SAMPLE, SEED, repeats=scored_repeats,
