@@ -14,7 +14,6 @@ from audit.evaluation.checks import CHECKERS
 from audit.evaluation.checks.common import Measurements
 from audit.register.claims import Chapter
 from audit.model.values import parse_claimed
-from audit.evaluation.checks.code import STATED_APART
 from audit.text.listings import in_force
 from audit.model.results import ClaimResult
 from audit.research.register_edit import Edit
@@ -136,7 +135,7 @@ def code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsho
         edits.append(Edit(claim.id, "occurrence", occurrence))
     what = "recheck listing " + json.dumps([rewrite.source, [e.as_dict() for e in edits]], ensure_ascii=False)
     verdict = _recheck_listing(new_claim, chapter, ms, snapshot, spans, rechecks, what)
-    if verdict not in ("supported", STATED_ONLY):
+    if verdict != "supported":
         raise Withdrawn(f"the corrected listing, run through the same differential test, is {verdict}, not supported")
     added = (f" It takes the judged grades as `{rewrite.added}` (optional: without it the ranked grades are all of "
              "them), which the signature could not see." if rewrite.added else "")
@@ -164,7 +163,7 @@ def code_plan(claim, chapter: Chapter, ms: Measurements, r: ClaimResult, snapsho
                 span=(a - start, b - start), more=spans[1:],
                 check="re-checked: the corrected listing, run through the same differential test (edge cases, "
                       "generated input against the chapter's definitions and every reference, the calls the text "
-                      f"shows), is {verdict}",
+                      "shows), is supported",
                 response=response,
                 rationale=f"{r.concern} The listing is rewritten from the chapter's definition of {claim.measure}.",
                 tradeoff="The listing's body changes; its name, parameters and what the text says it computes stay.")
@@ -289,11 +288,6 @@ def _printed_span(snapshot: str, call, new: str, after: int = 0) -> tuple[int, i
     return found[1], found[1] + len(str(call.returns)), new
 
 
-#: A re-check qualified by nothing but the convention the chapter states for a standard name (``code.stated_apart``):
-#: the listing computes the chapter's variant, as the text says; its wording is the text's to add.
-STATED_ONLY = "qualified only by the convention the chapter states"
-
-
 def _recheck_listing(new_claim, chapter: Chapter, ms: Measurements, snapshot: str, spans, rechecks, what: str) -> str:
     """The code claim's verdict on the chapter with ``spans`` ((start, end, text) in ``snapshot``) replaced, the
     same differential test as the listing's; kept in ``rechecks`` under ``what``."""
@@ -302,17 +296,13 @@ def _recheck_listing(new_claim, chapter: Chapter, ms: Measurements, snapshot: st
     from audit.text.chapter import Snapshot
 
     stored = rechecks.get(new_claim.id, what) if rechecks is not None else None
-    if stored is not None and stored.get("verdict") in ("supported", STATED_ONLY, "qualified", "contradicted",
-                                                        "error"):
+    if stored is not None and stored.get("verdict") in ("supported", "qualified", "contradicted", "error"):
         return stored["verdict"]
     patched = snapshot
     for x, y, text in sorted(spans, reverse=True):
         patched = patched[:x] + text + patched[y:]
     trial = dataclasses.replace(chapter, snapshot=Snapshot(chapter.snapshot.path, patched))
-    evidence = CHECKERS["code"](new_claim, trial, ms)
-    verdict = decide(evidence).verdict
-    if verdict == "qualified" and all(p.key and p.key[0] == STATED_APART for p in evidence.conditions):
-        verdict = STATED_ONLY  # the chapter's own variant of the name, which no listing change can (or should) undo
+    verdict = decide(CHECKERS["code"](new_claim, trial, ms)).verdict
     if rechecks is not None:
         rechecks.put(new_claim.id, what, {"verdict": verdict})
     return verdict
@@ -349,13 +339,13 @@ def _printed_plan(claim, chapter: Chapter, ms: Measurements, snapshot: str, star
     new_claim = claim.model_copy(update={"calls": calls})
     what = "recheck printed " + json.dumps([[x, y, t] for x, y, t in spans], ensure_ascii=False)
     verdict = _recheck_listing(new_claim, chapter, ms, snapshot, spans, rechecks, what)
-    if verdict not in ("supported", STATED_ONLY):
+    if verdict != "supported":
         raise Withdrawn(f"with the printed values corrected, the claim is {verdict}, not supported")
     (x, y, text), more = spans[0], spans[1:]
     return dict(action="correct a value after a call", replaced=snapshot[x:y], text=text, edits=edits,
                 span=(x - start, y - start), more=more,
-                check=f"re-checked: with the values the calls return printed after them, the listing's claim is "
-                      f"{verdict} (the same differential test: edge cases, generated input, references, shown calls)",
+                check="re-checked: with the values the calls return printed after them, the listing's claim is "
+                      "supported (the same differential test: edge cases, generated input, references, shown calls)",
                 response="Print what the calls return: " + ", ".join(f"“{n}” for “{o}”" for o, n in changes.items())
                          + ". The listing itself is right.",
                 rationale="The text's own example prints a value the listing does not return.",

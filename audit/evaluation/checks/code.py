@@ -277,15 +277,12 @@ def _lines(listing) -> str:
     return f"line {listing.start}" if listing.start == listing.end else f"lines {listing.start}–{listing.end}"
 
 
-#: The key of a finding that the listing computes the chapter's stated variant of a standard name (``stated_apart``).
-STATED_APART = "stated apart"
-
-
-def stated_apart(claim: CodeClaim, declared, reading, follows: list) -> list[Point]:
-    """A listing of a standard name (``AP``) that follows a convention the chapter states (``AP's denominator: the
-    relevant documents retrieved``) which the references compute otherwise by default: qualified, as a value under
-    such a convention is (docs/conventions.md, Verdicts): readers' tools give another number. The references, how
-    often they agree and the convention they follow, found by experiment (``follows``), are named."""
+def stated_apart(claim: CodeClaim, declared, reading, follows: list) -> list[str]:
+    """What a listing of a standard name (``AP``) that follows a convention the chapter states (``AP's denominator:
+    the relevant documents retrieved``) gives against the references, which compute it otherwise by default: the
+    references, how often they agree and the convention they follow, found by experiment (``follows``). The listing
+    is the chapter's variant, as the text says: right by the chapter (its verdict is its own); these are said with
+    it, so a reader knows their tools give another number."""
     out = []
     by_convention: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
     for ref, name, value, agree, total in follows:
@@ -298,14 +295,9 @@ def stated_apart(claim: CodeClaim, declared, reading, follows: list) -> list[Poi
         agreed = (f"{'each ' if len(refs) > 1 else ''}agreeing with it on {refs[0][1]} of {refs[0][2]} generated "
                   "inputs" if len(counts) == 1 else
                   "agreeing with it " + "; ".join(f"{r} on {a} of {t} generated inputs" for r, a, t in refs))
-        out.append(Point(
-            f"it computes {claim.measure} with the chapter's stated {convention.title} “{reading[name]}”, where "
-            f"{names} compute{'s' if len(refs) == 1 else ''} {claim.measure} with {convention.title} “{value}” by "
-            f"default ({agreed}; the chapter's definitions set to “{value}” give their values on every input "
-            "compared), so readers' tools give another number",
-            f"State where the listing is given that it computes this variant, and what the libraries compute, e.g. "
-            f"“Here {convention.phrase(reading[name])} ({names}: {convention.phrase(value)}).”",
-            key=(STATED_APART, name, value)))
+        out.append(f"it computes {claim.measure} with the chapter's stated {convention.title} “{reading[name]}”, "
+                   f"where {names} compute{'s' if len(refs) == 1 else ''} {claim.measure} with {convention.title} "
+                   f"“{value}” by default ({agreed}), so readers' tools give another number")
     return out
 
 
@@ -758,13 +750,10 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             evidence.concern = ("Readers who run the calls the text shows get other values than it prints, and "
                                 "readers who copy the listing get an exception or a wrong value on edge cases they "
                                 "will meet in practice.")
-    if apart and not evidence.failures:
-        # the listing is the chapter's variant of a standard name: qualified by the references' default, the text's
-        # wording to state (not the listing's to change)
-        tools = ("Readers who check the listing's values with trec_eval, ir_measures or ranx get another number "
-                 "for the same name.")
-        evidence.concern = f"{evidence.concern} {tools}" if evidence.conditions else tools
-        evidence.conditions.extend(apart)
+    if apart and evidence.conditions and not evidence.failures:
+        # a qualified reason shows neither scope nor notes: the stated variant's references are said with its finding
+        last = evidence.conditions[-1]
+        last.text = last.text.rstrip(".") + "; also, " + "; ".join(apart)
     return evidence
 
 
