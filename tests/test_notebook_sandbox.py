@@ -148,6 +148,21 @@ def test_the_kernel_sees_a_copy_of_the_folders_files_only(tmp_path):
     assert output_texts(run.notebook) == [(1, "['data', 'inside.txt'] ['qrels.txt']"), (2, "q1 0 d1 1")]
 
 
+def test_a_link_inside_the_folder_to_a_dot_file_or_into_a_dot_folder_is_not_there(tmp_path):
+    """``gitcfg -> .git/config`` stays inside the notebook's folder, but leads into the dot-folder the kernel must
+    not read: the kernel read it and printed its bytes into the report. The link is now left out as its target is."""
+    from audit.evaluation.sandbox.notebook import book_files
+    book = tmp_path / "book"
+    (book / ".git").mkdir(parents=True)
+    (book / ".git" / "config").write_text("[credential] helper = store --file=/tmp/token\n", encoding="utf-8")
+    (book / ".env").write_text("TOKEN=abc\n", encoding="utf-8")
+    (book / "data.txt").write_text("q1 0 d1 1\n", encoding="utf-8")
+    (book / "gitcfg").symlink_to(book / ".git" / "config")
+    (book / "env.txt").symlink_to(book / ".env")
+    (book / "same.txt").symlink_to(book / "data.txt")
+    assert [relative for _, relative in book_files(book)] == ["data.txt", "same.txt"]
+
+
 def test_a_notebook_error_cannot_write_markdown_into_the_report():
     from audit.report.markdown import notebook_acts, notebook_lines
     from audit.model.results import ChapterReport, NotebookReport

@@ -133,8 +133,8 @@ MAX_BOOK_BYTES = 256 * 2**20   # and their bytes
 
 def book_files(folder: Path) -> list[tuple[Path, str]] | None:
     """The files of the notebook's folder the kernel sees, as (file, path below the folder): regular files in it and
-    its subfolders, a link only when it stays inside the folder; no dot-file or dot-folder (``.git`` holds a CI's
-    credentials), no socket, FIFO or device. None when there are more than ``MAX_BOOK_FILES`` or
+    its subfolders, a link only when it stays inside the folder and leads to no dot-file or dot-folder; no dot-file
+    or dot-folder (``.git`` holds a CI's credentials), however reached, no socket, FIFO or device. None when there are more than ``MAX_BOOK_FILES`` or
     ``MAX_BOOK_BYTES``."""
     folder = Path(folder).resolve()
     out, size = [], 0
@@ -147,8 +147,9 @@ def book_files(folder: Path) -> list[tuple[Path, str]] | None:
             info = path.stat()
         except (OSError, RuntimeError):  # a dangling link, a loop
             continue
-        if not stat.S_ISREG(info.st_mode) or not real.is_relative_to(folder):
-            continue
+        if not stat.S_ISREG(info.st_mode) or not real.is_relative_to(folder) \
+                or any(part.startswith(".") for part in real.relative_to(folder).parts):
+            continue  # a link to a dot-file or into a dot-folder (gitcfg -> .git/config) is that file
         size += info.st_size
         out.append((real, relative.as_posix()))
         if len(out) > MAX_BOOK_FILES or size > MAX_BOOK_BYTES:
