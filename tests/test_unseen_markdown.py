@@ -34,6 +34,15 @@ Three relevant in five give P@5 = 3/5.
 
 Three relevant in five give P@5 = 3/5.
 
+Shown: P@5 = 4/5 <span style="display:none">Hidden: P@5 = 2/5 at ranks 1 and 4, in a span.</span> for ranks 1 and 4.
+
+<div hidden>
+Hidden: two relevant at ranks 1 and 4 give P@5 = 2/5, in a div.
+</div>
+
+<style>.answer { display: none }</style>
+<p class="answer">Hidden: P@5 = 2/5 for two relevant at ranks 1 and 4, by a class.</p>
+
 ```markdown
 [//]: # (in a code block: as printed)
 ```
@@ -54,11 +63,17 @@ claims:
      claim: P@5 is 3/5., fixture: g, expect: [{measure: "P@5", claimed: "3/5"}]}
   - {id: C05, title: twice, kind: value, quote: "Three relevant in five give P@5 = 3/5.", claim: P@5 is 3/5.,
      fixture: g, expect: [{measure: "P@5", claimed: "3/5"}]}
+  - {id: C06, title: span, kind: value, quote: "Hidden: P@5 = 2/5 at ranks 1 and 4, in a span.", claim: P@5 is 2/5.,
+     fixture: f, expect: [{measure: "P@5", claimed: "2/5"}]}
+  - {id: C07, title: div, kind: value, quote: "Hidden: two relevant at ranks 1 and 4 give P@5 = 2/5, in a div.",
+     claim: P@5 is 2/5., fixture: f, expect: [{measure: "P@5", claimed: "2/5"}]}
+  - {id: C08, title: class, kind: value, quote: "Hidden: P@5 = 2/5 for two relevant at ranks 1 and 4, by a class.",
+     claim: P@5 is 2/5., fixture: f, expect: [{measure: "P@5", claimed: "2/5"}]}
 """
 
 
 def test_what_no_rendering_shows_is_found_with_what_it_is():
-    spans = {TEXT[a:b].strip(): what for a, b, what in unseen(TEXT)}
+    spans = {TEXT[a:b].strip(): what for a, b, what in unseen(TEXT) if what != "an HTML element a browser does not show"}
     assert spans == {
         '[ref]: https://example.org "P@5 = 2/5 at ranks 1 and 4"': "a link reference definition",
         "[//]: # (Two relevant at ranks 1 and 4 give P@5 = 2/5.)": "a comment written as a link definition",
@@ -80,7 +95,10 @@ def report(tmp_path_factory):
 
 @pytest.mark.parametrize("cid, where", [("C02", "a link reference definition (line 7)"),
                                         ("C03", "a comment written as a link definition (line 9)"),
-                                        ("C04", "a MyST comment (line 15)")])
+                                        ("C04", "a MyST comment (line 15)"),
+                                        ("C06", "an HTML element a browser does not show (line 19)"),
+                                        ("C07", "an HTML element a browser does not show (line 22)"),
+                                        ("C08", "an HTML element a browser does not show (line 26)")])
 def test_a_quote_a_reader_never_sees_is_stale_naming_where_it_is(report, cid, where):
     claim = report[cid]
     assert claim.verdict == "stale", claim.reason
@@ -95,3 +113,23 @@ def test_a_sentence_printed_in_a_comment_and_visibly_is_anchored_where_it_is_see
 
 def test_an_images_alt_text_is_read(report):
     assert report["C01"].verdict == "supported" and report["C01"].line == 5
+
+
+def test_a_convention_quoted_only_where_no_reader_sees_it_stops_the_load(tmp_path):
+    """A convention rests on what the text says: quoted from a comment or a hidden span, it made a listing dividing
+    by the number returned qualified instead of contradicted. The load now names the quote and where it is."""
+    from audit.errors import RegisterError
+    from audit.register.claims import load_chapter
+    for hidden in ("<!-- P@k divides by the number of results returned. -->",
+                   '<span style="display:none">P@k divides by the number of results returned.</span>'):
+        folder = tmp_path / f"c{len(hidden)}"
+        folder.mkdir()
+        (folder / "snapshot.md").write_text(f"# P@k\n\nP@k divides by k. {hidden}\n", encoding="utf-8")
+        (folder / "chapter.yaml").write_text(
+            "id: c\ntitle: C\nsnapshot: {file: snapshot.md}\nconventions:\n  precision_denominator:\n"
+            "    value: number returned\n    quote: P@k divides by the number of results returned.\n", encoding="utf-8")
+        (folder / "claims.yaml").write_text("claims: []\n", encoding="utf-8")
+        with pytest.raises(RegisterError) as caught:
+            load_chapter(folder)
+        assert "printed only where a reader of the rendered chapter never sees it" in caught.value.message
+        assert caught.value.field == "conventions.precision_denominator.quote"

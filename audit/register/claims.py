@@ -135,7 +135,7 @@ def load_chapter(folder: Path | str) -> Chapter:
     if count > MAX_SNAPSHOT_LINES:
         raise RegisterError(f"the snapshot has {count:,} lines, more than the limit of {MAX_SNAPSHOT_LINES:,}",
                             file=str(snapshot_path))
-    _check_convention_quotes(identity, register, snapshot.text, chapter_path, claims_path)
+    _check_convention_quotes(identity, register, snapshot, chapter_path, claims_path)
     lines = dict(zip((c.id for c in register.claims), _claim_lines(node)))
     declared = _book_conventions(folder, identity).overlay(declared_from(_as_plain(identity.conventions), "chapter"))
     # a listing or formula the chapter presents fixes what its stated conventions leave open (a dcg dividing the grade
@@ -148,15 +148,21 @@ def load_chapter(folder: Path | str) -> Chapter:
     return chapter
 
 
-def _check_convention_quotes(identity, register, text: str, chapter_path: Path, claims_path: Path) -> None:
-    """A convention quoted from the text must be in the text (its spaces and line breaks aside): one whose quote the
-    chapter does not hold states nothing the text states, and it would decide readings (a contradicted value
+def _check_convention_quotes(identity, register, snapshot, chapter_path: Path, claims_path: Path) -> None:
+    """A convention quoted from the text must be in the text a reader sees (its spaces and line breaks aside): one
+    whose quote the chapter does not hold, or holds only where no rendering shows it (a comment, a hidden element:
+    ``markdown.unseen``), states nothing the text states, and it would decide readings (a contradicted value
     qualified by a rule no sentence gives). Raises ``RegisterError`` naming the file, the claim and the field."""
     import re
 
     def plain(t: str) -> str:
         return re.sub(r"\s+", " ", t).strip()
 
+    text = snapshot.text
+    if snapshot.markdown:
+        from audit.text.markdown import unseen
+        for a, b, _ in reversed(unseen(text)):  # what no reader sees stands as a break between the words around it
+            text = text[:a] + " \u2029 " + text[b:]
     body = plain(text)
     specs = [(chapter_path, None, identity.conventions)] + [(claims_path, c.id, getattr(c, "conventions", None))
                                                             for c in register.claims]
@@ -166,9 +172,12 @@ def _check_convention_quotes(identity, register, text: str, chapter_path: Path, 
                 quote = getattr(item, "quote", "")
                 if quote and plain(quote) not in body:
                     where = f"conventions.{name}" + (f"[{i}]" if isinstance(entry, list) else "") + ".quote"
-                    raise RegisterError(f"the quote {quote[:120]!r} is not in the chapter's text: a convention "
-                                        "rests on what the text says; quote the sentence that states it, or leave the "
-                                        "quote out", file=str(path), claim=claim_id, field=where)
+                    hidden = plain(quote) in plain(snapshot.text)
+                    raise RegisterError(f"the quote {quote[:120]!r} is " + (
+                        "printed only where a reader of the rendered chapter never sees it (a comment or a hidden "
+                        "element)" if hidden else "not in the chapter's text") + ": a convention rests on what the "
+                        "text says; quote the sentence that states it, or leave the quote out", file=str(path),
+                        claim=claim_id, field=where)
 
 
 def _readings_used(register: "ClaimsFile") -> frozenset[tuple[str, str]]:

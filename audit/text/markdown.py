@@ -67,13 +67,16 @@ def _parser():
 _DEFINITION = re.compile(r"^ {0,3}\[(?:[^\]\\\n]|\\.){1,999}\]:")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _CODE_TOKENS = ("fence", "code_block")
+#: Unseen spans that are whole lines of their own, which the scanner skips (an inline span's line is read still).
+_WHOLE_LINES = ("a link reference definition", "a comment written as a link definition", "a MyST comment")
 
 
 @lru_cache(maxsize=8)
 def unseen(text: str) -> tuple[tuple[int, int, str], ...]:
     """The spans of the Markdown ``text`` (offsets, end exclusive) that no rendering shows a reader, each with what
     it is: HTML comments (a block, or inline in a paragraph), link reference definitions (the ``[//]: # (…)``
-    comment idiom among them) and MyST ``%`` comments. Code blocks are left as printed. Read with markdown-it-py: a
+    comment idiom among them), MyST ``%`` comments, and raw HTML elements a browser does not render (``hidden``,
+    ``style="display:none"``, a class the text's own ``<style>`` hides). Code blocks are left as printed. Read with markdown-it-py: a
     line no block token covers and a definition starts is a definition (markdown-it keeps those out of its tokens)."""
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
@@ -110,7 +113,49 @@ def unseen(text: str) -> tuple[tuple[int, int, str], ...]:
     for m in _COMMENT.finditer(text):
         if not any(a <= m.start() < b for a, b in code) and not any(a <= m.start() < b for a, b, _ in out):
             out.append((m.start(), m.end(), "an HTML comment"))
+    if "<" in text:
+        for a, b in _hidden_elements(text):
+            if not any(x <= a < y for x, y in code) and not any(x <= a < y for x, y, _ in out):
+                out.append((a, b, "an HTML element a browser does not show"))
     return tuple(sorted(out))
+
+
+_OPEN_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)\b([^<>]*)>")
+
+
+def _hidden_elements(text: str) -> list[tuple[int, int]]:
+    """The raw HTML elements of a Markdown text a browser does not render (``chapter._not_rendered``: the ``hidden``
+    attribute, a hiding ``style``, a rule of the text's own ``<style>`` elements), each from its start tag to its end
+    tag (to the end of the text when it has none)."""
+    from html.parser import HTMLParser
+
+    from audit.text.chapter import _VOID, _hiding_selectors, _not_rendered
+
+    hiding = _hiding_selectors(text)
+    out: list[tuple[int, int]] = []
+    for m in _OPEN_TAG.finditer(text):
+        tag = m.group(1).lower()
+        if tag in _VOID or (out and m.start() < out[-1][1]):
+            continue
+        attrs: list = []
+
+        class Tag(HTMLParser):
+            def handle_starttag(self, name, found):
+                attrs.extend(found)
+
+        reader = Tag()
+        reader.feed(m.group(0))
+        reader.close()
+        if not _not_rendered(tag, attrs, hiding):
+            continue
+        depth, end = 1, len(text)
+        for t in re.finditer(rf"<(/?){re.escape(tag)}\b[^<>]*>", text[m.end():], re.IGNORECASE):
+            depth += -1 if t.group(1) else 1
+            if not depth:
+                end = m.end() + t.end()
+                break
+        out.append((m.start(), end))
+    return out
 
 
 def unseen_at(text: str, start: int, end: int) -> str:
@@ -139,7 +184,7 @@ def layout(text: str) -> Layout:
             skip.update((first, end - 1))
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     for a, b, what in unseen(text):
-        if what != "an HTML comment":  # definitions and comments: no prose (an inline comment's line is read still)
+        if what in _WHOLE_LINES:  # definitions and comments: no prose (an inline comment's line is read still)
             skip.update(i for i in range(len(starts)) if a <= starts[i] < b)
     return Layout(frozenset(skip), tuple(formulas))
 
