@@ -119,3 +119,99 @@ def test_the_function_in_its_place_and_a_call_before_the_later_block_are_support
     folder.mkdir()
     report = audit_text(folder, text, CLAIMS, title="Before")
     assert report.claims[0].verdict == "supported", report.claims[0].reason
+
+
+CONFIGURED = '''\
+# Recall, configured
+
+```python
+CONFIG = {"complement": False}
+OPTS = {"complement": False}
+FLAG = False
+
+
+def setup():
+    CONFIG["complement"] = True
+
+
+def recall_at_k(ranking, relevant, k, opts=OPTS):
+    if len(set(ranking)) != len(ranking):
+        raise ValueError("repeated document")
+    if not relevant:
+        return 0.0
+    r = sum(1 for d in ranking[:k] if d in relevant) / len(relevant)
+    flip = CONFIG["complement"] or opts["complement"] or FLAG
+    return 1 - r if flip else r
+```
+
+LATER
+
+```pycon
+>>> recall_at_k(["a", "b", "x"], {"a", "b", "c"}, 3)
+0.6666666666666666
+```
+'''
+
+#: Ways a later block changes what recall_at_k reads without writing CONFIG[…] = … itself, each with the name.
+INDIRECT = {
+    "a helper that changes it, called": ("```python\ndef fix():\n    CONFIG['complement'] = True\n\n\nfix()\n```",
+                                         "CONFIG"),
+    "a helper of the listing, called": ("```python\nsetup()\n```", "CONFIG"),
+    "global in a helper": ("```python\ndef flip():\n    global FLAG\n    FLAG = True\n\n\nflip()\n```", "FLAG"),
+    "a loop's target": ("```python\nfor FLAG in [True]:\n    pass\n```", "FLAG"),
+    "an assignment expression": ("```python\n(FLAG := True)\n```", "FLAG"),
+    "a default's object changed": ("```python\nOPTS['complement'] = True\n```", "OPTS"),
+    "the function wrapped": ("```python\ndef logged(f):\n    return lambda *a: 1 - f(*a)\n\n\n"
+                             "recall_at_k = logged(recall_at_k)\n```", "recall_at_k"),
+    "a session's statement": ("```pycon\n>>> CONFIG['complement'] = True\n```", "CONFIG"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INDIRECT))
+def test_a_later_change_made_indirectly_is_found(case):
+    later, name = INDIRECT[case]
+    text = CONFIGURED.replace("LATER", later)
+    quote = "def recall_at_k(ranking, relevant, k, opts=OPTS):"
+    _, source = function_source(text, quote, "recall_at_k")
+    assert [r.name for r in rebound_later(text, quote, "recall_at_k", source)] == [name]
+
+
+def test_a_block_no_reader_sees_is_not_run():
+    text = CONFIGURED.replace("LATER", "<!--\n```python\nFLAG = True\n```\n-->")
+    quote = "def recall_at_k(ranking, relevant, k, opts=OPTS):"
+    _, source = function_source(text, quote, "recall_at_k")
+    assert rebound_later(text, quote, "recall_at_k", source) == []
+
+
+#: The same chapter with no default object (a register gives a constant a literal only).
+PLAIN = CONFIGURED.replace(", opts=OPTS", "").replace(' or opts["complement"]', "")
+
+CONFIGURED_CLAIMS = '''\
+claims:
+  - {id: L1, title: recall, kind: code, quote: "def recall_at_k(ranking, relevant, k):",
+     claim: recall_at_k returns R@k., function: recall_at_k, measure: R@k,
+     arguments: {ranking: ranking, relevant: relevant set, k: cutoff}}
+'''
+
+
+@pytest.mark.parametrize("later", ["```python\ndef fix():\n    CONFIG['complement'] = True\n\n\nfix()\n```",
+                                   "```pycon\n>>> CONFIG['complement'] = True\n```"])
+def test_a_call_after_an_indirect_change_is_run_with_it(tmp_path, later):
+    """The session's call prints R@3 = 2/3 (0.6666666666666666); after fix(), or the session's own statement, a
+    reader gets 1 − 2/3 = 0.33333333333333337: contradicted. Before, both agreed."""
+    folder = tmp_path / "indirect"
+    folder.mkdir()
+    report = audit_text(folder, PLAIN.replace("LATER", later), CONFIGURED_CLAIMS, title="Indirect")
+    claim = report.claims[0]
+    assert claim.verdict == "contradicted" and "0.3333" in claim.reason, claim.reason
+
+
+def test_a_helper_call_in_the_listings_own_block_runs_with_it(tmp_path):
+    """``setup()`` at the block's top level sets CONFIG["complement"]: a reader who runs the block gets 1 − recall
+    on every input. Before, the call was left out as an example call and the listing was qualified."""
+    text = PLAIN.replace("    return 1 - r if flip else r\n```", "    return 1 - r if flip else r\n\n\nsetup()\n```")
+    folder = tmp_path / "own"
+    folder.mkdir()
+    report = audit_text(folder, text.replace("LATER", ""), CONFIGURED_CLAIMS, title="Own")
+    claim = report.claims[0]
+    assert claim.verdict == "contradicted", claim.reason

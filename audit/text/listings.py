@@ -190,8 +190,9 @@ def _segment(code: str, node: ast.stmt) -> str:
 def module_source(code: str, function: str, earlier: Sequence[str] = ()) -> str | None:
     """What of a listing ``function`` runs with: every import (also inside a module-level ``try``), and the
     module-level functions, classes and constants it uses, directly or through each other, and the statements that
-    change those in place (``SIGN.insert(0, -1)``), in the listing's order. Example calls and prints at module level
-    are left out: they show the function, they are not part of it.
+    change those in place (``SIGN.insert(0, -1)``), directly or by calling one of its helpers that does
+    (``setup()``), in the listing's order. Example calls and prints at module level are left out: they show the
+    function, they are not part of it.
     ``earlier``: listings the text builds on (printed before it), whose imports and definitions the function may use
     too (a name the listing itself defines is its own). None when the listing does not define ``function``. Raises
     ``SyntaxError`` for a listing that is not Python."""
@@ -215,12 +216,26 @@ def module_source(code: str, function: str, earlier: Sequence[str] = ()) -> str 
         return None
     keep: set[int] = {id(target)}
     todo = [target]
-    while todo:
-        for name in _used(todo.pop()):
-            for node in defines.get(name, []):
-                if id(node) not in keep:
-                    keep.add(id(node))
-                    todo.append(node)
+
+    def close() -> None:
+        while todo:
+            for name in _used(todo.pop()):
+                for node in defines.get(name, []):
+                    if id(node) not in keep:
+                        keep.add(id(node))
+                        todo.append(node)
+    close()
+    # a call at the listing's top level of one of its helpers that changes a name the function uses (``setup()``
+    # setting CONFIG["complement"]) runs for a reader who runs the block: it is no example call
+    used = {name for c, t in trees for n in t.body if id(n) in keep for name in _used(n)}
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
+            helper = next((d for d in defines.get(node.value.func.id, [])
+                           if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+            if helper is not None and helper is not target and _mutated_by(helper) & used and id(node) not in keep:
+                keep.add(id(node))
+                todo.append(node)
+                close()
 
     def imports(node: ast.stmt) -> bool:
         return isinstance(node, (ast.Import, ast.ImportFrom)) or (
@@ -544,28 +559,6 @@ def in_force(snapshot: str, quote: str, function: str, occurrence: int | None = 
 
 
 
-def _statements(code: str) -> list[ast.stmt]:
-    """A later listing's module-level statements: its code, or a ``>>>`` session's examples (``>>> SCALE = 0``);
-    [] for a listing that is neither."""
-    try:
-        return parse_code(code).body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        pass
-    import doctest
-
-    out: list[ast.stmt] = []
-    try:
-        examples = doctest.DocTestParser().get_examples(code)
-    except ValueError:
-        return []
-    for example in examples:
-        try:
-            out.extend(parse_code(example.source).body)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            continue
-    return out
-
-
 def _free(node: ast.AST) -> set[str]:
     """The names a function (or class) reads from the module when called: what its body loads and neither takes as a
     parameter nor binds itself (a default, ``k=K``, is read when the function is defined)."""
@@ -596,14 +589,70 @@ class Rebinding:
     code: str  # the statement, as a reader runs it
 
 
+def _mutated_by(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The module-level names a call of ``function`` binds or changes: those it declares ``global`` and assigns, and
+    those it does not make its own (no parameter, no assignment) but changes in place (``CFG["c"] = True``,
+    ``CFG.update(…)``)."""
+    declared = {n for g in ast.walk(function) if isinstance(g, ast.Global) for n in g.names}
+    local = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    local |= {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} - declared
+    out: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.stmt) and node is not function:
+            out.update(n for n in _changed(node) if n not in local)
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Name) and t.id in declared:
+                        out.add(t.id)
+                    elif isinstance(t, (ast.Subscript, ast.Attribute)):
+                        root = t
+                        while isinstance(root, (ast.Subscript, ast.Attribute)):
+                            root = root.value
+                        if isinstance(root, ast.Name) and (root.id not in local or root.id in declared):
+                            out.add(root.id)
+    return out
+
+
+def _changes(node: ast.stmt, read: set[str], shared: set[str], binders: dict[str, list[ast.stmt]],
+             helpers: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> list[str]:
+    """The names of ``read`` a later module-level statement binds again otherwise, or changes; and of ``shared``
+    (objects a default holds, ``opts=OPTS``) those it changes in place only (binding the name again leaves the
+    default's object as it was). Directly, through a loop's target or an assignment expression, or by calling a
+    helper that changes them (``fix()``)."""
+    names: list[str] = []
+
+    def add(found) -> None:
+        names.extend(n for n in found if n not in names)
+
+    rebound = {n for t in (node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)])
+               if isinstance(t, ast.Name) for n in [t.id]} if isinstance(node, (ast.Assign, ast.AnnAssign)) else set()
+    add(n for n in _binds(node) if (n in read or (n in shared and n not in rebound))
+        and not _same_binding(node, n, binders.get(n, [])))
+    add(n for n in _changed(node) if n in read or n in shared)
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.With)) or any(isinstance(x, ast.NamedExpr) for x in ast.walk(node)):
+        add(sorted({x.id for x in ast.walk(node) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)} & read))
+    for call in (x for x in ast.walk(node) if isinstance(x, ast.Call) and isinstance(x.func, ast.Name)):
+        helper = helpers.get(call.func.id)
+        if helper is not None:
+            add(sorted(_mutated_by(helper) & (read | shared)))
+    return names
+
+
 def rebound_later(text: str, quote: str, function: str, source: str,
                   occurrence: int | None = None) -> list[Rebinding]:
-    """The statements of later listings that bind again, otherwise, or change in place a module-level name
+    """The statements after the claimed listing that bind again, otherwise, or change in place a module-level name
     ``function`` reads when called (``source``, what ``function_source`` gave: a constant, a helper, an import, and
-    what its helpers read), up to the listing that defines ``function`` again. A reader running the text in order who
-    calls the function after such a statement gets another function than the one printed (``SCALE = 0`` two blocks
-    on turns a recall into 1 − recall), so the text's calls after it are run with it. The same import or statement
-    again (``import numpy as np`` in every cell) changes nothing."""
+    what its helpers read), up to the listing that defines ``function`` again: in later listings, and in the ``>>>``
+    sessions the text prints after the listing begins (its own docstring's included). A statement counts directly,
+    through a loop's target or an assignment expression, or by calling a helper that changes the name (``fix()``,
+    ``global``). A reader running the text in order who calls the function after such a statement gets another
+    function than the one printed (``SCALE = 0`` two blocks on turns a recall into 1 − recall), so the text's calls
+    after it are run with it. The same import or statement again (``import numpy as np`` in every cell) changes
+    nothing; a block a reader never sees (in an HTML comment, a hidden element) is not run."""
+    from audit.text.doctests import examples
+    from audit.text.markdown import unseen
+
     listings = find_listings(text)
     try:
         at = claimed_listing(listings, quote, function, occurrence)
@@ -614,8 +663,13 @@ def rebound_later(text: str, quote: str, function: str, source: str,
     for node in tree.body:
         for name in _binds(node):
             binders.setdefault(name, []).append(node)
-    target = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                   and n.name == function), None)
+    helpers = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    try:  # the listing's other functions: a later call of one may change what the function reads
+        helpers = {**{n.name: n for n in parse_code(listings[at].code).body
+                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}, **helpers}
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        pass
+    target = helpers.get(function)
     if target is None:
         return []
     read, todo = set(), [target]
@@ -624,15 +678,53 @@ def rebound_later(text: str, quote: str, function: str, source: str,
             read.add(name)
             todo.extend(n for n in binders.get(name, []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                                ast.ClassDef)))
+    # a default that is a module-level object (``opts=OPTS``) is that object: a later change of it is the function's
+    shared = {d.id for d in [*target.args.defaults, *target.args.kw_defaults] if isinstance(d, ast.Name)}
+    shared &= set(binders)
     read &= set(binders) - {function}
-    out = []
+    read.add(function)  # ``recall_at_k = logged(recall_at_k)``: a later binding of the name itself is what is called
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    hidden = [(a, b) for a, b, _ in unseen(text)] if "<" in text or "[" in text or "%" in text else []
+
+    def seen(line: int) -> bool:
+        at_offset = starts[min(line, len(starts)) - 1]
+        return not any(a <= at_offset < b for a, b in hidden)
+
+    # what runs after the listing, in reading order: later listings' statements, and the sessions' examples
+    steps: list[tuple[int, Listing, list[ast.stmt]]] = []
+    stop = None
     for listing in listings[at + 1:]:
-        statements = _statements(listing.code)
+        try:
+            statements = parse_code(listing.code).body
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue  # a session: read below, example by example
         if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == function for n in statements):
-            break  # a new version of the function: its own claim
+            stop = listing.start  # a new version of the function: its own claim
+            break
+        if seen(listing.start):
+            steps.append((listing.start, listing, statements))
+    first = listings[at].start
+    for example in examples(text) if ">>>" in text else []:
+        line = text.count("\n", 0, example.offset) + 1
+        if line < first or (stop is not None and line >= stop) or not seen(line):
+            continue
+        try:
+            statements = parse_code(example.source).body
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        steps.append((line, Listing(line, line, "session", example.source), statements))
+    out = []
+    later: dict[str, ast.stmt] = {}  # definitions of the later steps, which a change may call (``fix()``)
+    for _, listing, statements in sorted(steps, key=lambda step: step[0]):
         for node in statements:
-            names = [n for n in _binds(node) if n in read and not _same_binding(node, n, binders[n])]
-            names += [n for n in _changed(node) if n in read and n not in names]
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                later[node.name] = node
+                if not isinstance(node, ast.ClassDef):
+                    helpers[node.name] = node
+                if node.name not in read or _same_binding(node, node.name, binders.get(node.name, [])):
+                    continue  # a new helper is a change only once called; a helper written anew is one now
+            names = _changes(node, read, shared, binders, helpers)
             if names:
-                out.append(Rebinding(listing, names[0], ast.unparse(node)))
+                needed = [later[n] for n in sorted(_used(node)) if n in later and later[n] is not node]
+                out.append(Rebinding(listing, names[0], "\n".join(ast.unparse(x) for x in [*needed, node])))
     return out
