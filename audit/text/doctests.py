@@ -259,6 +259,41 @@ def _in_scope(text: str, at: int) -> bool:
     return False
 
 
+_CHANGERS: dict[str, frozenset[str]] = {}
+
+
+def _argument_changers(text: str) -> frozenset[str]:
+    """The functions the text's listings define that change an argument they are given in place (``def fix(r):
+    r.reverse()``): a call of one passing a name changes what the name holds."""
+    if text in _CHANGERS:
+        return _CHANGERS[text]
+    from audit.text.listings import _changed, find_listings
+
+    out = set()
+    for listing in find_listings(text) if "def " in text else []:
+        try:
+            tree = parse_code(listing.code)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+            for node in ast.walk(fn):
+                roots = set(_changed(node)) if isinstance(node, ast.stmt) and node is not fn else set()
+                if isinstance(node, (ast.Assign, ast.AugAssign)):
+                    for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                        while isinstance(t, (ast.Subscript, ast.Attribute)):
+                            t = t.value
+                            if isinstance(t, ast.Name):
+                                roots.add(t.id)
+                if roots & params:
+                    out.add(fn.name)
+                    break
+    if len(_CHANGERS) > 8:
+        _CHANGERS.clear()
+    _CHANGERS[text] = frozenset(out)
+    return _CHANGERS[text]
+
+
 def _changed_after(text: str, name: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` changes ``name`` after its literal assignment: an item or slice assigned
     (``r[0] = 1``), an augmented assignment, ``del``, a method that changes it in place (``r.reverse()``), a shuffle
@@ -269,6 +304,15 @@ def _changed_after(text: str, name: str, start: int, end: int) -> bool:
                rf"\bdel\s+{n}\b", rf"(?<![\w.]){n}\s*\.\s*(?:{'|'.join(_MUTATORS)})\s*\(",
                rf"\bshuffle\s*\(\s*{n}\b")
     for pattern in changes:
+        for m in re.compile(pattern).finditer(text, start, end):
+            if not _in_scope(text, m.start()):
+                return True
+    # an alias of it (``alias = r``; what changes the alias changes it), a loop writing into it (``for r[0] in …``),
+    # heapq's in-place functions, and a function of the text that changes the argument it is given (``fix(r)``)
+    indirect = [rf"(?m)^[ \t]*(?:>>>[ \t]+)?[A-Za-z_]\w*[ \t]*=[ \t]*{n}[ \t]*(?:#.*)?$", rf"\bfor\s+{n}\s*\[",
+                rf"\bheapq\s*\.\s*heap\w*\s*\(\s*{n}\b",
+                *(rf"(?<![\w.]){re.escape(f)}\s*\([^()]*(?<![\w.]){n}(?![\w.])" for f in _argument_changers(text))]
+    for pattern in indirect:
         for m in re.compile(pattern).finditer(text, start, end):
             if not _in_scope(text, m.start()):
                 return True
