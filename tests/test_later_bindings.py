@@ -215,3 +215,20 @@ def test_a_helper_call_in_the_listings_own_block_runs_with_it(tmp_path):
     report = audit_text(folder, text.replace("LATER", ""), CONFIGURED_CLAIMS, title="Own")
     claim = report.claims[0]
     assert claim.verdict == "contradicted", claim.reason
+
+
+def test_a_statement_between_two_prints_of_a_block_counts_from_its_line(tmp_path):
+    """A block prints R@3, calls fix(), prints R@3 again on another input; its output block shows 0.6666666666666666
+    and 1.0, what the function gives without fix(). A reader gets 2/3, then 1 − 1 = 0.0 (by hand): the second line
+    is wrong. Before, a statement of a later block counted only after the whole block, so both agreed."""
+    later = ("```python\nprint(recall_at_k([\"a\", \"b\", \"x\"], {\"a\", \"b\", \"c\"}, 3))\n"
+             "def fix():\n    CONFIG['complement'] = True\n\n\nfix()\n"
+             "print(recall_at_k([\"a\", \"b\", \"x\"], {\"a\", \"b\"}, 3))\n```\n\n```text\n0.6666666666666666\n1.0\n```")
+    text = PLAIN.replace("LATER", later)
+    text = text[:text.index("```pycon")]
+    folder = tmp_path / "between"
+    folder.mkdir()
+    claim = audit_text(folder, text, CONFIGURED_CLAIMS, title="Between").claims[0]
+    assert claim.verdict == "contradicted", claim.reason
+    assert "not the printed 1.0" in claim.reason and "0.6666666666666666" not in claim.reason.split("Also")[0], \
+        claim.reason

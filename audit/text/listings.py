@@ -587,6 +587,7 @@ class Rebinding:
     listing: Listing
     name: str
     code: str  # the statement, as a reader runs it
+    line: int = 0  # the snapshot line the statement ends on: a call printed after it meets it
 
 
 def _mutated_by(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -726,5 +727,7 @@ def rebound_later(text: str, quote: str, function: str, source: str,
             names = _changes(node, read, shared, binders, helpers)
             if names:
                 needed = [later[n] for n in sorted(_used(node)) if n in later and later[n] is not node]
-                out.append(Rebinding(listing, names[0], "\n".join(ast.unparse(x) for x in [*needed, node])))
+                line = listing.start + (node.end_lineno or node.lineno) - 1 if listing.style != "session" \
+                    else listing.start
+                out.append(Rebinding(listing, names[0], "\n".join(ast.unparse(x) for x in [*needed, node]), line))
     return out

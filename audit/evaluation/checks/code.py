@@ -316,7 +316,7 @@ def _rerun_after_rebindings(prep: Prepared, text: str, shown_results: list, evid
         if at is None:
             continue
         line = text.count("\n", 0, at) + 1
-        before = tuple(r for r in prep.rebound if r.listing.end < line)
+        before = tuple(r for r in prep.rebound if r.line < line)  # a statement of the same block counts from its line
         if before:
             groups.setdefault(before, []).append(i)
     for before, indexes in groups.items():
