@@ -468,3 +468,13 @@ def test_a_name_changed_through_an_alias_a_helper_or_heapq_is_not_bound_to_its_l
     for read in (">>> print(r1)", ">>> len(r1)", '>>> recall_at_k(r1, {"a"}, 3)'):
         text = INDIRECTLY_CHANGED.replace("CHANGE", read)
         assert bindings_before(text, text.index('recall_at_k(r1, {"a"}, 1)'), ["r1"]) == {"r1": '["a", "x", "b"]'}
+
+
+def test_a_helper_that_copies_its_argument_first_leaves_the_name_bound():
+    """``def tidy(ranking): ranking = list(ranking); ranking.reverse()`` changes its own copy: r1 keeps its literal.
+    (A def line naming the parameter is no call of the function either.)"""
+    from audit.text.doctests import bindings_before
+    text = INDIRECTLY_CHANGED.replace("def fix(ranking):\n    ranking.reverse()",
+                                      "def tidy(ranking):\n    ranking = list(ranking)\n    ranking.reverse()")
+    text = text.replace("CHANGE", ">>> tidy(r1)")
+    assert bindings_before(text, text.index('recall_at_k(r1, {"a"}, 1)'), ["r1"]) == {"r1": '["a", "x", "b"]'}

@@ -13,7 +13,8 @@ import pytest
 
 from chapters import audit_text
 
-from audit.text.listings import function_source, rebound_later
+from audit.text.later_bindings import rebound_later
+from audit.text.listings import function_source
 
 LISTING = '''\
 # Recall

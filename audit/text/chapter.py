@@ -13,6 +13,7 @@ from pathlib import Path
 from audit.errors import RegisterError
 from audit.model.files import read_text
 from audit.model.limits import MAX_SNAPSHOT_BYTES
+from audit.text.html_visibility import _VOID, _hiding_selectors, _not_rendered
 
 #: The normalisation behind the fingerprint, stated in every report.
 NORMALISATION = (
@@ -277,71 +278,6 @@ def _html_after(raw: str, origin, before: list[str], changes, now: list[str]) ->
 
 _BLOCKS = {"p", "div", "section", "article", "li", "tr", "br", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
            "dt", "dd", "figcaption", "caption", "table", "ul", "ol", "hr", "main", "header", "footer", "aside", "nav"}
-
-
-#: Elements without content (no end tag).
-_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
-                   "wbr"})
-_UNRENDERED_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|"
-                               r"font-size\s*:\s*0(?:\.0*)?(?:px|em|rem|pt|%)?\s*(?:;|$)|opacity\s*:\s*0(?:\.0*)?\s*(?:;|$)|"
-                               r"color\s*:\s*transparent\s*(?:;|$)|"
-                               r"clip\s*:\s*rect\(\s*0[a-z]*[\s,]+0[a-z]*[\s,]+0[a-z]*[\s,]+0[a-z]*\s*\)|"
-                               r"clip-path\s*:\s*inset\(\s*50\s*%|"
-                               r"(?:text-indent|left|top|margin-left|margin-top)\s*:\s*-\d{3,}(?:\.\d*)?\s*(?:px|em|rem|pt)?\s*(?:;|$)|"
-                               r"(?:width|height|max-width|max-height)\s*:\s*(?:0|1px)\s*(?:;|$)[^}]*overflow\s*:\s*hidden|"
-                               r"overflow\s*:\s*hidden[^}]*(?:width|height|max-width|max-height)\s*:\s*(?:0|1px)\s*(?:;|$))",
-                               re.IGNORECASE)
-_STYLE_ELEMENT = re.compile(r"<style\b[^>]*>(.*?)</style\s*>", re.IGNORECASE | re.DOTALL)
-_CSS_RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
-_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
-#: An ``@media print`` block (its rules hide nothing on a screen).
-_PRINT_MEDIA = re.compile(r"@media[^{]*\bprint\b[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}", re.IGNORECASE)
-#: The last compound selector of a rule's selector: a tag, an id and classes (``span.fn``, ``#x``, ``.a.b``).
-_COMPOUND = re.compile(r"^(?P<tag>[a-z][a-z0-9-]*|\*)?(?P<rest>(?:[.#][\w-]+|\[[^\]]*\])*)$", re.IGNORECASE)
-
-
-def _hides(declarations: str) -> bool:
-    """Whether CSS declarations keep a browser from showing an element's text: ``display:none``,
-    ``visibility:hidden``, a zero font size or opacity, transparent text, the visually-hidden clip (``clip:
-    rect(0 0 0 0)``, ``clip-path: inset(50%)``, a 1px box with its overflow hidden) or a far negative offset."""
-    return bool(_UNRENDERED_STYLE.search(" ".join(declarations.split())))
-
-
-def _hiding_selectors(raw: str) -> list[tuple[str, str | None, frozenset[str]]]:
-    """The selectors of the page's own ``<style>`` rules that hide what they select (``_hides``), as (tag or "*", id
-    or None, classes) of each selector's last compound; a selector with a pseudo-class (``:hover``) or another form
-    is left out. Over-reading a descendant selector hides more, never less. A stylesheet the page links to is not
-    read (the docs say so)."""
-    out = []
-    for css in _STYLE_ELEMENT.findall(raw):
-        for selectors, declarations in _CSS_RULE.findall(_PRINT_MEDIA.sub(" ", _CSS_COMMENT.sub(" ", css))):
-            if not _hides(declarations):
-                continue
-            for selector in selectors.split(","):
-                last = re.split(r"[\s>+~]+", selector.strip())[-1] if selector.strip() else ""
-                m = _COMPOUND.match(last)
-                if not last or not m or not (m.group("tag") or m.group("rest")):
-                    continue
-                parts = re.findall(r"([.#])([\w-]+)", m.group("rest") or "")
-                ids = [v for k, v in parts if k == "#"]
-                out.append(((m.group("tag") or "*").lower(), ids[0] if ids else None,
-                            frozenset(v for k, v in parts if k == ".")))
-    return out
-
-
-def _not_rendered(tag: str, attrs, hiding=()) -> bool:
-    """Whether an element keeps a browser from showing it: its attributes (``hidden``, a ``style`` that ``_hides``)
-    or one of the page's ``<style>`` rules that selects it (``_hiding_selectors``)."""
-    classes: set[str] = set()
-    own_id = None
-    for name, value in attrs:
-        if name == "hidden" or (name == "style" and value and _hides(value)):
-            return True
-        if name == "class" and value:
-            classes.update(value.split())
-        elif name == "id":
-            own_id = value
-    return any((t == "*" or t == tag) and (i is None or i == own_id) and c <= classes for t, i, c in hiding)
 
 
 def _html_text(raw: str) -> tuple[str, tuple[tuple[int, str, int], ...]]:

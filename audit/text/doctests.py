@@ -277,6 +277,8 @@ def _argument_changers(text: str) -> frozenset[str]:
             continue
         for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
             params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+            # a parameter the body binds again (``diffs = np.asarray(diffs)``) is no longer the caller's object
+            params -= {x.id for x in ast.walk(fn) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
             for node in ast.walk(fn):
                 roots = set(_changed(node)) if isinstance(node, ast.stmt) and node is not fn else set()
                 if isinstance(node, (ast.Assign, ast.AugAssign)):
@@ -311,7 +313,8 @@ def _changed_after(text: str, name: str, start: int, end: int) -> bool:
     # heapq's in-place functions, and a function of the text that changes the argument it is given (``fix(r)``)
     indirect = [rf"(?m)^[ \t]*(?:>>>[ \t]+)?[A-Za-z_]\w*[ \t]*=[ \t]*{n}[ \t]*(?:#.*)?$", rf"\bfor\s+{n}\s*\[",
                 rf"\bheapq\s*\.\s*heap\w*\s*\(\s*{n}\b",
-                *(rf"(?<![\w.]){re.escape(f)}\s*\([^()]*(?<![\w.]){n}(?![\w.])" for f in _argument_changers(text))]
+                *(rf"(?<![\w.])(?<!def ){re.escape(f)}\s*\([^()]*(?<![\w.]){n}(?![\w.])"
+                  for f in _argument_changers(text))]
     for pattern in indirect:
         for m in re.compile(pattern).finditer(text, start, end):
             if not _in_scope(text, m.start()):

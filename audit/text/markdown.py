@@ -129,7 +129,7 @@ def _hidden_elements(text: str) -> list[tuple[int, int]]:
     tag (to the end of the text when it has none)."""
     from html.parser import HTMLParser
 
-    from audit.text.chapter import _VOID, _hiding_selectors, _not_rendered
+    from audit.text.html_visibility import _VOID, _hiding_selectors, _not_rendered
 
     hiding = _hiding_selectors(text)
     out: list[tuple[int, int]] = []

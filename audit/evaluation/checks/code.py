@@ -32,7 +32,8 @@ from audit.model.values import display
 from audit.model.results import Check
 from audit.text.doctests import unwrapped
 from audit.errors import AuditError
-from audit.text.listings import in_force, function_source, rebound_later
+from audit.text.later_bindings import rebound_later
+from audit.text.listings import in_force, function_source
 from audit.evaluation.checks.code_inputs import (  # noqa: F401 — read from here too
     REFUSALS,
     LISTING_EXCEPTION,
