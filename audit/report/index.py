@@ -87,9 +87,11 @@ def _counts(summary: dict) -> str:
 
 
 def _href(target: str) -> str:
-    """A link target from a report's file name or a claim id, percent-encoded: never read as Markdown or a scheme."""
+    """A link target from a report's file name or a claim id, percent-encoded: never read as Markdown or a scheme.
+    A fragment the index itself appends (``#notebook``) stays a fragment; the name before it is encoded."""
     from urllib.parse import quote
-    return quote(str(target), safe="")
+    name, mark, fragment = str(target).partition("#")
+    return quote(name, safe="") + (mark + quote(fragment, safe="") if mark else "")
 
 
 def render_markdown(items: list[dict]) -> str:

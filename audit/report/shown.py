@@ -132,7 +132,7 @@ def console_text(text: object) -> str:
 
 #: Fields of a chapter report that hold the book's own words (a name, a title, a sentence): fully literal.
 BOOK_FIELDS = frozenset({"title", "claim", "quote", "found_text", "book", "sentence", "now", "path", "rewording",
-                         "anchor", "place", "stale", "page", "chapter", "source", "notebook"})
+                         "anchor", "place", "stale", "page", "chapter", "source"})
 #: Fields that hold lines of code or an address, shown in a code block or as a link by the renderer.
 CODE_FIELDS = frozenset({"replaced", "text", "old", "new", "method"})
 ADDRESS_FIELDS = frozenset({"url", "file", "register_file", "research_pack"})
