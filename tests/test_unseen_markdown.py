@@ -133,3 +133,22 @@ def test_a_convention_quoted_only_where_no_reader_sees_it_stops_the_load(tmp_pat
             load_chapter(folder)
         assert "printed only where a reader of the rendered chapter never sees it" in caught.value.message
         assert caught.value.field == "conventions.precision_denominator.quote"
+
+
+def test_a_convention_quote_does_not_run_across_a_hidden_span(tmp_path):
+    """Where a hidden span stood, the words on either side are not one sentence: the mark left there was whitespace,
+    which the quote comparison folds, so "P@k divides by <span hidden>k, not by</span> the number returned." held
+    the quote "P@k divides by the number returned." although no reader reads that sentence."""
+    from audit.errors import RegisterError
+    from audit.register.claims import load_chapter
+    folder = tmp_path / "across"
+    folder.mkdir()
+    (folder / "snapshot.md").write_text(
+        "# P@k\n\nP@k divides by <span hidden>k, not by</span> the number returned.\n", encoding="utf-8")
+    (folder / "chapter.yaml").write_text(
+        "id: c\ntitle: C\nsnapshot: {file: snapshot.md}\nconventions:\n  precision_denominator:\n"
+        "    value: number returned\n    quote: P@k divides by the number returned.\n", encoding="utf-8")
+    (folder / "claims.yaml").write_text("claims: []\n", encoding="utf-8")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(folder)
+    assert caught.value.field == "conventions.precision_denominator.quote", caught.value.message

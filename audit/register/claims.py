@@ -162,7 +162,7 @@ def _check_convention_quotes(identity, register, snapshot, chapter_path: Path, c
     if snapshot.markdown:
         from audit.text.markdown import unseen
         for a, b, _ in reversed(unseen(text)):  # what no reader sees stands as a break between the words around it
-            text = text[:a] + " \u2029 " + text[b:]
+            text = text[:a] + " \x00 " + text[b:]  # (not whitespace, which plain() would fold into one space)
     body = plain(text)
     specs = [(chapter_path, None, identity.conventions)] + [(claims_path, c.id, getattr(c, "conventions", None))
                                                             for c in register.claims]
