@@ -13,6 +13,7 @@ import ast
 import doctest
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from audit.text.python_code import parse_code
 from audit.text.literals import literal as read_literal
 
@@ -259,15 +260,11 @@ def _in_scope(text: str, at: int) -> bool:
     return False
 
 
-_CHANGERS: dict[str, frozenset[str]] = {}
-
-
+@lru_cache(maxsize=8)
 def _argument_changers(text: str) -> frozenset[str]:
     """The functions the text's listings define that change an argument they are given in place (``def fix(r):
-    r.reverse()``): a call of one passing a name changes what the name holds."""
-    if text in _CHANGERS:
-        return _CHANGERS[text]
-    from audit.text.listings import _changed, find_listings
+    r.reverse()``, ``listings.changed_roots``): a call of one passing a name changes what the name holds."""
+    from audit.text.listings import changed_roots, find_listings
 
     out = set()
     for listing in find_listings(text) if "def " in text else []:
@@ -279,21 +276,9 @@ def _argument_changers(text: str) -> frozenset[str]:
             params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
             # a parameter the body binds again (``diffs = np.asarray(diffs)``) is no longer the caller's object
             params -= {x.id for x in ast.walk(fn) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
-            for node in ast.walk(fn):
-                roots = set(_changed(node)) if isinstance(node, ast.stmt) and node is not fn else set()
-                if isinstance(node, (ast.Assign, ast.AugAssign)):
-                    for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                        while isinstance(t, (ast.Subscript, ast.Attribute)):
-                            t = t.value
-                            if isinstance(t, ast.Name):
-                                roots.add(t.id)
-                if roots & params:
-                    out.add(fn.name)
-                    break
-    if len(_CHANGERS) > 8:
-        _CHANGERS.clear()
-    _CHANGERS[text] = frozenset(out)
-    return _CHANGERS[text]
+            if changed_roots(fn) & params:
+                out.add(fn.name)
+    return frozenset(out)
 
 
 def _changed_after(text: str, name: str, start: int, end: int) -> bool:

@@ -6,6 +6,7 @@ spans (``markdown.unseen``). A stylesheet the page links to is not read."""
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 
 #: Elements without content (no end tag).
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
@@ -70,3 +71,22 @@ def _not_rendered(tag: str, attrs, hiding=()) -> bool:
         elif name == "id":
             own_id = value
     return any((t == "*" or t == tag) and (i is None or i == own_id) and c <= classes for t, i, c in hiding)
+
+
+class _StartTag(HTMLParser):
+    """Reads the attributes of the start tags it is fed."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found.extend(attrs)
+
+
+def attributes(start_tag: str) -> list[tuple[str, str | None]]:
+    """The attributes of one start tag (``<span class="x" hidden>``) as Python's HTML parser reads them."""
+    reader = _StartTag()
+    reader.feed(start_tag)
+    reader.close()
+    return reader.found

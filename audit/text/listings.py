@@ -159,21 +159,26 @@ def _defined(node: ast.stmt) -> list[str]:
     return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
+def _root(target: ast.AST, calls: bool = True) -> str | None:
+    """The name an expression's items, attributes (and, with ``calls``, calls) hang from: ``CFG`` of
+    ``CFG["a"].b``."""
+    kinds = (ast.Attribute, ast.Subscript, ast.Call) if calls else (ast.Attribute, ast.Subscript)
+    while isinstance(target, kinds):
+        target = target.func if isinstance(target, ast.Call) else target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
 def _changed(node: ast.stmt) -> list[str]:
     """The module-level names a statement changes in place (``SIGN.insert(0, -1)``, ``CUTOFFS += [20]``,
     ``del CACHE[k]``): a reader who runs the block runs it, so a function using the name meets the change."""
-    def root(target: ast.AST) -> str | None:
-        while isinstance(target, (ast.Attribute, ast.Subscript, ast.Call)):
-            target = target.func if isinstance(target, ast.Call) else target.value
-        return target.id if isinstance(target, ast.Name) else None
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
-        name = root(node.value.func.value)
+        name = _root(node.value.func.value)
         return [name] if name else []
     if isinstance(node, ast.AugAssign):
-        name = root(node.target)
+        name = _root(node.target)
         return [name] if name else []
     if isinstance(node, ast.Delete):
-        return [n for n in (root(t) for t in node.targets if not isinstance(t, ast.Name)) if n]
+        return [n for n in (_root(t) for t in node.targets if not isinstance(t, ast.Name)) if n]
     return []
 
 
@@ -580,26 +585,30 @@ def _same_binding(node: ast.stmt, name: str, own: list[ast.stmt]) -> bool:
     return any(ast.dump(node) == ast.dump(o) or (alias(node) is not None and alias(node) == alias(o)) for o in own)
 
 
-def _mutated_by(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """The module-level names a call of ``function`` binds or changes: those it declares ``global`` and assigns, and
-    those it does not make its own (no parameter, no assignment) but changes in place (``CFG["c"] = True``,
-    ``CFG.update(…)``)."""
-    declared = {n for g in ast.walk(function) if isinstance(g, ast.Global) for n in g.names}
-    local = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
-    local |= {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} - declared
+def changed_roots(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names whose object ``function``'s body changes in place, whatever binds them: a method that changes it
+    (``r.reverse()``), an augmented assignment, ``del`` of a part, an item or attribute assigned
+    (``CFG["c"] = True``)."""
     out: set[str] = set()
     for node in ast.walk(function):
         if isinstance(node, ast.stmt) and node is not function:
-            out.update(n for n in _changed(node) if n not in local)
+            out.update(_changed(node))
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for t in targets:
-                    if isinstance(t, ast.Name) and t.id in declared:
-                        out.add(t.id)
-                    elif isinstance(t, (ast.Subscript, ast.Attribute)):
-                        root = t
-                        while isinstance(root, (ast.Subscript, ast.Attribute)):
-                            root = root.value
-                        if isinstance(root, ast.Name) and (root.id not in local or root.id in declared):
-                            out.add(root.id)
+                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    name = _root(t, calls=False) if isinstance(t, (ast.Subscript, ast.Attribute)) else None
+                    if name:
+                        out.add(name)
     return out
+
+
+def _mutated_by(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The module-level names a call of ``function`` binds or changes: those it declares ``global`` and assigns, and
+    those it does not make its own (no parameter, no assignment) but changes in place (``changed_roots``:
+    ``CFG["c"] = True``, ``CFG.update(…)``)."""
+    declared = {n for g in ast.walk(function) if isinstance(g, ast.Global) for n in g.names}
+    local = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    local |= {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} - declared
+    assigned = {t.id for node in ast.walk(function) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                if isinstance(t, ast.Name) and t.id in declared}
+    return assigned | (changed_roots(function) - local)

@@ -14,6 +14,7 @@ amsmath, colon_fence, myst_blocks).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -62,6 +63,13 @@ def _parser():
             .use(amsmath_plugin).use(colon_fence_plugin).use(myst_block_plugin))
 
 
+@lru_cache(maxsize=8)
+def _tokens(text: str) -> tuple:
+    """``text``'s block tokens, parsed once for the readers of one text (the scanner's layout, the unseen spans, the
+    patch's closed spans and block ends, its structure). Read only."""
+    return tuple(_parser().parse(text))
+
+
 #: A link reference definition (``[ref]: https://… "title"``, and the comment idiom ``[//]: # (…)``): CommonMark
 #: renders nothing of it.
 _DEFINITION = re.compile(r"^ {0,3}\[(?:[^\]\\\n]|\\.){1,999}\]:")
@@ -76,9 +84,10 @@ def unseen(text: str) -> tuple[tuple[int, int, str], ...]:
     """The spans of the Markdown ``text`` (offsets, end exclusive) that no rendering shows a reader, each with what
     it is: HTML comments (a block, or inline in a paragraph), link reference definitions (the ``[//]: # (…)``
     comment idiom among them), MyST ``%`` comments, and raw HTML elements a browser does not render (``hidden``,
-    ``style="display:none"``, a class the text's own ``<style>`` hides). Code blocks are left as printed. Read with markdown-it-py: a
-    line no block token covers and a definition starts is a definition (markdown-it keeps those out of its tokens)."""
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    ``style="display:none"``, a class the text's own ``<style>`` hides). Code blocks are left as printed. Read with
+    markdown-it-py: a line no block token covers and a definition starts is a definition (markdown-it keeps those out
+    of its tokens)."""
+    starts = _line_offsets(text)
 
     def offset(line: int) -> int:
         return starts[line] if line < len(starts) else len(text)
@@ -86,7 +95,7 @@ def unseen(text: str) -> tuple[tuple[int, int, str], ...]:
     covered: set[int] = set()
     code: list[tuple[int, int]] = []
     out: list[tuple[int, int, str]] = []
-    for token in _parser().parse(text):
+    for token in _tokens(text):
         if not token.map:
             continue
         first, end = token.map
@@ -124,12 +133,10 @@ _OPEN_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)\b([^<>]*)>")
 
 
 def _hidden_elements(text: str) -> list[tuple[int, int]]:
-    """The raw HTML elements of a Markdown text a browser does not render (``chapter._not_rendered``: the ``hidden``
-    attribute, a hiding ``style``, a rule of the text's own ``<style>`` elements), each from its start tag to its end
-    tag (to the end of the text when it has none)."""
-    from html.parser import HTMLParser
-
-    from audit.text.html_visibility import _VOID, _hiding_selectors, _not_rendered
+    """The raw HTML elements of a Markdown text a browser does not render (``html_visibility._not_rendered``: the
+    ``hidden`` attribute, a hiding ``style``, a rule of the text's own ``<style>`` elements), each from its start tag
+    to its end tag (to the end of the text when it has none)."""
+    from audit.text.html_visibility import _VOID, _hiding_selectors, _not_rendered, attributes
 
     hiding = _hiding_selectors(text)
     out: list[tuple[int, int]] = []
@@ -137,16 +144,7 @@ def _hidden_elements(text: str) -> list[tuple[int, int]]:
         tag = m.group(1).lower()
         if tag in _VOID or (out and m.start() < out[-1][1]):
             continue
-        attrs: list = []
-
-        class Tag(HTMLParser):
-            def handle_starttag(self, name, found):
-                attrs.extend(found)
-
-        reader = Tag()
-        reader.feed(m.group(0))
-        reader.close()
-        if not _not_rendered(tag, attrs, hiding):
+        if not _not_rendered(tag, attributes(m.group(0)), hiding):
             continue
         depth, end = 1, len(text)
         for t in re.finditer(rf"<(/?){re.escape(tag)}\b[^<>]*>", text[m.end():], re.IGNORECASE):
@@ -168,7 +166,7 @@ def layout(text: str) -> Layout:
     """The non-prose lines and display formulas of the Markdown ``text`` (see ``Layout``)."""
     skip: set[int] = set()
     formulas: list[tuple[int, int]] = []
-    tokens = _parser().parse(text)
+    tokens = _tokens(text)
     for i, token in enumerate(tokens):
         if not token.map:
             continue
@@ -182,10 +180,10 @@ def layout(text: str) -> Layout:
             formulas.append((first, end - 1))  # $$ … $$, \begin{align}, MyST's ```{math} fence
         elif token.type == "colon_fence":  # a container: its fence lines are markup, its inside prose
             skip.update((first, end - 1))
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    starts = _line_offsets(text)
     for a, b, what in unseen(text):
         if what in _WHOLE_LINES:  # definitions and comments: no prose (an inline comment's line is read still)
-            skip.update(i for i in range(len(starts)) if a <= starts[i] < b)
+            skip.update(range(bisect_left(starts, a), bisect_left(starts, b)))
     return Layout(frozenset(skip), tuple(formulas))
 
 
@@ -235,7 +233,7 @@ def closed_spans(text: str, markdown: bool = True) -> list[Closed]:
 
     out: list[Closed] = []
     if markdown:
-        for token in _parser().parse(text):
+        for token in _tokens(text):
             if not token.map:
                 continue
             first, end = token.map
@@ -264,7 +262,7 @@ def block_end(text: str, at: int, markdown: bool = True) -> int:
     if markdown:
         line = text.count("\n", 0, at)
         starts = _line_offsets(text)
-        for token in _parser().parse(text):
+        for token in _tokens(text):
             if token.type == "inline" and token.map and token.map[0] <= line < token.map[1]:
                 end = token.map[1]
                 return starts[end] - 1 if end < len(starts) else len(text)
@@ -278,7 +276,7 @@ def structure(text: str) -> list[tuple]:
     line breaks left out); each with its source lines and its content, which ``changed_structure`` compares outside
     the lines a patch changes."""
     out = []
-    for token in _parser().parse(text):
+    for token in _tokens(text):
         if token.type == "inline":
             marks = tuple((c.type, c.markup) for c in token.children or () if c.type not in ("text", "softbreak"))
             out.append((("inline", marks), tuple(token.map or ()), token.content))

@@ -266,13 +266,9 @@ def _references(claim: CodeClaim, ms: Measurements, items: list[Input], results:
                 ok = ok and value is not None and abs(value - theirs[i][-1]) <= 1e-9
             agree += ok
         cause = _reference_cause(claim, {i: items[i] for i in theirs}, theirs, reading) if agree < total else None
-        why = ""
-        if cause is not None:
-            name, value = cause
-            why = (f"; it follows {CONVENTIONS[name].title} “{value}” where the chapter's is “{reading[name]}” "
-                   "(the chapter's definitions set so give its value on every input compared)")
-            if follows is not None:
-                follows.append((ref.name, name, value, agree, total))
+        why = _cause_words(cause, reading)
+        if cause is not None and follows is not None:
+            follows.append((ref.name, *cause, agree, total))
         rows.append(ImplValue(implementation=ref.name, provider=provider, detail=f"{agree} of {total} inputs{why}",
                               in_interval=agree == total))
     return rows
@@ -313,7 +309,11 @@ def reference_values(claim: CodeClaim, ms: Measurements, items: list[Input], rea
 def _reference_reading(claim: CodeClaim, items: dict[int, Input], theirs: dict[int, list[float]], reading) -> str:
     """Why a reference's values differ from the listing's (``_reference_cause``), as words to add to its row; ""
     when no convention explains it (the finding then shows the values only)."""
-    cause = _reference_cause(claim, items, theirs, reading)
+    return _cause_words(_reference_cause(claim, items, theirs, reading), reading)
+
+
+def _cause_words(cause: tuple[str, str] | None, reading) -> str:
+    """A reference's cause (``_reference_cause``) as words to add to its row; "" for none."""
     if cause is None:
         return ""
     name, value = cause

@@ -378,8 +378,8 @@ def unregistered_examples(text: str, function: str, registered: list, start: int
     """The ``>>>`` examples of ``text`` between offsets ``start`` and ``end`` (where the listing is the one in force)
     that call ``function`` (``f(…)``, ``print(f(…))``, ``round(f(…), n)``) and print one number or expect an
     exception, and a listing's top-level ``print(f(…))`` with the line its output block shows
-    (``coverage.script_outputs``), and that no entry of ``registered`` (the claim's ``calls``) already covers, each as a ``ShownCall``
-    with the names it passes bound to the literal the text assigned them before it. A corrected listing is re-checked
+    (``coverage.script_outputs``), and that no entry of ``registered`` (the claim's ``calls``) already covers, each as
+    a ``ShownCall`` with the names it passes bound to the literal the text assigned them before it. A corrected listing is re-checked
     on these too: the text prints them, and a reader runs them."""
     from audit.model.values import parse_claimed
     from audit.register.kinds import ShownCall

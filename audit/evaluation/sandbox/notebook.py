@@ -134,8 +134,8 @@ MAX_BOOK_BYTES = 256 * 2**20   # and their bytes
 def book_files(folder: Path) -> list[tuple[Path, str]] | None:
     """The files of the notebook's folder the kernel sees, as (file, path below the folder): regular files in it and
     its subfolders, a link only when it stays inside the folder and leads to no dot-file or dot-folder; no dot-file
-    or dot-folder (``.git`` holds a CI's credentials), however reached, no socket, FIFO or device. None when there are more than ``MAX_BOOK_FILES`` or
-    ``MAX_BOOK_BYTES``."""
+    or dot-folder (``.git`` holds a CI's credentials), however reached, no socket, FIFO or device. None when there are
+    more than ``MAX_BOOK_FILES`` or ``MAX_BOOK_BYTES``."""
     folder = Path(folder).resolve()
     out, size = [], 0
     for path in sorted(folder.rglob("*")):
