@@ -7,6 +7,7 @@ content, damaged, odd file types, folders replaced by links, removed), each audi
 clean run of the same chapter.
 
     python benchmarks/bench_fuzz.py [--registers 10000] [--cache-cases 500] [--minutes 0 (no limit)] [--seed 0]
+                                    [--resume]
     python benchmarks/bench_fuzz.py --growth [--scales 1 10 100]
 
 ``--growth`` runs no fuzz cases: it grows each input kind (a TREC pair's queries, its documents per query, a
@@ -24,6 +25,11 @@ and claim verdicts, and counts of internal errors, crashes, hangs, vacuous verdi
 codes, tracebacks, corrupt reports, listings given a verdict their function does not earn
 (``forged``) and listing markup raw in an HTML report (``injected``), with the first examples of each; for the cache cases, the
 count of each mutation and of runs whose reports differ from the clean run's (``changed``).
+
+The JSON is written again after every case, with the seed, the case counts and the next case to run, so a campaign
+longer than one sitting goes on with ``--resume`` (same ``--seed``, ``--registers`` and ``--cache-cases``): each case
+is drawn from the seed and its own index, so a resumed campaign runs the same cases as one run would, and its
+figures are the sums over the sittings.
 """
 
 from __future__ import annotations
@@ -223,6 +229,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hang", type=float, default=120.0, help="seconds after which a case counts as a hang")
     parser.add_argument("--out", type=Path, default=Path("bench_fuzz.json"))
+    parser.add_argument("--resume", action="store_true", help="go on with the campaign --out holds (same seed and "
+                        "counts), from its next case")
     parser.add_argument("--growth", action="store_true", help="measure how each input kind's time and memory "
                         "grow with its size instead of fuzzing")
     parser.add_argument("--scales", type=int, nargs="+", default=[1, 10, 100], help="the growth scales")
@@ -237,9 +245,38 @@ def main() -> int:
     examples: dict[str, list] = {}
     done = 0
     next_case = 0
+    before = 0.0  # the seconds of the sittings a resumed campaign had already run
     started = time.monotonic()
     env = dict(os.environ, COLUMNS="1000")
     total = args.registers + args.cache_cases
+    campaign = {"seed": args.seed, "registers": args.registers, "cache cases": args.cache_cases}
+    if args.resume and args.out.exists():
+        saved = json.loads(args.out.read_text(encoding="utf-8"))
+        if saved.get("campaign") != campaign:
+            print(f"error: {args.out} holds the campaign {saved.get('campaign')}, not {campaign}", file=sys.stderr)
+            return 2
+        done, next_case, before = saved["cases"], saved["next"], saved["seconds"]
+        kinds.update(saved["kinds"])
+        tallies.update(saved["registers"])
+        labels.update(saved["cache mutations"])
+        counts.update(saved["problems"])
+        examples = {k: [tuple(e) if isinstance(e, list) else e for e in v] for k, v in saved["examples"].items()}
+
+    def result() -> dict:
+        return {"campaign": campaign, "cases": done, "next": next_case,
+                "seconds": round(before + time.monotonic() - started, 1), "kinds": dict(sorted(kinds.items())),
+                "registers": dict(sorted(tallies.items())),
+                "cache mutations": dict(sorted(labels.items())),
+                "problems": {k: counts.get(k, 0) for k in ("internal", "crash", "hang", "vacuous", "exit",
+                                                           "traceback", "report", "changed", "forged",
+                                                           "injected")},
+                "examples": examples}
+
+    def save() -> None:
+        partial = args.out.with_name(args.out.name + ".partial")
+        partial.write_text(json.dumps(result(), indent=2) + "\n", encoding="utf-8")
+        partial.replace(args.out)
+
     while next_case < total and time.monotonic() < deadline:
         child = subprocess.Popen([sys.executable, "-c", CHILD, str(ROOT / "tests" / "fuzz"), str(next_case),
                                   str(total), str(args.seed), str(args.hang), str(args.registers)],
@@ -254,11 +291,11 @@ def main() -> int:
                     counts["hang"] += 1
                     examples.setdefault("hang", []).append(current)
                     next_case = current + 1
+                    save()
                     break
-                if time.monotonic() >= deadline:
+                if time.monotonic() >= deadline:  # the case under way is run again by --resume
                     child.kill()
                     child.wait()
-                    next_case = total
                     break
                 continue
             line = child.stdout.readline()
@@ -268,6 +305,7 @@ def main() -> int:
                     counts["crash"] += 1
                     examples.setdefault("crash", []).append((current, code))
                     next_case = current + 1
+                    save()
                 else:
                     next_case = total
                 break
@@ -276,6 +314,7 @@ def main() -> int:
                 current, case_started = message["start"], time.monotonic()
                 continue
             done += 1
+            next_case = message["done"] + 1
             kinds[message["kind"]] += 1
             tallies.update(message.get("tally", {}))
             if "label" in message:
@@ -284,21 +323,17 @@ def main() -> int:
                 counts[problem] += 1
                 if len(examples.setdefault(problem, [])) < 5:
                     examples[problem].append((message["done"], message.get("label", ""), detail[:400]))
+            save()
             if time.monotonic() >= deadline:
                 child.kill()
                 child.wait()
-                next_case = total
                 break
-    result = {"cases": done, "seconds": round(time.monotonic() - started, 1), "kinds": dict(sorted(kinds.items())),
-              "registers": dict(sorted(tallies.items())),
-              "cache mutations": dict(sorted(labels.items())),
-              "problems": {k: counts.get(k, 0) for k in ("internal", "crash", "hang", "vacuous", "exit",
-                                                         "traceback", "report", "changed", "forged",
-                                                         "injected")},
-              "examples": examples}
-    print(json.dumps(result, indent=2))
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    return 0 if not any(result["problems"].values()) else 1
+    save()
+    final = result()
+    print(json.dumps(final, indent=2))
+    if final["next"] < total:
+        print(f"stopped at case {final['next']} of {total}: go on with --resume", file=sys.stderr)
+    return 0 if not any(final["problems"].values()) else 1
 
 
 if __name__ == "__main__":

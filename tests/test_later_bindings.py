@@ -165,6 +165,19 @@ INDIRECT = {
     "the function wrapped": ("```python\ndef logged(f):\n    return lambda *a: 1 - f(*a)\n\n\n"
                              "recall_at_k = logged(recall_at_k)\n```", "recall_at_k"),
     "a session's statement": ("```pycon\n>>> CONFIG['complement'] = True\n```", "CONFIG"),
+    "an alias changed": ("```python\nC = CONFIG\nC['complement'] = True\n```", "CONFIG"),
+    "an alias of an alias changed": ("```python\nC = CONFIG\nD = C\nD.update(complement=True)\n```", "CONFIG"),
+    "an alias in a container changed": ("```python\npair = [OPTS]\npair[0]['complement'] = True\n```", "OPTS"),
+    "an alias changed by a helper": ("```python\nC = CONFIG\n\n\ndef fix():\n    C['complement'] = True\n\n\n"
+                                     "fix()\n```", "CONFIG"),
+    "an alias changed in a session": ("```pycon\n>>> C = CONFIG\n>>> C['complement'] = True\n```", "CONFIG"),
+}
+
+#: What binds a name to a copy or to another object: a change of it leaves the function's objects as they were.
+NOT_ALIASES = {
+    "a copy changed": "```python\nC = dict(CONFIG)\nC['complement'] = True\n```",
+    "a copy by method changed": "```python\nC = CONFIG.copy()\nC['complement'] = True\n```",
+    "an alias bound again first": "```python\nC = CONFIG\nC = {}\nC['complement'] = True\n```",
 }
 
 
@@ -175,6 +188,14 @@ def test_a_later_change_made_indirectly_is_found(case):
     quote = "def recall_at_k(ranking, relevant, k, opts=OPTS):"
     _, source = function_source(text, quote, "recall_at_k")
     assert [r.name for r in rebound_later(text, quote, "recall_at_k", source)] == [name]
+
+
+@pytest.mark.parametrize("case", sorted(NOT_ALIASES))
+def test_a_change_of_a_copy_is_no_later_binding(case):
+    text = CONFIGURED.replace("LATER", NOT_ALIASES[case])
+    quote = "def recall_at_k(ranking, relevant, k, opts=OPTS):"
+    _, source = function_source(text, quote, "recall_at_k")
+    assert rebound_later(text, quote, "recall_at_k", source) == []
 
 
 def test_a_block_no_reader_sees_is_not_run():
@@ -218,6 +239,22 @@ def test_a_helper_call_in_the_listings_own_block_runs_with_it(tmp_path):
     assert claim.verdict == "contradicted", claim.reason
 
 
+@pytest.mark.parametrize("alias", ["C = CONFIG\nC['complement'] = True",
+                                   "C = CONFIG\n\n\ndef fix():\n    C['complement'] = True\n\n\nfix()"])
+def test_an_alias_changed_in_the_listings_own_block_is_run_with_it(tmp_path, alias):
+    """``C = CONFIG; C["complement"] = True`` at the block's foot: a reader who runs the block gets 1 − recall on
+    every input (ranking ["a", "b", "x"], relevant {"a", "b", "c"}, k = 3: 1 − 2/3). Before, the change of ``C`` was
+    left out as not touching what the function reads, and the listing was qualified."""
+    text = PLAIN.replace("    return 1 - r if flip else r\n```", f"    return 1 - r if flip else r\n\n\n{alias}\n```")
+    quote = "def recall_at_k(ranking, relevant, k):"
+    _, source = function_source(text, quote, "recall_at_k")
+    assert "C['complement'] = True" in source and "C = CONFIG" in source
+    folder = tmp_path / "alias"
+    folder.mkdir()
+    claim = audit_text(folder, text.replace("LATER", ""), CONFIGURED_CLAIMS, title="Alias").claims[0]
+    assert claim.verdict == "contradicted", claim.reason
+
+
 def test_a_statement_between_two_prints_of_a_block_counts_from_its_line(tmp_path):
     """A block prints R@3, calls fix(), prints R@3 again on another input; its output block shows 0.6666666666666666
     and 1.0, what the function gives without fix(). A reader gets 2/3, then 1 − 1 = 0.0 (by hand): the second line
@@ -233,3 +270,12 @@ def test_a_statement_between_two_prints_of_a_block_counts_from_its_line(tmp_path
     assert claim.verdict == "contradicted", claim.reason
     assert "not the printed 1.0" in claim.reason and "0.6666666666666666" not in claim.reason.split("Also")[0], \
         claim.reason
+
+
+def test_a_dict_holding_the_function_changed_is_no_later_binding():
+    """``metrics = {"recall": recall_at_k}; metrics["other"] = len`` changes the dict, not the function."""
+    text = CONFIGURED.replace("LATER", "```python\nmetrics = {'recall': recall_at_k, 'setup': setup}\n"
+                                       "metrics['other'] = len\n```")
+    quote = "def recall_at_k(ranking, relevant, k, opts=OPTS):"
+    _, source = function_source(text, quote, "recall_at_k")
+    assert rebound_later(text, quote, "recall_at_k", source) == []

@@ -52,6 +52,25 @@ def role_problem(roles: set[str], shape: str = "number") -> str:
     return ""
 
 
+_NONE = object()
+
+
+def _same_value(a: object, b: object) -> bool:
+    """Whether two literal values are the same to a function (``0`` and ``False`` are: a register writes no bool)."""
+    try:
+        return bool(a == b)
+    except Exception:  # an array literal compares item by item
+        return False
+
+
+def shown_values(claim, shown, params: list[str], defaults: dict) -> dict:
+    """The arguments by parameter of one of the claim's ``calls`` (empty when they are not literals)."""
+    try:
+        return shown_arguments(claim, shown.call, params, defaults, shown.given)
+    except AuditError:
+        return {}
+
+
 def _check_stat_listing(chapter: Chapter, claim: CodeClaim, fail, params: list[str], defaults: dict,
                         source: str) -> None:
     """A listing said to compute a statistic (``listing_rules.LISTING_TESTS``): its roles, what it returns, and the
@@ -352,7 +371,19 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
             raise fail(f"constants.{p}" if p in claim.constants else f"arguments.{p}",
                        f"the listing is called with {p} = {value}, but the measure {claim.measure!r} has {p} = "
                        f"{measured[p]}: make them the same")
-    from audit.text.listings import builds_on_lines
+    from audit.text.listings import builds_on_lines, passed_values
+    for p, role in claim.arguments.items():
+        # a constant that is not the measure's own parameter and overrides the listing's literal default: the check
+        # would certify a call no reader makes unless the text prints one passing that value
+        if role == "constant" and p in claim.constants and p in defaults and p not in measured \
+                and not _same_value(claim.constants[p], defaults[p]) \
+                and not any(_same_value(v, claim.constants[p]) for v in [
+                    *passed_values(chapter.snapshot.text, claim.function, p, params.index(p)),
+                    *(shown_values(claim, c, params, defaults).get(p, _NONE) for c in claim.calls)]):
+            raise fail(f"constants.{p}", f"the listing's default is {p} = {defaults[p]!r}, and no call the text "
+                                         f"prints passes {p} = {claim.constants[p]!r}: a reader calling "
+                                         f"{claim.function}() as printed gets the default. Check it with the default "
+                                         f"(leave {p} out of constants), or print a call that passes {p}")
     # an earlier listing's function or class it calls must be named (its code is what the claim analyses with it);
     # an earlier import or constant is brought along by itself (``earlier_bindings``)
     needed = [line for line in builds_on_lines(chapter.snapshot.text, claim.quote, claim.function, claim.occurrence)

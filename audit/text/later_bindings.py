@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 from audit.errors import AuditError
 from audit.text.listings import (
+    Aliases,
     Listing,
+    _changed_in_place,
     _binds,
     _changed,
     _free,
@@ -34,11 +36,11 @@ class Rebinding:
 
 
 def _changes(node: ast.stmt, read: set[str], shared: set[str], binders: dict[str, list[ast.stmt]],
-             helpers: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> list[str]:
+             helpers: dict[str, ast.FunctionDef | ast.AsyncFunctionDef], aliases: Aliases) -> list[str]:
     """The names of ``read`` a later module-level statement binds again otherwise, or changes; and of ``shared``
     (objects a default holds, ``opts=OPTS``) those it changes in place only (binding the name again leaves the
     default's object as it was). Directly, through a loop's target or an assignment expression, or by calling a
-    helper that changes them (``fix()``)."""
+    helper that changes them (``fix()``), or through an alias (``C = CONFIG`` before ``C["c"] = True``)."""
     names: list[str] = []
 
     def add(found) -> None:
@@ -49,12 +51,14 @@ def _changes(node: ast.stmt, read: set[str], shared: set[str], binders: dict[str
     add(n for n in _binds(node) if (n in read or (n in shared and n not in rebound))
         and not _same_binding(node, n, binders.get(n, [])))
     add(n for n in _changed(node) if n in read or n in shared)
+    add(sorted(r for n in _changed_in_place(node) for r in aliases.roots(n) - {n}
+               if (r in read or r in shared) and r not in helpers))  # a function held in a dict is not changed
     if isinstance(node, (ast.For, ast.AsyncFor, ast.With)) or any(isinstance(x, ast.NamedExpr) for x in ast.walk(node)):
         add(sorted({x.id for x in ast.walk(node) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)} & read))
     for call in (x for x in ast.walk(node) if isinstance(x, ast.Call) and isinstance(x.func, ast.Name)):
         helper = helpers.get(call.func.id)
         if helper is not None:
-            add(sorted(_mutated_by(helper) & (read | shared)))
+            add(sorted({r for n in _mutated_by(helper) for r in aliases.roots(n)} & (read | shared)))
     return names
 
 
@@ -83,9 +87,14 @@ def rebound_later(text: str, quote: str, function: str, source: str,
         for name in _binds(node):
             binders.setdefault(name, []).append(node)
     helpers = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    aliases = Aliases()  # names bound to another's object (``C = CONFIG``), in reading order
+    for node in tree.body:
+        aliases.bind(node)
     try:  # the listing's other functions: a later call of one may change what the function reads
-        helpers = {**{n.name: n for n in parse_code(listings[at].code).body
-                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}, **helpers}
+        own = parse_code(listings[at].code).body
+        helpers = {**{n.name: n for n in own if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}, **helpers}
+        for node in own:
+            aliases.bind(node)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         pass
     target = helpers.get(function)
@@ -142,10 +151,13 @@ def rebound_later(text: str, quote: str, function: str, source: str,
                     helpers[node.name] = node
                 if node.name not in read or _same_binding(node, node.name, binders.get(node.name, [])):
                     continue  # a new helper is a change only once called; a helper written anew is one now
-            names = _changes(node, read, shared, binders, helpers)
+            names = _changes(node, read, shared, binders, helpers, aliases)
             if names:
                 needed = [later[n] for n in sorted(_used(node)) if n in later and later[n] is not node]
+                needed += [b for n in sorted(_used(node)) for b in [aliases.binding(n)] if b is not None
+                           and b is not node and b not in needed]
                 line = listing.start + (node.end_lineno or node.lineno) - 1 if listing.style != "session" \
                     else listing.start
                 out.append(Rebinding(listing, names[0], "\n".join(ast.unparse(x) for x in [*needed, node]), line))
+            aliases.bind(node)
     return out

@@ -182,6 +182,72 @@ def _changed(node: ast.stmt) -> list[str]:
     return []
 
 
+def _changed_in_place(node: ast.stmt) -> list[str]:
+    """``_changed``, and the names whose item or attribute a module-level statement assigns (``C["c"] = True``)."""
+    out = _changed(node)
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            name = _root(t, calls=False) if isinstance(t, (ast.Subscript, ast.Attribute)) else None
+            if name and name not in out:
+                out.append(name)
+    return out
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_PART_METHODS = {"get", "setdefault", "pop", "popitem", "__getitem__"}  # methods that return a part of the object
+
+
+def _alias_roots(value: ast.AST | None) -> set[str]:
+    """The names whose object (or a part of it) an expression may be: ``CONFIG`` of ``CONFIG``,
+    ``CONFIG["opts"]``, ``CONFIG.get("opts")``, ``[CONFIG]`` or ``CONFIG if a else OTHER``. A name bound to it is
+    an alias: changing that name's object in place changes theirs."""
+    if isinstance(value, ast.Name):
+        return {value.id}
+    if isinstance(value, (ast.Attribute, ast.Subscript, ast.Starred, ast.NamedExpr)):
+        return _alias_roots(value.value)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _PART_METHODS:
+        return _alias_roots(value.func.value)
+    if isinstance(value, (ast.Tuple, ast.List, ast.Set)):
+        return set().union(*(_alias_roots(e) for e in value.elts)) if value.elts else set()
+    if isinstance(value, ast.Dict):
+        return set().union(*(_alias_roots(v) for v in value.values)) if value.values else set()
+    if isinstance(value, ast.IfExp):
+        return _alias_roots(value.body) | _alias_roots(value.orelse)
+    if isinstance(value, ast.BoolOp):
+        return set().union(*(_alias_roots(v) for v in value.values))
+    return set()
+
+
+class Aliases:
+    """The module-level names bound, in reading order, to another name's object (``C = CONFIG``): a change in place
+    of ``C`` is one of ``CONFIG``. ``bind`` reads a statement; ``roots`` gives the names a changed name stands for
+    (itself included); ``binding`` the statement that made a name an alias."""
+
+    def __init__(self) -> None:
+        self._of: dict[str, set[str]] = {}
+        self._by: dict[str, ast.stmt] = {}
+
+    def bind(self, node: ast.stmt) -> None:
+        names = _binds(node) if not isinstance(node, (ast.Assign, ast.AnnAssign)) else [
+            t.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)]
+        roots: set[str] = set()
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and names:
+            for r in _alias_roots(node.value):
+                roots |= self.roots(r)
+        for name in names:
+            if roots - {name}:
+                self._of[name], self._by[name] = roots - {name}, node
+            else:
+                self._of.pop(name, None)
+                self._by.pop(name, None)
+
+    def roots(self, name: str) -> set[str]:
+        return {name} | self._of.get(name, set())
+
+    def binding(self, name: str) -> ast.stmt | None:
+        return self._by.get(name)
+
+
 def _used(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
@@ -203,6 +269,7 @@ def module_source(code: str, function: str, earlier: Sequence[str] = ()) -> str 
     ``SyntaxError`` for a listing that is not Python."""
     trees = [(c, parse_code(c)) for c in [*earlier, code]]
     defines: dict[str, list[ast.stmt]] = {}
+    aliases = Aliases()
     for _, tree in trees:  # later listings' definitions replace earlier ones
         mine: dict[str, list[ast.stmt]] = {}
         changes: dict[str, list[ast.stmt]] = {}
@@ -211,6 +278,11 @@ def module_source(code: str, function: str, earlier: Sequence[str] = ()) -> str 
                 mine.setdefault(name, []).append(node)
             for name in _changed(node):
                 changes.setdefault(name, []).append(node)
+            for name in _changed_in_place(node):  # ``C = CONFIG; C["c"] = True`` changes CONFIG
+                for root in aliases.roots(name) - {name}:
+                    if not any(isinstance(d, _DEFINITIONS) for d in mine.get(root, defines.get(root, []))):
+                        changes.setdefault(root, []).append(node)  # a function held in a dict is not changed
+            aliases.bind(node)
         defines.update(mine)
         for name, nodes in changes.items():  # a change keeps the definition it changes
             defines.setdefault(name, []).extend(nodes)
@@ -237,7 +309,8 @@ def module_source(code: str, function: str, earlier: Sequence[str] = ()) -> str 
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
             helper = next((d for d in defines.get(node.value.func.id, [])
                            if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
-            if helper is not None and helper is not target and _mutated_by(helper) & used and id(node) not in keep:
+            changed = {r for n in _mutated_by(helper) for r in aliases.roots(n)} if helper is not None else set()
+            if helper is not None and helper is not target and changed & used and id(node) not in keep:
                 keep.add(id(node))
                 todo.append(node)
                 close()
@@ -612,3 +685,33 @@ def _mutated_by(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
                 for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
                 if isinstance(t, ast.Name) and t.id in declared}
     return assigned | (changed_roots(function) - local)
+
+
+def passed_values(text: str, function: str, param: str, index: int | None) -> list[object]:
+    """The literal values the text's code passes ``function`` for ``param`` (by keyword, or at position ``index``)
+    in every call it prints: in its listings and in its ``>>>`` sessions. A value that is no literal is left out."""
+    from audit.text.doctests import examples
+    from audit.text.literals import literal
+
+    codes = [listing.code for listing in find_listings(text)] + [e.source for e in examples(text)]
+    out: list[object] = []
+    for code in codes:
+        if function not in code:
+            continue
+        try:
+            tree = parse_code(code)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function):
+                continue
+            args = [k.value for k in node.keywords if k.arg == param]
+            if index is not None and index < len(node.args) and not any(isinstance(a, ast.Starred)
+                                                                       for a in node.args[:index + 1]):
+                args.append(node.args[index])
+            for arg in args:
+                try:
+                    out.append(literal(arg))
+                except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                    continue
+    return out
