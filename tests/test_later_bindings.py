@@ -279,3 +279,26 @@ def test_a_dict_holding_the_function_changed_is_no_later_binding():
     quote = "def recall_at_k(ranking, relevant, k, opts=OPTS):"
     _, source = function_source(text, quote, "recall_at_k")
     assert rebound_later(text, quote, "recall_at_k", source) == []
+
+
+TWICE = PLAIN.replace("LATER", "```pycon\n>>> recall_at_k([\"a\", \"b\", \"x\"], {\"a\", \"b\", \"c\"}, 3)\n"
+                               "0.6666666666666666\n```\n\nBETWEEN")
+
+
+@pytest.mark.parametrize("between, verdict", [
+    ("```python\nCONFIG['complement'] = True\n```", "contradicted"),
+    ("```python\nC = CONFIG\nC['complement'] = True\n```", "contradicted"),
+    ("```python\nprint('nothing changes')\n```", "supported"),
+])
+def test_the_same_call_printed_on_both_sides_of_a_change_is_two_examples(tmp_path, between, verdict):
+    """The same call and the same printed 0.6666666666666666 (R@3 = 2/3) before and after ``CONFIG["complement"] =
+    True``: a reader gets 2/3 and then 1 − 2/3 = 0.33333333333333337, so the second print is wrong. Before, the two
+    were one example (told apart by their text) and the listing was supported. With no change between them, one
+    example and supported, as before."""
+    text = TWICE.replace("BETWEEN", between)
+    folder = tmp_path / "twice"
+    folder.mkdir()
+    claim = audit_text(folder, text, CONFIGURED_CLAIMS, title="Twice").claims[0]
+    assert claim.verdict == verdict, claim.reason
+    if verdict == "contradicted":
+        assert "not the printed 0.6666666666666666" in claim.reason and "binds `CONFIG` again" in claim.reason

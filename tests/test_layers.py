@@ -237,3 +237,22 @@ def test_every_declared_measure_has_its_exact_definition():
     from audit.evaluation.definitions import DEFINITIONS
     from audit.measures.catalogue import CATALOGUE
     assert list(DEFINITIONS) == list(CATALOGUE)
+
+
+#: Modules that are one table (data, not logic) and may be longer; none today.
+TABLES: set[str] = set()
+MAX_LINES = 800
+
+
+def _too_long(modules: dict[str, Path], tables: set[str] = TABLES) -> list[str]:
+    lines = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in modules.items()}
+    return sorted(f"{name}: {n} lines" for name, n in lines.items() if n > MAX_LINES and name not in tables)
+
+
+def test_no_module_passes_800_lines_unless_it_is_one_table(tmp_path):
+    """A newcomer reads a module whole: past 800 lines, split it by what its parts do."""
+    assert _too_long(_modules()) == []
+    long = tmp_path / "long.py"
+    long.write_text("x = 1\n" * (MAX_LINES + 1), encoding="utf-8")
+    assert _too_long({"audit.long": long}) == ["audit.long: 801 lines"]  # the check can fail
+    assert _too_long({"audit.long": long}, {"audit.long"}) == []

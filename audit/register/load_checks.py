@@ -371,7 +371,8 @@ def _check_code(chapter: Chapter, claim: CodeClaim, fail, measure, claimed) -> N
             raise fail(f"constants.{p}" if p in claim.constants else f"arguments.{p}",
                        f"the listing is called with {p} = {value}, but the measure {claim.measure!r} has {p} = "
                        f"{measured[p]}: make them the same")
-    from audit.text.listings import builds_on_lines, passed_values
+    from audit.text.doctests import passed_values
+    from audit.text.listings import builds_on_lines
     for p, role in claim.arguments.items():
         # a constant that is not the measure's own parameter and overrides the listing's literal default: the check
         # would certify a call no reader makes unless the text prints one passing that value

@@ -351,13 +351,20 @@ def place(text: str, call: str, given: dict[str, str], after: int = 0) -> int | 
     """Where ``call`` is printed with its names bound as ``given`` says (the first such place; the first place for a
     call that passes no name), or None. ``after``: the first such place at or after this offset (where one of several
     versions of a function is printed), else the first anywhere."""
+    return next(iter(places(text, call, given, after)), None)
+
+
+def places(text: str, call: str, given: dict[str, str], after: int = 0) -> list[int]:
+    """Every place ``call`` is printed with its names bound as ``given`` says: those at or after ``after`` in reading
+    order, then those before it (``place`` gives the first)."""
     names = passed_names(call)
-    places = occurrences(text, call)
-    for at in [a for a in places if a >= after] + [a for a in places if a < after]:
-        bound = bindings_before(text, at, names)
+    found = occurrences(text, call)
+    out = []
+    for at in [a for a in found if a >= after] + [a for a in found if a < after]:
+        bound = bindings_before(text, at, names) if names else {}
         if all(n in bound and n in given and _same_literal(bound[n], given[n]) for n in names):
-            return at
-    return None
+            out.append(at)
+    return out
 
 
 def given_problem(text: str, call: str, given: dict[str, str]) -> str:
@@ -389,3 +396,33 @@ def given_problem(text: str, call: str, given: dict[str, str]) -> str:
         return f"the text assigns {wrong} no literal before it prints {call!r}"
     return (f"before {call!r} the text assigns {wrong} = {bound[wrong]}, not {given[wrong]}; write the literal the "
             "text assigns")
+
+
+def passed_values(text: str, function: str, param: str, index: int | None) -> list[object]:
+    """The literal values the text's code passes ``function`` for ``param`` (by keyword, or at position ``index``)
+    in every call it prints: in its listings and in its ``>>>`` sessions. A value that is no literal is left out."""
+    from audit.text.listings import find_listings
+    from audit.text.literals import literal
+
+    codes = [listing.code for listing in find_listings(text)] + [e.source for e in examples(text)]
+    out: list[object] = []
+    for code in codes:
+        if function not in code:
+            continue
+        try:
+            tree = parse_code(code)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function):
+                continue
+            args = [k.value for k in node.keywords if k.arg == param]
+            if index is not None and index < len(node.args) and not any(isinstance(a, ast.Starred)
+                                                                       for a in node.args[:index + 1]):
+                args.append(node.args[index])
+            for arg in args:
+                try:
+                    out.append(literal(arg))
+                except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                    continue
+    return out

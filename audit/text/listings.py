@@ -685,33 +685,3 @@ def _mutated_by(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
                 for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
                 if isinstance(t, ast.Name) and t.id in declared}
     return assigned | (changed_roots(function) - local)
-
-
-def passed_values(text: str, function: str, param: str, index: int | None) -> list[object]:
-    """The literal values the text's code passes ``function`` for ``param`` (by keyword, or at position ``index``)
-    in every call it prints: in its listings and in its ``>>>`` sessions. A value that is no literal is left out."""
-    from audit.text.doctests import examples
-    from audit.text.literals import literal
-
-    codes = [listing.code for listing in find_listings(text)] + [e.source for e in examples(text)]
-    out: list[object] = []
-    for code in codes:
-        if function not in code:
-            continue
-        try:
-            tree = parse_code(code)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            continue
-        for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function):
-                continue
-            args = [k.value for k in node.keywords if k.arg == param]
-            if index is not None and index < len(node.args) and not any(isinstance(a, ast.Starred)
-                                                                       for a in node.args[:index + 1]):
-                args.append(node.args[index])
-            for arg in args:
-                try:
-                    out.append(literal(arg))
-                except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-                    continue
-    return out

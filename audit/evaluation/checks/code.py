@@ -31,7 +31,6 @@ from audit.measures.conventions import CONVENTIONS
 from audit.model.values import display
 from audit.model.results import Check
 from audit.text.doctests import unwrapped
-from audit.errors import AuditError
 from audit.text.later_bindings import rebound_later
 from audit.text.listings import in_force, function_source
 from audit.evaluation.checks.code_inputs import (  # noqa: F401 — read from here too
@@ -98,6 +97,7 @@ from audit.evaluation.checks.code_shown import (  # noqa: F401 — read from her
     _doctest_prints,
     _exception_name,
     _shown_calls,
+    own_examples,
 )
 from audit.evaluation.checks.code_causes import (  # noqa: F401 — read from here too
     _rounding,
@@ -306,14 +306,16 @@ def _rerun_after_rebindings(prep: Prepared, text: str, shown_results: list, evid
     """The text's calls printed after a later listing binds again a name the function reads (``SCALE = 0``), run again
     as a reader who runs the text in order runs them: with those statements after the listing's code. Their results
     replace the ones of the function as first printed; a call whose statements do not run is not checked."""
-    from audit.text.doctests import occurrences, place
+    from audit.text.doctests import occurrences, places
 
     start, _ = in_force(text, prep.claim.quote, prep.claim.function, prep.claim.occurrence)
     groups: dict[tuple, list[int]] = {}
+    met: dict[tuple, int] = {}  # the same call printed again (on the other side of a change) is its next place
     for i, call in enumerate(prep.claim.calls):
-        at = place(text, call.call, call.given or {}, after=start)
-        if at is None:
-            at = next(iter(occurrences(text, call.call)), None)
+        key = (call.call, tuple(sorted((call.given or {}).items())))
+        found = places(text, call.call, call.given or {}, after=start) or occurrences(text, call.call)
+        at = found[min(met.get(key, 0), len(found) - 1)] if found else None
+        met[key] = met.get(key, 0) + 1
         if at is None:
             continue
         line = text.count("\n", 0, at) + 1
@@ -360,8 +362,9 @@ def prepare(claim: CodeClaim, chapter: Chapter, evidence: Evidence) -> Prepared:
     claim = claim.model_copy(update={"constants": {**{p: defaults[p] for p, role in claim.arguments.items()
                                                       if role == "constant" and p in defaults}, **claim.constants}})
     reading = base_reading(chapter.declared_for(claim))
+    rebound = rebound_later(chapter.snapshot.text, claim.quote, claim.function, source, claim.occurrence)
     claim = claim.model_copy(update={"calls": [*claim.calls, *own_examples(claim, chapter.snapshot.text, params,
-                                                                           defaults)]})
+                                                                           defaults, [r.line for r in rebound])]})
     start, end = in_force(chapter.snapshot.text, claim.quote, claim.function, claim.occurrence)
     for call, output in text_calls.unread_examples(chapter.snapshot.text, claim.function, start, end):
         if not any(c.call == call for c in claim.calls):
@@ -373,25 +376,8 @@ def prepare(claim: CodeClaim, chapter: Chapter, evidence: Evidence) -> Prepared:
     calls = text_calls.read(claim.arguments, source, claim.function,
                             shown + text_calls.shown_call_values(chapter.snapshot.text, claim.function, params),
                             (claim.measure, *(claim.returns or ())))
-    rebound = rebound_later(chapter.snapshot.text, claim.quote, claim.function, source, claim.occurrence)
     return Prepared(listing, source, printed, params, defaults, own_guards, claim, reading, shown, calls,
                     beyond_computing(printed), rebound)
-
-
-def own_examples(claim: CodeClaim, text: str, params: list[str], defaults: dict) -> list:
-    """The text's own ``>>>`` examples of the function, where its version is in force, that the claim's ``calls`` do
-    not hold as the text prints them (``text_calls.unregistered_examples``): a doctest is a claim of the text, checked
-    whether or not the register lists it, and a register entry giving another output than the text prints never
-    hides it. Examples whose arguments the harness cannot pass are left out."""
-    start, end = in_force(text, claim.quote, claim.function, claim.occurrence)
-    out = []
-    for c in text_calls.unregistered_examples(text, claim.function, claim.calls, start, end):
-        try:
-            shown_arguments(claim, c.call, params, defaults, c.given)
-        except AuditError:
-            continue
-        out.append(c)
-    return out
 
 
 def settled_by_run(prep: Prepared, run, shown_results: list, chapter: Chapter, evidence: Evidence) -> bool:

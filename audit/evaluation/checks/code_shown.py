@@ -15,7 +15,10 @@ from audit.evaluation.checks import computes
 from audit.evaluation.sandbox import CallResult
 from audit.evaluation.sandbox.quote import quote
 from audit.evaluation.checks.refusals import refusal
-from audit.register.claims import SCORED_ROLES, CodeClaim
+from audit.evaluation.checks import text_calls
+from audit.errors import AuditError
+from audit.text.listings import in_force
+from audit.register.claims import SCORED_ROLES, CodeClaim, shown_arguments
 from audit.model.values import NUMPY_SCALAR, parse_claimed, parse_claimed_parts
 from audit.model.results import Check
 from audit.evaluation.checks.code_inputs import (  # noqa: F401
@@ -368,3 +371,20 @@ def _shown_calls(claim: CodeClaim, shown: list[dict], results: list[CallResult],
                 f"the call{'s' if len(raising) > 1 else ''} " + ", ".join(f"`{a}`" for a in raising)
                 + f" raise{'' if len(raising) > 1 else 's'} the exception the doctest expects")
     return undecided
+
+
+def own_examples(claim: CodeClaim, text: str, params: list[str], defaults: dict, boundaries=()) -> list:
+    """The text's own ``>>>`` examples of the function, where its version is in force, that the claim's ``calls`` do
+    not hold as the text prints them (``text_calls.unregistered_examples``): a doctest is a claim of the text, checked
+    whether or not the register lists it, and a register entry giving another output than the text prints never
+    hides it. Examples whose arguments the harness cannot pass are left out. ``boundaries``: the lines of later
+    statements that change what the function reads; the same example on both sides of one is two."""
+    start, end = in_force(text, claim.quote, claim.function, claim.occurrence)
+    out = []
+    for c in text_calls.unregistered_examples(text, claim.function, claim.calls, start, end, boundaries):
+        try:
+            shown_arguments(claim, c.call, params, defaults, c.given)
+        except AuditError:
+            continue
+        out.append(c)
+    return out

@@ -374,21 +374,29 @@ def how_called(function: str, arguments: dict[str, str], calls: TextCalls) -> st
     return f"{function}() was called as the text calls it: " + " and ".join(parts) if parts else ""
 
 
-def unregistered_examples(text: str, function: str, registered: list, start: int = 0, end: int | None = None) -> list:
+def unregistered_examples(text: str, function: str, registered: list, start: int = 0, end: int | None = None,
+                          boundaries: Sequence[int] = ()) -> list:
     """The ``>>>`` examples of ``text`` between offsets ``start`` and ``end`` (where the listing is the one in force)
     that call ``function`` (``f(…)``, ``print(f(…))``, ``round(f(…), n)``) and print one number or expect an
     exception, and a listing's top-level ``print(f(…))`` with the line its output block shows
     (``coverage.script_outputs``), and that no entry of ``registered`` (the claim's ``calls``) already covers, each as
     a ``ShownCall`` with the names it passes bound to the literal the text assigned them before it. A corrected listing is re-checked
-    on these too: the text prints them, and a reader runs them."""
+    on these too: the text prints them, and a reader runs them.
+    ``boundaries``: the lines of later statements that change what the function reads (``rebound_later``); the same
+    call printed with the same output on both sides of one is two examples, since a reader gets two results."""
     from audit.model.values import parse_claimed
     from audit.register.kinds import ShownCall
     from audit.text.coverage import script_outputs
-    from audit.text.doctests import Example, bindings_before, examples, passed_names, unwrapped
+    from audit.text.doctests import Example, bindings_before, examples, passed_names, place, unwrapped
+
+    def stretch(offset: int | None) -> int:  # how many of the boundaries come before the place
+        line = text.count("\n", 0, offset) + 1 if offset is not None else 0
+        return sum(1 for b in boundaries if b < line)
 
     # a registered call covers the text's example only where it says what the text prints
     done = {(c.call, tuple(sorted(c.given.items())), str(c.returns).strip() if c.returns is not None else None,
-             c.raises) for c in registered}
+             c.raises, stretch(place(text, c.call, c.given or {}, after=start)) if boundaries else 0)
+            for c in registered}
     out = []
     # a listing's print(f(…)) and the line its output block shows are an example as a session's are
     printed = [Example(source, line, None, at) for at, source, line in script_outputs(text)
@@ -417,7 +425,7 @@ def unregistered_examples(text: str, function: str, registered: list, start: int
         except Exception:  # an output that is not one number (an array's repr, text): not re-checked here
             continue
         key = (call, tuple(sorted(given.items())), str(shown.returns).strip() if shown.returns is not None else None,
-               shown.raises)
+               shown.raises, stretch(e.offset) if boundaries else 0)
         if key in done:
             continue
         done.add(key)
