@@ -1,7 +1,8 @@
 """A claim's quote is the chapter's sentence only where a reader of the rendered chapter sees it. Quoted from an
 HTML comment, a link reference definition (the ``[//]: # (…)`` comment idiom among them) or a MyST comment, a
 claim was supported while the visible sentence beside it said otherwise; such a claim is now stale, naming where
-the quote is printed. The same sentence printed visibly too is anchored there. An image's alt text is read (screen
+the quote is printed. So is one quoted from an inline link's title (a tooltip), LaTeX's ``\\phantom{…}``, a Quarto
+div no format renders (``.content-hidden``, ``.hidden``) or a comment in a Pandoc ``{=html}`` block. The same sentence printed visibly too is anchored there. An image's alt text is read (screen
 readers and a browser that cannot load the image show it).
 
 Values, by hand: relevant {a, b} at ranks 1 and 4 of five: P@5 = 2/5; relevant {a, b, c} at ranks 1, 3 and 4:
@@ -46,6 +47,26 @@ Hidden: two relevant at ranks 1 and 4 give P@5 = 2/5, in a div.
 ```markdown
 [//]: # (in a code block: as printed)
 ```
+
+See [the run](https://example.org/run "Tooltip: two relevant at ranks 1 and 4 give P@5 = 2/5.") for details.
+
+$$\\phantom{\\text{Phantom: two relevant at ranks 1 and 4 give P@5 = 2/5.}} P@5 = 3/5$$
+
+::: {.content-hidden}
+Quarto-hidden: two relevant at ranks 1 and 4 give P@5 = 2/5.
+:::
+
+```{=html}
+<!-- Raw-HTML comment: two relevant at ranks 1 and 4 give P@5 = 2/5. -->
+```
+
+::: {.content-hidden when-format="pdf"}
+Shown on the web: two relevant at ranks 1 and 4 give P@5 = 2/5.
+:::
+
+::: {.callout-note}
+In a callout: two relevant at ranks 1 and 4 give P@5 = 2/5.
+:::
 """
 
 CLAIMS = """\
@@ -69,6 +90,18 @@ claims:
      claim: P@5 is 2/5., fixture: f, expect: [{measure: "P@5", claimed: "2/5"}]}
   - {id: C08, title: class, kind: value, quote: "Hidden: P@5 = 2/5 for two relevant at ranks 1 and 4, by a class.",
      claim: P@5 is 2/5., fixture: f, expect: [{measure: "P@5", claimed: "2/5"}]}
+  - {id: C09, title: tooltip, kind: value, quote: "Tooltip: two relevant at ranks 1 and 4 give P@5 = 2/5.",
+     claim: P@5 is 2/5., fixture: f, expect: [{measure: "P@5", claimed: "2/5"}]}
+  - {id: C10, title: phantom, kind: value, quote: "Phantom: two relevant at ranks 1 and 4 give P@5 = 2/5.",
+     claim: P@5 is 2/5., fixture: f, expect: [{measure: "P@5", claimed: "2/5"}]}
+  - {id: C11, title: quarto, kind: value, quote: "Quarto-hidden: two relevant at ranks 1 and 4 give P@5 = 2/5.",
+     claim: P@5 is 2/5., fixture: f, expect: [{measure: "P@5", claimed: "2/5"}]}
+  - {id: C12, title: raw, kind: value, quote: "Raw-HTML comment: two relevant at ranks 1 and 4 give P@5 = 2/5.",
+     claim: P@5 is 2/5., fixture: f, expect: [{measure: "P@5", claimed: "2/5"}]}
+  - {id: C13, title: web, kind: value, quote: "Shown on the web: two relevant at ranks 1 and 4 give P@5 = 2/5.",
+     claim: P@5 is 2/5., fixture: f, expect: [{measure: "P@5", claimed: "2/5"}]}
+  - {id: C14, title: callout, kind: value, quote: "In a callout: two relevant at ranks 1 and 4 give P@5 = 2/5.",
+     claim: P@5 is 2/5., fixture: f, expect: [{measure: "P@5", claimed: "2/5"}]}
 """
 
 
@@ -79,6 +112,12 @@ def test_what_no_rendering_shows_is_found_with_what_it_is():
         "[//]: # (Two relevant at ranks 1 and 4 give P@5 = 2/5.)": "a comment written as a link definition",
         "<!--\nThree relevant in five give P@5 = 3/5.\n-->": "an HTML comment",
         "% Three relevant at ranks 1, 3 and 4 give P@5 = 3/5 here.": "a MyST comment",
+        '"Tooltip: two relevant at ranks 1 and 4 give P@5 = 2/5."': "a link's title (a tooltip)",
+        "\\phantom{\\text{Phantom: two relevant at ranks 1 and 4 give P@5 = 2/5.}}":
+            "a LaTeX \\phantom (typeset as blank space)",
+        "::: {.content-hidden}\nQuarto-hidden: two relevant at ranks 1 and 4 give P@5 = 2/5.\n:::":
+            "a div no format renders (.content-hidden, .hidden)",
+        "<!-- Raw-HTML comment: two relevant at ranks 1 and 4 give P@5 = 2/5. -->": "an HTML comment",
     }
     inline = "P@5 is <!-- 1/2, or --> 2/5 here.\n"
     assert [inline[a:b] for a, b, _ in unseen(inline)] == ["<!-- 1/2, or -->"]
@@ -98,7 +137,11 @@ def report(tmp_path_factory):
                                         ("C04", "a MyST comment (line 15)"),
                                         ("C06", "an HTML element a browser does not show (line 19)"),
                                         ("C07", "an HTML element a browser does not show (line 22)"),
-                                        ("C08", "an HTML element a browser does not show (line 26)")])
+                                        ("C08", "an HTML element a browser does not show (line 26)"),
+                                        ("C09", "a link's title (a tooltip) (line 32)"),
+                                        ("C10", "a LaTeX \\phantom (typeset as blank space) (line 34)"),
+                                        ("C11", "a div no format renders (.content-hidden, .hidden) (line 37)"),
+                                        ("C12", "an HTML comment (line 41)")])
 def test_a_quote_a_reader_never_sees_is_stale_naming_where_it_is(report, cid, where):
     claim = report[cid]
     assert claim.verdict == "stale", claim.reason
@@ -109,6 +152,12 @@ def test_a_quote_a_reader_never_sees_is_stale_naming_where_it_is(report, cid, wh
 def test_a_sentence_printed_in_a_comment_and_visibly_is_anchored_where_it_is_seen(report):
     assert report["C05"].verdict == "supported" and report["C05"].line == 17, (report["C05"].line,
                                                                                report["C05"].reason)
+
+
+@pytest.mark.parametrize("cid", ["C13", "C14"])
+def test_a_div_some_format_shows_is_read(report, cid):
+    """``.content-hidden when-format="pdf"`` is shown on the web; a callout is shown everywhere."""
+    assert report[cid].verdict == "supported", report[cid].reason
 
 
 def test_an_images_alt_text_is_read(report):

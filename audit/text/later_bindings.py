@@ -112,7 +112,8 @@ def rebound_later(text: str, quote: str, function: str, source: str,
     read &= set(binders) - {function}
     read.add(function)  # ``recall_at_k = logged(recall_at_k)``: a later binding of the name itself is what is called
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    hidden = [(a, b) for a, b, _ in unseen(text)] if "<" in text or "[" in text or "%" in text else []
+    hidden = [(a, b) for a, b, _ in unseen(text)] if "<" in text or "[" in text or "%" in text or ":::" in text \
+        else []
 
     def seen(line: int) -> bool:
         at_offset = starts[min(line, len(starts)) - 1]

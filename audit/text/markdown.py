@@ -75,16 +75,27 @@ def _tokens(text: str) -> tuple:
 _DEFINITION = re.compile(r"^ {0,3}\[(?:[^\]\\\n]|\\.){1,999}\]:")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _CODE_TOKENS = ("fence", "code_block")
+#: A Quarto or Pandoc div no format renders: ``::: {.content-hidden}`` (with no ``when-format``/``unless-format``,
+#: which show it in some format) or ``::: {.hidden}``.
+_HIDDEN_DIV = re.compile(r"^\s*\{(?![^}]*\b(?:when|unless)-(?:format|meta)\b)[^}]*\.(?:content-hidden|hidden)(?![\w-])[^}]*\}\s*$")
+_HIDDEN_DIV_WHAT = "a div no format renders (.content-hidden, .hidden)"
+#: An inline link's title (``[text](url "title")``): a tooltip, never part of the text a reader reads.
+_LINK_TITLE = re.compile(r"\]\(\s*(?:<[^<>\n]*>|[^\s()]+)\s+(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))\s*\)")
+#: LaTeX's ``\phantom{…}`` (and ``\hphantom``, ``\vphantom``): typeset as blank space of the size of what it holds.
+_PHANTOM = re.compile(r"\\[hv]?phantom\s*\{")
 #: Unseen spans that are whole lines of their own, which the scanner skips (an inline span's line is read still).
-_WHOLE_LINES = ("a link reference definition", "a comment written as a link definition", "a MyST comment")
+_WHOLE_LINES = ("a link reference definition", "a comment written as a link definition", "a MyST comment",
+                _HIDDEN_DIV_WHAT)
 
 
 @lru_cache(maxsize=8)
 def unseen(text: str) -> tuple[tuple[int, int, str], ...]:
     """The spans of the Markdown ``text`` (offsets, end exclusive) that no rendering shows a reader, each with what
     it is: HTML comments (a block, or inline in a paragraph), link reference definitions (the ``[//]: # (…)``
-    comment idiom among them), MyST ``%`` comments, and raw HTML elements a browser does not render (``hidden``,
-    ``style="display:none"``, a class the text's own ``<style>`` hides). Code blocks are left as printed. Read with
+    comment idiom among them), MyST ``%`` comments, raw HTML elements a browser does not render (``hidden``,
+    ``style="display:none"``, a class the text's own ``<style>`` hides; in a Pandoc ``{=html}`` block too), a Quarto
+    div no format renders (``.content-hidden``, ``.hidden``), an inline link's title (a tooltip) and LaTeX's
+    ``\\phantom{…}``. Code blocks are left as printed. Read with
     markdown-it-py: a line no block token covers and a definition starts is a definition (markdown-it keeps those out
     of its tokens)."""
     starts = _line_offsets(text)
@@ -100,8 +111,10 @@ def unseen(text: str) -> tuple[tuple[int, int, str], ...]:
             continue
         first, end = token.map
         covered.update(range(first, end))
-        if token.type in _CODE_TOKENS:
+        if token.type in _CODE_TOKENS and (token.info or "").strip() != "{=html}":  # a raw HTML block is HTML
             code.append((offset(first), offset(end)))
+        elif token.type == "colon_fence" and _HIDDEN_DIV.match(token.info or ""):
+            out.append((offset(first), offset(end), _HIDDEN_DIV_WHAT))
         elif token.type == "myst_line_comment":
             out.append((offset(first), offset(end), "a MyST comment"))
         elif token.type == "html_block" and token.content.lstrip().startswith("<!--"):
@@ -126,6 +139,18 @@ def unseen(text: str) -> tuple[tuple[int, int, str], ...]:
         for a, b in _hidden_elements(text):
             if not any(x <= a < y for x, y in code) and not any(x <= a < y for x, y, _ in out):
                 out.append((a, b, "an HTML element a browser does not show"))
+    found = [(m.start(1), m.end(1), "a link's title (a tooltip)") for m in _LINK_TITLE.finditer(text)] \
+        if "](" in text else []
+    for m in _PHANTOM.finditer(text) if "phantom" in text else ():
+        depth, end = 1, len(text)
+        for i in range(m.end(), len(text)):
+            depth += {"{": 1, "}": -1}.get(text[i], 0) if text[i - 1] != "\\" else 0
+            if not depth:
+                end = i + 1
+                break
+        found.append((m.start(), end, "a LaTeX \\phantom (typeset as blank space)"))
+    out.extend((a, b, what) for a, b, what in found
+               if not any(x <= a < y for x, y in code) and not any(x <= a < y for x, y, _ in out))
     return tuple(sorted(out))
 
 
