@@ -478,3 +478,24 @@ def test_text_a_pages_own_style_rules_hide_is_not_the_pages_text():
     text = _html_text(page)[0]
     assert text.count("    return 1 - found") == len(hiders) and "found  #" not in text, text
     assert "Shown on screen: P@4 = 1/4." in text and "tip after" not in text and "after" in text
+
+
+def test_a_zero_scale_a_zero_clip_and_rules_behind_is_not_and_structural_pseudo_classes_hide():
+    """``transform: scale(0)`` and ``clip-path: circle(0)`` show nothing; a rule selecting by ``:is(…)``,
+    ``:where(…)``, ``:not(…)`` or ``:first-child`` was left out as another form, so the span it hid was read as the
+    page's text. Such a rule is now read as selecting every element its plain selectors select (it hides more,
+    never less); a rule for a pseudo-element (``::before``) or for ``:hover`` hides no element."""
+    from audit.text.chapter import _html_text
+    hiders = ['style="transform: scale(0)"', 'style="transform: translateX(2px) scaleY(0)"', 'style="scale: 0"',
+              'style="clip-path: circle(0)"', 'class="a"', 'class="b"', 'class="c"', 'class="d"']
+    style = ("<style>:is(.a, span.b) { display: none } pre :where(.c) { visibility: hidden }"
+             " span.d:not(.shown):first-child { opacity: 0 } .e::before { display: none } .f:hover { display: none }"
+             "</style>")
+    page = f"<html><head>{style}</head><body>" + "".join(
+        f"<pre>def r{i}(found):\n    return <span {h}>found  # </span>1 - found\n</pre>" for i, h in enumerate(hiders)
+    ) + '<p><span class="e">Shown: P@4 = 1/4.</span> <span class="f">tip</span> after</p></body></html>'
+    text = _html_text(page)[0]
+    assert text.count("    return 1 - found") == len(hiders) and "found  #" not in text, text
+    assert "Shown: P@4 = 1/4." in text and "tip after" in text
+    half = '<html><body><pre>def r(found):\n    return <span style="transform: scale(0.5)">found</span>\n</pre>'
+    assert "return found" in _html_text(half + "</body></html>")[0]  # half size is shown
