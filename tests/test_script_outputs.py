@@ -125,3 +125,49 @@ def test_a_rounded_print_is_checked_at_its_printed_places(tmp_path):
     report = audit_text(folder, RIGHT.replace("0.0\n0.333", "1.0\n0.334"), CLAIMS, title="Rounded")
     claim = report.claims[0]
     assert claim.verdict == "contradicted" and "0.334" in claim.reason, claim.reason
+
+
+LABELLED = WRONG.replace('print(recall_at_k(ranking, {"a", "b"}, 4))\nprint(recall_at_k(["a"], {"a", "b"}, 1))',
+                         "print(f\"R@4 = {recall_at_k(ranking, {'a', 'b'}, 4):.2f}\")\n"
+                         'print("R@1:", recall_at_k(["a"], {"a", "b"}, 1))').replace("0.5\n1.0\n", "R@4 = 0.50\nR@1: 1.0\n")
+
+
+def test_a_labelled_or_formatted_print_gives_each_value_its_words():
+    """``print("R@1:", f(…))`` writes its arguments joined by a space, and ``print(f"R@4 = {f(…):.2f}")`` its
+    literal parts as printed: each value is the word where the line reads so. A spec other than .Nf/.Ng (``.1%``),
+    and a line that does not read as the print writes it, give none."""
+    pairs = [(source, shown) for _, source, shown in script_outputs(LABELLED)]
+    assert pairs == [("recall_at_k(ranking, {'a', 'b'}, 4)", "0.50"), ('recall_at_k(["a"], {"a", "b"}, 1)', "1.0")]
+    two = WRONG.replace('print(recall_at_k(["a"], {"a", "b"}, 1))',
+                        'print(recall_at_k(["a"], {"a", "b"}, 1), recall_at_k(["a"], {"a"}, 1), sep=", ")'
+                        ).replace("0.5\n1.0\n", "0.5\n1.0, 1.0\n")
+    assert [shown for _, _, shown in script_outputs(two)] == ["0.5", "1.0", "1.0"]
+    percent = LABELLED.replace(":.2f}", ":.1%}").replace("R@4 = 0.50", "R@4 = 50.0%")
+    assert [shown for _, _, shown in script_outputs(percent)] == ["1.0"]
+    misread = LABELLED.replace("R@1: 1.0", "recall 1.0")
+    assert [shown for _, _, shown in script_outputs(misread)] == ["0.50"]
+
+
+def test_a_wrong_listings_labelled_output_is_corrected_with_it_and_the_rerun_is_clean(tmp_path, monkeypatch):
+    """R@4 of [a, x, b, y] for {a, b} is 2/2, printed 1.00 at two places; R@1 of [a] for {a, b} is 1/2. Before, the
+    labelled and formatted lines were passed over, and the patch left them printing the old function's 0.50 and
+    1.0."""
+    import subprocess
+
+    from chapters import cli
+    book = tmp_path / "book"
+    folder = book / "claims" / "labelled"
+    folder.mkdir(parents=True)
+    (folder / "chapter.yaml").write_text("id: labelled\ntitle: L\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
+    (folder / "snapshot.md").write_text(LABELLED, encoding="utf-8")
+    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    monkeypatch.chdir(book)
+    code, out = cli("run", "claims/labelled", "--no-cache", "--quiet")
+    assert code == 0, out
+    patch = (book / "reports" / "labelled.patch").read_text(encoding="utf-8")
+    applied = subprocess.run(["patch", "-p0"], input=patch, text=True, cwd=book, capture_output=True)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    text = (folder / "snapshot.md").read_text(encoding="utf-8")
+    assert "```text\nR@4 = 1.00\nR@1: 0.5\n```" in text, text
+    code, out = cli("run", "claims/labelled", "--no-cache", "--quiet", "--fail-on", "contradicted,error,stale")
+    assert code == 0, out

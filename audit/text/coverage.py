@@ -522,10 +522,13 @@ def covered_by(part: Part, uses: list[Use]) -> list[str]:
 
 def script_outputs(text: str) -> list[tuple[int, str, str]]:
     """What a fenced listing prints at its top level and the output block right after it shows, paired line by line:
-    (where the printed expression begins in ``text``, its source, the output line). Only where every print of the
-    block is a top-level ``print(x)`` of one argument and the output block has as many non-blank lines, so each line
-    is the one its print wrote; a listing that prints in a loop, with ``sep``/``end``, or whose output lines cannot
-    be told apart gives none."""
+    (where the printed expression begins in ``text``, its source, what the output line shows of it). Only where
+    every print of the block is a top-level ``print(…)`` and the output block has as many non-blank lines, so each
+    line is the one its print wrote. A print of several arguments (``print("P@3:", f(…))``, joined by spaces or a
+    literal ``sep``) or of an f-string (``print(f"P@3 = {f(…):.4f}")``) gives each printed expression the part of
+    its line it wrote, where the line reads as the print writes it (literal parts as printed, each value one word;
+    a format spec other than ``.Nf``/``.Ng`` gives none). A listing that prints in a loop, with ``end``, or whose
+    output lines cannot be told apart gives none."""
     import ast
 
     from audit.text.listings import find_listings
@@ -546,18 +549,61 @@ def script_outputs(text: str) -> list[tuple[int, str, str]]:
         prints = [n for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
                   and isinstance(n.value.func, ast.Name) and n.value.func.id == "print"]
         every = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "print"]
-        if not prints or len(every) != len(prints) or any(len(p.value.args) != 1 or p.value.keywords
-                                                          for p in prints):
+        if not prints or len(every) != len(prints) or any(not p.value.args or any(
+                k.arg != "sep" or not isinstance(k.value, ast.Constant) or not isinstance(k.value.value, str)
+                for k in p.value.keywords) for p in prints):
             continue
         lines = [line.strip() for line in text[block[0]:block[1]].split("\n") if line.strip()]
         if len(lines) != len(prints):
             continue
         for node, line in zip(prints, lines):
-            source = ast.get_source_segment(listing.code, node.value.args[0])
             row = listing.start - 1 + node.lineno - 1
-            if not source or "\n" in source or row >= len(starts):
+            if row >= len(starts):
                 continue
-            at = text.find(source, starts[row])
-            if at >= 0:
-                out.append((at, source, line))
+            for value, shown in _printed_parts(node.value, line):
+                source = ast.get_source_segment(listing.code, value)
+                if not source or "\n" in source:
+                    continue
+                at = text.find(source, starts[row])
+                if at >= 0:
+                    out.append((at, source, shown))
     return out
+
+
+def _printed_parts(call, line: str) -> list:
+    """The (expression, the words of ``line`` it printed) of a ``print(…)`` call whose output line is ``line``:
+    its one argument and the whole line; or, for several arguments or an f-string, each value expression and its
+    word, where ``line`` reads as the print writes it; none otherwise."""
+    import ast
+
+    if len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.JoinedStr):
+        return [(call.args[0], line)]
+    sep = next((k.value.value for k in call.keywords if k.arg == "sep"), " ")
+    pattern: list[str] = []
+    values = []
+
+    def literal(text: str) -> None:
+        pattern.append(re.escape(text))
+
+    for i, arg in enumerate(call.args):
+        if i:
+            literal(sep)
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, (str, int, float)):
+            literal(str(arg.value))
+        elif isinstance(arg, ast.JoinedStr):
+            for part in arg.values:
+                if isinstance(part, ast.Constant):
+                    literal(str(part.value))
+                    continue
+                spec = ast.unparse(part.format_spec)[2:-1] if part.format_spec else ""
+                if spec and not re.fullmatch(r"\.\d{1,2}[fg]", spec):
+                    return []
+                pattern.append(r"(\S+?)")
+                values.append(part.value)
+        else:
+            pattern.append(r"(\S+?)")
+            values.append(arg)
+    if len(values) > 20:
+        return []
+    m = re.fullmatch("".join(pattern), " ".join(line.split()) if sep == " " else line)
+    return list(zip(values, m.groups())) if m else []
