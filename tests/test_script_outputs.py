@@ -171,3 +171,49 @@ def test_a_wrong_listings_labelled_output_is_corrected_with_it_and_the_rerun_is_
     assert "```text\nR@4 = 1.00\nR@1: 0.5\n```" in text, text
     code, out = cli("run", "claims/labelled", "--no-cache", "--quiet", "--fail-on", "contradicted,error,stale")
     assert code == 0, out
+
+
+COMMENTED = WRONG.replace('print(recall_at_k(ranking, {"a", "b"}, 4))\nprint(recall_at_k(["a"], {"a", "b"}, 1))\n```',
+                          'print(recall_at_k(ranking, {"a", "b"}, 4))  # 0.5\n'
+                          'r1 = recall_at_k(["a"], {"a", "b"}, 1)  # → 1.0\n'
+                          'print("R@1:", r1)\n# Output: R@1: 1.0\n'
+                          'recall_at_k(["a"], {"a", "b"}, 1)  # one of the two found\n```').replace(
+    "\nOutput:\n\n```text\n0.5\n1.0\n```\n", "")
+
+
+def test_a_comment_saying_what_a_call_gives_is_its_printed_value():
+    """``print(f(…))  # 0.5``, ``x = f(…)  # → 1.0``: the author's comment is the value the call gives. A comment
+    that is no value (``# one of the two found``) is not read as one, and ``print("R@1:", r1)`` prints a name."""
+    from audit.text.coverage import comment_outputs
+    pairs = [(source, shown) for _, source, shown in comment_outputs(COMMENTED)]
+    assert pairs[:2] == [('recall_at_k(ranking, {"a", "b"}, 4)', "0.5"), ('recall_at_k(["a"], {"a", "b"}, 1)', "1.0")]
+    assert ("r1", "1.0") in pairs
+
+
+def test_a_wrong_listings_comments_are_corrected_with_it_and_the_rerun_is_clean(tmp_path, monkeypatch):
+    """R@4 of [a, x, b, y] for {a, b} is 2/2 = 1.0, R@1 of [a] is 1/2: the listing dividing by k gives 0.5 and 1.0,
+    which its comments print. Before, the comments were passed over; now they are checked, the patch corrects them
+    with the listing, and the rerun is clean. A right listing under a wrong comment is contradicted naming it."""
+    import subprocess
+
+    from chapters import audit_text, cli
+    book = tmp_path / "book"
+    folder = book / "claims" / "commented"
+    folder.mkdir(parents=True)
+    (folder / "chapter.yaml").write_text("id: commented\ntitle: C\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
+    (folder / "snapshot.md").write_text(COMMENTED, encoding="utf-8")
+    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    monkeypatch.chdir(book)
+    code, out = cli("run", "claims/commented", "--no-cache", "--quiet")
+    assert code == 0, out
+    patch = (book / "reports" / "commented.patch").read_text(encoding="utf-8")
+    applied = subprocess.run(["patch", "-p0"], input=patch, text=True, cwd=book, capture_output=True)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    text = (folder / "snapshot.md").read_text(encoding="utf-8")
+    assert '4))  # 1.0\n' in text and '1)  # → 0.5\n' in text, text
+    code, out = cli("run", "claims/commented", "--no-cache", "--quiet", "--fail-on", "contradicted,error,stale")
+    assert code == 0, out
+    right = tmp_path / "right"
+    right.mkdir()
+    claim = audit_text(right, text.replace("# 1.0", "# 0.75"), CLAIMS, title="Right").claims[0]
+    assert claim.verdict == "contradicted" and "not the printed 0.75" in claim.reason, claim.reason

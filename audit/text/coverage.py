@@ -570,6 +570,60 @@ def script_outputs(text: str) -> list[tuple[int, str, str]]:
     return out
 
 
+#: A comment saying what the statement before it on its line gives: ``# 0.6667``, ``# Output: 0.6667``,
+#: ``# → 0.6667``, ``# returns 0.5``; on the next line only with a word or an arrow that says so.
+_SAID_AFTER = re.compile(r"\s*#\s*(?:(?:expected\s+)?(?:output|result|value|prints?|returns?|gives?)\s*[:=]?\s*|"
+                         r"(?:->|=>|→|==?)\s*)?(?P<v>\S.*?)\s*$", re.I)
+_SAID_BELOW = re.compile(r"\s*#\s*(?:(?:expected\s+)?(?:output|result|prints?|returns?)\s*[:=]?|->|=>|→)\s*"
+                         r"(?P<v>\S.*?)\s*$", re.I)
+
+
+def comment_outputs(text: str) -> list[tuple[int, str, str]]:
+    """What a listing's comments say its top-level statements give, as ``script_outputs`` gives an output block's:
+    (where the expression begins in ``text``, its source, the words the comment says). A ``print(…)`` (its
+    arguments read as ``script_outputs`` reads them), a bare call, or an assignment of a call, with a comment on its
+    last line (``print(f(…))  # 0.6667``, ``p = f(…)  # → 0.5``) or a comment line right below it that says it
+    gives it (``# Output: 0.6667``). An author writes such a comment as the value the call gives: a claim of the
+    text, checked as a ``>>>`` example is."""
+    import ast
+
+    from audit.text.listings import find_listings
+    from audit.text.python_code import parse_code
+
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    out = []
+    for listing in find_listings(text):
+        if "#" not in listing.code or listing.style == "session":
+            continue
+        try:
+            tree = parse_code(listing.code)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        lines = listing.code.split("\n")
+        for node in tree.body:
+            value = node.value if isinstance(node, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+            if not isinstance(value, ast.Call) or node.end_lineno is None or node.end_lineno > len(lines):
+                continue
+            rest = lines[node.end_lineno - 1][node.end_col_offset:]
+            said = _SAID_AFTER.match(rest) if rest.lstrip().startswith("#") else None
+            if said is None and node.end_lineno < len(lines) and not rest.strip():
+                said = _SAID_BELOW.fullmatch(lines[node.end_lineno])
+            if said is None:
+                continue
+            words = said.group("v").lstrip("≈~ ").strip()
+            printing = isinstance(node, ast.Expr) and isinstance(value.func, ast.Name) and value.func.id == "print"
+            parts = _printed_parts(value, words) if printing else [(value, words)]
+            row = listing.start - 1 + node.lineno - 1
+            for expression, shown in parts:
+                source = ast.get_source_segment(listing.code, expression)
+                if not source or "\n" in source or row >= len(starts):
+                    continue
+                at = text.find(source, starts[row])
+                if at >= 0:
+                    out.append((at, source, shown))
+    return out
+
+
 def _printed_parts(call, line: str) -> list:
     """The (expression, the words of ``line`` it printed) of a ``print(…)`` call whose output line is ``line``:
     its one argument and the whole line; or, for several arguments or an f-string, each value expression and its

@@ -379,14 +379,14 @@ def unregistered_examples(text: str, function: str, registered: list, start: int
     """The ``>>>`` examples of ``text`` between offsets ``start`` and ``end`` (where the listing is the one in force)
     that call ``function`` (``f(…)``, ``print(f(…))``, ``round(f(…), n)``) and print one number or expect an
     exception, and a listing's top-level ``print(f(…))`` with the line its output block shows
-    (``coverage.script_outputs``), and that no entry of ``registered`` (the claim's ``calls``) already covers, each as
+    (``coverage.script_outputs``) or with what its comment says it gives (``coverage.comment_outputs``), and that no entry of ``registered`` (the claim's ``calls``) already covers, each as
     a ``ShownCall`` with the names it passes bound to the literal the text assigned them before it. A corrected listing is re-checked
     on these too: the text prints them, and a reader runs them.
     ``boundaries``: the lines of later statements that change what the function reads (``rebound_later``); the same
     call printed with the same output on both sides of one is two examples, since a reader gets two results."""
     from audit.model.values import parse_claimed
     from audit.register.kinds import ShownCall
-    from audit.text.coverage import script_outputs
+    from audit.text.coverage import comment_outputs, script_outputs
     from audit.text.doctests import Example, bindings_before, examples, passed_names, place, unwrapped
 
     def stretch(offset: int | None) -> int:  # how many of the boundaries come before the place
@@ -399,7 +399,7 @@ def unregistered_examples(text: str, function: str, registered: list, start: int
             for c in registered}
     out = []
     # a listing's print(f(…)) and the line its output block shows are an example as a session's are
-    printed = [Example(source, line, None, at) for at, source, line in script_outputs(text)
+    printed = [Example(source, line, None, at) for at, source, line in [*script_outputs(text), *comment_outputs(text)]
                if unwrapped(source).startswith(f"{function}(")]
     for e in sorted(examples(text) + printed, key=lambda e: e.offset):
         if e.offset < start or (end is not None and e.offset >= end):
