@@ -61,14 +61,14 @@ claims:
 """
 
 
-def _audit(folder, snapshot):
+def _audit(folder, snapshot, chapter=CHAPTER):
     from audit.evaluation.references import all_references
     from audit.register.claims import load_chapter
     from audit.run.audit import audit_chapter
     from audit.run.provenance import collect
     (folder / "snapshot.md").write_text(snapshot, encoding="utf-8")
     (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
-    (folder / "chapter.yaml").write_text(CHAPTER.format(id=folder.name), encoding="utf-8")
+    (folder / "chapter.yaml").write_text(chapter.format(id=folder.name), encoding="utf-8")
     return audit_chapter(load_chapter(folder), all_references(), collect(["audit", "run"])).claims[0]
 
 
@@ -89,3 +89,15 @@ def test_a_variant_qualified_for_repeated_ids_names_the_references_too(tmp_path)
         ""))
     assert claim.verdict == "qualified", claim.reason
     assert "repeat" in claim.reason and NAMED in claim.reason, claim.reason
+
+
+def test_a_reference_that_gives_the_chapters_values_names_no_convention(tmp_path):
+    """With no stated denominator the chapter's AP is over |R|, as trec_eval's, ir_measures' and ranx's: the listing
+    (over the relevant retrieved, 5/6 where they give 5/9) alone differs. Before, the reference rows said "it
+    follows AP denominator “min(k, |R|)” where the chapter's is “|R|”": for AP with no cutoff that reading gives |R|'s
+    values too, so it was named though it explains nothing."""
+    claim = _audit(tmp_path, SNAPSHOT, CHAPTER.split("conventions:")[0])
+    assert claim.verdict == "contradicted", claim.reason
+    rows = [v.detail for c in claim.checks for v in c.values if v.implementation in ("pytrec_eval", "ir_measures", "ranx")]
+    assert rows and not any("it follows" in r for r in rows), rows
+    assert "min(k, |R|)" not in claim.reason, claim.reason

@@ -325,7 +325,8 @@ def _reference_cause(claim: CodeClaim, items: dict[int, Input], theirs: dict[int
                      reading) -> tuple[str, str] | None:
     """Why a reference's values differ from the listing's, found by experiment: the one convention value under which
     the chapter's definitions give the reference's value on every input compared (its gain, its RBP gain, its
-    ideal …), as (convention, value); None when none does."""
+    ideal …), as (convention, value); None when none does, or when the reference gives the chapter's own values on
+    every input (another reading that gives them too, ``min(k, |R|)`` for AP with no cutoff, explains nothing)."""
     spec = parse_measure(_measure(claim, 1))[1]
     if spec is None:
         return None
@@ -344,6 +345,8 @@ def _reference_cause(claim: CodeClaim, items: dict[int, Input], theirs: dict[int
 
     # the inputs where the chapter's reading differs from the reference come first: most readings fail on them at once
     differing = [i for i in items if not same(values(items[i], reading), i)]
+    if not differing:  # the reference gives the chapter's values: the listing alone differs, no reading explains it
+        return None
     order = differing + sorted(set(items) - set(differing))
     for name in names:
         for value in CONVENTIONS[name].values:
