@@ -274,6 +274,11 @@ class Prepared:
     rebound: list = field(default_factory=list)
 
 
+def _retrieves_nothing(item) -> bool:
+    """An input (or a query of a run) that retrieved nothing at all: the empty-ranking edge case's kind."""
+    return not item.ranking if not item.queries else any(not i.ranking for _, i in item.queries)
+
+
 def _lines(listing) -> str:
     return f"line {listing.start}" if listing.start == listing.end else f"lines {listing.start}–{listing.end}"
 
@@ -638,7 +643,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
         smallest, result = min(edgy, key=lambda pair: (_size(pair[0]), described(claim, pair[0])))
         expected = chapter_value(claim, smallest, reading)
         kinds = " or ".join(dict.fromkeys(("repeating an ID" if _repeats(i) else
-                                            "retrieving nothing relevant (or nothing at all)" if _edge_like(i) else
+                                            "retrieving nothing" if _retrieves_nothing(i) else
+                                            "retrieving nothing relevant" if _edge_like(i) else
                                             "with k past the end of the ranking")
                                            for i, _ in edgy))
         said = references_text(reference_values(claim, ms, [smallest], reading)[0]) \
@@ -651,6 +657,7 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
                if result.status != "ok" and not isinstance(expected, str) else "")
             + (f" ({said})" if said else ""),
             fixes["repeated ID before the cutoff"] if _repeats(smallest) else
+            fixes["empty ranking"] if _retrieves_nothing(smallest) else
             "return 0.0 when nothing relevant is found" if _edge_like(smallest) else
             fixes["k larger than the ranking"]))
         bad = []
