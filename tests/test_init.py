@@ -616,3 +616,20 @@ def test_what_a_sentence_says_of_one_function_is_that_function_s_convention():
     assert conventions["ideal"]["value"] == "judged, cut at k"
     [code] = [c for c in claims if c["kind"] == "code" and c["function"] == "ndcg_from_labels"]
     assert code["conventions"]["ideal"]["value"] == "all retrieved, cut at k"
+
+
+@pytest.mark.parametrize("text, title", [
+    ("```python\n# compute AP\nimport numpy as np\n```\n\n# Mean average precision in Python\n\nP@1 = 1.\n",
+     "Mean average precision in Python"),  # a notebook saved as Markdown: a code cell first
+    ("---\ntitle: notes\n---\n\n<!-- draft -->\n\n## Precision at k\n\nP@1 = 1.\n", "Precision at k"),
+    ("Recall and precision\n\nP@1 = 1.\n", "Recall and precision"),
+])
+def test_init_takes_the_title_from_the_first_heading_never_from_code(tmp_path, text, title):
+    """A snapshot opening with a code cell gave the title "```python" (its first line). The first heading is the
+    title; without one, the first line of prose."""
+    suffix = ".txt" if not text.lstrip().startswith(("```", "---")) and "#" not in text else ".md"
+    source = tmp_path / f"ch{suffix}"
+    source.write_text(text, encoding="utf-8")
+    assert main(["init", str(source), "--id", "t", "--claims-dir", str(tmp_path / "claims")]) == 0
+    chapter = yaml.safe_load((tmp_path / "claims" / "t" / "chapter.yaml").read_text(encoding="utf-8"))
+    assert chapter["title"] == title

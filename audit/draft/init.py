@@ -482,6 +482,20 @@ def _notebook_links(claims: list[dict], notebook: Path) -> int:
     return linked
 
 
+def _first_title(text: str, markdown: bool) -> str:
+    """A chapter's title as its text gives it: its first heading, else its first line of prose; never a line of
+    a code block, its fence, front matter or a comment."""
+    lines = text.split("\n")
+    skip = set(layout(text).skip) if markdown else set()
+    for listing in find_listings(text):  # a listing's lines and the fences around it (1-based start and end)
+        skip.update(range(max(listing.start - 2, 0), min(listing.end + 1, len(lines))))
+    fence = re.compile(r"^\s*(```|~~~)")
+    kept = [(i, ln.strip()) for i, ln in enumerate(lines) if ln.strip() and i not in skip and not fence.match(ln)]
+    heading = next((ln for _, ln in kept if _HEADING.match(ln)), None) if markdown else None
+    chosen = heading or next((ln for _, ln in kept), "")
+    return chosen.lstrip("# ").strip().rstrip("#").strip()
+
+
 def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: str | None = None,
                    book: str | None = None, chapter: str | int | None = None,
                    notebook: Path | None = None) -> tuple[Path, dict[str, int]]:
@@ -521,9 +535,7 @@ def create_chapter(snapshot: Path, chapter_id: str, claims_dir: Path, *, title: 
     fixtures = {name: fx for name, fx in fixtures.items() if name in used}
     folder.mkdir(parents=True)
     snapshot_info = _snapshot_file(snapshot, folder)
-    markup = layout(text.text).skip if text.markdown else frozenset()  # front matter, comments: no title
-    first_line = next((ln.strip().lstrip("# ").strip() for i, ln in enumerate(text.text.split("\n"))
-                       if ln.strip() and i not in markup), chapter_id)
+    first_line = _first_title(text.text, text.markdown) or chapter_id
     chapter_number = int(chapter) if isinstance(chapter, str) and chapter.isdigit() else chapter
     identity = {"id": chapter_id, "book": book, "chapter": chapter_number, "title": title or first_line[:120],
                 "kind": "chapter", "fingerprint": text.fingerprint(),
