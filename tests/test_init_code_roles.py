@@ -159,3 +159,12 @@ def test_reference_values_the_verdicts_rest_on():
 ])
 def test_the_measure_a_name_says(name, measure):
     assert _measure_of(name) == measure
+
+
+def test_a_recommenders_names_give_the_roles_and_the_measure():
+    """``predictions``/``preds`` and ``targets``/``actuals`` (a recommender's words) are a ranking and the relevant
+    set; ``apk``/``mapk`` (the widely copied ml_metrics names) compute AP. Before, such listings stayed drafts."""
+    from audit.draft.encode_code import _role
+    assert [_role(n, "") for n in ("preds", "recommended", "targets", "actuals", "ground_truth")] == [
+        "ranking", "ranking", "relevant set", "relevant set", "relevant set"]
+    assert _measure_of("apk") == "AP" and _measure_of("mapk") == "AP"

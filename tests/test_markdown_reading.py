@@ -69,6 +69,13 @@ def test_a_display_formula_is_one_unit_and_a_formula_stating_a_convention_is_one
     (r"\mathrm{DCG@}k = \sum_{i=1}^{k} \frac{rel_i}{\log_2(i+1)}", {"gain": "linear"}),
     (r"\mathrm{P@}k = \frac{|\mathrm{rel} \cap \mathrm{top}_k|}{k}", {"precision_denominator": "k"}),
     (r"\mathrm{MRR} = \frac{1}{3}\left(1 + \frac{1}{3} + 0\right) \approx 0.444", {}),
+    # a recommender's formula: what was recommended in the top k, counted, is the number returned
+    (r"Precision@k = \frac{\text{number of recommended items @k that are relevant}}{\text{number of recommended items "
+     r"@k}}", {"precision_denominator": "number returned"}),
+    (r"P@k = \frac{\text{relevant in the top k}}{\text{number of retrieved documents}}",
+     {"precision_denominator": "number returned"}),
+    (r"Recall@k = \frac{\text{number of recommended items @k that are relevant}}{\text{total number of relevant "
+     r"items}}", {}),
 ])
 def test_latex_formulas_read_in_plain_notation(formula, convention):
     assert {n: v for n, (v, _) in stated_in(f"$${formula}$$").items()} == convention

@@ -16,8 +16,10 @@ from audit.draft.code_roles import returns_mapping, roles_from_body
 
 
 _ROLES = {"ranking": ("ranking", "retrieved", "run", "results", "docs", "ranked", "doc_ids", "ids", "ranked_ids",
-                      "predicted", "predictions", "ranked_list", "retrieved_ids"),
-          "relevant set": ("relevant", "qrels", "gold", "relevant_ids", "truth", "positives", "actual", "relevant_docs"),
+                      "predicted", "predictions", "ranked_list", "retrieved_ids", "preds", "recommended",
+                      "recommendations", "recs"),
+          "relevant set": ("relevant", "qrels", "gold", "relevant_ids", "truth", "positives", "actual", "relevant_docs",
+                           "actuals", "targets", "target", "ground_truth", "relevant_items"),
           "cutoff": ("k", "cutoff", "depth", "n", "top_k"),
           "ranked grades": ("grades", "rels", "relevances", "gains", "graded", "relevance_scores", "labels", "rel",
                             "relevance", "ranked_grades", "scores_true"),
@@ -35,7 +37,7 @@ _ROLES = {"ranking": ("ranking", "retrieved", "run", "results", "docs", "ranked"
 #: Name fragments → the measure, tried in order: the longer names first ("average_precision_at_k" is AP, not P@k).
 _FUNCTION_MEASURES = (("gmap", "GMAP"), ("geometric", "GMAP"), ("rbp", "RBP"), ("rank_biased", "RBP"),
                       ("reciprocal", "RR"), ("mrr", "RR"), ("average_precision", "AP"), ("mean_ap", "AP"),
-                      ("map_", "AP"), ("ndcg", "nDCG"), ("dcg", "DCG"), ("r_precision", "Rprec"),
+                      ("map_", "AP"), ("mapk", "AP"), ("apk", "AP"), ("ndcg", "nDCG"), ("dcg", "DCG"), ("r_precision", "Rprec"),
                       ("rprec", "Rprec"), ("recall", "R"), ("precision_at", "P"), ("success", "Success"),
                       ("hit", "Success"), ("precision", "P"))
 

@@ -93,6 +93,10 @@ WORDINGS: tuple[tuple[str, str | None, re.Pattern], ...] = tuple(
          rf"(?:of\s+{_DOC}\s+)?(?:returned|retrieved)"),
         # a formula, in the plain notation of a LaTeX one (``scan.latex_plain``): P@k = (…)/(k)
         ("precision_denominator", "k", r"\bP@k\s*=\s*\(.*\)\s*/\s*\(\s*k\s*\)"),
+        # …/(number of recommended items @k): the results returned in the top k, counted
+        ("precision_denominator", "number returned",
+         r"\b(?:P|Precision)\s*@\s*k\s*=\s*\(.*\)\s*/\s*\(\s*(?:the\s+)?(?:number|count|#)\s+of\s+(?:the\s+)?",
+         rf"(?:recommended|returned|retrieved|predicted)\s+{_DOC}\s*(?:@\s*k|at\s+k|in\s+the\s+top[-\s]k)?\s*\)"),
         ("precision_denominator", "min(k, |R|)", r"\bdivides?\s+by\s+the\s+smaller\s+of\s+k\s+and\b|",
                                                  r"\bmin\s*\(\s*k\s*,\s*\|R\|\s*\)"),
         # --- ties ------------------------------------------------------------------------------------
