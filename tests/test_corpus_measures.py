@@ -8,6 +8,10 @@ import pytest
 
 import corpus_measures as cm
 
+# the whole labelled corpus audited (about 9 CPU minutes; `benchmarks/bench_corpus.py` prints the same figures):
+# a long end-to-end run, run by `pytest -m slow` and by CI
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def scored():

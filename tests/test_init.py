@@ -208,6 +208,7 @@ def test_init_covers_every_hand_written_claim(tmp_path, name):
         assert any(b < a + len(claim.quote) and a < b + n for b, n in drafted), claim.id
 
 
+@pytest.mark.slow  # init and the audit on the whole labelled corpus: a long end-to-end run
 def test_corpus_encoded_share_and_verdicts():
     """At least 60 % of the labelled statements run as init writes them, every verdict as labelled."""
     labels = encoded = right = 0
@@ -372,6 +373,7 @@ def test_newer_measures_on_described_fixtures_run_only_when_they_reproduce_the_p
                         "On the 0–2 scale ERR divides by 2^2: the list [2": "qualified"}
 
 
+@pytest.mark.slow  # init and the audit on the whole labelled corpus: a long end-to-end run
 def test_no_runnable_draft_contradicts_the_labelled_corpus():
     """On the labelled measures corpus (tests/corpus/measures), the claims init writes to run as written give each
     statement they cover its labelled verdict: a runnable claim with a wrong verdict is worse than a draft. A

@@ -39,6 +39,10 @@ from pathlib import Path
 
 import pytest
 
+# every shipped chapter, the labelled corpus and the planted chapter, audited twice with a patch applied between
+# (about 14 CPU minutes): a long end-to-end run, run by `pytest -m slow` and by CI
+pytestmark = pytest.mark.slow
+
 from audit.cli import main
 from corpus_measures import auditable
 
