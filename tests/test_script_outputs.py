@@ -69,6 +69,31 @@ claims:
 '''
 
 
+def _patched(tmp_path, monkeypatch, name: str, text: str) -> str:
+    """A book holding ``text`` as chapter ``name``: audited, its patch applied with ``patch -p0`` from the book's
+    root (where an author runs the audit and applies its patch), audited again with every finding failing the
+    run (which must exit 0: the rerun is clean). Returns the patched text."""
+    import subprocess
+
+    from chapters import cli
+    book = tmp_path / "book"
+    folder = book / "claims" / name
+    folder.mkdir(parents=True)
+    (folder / "chapter.yaml").write_text(f"id: {name}\ntitle: T\nsnapshot: {{file: snapshot.md}}\n", encoding="utf-8")
+    (folder / "snapshot.md").write_text(text, encoding="utf-8")
+    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    monkeypatch.chdir(book)
+    code, out = cli("run", f"claims/{name}", "--no-cache", "--quiet")
+    assert code == 0, out
+    patch = (book / "reports" / f"{name}.patch").read_text(encoding="utf-8")
+    applied = subprocess.run(["patch", "-p0"], input=patch, text=True, cwd=book, capture_output=True)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    patched = (folder / "snapshot.md").read_text(encoding="utf-8")
+    code, out = cli("run", f"claims/{name}", "--no-cache", "--quiet", "--fail-on", "contradicted,error,stale")
+    assert code == 0, out
+    return patched
+
+
 def test_each_printed_line_is_paired_with_its_print():
     pairs = [(source, line) for _, source, line in script_outputs(WRONG)]
     assert pairs == [("recall_at_k(ranking, {\"a\", \"b\"}, 4)", "0.5"), ("recall_at_k([\"a\"], {\"a\", \"b\"}, 1)", "1.0")]
@@ -97,25 +122,8 @@ def test_a_right_listing_under_a_wrong_printed_output_is_contradicted_and_the_bl
 
 
 def test_a_wrong_listings_output_block_is_corrected_with_it_and_the_rerun_is_clean(tmp_path, monkeypatch):
-    import subprocess
-
-    from chapters import cli
-    book = tmp_path / "book"
-    folder = book / "claims" / "wrong"
-    folder.mkdir(parents=True)
-    (folder / "chapter.yaml").write_text("id: wrong\ntitle: Wrong\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
-    (folder / "snapshot.md").write_text(WRONG, encoding="utf-8")
-    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
-    monkeypatch.chdir(book)  # the book's root, where an author runs the audit and applies its patch
-    code, out = cli("run", "claims/wrong", "--no-cache", "--quiet")
-    assert code == 0, out
-    patch = (book / "reports" / "wrong.patch").read_text(encoding="utf-8")
-    applied = subprocess.run(["patch", "-p0"], input=patch, text=True, cwd=book, capture_output=True)
-    assert applied.returncode == 0, applied.stdout + applied.stderr
-    text = (folder / "snapshot.md").read_text(encoding="utf-8")
+    text = _patched(tmp_path, monkeypatch, "wrong", WRONG)
     assert "```text\n1.0\n0.5\n```" in text, text
-    code, out = cli("run", "claims/wrong", "--no-cache", "--quiet", "--fail-on", "contradicted,error,stale")
-    assert code == 0, out
 
 
 def test_a_rounded_print_is_checked_at_its_printed_places(tmp_path):
@@ -152,25 +160,8 @@ def test_a_wrong_listings_labelled_output_is_corrected_with_it_and_the_rerun_is_
     """R@4 of [a, x, b, y] for {a, b} is 2/2, printed 1.00 at two places; R@1 of [a] for {a, b} is 1/2. Before, the
     labelled and formatted lines were passed over, and the patch left them printing the old function's 0.50 and
     1.0."""
-    import subprocess
-
-    from chapters import cli
-    book = tmp_path / "book"
-    folder = book / "claims" / "labelled"
-    folder.mkdir(parents=True)
-    (folder / "chapter.yaml").write_text("id: labelled\ntitle: L\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
-    (folder / "snapshot.md").write_text(LABELLED, encoding="utf-8")
-    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
-    monkeypatch.chdir(book)
-    code, out = cli("run", "claims/labelled", "--no-cache", "--quiet")
-    assert code == 0, out
-    patch = (book / "reports" / "labelled.patch").read_text(encoding="utf-8")
-    applied = subprocess.run(["patch", "-p0"], input=patch, text=True, cwd=book, capture_output=True)
-    assert applied.returncode == 0, applied.stdout + applied.stderr
-    text = (folder / "snapshot.md").read_text(encoding="utf-8")
+    text = _patched(tmp_path, monkeypatch, "labelled", LABELLED)
     assert "```text\nR@4 = 1.00\nR@1: 0.5\n```" in text, text
-    code, out = cli("run", "claims/labelled", "--no-cache", "--quiet", "--fail-on", "contradicted,error,stale")
-    assert code == 0, out
 
 
 COMMENTED = WRONG.replace('print(recall_at_k(ranking, {"a", "b"}, 4))\nprint(recall_at_k(["a"], {"a", "b"}, 1))\n```',
@@ -194,25 +185,9 @@ def test_a_wrong_listings_comments_are_corrected_with_it_and_the_rerun_is_clean(
     """R@4 of [a, x, b, y] for {a, b} is 2/2 = 1.0, R@1 of [a] is 1/2: the listing dividing by k gives 0.5 and 1.0,
     which its comments print. Before, the comments were passed over; now they are checked, the patch corrects them
     with the listing, and the rerun is clean. A right listing under a wrong comment is contradicted naming it."""
-    import subprocess
-
-    from chapters import audit_text, cli
-    book = tmp_path / "book"
-    folder = book / "claims" / "commented"
-    folder.mkdir(parents=True)
-    (folder / "chapter.yaml").write_text("id: commented\ntitle: C\nsnapshot: {file: snapshot.md}\n", encoding="utf-8")
-    (folder / "snapshot.md").write_text(COMMENTED, encoding="utf-8")
-    (folder / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
-    monkeypatch.chdir(book)
-    code, out = cli("run", "claims/commented", "--no-cache", "--quiet")
-    assert code == 0, out
-    patch = (book / "reports" / "commented.patch").read_text(encoding="utf-8")
-    applied = subprocess.run(["patch", "-p0"], input=patch, text=True, cwd=book, capture_output=True)
-    assert applied.returncode == 0, applied.stdout + applied.stderr
-    text = (folder / "snapshot.md").read_text(encoding="utf-8")
+    from chapters import audit_text
+    text = _patched(tmp_path, monkeypatch, "commented", COMMENTED)
     assert '4))  # 1.0\n' in text and '1)  # → 0.5\n' in text, text
-    code, out = cli("run", "claims/commented", "--no-cache", "--quiet", "--fail-on", "contradicted,error,stale")
-    assert code == 0, out
     right = tmp_path / "right"
     right.mkdir()
     claim = audit_text(right, text.replace("# 1.0", "# 0.75"), CLAIMS, title="Right").claims[0]
