@@ -382,3 +382,14 @@ claims:
     assert "≈ 4.762" in by_id["R1"].response
     assert by_id["R2"].verdict == "supported"
     assert by_id["R3"].verdict == "contradicted"
+
+
+@pytest.mark.parametrize("expression, claimed", [("32/32", -1180591620717411303424), ("1 + 1", 3), ("6/3", 3)])
+def test_an_integer_claimed_unquoted_is_read_as_its_text(expression, claimed):
+    """A register may write an integer claimed value unquoted (``claimed: 3``). Where the sum does not give it,
+    the check looks for terms the sentence prints rounded on its way, and read the claimed value as text there: an
+    integer ended it with an internal error (AttributeError: 'int' object has no attribute 'lstrip'). 1 + 1 = 2 and
+    6/3 = 2, not 3; 32/32 = 1."""
+    decision, evidence = verdict(expression, claimed)
+    assert decision.verdict == "contradicted", (decision, evidence)
+    assert not any("internal error" in e for e in evidence.errors)

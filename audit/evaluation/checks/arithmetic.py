@@ -122,7 +122,7 @@ def check(claim: ArithmeticClaim, chapter: Chapter, ms: Measurements) -> Evidenc
         else:
             target, target_exact, _ = correction(claim.expression)
             new = claimed.write_like(target, exact=target_exact)
-            old_text, new_text = printed_correction(claim.quote, claimed, new) or (claim.claimed, new)
+            old_text, new_text = printed_correction(claim.quote, claimed, new) or (str(claim.claimed), new)
             broken = breaks_replacing(claim.quote, str(old_text), new_text)
             span = (f"; over every number its rounded terms may stand for it lies in {_span(rounding.span)}"
                     if rounding is not None and rounding.span is not None and claimed.decide(*rounding.span) is False
@@ -309,7 +309,7 @@ def _rounded_terms_decide(claim: ArithmeticClaim, claimed: ClaimedValue, roundin
             return
         target, target_exact, _ = correction(claim.expression)
         new = claimed.write_like(target, exact=target_exact)
-        old_text, new_text = printed_correction(claim.quote, claimed, new) or (claim.claimed, new)
+        old_text, new_text = printed_correction(claim.quote, claimed, new) or (str(claim.claimed), new)
         evidence.failures.append(Point(
             f"{read}, outside the claimed {claimed.interval()}; {as_printed} only at numbers other than the terms "
             "they plainly round", f"Change “{old_text}” to “{new_text}”."))

@@ -141,11 +141,11 @@ def other_terms(expression: str, exact: Fraction) -> bool:
 _CHAIN = re.compile(r"(?:≈|~|=)\s*(?P<terms>[\d.\s+\-−×*/()]*\d\.\d[\d.\s+\-−×*/()]*?)\s*=\s*$")
 
 
-def chained_terms(quote: str, expression: str, claimed_text: str) -> str | None:
+def chained_terms(quote: str, expression: str, claimed_text: str | int) -> str | None:
     """The rounded terms the sentence ``quote`` prints between ``expression`` and its printed value
     (``claimed_text``): "1 + 1.893 + 0.774" in "DCG@5 = 1 + 3/log2(3) + 2/log2(6) ≈ 1 + 1.893 + 0.774 = 3.667";
     None when it prints none (or the expression is itself the printed terms)."""
-    value = claimed_text.lstrip("≈~= ").strip()
+    value = str(claimed_text).lstrip("≈~= ").strip()  # a register may give an integer unquoted
     at = quote.find(expression)
     if at < 0 or not value:
         return None
@@ -158,7 +158,7 @@ def chained_terms(quote: str, expression: str, claimed_text: str) -> str | None:
     return terms if terms and terms != expression.strip() else None
 
 
-def explain(expression: str, claimed: ClaimedValue, claimed_text: str, exact: Fraction | None = None
+def explain(expression: str, claimed: ClaimedValue, claimed_text: str | int, exact: Fraction | None = None
             ) -> TermRounding | None:
     """A ``TermRounding`` when the sentence's own printed ``expression`` explains why its printed value is not the
     exact one: the terms as printed give the claimed value, the exact value (``exact``, the measure's; else the
@@ -183,7 +183,7 @@ def explain(expression: str, claimed: ClaimedValue, claimed_text: str, exact: Fr
     # the terms' plain reading names the rounding only when it gives the exact value (to well within its printing)
     if reading is not None and abs(reading[2] - exact) < Fraction(1, 10 ** 9):
         terms = tuple((p, r, _value(r)[2]) for p, r in read[1])
-    story = TermRounding(expression, claimed_text.lstrip("≈~= ").strip(), printed[2], exact, terms, number,
+    story = TermRounding(expression, str(claimed_text).lstrip("≈~= ").strip(), printed[2], exact, terms, number,
                          exact_written=claimed.write_like(exact))
     if not terms:
         return story
