@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from audit.text.python_code import parse_code
