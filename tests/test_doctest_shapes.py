@@ -478,3 +478,17 @@ def test_a_helper_that_copies_its_argument_first_leaves_the_name_bound():
                                       "def tidy(ranking):\n    ranking = list(ranking)\n    ranking.reverse()")
     text = text.replace("CHANGE", ">>> tidy(r1)")
     assert bindings_before(text, text.index('recall_at_k(r1, {"a"}, 1)'), ["r1"]) == {"r1": '["a", "x", "b"]'}
+
+
+def test_a_name_the_text_binds_to_an_expression_is_named_with_it():
+    """``actuals = list(range(9))`` binds no literal a register can give: the load error names the expression and
+    what to do, where it said only "the text assigns actuals no literal", which read as if the text assigned none."""
+    from audit.text.doctests import given_problem
+    text = ("```python\nactuals = list(range(9))\npreds = [0, 1, 2]\nprint(apk(actuals, preds, 5))\n```\n")
+    problem = given_problem(text, "apk(actuals, preds, 5)", {"actuals": "[0, 1, 2, 3, 4, 5, 6, 7, 8]",
+                                                             "preds": "[0, 1, 2]"})
+    assert "the text assigns actuals = list(range(9)), which is no literal value" in problem, problem
+    assert "leave it out of calls" in problem, problem
+    unbound = given_problem(text.replace("actuals = list(range(9))\n", ""), "apk(actuals, preds, 5)",
+                            {"actuals": "[0]", "preds": "[0, 1, 2]"})
+    assert unbound.startswith("the text assigns actuals no literal before it prints"), unbound

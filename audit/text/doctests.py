@@ -367,6 +367,14 @@ def places(text: str, call: str, given: dict[str, str], after: int = 0) -> list[
     return out
 
 
+def _is_literal(source: str) -> bool:
+    try:
+        read_literal(source)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def given_problem(text: str, call: str, given: dict[str, str]) -> str:
     """Why a shown call's ``given`` names do not hold in ``text`` ("" when they do): every name the call passes must
     be given, each given literal must be one, and at some place the call is printed, each name's last assignment
@@ -393,6 +401,14 @@ def given_problem(text: str, call: str, given: dict[str, str]) -> str:
     bound = bindings_before(text, places[0], names)
     wrong = next(n for n in names if n not in bound or not _same_literal(bound[n], given[n]))
     if wrong not in bound:
+        assigned = list(re.finditer(rf"^[ \t]*(?:>>>[ \t]*)?{re.escape(wrong)}[ \t]*=(?!=)[ \t]*(\S[^\n]*)$",
+                                    text[:places[0]], re.M))
+        expression = assigned[-1].group(1).strip() if assigned else ""
+        if expression and not _is_literal(expression):
+            # bound to an expression (``actuals = list(range(9))``): no literal a register can give
+            return (f"before {call!r} the text assigns {wrong} = {expression[:80]}, which is no literal value: the "
+                    "audit passes a call's names only as the literals the text assigns them, so this call cannot be "
+                    "checked as printed; leave it out of calls, or print the call with the literal")
         return f"the text assigns {wrong} no literal before it prints {call!r}"
     return (f"before {call!r} the text assigns {wrong} = {bound[wrong]}, not {given[wrong]}; write the literal the "
             "text assigns")
