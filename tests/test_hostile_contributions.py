@@ -459,11 +459,21 @@ def test_a_digit_run_longer_than_python_converts_is_no_internal_error_in_init(tm
     assert [int(x) for x in DIGITS.findall("grades 3, 2 and " + "9" * 40)] == [3, 2, int("9" * 12)]
 
 
+def _hiding_page(style: str, hiders: list[str], tail: str) -> str:
+    """The text of an HTML page with ``style`` in its head and, for each of ``hiders`` (a span's attributes), a
+    listing whose span holding ``found  # `` the attributes hide, so a reader copies ``return 1 - found``; then
+    ``tail``."""
+    from audit.text.chapter import _html_text
+    page = f"<html><head>{style}</head><body>" + "".join(
+        f"<pre>def r{i}(found):\n    return <span {h}>found  # </span>1 - found\n</pre>" for i, h in enumerate(hiders)
+    ) + tail + "</body></html>"
+    return _html_text(page)[0]
+
+
 def test_text_a_pages_own_style_rules_hide_is_not_the_pages_text():
     """The listing's hidden span was hidden by a class rule in the page's ``<style>`` element, or by the
     visually-hidden clip, or by spacing in the style attribute: the audit checked ``found`` while a reader sees and
     copies ``1 - found``. Rules for print and rules that hide only on hover hide nothing a reader sees."""
-    from audit.text.chapter import _html_text
     hiders = ['class="fn"', 'id="x1"', 'class="code sr-only"', 'style="display :  none"',
               'style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)"',
               'style="clip-path: inset(50%)"', 'style="color: transparent"', 'style="text-indent:-9999px"',
@@ -472,10 +482,8 @@ def test_text_a_pages_own_style_rules_hide_is_not_the_pages_text():
              ".sr-only{position:absolute;width:1px;height:1px;padding:0;overflow:hidden;clip:rect(0,0,0,0)}\n"
              "@media print { .noprint { display: none } } .tip:hover { display: none } span.tip { opacity: 0 }"
              "</style>")
-    page = f"<html><head>{style}</head><body>" + "".join(
-        f"<pre>def r{i}(found):\n    return <span {h}>found  # </span>1 - found\n</pre>" for i, h in enumerate(hiders)
-    ) + '<p class="noprint">Shown on screen: P@4 = 1/4.</p><p><span class="tip">tip</span> after</p></body></html>'
-    text = _html_text(page)[0]
+    text = _hiding_page(style, hiders, '<p class="noprint">Shown on screen: P@4 = 1/4.</p><p><span class="tip">tip'
+                                       '</span> after</p>')
     assert text.count("    return 1 - found") == len(hiders) and "found  #" not in text, text
     assert "Shown on screen: P@4 = 1/4." in text and "tip after" not in text and "after" in text
 
@@ -491,10 +499,7 @@ def test_a_zero_scale_a_zero_clip_and_rules_behind_is_not_and_structural_pseudo_
     style = ("<style>:is(.a, span.b) { display: none } pre :where(.c) { visibility: hidden }"
              " span.d:not(.shown):first-child { opacity: 0 } .e::before { display: none } .f:hover { display: none }"
              "</style>")
-    page = f"<html><head>{style}</head><body>" + "".join(
-        f"<pre>def r{i}(found):\n    return <span {h}>found  # </span>1 - found\n</pre>" for i, h in enumerate(hiders)
-    ) + '<p><span class="e">Shown: P@4 = 1/4.</span> <span class="f">tip</span> after</p></body></html>'
-    text = _html_text(page)[0]
+    text = _hiding_page(style, hiders, '<p><span class="e">Shown: P@4 = 1/4.</span> <span class="f">tip</span> after</p>')
     assert text.count("    return 1 - found") == len(hiders) and "found  #" not in text, text
     assert "Shown: P@4 = 1/4." in text and "tip after" in text
     half = '<html><body><pre>def r(found):\n    return <span style="transform: scale(0.5)">found</span>\n</pre>'

@@ -557,16 +557,24 @@ def script_outputs(text: str) -> list[tuple[int, str, str]]:
         if len(lines) != len(prints):
             continue
         for node, line in zip(prints, lines):
-            row = listing.start - 1 + node.lineno - 1
-            if row >= len(starts):
-                continue
-            for value, shown in _printed_parts(node.value, line):
-                source = ast.get_source_segment(listing.code, value)
-                if not source or "\n" in source:
-                    continue
-                at = text.find(source, starts[row])
-                if at >= 0:
-                    out.append((at, source, shown))
+            out.extend(_placed(text, starts, listing, node, _printed_parts(node.value, line)))
+    return out
+
+
+def _placed(text: str, starts: list[int], listing, node, parts: list) -> list[tuple[int, str, str]]:
+    """``parts`` ((expression, what is printed of it) of the listing's statement ``node``) as (where the expression
+    begins in ``text``, its source, what is printed); an expression over several lines is left out."""
+    import ast
+
+    row = listing.start - 1 + node.lineno - 1
+    out = []
+    for expression, shown in parts if row < len(starts) else ():
+        source = ast.get_source_segment(listing.code, expression)
+        if not source or "\n" in source:
+            continue
+        at = text.find(source, starts[row])
+        if at >= 0:
+            out.append((at, source, shown))
     return out
 
 
@@ -612,15 +620,8 @@ def comment_outputs(text: str) -> list[tuple[int, str, str]]:
                 continue
             words = said.group("v").lstrip("≈~ ").strip()
             printing = isinstance(node, ast.Expr) and isinstance(value.func, ast.Name) and value.func.id == "print"
-            parts = _printed_parts(value, words) if printing else [(value, words)]
-            row = listing.start - 1 + node.lineno - 1
-            for expression, shown in parts:
-                source = ast.get_source_segment(listing.code, expression)
-                if not source or "\n" in source or row >= len(starts):
-                    continue
-                at = text.find(source, starts[row])
-                if at >= 0:
-                    out.append((at, source, shown))
+            out.extend(_placed(text, starts, listing, node,
+                               _printed_parts(value, words) if printing else [(value, words)]))
     return out
 
 

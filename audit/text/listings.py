@@ -183,7 +183,7 @@ def _changed(node: ast.stmt) -> list[str]:
 
 
 def _changed_in_place(node: ast.stmt) -> list[str]:
-    """``_changed``, and the names whose item or attribute a module-level statement assigns (``C["c"] = True``)."""
+    """``_changed``, and the names whose item or attribute a statement assigns (``C["c"] = True``)."""
     out = _changed(node)
     if isinstance(node, (ast.Assign, ast.AnnAssign)):
         for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
@@ -662,16 +662,8 @@ def changed_roots(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """The names whose object ``function``'s body changes in place, whatever binds them: a method that changes it
     (``r.reverse()``), an augmented assignment, ``del`` of a part, an item or attribute assigned
     (``CFG["c"] = True``)."""
-    out: set[str] = set()
-    for node in ast.walk(function):
-        if isinstance(node, ast.stmt) and node is not function:
-            out.update(_changed(node))
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                    name = _root(t, calls=False) if isinstance(t, (ast.Subscript, ast.Attribute)) else None
-                    if name:
-                        out.add(name)
-    return out
+    return {name for node in ast.walk(function) if isinstance(node, ast.stmt) and node is not function
+            for name in _changed_in_place(node)}
 
 
 def _mutated_by(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:

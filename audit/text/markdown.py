@@ -135,11 +135,9 @@ def unseen(text: str) -> tuple[tuple[int, int, str], ...]:
     for m in _COMMENT.finditer(text):
         if not any(a <= m.start() < b for a, b in code) and not any(a <= m.start() < b for a, b, _ in out):
             out.append((m.start(), m.end(), "an HTML comment"))
-    if "<" in text:
-        for a, b in _hidden_elements(text):
-            if not any(x <= a < y for x, y in code) and not any(x <= a < y for x, y, _ in out):
-                out.append((a, b, "an HTML element a browser does not show"))
-    found = [(m.start(1), m.end(1), "a link's title (a tooltip)") for m in _LINK_TITLE.finditer(text)] \
+    found = [(a, b, "an HTML element a browser does not show") for a, b in _hidden_elements(text)] \
+        if "<" in text else []
+    found += [(m.start(1), m.end(1), "a link's title (a tooltip)") for m in _LINK_TITLE.finditer(text)] \
         if "](" in text else []
     for m in _PHANTOM.finditer(text) if "phantom" in text else ():
         depth, end = 1, len(text)
@@ -149,8 +147,9 @@ def unseen(text: str) -> tuple[tuple[int, int, str], ...]:
                 end = i + 1
                 break
         found.append((m.start(), end, "a LaTeX \\phantom (typeset as blank space)"))
-    out.extend((a, b, what) for a, b, what in found
-               if not any(x <= a < y for x, y in code) and not any(x <= a < y for x, y, _ in out))
+    for a, b, what in found:  # inside code or inside a span already found: that one holds it
+        if not any(x <= a < y for x, y in code) and not any(x <= a < y for x, y, _ in out):
+            out.append((a, b, what))
     return tuple(sorted(out))
 
 

@@ -61,6 +61,7 @@ from audit.evaluation.checks.code_inputs import (  # noqa: F401 — read from he
     _generated,
     _repeats,
     _edge_like,
+    _retrieves_nothing,
     _with_cutoffs,
     _generated_inputs,
     _inputs,
@@ -272,11 +273,6 @@ class Prepared:
     uncertified: list
     #: statements of later listings that bind again a name it reads (``listings.rebound_later``)
     rebound: list = field(default_factory=list)
-
-
-def _retrieves_nothing(item) -> bool:
-    """An input (or a query of a run) that retrieved nothing at all: the empty-ranking edge case's kind."""
-    return not item.ranking if not item.queries else any(not i.ranking for _, i in item.queries)
 
 
 def _lines(listing) -> str:

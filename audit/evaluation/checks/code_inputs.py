@@ -321,10 +321,17 @@ def _edge_like(item: Input) -> bool:
     cutoff applied wrongly shows there. In a run of several queries, a query that retrieves nothing relevant is
     ordinary (most runs have one, and a mean that leaves it out is wrong there): the run is edge-like when a query
     retrieved nothing at all, or when no query retrieves anything relevant."""
+    if _retrieves_nothing(item):
+        return True
     if item.queries:
-        queries = [Input(i.ranking, i.relevant, item.k, i.label, i.grades) for _, i in item.queries]
-        return any(not q.ranking for q in queries) or all(_edge_like(q) for q in queries)
-    return not item.ranking or not any(str(d) in {str(x) for x in item.relevant} for d in item.ranking)
+        return all(_edge_like(Input(i.ranking, i.relevant, item.k, i.label, i.grades)) for _, i in item.queries)
+    return not any(str(d) in {str(x) for x in item.relevant} for d in item.ranking)
+
+
+def _retrieves_nothing(item: Input) -> bool:
+    """An input of the empty-ranking edge case's kind (``_edge_like``'s first test): nothing retrieved, or in a run a
+    query that retrieved nothing."""
+    return any(not i.ranking for _, i in item.queries) if item.queries else not item.ranking
 
 
 def _with_cutoffs(claim: CodeClaim, items: list[Input], rng: random.Random) -> list[Input]:
