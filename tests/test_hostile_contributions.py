@@ -504,3 +504,93 @@ def test_a_zero_scale_a_zero_clip_and_rules_behind_is_not_and_structural_pseudo_
     assert "Shown: P@4 = 1/4." in text and "tip after" in text
     half = '<html><body><pre>def r(found):\n    return <span style="transform: scale(0.5)">found</span>\n</pre>'
     assert "return found" in _html_text(half + "</body></html>")[0]  # half size is shown
+
+
+def _figure_notebook(data: dict):
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+    return new_notebook(cells=[new_code_cell("plot(scores)", outputs=[new_output(
+        "display_data", data={**data, "text/plain": "<Figure size 640x480 with 1 Axes>"})])])
+
+
+def _matplotlib_svg(p5: float) -> str:
+    """An SVG as matplotlib writes it: its text drawn as glyph paths under a comment naming the text, with a date in
+    its metadata and generated clip-path IDs."""
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure, axes = plt.subplots()
+    axes.bar(["P@5"], [p5])
+    axes.set_title(f"P@5 = {p5}")
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg")
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def test_a_committed_svg_chart_whose_words_the_run_does_not_draw_is_stale():
+    """A chart committed as SVG titled "P@5 = 0.9" while the run draws 0.4 was not compared (only text, HTML,
+    Markdown and LaTeX were): the notebook was reported fresh and ``--fail-on notebook`` passed. Two runs of the
+    same chart, which differ only in their date and generated IDs, are not stale."""
+    from audit.evaluation.notebook import stale_outputs
+    stale = stale_outputs(_figure_notebook({"image/svg+xml": _matplotlib_svg(0.9)}),
+                          _figure_notebook({"image/svg+xml": _matplotlib_svg(0.4)}))
+    assert len(stale) == 1 and stale[0].startswith("cell 1 (its drawing, image or JSON output)"), stale
+    assert "P@5 = 0.9" in stale[0] and "P@5 = 0.4" in stale[0]
+    again = _figure_notebook({"image/svg+xml": _matplotlib_svg(0.4).replace("clip", "clipX")})
+    assert stale_outputs(again, _figure_notebook({"image/svg+xml": _matplotlib_svg(0.4)})) == []
+
+
+def test_a_committed_json_output_the_run_does_not_give_is_stale():
+    """JupyterLab shows an ``application/json`` result as a tree: committed {"P@5": 0.9} while the run gives 0.4
+    was never compared. The same value written with other spacing or key order is not stale."""
+    from audit.evaluation.notebook import stale_outputs
+    stale = stale_outputs(_figure_notebook({"application/json": {"P@5": 0.9, "R@5": 0.5}}),
+                          _figure_notebook({"application/json": {"P@5": 0.4, "R@5": 0.5}}))
+    assert len(stale) == 1 and '"P@5": 0.9' in stale[0] and '"P@5": 0.4' in stale[0], stale
+    assert stale_outputs(_figure_notebook({"application/json": {"R@5": 0.5, "P@5": 0.4}}),
+                         _figure_notebook({"application/json": {"P@5": 0.4, "R@5": 0.5}})) == []
+
+
+def test_a_committed_png_chart_differing_from_the_run_is_stale_but_not_for_its_version_chunk():
+    """A PNG's numbers cannot be read, so its pixels are compared whole: a bar of 0.9 committed where the run draws
+    0.4 is stale. The same pixels under another matplotlib version's text chunk are not."""
+    import base64
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def png(p5: float, software: str) -> str:
+        figure, axes = plt.subplots()
+        axes.bar(["P@5"], [p5])
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", metadata={"Software": software})
+        plt.close(figure)
+        return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+    from audit.evaluation.notebook import stale_outputs
+    stale = stale_outputs(_figure_notebook({"image/png": png(0.9, "matplotlib 3.8")}),
+                          _figure_notebook({"image/png": png(0.4, "matplotlib 3.8")}))
+    assert len(stale) == 1 and "image/png image #" in stale[0], stale
+    assert stale_outputs(_figure_notebook({"image/png": png(0.4, "matplotlib 3.8")}),
+                         _figure_notebook({"image/png": png(0.4, "matplotlib 3.11")})) == []
+
+
+def test_text_a_style_sheet_writes_into_a_committed_table_is_compared():
+    """``td.p5::after { content: "0.9" }`` shows 0.9 in the committed table's cell, which the run leaves empty; the
+    style sheet was dropped unread, so the table read the same as the run's."""
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    from audit.evaluation.notebook import stale_outputs
+
+    def book(html: str):
+        return new_notebook(cells=[new_code_cell("df", outputs=[new_output(
+            "execute_result", data={"text/html": html, "text/plain": "P@5"}, execution_count=1)])])
+
+    table = '<table><tr><th>P@5</th><td class="p5"></td></tr></table>'
+    stale = stale_outputs(book('<style>td.p5::after { content: "0.9"; }</style>' + table), book(table))
+    assert len(stale) == 1 and "0.9" in stale[0] and stale[0].startswith("cell 1 (its rich output"), stale
+    assert stale_outputs(book("<style>td { color: red; }</style>" + table), book(table)) == []

@@ -183,3 +183,30 @@ def test_a_module_beside_the_notebook_imports_as_in_jupyter(tmp_path):
                        cell_limit=30, time_limit=120)
     assert run.status == "ran", run.summary()
     assert [(n.label, n.value) for n in numbers_in(output_texts(run.notebook))] == [("P@5", "0.4")]
+
+
+def test_a_notebook_that_plots_runs_and_shows_its_figures_as_jupyter_does(tmp_path):
+    """matplotlib builds its font list on its first import by running ``fc-list`` in a new process, which the
+    kernel's filter kills: a notebook drawing one bar chart was reported as a violation (SIGSYS) in its first cell.
+    Its figures are the cells' outputs, as Jupyter's inline backend gives them (the kernel drew nothing under Agg),
+    so a committed chart is compared with the one the run draws."""
+    from audit.evaluation.notebook import stale_outputs
+    from nbclient import NotebookClient
+
+    nb = nbformat.reads(_notebook(
+        "import matplotlib.pyplot as plt\nplt.bar(['P@5'], [0.4]); plt.title('P@5 = 0.4'); plt.show()",
+        "%config InlineBackend.figure_formats = ['svg']\nplt.bar(['R@5'], [0.5]); plt.title('R@5 = 0.5'); plt.show()"),
+        as_version=4)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    NotebookClient(nb, timeout=60, resources={"metadata": {"path": str(tmp_path)}}).execute()  # as the author saves it
+    committed = nbformat.writes(nb)
+    run = run_notebook(committed, str(tmp_path), cell_limit=60, time_limit=180)
+    assert run.status == "ran", run.summary()
+    kinds = [sorted(o.get("data", {})) for cell in run.notebook.cells[1:] for o in cell.outputs]
+    assert kinds == [["image/png", "text/plain"], ["image/svg+xml", "text/plain"]], kinds
+    assert stale_outputs(nbformat.reads(committed, as_version=4), run.notebook) == []
+    edited = nbformat.reads(committed, as_version=4)   # the code changed, the committed figures did not
+    edited.cells[2].source = edited.cells[2].source.replace("0.5", "0.7")
+    run = run_notebook(nbformat.writes(edited), str(tmp_path), cell_limit=60, time_limit=180)
+    stale = stale_outputs(edited, run.notebook)
+    assert len(stale) == 1 and stale[0].startswith("cell 3 (its drawing") and "R@5 = 0.7" in stale[0], stale

@@ -19,7 +19,7 @@ from audit.evaluation.checks.common import CHAPTER
 from audit.register.claims import URL, notebook_path
 from audit.model.values import ValueParseError, parse_claimed
 from audit.model.results import ClaimResult, NotebookFinding, NotebookNumber, NotebookReport
-from audit.text.outputs import numbers, output_texts, rich_texts
+from audit.text.outputs import media_texts, numbers, output_texts, rich_texts
 
 UNVERIFIED_URL = ("UNVERIFIED: a URL, not run (the audit runs only a notebook in the book's repository, in a sandbox "
                   "without network); name the notebook's file relative to the chapter folder to have it run")
@@ -39,7 +39,8 @@ def stale_outputs(committed, executed, last: int | None = None) -> list[str]:
     counts and metadata ignored, memory addresses masked), each as one sentence; cells committed without outputs,
     and cells after ``last`` (where a run stopped), are not compared."""
     out = []
-    for texts, shown in ((output_texts, ""), (rich_texts, " (its rich output, as GitHub and Jupyter show it)")):
+    for texts, shown in ((output_texts, ""), (rich_texts, " (its rich output, as GitHub and Jupyter show it)"),
+                         (media_texts, " (its drawing, image or JSON output)")):
         before = dict(texts(committed))
         for cell, now in texts(executed):
             then = before.get(cell, "")

@@ -84,6 +84,28 @@ def module_hashes(listing, site):
     return out
 
 
+def plots(notebook):
+    """Whether the notebook's code names matplotlib or a library that draws with it."""
+    import re
+    words = re.compile(r"\b(matplotlib|pyplot|seaborn|plotnine)\b|\.plot\b|\.hist\(")
+    return any(cell.get("cell_type") == "code" and words.search(str(cell.get("source", "")))
+               for cell in notebook.cells)
+
+
+def matplotlib_font_list():
+    """Build matplotlib's font list in the kernel's MPLCONFIGDIR before the kernel starts. matplotlib builds it on
+    its first import, asking fontconfig's ``fc-list`` for the system's fonts in a new process, which the kernel's
+    filter kills (SIGSYS): every notebook that plots was reported as a violation. The runner may start processes;
+    ``fc-list`` is not in the sandbox's view, so matplotlib lists its own fonts, as on a machine without
+    fontconfig."""
+    import importlib.util
+    try:
+        if importlib.util.find_spec("matplotlib") is not None:
+            import matplotlib.font_manager  # noqa: F401  (writes fontlist-*.json on import)
+    except BaseException:
+        pass
+
+
 def text_of(exc):
     try:
         return f"{type(exc).__name__}: {exc}"[:2000]
@@ -113,7 +135,8 @@ def main():
     for name in ("IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_DATA_DIR", "JUPYTER_CONFIG_DIR"):
         os.environ[name] = os.path.join(SCRATCH, name.lower())
     os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
-    os.environ["MPLBACKEND"] = "agg"
+    # Jupyter's own default: a figure is shown as the cell's image output, as the committed notebook holds it
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     sys.path.extend(request["site"])
     record = {"kind": "notebook", "status": "ran", "cell": None, "error": "", "seconds": 0.0, "kernel": "",
               "versions": {}, "notebook": "", "modules": None}
@@ -160,6 +183,9 @@ def main():
         for cell in notebook.cells:  # what the run shows is only what it printed: no committed output is kept
             if cell.get("cell_type") == "code":
                 cell.outputs, cell.execution_count = [], None
+
+        if plots(notebook):
+            matplotlib_font_list()
 
         def on_start(cell, cell_index):
             current["cell"] = cell_index
