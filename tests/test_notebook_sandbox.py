@@ -210,3 +210,13 @@ def test_a_notebook_that_plots_runs_and_shows_its_figures_as_jupyter_does(tmp_pa
     run = run_notebook(nbformat.writes(edited), str(tmp_path), cell_limit=60, time_limit=180)
     stale = stale_outputs(edited, run.notebook)
     assert len(stale) == 1 and stale[0].startswith("cell 3 (its drawing") and "R@5 = 0.7" in stale[0], stale
+
+
+def test_a_notebook_plotting_through_a_module_beside_it_runs(tmp_path):
+    """The notebook names no plotting library; the module it imports does (``charts.py`` imports pyplot)."""
+    (tmp_path / "charts.py").write_text("import matplotlib.pyplot as plt\n\n\ndef bar(label, value):\n"
+                                        "    plt.bar([label], [value])\n    plt.show()\n", encoding="utf-8")
+    run = run_notebook(_notebook("import charts\ncharts.bar('P@5', 0.4)"), str(tmp_path), cell_limit=60,
+                       time_limit=180)
+    assert run.status == "ran", run.summary()
+    assert [sorted(o.get("data", {})) for o in run.notebook.cells[1].outputs] == [["image/png", "text/plain"]]

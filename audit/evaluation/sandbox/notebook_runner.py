@@ -84,12 +84,21 @@ def module_hashes(listing, site):
     return out
 
 
-def plots(notebook):
-    """Whether the notebook's code names matplotlib or a library that draws with it."""
+def plots(notebook, folder):
+    """Whether the notebook's code, or a module beside it, names matplotlib or a library that draws with it."""
     import re
     words = re.compile(r"\b(matplotlib|pyplot|seaborn|plotnine)\b|\.plot\b|\.hist\(")
-    return any(cell.get("cell_type") == "code" and words.search(str(cell.get("source", "")))
-               for cell in notebook.cells)
+    if any(cell.get("cell_type") == "code" and words.search(str(cell.get("source", ""))) for cell in notebook.cells):
+        return True
+    try:
+        modules = [os.path.join(folder, name) for name in sorted(os.listdir(folder)) if name.endswith(".py")]
+        for module in modules[:200]:
+            with open(module, encoding="utf-8", errors="replace") as handle:
+                if words.search(handle.read(2**20)):
+                    return True
+    except OSError:
+        pass
+    return False
 
 
 def matplotlib_font_list():
@@ -184,7 +193,7 @@ def main():
             if cell.get("cell_type") == "code":
                 cell.outputs, cell.execution_count = [], None
 
-        if plots(notebook):
+        if plots(notebook, request["cwd"]):
             matplotlib_font_list()
 
         def on_start(cell, cell_index):
