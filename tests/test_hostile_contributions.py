@@ -594,3 +594,45 @@ def test_text_a_style_sheet_writes_into_a_committed_table_is_compared():
     stale = stale_outputs(book('<style>td.p5::after { content: "0.9"; }</style>' + table), book(table))
     assert len(stale) == 1 and "0.9" in stale[0] and stale[0].startswith("cell 1 (its rich output"), stale
     assert stale_outputs(book("<style>td { color: red; }</style>" + table), book(table)) == []
+
+
+def _convention_chapter(tmp_path, prose: str, quote: str) -> Path:
+    folder = tmp_path / "conv"
+    folder.mkdir(exist_ok=True)
+    (folder / "chapter.yaml").write_text(
+        "id: conv\ntitle: P\nsnapshot: {file: ch.md}\nconventions:\n  precision_denominator:\n"
+        f"    value: number returned\n    quote: {quote}\n", encoding="utf-8")
+    (folder / "ch.md").write_text(prose, encoding="utf-8")
+    (folder / "claims.yaml").write_text("claims: []\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("sentence, denial", [
+    ("It is a common mistake to think that P@k divides by the number of results returned.", "think that"),
+    ("Never assume P@k divides by the number of results returned.", "Never"),
+    ("Some readers believe that P@k divides by the number of results returned.", "believe that"),
+    ("That P@k divides by the number of results returned is a myth.", "is a myth"),
+    ("We do not say that P@k divides by the number of results returned.", "not"),
+    ("Some readers, wrongly, believe that P@k divides by the number of results returned.", "believe that"),
+])
+def test_a_convention_quoted_from_a_sentence_that_denies_it_stops_the_load(tmp_path, sentence, denial):
+    """The quote "P@k divides by the number of results returned" is printed, but inside a sentence saying the
+    opposite: it turned the contradicted P@4 = 1/2 (1/4 over k) into qualified, as if the text stated it."""
+    folder = _convention_chapter(tmp_path, f"# P@k\n\n{sentence} At cutoff four, one relevant result gives "
+                                 "P@4 = 1/2.\n", "P@k divides by the number of results returned")
+    with pytest.raises(RegisterError) as caught:
+        load_chapter(folder)
+    assert caught.value.field == "conventions.precision_denominator.quote"
+    assert f"held only by a sentence that denies or doubts it ({denial!r})" in caught.value.message
+
+
+@pytest.mark.parametrize("sentence", [
+    "Here P@k divides by the number of results returned, not by k.",
+    "Unlike trec_eval, P@k divides by the number of results returned.",
+    "It is a mistake to divide by k. P@k divides by the number of results returned.",
+    "Some think otherwise; P@k divides by the number of results returned.",
+    "P@4 is 0.5, not 0.25, because P@k divides by the number of results returned.",
+])
+def test_a_convention_quoted_from_a_sentence_that_states_it_loads(tmp_path, sentence):
+    folder = _convention_chapter(tmp_path, f"# P@k\n\n{sentence}\n", "P@k divides by the number of results returned")
+    assert load_chapter(folder).declared is not None

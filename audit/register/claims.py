@@ -7,6 +7,8 @@ the claim id and the field.
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import yaml
@@ -170,14 +172,49 @@ def _check_convention_quotes(identity, register, snapshot, chapter_path: Path, c
         for name, entry in (spec or {}).items():
             for i, item in enumerate(entry if isinstance(entry, list) else [entry]):
                 quote = getattr(item, "quote", "")
+                where = f"conventions.{name}" + (f"[{i}]" if isinstance(entry, list) else "") + ".quote"
+                denial = _denied(body, plain(quote)) if quote and plain(quote) in body else None
+                if denial:
+                    raise RegisterError(f"the quote {quote[:120]!r} is held only by a sentence that denies or doubts "
+                                        f"it ({denial!r}): a convention rests on what the text states; quote a "
+                                        f"sentence that states it, or leave the quote out", file=str(path),
+                                        claim=claim_id, field=where)
                 if quote and plain(quote) not in body:
-                    where = f"conventions.{name}" + (f"[{i}]" if isinstance(entry, list) else "") + ".quote"
                     hidden = plain(quote) in plain(snapshot.text)
                     raise RegisterError(f"the quote {quote[:120]!r} is " + (
                         "printed only where a reader of the rendered chapter never sees it (a comment or a hidden "
                         "element)" if hidden else "not in the chapter's text") + ": a convention rests on what the "
                         "text says; quote the sentence that states it, or leave the quote out", file=str(path),
                         claim=claim_id, field=where)
+
+
+#: Words before a quote, in its sentence, that deny or doubt what follows ("It is a myth that …", "Never assume …",
+#: "Some readers think …"), and words right after it that do ("… is wrong").
+_DENIED_BEFORE = re.compile(r"\b(?:not|never|no|nor|neither|\w+n't|cannot|false(?:ly)?|untrue|myth|mistaken(?:ly)?|"
+                            r"mistake|misconception|wrong(?:ly)?|incorrect(?:ly)?|erroneous(?:ly)?|"
+                            r"(?:claims?|thinks?|believes?|assumes?|supposes?|pretends?) that)\b", re.IGNORECASE)
+_DENIED_AFTER = re.compile(r"^\W{0,3}(?:is|are|was|were)\s+(?:not|false|wrong|untrue|incorrect|mistaken|a myth|"
+                           r"a mistake|a misconception)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?;]\s|\x00")
+_CLAUSE = re.compile(r"[,;—–()]|\b(?:because|since|but|and|so|while|whereas|although|though)\b", re.IGNORECASE)
+
+
+def _denied(body: str, quote: str) -> str | None:
+    """The words denying or doubting ``quote`` in the sentence of each place ``body`` prints it, when every place
+    does (one sentence stating it is enough); None otherwise."""
+    found = None
+    start = body.find(quote)
+    while start != -1:
+        ends = [m.end() for m in _SENTENCE_END.finditer(body, max(0, start - 400), start)]
+        before = body[ends[-1] if ends else max(0, start - 400):start]
+        before = _CLAUSE.split(before)[-1]  # "… is 0.0028, not 0, because <quote>": the denial is another clause's
+        after = body[start + len(quote):start + len(quote) + 60]
+        words = _DENIED_BEFORE.findall(before) or [m.group(0).strip() for m in [_DENIED_AFTER.search(after)] if m]
+        if not words:
+            return None
+        found = found or words[-1]
+        start = body.find(quote, start + 1)
+    return found
 
 
 def _readings_used(register: "ClaimsFile") -> frozenset[tuple[str, str]]:
