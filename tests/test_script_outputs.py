@@ -103,7 +103,7 @@ def test_each_printed_line_is_paired_with_its_print():
 
 def test_output_lines_that_cannot_be_told_apart_are_not_paired():
     in_a_loop = WRONG.replace('print(recall_at_k(["a"], {"a", "b"}, 1))',
-                              'for k in (1,):\n    print(recall_at_k(["a"], {"a", "b"}, k))')
+                              'for k in cutoffs:\n    print(recall_at_k(["a"], {"a", "b"}, k))')
     with_sep = WRONG.replace('print(recall_at_k(["a"], {"a", "b"}, 1))', 'print(recall_at_k(["a"], {"a", "b"}, 1), end="")')
     one_line_short = WRONG.replace("0.5\n1.0\n", "0.5\n")
     for text in (in_a_loop, with_sep, one_line_short):
@@ -192,3 +192,56 @@ def test_a_wrong_listings_comments_are_corrected_with_it_and_the_rerun_is_clean(
     right.mkdir()
     claim = audit_text(right, text.replace("# 1.0", "# 0.75"), CLAIMS, title="Right").claims[0]
     assert claim.verdict == "contradicted" and "not the printed 0.75" in claim.reason, claim.reason
+
+
+LOOP = WRONG.replace('print(recall_at_k(ranking, {"a", "b"}, 4))\nprint(recall_at_k(["a"], {"a", "b"}, 1))',
+                     'for k in (1, 2, 4):\n    print(k, recall_at_k(ranking, {"a", "b"}, k))').replace(
+    "0.5\n1.0\n", "1 1.0\n2 0.5\n4 0.5\n")
+
+
+def test_a_loop_over_literal_cutoffs_gives_each_pass_its_line():
+    """``for k in (1, 2, 4): print(k, f(…, k))`` writes one line per pass: each pass is an example of its own, the
+    call with k replaced by that pass's value, placed where the call is printed. ``range`` of literals too; a loop
+    over a name, or one whose body does more than print, gives none."""
+    pairs = [(source, shown) for _, source, shown in script_outputs(LOOP)]
+    assert pairs == [("1", "1"), ("recall_at_k(ranking, {'a', 'b'}, 1)", "1.0"), ("2", "2"),
+                     ("recall_at_k(ranking, {'a', 'b'}, 2)", "0.5"), ("4", "4"),
+                     ("recall_at_k(ranking, {'a', 'b'}, 4)", "0.5")]
+    assert {LOOP[at:at + 12] for at, source, _ in script_outputs(LOOP) if source.startswith("recall")} == \
+        {"recall_at_k("}
+    ranged = LOOP.replace("(1, 2, 4)", "range(1, 4)").replace("4 0.5", "3 0.6666666666666666")
+    assert [shown for _, source, shown in script_outputs(ranged) if source.startswith("recall")] == \
+        ["1.0", "0.5", "0.6666666666666666"]
+    busy = LOOP.replace("    print(k,", "    k2 = k\n    print(k,")
+    assert script_outputs(busy) == []
+
+
+def test_a_wrong_value_in_a_loop_table_is_found_and_the_patch_corrects_that_line(tmp_path, monkeypatch):
+    """R@k of [a, x, b, y] for {a, b}: 1/2, 1/2, 2/2 at k = 1, 2, 4; the listing dividing by k gives 1.0, 0.5, 0.5,
+    the table it prints. Before, a table printed in a loop was passed over. The patch corrects the listing and the
+    lines at k = 1 and 4, and leaves the right 0.5 at k = 2, which prints the same word as the wrong one at k = 4."""
+    text = _patched(tmp_path, monkeypatch, "loop", LOOP)
+    assert "```text\n1 0.5\n2 0.5\n4 1.0\n```" in text, text
+
+
+def test_a_right_listing_under_a_wrong_loop_table_is_contradicted_naming_the_pass(tmp_path):
+    right = tmp_path / "right"
+    right.mkdir()
+    fixed = LOOP.replace("/ k\n", "/ len(relevant)\n").replace("1 1.0\n2 0.5\n4 0.5", "1 0.5\n2 0.5\n4 0.75")
+    claim = audit_text(right, fixed, CLAIMS, title="Right").claims[0]
+    assert claim.verdict == "contradicted", claim.reason
+    assert "recall_at_k(ranking, {'a', 'b'}, 4)" in claim.reason and "not the printed 0.75" in claim.reason, claim.reason
+
+
+def test_a_printed_expression_around_the_call_is_named_as_not_checked(tmp_path):
+    """``print(1 - recall_at_k(…))`` prints the expression's value, not the call's; the audit does not compute it,
+    so the line was passed over in silence (its 0.5 is wrong: 1 - 2/2 = 0.0). It is named as not checked."""
+    text = RIGHT.replace('print(round(recall_at_k(["a", "x", "y"], {"a", "b", "c"}, 3), 3))',
+                         'print(round(recall_at_k(["a", "x", "y"], {"a", "b", "c"}, 3), 3))\n'
+                         'print(1 - recall_at_k(["a", "x", "b"], {"a", "b"}, 3))').replace("0.0\n0.333\n",
+                                                                                         "1.0\n0.333\n0.5\n")
+    folder = tmp_path / "expression"
+    folder.mkdir()
+    claim = audit_text(folder, text, CLAIMS, title="Expression").claims[0]
+    assert 'the text prints `1 - recall_at_k(["a", "x", "b"], {"a", "b"}, 3)` as the output “0.5”: an expression ' \
+           "around recall_at_k() the audit does not compute, not checked" in claim.reason, claim.reason

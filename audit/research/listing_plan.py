@@ -279,13 +279,15 @@ def _printed_span(snapshot: str, call, new: str, after: int = 0) -> tuple[int, i
     """The span of the value the text prints after a shown call (``call``: the claim's ``calls`` entry) and the text
     that replaces it; ``after``: the offset of the listing the claim means (its call is looked for there first, not at
     a call of an earlier version of the function). Raises ``Skip`` when it cannot be placed."""
-    from audit.text.coverage import printed_after
+    from audit.text.coverage import printed_after, printed_in_block
     from audit.text.doctests import place
     at = place(snapshot, call.call, call.given, after) or 0  # the place where its names are bound as the claim says
     found = printed_after(snapshot, call.call, str(call.returns), at)
-    if found is None:
+    # a pass of a printing loop: its call is printed with the loop's name, its line is in the output block
+    where = found[1] if found is not None else printed_in_block(snapshot, call.call, str(call.returns))
+    if where is None:
         raise Skip(f"the value printed after `{call.call}` cannot be placed in the text; the finding gives it")
-    return found[1], found[1] + len(str(call.returns)), new
+    return where, where + len(str(call.returns)), new
 
 
 def _recheck_listing(new_claim, chapter: Chapter, ms: Measurements, snapshot: str, spans, rechecks, what: str) -> str:

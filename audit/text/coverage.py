@@ -35,6 +35,8 @@ quote overlaps it.
 
 from __future__ import annotations
 
+import ast
+import copy
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -523,16 +525,59 @@ def covered_by(part: Part, uses: list[Use]) -> list[str]:
 def script_outputs(text: str) -> list[tuple[int, str, str]]:
     """What a fenced listing prints at its top level and the output block right after it shows, paired line by line:
     (where the printed expression begins in ``text``, its source, what the output line shows of it). Only where
-    every print of the block is a top-level ``print(…)`` and the output block has as many non-blank lines, so each
-    line is the one its print wrote. A print of several arguments (``print("P@3:", f(…))``, joined by spaces or a
-    literal ``sep``) or of an f-string (``print(f"P@3 = {f(…):.4f}")``) gives each printed expression the part of
-    its line it wrote, where the line reads as the print writes it (literal parts as printed, each value one word;
-    a format spec other than ``.Nf``/``.Ng`` gives none). A listing that prints in a loop, with ``end``, or whose
-    output lines cannot be told apart gives none."""
+    every print of the block is a top-level ``print(…)``, or one in the body of a top-level loop over literal values
+    (``for k in (1, 3, 5):`` or ``range(…)`` of literals, whose body only prints), and the output block has as many
+    non-blank lines as the prints write, so each line is the one its print wrote. In a loop, each pass is its own
+    example: its expression's source with the loop's name replaced by that pass's value (``precision_at_k(r, rel,
+    3)``), placed where the expression is printed. A print of several arguments (``print("P@3:", f(…))``, joined by
+    spaces or a literal ``sep``) or of an f-string (``print(f"P@3 = {f(…):.4f}")``) gives each printed expression
+    the part of its line it wrote, where the line reads as the print writes it (literal parts as printed, each value
+    one word; a format spec other than ``.Nf``/``.Ng`` gives none). A listing that prints elsewhere, with ``end``,
+    or whose output lines cannot be told apart gives none."""
+    return [(at, source, shown) for at, source, shown, _ in _script_lines(text)]
+
+
+def printed_in_block(text: str, source: str, shown: str) -> int | None:
+    """Where the output block after a listing shows ``shown`` as what its print of ``source`` wrote (``script_outputs``:
+    the source as it runs, a loop's name replaced by its value), or None."""
+    for _, printed, words, line_at in _script_lines(text):
+        if printed == source and words == shown:
+            line = text[line_at:text.find("\n", line_at) if "\n" in text[line_at:] else len(text)]
+            found = re.search(rf"(?<![\w.]){re.escape(shown)}(?![\w.]|\.?\d)", line)
+            return line_at + found.start() if found else None
+    return None
+
+
+_LOOP_PASSES = 50  # passes of a printing loop read at most
+
+
+def _loop_values(node) -> list | None:
+    """The values a top-level ``for`` loop's name takes, when they are literals (a list or tuple of constants, or
+    ``range`` of integer literals) and at most ``_LOOP_PASSES``; None otherwise."""
+    import ast
+    it = node.iter
+    if isinstance(it, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) for e in it.elts):
+        values = [e.value for e in it.elts]
+    elif isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and not it.keywords \
+            and 1 <= len(it.args) <= 3 and all(isinstance(a, ast.Constant) and type(a.value) is int for a in it.args):
+        values = list(range(*(a.value for a in it.args))[:_LOOP_PASSES + 1])
+    else:
+        return None
+    return values if len(values) <= _LOOP_PASSES else None
+
+
+def _script_lines(text: str) -> list[tuple[int, str, str, int]]:
+    """``script_outputs``, each with where its output line begins in ``text``."""
     import ast
 
     from audit.text.listings import find_listings
     from audit.text.python_code import parse_code
+
+    def plain_print(n) -> bool:
+        return isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) \
+            and n.value.func.id == "print" and bool(n.value.args) and all(
+                k.arg == "sep" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)
+                for k in n.value.keywords)
 
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     out = []
@@ -546,24 +591,32 @@ def script_outputs(text: str) -> list[tuple[int, str, str]]:
             tree = parse_code(listing.code)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             continue
-        prints = [n for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
-                  and isinstance(n.value.func, ast.Name) and n.value.func.id == "print"]
+        passes: list[tuple[object, dict]] = []   # (print statement, the loop name's value in this pass)
+        for n in tree.body:
+            if plain_print(n):
+                passes.append((n, {}))
+            elif isinstance(n, ast.For) and isinstance(n.target, ast.Name) and not n.orelse \
+                    and all(plain_print(b) for b in n.body) and (values := _loop_values(n)) is not None:
+                passes += [(b, {n.target.id: v}) for v in values for b in n.body]
         every = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "print"]
-        if not prints or len(every) != len(prints) or any(not p.value.args or any(
-                k.arg != "sep" or not isinstance(k.value, ast.Constant) or not isinstance(k.value.value, str)
-                for k in p.value.keywords) for p in prints):
+        if not passes or len(every) != len({id(p) for p, _ in passes}):
             continue
-        lines = [line.strip() for line in text[block[0]:block[1]].split("\n") if line.strip()]
-        if len(lines) != len(prints):
+        lines = [(block[0] + m.start(), m.group(0).strip()) for m in re.finditer(r"[^\n]+", text[block[0]:block[1]])
+                 if m.group(0).strip()]
+        if len(lines) != len(passes):
             continue
-        for node, line in zip(prints, lines):
-            out.extend(_placed(text, starts, listing, node, _printed_parts(node.value, line)))
+        for (node, values), (line_at, line) in zip(passes, lines):
+            parts = _printed_parts(node.value, line)
+            out.extend((at, source, shown, line_at)
+                       for at, source, shown in _placed(text, starts, listing, node, parts, values))
     return out
 
 
-def _placed(text: str, starts: list[int], listing, node, parts: list) -> list[tuple[int, str, str]]:
+def _placed(text: str, starts: list[int], listing, node, parts: list,
+            values: dict | None = None) -> list[tuple[int, str, str]]:
     """``parts`` ((expression, what is printed of it) of the listing's statement ``node``) as (where the expression
-    begins in ``text``, its source, what is printed); an expression over several lines is left out."""
+    begins in ``text``, its source, what is printed); an expression over several lines is left out. ``values``: a
+    loop's name and its value in this pass, put in the source in place of the name."""
     import ast
 
     row = listing.start - 1 + node.lineno - 1
@@ -573,9 +626,24 @@ def _placed(text: str, starts: list[int], listing, node, parts: list) -> list[tu
         if not source or "\n" in source:
             continue
         at = text.find(source, starts[row])
-        if at >= 0:
-            out.append((at, source, shown))
+        if at < 0:
+            continue
+        if values and any(isinstance(n, ast.Name) and n.id in values for n in ast.walk(expression)):
+            source = ast.unparse(_Substitute(values).visit(copy.deepcopy(expression)))
+        out.append((at, source, shown))
     return out
+
+
+class _Substitute(ast.NodeTransformer):
+    """A loop's names replaced by their values in this pass."""
+
+    def __init__(self, values: dict):
+        self.values = values
+
+    def visit_Name(self, node):
+        if node.id in self.values and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Constant(self.values[node.id]), node)
+        return node
 
 
 #: A comment saying what the statement before it on its line gives: ``# 0.6667``, ``# Output: 0.6667``,

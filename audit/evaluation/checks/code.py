@@ -368,9 +368,14 @@ def prepare(claim: CodeClaim, chapter: Chapter, evidence: Evidence) -> Prepared:
                                                                            defaults, [r.line for r in rebound])]})
     start, end = in_force(chapter.snapshot.text, claim.quote, claim.function, claim.occurrence)
     for call, output in text_calls.unread_examples(chapter.snapshot.text, claim.function, start, end):
-        if not any(c.call == call for c in claim.calls):
+        if any(c.call == call for c in claim.calls):
+            continue
+        if unwrapped(call).startswith(f"{claim.function}("):
             evidence.notes.append(f"the text's example `{clean(call)}` prints {quote('the output', output)}, which "
                                   "is not one value the audit reads: not checked")
+        else:
+            evidence.notes.append(f"the text prints `{clean(call)}` as {quote('the output', output)}: an expression "
+                                  f"around {claim.function}() the audit does not compute, not checked")
     shown = [shown_arguments(claim, c.call, params, defaults, c.given) for c in claim.calls]
     # how the text calls the function (the container of the relevant documents, the type of the IDs): the harness
     # calls it so

@@ -439,9 +439,16 @@ def unread_examples(text: str, function: str, start: int = 0, end: int | None = 
     audit reads (``<0.1>``, ``0.2  # P@2``, several lines): (call, output) pairs, each named in the finding as not
     checked, so that no example the text prints is passed over in silence."""
     from audit.model.values import parse_claimed
+    from audit.text.coverage import comment_outputs, script_outputs
     from audit.text.doctests import examples, unwrapped
 
     out = []
+    # a listing's print of an expression around the call (``print(1 - f(…))``, ``f(…) * 100``): its value is not the
+    # call's, and the audit does not compute the expression
+    for at, source, shown in sorted([*script_outputs(text), *comment_outputs(text)]):
+        if start <= at and (end is None or at < end) and re.search(rf"(?<![\w.]){re.escape(function)}\s*\(", source) \
+                and not unwrapped(source).startswith(f"{function}("):
+            out.append((source, shown))
     for e in examples(text):
         if e.offset < start or (end is not None and e.offset >= end) or e.raises is not None:
             continue
