@@ -2,8 +2,8 @@
 is, the conventions its value on one query can depend on, its cutoff and parameters, how queries combine, where
 it is defined), and ``MeasureSpec``, one measure as a claim names it.
 
-A declaration only: the exact definitions are the chapter evaluator's (``audit.evaluation.evaluator``, one per
-name here), and the names ir-measures does not define are declared to its parser in ``audit.measures.names``.
+A declaration only: the exact definitions are the chapter's (``audit.evaluation.definitions``, ``DEFINITIONS``, one
+per name here), and the names ir-measures does not define are declared to its parser in ``audit.measures.names``.
 Every stage reads the catalogue; it imports nothing of the package.
 """
 
@@ -45,7 +45,7 @@ class MeasureDef:
     one query can depend on, its cutoff (``required``, ``optional`` or ``none``), the parameters it takes
     besides the cutoff, whether its value lies in [0, 1], how queries are combined (``mean``, ``sum`` or
     ``geometric``), and where it is defined. Its exact definition is the chapter evaluator's
-    (``audit.evaluation.evaluator``)."""
+    (``audit.evaluation.definitions``)."""
 
     name: str
     title: str
@@ -68,7 +68,7 @@ def _measure(*args, **kwargs) -> tuple[str, MeasureDef]:
 
 
 #: The measures, by ir-measures name. Adding a measure is one entry here, its exact definition in
-#: ``audit.evaluation.evaluator`` (and, for a name ir-measures does not define, one declaration in
+#: ``audit.evaluation.definitions`` (and, for a name ir-measures does not define, one declaration in
 #: ``audit.measures.names``); each reference adapter says for itself which of them it computes.
 CATALOGUE: dict[str, MeasureDef] = dict((
     _measure("P", "precision at k", _BINARY | {"precision_denominator"},
