@@ -275,6 +275,7 @@ claims:
 """
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 def test_a_revision_elsewhere_reuses_the_proposals_recheck(tmp_path):
     """R1 is qualified (ir-measures and ranx keep the last copy of a repeated ID: test_verdicts), so the proposal
     adds a caveat, re-checked by running the probe on every reference with nothing cached. Revising C1's number
@@ -546,6 +547,7 @@ def _tmpfs(path: Path, size: str) -> bool:
         return False
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="mounts a small disk (root only)")
 def test_a_full_numba_cache_disk_gets_a_hint(tmp_path):
     """ranx compiling into a full NUMBA_CACHE_DIR fails with "[Errno 28] No space left on device": the claims are

@@ -25,6 +25,7 @@ def standard():
                       expected=DATA / "out.test.a")
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 @needs_data
 def test_every_implementation_matches_trec_eval_expected_all_values(standard):
     """out.test.a is trec_eval 10.0's own output on these files; printed to 4 decimals."""
@@ -34,6 +35,7 @@ def test_every_implementation_matches_trec_eval_expected_all_values(standard):
             assert round(impl.mean, 4) == expected[TREC[m.measure]], (m.measure, impl.implementation)
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 @needs_data
 def test_tie_caused_disagreement_on_query_301_is_found_and_explained(standard):
     """Query 301 has relevant and non-relevant documents with equal scores (trec_eval: docno descending;
@@ -96,6 +98,7 @@ def test_comment_lines_are_reported_with_their_line_numbers():
     assert all(v.startswith("fails") for v in qrels.readers.values())
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 def test_bad_input_is_a_clear_error_with_the_line(tmp_path):
     qrels = tmp_path / "q"
     qrels.write_text("1 0 a 1\n1 0 b 0\n", encoding="utf-8")

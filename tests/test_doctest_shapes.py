@@ -260,6 +260,7 @@ def test_a_numpy_listing_called_with_an_array_is_checked_with_arrays(tmp_path):
     assert "k = 0" in result.reason and "nan" in result.reason and "TypeError" not in result.reason
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 def test_a_printed_value_the_corrected_listing_returns_is_not_asked_to_change():
     """tinyrank's `ndcg_at_k_fast` (the labelled corpus) computes linear gain where its docs state exponential; its
     doctest prints 0.5026181950067097, which the corrected listing returns (the double of the exact

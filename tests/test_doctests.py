@@ -384,6 +384,7 @@ def test_significant_digits_count_from_the_first_nonzero_digit():
 
 # --- the module's verdicts --------------------------------------------------------------------------------------------
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 def test_references_give_r_precision_zero_where_the_doctest_prints_one_half():
     """R-precision of [0, 1, 0] with one relevant document is P@1 = 0 (Buckley and Voorhees 2000); asked directly,
     trec_eval (pytrec_eval 0.5.11 Rprec), ir-measures (Rprec) and ranx (r-precision) all give 0.0."""

@@ -194,6 +194,7 @@ def listings(tmp_path_factory):
     return {c.id: c for c in report.claims}
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 @pytest.mark.parametrize(("cid", "what"), [
     ("L1", "writes an annotation as a string of code"),
     ("L2", "reaches an attribute by a name held in a string (attrgetter)"),
@@ -207,6 +208,7 @@ def test_a_listing_that_reaches_the_interpreter_by_a_string_is_not_certified(lis
     assert "not certified" in listings[cid].reason and what in listings[cid].reason
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 @pytest.mark.parametrize("cid", ["L4", "L5"])
 def test_a_listing_wrong_only_on_long_rankings_or_trec_docnos_is_contradicted(listings, cid):
     """R@k on a ranking of 1,000 (or of TREC docnos such as LA000189-0001) is hits/|R|; these return 1 − that
@@ -215,12 +217,14 @@ def test_a_listing_wrong_only_on_long_rankings_or_trec_docnos_is_contradicted(li
     assert "Wrong on ordinary input" in listings[cid].reason
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 def test_a_module_level_statement_that_changes_what_the_function_uses_runs_with_it(listings):
     """``SIGN.insert(0, -1)`` after the def runs for a reader who runs the block: the function then returns
     1 − recall on every input (it was dropped as an example call, and the listing was supported)."""
     assert listings["L6"].verdict == "contradicted", listings["L6"].reason
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 def test_a_doctest_the_register_misquotes_is_still_checked_as_printed(listings):
     """The register says the call returns 0.5 (right: 1 of the 2 relevant in the first two); the docstring prints
     0.9. The text's own doctest is a claim of the text, checked as printed, and its fix is a checked hunk."""
@@ -229,6 +233,7 @@ def test_a_doctest_the_register_misquotes_is_still_checked_as_printed(listings):
     assert "not the printed 0.9" in claim.reason
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 @pytest.mark.parametrize("cid", ["L8", "L9"])
 def test_a_listing_whose_answer_depends_on_earlier_calls_is_contradicted(listings, cid):
     """A caller computes R@k for one ranking at k = 1, 2, 3 in one process. r_memo keeps the first answer per
@@ -239,6 +244,7 @@ def test_a_listing_whose_answer_depends_on_earlier_calls_is_contradicted(listing
                                            "arguments"), listings[cid].reason
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 @pytest.mark.parametrize(("cid", "why"), [
     ("L11", "1 − recall on the first call in a process, recall after: a reader's first call gets the wrong value"),
     ("L12", "a memo keyed on the objects passed, not on k: R@1 then R@3 of one list give R@1 twice"),
@@ -254,6 +260,7 @@ def test_a_listing_wrong_as_a_reader_calls_it_is_contradicted(listings, cid, why
     assert claim.verdict == "contradicted", (why, claim.reason)
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 def test_a_listing_that_changes_its_arguments_is_contradicted(listings):
     """r_mutates adds a made-up ID to the caller's relevant set: the caller's next call with the same set divides by
     one more. Its own answer is right once, so what shows it is the same call made again."""

@@ -59,6 +59,7 @@ Counted the way the dashboard asks, MRR with every judged query counted, run B s
 '''
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 def test_the_right_values():
     import pytrec_eval
     from ranx import Qrels, Run, evaluate

@@ -766,6 +766,7 @@ claims:
 """
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 def test_listings_over_a_run_are_rewritten_each_hunk_placed_at_its_line_as_read_and_the_rerun_is_clean(tmp_path):
     """M1 walks each query's score mapping as listed (contradicted: ranked as listed, not by score); M2 cuts at k + 1
     and divides by k (contradicted). Both get corrected listings over the run; the second hunk's heading gives its

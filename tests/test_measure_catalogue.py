@@ -74,6 +74,7 @@ def _chapter(spec, judgements, ranking, reading) -> Fraction:
     return E.evaluate_query(spec, judgements, ranking, {**D.DEFAULT_READING, **reading})
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 def test_every_measure_has_a_reference(outcomes) -> None:
     """A measure in the catalogue that no reference computes could only be checked against itself."""
     _, _, by_ref = outcomes
@@ -82,6 +83,7 @@ def test_every_measure_has_a_reference(outcomes) -> None:
         assert any(o[key].status == "ok" for o in by_ref.values()), text
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 @pytest.mark.parametrize("text", MEASURES)
 @pytest.mark.parametrize("reference", ("pytrec_eval", "ir_measures", "ranx"))
 def test_definition_matches_reference(outcomes, text: str, reference: str) -> None:
@@ -104,6 +106,7 @@ def test_definition_matches_reference(outcomes, text: str, reference: str) -> No
     assert len(outcome.per_query) >= len(qrels) - sum(1 for j in qrels.values() if not j)
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 def test_ranx_rbp_differs_from_binary_rbp_by_its_gain(outcomes) -> None:
     """ranx's rbp weighs a relevant document by its grade (ranx/metrics/rank_biased_precision.py:
     ``weighted_hit_list[i] = qrels[j, 1]``); Moffat & Zobel 2008's RBP counts it as 1. On a query with a

@@ -74,6 +74,7 @@ def _result(process: subprocess.Popen) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # a long end-to-end run (docs/development.md)
 def test_cached_containers_change_no_value_and_are_served_from_the_cache():
     plain = _start("plain")  # compiles every container function anew: the slow one, run alongside
     first = _result(_start("cached"))   # fills the cache for any signature not yet in it
