@@ -25,6 +25,9 @@ _ROLES = {"ranking": ("ranking", "retrieved", "run", "results", "docs", "ranked"
                             "relevance", "ranked_grades", "scores_true"),
           "qrels": ("qrels", "judgments", "judgements", "grades_by_doc", "relevance", "rel_map", "labels"),
           "judged grades": ("judged", "judged_grades", "all_grades", "pool_grades", "ideal_grades"),
+          "relevant count": ("total_relevant", "num_relevant", "n_relevant", "relevant_count", "num_rel", "n_rel",
+                             "total_rel", "number_relevant", "num_relevant_docs", "total_relevant_docs",
+                             "n_relevant_docs", "relevant_total"),
           "cutoffs": ("ks", "cutoffs", "k_values", "k_list", "depths", "cutoff_list"),
           "scores": ("scores", "score_map", "doc_scores", "scored", "scores_by_doc", "predictions_scores"),
           "scored pairs": ("pairs", "scored_pairs", "ranked_pairs", "scored_docs", "results_with_scores"),
@@ -88,6 +91,8 @@ def _role(name: str, hint: str) -> str | None:
     low = name.lower()
     if low in _ROLES["cutoff"]:
         return "cutoff"
+    if low in _ROLES["relevant count"] and (not hint or hint.strip() in ("int", "int | None", "Optional[int]")):
+        return "relevant count"
     for role in ("cutoffs", "scored pairs", "ranked grades by query", "per-query values"):
         if low in _ROLES[role]:
             return role

@@ -471,7 +471,8 @@ class PropertyClaim(ClaimBase):
 
 
 #: What a listing's function may take, by the role each argument plays (``CodeClaim.arguments``).
-CODE_ROLES = ("ranking", "relevant set", "cutoff", "cutoffs", "ranked grades", "judged grades", "qrels", "scores",
+CODE_ROLES = ("ranking", "relevant set", "cutoff", "cutoffs", "ranked grades", "judged grades", "relevant count",
+              "qrels", "scores",
               "scored pairs", "run", "scored run", "qrels by query", "ranked grades by query", "per-query values",
               "constant")
 
@@ -480,6 +481,10 @@ CODE_ROLES = ("ranking", "relevant set", "cutoff", "cutoffs", "ranked grades", "
 #: every judged grade of the query (in no particular order; what an ideal DCG is sorted from), or a {document: grade}
 #: mapping of one query's judgements.
 GRADED_ROLES = ("ranked grades", "judged grades", "qrels")
+
+#: The number of relevant documents the query has (|R|, those not retrieved included), which a listing over ranked
+#: grades cannot count from them: ``recall_at_k(r, k, total_relevant)``.
+COUNT_ROLES = ("relevant count",)
 
 
 #: The roles that hand a listing one query's ranking as scores: a {document: score} mapping, or a list of

@@ -44,6 +44,9 @@ def role_problem(roles: set[str], shape: str = "number") -> str:
         return "one query's ranking is given once: as a ranking, ranked grades, scores or scored pairs"
     if "cutoff" in roles and "cutoffs" in roles:
         return "a function takes a cutoff or a list of cutoffs, not both"
+    if "relevant count" in roles and not roles & {"ranked grades"}:
+        return ("relevant count (|R|, the number of relevant documents of the query) goes with ranked grades, which "
+                "cannot count the relevant documents not retrieved")
     if "cutoffs" in roles and shape != "at each k":
         return f"shape {shape!r}: a function taking a list of cutoffs returns the measure at each k (shape: at each k)"
     if shape == "per query" and not multi - {"per-query values"}:

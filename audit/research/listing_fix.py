@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from audit.register.claims import CodeClaim, parameter_defaults
 from audit.measures.syntax import parse as parse_measure
 
-_SINGLE = {"ranking", "relevant set", "qrels", "ranked grades", "judged grades", "cutoff", "scores", "scored pairs"}
+_SINGLE = {"ranking", "relevant set", "qrels", "ranked grades", "judged grades", "relevant count", "cutoff", "scores",
+           "scored pairs"}
 #: The parameter added when only the ranked grades are given and the measure needs every judged grade.
 JUDGED = "judged"
 
@@ -126,7 +127,9 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
         grades = by_role["ranked grades"]
         item, walked, grade = "g", grades, "g"
         is_relevant = f"g >= {level}"
-        if "judged grades" in by_role:
+        if "relevant count" in by_role and name != "nDCG":  # |R| is given: no judged grade is needed
+            judged = None
+        elif "judged grades" in by_role:
             judged = by_role["judged grades"]
             defaults = parameter_defaults(source, claim.function)
             if judged in defaults and defaults[judged] is None:  # an optional judged-grades argument
@@ -141,7 +144,7 @@ def write(claim: CodeClaim, reading: dict[str, str], source: str) -> Rewrite:
             judged = optional = JUDGED
         else:
             judged = grades
-        count_r = f"sum(1 for g in {judged} if g >= {level})"
+        count_r = by_role["relevant count"] if judged is None else f"sum(1 for g in {judged} if g >= {level})"
     else:
         raise NotWritten("the function takes neither a ranking nor ranked grades")
     if k is not None and k in parameter_defaults(source, claim.function) \

@@ -540,11 +540,9 @@ def script_outputs(text: str) -> list[tuple[int, str, str]]:
 def printed_in_block(text: str, source: str, shown: str) -> int | None:
     """Where the output block after a listing shows ``shown`` as what its print of ``source`` wrote (``script_outputs``:
     the source as it runs, a loop's name replaced by its value), or None."""
-    for _, printed, words, line_at in _script_lines(text):
+    for _, printed, words, word_at in _script_lines(text):
         if printed == source and words == shown:
-            line = text[line_at:text.find("\n", line_at) if "\n" in text[line_at:] else len(text)]
-            found = re.search(rf"(?<![\w.]){re.escape(shown)}(?![\w.]|\.?\d)", line)
-            return line_at + found.start() if found else None
+            return word_at
     return None
 
 
@@ -567,7 +565,7 @@ def _loop_values(node) -> list | None:
 
 
 def _script_lines(text: str) -> list[tuple[int, str, str, int]]:
-    """``script_outputs``, each with where its output line begins in ``text``."""
+    """``script_outputs``, each with where the words it shows begin in ``text``."""
     import ast
 
     from audit.text.listings import find_listings
@@ -601,22 +599,25 @@ def _script_lines(text: str) -> list[tuple[int, str, str, int]]:
         every = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "print"]
         if not passes or len(every) != len({id(p) for p, _ in passes}):
             continue
-        lines = [(block[0] + m.start(), m.group(0).strip()) for m in re.finditer(r"[^\n]+", text[block[0]:block[1]])
-                 if m.group(0).strip()]
+        lines = [(block[0] + m.start() + len(m.group(0)) - len(m.group(0).lstrip()), m.group(0).strip())
+                 for m in re.finditer(r"[^\n]+", text[block[0]:block[1]]) if m.group(0).strip()]
         if len(lines) != len(passes):
             continue
         for (node, values), (line_at, line) in zip(passes, lines):
-            parts = _printed_parts(node.value, line)
-            out.extend((at, source, shown, line_at)
-                       for at, source, shown in _placed(text, starts, listing, node, parts, values))
+            spans = _printed_spans(node.value, line)
+            where = {id(expression): line_at + start for expression, _, start in spans}
+            out.extend((at, source, shown, where[id(expression)])
+                       for at, source, shown, expression in _placed(text, starts, listing, node,
+                                                                   [(e, w) for e, w, _ in spans], values, True))
     return out
 
 
 def _placed(text: str, starts: list[int], listing, node, parts: list,
-            values: dict | None = None) -> list[tuple[int, str, str]]:
+            values: dict | None = None, expressions: bool = False) -> list[tuple]:
     """``parts`` ((expression, what is printed of it) of the listing's statement ``node``) as (where the expression
     begins in ``text``, its source, what is printed); an expression over several lines is left out. ``values``: a
-    loop's name and its value in this pass, put in the source in place of the name."""
+    loop's name and its value in this pass, put in the source in place of the name; ``expressions``: each with its
+    expression node as well."""
     import ast
 
     row = listing.start - 1 + node.lineno - 1
@@ -630,7 +631,7 @@ def _placed(text: str, starts: list[int], listing, node, parts: list,
             continue
         if values and any(isinstance(n, ast.Name) and n.id in values for n in ast.walk(expression)):
             source = ast.unparse(_Substitute(values).visit(copy.deepcopy(expression)))
-        out.append((at, source, shown))
+        out.append((at, source, shown, expression) if expressions else (at, source, shown))
     return out
 
 
@@ -697,16 +698,20 @@ def _printed_parts(call, line: str) -> list:
     """The (expression, the words of ``line`` it printed) of a ``print(…)`` call whose output line is ``line``:
     its one argument and the whole line; or, for several arguments or an f-string, each value expression and its
     word, where ``line`` reads as the print writes it; none otherwise."""
-    import ast
+    return [(expression, words) for expression, words, _ in _printed_spans(call, line)]
 
+
+def _printed_spans(call, line: str) -> list:
+    """``_printed_parts``, each with where its words begin in ``line``."""
     if len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.JoinedStr):
-        return [(call.args[0], line)]
+        return [(call.args[0], line, 0)]
     sep = next((k.value.value for k in call.keywords if k.arg == "sep"), " ")
     pattern: list[str] = []
     values = []
 
-    def literal(text: str) -> None:
-        pattern.append(re.escape(text))
+    def literal(text: str) -> None:  # a run of blanks as printed may be one or several on the line
+        pattern.append("".join(r"\s+" if piece.isspace() else re.escape(piece)
+                               for piece in re.split(r"(\s+)", text) if piece))
 
     for i, arg in enumerate(call.args):
         if i:
@@ -728,5 +733,5 @@ def _printed_parts(call, line: str) -> list:
             values.append(arg)
     if len(values) > 20:
         return []
-    m = re.fullmatch("".join(pattern), " ".join(line.split()) if sep == " " else line)
-    return list(zip(values, m.groups())) if m else []
+    m = re.fullmatch("".join(pattern), line)
+    return [(value, m.group(i), m.start(i)) for i, value in enumerate(values, start=1)] if m else []

@@ -402,3 +402,20 @@ def declare(units: Iterable[str], options: bool = True) -> dict[str, list[dict[s
 def as_yaml_mapping(declared: dict[str, list[dict[str, str]]]) -> dict[str, object]:
     """One statement → ``{value, quote}``; several → the list (the register accepts both)."""
     return {name: stated[0] if len(stated) == 1 else stated for name, stated in declared.items()}
+
+
+#: A sentence saying the text's relevance is binary: "Binary relevance: 1 = relevant, 0 = not relevant", "the labels
+#: are binary", "relevant (1) or not (0)".
+_BINARY_RELEVANCE = re.compile(
+    r"\bbinary\s+(?:relevance|judge?ments?|labels?|grades?)\b|\b(?:relevance|judge?ments?|labels?|grades?)\s+(?:is|are)"
+    r"\s+binary\b|\b1\s*(?:=|means|for)\s*relevant\b[^.\n]{0,20}\b0\s*(?:=|means|for)\s*(?:not|non|ir)[- ]?relevant\b|"
+    r"\brelevant\s*\(1\)\s*or\s*not\s*\(0\)", re.IGNORECASE)
+
+
+def binary_relevance(text: str) -> str | None:
+    """The sentence of ``text`` saying its relevance is binary (each document relevant, 1, or not, 0), or None."""
+    m = _BINARY_RELEVANCE.search(text)
+    if m is None:
+        return None
+    start = text.rfind("\n", 0, m.start()) + 1  # never past the line: a heading above is no part of it
+    return quote_of(text[start:], m.start() - start)

@@ -32,6 +32,7 @@ from audit.model.values import display
 from audit.model.results import Check
 from audit.text.doctests import unwrapped
 from audit.text.later_bindings import rebound_later
+from audit.text.stated import binary_relevance
 from audit.text.listings import in_force, function_source
 from audit.evaluation.checks.code_inputs import (  # noqa: F401 — read from here too
     REFUSALS,
@@ -49,6 +50,7 @@ from audit.evaluation.checks.code_inputs import (  # noqa: F401 — read from he
     _REPEAT_FIX,
     EDGES,
     ADVISORY,
+    GRADE_EDGE,
     _parameters,
     _function_lines,
     _where,
@@ -471,12 +473,13 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     claim, reading, calls, shown = prep.claim, prep.reading, prep.calls, prep.shown
     source, params, own_guards, listing = prep.source, prep.params, prep.guards, prep.listing
     # IDs of mixed type are outside the input a listing declares by its type hints (``ranking: list[str]``)
-    edges = [text_calls.with_ids(e, calls) for e in edge_inputs(claim)
+    binary = calls.grades == "binary"  # the text's grades are 0 and 1: generated input keeps to them
+    edges = [text_calls.with_ids(e, calls) for e in edge_inputs(claim, binary)
              if not (e.label in ADVISORY and calls.ids_why.startswith("the type hint"))]
     scored_repeats = reading["repeated_ids"] != "reject"
     # an integer-ID text's IDs are often indexes into its own arrays of items: no long rankings of made-up IDs
     generated = [text_calls.with_ids(g, calls) for g in _generated(claim, SAMPLE, SEED, repeats=scored_repeats,
-                                                                    long=calls.ids != "int")]
+                                                                    long=calls.ids != "int", top=1 if binary else 3)]
     items = edges + generated
     deadline = time.monotonic() + CLAIM_BUDGET
     run, calls = _run_as_called(claim, source, params, items, shown, reading, calls, own_guards)
@@ -495,6 +498,8 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     rule = f"{book_rule}'s rule" if book_rule else "the chapter's rule" if stated_rule else "as trec_eval does"
     fixes = {label: fix.format(rule=rule) if _cutoff_role(claim) else fix.format(rule=rule).replace(" before cutting at k", "")
              for label, _, _, _, fix in EDGES}
+    fixes[GRADE_EDGE[0]] = GRADE_EDGE[-1]
+    said_binary = binary_relevance(chapter.snapshot.text) if binary else None
     shown_inputs = [shown_input(claim, values) for values in shown]
     known = [(i, item) for i, item in enumerate(shown_inputs) if item is not None and not _repeats(item)]
     theirs = reference_values(claim, ms, [item for _, item in known], base_reading(declared))
@@ -541,6 +546,9 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
             # calls pass integer IDs (an int() of it, an index into an array of items).
             evidence.scopes.append(f"on {item.label} ({described(claim, item)}) it {problem.replace(chr(39) + 's definition', chr(39) + 's text-ID reading')}"
                                    " — not counted: the chapter does not define IDs that are not text")
+        elif problem and item.label == GRADE_EDGE[0] and said_binary:
+            evidence.scopes.append(f"on {item.label} ({described(claim, item)}) it {problem} — not counted: the text's "
+                                   f"relevance is binary (“{said_binary[:120]}”)")
         elif problem:
             fix = fixes[item.label]
             if "per-query values" in claim.arguments.values() and not any(_call(params, claim, item, reading, calls)):

@@ -154,6 +154,11 @@ EDGES = [
 #: Edge cases whose right answer no chapter defines: reported, not counted against the listing.
 ADVISORY = {"IDs of mixed type"}
 
+#: The case of a grade above 1, tried where the text's calls pass grades 0 and 1 only (``text_calls.binary_grades``):
+#: a binary measure counts a document of grade 2 as relevant, as trec_eval does at its default relevance level.
+GRADE_EDGE = ("a grade of 2", {"a": 2, "b": 0, "c": 1}, 3,
+              "count a document as relevant when its grade is 1 or more (grade >= 1), as trec_eval does")
+
 
 def _parameters(claim: CodeClaim, source: str) -> list[str]:
     """The function's parameters, each mapped to a role; raises ``AuditError`` on a mismatch."""
@@ -284,6 +289,7 @@ def _call(params: list[str], claim: CodeClaim, item: Input, reading=None, calls:
         scores = _scores(item.ranking)
         by_role.update({"ranking": calls.ranking(item.ranking), "relevant set": calls.container(item.relevant),
                         "ranked grades": [qrels.get(str(d), 0) for d in item.ranking],
+                        "relevant count": sum(1 for g in qrels.values() if g >= 1),
                         "judged grades": sorted(qrels.values()), "qrels": DEFAULT_CALLS.judged(item),
                         "scores": dict(scores), "scored pairs": scores})
     values = [defaults[p] if claim.arguments[p] == "constant" and p in defaults else by_role[claim.arguments[p]]
@@ -293,12 +299,13 @@ def _call(params: list[str], claim: CodeClaim, item: Input, reading=None, calls:
             for p, v in zip(params, values)]
 
 
-def _generated(claim: CodeClaim, n: int, seed: int, repeats: bool = False, long: bool = True) -> list[Input]:
+def _generated(claim: CodeClaim, n: int, seed: int, repeats: bool = False, long: bool = True,
+               top: int = 3) -> list[Input]:
     """Well-formed input: distinct string IDs, a non-empty relevant set, 1 ≤ k ≤ len + 2; for a listing that takes
     grades, judgements with grades 0–3 of some of the documents (the rest unjudged), at least one of them ≥ 1.
     ``repeats``: the chapter's rule scores a ranking that repeats an ID (keep first, keep last, count each), so a
     third of the single-query inputs repeat one of their documents at a later rank."""
-    out = _generated_inputs(claim, n, seed, long)
+    out = _generated_inputs(claim, n, seed, long, top)
     if not repeats or _multi(claim) or not sees_ids(claim):
         return out
     rng = random.Random(seed + 1)
@@ -347,13 +354,14 @@ def _with_cutoffs(claim: CodeClaim, items: list[Input], rng: random.Random) -> l
     return out
 
 
-def _generated_inputs(claim: CodeClaim, n: int, seed: int, long: bool = True) -> list[Input]:
-    return _with_cutoffs(claim, _inputs(claim, n, seed, long), random.Random(seed + 2))
+def _generated_inputs(claim: CodeClaim, n: int, seed: int, long: bool = True, top: int = 3) -> list[Input]:
+    return _with_cutoffs(claim, _inputs(claim, n, seed, long, top), random.Random(seed + 2))
 
 
-def _inputs(claim: CodeClaim, n: int, seed: int, long: bool = True) -> list[Input]:
+def _inputs(claim: CodeClaim, n: int, seed: int, long: bool = True, top: int = 3) -> list[Input]:
     """``n`` generated inputs; with ``long``, the last of them are the long rankings of ``LONG`` (for a listing
-    returning a list, at most 250 documents: a list is read back up to the sandbox's 256 entries)."""
+    returning a list, at most 250 documents: a list is read back up to the sandbox's 256 entries). Grades are drawn
+    from 0 … ``top`` (1 where the text's grades are binary: ``text_calls.binary_grades``)."""
     rng = random.Random(seed)
     uses_k = _cutoff_role(claim) == "cutoff"
     graded = _graded(claim) or _multi(claim)
@@ -364,8 +372,8 @@ def _inputs(claim: CodeClaim, n: int, seed: int, long: bool = True) -> list[Inpu
             for q in range(rng.randint(1, 4)):
                 pool = [f"d{i}" for i in range(rng.randint(1, 8))]
                 judged = rng.sample(pool, rng.randint(1, len(pool)))
-                grades = {d: rng.randint(0, 3) for d in judged}
-                grades[rng.choice(judged)] = rng.randint(1, 3)
+                grades = {d: rng.randint(0, top) for d in judged}
+                grades[rng.choice(judged)] = rng.randint(1, top)
                 # every query returns something: a query with an empty ranking is the edge case of its own
                 queries.append((f"q{q + 1}", graded_input(tuple(rng.sample(pool, rng.randint(1, len(pool)))),
                                                           grades, None)))
@@ -378,17 +386,17 @@ def _inputs(claim: CodeClaim, n: int, seed: int, long: bool = True) -> list[Inpu
         k = rng.randint(1, len(ranking) + 2) if uses_k else None
         if graded:
             judged = rng.sample(pool, rng.randint(1, len(pool)))
-            grades = {d: rng.randint(0, 3) for d in judged}
-            grades[rng.choice(judged)] = rng.randint(1, 3)
+            grades = {d: rng.randint(0, top) for d in judged}
+            grades[rng.choice(judged)] = rng.randint(1, top)
             out.append(graded_input(ranking, grades, k))
             continue
         relevant = frozenset(rng.sample(pool, rng.randint(1, len(pool))))
         out.append(Input(ranking, relevant, k))
     if not long:
         return out
-    extra = [i for i in _long_inputs(rng, uses_k, graded) if claim.shape == "number" or len(i.ranking) <= 250]
+    extra = [i for i in _long_inputs(rng, uses_k, graded, top=top) if claim.shape == "number" or len(i.ranking) <= 250]
     if claim.shape != "number":  # a list or mapping compared in full: one as long as is read back
-        extra += _long_inputs(rng, uses_k, graded, LONG_LIST)
+        extra += _long_inputs(rng, uses_k, graded, LONG_LIST, top)
     return out[:max(n - len(extra), 0)] + extra[:n]
 
 
@@ -405,7 +413,7 @@ def docno(i: int) -> str:
     return f"LA{(i // 10000) % 100:02d}0189-{i % 10000:04d}"
 
 
-def _long_inputs(rng: random.Random, uses_k: bool, graded: bool, sizes=LONG) -> list[Input]:
+def _long_inputs(rng: random.Random, uses_k: bool, graded: bool, sizes=LONG, top: int = 3) -> list[Input]:
     out = []
     for length, k, trec in sizes:
         pool = [docno(i) if trec else f"d{i}" for i in range(length + length // 5)]
@@ -413,8 +421,8 @@ def _long_inputs(rng: random.Random, uses_k: bool, graded: bool, sizes=LONG) -> 
         cut = k if uses_k else None
         if graded:
             judged = rng.sample(pool, rng.randint(5, 40))
-            grades = {d: rng.randint(0, 3) for d in judged}
-            grades[judged[0]] = rng.randint(1, 3)
+            grades = {d: rng.randint(0, top) for d in judged}
+            grades[judged[0]] = rng.randint(1, top)
             out.append(graded_input(ranking, grades, cut))
         else:
             out.append(Input(ranking, frozenset(rng.sample(pool, rng.randint(1, 30))), cut))
@@ -564,7 +572,7 @@ def takes_no_ids(claim: CodeClaim) -> bool:
     return not sees_ids(claim) and not {"scores", "scored run"} & set(claim.arguments.values())
 
 
-def edge_inputs(claim: CodeClaim) -> list[Input]:
+def edge_inputs(claim: CodeClaim, binary: bool = False) -> list[Input]:
     """The edge cases (``EDGES``) as the listing's input: graded (the relevant documents judged 1, the other ranked
     ones 0, IDs as text) for a listing taking grades; the run of one query for one over several; the cutoff as the
     one cutoff of a list for a listing taking cutoffs; without a cutoff's cases for one taking none, and without a
@@ -580,6 +588,12 @@ def edge_inputs(claim: CodeClaim) -> list[Input]:
                                            **{str(d): 1 for d in rel}}, None, label)
         else:
             item = Input(tuple(r), frozenset(rel), None, label)
+        if _multi(claim):
+            item = run_input([("q1", item)], None, label)
+        out.append(replace(item, k=k if cut == "cutoff" else None, cutoffs=(k,) if cut == "cutoffs" else ()))
+    if binary and (_graded(claim) or _multi(claim)):  # graded input where the text's grades are 0 and 1
+        label, grades, k, _ = GRADE_EDGE
+        item = graded_input(tuple(grades), dict(grades), None, label)
         if _multi(claim):
             item = run_input([("q1", item)], None, label)
         out.append(replace(item, k=k if cut == "cutoff" else None, cutoffs=(k,) if cut == "cutoffs" else ()))

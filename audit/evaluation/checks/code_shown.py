@@ -116,6 +116,12 @@ def _shown_input(by_role: dict) -> Input | None:
                 elif g != 0:  # a ranked grade that is not judged: the call contradicts itself
                     return None
             judged.update({f"u{i}": g for i, g in enumerate(rest, start=1)})
+        if by_role.get("relevant count") is not None:
+            # |R|: the relevant documents the ranking does not hold were not retrieved
+            count, found = by_role["relevant count"], sum(1 for g in grades if g >= 1)
+            if isinstance(count, bool) or not isinstance(count, int) or count < found:
+                return None  # not a count, or fewer than the ranking holds: the call contradicts itself
+            judged.update({f"u{i}": 1 for i in range(1, count - found + 1)})
         return graded_input(ranking, judged, k, "shown")
     if "qrels" in by_role:
         qrels = _judgements(by_role["qrels"])

@@ -103,9 +103,11 @@ def check(claim: CodeClaim, chapter: Chapter, ms: Measurements) -> Evidence:
     prep = code.prepare(claim, chapter, evidence)
     claim, reading, calls, params, shown = prep.claim, prep.reading, prep.calls, prep.params, prep.shown
     n = len(claim.returns)
-    edges = [text_calls.with_ids(e, calls) for e in code.edge_inputs(claim) if not code._repeats(e)]
+    binary = calls.grades == "binary"
+    edges = [text_calls.with_ids(e, calls) for e in code.edge_inputs(claim, binary) if not code._repeats(e)]
     generated = [text_calls.with_ids(g, calls) for g in code._generated(claim, code.SAMPLE, code.SEED,
-                                                                         long=calls.ids != "int")]
+                                                                         long=calls.ids != "int",
+                                                                         top=1 if binary else 3)]
     items = edges + generated
     run = run_listing(prep.source, claim.function, [code._call(params, claim, i, reading, calls) for i in items]
                       + [[values[p] for p in params] for values in shown], time_limit=code.CLAIM_BUDGET,

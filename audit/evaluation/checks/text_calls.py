@@ -67,6 +67,10 @@ class TextCalls:
     #: (``len(retrieved & relevant)``).
     retrieved: str = "list"
     retrieved_why: str = ""
+    #: The grades a listing over grades is called with: ``"graded"`` (0–3), or ``"binary"`` (0 and 1) where every
+    #: grade the text's calls pass is 0 or 1 and each measure it computes is binary (``binary_grades``).
+    grades: str = "graded"
+    grades_why: str = ""
 
     def ranking(self, ids) -> object:
         """The ranking ``ids`` in the container the text passes the retrieved documents in."""
@@ -244,8 +248,57 @@ def read(arguments: dict[str, str], source: str, function: str, shown: list[dict
     arrays = frozenset(p for p in arguments if any(isinstance(values.get(p), ArrayLiteral) for values in shown))
     judgements, judgements_why = _judgements(node, arguments, hints, shown)
     retrieved, retrieved_why = _retrieved(node, arguments, hints, shown, measures)
+    grades, grades_why = binary_grades(arguments, shown, measures)
     return TextCalls(relevant or "set", relevant_why, ids or "str", ids_why, arrays, judgements, judgements_why,
-                     retrieved, retrieved_why)
+                     retrieved, retrieved_why, grades, grades_why)
+
+
+_GRADE_ROLES = ("ranked grades", "judged grades", "qrels", "ranked grades by query", "qrels by query")
+
+
+def _grades_of(role: str, value: object) -> list | None:
+    """The grades a shown call passes for a parameter of ``role``; None where one is not an integer grade."""
+    if role in ("ranked grades", "judged grades") and isinstance(value, (list, tuple)):
+        found = list(value)
+    elif role == "ranked grades by query" and isinstance(value, (list, tuple)) \
+            and all(isinstance(v, (list, tuple)) for v in value):
+        found = [g for v in value for g in v]
+    elif role == "qrels" and isinstance(value, dict):
+        found = list(value.values())
+    elif role == "qrels by query" and isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()):
+        found = [g for v in value.values() for g in v.values()]
+    else:
+        return None
+    ok = all(isinstance(g, (int, float)) and not isinstance(g, bool) and float(g).is_integer() for g in found)
+    return [int(g) for g in found] if ok else None
+
+
+def binary_grades(arguments: dict[str, str], shown: list[dict[str, object]], measures: tuple[str, ...]) -> tuple[str, str]:
+    """("binary", why) where the text's calls pass grades, every one of them 0 or 1, and each measure the listing
+    computes is binary (no gain; relevant at grade 1): a grade above 1 is then outside what the text passes, and
+    generated input keeps to 0 and 1 (a case of its own tries a grade of 2). ("graded", "") otherwise: a graded
+    measure (nDCG) is always tried on grades 0–3, since 0/1 examples cannot tell its gains apart."""
+    from audit.measures.catalogue import CATALOGUE
+    from audit.measures.syntax import parse as parse_measure
+    from audit.errors import AuditError
+
+    for measure in measures:
+        name = re.split(r"[@(]", measure, maxsplit=1)[0]
+        if name not in CATALOGUE or "gain" in CATALOGUE[name].conventions:
+            return "graded", ""
+        try:
+            rel = dict(parse_measure(measure.replace("@k", "@1"), reference_only=True)[0].params).get("rel", 1)
+        except AuditError:
+            return "graded", ""
+        if rel != 1:
+            return "graded", ""
+    passed = [_grades_of(role, values[p]) for values in shown for p, role in arguments.items()
+              if role in _GRADE_ROLES and p in values]
+    if not measures or not passed or any(g is None for g in passed) or not any(passed) \
+            or any(x not in (0, 1) for g in passed for x in g):
+        return "graded", ""
+    return "binary", (f"the calls the text shows pass grades 0 and 1 only, and {', '.join(measures)} "
+                      f"{'is a binary measure' if len(measures) == 1 else 'are binary measures'}")
 
 
 #: Operators and methods only a set has (``retrieved & relevant``, ``retrieved.intersection(relevant)``).
@@ -372,6 +425,8 @@ def how_called(function: str, arguments: dict[str, str], calls: TextCalls) -> st
         parts.append(f"{judged} as each query's relevant documents in a {calls.judgements} ({calls.judgements_why})")
     if calls.ids == "int":
         parts.append(f"integer document IDs ({calls.ids_why})")
+    if calls.grades == "binary":
+        parts.append(f"grades 0 and 1 ({calls.grades_why}; one case tries a grade of 2)")
     return f"{function}() was called as the text calls it: " + " and ".join(parts) if parts else ""
 
 
