@@ -639,6 +639,8 @@ def test_a_convention_quoted_from_a_sentence_that_denies_it_stops_the_load(tmp_p
     "It is a mistake to divide by k. P@k divides by the number of results returned.",
     "Some think otherwise; P@k divides by the number of results returned.",
     "P@4 is 0.5, not 0.25, because P@k divides by the number of results returned.",
+    "| rank | doc | relevant |\n|---|---|---|\n| 1 | d3 | no |\n\nP@k divides by the number of results returned.",
+    "- d3: no\n- d7: yes\nP@k divides by the number of results returned.",
 ])
 def test_a_convention_quoted_from_a_sentence_that_states_it_loads(tmp_path, sentence):
     folder = _convention_chapter(tmp_path, f"# P@k\n\n{sentence}\n", "P@k divides by the number of results returned")

@@ -166,6 +166,8 @@ def _check_convention_quotes(identity, register, snapshot, chapter_path: Path, c
         for a, b, _ in reversed(unseen(text)):  # what no reader sees stands as a break between the words around it
             text = text[:a] + " \x00 " + text[b:]  # (not whitespace, which plain() would fold into one space)
     body = plain(text)
+    # where sentences end for the denial test: a paragraph, heading, list item or table row ends one as well
+    paragraphs = plain(re.sub(r"\n[ \t]*\n|\n(?=[ \t]*(?:#|[-*+] |\d+[.)] |\|))", " \x00 ", text))
     specs = [(chapter_path, None, identity.conventions)] + [(claims_path, c.id, getattr(c, "conventions", None))
                                                             for c in register.claims]
     for path, claim_id, spec in specs:
@@ -173,7 +175,7 @@ def _check_convention_quotes(identity, register, snapshot, chapter_path: Path, c
             for i, item in enumerate(entry if isinstance(entry, list) else [entry]):
                 quote = getattr(item, "quote", "")
                 where = f"conventions.{name}" + (f"[{i}]" if isinstance(entry, list) else "") + ".quote"
-                denial = _denied(body, plain(quote)) if quote and plain(quote) in body else None
+                denial = _denied(paragraphs, plain(quote)) if quote and plain(quote) in paragraphs else None
                 if denial:
                     raise RegisterError(f"the quote {quote[:120]!r} is held only by a sentence that denies or doubts "
                                         f"it ({denial!r}): a convention rests on what the text states; quote a "
@@ -196,7 +198,7 @@ _DENIED_BEFORE = re.compile(r"\b(?:not|never|no|nor|neither|\w+n't|cannot|false(
 _DENIED_AFTER = re.compile(r"^\W{0,3}(?:is|are|was|were)\s+(?:not|false|wrong|untrue|incorrect|mistaken|a myth|"
                            r"a mistake|a misconception)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?;]\s|\x00")
-_CLAUSE = re.compile(r"[,;—–()]|\b(?:because|since|but|and|so|while|whereas|although|though)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;—–()|]|\b(?:because|since|but|and|so|while|whereas|although|though)\b", re.IGNORECASE)
 
 
 def _denied(body: str, quote: str) -> str | None:
