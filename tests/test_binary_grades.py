@@ -168,3 +168,11 @@ def test_a_wrong_recall_over_the_relevant_count_is_rewritten_and_each_printed_wo
     assert "R = total_relevant" in patched, patched
     code, out = cli("run", "claims/bin", "--no-cache", "--quiet", "--fail-on", "contradicted,error,stale")
     assert code == 0, out
+
+
+def test_a_text_saying_its_relevance_is_binary_keeps_a_listing_it_never_calls_to_0_and_1():
+    said = "Binary relevance"
+    assert binary_grades({"r": "ranked grades"}, [], ("RR",), said)[0] == "binary"
+    assert binary_grades({"r": "ranked grades"}, [{"r": [2, 0]}], ("RR",), said)[0] == "graded"  # a 2 passed
+    assert binary_grades({"r": "ranked grades"}, [], ("nDCG@k",), said)[0] == "graded"
+    assert binary_grades({"r": "ranked grades"}, [], ("RR",))[0] == "graded"

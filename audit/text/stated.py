@@ -418,4 +418,4 @@ def binary_relevance(text: str) -> str | None:
     if m is None:
         return None
     start = text.rfind("\n", 0, m.start()) + 1  # never past the line: a heading above is no part of it
-    return quote_of(text[start:], m.start() - start)
+    return quote_of(text[start:], m.start() - start).lstrip("#/ ")  # a code comment says it as well

@@ -383,7 +383,7 @@ def prepare(claim: CodeClaim, chapter: Chapter, evidence: Evidence) -> Prepared:
     # calls it so
     calls = text_calls.read(claim.arguments, source, claim.function,
                             shown + text_calls.shown_call_values(chapter.snapshot.text, claim.function, params),
-                            (claim.measure, *(claim.returns or ())))
+                            (claim.measure, *(claim.returns or ())), binary_relevance(chapter.snapshot.text))
     return Prepared(listing, source, printed, params, defaults, own_guards, claim, reading, shown, calls,
                     beyond_computing(printed), rebound)
 

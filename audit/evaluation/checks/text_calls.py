@@ -205,10 +205,11 @@ def shown_call_values(text: str, function: str, params: list[str]) -> list[dict[
 
 
 def read(arguments: dict[str, str], source: str, function: str, shown: list[dict[str, object]],
-         measures: tuple[str, ...] = ()) -> TextCalls:
+         measures: tuple[str, ...] = (), said_binary: str | None = None) -> TextCalls:
     """How the text calls ``function`` (defined in ``source``, the listing as it runs), given its parameters' roles
-    (``arguments``), the arguments of the calls the text shows (``shown``, by parameter) and the measures it
-    returns (``measures``: the claim's measure and each returned value's)."""
+    (``arguments``), the arguments of the calls the text shows (``shown``, by parameter), the measures it
+    returns (``measures``: the claim's measure and each returned value's) and the text's sentence saying its
+    relevance is binary (``said_binary``, ``stated.binary_relevance``)."""
     try:
         node = next(n for n in ast.walk(parse_code(source)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                     and n.name == function)
@@ -248,7 +249,7 @@ def read(arguments: dict[str, str], source: str, function: str, shown: list[dict
     arrays = frozenset(p for p in arguments if any(isinstance(values.get(p), ArrayLiteral) for values in shown))
     judgements, judgements_why = _judgements(node, arguments, hints, shown)
     retrieved, retrieved_why = _retrieved(node, arguments, hints, shown, measures)
-    grades, grades_why = binary_grades(arguments, shown, measures)
+    grades, grades_why = binary_grades(arguments, shown, measures, said_binary)
     return TextCalls(relevant or "set", relevant_why, ids or "str", ids_why, arrays, judgements, judgements_why,
                      retrieved, retrieved_why, grades, grades_why)
 
@@ -273,11 +274,13 @@ def _grades_of(role: str, value: object) -> list | None:
     return [int(g) for g in found] if ok else None
 
 
-def binary_grades(arguments: dict[str, str], shown: list[dict[str, object]], measures: tuple[str, ...]) -> tuple[str, str]:
-    """("binary", why) where the text's calls pass grades, every one of them 0 or 1, and each measure the listing
-    computes is binary (no gain; relevant at grade 1): a grade above 1 is then outside what the text passes, and
-    generated input keeps to 0 and 1 (a case of its own tries a grade of 2). ("graded", "") otherwise: a graded
-    measure (nDCG) is always tried on grades 0–3, since 0/1 examples cannot tell its gains apart."""
+def binary_grades(arguments: dict[str, str], shown: list[dict[str, object]], measures: tuple[str, ...],
+                  said: str | None = None) -> tuple[str, str]:
+    """("binary", why) where each measure the listing computes is binary (no gain; relevant at grade 1) and the
+    text's calls pass grades, every one of them 0 or 1, or pass none while the text says its relevance is binary
+    (``said``): a grade above 1 is then outside what the text passes, and generated input keeps to 0 and 1 (a case
+    of its own tries a grade of 2). ("graded", "") otherwise: a graded measure (nDCG) is always tried on grades 0–3,
+    since 0/1 examples cannot tell its gains apart."""
     from audit.measures.catalogue import CATALOGUE
     from audit.measures.syntax import parse as parse_measure
     from audit.errors import AuditError
@@ -294,6 +297,8 @@ def binary_grades(arguments: dict[str, str], shown: list[dict[str, object]], mea
             return "graded", ""
     passed = [_grades_of(role, values[p]) for values in shown for p, role in arguments.items()
               if role in _GRADE_ROLES and p in values]
+    if measures and said and not passed and any(role in _GRADE_ROLES for role in arguments.values()):
+        return "binary", f"the text says its relevance is binary (“{said[:80]}”) and shows no call passing grades"
     if not measures or not passed or any(g is None for g in passed) or not any(passed) \
             or any(x not in (0, 1) for g in passed for x in g):
         return "graded", ""
