@@ -40,6 +40,7 @@ import copy
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from audit.errors import AuditError
 from audit.model.values import parse_claimed
@@ -552,7 +553,6 @@ _LOOP_PASSES = 50  # passes of a printing loop read at most
 def _loop_values(node) -> list | None:
     """The values a top-level ``for`` loop's name takes, when they are literals (a list or tuple of constants, or
     ``range`` of integer literals) and at most ``_LOOP_PASSES``; None otherwise."""
-    import ast
     it = node.iter
     if isinstance(it, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) for e in it.elts):
         values = [e.value for e in it.elts]
@@ -564,9 +564,10 @@ def _loop_values(node) -> list | None:
     return values if len(values) <= _LOOP_PASSES else None
 
 
-def _script_lines(text: str) -> list[tuple[int, str, str, int]]:
-    """``script_outputs``, each with where the words it shows begin in ``text``."""
-    import ast
+@lru_cache(maxsize=8)
+def _script_lines(text: str) -> tuple[tuple[int, str, str, int], ...]:
+    """``script_outputs``, each with where the words it shows begin in ``text``. Kept for the last texts read: a
+    code claim reads them for its own examples, for its unread ones and for its patch."""
 
     from audit.text.listings import find_listings
     from audit.text.python_code import parse_code
@@ -609,7 +610,7 @@ def _script_lines(text: str) -> list[tuple[int, str, str, int]]:
             out.extend((at, source, shown, where[id(expression)])
                        for at, source, shown, expression in _placed(text, starts, listing, node,
                                                                    [(e, w) for e, w, _ in spans], values, True))
-    return out
+    return tuple(out)
 
 
 def _placed(text: str, starts: list[int], listing, node, parts: list,
@@ -618,8 +619,6 @@ def _placed(text: str, starts: list[int], listing, node, parts: list,
     begins in ``text``, its source, what is printed); an expression over several lines is left out. ``values``: a
     loop's name and its value in this pass, put in the source in place of the name; ``expressions``: each with its
     expression node as well."""
-    import ast
-
     row = listing.start - 1 + node.lineno - 1
     out = []
     for expression, shown in parts if row < len(starts) else ():
@@ -655,14 +654,14 @@ _SAID_BELOW = re.compile(r"\s*#\s*(?:(?:expected\s+)?(?:output|result|prints?|re
                          r"(?P<v>\S.*?)\s*$", re.I)
 
 
-def comment_outputs(text: str) -> list[tuple[int, str, str]]:
+@lru_cache(maxsize=8)
+def comment_outputs(text: str) -> tuple[tuple[int, str, str], ...]:
     """What a listing's comments say its top-level statements give, as ``script_outputs`` gives an output block's:
     (where the expression begins in ``text``, its source, the words the comment says). A ``print(…)`` (its
     arguments read as ``script_outputs`` reads them), a bare call, or an assignment of a call, with a comment on its
     last line (``print(f(…))  # 0.6667``, ``p = f(…)  # → 0.5``) or a comment line right below it that says it
     gives it (``# Output: 0.6667``). An author writes such a comment as the value the call gives: a claim of the
     text, checked as a ``>>>`` example is."""
-    import ast
 
     from audit.text.listings import find_listings
     from audit.text.python_code import parse_code
@@ -691,7 +690,7 @@ def comment_outputs(text: str) -> list[tuple[int, str, str]]:
             printing = isinstance(node, ast.Expr) and isinstance(value.func, ast.Name) and value.func.id == "print"
             out.extend(_placed(text, starts, listing, node,
                                _printed_parts(value, words) if printing else [(value, words)]))
-    return out
+    return tuple(out)
 
 
 def _printed_parts(call, line: str) -> list:
