@@ -491,7 +491,8 @@ def run(args) -> int:
     # holds every report of one run or of the other, never chapters of both side by side with one index.
     if audited:
         with locked(args.reports, waiting=lambda text: err.print(f"[dim]{_esc(text)}[/dim]", highlight=False)):
-            status = _write_all(args, audited, chapters, book, select, folder, status, reports, out, err)
+            status = _write_all(args, audited, chapters, book, select, folder, status, reports, out, err,
+                                cache.enabled)
     if STATS["refused"]:
         err.print(f"[yellow]warning:[/yellow] {STATS['refused']} cache entr{'y was' if STATS['refused'] == 1 else 'ies were'} "
                   f"not used and computed again (last: {STATS['refused_reason']}); the cache folder "
@@ -520,10 +521,12 @@ def run(args) -> int:
     return status
 
 
-def _write_all(args, audited, chapters, book, select, folder, status, reports, out, err) -> int:
+def _write_all(args, audited, chapters, book, select, folder, status, reports, out, err, cached: bool) -> int:
     """Write every audited chapter's reports (adding each written one to ``reports``) and the book index; return
-    the exit status so far."""
+    the exit status so far. ``cached``: reports already in place are left there (``audit.run.rendered``)."""
     from rich.table import Table
+
+    from audit.run.rendered import RenderedReports
 
     from audit.report.writer import write_chapter_reports, write_index
     from audit.run.audit import add_book_findings
@@ -554,7 +557,8 @@ def _write_all(args, audited, chapters, book, select, folder, status, reports, o
                 err.print(f"[yellow]note:[/yellow] previous report not compared: {_esc(exc)}", highlight=False)
         try:
             written = write_chapter_reports(report, snapshots[base].text, folder, claims=chosen,
-                                            register_text=_register_text(registers[base]), manuscript=snapshots[base])
+                                            register_text=_register_text(registers[base]), manuscript=snapshots[base],
+                                            rendered=RenderedReports(enabled=cached))
         except AuditError as exc:
             err.print(f"[red]error:[/red] {_esc(exc)}", highlight=False)
             status = max(status, EXIT_INPUT)
@@ -575,7 +579,9 @@ def _write_all(args, audited, chapters, book, select, folder, status, reports, o
                     table.add_row(verdict, str(count), ", ".join(ids) if verdict != "supported" else "")
             out.print(table)
         for path in written:
-            out.print(f"wrote {path}", highlight=False)
+            unchanged = path.endswith(" (unchanged)")  # already in place, byte for byte (audit.run.rendered)
+            out.print(f"unchanged {path.removesuffix(' (unchanged)')}" if unchanged else f"wrote {path}",
+                      highlight=False)
     if audited and select is None:  # the book index lists whole chapters only
         try:
             index = write_index(args.reports)

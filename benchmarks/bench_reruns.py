@@ -114,7 +114,10 @@ def main() -> int:
     audit = str(Path(sys.executable).with_name("audit"))
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        env = {**os.environ, "CHAPTER_AUDIT_CACHE": str(tmp / "cache")}
+        # Python's bytecode cache as a user's installation has it: a shell that sets PYTHONDONTWRITEBYTECODE would
+        # otherwise make every audit compile chapter-audit's modules anew (the libraries' bytecode came with them)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["CHAPTER_AUDIT_CACHE"] = str(tmp / "cache")
         copy = tmp / "chapter" / args.chapter.name
         shutil.copytree(args.chapter, copy)
         script = tmp / "baseline.py"

@@ -79,10 +79,12 @@ def warm(tmp_path_factory):
 @pytest.fixture
 def case(warm, tmp_path, monkeypatch):
     """A copy of the warm cache and reports for one test: ``(folder, reports, cache, run)``; ``run()`` audits
-    and asserts it ends as the clean run did, with the same reports (``run.clean``)."""
+    and asserts it ends as the clean run did, with the same reports (``run.clean``). The record of reports written
+    (``rendered``) is left out, so every run renders its reports and reads the charts' and research entries."""
     root, folder, clean = warm
     cache, reports = tmp_path / "cache", tmp_path / "reports"
-    shutil.copytree(root / "cache", cache, symlinks=True)
+    shutil.copytree(root / "cache", cache, symlinks=True, ignore=lambda where, names:
+                    ["rendered"] if Path(where) == root / "cache" else [])
     shutil.copytree(root / "reports", reports)
 
     def run(expect_same: bool = True) -> str:
@@ -267,9 +269,11 @@ def test_a_signed_forged_departure_or_recheck_changes_nothing(case, forged):
     assert {c["id"]: c["verdict"] for c in json.loads((reports / "forged.json").read_text())["claims"]} == verdicts
 
 
-@pytest.mark.parametrize("namespace", ["claims", "charts", "research"])
-def test_a_symlinked_cache_folder_redirects_no_read_and_no_write(case, tmp_path, namespace):
+@pytest.mark.parametrize("namespace", ["claims", "charts", "research", "rendered"])
+def test_a_symlinked_cache_folder_redirects_no_read_and_no_write(case, warm, tmp_path, namespace):
     folder, reports, cache, run = case
+    if namespace == "rendered":
+        shutil.copytree(warm[0] / "cache" / "rendered", cache / "rendered")
     elsewhere = tmp_path / "elsewhere"
     shutil.move(cache / namespace, elsewhere)       # signed entries, but reached through a link
     (cache / namespace).symlink_to(elsewhere, target_is_directory=True)

@@ -118,6 +118,20 @@ MIXED = ("é\x00a\x07\x1b[1m\tb\nc\rd\x7fe\x85f\x9bg\u00adh\u0600i\u200dj\ufeffk
          "\ud800p\U000E0041q\U0001D173r 中∑😀\u00a0s")
 
 
+def test_the_table_of_shown_code_points_is_this_pythons_unicode_database():
+    """``SHOWN_RUNS`` (read instead of the database, for speed) holds for its version exactly the code points the
+    database classifies as shown; a version it lacks reads the database itself."""
+    import unicodedata
+
+    from audit.report import shown
+
+    read = shown._read_shown_codes()
+    assert shown._shown_codes() == read
+    if unicodedata.unidata_version in shown.SHOWN_RUNS:
+        assert len(read) == sum(last - first + 1 for first, last in shown.SHOWN_RUNS[unicodedata.unidata_version])
+    assert 0x202E in read and 0xE0041 in read and ord("a") not in read and 0xA0 not in read  # RLO, a tag; kept
+
+
 def test_visible_shows_every_class_of_character_and_keeps_the_rest():
     # Control pictures U+2400 + code for C0 (␀ ␇ ␛ ␉ ␊ ␍), ␡ for DEL, U+FFFD for a lone surrogate, ⟨U+XXXX⟩ for the
     # C1 controls and for every format or separator character, wherever it lies in the code space.

@@ -98,3 +98,64 @@ def test_a_name_numba_lacks_or_a_plain_function_is_left_alone(monkeypatch):
     plain = typeddict._from_meminfo_ptr  # not compiled by numba: nothing to cache
     assert ranx_ref._cache_typed_containers() == 0
     assert typeddict._from_meminfo_ptr is plain
+
+
+LIGHT = r"""
+import json, sys, warnings
+import numpy as np
+from audit.evaluation.references import ranx_ref
+if sys.argv[1] == "light":
+    ranx = ranx_ref._import_ranx()
+    loaded = sorted(m for m in ("scipy.stats", "matplotlib", "ranx.meta.plot", "ranx.meta.compare") if m in sys.modules)
+else:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import ranx
+    loaded = []
+from ranx import statistical_tests as st
+qrels = {"q1": {"a": 2, "b": 1, "c": 0}, "q2": {"d": 1, "e": 3}}
+run = {"q1": {"c": 3.0, "a": 2.0, "x": 2.0, "b": 1.0}, "q2": {"e": 1.0, "d": 1.0}}
+metrics = ["precision@2", "recall@3", "mrr", "map", "ndcg@3", "ndcg_burges@3", "r-precision", "hit_rate@1", "bpref"]
+r = ranx.Run(run)
+ranx.evaluate(ranx.Qrels(qrels), r, metrics, make_comparable=True)
+a, b = np.array([0.1, 0.5, 0.3, 0.9, 0.4]), np.array([0.2, 0.4, 0.6, 0.7, 0.8])
+print(json.dumps({"loaded": loaded, "values": {m: {q: float(v).hex() for q, v in r.scores[m].items()} for m in metrics},
+                  "t": float(st.paired_student_t_test(a, b, 0.05)[0]).hex(),
+                  "permutation": float(st.fisher_randomization_test(a, b, 1000, 0.05, 42)[0]).hex()}))
+"""
+
+
+def test_the_adapter_imports_only_the_ranx_it_calls_and_gets_the_same_values():
+    """``_import_ranx`` leaves out ranx's plotting, comparison and fusion modules (scipy.stats, matplotlib: most of
+    the seconds of ``import ranx``) and returns ranx's own ``Qrels``, ``Run`` and ``evaluate``: every value, and the
+    t-test's p (imported when asked), is the plain import's, bit for bit."""
+    def run(mode: str) -> dict:
+        done = subprocess.run([sys.executable, "-c", LIGHT, mode], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    light, plain = run("light"), run("plain")
+    assert light["loaded"] == []
+    assert light["values"] == plain["values"]
+    assert light["t"] == plain["t"]
+    # ranx's randomization test draws its permutations in numba threads whose random states its seed does not
+    # reach, so two plain imports differ too: the two estimates of p over 1,000 permutations agree within their
+    # own error (8 standard errors between two estimates, plus a resample)
+    p, q = float.fromhex(light["permutation"]), float.fromhex(plain["permutation"])
+    assert 0 <= p <= 1 and abs(p - q) <= 8 * ((q * (1 - q) / 1000) ** 0.5) + 1 / 1000
+    assert plain["values"]["precision@2"] == {"q1": (0.5).hex(), "q2": (1.0).hex()}  # c (grade 0), a; e, d
+
+
+def test_a_ranx_whose_layout_differs_is_imported_whole(monkeypatch):
+    """A ranx without the modules the light import names (another version's layout) is imported as a whole package:
+    the modules half-imported are dropped first, so nothing half-made is kept."""
+    import importlib
+
+    from audit.evaluation.references import ranx_ref
+
+    monkeypatch.setattr(ranx_ref, "_USED", {"ranx.no_such_module": ("evaluate",)})
+    for name in [n for n in sys.modules if n == "ranx" or n.startswith("ranx.")]:
+        monkeypatch.delitem(sys.modules, name)
+    ranx = ranx_ref._light_ranx()
+    assert hasattr(ranx, "compare") and hasattr(ranx, "evaluate")  # the whole package's __init__ ran
+    assert importlib.import_module("ranx") is ranx

@@ -41,13 +41,34 @@ FORMAT_CHARACTER = re.compile("[" + "".join(
 _SHOWN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})  # Cs: the lone surrogates, shown as U+FFFD
 
 
+#: ``_shown_codes`` as runs of code points (first, last), by the Unicode version whose database gives them
+#: (``unicodedata.unidata_version``; 14.0.0 is Python 3.11's): reading the database for all 1,114,112 code points
+#: takes a quarter of a second, in every process that shows a text. Another version reads its own database.
+#: ``tests/test_shown_text.py`` holds the table to this Python's database.
+SHOWN_RUNS = {
+    "14.0.0": ((0x0, 0x1f), (0x7f, 0x9f), (0xad, 0xad), (0x600, 0x605), (0x61c, 0x61c), (0x6dd, 0x6dd),
+               (0x70f, 0x70f), (0x890, 0x891), (0x8e2, 0x8e2), (0x180e, 0x180e), (0x200b, 0x200f), (0x2028, 0x202e),
+               (0x2060, 0x2064), (0x2066, 0x206f), (0xd800, 0xdfff), (0xfeff, 0xfeff), (0xfff9, 0xfffb),
+               (0x110bd, 0x110bd), (0x110cd, 0x110cd), (0x13430, 0x13438), (0x1bca0, 0x1bca3), (0x1d173, 0x1d17a),
+               (0xe0001, 0xe0001), (0xe0020, 0xe007f)),
+}
+
+
+def _read_shown_codes() -> tuple[int, ...]:
+    """``_shown_codes`` read from this Python's Unicode database, code point by code point."""
+    categories = map(unicodedata.category, map(chr, range(0x110000)))
+    return tuple(itertools.compress(range(0x110000), map(_SHOWN.__contains__, categories)))
+
+
 @functools.cache
 def _shown_codes() -> tuple[int, ...]:
     """Every code point ``_visible`` replaces: lone surrogates, controls (Cc), format (Cf) and separator (Zl, Zp)
-    characters, in the whole code space, as this Python's Unicode database classifies them (one pass, on first
-    use)."""
-    categories = map(unicodedata.category, map(chr, range(0x110000)))
-    return tuple(itertools.compress(range(0x110000), map(_SHOWN.__contains__, categories)))
+    characters, in the whole code space, as this Python's Unicode database classifies them (``SHOWN_RUNS`` for its
+    version, else one pass over the database on first use)."""
+    runs = SHOWN_RUNS.get(unicodedata.unidata_version)
+    if runs is None:
+        return _read_shown_codes()
+    return tuple(code for first, last in runs for code in range(first, last + 1))
 
 
 @functools.cache

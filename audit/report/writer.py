@@ -3,13 +3,14 @@ through ``audit.report.files.write_text``."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from audit.errors import AuditError
 from audit.report.files import write_text
 
 def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list[str] | None = None,
-                          register_text: str | None = None, manuscript=None) -> list[str]:
+                          register_text: str | None = None, manuscript=None, rendered=None) -> list[str]:
     """Write ``<id>.json``, ``.md``, ``.html`` and, when the upgrade proposal has hunks, ``.patch``
     (a stale ``.patch`` is removed when nothing needs changing); return where each went.
 
@@ -17,7 +18,10 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
     ``register_text``: the claim register as read, so the patch carries the register edits of its hunks.
     ``manuscript``: the chapter's ``Snapshot``, so the patch of a notebook or an HTML page is against that file.
     The recorded command and date are made reproducible first (``report.stable``), so a rerun whose
-    results have not changed leaves every file byte-identical. Raises ``AuditError`` naming the path.
+    results have not changed leaves every file byte-identical. ``rendered``: the record of reports written
+    (``audit.run.rendered.RenderedReports``); when it shows that the folder already holds, byte for byte, the reports
+    these inputs render, they are left in place and their paths come back marked ``(unchanged)``. Raises
+    ``AuditError`` naming the path.
     """
     from audit.report import html_report, json_report, markdown, patch
     from audit.register.claims import RESERVED_IDS
@@ -28,6 +32,16 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
                          "choose another id", file=str(folder))
     stabilise(report, folder / f"{base}.json", claims)
     proposal = report.research.proposal if report.research else None
+    key = None
+    if rendered is not None:
+        key = rendered.key(json_report.render(report), snapshot_text, "" if register_text is None else register_text,
+                           _manuscript_key(manuscript), repr(claims))
+        in_place = _in_place(rendered.get(key), report, proposal, folder, base)
+        if in_place:
+            if any(path.endswith(".patch") for path in in_place):
+                _check_patch(folder / f"{base}.patch", Path(str(report.snapshot.get("folder") or ".")))
+            return _finish(report, folder, base, claims, in_place, [f"{path} (unchanged)" for path in in_place])
+    hunks, withdrawn = (list(proposal.hunks), len(proposal.withdrawn)) if proposal is not None else ([], 0)
     if proposal is not None and register_text is not None and proposal.register_file:
         from audit.research.proposal import fit_register
         fit_register(register_text, proposal)  # a hunk whose register edit does not fit is withdrawn, in every report
@@ -37,18 +51,78 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
     written = [write_text(folder / f"{base}{suffix}", text) for suffix, text in texts.items() if text]
     if texts[".patch"]:
         _check_patch(folder / f"{base}.patch", Path(str(report.snapshot.get("folder") or ".")))
+    written = _finish(report, folder, base, claims, written, written)
+    if key is not None:
+        kept = [i for i, h in enumerate(hunks) if any(k is h for k in proposal.hunks)] if proposal is not None else []
+        rendered.put(key, kept, list(proposal.withdrawn[withdrawn:]) if proposal is not None else [],
+                     {suffix: _sha256(text.encode("utf-8")) for suffix, text in texts.items() if text})
+    return written
+
+
+def _finish(report, folder: Path, base: str, claims, present: list[str], written: list[str]) -> list[str]:
+    """After the reports are in place (``present``): record the verdicts in the book's history, and remove a patch
+    left over from an earlier run; return ``written`` with the history's path when it was written."""
+    written = list(written)
     if claims is None:  # a whole chapter's report: its verdicts join the book's history when they moved
         from audit.report.history import record
         recorded = record(folder, report)
         if recorded:
             written.append(recorded)
     stale = folder / f"{base}.patch"
-    if not texts[".patch"] and stale.exists():
+    if not any(str(p).endswith(f"{base}.patch") for p in present) and stale.exists():
         try:
             stale.unlink()
         except OSError as exc:
             raise AuditError(f"cannot remove the outdated patch: {exc.strerror or exc}", file=str(stale))
     return written
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib
+    return hashlib.sha256(data).hexdigest()
+
+
+def _manuscript_key(manuscript) -> str:
+    """What a patch reads of the chapter's ``Snapshot``, as one text."""
+    if manuscript is None:
+        return ""
+    return repr((str(manuscript.path), manuscript.reading, manuscript.raw, manuscript.origin, manuscript.text))
+
+
+def _in_place(entry: dict | None, report, proposal, folder: Path, base: str) -> list[str]:
+    """The paths of the chapter's reports when ``entry`` (what was written from the same inputs) shows that
+    ``folder`` holds them as they would be written now: its fitting of the register edits made again, the JSON report
+    rendered again and equal to the recorded one, and every report file (and no other) with its recorded digest.
+    Else [] with ``report`` as it came."""
+    if entry is None:
+        return []
+    from audit.report import json_report
+    hunks, withdrawn = (list(proposal.hunks), list(proposal.withdrawn)) if proposal is not None else ([], [])
+    if any(i >= len(hunks) for i in entry["kept"]) or (proposal is None and (entry["kept"] or entry["withdrawn"])):
+        return []
+    if proposal is not None:
+        proposal.hunks = [hunks[i] for i in entry["kept"]]
+        proposal.withdrawn = withdrawn + [dict(w) for w in entry["withdrawn"]]
+    digests = entry["digests"]
+    try:
+        if _sha256(json_report.render(report).encode("utf-8")) == digests.get(".json"):
+            paths = []
+            for suffix in (".json", ".md", ".html", ".patch"):
+                path = folder / f"{base}{suffix}"
+                if suffix not in digests:
+                    if os.path.lexists(path):
+                        break
+                    continue
+                if path.is_symlink() or not path.is_file() or _sha256(path.read_bytes()) != digests[suffix]:
+                    break
+                paths.append(str(path))
+            else:
+                return paths
+    except OSError:
+        pass
+    if proposal is not None:
+        proposal.hunks, proposal.withdrawn = hunks, withdrawn
+    return []
 
 
 def _check_patch(path: Path, chapter_folder: Path) -> None:

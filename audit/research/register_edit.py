@@ -189,6 +189,20 @@ def apply(text: str, edits: list[Edit], block: bool = True) -> str:
     exactly these fields set."""
     if not edits:
         return text
+    key = (text, repr([e.as_dict() for e in edits]), block)
+    if key not in _MADE:
+        _MADE.clear()  # the last register edited, only: a chapter's reports make the same edits twice
+        _MADE[key] = _apply_any(text, edits, block)
+    return _MADE[key]
+
+
+#: ``apply``'s last result by its arguments: checking the edits fit (``proposal.fit_register``) and writing the
+#: patch (``proposal.register_text``) make the same edits in the same register, and each reading and read-back of
+#: a register takes a tenth of a second.
+_MADE: dict[tuple[str, str, bool], str] = {}
+
+
+def _apply_any(text: str, edits: list[Edit], block: bool) -> str:
     if block:
         try:
             return _apply(text, edits, True)

@@ -83,11 +83,63 @@ def _cache_typed_containers() -> int:
     return replaced
 
 
+#: What the adapter calls, by ranx module: ``Qrels``, ``Run`` and ``evaluate`` (``statistical_tests`` is imported
+#: as a submodule when a significance claim asks for it).
+_USED = {"ranx.data_structures": ("Qrels", "Run"), "ranx.meta.evaluate": ("evaluate",)}
+
+
+def _bare_package(name: str):
+    """The package ``name`` registered in ``sys.modules`` with its ``__path__`` but its ``__init__`` not run, so its
+    submodules import on their own."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.submodule_search_locations is None:
+        raise ImportError(f"no package {name}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    return module
+
+
+def _light_ranx():
+    """ranx with only the modules the adapter calls: ``Qrels``, ``Run`` and ``evaluate`` from ranx's own modules,
+    and numba's threading layer set as ranx's ``__init__`` sets it. The package's ``__init__`` also imports
+    ``compare``, ``fuse``, ``optimize_fusion`` and ``plot`` (scipy.stats and matplotlib: 1.7 of the 2.0 CPU
+    seconds of ``import ranx``), which the adapter never calls. The functions are ranx's, unchanged
+    (``tests/test_ranx_containers.py`` compares every value with a plain ``import ranx``). When ranx is already
+    imported, or its layout differs from this, it is imported whole."""
+    import importlib
+    import sys
+
+    if "ranx" in sys.modules:
+        return sys.modules["ranx"]
+    before = set(sys.modules)
+    try:
+        ranx = _bare_package("ranx")
+        _bare_package("ranx.meta")
+        from numba import config
+
+        for module_name, names in _USED.items():
+            module = importlib.import_module(module_name)
+            for name in names:
+                setattr(ranx, name, getattr(module, name))
+        config.THREADING_LAYER = "workqueue"  # as ranx/__init__.py sets it
+        return ranx
+    except (ImportError, AttributeError):
+        for name in set(sys.modules) - before:
+            if name == "ranx" or name.startswith("ranx."):
+                del sys.modules[name]
+        import ranx
+
+        return ranx
+
+
 def _import_ranx():
     numba_cache_dir()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import ranx
+        ranx = _light_ranx()
     _cache_typed_containers()
     return ranx
 
