@@ -57,7 +57,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
-import mpmath
 
 DIGITS = 50
 #: The most integer states (scaled sum range × n) a dynamic-programming enumeration may walk; beyond it, Monte Carlo.
@@ -115,6 +114,7 @@ TESTS: dict[str, Test] = {t.name: t for t in (
 SIDES = {"two": "two-sided", "greater": "one-sided (a > b)", "less": "one-sided (a < b)"}
 
 def as_mpf(x: Fraction):
+    import mpmath
     return mpmath.mpf(x.numerator) / x.denominator
 
 
@@ -122,6 +122,7 @@ def p_of_t(t, nu, side: str):
     """The p-value of Student's t with ``nu`` degrees of freedom (an integer, or a ``Fraction`` such as Welch's;
     mpmath, ``DIGITS`` digits): two-sided I_{ν/(ν+t²)}(ν/2, 1/2); one-sided half of it on the side t lies, 1 − half on
     the other."""
+    import mpmath
     mpmath.mp.dps = DIGITS
     t = mpmath.mpf(t)
     nu = as_mpf(nu) if isinstance(nu, Fraction) else mpmath.mpf(nu)
@@ -288,6 +289,7 @@ def values(test: str, d: list[Fraction], side: str, confidence: Fraction = Fract
            zero_method: str = "wilcox", correction: bool = False) -> dict[str, object]:
     """Each statistic of ``test`` on the differences ``d`` for ``side`` (see the module's description); a Wilcoxon
     test treats zero differences by ``zero_method`` and applies the continuity ``correction`` when it is asymptotic."""
+    import mpmath
     mpmath.mp.dps = DIGITS
     n = len(d)
     mean = sum(d, Fraction(0)) / n
@@ -367,6 +369,7 @@ def wilcoxon(d: list[Fraction], side: str, zero_method: str = "wilcox", correcti
     (Pratt: the zeros' share n₀(n₀+1)/4 and n₀(n₀+1)(2n₀+1) taken out, and their tie not counted), less
     ½/σ toward the mean with ``correction``; its p from the normal distribution (two-sided 2·min(Φ(z), 1 − Φ(z))).
     Then ``exact p`` is the enumeration's p (conditional on the ranks), and ``p method`` says which p is ``p``."""
+    import mpmath
     if zero_method not in ZERO_METHODS:
         raise ValueError(f"zero_method must be one of {', '.join(ZERO_METHODS)}")
     ranked = [x for x in d if x != 0] if zero_method == "wilcox" else list(d)
@@ -430,6 +433,7 @@ def two_samples(test: str, a: list[Fraction], b: list[Fraction], side: str) -> d
     """Each statistic of an unpaired t-test (``student t`` or ``welch t``) of sample ``a`` against sample ``b`` for
     ``side`` (see the module's description): t, df, p, the mean difference mean(a) − mean(b) and d. t² and Welch's df
     are exact fractions; t, p and d are mpmath numbers at ``DIGITS`` digits."""
+    import mpmath
     mpmath.mp.dps = DIGITS
     na, nb = len(a), len(b)
     ma, va = _mean_var(a)

@@ -23,7 +23,7 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
     these inputs render, they are left in place and their paths come back marked ``(unchanged)``. Raises
     ``AuditError`` naming the path.
     """
-    from audit.report import html_report, json_report, markdown, patch
+    from audit.report import json_report
     from audit.register.claims import RESERVED_IDS
     from audit.report.stable import stabilise
     base = str(report.chapter["id"])
@@ -41,6 +41,7 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
             if any(path.endswith(".patch") for path in in_place):
                 _check_patch(folder / f"{base}.patch", Path(str(report.snapshot.get("folder") or ".")))
             return _finish(report, folder, base, claims, in_place, [f"{path} (unchanged)" for path in in_place])
+    from audit.report import html_report, markdown, patch  # (jinja2 and the charts: not for reports in place)
     hunks, withdrawn = (list(proposal.hunks), len(proposal.withdrawn)) if proposal is not None else ([], 0)
     if proposal is not None and register_text is not None and proposal.register_file:
         from audit.research.proposal import fit_register

@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from audit.register.yaml_reading import composed
+
 
 class RegisterEditError(Exception):
     """An edit that cannot be placed in the register's text, or whose result reads back differently."""
@@ -213,9 +215,9 @@ def _apply_any(text: str, edits: list[Edit], block: bool) -> str:
 
 def _apply(text: str, edits: list[Edit], block: bool) -> str:
     try:
-        loader = yaml.SafeLoader(text)
+        root = composed(text)  # the chapter's load composed it already
+        loader = yaml.SafeLoader("")
         try:
-            root = loader.get_single_node()
             expected = loader.construct_document(root)   # the register's data, from the same reading
         finally:
             loader.dispose()

@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-import mpmath
 
 from audit.model.evidence import Evidence, Point
 from audit.errors import AuditError
@@ -86,6 +85,7 @@ def _holds(printed, v) -> bool | None:
 
 def _adjusted(v, m: int):
     """min(1, m·p) for a p-value ``v`` (a Span's ends each)."""
+    import mpmath
     if isinstance(v, str) or v is None:
         return v
     if isinstance(v, Span):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import mpmath
 
 from audit.model.evidence import Evidence, Point
 from audit.evaluation import significance
@@ -17,6 +16,7 @@ from audit.model.results import ImplValue
 
 
 def show_value(v) -> str:
+    import mpmath
     if isinstance(v, str):
         return v
     if isinstance(v, Span):
@@ -36,6 +36,7 @@ def show_value(v) -> str:
 def as_number(v) -> Fraction | None:
     """A computed statistic as an exact number (an mpmath value to 40 significant digits, a span's midpoint), None for
     a reason or an interval."""
+    import mpmath
     if v is None or isinstance(v, (str, Bounds, tuple)):
         return None
     if isinstance(v, Span):
