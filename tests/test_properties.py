@@ -207,13 +207,24 @@ _fractions = st.fractions(min_value=-3, max_value=3, max_denominator=60)
 def test_the_exact_comparisons_are_holds(relation, a, b):
     """The chapter's values are compared by cross-multiplying numerators and denominators: ``Fraction``'s own
     order for every pair (equal values written differently, negative ones, zero), and ``holds``'s answer when
-    one side is not a ``Fraction``."""
-    test = _exact_test(relation)
-    assert test(a, b) == holds(relation, a, b)
-    assert test(b, a) == holds(relation, b, a)
-    if isinstance(b, Fraction):
-        assert test(a, b) == RELATIONS[relation](a, b)
-        assert test(a, a) == RELATIONS[relation](a, a)
+    one side is not a ``Fraction``. Both ways of reading the terms give it: from ``Fraction``'s slots (this
+    Python's) and from its public properties."""
+    from audit.evaluation.checks import counterexamples
+
+    tests = [_exact_test(relation)]
+    saved = counterexamples._SLOTS
+    counterexamples._SLOTS = not saved
+    try:
+        tests.append(_exact_test(relation))
+    finally:
+        counterexamples._SLOTS = saved
+    assert saved  # CPython's Fraction keeps its terms in slots
+    for test in tests:
+        assert test(a, b) == holds(relation, a, b)
+        assert test(b, a) == holds(relation, b, a)
+        if isinstance(b, Fraction):
+            assert test(a, b) == RELATIONS[relation](a, b)
+            assert test(a, a) == RELATIONS[relation](a, a)
 
 
 def test_a_premise_restricts_the_search_to_the_cases_it_describes(results):
