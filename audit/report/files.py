@@ -78,12 +78,19 @@ def write_text(path: Path | str, text: str) -> str:
     return str(path)
 
 
+#: The largest earlier report or history file read back, in bytes (as ``audit diff`` reads a report).
+MAX_READ_BACK_BYTES = 256 * 2**20
+
+
 def read_json(path: Path) -> object | None:
-    """The JSON value in ``path``, or None when it cannot be read: missing, not UTF-8, not JSON, or nested too deep
-    to decode (a committed report is the book's, and a contributor may have written anything there)."""
+    """The JSON value in ``path``, or None when it cannot be read: missing, not a regular file (a FIFO would block
+    a plain ``open``), larger than ``MAX_READ_BACK_BYTES``, not UTF-8, not JSON, or nested too deep to decode (a
+    committed report is the book's, and a contributor may have written anything there)."""
     import json
+
+    from audit.model.files import read_text
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError, MemoryError):
+        return json.loads(read_text(path, "report", MAX_READ_BACK_BYTES))
+    except (AuditError, OSError, ValueError, RecursionError, MemoryError):
         return None
 

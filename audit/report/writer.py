@@ -55,8 +55,9 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
     written = _finish(report, folder, base, claims, written, written)
     if key is not None:
         kept = [i for i, h in enumerate(hunks) if any(k is h for k in proposal.hunks)] if proposal is not None else []
+        data = {suffix: text.encode("utf-8") for suffix, text in texts.items() if text}
         rendered.put(key, kept, list(proposal.withdrawn[withdrawn:]) if proposal is not None else [],
-                     {suffix: _sha256(text.encode("utf-8")) for suffix, text in texts.items() if text})
+                     {suffix: _sha256(b) for suffix, b in data.items()}, {suffix: len(b) for suffix, b in data.items()})
     return written
 
 
@@ -83,6 +84,24 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _file_sha256(path: Path, size: int) -> str | None:
+    """The SHA-256 of ``path`` when it is a regular file (not a link to one) of ``size`` bytes, read in blocks; else
+    None (a FIFO is never opened to block, a huge file never read)."""
+    import hashlib
+    import stat
+
+    from audit.model.files import open_regular
+    if not stat.S_ISREG(os.lstat(path).st_mode):
+        return None
+    with open_regular(path, "report") as handle:
+        if os.fstat(handle.fileno()).st_size != size:
+            return None
+        h = hashlib.sha256()
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def _manuscript_key(manuscript) -> str:
     """What a patch reads of the chapter's ``Snapshot``, as one text."""
     if manuscript is None:
@@ -104,7 +123,7 @@ def _in_place(entry: dict | None, report, proposal, folder: Path, base: str) -> 
     if proposal is not None:
         proposal.hunks = [hunks[i] for i in entry["kept"]]
         proposal.withdrawn = withdrawn + [dict(w) for w in entry["withdrawn"]]
-    digests = entry["digests"]
+    digests, sizes = entry["digests"], entry["sizes"]
     try:
         if _sha256(json_report.render(report).encode("utf-8")) == digests.get(".json"):
             paths = []
@@ -114,12 +133,12 @@ def _in_place(entry: dict | None, report, proposal, folder: Path, base: str) -> 
                     if os.path.lexists(path):
                         break
                     continue
-                if path.is_symlink() or not path.is_file() or _sha256(path.read_bytes()) != digests[suffix]:
+                if _file_sha256(path, sizes[suffix]) != digests[suffix]:
                     break
                 paths.append(str(path))
             else:
                 return paths
-    except OSError:
+    except (OSError, AuditError):
         pass
     if proposal is not None:
         proposal.hunks, proposal.withdrawn = hunks, withdrawn

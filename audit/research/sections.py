@@ -34,6 +34,13 @@ def _patch_path(chapter: Chapter, name: str | None = None) -> str:
     return name if rel.parts[:1] == ("..",) else rel.as_posix()
 
 
+def named_paths(chapter: Chapter) -> list[str]:
+    """How the research sections name the chapter's files: its folder as given (the experiments' commands) and the
+    snapshot's and register's paths as the patch names them (they depend on the working directory and on where a
+    linked snapshot lies). Part of the key the sections are cached under (``audit.run.cache.research_key``)."""
+    return [chapter.folder.as_posix(), _patch_path(chapter), _patch_path(chapter, chapter.claims_path.name)]
+
+
 def complete(report: ChapterReport, chapter: Chapter, ms: Measurements, rows: list | None = None,
              rechecks=None) -> None:
     """Add the research sections to ``report`` (in place). ``rows``: the metric-choice sensitivity table when

@@ -185,10 +185,12 @@ class ClaimCache:
 
 def research_key(chapter, claim_keys: Mapping[str, str], results, env: Mapping) -> str:
     """The key of a chapter's research sections (source ledger, proposal, sensitivity, experiments): every
-    claim's key and result, the chapter's identity and snapshot, and the run's environment."""
+    claim's key and result, the chapter's identity and snapshot, how the sections name its files (its folder as
+    given, the patch's paths from the working directory: ``sections.named_paths``), and the run's environment."""
+    from audit.research.sections import named_paths
     return _digest({"research": sorted(claim_keys.items()), "results": [r.model_dump(mode="json") for r in results],
                     "identity": chapter.identity.model_dump(mode="json"), "snapshot": chapter.snapshot.text,
-                    "declared": chapter.declared.as_dict(), "env": dict(env)})
+                    "declared": chapter.declared.as_dict(), "paths": named_paths(chapter), "env": dict(env)})
 
 
 class ResearchCache:

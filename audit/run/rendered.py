@@ -7,7 +7,7 @@ every cache entry) is kept under a key over everything the reports are rendered 
 the register edits are fitted (the whole result model), the snapshot's text, the register's text, the manuscript
 file as read, the claims of a partial audit, chapter-audit's sources and the versions of the libraries that
 render (Jinja2, MarkupSafe, matplotlib, pydantic). It holds what fitting the register edits did (the hunks kept,
-the hunks withdrawn) and the SHA-256 of each report written. A later run with the same key makes the same fit and
+the hunks withdrawn) and the size and SHA-256 of each report written. A later run with the same key makes the same fit and
 renders the JSON report again (a tenth of the work); when that JSON and every report file in the folder have the
 recorded digests, the files are left as they are. Anything else (an entry missing or not trusted, a report
 edited, removed or left over) renders and writes every report as before.
@@ -60,15 +60,19 @@ class RenderedReports:
             return None
         return self._store.checked(key, _entry, "not a record of reports written")
 
-    def put(self, key: str, kept: list[int], withdrawn: list[dict], digests: dict[str, str]) -> None:
+    def put(self, key: str, kept: list[int], withdrawn: list[dict], digests: dict[str, str],
+            sizes: dict[str, int]) -> None:
         if self.enabled:
-            self._store.put(key, {"kept": kept, "withdrawn": withdrawn, "digests": digests})
+            self._store.put(key, {"kept": kept, "withdrawn": withdrawn, "digests": digests, "sizes": sizes})
 
 
 def _entry(found: dict) -> dict | None:
-    kept, withdrawn, digests = found.get("kept"), found.get("withdrawn"), found.get("digests")
-    if set(found) != {"kept", "withdrawn", "digests"} or not isinstance(kept, list) or not isinstance(withdrawn, list) \
-            or not isinstance(digests, dict):
+    kept, withdrawn, digests, sizes = (found.get(k) for k in ("kept", "withdrawn", "digests", "sizes"))
+    if set(found) != {"kept", "withdrawn", "digests", "sizes"} or not isinstance(kept, list) \
+            or not isinstance(withdrawn, list) or not isinstance(digests, dict) or not isinstance(sizes, dict):
+        return None
+    if set(sizes) != set(digests) or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0
+                                             for n in sizes.values()):
         return None
     if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in kept) or kept != sorted(set(kept)):
         return None
