@@ -15,12 +15,17 @@ LIBRARIES = ("pytrec-eval-terrier", "ir-measures", "ranx", "numpy", "pandas", "n
 
 
 def versions() -> dict[str, str]:
-    out = {"chapter-audit": __version__}
-    for name in LIBRARIES:
+    return {"chapter-audit": __version__, **installed(LIBRARIES)}
+
+
+def installed(names, missing: str = "not installed") -> dict[str, str]:
+    """The installed version of each distribution in ``names`` (``missing`` for one not installed)."""
+    out = {}
+    for name in names:
         try:
             out[name] = version(name)
         except PackageNotFoundError:
-            out[name] = "not installed"
+            out[name] = missing
     return out
 
 

@@ -30,14 +30,8 @@ _HEX = re.compile(r"[0-9a-f]{64}")
 
 @lru_cache(maxsize=1)
 def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-    out = {}
-    for name in RENDERING_LIBRARIES:
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = ""
-    return out
+    from audit.run.provenance import installed
+    return installed(RENDERING_LIBRARIES, "")
 
 
 def sha256(data: bytes) -> str:
