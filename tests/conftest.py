@@ -102,6 +102,7 @@ def shipped_book_audit(tmp_path_factory):
         from audit.evaluation.references import all_references
         from audit.register.claims import load_chapter
         from audit.run.audit import add_book_findings, audit_chapter
+        from audit.run.cache import ClaimCache
         from audit.run.provenance import collect
 
         root = tmp_path_factory.mktemp("shipped-book")
@@ -112,12 +113,16 @@ def shipped_book_audit(tmp_path_factory):
             chapters = [load_chapter(Path("claims") / name) for name in SHIPPED]
             book = Book(chapters)
             refs = all_references()
-            reports = [audit_chapter(c, refs, collect(["audit", "run"]), book=book) for c in chapters]
+            # stored in a claim cache of the fixture's own (empty, so every claim is computed here): a test that
+            # audits a revision of a shipped chapter reads it (``<root>/cache/claims``) and computes only what changed
+            cache = ClaimCache(root / "cache" / "claims")
+            reports = [audit_chapter(c, refs, collect(["audit", "run"]), book=book, cache=cache) for c in chapters]
             for r in reports:
                 add_book_findings(r, book)
         finally:
             os.chdir(cwd)
-        _SHIPPED_BOOK.update(root=root, audited=dict(zip(SHIPPED, zip(chapters, reports))), book=book)
+        _SHIPPED_BOOK.update(root=root, audited=dict(zip(SHIPPED, zip(chapters, reports))), book=book,
+                             cache=root / "cache" / "claims")
     return _SHIPPED_BOOK
 
 

@@ -125,17 +125,27 @@ print(json.dumps({"loaded": loaded, "values": {m: {q: float(v).hex() for q, v in
 """
 
 
-def test_the_adapter_imports_only_the_ranx_it_calls_and_gets_the_same_values():
-    """``_import_ranx`` leaves out ranx's plotting, comparison and fusion modules (scipy.stats, matplotlib: most of
-    the seconds of ``import ranx``) and returns ranx's own ``Qrels``, ``Run`` and ``evaluate``: every value, and the
-    t-test's p (imported when asked), is the plain import's, bit for bit."""
-    def run(mode: str) -> dict:
-        done = subprocess.run([sys.executable, "-c", LIGHT, mode], capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return json.loads(done.stdout.strip().splitlines()[-1])
+def _light_or_plain(mode: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", LIGHT, mode], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
-    light, plain = run("light"), run("plain")
+
+def test_the_adapter_imports_only_the_ranx_it_calls():
+    """``_import_ranx`` leaves out ranx's plotting, comparison and fusion modules (scipy.stats, matplotlib: most of
+    the seconds of ``import ranx``) and returns ranx's own ``Qrels``, ``Run`` and ``evaluate``, which compute as
+    ranx does: P@2 of q1 is 1/2 (c, grade 0, then a), of q2 1 (e and d, tied, both relevant); RR of q1 1/2."""
+    light = _light_or_plain("light")
     assert light["loaded"] == []
+    assert light["values"]["precision@2"] == {"q1": (0.5).hex(), "q2": (1.0).hex()}
+    assert light["values"]["mrr"]["q1"] == (0.5).hex()
+
+
+@pytest.mark.slow  # two library loads in fresh processes (docs/development.md)
+def test_the_light_ranx_gets_the_plain_imports_values():
+    """Every value ``_import_ranx``'s ranx returns, and the t-test's p (imported when asked), is a plain
+    ``import ranx``'s, bit for bit."""
+    light, plain = _light_or_plain("light"), _light_or_plain("plain")
     assert light["values"] == plain["values"]
     assert light["t"] == plain["t"]
     # ranx's randomization test draws its permutations in numba threads whose random states its seed does not
@@ -146,6 +156,7 @@ def test_the_adapter_imports_only_the_ranx_it_calls_and_gets_the_same_values():
     assert plain["values"]["precision@2"] == {"q1": (0.5).hex(), "q2": (1.0).hex()}  # c (grade 0), a; e, d
 
 
+@pytest.mark.slow  # the whole of ranx (scipy.stats, matplotlib) loaded in the test's process
 def test_a_ranx_whose_layout_differs_is_imported_whole(monkeypatch):
     """A ranx without the modules the light import names (another version's layout) is imported as a whole package:
     the modules half-imported are dropped first, so nothing half-made is kept."""
