@@ -32,11 +32,12 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
                          "choose another id", file=str(folder))
     stabilise(report, folder / f"{base}.json", claims)
     proposal = report.research.proposal if report.research else None
-    key = None
+    key = unfitted = None
     if rendered is not None:
-        key = rendered.key(json_report.render(report), snapshot_text, "" if register_text is None else register_text,
+        unfitted = json_report.render(report)  # the JSON report too, unless fitting the register edits changes it
+        key = rendered.key(unfitted, snapshot_text, "" if register_text is None else register_text,
                            _manuscript_key(manuscript), repr(claims))
-        in_place = _in_place(rendered.get(key), report, proposal, folder, base)
+        in_place = _in_place(rendered.get(key), report, proposal, folder, base, unfitted)
         if in_place:
             if any(path.endswith(".patch") for path in in_place):
                 _check_patch(folder / f"{base}.patch", Path(str(report.snapshot.get("folder") or ".")))
@@ -46,7 +47,9 @@ def write_chapter_reports(report, snapshot_text: str, folder: Path, claims: list
     if proposal is not None and register_text is not None and proposal.register_file:
         from audit.research.proposal import fit_register
         fit_register(register_text, proposal)  # a hunk whose register edit does not fit is withdrawn, in every report
-    texts = {".json": json_report.render(report), ".md": markdown.render(report),
+    fitted = proposal is not None and (len(proposal.hunks), len(proposal.withdrawn)) != (len(hunks), withdrawn)
+    texts = {".json": unfitted if unfitted is not None and not fitted else json_report.render(report),
+             ".md": markdown.render(report),
              ".html": html_report.render(report, snapshot_text),
              ".patch": patch.render(proposal, snapshot_text, register_text, manuscript) if proposal else ""}
     written = [write_text(folder / f"{base}{suffix}", text) for suffix, text in texts.items() if text]
@@ -109,11 +112,11 @@ def _manuscript_key(manuscript) -> str:
     return repr((str(manuscript.path), manuscript.reading, manuscript.raw, manuscript.origin, manuscript.text))
 
 
-def _in_place(entry: dict | None, report, proposal, folder: Path, base: str) -> list[str]:
+def _in_place(entry: dict | None, report, proposal, folder: Path, base: str, unfitted: str) -> list[str]:
     """The paths of the chapter's reports when ``entry`` (what was written from the same inputs) shows that
     ``folder`` holds them as they would be written now: its fitting of the register edits made again, the JSON report
-    rendered again and equal to the recorded one, and every report file (and no other) with its recorded digest.
-    Else [] with ``report`` as it came."""
+    (``unfitted`` when that fitting changed nothing, else rendered again) equal to the recorded one, and every report
+    file (and no other) with its recorded digest. Else [] with ``report`` as it came."""
     if entry is None:
         return []
     from audit.report import json_report
@@ -125,7 +128,8 @@ def _in_place(entry: dict | None, report, proposal, folder: Path, base: str) -> 
         proposal.withdrawn = withdrawn + [dict(w) for w in entry["withdrawn"]]
     digests, sizes = entry["digests"], entry["sizes"]
     try:
-        if _sha256(json_report.render(report).encode("utf-8")) == digests.get(".json"):
+        refitted = entry["kept"] != list(range(len(hunks))) or entry["withdrawn"]
+        if _sha256((json_report.render(report) if refitted else unfitted).encode("utf-8")) == digests.get(".json"):
             paths = []
             for suffix in (".json", ".md", ".html", ".patch"):
                 path = folder / f"{base}{suffix}"

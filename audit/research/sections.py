@@ -54,8 +54,8 @@ def complete(report: ChapterReport, chapter: Chapter, ms: Measurements, rows: li
     if rows is None:
         rows = sensitivity(chapter, ms, {c.id for c in report.claims if c.line}, rechecks)
     sources, others = ledger(report.claims, chapter.register.claims, rows)
-    proposal = propose(report.claims, chapter, ms, _patch_path(chapter), rechecks,
-                       _patch_path(chapter, chapter.claims_path.name))
+    _, snapshot_path, register_path = named_paths(chapter)
+    proposal = propose(report.claims, chapter, ms, snapshot_path, rechecks, register_path)
     report.research = Research(sources=sources, sources_not_bearing=others, sensitivity=rows, proposal=proposal,
                                experiments=experiments(report.claims, chapter, report.statements, rows, proposal))
     finish(report)

@@ -6,16 +6,15 @@ HTML page, the patch) is most of an unchanged rerun's time. An entry (``cache_ro
 every cache entry) is kept under a key over everything the reports are rendered from: the report as JSON before
 the register edits are fitted (the whole result model), the snapshot's text, the register's text, the manuscript
 file as read, the claims of a partial audit, chapter-audit's sources and the versions of the libraries that
-render (Jinja2, MarkupSafe, matplotlib, pydantic). It holds what fitting the register edits did (the hunks kept,
-the hunks withdrawn) and the size and SHA-256 of each report written. A later run with the same key makes the same fit and
+render (``RENDERING_LIBRARIES``). It holds what fitting the register edits did (the hunks kept, the hunks
+withdrawn) and the size and SHA-256 of each report written. A later run with the same key makes the same fit and
 renders the JSON report again (a tenth of the work); when that JSON and every report file in the folder have the
-recorded digests, the files are left as they are. Anything else (an entry missing or not trusted, a report
-edited, removed or left over) renders and writes every report as before.
+recorded sizes and digests, the files are left as they are. Anything else (an entry missing or not trusted, a
+report edited, removed or left over) renders and writes every report as before.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -32,10 +31,6 @@ _HEX = re.compile(r"[0-9a-f]{64}")
 def _versions() -> dict[str, str]:
     from audit.run.provenance import installed
     return installed(RENDERING_LIBRARIES, "")
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 class RenderedReports:
